@@ -1,0 +1,463 @@
+"""Quixo rules as numba kernels over bitboards.
+
+Cell ``(x, y)`` (x the column, y the row, row 0 on top) is bit ``y * n + x`` of an ``int64``
+mask. A move takes the border cube at its source cell and pushes it back in at one end of
+its row or column; the cubes in between slide one step towards the hole. With the tables
+built here a move is four masks and a shift:
+
+    keep  = the cells that slide,  shift = +1/-1 (row) or +n/-n (column),
+    board' = (board & ~(keep | source)) | shifted(board & keep),  mover' |= insert.
+
+Everything the kernels need lives in the ``ctx`` tuple of int64 arrays built by
+:func:`build_tables`, so the same compiled code serves 3x3, 4x4 and 5x5.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from boardlab.games.base import Kernel
+
+TOP, BOTTOM, LEFT, RIGHT = 0, 1, 2, 3
+
+# ctx[0] move table columns
+SRC, KEEP, SHIFT, INSERT, END = 0, 1, 2, 3, 4
+# ctx[1] scalars
+N_IDX, NMOVES_IDX, NLINES_IDX, CORNERS_IDX, EDGES_IDX = 0, 1, 2, 3, 4
+
+EVALUATIONS = ("winloss", "longest", "density", "lines3", "potential")
+
+
+def symmetry_maps(n: int) -> list[list[int]]:
+    """The 8 symmetries of the square as cell permutations: ``perm[cell] = image cell``."""
+    transforms = [
+        lambda x, y: (x, y),
+        lambda x, y: (n - 1 - y, x),  # rotate 90 degrees clockwise
+        lambda x, y: (n - 1 - x, n - 1 - y),
+        lambda x, y: (y, n - 1 - x),
+        lambda x, y: (n - 1 - x, y),  # mirror left-right
+        lambda x, y: (x, n - 1 - y),  # mirror top-bottom
+        lambda x, y: (y, x),  # main-diagonal transpose
+        lambda x, y: (n - 1 - y, n - 1 - x),  # anti-diagonal transpose
+    ]
+    maps = []
+    for t in transforms:
+        perm = [0] * (n * n)
+        for y in range(n):
+            for x in range(n):
+                tx, ty = t(x, y)
+                perm[y * n + x] = ty * n + tx
+        maps.append(perm)
+    return maps
+
+
+def move_list(n: int) -> list[tuple[int, int, int]]:
+    """Every ``(x, y, end)`` move shape on an n x n board, in kernel index order."""
+    moves = []
+    for y in range(n):
+        for x in range(n):
+            if 0 < x < n - 1 and 0 < y < n - 1:
+                continue
+            for end, allowed in (
+                (TOP, y != 0),
+                (BOTTOM, y != n - 1),
+                (LEFT, x != 0),
+                (RIGHT, x != n - 1),
+            ):
+                if allowed:
+                    moves.append((x, y, end))
+    return moves
+
+
+def insert_cell(n: int, x: int, y: int, end: int) -> tuple[int, int]:
+    """The cell where a cube taken at ``(x, y)`` re-enters the board for a push end."""
+    return {TOP: (x, 0), BOTTOM: (x, n - 1), LEFT: (0, y), RIGHT: (n - 1, y)}[end]
+
+
+def _move_row(n: int, x: int, y: int, end: int) -> list[int]:
+    bit = 1 << (y * n + x)
+    if end == TOP:
+        keep = sum(1 << (r * n + x) for r in range(y))
+        shift = n
+    elif end == BOTTOM:
+        keep = sum(1 << (r * n + x) for r in range(y + 1, n))
+        shift = -n
+    elif end == LEFT:
+        keep = sum(1 << (y * n + c) for c in range(x))
+        shift = 1
+    else:
+        keep = sum(1 << (y * n + c) for c in range(x + 1, n))
+        shift = -1
+    ix, iy = insert_cell(n, x, y, end)
+    return [bit, keep, shift, 1 << (iy * n + ix), end]
+
+
+def _lines(n: int) -> list[int]:
+    rows = [sum(1 << (y * n + x) for x in range(n)) for y in range(n)]
+    cols = [sum(1 << (y * n + x) for y in range(n)) for x in range(n)]
+    diag = sum(1 << (i * n + i) for i in range(n))
+    anti = sum(1 << (i * n + n - 1 - i) for i in range(n))
+    return rows + cols + [diag, anti]
+
+
+def _line_cells(n: int) -> np.ndarray:
+    """Cells of each line in order along the line, for run lengths."""
+    out = []
+    for y in range(n):
+        out.append([y * n + x for x in range(n)])
+    for x in range(n):
+        out.append([y * n + x for y in range(n)])
+    out.append([i * n + i for i in range(n)])
+    out.append([i * n + n - 1 - i for i in range(n)])
+    return np.array(out, dtype=np.int64)
+
+
+def _sym_byte_tables(n: int, maps: list[list[int]]) -> np.ndarray:
+    """``table[s, k, b]``: the image under symmetry s of byte value b placed at byte k."""
+    nbytes = (n * n + 7) // 8
+    table = np.zeros((8, nbytes, 256), dtype=np.int64)
+    for s, perm in enumerate(maps):
+        for k in range(nbytes):
+            for b in range(256):
+                image = 0
+                for bit in range(8):
+                    cell = 8 * k + bit
+                    if b >> bit & 1 and cell < n * n:
+                        image |= 1 << perm[cell]
+                table[s, k, b] = image
+    return table
+
+
+def _move_sym_table(n: int, maps: list[list[int]]) -> np.ndarray:
+    moves = move_list(n)
+    index = {(y * n + x, insert_cell(n, x, y, e)): i for i, (x, y, e) in enumerate(moves)}
+    table = np.zeros((8, len(moves)), dtype=np.int64)
+    for s, perm in enumerate(maps):
+        for i, (x, y, e) in enumerate(moves):
+            src = perm[y * n + x]
+            ix, iy = insert_cell(n, x, y, e)
+            dst = perm[iy * n + ix]
+            table[s, i] = index[(src, (dst % n, dst // n))]
+    return table
+
+
+def _inverse_syms(maps: list[list[int]]) -> np.ndarray:
+    inverse = np.zeros(8, dtype=np.int64)
+    for s, perm in enumerate(maps):
+        for t, other in enumerate(maps):
+            if all(other[perm[c]] == c for c in range(len(perm))):
+                inverse[s] = t
+    return inverse
+
+
+def build_tables(n: int) -> tuple[np.ndarray, ...]:
+    """The ``ctx`` tuple of constant int64 arrays for an n x n board."""
+    moves = move_list(n)
+    move_table = np.array([_move_row(n, x, y, e) for x, y, e in moves], dtype=np.int64)
+    lines = np.array(_lines(n), dtype=np.int64)
+    corners = sum(1 << (y * n + x) for x in (0, n - 1) for y in (0, n - 1))
+    border = sum(1 << cell for cell in {y * n + x for x, y, _ in moves})
+    scalars = np.array([n, len(moves), len(lines), corners, border & ~corners], dtype=np.int64)
+    maps = symmetry_maps(n)
+    return (
+        move_table,
+        scalars,
+        lines,
+        _line_cells(n),
+        _sym_byte_tables(n, maps),
+        _move_sym_table(n, maps),
+        _inverse_syms(maps),
+    )
+
+
+@njit(cache=True, inline="always")
+def _shifted(bits: np.int64, shift: np.int64) -> np.int64:
+    if shift > 0:
+        return bits << shift
+    return bits >> -shift
+
+
+@njit(cache=True)
+def gen_moves(ctx, me, opp, out):  # type: ignore[no-untyped-def]
+    """Write the legal move indices into ``out``; return how many there are."""
+    table = ctx[0]
+    count = 0
+    for m in range(table.shape[0]):
+        if opp & table[m, SRC] == 0:
+            out[count] = m
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def count_moves(ctx, me, opp):  # type: ignore[no-untyped-def]
+    """Number of legal moves, without listing them (corners give 2, edges 3)."""
+    scalars = ctx[1]
+    free = ~opp
+    corners = free & scalars[CORNERS_IDX]
+    edges = free & scalars[EDGES_IDX]
+    return 2 * _popcount(corners) + 3 * _popcount(edges)
+
+
+@njit(cache=True, inline="always")
+def _popcount(x: np.int64) -> np.int64:
+    count = 0
+    while x:
+        x &= x - 1
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def play(ctx, me, opp, m):  # type: ignore[no-untyped-def]
+    """Play move ``m`` for the side to move; return ``(me, opp)`` of the side to move next."""
+    row = ctx[0][m]
+    keep = row[KEEP]
+    clear = ~(keep | row[SRC])
+    shift = row[SHIFT]
+    new_me = (me & clear) | _shifted(me & keep, shift) | row[INSERT]
+    new_opp = (opp & clear) | _shifted(opp & keep, shift)
+    return new_opp, new_me
+
+
+@njit(cache=True)
+def has_line(ctx, bits):  # type: ignore[no-untyped-def]
+    """True if ``bits`` holds a full row, column or diagonal."""
+    lines = ctx[2]
+    for i in range(lines.shape[0]):
+        if bits & lines[i] == lines[i]:
+            return True
+    return False
+
+
+@njit(cache=True)
+def status(ctx, me, opp):  # type: ignore[no-untyped-def]
+    """Result for the side to move, just after the opponent moved.
+
+    The opponent (who just moved) loses if it completed a line of ours, even if it also
+    completed one of its own; otherwise it wins with a line of its own.
+    """
+    if has_line(ctx, me):
+        return 1
+    if has_line(ctx, opp):
+        return -1
+    return 0
+
+
+@njit(cache=True)
+def _longest_run(ctx, bits):  # type: ignore[no-untyped-def]
+    cells = ctx[3]
+    best = 0
+    for i in range(cells.shape[0]):
+        run = 0
+        for j in range(cells.shape[1]):
+            if bits >> cells[i, j] & 1:
+                run += 1
+                best = max(best, run)
+            else:
+                run = 0
+    return best
+
+
+@njit(cache=True)
+def _density_side(ctx, bits):  # type: ignore[no-untyped-def]
+    n = ctx[1][N_IDX]
+    lines = ctx[2]
+    max_row = 0
+    max_col = 0
+    for i in range(n):
+        max_row = max(max_row, _popcount(bits & lines[i]))
+        max_col = max(max_col, _popcount(bits & lines[n + i]))
+    total = 0.0
+    for c in (max_row, max_col, _popcount(bits & lines[2 * n]), _popcount(bits & lines[2 * n + 1])):
+        if c > 0:
+            total += 10.0 ** (c - 1)
+    return total
+
+
+@njit(cache=True)
+def _lines3_side(ctx, bits):  # type: ignore[no-untyped-def]
+    lines = ctx[2]
+    total = 0.0
+    for i in range(lines.shape[0]):
+        c = _popcount(bits & lines[i])
+        total += c * 3.0**c
+    return total
+
+
+@njit(cache=True)
+def _potential(ctx, me, opp):  # type: ignore[no-untyped-def]
+    """Open lines weighted steeply by ownership, with the side to move's tempo.
+
+    A line holding cubes of both sides is hard to complete (pushes must evict the
+    opponent's cubes), so only lines a side has to itself score, 4^k for k own cubes. The
+    side to move gets extra credit for a line one cube short, since it can often finish it
+    before the opponent replies.
+    """
+    n = ctx[1][N_IDX]
+    lines = ctx[2]
+    total = 0.0
+    for i in range(lines.shape[0]):
+        mine = _popcount(me & lines[i])
+        theirs = _popcount(opp & lines[i])
+        if theirs == 0 and mine > 0:
+            total += 4.0**mine * (2.0 if mine == n - 1 else 1.0)
+        elif mine == 0 and theirs > 0:
+            total -= 4.0**theirs
+        else:
+            total += 0.25 * (4.0**mine - 4.0**theirs) / 4.0
+    return total
+
+
+@njit(cache=True)
+def evaluate(ctx, me, opp, eval_id):  # type: ignore[no-untyped-def]
+    """Heuristic value of a non-final position for the side to move (see EVALUATIONS)."""
+    if eval_id == 0:
+        return 0.0
+    if eval_id == 1:
+        n = ctx[1][N_IDX]
+        return _longest_run(ctx, me) / n - 0.5
+    if eval_id == 2:
+        return _density_side(ctx, me) - _density_side(ctx, opp)
+    if eval_id == 3:
+        return _lines3_side(ctx, me) - _lines3_side(ctx, opp)
+    return _potential(ctx, me, opp)
+
+
+@njit(cache=True, inline="always")
+def transform(ctx, bits, sym):  # type: ignore[no-untyped-def]
+    """The image of a mask under symmetry ``sym``."""
+    table = ctx[4]
+    out = 0
+    for k in range(table.shape[1]):
+        out |= table[sym, k, (bits >> (8 * k)) & 255]
+    return out
+
+
+@njit(cache=True)
+def canonical(ctx, me, opp):  # type: ignore[no-untyped-def]
+    """The smallest ``me << cells | opp`` over the 8 symmetries, and the symmetry giving it."""
+    cells = ctx[1][N_IDX] * ctx[1][N_IDX]
+    best = (me << cells) | opp
+    best_sym = 0
+    for s in range(1, 8):
+        key = (transform(ctx, me, s) << cells) | transform(ctx, opp, s)
+        if key < best:
+            best = key
+            best_sym = s
+    return best, best_sym
+
+
+@njit(cache=True)
+def map_move(ctx, sym, m):  # type: ignore[no-untyped-def]
+    """The index of move ``m`` after applying symmetry ``sym`` to the board."""
+    return ctx[5][sym, m]
+
+
+@njit(cache=True)
+def inverse_sym(ctx, sym):  # type: ignore[no-untyped-def]
+    """The symmetry that undoes ``sym``."""
+    return ctx[6][sym]
+
+
+@njit(cache=True)
+def random_playout(ctx, me, opp, max_plies, seed):  # type: ignore[no-untyped-def]
+    """Play uniformly random moves; return (result for the starting side, plies played).
+
+    The result is +1 / -1 / 0 from the point of view of the side to move at the start; a
+    playout that reaches ``max_plies`` without a winner is a draw.
+    """
+    np.random.seed(seed)
+    buf = np.empty(ctx[0].shape[0], dtype=np.int64)
+    sign = 1
+    for ply in range(max_plies):
+        s = status(ctx, me, opp)
+        if s != 0:
+            return s * sign, ply
+        n = gen_moves(ctx, me, opp, buf)
+        me, opp = play(ctx, me, opp, buf[np.random.randint(n)])
+        sign = -sign
+    s = status(ctx, me, opp)
+    return s * sign, max_plies
+
+
+@njit(cache=True)
+def random_games(ctx, games, max_plies, seed):  # type: ignore[no-untyped-def]
+    """Play ``games`` random games from the empty board; return total moves played."""
+    np.random.seed(seed)
+    buf = np.empty(ctx[0].shape[0], dtype=np.int64)
+    total = 0
+    for _ in range(games):
+        me = np.int64(0)
+        opp = np.int64(0)
+        for _ply in range(max_plies):
+            n = gen_moves(ctx, me, opp, buf)
+            me, opp = play(ctx, me, opp, buf[np.random.randint(n)])
+            total += 1
+            if status(ctx, me, opp) != 0:
+                break
+    return total
+
+
+@njit(cache=True)
+def perft(ctx, me, opp, depth):  # type: ignore[no-untyped-def]
+    """Leaf count of the game tree to ``depth``; finished games are leaves, not expanded.
+
+    Iterative (explicit stack), since cached recursive numba functions are fragile.
+    """
+    if depth == 0 or status(ctx, me, opp) != 0:
+        return 1
+    nmax = ctx[0].shape[0]
+    moves = np.empty((depth, nmax), dtype=np.int64)
+    counts = np.zeros(depth, dtype=np.int64)
+    cursor = np.zeros(depth, dtype=np.int64)
+    mes = np.empty(depth + 1, dtype=np.int64)
+    opps = np.empty(depth + 1, dtype=np.int64)
+    mes[0] = me
+    opps[0] = opp
+    counts[0] = gen_moves(ctx, me, opp, moves[0])
+    total = 0
+    level = 0
+    while level >= 0:
+        if cursor[level] == counts[level]:
+            cursor[level] = 0
+            level -= 1
+            continue
+        m = moves[level, cursor[level]]
+        cursor[level] += 1
+        a, b = play(ctx, mes[level], opps[level], m)
+        if status(ctx, a, b) != 0 or level + 1 == depth:
+            total += 1
+        elif level + 2 == depth:
+            total += count_moves(ctx, a, b)
+            # children that end the game are leaves too, which count_moves already counts
+        else:
+            level += 1
+            mes[level] = a
+            opps[level] = b
+            counts[level] = gen_moves(ctx, a, b, moves[level])
+    return total
+
+
+_KERNELS: dict[int, Kernel] = {}
+
+
+def kernel(n: int = 5) -> Kernel:
+    """The compiled Quixo kernel for an n x n board (n = 3, 4 or 5)."""
+    if n not in _KERNELS:
+        tables = build_tables(n)
+        _KERNELS[n] = Kernel(
+            name=f"quixo{n}",
+            ctx=tables,
+            max_moves=int(tables[0].shape[0]),
+            gen_moves=gen_moves,
+            play=play,
+            status=status,
+            evaluate=evaluate,
+            canonical=canonical,
+            map_move=map_move,
+            inverse_sym=inverse_sym,
+            evaluations=EVALUATIONS,
+        )
+    return _KERNELS[n]
