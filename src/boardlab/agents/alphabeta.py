@@ -1,0 +1,1 @@
+"""alphabeta agent (in progress)."""

@@ -1,0 +1,1 @@
+"""hybrid agent (in progress)."""

@@ -1,0 +1,1 @@
+"""mcts agent (in progress)."""
