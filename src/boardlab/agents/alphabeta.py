@@ -1,1 +1,430 @@
-"""alphabeta agent (in progress)."""
+"""Negamax alpha-beta, generic over games, compiled with numba.
+
+One search serves every game: :func:`build_search` closes over a game's :class:`Kernel`
+and returns a compiled, iterative (explicit-stack) negamax with
+
+- a transposition table keyed on the canonical (symmetry-reduced) position, whose stored
+  best move is mapped back through the symmetry;
+- move ordering: table move, two killer moves per ply, history heuristic, and a seeded
+  random jitter at the root so that equal moves are chosen at random from the seed;
+- exact win/loss scores ``WIN - ply`` that outrank any heuristic value: a win is taken as
+  soon as possible and a loss put off as long as possible;
+- a node limit, so that iterative deepening under a time budget can stop an iteration
+  that would overrun (numba has no clock).
+
+:class:`AlphaBetaAgent` drives it: fixed depth, or iterative deepening within seconds.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from boardlab.agents.base import Agent, Param, register
+from boardlab.games.base import Kernel
+
+WIN = 1_000_000.0
+MATE_ZONE = WIN - 10_000.0
+INF = 1e18
+EXACT, LOWER, UPPER = 0, 1, 2
+HASH_MULT = np.int64(-7046029254386353131)  # 0x9E3779B97F4A7C15 as a signed 64-bit integer
+MAX_DEPTH = 64
+DEFAULT_DEPTH = 4
+
+
+def is_mate_score(score: float) -> bool:
+    """True for a proven win or loss score."""
+    return abs(score) >= MATE_ZONE
+
+
+# A transposition-table entry is one row of four float64: key + 1 (0 marks an empty slot;
+# keys stay below 2^53 so floats hold them exactly), value, depth, and flag + 4 * (move + 1).
+# One row is one cache line fetch.
+TT_KEY, TT_VALUE, TT_DEPTH, TT_INFO = 0, 1, 2, 3
+
+
+def new_table(log2_size: int) -> np.ndarray:
+    """An empty transposition table with 2**log2_size entries."""
+    return np.zeros((1 << log2_size, 4), dtype=np.float64)
+
+
+def build_search(kernel: Kernel) -> Any:
+    """A compiled ``search(...)`` for ``kernel``; see :func:`SearchRunner.search`."""
+    gen_moves = kernel.gen_moves
+    play = kernel.play
+    status = kernel.status
+    evaluate = kernel.evaluate
+    canonical = kernel.canonical
+    map_move = kernel.map_move
+    inverse_sym = kernel.inverse_sym
+    max_moves = kernel.max_moves
+
+    @njit
+    def search(
+        ctx,
+        me0,
+        opp0,
+        depth,
+        eval_id,
+        use_sym,
+        table,
+        history,
+        killers,
+        root_jitter,
+        node_limit,
+    ):  # type: ignore[no-untyped-def]
+        size = depth + 2
+        moves = np.empty((size, max_moves), dtype=np.int64)
+        order = np.empty((size, max_moves), dtype=np.float64)
+        count = np.zeros(size, dtype=np.int64)
+        cursor = np.zeros(size, dtype=np.int64)
+        mes = np.empty(size, dtype=np.int64)
+        opps = np.empty(size, dtype=np.int64)
+        alpha = np.empty(size, dtype=np.float64)
+        beta = np.empty(size, dtype=np.float64)
+        alpha_orig = np.empty(size, dtype=np.float64)
+        best = np.empty(size, dtype=np.float64)
+        best_move = np.empty(size, dtype=np.int64)
+        keys = np.empty(size, dtype=np.int64)
+        syms = np.empty(size, dtype=np.int64)
+        mask = table.shape[0] - 1
+        shift = 64 - _log2(table.shape[0])
+
+        mes[0] = me0
+        opps[0] = opp0
+        alpha[0] = -INF
+        beta[0] = INF
+        ply = 0
+        phase = 0  # 0 enter node, 1 next child, 2 return value to parent
+        ret = 0.0
+        nodes = 0
+        aborted = False
+        while True:
+            if phase == 0:
+                nodes += 1
+                me = mes[ply]
+                opp = opps[ply]
+                remaining = depth - ply
+                if ply > 0:
+                    st = status(ctx, me, opp)
+                    if st != 0:
+                        ret = st * (WIN - ply)
+                        phase = 2
+                        continue
+                if remaining == 0:
+                    ret = evaluate(ctx, me, opp, eval_id)
+                    phase = 2
+                    continue
+                if nodes > node_limit:
+                    aborted = True
+                    break
+                alpha_orig[ply] = alpha[ply]
+                tt_move = -1
+                keys[ply] = -1
+                if remaining >= 2:
+                    if use_sym:
+                        key, sym = canonical(ctx, me, opp)
+                    else:
+                        key, sym = (me << 32) | opp, 0
+                    keys[ply] = key
+                    syms[ply] = sym
+                    entry = table[((key * HASH_MULT) >> shift) & mask]
+                    if entry[TT_KEY] == key + 1:
+                        info = np.int64(entry[TT_INFO])
+                        stored = info // 4 - 1
+                        flag = info % 4
+                        if stored >= 0:
+                            tt_move = map_move(ctx, inverse_sym(ctx, sym), stored)
+                        if ply > 0 and entry[TT_DEPTH] >= remaining:
+                            value = _from_tt(entry[TT_VALUE], ply)
+                            if flag == EXACT:
+                                ret = value
+                                phase = 2
+                                continue
+                            if flag == LOWER and value > alpha[ply]:
+                                alpha[ply] = value
+                            elif flag == UPPER and value < beta[ply]:
+                                beta[ply] = value
+                            if alpha[ply] >= beta[ply]:
+                                ret = value
+                                phase = 2
+                                continue
+                n = gen_moves(ctx, me, opp, moves[ply])
+                count[ply] = n
+                for i in range(n):
+                    m = moves[ply, i]
+                    score = history[m]
+                    if m == tt_move:
+                        score += 4e18
+                    elif m == killers[ply, 0]:
+                        score += 2e18
+                    elif m == killers[ply, 1]:
+                        score += 1e18
+                    if ply == 0:
+                        score += root_jitter[m]
+                    order[ply, i] = score
+                cursor[ply] = 0
+                best[ply] = -INF
+                best_move[ply] = -1
+                phase = 1
+            elif phase == 1:
+                c = cursor[ply]
+                if c < count[ply]:
+                    pick = c
+                    for i in range(c + 1, count[ply]):
+                        if order[ply, i] > order[ply, pick]:
+                            pick = i
+                    if pick != c:
+                        moves[ply, c], moves[ply, pick] = moves[ply, pick], moves[ply, c]
+                        order[ply, c], order[ply, pick] = order[ply, pick], order[ply, c]
+                    cursor[ply] = c + 1
+                    a, b = play(ctx, mes[ply], opps[ply], moves[ply, c])
+                    mes[ply + 1] = a
+                    opps[ply + 1] = b
+                    alpha[ply + 1] = -beta[ply]
+                    beta[ply + 1] = -max(alpha[ply], best[ply])
+                    ply += 1
+                    phase = 0
+                else:
+                    flag = EXACT
+                    if best[ply] <= alpha_orig[ply]:
+                        flag = UPPER
+                    elif best[ply] >= beta[ply]:
+                        flag = LOWER
+                    if keys[ply] >= 0:
+                        _store(
+                            table,
+                            keys[ply],
+                            shift,
+                            mask,
+                            _to_tt(best[ply], ply),
+                            depth - ply,
+                            flag,
+                            map_move(ctx, syms[ply], best_move[ply]) if best_move[ply] >= 0 else -1,
+                        )
+                    ret = best[ply]
+                    phase = 2
+            else:
+                if ply == 0:
+                    break
+                ply -= 1
+                value = -ret
+                m = moves[ply, cursor[ply] - 1]
+                if value > best[ply]:
+                    best[ply] = value
+                    best_move[ply] = m
+                    if value > alpha[ply]:
+                        alpha[ply] = value
+                if best[ply] >= beta[ply]:
+                    if killers[ply, 0] != m:
+                        killers[ply, 1] = killers[ply, 0]
+                        killers[ply, 0] = m
+                    history[m] += (depth - ply) * (depth - ply)
+                    if keys[ply] >= 0:
+                        _store(
+                            table,
+                            keys[ply],
+                            shift,
+                            mask,
+                            _to_tt(best[ply], ply),
+                            depth - ply,
+                            LOWER,
+                            map_move(ctx, syms[ply], m),
+                        )
+                    ret = best[ply]
+                    phase = 2
+                else:
+                    phase = 1
+        if aborted:
+            return -1, 0.0, nodes, True
+        return best_move[0], best[0], nodes, False
+
+    return search
+
+
+@njit(cache=True)
+def _log2(size):  # type: ignore[no-untyped-def]
+    bits = 0
+    while (1 << bits) < size:
+        bits += 1
+    return bits
+
+
+@njit(cache=True)
+def _to_tt(value, ply):  # type: ignore[no-untyped-def]
+    # mate scores are stored as distance from this node, not from the root
+    if value >= MATE_ZONE:
+        return value + ply
+    if value <= -MATE_ZONE:
+        return value - ply
+    return value
+
+
+@njit(cache=True)
+def _from_tt(value, ply):  # type: ignore[no-untyped-def]
+    if value >= MATE_ZONE:
+        return value - ply
+    if value <= -MATE_ZONE:
+        return value + ply
+    return value
+
+
+@njit(cache=True)
+def _store(table, key, shift, mask, value, depth, flag, move):  # type: ignore[no-untyped-def]
+    entry = table[((key * HASH_MULT) >> shift) & mask]
+    if entry[TT_KEY] == key + 1 and entry[TT_DEPTH] > depth:
+        return
+    entry[TT_KEY] = key + 1
+    entry[TT_VALUE] = value
+    entry[TT_DEPTH] = depth
+    entry[TT_INFO] = flag + 4 * (move + 1)
+
+
+_SEARCHES: dict[str, Any] = {}
+
+
+def compiled_search(kernel: Kernel) -> Any:
+    """The compiled search for a kernel, built once per process."""
+    if kernel.name not in _SEARCHES:
+        _SEARCHES[kernel.name] = build_search(kernel)
+    return _SEARCHES[kernel.name]
+
+
+@dataclass
+class SearchResult:
+    """What one search reported: the move index, its score, depth reached and effort."""
+
+    move: int
+    score: float
+    depth: int
+    nodes: int
+    seconds: float
+
+
+class SearchRunner:
+    """Holds the tables of one player (transposition table, history, killers) across moves."""
+
+    def __init__(self, kernel: Kernel, eval_name: str, tt_log2: int = 20, symmetric: bool = True) -> None:
+        if eval_name not in kernel.evaluations:
+            raise ValueError(f"unknown evaluation {eval_name!r}; known: {', '.join(kernel.evaluations)}")
+        self.kernel = kernel
+        self.eval_id = kernel.evaluations.index(eval_name)
+        self.symmetric = symmetric
+        self.table = new_table(tt_log2)
+        self.history = np.zeros(kernel.max_moves, dtype=np.float64)
+        self.killers = np.full((MAX_DEPTH + 2, 2), -1, dtype=np.int64)
+        self.search_fn = compiled_search(kernel)
+
+    def reset(self) -> None:
+        """Forget everything learned in earlier searches."""
+        self.table[:] = 0
+        self.history[:] = 0
+        self.killers[:] = -1
+
+    def search(
+        self, me: int, opp: int, depth: int, jitter: np.ndarray, node_limit: int = 1 << 62
+    ) -> tuple[int, float, int, bool]:
+        """One fixed-depth search: (move index, score, nodes, aborted)."""
+        self.history *= 0.5  # keep recent cut-offs more telling than old ones
+        self.killers[:] = -1
+        move, score, nodes, aborted = self.search_fn(
+            self.kernel.ctx,
+            np.int64(me),
+            np.int64(opp),
+            depth,
+            self.eval_id,
+            self.symmetric,
+            self.table,
+            self.history,
+            self.killers,
+            jitter,
+            node_limit,
+        )
+        return int(move), float(score), int(nodes), bool(aborted)
+
+    def iterate(
+        self, me: int, opp: int, max_depth: int, seconds: float, rng: np.random.Generator
+    ) -> SearchResult:
+        """Iterative deepening to ``max_depth`` or until ``seconds`` would be exceeded."""
+        jitter = rng.random(self.kernel.max_moves)
+        start = time.perf_counter()
+        result = SearchResult(-1, 0.0, 0, 0, 0.0)
+        total_nodes = 0
+        for depth in range(1, max_depth + 1):
+            elapsed = time.perf_counter() - start
+            limit = 1 << 62
+            if seconds > 0 and depth > 1:
+                rate = total_nodes / max(elapsed, 1e-4)
+                limit = max(1, int(rate * (seconds - elapsed)))
+            move, score, nodes, aborted = self.search(me, opp, depth, jitter, limit)
+            total_nodes += nodes
+            if aborted:
+                break
+            result = SearchResult(move, score, depth, total_nodes, time.perf_counter() - start)
+            if is_mate_score(score):
+                break
+        result.seconds = time.perf_counter() - start
+        result.nodes = total_nodes
+        return result
+
+
+@register
+class AlphaBetaAgent(Agent):
+    """Negamax alpha-beta with a transposition table and iterative deepening."""
+
+    name = "alphabeta"
+    summary = "negamax alpha-beta, transposition table, iterative deepening"
+    params = (
+        Param("depth", int, 0, "search depth in plies (0: as deep as time allows)", minimum=0),
+        Param("time", float, 0.0, "seconds per move (0: no limit; depth 4 if both are 0)", minimum=0),
+        Param(
+            "eval",
+            str,
+            "lines3",
+            "position evaluation",
+            choices=("winloss", "longest", "density", "lines3", "potential"),
+        ),
+        Param("tt", int, 20, "log2 of the transposition table size", minimum=10),
+        Param("sym", bool, True, "share table entries between symmetric positions"),
+    )
+
+    depth: int
+    time: float
+    eval: str
+    tt: int
+    sym: bool
+
+    def __init__(self, seed: int | None = None, **options: Any) -> None:
+        super().__init__(seed, **options)
+        self.np_rng = np.random.default_rng(seed)
+        self._runners: dict[str, SearchRunner] = {}
+        self.last: SearchResult | None = None
+
+    def runner(self, kernel: Kernel) -> SearchRunner:
+        """The search tables for a game (one set per kernel)."""
+        if kernel.name not in self._runners:
+            self._runners[kernel.name] = SearchRunner(kernel, self.eval, self.tt, self.sym)
+        return self._runners[kernel.name]
+
+    def new_game(self) -> None:
+        for runner in self._runners.values():
+            runner.reset()
+
+    def max_depth(self) -> int:
+        """The depth limit implied by the parameters."""
+        if self.depth > 0:
+            return min(self.depth, MAX_DEPTH)
+        return MAX_DEPTH if self.time > 0 else DEFAULT_DEPTH
+
+    def analyse(self, state: Any) -> SearchResult:
+        """Search ``state`` within the budget and report the best move index and score."""
+        me, opp = state.sides
+        return self.runner(state.kernel).iterate(me, opp, self.max_depth(), self.time, self.np_rng)
+
+    def choose(self, state: Any) -> Any:
+        self.last = self.analyse(state)
+        return state.move_from_index(self.last.move)

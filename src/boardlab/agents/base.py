@@ -36,11 +36,9 @@ class Param:
                 f"{agent}: {self.name}={text!r} is not accepted; choose one of {', '.join(self.choices)}"
             )
         try:
-            value = self.kind(text)
+            value = _parse_bool(text) if self.kind is bool else self.kind(text)
         except ValueError:
-            raise AgentSpecError(
-                f"{agent}: {self.name} must be {self.kind.__name__}, got {text!r}"
-            ) from None
+            raise AgentSpecError(f"{agent}: {self.name} must be {self.kind.__name__}, got {text!r}") from None
         if self.minimum is not None and value < self.minimum:
             raise AgentSpecError(f"{agent}: {self.name} must be at least {self.minimum}, got {text}")
         return value
@@ -85,6 +83,15 @@ class Agent(ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.spec} seed={self.seed}>"
+
+
+def _parse_bool(text: str) -> bool:
+    lowered = text.lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(text)
 
 
 def _unknown_param_message(agent: str, key: str, params: tuple[Param, ...]) -> str:

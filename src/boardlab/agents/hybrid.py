@@ -1,1 +1,67 @@
-"""hybrid agent (in progress)."""
+"""The hybrid agent: alpha-beta by default, Monte Carlo tree search where alpha-beta is blind.
+
+Alpha-beta with a heuristic plays most moves. The move goes to MCTS when alpha-beta proves
+every move lost (a minimax loss assumes a perfect opponent; random rollouts look for the
+lines where an imperfect one may still go wrong) or when few blank cubes are left, where
+line-counting heuristics tell little and rollouts are short.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from boardlab.agents.alphabeta import MATE_ZONE, AlphaBetaAgent
+from boardlab.agents.base import Agent, Param, register
+from boardlab.agents.mcts import mcts_search
+
+
+@register
+class HybridAgent(Agent):
+    """Alpha-beta that hands the move to MCTS when it only finds losses or blanks run out."""
+
+    name = "hybrid"
+    summary = "alpha-beta, handing over to MCTS on proven losses or when few blanks are left"
+    params = (
+        Param("time", float, 1.0, "seconds per move", minimum=0.001),
+        Param("depth", int, 0, "alpha-beta depth limit (0: as deep as time allows)", minimum=0),
+        Param(
+            "eval",
+            str,
+            "potential",
+            "alpha-beta evaluation",
+            choices=("winloss", "longest", "density", "lines3", "potential"),
+        ),
+        Param("blanks", int, 0, "hand over to MCTS when at most this many blanks are left", minimum=0),
+        Param("c", float, 1.4, "MCTS exploration constant", minimum=0),
+    )
+
+    time: float
+    depth: int
+    eval: str
+    blanks: int
+    c: float
+
+    def __init__(self, seed: int | None = None, **options: Any) -> None:
+        super().__init__(seed, **options)
+        self.np_rng = np.random.default_rng(seed)
+        self.searcher = AlphaBetaAgent(seed=seed, depth=self.depth, time=self.time, eval=self.eval)
+        self.last_engine = ""
+
+    def new_game(self) -> None:
+        self.searcher.new_game()
+
+    def choose(self, state: Any) -> Any:
+        start = time.perf_counter()
+        if state.blanks > self.blanks:
+            result = self.searcher.analyse(state)
+            if result.score > -MATE_ZONE:
+                self.last_engine = "alphabeta"
+                return state.move_from_index(result.move)
+        self.last_engine = "mcts"
+        remaining = max(self.time - (time.perf_counter() - start), self.time * 0.25)
+        me, opp = state.sides
+        outcome, _ = mcts_search(state.kernel, me, opp, 0, remaining, self.c, 200, self.np_rng)
+        return state.move_from_index(outcome.move)
