@@ -13,13 +13,15 @@ app = typer.Typer(
 )
 
 
-def _register_labs() -> None:
-    from boardlab.optim.cli import register
+def _register_commands() -> None:
+    from boardlab.optim.cli import register as register_labs
+    from boardlab.ui.cli import register as register_play
 
-    register(app)
+    register_play(app)
+    register_labs(app)
 
 
-_register_labs()
+_register_commands()
 
 
 def main() -> None:

@@ -33,6 +33,7 @@ INF = 1e18
 EXACT, LOWER, UPPER = 0, 1, 2
 HASH_MULT = np.int64(-7046029254386353131)  # 0x9E3779B97F4A7C15 as a signed 64-bit integer
 MAX_DEPTH = 64
+SEEN_SIZE = 1024  # slots of the set of game positions (at most half are used)
 DEFAULT_DEPTH = 4
 
 
@@ -76,6 +77,8 @@ def build_search(kernel: Kernel) -> Any:
         killers,
         root_jitter,
         node_limit,
+        seen,
+        contempt,
     ):  # type: ignore[no-untyped-def]
         size = depth + 2
         moves = np.empty((size, max_moves), dtype=np.int64)
@@ -113,6 +116,11 @@ def build_search(kernel: Kernel) -> Any:
                     st = status(ctx, me, opp)
                     if st != 0:
                         ret = st * (WIN - ply)
+                        phase = 2
+                        continue
+                    if _repeated(seen, mes, opps, ply):
+                        # a draw, which the root side values at -contempt
+                        ret = -contempt if ply % 2 == 0 else contempt
                         phase = 2
                         continue
                 if remaining == 0:
@@ -247,6 +255,45 @@ def build_search(kernel: Kernel) -> Any:
 
 
 @njit(cache=True)
+def _repeated(seen, mes, opps, ply):  # type: ignore[no-untyped-def]
+    """True if the node at ``ply`` repeats a game position or an earlier one on the path.
+
+    A repeated position scores as a draw: whoever is ahead then looks for progress
+    instead of cycling until the ply cap.
+    """
+    me = mes[ply]
+    opp = opps[ply]
+    for j in range(ply - 2, -1, -2):
+        if mes[j] == me and opps[j] == opp:
+            return True
+    return seen_contains(seen, (me << 32) | opp)
+
+
+@njit(cache=True)
+def seen_contains(seen, key):  # type: ignore[no-untyped-def]
+    """Membership in an open-addressing set of position keys (0 marks an empty slot)."""
+    mask = seen.shape[0] - 1
+    slot = ((key * HASH_MULT) >> 40) & mask
+    while seen[slot] != 0:
+        if seen[slot] == key + 1:
+            return True
+        slot = (slot + 1) & mask
+    return False
+
+
+@njit(cache=True)
+def seen_add(seen, key):  # type: ignore[no-untyped-def]
+    """Add a position key to the set (which must keep empty slots)."""
+    mask = seen.shape[0] - 1
+    slot = ((key * HASH_MULT) >> 40) & mask
+    while seen[slot] != 0:
+        if seen[slot] == key + 1:
+            return
+        slot = (slot + 1) & mask
+    seen[slot] = key + 1
+
+
+@njit(cache=True)
 def _log2(size):  # type: ignore[no-untyped-def]
     bits = 0
     while (1 << bits) < size:
@@ -308,22 +355,45 @@ class SearchResult:
 class SearchRunner:
     """Holds the tables of one player (transposition table, history, killers) across moves."""
 
-    def __init__(self, kernel: Kernel, eval_name: str, tt_log2: int = 20, symmetric: bool = True) -> None:
+    def __init__(
+        self,
+        kernel: Kernel,
+        eval_name: str,
+        tt_log2: int = 20,
+        symmetric: bool = True,
+        contempt: float = 0.0,
+    ) -> None:
         if eval_name not in kernel.evaluations:
             raise ValueError(f"unknown evaluation {eval_name!r}; known: {', '.join(kernel.evaluations)}")
         self.kernel = kernel
         self.eval_id = kernel.evaluations.index(eval_name)
         self.symmetric = symmetric
+        self.contempt = contempt
         self.table = new_table(tt_log2)
         self.history = np.zeros(kernel.max_moves, dtype=np.float64)
         self.killers = np.full((MAX_DEPTH + 2, 2), -1, dtype=np.int64)
         self.search_fn = compiled_search(kernel)
+        self.seen = np.zeros(SEEN_SIZE, dtype=np.int64)
+        self.seen_count = 0
 
     def reset(self) -> None:
-        """Forget everything learned in earlier searches."""
+        """Forget everything learned in earlier searches and the positions of the game."""
         self.table[:] = 0
         self.history[:] = 0
         self.killers[:] = -1
+        self.forget_positions()
+
+    def forget_positions(self) -> None:
+        """Forget the positions seen in the game (repetitions are scored against them)."""
+        self.seen[:] = 0
+        self.seen_count = 0
+
+    def remember(self, me: int, opp: int) -> None:
+        """Record a position of the game, seen by the side to move there."""
+        if self.seen_count >= SEEN_SIZE // 2:
+            self.forget_positions()
+        seen_add(self.seen, np.int64((me << 32) | opp))
+        self.seen_count += 1
 
     def search(
         self, me: int, opp: int, depth: int, jitter: np.ndarray, node_limit: int = 1 << 62
@@ -343,6 +413,8 @@ class SearchRunner:
             self.killers,
             jitter,
             node_limit,
+            self.seen,
+            self.contempt,
         )
         return int(move), float(score), int(nodes), bool(aborted)
 
@@ -390,6 +462,7 @@ class AlphaBetaAgent(Agent):
         ),
         Param("tt", int, 20, "log2 of the transposition table size", minimum=10),
         Param("sym", bool, True, "share table entries between symmetric positions"),
+        Param("contempt", float, 0.0, "how much worse than even a repeated (drawn) position looks"),
     )
 
     depth: int
@@ -397,20 +470,23 @@ class AlphaBetaAgent(Agent):
     eval: str
     tt: int
     sym: bool
+    contempt: float
 
     def __init__(self, seed: int | None = None, **options: Any) -> None:
         super().__init__(seed, **options)
         self.np_rng = np.random.default_rng(seed)
         self._runners: dict[str, SearchRunner] = {}
         self.last: SearchResult | None = None
+        self._last_ply = -1
 
     def runner(self, kernel: Kernel) -> SearchRunner:
         """The search tables for a game (one set per kernel)."""
         if kernel.name not in self._runners:
-            self._runners[kernel.name] = SearchRunner(kernel, self.eval, self.tt, self.sym)
+            self._runners[kernel.name] = SearchRunner(kernel, self.eval, self.tt, self.sym, self.contempt)
         return self._runners[kernel.name]
 
     def new_game(self) -> None:
+        self._last_ply = -1
         for runner in self._runners.values():
             runner.reset()
 
@@ -421,9 +497,20 @@ class AlphaBetaAgent(Agent):
         return MAX_DEPTH if self.time > 0 else DEFAULT_DEPTH
 
     def analyse(self, state: Any) -> SearchResult:
-        """Search ``state`` within the budget and report the best move index and score."""
+        """Search ``state`` within the budget and report the best move index and score.
+
+        Positions met in earlier calls of the same game count as repetitions (draws).
+        """
+        runner = self.runner(state.kernel)
+        if state.ply < self._last_ply:
+            runner.forget_positions()  # a new game started without new_game()
+        self._last_ply = state.ply
         me, opp = state.sides
-        return self.runner(state.kernel).iterate(me, opp, self.max_depth(), self.time, self.np_rng)
+        runner.remember(me, opp)
+        result = runner.iterate(me, opp, self.max_depth(), self.time, self.np_rng)
+        after = state.kernel.play(state.kernel.ctx, np.int64(me), np.int64(opp), result.move)
+        runner.remember(int(after[0]), int(after[1]))
+        return result
 
     def choose(self, state: Any) -> Any:
         self.last = self.analyse(state)

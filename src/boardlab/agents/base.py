@@ -111,6 +111,7 @@ def register(cls: type[Agent]) -> type[Agent]:
 def _ensure_loaded() -> None:
     # importing the modules registers their agents
     from boardlab.agents import alphabeta, greedy, hybrid, mcts, random_agent  # noqa: F401
+    from boardlab.interop import course  # noqa: F401
 
 
 def parse_spec(spec: str) -> tuple[type[Agent], dict[str, Any]]:

@@ -82,7 +82,7 @@ class Move:
                 len(clean) != 4
                 or len(part) != 2
                 or part[0] not in "abcde"[:size]
-                or not (part[1].isdigit() and 1 <= int(part[1]) <= size)
+                or part[1] not in "12345"[:size]
             ):
                 last = "abcde"[size - 1]
                 raise MoveParseError(
@@ -220,7 +220,7 @@ class State:
             to_move = SYMBOLS.index(side)
         ply = 0
         if len(fields) > 2:
-            if not fields[2].isdigit():
+            if not (fields[2].isascii() and fields[2].isdigit()):
                 raise PositionParseError(f"ply must be a non-negative integer, got {fields[2]!r}")
             ply = int(fields[2])
         x_cubes = sum(1 << i for i, c in enumerate(cells) if c == "X")

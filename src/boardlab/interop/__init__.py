@@ -1,0 +1,1 @@
+"""Adapters between boardlab and other game interfaces (the course's Quixo template first)."""

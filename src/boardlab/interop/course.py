@@ -1,0 +1,422 @@
+"""The course's Quixo template, both ways round.
+
+The template students use has a ``Move`` enum (TOP=0, BOTTOM=1, LEFT=2, RIGHT=3: the end of
+the row or column where the taken cube is pushed back in), players with
+``make_move(game) -> ((x, y), Move)`` where ``x`` is the column and ``y`` the row, and a
+``Game`` whose ``get_board()`` is a 5x5 array indexed ``board[y, x]`` holding -1 for a blank
+cube and 0 or 1 for the players' cubes, and whose ``get_current_player()`` says 0 or 1.
+
+- :class:`CourseAgentPlayer` (or :func:`as_course_player`) dresses a boardlab agent as a
+  course Player, so it can play inside the course's own ``Game.play`` loop.
+- :class:`CoursePlayerAgent` (spec ``course:player=package.module:ClassName``) dresses a
+  course Player as a boardlab agent, so student agents can enter boardlab matches.
+
+Coordinates are the same on both sides: boardlab's Quixo also uses ``x`` for the column and
+``y`` for the row, and :class:`~boardlab.games.quixo.Push` numbers the ends like ``Move``.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import importlib
+import importlib.util
+import inspect
+import sys
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from boardlab.agents.base import Agent, AgentSpecError, Param, make_agent, register
+from boardlab.games.base import GameError, IllegalMoveError
+from boardlab.games.quixo import SIZES, Move, Push, State, all_moves
+
+__all__ = [
+    "CourseAgentPlayer",
+    "CourseGameView",
+    "CourseInteropError",
+    "CourseMove",
+    "CourseMoveError",
+    "CoursePlayerAgent",
+    "as_course_player",
+    "course_check_winner",
+    "course_move_enum_of",
+    "course_take_and_slide",
+    "from_course_move",
+    "load_course_player",
+    "read_board",
+    "read_slide",
+    "state_from_course_game",
+    "to_course_move",
+]
+
+CourseMove = Push
+"""The enum returned when the caller gives no ``move_enum``: same names and values as the course's."""
+
+BLANK = -1
+
+
+class CourseInteropError(GameError):
+    """A course game or player handed over something that cannot be read."""
+
+
+class CourseMoveError(IllegalMoveError):
+    """A course player gave no acceptable move within its allowed attempts."""
+
+
+class CourseGame(Protocol):
+    """What a course Player may ask of the game it is given."""
+
+    def get_board(self) -> np.ndarray:
+        """The board, indexed ``board[y, x]``; -1 (or 255 in a uint8 board) blank, 0 or 1."""
+        ...
+
+    def get_current_player(self) -> int:
+        """0 or 1: the player about to move."""
+        ...
+
+
+class CoursePlayer(Protocol):
+    """A course-template player."""
+
+    def make_move(self, game: Any) -> tuple[tuple[int, int], Any]:
+        """The cube to take as ``(x, y)`` and the end where it is pushed back in."""
+        ...
+
+
+# --- reading and writing the course's board and moves ------------------------------------
+
+
+def read_board(board: Any) -> np.ndarray:
+    """A course board as an int8 array of -1 (blank), 0 and 1, indexed ``[y, x]``.
+
+    Accepts signed integer boards holding -1 for blank, unsigned boards holding their
+    maximum for blank (255 in uint8, as left by some NumPy 2 fixes of the template's
+    ``np.ones((5, 5), dtype=np.uint8) * -1``), and float boards holding whole numbers.
+    """
+    arr = np.asarray(board)
+    if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] not in SIZES:
+        raise CourseInteropError(f"course board must be square with side in {SIZES}, got shape {arr.shape}")
+    if arr.dtype.kind not in "iuf":
+        raise CourseInteropError(f"course board must hold numbers, got dtype {arr.dtype}")
+    values = arr.astype(np.float64)
+    if arr.dtype.kind == "u":
+        values[arr == np.iinfo(arr.dtype).max] = BLANK
+    bad = ~np.isin(values, (BLANK, 0, 1))
+    if bad.any():
+        y, x = (int(i) for i in np.argwhere(bad)[0])
+        raise CourseInteropError(
+            f"course board cell (x={x}, y={y}) holds {arr[y, x]}; expected -1 (or 255 in uint8) "
+            "for blank, 0 or 1"
+        )
+    return values.astype(np.int8)
+
+
+def state_from_course_game(game: CourseGame, ply: int = 0) -> State:
+    """The boardlab position of a course game: its board and the player about to move."""
+    board = read_board(game.get_board())
+    player = int(game.get_current_player())
+    if player not in (0, 1):
+        raise CourseInteropError(f"course game says player {player} is to move; expected 0 or 1")
+    return State.from_board(board, to_move=player, ply=ply)
+
+
+def read_slide(slide: Any) -> Push:
+    """A push end from a course ``Move`` member, an integer 0-3 or a name like ``'TOP'``."""
+    name = slide if isinstance(slide, str) else getattr(slide, "name", None)
+    if isinstance(name, str) and name.upper() in Push.__members__:
+        return Push[name.upper()]
+    try:
+        return Push(int(getattr(slide, "value", slide)))
+    except (TypeError, ValueError):
+        raise CourseInteropError(
+            f"cannot read slide {slide!r}: expected Move.TOP/BOTTOM/LEFT/RIGHT or 0-3"
+        ) from None
+
+
+def from_course_move(from_pos: Any, slide: Any, size: int = 5) -> Move:
+    """A boardlab move from the course's ``from_pos=(x, y)`` and slide, shape checked only."""
+    try:
+        x, y = (int(v) for v in from_pos)
+    except (TypeError, ValueError):
+        raise CourseInteropError(f"cannot read from_pos {from_pos!r}: expected (x, y)") from None
+    push = read_slide(slide)
+    move = Move(x, y, push, size)
+    if move not in set(all_moves(size)):
+        raise CourseInteropError(
+            f"({x}, {y}) with {push.name} is not a move on a {size}x{size} board: take a border "
+            "cube and push it back in at another end of its row or column"
+        )
+    return move
+
+
+def to_course_move(move: Move, move_enum: type[enum.Enum] | None = None) -> tuple[tuple[int, int], Any]:
+    """The course's ``((x, y), slide)`` for a boardlab move, slide from ``move_enum`` if given."""
+    slide: Any = move.push
+    if move_enum is not None:
+        members = move_enum.__members__
+        slide = members[move.push.name] if move.push.name in members else move_enum(int(move.push))
+    return (int(move.x), int(move.y)), slide
+
+
+def course_move_enum_of(game: Any) -> type[enum.Enum] | None:
+    """The ``Move`` enum defined beside a course game's class, if there is one."""
+    module = sys.modules.get(type(game).__module__)
+    candidate = getattr(module, "Move", None)
+    is_enum = isinstance(candidate, type) and issubclass(candidate, enum.Enum)
+    if is_enum and set(Push.__members__) <= set(candidate.__members__):
+        return candidate
+    return None
+
+
+# --- the course's own rules, for players that simulate on the game they are given ---------
+
+
+def course_take_and_slide(board: np.ndarray, from_pos: Any, slide: Any, player: int) -> bool:
+    """Play a move on a board in place with the course's checks; False (board unchanged) if refused."""
+    size = board.shape[0]
+    try:
+        move = from_course_move(from_pos, slide, size)
+    except CourseInteropError:
+        return False
+    x, y, n = move.x, move.y, size
+    if player not in (0, 1) or board[y, x] not in (BLANK, player):
+        return False
+    if move.push == Push.LEFT:
+        board[y, 1 : x + 1] = board[y, 0:x].copy()
+        board[y, 0] = player
+    elif move.push == Push.RIGHT:
+        board[y, x : n - 1] = board[y, x + 1 : n].copy()
+        board[y, n - 1] = player
+    elif move.push == Push.TOP:
+        board[1 : y + 1, x] = board[0:y, x].copy()
+        board[0, x] = player
+    else:
+        board[y : n - 1, x] = board[y + 1 : n, x].copy()
+        board[n - 1, x] = player
+    return True
+
+
+def course_check_winner(board: np.ndarray) -> int:
+    """The course's ``check_winner``: the first complete line found (rows, columns, diagonals), or -1.
+
+    This is not the official rule (a move completing the opponent's line loses even if it
+    also completes the mover's); boardlab's engine applies the official rule.
+    """
+    n = board.shape[0]
+    lines = [board[i, :] for i in range(n)] + [board[:, i] for i in range(n)]
+    lines += [np.diagonal(board), np.diagonal(np.fliplr(board))]
+    for line in lines:
+        if line[0] != BLANK and (line == line[0]).all():
+            return int(line[0])
+    return BLANK
+
+
+class CourseGameView:
+    """What a course Player is shown of a boardlab position: the course ``Game``'s reading side.
+
+    Besides ``get_board()`` and ``get_current_player()`` it keeps the template's attribute
+    names (``_board``, ``current_player_idx``) and its ``check_winner()`` and private
+    ``_Game__move`` so that players simulating moves on a copy of the game keep working.
+    """
+
+    def __init__(self, board: np.ndarray, current_player: int) -> None:
+        self._board = np.array(board, dtype=np.int8)
+        self.current_player_idx = int(current_player)
+
+    @classmethod
+    def from_state(cls, state: State) -> CourseGameView:
+        """The view of a boardlab Quixo position."""
+        return cls(np.array(state.board(), dtype=np.int8), state.to_move)
+
+    def get_board(self) -> np.ndarray:
+        """A copy of the board, int8, -1 blank, indexed ``board[y, x]``."""
+        return self._board.copy()
+
+    def get_current_player(self) -> int:
+        """0 or 1: the player about to move."""
+        return self.current_player_idx
+
+    def check_winner(self) -> int:
+        """The course's first-found winner, or -1."""
+        return course_check_winner(self._board)
+
+    def print(self) -> None:
+        """Print the board as the template does."""
+        print(self._board)
+
+    def _Game__move(self, from_pos: Any, slide: Any, player_id: int) -> bool:
+        """The template's private move, as players call it on a copy: False if refused."""
+        return course_take_and_slide(self._board, from_pos, slide, player_id)
+
+
+# --- boardlab agent -> course Player ------------------------------------------------------
+
+
+class CourseAgentPlayer:
+    """A boardlab agent dressed as a course-template Player.
+
+    ``make_move(game)`` reads the board and the player to move from the course game, asks
+    the agent, and answers ``((x, y), slide)``. ``slide`` is a member of ``move_enum`` if
+    given (the course's own ``Move``); otherwise of the ``Move`` enum found in the module
+    that defines the game's class, else of :data:`CourseMove`, which has the same values.
+    The course game does not say how many moves were played, so positions are built with
+    ply 0; a new game is noticed when the board holds fewer cubes than last time (cubes
+    never become blank again) and the agent's per-game memory is then reset.
+    """
+
+    def __init__(self, agent: Agent, move_enum: type[enum.Enum] | None = None) -> None:
+        self.agent = agent
+        self.move_enum = move_enum
+        self._last_filled: int | None = None
+
+    def make_move(self, game: CourseGame) -> tuple[tuple[int, int], Any]:
+        """The agent's move for the course game's position."""
+        state = state_from_course_game(game)
+        self._notice_new_game(state)
+        if state.is_over:
+            raise CourseInteropError(
+                "the course game already has a complete line on the board; no move is asked there"
+            )
+        move_enum = self.move_enum or course_move_enum_of(game)
+        return to_course_move(self.agent.choose(state), move_enum)
+
+    def _notice_new_game(self, state: State) -> None:
+        filled = state.size * state.size - state.blanks
+        if self._last_filled is None or filled < self._last_filled or filled <= 1:
+            self.agent.new_game()
+        self._last_filled = filled
+
+    def __repr__(self) -> str:
+        return f"<CourseAgentPlayer {self.agent.spec}>"
+
+
+def as_course_player(
+    agent_or_spec: Agent | str, seed: int | None = None, move_enum: type[enum.Enum] | None = None
+) -> CourseAgentPlayer:
+    """A course Player playing like a boardlab agent (an Agent or a spec such as ``greedy``)."""
+    agent = make_agent(agent_or_spec, seed) if isinstance(agent_or_spec, str) else agent_or_spec
+    return CourseAgentPlayer(agent, move_enum=move_enum)
+
+
+# --- course Player -> boardlab agent ------------------------------------------------------
+
+
+def load_course_player(target: Any, seed: int | None = None) -> CoursePlayer:
+    """A course Player from a path string, a class or an instance.
+
+    A path is ``package.module:ClassName`` (or ``package.module.ClassName``) or
+    ``path/to/file.py:ClassName``; a file's folder is put on ``sys.path`` so that its own
+    ``from game import ...`` works. A class is built with ``seed=`` if its constructor takes
+    one, else with no arguments.
+    """
+    if isinstance(target, str):
+        if not target.strip():
+            raise AgentSpecError("course: say which player, e.g. course:player=mypackage.players:MyPlayer")
+        target = import_player_class(target.strip())
+    player = _instantiate(target, seed) if isinstance(target, type) else target
+    if not callable(getattr(player, "make_move", None)):
+        raise AgentSpecError(f"course: {player!r} has no make_move(game) method")
+    return player
+
+
+def import_player_class(path: str) -> Any:
+    """The object named by ``module:Name``, ``module.Name`` or ``file.py:Name``."""
+    module_part, sep, attr = path.rpartition(":")
+    if not sep:
+        module_part, _, attr = path.rpartition(".")
+    if not module_part or not attr:
+        raise AgentSpecError(
+            f"course: cannot read player {path!r}; write package.module:ClassName or path/file.py:ClassName"
+        )
+    module = _import_module(module_part)
+    try:
+        return functools.reduce(getattr, attr.split("."), module)
+    except AttributeError:
+        raise AgentSpecError(f"course: module {module_part!r} has no attribute {attr!r}") from None
+
+
+def _import_module(name: str) -> Any:
+    try:
+        if name.endswith(".py") or "/" in name or "\\" in name:
+            return _import_file(Path(name))
+        return importlib.import_module(name)
+    except AgentSpecError:
+        raise
+    except Exception as err:  # a student's module may fail in any way while importing
+        raise AgentSpecError(f"course: cannot import {name!r}: {type(err).__name__}: {err}") from None
+
+
+def _import_file(path: Path) -> Any:
+    if not path.is_file():
+        raise AgentSpecError(f"course: no such file {str(path)!r}")
+    folder = str(path.resolve().parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    module_name = f"boardlab_course_player_{path.stem}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise AgentSpecError(f"course: cannot load {str(path)!r} as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _instantiate(cls: type, seed: int | None) -> Any:
+    try:
+        takes_seed = "seed" in inspect.signature(cls).parameters
+    except (TypeError, ValueError):
+        takes_seed = False
+    try:
+        return cls(seed=seed) if takes_seed else cls()
+    except Exception as err:  # the student's constructor
+        raise AgentSpecError(f"course: building {cls.__name__} failed: {type(err).__name__}: {err}") from None
+
+
+@register
+class CoursePlayerAgent(Agent):
+    """A course-template Player playing as a boardlab agent.
+
+    Each turn the player is shown a fresh :class:`CourseGameView` of the position; a move it
+    gives that is malformed or illegal is refused and ``make_move`` is asked again, as the
+    course's loop does, up to ``attempts`` times, after which :class:`CourseMoveError` is
+    raised. ``player`` may also be given as a class or an instance when built in Python.
+    """
+
+    name = "course"
+    summary = "a course-template Player (e.g. a student agent) loaded by its import path"
+    params = (
+        Param("player", str, "", "the Player class: package.module:ClassName or path/file.py:ClassName"),
+        Param("attempts", int, 100, "make_move calls allowed per turn before giving up", minimum=1),
+    )
+
+    def __init__(self, seed: int | None = None, **options: Any) -> None:
+        super().__init__(seed, **options)
+        self.course_player = load_course_player(self.options["player"], seed)
+        self.refused_moves = 0
+
+    def choose(self, state: Any) -> Any:
+        legal = set(state.legal_moves())
+        reason = "no attempt made"
+        for _ in range(self.options["attempts"]):
+            reason, move = self._ask(state, legal)
+            if move is not None:
+                return move
+            self.refused_moves += 1
+        raise CourseMoveError(
+            f"course player {type(self.course_player).__name__} gave no legal move in "
+            f"{self.options['attempts']} attempts; last refusal: {reason}"
+        )
+
+    def _ask(self, state: State, legal: set[Move]) -> tuple[str, Move | None]:
+        answer = self.course_player.make_move(CourseGameView.from_state(state))
+        try:
+            from_pos, slide = answer
+            move = from_course_move(from_pos, slide, state.size)
+        except (TypeError, ValueError) as err:
+            return f"cannot read {answer!r}: {err}", None
+        if move not in legal:
+            return f"{move} takes a cube of the opponent", None
+        return "", move

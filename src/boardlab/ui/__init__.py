@@ -1,0 +1,1 @@
+"""Doors for people: play against boardlab's agents in the terminal."""

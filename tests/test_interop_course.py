@@ -1,0 +1,292 @@
+"""The course-template doors: boardlab agents as course Players, course Players as agents."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from course_standin import FirstLegalPlayer, Game, RandomPlayer
+from course_standin import Move as StandinMove
+
+from boardlab.agents.base import REGISTRY, AgentSpecError, make_agent
+from boardlab.agents.greedy import classify_moves
+from boardlab.games.quixo import Move, Push, State
+from boardlab.interop.course import (
+    CourseAgentPlayer,
+    CourseGameView,
+    CourseInteropError,
+    CourseMoveError,
+    CoursePlayerAgent,
+    as_course_player,
+    course_check_winner,
+    course_take_and_slide,
+    from_course_move,
+    read_board,
+    state_from_course_game,
+    to_course_move,
+)
+
+STANDIN = Path(__file__).with_name("course_standin.py")
+
+# X (player 0) to move; a2..d2 are X and e2 is blank. The only win: take e2 and push it
+# back in at the left end of row 2 (a2), so the row slides right and fills with X.
+ROW_WIN = [
+    [-1, -1, 1, -1, -1],
+    [0, 0, 0, 0, -1],
+    [-1, -1, -1, -1, 1],
+    [1, -1, -1, -1, -1],
+    [-1, -1, -1, -1, -1],
+]
+# O (player 1) to move; c2..c5 are O and c1 is blank. The only win: take c1 and push it
+# back in at the bottom of column c (c5), so the column slides up and fills with O.
+COLUMN_WIN = [
+    [-1, 0, -1, -1, -1],
+    [0, -1, 1, -1, -1],
+    [-1, -1, 1, -1, 0],
+    [-1, -1, 1, -1, -1],
+    [-1, -1, 1, -1, -1],
+]
+
+
+def standin_game(board: list[list[int]], player: int, blank_255: bool = False) -> Game:
+    """A stand-in course game holding ``board`` (rows of -1/0/1) with ``player`` to move."""
+    game = Game(blank_255=blank_255)
+    for y, row in enumerate(board):
+        for x, value in enumerate(row):
+            game._board[y, x] = game.blank if value < 0 else value
+    game.current_player_idx = player
+    return game
+
+
+def random_positions(count: int, seed: int) -> list[State]:
+    """Positions met in random games, the game not yet over."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        state = State.initial()
+        for _ in range(rng.randint(0, 40)):
+            if state.is_over:
+                break
+            out.append(state)
+            state = state.play(rng.choice(state.legal_moves()))
+    return out[:count]
+
+
+# --- reading the course's board and moves ---------------------------------------------------
+
+
+def test_read_board_accepts_uint8_255_and_signed_minus_one() -> None:
+    signed = np.array(ROW_WIN, dtype=np.int64)
+    unsigned = np.where(signed < 0, 255, signed).astype(np.uint8)
+    assert read_board(unsigned).tolist() == ROW_WIN
+    assert read_board(signed).tolist() == ROW_WIN
+    assert read_board(signed.astype(np.int8)).dtype == np.int8
+    assert read_board(signed.astype(float)).tolist() == ROW_WIN
+
+
+@pytest.mark.parametrize(
+    ("board", "message"),
+    [
+        (np.full((5, 4), -1), "square"),
+        (np.full((5, 5), 2), "holds 2"),
+        (np.full((5, 5), "x"), "numbers"),
+    ],
+)
+def test_read_board_refuses_what_it_cannot_read(board: np.ndarray, message: str) -> None:
+    with pytest.raises(CourseInteropError, match=message):
+        read_board(board)
+
+
+def test_moves_convert_both_ways_with_the_same_coordinates() -> None:
+    move = Move(4, 1, Push.LEFT)
+    assert to_course_move(move) == ((4, 1), Push.LEFT)
+    assert to_course_move(move, StandinMove) == ((4, 1), StandinMove.LEFT)
+    assert from_course_move((4, 1), StandinMove.LEFT) == move
+    assert from_course_move([np.int64(4), np.int64(1)], 2) == move
+    assert str(move) == "e2a2"
+    with pytest.raises(CourseInteropError, match="not a move"):
+        from_course_move((2, 2), StandinMove.TOP)
+    with pytest.raises(CourseInteropError, match="slide"):
+        from_course_move((0, 1), "sideways")
+
+
+def test_course_rules_agree_with_the_engine_and_the_standin() -> None:
+    for state in random_positions(60, seed=3):
+        board = state.board()
+        legal = set(state.legal_moves())
+        for x, y in [(x, y) for x in range(5) for y in range(5)]:
+            for slide in StandinMove:
+                game = standin_game(board, state.to_move)
+                accepted = game._Game__move((x, y), slide, state.to_move)
+                mine = np.array(board, dtype=np.int8)
+                assert course_take_and_slide(mine, (x, y), slide, state.to_move) == accepted
+                move = Move(x, y, Push(slide.value))
+                assert accepted == (move in legal)
+                if accepted:
+                    assert game.get_board().tolist() == state.play(move).board() == mine.tolist()
+
+
+def test_course_check_winner_is_the_first_line_found() -> None:
+    board = np.full((5, 5), -1, dtype=np.int8)
+    board[:, 3] = 0
+    board[4, :] = 1
+    assert course_check_winner(board) == 1  # rows are scanned before columns
+    assert standin_game(board.tolist(), 0).check_winner() == 1
+
+
+# --- boardlab agent as a course Player ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("board", "player", "answer"),
+    [
+        (ROW_WIN, 0, ((4, 1), StandinMove.LEFT)),
+        (COLUMN_WIN, 1, ((2, 0), StandinMove.BOTTOM)),
+    ],
+)
+@pytest.mark.parametrize("blank_255", [False, True])
+def test_wrapped_greedy_finds_the_only_win_with_the_right_coordinates(
+    board: list[list[int]], player: int, answer: tuple[tuple[int, int], StandinMove], blank_255: bool
+) -> None:
+    state = State.from_board(board, to_move=player)
+    wins, _, _ = classify_moves(state.kernel, *state.sides)
+    assert [str(state.move_from_index(m)) for m in wins] == [str(from_course_move(*answer))]
+
+    game = standin_game(board, player, blank_255=blank_255)
+    course_player = as_course_player("greedy", seed=1, move_enum=StandinMove)
+    assert course_player.make_move(game) == answer
+    assert game._Game__move(*answer, player)
+    assert game.check_winner() == player
+
+
+def test_the_course_move_enum_is_found_beside_the_game_class() -> None:
+    game = standin_game(ROW_WIN, 0)
+    assert as_course_player("greedy", seed=1).make_move(game) == ((4, 1), StandinMove.LEFT)
+    view = CourseGameView(np.array(ROW_WIN), 0)
+    assert as_course_player("greedy", seed=1).make_move(view) == ((4, 1), Push.LEFT)
+
+
+@pytest.mark.parametrize("blank_255", [False, True])
+@pytest.mark.parametrize("seed", range(4))
+def test_wrapped_agents_play_whole_games_inside_the_course_loop(seed: int, blank_255: bool) -> None:
+    game = Game(blank_255=blank_255)
+    first = as_course_player("greedy", seed=seed)
+    second = CourseAgentPlayer(make_agent("random", seed + 100), move_enum=StandinMove)
+    winner = game.play(first, second, max_turns=400)
+    assert game.refused == 0
+    assert game.turns < 400
+    assert winner in (0, 1)
+
+
+def test_a_wrapped_agent_plays_the_course_random_player_to_the_end() -> None:
+    game = Game()
+    winner = game.play(RandomPlayer(seed=5), as_course_player("greedy", seed=5), max_turns=400)
+    assert winner in (0, 1)
+
+
+def test_a_new_course_game_resets_the_agent() -> None:
+    agent = make_agent("random", 0)
+    resets: list[int] = []
+    agent.new_game = lambda: resets.append(1)  # type: ignore[method-assign]
+    player = CourseAgentPlayer(agent)
+    for _ in range(2):
+        Game().play(player, as_course_player("random", seed=1), max_turns=400)
+    assert len(resets) == 2
+
+
+def test_a_finished_course_position_is_refused() -> None:
+    board = np.full((5, 5), -1)
+    board[0, :] = 0
+    with pytest.raises(CourseInteropError, match="complete line"):
+        as_course_player("random", seed=0).make_move(CourseGameView(board, 1))
+
+
+def test_state_from_course_game_refuses_a_bad_player() -> None:
+    with pytest.raises(CourseInteropError, match="player 2"):
+        state_from_course_game(CourseGameView(np.full((5, 5), -1), 2))
+
+
+# --- course Player as a boardlab agent ------------------------------------------------------
+
+
+def play_boardlab_game(first: object, second: object) -> State:
+    """A whole game under boardlab's engine."""
+    agents = (first, second)
+    state = State.initial()
+    for agent in agents:
+        agent.new_game()  # type: ignore[attr-defined]
+    while not state.is_over:
+        state = state.play(agents[state.to_move].choose(state))  # type: ignore[attr-defined]
+    return state
+
+
+def test_the_course_agent_is_registered() -> None:
+    assert REGISTRY["course"] is CoursePlayerAgent
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "course:player=course_standin:RandomPlayer",
+        "course:player=course_standin.RandomPlayer",
+        f"course:player={STANDIN}:RandomPlayer",
+        "course:player=course_standin:FirstLegalPlayer",
+    ],
+)
+@pytest.mark.parametrize("student_first", [True, False])
+def test_student_players_play_whole_games_under_boardlab(spec: str, student_first: bool) -> None:
+    student = make_agent(spec, seed=7)
+    opponent = make_agent("random", seed=8)
+    final = play_boardlab_game(student, opponent) if student_first else play_boardlab_game(opponent, student)
+    assert final.is_over
+
+
+def test_the_student_answer_maps_to_the_matching_boardlab_move() -> None:
+    agent = CoursePlayerAgent(player=FirstLegalPlayer)
+    # scanning from (0, 0): TOP is refused for the top-left corner, BOTTOM is its first move
+    assert agent.choose(State.initial()) == Move.parse("a1a5")
+    state = State.from_board(ROW_WIN, to_move=0)
+    assert agent.choose(state) == Move(0, 0, Push.BOTTOM)
+
+
+def test_refused_moves_are_asked_again_then_give_up() -> None:
+    agent = make_agent("course:player=course_standin:RandomPlayer", seed=1)
+    agent.choose(State.initial())
+    assert agent.refused_moves >= 0
+    stubborn = make_agent("course:player=course_standin:StubbornPlayer,attempts=5")
+    with pytest.raises(CourseMoveError, match="5 attempts"):
+        stubborn.choose(State.initial())
+    assert stubborn.refused_moves == 5
+
+
+def test_a_player_instance_is_accepted() -> None:
+    agent = CoursePlayerAgent(seed=0, player=RandomPlayer(seed=3))
+    assert agent.choose(State.initial()) in State.initial().legal_moves()
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("course", "say which player"),
+        ("course:player=no_such_module_here:Player", "cannot import 'no_such_module_here'"),
+        ("course:player=course_standin:NoSuchPlayer", "no attribute 'NoSuchPlayer'"),
+        ("course:player=course_standin:random", "no make_move"),
+        ("course:player=nodots", "cannot read player"),
+        ("course:player=missing/file.py:Player", "no such file"),
+        ("course:player=course_standin:Player", "building Player failed"),
+    ],
+)
+def test_bad_player_paths_give_clear_errors(spec: str, message: str) -> None:
+    with pytest.raises(AgentSpecError, match=message):
+        make_agent(spec)
+
+
+def test_a_seeded_student_replays_the_same_game() -> None:
+    games = []
+    for _ in range(2):
+        student = make_agent("course:player=course_standin:RandomPlayer", seed=11)
+        final = play_boardlab_game(student, make_agent("random", seed=12))
+        games.append(final.to_text())
+    assert games[0] == games[1]

@@ -1,0 +1,225 @@
+"""The terminal game loop and the ``play`` command, driven by scripted input."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import random
+from collections.abc import Iterable
+
+import pytest
+import typer
+from rich.console import Console
+from typer.testing import CliRunner
+
+from boardlab.agents.base import make_agent
+from boardlab.games import new_game
+from boardlab.games.quixo import Move, State, all_moves
+from boardlab.ui.cli import register
+from boardlab.ui.terminal import Outcome, PlayResult, TerminalGame, render_board
+
+
+class Script:
+    """An ``input_fn`` answering scripted lines, then end of input."""
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self.lines = iter(lines)
+        self.prompts: list[str] = []
+
+    def __call__(self, prompt: str) -> str:
+        self.prompts.append(prompt)
+        try:
+            return next(self.lines)
+        except StopIteration:
+            raise EOFError from None
+
+
+def play_script(
+    lines: Iterable[str],
+    human_side: int = 0,
+    agent: str = "random",
+    state: State | None = None,
+    seed: int = 1,
+) -> tuple[PlayResult, str, Script]:
+    """Run a game from scripted lines; the result, the text written and the script."""
+    console = Console(file=io.StringIO(), width=200, highlight=False)
+    script = Script(lines)
+    game = TerminalGame(
+        state or new_game("quixo"), make_agent(agent, seed), human_side, console=console, input_fn=script
+    )
+    result = game.run()
+    return result, console.file.getvalue(), script  # type: ignore[attr-defined]
+
+
+def test_malformed_input_is_refused_and_the_prompt_comes_back() -> None:
+    result, out, script = play_script(["zz", "c3c1", "a1b2", "", "quit"])
+    assert "Refused: cannot read move 'zz'" in out
+    assert "c3 is not on the border" in out
+    assert "a1 can only be pushed in at the other end" in out
+    assert len(script.prompts) == 5
+    assert result.outcome is Outcome.QUIT
+    assert result.moves == ()
+
+
+def test_taking_an_opponent_cube_is_refused() -> None:
+    state = State.from_text("O..../...../...../...../..... X 0")
+    result, out, _ = play_script(["a1e1", "quit"], state=state)
+    assert "Refused: move a1e1: the cube at a1 belongs to the opponent" in out
+    assert result.moves == ()
+
+
+def test_moves_lists_the_legal_moves() -> None:
+    _, out, _ = play_script(["moves", "quit"])
+    assert "44 legal moves: a1a5 a1e1" in out
+    _, out, _ = play_script(["moves", "quit"], state=State.from_text("O..../...../...../...../..... X 0"))
+    assert "42 legal moves: b1b5" in out
+
+
+def test_help_shows_notation_and_commands() -> None:
+    _, out, _ = play_script(["help", "quit"])
+    assert "a1e1 takes a1 and pushes it in at e1" in out
+    for command in ("moves", "undo", "resign", "help", "quit"):
+        assert f"  {command}" in out
+
+
+def test_undo_takes_back_the_move_and_the_reply() -> None:
+    result, out, _ = play_script(["undo", "a1e1", "undo", "b1b5", "quit"])
+    assert "Nothing to undo" in out
+    assert "Took back a1e1 " in out
+    assert result.moves[0] == "b1b5"
+    assert len(result.moves) == 2
+
+
+def test_undo_when_moving_second_keeps_the_agent_opening() -> None:
+    result, _, _ = play_script(["undo", "quit"], human_side=1)
+    assert len(result.moves) == 1
+    first = result.final_state
+    legal = str(first.legal_moves()[0])
+    result, out, _ = play_script([legal, "undo", "quit"], human_side=1)
+    assert "Took back " + legal in out
+    assert len(result.moves) == 1
+    assert result.final_state == first
+
+
+def test_resign_gives_the_game_to_the_agent() -> None:
+    result, out, _ = play_script(["a1e1", "resign"], human_side=0)
+    assert result.outcome is Outcome.RESIGNED
+    assert result.winner == 1
+    assert not result.human_won
+    assert "You resign after 2 moves: random (O) wins." in out
+
+
+def test_end_of_input_leaves_cleanly() -> None:
+    result, out, _ = play_script([])
+    assert result.outcome is Outcome.QUIT
+    assert "Game left unfinished after 0 moves." in out
+
+
+@pytest.mark.parametrize(("human_side", "game"), [(0, "quixo"), (1, "quixo"), (0, "quixo:size=4")])
+def test_a_full_game_against_random(human_side: int, game: str) -> None:
+    console = Console(file=io.StringIO(), width=200, highlight=False)
+    rng = random.Random(human_side)
+    terminal = TerminalGame(new_game(game), make_agent("random", 2), human_side, console=console)
+    terminal.input_fn = lambda _prompt: str(rng.choice(terminal.state.legal_moves()))
+    result = terminal.run()
+    out = console.file.getvalue()  # type: ignore[attr-defined]
+    assert result.final_state.is_over
+    assert result.outcome in (Outcome.LINE, Outcome.DRAW)
+    assert result.winner == result.final_state.winner
+    assert len(result.moves) == result.final_state.ply
+    last_line = out.strip().splitlines()[-1]
+    if result.outcome is Outcome.LINE:
+        assert f"{'XO'[result.winner]} wins with a complete line after {len(result.moves)} moves" in last_line
+        assert ("you win" in last_line) == result.human_won
+    else:
+        assert last_line.startswith("Draw")
+
+
+def test_the_human_can_win() -> None:
+    # X to move: e2 pushed back in at a2 completes row 2
+    state = State.from_text("..O../XXXX./....O/O..../..... X 4")
+    result, out, _ = play_script(["e2a2"], state=state)
+    assert result.outcome is Outcome.LINE
+    assert result.human_won
+    assert out.strip().endswith("X wins with a complete line after 1 move: you win.")
+
+
+def test_the_board_shows_coordinates_and_the_last_move() -> None:
+    state = State.initial().play("a1e1")
+    text = render_board(state, Move.parse("a1e1"))
+    assert text.plain.splitlines()[0].split() == list("abcde")
+    assert text.plain.splitlines()[1].split() == ["1", ".", ".", ".", ".", "X"]
+    styles = {str(span.style) for span in text.spans}
+    assert "bold red underline reverse" in styles  # the cube pushed in at e1
+    assert "dim underline" in styles  # the blanks of row 1 that slid
+
+
+# --- the command ----------------------------------------------------------------------------
+
+
+def cli_app() -> typer.Typer:
+    """A fresh app with only the play command registered."""
+    app = typer.Typer()
+
+    @app.callback()
+    def main() -> None:
+        """Test app."""
+
+    register(app)
+    return app
+
+
+def test_cli_plays_with_scripted_input() -> None:
+    result = CliRunner().invoke(
+        cli_app(), ["play", "--agent", "random", "--seed", "3"], input="zz\nmoves\na1e1\nundo\nresign\n"
+    )
+    assert result.exit_code == 0, result.output
+    assert "Refused: cannot read move 'zz'" in result.output
+    assert "44 legal moves" in result.output
+    assert "Took back a1e1" in result.output
+    assert "You resign after 0 moves: random (O) wins." in result.output
+
+
+def test_cli_side_choice() -> None:
+    runner = CliRunner()
+    for args in (["--side", "o"], ["--human-second"], ["--side", "O", "--human-second"]):
+        result = runner.invoke(cli_app(), ["play", "--agent", "random", *args], input="quit\n")
+        assert result.exit_code == 0, result.output
+        assert "you are O (second)" in result.output
+        assert "random (X) plays" in result.output
+
+
+def test_cli_end_of_input_exits_cleanly() -> None:
+    result = CliRunner().invoke(cli_app(), ["play", "--agent", "random"], input="")
+    assert result.exit_code == 0
+    assert "Game left unfinished after 0 moves." in result.output
+
+
+def test_cli_full_game() -> None:
+    # every move shape, over and over: the ones taking an opponent's cube are refused
+    lines = itertools.islice(itertools.cycle(str(m) for m in all_moves()), 44 * 250)
+    result = CliRunner().invoke(
+        cli_app(), ["play", "--agent", "random", "--seed", "4"], input="\n".join(lines) + "\n"
+    )
+    assert result.exit_code == 0, result.output
+    last_line = result.output.strip().splitlines()[-1]
+    assert "wins with a complete line" in last_line or last_line.startswith("Draw")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--agent", "nope"], "unknown agent 'nope'"),
+        (["--agent", "random:depth=3"], "unknown parameter 'depth'"),
+        (["--game", "chess"], "unknown game 'chess'"),
+        (["--game", "quixo:size=7"], "size must be one of"),
+        (["--side", "z"], "--side must be x or o"),
+        (["--side", "x", "--human-second"], "contradicts"),
+    ],
+)
+def test_cli_bad_arguments_exit_2_with_one_line(args: list[str], message: str) -> None:
+    result = CliRunner().invoke(cli_app(), ["play", *args], input="quit\n")
+    assert result.exit_code == 2
+    assert message in result.output
+    assert "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1
