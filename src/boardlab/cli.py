@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import time
+
+import numpy as np
 import typer
+from rich.console import Console
+from rich.table import Table
 
 app = typer.Typer(
     name="boardlab",
@@ -11,6 +16,74 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+console = Console()
+
+
+def fail(message: str) -> typer.Exit:
+    """Print a one-line error and return the exit (code 2) to raise."""
+    Console(stderr=True).print(f"[red]Error:[/red] {message}", highlight=False)
+    return typer.Exit(2)
+
+
+@app.command("agents")
+def agents_command() -> None:
+    """List every agent with its parameters (spec: NAME:key=value,...)."""
+    from boardlab.agents import list_agents
+
+    table = Table(title="Agents (build them from a spec such as alphabeta:depth=5,eval=lines3)")
+    table.add_column("name", style="bold")
+    table.add_column("what it does")
+    table.add_column("parameters (default)")
+    for cls in list_agents():
+        params = "\n".join(
+            f"{p.name}={p.default}  {p.help}" + (f" [{'|'.join(p.choices)}]" if p.choices else "")
+            for p in cls.params
+        )
+        table.add_row(cls.name, cls.summary, params or "-")
+    console.print(table)
+
+
+@app.command("perft")
+def perft_command(
+    depth: int = typer.Option(5, min=1, max=8, help="Plies to count."),
+    size: int = typer.Option(5, help="Board side: 3, 4 or 5."),
+    position: str = typer.Option("", help="Start position text (default: the empty board)."),
+) -> None:
+    """Count the leaves of the Quixo game tree at each depth (finished games are leaves)."""
+    from boardlab.games import GameError
+    from boardlab.games import quixo_kernel as qk
+    from boardlab.games.quixo import State
+
+    try:
+        state = State.from_text(position) if position else State.initial(size)
+    except (GameError, ValueError) as err:
+        raise fail(str(err)) from None
+    me, opp = state.sides
+    ctx = state.kernel.ctx
+    table = Table(title=f"perft from {state.to_text()}")
+    for column in ("depth", "leaves", "seconds"):
+        table.add_column(column, justify="right")
+    for d in range(1, depth + 1):
+        start = time.perf_counter()
+        leaves = qk.perft(ctx, np.int64(me), np.int64(opp), d)
+        table.add_row(str(d), f"{leaves:,}", f"{time.perf_counter() - start:.4f}")
+    console.print(table)
+
+
+@app.command("bench")
+def bench_command(quick: bool = typer.Option(False, help="Smaller workloads.")) -> None:
+    """Measure engine speed: playouts, perft, alpha-beta and MCTS (one core)."""
+    from boardlab.bench import engine_figures
+
+    table = Table(title="Quixo engine speed (one core, compile time excluded)")
+    for column in ("figure", "value", "unit", "detail"):
+        table.add_column(column)
+    with console.status("measuring..."):
+        figures = engine_figures(quick)
+    for f in figures:
+        value = f"{f.value:,.0f}" if f.value >= 100 else f"{f.value:.4f}"
+        table.add_row(f.name, value, f.unit, f.detail)
+    console.print(table)
 
 
 def _register_commands() -> None:
