@@ -41,6 +41,7 @@ class HybridAgent(Agent):
     time: float
     depth: int
     eval: str
+    contempt: float
     blanks: int
     c: float
 
@@ -61,7 +62,7 @@ class HybridAgent(Agent):
                 self.last_engine = "alphabeta"
                 return state.move_from_index(result.move)
         self.last_engine = "mcts"
-        remaining = max(self.time - (time.perf_counter() - start), self.time * 0.25)
+        remaining = max(self.time - (time.perf_counter() - start), self.time * 0.2)
         me, opp = state.sides
         outcome, _ = mcts_search(state.kernel, me, opp, 0, remaining, self.c, 200, self.np_rng)
         return state.move_from_index(outcome.move)

@@ -1,0 +1,209 @@
+"""Agents: the spec registry, and each agent's play checked against plain references."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from boardlab.agents import AgentSpecError, list_agents, make_agent, parse_spec
+from boardlab.agents.alphabeta import MATE_ZONE, WIN, SearchRunner
+from boardlab.agents.greedy import classify_moves
+from boardlab.agents.mcts import mcts_search
+from boardlab.games.quixo import State
+
+
+def random_position(seed: int, plies: int, size: int = 5) -> State:
+    """A position reached by ``plies`` random moves (fewer if the game would end)."""
+    rng = random.Random(seed)
+    state = State.initial(size)
+    while state.ply < plies:
+        options = [m for m in state.legal_moves() if not state.play(m).is_over]
+        if not options:
+            break
+        state = state.play(rng.choice(options))
+    return state
+
+
+def naive_negamax(state: State, depth: int, eval_id: int, path: tuple[tuple[int, int], ...]) -> float:
+    """Plain negamax without pruning or tables, with the search's scoring conventions.
+
+    A finished position scores ``WIN - ply`` for the winner (ply counted from the root),
+    a position repeating one on the path with the same side to move scores 0.
+    """
+    ply = len(path)
+    me, opp = state.sides
+    if ply > 0:
+        if state.winner is not None:
+            return WIN - ply if state.winner == state.to_move else -(WIN - ply)
+        if any(p == (me, opp) for p in path[-2::-2]):
+            return 0.0
+    if ply == depth:
+        return float(state.kernel.evaluate(state.kernel.ctx, np.int64(me), np.int64(opp), eval_id))
+    return max(
+        -naive_negamax(state.play_index(m), depth, eval_id, (*path, (me, opp))) for m in state.legal_indices()
+    )
+
+
+def test_every_registered_agent_builds_from_its_name_and_round_trips_its_spec():
+    names = {cls.name for cls in list_agents()}
+    assert {"random", "greedy", "alphabeta", "mcts", "hybrid"} <= names
+    agent = make_agent("alphabeta:depth=3,eval=density", seed=1)
+    assert agent.spec == "alphabeta:depth=3,eval=density"
+    assert make_agent(agent.spec).options == agent.options
+
+
+@pytest.mark.parametrize(
+    ("spec", "fragment"),
+    [
+        ("nosuch", "known agents"),
+        ("alphabeta:depth=x", "depth must be int"),
+        ("alphabeta:eval=magic", "choose one of"),
+        ("alphabeta:width=3", "accepted: depth, time"),
+        ("alphabeta:depth", "key=value"),
+        ("mcts:iters=-5", "at least 0"),
+        ("alphabeta:sym=maybe", "sym must be bool"),
+    ],
+)
+def test_bad_specs_are_refused_with_a_message_naming_what_is_accepted(spec, fragment):
+    with pytest.raises(AgentSpecError, match=fragment):
+        parse_spec(spec)
+
+
+def test_random_agent_is_reproducible_from_its_seed():
+    state = random_position(3, 6)
+    first = [make_agent("random", seed=7).choose(state) for _ in range(3)]
+    assert len(set(first)) == 1
+    moves = {make_agent("random", seed=s).choose(state) for s in range(30)}
+    assert len(moves) > 5
+    assert moves <= set(state.legal_moves())
+
+
+def _naive_classes(state: State) -> tuple[set[int], set[int], set[int]]:
+    wins, safe, losing = set(), set(), set()
+    for m in state.legal_indices():
+        child = state.play_index(m)
+        if child.winner == state.to_move:
+            wins.add(m)
+        elif child.winner is not None or any(
+            child.play_index(r).winner == child.to_move for r in child.legal_indices()
+        ):
+            losing.add(m)
+        else:
+            safe.add(m)
+    return wins, safe, losing
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_greedy_move_classes_match_a_plain_two_ply_scan(seed):
+    state = random_position(seed, 14 + seed)
+    wins, safe, losing = classify_moves(state.kernel, *state.sides)
+    assert (set(wins), set(safe), set(losing)) == _naive_classes(state)
+
+
+def test_greedy_takes_a_win_and_otherwise_blocks():
+    # X has four in the top row; X to move wins by pushing a cube in at the row's end
+    state = State.from_text("XXXX./OO.../O..../O..../..... X")
+    agent = make_agent("greedy", seed=0)
+    assert state.play(agent.choose(state)).winner == 0
+    # the same board with O to move: O must not leave X the win
+    defending = State.from_text("XXXX./OO.../O..../O..../..... O")
+    _, safe, _ = classify_moves(defending.kernel, *defending.sides)
+    assert safe, "this position has safe moves"
+    for seed in range(5):
+        move = make_agent("greedy", seed=seed).choose(defending)
+        assert defending.move_index(move) in safe
+
+
+@pytest.mark.parametrize("eval_name", ["winloss", "longest", "density", "lines3", "potential"])
+@pytest.mark.parametrize("symmetric", [True, False])
+def test_alphabeta_root_value_equals_plain_negamax(eval_name, symmetric):
+    kernel = State.initial().kernel
+    eval_id = kernel.evaluations.index(eval_name)
+    for seed in range(4):
+        state = random_position(100 + seed, 10 + 3 * seed)
+        runner = SearchRunner(kernel, eval_name, tt_log2=12, symmetric=symmetric)
+        jitter = np.zeros(kernel.max_moves)
+        for depth in (1, 2, 3):
+            move, score, _, aborted = runner.search(*state.sides, depth, jitter)
+            assert not aborted
+            expected = naive_negamax(state, depth, eval_id, ())
+            assert score == pytest.approx(expected), (state.to_text(), depth)
+            child_value = -naive_negamax(state.play_index(move), depth, eval_id, (state.sides,))
+            assert child_value == pytest.approx(expected)
+
+
+def test_alphabeta_wins_soonest_and_loses_latest():
+    # X to move can win at once (complete the top row)
+    state = State.from_text("XXXX./OO.../O..../O..../..... X")
+    agent = make_agent("alphabeta:depth=4", seed=0)
+    move = agent.choose(state)
+    assert state.play(move).winner == 0
+    assert agent.last.score == WIN - 1
+
+
+def lost_position() -> State:
+    """A position whose side to move is proven lost within three plies."""
+    kernel = State.initial().kernel
+    for seed in range(500):
+        state = random_position(seed, 12 + seed % 20)
+        runner = SearchRunner(kernel, "lines3", tt_log2=12)
+        _, score, _, _ = runner.search(*state.sides, 3, np.zeros(kernel.max_moves))
+        if score <= -MATE_ZONE:
+            return state
+    raise AssertionError("no lost position found")
+
+
+def test_alphabeta_time_budget_returns_a_legal_move_and_deepens():
+    state = random_position(9, 12)
+    agent = make_agent("alphabeta:time=0.05", seed=1)
+    move = agent.choose(state)
+    assert move in state.legal_moves()
+    assert agent.last.depth >= 2
+
+
+def test_alphabeta_breaks_ties_from_its_seed():
+    state = State.initial()
+    moves = {make_agent("alphabeta:depth=1,eval=winloss", seed=s).choose(state) for s in range(20)}
+    assert len(moves) > 3
+
+
+def test_mcts_finds_an_immediate_win_and_is_reproducible():
+    state = State.from_text("XXXX./OO.../O..../O..../..... X")
+    agent = make_agent("mcts:iters=2000", seed=3)
+    move = agent.choose(state)
+    assert state.play(move).winner == 0
+    middle = random_position(4, 12)
+    a = make_agent("mcts:iters=500", seed=11).choose(middle)
+    b = make_agent("mcts:iters=500", seed=11).choose(middle)
+    assert a == b
+
+
+def test_mcts_visits_add_up_and_capped_rollouts_are_draws():
+    state = random_position(5, 10)
+    rng = np.random.default_rng(0)
+    result, tree = mcts_search(state.kernel, *state.sides, 300, 0.0, 1.4, 1, rng)
+    moves, visits, means = tree.root_children()
+    assert result.iterations == 300
+    assert visits.sum() == tree.visits[0] == 300
+    # with one-ply rollouts almost every simulation is capped: values stay near zero
+    assert np.all(np.abs(means) <= 1.0)
+    assert set(moves.tolist()) == set(state.legal_indices())
+
+
+def test_hybrid_hands_lost_positions_to_mcts():
+    doomed = lost_position()
+    agent = make_agent("hybrid:time=0.2,depth=3", seed=0)
+    assert agent.choose(doomed) in doomed.legal_moves()
+    assert agent.last_engine == "mcts"
+    hopeful = random_position(1, 6)
+    agent.choose(hopeful)
+    assert agent.last_engine == "alphabeta"
+
+
+def test_hybrid_uses_mcts_when_few_blanks_are_left():
+    state = random_position(2, 30)
+    agent = make_agent(f"hybrid:time=0.1,blanks={state.blanks}", seed=0)
+    agent.choose(state)
+    assert agent.last_engine == "mcts"
