@@ -1,0 +1,48 @@
+"""The arena: matches and round-robin tournaments, stored in SQLite, rated, tabled and plotted.
+
+Typical use::
+
+    from boardlab.arena import match, tournament
+
+    run = match("greedy", "random", games=100, store="results/arena.sqlite", workers=2)
+    summary = run.summary()          # scores, results by colour, Elo with intervals
+    run = tournament(["random", "greedy", "alphabeta:depth=3"], games_per_pair=50)
+
+Games follow a deterministic schedule (:mod:`boardlab.arena.schedule`), each is stored as
+it ends (:mod:`boardlab.arena.store`), and running the same tournament again resumes it.
+Plots live in :mod:`boardlab.arena.plots` and tables in :mod:`boardlab.arena.report`.
+"""
+
+from boardlab.arena.play import GameRecord, play_game, play_opening
+from boardlab.arena.ratings import EloFit, RatingError, elo_from_score, expected_score, fit_elo, pair_elo
+from boardlab.arena.runner import TournamentRun, match, run_tournament, tournament, validate_config
+from boardlab.arena.schedule import ArenaError, GameTask, TournamentConfig, build_schedule, derive_seed
+from boardlab.arena.store import Store, StoreError
+from boardlab.arena.summary import Outcomes, Summary, summarize
+
+__all__ = [
+    "ArenaError",
+    "EloFit",
+    "GameRecord",
+    "GameTask",
+    "Outcomes",
+    "RatingError",
+    "Store",
+    "StoreError",
+    "Summary",
+    "TournamentConfig",
+    "TournamentRun",
+    "build_schedule",
+    "derive_seed",
+    "elo_from_score",
+    "expected_score",
+    "fit_elo",
+    "match",
+    "pair_elo",
+    "play_game",
+    "play_opening",
+    "run_tournament",
+    "summarize",
+    "tournament",
+    "validate_config",
+]

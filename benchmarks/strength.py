@@ -1,0 +1,139 @@
+"""Playing strength of one agent against a list of opponents.
+
+Each opponent plays ``--games`` games against the agent: colours alternate, each random
+opening is played with both colours, games run in parallel and are stored in ``--db`` (so an
+interrupted run resumes where it stopped when the same command is run again). Prints a
+table: wins/draws/losses overall and by colour, score, and the agent's Elo difference over
+the opponent with its 95 % interval (maximum likelihood, one virtual draw per player as prior,
+see boardlab.arena.ratings).
+
+Usage:
+    .venv/bin/python benchmarks/strength.py --agent hybrid \\
+        --opponents random alphabeta:depth=3,eval=lines3 --games 1000 [--markdown]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from boardlab.arena import ArenaError, Store, TournamentConfig, TournamentRun, run_tournament
+from boardlab.arena.report import output_console, progress_bar
+from boardlab.arena.runner import validate_config
+
+
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--agent", required=True, help="agent spec to measure, e.g. hybrid")
+    parser.add_argument("--opponents", nargs="+", required=True, help="opponent specs")
+    parser.add_argument("--games", type=int, default=100, help="games against each opponent")
+    parser.add_argument("--game", default="quixo", help="game spec, e.g. quixo or quixo:size=4")
+    parser.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
+    parser.add_argument("--seed", type=int, default=0, help="tournament seed")
+    parser.add_argument("--opening-plies", type=int, default=2, help="random opening plies")
+    parser.add_argument("--db", type=Path, default=Path("results/strength.sqlite"), help="SQLite game store")
+    parser.add_argument("--markdown", action="store_true", help="also print a Markdown table")
+    return parser.parse_args(argv)
+
+
+def _configs(args: argparse.Namespace) -> list[TournamentConfig]:
+    if args.games < 1:
+        raise ArenaError(f"--games must be at least 1, got {args.games}")
+    if args.workers is not None and args.workers < 1:
+        raise ArenaError(f"--workers must be at least 1, got {args.workers}")
+    configs = [
+        TournamentConfig((args.agent, opponent), args.games, args.game, args.seed, args.opening_plies)
+        for opponent in args.opponents
+    ]
+    for config in configs:
+        validate_config(config)
+    return configs
+
+
+def _row(run: TournamentRun) -> list[str]:
+    summary = run.summary()
+    overall, first, second = summary.overall(0), summary.as_first[0], summary.as_second[0]
+    diff, low, high = summary.elo.difference(0, 1) if summary.elo else (math.nan,) * 3
+    seconds = summary.move_seconds[0] if summary.move_seconds else math.nan
+    return [
+        run.config.specs[1],
+        str(overall.games),
+        overall.text(),
+        first.text(),
+        second.text(),
+        f"{overall.score:.1%}",
+        f"{diff:+.0f} [{low:+.0f}, {high:+.0f}]",
+        f"{seconds * 1000:.1f}",
+        f"{statistics.fmean(summary.plies):.1f}",
+    ]
+
+
+COLUMNS = (
+    "opponent",
+    "games",
+    "W-D-L",
+    "as first",
+    "as second",
+    "score",
+    "Elo diff [95%]",
+    "ms/move",
+    "plies",
+)
+
+
+def _print_tables(agent: str, rows: list[list[str]], console: Console, markdown: bool) -> None:
+    table = Table(title=f"Strength of {agent}")
+    for i, column in enumerate(COLUMNS):
+        table.add_column(column, justify="left" if i == 0 else "right")
+    for row in rows:
+        table.add_row(*row)
+    table.caption = "W-D-L and score from the agent's side; ms/move is the agent's mean thinking time"
+    console.print(table)
+    if markdown:
+        print(f"\n`{agent}`\n")
+        print("| " + " | ".join(COLUMNS) + " |")
+        print("|---" + "|---:" * (len(COLUMNS) - 1) + "|")
+        for row in rows:
+            print("| " + " | ".join(f"`{row[0]}`" if i == 0 else cell for i, cell in enumerate(row)) + " |")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; returns the exit status."""
+    args = _arguments(argv)
+    console, status = output_console(), Console(stderr=True)
+    try:
+        configs = _configs(args)
+        store = Store(args.db)
+    except ArenaError as err:
+        print(f"Error: {' '.join(str(err).split())}", file=sys.stderr)
+        return 2
+    rows = []
+    with store:
+        for config in configs:
+            with progress_bar(status, f"{config.specs[0]} vs {config.specs[1]}") as (on_start, on_game):
+                try:
+                    run = run_tournament(
+                        config, store, workers=args.workers, on_start=on_start, on_game=on_game
+                    )
+                except ArenaError as err:
+                    print(f"Error: {' '.join(str(err).split())}", file=sys.stderr)
+                    return 1
+            if run.interrupted:
+                status.print(
+                    f"Interrupted: the games played are stored in {args.db}; run the same command to resume.",
+                    soft_wrap=True,
+                )
+                return 130
+            rows.append(_row(run))
+    _print_tables(args.agent, rows, console, args.markdown)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,125 @@
+"""PNG plots of a tournament: score matrix, outcomes by starting side, game lengths, ratings.
+
+Figures are drawn on matplotlib's Agg canvas directly (no pyplot, no interactive backend),
+so plotting works headless and leaves the caller's matplotlib state alone.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+
+from boardlab.arena.summary import Summary
+
+OUTCOME_COLOURS = ("#4c9a2a", "#b0b0b0", "#c0392b")  # win, draw, loss
+
+
+def _figure(width: float, height: float) -> Figure:
+    figure = Figure(figsize=(width, height), dpi=110, layout="constrained")
+    FigureCanvasAgg(figure)
+    return figure
+
+
+def _save(figure: Figure, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, format="png")
+    return path
+
+
+def plot_score_matrix(summary: Summary, path: Path) -> Path:
+    """Heatmap of the fraction of points each row player took from each column player."""
+    order = summary.ranking()
+    scores = summary.score_matrix()[np.ix_(order, order)]
+    names = [summary.names[i] for i in order]
+    size = max(4.0, 1.0 + 0.9 * len(names))
+    figure = _figure(size + 1.5, size)
+    ax = figure.subplots()
+    image = ax.imshow(np.ma.masked_invalid(scores), cmap="RdYlGn", vmin=0, vmax=1)
+    ax.set_xticks(range(len(names)), names, rotation=35, ha="right")
+    ax.set_yticks(range(len(names)), names)
+    for row in range(len(names)):
+        for col in range(len(names)):
+            if not np.isnan(scores[row, col]):
+                games = int(summary.games[order[row], order[col]])
+                ax.text(col, row, f"{scores[row, col]:.0%}\n({games})", ha="center", va="center", fontsize=8)
+    ax.set_title("Score of row player against column player")
+    figure.colorbar(image, ax=ax, label="score")
+    return _save(figure, path)
+
+
+def plot_outcomes_by_side(summary: Summary, path: Path) -> Path:
+    """Stacked bars of wins, draws and losses for each player moving first and moving second."""
+    labels, rows = [], []
+    for i in summary.ranking():
+        for side, outcomes in (("first", summary.as_first[i]), ("second", summary.as_second[i])):
+            labels.append(f"{summary.names[i]} ({side})")
+            rows.append((outcomes.wins, outcomes.draws, outcomes.losses))
+    labels.append("all games, first player")
+    first = summary.first_player
+    rows.append((first.wins, first.draws, first.losses))
+    counts = np.array(rows, dtype=float)
+    fractions = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1)
+    figure = _figure(8, 1.2 + 0.35 * len(labels))
+    ax = figure.subplots()
+    left = np.zeros(len(labels))
+    for column, (name, colour) in enumerate(zip(("win", "draw", "loss"), OUTCOME_COLOURS, strict=True)):
+        ax.barh(range(len(labels)), fractions[:, column], left=left, color=colour, label=name)
+        left += fractions[:, column]
+    ax.set_yticks(range(len(labels)), labels)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("fraction of games")
+    ax.set_title("Outcomes by starting side")
+    ax.legend(loc="lower right", fontsize=8)
+    return _save(figure, path)
+
+
+def plot_game_lengths(summary: Summary, path: Path) -> Path:
+    """Histogram of game lengths in plies."""
+    plies = np.array(summary.plies, dtype=int)
+    figure = _figure(7, 4)
+    ax = figure.subplots()
+    if plies.size:
+        bins = np.arange(plies.min(), plies.max() + 2) - 0.5 if np.ptp(plies) < 60 else 40
+        ax.hist(plies, bins=bins, color="#3b6ea5")
+        median = float(np.median(plies))
+        ax.axvline(median, color="black", linestyle="--", label=f"median {median:g}")
+        ax.legend()
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("plies")
+    ax.set_ylabel("games")
+    ax.set_title(f"Game length ({plies.size} games)")
+    return _save(figure, path)
+
+
+def plot_ratings(summary: Summary, path: Path) -> Path:
+    """Elo ratings with their intervals, best first."""
+    figure = _figure(7, 1.2 + 0.45 * len(summary.names))
+    ax = figure.subplots()
+    if summary.elo is not None:
+        order = summary.ranking()
+        ratings = np.array([summary.elo.ratings[i] for i in order])
+        lows, highs = zip(*(summary.elo.interval(i) for i in order), strict=True)
+        errors = np.array([ratings - np.array(lows), np.array(highs) - ratings])
+        ax.errorbar(ratings, range(len(order)), xerr=errors, fmt="o", capsize=4, color="#3b6ea5")
+        ax.set_yticks(range(len(order)), [summary.names[i] for i in order])
+        ax.invert_yaxis()
+        ax.axvline(0, color="grey", linewidth=0.8)
+    ax.set_xlabel(f"Elo (mean 0, {summary.elo.level:.0%} interval)" if summary.elo else "Elo")
+    ax.set_title("Ratings")
+    return _save(figure, path)
+
+
+def write_plots(summary: Summary, out_dir: str | Path) -> list[Path]:
+    """Write every plot as PNG into ``out_dir`` and return the paths."""
+    out = Path(out_dir)
+    return [
+        plot_score_matrix(summary, out / "score_matrix.png"),
+        plot_outcomes_by_side(summary, out / "outcomes_by_side.png"),
+        plot_game_lengths(summary, out / "game_lengths.png"),
+        plot_ratings(summary, out / "ratings.png"),
+    ]

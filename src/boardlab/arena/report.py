@@ -1,0 +1,159 @@
+"""Rich tables and the progress bar of the arena."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from boardlab.arena.play import GameRecord
+from boardlab.arena.runner import GameHook, StartHook
+from boardlab.arena.summary import Outcomes, Summary
+
+PIPE_WIDTH = 130
+
+
+def output_console() -> Console:
+    """A console on stdout; when stdout is not a terminal, wide enough for the tables."""
+    console = Console()
+    return console if console.is_terminal else Console(width=PIPE_WIDTH)
+
+
+def _pct(value: float) -> str:
+    return "-" if math.isnan(value) else f"{value:.1%}"
+
+
+def _seconds(value: float) -> str:
+    if math.isnan(value):
+        return "-"
+    return f"{value * 1000:.1f} ms" if value < 1 else f"{value:.2f} s"
+
+
+def _player_column(table: Table, summary: Summary) -> None:
+    # names are never cut; the number columns wrap first on a narrow terminal
+    table.add_column("player", no_wrap=True, min_width=max(map(len, summary.names)))
+
+
+def ratings_table(summary: Summary, title: str = "Ratings") -> Table:
+    """Players best first: Elo with interval, games, wins-draws-losses, score, time per move."""
+    level = f"{summary.elo.level:.0%}" if summary.elo else "95%"
+    table = Table(title=title)
+    table.add_column("#", justify="right")
+    _player_column(table, summary)
+    for name in ("Elo", f"{level} interval", "games", "W-D-L", "score", "time/move"):
+        table.add_column(name, justify="right", no_wrap=name.endswith("interval"))
+    for rank, i in enumerate(summary.ranking(), start=1):
+        overall = summary.overall(i)
+        if summary.elo is not None:
+            low, high = summary.elo.interval(i)
+            elo, interval = f"{summary.elo.ratings[i]:+.0f}", f"[{low:+.0f}, {high:+.0f}]"
+        else:
+            elo, interval = "-", "-"
+        seconds = summary.move_seconds[i] if summary.move_seconds else math.nan
+        table.add_row(
+            str(rank),
+            summary.names[i],
+            elo,
+            interval,
+            str(overall.games),
+            overall.text(),
+            _pct(overall.score),
+            _seconds(seconds),
+        )
+    if summary.elo is not None and summary.elo.prior_draws:
+        table.caption = (
+            f"Elo by maximum likelihood, mean 0; prior: {summary.elo.prior_draws:g} virtual draw(s) "
+            "per player against a mean-rated opponent"
+        )
+    return table
+
+
+def score_matrix_table(summary: Summary, title: str = "Score matrix (row player's score)") -> Table:
+    """The score of each row player against each column player, with the games played."""
+    order = summary.ranking()
+    scores = summary.score_matrix()
+    table = Table(title=title)
+    _player_column(table, summary)
+    for j in order:
+        table.add_column(summary.names[j], justify="right")
+    for i in order:
+        cells = []
+        for j in order:
+            games = int(summary.games[i, j])
+            cells.append("" if i == j or not games else f"{scores[i, j]:.0%} ({games})")
+        table.add_row(summary.names[i], *cells)
+    return table
+
+
+def colour_table(summary: Summary, title: str = "Results by colour") -> Table:
+    """Wins-draws-losses and score of each player moving first and moving second."""
+    table = Table(title=title)
+    _player_column(table, summary)
+    for name in ("as first W-D-L", "score", "as second W-D-L", "score"):
+        table.add_column(name, justify="right")
+    for i in summary.ranking():
+        first, second = summary.as_first[i], summary.as_second[i]
+        table.add_row(summary.names[i], first.text(), _pct(first.score), second.text(), _pct(second.score))
+    table.caption = _first_player_caption(summary.first_player)
+    return table
+
+
+def _first_player_caption(first: Outcomes) -> str:
+    return f"all games: the first player won {first.wins}, drew {first.draws}, lost {first.losses}"
+
+
+def print_report(summary: Summary, console: Console, title: str = "") -> None:
+    """Print the ratings, score matrix and colour tables."""
+    heading = f" ({title})" if title else ""
+    console.print(ratings_table(summary, f"Ratings{heading}: {summary.n_games} games"))
+    if len(summary.names) > 2:
+        console.print(score_matrix_table(summary))
+    console.print(colour_table(summary))
+
+
+def write_summary_json(summary: Summary, path: str | Path) -> Path:
+    """Write the summary (scores, colours, ratings) as JSON."""
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(summary.to_dict(), indent=2) + "\n")
+    return out
+
+
+@contextmanager
+def progress_bar(console: Console, label: str) -> Iterator[tuple[StartHook, GameHook]]:
+    """A rich progress bar (games done / total, elapsed, ETA) and the hooks that drive it."""
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("games"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, transient=False) as progress:
+        tasks: list[TaskID] = []
+
+        def on_start(total: int, done: int) -> None:
+            # created here, with the stored games already counted, so the ETA ignores them
+            tasks.append(progress.add_task(label, total=total, completed=done))
+
+        def on_game(record: GameRecord) -> None:
+            if tasks:
+                progress.advance(tasks[-1])
+
+        yield on_start, on_game

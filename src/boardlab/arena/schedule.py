@@ -1,0 +1,148 @@
+"""The deterministic schedule of a tournament: who plays whom, with which colours, opening and seeds.
+
+Everything about game ``i`` follows from the tournament's configuration and ``i`` alone, so
+a tournament can be stopped, resumed, split over processes or replayed, and always gives
+the same games for agents that are deterministic given their seed.
+
+Order: round ``k`` holds one game of every pair; game ``i`` is round ``i // pairs``, pair
+``i % pairs``. Within a pair, rounds ``2m`` and ``2m + 1`` share opening ``m`` with the
+colours swapped (the pair's first player moves first in even rounds); every pair meets the
+same openings. Opening ``m`` is ``opening_plies`` random moves drawn from a seed derived from
+the tournament seed and ``m``; each agent's seed is derived from the tournament seed, the game
+index and its colour.
+
+Because a round's games do not depend on how many rounds are asked for, a longer run of the
+same tournament extends a shorter one: the schedule for ``n`` games per pair is a prefix of
+the one for ``n + 1``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from itertools import combinations
+
+SCHEDULE_VERSION = 1
+
+
+class ArenaError(ValueError):
+    """Bad input to the arena: a tournament that cannot be scheduled or played."""
+
+
+def derive_seed(seed: int, *labels: str | int) -> int:
+    """A 63-bit seed derived from ``seed`` and labels (stable across runs and platforms)."""
+    text = json.dumps([seed, *labels], separators=(",", ":"))
+    digest = hashlib.blake2b(text.encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """What defines a tournament: the game, the players' agent specs, the seed and openings.
+
+    ``games_per_pair`` says how many games each pair plays in this run; it is not part of the
+    tournament's identity (see the module docstring), so raising it later adds games to the
+    same stored tournament.
+    """
+
+    specs: tuple[str, ...]
+    games_per_pair: int
+    game: str = "quixo"
+    seed: int = 0
+    opening_plies: int = 2
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "specs", tuple(s.strip() for s in self.specs))
+        if len(self.specs) < 2:
+            raise ArenaError(f"a tournament needs at least 2 agent specs, got {len(self.specs)}")
+        if self.games_per_pair < 1:
+            raise ArenaError(f"games per pair must be at least 1, got {self.games_per_pair}")
+        if self.opening_plies < 0:
+            raise ArenaError(f"opening plies must be at least 0, got {self.opening_plies}")
+        if not 0 <= self.seed < 2**63:
+            raise ArenaError(f"seed must be in 0..2**63-1, got {self.seed}")
+
+    @property
+    def tournament_id(self) -> str:
+        """A key naming this tournament in the store (game, specs, seed, opening plies)."""
+        identity = {
+            "version": SCHEDULE_VERSION,
+            "game": self.game,
+            "specs": list(self.specs),
+            "seed": self.seed,
+            "opening_plies": self.opening_plies,
+        }
+        text = json.dumps(identity, sort_keys=True, separators=(",", ":"))
+        return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+
+    @property
+    def pairs(self) -> list[tuple[int, int]]:
+        """The pairs of player indices, in schedule order."""
+        return list(combinations(range(len(self.specs)), 2))
+
+    @property
+    def total_games(self) -> int:
+        """Number of games in this run's schedule."""
+        return len(self.pairs) * self.games_per_pair
+
+    @property
+    def label(self) -> str:
+        """The name if one was given, else the specs joined by ``vs``."""
+        return self.name or " vs ".join(self.specs)
+
+
+@dataclass(frozen=True)
+class GameTask:
+    """Everything needed to play game ``index`` of a tournament, as plain values."""
+
+    tournament_id: str
+    index: int
+    game: str
+    first_player: int
+    second_player: int
+    first_spec: str
+    second_spec: str
+    first_seed: int
+    second_seed: int
+    opening_index: int
+    opening_seed: int
+    opening_plies: int
+
+    def to_json(self) -> str:
+        """The task as JSON (what crosses to a worker process)."""
+        return json.dumps(self.__dict__, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> GameTask:
+        """Read a task written by :meth:`to_json`."""
+        return cls(**json.loads(text))
+
+
+def game_task(config: TournamentConfig, index: int) -> GameTask:
+    """The task of game ``index`` (any non-negative index; rounds continue past this run)."""
+    pairs = config.pairs
+    round_, pair = divmod(index, len(pairs))
+    a, b = pairs[pair]
+    first, second = (a, b) if round_ % 2 == 0 else (b, a)
+    opening_index = round_ // 2
+    return GameTask(
+        tournament_id=config.tournament_id,
+        index=index,
+        game=config.game,
+        first_player=first,
+        second_player=second,
+        first_spec=config.specs[first],
+        second_spec=config.specs[second],
+        first_seed=derive_seed(config.seed, "agent", index, 0),
+        second_seed=derive_seed(config.seed, "agent", index, 1),
+        opening_index=opening_index,
+        opening_seed=derive_seed(config.seed, "opening", opening_index),
+        opening_plies=config.opening_plies,
+    )
+
+
+def build_schedule(config: TournamentConfig) -> list[GameTask]:
+    """Every game of this run, in schedule order."""
+    return [game_task(config, i) for i in range(config.total_games)]

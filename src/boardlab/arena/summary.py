@@ -1,0 +1,160 @@
+"""What a set of games says: scores, the score matrix, results by colour and Elo ratings."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from boardlab.arena.play import GameRecord
+from boardlab.arena.ratings import DEFAULT_PRIOR_DRAWS, EloFit, fit_elo_matrices
+
+
+@dataclass(frozen=True)
+class Outcomes:
+    """Wins, draws and losses from one player's point of view."""
+
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def games(self) -> int:
+        """Number of games."""
+        return self.wins + self.draws + self.losses
+
+    @property
+    def points(self) -> float:
+        """Wins plus half the draws."""
+        return self.wins + self.draws / 2
+
+    @property
+    def score(self) -> float:
+        """Points per game (NaN without games)."""
+        return self.points / self.games if self.games else float("nan")
+
+    def __add__(self, other: Outcomes) -> Outcomes:
+        return Outcomes(self.wins + other.wins, self.draws + other.draws, self.losses + other.losses)
+
+    def text(self) -> str:
+        """``W-D-L``."""
+        return f"{self.wins}-{self.draws}-{self.losses}"
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The tables of a tournament: per player, per pair and per colour, with Elo ratings."""
+
+    names: tuple[str, ...]
+    specs: tuple[str, ...]
+    as_first: tuple[Outcomes, ...]
+    as_second: tuple[Outcomes, ...]
+    points: np.ndarray
+    games: np.ndarray
+    elo: EloFit | None
+    plies: tuple[int, ...]
+    first_player: Outcomes = field(default_factory=Outcomes)
+    move_seconds: tuple[float, ...] = ()
+
+    @property
+    def n_games(self) -> int:
+        """Number of games summarised."""
+        return len(self.plies)
+
+    def overall(self, player: int) -> Outcomes:
+        """A player's results with both colours."""
+        return self.as_first[player] + self.as_second[player]
+
+    def ranking(self) -> list[int]:
+        """Player indices from best to worst (by Elo, else by score)."""
+        if self.elo is not None:
+            return sorted(range(len(self.names)), key=lambda i: -float(self.elo.ratings[i]))
+        return sorted(range(len(self.names)), key=lambda i: -np.nan_to_num(self.overall(i).score))
+
+    def score_matrix(self) -> np.ndarray:
+        """``score[i, j]``: the fraction of points ``i`` took from ``j`` (NaN where they never met)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(self.games > 0, self.points / np.maximum(self.games, 1), np.nan)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The summary as plain JSON-ready values."""
+        players = []
+        for i, name in enumerate(self.names):
+            item: dict[str, Any] = {
+                "name": name,
+                "spec": self.specs[i],
+                "as_first": self.as_first[i].__dict__,
+                "as_second": self.as_second[i].__dict__,
+                "score": _finite_or_none(self.overall(i).score),
+                "seconds_per_move": _finite_or_none(self.move_seconds[i]) if self.move_seconds else None,
+            }
+            if self.elo is not None:
+                low, high = self.elo.interval(i)
+                item["elo"] = {"rating": float(self.elo.ratings[i]), "low": low, "high": high}
+            players.append(item)
+        return {
+            "games": self.n_games,
+            "first_player": self.first_player.__dict__,
+            "prior_draws": self.elo.prior_draws if self.elo is not None else None,
+            "players": players,
+            "points": self.points.tolist(),
+            "games_matrix": self.games.tolist(),
+        }
+
+
+def player_names(specs: Sequence[str]) -> tuple[str, ...]:
+    """Display names: the specs, with ``#2``, ``#3``... added to repeated ones."""
+    seen: Counter[str] = Counter()
+    names = []
+    for spec in specs:
+        seen[spec] += 1
+        names.append(spec if seen[spec] == 1 else f"{spec}#{seen[spec]}")
+    return tuple(names)
+
+
+def summarize(
+    specs: Sequence[str], records: Sequence[GameRecord], prior_draws: float = DEFAULT_PRIOR_DRAWS
+) -> Summary:
+    """The summary of ``records`` played between players ``specs`` (indexed as in the records)."""
+    n = len(specs)
+    first = [[0, 0, 0] for _ in range(n)]
+    second = [[0, 0, 0] for _ in range(n)]
+    points = np.zeros((n, n))
+    games = np.zeros((n, n))
+    overall_first = [0, 0, 0]
+    for record in records:
+        a, b = record.first_player, record.second_player
+        column = {0: 0, None: 1, 1: 2}[record.winner]  # first player's win / draw / loss
+        first[a][column] += 1
+        second[b][2 - column] += 1
+        overall_first[column] += 1
+        points[a, b] += record.score_of(a)
+        points[b, a] += record.score_of(b)
+        games[a, b] += 1
+        games[b, a] += 1
+    elo = fit_elo_matrices(points, games, prior_draws) if records else None
+    seconds, moves = np.zeros(n), np.zeros(n)
+    for record in records:
+        players = (record.first_player, record.second_player)
+        for ply, spent in enumerate(record.move_times, start=len(record.opening)):
+            seconds[players[ply % 2]] += spent
+            moves[players[ply % 2]] += 1
+    return Summary(
+        names=player_names(specs),
+        specs=tuple(specs),
+        as_first=tuple(Outcomes(*row) for row in first),
+        as_second=tuple(Outcomes(*row) for row in second),
+        points=points,
+        games=games,
+        elo=elo,
+        plies=tuple(r.plies for r in records),
+        first_player=Outcomes(*overall_first),
+        move_seconds=tuple(float(s / m) if m else float("nan") for s, m in zip(seconds, moves, strict=True)),
+    )
+
+
+def _finite_or_none(value: float) -> float | None:
+    return None if np.isnan(value) else value

@@ -1,0 +1,194 @@
+"""Matches and tournaments: colours, attribution, replay, resume and parallel play."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+from boardlab.agents.base import REGISTRY, Agent, register
+from boardlab.arena import (
+    ArenaError,
+    Store,
+    TournamentConfig,
+    build_schedule,
+    match,
+    play_game,
+    play_opening,
+    run_tournament,
+    summarize,
+    tournament,
+)
+from boardlab.arena.play import play_task_json, record_from_worker
+from boardlab.games import new_game
+
+
+class InterruptingAgent(Agent):
+    """Plays at random; raises KeyboardInterrupt at the start of game ``games_left + 1``."""
+
+    name = "test-interrupt"
+    games_left: ClassVar[int | None] = None
+
+    def new_game(self) -> None:
+        cls = type(self)
+        if cls.games_left is not None:
+            if cls.games_left == 0:
+                raise KeyboardInterrupt
+            cls.games_left -= 1
+
+    def choose(self, state: Any) -> Any:
+        return self.rng.choice(state.legal_moves())
+
+
+class FailingAgent(Agent):
+    """Breaks on its first move."""
+
+    name = "test-fail"
+
+    def choose(self, state: Any) -> Any:
+        raise RuntimeError("no move today")
+
+
+@pytest.fixture(autouse=True)
+def test_agents() -> Iterator[None]:
+    for cls in (InterruptingAgent, FailingAgent):
+        register(cls)
+    yield
+    InterruptingAgent.games_left = None
+    for cls in (InterruptingAgent, FailingAgent):
+        REGISTRY.pop(cls.name, None)
+
+
+def _contents(records: Any) -> list[tuple[Any, ...]]:
+    return [r.game_content() for r in records]
+
+
+def test_colours_alternate_and_results_go_to_the_right_agent() -> None:
+    run = match("greedy", "random", 8, seed=1, workers=1)
+    assert run.complete and run.played == 8
+    assert [r.first_spec for r in run.records] == ["greedy", "random"] * 4
+    assert [r.first_player for r in run.records] == [0, 1] * 4
+    wins = {0: 0, 1: 0}
+    for record in run.records:
+        final = new_game("quixo")
+        for move in record.moves:
+            final = final.play(move)
+        assert final.is_over and final.winner == record.winner
+        assert record.plies == len(record.moves)
+        if record.winner is not None:
+            winner_spec = record.first_spec if record.winner == 0 else record.second_spec
+            assert winner_spec == ("greedy", "random")[record.winner_player]
+            wins[record.winner_player] += 1
+    summary = run.summary()
+    assert summary.overall(0).wins == wins[0] and summary.overall(1).wins == wins[1]
+    assert summary.as_first[0].games == summary.as_second[0].games == 4
+    assert summary.overall(0).score >= 0.75  # greedy takes every win random leaves it
+    assert summary.elo is not None and summary.elo.ratings[0] > summary.elo.ratings[1]
+
+
+def test_openings_are_random_prefixes_shared_by_both_colours() -> None:
+    run = match("random", "random", 6, seed=2, opening_plies=3, workers=1)
+    for record in run.records:
+        assert len(record.opening) == 3
+        assert record.moves[:3] == record.opening
+        assert len(record.move_times) == record.plies - 3
+    openings = [r.opening for r in run.records]
+    assert openings[0] == openings[1] and openings[2] == openings[3] and openings[4] == openings[5]
+    assert len(set(openings)) == 3
+    state, moves = play_opening("quixo", 3, 123)
+    assert (state, moves) == play_opening("quixo", 3, 123) and not state.is_over
+
+
+def test_same_seed_replays_the_same_games() -> None:
+    first = tournament(["greedy", "random", "random"], 2, seed=7, workers=1)
+    again = tournament(["greedy", "random", "random"], 2, seed=7, workers=1)
+    other = tournament(["greedy", "random", "random"], 2, seed=8, workers=1)
+    assert _contents(first.records) == _contents(again.records)
+    assert [r.moves for r in first.records] != [r.moves for r in other.records]
+
+
+def test_resume_after_a_partial_run(tmp_path: Path) -> None:
+    config = TournamentConfig(("random", "greedy", "random"), 4, seed=3)
+    db = tmp_path / "arena.sqlite"
+    with Store(db) as store:
+        part = run_tournament(config, store, workers=1, max_games=5)
+    assert (part.played, len(part.records), part.complete) == (5, 5, False)
+    with Store(db) as store:
+        seen: list[int] = []
+        rest = run_tournament(
+            config, store, workers=1, on_start=lambda total, done: seen.extend((total, done))
+        )
+    assert seen == [12, 5]
+    assert (rest.played, rest.already_stored, len(rest.records), rest.complete) == (7, 5, 12, True)
+    assert [r.index for r in rest.records] == list(range(12))
+    fresh = tournament(config.specs, 4, seed=3, workers=1)
+    assert _contents(rest.records) == _contents(fresh.records)
+    with Store(db) as store:
+        again = run_tournament(config, store, workers=1)
+        assert again.played == 0 and len(store.games(config.tournament_id)) == 12
+
+
+def test_resume_after_an_interrupt(tmp_path: Path) -> None:
+    db = tmp_path / "arena.sqlite"
+    InterruptingAgent.games_left = 3
+    stopped = match("test-interrupt", "random", 8, seed=5, store=db, workers=1)
+    assert stopped.interrupted and stopped.played == 3 and len(stopped.records) == 3
+    InterruptingAgent.games_left = None
+    resumed = match("test-interrupt", "random", 8, seed=5, store=db, workers=1)
+    assert not resumed.interrupted and resumed.played == 5 and resumed.complete
+    fresh = match("test-interrupt", "random", 8, seed=5, workers=1)
+    assert _contents(resumed.records) == _contents(fresh.records)
+
+
+def test_more_games_extend_a_stored_tournament(tmp_path: Path) -> None:
+    db = tmp_path / "arena.sqlite"
+    match("random", "random", 4, seed=6, store=db, workers=1)
+    longer = match("random", "random", 6, seed=6, store=db, workers=1)
+    assert longer.already_stored == 4 and longer.played == 2 and len(longer.records) == 6
+
+
+def test_parallel_workers_play_the_same_games() -> None:
+    parallel = tournament(["greedy", "random", "random"], 4, seed=9, workers=2)
+    serial = tournament(["greedy", "random", "random"], 4, seed=9, workers=1)
+    assert parallel.complete and not parallel.interrupted
+    assert _contents(parallel.records) == _contents(serial.records)
+
+
+def test_a_failing_agent_is_reported_with_its_game() -> None:
+    with pytest.raises(ArenaError, match=r"game 0: agent 'test-fail' failed.*no move today"):
+        match("test-fail", "random", 2, opening_plies=0, workers=1)
+
+
+def test_worker_failures_come_back_as_messages() -> None:
+    task = build_schedule(TournamentConfig(("test-fail", "random"), 1, opening_plies=0))[0]
+    reply = play_task_json(task.to_json())
+    assert json.loads(reply) == {"error": "game 0: agent 'test-fail' failed at ply 0: no move today"}
+    with pytest.raises(ArenaError, match="no move today"):
+        record_from_worker(reply)
+    good = build_schedule(TournamentConfig(("random", "random"), 1))[0]
+    back = record_from_worker(play_task_json(good.to_json()))
+    assert back.game_content() == play_game(good).game_content()
+
+
+@pytest.mark.parametrize(
+    ("specs", "game", "message"),
+    [
+        (("random", "nosuch"), "quixo", "unknown agent"),
+        (("random", "random:depth=3"), "quixo", "unknown parameter"),
+        (("random", "greedy"), "chess", "unknown game"),
+    ],
+)
+def test_bad_specs_fail_before_play(specs: tuple[str, str], game: str, message: str) -> None:
+    with pytest.raises(ArenaError, match=message):
+        match(*specs, 2, game=game, workers=1)
+
+
+def test_smaller_board_and_summary_counts() -> None:
+    run = match("greedy", "random", 4, game="quixo:size=4", workers=1)
+    summary = summarize(run.config.specs, run.records)
+    assert summary.n_games == 4
+    assert summary.first_player.games == 4
+    assert summary.as_first[0] + summary.as_first[1] == summary.first_player

@@ -1,0 +1,88 @@
+"""Tables, JSON summary and PNG plots of a tournament."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+from rich.console import Console
+
+from boardlab.arena.play import GameRecord
+from boardlab.arena.plots import write_plots
+from boardlab.arena.report import print_report, write_summary_json
+from boardlab.arena.summary import player_names, summarize
+
+SPECS = ("random", "greedy", "random")
+
+
+def _game(index: int, first: int, second: int, winner: int | None, plies: int) -> GameRecord:
+    return GameRecord(
+        tournament_id="t",
+        index=index,
+        game="quixo",
+        first_player=first,
+        second_player=second,
+        first_spec=SPECS[first],
+        second_spec=SPECS[second],
+        first_seed=1,
+        second_seed=2,
+        opening_index=0,
+        opening=("a1e1",),
+        moves=("a1e1",) + ("b1b5",) * (plies - 1),
+        winner=winner,
+        plies=plies,
+        move_times=(0.5,) * (plies - 1),
+        started="",
+        finished="",
+    )
+
+
+GAMES = [
+    _game(0, 1, 0, 0, 11),  # greedy first, wins
+    _game(1, 0, 1, 1, 12),  # greedy second, wins
+    _game(2, 0, 2, None, 200),  # draw
+    _game(3, 2, 0, 0, 9),  # random#2 first, wins
+    _game(4, 1, 2, 1, 15),  # greedy first, loses
+    _game(5, 2, 1, 1, 14),  # greedy second, wins
+]
+
+
+def test_summary_counts_by_colour_and_pair() -> None:
+    summary = summarize(SPECS, GAMES)
+    assert summary.names == ("random", "greedy", "random#2")
+    assert summary.as_first[1].text() == "1-0-1" and summary.as_second[1].text() == "2-0-0"
+    assert summary.as_first[0].text() == "0-1-1" and summary.as_second[0].text() == "0-0-2"
+    assert summary.first_player.text() == "2-1-3"
+    assert summary.points[1, 0] == 2 and summary.points[0, 1] == 0
+    assert summary.points[0, 2] == 0.5 and summary.points[2, 0] == 1.5
+    scores = summary.score_matrix()
+    assert scores[1, 2] == 0.5 and np.isnan(scores[0, 0])
+    assert summary.ranking()[0] == 1
+    assert summary.move_seconds == (0.5, 0.5, 0.5)
+    assert player_names(["a", "a", "b", "a"]) == ("a", "a#2", "b", "a#3")
+
+
+def test_report_tables_and_json(tmp_path: Path) -> None:
+    summary = summarize(SPECS, GAMES)
+    console = Console(record=True, width=140)
+    print_report(summary, console, "demo")
+    text = console.export_text()
+    for expected in ("Ratings (demo): 6 games", "random#2", "Score matrix", "Results by colour", "1-0-1"):
+        assert expected in text
+    data = json.loads(write_summary_json(summary, tmp_path / "summary.json").read_text())
+    assert data["games"] == 6 and data["players"][1]["as_second"] == {"wins": 2, "draws": 0, "losses": 0}
+    assert (
+        data["players"][1]["elo"]["low"]
+        < data["players"][1]["elo"]["rating"]
+        < data["players"][1]["elo"]["high"]
+    )
+
+
+def test_plots_are_png_files(tmp_path: Path) -> None:
+    paths = write_plots(summarize(SPECS, GAMES), tmp_path / "plots")
+    names = {p.name for p in paths}
+    assert names == {"score_matrix.png", "outcomes_by_side.png", "game_lengths.png", "ratings.png"}
+    for path in paths:
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert path.stat().st_size > 5000

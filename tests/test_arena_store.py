@@ -1,0 +1,96 @@
+"""The SQLite game store: round trip, one row per game, and clear errors for unusable files."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from boardlab.arena.play import GameRecord
+from boardlab.arena.schedule import TournamentConfig
+from boardlab.arena.store import Store, StoreError
+
+CONFIG = TournamentConfig(("random", "greedy"), 2, seed=4, name="store test")
+
+
+def _record(index: int = 0, winner: int | None = 1) -> GameRecord:
+    return GameRecord(
+        tournament_id=CONFIG.tournament_id,
+        index=index,
+        game="quixo",
+        first_player=0,
+        second_player=1,
+        first_spec="random",
+        second_spec="greedy",
+        first_seed=2**62 + 5,
+        second_seed=17,
+        opening_index=0,
+        opening=("a1e1", "b1b5"),
+        moves=("a1e1", "b1b5", "c1c5"),
+        winner=winner,
+        plies=3,
+        move_times=(0.25,),
+        started="2026-01-01T00:00:00.000+00:00",
+        finished="2026-01-01T00:00:01.000+00:00",
+    )
+
+
+def test_records_round_trip_and_are_stored_once(tmp_path: Path) -> None:
+    path = tmp_path / "sub" / "arena.sqlite"
+    with Store(path) as store:
+        store.register_tournament(CONFIG)
+        assert store.add_game(_record(0))
+        assert store.add_game(_record(1, winner=None))
+        assert not store.add_game(_record(0, winner=0))  # same key: ignored, not double counted
+    with Store(path) as store:
+        assert store.games(CONFIG.tournament_id) == [_record(0), _record(1, winner=None)]
+        assert store.stored_indices(CONFIG.tournament_id) == {0, 1}
+        assert store.games(CONFIG.tournament_id, below=1) == [_record(0)]
+        [listed] = store.tournaments()
+        assert (
+            listed["name"] == "store test"
+            and listed["games"] == 2
+            and listed["specs"] == ["random", "greedy"]
+        )
+
+
+def test_store_uses_wal(tmp_path: Path) -> None:
+    path = tmp_path / "arena.sqlite"
+    Store(path).close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_garbage_file_is_rejected(tmp_path: Path) -> None:
+    path = tmp_path / "arena.sqlite"
+    path.write_bytes(b"this is not a database at all" * 200)
+    with pytest.raises(StoreError, match="not a usable SQLite database"):
+        Store(path)
+
+
+def test_foreign_database_is_rejected(tmp_path: Path) -> None:
+    path = tmp_path / "other.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE people (name TEXT)")
+    with pytest.raises(StoreError, match="not a boardlab arena store"):
+        Store(path)
+
+
+def test_truncated_store_is_rejected(tmp_path: Path) -> None:
+    path = tmp_path / "arena.sqlite"
+    with Store(path) as store:
+        store.register_tournament(CONFIG)
+        for i in range(50):
+            store.add_game(_record(i))
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2] + b"\xff" * 100)
+    with pytest.raises(StoreError), Store(path) as store:
+        store.games(CONFIG.tournament_id)
+
+
+def test_directory_is_rejected(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="directory"):
+        Store(tmp_path)
