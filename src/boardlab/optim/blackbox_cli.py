@@ -1,10 +1,353 @@
-"""CLI command of a lab (filled in by its module)."""
+"""`boardlab blackbox`: run an evolutionary strategy (or the parent-selection comparison) on the
+lab's black-box problem, with a progress bar, a result table, a PNG plot, a JSON summary and a
+``.npz`` checkpoint to warm-start from (files written atomically, no pickle)."""
 
 from __future__ import annotations
 
+import json
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, BinaryIO
+
+import numpy as np
 import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from boardlab.optim.blackbox import (
+    INSTANCES,
+    LOCI,
+    STRATEGIES,
+    ComparisonRow,
+    compare_parent_selection,
+    make_problem,
+    plot_histories,
+    run_strategy,
+)
+from boardlab.optim.evolve import EvolutionResult, Run, StopRule
+
+COMPARE = "compare"
+CHECKPOINT_SECONDS = 5.0
+
+
+def accepted_strategies() -> list[str]:
+    """Every name `--strategy` accepts."""
+    return [*STRATEGIES, COMPARE]
+
+
+class UsageProblem(Exception):
+    """A bad command-line value; reported on one line with exit code 2."""
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"Error: {message}", err=True)
+    return typer.Exit(code=2)
+
+
+def _validate(strategy: str, instance: int | None, max_calls: int | None, loci: int) -> None:
+    if strategy not in accepted_strategies():
+        raise UsageProblem(
+            f"unknown strategy {strategy!r}; accepted: {', '.join(accepted_strategies())}"
+        )
+    if loci < 1:
+        raise UsageProblem(f"--loci must be >= 1, got {loci}")
+    if instance is not None and not 1 <= instance <= loci:
+        raise UsageProblem(f"--instance must be in 1..{loci} (the lab uses 1, 2, 5, 10)")
+    if max_calls is not None and max_calls < 1:
+        raise UsageProblem(f"--max-calls must be >= 1, got {max_calls}")
+
+
+# -- checkpoints --------------------------------------------------------------------------------
+
+
+def _atomic_write(path: Path, write: Callable[[BinaryIO], object]) -> None:
+    """Write through a temporary file in the same directory, then rename over ``path``."""
+    temporary = path.with_name(f".{path.name}.tmp")
+    with open(temporary, "wb") as handle:
+        write(handle)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
+def checkpoint_path(out: Path, instance: int, strategy: str) -> Path:
+    """Where the checkpoint of one (instance, strategy) run lives."""
+    return out / f"checkpoint_a{instance}_{strategy}.npz"
+
+
+def save_checkpoint(path: Path, run: Run, strategy: str, seed: int) -> None:
+    """Best genome so far and the calls spent (arrays only; loaded with allow_pickle=False)."""
+    if run.best_genome is None:
+        return
+    genome = run.best_genome.astype(np.uint8)
+    _atomic_write(
+        path,
+        lambda handle: np.savez(
+            handle,
+            best_genome=genome,
+            best_fitness=np.float64(run.best_fitness),
+            calls=np.int64(run.calls),
+            seed=np.int64(seed),
+            strategy=np.array(strategy),
+        ),
+    )
+
+
+def load_checkpoint(path: Path, strategy: str) -> tuple[np.ndarray, int] | None:
+    """``(best genome, calls spent)`` from a checkpoint of the same strategy, else None."""
+    if not path.exists():
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if str(data["strategy"]) != strategy:
+                return None
+            return data["best_genome"].astype(bool), int(data["calls"])
+    except (OSError, ValueError, KeyError) as error:
+        raise UsageProblem(f"unreadable checkpoint {path}: {error}") from None
+
+
+# -- running ------------------------------------------------------------------------------------
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("best {task.fields[best]:.4f}"),
+        TimeElapsedColumn(),
+        transient=False,
+    )
+
+
+WarmStart = tuple[np.ndarray | None, int]
+"""The genome a run starts from (None: random) and the calls already spent before it."""
+
+
+def _warm_start(
+    strategy: str, instance: int, stop: StopRule, loci: int, out: Path, resume: bool
+) -> WarmStart:
+    """Where a run starts: from its checkpoint with ``--resume`` (when one fits), else fresh."""
+    path = checkpoint_path(out, instance, strategy)
+    warm = load_checkpoint(path, strategy) if resume else None
+    if warm is None or len(warm[0]) != loci:
+        return None, 0
+    if stop.max_calls is not None and warm[1] >= stop.max_calls:
+        raise UsageProblem(
+            f"the checkpoint {path} already spent {warm[1]:,} calls; raise --max-calls to resume"
+        )
+    return warm
+
+
+def _run_one(
+    strategy: str,
+    instance: int,
+    stop: StopRule,
+    seed: int,
+    loci: int,
+    out: Path,
+    warm: WarmStart,
+    progress: Progress,
+) -> EvolutionResult:
+    """One strategy on one instance; Ctrl-C keeps the best so far (re-raised after saving)."""
+    path = checkpoint_path(out, instance, strategy)
+    initial, offset = warm
+    task = progress.add_task(f"a={instance} {strategy}", total=stop.max_calls, best=0.0)
+    last_save = time.monotonic()
+
+    def on_progress(run: Run) -> None:
+        nonlocal last_save
+        progress.update(task, completed=run.calls, best=run.best_fitness)
+        if time.monotonic() - last_save > CHECKPOINT_SECONDS:
+            save_checkpoint(path, run, strategy, seed)
+            last_save = time.monotonic()
+
+    run = Run(make_problem(instance).evaluate_population, stop, on_progress, calls_offset=offset)
+    run_seed = seed if offset == 0 else seed + offset
+    try:
+        if initial is not None:
+            run.evaluate_one(initial)  # the resumed run starts at least as good as the checkpoint
+        result = run_strategy(strategy, instance, stop, run_seed, loci, run=run, initial=initial)
+    except KeyboardInterrupt:
+        save_checkpoint(path, run, strategy, seed)
+        raise _Interrupted(instance, run) from None
+    save_checkpoint(path, run, strategy, seed)
+    return result
+
+
+class _Interrupted(Exception):
+    def __init__(self, instance: int, run: Run) -> None:
+        super().__init__("interrupted")
+        self.instance = instance
+        self.run = run
+
+
+def _strategy_table(results: dict[int, EvolutionResult], strategy: str) -> Table:
+    table = Table(title=f"black-box evolution: {strategy}")
+    for column in ("a", "best", "calls@best", "calls@1.0", "gen@best", "gens", "calls", "stop"):
+        table.add_column(column, justify="right", no_wrap=True)
+    for instance, result in results.items():
+        table.add_row(
+            str(instance),
+            f"{result.best_fitness:.4f}",
+            f"{result.calls_to_best:,}",
+            "-" if result.calls_to_target is None else f"{result.calls_to_target:,}",
+            str(result.best_generation),
+            str(result.generations),
+            f"{result.calls:,}",
+            result.stop_reason,
+        )
+    return table
+
+
+def _comparison_table(rows: list[ComparisonRow]) -> Table:
+    table = Table(title="parent selection: black-box fitness vs raw count of ones")
+    for column in ("a", "parents by", "best", "gen@best", "gens", "calls", "pop"):
+        table.add_column(column, justify="right", no_wrap=True)
+    for row in rows:
+        result = row.result
+        table.add_row(
+            str(row.instance),
+            row.parent_key,
+            f"{result.best_fitness:.4f}",
+            str(result.best_generation),
+            str(result.generations),
+            f"{result.calls:,}",
+            str(row.population),
+        )
+    return table
+
+
+def _write_json(path: Path, payload: object) -> None:
+    text = json.dumps(payload, indent=2).encode()
+    _atomic_write(path, lambda handle: handle.write(text))
+
+
+def _run_comparison(
+    instances: list[int], seed: int, max_calls: int, loci: int, out: Path, console: Console
+) -> None:
+    rows: list[ComparisonRow] = []
+
+    def on_row(row: ComparisonRow) -> None:
+        rows.append(row)
+        progress.update(task, advance=1, best=row.result.best_fitness)
+
+    try:
+        with _progress() as progress:
+            task = progress.add_task("comparison", total=2 * len(instances), best=0.0)
+            compare_parent_selection(
+                instances, seed=seed, max_calls=max_calls, loci=loci, on_row=on_row
+            )
+    except KeyboardInterrupt:
+        console.print(f"[yellow]interrupted[/]: {len(rows)} of {2 * len(instances)} runs done")
+        console.print(_comparison_table(rows))
+        raise typer.Exit(code=130) from None
+    console.print(_comparison_table(rows))
+    panels = {
+        f"instance {instance}": {
+            f"parents by {row.parent_key}": row.result for row in rows if row.instance == instance
+        }
+        for instance in instances
+    }
+    plot = plot_histories(panels, out / "compare.png", "parent selection by fitness vs by ones")
+    _write_json(
+        out / "compare.json",
+        [
+            {"instance": r.instance, "parents_by": r.parent_key, "population": r.population,
+             **r.result.summary()}
+            for r in rows
+        ],
+    )
+    console.print(f"plot: {plot}")
+
+
+def _run_strategy_on(
+    strategy: str,
+    instances: list[int],
+    stop: StopRule,
+    seed: int,
+    loci: int,
+    out: Path,
+    resume: bool,
+    console: Console,
+) -> None:
+    warm = {i: _warm_start(strategy, i, stop, loci, out, resume) for i in instances}
+    results: dict[int, EvolutionResult] = {}
+    try:
+        with _progress() as progress:
+            for instance in instances:
+                results[instance] = _run_one(
+                    strategy, instance, stop, seed, loci, out, warm[instance], progress
+                )
+    except _Interrupted as interrupted:
+        run = interrupted.run
+        console.print(
+            f"[yellow]interrupted[/]: best so far {run.best_fitness:.4f} after {run.calls:,} "
+            f"calls; checkpoint in {out} (rerun with --resume)"
+        )
+        if run.best_genome is not None:
+            results[interrupted.instance] = run.result()
+        console.print(_strategy_table(results, strategy))
+        raise typer.Exit(code=130) from None
+    console.print(_strategy_table(results, strategy))
+    panels = {f"instance {instance}": {strategy: result} for instance, result in results.items()}
+    plot = plot_histories(
+        panels, out / f"blackbox_{strategy}.png", f"strategy {strategy}", x_axis="calls"
+    )
+    _write_json(
+        out / f"blackbox_{strategy}.json",
+        [{"instance": instance, "strategy": strategy, "seed": seed, **result.summary()}
+         for instance, result in results.items()],
+    )
+    console.print(f"plot: {plot}")
 
 
 def register(app: typer.Typer) -> None:
-    """Attach this lab's command to the main app."""
-    del app
+    """Attach the `blackbox` command to the main app."""
+
+    @app.command("blackbox")
+    def blackbox(
+        instance: Annotated[
+            int | None,
+            typer.Option(help="Strands of the problem (1, 2, 5, 10); default: all four."),
+        ] = None,
+        strategy: Annotated[
+            str,
+            typer.Option(help=f"One of: {', '.join(accepted_strategies())}."),
+        ] = "linkage",
+        seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+        max_calls: Annotated[
+            int | None,
+            typer.Option(help="Fitness-call budget per run (default 100000; compare 30000)."),
+        ] = None,
+        target: Annotated[float, typer.Option(help="Stop once this fitness is reached.")] = 1.0,
+        loci: Annotated[int, typer.Option(help="Genome length.")] = LOCI,
+        out: Annotated[Path, typer.Option(help="Directory for the table, plot, checkpoint.")] = (
+            Path("results/blackbox")
+        ),
+        resume: Annotated[
+            bool, typer.Option(help="Warm-start from the checkpoint in --out, if any.")
+        ] = False,
+    ) -> None:
+        """Evolve genomes for the lab's black-box problem and report the best fitness found."""
+        try:
+            _validate(strategy, instance, max_calls, loci)
+        except UsageProblem as problem:
+            raise _fail(str(problem)) from None
+        console = Console()
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise _fail(f"cannot create --out directory {out}: {error.strerror}") from None
+        instances = list(INSTANCES) if instance is None else [instance]
+        if strategy == COMPARE:
+            _run_comparison(instances, seed, max_calls or 30_000, loci, out, console)
+            return
+        stop = StopRule(target_fitness=target, max_calls=max_calls or 100_000)
+        try:
+            _run_strategy_on(strategy, instances, stop, seed, loci, out, resume, console)
+        except UsageProblem as problem:
+            raise _fail(str(problem)) from None

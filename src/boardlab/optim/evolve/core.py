@@ -1,0 +1,242 @@
+"""Shared machinery of every strategy: the stopping rule, the counted run and the result record.
+
+A strategy never calls the fitness function directly: it asks a :class:`Run`, which counts every
+genome it evaluates (re-evaluations included), never exceeds the call budget, keeps the best
+genome seen so far and records the per-generation history. Because the run holds the best so far,
+an interrupted strategy (Ctrl-C) still leaves a usable answer behind.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from boardlab.optim.evolve.diversity import mean_pairwise_hamming
+
+PopulationFitness = Callable[[np.ndarray], np.ndarray]
+"""A fitness function on a whole population: ``(n, L)`` genomes -> ``(n,)`` floats, higher is better."""
+
+
+@dataclass(frozen=True)
+class StopRule:
+    """When a run ends: whichever limit comes first. ``None`` disables a limit.
+
+    Attributes:
+        target_fitness: stop as soon as a genome at least this fit has been evaluated.
+        max_calls: hard budget of fitness evaluations; never exceeded.
+        max_generations: number of generations (strategy iterations).
+        stagnation: generations in a row without improvement of the best fitness.
+    """
+
+    target_fitness: float | None = None
+    max_calls: int | None = None
+    max_generations: int | None = None
+    stagnation: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("max_calls", "max_generations", "stagnation"):
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value}")
+        if all(
+            getattr(self, name) is None
+            for name in ("target_fitness", "max_calls", "max_generations", "stagnation")
+        ):
+            raise ValueError("a stopping rule needs at least one limit")
+
+
+@dataclass
+class EvolutionResult:
+    """The common record every strategy returns.
+
+    Attributes:
+        best_genome: the fittest genome evaluated.
+        best_fitness: its fitness.
+        best_generation: generation in which it was first found (0 = initial population).
+        generations: generations completed.
+        calls: fitness evaluations spent (every genome evaluated counts).
+        calls_to_best: evaluations spent when the best genome was evaluated.
+        calls_to_target: evaluations spent when the target fitness was first reached, or None.
+        history_best: best fitness so far at the end of each generation.
+        history_mean: mean fitness of the genomes evaluated in each generation.
+        history_calls: cumulative calls at the end of each generation.
+        history_diversity: mean pairwise Hamming distance over L of the population at the end
+            of each generation (NaN for single-solution strategies and real vectors).
+        stop_reason: which limit ended the run ("target", "max_calls", ..., "interrupted").
+    """
+
+    best_genome: np.ndarray
+    best_fitness: float
+    best_generation: int
+    generations: int
+    calls: int
+    calls_to_best: int
+    calls_to_target: int | None
+    history_best: list[float] = field(default_factory=list)
+    history_mean: list[float] = field(default_factory=list)
+    history_calls: list[int] = field(default_factory=list)
+    history_diversity: list[float] = field(default_factory=list)
+    stop_reason: str = ""
+
+    def summary(self) -> dict[str, Any]:
+        """JSON-friendly summary (the genome as a 0/1 string when it is a bit string)."""
+        genome = self.best_genome
+        if genome.dtype == bool:
+            genome_repr: Any = "".join("1" if bit else "0" for bit in genome)
+        else:
+            genome_repr = [float(v) for v in genome]
+        return {
+            "best_fitness": self.best_fitness,
+            "best_generation": self.best_generation,
+            "generations": self.generations,
+            "calls": self.calls,
+            "calls_to_best": self.calls_to_best,
+            "calls_to_target": self.calls_to_target,
+            "stop_reason": self.stop_reason,
+            "best_genome": genome_repr,
+        }
+
+
+ProgressCallback = Callable[["Run"], None]
+
+
+class Run:
+    """A counted, budgeted evaluation session shared by a strategy and its caller.
+
+    Args:
+        fitness: population fitness function.
+        stop: the stopping rule.
+        on_progress: called after every evaluated batch (progress bars, checkpoints).
+        calls_offset: calls already spent before this run (resuming from a checkpoint);
+            they count towards ``stop.max_calls``.
+    """
+
+    def __init__(
+        self,
+        fitness: PopulationFitness,
+        stop: StopRule,
+        on_progress: ProgressCallback | None = None,
+        calls_offset: int = 0,
+    ) -> None:
+        self.fitness = fitness
+        self.stop = stop
+        self.on_progress = on_progress
+        self.calls = calls_offset
+        self.generation = 0
+        self.best_genome: np.ndarray | None = None
+        self.best_fitness = -math.inf
+        self.best_generation = 0
+        self.calls_to_best = 0
+        self.calls_to_target: int | None = None
+        self.history_best: list[float] = []
+        self.history_mean: list[float] = []
+        self.history_calls: list[int] = []
+        self.history_diversity: list[float] = []
+        self._generation_sum = 0.0
+        self._generation_count = 0
+        self._stagnant_generations = 0
+        self._improved_this_generation = False
+        self.stop_reason = ""
+
+    # -- evaluation -------------------------------------------------------------------------
+
+    @property
+    def remaining_calls(self) -> int | None:
+        """Evaluations left in the budget (None when unlimited)."""
+        if self.stop.max_calls is None:
+            return None
+        return max(0, self.stop.max_calls - self.calls)
+
+    def evaluate(self, genomes: np.ndarray) -> np.ndarray:
+        """Evaluate a population ``(n, L)``; genomes beyond the budget get ``-inf`` unevaluated."""
+        genomes = np.atleast_2d(genomes)
+        allowed = genomes.shape[0]
+        if self.remaining_calls is not None:
+            allowed = min(allowed, self.remaining_calls)
+        values = np.full(genomes.shape[0], -math.inf)
+        if allowed > 0:
+            values[:allowed] = self.fitness(genomes[:allowed])
+            self._account(genomes[:allowed], values[:allowed])
+        return values
+
+    def evaluate_one(self, genome: np.ndarray) -> float:
+        """Evaluate a single genome (one call)."""
+        return float(self.evaluate(genome[None, :])[0])
+
+    def _account(self, genomes: np.ndarray, values: np.ndarray) -> None:
+        first_call = self.calls
+        self.calls += len(values)
+        self._generation_sum += float(values.sum())
+        self._generation_count += len(values)
+        best_index = int(np.argmax(values))
+        if values[best_index] > self.best_fitness:
+            self.best_fitness = float(values[best_index])
+            self.best_genome = genomes[best_index].copy()
+            self.best_generation = self.generation
+            self.calls_to_best = first_call + best_index + 1
+            self._improved_this_generation = True
+        target = self.stop.target_fitness
+        if target is not None and self.calls_to_target is None:
+            hits = np.flatnonzero(values >= target)
+            if hits.size:
+                self.calls_to_target = first_call + int(hits[0]) + 1
+        if self.on_progress is not None:
+            self.on_progress(self)
+
+    # -- generations and stopping -----------------------------------------------------------
+
+    def end_generation(self, population: np.ndarray | None = None) -> None:
+        """Close the current generation: record history (with the diversity of ``population``
+        when a bit-string population is given) and update the stagnation counter."""
+        self.generation += 1
+        mean = self._generation_sum / self._generation_count if self._generation_count else math.nan
+        self.history_best.append(self.best_fitness)
+        self.history_mean.append(mean)
+        self.history_calls.append(self.calls)
+        diversity = math.nan
+        if population is not None and population.dtype == bool and population.shape[1]:
+            diversity = mean_pairwise_hamming(population) / population.shape[1]
+        self.history_diversity.append(diversity)
+        self._stagnant_generations = (
+            0 if self._improved_this_generation else (self._stagnant_generations + 1)
+        )
+        self._improved_this_generation = False
+        self._generation_sum = 0.0
+        self._generation_count = 0
+
+    @property
+    def done(self) -> bool:
+        """True once any limit of the stopping rule is reached (sets ``stop_reason``)."""
+        stop = self.stop
+        if stop.target_fitness is not None and self.best_fitness >= stop.target_fitness:
+            self.stop_reason = "target"
+        elif stop.max_calls is not None and self.calls >= stop.max_calls:
+            self.stop_reason = "max_calls"
+        elif stop.max_generations is not None and self.generation >= stop.max_generations:
+            self.stop_reason = "max_generations"
+        elif stop.stagnation is not None and self._stagnant_generations >= stop.stagnation:
+            self.stop_reason = "stagnation"
+        return bool(self.stop_reason)
+
+    def result(self) -> EvolutionResult:
+        """The result record of the run so far (valid at any time, e.g. after Ctrl-C)."""
+        if self.best_genome is None:
+            raise RuntimeError("no genome has been evaluated yet")
+        return EvolutionResult(
+            best_genome=self.best_genome.copy(),
+            best_fitness=self.best_fitness,
+            best_generation=self.best_generation,
+            generations=self.generation,
+            calls=self.calls,
+            calls_to_best=self.calls_to_best,
+            calls_to_target=self.calls_to_target,
+            history_best=list(self.history_best),
+            history_mean=list(self.history_mean),
+            history_calls=list(self.history_calls),
+            history_diversity=list(self.history_diversity),
+            stop_reason=self.stop_reason or "interrupted",
+        )

@@ -1,0 +1,252 @@
+"""The lab's black-box problem, its experiments and the `boardlab blackbox` command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import typer
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from boardlab.cli import app
+from boardlab.optim import blackbox_cli
+from boardlab.optim.blackbox import (
+    INSTANCES,
+    LOCI,
+    STRATEGIES,
+    compare_parent_selection,
+    make_problem,
+    plot_histories,
+    run_strategy,
+)
+from boardlab.optim.evolve import Run, StopRule
+
+
+def naive_fitness(genome: list[int], a: int) -> float:
+    """Straightforward reading of the lab's definition, written independently."""
+    counts = []
+    for s in range(a):
+        counts.append(sum(1 for bit in genome[s::a] if bit))
+    counts.sort(reverse=True)
+    top = counts[0]
+    value = 0.0
+    for f in counts:
+        if f == top:
+            value += f
+    k = 0
+    for f in counts:
+        if f < top:
+            value -= f * 0.1 ** (k + 1)
+            k += 1
+    return value / len(genome)
+
+
+@st.composite
+def instance_and_genome(draw: st.DrawFn) -> tuple[int, list[int]]:
+    a = draw(st.integers(1, 12))
+    length = draw(st.integers(a, 80))
+    genome = draw(st.lists(st.integers(0, 1), min_size=length, max_size=length))
+    return a, genome
+
+
+@given(case=instance_and_genome())
+@settings(max_examples=300, deadline=None)
+def test_problem_matches_naive_definition(case: tuple[int, list[int]]) -> None:
+    a, genome = case
+    assert make_problem(a)(genome) == pytest.approx(naive_fitness(genome, a), rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize("a", INSTANCES)
+def test_problem_matches_naive_definition_on_lab_instances(a: int) -> None:
+    rng = np.random.default_rng(a)
+    problem = make_problem(a)
+    for p_one in (0.1, 0.5, 0.9, 0.99):
+        genome = (rng.random(LOCI) < p_one).astype(int).tolist()
+        assert problem(genome) == pytest.approx(naive_fitness(genome, a), rel=1e-12)
+
+
+@pytest.mark.parametrize("a", INSTANCES)
+def test_all_ones_scores_one(a: int) -> None:
+    assert make_problem(a)([1] * LOCI) == 1.0
+
+
+@pytest.mark.parametrize("a", INSTANCES)
+def test_vectorised_evaluation_is_identical_to_scalar(a: int) -> None:
+    rng = np.random.default_rng(100 + a)
+    population = rng.random((64, LOCI)) < rng.random((64, 1))
+    vectorised = make_problem(a).evaluate_population(population)
+    scalar = make_problem(a)
+    assert vectorised.tolist() == [scalar(genome) for genome in population]
+
+
+def test_every_evaluation_counts_a_call() -> None:
+    problem = make_problem(5)
+    genome = np.ones(LOCI, dtype=bool)
+    assert problem.calls == 0
+    problem(genome)
+    problem(genome)  # re-evaluating the same genome counts again
+    assert problem.calls == 2
+    problem.evaluate_population(np.stack([genome] * 7))
+    assert problem.calls == 9
+
+
+def test_run_and_problem_agree_on_the_calls() -> None:
+    problem = make_problem(2)
+    run = Run(problem.evaluate_population, StopRule(max_calls=3_333))
+    result = run_strategy("ga", 2, run.stop, seed=0, run=run)
+    assert result.calls == problem.calls == 3_333
+
+
+def test_bad_instance_is_rejected() -> None:
+    with pytest.raises(ValueError):
+        make_problem(0)
+
+
+@pytest.mark.parametrize("a", INSTANCES)
+def test_linkage_strategy_solves_every_lab_instance(a: int) -> None:
+    problem = make_problem(a)
+    run = Run(problem.evaluate_population, StopRule(target_fitness=1.0, max_calls=20_000))
+    result = run_strategy("linkage", a, run.stop, seed=a, run=run)
+    assert result.best_fitness == 1.0
+    assert result.calls_to_target == result.calls_to_best <= problem.calls <= 20_000
+    assert problem(result.best_genome) == 1.0
+
+
+def test_run_strategy_rejects_unknown_names() -> None:
+    with pytest.raises(KeyError, match="accepted"):
+        run_strategy("nope", 1, StopRule(max_calls=10), seed=0)
+
+
+def test_comparison_reports_both_parent_keys_per_instance() -> None:
+    rows = compare_parent_selection(instances=(1, 10), seed=3, max_calls=1_500, stagnation=200)
+    assert [(r.instance, r.parent_key) for r in rows] == [
+        (1, "fitness"), (1, "ones"), (10, "fitness"), (10, "ones")
+    ]
+    assert all(r.result.calls <= 1_500 and r.population == 100 for r in rows)
+    # On instance 1 the fitness is the count of ones over L: both keys evolve identically.
+    assert rows[0].result.history_best == rows[1].result.history_best
+
+
+def test_plot_is_written(tmp_path: Path) -> None:
+    result = run_strategy("umda", 5, StopRule(max_calls=500), seed=0)
+    path = plot_histories({"instance 5": {"umda": result}}, tmp_path / "p.png")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# -- the command line -----------------------------------------------------------------------
+
+
+def invoke(*args: str) -> typer.testing.Result:
+    """Run `boardlab blackbox ARGS` (the app collapses to this command when it is the only one)."""
+    command = typer.main.get_command(app)
+    prefix = ["blackbox"] if hasattr(command, "commands") else []
+    return CliRunner().invoke(app, [*prefix, *args])
+
+
+def test_cli_unknown_strategy_is_a_one_line_error_with_exit_code_2() -> None:
+    result = invoke("--strategy", "simulated-annealing")
+    assert result.exit_code == 2
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1
+    assert "Traceback" not in result.output
+    for name in [*STRATEGIES, "compare"]:
+        assert name in lines[0]
+
+
+@pytest.mark.parametrize(
+    "args", [("--instance", "0"), ("--max-calls", "0"), ("--instance", "5", "--loci", "3")]
+)
+def test_cli_bad_parameters_exit_with_code_2(args: tuple[str, ...], tmp_path: Path) -> None:
+    result = invoke(*args, "--out", str(tmp_path))
+    assert result.exit_code == 2
+    assert result.output.startswith("Error:")
+    assert "Traceback" not in result.output
+
+
+def test_cli_runs_a_strategy_and_writes_table_plot_and_json(tmp_path: Path) -> None:
+    result = invoke(
+        "--instance", "10", "--strategy", "linkage", "--seed", "1", "--max-calls", "5000",
+        "--out", str(tmp_path),
+    )
+    assert result.exit_code == 0, result.output
+    assert "1.0000" in result.output
+    assert (tmp_path / "blackbox_linkage.png").exists()
+    summary = json.loads((tmp_path / "blackbox_linkage.json").read_text())
+    assert summary[0]["best_fitness"] == 1.0 and summary[0]["calls"] <= 5000
+
+
+def test_cli_compare_writes_the_comparison(tmp_path: Path) -> None:
+    result = invoke("--strategy", "compare", "--max-calls", "600", "--out", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    rows = json.loads((tmp_path / "compare.json").read_text())
+    assert {(r["instance"], r["parents_by"]) for r in rows} == {
+        (a, key) for a in INSTANCES for key in ("fitness", "ones")
+    }
+    assert (tmp_path / "compare.png").exists()
+
+
+def test_cli_resume_warm_starts_from_the_checkpoint(tmp_path: Path) -> None:
+    first = invoke("--instance", "5", "--strategy", "umda", "--max-calls", "300",
+                   "--out", str(tmp_path))
+    assert first.exit_code == 0, first.output
+    checkpoint = blackbox_cli.checkpoint_path(tmp_path, 5, "umda")
+    with np.load(checkpoint, allow_pickle=False) as data:
+        assert int(data["calls"]) == 300
+        saved_fitness = float(data["best_fitness"])
+    second = invoke("--instance", "5", "--strategy", "umda", "--max-calls", "600",
+                    "--out", str(tmp_path), "--resume")
+    assert second.exit_code == 0, second.output
+    summary = json.loads((tmp_path / "blackbox_umda.json").read_text())[0]
+    assert summary["calls"] == 600
+    assert summary["best_fitness"] >= saved_fitness
+
+
+def test_cli_ctrl_c_prints_best_so_far_and_saves_a_checkpoint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def interrupted_strategy(name: str, instance: int, stop: StopRule, seed: int, loci: int,
+                             run: Run, initial: np.ndarray | None) -> None:
+        run.evaluate(np.ones((3, loci), dtype=bool))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(blackbox_cli, "run_strategy", interrupted_strategy)
+    result = invoke("--instance", "2", "--out", str(tmp_path))
+    assert result.exit_code == 130
+    assert "interrupted" in result.output and "best so far 1.0000" in result.output
+    assert "Traceback" not in result.output
+    assert blackbox_cli.checkpoint_path(tmp_path, 2, "linkage").exists()
+
+
+def test_cli_ctrl_c_during_the_comparison_prints_the_finished_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_compare = compare_parent_selection
+
+    def interrupted_compare(instances: list[int], **kwargs: object) -> None:
+        rows = real_compare(instances[:1], seed=0, max_calls=200)
+        kwargs["on_row"](rows[0])  # type: ignore[operator]
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(blackbox_cli, "compare_parent_selection", interrupted_compare)
+    result = invoke("--strategy", "compare", "--out", str(tmp_path))
+    assert result.exit_code == 130
+    assert "interrupted" in result.output and "1 of 8 runs done" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_cli_resume_with_a_spent_or_broken_checkpoint_is_a_usage_error(tmp_path: Path) -> None:
+    first = invoke("--instance", "2", "--strategy", "umda", "--max-calls", "200",
+                   "--out", str(tmp_path))
+    assert first.exit_code == 0, first.output
+    spent = invoke("--instance", "2", "--strategy", "umda", "--max-calls", "200",
+                   "--out", str(tmp_path), "--resume")
+    assert spent.exit_code == 2 and spent.output.startswith("Error:")
+    blackbox_cli.checkpoint_path(tmp_path, 2, "umda").write_bytes(b"not an npz file")
+    broken = invoke("--instance", "2", "--strategy", "umda", "--max-calls", "500",
+                    "--out", str(tmp_path), "--resume")
+    assert broken.exit_code == 2 and "unreadable checkpoint" in broken.output
+    assert "Traceback" not in spent.output + broken.output
