@@ -57,7 +57,7 @@ class HybridAgent(Agent):
     def choose(self, state: Any) -> Any:
         start = time.perf_counter()
         if state.blanks > self.blanks:
-            result = self.searcher.analyse(state)
+            result = self.searcher.last = self.searcher.analyse(state)
             if result.score > -MATE_ZONE:
                 self.last_engine = "alphabeta"
                 return state.move_from_index(result.move)
