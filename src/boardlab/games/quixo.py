@@ -324,7 +324,9 @@ class State:
 
     def is_legal(self, move: Move) -> bool:
         """True if ``move`` may be played here."""
-        return move.size == self.size and move_index(move) in self._legal_indices
+        if move.size != self.size or move not in _MOVE_INDEX.get(self.size, {}):
+            return False
+        return move_index(move) in self._legal_indices
 
     def play(self, move: Move | str) -> State:
         """The position after ``move`` (a Move or its notation)."""

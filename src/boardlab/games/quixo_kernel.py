@@ -447,6 +447,8 @@ _KERNELS: dict[int, Kernel] = {}
 
 def kernel(n: int = 5) -> Kernel:
     """The compiled Quixo kernel for an n x n board (n = 3, 4 or 5)."""
+    if n not in (3, 4, 5):
+        raise ValueError(f"Quixo board size must be 3, 4 or 5, got {n}")
     if n not in _KERNELS:
         tables = build_tables(n)
         _KERNELS[n] = Kernel(

@@ -1,0 +1,15 @@
+"""Shared test set-up.
+
+Hypothesis runs without per-example deadlines: the first example of a test may include a
+numba compile, which would otherwise be reported as a slow example. Set HYPOTHESIS_PROFILE
+to pick another registered profile.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import settings
+
+settings.register_profile("boardlab", deadline=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "boardlab"))

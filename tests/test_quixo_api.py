@@ -1,0 +1,227 @@
+"""The Python face of Quixo: construction, notation, and clear errors for bad input."""
+
+from __future__ import annotations
+
+import pytest
+
+from boardlab.games import quixo_kernel as qk
+from boardlab.games.base import (
+    GameError,
+    GameOverError,
+    GameState,
+    IllegalMoveError,
+    MoveParseError,
+    PositionParseError,
+)
+from boardlab.games.quixo import Move, Push, State, all_moves, move_from_index, move_index, new_game
+
+# --- construction and basic facts ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(("size", "moves"), [(3, 20), (4, 32), (5, 44)])
+def test_initial_position(size: int, moves: int) -> None:
+    state = new_game(size)
+    assert state == State.initial(size)
+    assert isinstance(state, GameState)
+    assert (state.to_move, state.ply, state.blanks) == (0, 0, size * size)
+    assert not state.is_over and state.winner is None and not state.is_draw
+    assert len(state.legal_moves()) == moves
+    assert state.board() == [[-1] * size for _ in range(size)]
+    assert state.to_text() == f"{'.' * size * size} X 0"
+
+
+def test_moves_follow_the_course_convention() -> None:
+    # x is the column, y the row from the top; Push names the end where the cube re-enters
+    state = State.initial().play(Move(4, 0, Push.LEFT))
+    assert str(Move(4, 0, Push.LEFT)) == "e1a1"
+    assert state.board()[0] == [0, -1, -1, -1, -1]
+    assert state.cells()[:5] == "X...."
+    assert state.to_move == 1
+    assert [int(p) for p in (Push.TOP, Push.BOTTOM, Push.LEFT, Push.RIGHT)] == [0, 1, 2, 3]
+
+
+def test_push_slides_the_line() -> None:
+    state = State.from_text("XO.O./...../...../...../..... X 4")
+    after = state.play("a1e1")  # X takes its own a1, the row slides left, X re-enters at e1
+    assert after.cells()[:5] == "O.O.X"
+    after = state.play("a1a5")  # column a slides up
+    assert [row[0] for row in after.board()] == [-1, -1, -1, -1, 0]
+
+
+def test_move_index_round_trip() -> None:
+    for size in (3, 4, 5):
+        for index, move in enumerate(all_moves(size)):
+            assert move_index(move) == index
+            assert move_from_index(index, size) == move
+        assert [tuple(m) for m in qk.move_list(size)] == [(m.x, m.y, int(m.push)) for m in all_moves(size)]
+
+
+def test_play_accepts_notation_and_moves_alike() -> None:
+    state = State.initial(4)
+    assert state.play("a1d1") == state.play(Move.parse("a1d1", 4)) == state.play(Move(0, 0, Push.RIGHT, 4))
+    assert state.parse_move("A1D1") == Move(0, 0, Push.RIGHT, 4)
+
+
+# --- illegal moves ------------------------------------------------------------------------
+
+
+def test_taking_an_opponent_cube_is_illegal() -> None:
+    state = State.initial().play("a1e1")  # X now owns e1; O is to move
+    with pytest.raises(IllegalMoveError, match="e1"):
+        state.play("e1a1")
+    with pytest.raises(IllegalMoveError, match="opponent"):
+        state.play(Move(4, 0, Push.BOTTOM))
+    with pytest.raises(IllegalMoveError):
+        state.parse_move("e1e5")
+    assert not state.is_legal(Move(4, 0, Push.LEFT))
+    assert state.is_legal(Move(3, 0, Push.LEFT))
+
+
+def test_moves_that_are_no_quixo_move_are_illegal() -> None:
+    state = State.initial()
+    with pytest.raises(IllegalMoveError, match="5x5"):
+        state.play(Move(2, 2, Push.TOP))  # the centre is not on the border
+    with pytest.raises(IllegalMoveError, match="5x5"):
+        state.play(Move(0, 0, Push.TOP))  # a corner pushed back where it came from
+    with pytest.raises(IllegalMoveError, match="4x4"):
+        state.play(Move(0, 0, Push.RIGHT, 4))  # a move for another board size
+
+
+# --- move notation ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "size", "complaint"),
+    [
+        ("", 5, "expected source and insertion cells"),
+        ("a1", 5, "expected source and insertion cells"),
+        ("a1e1e", 5, "expected source and insertion cells"),
+        ("f1a1", 5, "columns a-e"),
+        ("a0a5", 5, "rows 1-5"),
+        ("a6a1", 5, "rows 1-5"),
+        ("d1a1", 3, "columns a-c"),
+        ("a1-e1", 5, "expected source and insertion cells"),
+        ("1ae1", 5, "expected source and insertion cells"),
+        ("c3c1", 5, "c3 is not on the border"),
+        ("b2b4", 4, "b2 is not on the border"),
+        ("a1b2", 5, "other end of its row or column"),
+        ("a1a1", 5, "other end of its row or column"),
+        ("c1c1", 5, "other end of its row or column"),
+        ("b1b3", 5, "other end of its row or column"),
+        ("a\u00b2e1", 5, "rows 1-5"),
+        ("a\u0663e3", 5, "rows 1-5"),
+    ],
+)
+def test_malformed_move_notation(text: str, size: int, complaint: str) -> None:
+    with pytest.raises(MoveParseError) as error:
+        Move.parse(text, size)
+    assert complaint in str(error.value)
+    assert repr(text) in str(error.value)
+
+
+def test_parse_move_on_a_state_reports_notation_errors_first() -> None:
+    with pytest.raises(MoveParseError):
+        State.initial().parse_move("z9z9")
+    with pytest.raises(MoveParseError):
+        State.initial().play("nonsense")
+
+
+# --- position text ------------------------------------------------------------------------
+
+
+def test_position_text_accepts_slashes_case_and_missing_fields() -> None:
+    plain = State.from_text("X...O" + "." * 20)
+    assert plain == State.from_text("x...o/...../...../...../.....")
+    assert (plain.to_move, plain.ply) == (0, 0)
+    assert State.from_text("X...O/...../...../...../..... o 7").to_move == 1
+    assert State.from_text("X...O/...../...../...../..... o 7").ply == 7
+
+
+@pytest.mark.parametrize(
+    ("text", "complaint"),
+    [
+        ("", "expected 'CELLS [X|O] [PLY]'"),
+        ("X........ X 0 extra", "expected 'CELLS [X|O] [PLY]'"),
+        ("XO", "cells must be 9, 16 or 25"),
+        ("." * 36, "cells must be 9, 16 or 25"),
+        ("........Z", "cells must be 9, 16 or 25"),
+        ("......... Z", "side to move must be X or O"),
+        ("......... X -1", "ply must be a non-negative integer"),
+        ("......... X 1.5", "ply must be a non-negative integer"),
+        ("......... X \u00b2", "ply must be a non-negative integer"),
+        ("......... X \u0663", "ply must be a non-negative integer"),
+    ],
+)
+def test_malformed_position_text(text: str, complaint: str) -> None:
+    with pytest.raises(PositionParseError) as error:
+        State.from_text(text)
+    assert complaint in str(error.value)
+
+
+def test_malformed_boards_and_masks() -> None:
+    with pytest.raises(PositionParseError, match="square"):
+        State.from_board([[-1, -1], [-1, -1]])
+    with pytest.raises(PositionParseError, match="square"):
+        State.from_board([[-1] * 3, [-1] * 3, [-1] * 2])
+    with pytest.raises(PositionParseError, match=r"cell \(1, 0\) holds 2"):
+        State.from_board([[-1, 2, -1], [-1] * 3, [-1] * 3])
+    with pytest.raises(PositionParseError, match="overlap"):
+        State.from_masks(0b11, 0b10, size=3)
+    with pytest.raises(PositionParseError, match="outside"):
+        State.from_masks(1 << 9, 0, size=3)
+    with pytest.raises(PositionParseError, match="side to move"):
+        State.from_masks(0, 0, to_move=2, size=3)
+
+
+# --- finished games -----------------------------------------------------------------------
+
+
+def test_no_moves_after_a_win() -> None:
+    won = State.from_text("XXXX./...../...../...../OOOO. X 8").play("e3e1")
+    assert won.winner == 0
+    assert won.is_over and won.legal_moves() == [] and won.legal_indices() == []
+    for attempt in ("a5e5", Move(0, 4, Push.RIGHT)):
+        with pytest.raises(GameOverError, match="over"):
+            won.play(attempt)
+    with pytest.raises(GameOverError):
+        won.play_index(0)
+    assert not won.is_legal(Move(0, 4, Push.RIGHT))
+
+
+def test_no_moves_after_the_ply_cap() -> None:
+    state = State.initial(3, ply_cap=2).play("a1c1").play("a3c3")
+    assert state.is_draw and state.winner is None
+    with pytest.raises(GameOverError):
+        state.play("a2c2")
+
+
+# --- bad sizes and arguments --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", [-1, 0, 1, 2, 6, 7, 8])
+def test_bad_sizes(size: int) -> None:
+    with pytest.raises(ValueError, match="size"):
+        State.initial(size)
+    with pytest.raises(ValueError, match="size"):
+        new_game(size)
+    with pytest.raises(ValueError, match="size"):
+        all_moves(size)
+    with pytest.raises(ValueError, match="size"):
+        Move.parse("a1c1", size)
+    with pytest.raises(ValueError):
+        State.from_masks(0, 0, size=size)
+
+
+def test_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="ply cap"):
+        State.initial(5, ply_cap=0)
+    with pytest.raises(ValueError, match="symmetry"):
+        State.initial().transform(8)
+    with pytest.raises(ValueError, match="symmetry"):
+        State.initial().transform(-1)
+
+
+def test_every_error_is_a_game_error() -> None:
+    for error in (IllegalMoveError, MoveParseError, PositionParseError, GameOverError):
+        assert issubclass(error, GameError)
+        assert issubclass(error, ValueError)
