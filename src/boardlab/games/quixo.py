@@ -324,7 +324,7 @@ class State:
 
     def is_legal(self, move: Move) -> bool:
         """True if ``move`` may be played here."""
-        if move.size != self.size or move not in _MOVE_INDEX.get(self.size, {}):
+        if move.size != self.size or move not in set(all_moves(self.size)):
             return False
         return move_index(move) in self._legal_indices
 

@@ -1,10 +1,208 @@
-"""CLI command of a lab (filled in by its module)."""
+"""`boardlab setcover`: minimum set cover of a random instance by A*, weighted A* or the anytime
+search, compared with the exact integer programme solved by HiGHS."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Annotated
+
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from boardlab.optim.setcover import (
+    HEURISTICS,
+    CoverResult,
+    MilpResult,
+    SetCoverProblem,
+    UnsolvableInstanceError,
+    get_heuristic,
+    make_challenge_problem,
+    make_lab_problem,
+    solve_anytime,
+    solve_astar,
+    solve_milp,
+)
+
+ALL = "all"
+GENERATORS = ("lab", "challenge")
+SHOWN_SETS = 20
+
+
+class UsageProblem(Exception):
+    """A bad command-line value; reported on one line with exit code 2."""
+
+
+def _validate(
+    points: int,
+    sets: int,
+    density: float,
+    heuristic: str,
+    generator: str,
+    weight: float,
+    anytime: bool,
+    time_limit: float,
+    max_expansions: int | None,
+    milp_time_limit: float,
+) -> None:
+    if points < 1:
+        raise UsageProblem(f"--points must be >= 1, got {points}")
+    if sets < 1:
+        raise UsageProblem(f"--sets must be >= 1, got {sets}")
+    if not 0.0 < density <= 1.0:
+        raise UsageProblem(f"--density must be in (0, 1], got {density}")
+    if generator not in GENERATORS:
+        raise UsageProblem(f"unknown generator {generator!r}; accepted: {', '.join(GENERATORS)}")
+    if heuristic != ALL and heuristic not in HEURISTICS:
+        raise UsageProblem(f"unknown heuristic {heuristic!r}; accepted: {', '.join([*HEURISTICS, ALL])}")
+    if anytime and heuristic != ALL and not get_heuristic(heuristic).admissible:
+        raise UsageProblem(f"--anytime needs an admissible heuristic, not {heuristic!r}")
+    if weight < 1.0:
+        raise UsageProblem(f"--weight must be >= 1, got {weight}")
+    if time_limit <= 0:
+        raise UsageProblem(f"--time-limit must be > 0, got {time_limit}")
+    if max_expansions is not None and max_expansions < 1:
+        raise UsageProblem(f"--max-expansions must be >= 1, got {max_expansions}")
+    if milp_time_limit <= 0:
+        raise UsageProblem(f"--milp-time-limit must be > 0, got {milp_time_limit}")
+
+
+def _make_problem(generator: str, points: int, sets: int, density: float, seed: int) -> SetCoverProblem:
+    make = make_lab_problem if generator == "lab" else make_challenge_problem
+    try:
+        return make(points, sets, density, seed)
+    except UnsolvableInstanceError as error:
+        raise UsageProblem(str(error)) from None
+
+
+def _runs(
+    problem: SetCoverProblem,
+    heuristic: str,
+    weight: float,
+    anytime: bool,
+    time_limit: float,
+    max_expansions: int | None,
+) -> list[CoverResult]:
+    if heuristic == ALL:
+        results = [
+            solve_astar(problem, name, weight=weight, time_limit=time_limit, max_expansions=max_expansions)
+            for name in HEURISTICS
+        ]
+        if anytime:
+            results.append(solve_anytime(problem, time_limit=time_limit))
+        return results
+    if anytime:
+        return [solve_anytime(problem, heuristic, time_limit=time_limit)]
+    return [
+        solve_astar(problem, heuristic, weight=weight, time_limit=time_limit, max_expansions=max_expansions)
+    ]
+
+
+def _format_sets(chosen: Sequence[int]) -> str:
+    if not chosen:
+        return "-"
+    shown = ", ".join(str(i) for i in chosen[:SHOWN_SETS])
+    return shown + (f", ... ({len(chosen)} sets)" if len(chosen) > SHOWN_SETS else "")
+
+
+def _status(result: CoverResult, milp: MilpResult | None) -> str:
+    if not result.found:
+        return "budget exhausted"
+    if result.proven_optimal:
+        return "proven optimal"
+    if milp is not None and milp.proven_optimal and result.size is not None and milp.size is not None:
+        excess = result.size - milp.size
+        return "optimal (per MILP)" if excess == 0 else f"NOT optimal (+{excess})"
+    return "not proven"
+
+
+def _results_table(results: list[CoverResult], milp: MilpResult | None) -> Table:
+    table = Table(title="set cover")
+    for column in ("method", "heuristic", "size", "bound", "status"):
+        table.add_column(column, no_wrap=True)
+    for column in ("expanded", "generated", "seconds"):
+        table.add_column(column, justify="right", no_wrap=True)
+    for result in results:
+        table.add_row(
+            result.method,
+            result.heuristic,
+            str(result.size) if result.found else "-",
+            str(result.lower_bound),
+            _status(result, milp),
+            f"{result.expansions:,}",
+            f"{result.generated:,}",
+            f"{result.seconds:.3f}",
+        )
+    return table
+
+
+def _milp_line(milp: MilpResult) -> str:
+    if milp.proven_optimal:
+        return f"MILP optimum (HiGHS): {milp.size} sets in {milp.seconds:.2f} s: {_format_sets(milp.chosen)}"
+    best = f"best {milp.size} sets, gap {milp.gap:.1%}" if milp.chosen else "no cover found"
+    return (
+        f"MILP (HiGHS) stopped by its time limit after {milp.seconds:.2f} s: {best}, "
+        f"lower bound {milp.lower_bound}"
+    )
 
 
 def register(app: typer.Typer) -> None:
-    """Attach this lab's command to the main app."""
-    del app
+    """Attach the `setcover` command to the main app."""
+
+    @app.command("setcover")
+    def setcover(
+        points: Annotated[int, typer.Option(help="Number of points.")] = 20,
+        sets: Annotated[int, typer.Option(help="Number of sets.")] = 40,
+        density: Annotated[float, typer.Option(help="Probability that a set holds a point.")] = 0.2,
+        heuristic: Annotated[
+            str,
+            typer.Option(
+                help=f"One of {', '.join(HEURISTICS)}; '{ALL}' runs A* with each (and the anytime search "
+                "with --anytime) in one table."
+            ),
+        ] = "dual_bound",
+        seed: Annotated[int, typer.Option(help="Seed of the instance generator.")] = 0,
+        generator: Annotated[
+            str, typer.Option(help="'lab' (may be unsolvable) or 'challenge' (always solvable).")
+        ] = "lab",
+        weight: Annotated[
+            float, typer.Option(help="Weighted A*: f = g + weight * h (cover <= weight x optimum).")
+        ] = 1.0,
+        anytime: Annotated[
+            bool,
+            typer.Option(help="Anytime search (greedy + depth-first branch and bound) within --time-limit."),
+        ] = False,
+        time_limit: Annotated[float, typer.Option(help="Seconds allowed to each search.")] = 30.0,
+        max_expansions: Annotated[int | None, typer.Option(help="Expansion limit of each A* search.")] = None,
+        milp: Annotated[bool, typer.Option(help="Also solve the integer programme.")] = True,
+        milp_time_limit: Annotated[float, typer.Option(help="Seconds allowed to HiGHS.")] = 60.0,
+    ) -> None:
+        """Find a minimum set cover with A* and compare it with the MILP optimum."""
+        try:
+            _validate(
+                points,
+                sets,
+                density,
+                heuristic,
+                generator,
+                weight,
+                anytime,
+                time_limit,
+                max_expansions,
+                milp_time_limit,
+            )
+            problem = _make_problem(generator, points, sets, density, seed)
+        except UsageProblem as problem_error:
+            typer.echo(f"Error: {problem_error}", err=True)
+            raise typer.Exit(code=2) from None
+        console = Console(width=max(Console().width, 110))
+        console.print(f"{generator} instance: {points} points, {sets} sets, density {density}, seed {seed}")
+        results = _runs(problem, heuristic, weight, anytime, time_limit, max_expansions)
+        milp_result = solve_milp(problem, time_limit=milp_time_limit) if milp else None
+        console.print(_results_table(results, milp_result))
+        for result in results:
+            console.print(
+                f"sets chosen by {result.method} ({result.heuristic}): {_format_sets(result.chosen)}"
+            )
+        if milp_result is not None:
+            console.print(_milp_line(milp_result))
