@@ -116,7 +116,7 @@ def test_greedy_takes_a_win_and_otherwise_blocks():
         assert defending.move_index(move) in safe
 
 
-@pytest.mark.parametrize("eval_name", ["winloss", "longest", "density", "lines3", "potential"])
+@pytest.mark.parametrize("eval_name", ["winloss", "longest", "density", "lines3", "lines2"])
 @pytest.mark.parametrize("symmetric", [True, False])
 def test_alphabeta_root_value_equals_plain_negamax(eval_name, symmetric):
     kernel = State.initial().kernel

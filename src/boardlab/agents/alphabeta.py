@@ -340,9 +340,19 @@ def compiled_search(kernel: Kernel) -> Any:
         search = build_search(kernel)
         # compile now, so that the first timed search is not charged for it
         search(
-            kernel.ctx, np.int64(0), np.int64(0), 1, 0, True, new_table(4),
-            np.zeros(kernel.max_moves), np.full((3, 2), -1, dtype=np.int64), np.zeros(kernel.max_moves),
-            1 << 62, np.zeros(SEEN_SIZE, dtype=np.int64), 0.0,
+            kernel.ctx,
+            np.int64(0),
+            np.int64(0),
+            1,
+            0,
+            True,
+            new_table(4),
+            np.zeros(kernel.max_moves),
+            np.full((3, 2), -1, dtype=np.int64),
+            np.zeros(kernel.max_moves),
+            1 << 62,
+            np.zeros(SEEN_SIZE, dtype=np.int64),
+            0.0,
         )
         _SEARCHES[kernel.name] = search
     return _SEARCHES[kernel.name]
@@ -465,7 +475,7 @@ class AlphaBetaAgent(Agent):
             str,
             "lines3",
             "position evaluation",
-            choices=("winloss", "longest", "density", "lines3", "potential"),
+            choices=("winloss", "longest", "density", "lines3", "lines2"),
         ),
         Param("tt", int, 20, "log2 of the transposition table size", minimum=10),
         Param("sym", bool, True, "share table entries between symmetric positions"),

@@ -25,15 +25,16 @@ class HybridAgent(Agent):
     name = "hybrid"
     summary = "alpha-beta, handing over to MCTS on proven losses or when few blanks are left"
     params = (
-        Param("time", float, 1.0, "seconds per move", minimum=0.001),
-        Param("depth", int, 0, "alpha-beta depth limit (0: as deep as time allows)", minimum=0),
+        Param("time", float, 1.0, "seconds per move (alpha-beta gets 80%, MCTS the rest)", minimum=0.001),
+        Param("depth", int, 8, "alpha-beta depth limit (0: as deep as time allows)", minimum=0),
         Param(
             "eval",
             str,
-            "potential",
+            "lines2",
             "alpha-beta evaluation",
-            choices=("winloss", "longest", "density", "lines3", "potential"),
+            choices=("winloss", "longest", "density", "lines3", "lines2"),
         ),
+        Param("contempt", float, 300.0, "how much worse than even a repeated position looks"),
         Param("blanks", int, 0, "hand over to MCTS when at most this many blanks are left", minimum=0),
         Param("c", float, 1.4, "MCTS exploration constant", minimum=0),
     )
@@ -48,7 +49,9 @@ class HybridAgent(Agent):
     def __init__(self, seed: int | None = None, **options: Any) -> None:
         super().__init__(seed, **options)
         self.np_rng = np.random.default_rng(seed)
-        self.searcher = AlphaBetaAgent(seed=seed, depth=self.depth, time=self.time, eval=self.eval)
+        self.searcher = AlphaBetaAgent(
+            seed=seed, depth=self.depth, time=0.8 * self.time, eval=self.eval, contempt=self.contempt
+        )
         self.last_engine = ""
 
     def new_game(self) -> None:

@@ -26,12 +26,12 @@ SRC, KEEP, SHIFT, INSERT, END = 0, 1, 2, 3, 4
 # ctx[1] scalars
 N_IDX, NMOVES_IDX, NLINES_IDX, CORNERS_IDX, EDGES_IDX = 0, 1, 2, 3, 4
 
-# n -> n * 3^n (lines3), 0,1,2,3,4,5 -> 0,1,10,100,1000,10000 (density), 4^n (potential)
+# n own cubes in a line -> n * 3^n (lines3), n * 2^n (lines2); 0..5 -> 0,1,10,..,10000 (density)
 _LINES3_WEIGHT = np.array([n * 3.0**n for n in range(6)])
+_LINES2_WEIGHT = np.array([n * 2.0**n for n in range(6)])
 _DENSITY_WEIGHT = np.array([0.0] + [10.0 ** (n - 1) for n in range(1, 6)])
-_POWER4 = np.array([4.0**n for n in range(6)])
 
-EVALUATIONS = ("winloss", "longest", "density", "lines3", "potential")
+EVALUATIONS = ("winloss", "longest", "density", "lines3", "lines2")
 
 
 def symmetry_maps(n: int) -> list[list[int]]:
@@ -280,35 +280,11 @@ def _density_side(ctx, bits):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _lines3_side(ctx, bits):  # type: ignore[no-untyped-def]
+def _lines_side(ctx, bits, weights):  # type: ignore[no-untyped-def]
     lines = ctx[2]
     total = 0.0
     for i in range(lines.shape[0]):
-        total += _LINES3_WEIGHT[_popcount(bits & lines[i])]
-    return total
-
-
-@njit(cache=True)
-def _potential(ctx, me, opp):  # type: ignore[no-untyped-def]
-    """Open lines weighted steeply by ownership, with the side to move's tempo.
-
-    A line holding cubes of both sides is hard to complete (pushes must evict the
-    opponent's cubes), so only lines a side has to itself score, 4^k for k own cubes. The
-    side to move gets extra credit for a line one cube short, since it can often finish it
-    before the opponent replies.
-    """
-    n = ctx[1][N_IDX]
-    lines = ctx[2]
-    total = 0.0
-    for i in range(lines.shape[0]):
-        mine = _popcount(me & lines[i])
-        theirs = _popcount(opp & lines[i])
-        if theirs == 0 and mine > 0:
-            total += _POWER4[mine] * (2.0 if mine == n - 1 else 1.0)
-        elif mine == 0 and theirs > 0:
-            total -= _POWER4[theirs]
-        else:
-            total += (_POWER4[mine] - _POWER4[theirs]) / 16.0
+        total += weights[_popcount(bits & lines[i])]
     return total
 
 
@@ -323,8 +299,8 @@ def evaluate(ctx, me, opp, eval_id):  # type: ignore[no-untyped-def]
     if eval_id == 2:
         return _density_side(ctx, me) - _density_side(ctx, opp)
     if eval_id == 3:
-        return _lines3_side(ctx, me) - _lines3_side(ctx, opp)
-    return _potential(ctx, me, opp)
+        return _lines_side(ctx, me, _LINES3_WEIGHT) - _lines_side(ctx, opp, _LINES3_WEIGHT)
+    return _lines_side(ctx, me, _LINES2_WEIGHT) - _lines_side(ctx, opp, _LINES2_WEIGHT)
 
 
 @njit(cache=True, inline="always")
