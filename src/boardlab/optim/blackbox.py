@@ -51,9 +51,7 @@ INSTANCES = (1, 2, 5, 10)
 def strand_counts(genomes: np.ndarray, strands: int) -> np.ndarray:
     """Ones in each strand ``g[s::strands]`` of each genome: ``(n, L)`` -> ``(n, strands)``."""
     genomes = np.asarray(genomes).astype(bool, copy=False)
-    return np.stack(
-        [genomes[:, s::strands].sum(axis=1, dtype=np.int64) for s in range(strands)], axis=1
-    )
+    return np.stack([genomes[:, s::strands].sum(axis=1, dtype=np.int64) for s in range(strands)], axis=1)
 
 
 def fitness_from_counts(counts: np.ndarray, length: int) -> np.ndarray:
@@ -150,9 +148,7 @@ STRATEGIES: dict[str, LabStrategy] = {
     ),
     "ga-ones": LabStrategy(
         "the same GA choosing parents by their raw count of ones",
-        lambda run, n, rng, init: genetic_algorithm(
-            run, n, COMPARISON_GA, rng, init, parent_key=_ones_count
-        ),
+        lambda run, n, rng, init: genetic_algorithm(run, n, COMPARISON_GA, rng, init, parent_key=_ones_count),
     ),
     "islands": LabStrategy(
         "4 islands of 25, ring migration of 2 every 10 generations",
@@ -267,8 +263,7 @@ def plot_histories(
             else:
                 xs = np.arange(len(result.history_best))
             axis.plot(xs, result.history_best, color=colour, label=f"{label} best")
-            axis.plot(xs, result.history_mean, color=colour, linestyle=":", alpha=0.7,
-                      label=f"{label} mean")
+            axis.plot(xs, result.history_mean, color=colour, linestyle=":", alpha=0.7, label=f"{label} mean")
         axis.set_title(panel_title)
         axis.set_xlabel("fitness calls" if x_axis == "calls" else "generation")
         axis.set_ylabel("fitness")

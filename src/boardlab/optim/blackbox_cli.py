@@ -49,9 +49,7 @@ def _fail(message: str) -> typer.Exit:
 
 def _validate(strategy: str, instance: int | None, max_calls: int | None, loci: int) -> None:
     if strategy not in accepted_strategies():
-        raise UsageProblem(
-            f"unknown strategy {strategy!r}; accepted: {', '.join(accepted_strategies())}"
-        )
+        raise UsageProblem(f"unknown strategy {strategy!r}; accepted: {', '.join(accepted_strategies())}")
     if loci < 1:
         raise UsageProblem(f"--loci must be >= 1, got {loci}")
     if instance is not None and not 1 <= instance <= loci:
@@ -238,9 +236,7 @@ def _run_comparison(
     try:
         with _progress() as progress:
             task = progress.add_task("comparison", total=2 * len(instances), best=0.0)
-            compare_parent_selection(
-                instances, seed=seed, max_calls=max_calls, loci=loci, on_row=on_row
-            )
+            compare_parent_selection(instances, seed=seed, max_calls=max_calls, loci=loci, on_row=on_row)
     except KeyboardInterrupt:
         console.print(f"[yellow]interrupted[/]: {len(rows)} of {2 * len(instances)} runs done")
         console.print(_comparison_table(rows))
@@ -256,8 +252,12 @@ def _run_comparison(
     _write_json(
         out / "compare.json",
         [
-            {"instance": r.instance, "parents_by": r.parent_key, "population": r.population,
-             **r.result.summary()}
+            {
+                "instance": r.instance,
+                "parents_by": r.parent_key,
+                "population": r.population,
+                **r.result.summary(),
+            }
             for r in rows
         ],
     )
@@ -294,13 +294,13 @@ def _run_strategy_on(
         raise typer.Exit(code=130) from None
     console.print(_strategy_table(results, strategy))
     panels = {f"instance {instance}": {strategy: result} for instance, result in results.items()}
-    plot = plot_histories(
-        panels, out / f"blackbox_{strategy}.png", f"strategy {strategy}", x_axis="calls"
-    )
+    plot = plot_histories(panels, out / f"blackbox_{strategy}.png", f"strategy {strategy}", x_axis="calls")
     _write_json(
         out / f"blackbox_{strategy}.json",
-        [{"instance": instance, "strategy": strategy, "seed": seed, **result.summary()}
-         for instance, result in results.items()],
+        [
+            {"instance": instance, "strategy": strategy, "seed": seed, **result.summary()}
+            for instance, result in results.items()
+        ],
     )
     console.print(f"plot: {plot}")
 

@@ -201,9 +201,7 @@ class Run:
         if population is not None and population.dtype == bool and population.shape[1]:
             diversity = mean_pairwise_hamming(population) / population.shape[1]
         self.history_diversity.append(diversity)
-        self._stagnant_generations = (
-            0 if self._improved_this_generation else (self._stagnant_generations + 1)
-        )
+        self._stagnant_generations = 0 if self._improved_this_generation else (self._stagnant_generations + 1)
         self._improved_this_generation = False
         self._generation_sum = 0.0
         self._generation_count = 0

@@ -58,26 +58,19 @@ Move = tuple[np.ndarray, float]
 """A group of loci to flip together and the fitness of flipping one of them alone."""
 
 
-def _full_sweep(
-    run: Run, genome: np.ndarray, tolerance: float
-) -> tuple[list[np.ndarray], list[Move]]:
+def _full_sweep(run: Run, genome: np.ndarray, tolerance: float) -> tuple[list[np.ndarray], list[Move]]:
     """Evaluate every single flip (L calls); the equal-effect groups and their moves."""
     flip_values = run.evaluate(single_flips(genome, np.arange(len(genome))))
     groups = group_by_effect(flip_values, tolerance)
     return groups, [(group, float(flip_values[group[0]])) for group in groups]
 
 
-def _cheap_refresh(
-    run: Run, genome: np.ndarray, groups: list[np.ndarray], tolerance: float
-) -> list[Move]:
+def _cheap_refresh(run: Run, genome: np.ndarray, groups: list[np.ndarray], tolerance: float) -> list[Move]:
     """Probe one locus per known group (one call each); merge groups of equal effect."""
     representatives = np.array([group[0] for group in groups])
     values = run.evaluate(single_flips(genome, representatives))
     merged = group_by_effect(values, tolerance)
-    return [
-        (np.concatenate([groups[i] for i in members]), float(values[members[0]]))
-        for members in merged
-    ]
+    return [(np.concatenate([groups[i] for i in members]), float(values[members[0]])) for members in merged]
 
 
 def _flip_groups(

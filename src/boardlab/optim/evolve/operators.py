@@ -47,9 +47,7 @@ def roulette_selection(fitness: np.ndarray, k: int, rng: np.random.Generator) ->
     return rng.choice(len(fitness), size=k, p=weights / weights.sum())
 
 
-def tournament_selection(
-    fitness: np.ndarray, k: int, rng: np.random.Generator, size: int = 2
-) -> np.ndarray:
+def tournament_selection(fitness: np.ndarray, k: int, rng: np.random.Generator, size: int = 2) -> np.ndarray:
     """``k`` tournaments of ``size`` contestants drawn with replacement; each winner's index."""
     contestants = rng.integers(0, len(fitness), size=(k, size))
     winners = np.argmax(fitness[contestants], axis=1)
@@ -94,9 +92,7 @@ def best_indices(fitness: np.ndarray, k: int) -> np.ndarray:
 # -- crossover ------------------------------------------------------------------------------
 
 
-def one_point_crossover(
-    mothers: np.ndarray, fathers: np.ndarray, rng: np.random.Generator
-) -> np.ndarray:
+def one_point_crossover(mothers: np.ndarray, fathers: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One child per pair: the mother's loci before a random cut point, the father's after."""
     n, length = mothers.shape
     cuts = rng.integers(1, length, size=(n, 1)) if length > 1 else np.ones((n, 1), dtype=int)

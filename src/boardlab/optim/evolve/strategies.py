@@ -133,15 +133,11 @@ class MuLambdaConfig:
     sigma: float = 0.1
 
 
-def _mu_lambda_children(
-    parents: np.ndarray, config: MuLambdaConfig, rng: np.random.Generator
-) -> np.ndarray:
+def _mu_lambda_children(parents: np.ndarray, config: MuLambdaConfig, rng: np.random.Generator) -> np.ndarray:
     """λ children: uniformly chosen parent pairs, recombined then mutated."""
     mothers = parents[rng.integers(0, len(parents), size=config.lam)]
     fathers = parents[rng.integers(0, len(parents), size=config.lam)]
-    children = recombine(
-        mothers, fathers, rng, CROSSOVERS[config.crossover], config.crossover_rate
-    )
+    children = recombine(mothers, fathers, rng, CROSSOVERS[config.crossover], config.crossover_rate)
     if config.representation == "reals":
         return gaussian_mutation(children, config.sigma, rng)
     rate = config.mutation_rate or 1.0 / parents.shape[1]
@@ -217,9 +213,7 @@ class GAConfig:
     mutation_rate: float | None = None
 
 
-def _select_parents(
-    scores: np.ndarray, k: int, config: GAConfig, rng: np.random.Generator
-) -> np.ndarray:
+def _select_parents(scores: np.ndarray, k: int, config: GAConfig, rng: np.random.Generator) -> np.ndarray:
     if config.selection == "tournament":
         return SELECTIONS["tournament"](scores, k, rng, size=config.tournament_size)
     return SELECTIONS[config.selection](scores, k, rng)
@@ -237,9 +231,7 @@ def _ga_children(
     scores = fitness if parent_key is None else parent_key(population, fitness)
     mothers = population[_select_parents(scores, count, config, rng)]
     fathers = population[_select_parents(scores, count, config, rng)]
-    children = recombine(
-        mothers, fathers, rng, CROSSOVERS[config.crossover], config.crossover_rate
-    )
+    children = recombine(mothers, fathers, rng, CROSSOVERS[config.crossover], config.crossover_rate)
     rate = config.mutation_rate or 1.0 / population.shape[1]
     return bit_flip_mutation(children, rate, rng, at_least_one=True)
 
@@ -254,9 +246,7 @@ def _ga_next_generation(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Elites survive as they are; the rest of the population is replaced by new children."""
     elites = best_indices(fitness, config.elitism)
-    children = _ga_children(
-        population, fitness, config.population - config.elitism, config, rng, parent_key
-    )
+    children = _ga_children(population, fitness, config.population - config.elitism, config, rng, parent_key)
     child_fitness = run.evaluate(children)
     return (
         np.concatenate([population[elites], children]),
@@ -279,9 +269,7 @@ def genetic_algorithm(
     fitness = run.evaluate(population)
     run.end_generation(population)
     while not run.done:
-        population, fitness = _ga_next_generation(
-            run, population, fitness, config, rng, parent_key
-        )
+        population, fitness = _ga_next_generation(run, population, fitness, config, rng, parent_key)
         run.end_generation(population)
     return run.result()
 
@@ -306,9 +294,7 @@ class IslandConfig:
     migrants: int = 2
 
 
-def _migrate(
-    populations: list[np.ndarray], fitnesses: list[np.ndarray], migrants: int
-) -> None:
+def _migrate(populations: list[np.ndarray], fitnesses: list[np.ndarray], migrants: int) -> None:
     """Ring migration: island i's best ``migrants`` replace island i+1's worst, in place."""
     emigrants = [
         (pop[best_indices(fit, migrants)].copy(), fit[best_indices(fit, migrants)].copy())
@@ -343,8 +329,7 @@ def island_model(
         ]
         child_fitness = np.split(run.evaluate(np.concatenate(children)), config.islands)
         populations = [
-            np.concatenate([pop[e], kids])
-            for pop, e, kids in zip(populations, elites, children, strict=True)
+            np.concatenate([pop[e], kids]) for pop, e, kids in zip(populations, elites, children, strict=True)
         ]
         fitnesses = [
             np.concatenate([fit[e], kid_fit])
