@@ -1,0 +1,366 @@
+"""Set cover: generators, admissible heuristics, A* optimality against the HiGHS MILP, the
+anytime search and the `boardlab setcover` command."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import random
+from itertools import combinations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from boardlab.cli import app
+from boardlab.optim.setcover import (
+    ADMISSIBLE_HEURISTICS,
+    HEURISTICS,
+    SetCoverProblem,
+    UnknownHeuristicError,
+    UnsolvableInstanceError,
+    get_heuristic,
+    greedy_cover,
+    greedy_trap_problem,
+    make_challenge_problem,
+    make_lab_problem,
+    point_weight_bound,
+    solve_anytime,
+    solve_astar,
+    solve_milp,
+    start_heuristic,
+)
+
+runner = CliRunner()
+
+
+def _solvable_lab_problems(count: int, points: int, sets: int, density: float) -> list[SetCoverProblem]:
+    problems: list[SetCoverProblem] = []
+    seed = 0
+    while len(problems) < count:
+        with contextlib.suppress(UnsolvableInstanceError):
+            problems.append(make_lab_problem(points, sets, density, seed))
+        seed += 1
+    return problems
+
+
+def _brute_force_minimum(uncovered: int, allowed: list[int]) -> float:
+    if uncovered == 0:
+        return 0.0
+    for size in range(1, len(allowed) + 1):
+        for combination in combinations(allowed, size):
+            union = 0
+            for s in combination:
+                union |= s
+            if uncovered & ~union == 0:
+                return float(size)
+    return math.inf
+
+
+# -- generators -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("make", [make_lab_problem, make_challenge_problem])
+def test_generators_are_reproducible_from_the_seed(make) -> None:
+    first = make(30, 50, 0.3, 123)
+    again = make(30, 50, 0.3, 123)
+    other = make(30, 50, 0.3, 124)
+    assert first == again
+    assert first.sets != other.sets
+    assert (first.num_points, first.num_sets) == (30, 50)
+
+
+def test_lab_generator_rejects_unsolvable_instances() -> None:
+    with pytest.raises(UnsolvableInstanceError, match=r"point\(s\) are in no set") as info:
+        make_lab_problem(40, 3, 0.05, seed=0)
+    assert isinstance(info.value, ValueError)
+
+
+@given(st.integers(0, 10_000), st.integers(1, 40), st.integers(1, 40))
+@settings(max_examples=30)
+def test_challenge_generator_always_covers_every_point(seed: int, points: int, sets: int) -> None:
+    problem = make_challenge_problem(points, sets, 0.01, seed)
+    assert problem.is_solvable
+    assert problem.is_cover(range(problem.num_sets))
+
+
+def test_challenge_generator_handles_5000_by_5000() -> None:
+    problem = make_challenge_problem(5000, 5000, 0.3, seed=7)
+    assert problem.is_solvable
+    sizes = np.array([s.bit_count() for s in problem.sets])
+    assert 0.28 < sizes.mean() / 5000 < 0.32
+
+
+@pytest.mark.parametrize(("points", "sets", "density"), [(0, 5, 0.5), (5, 0, 0.5), (5, 5, 0.0), (5, 5, 1.5)])
+def test_generators_validate_their_arguments(points: int, sets: int, density: float) -> None:
+    with pytest.raises(ValueError):
+        make_challenge_problem(points, sets, density, 0)
+
+
+@given(st.lists(st.lists(st.booleans(), min_size=7, max_size=7), min_size=1, max_size=9))
+def test_matrix_and_bitsets_round_trip(rows: list[list[bool]]) -> None:
+    matrix = np.array(rows, dtype=bool)
+    problem = SetCoverProblem.from_matrix(matrix)
+    assert np.array_equal(problem.to_matrix(), matrix)
+    for index, row in enumerate(rows):
+        assert [bool(problem.sets[index] >> p & 1) for p in range(7)] == row
+
+
+# -- heuristics ---------------------------------------------------------------------------------
+
+
+def test_unknown_heuristic_names_are_rejected_with_the_accepted_names() -> None:
+    problem = greedy_trap_problem()
+    for call in (
+        lambda: get_heuristic("manhattan"),
+        lambda: solve_astar(problem, "manhattan"),
+        lambda: solve_anytime(problem, "manhattan"),
+    ):
+        with pytest.raises(UnknownHeuristicError, match="accepted names: breadth_first") as info:
+            call()
+        assert all(name in str(info.value) for name in HEURISTICS)
+
+
+@given(st.integers(0, 10_000), st.data())
+@settings(max_examples=60)
+def test_admissible_heuristics_are_ordered_and_below_the_true_remaining_cost(
+    seed: int, data: st.DataObject
+) -> None:
+    rng = random.Random(seed)
+    num_points = rng.randint(1, 10)
+    sets = [rng.getrandbits(num_points) for _ in range(rng.randint(1, 9))]
+    problem = SetCoverProblem(num_points, tuple(sets))
+    uncovered = data.draw(st.integers(0, problem.all_points))
+    first = data.draw(st.integers(0, len(sets)))
+    allowed = sets[first:]
+    truth = _brute_force_minimum(uncovered, allowed)
+    values = [HEURISTICS[name].function(problem, uncovered, allowed) for name in ADMISSIBLE_HEURISTICS]
+    if math.isinf(truth):
+        # the point weights see every point, so the strongest bound detects it
+        assert math.isinf(values[-1])
+        return
+    assert values == sorted(values), dict(zip(ADMISSIBLE_HEURISTICS, values, strict=True))
+    assert values[-1] <= truth
+    assert point_weight_bound(uncovered, allowed) <= truth + 1e-9
+
+
+def test_start_heuristics_are_ordered_below_the_milp_optimum() -> None:
+    for problem in _solvable_lab_problems(10, 20, 40, 0.2):
+        optimum = solve_milp(problem).size
+        assert optimum is not None
+        values = [start_heuristic(problem, name) for name in ADMISSIBLE_HEURISTICS]
+        assert values == sorted(values)
+        assert values[-1] <= optimum
+
+
+def test_dual_bound_can_be_stronger_than_k_largest() -> None:
+    # sizes 2 + 2 reach the 4 points, but point 1 is only in a singleton: weights
+    # 1/2 + 1 + 1/2 + 1/2 = 2.5, so at least 3 sets are needed, and 3 suffice
+    problem = SetCoverProblem.from_sets(4, [[0, 3], [1], [0, 2]])
+    assert start_heuristic(problem, "k_largest") == 2.0
+    assert point_weight_bound(problem.all_points, problem.sets) == pytest.approx(2.5)
+    assert start_heuristic(problem, "dual_bound") == 3.0
+    assert solve_milp(problem).size == 3
+
+
+# -- A* against the MILP --------------------------------------------------------------------------
+
+
+def _check_astar_against_milp(problem: SetCoverProblem, names: tuple[str, ...]) -> None:
+    milp = solve_milp(problem)
+    assert milp.proven_optimal
+    assert problem.is_cover(milp.chosen)
+    for name in names:
+        result = solve_astar(problem, name)
+        assert result.found, name
+        assert problem.is_cover(result.chosen), name
+        assert list(result.chosen) == sorted(set(result.chosen)), name
+        assert result.size == milp.size, name
+        assert result.proven_optimal and result.lower_bound == milp.size, name
+        assert result.expansions >= 1 and result.generated >= result.expansions - 1
+
+
+def test_every_admissible_heuristic_finds_the_milp_optimum_on_lab_instances() -> None:
+    strong = tuple(name for name in ADMISSIBLE_HEURISTICS if name != "breadth_first")
+    for problem in _solvable_lab_problems(15, 20, 40, 0.2):
+        _check_astar_against_milp(problem, strong)
+    for problem in _solvable_lab_problems(25, 12, 20, 0.25):
+        _check_astar_against_milp(problem, ADMISSIBLE_HEURISTICS)
+
+
+@given(st.integers(0, 100_000), st.integers(1, 14), st.integers(1, 14), st.floats(0.05, 0.6))
+@settings(max_examples=40)
+def test_astar_matches_the_milp_on_random_challenge_instances(
+    seed: int, points: int, sets: int, density: float
+) -> None:
+    _check_astar_against_milp(make_challenge_problem(points, sets, density, seed), ADMISSIBLE_HEURISTICS)
+
+
+def test_unsolvable_problems_are_rejected_by_every_solver() -> None:
+    problem = SetCoverProblem.from_sets(3, [[0], [1]])
+    for solve in (solve_astar, solve_anytime, solve_milp, greedy_cover):
+        with pytest.raises(UnsolvableInstanceError, match="1 point"):
+            solve(problem)
+
+
+def test_uncovered_points_heuristic_is_not_admissible() -> None:
+    trap = greedy_trap_problem()
+    assert solve_milp(trap).size == 2
+    assert solve_astar(trap, "dual_bound").size == 2
+    result = solve_astar(trap, "uncovered")
+    assert result.chosen == (0, 1, 2)
+    assert not result.proven_optimal and result.lower_bound == 0
+    # also on a lab instance of the reference size
+    lab = make_lab_problem(20, 40, 0.2, seed=0)
+    assert solve_astar(lab, "uncovered").size > solve_milp(lab).size == 5
+
+
+def test_searches_are_deterministic() -> None:
+    problem = make_lab_problem(16, 32, 0.2, seed=1)
+    for name in HEURISTICS:
+        first, again = solve_astar(problem, name), solve_astar(problem, name)
+        assert (first.chosen, first.expansions, first.generated) == (
+            again.chosen,
+            again.expansions,
+            again.generated,
+        )
+
+
+def test_expansion_limit_reports_budget_exhausted_and_a_valid_bound() -> None:
+    problem = make_lab_problem(20, 40, 0.2, seed=0)
+    optimum = solve_milp(problem).size
+    result = solve_astar(problem, "breadth_first", max_expansions=5)
+    assert result.budget_exhausted and not result.found and result.size is None
+    assert result.expansions == 5
+    assert 0 <= result.lower_bound <= optimum  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("weight", [1.5, 2.0, 4.0])
+def test_weighted_astar_stays_within_the_weight_of_the_optimum(weight: float) -> None:
+    for problem in _solvable_lab_problems(8, 20, 40, 0.2):
+        optimum = solve_milp(problem).size
+        assert optimum is not None
+        result = solve_astar(problem, "dual_bound", weight=weight)
+        assert result.method == "weighted_astar"
+        assert problem.is_cover(result.chosen)
+        assert optimum <= result.size <= weight * optimum  # type: ignore[operator]
+        assert result.lower_bound <= optimum
+
+
+# -- greedy and anytime -------------------------------------------------------------------------
+
+
+def test_greedy_cover_is_an_irredundant_cover() -> None:
+    # greedy takes the largest set 0 first, then drops it once sets 1 and 2 are in
+    assert greedy_cover(greedy_trap_problem()) == (1, 2)
+    for problem in _solvable_lab_problems(5, 30, 30, 0.2):
+        chosen = greedy_cover(problem)
+        assert problem.is_cover(chosen)
+        assert len(chosen) >= solve_milp(problem).size  # type: ignore[operator]
+        for index in chosen:
+            assert not problem.is_cover([i for i in chosen if i != index])
+
+
+def test_anytime_search_proves_the_optimum_when_given_time() -> None:
+    for problem in _solvable_lab_problems(10, 25, 50, 0.2):
+        milp = solve_milp(problem)
+        result = solve_anytime(problem, time_limit=30)
+        assert not result.budget_exhausted
+        assert problem.is_cover(result.chosen)
+        assert result.size == milp.size
+        assert result.proven_optimal and result.lower_bound == milp.size
+
+
+def test_anytime_search_returns_a_cover_and_a_bound_when_stopped_early() -> None:
+    problem = make_challenge_problem(200, 200, 0.1, seed=3)
+    result = solve_anytime(problem, "k_largest", max_nodes=3)
+    assert result.budget_exhausted
+    assert problem.is_cover(result.chosen)
+    assert 1 <= result.lower_bound <= len(result.chosen)
+    assert result.lower_bound >= start_heuristic(problem, "k_largest")
+
+
+def test_anytime_bounds_bracket_the_optimum_at_every_node_limit() -> None:
+    for problem in _solvable_lab_problems(6, 25, 50, 0.2):
+        optimum = solve_milp(problem).size
+        assert optimum is not None
+        for max_nodes in (1, 2, 5, 20, 100):
+            result = solve_anytime(problem, max_nodes=max_nodes)
+            assert problem.is_cover(result.chosen)
+            assert result.lower_bound <= optimum <= len(result.chosen)
+
+
+def test_anytime_search_refuses_inadmissible_heuristics() -> None:
+    with pytest.raises(ValueError, match="admissible"):
+        solve_anytime(greedy_trap_problem(), "uncovered")
+
+
+def test_milp_time_limit_gives_a_cover_or_an_honest_bound() -> None:
+    problem = make_challenge_problem(300, 300, 0.05, seed=1)
+    result = solve_milp(problem, time_limit=0.5)
+    if result.chosen:
+        assert problem.is_cover(result.chosen)
+        assert result.lower_bound <= len(result.chosen)
+    if not result.proven_optimal:
+        assert result.gap > 0 or not result.chosen
+
+
+# -- command line ---------------------------------------------------------------------------------
+
+
+def _run(*args: str):
+    return runner.invoke(app, ["setcover", *args])
+
+
+def test_cli_solves_and_compares_with_the_milp() -> None:
+    result = _run("--points", "20", "--sets", "40", "--density", "0.2", "--seed", "0")
+    assert result.exit_code == 0, result.output
+    assert "proven optimal" in result.output
+    assert "MILP optimum (HiGHS): 5 sets" in result.output
+    assert "sets chosen by astar (dual_bound):" in result.output
+
+
+def test_cli_table_over_all_heuristics() -> None:
+    result = _run("--heuristic", "all", "--seed", "0", "--anytime", "--time-limit", "20")
+    assert result.exit_code == 0, result.output
+    for name in HEURISTICS:
+        assert name in result.output
+    assert "anytime" in result.output
+    assert "NOT optimal (+2)" in result.output  # the uncovered-points heuristic on seed 0
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--generator", "challenge", "--points", "60", "--sets", "60", "--density", "0.3"),
+        ("--weight", "2", "--seed", "4"),
+        ("--anytime", "--time-limit", "5", "--heuristic", "k_largest", "--no-milp"),
+    ],
+)
+def test_cli_variants_run(args: tuple[str, ...]) -> None:
+    result = _run(*args)
+    assert result.exit_code == 0, result.output
+    assert "set cover" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--heuristic", "manhattan"), "unknown heuristic 'manhattan'; accepted: breadth_first"),
+        (("--density", "0"), "--density must be in (0, 1]"),
+        (("--points", "0"), "--points must be >= 1"),
+        (("--weight", "0.5"), "--weight must be >= 1"),
+        (("--generator", "grid"), "unknown generator 'grid'"),
+        (("--anytime", "--heuristic", "uncovered"), "admissible"),
+        (("--time-limit", "-1"), "--time-limit must be > 0"),
+        (("--points", "40", "--sets", "3", "--density", "0.05"), "unsolvable instance"),
+    ],
+)
+def test_cli_bad_arguments_give_one_line_and_exit_code_2(args: tuple[str, ...], message: str) -> None:
+    result = _run(*args)
+    assert result.exit_code == 2
+    assert message in result.output
+    assert "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1
