@@ -207,3 +207,24 @@ def test_hybrid_uses_mcts_when_few_blanks_are_left():
     agent = make_agent(f"hybrid:time=0.1,blanks={state.blanks}", seed=0)
     agent.choose(state)
     assert agent.last_engine == "mcts"
+
+
+@pytest.mark.parametrize("contempt", [0.0, 50.0])
+def test_alphabeta_scores_game_repetitions_as_draws_valued_at_minus_contempt(contempt):
+    state = random_position(21, 14)
+    kernel = state.kernel
+    eval_id = kernel.evaluations.index("lines3")
+    runner = SearchRunner(kernel, "lines3", tt_log2=12, contempt=contempt)
+    jitter = np.zeros(kernel.max_moves)
+    best, _, _, _ = runner.search(*state.sides, 1, jitter)
+    child = state.play_index(best)
+    runner.remember(*child.sides)
+    runner.table[:] = 0
+    _, score, _, _ = runner.search(*state.sides, 1, jitter)
+    expected = max(
+        -contempt
+        if state.play_index(m).sides == child.sides
+        else -float(kernel.evaluate(kernel.ctx, *map(np.int64, state.play_index(m).sides), eval_id))
+        for m in state.legal_indices()
+    )
+    assert score == pytest.approx(expected)
