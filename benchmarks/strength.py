@@ -61,6 +61,7 @@ def _row(run: TournamentRun) -> list[str]:
     overall, first, second = summary.overall(0), summary.as_first[0], summary.as_second[0]
     diff, low, high = summary.elo.difference(0, 1) if summary.elo else (math.nan,) * 3
     seconds = summary.move_seconds[0] if summary.move_seconds else math.nan
+    longest = summary.max_move_seconds[0] if summary.max_move_seconds else math.nan
     return [
         run.config.specs[1],
         str(overall.games),
@@ -70,6 +71,7 @@ def _row(run: TournamentRun) -> list[str]:
         f"{overall.score:.1%}",
         f"{diff:+.0f} [{low:+.0f}, {high:+.0f}]",
         f"{seconds * 1000:.1f}",
+        f"{longest * 1000:.0f}",
         f"{statistics.fmean(summary.plies):.1f}",
     ]
 
@@ -83,6 +85,7 @@ COLUMNS = (
     "score",
     "Elo diff [95%]",
     "ms/move",
+    "max ms",
     "plies",
 )
 
@@ -93,7 +96,7 @@ def _print_tables(agent: str, rows: list[list[str]], console: Console, markdown:
         table.add_column(column, justify="left" if i == 0 else "right")
     for row in rows:
         table.add_row(*row)
-    table.caption = "W-D-L and score from the agent's side; ms/move is the agent's mean thinking time"
+    table.caption = "W-D-L and score from the agent's side; ms/move and max ms: the agent's mean and longest thinking time per move"
     console.print(table)
     if markdown:
         print(f"\n`{agent}`\n")

@@ -204,9 +204,19 @@ def test_hybrid_hands_lost_positions_to_mcts():
 
 def test_hybrid_uses_mcts_when_few_blanks_are_left():
     state = random_position(2, 30)
-    agent = make_agent(f"hybrid:time=0.1,blanks={state.blanks}", seed=0)
+    agent = make_agent(f"hybrid:time=0.1,blanks={state.blanks + 1}", seed=0)
     agent.choose(state)
     assert agent.last_engine == "mcts"
+    agent = make_agent(f"hybrid:time=0.1,blanks={state.blanks}", seed=0)
+    agent.choose(state)
+    assert agent.last_engine == "alphabeta"
+
+
+def test_hybrid_keeps_alphabeta_on_a_full_board_by_default():
+    state = next(s for s in (random_position(seed, 60) for seed in range(100)) if s.blanks == 0)
+    agent = make_agent("hybrid:time=0.1", seed=0)
+    agent.choose(state)
+    assert agent.last_engine == "alphabeta"
 
 
 @pytest.mark.parametrize("contempt", [0.0, 50.0])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -61,6 +62,13 @@ def test_summary_counts_by_colour_and_pair() -> None:
     assert summary.ranking()[0] == 1
     assert summary.move_seconds == (0.5, 0.5, 0.5)
     assert player_names(["a", "a", "b", "a"]) == ("a", "a#2", "b", "a#3")
+
+
+def test_summary_longest_move_per_player() -> None:
+    slow = dataclasses.replace(GAMES[0], move_times=(0.5, 2.0) + (0.5,) * 8)  # greedy's first own move
+    summary = summarize(SPECS, [slow, *GAMES[1:]])
+    assert summary.max_move_seconds == (0.5, 2.0, 0.5)
+    assert summary.move_seconds[1] > 0.5 and summary.move_seconds[0] == 0.5
 
 
 def test_report_tables_and_json(tmp_path: Path) -> None:

@@ -2,8 +2,9 @@
 
 Alpha-beta with a heuristic plays most moves. The move goes to MCTS when alpha-beta proves
 every move lost (a minimax loss assumes a perfect opponent; random rollouts look for the
-lines where an imperfect one may still go wrong) or when few blank cubes are left, where
-line-counting heuristics tell little and rollouts are short.
+lines where an imperfect one may still go wrong) or, if asked, when few blank cubes are left.
+By default alpha-beta keeps the move on a full board too: there the game turns on avoiding
+repetitions, which alpha-beta tracks and random rollouts do not.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ class HybridAgent(Agent):
             choices=("winloss", "longest", "density", "lines3", "lines2"),
         ),
         Param("contempt", float, 300.0, "how much worse than even a repeated position looks"),
-        Param("blanks", int, 0, "hand over to MCTS when at most this many blanks are left", minimum=0),
+        Param("blanks", int, 0, "hand over to MCTS when fewer blanks than this are left (0: never)", minimum=0),
         Param("c", float, 1.4, "MCTS exploration constant", minimum=0),
     )
 
@@ -59,7 +60,7 @@ class HybridAgent(Agent):
 
     def choose(self, state: Any) -> Any:
         start = time.perf_counter()
-        if state.blanks > self.blanks:
+        if state.blanks >= self.blanks:
             result = self.searcher.last = self.searcher.analyse(state)
             if result.score > -MATE_ZONE:
                 self.last_engine = "alphabeta"

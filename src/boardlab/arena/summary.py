@@ -58,6 +58,7 @@ class Summary:
     plies: tuple[int, ...]
     first_player: Outcomes = field(default_factory=Outcomes)
     move_seconds: tuple[float, ...] = ()
+    max_move_seconds: tuple[float, ...] = ()
 
     @property
     def n_games(self) -> int:
@@ -90,6 +91,9 @@ class Summary:
                 "as_second": self.as_second[i].__dict__,
                 "score": _finite_or_none(self.overall(i).score),
                 "seconds_per_move": _finite_or_none(self.move_seconds[i]) if self.move_seconds else None,
+                "max_seconds_per_move": (
+                    _finite_or_none(self.max_move_seconds[i]) if self.max_move_seconds else None
+                ),
             }
             if self.elo is not None:
                 low, high = self.elo.interval(i)
@@ -136,12 +140,14 @@ def summarize(
         games[a, b] += 1
         games[b, a] += 1
     elo = fit_elo_matrices(points, games, prior_draws) if records else None
-    seconds, moves = np.zeros(n), np.zeros(n)
+    seconds, moves, longest = np.zeros(n), np.zeros(n), np.full(n, np.nan)
     for record in records:
         players = (record.first_player, record.second_player)
         for ply, spent in enumerate(record.move_times, start=len(record.opening)):
-            seconds[players[ply % 2]] += spent
-            moves[players[ply % 2]] += 1
+            player = players[ply % 2]
+            seconds[player] += spent
+            moves[player] += 1
+            longest[player] = np.fmax(longest[player], spent)
     return Summary(
         names=player_names(specs),
         specs=tuple(specs),
@@ -153,6 +159,7 @@ def summarize(
         plies=tuple(r.plies for r in records),
         first_player=Outcomes(*overall_first),
         move_seconds=tuple(float(s / m) if m else float("nan") for s, m in zip(seconds, moves, strict=True)),
+        max_move_seconds=tuple(float(s) for s in longest),
     )
 
 
