@@ -96,7 +96,10 @@ def _print_tables(agent: str, rows: list[list[str]], console: Console, markdown:
         table.add_column(column, justify="left" if i == 0 else "right")
     for row in rows:
         table.add_row(*row)
-    table.caption = "W-D-L and score from the agent's side; ms/move and max ms: the agent's mean and longest thinking time per move"
+    table.caption = (
+        "W-D-L and score from the agent's side; "
+        "ms/move and max ms: the agent's mean and longest thinking time per move"
+    )
     console.print(table)
     if markdown:
         print(f"\n`{agent}`\n")

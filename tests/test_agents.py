@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 
 import numpy as np
 import pytest
@@ -132,6 +133,28 @@ def test_alphabeta_root_value_equals_plain_negamax(eval_name, symmetric):
             assert score == pytest.approx(expected), (state.to_text(), depth)
             child_value = -naive_negamax(state.play_index(move), depth, eval_id, (state.sides,))
             assert child_value == pytest.approx(expected)
+
+
+def test_alphabeta_cut_off_search_reports_an_exactly_scored_finished_root_move():
+    state = random_position(7, 14)
+    kernel = state.kernel
+    eval_id = kernel.evaluations.index("lines3")
+    jitter = np.zeros(kernel.max_moves)
+    full = SearchRunner(kernel, "lines3", tt_log2=12).search(*state.sides, 3, jitter)
+    runner = SearchRunner(kernel, "lines3", tt_log2=12)
+    move, score, nodes, aborted = runner.search(*state.sides, 3, jitter, node_limit=full[2] // 2)
+    assert aborted and nodes == full[2] // 2 + 1
+    assert move in state.legal_indices()
+    assert score == pytest.approx(-naive_negamax(state.play_index(move), 3, eval_id, (state.sides,)))
+    assert score <= full[1] + 1e-9
+
+
+def test_alphabeta_stops_at_the_deadline():
+    state = random_position(8, 14)
+    runner = SearchRunner(state.kernel, "lines3")
+    jitter = np.zeros(state.kernel.max_moves)
+    *_, nodes, aborted = runner.search(*state.sides, 9, jitter, deadline=time.perf_counter() - 1)
+    assert aborted and nodes == 1024
 
 
 def test_alphabeta_wins_soonest_and_loses_latest():

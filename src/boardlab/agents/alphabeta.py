@@ -9,8 +9,8 @@ and returns a compiled, iterative (explicit-stack) negamax with
   random jitter at the root so that equal moves are chosen at random from the seed;
 - exact win/loss scores ``WIN - ply`` that outrank any heuristic value: a win is taken as
   soon as possible and a loss put off as long as possible;
-- a node limit, so that iterative deepening under a time budget can stop an iteration
-  that would overrun (numba has no clock).
+- a deadline on the clock (read every 1,024 nodes) and a node limit: a search stopped by
+  either still reports the best of the root moves it finished.
 
 :class:`AlphaBetaAgent` drives it: fixed depth, or iterative deepening within seconds.
 """
@@ -25,6 +25,7 @@ import numpy as np
 from numba import njit
 
 from boardlab.agents.base import Agent, Param, register
+from boardlab.agents.clock import now
 from boardlab.games.base import Kernel
 
 WIN = 1_000_000.0
@@ -34,6 +35,8 @@ EXACT, LOWER, UPPER = 0, 1, 2
 HASH_MULT = np.int64(-7046029254386353131)  # 0x9E3779B97F4A7C15 as a signed 64-bit integer
 MAX_DEPTH = 64
 SEEN_SIZE = 1024  # slots of the set of game positions (at most half are used)
+CLOCK_EVERY = 1024  # nodes between two looks at the clock
+NO_LIMIT = 1 << 62
 DEFAULT_DEPTH = 4
 
 
@@ -77,6 +80,7 @@ def build_search(kernel: Kernel) -> Any:
         killers,
         root_jitter,
         node_limit,
+        deadline,
         seen,
         contempt,
     ):  # type: ignore[no-untyped-def]
@@ -99,6 +103,8 @@ def build_search(kernel: Kernel) -> Any:
 
         mes[0] = me0
         opps[0] = opp0
+        best[0] = -INF
+        best_move[0] = -1
         alpha[0] = -INF
         beta[0] = INF
         ply = 0
@@ -109,6 +115,12 @@ def build_search(kernel: Kernel) -> Any:
         while True:
             if phase == 0:
                 nodes += 1
+                if nodes > node_limit:
+                    aborted = True
+                    break
+                if nodes & (CLOCK_EVERY - 1) == 0 and now() > deadline:
+                    aborted = True
+                    break
                 me = mes[ply]
                 opp = opps[ply]
                 remaining = depth - ply
@@ -127,9 +139,6 @@ def build_search(kernel: Kernel) -> Any:
                     ret = evaluate(ctx, me, opp, eval_id)
                     phase = 2
                     continue
-                if nodes > node_limit:
-                    aborted = True
-                    break
                 alpha_orig[ply] = alpha[ply]
                 tt_move = -1
                 keys[ply] = -1
@@ -247,9 +256,7 @@ def build_search(kernel: Kernel) -> Any:
                     phase = 2
                 else:
                     phase = 1
-        if aborted:
-            return -1, 0.0, nodes, True
-        return best_move[0], best[0], nodes, False
+        return best_move[0], best[0], nodes, aborted
 
     return search
 
@@ -350,7 +357,8 @@ def compiled_search(kernel: Kernel) -> Any:
             np.zeros(kernel.max_moves),
             np.full((3, 2), -1, dtype=np.int64),
             np.zeros(kernel.max_moves),
-            1 << 62,
+            NO_LIMIT,
+            np.inf,
             np.zeros(SEEN_SIZE, dtype=np.int64),
             0.0,
         )
@@ -413,9 +421,20 @@ class SearchRunner:
         self.seen_count += 1
 
     def search(
-        self, me: int, opp: int, depth: int, jitter: np.ndarray, node_limit: int = 1 << 62
+        self,
+        me: int,
+        opp: int,
+        depth: int,
+        jitter: np.ndarray,
+        node_limit: int = NO_LIMIT,
+        deadline: float = np.inf,
     ) -> tuple[int, float, int, bool]:
-        """One fixed-depth search: (move index, score, nodes, aborted)."""
+        """One fixed-depth search: (move index, score, nodes, aborted).
+
+        ``deadline`` is a ``time.perf_counter()`` value. An aborted search returns the best
+        root move among those it finished with that move's score (a lower bound of the
+        position's value at ``depth``), or move -1 when it finished none.
+        """
         self.history *= 0.5  # keep recent cut-offs more telling than old ones
         self.killers[:] = -1
         move, score, nodes, aborted = self.search_fn(
@@ -430,6 +449,7 @@ class SearchRunner:
             self.killers,
             jitter,
             node_limit,
+            deadline,
             self.seen,
             self.contempt,
         )
@@ -438,23 +458,29 @@ class SearchRunner:
     def iterate(
         self, me: int, opp: int, max_depth: int, seconds: float, rng: np.random.Generator
     ) -> SearchResult:
-        """Iterative deepening to ``max_depth`` or until ``seconds`` would be exceeded."""
+        """Iterative deepening to ``max_depth`` or until ``seconds`` are spent.
+
+        A new depth is started only while less than half of the time is spent (the next
+        iteration costs several times the previous ones); an iteration cut off by the
+        deadline still counts with the best root move it finished, which is searched first
+        and so is at least as deep as the previous iteration's choice.
+        """
         jitter = rng.random(self.kernel.max_moves)
         start = time.perf_counter()
+        deadline = start + seconds if seconds > 0 else np.inf
         result = SearchResult(-1, 0.0, 0, 0, 0.0)
         total_nodes = 0
         for depth in range(1, max_depth + 1):
             elapsed = time.perf_counter() - start
-            limit = 1 << 62
-            if seconds > 0 and depth > 1:
-                rate = total_nodes / max(elapsed, 1e-4)
-                limit = max(1, int(rate * (seconds - elapsed)))
-            move, score, nodes, aborted = self.search(me, opp, depth, jitter, limit)
-            total_nodes += nodes
-            if aborted:
+            if depth > 1 and seconds > 0 and elapsed > seconds / 2:
                 break
-            result = SearchResult(move, score, depth, total_nodes, time.perf_counter() - start)
-            if is_mate_score(score):
+            # depth 1 always finishes, so that there is a move to play
+            limit = deadline if depth > 1 else np.inf
+            move, score, nodes, aborted = self.search(me, opp, depth, jitter, deadline=limit)
+            total_nodes += nodes
+            if move >= 0 and not (aborted and is_mate_score(score) and score < 0):
+                result = SearchResult(move, score, depth - aborted, total_nodes, 0.0)
+            if aborted or is_mate_score(score):
                 break
         result.seconds = time.perf_counter() - start
         result.nodes = total_nodes
