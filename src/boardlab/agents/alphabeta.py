@@ -478,8 +478,11 @@ class SearchRunner:
             limit = deadline if depth > 1 else np.inf
             move, score, nodes, aborted = self.search(me, opp, depth, jitter, deadline=limit)
             total_nodes += nodes
-            if move >= 0 and not (aborted and is_mate_score(score) and score < 0):
-                result = SearchResult(move, score, depth - aborted, total_nodes, 0.0)
+            if not aborted:
+                result = SearchResult(move, score, depth, total_nodes, 0.0)
+            elif move >= 0 and score > -MATE_ZONE:
+                # a cut-off iteration: its best finished root move, unless every finished one loses
+                result = SearchResult(move, score, depth - 1, total_nodes, 0.0)
             if aborted or is_mate_score(score):
                 break
         result.seconds = time.perf_counter() - start

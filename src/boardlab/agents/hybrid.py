@@ -30,7 +30,13 @@ class HybridAgent(Agent):
     name = "hybrid"
     summary = "alpha-beta, handing over to MCTS on proven losses or when few blanks are left"
     params = (
-        Param("time", float, 1.0, "seconds per move (alpha-beta gets 75%, MCTS the rest)", minimum=0.001),
+        Param(
+            "time",
+            float,
+            1.0,
+            f"seconds per move (alpha-beta gets {ALPHABETA_SHARE:.0%}, MCTS the rest)",
+            minimum=0.001,
+        ),
         Param("depth", int, 8, "alpha-beta depth limit (0: as deep as time allows)", minimum=0),
         Param(
             "eval",
