@@ -12,6 +12,7 @@ from boardlab.agents import AgentSpecError, list_agents, make_agent, parse_spec
 from boardlab.agents.alphabeta import MATE_ZONE, WIN, SearchRunner
 from boardlab.agents.greedy import classify_moves
 from boardlab.agents.mcts import mcts_search
+from boardlab.games import parse_game
 from boardlab.games.quixo import State
 
 
@@ -34,7 +35,7 @@ def naive_negamax(state: State, depth: int, eval_id: int, path: tuple[tuple[int,
     a position repeating one on the path with the same side to move scores 0.
     """
     ply = len(path)
-    me, opp = state.sides
+    me, opp = state.words
     if ply > 0:
         if state.winner is not None:
             return WIN - ply if state.winner == state.to_move else -(WIN - ply)
@@ -49,27 +50,38 @@ def naive_negamax(state: State, depth: int, eval_id: int, path: tuple[tuple[int,
 
 def test_every_registered_agent_builds_from_its_name_and_round_trips_its_spec():
     names = {cls.name for cls in list_agents()}
-    assert {"random", "greedy", "alphabeta", "mcts", "hybrid"} <= names
+    assert {"random", "greedy", "minimax", "alphabeta", "mcts", "hybrid", "course"} <= names
     agent = make_agent("alphabeta:depth=3,eval=density", seed=1)
     assert agent.spec == "alphabeta:depth=3,eval=density"
-    assert make_agent(agent.spec).options == agent.options
+    assert make_agent(agent.spec).settings == agent.settings
+    assert make_agent("mcts:rollouts=5,c=2").spec == "mcts:c=2.0,rollouts=5"
 
 
 @pytest.mark.parametrize(
     ("spec", "fragment"),
     [
         ("nosuch", "known agents"),
-        ("alphabeta:depth=x", "depth must be int"),
-        ("alphabeta:eval=magic", "choose one of"),
+        ("alphabeta:depth=x", "depth must be a whole number"),
+        ("alphabeta:depth=２", "depth must be a whole number"),
+        ("alphabeta:time=nan", "time must be a finite number"),
+        ("alphabeta:depth=99999999999999999999999", "depth must be"),
         ("alphabeta:width=3", "accepted: depth, time"),
         ("alphabeta:depth", "key=value"),
         ("mcts:iters=-5", "at least 0"),
-        ("alphabeta:sym=maybe", "sym must be bool"),
+        ("alphabeta:sym=maybe", "sym must be true or false"),
+        ("alphabeta:depth=3,depth=4", "given twice"),
     ],
 )
 def test_bad_specs_are_refused_with_a_message_naming_what_is_accepted(spec, fragment):
     with pytest.raises(AgentSpecError, match=fragment):
         parse_spec(spec)
+
+
+def test_an_evaluation_the_game_lacks_is_refused_when_the_game_is_known():
+    with pytest.raises(AgentSpecError, match="choose one of lines2, lines3"):
+        make_agent("alphabeta:eval=magic", game=State.initial().game)
+    with pytest.raises(AgentSpecError, match="plays only quixo"):
+        make_agent("course:player=x:Y", game=parse_game("tictactoe"))
 
 
 def test_random_agent_is_reproducible_from_its_seed():
@@ -99,7 +111,7 @@ def _naive_classes(state: State) -> tuple[set[int], set[int], set[int]]:
 @pytest.mark.parametrize("seed", range(12))
 def test_greedy_move_classes_match_a_plain_two_ply_scan(seed):
     state = random_position(seed, 14 + seed)
-    wins, safe, losing = classify_moves(state.kernel, *state.sides)
+    wins, safe, losing = classify_moves(state.kernel, *state.words)
     assert (set(wins), set(safe), set(losing)) == _naive_classes(state)
 
 
@@ -110,7 +122,7 @@ def test_greedy_takes_a_win_and_otherwise_blocks():
     assert state.play(agent.choose(state)).winner == 0
     # the same board with O to move: O must not leave X the win
     defending = State.from_text("XXXX./OO.../O..../O..../..... O")
-    _, safe, _ = classify_moves(defending.kernel, *defending.sides)
+    _, safe, _ = classify_moves(defending.kernel, *defending.words)
     assert safe, "this position has safe moves"
     for seed in range(5):
         move = make_agent("greedy", seed=seed).choose(defending)
@@ -125,13 +137,13 @@ def test_alphabeta_root_value_equals_plain_negamax(eval_name, symmetric):
     for seed in range(4):
         state = random_position(100 + seed, 10 + 3 * seed)
         runner = SearchRunner(kernel, eval_name, tt_log2=12, symmetric=symmetric)
-        jitter = np.zeros(kernel.max_moves)
+        jitter = np.zeros(kernel.num_actions)
         for depth in (1, 2, 3):
-            move, score, _, aborted = runner.search(*state.sides, depth, jitter)
+            move, score, _, aborted = runner.search(*state.words, depth, jitter)
             assert not aborted
             expected = naive_negamax(state, depth, eval_id, ())
             assert score == pytest.approx(expected), (state.to_text(), depth)
-            child_value = -naive_negamax(state.play_index(move), depth, eval_id, (state.sides,))
+            child_value = -naive_negamax(state.play_index(move), depth, eval_id, (state.words,))
             assert child_value == pytest.approx(expected)
 
 
@@ -139,21 +151,21 @@ def test_alphabeta_cut_off_search_reports_an_exactly_scored_finished_root_move()
     state = random_position(7, 14)
     kernel = state.kernel
     eval_id = kernel.evaluations.index("lines3")
-    jitter = np.zeros(kernel.max_moves)
-    full = SearchRunner(kernel, "lines3", tt_log2=12).search(*state.sides, 3, jitter)
+    jitter = np.zeros(kernel.num_actions)
+    full = SearchRunner(kernel, "lines3", tt_log2=12).search(*state.words, 3, jitter)
     runner = SearchRunner(kernel, "lines3", tt_log2=12)
-    move, score, nodes, aborted = runner.search(*state.sides, 3, jitter, node_limit=full[2] // 2)
+    move, score, nodes, aborted = runner.search(*state.words, 3, jitter, node_limit=full[2] // 2)
     assert aborted and nodes == full[2] // 2 + 1
     assert move in state.legal_indices()
-    assert score == pytest.approx(-naive_negamax(state.play_index(move), 3, eval_id, (state.sides,)))
+    assert score == pytest.approx(-naive_negamax(state.play_index(move), 3, eval_id, (state.words,)))
     assert score <= full[1] + 1e-9
 
 
 def test_alphabeta_stops_at_the_deadline():
     state = random_position(8, 14)
     runner = SearchRunner(state.kernel, "lines3")
-    jitter = np.zeros(state.kernel.max_moves)
-    *_, nodes, aborted = runner.search(*state.sides, 9, jitter, deadline=time.perf_counter() - 1)
+    jitter = np.zeros(state.kernel.num_actions)
+    *_, nodes, aborted = runner.search(*state.words, 9, jitter, deadline=time.perf_counter() - 1)
     assert aborted and nodes == 1024
 
 
@@ -172,7 +184,7 @@ def lost_position() -> State:
     for seed in range(500):
         state = random_position(seed, 12 + seed % 20)
         runner = SearchRunner(kernel, "lines3", tt_log2=12)
-        _, score, _, _ = runner.search(*state.sides, 3, np.zeros(kernel.max_moves))
+        _, score, _, _ = runner.search(*state.words, 3, np.zeros(kernel.num_actions))
         if score <= -MATE_ZONE:
             return state
     raise AssertionError("no lost position found")
@@ -204,14 +216,18 @@ def test_mcts_finds_an_immediate_win_and_is_reproducible():
 
 
 def test_mcts_visits_add_up_and_capped_rollouts_are_draws():
-    state = random_position(5, 10)
+    # four plies in, nobody can complete a line of five within the tree's reach and a
+    # one-ply rollout: every simulation is capped, so every value is exactly a draw
+    state = random_position(5, 4)
     rng = np.random.default_rng(0)
-    result, tree = mcts_search(state.kernel, *state.sides, 300, 0.0, 1.4, 1, rng)
+    result, tree = mcts_search(state.kernel, *state.words, 300, 0.0, 1.4, 1, rng)
     moves, visits, means = tree.root_children()
     assert result.iterations == 300
     assert visits.sum() == tree.visits[0] == 300
-    # with one-ply rollouts almost every simulation is capped: values stay near zero
-    assert np.all(np.abs(means) <= 1.0)
+    assert np.all(means == 0.0)
+    # with uncapped rollouts some games are won and lost
+    _, tree = mcts_search(state.kernel, *state.words, 300, 0.0, 1.4, 200, rng)
+    assert np.any(tree.root_children()[2] != 0.0)
     assert set(moves.tolist()) == set(state.legal_indices())
 
 
@@ -222,16 +238,6 @@ def test_hybrid_hands_lost_positions_to_mcts():
     assert agent.last_engine == "mcts"
     hopeful = random_position(1, 6)
     agent.choose(hopeful)
-    assert agent.last_engine == "alphabeta"
-
-
-def test_hybrid_uses_mcts_when_few_blanks_are_left():
-    state = random_position(2, 30)
-    agent = make_agent(f"hybrid:time=0.1,blanks={state.blanks + 1}", seed=0)
-    agent.choose(state)
-    assert agent.last_engine == "mcts"
-    agent = make_agent(f"hybrid:time=0.1,blanks={state.blanks}", seed=0)
-    agent.choose(state)
     assert agent.last_engine == "alphabeta"
 
 
@@ -248,16 +254,16 @@ def test_alphabeta_scores_game_repetitions_as_draws_valued_at_minus_contempt(con
     kernel = state.kernel
     eval_id = kernel.evaluations.index("lines3")
     runner = SearchRunner(kernel, "lines3", tt_log2=12, contempt=contempt)
-    jitter = np.zeros(kernel.max_moves)
-    best, _, _, _ = runner.search(*state.sides, 1, jitter)
+    jitter = np.zeros(kernel.num_actions)
+    best, _, _, _ = runner.search(*state.words, 1, jitter)
     child = state.play_index(best)
-    runner.remember(*child.sides)
+    runner.remember(*child.words)
     runner.table[:] = 0
-    _, score, _, _ = runner.search(*state.sides, 1, jitter)
+    _, score, _, _ = runner.search(*state.words, 1, jitter)
     expected = max(
         -contempt
-        if state.play_index(m).sides == child.sides
-        else -float(kernel.evaluate(kernel.ctx, *map(np.int64, state.play_index(m).sides), eval_id))
+        if state.play_index(m).words == child.words
+        else -float(kernel.evaluate(kernel.ctx, *map(np.int64, state.play_index(m).words), eval_id))
         for m in state.legal_indices()
     )
     assert score == pytest.approx(expected)

@@ -151,7 +151,7 @@ def test_wrapped_greedy_finds_the_only_win_with_the_right_coordinates(
     board: list[list[int]], player: int, answer: tuple[tuple[int, int], StandinMove], blank_255: bool
 ) -> None:
     state = State.from_board(board, to_move=player)
-    wins, _, _ = classify_moves(state.kernel, *state.sides)
+    wins, _, _ = classify_moves(state.kernel, *state.words)
     assert [str(state.move_from_index(m)) for m in wins] == [str(from_course_move(*answer))]
 
     game = standin_game(board, player, blank_255=blank_255)
@@ -252,13 +252,27 @@ def test_the_student_answer_maps_to_the_matching_boardlab_move() -> None:
 
 
 def test_refused_moves_are_asked_again_then_give_up() -> None:
-    agent = make_agent("course:player=course_standin:RandomPlayer", seed=1)
-    agent.choose(State.initial())
-    assert agent.refused_moves >= 0
+    agent = make_agent("course:player=course_standin:RandomPlayer,attempts=10000", seed=1)
+    state = State.from_text("OOOO./O...O/....O/O...O/.OOOO X 0")  # three free cubes
+    move = agent.choose(state)
+    # replay the player's random stream: every proposal before the accepted one was refused
+    shadow, legal, refused = RandomPlayer(seed=1), set(state.legal_moves()), 0
+    while (candidate := _shadow_move(shadow)) not in legal:
+        refused += 1
+    assert move == candidate
+    assert agent.refused_moves == refused > 0
     stubborn = make_agent("course:player=course_standin:StubbornPlayer,attempts=5")
     with pytest.raises(CourseMoveError, match="5 attempts"):
         stubborn.choose(State.initial())
     assert stubborn.refused_moves == 5
+
+
+def _shadow_move(player: RandomPlayer) -> Move | None:
+    from_pos, slide = player.make_move(None)  # type: ignore[arg-type]
+    try:
+        return from_course_move(from_pos, slide)
+    except CourseInteropError:
+        return None
 
 
 def test_a_player_instance_is_accepted() -> None:

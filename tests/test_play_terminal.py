@@ -14,9 +14,10 @@ from typer.testing import CliRunner
 
 from boardlab.agents.base import make_agent
 from boardlab.games import new_game
+from boardlab.games.base import Reason
 from boardlab.games.quixo import Move, State, all_moves
 from boardlab.ui.cli import register
-from boardlab.ui.terminal import Outcome, PlayResult, TerminalGame, render_board
+from boardlab.ui.terminal import PlayResult, TerminalGame
 
 
 class Script:
@@ -57,7 +58,7 @@ def test_malformed_input_is_refused_and_the_prompt_comes_back() -> None:
     assert "c3 is not on the border" in out
     assert "a1 can only be pushed in at the other end" in out
     assert len(script.prompts) == 5
-    assert result.outcome is Outcome.QUIT
+    assert result.outcome is None
     assert result.moves == ()
 
 
@@ -103,7 +104,7 @@ def test_undo_when_moving_second_keeps_the_agent_opening() -> None:
 
 def test_resign_gives_the_game_to_the_agent() -> None:
     result, out, _ = play_script(["a1e1", "resign"], human_side=0)
-    assert result.outcome is Outcome.RESIGNED
+    assert result.outcome is not None and result.outcome.reason is Reason.RESIGNATION
     assert result.winner == 1
     assert not result.human_won
     assert "You resign after 2 moves: random (O) wins." in out
@@ -111,7 +112,7 @@ def test_resign_gives_the_game_to_the_agent() -> None:
 
 def test_end_of_input_leaves_cleanly() -> None:
     result, out, _ = play_script([])
-    assert result.outcome is Outcome.QUIT
+    assert result.outcome is None
     assert "Game left unfinished after 0 moves." in out
 
 
@@ -124,11 +125,12 @@ def test_a_full_game_against_random(human_side: int, game: str) -> None:
     result = terminal.run()
     out = console.file.getvalue()  # type: ignore[attr-defined]
     assert result.final_state.is_over
-    assert result.outcome in (Outcome.LINE, Outcome.DRAW)
+    assert result.outcome is not None
+    assert result.outcome.reason in (Reason.RULE, Reason.PLY_CAP)
     assert result.winner == result.final_state.winner
     assert len(result.moves) == result.final_state.ply
     last_line = out.strip().splitlines()[-1]
-    if result.outcome is Outcome.LINE:
+    if result.outcome.reason is Reason.RULE:
         assert f"{'XO'[result.winner]} wins with a complete line after {len(result.moves)} moves" in last_line
         assert ("you win" in last_line) == result.human_won
     else:
@@ -139,14 +141,14 @@ def test_the_human_can_win() -> None:
     # X to move: e2 pushed back in at a2 completes row 2
     state = State.from_text("..O../XXXX./....O/O..../..... X 4")
     result, out, _ = play_script(["e2a2"], state=state)
-    assert result.outcome is Outcome.LINE
+    assert result.outcome is not None and result.outcome.reason is Reason.RULE
     assert result.human_won
     assert out.strip().endswith("X wins with a complete line after 1 move: you win.")
 
 
 def test_the_board_shows_coordinates_and_the_last_move() -> None:
     state = State.initial().play("a1e1")
-    text = render_board(state, Move.parse("a1e1"))
+    text = state.render(Move.parse("a1e1"))
     assert text.plain.splitlines()[0].split() == list("abcde")
     assert text.plain.splitlines()[1].split() == ["1", ".", ".", ".", ".", "X"]
     styles = {str(span.style) for span in text.spans}
@@ -210,9 +212,9 @@ def test_cli_full_game() -> None:
     ("args", "message"),
     [
         (["--agent", "nope"], "unknown agent 'nope'"),
-        (["--agent", "random:depth=3"], "unknown parameter 'depth'"),
+        (["--agent", "random:depth=3"], "unknown option 'depth'"),
         (["--game", "chess"], "unknown game 'chess'"),
-        (["--game", "quixo:size=7"], "size must be one of"),
+        (["--game", "quixo:size=7"], "size=7 is not accepted; choose one of 3, 4, 5"),
         (["--side", "z"], "--side must be x or o"),
         (["--side", "x", "--human-second"], "contradicts"),
     ],

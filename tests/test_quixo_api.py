@@ -8,10 +8,12 @@ from boardlab.games import quixo_kernel as qk
 from boardlab.games.base import (
     GameError,
     GameOverError,
-    GameState,
     IllegalMoveError,
     MoveParseError,
     PositionParseError,
+)
+from boardlab.games.base import (
+    State as GameState,
 )
 from boardlab.games.quixo import Move, Push, State, all_moves, move_from_index, move_index, new_game
 
@@ -213,7 +215,7 @@ def test_bad_sizes(size: int) -> None:
 
 
 def test_bad_arguments() -> None:
-    with pytest.raises(ValueError, match="ply cap"):
+    with pytest.raises(ValueError, match="ply_cap"):
         State.initial(5, ply_cap=0)
     with pytest.raises(ValueError, match="symmetry"):
         State.initial().transform(8)

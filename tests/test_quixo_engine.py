@@ -31,7 +31,7 @@ def engine_move(move: Triple, size: int) -> Move:
 
 def engine_perft(state: State, depth: int) -> int:
     """Engine perft from a State, through the compiled kernel."""
-    me, opp = state.sides
+    me, opp = state.words
     return int(qk.perft(state.kernel.ctx, np.int64(me), np.int64(opp), np.int64(depth)))
 
 
@@ -289,7 +289,7 @@ def test_random_playout_matches_a_reference_replay(size: int) -> None:
     for seed in range(6):
         positions = reference_game(size, 30_000 + seed)
         for board, player in (positions[0], positions[len(positions) // 2]):
-            me, opp = State.from_board(board, player).sides
+            me, opp = State.from_board(board, player).words
             for cap in (200, 5):
                 result, plies = qk.random_playout(ctx, np.int64(me), np.int64(opp), cap, seed)
                 assert (result, plies) == replay_playout(board, player, cap, seed)
@@ -317,7 +317,7 @@ def test_random_playout_invariants_and_determinism(size: int) -> None:
     for seed in range(40):
         positions = reference_game(size, 10_000 + seed)
         board, player = positions[len(positions) // 2]
-        me, opp = State.from_board(board, player).sides
+        me, opp = State.from_board(board, player).words
         for cap in (0, 1, 7, 200):
             result, plies = qk.random_playout(ctx, np.int64(me), np.int64(opp), cap, seed)
             assert result in (-1, 0, 1)
@@ -334,7 +334,7 @@ def test_random_playout_from_a_finished_position_reports_its_result(size: int) -
         board, player = reference_game(size, 20_000 + seed)[-1]
         winner = ref.winner(board, 1 - player)
         assert winner is not None
-        me, opp = State.from_board(board, player).sides
+        me, opp = State.from_board(board, player).words
         expected = 1 if winner == player else -1
         assert tuple(qk.random_playout(ctx, np.int64(me), np.int64(opp), 50, seed)) == (expected, 0)
 

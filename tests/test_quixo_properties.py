@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from boardlab.games import quixo_kernel as qk
-from boardlab.games.base import MoveParseError, PositionParseError
+from boardlab.games.base import MoveParseError, PositionParseError, compiled_canonical, position_hash
 from boardlab.games.quixo import Move, Push, State, all_moves
 
 SIZES = (3, 4, 5)
@@ -25,7 +25,7 @@ def triples(moves: list[Move]) -> set[Triple]:
 
 def counts(state: State) -> tuple[int, int, int]:
     """Blank cubes, the side to move's cubes and the other side's cubes."""
-    me, opp = state.sides
+    me, opp = state.words
     return state.blanks, me.bit_count(), opp.bit_count()
 
 
@@ -101,7 +101,7 @@ def test_legal_moves_of_played_positions_match_the_reference(state: State) -> No
         return
     legal = triples(state.legal_moves())
     assert legal == set(ref.legal_moves(board, state.to_move))
-    me, opp = state.sides
+    me, opp = state.words
     assert qk.count_moves(state.kernel.ctx, np.int64(me), np.int64(opp)) == len(legal)
     for x, y, push in itertools.product(range(state.size), range(state.size), Push):
         move = Move(x, y, push, state.size)
@@ -162,10 +162,10 @@ def test_engine_symmetries_are_the_eight_symmetries_of_the_square(size: int) -> 
 
 @pytest.mark.parametrize("size", SIZES)
 def test_move_transform_follows_the_cells(size: int) -> None:
-    ctx = qk.kernel(size).ctx
+    kernel = qk.kernel(size)
     for sym in range(8):
         perm = cell_permutation(size, sym)
-        inverse = int(qk.inverse_sym(ctx, sym))
+        inverse = int(kernel.sym_inverse[sym])
         for move in all_moves(size):
             image = move.transform(sym)
             source = perm[move.y * size + move.x]
@@ -206,12 +206,13 @@ def test_legal_moves_transform_with_the_board(state: State) -> None:
 def test_canonical_key_is_shared_by_all_symmetric_images(state: State) -> None:
     keys = {state.transform(sym).canonical_key() for sym in range(8)}
     assert keys == {state.canonical_key()}
-    me, opp = state.sides
+    me, opp = state.words
     ctx = state.kernel.ctx
-    key, sym = qk.canonical(ctx, np.int64(me), np.int64(opp))
-    shift = state.size * state.size
-    image_me, image_opp = (int(qk.transform(ctx, np.int64(side), sym)) for side in (me, opp))
-    assert (image_me << shift) | image_opp == key
+    key, sym = compiled_canonical(state.kernel)(ctx, np.int64(me), np.int64(opp))
+    image = state.transform(int(sym))
+    assert position_hash(np.int64(image.a), np.int64(image.b)) == key
+    # the canonical image is the smallest of the images, compared as (a, b)
+    assert (image.a, image.b) == min((state.transform(s).a, state.transform(s).b) for s in range(8))
 
 
 @st.composite

@@ -66,14 +66,14 @@ def perft_speed(depth: int = 5, size: int = 5) -> Figure:
 def alphabeta_speed(depth: int, positions: list[State], eval_name: str = "lines3") -> list[Figure]:
     """Average time per move and nodes per second of a fixed-depth search (fresh tables)."""
     runner = SearchRunner(positions[0].kernel, eval_name)
-    jitter = np.zeros(runner.kernel.max_moves)
-    runner.search(*positions[0].sides, 2, jitter)
+    jitter = np.zeros(runner.kernel.num_actions)
+    runner.search(*positions[0].words, 2, jitter)
     nodes = 0
     seconds = 0.0
     for state in positions:
         runner.reset()
         start = time.perf_counter()
-        _, _, count, _ = runner.search(*state.sides, depth, jitter)
+        _, _, count, _ = runner.search(*state.words, depth, jitter)
         seconds += time.perf_counter() - start
         nodes += count
     detail = f"{len(positions)} mid-game positions, eval {eval_name}"
@@ -92,10 +92,10 @@ def mcts_speed(iterations: int, positions: list[State]) -> Figure:
     """MCTS simulations per second with random rollouts."""
     rng = np.random.default_rng(0)
     kernel = positions[0].kernel
-    mcts_search(kernel, *positions[0].sides, 100, 0.0, 1.4, 200, rng)
+    mcts_search(kernel, *positions[0].words, 100, 0.0, 1.4, 200, rng)
     start = time.perf_counter()
     for state in positions:
-        mcts_search(kernel, *state.sides, iterations, 0.0, 1.4, 200, rng)
+        mcts_search(kernel, *state.words, iterations, 0.0, 1.4, 200, rng)
     seconds = time.perf_counter() - start
     return Figure(
         "MCTS", iterations * len(positions) / seconds, "simulations/s", f"{iterations} iterations/move"

@@ -29,17 +29,32 @@ def fail(message: str) -> typer.Exit:
 def agents_command() -> None:
     """List every agent with its parameters (spec: NAME:key=value,...)."""
     from boardlab.agents import list_agents
+    from boardlab.spec import options_of
 
     table = Table(title="Agents (build them from a spec such as alphabeta:depth=5,eval=lines3)")
     table.add_column("name", style="bold")
     table.add_column("what it does")
-    table.add_column("parameters (default)")
+    table.add_column("games")
+    table.add_column("options (default)")
     for cls in list_agents():
-        params = "\n".join(
-            f"{p.name}={p.default}  {p.help}" + (f" [{'|'.join(p.choices)}]" if p.choices else "")
-            for p in cls.params
-        )
-        table.add_row(cls.name, cls.summary, params or "-")
+        options = "\n".join(o.describe() for o in options_of(cls.Settings))
+        table.add_row(cls.name, cls.summary, ", ".join(cls.games) or "all", options or "-")
+    console.print(table)
+
+
+@app.command("games")
+def games_command() -> None:
+    """List every game with its options and evaluations (spec: NAME:key=value,...)."""
+    from boardlab.games import available_games, parse_game
+    from boardlab.spec import options_of
+
+    table = Table(title="Games (build them from a spec such as connect4:width=8,height=7)")
+    for column in ("name", "title", "options (default)", "evaluations (first is the default)"):
+        table.add_column(column)
+    for name in available_games():
+        game = parse_game(name)
+        options = "\n".join(o.describe() for o in options_of(type(game)))
+        table.add_row(name, game.title, options or "-", ", ".join(game.evaluations))
     console.print(table)
 
 
@@ -58,7 +73,7 @@ def perft_command(
         state = State.from_text(position) if position else State.initial(size)
     except (GameError, ValueError) as err:
         raise fail(str(err)) from None
-    me, opp = state.sides
+    me, opp = state.words
     ctx = state.kernel.ctx
     table = Table(title=f"perft from {state.to_text()}")
     for column in ("depth", "leaves", "seconds"):

@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numba import njit
 
-from boardlab.agents.base import Agent, Param, register
+from boardlab.agents.base import Agent, AgentSpecError
 from boardlab.agents.clock import now
-from boardlab.games.base import Kernel
+from boardlab.games.base import DRAW, ONGOING, Kernel, build_canonical, compiled_for, position_hash
+from boardlab.spec import option
 
 WIN = 1_000_000.0
 MATE_ZONE = WIN - 10_000.0
@@ -45,15 +46,16 @@ def is_mate_score(score: float) -> bool:
     return abs(score) >= MATE_ZONE
 
 
-# A transposition-table entry is one row of four float64: key + 1 (0 marks an empty slot;
-# keys stay below 2^53 so floats hold them exactly), value, depth, and flag + 4 * (move + 1).
-# One row is one cache line fetch.
+# A transposition-table entry is one row of four 64-bit words, read as int64 or float64:
+# the position's 64-bit hash (int64), its value (float64), the depth and flag + 4 * (move + 1)
+# (int64). One row is one cache line fetch; a row whose depth word is 0 is empty (entries
+# are stored only at depth >= 2).
 TT_KEY, TT_VALUE, TT_DEPTH, TT_INFO = 0, 1, 2, 3
 
 
 def new_table(log2_size: int) -> np.ndarray:
-    """An empty transposition table with 2**log2_size entries."""
-    return np.zeros((1 << log2_size, 4), dtype=np.float64)
+    """An empty transposition table with 2**log2_size entries (int64 rows; see TT_*)."""
+    return np.zeros((1 << log2_size, 4), dtype=np.int64)
 
 
 def build_search(kernel: Kernel) -> Any:
@@ -62,10 +64,10 @@ def build_search(kernel: Kernel) -> Any:
     play = kernel.play
     status = kernel.status
     evaluate = kernel.evaluate
-    canonical = kernel.canonical
-    map_move = kernel.map_move
-    inverse_sym = kernel.inverse_sym
-    max_moves = kernel.max_moves
+    canonical = build_canonical(kernel)
+    action_maps = kernel.action_maps
+    sym_inverse = kernel.sym_inverse
+    max_moves = kernel.num_actions
 
     @njit
     def search(
@@ -75,7 +77,7 @@ def build_search(kernel: Kernel) -> Any:
         depth,
         eval_id,
         use_sym,
-        table,
+        table_words,
         history,
         killers,
         root_jitter,
@@ -97,7 +99,9 @@ def build_search(kernel: Kernel) -> Any:
         best = np.empty(size, dtype=np.float64)
         best_move = np.empty(size, dtype=np.int64)
         keys = np.empty(size, dtype=np.int64)
+        has_key = np.zeros(size, dtype=np.bool_)
         syms = np.empty(size, dtype=np.int64)
+        table = table_words.view(np.float64)
         mask = table.shape[0] - 1
         shift = 64 - _log2(table.shape[0])
 
@@ -126,8 +130,8 @@ def build_search(kernel: Kernel) -> Any:
                 remaining = depth - ply
                 if ply > 0:
                     st = status(ctx, me, opp)
-                    if st != 0:
-                        ret = st * (WIN - ply)
+                    if st != ONGOING:
+                        ret = 0.0 if st == DRAW else st * (WIN - ply)
                         phase = 2
                         continue
                     if _repeated(seen, mes, opps, ply):
@@ -141,23 +145,24 @@ def build_search(kernel: Kernel) -> Any:
                     continue
                 alpha_orig[ply] = alpha[ply]
                 tt_move = -1
-                keys[ply] = -1
+                has_key[ply] = False
                 if remaining >= 2:
+                    has_key[ply] = True
                     if use_sym:
                         key, sym = canonical(ctx, me, opp)
                     else:
-                        key, sym = (me << 32) | opp, 0
+                        key, sym = position_hash(me, opp), 0
                     keys[ply] = key
                     syms[ply] = sym
-                    entry = table[((key * HASH_MULT) >> shift) & mask]
-                    if entry[TT_KEY] == key + 1:
-                        info = np.int64(entry[TT_INFO])
+                    slot = ((key * HASH_MULT) >> shift) & mask
+                    if table_words[slot, TT_DEPTH] > 0 and table_words[slot, TT_KEY] == key:
+                        info = table_words[slot, TT_INFO]
                         stored = info // 4 - 1
                         flag = info % 4
                         if stored >= 0:
-                            tt_move = map_move(ctx, inverse_sym(ctx, sym), stored)
-                        if ply > 0 and entry[TT_DEPTH] >= remaining:
-                            value = _from_tt(entry[TT_VALUE], ply)
+                            tt_move = action_maps[sym_inverse[sym], stored]
+                        if ply > 0 and table_words[slot, TT_DEPTH] >= remaining:
+                            value = _from_tt(table[slot, TT_VALUE], ply)
                             if flag == EXACT:
                                 ret = value
                                 phase = 2
@@ -172,6 +177,10 @@ def build_search(kernel: Kernel) -> Any:
                                 continue
                 n = gen_moves(ctx, me, opp, moves[ply])
                 count[ply] = n
+                if n == 0:  # cannot happen for a game keeping the protocol; a draw if it does
+                    ret = 0.0
+                    phase = 2
+                    continue
                 for i in range(n):
                     m = moves[ply, i]
                     score = history[m]
@@ -212,8 +221,9 @@ def build_search(kernel: Kernel) -> Any:
                         flag = UPPER
                     elif best[ply] >= beta[ply]:
                         flag = LOWER
-                    if keys[ply] >= 0:
+                    if has_key[ply]:
                         _store(
+                            table_words,
                             table,
                             keys[ply],
                             shift,
@@ -221,7 +231,7 @@ def build_search(kernel: Kernel) -> Any:
                             _to_tt(best[ply], ply),
                             depth - ply,
                             flag,
-                            map_move(ctx, syms[ply], best_move[ply]) if best_move[ply] >= 0 else -1,
+                            action_maps[syms[ply], best_move[ply]] if best_move[ply] >= 0 else -1,
                         )
                     ret = best[ply]
                     phase = 2
@@ -241,8 +251,9 @@ def build_search(kernel: Kernel) -> Any:
                         killers[ply, 1] = killers[ply, 0]
                         killers[ply, 0] = m
                     history[m] += (depth - ply) * (depth - ply)
-                    if keys[ply] >= 0:
+                    if has_key[ply]:
                         _store(
+                            table_words,
                             table,
                             keys[ply],
                             shift,
@@ -250,7 +261,7 @@ def build_search(kernel: Kernel) -> Any:
                             _to_tt(best[ply], ply),
                             depth - ply,
                             LOWER,
-                            map_move(ctx, syms[ply], m),
+                            action_maps[syms[ply], m],
                         )
                     ret = best[ply]
                     phase = 2
@@ -273,16 +284,18 @@ def _repeated(seen, mes, opps, ply):  # type: ignore[no-untyped-def]
     for j in range(ply - 2, -1, -2):
         if mes[j] == me and opps[j] == opp:
             return True
-    return seen_contains(seen, (me << 32) | opp)
+    return seen_contains(seen, position_hash(me, opp))
 
 
 @njit(cache=True)
 def seen_contains(seen, key):  # type: ignore[no-untyped-def]
-    """Membership in an open-addressing set of position keys (0 marks an empty slot)."""
+    """Membership in an open-addressing set of 64-bit position hashes (0 marks an empty slot;
+    a hash of 0 is kept as 1, and the rare false repetition that may cause is harmless)."""
+    key = key if key != 0 else 1
     mask = seen.shape[0] - 1
     slot = ((key * HASH_MULT) >> 40) & mask
     while seen[slot] != 0:
-        if seen[slot] == key + 1:
+        if seen[slot] == key:
             return True
         slot = (slot + 1) & mask
     return False
@@ -290,14 +303,15 @@ def seen_contains(seen, key):  # type: ignore[no-untyped-def]
 
 @njit(cache=True)
 def seen_add(seen, key):  # type: ignore[no-untyped-def]
-    """Add a position key to the set (which must keep empty slots)."""
+    """Add a position hash to the set (which must keep empty slots)."""
+    key = key if key != 0 else 1
     mask = seen.shape[0] - 1
     slot = ((key * HASH_MULT) >> 40) & mask
     while seen[slot] != 0:
-        if seen[slot] == key + 1:
+        if seen[slot] == key:
             return
         slot = (slot + 1) & mask
-    seen[slot] = key + 1
+    seen[slot] = key
 
 
 @njit(cache=True)
@@ -328,42 +342,41 @@ def _from_tt(value, ply):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _store(table, key, shift, mask, value, depth, flag, move):  # type: ignore[no-untyped-def]
-    entry = table[((key * HASH_MULT) >> shift) & mask]
-    if entry[TT_KEY] == key + 1 and entry[TT_DEPTH] > depth:
+def _store(words, values, key, shift, mask, value, depth, flag, move):  # type: ignore[no-untyped-def]
+    slot = ((key * HASH_MULT) >> shift) & mask
+    if words[slot, TT_KEY] == key and words[slot, TT_DEPTH] > depth:
         return
-    entry[TT_KEY] = key + 1
-    entry[TT_VALUE] = value
-    entry[TT_DEPTH] = depth
-    entry[TT_INFO] = flag + 4 * (move + 1)
+    words[slot, TT_KEY] = key
+    values[slot, TT_VALUE] = value
+    words[slot, TT_DEPTH] = depth
+    words[slot, TT_INFO] = flag + 4 * (move + 1)
 
 
-_SEARCHES: dict[str, Any] = {}
+def _build_and_warm(kernel: Kernel) -> Any:
+    search = build_search(kernel)
+    # compile now, so that the first timed search is not charged for it
+    search(
+        kernel.ctx,
+        np.int64(0),
+        np.int64(0),
+        1,
+        0,
+        True,
+        new_table(4),
+        np.zeros(kernel.num_actions),
+        np.full((3, 2), -1, dtype=np.int64),
+        np.zeros(kernel.num_actions),
+        NO_LIMIT,
+        np.inf,
+        np.zeros(SEEN_SIZE, dtype=np.int64),
+        0.0,
+    )
+    return search
 
 
 def compiled_search(kernel: Kernel) -> Any:
-    """The compiled search for a kernel, built once per process."""
-    if kernel.name not in _SEARCHES:
-        search = build_search(kernel)
-        # compile now, so that the first timed search is not charged for it
-        search(
-            kernel.ctx,
-            np.int64(0),
-            np.int64(0),
-            1,
-            0,
-            True,
-            new_table(4),
-            np.zeros(kernel.max_moves),
-            np.full((3, 2), -1, dtype=np.int64),
-            np.zeros(kernel.max_moves),
-            NO_LIMIT,
-            np.inf,
-            np.zeros(SEEN_SIZE, dtype=np.int64),
-            0.0,
-        )
-        _SEARCHES[kernel.name] = search
-    return _SEARCHES[kernel.name]
+    """The compiled search for a kernel, built (and compiled) once per process."""
+    return compiled_for(kernel, _build_and_warm)
 
 
 @dataclass
@@ -388,14 +401,12 @@ class SearchRunner:
         symmetric: bool = True,
         contempt: float = 0.0,
     ) -> None:
-        if eval_name not in kernel.evaluations:
-            raise ValueError(f"unknown evaluation {eval_name!r}; known: {', '.join(kernel.evaluations)}")
         self.kernel = kernel
-        self.eval_id = kernel.evaluations.index(eval_name)
+        self.eval_id = evaluation_id(kernel, eval_name)
         self.symmetric = symmetric
         self.contempt = contempt
         self.table = new_table(tt_log2)
-        self.history = np.zeros(kernel.max_moves, dtype=np.float64)
+        self.history = np.zeros(kernel.num_actions, dtype=np.float64)
         self.killers = np.full((MAX_DEPTH + 2, 2), -1, dtype=np.int64)
         self.search_fn = compiled_search(kernel)
         self.seen = np.zeros(SEEN_SIZE, dtype=np.int64)
@@ -417,7 +428,7 @@ class SearchRunner:
         """Record a position of the game, seen by the side to move there."""
         if self.seen_count >= SEEN_SIZE // 2:
             self.forget_positions()
-        seen_add(self.seen, np.int64((me << 32) | opp))
+        seen_add(self.seen, position_hash(np.int64(me), np.int64(opp)))
         self.seen_count += 1
 
     def search(
@@ -465,7 +476,7 @@ class SearchRunner:
         deadline still counts with the best root move it finished, which is searched first
         and so is at least as deep as the previous iteration's choice.
         """
-        jitter = rng.random(self.kernel.max_moves)
+        jitter = rng.random(self.kernel.num_actions)
         start = time.perf_counter()
         deadline = start + seconds if seconds > 0 else np.inf
         result = SearchResult(-1, 0.0, 0, 0, 0.0)
@@ -490,45 +501,63 @@ class SearchRunner:
         return result
 
 
-@register
+def evaluation_id(kernel: Kernel, name: str) -> int:
+    """The id of a game's evaluation by name ("" for the game's default, its first)."""
+    if not name:
+        return 0
+    if name not in kernel.evaluations:
+        raise AgentSpecError(f"unknown evaluation {name!r}; this game has: {', '.join(kernel.evaluations)}")
+    return kernel.evaluations.index(name)
+
+
+def check_evaluation(agent: str, name: str, game: Any) -> None:
+    """AgentSpecError if ``game`` has no evaluation called ``name``."""
+    if name and name not in game.evaluations:
+        raise AgentSpecError(
+            f"{agent}: eval={name!r} is not an evaluation of {game.name}; choose one of "
+            f"{', '.join(game.evaluations)}"
+        )
+
+
+@dataclass(frozen=True)
+class AlphaBetaSettings:
+    """Options of the alpha-beta agent."""
+
+    depth: int = option(0, "search depth in plies (0: as deep as time allows)", minimum=0, maximum=MAX_DEPTH)
+    time: float = option(
+        0.0, "seconds per move (0: no limit; depth 4 if both are 0)", minimum=0, maximum=3600
+    )
+    eval: str = option("", "position evaluation (default: the game's first; see the game's list)")
+    tt: int = option(20, "log2 of the transposition table size", minimum=10, maximum=30)
+    sym: bool = option(True, "share table entries between symmetric positions")
+    contempt: float = option(0.0, "how much worse than even a repeated (drawn) position looks")
+
+
 class AlphaBetaAgent(Agent):
     """Negamax alpha-beta with a transposition table and iterative deepening."""
 
     name = "alphabeta"
     summary = "negamax alpha-beta, transposition table, iterative deepening"
-    params = (
-        Param("depth", int, 0, "search depth in plies (0: as deep as time allows)", minimum=0),
-        Param("time", float, 0.0, "seconds per move (0: no limit; depth 4 if both are 0)", minimum=0),
-        Param(
-            "eval",
-            str,
-            "lines3",
-            "position evaluation",
-            choices=("winloss", "longest", "density", "lines3", "lines2"),
-        ),
-        Param("tt", int, 20, "log2 of the transposition table size", minimum=10),
-        Param("sym", bool, True, "share table entries between symmetric positions"),
-        Param("contempt", float, 0.0, "how much worse than even a repeated (drawn) position looks"),
-    )
+    Settings: ClassVar[type] = AlphaBetaSettings
+    settings: AlphaBetaSettings
 
-    depth: int
-    time: float
-    eval: str
-    tt: int
-    sym: bool
-    contempt: float
-
-    def __init__(self, seed: int | None = None, **options: Any) -> None:
-        super().__init__(seed, **options)
+    def __init__(self, seed: int | None = None, settings: Any = None, **options: Any) -> None:
+        super().__init__(seed, settings, **options)
         self.np_rng = np.random.default_rng(seed)
         self._runners: dict[str, SearchRunner] = {}
         self.last: SearchResult | None = None
         self._last_ply = -1
 
+    @classmethod
+    def check_game(cls, settings: Any, game: Any) -> None:
+        super().check_game(settings, game)
+        check_evaluation(cls.name, settings.eval, game)
+
     def runner(self, kernel: Kernel) -> SearchRunner:
         """The search tables for a game (one set per kernel)."""
         if kernel.name not in self._runners:
-            self._runners[kernel.name] = SearchRunner(kernel, self.eval, self.tt, self.sym, self.contempt)
+            s = self.settings
+            self._runners[kernel.name] = SearchRunner(kernel, s.eval, s.tt, s.sym, s.contempt)
         return self._runners[kernel.name]
 
     def new_game(self) -> None:
@@ -537,10 +566,10 @@ class AlphaBetaAgent(Agent):
             runner.reset()
 
     def max_depth(self) -> int:
-        """The depth limit implied by the parameters."""
-        if self.depth > 0:
-            return min(self.depth, MAX_DEPTH)
-        return MAX_DEPTH if self.time > 0 else DEFAULT_DEPTH
+        """The depth limit implied by the settings."""
+        if self.settings.depth > 0:
+            return min(self.settings.depth, MAX_DEPTH)
+        return MAX_DEPTH if self.settings.time > 0 else DEFAULT_DEPTH
 
     def analyse(self, state: Any) -> SearchResult:
         """Search ``state`` within the budget and report the best move index and score.
@@ -551,9 +580,9 @@ class AlphaBetaAgent(Agent):
         if state.ply < self._last_ply:
             runner.forget_positions()  # a new game started without new_game()
         self._last_ply = state.ply
-        me, opp = state.sides
+        me, opp = state.words
         runner.remember(me, opp)
-        result = runner.iterate(me, opp, self.max_depth(), self.time, self.np_rng)
+        result = runner.iterate(me, opp, self.max_depth(), self.settings.time, self.np_rng)
         after = state.kernel.play(state.kernel.ctx, np.int64(me), np.int64(opp), result.move)
         runner.remember(int(after[0]), int(after[1]))
         return result

@@ -1,8 +1,15 @@
 """The agent protocol and the registry that builds agents from spec strings.
 
 An agent is built from a spec such as ``alphabeta:depth=5,eval=lines3`` or
-``mcts:iters=5000``: a registered name, then ``key=value`` parameters. Every agent takes a
-``seed`` (ties and random choices come from it) and honours a per-move budget.
+``mcts:iters=5000``: a registered name, then ``key=value`` options. Each agent class declares
+its options once, as the fields of a frozen ``Settings`` dataclass (made with
+:func:`boardlab.spec.option`); parsing, checking, the spec text and the help table derive
+from it. Every agent takes a ``seed`` (ties and random choices come from it) and honours a
+per-move budget.
+
+Agents are found through the ``boardlab.agents`` entry-point group (``name =
+"module:Class"`` in a package's metadata), so any installed package can add agents;
+:func:`register` adds one at run time.
 """
 
 from __future__ import annotations
@@ -11,68 +18,69 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib.metadata import entry_points
 from typing import Any, ClassVar
 
+from boardlab.spec import SpecError, build_options, check_options, options_of, spec_text, split_spec
 
-class AgentSpecError(ValueError):
-    """An unknown agent name or a bad parameter in an agent spec."""
+ENTRY_POINT_GROUP = "boardlab.agents"
+
+
+class AgentSpecError(SpecError):
+    """An unknown agent name, a bad option in an agent spec, or an agent used on a game it cannot play."""
 
 
 @dataclass(frozen=True)
-class Param:
-    """One parameter an agent accepts in its spec."""
-
-    name: str
-    kind: type
-    default: Any
-    help: str
-    choices: tuple[str, ...] = ()
-    minimum: float | None = None
-
-    def convert(self, agent: str, text: str) -> Any:
-        """The parameter's value from its text, or AgentSpecError saying what is accepted."""
-        if self.choices and text not in self.choices:
-            raise AgentSpecError(
-                f"{agent}: {self.name}={text!r} is not accepted; choose one of {', '.join(self.choices)}"
-            )
-        try:
-            value = _parse_bool(text) if self.kind is bool else self.kind(text)
-        except ValueError:
-            raise AgentSpecError(f"{agent}: {self.name} must be {self.kind.__name__}, got {text!r}") from None
-        if self.minimum is not None and value < self.minimum:
-            raise AgentSpecError(f"{agent}: {self.name} must be at least {self.minimum}, got {text}")
-        return value
+class NoSettings:
+    """The settings of an agent without options."""
 
 
 class Agent(ABC):
     """Chooses a move for a state within its budget.
 
-    Subclasses set ``name`` and ``params`` (the accepted spec parameters) and implement
-    :meth:`choose`. Parameters arrive as keyword arguments already converted to their types.
+    Subclasses set ``name``, ``summary`` and ``Settings`` (a frozen dataclass of options)
+    and implement :meth:`choose`. ``games`` lists the games an agent can play (empty: every
+    game). The settings are in ``self.settings``.
     """
 
     name: ClassVar[str] = "agent"
     summary: ClassVar[str] = ""
-    params: ClassVar[tuple[Param, ...]] = ()
+    Settings: ClassVar[type] = NoSettings
+    games: ClassVar[tuple[str, ...]] = ()
 
-    def __init__(self, seed: int | None = None, **options: Any) -> None:
+    def __init__(self, seed: int | None = None, settings: Any = None, **options: Any) -> None:
         self.seed = seed
         self.rng = random.Random(seed)
-        known = {p.name: p for p in self.params}
-        for key in options:
-            if key not in known:
-                raise AgentSpecError(_unknown_param_message(self.name, key, self.params))
-        self.options = {p.name: options.get(p.name, p.default) for p in self.params}
-        for key, value in self.options.items():
-            setattr(self, key, value)
+        if settings is None:
+            try:
+                settings = self.Settings(**options)
+            except TypeError:
+                known = {o.name for o in options_of(self.Settings)}
+                unknown = next(iter(set(options) - known), "?")
+                raise AgentSpecError(_unknown_option_message(self.name, unknown, self.Settings)) from None
+        elif options:
+            raise TypeError("give either settings or options, not both")
+        try:
+            check_options(settings, self.name)
+        except SpecError as err:
+            raise AgentSpecError(str(err)) from None
+        self.settings = settings
 
     @property
     def spec(self) -> str:
-        """The spec string that rebuilds this agent (non-default parameters only)."""
-        changed = [
-            f"{p.name}={self.options[p.name]}" for p in self.params if self.options[p.name] != p.default
-        ]
-        return self.name + (":" + ",".join(changed) if changed else "")
+        """The spec string that rebuilds this agent (non-default options only)."""
+        return spec_text(self.name, self.settings)
+
+    @classmethod
+    def supports(cls, game: Any) -> bool:
+        """True if this agent can play ``game`` (a Game)."""
+        return not cls.games or game.name in cls.games
+
+    @classmethod
+    def check_game(cls, settings: Any, game: Any) -> None:
+        """AgentSpecError if these settings cannot play ``game`` (e.g. an unknown evaluation)."""
+        if not cls.supports(game):
+            raise AgentSpecError(f"agent {cls.name} plays only {', '.join(cls.games)}, not {game.name}")
 
     @abstractmethod
     def choose(self, state: Any) -> Any:
@@ -85,66 +93,67 @@ class Agent(ABC):
         return f"<{type(self).__name__} {self.spec} seed={self.seed}>"
 
 
-def _parse_bool(text: str) -> bool:
-    lowered = text.lower()
-    if lowered in ("1", "true", "yes", "on"):
-        return True
-    if lowered in ("0", "false", "no", "off"):
-        return False
-    raise ValueError(text)
-
-
-def _unknown_param_message(agent: str, key: str, params: tuple[Param, ...]) -> str:
-    accepted = ", ".join(p.name for p in params) or "no parameters"
-    return f"{agent}: unknown parameter {key!r}; accepted: {accepted}"
+def _unknown_option_message(agent: str, key: str, settings: type) -> str:
+    accepted = ", ".join(o.name for o in options_of(settings)) or "no options"
+    return f"{agent}: unknown option {key!r}; accepted: {accepted}"
 
 
 REGISTRY: dict[str, type[Agent]] = {}
+"""Agents registered at run time with :func:`register`; entry points are read on demand."""
 
 
 def register(cls: type[Agent]) -> type[Agent]:
-    """Class decorator adding an agent to the registry under its ``name``."""
+    """Class decorator adding an agent to the run-time registry under its ``name``."""
     REGISTRY[cls.name] = cls
     return cls
 
 
-def _ensure_loaded() -> None:
-    # importing the modules registers their agents
-    from boardlab.agents import alphabeta, greedy, hybrid, mcts, random_agent  # noqa: F401
-    from boardlab.interop import course  # noqa: F401
+def _entry_points() -> dict[str, Any]:
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
 
 
-def parse_spec(spec: str) -> tuple[type[Agent], dict[str, Any]]:
-    """The agent class and converted parameters of a spec string."""
-    _ensure_loaded()
-    name, _, rest = spec.strip().partition(":")
-    name = name.strip().lower()
-    if name not in REGISTRY:
-        raise AgentSpecError(f"unknown agent {name!r}; known agents: {', '.join(sorted(REGISTRY))}")
-    cls = REGISTRY[name]
-    known = {p.name: p for p in cls.params}
-    options: dict[str, Any] = {}
-    for item in filter(None, (part.strip() for part in rest.split(","))):
-        key, eq, text = item.partition("=")
-        key = key.strip()
-        if not eq:
-            raise AgentSpecError(f"{name}: parameter {item!r} must be written key=value")
-        if key not in known:
-            raise AgentSpecError(_unknown_param_message(name, key, cls.params))
-        options[key] = known[key].convert(name, text.strip())
-    return cls, options
+def agent_names() -> list[str]:
+    """Every known agent name, sorted."""
+    return sorted(set(REGISTRY) | set(_entry_points()))
 
 
-def make_agent(spec: str, seed: int | None = None) -> Agent:
-    """Build an agent from a spec string such as ``alphabeta:depth=5,eval=lines3``."""
-    cls, options = parse_spec(spec)
-    return cls(seed=seed, **options)
+def agent_class(name: str) -> type[Agent]:
+    """The agent class registered under ``name``."""
+    key = name.strip().lower()
+    if key not in REGISTRY:
+        found = _entry_points().get(key)
+        if found is None:
+            raise AgentSpecError(f"unknown agent {key!r}; known agents: {', '.join(agent_names())}")
+        REGISTRY[key] = found.load()
+    return REGISTRY[key]
+
+
+def parse_spec(spec: str) -> tuple[type[Agent], Any]:
+    """The agent class and its settings for a spec string."""
+    try:
+        name, texts = split_spec(spec)
+        cls = agent_class(name)
+        return cls, build_options(cls.Settings, name, texts)
+    except AgentSpecError:
+        raise
+    except SpecError as err:
+        raise AgentSpecError(str(err)) from None
+
+
+def make_agent(spec: str, seed: int | None = None, game: Any = None) -> Agent:
+    """Build an agent from a spec such as ``alphabeta:depth=5,eval=lines3``.
+
+    With ``game`` (a Game), an agent that cannot play it is refused with AgentSpecError.
+    """
+    cls, settings = parse_spec(spec)
+    if game is not None:
+        cls.check_game(settings, game)
+    return cls(seed=seed, settings=settings)
 
 
 def list_agents() -> list[type[Agent]]:
-    """Every registered agent class, sorted by name."""
-    _ensure_loaded()
-    return [REGISTRY[name] for name in sorted(REGISTRY)]
+    """Every known agent class, sorted by name."""
+    return [agent_class(name) for name in agent_names()]
 
 
 AgentFactory = Callable[[int | None], Agent]

@@ -2,8 +2,9 @@
 
 The tree lives in flat arrays (one row per node), so a search can run in slices of
 iterations from Python, which checks the clock between slices. A node is expanded whole
-on its second visit; unvisited children are tried first, in random order. Rollouts play
-uniformly random moves up to a cap; a capped rollout scores a draw. Values are stored from
+on its second visit; unvisited children are tried first, in random order. Each simulation
+plays ``rollouts`` uniformly random games from the new leaf (their mean result is backed up)
+up to a cap; a capped rollout scores a draw. Values are stored from
 the point of view of the player who moved into the node, so selection maximises
 ``value / visits + c * sqrt(ln(parent visits) / visits)`` everywhere.
 """
@@ -12,13 +13,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numba import njit
 
-from boardlab.agents.base import Agent, Param, register
-from boardlab.games.base import Kernel
+from boardlab.agents.base import Agent
+from boardlab.games.base import ONGOING, Kernel, compiled_for
+from boardlab.spec import option
 
 SLICE = 256  # iterations between clock checks
 MAX_EXPANSIONS = 200_000  # bounds the tree's memory; past it, leaves are only rolled out
@@ -36,11 +38,11 @@ class Tree:
     n_children: np.ndarray
     visits: np.ndarray
     value: np.ndarray
-    terminal: np.ndarray
+    terminal: np.ndarray  # the kernel status of the node's position
     size: np.ndarray  # one-element array: nodes in use
 
     @classmethod
-    def create(cls, capacity: int, me: int, opp: int) -> Tree:
+    def create(cls, capacity: int, me: int, opp: int, status: int = ONGOING) -> Tree:
         # rows are written when a node is created, so the arrays need no initial fill
         # (large budgets then cost no memory until the tree grows)
         ints = [np.empty(capacity, dtype=np.int64) for _ in range(8)]
@@ -52,7 +54,7 @@ class Tree:
         )
         tree.me[0], tree.opp[0], tree.move[0], tree.parent[0] = me, opp, -1, -1
         tree.first_child[0], tree.n_children[0], tree.visits[0], tree.value[0] = -1, 0, 0, 0.0
-        tree.terminal[0] = 0
+        tree.terminal[0] = status
         return tree
 
     def arrays(self) -> tuple[np.ndarray, ...]:
@@ -81,24 +83,25 @@ class Tree:
 
 
 def build_mcts(kernel: Kernel) -> Any:
-    """A compiled ``run(ctx, *tree arrays, iterations, c, rollout_cap, seed)`` for ``kernel``."""
+    """A compiled ``run(ctx, *tree arrays, iterations, c, rollout_cap, rollouts, seed)`` for ``kernel``."""
     gen_moves = kernel.gen_moves
     play = kernel.play
     status = kernel.status
-    max_moves = kernel.max_moves
+    max_moves = kernel.num_actions
 
     @njit
     def rollout(ctx, me, opp, cap, buf):  # type: ignore[no-untyped-def]
-        # result for the side to move at the start of the rollout
+        # result for the side to move at the start of the rollout (0: draw or capped)
         sign = 1
         for _ in range(cap):
             st = status(ctx, me, opp)
-            if st != 0:
+            if st != ONGOING:
                 return st * sign
             n = gen_moves(ctx, me, opp, buf)
             me, opp = play(ctx, me, opp, buf[np.random.randint(n)])
             sign = -sign
-        return status(ctx, me, opp) * sign
+        st = status(ctx, me, opp)
+        return 0 if st == ONGOING else st * sign
 
     @njit
     def select_child(first, count, visits, value, parent_visits, c):  # type: ignore[no-untyped-def]
@@ -139,6 +142,7 @@ def build_mcts(kernel: Kernel) -> Any:
         iterations,
         c,
         cap,
+        rollouts,
         seed,
     ):  # type: ignore[no-untyped-def]
         np.random.seed(seed)
@@ -147,12 +151,12 @@ def build_mcts(kernel: Kernel) -> Any:
         for _ in range(iterations):
             node = 0
             # selection
-            while first_a[node] >= 0 and terminal_a[node] == 0:
+            while first_a[node] >= 0 and terminal_a[node] == ONGOING:
                 node = select_child(first_a[node], count_a[node], visits_a, value_a, visits_a[node], c)
             # expansion on the second visit (the root is expanded at once)
-            if terminal_a[node] == 0 and (visits_a[node] > 0 or node == 0):
+            if terminal_a[node] == ONGOING and (visits_a[node] > 0 or node == 0):
                 n = gen_moves(ctx, me_a[node], opp_a[node], buf)
-                if size_a[0] + n <= capacity:
+                if n > 0 and size_a[0] + n <= capacity:
                     first = size_a[0]
                     size_a[0] += n
                     for k in range(n):
@@ -171,12 +175,15 @@ def build_mcts(kernel: Kernel) -> Any:
                     count_a[node] = n
                     node = select_child(first, n, visits_a, value_a, 1, c)
             # simulation: result for the side to move at `node`
-            if terminal_a[node] != 0:
-                result = terminal_a[node]
+            if terminal_a[node] != ONGOING:
+                result = float(terminal_a[node])
             else:
-                result = rollout(ctx, me_a[node], opp_a[node], cap, buf)
+                total = 0
+                for _ in range(rollouts):
+                    total += rollout(ctx, me_a[node], opp_a[node], cap, buf)
+                result = total / rollouts
             # backpropagation: a node's value is for the player who moved into it
-            reward = -float(result)
+            reward = -result
             while node >= 0:
                 visits_a[node] += 1
                 value_a[node] += reward
@@ -187,17 +194,16 @@ def build_mcts(kernel: Kernel) -> Any:
     return run
 
 
-_RUNS: dict[str, Any] = {}
+def _build_and_warm(kernel: Kernel) -> Any:
+    run = build_mcts(kernel)
+    # compile now, so that the first timed search is not charged for it
+    run(kernel.ctx, *Tree.create(kernel.num_actions + 1, 0, 0).arrays(), 1, 1.4, 1, 1, 0)
+    return run
 
 
 def compiled_mcts(kernel: Kernel) -> Any:
-    """The compiled MCTS for a kernel, built once per process."""
-    if kernel.name not in _RUNS:
-        run = build_mcts(kernel)
-        # compile now, so that the first timed search is not charged for it
-        run(kernel.ctx, *Tree.create(kernel.max_moves + 1, 0, 0).arrays(), 1, 1.4, 1, 0)
-        _RUNS[kernel.name] = run
-    return _RUNS[kernel.name]
+    """The compiled MCTS for a kernel, built (and compiled) once per process."""
+    return compiled_for(kernel, _build_and_warm)
 
 
 @dataclass
@@ -220,21 +226,29 @@ def mcts_search(
     rollout_cap: int,
     rng: np.random.Generator,
     capacity: int = 0,
+    rollouts: int = 1,
 ) -> tuple[MctsResult, Tree]:
-    """Run UCT from ``(me, opp)`` for ``iterations`` (0: unlimited) or ``seconds`` (0: unlimited)."""
+    """Run UCT from ``(me, opp)`` for ``iterations`` (0: unlimited) or ``seconds`` (0: unlimited).
+
+    The position must not be finished. ``rollouts`` random games are played from each new leaf.
+    """
+    status = int(kernel.status(kernel.ctx, np.int64(me), np.int64(opp)))
+    if status != ONGOING:
+        raise ValueError("MCTS was asked to search a finished position")
     if capacity <= 0:
         # every iteration expands at most one node; time budgets assume 200k iterations/s
-        expected = iterations if iterations > 0 else int(200_000 * max(seconds, 0.01))
-        capacity = min(expected, MAX_EXPANSIONS) * kernel.max_moves + 1
-    tree = Tree.create(capacity, me, opp)
+        expected = iterations if iterations > 0 else int(200_000 * max(seconds, 0.01) / rollouts)
+        capacity = min(max(expected, 1), MAX_EXPANSIONS) * kernel.num_actions + 1
+    tree = Tree.create(capacity, me, opp, status)
     run = compiled_mcts(kernel)
     start = time.perf_counter()
     done = 0
+    batch_size = max(1, SLICE // rollouts)
     while True:
-        batch = SLICE if iterations <= 0 else min(SLICE, iterations - done)
+        batch = batch_size if iterations <= 0 else min(batch_size, iterations - done)
         if batch <= 0:
             break
-        run(kernel.ctx, *tree.arrays(), batch, c, rollout_cap, int(rng.integers(2**31)))
+        run(kernel.ctx, *tree.arrays(), batch, c, rollout_cap, rollouts, int(rng.integers(2**31)))
         done += batch
         if seconds > 0 and time.perf_counter() - start >= seconds:
             break
@@ -246,35 +260,43 @@ def mcts_search(
     return result, tree
 
 
-@register
+@dataclass(frozen=True)
+class MctsSettings:
+    """Options of the MCTS agent."""
+
+    iters: int = option(0, "iterations per move (0: use the time budget)", minimum=0, maximum=10**9)
+    time: float = option(
+        0.0, "seconds per move (0: no limit; 1000 iterations if both are 0)", minimum=0, maximum=3600
+    )
+    c: float = option(1.4, "exploration constant of UCB1", minimum=0, maximum=100)
+    rollout: int = option(
+        200, "rollout length cap in plies (a capped rollout is a draw)", minimum=1, maximum=10**6
+    )
+    rollouts: int = option(
+        1, "random rollouts per new leaf (their mean is backed up)", minimum=1, maximum=10**4
+    )
+
+
 class MctsAgent(Agent):
     """UCT Monte Carlo tree search with uniformly random rollouts."""
 
     name = "mcts"
     summary = "UCT Monte Carlo tree search with random rollouts"
-    params = (
-        Param("iters", int, 0, "iterations per move (0: use the time budget)", minimum=0),
-        Param("time", float, 0.0, "seconds per move (0: no limit; 1000 iterations if both are 0)", minimum=0),
-        Param("c", float, 1.4, "exploration constant of UCB1", minimum=0),
-        Param("rollout", int, 200, "rollout length cap in plies (a capped rollout is a draw)", minimum=1),
-    )
+    Settings: ClassVar[type] = MctsSettings
+    settings: MctsSettings
 
-    iters: int
-    time: float
-    c: float
-    rollout: int
-
-    def __init__(self, seed: int | None = None, **options: Any) -> None:
-        super().__init__(seed, **options)
+    def __init__(self, seed: int | None = None, settings: Any = None, **options: Any) -> None:
+        super().__init__(seed, settings, **options)
         self.np_rng = np.random.default_rng(seed)
         self.last: MctsResult | None = None
 
     def analyse(self, state: Any) -> MctsResult:
         """Search ``state`` within the budget."""
-        iterations = self.iters if (self.iters or self.time) else 1000
-        me, opp = state.sides
+        s = self.settings
+        iterations = s.iters if (s.iters or s.time) else 1000
+        me, opp = state.words
         result, _ = mcts_search(
-            state.kernel, me, opp, iterations, self.time, self.c, self.rollout, self.np_rng
+            state.kernel, me, opp, iterations, s.time, s.c, s.rollout, self.np_rng, rollouts=s.rollouts
         )
         return result
 

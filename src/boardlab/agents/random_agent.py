@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from boardlab.agents.base import Agent, register
+from boardlab.agents.base import Agent
 
 
-@register
 class RandomAgent(Agent):
     """Plays a uniformly random legal move."""
 

@@ -1,68 +1,107 @@
-"""Game rules. Each game offers an immutable Python ``State`` and a compiled ``Kernel``."""
+"""Game rules. Each game is a :class:`Game` (its options and metadata) making immutable
+:class:`State` objects, with a compiled :class:`Kernel` for searches and learners.
+
+Build games from specs: ``parse_game("connect4:width=8,height=7")`` gives the Game,
+``new_game("quixo:size=4")`` its starting position. Adding a game is its module and one
+entry in :data:`GAMES`; the conformance suite in ``tests/`` then checks it.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
 from typing import Any
 
 from boardlab.games.base import (
+    DRAW,
+    LOSS,
+    ONGOING,
+    WIN,
+    Game,
     GameError,
+    GameOptionError,
     GameOverError,
-    GameState,
     IllegalMoveError,
     Kernel,
     MoveParseError,
+    Outcome,
     PositionParseError,
+    Reason,
+    State,
 )
+from boardlab.spec import SpecError, build_options, split_spec
+
+UnknownGameError = GameOptionError
+
+GAMES: dict[str, str] = {
+    "quixo": "boardlab.games.quixo:Quixo",
+    "connect4": "boardlab.games.connect4:ConnectFour",
+    "tictactoe": "boardlab.games.tictactoe:TicTacToe",
+    "nim": "boardlab.games.nim:Nim",
+}
+"""Registered games: name -> ``module:GameClass``."""
 
 
-class UnknownGameError(GameError):
-    """A game name or option that boardlab does not know."""
+def game_class(name: str) -> type[Game]:
+    """The Game class registered under ``name``."""
+    key = name.strip().lower()
+    if key not in GAMES:
+        raise GameOptionError(f"unknown game {key!r}; known games: {', '.join(sorted(GAMES))}")
+    module, _, attr = GAMES[key].partition(":")
+    cls: type[Game] = getattr(importlib.import_module(module), attr)
+    return cls
 
 
-def _quixo(size: int = 5, ply_cap: int = 200) -> Any:
-    from boardlab.games.quixo import State
-
-    return State.initial(size=size, ply_cap=ply_cap)
-
-
-GAMES: dict[str, Callable[..., Any]] = {"quixo": _quixo}
-GAME_OPTIONS: dict[str, dict[str, type]] = {"quixo": {"size": int, "ply_cap": int}}
-
-
-def new_game(spec: str = "quixo") -> Any:
-    """The starting state of a game from a spec such as ``quixo`` or ``quixo:size=4``."""
-    name, _, rest = spec.partition(":")
-    name = name.strip().lower()
-    if name not in GAMES:
-        raise UnknownGameError(f"unknown game {name!r}; known games: {', '.join(sorted(GAMES))}")
-    options: dict[str, Any] = {}
-    for item in filter(None, (p.strip() for p in rest.split(","))):
-        key, eq, value = item.partition("=")
-        accepted = GAME_OPTIONS[name]
-        if not eq or key not in accepted:
-            raise UnknownGameError(
-                f"bad option {item!r} for {name}; accepted: {', '.join(f'{k}=INT' for k in accepted)}"
-            )
+def available_games() -> list[str]:
+    """Names of the registered games whose module is present, sorted."""
+    names = []
+    for name in sorted(GAMES):
         try:
-            options[key] = accepted[key](value)
-        except ValueError:
-            raise UnknownGameError(f"option {key} of {name} must be an integer, got {value!r}") from None
+            game_class(name)
+        except ImportError:
+            continue
+        names.append(name)
+    return names
+
+
+def parse_game(spec: str | Game = "quixo") -> Game:
+    """The Game of a spec such as ``quixo``, ``quixo:size=4`` or ``nim:piles=3-4-5,misere=false``."""
+    if isinstance(spec, Game):
+        return spec
     try:
-        return GAMES[name](**options)
-    except ValueError as err:
-        raise UnknownGameError(str(err)) from None
+        name, texts = split_spec(spec)
+        cls = game_class(name)
+        return build_options(cls, name, texts)
+    except GameOptionError:
+        raise
+    except SpecError as err:
+        raise GameOptionError(str(err)) from None
+
+
+def new_game(spec: str | Game = "quixo") -> Any:
+    """The starting position of the game of ``spec``."""
+    return parse_game(spec).initial()
 
 
 __all__ = [
+    "DRAW",
     "GAMES",
+    "LOSS",
+    "ONGOING",
+    "WIN",
+    "Game",
     "GameError",
+    "GameOptionError",
     "GameOverError",
-    "GameState",
     "IllegalMoveError",
     "Kernel",
     "MoveParseError",
+    "Outcome",
     "PositionParseError",
+    "Reason",
+    "State",
     "UnknownGameError",
+    "available_games",
+    "game_class",
     "new_game",
+    "parse_game",
 ]

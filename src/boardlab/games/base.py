@@ -1,16 +1,57 @@
-"""What every game offers: errors, the compiled-kernel bundle and the state protocol.
+"""The game protocol: what every game offers to searches, learners, the arena and the UIs.
 
-A game has two faces. The Python face is an immutable ``State`` with legal moves, play,
-outcome and text round-trips, used by agents' glue code, the arena and the UIs. The
-compiled face is a :class:`Kernel`: numba functions over side-relative integer states
-``(me, opp)`` that the generic searches (alpha-beta, MCTS, playouts) call in their hot loops.
+A game has two faces.
+
+**The compiled face** is a :class:`Kernel`: numba functions over a position held in two
+``int64`` *state words* ``(a, b)`` whose meaning the game defines (Quixo: the cubes of the side
+to move and of its opponent; Connect Four: the stones of the side to move and all stones;
+Nim: the piles packed in bit fields). The side to move is implied: every position is seen
+by the side about to move, which keeps negamax and learning code side-relative. Moves are
+*actions*, integers in a fixed range ``[0, num_actions)`` that also index policy vectors.
+
+- ``status(ctx, a, b) -> int``: :data:`WIN` / :data:`DRAW` / :data:`LOSS` for the side to
+  move in a finished position (by the rules: a line, a full board, no legal move, ...),
+  else :data:`ONGOING`. Every search asks it before generating moves; a position whose
+  status is ``ONGOING`` has at least one legal move.
+- ``gen_moves(ctx, a, b, out) -> n``: writes the legal actions into ``out``, returns how many.
+- ``play(ctx, a, b, action) -> (a, b)``: the position after ``action``, seen by the side to
+  move next.
+- ``evaluate(ctx, a, b, eval_id) -> float``: a heuristic value for the side to move (ids
+  index ``Kernel.evaluations``).
+- ``symmetry(ctx, a, b, sym) -> (a, b)``: the position seen through symmetry ``sym``
+  (0 is the identity); ``Kernel.action_maps[sym, action]`` is the image of an action and
+  ``Kernel.cell_maps[sym]`` gathers the cells of an observation plane.
+- ``observe(ctx, a, b, out)``: fills a float32 array of ``Kernel.obs_shape``
+  (planes, rows, columns) from the mover's view.
+
+Generic helpers built here on top of a kernel: :func:`position_hash` (a 64-bit hash of the
+state words, the same whatever a table stores), :func:`build_canonical` (the hash of the
+symmetry-reduced position and the symmetry reaching it), legal-action masks and batched
+observations and symmetries for learners.
+
+**The Python face** is an immutable :class:`State` made by a :class:`Game`. A ``Game`` is a
+frozen dataclass whose fields are the game's options (``quixo:size=4``,
+``connect4:width=8,height=7``); it holds the metadata generic code reads instead of naming a
+game: title, notation help, evaluations, text and JSON views, terminal rendering.
 """
 
 from __future__ import annotations
 
+import enum
+import functools
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol, Self, runtime_checkable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Self
+
+import numpy as np
+from numba import njit
+from rich.text import Text
+
+from boardlab.spec import SpecError, check_options, spec_text
+
+LOSS, DRAW, WIN, ONGOING = -1, 0, 1, 2
+"""Kernel status codes, for the side to move."""
 
 
 class GameError(ValueError):
@@ -33,88 +74,513 @@ class GameOverError(GameError):
     """A move was asked of a finished game."""
 
 
+class GameOptionError(GameError, SpecError):
+    """An unknown game, or a game option outside what the game accepts."""
+
+
+# --- outcomes ------------------------------------------------------------------------------
+
+
+class Reason(enum.StrEnum):
+    """Why a game ended."""
+
+    RULE = "rule"  # won by the game's rules (a line, the last object, ...)
+    DRAW = "draw"  # drawn by the game's rules (full board, ...)
+    PLY_CAP = "ply_cap"
+    REPETITION = "repetition"
+    RESIGNATION = "resignation"
+    FORFEIT = "forfeit"
+
+
 @dataclass(frozen=True)
+class Outcome:
+    """The result of a game: the winning colour (0 first, 1 second; None for a draw) and why."""
+
+    winner: int | None
+    reason: Reason
+    detail: str = ""
+
+    def __post_init__(self) -> None:
+        if self.winner not in (None, 0, 1):
+            raise ValueError(f"winner must be 0, 1 or None, got {self.winner!r}")
+        object.__setattr__(self, "reason", Reason(self.reason))
+
+    @property
+    def is_draw(self) -> bool:
+        """True when nobody won."""
+        return self.winner is None
+
+    def score_for(self, colour: int) -> float:
+        """1, 0.5 or 0 for the player of ``colour``."""
+        if self.winner is None:
+            return 0.5
+        return 1.0 if self.winner == colour else 0.0
+
+    def text(self, symbols: Sequence[str] = ("X", "O")) -> str:
+        """A short human sentence, e.g. ``X wins (rule: a complete line)``."""
+        head = "draw" if self.winner is None else f"{symbols[self.winner]} wins"
+        why = self.reason.value.replace("_", " ")
+        return f"{head} ({why}{': ' + self.detail if self.detail else ''})"
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {"winner": self.winner, "reason": self.reason.value, "detail": self.detail}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Outcome:
+        """Read what :meth:`to_json` wrote."""
+        return cls(data["winner"], Reason(data["reason"]), data.get("detail", ""))
+
+
+# --- the compiled face -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
 class Kernel:
-    """The compiled rules of one game, as numba functions over side-relative states.
+    """The compiled rules of one game with its options (see the module docstring).
 
-    A state is two ``int64`` masks ``(me, opp)``: the cubes/stones of the side to move and
-    of its opponent. Every function takes the game's constant tables ``ctx`` first.
-
-    - ``gen_moves(ctx, me, opp, out) -> n``: writes legal move indices into ``out``.
-    - ``play(ctx, me, opp, move) -> (me, opp)``: the position after ``move``, seen by the
-      side that moves next (the masks are swapped).
-    - ``status(ctx, me, opp) -> int``: +1 if the side to move has already won, -1 if it has
-      lost, 0 if the game goes on (draws by ply cap are handled by callers).
-    - ``evaluate(ctx, me, opp, eval_id) -> float``: heuristic value for the side to move.
-    - ``canonical(ctx, me, opp) -> (key, sym)``: a key shared by symmetric positions and the
-      symmetry that maps this position to the canonical one.
-    - ``map_move(ctx, sym, move) -> move``: a move index transformed by a symmetry.
-    - ``inverse_sym(ctx, sym) -> sym``: the symmetry undoing ``sym``.
+    ``name`` is unique per game and options (it keys the compile caches). ``action_maps``
+    has shape ``(num_symmetries, num_actions)``; ``cell_maps`` has shape
+    ``(num_symmetries, rows * columns)`` with ``transformed.flat[c] = plane.flat[cell_maps[s, c]]``
+    for each observation plane; ``sym_inverse[s]`` undoes symmetry ``s``.
     """
 
     name: str
     ctx: tuple[Any, ...]
-    max_moves: int
+    num_actions: int
+    obs_shape: tuple[int, int, int]
+    evaluations: tuple[str, ...]
+    status: Callable[..., int]
     gen_moves: Callable[..., int]
     play: Callable[..., tuple[int, int]]
-    status: Callable[..., int]
     evaluate: Callable[..., float]
-    canonical: Callable[..., tuple[int, int]]
-    map_move: Callable[..., int]
-    inverse_sym: Callable[..., int]
-    evaluations: tuple[str, ...]
-
-
-@runtime_checkable
-class GameState(Protocol):
-    """The Python face of a position, shared by all games."""
+    symmetry: Callable[..., tuple[int, int]]
+    observe: Callable[..., None]
+    action_maps: np.ndarray
+    cell_maps: np.ndarray
+    sym_inverse: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.int64))
 
     @property
-    def to_move(self) -> int:
-        """0 for the first player, 1 for the second."""
-        ...
+    def num_symmetries(self) -> int:
+        """How many symmetries the game has (1: only the identity)."""
+        return int(self.action_maps.shape[0])
+
+
+@njit(cache=True, inline="always")
+def _mix64(x):  # type: ignore[no-untyped-def]
+    # the splitmix64 finaliser, in wrapping int64 arithmetic
+    x = (x ^ ((x >> 30) & 0x3FFFFFFFF)) * np.int64(-4658895280553007687)
+    x = (x ^ ((x >> 27) & 0x1FFFFFFFFF)) * np.int64(-7723592293110705685)
+    return x ^ ((x >> 31) & 0x1FFFFFFFF)
+
+
+@njit(cache=True)
+def position_hash(a, b):  # type: ignore[no-untyped-def]
+    """A 64-bit hash of a position's state words (equal words, equal hash)."""
+    return _mix64(_mix64(np.int64(a)) ^ np.int64(b))
+
+
+def build_canonical(kernel: Kernel) -> Any:
+    """A compiled ``canonical(ctx, a, b) -> (hash, sym)``: the hash of the smallest image of
+    the position over the game's symmetries, and the symmetry that gives it."""
+    symmetry = kernel.symmetry
+    count = kernel.num_symmetries
+
+    @njit
+    def canonical(ctx, a, b):  # type: ignore[no-untyped-def]
+        best_a, best_b, best_sym = a, b, 0
+        for s in range(1, count):
+            x, y = symmetry(ctx, a, b, s)
+            if x < best_a or (x == best_a and y < best_b):
+                best_a, best_b, best_sym = x, y, s
+        return position_hash(best_a, best_b), best_sym
+
+    return canonical
+
+
+_COMPILED: dict[tuple[Callable[..., Any], str], Any] = {}
+
+
+def compiled_for(kernel: Kernel, builder: Callable[[Kernel], Any]) -> Any:
+    """``builder(kernel)``, built once per process and kernel: the one compile cache of the
+    generic compiled code (canonical keys, searches) closed over a game's kernel."""
+    key = (builder, kernel.name)
+    if key not in _COMPILED:
+        _COMPILED[key] = builder(kernel)
+    return _COMPILED[key]
+
+
+def compiled_canonical(kernel: Kernel) -> Any:
+    """The compiled canonical-key function of a kernel."""
+    return compiled_for(kernel, build_canonical)
+
+
+def legal_mask(kernel: Kernel, a: int, b: int) -> np.ndarray:
+    """A boolean vector over the action space, True at the legal actions (none once over)."""
+    mask = np.zeros(kernel.num_actions, dtype=np.bool_)
+    if kernel.status(kernel.ctx, np.int64(a), np.int64(b)) == ONGOING:
+        buf = np.empty(kernel.num_actions, dtype=np.int64)
+        mask[buf[: kernel.gen_moves(kernel.ctx, np.int64(a), np.int64(b), buf)]] = True
+    return mask
+
+
+def observe_batch(kernel: Kernel, words: np.ndarray) -> np.ndarray:
+    """Observations of many positions: ``words`` of shape (n, 2) gives (n, *obs_shape) float32."""
+    words = np.asarray(words, dtype=np.int64).reshape(-1, 2)
+    out = np.zeros((len(words), *kernel.obs_shape), dtype=np.float32)
+    for i, (a, b) in enumerate(words):
+        kernel.observe(kernel.ctx, a, b, out[i])
+    return out
+
+
+def transform_observations(kernel: Kernel, planes: np.ndarray, sym: int) -> np.ndarray:
+    """Observations (..., planes, rows, columns) seen through symmetry ``sym``."""
+    shape = planes.shape
+    flat = planes.reshape(*shape[:-2], shape[-2] * shape[-1])
+    return flat[..., kernel.cell_maps[sym]].reshape(shape)
+
+
+def transform_actions(kernel: Kernel, vectors: np.ndarray, sym: int) -> np.ndarray:
+    """Per-action vectors (..., num_actions), e.g. policies or masks, under symmetry ``sym``."""
+    out = np.empty_like(vectors)
+    out[..., kernel.action_maps[sym]] = vectors
+    return out
+
+
+# --- the Python face -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Game(ABC):
+    """One game with its options: the factory of its states and the metadata about it.
+
+    Subclasses are frozen dataclasses whose fields, declared with :func:`boardlab.spec.option`,
+    are the options of the game's spec; they set the class variables and implement the
+    abstract methods. ``ply_cap`` (None: no cap) ends a game as a draw after that many plies.
+    """
+
+    name: ClassVar[str] = ""
+    display_name: ClassVar[str] = ""
+    symbols: ClassVar[tuple[str, str]] = ("X", "O")
+    win_detail: ClassVar[str] = ""
+    draw_detail: ClassVar[str] = ""
+
+    def __post_init__(self) -> None:
+        check_options(self, self.name)
 
     @property
-    def ply(self) -> int:
-        """Number of moves played so far."""
-        ...
+    def spec(self) -> str:
+        """The spec string that rebuilds this game, e.g. ``connect4:width=8``."""
+        return spec_text(self.name, self)
 
     @property
-    def is_over(self) -> bool:
-        """True once the game has a result."""
-        ...
+    def title(self) -> str:
+        """A short human title, e.g. ``Connect Four 7x6``."""
+        return self.display_name
 
     @property
-    def winner(self) -> int | None:
-        """0 or 1 for a finished, won game; None while playing or for a draw."""
-        ...
+    def ply_cap(self) -> int | None:
+        """Plies after which a game is drawn (None: the rules end every game)."""
+        return None
+
+    @property
+    def notation_help(self) -> str:
+        """How moves are written, for help screens."""
+        return ""
+
+    @property
+    def kernel(self) -> Kernel:
+        """The compiled rules (built once per process and options)."""
+        return _kernel_of(self)
+
+    @property
+    def evaluations(self) -> tuple[str, ...]:
+        """Names of the heuristic evaluations for alpha-beta, the default first."""
+        return self.kernel.evaluations
+
+    @abstractmethod
+    def build_kernel(self) -> Kernel:
+        """Build the compiled rules for these options."""
+
+    @property
+    @abstractmethod
+    def state_class(self) -> type[State]:
+        """The State subclass of this game."""
+
+    @abstractmethod
+    def initial_words(self) -> tuple[int, int]:
+        """The state words of the starting position."""
+
+    def initial(self) -> State:
+        """The starting position."""
+        a, b = self.initial_words()
+        return self.state(a, b, 0, 0)
+
+    def state(self, a: int, b: int, to_move: int, ply: int) -> State:
+        """A position from its state words (seen by the side to move), that side and the ply."""
+        status = int(self.kernel.status(self.kernel.ctx, np.int64(a), np.int64(b)))
+        return self.state_class(self, int(a), int(b), int(to_move), int(ply), status)
+
+    # moves -------------------------------------------------------------------------------
+
+    @abstractmethod
+    def move_of(self, action: int) -> Any:
+        """The move object for an action (printing it gives its notation)."""
+
+    @abstractmethod
+    def action_of(self, move: Any) -> int:
+        """The action of a move object; IllegalMoveError for an object that is not a move here."""
+
+    @abstractmethod
+    def parse_action(self, text: str) -> int:
+        """The action written as ``text``; MoveParseError when it is not a move's notation."""
+
+    # positions ---------------------------------------------------------------------------
+
+    @abstractmethod
+    def position_text(self, state: State) -> str:
+        """A one-line text of a position that :meth:`parse_position` reads back."""
+
+    @abstractmethod
+    def parse_position(self, text: str) -> State:
+        """The position written by :meth:`position_text`; PositionParseError otherwise."""
+
+    @abstractmethod
+    def board_text(self, state: State) -> str:
+        """A plain multi-line picture of the board."""
+
+    def render(self, state: State, last_move: Any = None) -> Text:
+        """The board for a terminal (rich Text); games may colour it and show the last move."""
+        return Text(self.board_text(state))
+
+    @abstractmethod
+    def json_view(self, state: State) -> dict[str, Any]:
+        """What a web board needs to draw the position (JSON-ready)."""
+
+
+@functools.cache
+def _kernel_of(game: Game) -> Kernel:
+    return game.build_kernel()
+
+
+@dataclass(frozen=True)
+class State:
+    """An immutable position: the game, its state words, the side to move and the ply.
+
+    ``status`` is the kernel status for the side to move (kept so that it is computed once).
+    Build states with :meth:`Game.initial`, :meth:`Game.parse_position` or :meth:`play`.
+    """
+
+    game: Game
+    a: int
+    b: int
+    to_move: int = 0
+    ply: int = 0
+    status: int = field(default=ONGOING, compare=False)
+
+    # the compiled face ---------------------------------------------------------------------
 
     @property
     def kernel(self) -> Kernel:
         """The compiled rules used by searches."""
-        ...
+        return self.game.kernel
 
     @property
-    def sides(self) -> tuple[int, int]:
-        """The side-relative kernel state ``(me, opp)``."""
-        ...
+    def words(self) -> tuple[int, int]:
+        """The state words ``(a, b)`` of the kernel."""
+        return self.a, self.b
 
-    def legal_moves(self) -> Sequence[Any]:
-        """Legal moves in a fixed order (empty once the game is over)."""
-        ...
+    def position_hash(self) -> int:
+        """A 64-bit hash of the position (its state words)."""
+        return int(position_hash(np.int64(self.a), np.int64(self.b)))
 
-    def play(self, move: Any) -> Self:
-        """A new state with ``move`` played; raises IllegalMoveError if it is not legal."""
-        ...
+    def canonical_key(self) -> int:
+        """A 64-bit key shared by all symmetric images of the position."""
+        key, _ = compiled_canonical(self.kernel)(self.kernel.ctx, np.int64(self.a), np.int64(self.b))
+        return int(key)
+
+    # the result ----------------------------------------------------------------------------
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """How the game ended, or None while it goes on."""
+        if self.status == WIN or self.status == LOSS:
+            winner = self.to_move if self.status == WIN else 1 - self.to_move
+            return Outcome(winner, Reason.RULE, self.game.win_detail)
+        if self.status == DRAW:
+            return Outcome(None, Reason.DRAW, self.game.draw_detail)
+        cap = self.game.ply_cap
+        if cap is not None and self.ply >= cap:
+            return Outcome(None, Reason.PLY_CAP, f"{cap} plies")
+        return None
+
+    @property
+    def is_over(self) -> bool:
+        """True once the game has a result."""
+        return self.outcome is not None
+
+    @property
+    def winner(self) -> int | None:
+        """0 or 1 for a won game; None while playing or for a draw."""
+        outcome = self.outcome
+        return None if outcome is None else outcome.winner
+
+    @property
+    def is_draw(self) -> bool:
+        """True for a finished game that nobody won."""
+        outcome = self.outcome
+        return outcome is not None and outcome.winner is None
+
+    # moves ---------------------------------------------------------------------------------
+
+    def legal_indices(self) -> list[int]:
+        """The legal actions in the kernel's order; empty once the game is over."""
+        return list(self._legal)
+
+    @functools.cached_property
+    def _legal(self) -> tuple[int, ...]:
+        if self.is_over:
+            return ()
+        kernel = self.kernel
+        buf = np.empty(kernel.num_actions, dtype=np.int64)
+        n = kernel.gen_moves(kernel.ctx, np.int64(self.a), np.int64(self.b), buf)
+        return tuple(buf[:n].tolist())
+
+    def legal_moves(self) -> list[Any]:
+        """The legal moves in the kernel's order; empty once the game is over."""
+        return [self.game.move_of(i) for i in self._legal]
+
+    def legal_mask(self) -> np.ndarray:
+        """Booleans over the action space, True at the legal actions."""
+        mask = np.zeros(self.kernel.num_actions, dtype=np.bool_)
+        mask[list(self._legal)] = True
+        return mask
 
     def move_index(self, move: Any) -> int:
-        """The kernel index of a move."""
-        ...
+        """The action of a move."""
+        return self.game.action_of(move)
 
     def move_from_index(self, index: int) -> Any:
-        """The move for a kernel index."""
-        ...
+        """The move of an action."""
+        return self.game.move_of(index)
+
+    def is_legal(self, move: Any) -> bool:
+        """True if ``move`` may be played here."""
+        try:
+            return self.game.action_of(move) in self._legal
+        except GameError:
+            return False
 
     def parse_move(self, text: str) -> Any:
-        """A legal move from its notation; raises MoveParseError or IllegalMoveError."""
-        ...
+        """A legal move from its notation; MoveParseError, IllegalMoveError or GameOverError."""
+        action = self.game.parse_action(text)
+        self._check_legal(action)
+        return self.game.move_of(action)
+
+    def play(self, move: Any) -> Self:
+        """The position after ``move`` (a move object or its notation)."""
+        action = self.game.parse_action(move) if isinstance(move, str) else self.game.action_of(move)
+        return self.play_index(action)
+
+    def play_index(self, index: int) -> Self:
+        """The position after the action ``index``; IllegalMoveError unless it is legal."""
+        self._check_legal(index)
+        kernel = self.kernel
+        a, b = kernel.play(kernel.ctx, np.int64(self.a), np.int64(self.b), index)
+        return self.game.state(int(a), int(b), 1 - self.to_move, self.ply + 1)  # type: ignore[return-value]
+
+    def _check_legal(self, action: int) -> None:
+        if self.is_over:
+            raise GameOverError("the game is over; no more moves can be played")
+        count = self.kernel.num_actions
+        if isinstance(action, bool) or not isinstance(action, int | np.integer) or not 0 <= action < count:
+            raise IllegalMoveError(f"action {str(action)[:20]} is not in 0..{count - 1}")
+        if action not in self._legal:
+            raise IllegalMoveError(self.illegal_reason(action))
+
+    def illegal_reason(self, action: int) -> str:
+        """Why a well-formed action is not legal here (games may say more)."""
+        return f"move {self.game.move_of(action)} is not legal in this position"
+
+    # learning ------------------------------------------------------------------------------
+
+    def observation(self) -> np.ndarray:
+        """The observation planes from the mover's view, float32 of shape ``obs_shape``."""
+        out = np.zeros(self.kernel.obs_shape, dtype=np.float32)
+        self.kernel.observe(self.kernel.ctx, np.int64(self.a), np.int64(self.b), out)
+        return out
+
+    def transform(self, sym: int) -> Self:
+        """This position seen through symmetry ``sym``; side to move and ply are kept."""
+        count = self.kernel.num_symmetries
+        if not 0 <= sym < count:
+            raise ValueError(f"symmetry must be in 0..{count - 1}, got {sym}")
+        a, b = self.kernel.symmetry(self.kernel.ctx, np.int64(self.a), np.int64(self.b), sym)
+        return type(self)(self.game, int(a), int(b), self.to_move, self.ply, self.status)
+
+    # text ----------------------------------------------------------------------------------
+
+    def to_text(self) -> str:
+        """The position as one line of text (read back by the game's ``parse_position``)."""
+        return self.game.position_text(self)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON view of the position for web boards and logs."""
+        outcome = self.outcome
+        return {
+            "game": self.game.spec,
+            "text": self.to_text(),
+            "to_move": self.to_move,
+            "ply": self.ply,
+            "legal": [str(m) for m in self.legal_moves()],
+            "outcome": None if outcome is None else outcome.to_json(),
+            **self.game.json_view(self),
+        }
+
+    def render(self, last_move: Any = None) -> Text:
+        """The board for a terminal."""
+        return self.game.render(self, last_move)
+
+    def __str__(self) -> str:
+        return self.game.board_text(self)
+
+
+def symmetry_table_inverse(action_maps: np.ndarray) -> np.ndarray:
+    """``inverse[s]``: the symmetry undoing ``s``, found from the action permutations."""
+    count = action_maps.shape[0]
+    identity = np.arange(action_maps.shape[1])
+    inverse = np.zeros(count, dtype=np.int64)
+    for s in range(count):
+        for t in range(count):
+            if np.array_equal(action_maps[t][action_maps[s]], identity):
+                inverse[s] = t
+                break
+    return inverse
+
+
+__all__ = [
+    "DRAW",
+    "LOSS",
+    "ONGOING",
+    "WIN",
+    "Game",
+    "GameError",
+    "GameOptionError",
+    "GameOverError",
+    "IllegalMoveError",
+    "Kernel",
+    "MoveParseError",
+    "Outcome",
+    "PositionParseError",
+    "Reason",
+    "State",
+    "build_canonical",
+    "compiled_canonical",
+    "compiled_for",
+    "legal_mask",
+    "observe_batch",
+    "position_hash",
+    "symmetry_table_inverse",
+    "transform_actions",
+    "transform_observations",
+]

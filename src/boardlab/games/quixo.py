@@ -16,19 +16,22 @@ ply count, e.g. ``"X...O/...../...../...../..... O 1"``.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
+from rich.text import Text
 
+from boardlab.games import base
 from boardlab.games import quixo_kernel as qk
 from boardlab.games.base import (
-    GameOverError,
+    GameOptionError,
     IllegalMoveError,
     Kernel,
     MoveParseError,
     PositionParseError,
 )
+from boardlab.spec import option
 
 SIZES = (3, 4, 5)
 DEFAULT_PLY_CAP = 200
@@ -47,7 +50,7 @@ class Push(enum.IntEnum):
 
 def _check_size(size: int) -> None:
     if size not in SIZES:
-        raise ValueError(f"Quixo board size must be one of {SIZES}, got {size}")
+        raise GameOptionError(f"Quixo board size must be one of {SIZES}, got {size}")
 
 
 def _cell_name(x: int, y: int) -> str:
@@ -104,7 +107,7 @@ class Move:
     def transform(self, sym: int) -> Move:
         """This move seen through symmetry ``sym`` (0..7) of the board."""
         index = move_index(self)
-        return move_from_index(int(_kernel(self.size).ctx[5][sym, index]), self.size)
+        return move_from_index(int(_kernel(self.size).action_maps[sym, index]), self.size)
 
 
 _MOVES: dict[int, list[Move]] = {}
@@ -126,6 +129,8 @@ def all_moves(size: int = 5) -> list[Move]:
 
 def move_index(move: Move) -> int:
     """Kernel index of a move."""
+    if not isinstance(move, Move):
+        raise IllegalMoveError(f"{move!r} is not a Quixo move")
     all_moves(move.size)
     try:
         return _MOVE_INDEX[move.size][move]
@@ -138,29 +143,143 @@ def move_from_index(index: int, size: int = 5) -> Move:
     return all_moves(size)[index]
 
 
+QUIXO_HELP = (
+    "A move names the border cube you take, then the cell at the end of its row or column where it "
+    "is pushed back in: a1e1 takes a1 and pushes it in at e1 (row 1 slides left); c1c5 takes c1 "
+    "and pushes it in at c5 (column c slides up). Take a blank cube or one of yours, never the "
+    "opponent's. Columns are letters from the left, rows numbers from the top. A full line of your "
+    "symbol wins; completing a line of the opponent's loses, even with one of yours."
+)
+
+CELL_TEXT = {-1: BLANK, 0: "X", 1: "O"}
+CELL_STYLES = {-1: "dim", 0: "bold red", 1: "bold cyan"}
+
+
 @dataclass(frozen=True)
-class State:
-    """An immutable Quixo position.
+class Quixo(base.Game):
+    """Quixo on an N x N board (official rules), drawn after ``ply_cap`` plies."""
 
-    ``x_cubes`` and ``o_cubes`` are bit masks (cell ``(x, y)`` is bit ``y * size + x``) of
-    the first and second player's cubes; ``to_move`` is 0 (X) or 1 (O).
+    name: ClassVar[str] = "quixo"
+    display_name: ClassVar[str] = "Quixo"
+    win_detail: ClassVar[str] = "a complete line"
+
+    size: int = option(5, "board side", choices=SIZES)
+    ply_cap: int = option(DEFAULT_PLY_CAP, "plies after which the game is a draw", minimum=1, maximum=10**6)
+
+    @property
+    def title(self) -> str:
+        return f"Quixo {self.size}x{self.size}"
+
+    @property
+    def notation_help(self) -> str:
+        return QUIXO_HELP
+
+    @property
+    def state_class(self) -> type[State]:
+        return State
+
+    def build_kernel(self) -> Kernel:
+        return qk.kernel(self.size)
+
+    def initial_words(self) -> tuple[int, int]:
+        return 0, 0
+
+    def move_of(self, action: int) -> Move:
+        return move_from_index(action, self.size)
+
+    def action_of(self, move: Any) -> int:
+        if isinstance(move, Move) and move.size != self.size:
+            raise IllegalMoveError(f"move {move} is for a {move.size}x{move.size} board")
+        return move_index(move)
+
+    def parse_action(self, text: str) -> int:
+        return move_index(Move.parse(text, self.size))
+
+    def position_text(self, state: base.State) -> str:
+        return f"{_cells(state)} {SYMBOLS[state.to_move]} {state.ply}"
+
+    def parse_position(self, text: str) -> State:
+        state = State.from_text(text, self.ply_cap)
+        if state.size != self.size:
+            raise PositionParseError(f"a {state.size}x{state.size} position cannot be used in {self.title}")
+        return state
+
+    def board_text(self, state: base.State) -> str:
+        letters = "abcde"[: self.size]
+        cells = _cells(state)
+        lines = ["   " + " ".join(letters)]
+        for y in range(self.size):
+            row = cells[y * self.size : (y + 1) * self.size]
+            lines.append(f"{y + 1:>2} " + " ".join(row))
+        return "\n".join(lines)
+
+    def render(self, state: base.State, last_move: Any = None) -> Text:
+        """The board with coordinates; the last move's line underlined, its cube in reverse video."""
+        rows = _board(state)
+        moved = _moved_cells(last_move)
+        destination = last_move.destination if isinstance(last_move, Move) else None
+        text = Text()
+        text.append("    " + " ".join("abcde"[: self.size]) + "\n", style="dim")
+        for y, row in enumerate(rows):
+            text.append(f"{y + 1:>3} ", style="dim")
+            for x, value in enumerate(row):
+                style = CELL_STYLES[value]
+                if (x, y) in moved:
+                    style += " underline"
+                if (x, y) == destination:
+                    style += " reverse"
+                text.append(CELL_TEXT[value], style=style)
+                text.append(" " if x < self.size - 1 else "")
+            if y < self.size - 1:
+                text.append("\n")
+        return text
+
+    def json_view(self, state: base.State) -> dict[str, Any]:
+        return {"size": self.size, "cells": _board(state), "symbols": list(SYMBOLS)}
+
+
+def _moved_cells(move: Any) -> set[tuple[int, int]]:
+    if not isinstance(move, Move):
+        return set()
+    (x0, y0), (x1, y1) = (move.x, move.y), move.destination
+    xs = range(min(x0, x1), max(x0, x1) + 1)
+    ys = range(min(y0, y1), max(y0, y1) + 1)
+    return {(x, y) for x in xs for y in ys}
+
+
+def _masks(state: base.State) -> tuple[int, int]:
+    """(X cubes, O cubes) of a position."""
+    return (state.a, state.b) if state.to_move == 0 else (state.b, state.a)
+
+
+def _cells(state: base.State) -> str:
+    x_cubes, o_cubes = _masks(state)
+    n = state.game.size  # type: ignore[attr-defined]
+    return "".join("X" if x_cubes >> i & 1 else "O" if o_cubes >> i & 1 else BLANK for i in range(n * n))
+
+
+def _board(state: base.State) -> list[list[int]]:
+    n = state.game.size  # type: ignore[attr-defined]
+    x_cubes, o_cubes = _masks(state)
+    return [
+        [0 if x_cubes >> (y * n + x) & 1 else 1 if o_cubes >> (y * n + x) & 1 else -1 for x in range(n)]
+        for y in range(n)
+    ]
+
+
+@dataclass(frozen=True)
+class State(base.State):
+    """An immutable Quixo position (see :class:`boardlab.games.base.State`).
+
+    The state words are the cubes of the side to move and of its opponent; ``x_cubes`` and
+    ``o_cubes`` give them by colour (cell ``(x, y)`` is bit ``y * size + x``).
     """
-
-    x_cubes: int = 0
-    o_cubes: int = 0
-    to_move: int = 0
-    ply: int = 0
-    size: int = 5
-    ply_cap: int = DEFAULT_PLY_CAP
-    _status: int = field(default=0, repr=False, compare=False)
 
     @classmethod
     def initial(cls, size: int = 5, ply_cap: int = DEFAULT_PLY_CAP) -> State:
         """The empty board with X to move."""
         _check_size(size)
-        if ply_cap < 1:
-            raise ValueError(f"ply cap must be at least 1, got {ply_cap}")
-        return cls(size=size, ply_cap=ply_cap)
+        return Quixo(size, ply_cap).initial()  # type: ignore[return-value]
 
     @classmethod
     def from_masks(
@@ -179,206 +298,90 @@ class State:
             raise PositionParseError("cube masks overlap or fall outside the board")
         if to_move not in (0, 1):
             raise PositionParseError(f"side to move must be 0 or 1, got {to_move}")
+        if ply < 0:
+            raise PositionParseError(f"ply must be a non-negative integer, got {ply}")
         me, opp = (x_cubes, o_cubes) if to_move == 0 else (o_cubes, x_cubes)
-        ctx = _kernel(size).ctx
-        status = int(qk.status(ctx, np.int64(me), np.int64(opp)))
-        return cls(x_cubes, o_cubes, to_move, ply, size, ply_cap, status)
+        return Quixo(size, ply_cap).state(me, opp, to_move, ply)  # type: ignore[return-value]
 
     @classmethod
     def from_board(cls, board: list[list[int]] | np.ndarray, to_move: int = 0, ply: int = 0) -> State:
         """A position from rows of -1 (blank), 0 (X) and 1 (O), row 0 on top."""
-        rows = [list(map(int, row)) for row in board]
+        rows = [list(row) for row in board]
         size = len(rows)
         if size not in SIZES or any(len(r) != size for r in rows):
             raise PositionParseError(f"board must be square with side in {SIZES}")
         masks = [0, 0]
         for y, row in enumerate(rows):
             for x, value in enumerate(row):
-                if value not in (-1, 0, 1):
+                if value not in (-1, 0, 1) or isinstance(value, bool):
                     raise PositionParseError(f"cell ({x}, {y}) holds {value}; expected -1, 0 or 1")
                 if value >= 0:
-                    masks[value] |= 1 << (y * size + x)
+                    masks[int(value)] |= 1 << (y * size + x)
         return cls.from_masks(masks[0], masks[1], to_move, ply, size)
 
     @classmethod
     def from_text(cls, text: str, ply_cap: int = DEFAULT_PLY_CAP) -> State:
-        """Read the position text described in the module docstring."""
+        """Read ``CELLS [X|O] [PLY]`` (see the module docstring)."""
         fields = text.split()
         if not 1 <= len(fields) <= 3:
-            raise PositionParseError(f"cannot read position {text!r}: expected 'CELLS [X|O] [PLY]'")
+            raise PositionParseError(f"cannot read position {text[:60]!r}: expected 'CELLS [X|O] [PLY]'")
         cells = fields[0].replace("/", "").upper()
         size = round(len(cells) ** 0.5)
         if size not in SIZES or size * size != len(cells) or set(cells) - set("XO."):
             raise PositionParseError(
-                f"cannot read position {text!r}: cells must be 9, 16 or 25 of 'X', 'O', '.'"
+                f"cannot read position {text[:60]!r}: cells must be 9, 16 or 25 of 'X', 'O', '.'"
             )
         to_move = 0
         if len(fields) > 1:
             side = fields[1].upper()
             if side not in SYMBOLS:
-                raise PositionParseError(f"side to move must be X or O, got {fields[1]!r}")
+                raise PositionParseError(f"side to move must be X or O, got {fields[1][:20]!r}")
             to_move = SYMBOLS.index(side)
         ply = 0
         if len(fields) > 2:
-            if not (fields[2].isascii() and fields[2].isdigit()):
-                raise PositionParseError(f"ply must be a non-negative integer, got {fields[2]!r}")
+            if not (fields[2].isascii() and fields[2].isdigit()) or len(fields[2]) > 9:
+                raise PositionParseError(f"ply must be a non-negative integer, got {fields[2][:20]!r}")
             ply = int(fields[2])
         x_cubes = sum(1 << i for i, c in enumerate(cells) if c == "X")
         o_cubes = sum(1 << i for i, c in enumerate(cells) if c == "O")
         return cls.from_masks(x_cubes, o_cubes, to_move, ply, size, ply_cap)
 
-    def to_text(self) -> str:
-        """Position text that :meth:`from_text` reads back."""
-        return f"{self.cells()} {SYMBOLS[self.to_move]} {self.ply}"
-
-    def cells(self) -> str:
-        """The cells row by row as ``X``, ``O`` and ``.``."""
-        out = []
-        for i in range(self.size * self.size):
-            if self.x_cubes >> i & 1:
-                out.append("X")
-            elif self.o_cubes >> i & 1:
-                out.append("O")
-            else:
-                out.append(BLANK)
-        return "".join(out)
-
-    def board(self) -> list[list[int]]:
-        """Rows of -1 (blank), 0 (X) and 1 (O), row 0 on top."""
-        n = self.size
-        return [
-            [
-                0 if self.x_cubes >> (y * n + x) & 1 else 1 if self.o_cubes >> (y * n + x) & 1 else -1
-                for x in range(n)
-            ]
-            for y in range(n)
-        ]
-
-    def __str__(self) -> str:
-        letters = "abcde"[: self.size]
-        cells = self.cells()
-        lines = ["   " + " ".join(letters)]
-        for y in range(self.size):
-            row = cells[y * self.size : (y + 1) * self.size]
-            lines.append(f"{y + 1:>2} " + " ".join(row))
-        return "\n".join(lines)
+    @property
+    def size(self) -> int:
+        """The board side."""
+        return self.game.size  # type: ignore[attr-defined, no-any-return]
 
     @property
-    def kernel(self) -> Kernel:
-        """The compiled Quixo rules for this board size."""
-        return _kernel(self.size)
+    def ply_cap(self) -> int:
+        """Plies after which the game is a draw."""
+        return self.game.ply_cap  # type: ignore[return-value]
 
     @property
-    def sides(self) -> tuple[int, int]:
-        """``(me, opp)``: the cubes of the side to move and of its opponent."""
-        if self.to_move == 0:
-            return self.x_cubes, self.o_cubes
-        return self.o_cubes, self.x_cubes
+    def x_cubes(self) -> int:
+        """Mask of the first player's cubes."""
+        return _masks(self)[0]
 
     @property
-    def is_over(self) -> bool:
-        """True once a line is complete or the ply cap is reached."""
-        return self._status != 0 or self.ply >= self.ply_cap
-
-    @property
-    def winner(self) -> int | None:
-        """0 (X) or 1 (O) for a won game; None while playing or for a draw."""
-        if self._status == 0:
-            return None
-        return self.to_move if self._status > 0 else 1 - self.to_move
-
-    @property
-    def is_draw(self) -> bool:
-        """True for a game ended by the ply cap."""
-        return self._status == 0 and self.ply >= self.ply_cap
+    def o_cubes(self) -> int:
+        """Mask of the second player's cubes."""
+        return _masks(self)[1]
 
     @property
     def blanks(self) -> int:
         """Number of blank cubes."""
-        return self.size * self.size - (self.x_cubes | self.o_cubes).bit_count()
+        return self.size * self.size - (self.a | self.b).bit_count()
 
-    @cached_property
-    def _legal_indices(self) -> list[int]:
-        if self.is_over:
-            return []
-        opp = self.sides[1]
-        table = self.kernel.ctx[0]
-        return [m for m in range(table.shape[0]) if not opp & int(table[m, qk.SRC])]
+    def cells(self) -> str:
+        """The cells row by row as ``X``, ``O`` and ``.``."""
+        return _cells(self)
 
-    def legal_moves(self) -> list[Move]:
-        """The legal moves in kernel index order; empty once the game is over."""
-        moves = all_moves(self.size)
-        return [moves[i] for i in self._legal_indices]
+    def board(self) -> list[list[int]]:
+        """Rows of -1 (blank), 0 (X) and 1 (O), row 0 on top."""
+        return _board(self)
 
-    def legal_indices(self) -> list[int]:
-        """Kernel indices of the legal moves."""
-        return list(self._legal_indices)
-
-    def move_index(self, move: Move) -> int:
-        """Kernel index of ``move``."""
-        return move_index(move)
-
-    def move_from_index(self, index: int) -> Move:
-        """The move with kernel index ``index``."""
-        return move_from_index(index, self.size)
-
-    def is_legal(self, move: Move) -> bool:
-        """True if ``move`` may be played here."""
-        if move.size != self.size or move not in set(all_moves(self.size)):
-            return False
-        return move_index(move) in self._legal_indices
-
-    def play(self, move: Move | str) -> State:
-        """The position after ``move`` (a Move or its notation)."""
-        if isinstance(move, str):
-            move = self.parse_move(move)
-        return self.play_index(self._check_legal(move))
-
-    def play_index(self, index: int) -> State:
-        """The position after the move with kernel index ``index`` (must be legal)."""
-        if self.is_over:
-            raise GameOverError("the game is over; no more moves can be played")
-        me, opp = self.sides
-        ctx = self.kernel.ctx
-        new_me, new_opp = qk.play(ctx, np.int64(me), np.int64(opp), index)
-        status = int(qk.status(ctx, new_me, new_opp))
-        to_move = 1 - self.to_move
-        # new_me belongs to the side now to move
-        x_cubes, o_cubes = (int(new_me), int(new_opp)) if to_move == 0 else (int(new_opp), int(new_me))
-        return State(x_cubes, o_cubes, to_move, self.ply + 1, self.size, self.ply_cap, status)
-
-    def _check_legal(self, move: Move) -> int:
-        if self.is_over:
-            raise GameOverError("the game is over; no more moves can be played")
-        if move.size != self.size:
-            raise IllegalMoveError(f"move {move} is for a {move.size}x{move.size} board")
-        index = move_index(move)
-        if index not in self._legal_indices:
-            raise IllegalMoveError(
-                f"move {move}: the cube at {_cell_name(move.x, move.y)} belongs to the opponent"
-            )
-        return index
-
-    def parse_move(self, text: str) -> Move:
-        """A legal move from notation; raises MoveParseError or IllegalMoveError."""
-        move = Move.parse(text, self.size)
-        self._check_legal(move)
-        return move
-
-    def transform(self, sym: int) -> State:
-        """This position under symmetry ``sym`` (0..7); results and side to move are kept."""
-        if not 0 <= sym < 8:
-            raise ValueError(f"symmetry must be in 0..7, got {sym}")
-        ctx = self.kernel.ctx
-        x_cubes = int(qk.transform(ctx, np.int64(self.x_cubes), sym))
-        o_cubes = int(qk.transform(ctx, np.int64(self.o_cubes), sym))
-        return State(x_cubes, o_cubes, self.to_move, self.ply, self.size, self.ply_cap, self._status)
-
-    def canonical_key(self) -> int:
-        """A key equal for all 8 symmetric images of a position with the same side to move."""
-        me, opp = self.sides
-        key, _ = qk.canonical(self.kernel.ctx, np.int64(me), np.int64(opp))
-        return int(key) << 1 | self.to_move
+    def illegal_reason(self, action: int) -> str:
+        move = move_from_index(action, self.size)
+        return f"move {move}: the cube at {_cell_name(move.x, move.y)} belongs to the opponent"
 
 
 def new_game(size: int = 5, ply_cap: int = DEFAULT_PLY_CAP) -> State:

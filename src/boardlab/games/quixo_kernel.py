@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from boardlab.games.base import Kernel
+from boardlab.games.base import LOSS, ONGOING, WIN, Kernel, symmetry_table_inverse
 
 TOP, BOTTOM, LEFT, RIGHT = 0, 1, 2, 3
 
@@ -31,7 +31,8 @@ _LINES3_WEIGHT = np.array([n * 3.0**n for n in range(6)])
 _LINES2_WEIGHT = np.array([n * 2.0**n for n in range(6)])
 _DENSITY_WEIGHT = np.array([0.0] + [10.0 ** (n - 1) for n in range(1, 6)])
 
-EVALUATIONS = ("winloss", "longest", "density", "lines3", "lines2")
+EVALUATIONS = ("lines2", "lines3", "density", "longest", "winloss")
+"""Evaluation names by id; the first is the default."""
 
 
 def symmetry_maps(n: int) -> list[list[int]]:
@@ -147,15 +148,6 @@ def _move_sym_table(n: int, maps: list[list[int]]) -> np.ndarray:
     return table
 
 
-def _inverse_syms(maps: list[list[int]]) -> np.ndarray:
-    inverse = np.zeros(8, dtype=np.int64)
-    for s, perm in enumerate(maps):
-        for t, other in enumerate(maps):
-            if all(other[perm[c]] == c for c in range(len(perm))):
-                inverse[s] = t
-    return inverse
-
-
 def build_tables(n: int) -> tuple[np.ndarray, ...]:
     """The ``ctx`` tuple of constant int64 arrays for an n x n board."""
     moves = move_list(n)
@@ -172,7 +164,6 @@ def build_tables(n: int) -> tuple[np.ndarray, ...]:
         _line_cells(n),
         _sym_byte_tables(n, maps),
         _move_sym_table(n, maps),
-        _inverse_syms(maps),
     )
 
 
@@ -238,16 +229,17 @@ def has_line(ctx, bits):  # type: ignore[no-untyped-def]
 
 @njit(cache=True)
 def status(ctx, me, opp):  # type: ignore[no-untyped-def]
-    """Result for the side to move, just after the opponent moved.
+    """Result for the side to move, just after the opponent moved (WIN, LOSS or ONGOING).
 
     The opponent (who just moved) loses if it completed a line of ours, even if it also
-    completed one of its own; otherwise it wins with a line of its own.
+    completed one of its own; otherwise it wins with a line of its own. Quixo has no draw
+    by rule, and a player always has a move while no line is complete.
     """
     if has_line(ctx, me):
-        return 1
+        return WIN
     if has_line(ctx, opp):
-        return -1
-    return 0
+        return LOSS
+    return ONGOING
 
 
 @njit(cache=True)
@@ -292,15 +284,15 @@ def _lines_side(ctx, bits, weights):  # type: ignore[no-untyped-def]
 def evaluate(ctx, me, opp, eval_id):  # type: ignore[no-untyped-def]
     """Heuristic value of a non-final position for the side to move (see EVALUATIONS)."""
     if eval_id == 0:
-        return 0.0
+        return _lines_side(ctx, me, _LINES2_WEIGHT) - _lines_side(ctx, opp, _LINES2_WEIGHT)
     if eval_id == 1:
-        n = ctx[1][N_IDX]
-        return _longest_run(ctx, me) / n - 0.5
+        return _lines_side(ctx, me, _LINES3_WEIGHT) - _lines_side(ctx, opp, _LINES3_WEIGHT)
     if eval_id == 2:
         return _density_side(ctx, me) - _density_side(ctx, opp)
     if eval_id == 3:
-        return _lines_side(ctx, me, _LINES3_WEIGHT) - _lines_side(ctx, opp, _LINES3_WEIGHT)
-    return _lines_side(ctx, me, _LINES2_WEIGHT) - _lines_side(ctx, opp, _LINES2_WEIGHT)
+        n = ctx[1][N_IDX]
+        return _longest_run(ctx, me) / n - 0.5
+    return 0.0
 
 
 @njit(cache=True, inline="always")
@@ -314,29 +306,20 @@ def transform(ctx, bits, sym):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def canonical(ctx, me, opp):  # type: ignore[no-untyped-def]
-    """The smallest ``me << cells | opp`` over the 8 symmetries, and the symmetry giving it."""
-    cells = ctx[1][N_IDX] * ctx[1][N_IDX]
-    best = (me << cells) | opp
-    best_sym = 0
-    for s in range(1, 8):
-        key = (transform(ctx, me, s) << cells) | transform(ctx, opp, s)
-        if key < best:
-            best = key
-            best_sym = s
-    return best, best_sym
+def symmetry(ctx, me, opp, sym):  # type: ignore[no-untyped-def]
+    """The position seen through symmetry ``sym`` (both masks transformed)."""
+    return transform(ctx, me, sym), transform(ctx, opp, sym)
 
 
 @njit(cache=True)
-def map_move(ctx, sym, m):  # type: ignore[no-untyped-def]
-    """The index of move ``m`` after applying symmetry ``sym`` to the board."""
-    return ctx[5][sym, m]
-
-
-@njit(cache=True)
-def inverse_sym(ctx, sym):  # type: ignore[no-untyped-def]
-    """The symmetry that undoes ``sym``."""
-    return ctx[6][sym]
+def observe(ctx, me, opp, out):  # type: ignore[no-untyped-def]
+    """Planes (mover's cubes, opponent's cubes), rows from the top, into float32 ``out``."""
+    n = ctx[1][N_IDX]
+    for y in range(n):
+        for x in range(n):
+            bit = y * n + x
+            out[0, y, x] = (me >> bit) & 1
+            out[1, y, x] = (opp >> bit) & 1
 
 
 @njit(cache=True)
@@ -351,13 +334,13 @@ def random_playout(ctx, me, opp, max_plies, seed):  # type: ignore[no-untyped-de
     sign = 1
     for ply in range(max_plies):
         s = status(ctx, me, opp)
-        if s != 0:
+        if s != ONGOING:
             return s * sign, ply
         n = gen_moves(ctx, me, opp, buf)
         me, opp = play(ctx, me, opp, buf[np.random.randint(n)])
         sign = -sign
     s = status(ctx, me, opp)
-    return s * sign, max_plies
+    return (0 if s == ONGOING else s * sign), max_plies
 
 
 @njit(cache=True)
@@ -373,7 +356,7 @@ def random_games(ctx, games, max_plies, seed):  # type: ignore[no-untyped-def]
             n = gen_moves(ctx, me, opp, buf)
             me, opp = play(ctx, me, opp, buf[np.random.randint(n)])
             total += 1
-            if status(ctx, me, opp) != 0:
+            if status(ctx, me, opp) != ONGOING:
                 break
     return total
 
@@ -384,7 +367,7 @@ def perft(ctx, me, opp, depth):  # type: ignore[no-untyped-def]
 
     Iterative (explicit stack), since cached recursive numba functions are fragile.
     """
-    if depth == 0 or status(ctx, me, opp) != 0:
+    if depth == 0 or status(ctx, me, opp) != ONGOING:
         return 1
     nmax = ctx[0].shape[0]
     moves = np.empty((depth, nmax), dtype=np.int64)
@@ -405,7 +388,7 @@ def perft(ctx, me, opp, depth):  # type: ignore[no-untyped-def]
         m = moves[level, cursor[level]]
         cursor[level] += 1
         a, b = play(ctx, mes[level], opps[level], m)
-        if status(ctx, a, b) != 0 or level + 1 == depth:
+        if status(ctx, a, b) != ONGOING or level + 1 == depth:
             total += 1
         elif level + 2 == depth:
             total += count_moves(ctx, a, b)
@@ -418,26 +401,37 @@ def perft(ctx, me, opp, depth):  # type: ignore[no-untyped-def]
     return total
 
 
+def build_kernel(n: int) -> Kernel:
+    """The compiled Quixo kernel for an n x n board (n = 3, 4 or 5)."""
+    if n not in (3, 4, 5):
+        raise ValueError(f"Quixo board size must be 3, 4 or 5, got {n}")
+    tables = build_tables(n)
+    action_maps = tables[5]
+    # cell_maps gathers: image[perm[c]] = plane[c], so image[d] = plane[inverse(perm)[d]]
+    cell_maps = np.argsort(np.array(symmetry_maps(n), dtype=np.int64), axis=1)
+    return Kernel(
+        name=f"quixo{n}",
+        ctx=tables,
+        num_actions=int(tables[0].shape[0]),
+        obs_shape=(2, n, n),
+        evaluations=EVALUATIONS,
+        status=status,
+        gen_moves=gen_moves,
+        play=play,
+        evaluate=evaluate,
+        symmetry=symmetry,
+        observe=observe,
+        action_maps=action_maps,
+        cell_maps=cell_maps,
+        sym_inverse=symmetry_table_inverse(action_maps),
+    )
+
+
 _KERNELS: dict[int, Kernel] = {}
 
 
 def kernel(n: int = 5) -> Kernel:
-    """The compiled Quixo kernel for an n x n board (n = 3, 4 or 5)."""
-    if n not in (3, 4, 5):
-        raise ValueError(f"Quixo board size must be 3, 4 or 5, got {n}")
+    """The compiled Quixo kernel for an n x n board, built once per process."""
     if n not in _KERNELS:
-        tables = build_tables(n)
-        _KERNELS[n] = Kernel(
-            name=f"quixo{n}",
-            ctx=tables,
-            max_moves=int(tables[0].shape[0]),
-            gen_moves=gen_moves,
-            play=play,
-            status=status,
-            evaluate=evaluate,
-            canonical=canonical,
-            map_move=map_move,
-            inverse_sym=inverse_sym,
-            evaluations=EVALUATIONS,
-        )
+        _KERNELS[n] = build_kernel(n)
     return _KERNELS[n]

@@ -23,14 +23,16 @@ import importlib
 import importlib.util
 import inspect
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
-from boardlab.agents.base import Agent, AgentSpecError, Param, make_agent, register
+from boardlab.agents.base import Agent, AgentSpecError, make_agent
 from boardlab.games.base import GameError, IllegalMoveError
 from boardlab.games.quixo import SIZES, Move, Push, State, all_moves
+from boardlab.spec import option
 
 __all__ = [
     "CourseAgentPlayer",
@@ -375,7 +377,14 @@ def _instantiate(cls: type, seed: int | None) -> Any:
         raise AgentSpecError(f"course: building {cls.__name__} failed: {type(err).__name__}: {err}") from None
 
 
-@register
+@dataclass(frozen=True)
+class CourseSettings:
+    """Options of the course-player agent."""
+
+    player: str = option("", "the Player class: package.module:ClassName or path/file.py:ClassName")
+    attempts: int = option(100, "make_move calls allowed per turn before giving up", minimum=1, maximum=10**6)
+
+
 class CoursePlayerAgent(Agent):
     """A course-template Player playing as a boardlab agent.
 
@@ -387,27 +396,34 @@ class CoursePlayerAgent(Agent):
 
     name = "course"
     summary = "a course-template Player (e.g. a student agent) loaded by its import path"
-    params = (
-        Param("player", str, "", "the Player class: package.module:ClassName or path/file.py:ClassName"),
-        Param("attempts", int, 100, "make_move calls allowed per turn before giving up", minimum=1),
-    )
+    Settings: ClassVar[type] = CourseSettings
+    games: ClassVar[tuple[str, ...]] = ("quixo",)
+    settings: CourseSettings
 
-    def __init__(self, seed: int | None = None, **options: Any) -> None:
-        super().__init__(seed, **options)
-        self.course_player = load_course_player(self.options["player"], seed)
+    def __init__(
+        self, seed: int | None = None, settings: Any = None, player: Any = None, **options: Any
+    ) -> None:
+        if player is not None and not isinstance(player, str):
+            super().__init__(seed, settings, **options)
+            self.course_player = load_course_player(player, seed)
+        else:
+            if player is not None:
+                options["player"] = player
+            super().__init__(seed, settings, **options)
+            self.course_player = load_course_player(self.settings.player, seed)
         self.refused_moves = 0
 
     def choose(self, state: Any) -> Any:
         legal = set(state.legal_moves())
         reason = "no attempt made"
-        for _ in range(self.options["attempts"]):
+        for _ in range(self.settings.attempts):
             reason, move = self._ask(state, legal)
             if move is not None:
                 return move
             self.refused_moves += 1
         raise CourseMoveError(
             f"course player {type(self.course_player).__name__} gave no legal move in "
-            f"{self.options['attempts']} attempts; last refusal: {reason}"
+            f"{self.settings.attempts} attempts; last refusal: {reason}"
         )
 
     def _ask(self, state: State, legal: set[Move]) -> tuple[str, Move | None]:

@@ -28,7 +28,10 @@ def play(
         typer.Option("--agent", "-a", help="the opponent, an agent spec such as greedy or mcts:iters=2000"),
     ] = "greedy",
     game: Annotated[
-        str, typer.Option("--game", "-g", help="the game spec, e.g. quixo or quixo:size=4")
+        str,
+        typer.Option(
+            "--game", "-g", help="the game spec, e.g. quixo, quixo:size=4, connect4, tictactoe, nim"
+        ),
     ] = "quixo",
     human_first: Annotated[
         bool | None, typer.Option("--human-first/--human-second", help="move first (X) or second (O)")
@@ -36,10 +39,11 @@ def play(
     side: Annotated[str | None, typer.Option("--side", help="your symbol: x (first) or o (second)")] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="seed of the agent's random choices")] = None,
 ) -> None:
-    """Play against an agent: type moves like a1e1; moves, undo, resign, help and quit also work."""
+    """Play against an agent: type moves in the game's notation (help explains it); moves, undo,
+    resign, help and quit also work."""
     human_side = _human_side(human_first, side)
     state = _build(lambda: new_game(game), "game")
-    opponent = _build(lambda: make_agent(agent, seed), "agent")
+    opponent = _build(lambda: make_agent(agent, seed, game=state.game), "agent")
     try:
         TerminalGame(state, opponent, human_side, console=Console(highlight=False)).run()
     except ValueError as err:

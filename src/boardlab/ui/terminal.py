@@ -9,7 +9,6 @@ output back from a buffer. Commands: a move in the game's notation, ``moves``, `
 
 from __future__ import annotations
 
-import enum
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,14 +18,12 @@ from rich.console import Console
 from rich.text import Text
 
 from boardlab.agents.base import Agent
-from boardlab.games.base import GameError, MoveParseError
+from boardlab.games.base import GameError, MoveParseError, Outcome, Reason
 
 InputFn = Callable[[str], str]
 
-SYMBOLS = ("X", "O")
-CELL_TEXT = {-1: ".", 0: "X", 1: "O"}
-CELL_STYLES = {-1: "dim", 0: "bold red", 1: "bold cyan"}
 SIDE_NAMES = ("first", "second")
+MAX_ECHO = 40  # characters of a refused input shown back
 
 COMMANDS = (
     ("moves", "list the legal moves"),
@@ -37,33 +34,20 @@ COMMANDS = (
     ("quit", "leave without a result"),
 )
 
-QUIXO_HELP = (
-    "A move names the border cube you take, then the cell at the end of its row or column where it "
-    "is pushed back in: a1e1 takes a1 and pushes it in at e1 (row 1 slides left); c1c5 takes c1 "
-    "and pushes it in at c5 (column c slides up). Take a blank cube or one of yours, never the "
-    "opponent's. Columns are letters from the left, rows numbers from the top. A line of five "
-    "of your symbol wins; completing a line of the opponent's loses, even with one of yours."
-)
-
-
-class Outcome(enum.StrEnum):
-    """How a terminal game ended."""
-
-    LINE = "line"
-    DRAW = "draw"
-    RESIGNED = "resigned"
-    QUIT = "quit"
-
 
 @dataclass(frozen=True)
 class PlayResult:
-    """The end of a terminal game."""
+    """The end of a terminal game: its outcome (None when the human left), the moves, the last position."""
 
-    outcome: Outcome
-    winner: int | None
+    outcome: Outcome | None
     human_side: int
     moves: tuple[str, ...]
     final_state: Any
+
+    @property
+    def winner(self) -> int | None:
+        """The colour that won, or None (draw or unfinished)."""
+        return None if self.outcome is None else self.outcome.winner
 
     @property
     def human_won(self) -> bool:
@@ -75,49 +59,6 @@ class PlayResult:
 class _Played:
     move: Any
     mover: int
-
-
-def game_title(state: Any) -> str:
-    """A short name for the game, e.g. ``Quixo 5x5``."""
-    name = type(state).__module__.rsplit(".", 1)[-1].capitalize()
-    size = getattr(state, "size", None)
-    return f"{name} {size}x{size}" if size else name
-
-
-def render_board(state: Any, last_move: Any = None) -> Text:
-    """The board with column letters and row numbers; the last move's line is underlined
-    and the cube it pushed in shown in reverse video."""
-    if not hasattr(state, "board"):
-        return Text(str(state))
-    rows = state.board()
-    size = len(rows)
-    moved = _moved_cells(last_move)
-    destination = getattr(last_move, "destination", None)
-    text = Text()
-    text.append("    " + " ".join("abcdefgh"[:size]) + "\n", style="dim")
-    for y, row in enumerate(rows):
-        text.append(f"{y + 1:>3} ", style="dim")
-        for x, value in enumerate(row):
-            style = CELL_STYLES[value]
-            if (x, y) in moved:
-                style += " underline"
-            if (x, y) == destination:
-                style += " reverse"
-            text.append(CELL_TEXT[value], style=style)
-            text.append(" " if x < size - 1 else "")
-        if y < size - 1:
-            text.append("\n")
-    return text
-
-
-def _moved_cells(move: Any) -> set[tuple[int, int]]:
-    destination = getattr(move, "destination", None)
-    if destination is None:
-        return set()
-    (x0, y0), (x1, y1) = (move.x, move.y), destination
-    xs = range(min(x0, x1), max(x0, x1) + 1)
-    ys = range(min(y0, y1), max(y0, y1) + 1)
-    return {(x, y) for x in xs for y in ys}
 
 
 class TerminalGame:
@@ -154,38 +95,43 @@ class TerminalGame:
         """The current position."""
         return self.positions[-1]
 
+    @property
+    def symbols(self) -> tuple[str, str]:
+        """The two players' symbols in this game."""
+        return self.state.game.symbols  # type: ignore[no-any-return]
+
     def run(self) -> PlayResult:
         """Play until the game ends, the human resigns or leaves; print and return the result."""
         self.agent.new_game()
         self._show_intro()
         while not self.state.is_over:
             if self.state.to_move == self.human_side:
-                outcome = self._human_turn()
-                if outcome is not None:
-                    return self._finish(outcome)
+                stop = self._human_turn()
+                if stop is not None:
+                    return self._finish(stop)
             else:
                 self._agent_turn()
         self._show_position()
-        return self._finish(Outcome.DRAW if self.state.winner is None else Outcome.LINE)
+        return self._finish(self.state.outcome)
 
     # --- turns -----------------------------------------------------------------------------
 
-    def _human_turn(self) -> Outcome | None:
-        """Read lines until a move is played (None) or the human resigns or leaves."""
+    def _human_turn(self) -> Outcome | str | None:
+        """Read lines until a move is played (None), the human resigns (an Outcome) or leaves ("quit")."""
         self._show_position()
         while True:
             try:
                 line = self.input_fn(self._prompt())
-            except (EOFError, KeyboardInterrupt):
+            except (EOFError, KeyboardInterrupt, UnicodeDecodeError):
                 self.console.print()
-                return Outcome.QUIT
+                return "quit"
             command = line.strip().lower()
             if not command:
                 continue
             if command in ("quit", "exit"):
-                return Outcome.QUIT
+                return "quit"
             if command == "resign":
-                return Outcome.RESIGNED
+                return Outcome(1 - self.human_side, Reason.RESIGNATION)
             if command in self._info_commands:
                 self._info_commands[command]()
             elif command == "undo":
@@ -204,6 +150,11 @@ class TerminalGame:
         }
 
     def _try_move(self, text: str) -> bool:
+        if len(text) > MAX_ECHO:
+            self.console.print(
+                Text.assemble(("Refused: ", "bold red"), f"input of {len(text)} characters is not a move")
+            )
+            return False
         try:
             move = self.state.parse_move(text)
         except GameError as err:
@@ -225,7 +176,7 @@ class TerminalGame:
         self._play(move, side)
         self.console.print(
             Text.assemble(
-                f"{self.agent_label} ({SYMBOLS[side]}) plays ",
+                f"{self.agent_label} ({self.symbols[side]}) plays ",
                 (str(move), "bold"),
                 (f"  {elapsed:.2f} s", "dim"),
             )
@@ -252,13 +203,13 @@ class TerminalGame:
     # --- output ----------------------------------------------------------------------------
 
     def _prompt(self) -> str:
-        return f"move {self.state.ply + 1}, you are {SYMBOLS[self.human_side]} > "
+        return f"move {self.state.ply + 1}, you are {self.symbols[self.human_side]} > "
 
     def _show_intro(self) -> None:
-        human, agent = SYMBOLS[self.human_side], SYMBOLS[1 - self.human_side]
+        human, agent = self.symbols[self.human_side], self.symbols[1 - self.human_side]
         self.console.print(
             Text.assemble(
-                (game_title(self.state), "bold"),
+                (self.state.game.title, "bold"),
                 f": you are {human} ({SIDE_NAMES[self.human_side]}), ",
                 f"{self.agent_label} is {agent}. Type help for the commands.",
             )
@@ -266,27 +217,24 @@ class TerminalGame:
 
     def _show_position(self) -> None:
         self.console.print()
-        self.console.print(render_board(self.state, self._last_move()))
+        self.console.print(self.state.render(self._last_move()))
         if self.played:
             recent = ", ".join(self._describe(p) for p in self.played[-2:])
             self.console.print(Text(f"last moves: {recent}", style="dim"))
         if not self.state.is_over:
             side = self.state.to_move
             who = "you" if side == self.human_side else self.agent_label
-            self.console.print(f"{SYMBOLS[side]} to move ({who})")
+            self.console.print(f"{self.symbols[side]} to move ({who})")
 
     def _describe(self, played: _Played) -> str:
         who = "you" if played.mover == self.human_side else self.agent_label
-        return f"{played.move} by {who} ({SYMBOLS[played.mover]})"
+        return f"{played.move} by {who} ({self.symbols[played.mover]})"
 
     def _last_move(self) -> Any:
         return self.played[-1].move if self.played else None
 
     def _show_help(self) -> None:
-        if type(self.state).__module__.endswith("quixo"):
-            self.console.print(Text(QUIXO_HELP))
-        else:
-            self.console.print(Text("Type a move in the game's notation."))
+        self.console.print(Text(self.state.game.notation_help or "Type a move in the game's notation."))
         for name, text in COMMANDS:
             self.console.print(Text.assemble(("  " + name.ljust(8), "bold"), text))
 
@@ -294,32 +242,27 @@ class TerminalGame:
         moves = [str(m) for m in self.state.legal_moves()]
         self.console.print(Text(f"{len(moves)} legal moves: " + " ".join(moves)))
 
-    def _finish(self, outcome: Outcome) -> PlayResult:
-        winner = self.state.winner
-        if outcome is Outcome.RESIGNED:
-            winner = 1 - self.human_side
-        elif outcome is Outcome.QUIT:
-            winner = None
-        result = PlayResult(
-            outcome, winner, self.human_side, tuple(str(p.move) for p in self.played), self.state
-        )
-        self.console.print(Text(result_line(result, self.agent_label), style="bold"))
+    def _finish(self, stop: Outcome | str | None) -> PlayResult:
+        outcome = stop if isinstance(stop, Outcome) else None
+        moves = tuple(str(p.move) for p in self.played)
+        result = PlayResult(outcome, self.human_side, moves, self.state)
+        self.console.print(Text(result_line(result, self.agent_label, self.symbols), style="bold"))
         return result
 
 
-def result_line(result: PlayResult, agent_label: str) -> str:
+def result_line(result: PlayResult, agent_label: str, symbols: tuple[str, str] = ("X", "O")) -> str:
     """One line saying how the game ended and who won."""
     plies = len(result.moves)
     moves = f"{plies} move" + ("" if plies == 1 else "s")
-    if result.outcome is Outcome.QUIT:
+    outcome = result.outcome
+    if outcome is None:
         return f"Game left unfinished after {moves}."
-    if result.outcome is Outcome.RESIGNED:
-        return f"You resign after {moves}: {agent_label} ({SYMBOLS[1 - result.human_side]}) wins."
-    if result.outcome is Outcome.DRAW:
-        return f"Draw: the limit of {moves} was reached."
-    assert result.winner is not None
+    if outcome.reason is Reason.RESIGNATION:
+        return f"You resign after {moves}: {agent_label} ({symbols[1 - result.human_side]}) wins."
+    if outcome.winner is None:
+        return f"Draw after {moves} ({outcome.text(symbols).removeprefix('draw (').rstrip(')')})."
     who = "you win" if result.human_won else f"{agent_label} wins"
-    return f"{SYMBOLS[result.winner]} wins with a complete line after {moves}: {who}."
+    return f"{symbols[outcome.winner]} wins with {outcome.detail or 'the rules'} after {moves}: {who}."
 
 
 def play_in_terminal(

@@ -1,0 +1,209 @@
+"""Spec strings: ``name:key=value,...`` read into frozen dataclasses of typed options.
+
+Games (``connect4:width=8,height=7``) and agents (``alphabeta:depth=5,eval=lines3``) declare
+their options once, as the fields of a frozen dataclass made with :func:`option`; reading,
+checking, printing and the help tables all derive from those fields. Values are checked
+strictly: ASCII digits only, finite numbers inside the declared range, one of the declared
+choices, and a clear :class:`SpecError` naming the option and what is accepted otherwise.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+MAX_VALUE_SHOWN = 40
+_INT = re.compile(r"[+-]?[0-9]+")
+_FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
+
+
+class SpecError(ValueError):
+    """A spec string or option value that cannot be accepted."""
+
+
+def shorten(text: str, limit: int = MAX_VALUE_SHOWN) -> str:
+    """``text`` cut to ``limit`` characters for an error message."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+@dataclass(frozen=True)
+class OptionInfo:
+    """What an option accepts, kept in its dataclass field's metadata."""
+
+    help: str
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple[Any, ...] = ()
+
+
+def option(
+    default: Any,
+    help: str,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    choices: tuple[Any, ...] = (),
+) -> Any:
+    """A dataclass field declaring one spec option with its default, help and accepted values."""
+    info = OptionInfo(help, minimum, maximum, tuple(choices))
+    return dataclasses.field(default=default, metadata={"spec": info})
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One option of a dataclass, as the parser and the help tables see it."""
+
+    name: str
+    kind: type
+    default: Any
+    info: OptionInfo
+
+    @property
+    def type_name(self) -> str:
+        """``int``, ``float``, ``bool``, ``str`` or ``ints`` (a list like ``1-3-5``)."""
+        return "ints" if self.kind is tuple else self.kind.__name__
+
+    def describe(self) -> str:
+        """``name=default  help [choices] (range)`` for help tables."""
+        text = f"{self.name}={format_value(self.default)}  {self.info.help}"
+        if self.info.choices:
+            text += f" [{'|'.join(format_value(c) for c in self.info.choices)}]"
+        return text
+
+    def parse(self, owner: str, text: str) -> Any:
+        """The option's value from its text, checked; SpecError naming what is accepted."""
+        value = _convert(self, owner, text.strip())
+        self.check(owner, value)
+        return value
+
+    def check(self, owner: str, value: Any) -> None:
+        """SpecError unless ``value`` is within the declared choices and range."""
+        info = self.info
+        if info.choices and value not in info.choices:
+            accepted = ", ".join(format_value(c) for c in info.choices)
+            raise SpecError(
+                f"{owner}: {self.name}={format_value(value)} is not accepted; choose one of {accepted}"
+            )
+        numbers = value if isinstance(value, tuple) else (value,)
+        for number in numbers:
+            if isinstance(number, bool) or not isinstance(number, int | float):
+                continue
+            if isinstance(number, float) and not math.isfinite(number):
+                raise SpecError(f"{owner}: {self.name} must be a finite number, got {number}")
+            if info.minimum is not None and number < info.minimum:
+                raise SpecError(f"{owner}: {self.name} must be at least {_num(info.minimum)}, got {number}")
+            if info.maximum is not None and number > info.maximum:
+                raise SpecError(f"{owner}: {self.name} must be at most {_num(info.maximum)}, got {number}")
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+def format_value(value: Any) -> str:
+    """An option value as it is written in a spec (lists of ints joined by ``-``)."""
+    if isinstance(value, tuple):
+        return "-".join(str(v) for v in value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _convert(spec: OptionSpec, owner: str, text: str) -> Any:
+    def bad(expected: str) -> SpecError:
+        return SpecError(f"{owner}: {spec.name} must be {expected}, got {shorten(text)!r}")
+
+    if spec.kind is bool:
+        lowered = text.lower()
+        if lowered in _TRUE or lowered in _FALSE:
+            return lowered in _TRUE
+        raise bad("true or false")
+    if spec.kind is int:
+        if not _INT.fullmatch(text) or len(text) > 20:
+            raise bad("a whole number (ASCII digits)")
+        return int(text)
+    if spec.kind is float:
+        if not _FLOAT.fullmatch(text) or len(text) > 40:
+            raise bad("a finite number (ASCII digits)")
+        return float(text)
+    if spec.kind is tuple:
+        parts = text.split("-")
+        if not text or any(not p.isascii() or not p.isdigit() or len(p) > 18 for p in parts):
+            raise bad("whole numbers joined by '-', like 1-3-5-7")
+        return tuple(int(p) for p in parts)
+    if not text.isprintable():
+        raise bad("printable text")
+    return text
+
+
+def options_of(cls: type) -> tuple[OptionSpec, ...]:
+    """The spec options declared by a dataclass, in field order."""
+    hints = typing.get_type_hints(cls)
+    out = []
+    for f in dataclasses.fields(cls):
+        info = f.metadata.get("spec")
+        if info is None:
+            continue
+        kind = typing.get_origin(hints[f.name]) or hints[f.name]
+        out.append(OptionSpec(f.name, kind, f.default, info))
+    return tuple(out)
+
+
+def split_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """``name`` and the raw ``key -> value`` texts of ``name:key=value,...``."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise SpecError("empty spec; write NAME or NAME:key=value,...")
+    name, _, rest = spec.strip().partition(":")
+    name = name.strip().lower()
+    values: dict[str, str] = {}
+    for item in rest.split(",") if rest.strip() else []:
+        key, eq, text = item.partition("=")
+        key = key.strip()
+        if not eq or not key:
+            raise SpecError(f"{name}: option {shorten(item.strip())!r} must be written key=value")
+        if key in values:
+            raise SpecError(f"{name}: option {key!r} is given twice")
+        values[key] = text
+    return name, values
+
+
+def build_options(cls: type[T], owner: str, texts: Mapping[str, str]) -> T:
+    """An instance of the options dataclass ``cls`` from option texts (others keep defaults)."""
+    known = {o.name: o for o in options_of(cls)}
+    values = {}
+    for key, text in texts.items():
+        if key not in known:
+            accepted = ", ".join(known) or "no options"
+            raise SpecError(f"{owner}: unknown option {shorten(key)!r}; accepted: {accepted}")
+        values[key] = known[key].parse(owner, text)
+    return cls(**values)
+
+
+def check_options(instance: Any, owner: str) -> None:
+    """SpecError if any option of a dataclass instance is outside its declared range."""
+    for spec in options_of(type(instance)):
+        spec.check(owner, getattr(instance, spec.name))
+
+
+def changed_options(instance: Any) -> str:
+    """``key=value,...`` of the options that differ from their defaults."""
+    return ",".join(
+        f"{o.name}={format_value(getattr(instance, o.name))}"
+        for o in options_of(type(instance))
+        if getattr(instance, o.name) != o.default
+    )
+
+
+def spec_text(name: str, instance: Any) -> str:
+    """The spec that rebuilds ``instance``: ``name`` plus its non-default options."""
+    changed = changed_options(instance)
+    return f"{name}:{changed}" if changed else name
