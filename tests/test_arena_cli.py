@@ -27,7 +27,7 @@ def _invoke(app: typer.Typer, *args: str) -> tuple[int, str, str]:
     ("args", "message"),
     [
         (["match", "random", "nosuch"], "unknown agent 'nosuch'"),
-        (["match", "random", "greedy:depth=3"], "unknown parameter 'depth'"),
+        (["match", "random", "greedy:depth=3"], "unknown option 'depth'"),
         (["match", "random", "greedy", "--game", "chess"], "unknown game 'chess'"),
         (["match", "random", "greedy", "--game", "quixo:size=9"], "size"),
         (["match", "random", "greedy", "--games", "0"], "--games must be at least 1"),

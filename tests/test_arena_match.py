@@ -22,7 +22,7 @@ from boardlab.arena import (
     summarize,
     tournament,
 )
-from boardlab.arena.play import play_task_json, record_from_worker
+from boardlab.arena.play import play_task_json, record_from_worker, warm_up
 from boardlab.games import new_game
 
 
@@ -76,7 +76,7 @@ def test_colours_alternate_and_results_go_to_the_right_agent() -> None:
         final = new_game("quixo")
         for move in record.moves:
             final = final.play(move)
-        assert final.is_over and final.winner == record.winner
+        assert final.is_over and final.outcome == record.outcome and final.winner == record.winner
         assert record.plies == len(record.moves)
         if record.winner is not None:
             winner_spec = record.first_spec if record.winner == 0 else record.second_spec
@@ -173,11 +173,16 @@ def test_worker_failures_come_back_as_messages() -> None:
     assert back.game_content() == play_game(good).game_content()
 
 
+def test_warming_a_worker_never_raises() -> None:
+    warm_up("quixo:size=4", ("greedy", "test-fail", "nosuch"))
+    warm_up("chess", ("random",))
+
+
 @pytest.mark.parametrize(
     ("specs", "game", "message"),
     [
         (("random", "nosuch"), "quixo", "unknown agent"),
-        (("random", "random:depth=3"), "quixo", "unknown parameter"),
+        (("random", "random:depth=3"), "quixo", "unknown option"),
         (("random", "greedy"), "chess", "unknown game"),
     ],
 )

@@ -11,8 +11,9 @@ from rich.console import Console
 
 from boardlab.arena.play import GameRecord
 from boardlab.arena.plots import write_plots
-from boardlab.arena.report import print_report, write_summary_json
+from boardlab.arena.report import colour_table, print_report, write_summary_json
 from boardlab.arena.summary import player_names, summarize
+from boardlab.games import Outcome, Reason
 
 SPECS = ("random", "greedy", "random")
 
@@ -31,7 +32,7 @@ def _game(index: int, first: int, second: int, winner: int | None, plies: int) -
         opening_index=0,
         opening=("a1e1",),
         moves=("a1e1",) + ("b1b5",) * (plies - 1),
-        winner=winner,
+        outcome=Outcome(winner, Reason.RULE) if winner is not None else Outcome(None, Reason.PLY_CAP),
         plies=plies,
         move_times=(0.5,) * (plies - 1),
         started="",
@@ -80,6 +81,8 @@ def test_report_tables_and_json(tmp_path: Path) -> None:
         assert expected in text
     data = json.loads(write_summary_json(summary, tmp_path / "summary.json").read_text())
     assert data["games"] == 6 and data["players"][1]["as_second"] == {"wins": 2, "draws": 0, "losses": 0}
+    assert data["endings"] == {"rule": {"wins": 5, "draws": 0}, "ply_cap": {"wins": 0, "draws": 1}}
+    assert str(colour_table(summary).caption).endswith("; ended by rule 5 (5 wins), ply cap 1 (1 draw)")
     assert (
         data["players"][1]["elo"]["low"]
         < data["players"][1]["elo"]["rating"]

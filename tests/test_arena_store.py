@@ -10,8 +10,15 @@ import pytest
 from boardlab.arena.play import GameRecord
 from boardlab.arena.schedule import TournamentConfig
 from boardlab.arena.store import Store, StoreError
+from boardlab.games import Outcome, Reason
 
 CONFIG = TournamentConfig(("random", "greedy"), 2, seed=4, name="store test")
+
+
+def _outcome(winner: int | None) -> Outcome:
+    if winner is None:
+        return Outcome(None, Reason.PLY_CAP, "200 plies")
+    return Outcome(winner, Reason.RULE, "a complete line")
 
 
 def _record(index: int = 0, winner: int | None = 1) -> GameRecord:
@@ -28,7 +35,7 @@ def _record(index: int = 0, winner: int | None = 1) -> GameRecord:
         opening_index=0,
         opening=("a1e1", "b1b5"),
         moves=("a1e1", "b1b5", "c1c5"),
-        winner=winner,
+        outcome=_outcome(winner),
         plies=3,
         move_times=(0.25,),
         started="2026-01-01T00:00:00.000+00:00",

@@ -34,7 +34,7 @@ class HybridSettings:
         minimum=0.001,
         maximum=3600,
     )
-    depth: int = option(8, "alpha-beta depth limit (0: as deep as time allows)", minimum=0, maximum=64)
+    depth: int = option(0, "alpha-beta depth limit (0: as deep as time allows)", minimum=0, maximum=64)
     eval: str = option("", "alpha-beta evaluation (default: the game's first)")
     contempt: float = option(300.0, "how much worse than even a repeated position looks")
     c: float = option(1.4, "MCTS exploration constant", minimum=0, maximum=100)

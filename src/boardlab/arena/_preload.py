@@ -1,33 +1,34 @@
 """Imported once by the forkserver that forks the arena's worker processes.
 
-Importing the agents and playing a few moves of the default game loads numba and the
-compiled kernels (from numba's cache) in the server, so that each forked worker starts
-warm instead of paying the start-up in every process. Nothing here starts threads.
+It imports modules only (numba, the modules of every registered game and agent), so that
+each forked worker starts with them loaded instead of paying the imports in every process.
+It names no game and compiles nothing: each worker warms the game and agents of its own
+tournament when it starts (:func:`boardlab.arena.play.warm_up`). Nothing here starts threads.
 """
 
 from __future__ import annotations
 
-from boardlab.agents.alphabeta import compiled_search
-from boardlab.agents.base import list_agents
-from boardlab.agents.mcts import compiled_mcts
-from boardlab.arena.play import play_opening
-from boardlab.games.quixo_kernel import kernel
+import contextlib
+
+import numba  # noqa: F401 - the largest import of a worker
+
+from boardlab.agents.base import agent_class, agent_names
+from boardlab.arena import play  # noqa: F401 - the worker's entry point
+from boardlab.games import GAMES, game_class
 
 
-def warm_up() -> None:
-    """Load every agent module, the Quixo kernels and the compiled 5x5 searches.
+def load_modules() -> None:
+    """Import the module of every registered game and agent.
 
-    Warming is only a speed-up: a failure here is left for the worker to meet and report
+    Only a speed-up: a module that fails to import is left for the worker to meet and report
     with the game it concerns, instead of breaking the server that forks every worker.
     """
-    try:
-        list_agents()
-        play_opening("quixo", 4, 0)
-        # the searches are compiled per process (not cached): compile them once here
-        compiled_search(kernel(5))
-        compiled_mcts(kernel(5))
-    except Exception:
-        pass
+    loaders = [(game_class, name) for name in GAMES]
+    with contextlib.suppress(Exception):
+        loaders += [(agent_class, name) for name in agent_names()]
+    for load, name in loaders:
+        with contextlib.suppress(Exception):
+            load(name)
 
 
-warm_up()
+load_modules()

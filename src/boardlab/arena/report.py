@@ -108,12 +108,21 @@ def colour_table(summary: Summary, title: str = "Results by colour") -> Table:
     for i in summary.ranking():
         first, second = summary.as_first[i], summary.as_second[i]
         table.add_row(summary.names[i], first.text(), _pct(first.score), second.text(), _pct(second.score))
-    table.caption = _first_player_caption(summary.first_player)
+    table.caption = _first_player_caption(summary.first_player) + _endings_caption(summary)
     return table
 
 
 def _first_player_caption(first: Outcomes) -> str:
     return f"all games: the first player won {first.wins}, drew {first.draws}, lost {first.losses}"
+
+
+def _endings_caption(summary: Summary) -> str:
+    """``; ended by rule 40 (35 wins, 5 draws), ply cap 2 (2 draws)``: how the games ended."""
+    parts = []
+    for reason, wins, draws in summary.endings:
+        kinds = [f"{n} {word}{'s' * (n != 1)}" for n, word in ((wins, "win"), (draws, "draw")) if n]
+        parts.append(f"{reason.replace('_', ' ')} {wins + draws} ({', '.join(kinds)})")
+    return "; ended by " + ", ".join(parts) if parts else ""
 
 
 def print_report(summary: Summary, console: Console, title: str = "") -> None:

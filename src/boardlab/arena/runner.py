@@ -21,12 +21,19 @@ from pathlib import Path
 from types import TracebackType
 
 from boardlab.agents.base import make_agent
-from boardlab.arena.play import GameRecord, play_game, play_opening, play_task_json, record_from_worker
+from boardlab.arena.play import (
+    GameRecord,
+    play_game,
+    play_opening,
+    play_task_json,
+    record_from_worker,
+    warm_up,
+)
 from boardlab.arena.ratings import DEFAULT_PRIOR_DRAWS
 from boardlab.arena.schedule import ArenaError, GameTask, TournamentConfig, build_schedule
 from boardlab.arena.store import Store
 from boardlab.arena.summary import Summary, summarize
-from boardlab.games import new_game
+from boardlab.games import parse_game
 
 StartHook = Callable[[int, int], None]
 """Called once before play with ``(games in the schedule, games already stored)``."""
@@ -66,11 +73,12 @@ def default_workers() -> int:
 
 
 def validate_config(config: TournamentConfig) -> None:
-    """Raise ArenaError naming the problem if the game, an agent spec or the openings are bad."""
+    """Raise ArenaError naming the problem if the game, an agent spec or the openings are bad
+    (an agent that cannot play the game included)."""
     try:
-        new_game(config.game)
+        game = parse_game(config.game)
         for spec in config.specs:
-            make_agent(spec, 0)
+            make_agent(spec, 0, game=game)
     except ValueError as err:  # AgentSpecError, GameError, or an agent's own check
         raise ArenaError(str(err)) from None
     play_opening(config.game, config.opening_plies, config.seed)
@@ -174,13 +182,16 @@ def _play_all(tasks: list[GameTask], workers: int) -> Generator[GameRecord, None
         for task in tasks:
             yield play_game(task)
         return
-    with _WorkerPool(min(workers, len(tasks))) as pool:
+    specs = tuple(dict.fromkeys(spec for t in tasks for spec in (t.first_spec, t.second_spec)))
+    with _WorkerPool(min(workers, len(tasks)), tasks[0].game, specs) as pool:
         yield from pool.play(tasks)
 
 
-def _ignore_interrupts() -> None:
+def _start_worker(game: str, specs: tuple[str, ...]) -> None:
+    """Worker initializer: leave Ctrl-C to the main process, then warm the tournament's game."""
     # Ctrl-C reaches the whole process group; the main process decides what stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    warm_up(game, specs)  # never raises: an exception here would break the whole pool
 
 
 def _worker_context() -> multiprocessing.context.BaseContext:
@@ -198,9 +209,11 @@ def _worker_context() -> multiprocessing.context.BaseContext:
 class _WorkerPool:
     """A process pool (see :func:`_worker_context`) torn down at once when play stops early."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, game: str, specs: tuple[str, ...]) -> None:
         context = _worker_context()
-        self._executor = ProcessPoolExecutor(workers, mp_context=context, initializer=_ignore_interrupts)
+        self._executor = ProcessPoolExecutor(
+            workers, mp_context=context, initializer=_start_worker, initargs=(game, specs)
+        )
         self._futures: list[Future[str]] = []
 
     def __enter__(self) -> _WorkerPool:

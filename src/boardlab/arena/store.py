@@ -2,28 +2,133 @@
 
 Each game is one row keyed by ``(tournament_id, game_index)`` and written in its own
 transaction, so a killed run loses at most the games being played, never a stored one, and
-re-running a tournament skips what is already there. Lists (moves, times, specs) are JSON
-or space-separated text; nothing is pickled.
+re-running a tournament skips what is already there. Nothing is pickled.
+
+The ``games`` table is derived from :class:`~boardlab.arena.play.GameRecord`: one column per
+field, encoded by the field's type (numbers and strings as they are, move lists as
+space-separated notation, times and the outcome as JSON), plus a ``winner`` column kept for
+SQL queries and written from the outcome, never read back. A store written by an older
+schema is migrated when opened (see :data:`_MIGRATIONS`); a newer one is refused.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from boardlab.arena.play import GameRecord
+from boardlab.arena.play import GameRecord, record_types
 from boardlab.arena.schedule import ArenaError, TournamentConfig
+from boardlab.games import Outcome
 
 APPLICATION = "boardlab-arena"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""1: the first store. 2: games keep their Outcome (``outcome``, JSON)."""
 
-_SCHEMA = """
+
+class StoreError(ArenaError):
+    """A store file that cannot be opened, is corrupt, or is not a boardlab arena store."""
+
+
+# --- the games table, derived from GameRecord -------------------------------------------------
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _moves_text(moves: tuple[str, ...]) -> str:
+    for move in moves:
+        if not move or move != "".join(move.split()):
+            raise ArenaError(f"cannot store the move {move!r}: a move's notation must be one word")
+    return " ".join(moves)
+
+
+def _moves_from_text(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+
+def _json_text(values: tuple[float, ...]) -> str:
+    return json.dumps(list(values))
+
+
+def _tuple_from_json(text: str) -> tuple[float, ...]:
+    return tuple(json.loads(text))
+
+
+def _outcome_text(outcome: Outcome) -> str:
+    return json.dumps(outcome.to_json(), separators=(",", ":"))
+
+
+def _outcome_from_text(text: str) -> Outcome:
+    return Outcome.from_json(json.loads(text))
+
+
+_CODECS: dict[Any, tuple[str, Callable[[Any], Any], Callable[[Any], Any]]] = {
+    int: ("INTEGER NOT NULL", _same, _same),
+    str: ("TEXT NOT NULL", _same, _same),
+    tuple[str, ...]: ("TEXT NOT NULL", _moves_text, _moves_from_text),
+    tuple[float, ...]: ("TEXT NOT NULL", _json_text, _tuple_from_json),
+    Outcome: ("TEXT NOT NULL", _outcome_text, _outcome_from_text),
+}
+"""How a GameRecord field of each type is stored: SQL type, encoder, decoder."""
+
+_COLUMN_NAMES = {"index": "game_index"}  # INDEX is an SQL keyword
+
+
+@dataclass(frozen=True)
+class _Column:
+    field: str
+    name: str
+    sql: str
+    encode: Callable[[Any], Any]
+    decode: Callable[[Any], Any]
+
+
+def _record_columns() -> tuple[_Column, ...]:
+    columns = []
+    for name, kind in record_types().items():
+        if kind not in _CODECS:
+            raise TypeError(f"GameRecord.{name}: the store has no codec for type {kind}")
+        columns.append(_Column(name, _COLUMN_NAMES.get(name, name), *_CODECS[kind]))
+    return tuple(columns)
+
+
+_COLUMNS = _record_columns()
+
+_DERIVED: tuple[tuple[str, str, Callable[[GameRecord], Any]], ...] = (
+    ("winner", "INTEGER CHECK (winner IS NULL OR winner IN (0, 1))", lambda record: record.winner),
+)
+"""Columns written from a record for SQL users (name, SQL type, value), never read back."""
+
+_GAMES_TABLE = (
+    "CREATE TABLE games (\n    "
+    + ",\n    ".join(
+        [f"{c.name} {c.sql}" for c in _COLUMNS]
+        + [f"{name} {sql}" for name, sql, _ in _DERIVED]
+        + [
+            "PRIMARY KEY (tournament_id, game_index)",
+            "FOREIGN KEY (tournament_id) REFERENCES tournaments(id)",
+        ]
+    )
+    + "\n);\n"
+)
+_GAME_COLUMNS = ", ".join(c.name for c in _COLUMNS)
+_INSERT_GAME = (
+    f"INSERT INTO games ({_GAME_COLUMNS}, {', '.join(name for name, _, _ in _DERIVED)})"
+    f" VALUES ({', '.join('?' * (len(_COLUMNS) + len(_DERIVED)))})"
+    # only a stored game is skipped (OR IGNORE would also drop a row breaking a constraint)
+    " ON CONFLICT (tournament_id, game_index) DO NOTHING"
+)
+
+_SCHEMA = (
+    """
 CREATE TABLE arena_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE tournaments (
     id TEXT PRIMARY KEY,
@@ -34,43 +139,58 @@ CREATE TABLE tournaments (
     opening_plies INTEGER NOT NULL,
     created TEXT NOT NULL
 );
-CREATE TABLE games (
-    tournament_id TEXT NOT NULL REFERENCES tournaments(id),
-    game_index INTEGER NOT NULL,
-    game TEXT NOT NULL,
-    first_player INTEGER NOT NULL,
-    second_player INTEGER NOT NULL,
-    first_spec TEXT NOT NULL,
-    second_spec TEXT NOT NULL,
-    first_seed INTEGER NOT NULL,
-    second_seed INTEGER NOT NULL,
-    opening_index INTEGER NOT NULL,
-    opening TEXT NOT NULL,
-    moves TEXT NOT NULL,
-    winner INTEGER CHECK (winner IS NULL OR winner IN (0, 1)),
-    plies INTEGER NOT NULL,
-    move_times TEXT NOT NULL,
-    started TEXT NOT NULL,
-    finished TEXT NOT NULL,
-    PRIMARY KEY (tournament_id, game_index)
-);
 """
-
-_GAME_COLUMNS = (
-    "tournament_id, game_index, game, first_player, second_player, first_spec, second_spec, "
-    "first_seed, second_seed, opening_index, opening, moves, winner, plies, move_times, started, finished"
+    + _GAMES_TABLE
 )
 
 
-class StoreError(ArenaError):
-    """A store file that cannot be opened, is corrupt, or is not a boardlab arena store."""
+def _row(record: GameRecord) -> tuple[Any, ...]:
+    values = [c.encode(getattr(record, c.field)) for c in _COLUMNS]
+    return (*values, *(value(record) for _, _, value in _DERIVED))
+
+
+def _record(row: tuple[Any, ...]) -> GameRecord:
+    return GameRecord(**{c.field: c.decode(value) for c, value in zip(_COLUMNS, row, strict=True)})
+
+
+# --- migrations -------------------------------------------------------------------------------
+# Each step takes a store from version v to v + 1 inside the opening transaction. Steps are
+# history: they spell out the schema of their time instead of reading today's GameRecord.
+
+
+def _migrate_1_to_2(conn: sqlite3.Connection) -> None:
+    # Schema 1 kept only the winner colour. It was written when Quixo was the only game, and
+    # Quixo draws only at its ply cap (no rule draws a position, and a player always has a
+    # move), so a stored draw was a capped game: Reason.PLY_CAP with the detail the new code
+    # writes for it ("<cap> plies"; a capped game stops at exactly the cap, so cap = plies),
+    # which is more honest than calling it a draw by the rules. A won game was won by the rules
+    # (there was no resignation or forfeit); the rule's wording was not stored, so its detail
+    # stays empty rather than guessed.
+    conn.execute("ALTER TABLE games ADD COLUMN outcome TEXT")
+    rows = conn.execute("SELECT rowid, winner, plies FROM games").fetchall()
+    updates = []
+    for rowid, winner, plies in rows:
+        if winner is None:
+            outcome = {"winner": None, "reason": "ply_cap", "detail": f"{plies} plies"}
+        else:
+            outcome = {"winner": winner, "reason": "rule", "detail": ""}
+        updates.append((json.dumps(outcome, separators=(",", ":")), rowid))
+    conn.executemany("UPDATE games SET outcome = ? WHERE rowid = ?", updates)
+
+
+_MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _migrate_1_to_2}
+"""``version -> step`` to ``version + 1``; together they reach :data:`SCHEMA_VERSION`."""
+
+
+# --- the store --------------------------------------------------------------------------------
 
 
 class Store:
     """A connection to an arena store; ``":memory:"`` gives a throw-away one.
 
     Use as a context manager or call :meth:`close`. Raises :class:`StoreError` with the path
-    and the reason when the file cannot be used.
+    and the reason when the file cannot be used. A store of an older schema is migrated in
+    one transaction when opened.
     """
 
     def __init__(self, path: str | Path = ":memory:") -> None:
@@ -122,29 +242,9 @@ class Store:
 
     def add_game(self, record: GameRecord) -> bool:
         """Store a finished game in one transaction; False if that game was already stored."""
-        row = (
-            record.tournament_id,
-            record.index,
-            record.game,
-            record.first_player,
-            record.second_player,
-            record.first_spec,
-            record.second_spec,
-            record.first_seed,
-            record.second_seed,
-            record.opening_index,
-            " ".join(record.opening),
-            " ".join(record.moves),
-            record.winner,
-            record.plies,
-            json.dumps(list(record.move_times)),
-            record.started,
-            record.finished,
-        )
-        marks = ", ".join("?" * len(row))
+        row = _row(record)
         with self._query() as conn:
-            cursor = conn.execute(f"INSERT OR IGNORE INTO games ({_GAME_COLUMNS}) VALUES ({marks})", row)
-            return cursor.rowcount == 1
+            return conn.execute(_INSERT_GAME, row).rowcount == 1
 
     def stored_indices(self, tournament_id: str) -> set[int]:
         """Indices of the stored games of a tournament."""
@@ -161,7 +261,15 @@ class Store:
                 " ORDER BY game_index",
                 (tournament_id, limit),
             ).fetchall()
-        return [_record(row) for row in rows]
+        records = []
+        for row in rows:
+            try:
+                records.append(_record(row))
+            except (ValueError, TypeError, KeyError, AttributeError) as err:
+                raise StoreError(
+                    f"store {self.path}: game {row[1]} of tournament {row[0]} is unreadable ({err})"
+                ) from None
+        return records
 
     def tournaments(self) -> list[dict[str, Any]]:
         """Every stored tournament with its number of games, oldest first."""
@@ -198,7 +306,7 @@ def _check_or_create(conn: sqlite3.Connection, path: str) -> None:
         check = conn.execute("PRAGMA quick_check").fetchone()[0]
         if check != "ok":
             raise StoreError(f"store {path}: database is corrupt ({check})")
-        tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        tables = _tables(conn)
         if not tables:
             conn.execute("PRAGMA journal_mode=WAL")
             meta = (
@@ -207,47 +315,65 @@ def _check_or_create(conn: sqlite3.Connection, path: str) -> None:
             )
             conn.executescript("BEGIN;" + _SCHEMA + meta + "COMMIT;")
             return
-        _check_meta(conn, path, tables)
+        version = _schema_version(conn, path, tables)
+        missing = {"tournaments", "games"} - tables
+        if missing:
+            raise StoreError(f"store {path}: missing tables {', '.join(sorted(missing))}")
+        if version < SCHEMA_VERSION:
+            _migrate(conn, path)
+        _check_columns(conn, path)
         conn.execute("PRAGMA journal_mode=WAL")
     except sqlite3.DatabaseError as err:
         raise StoreError(f"store {path}: not a usable SQLite database ({err})") from None
 
 
-def _check_meta(conn: sqlite3.Connection, path: str, tables: set[str]) -> None:
+def _tables(conn: sqlite3.Connection) -> set[str]:
+    return {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def _schema_version(conn: sqlite3.Connection, path: str, tables: set[str]) -> int:
+    """The store's schema version; StoreError if it is not an arena store or is too new."""
     if "arena_meta" not in tables:
         raise StoreError(f"store {path}: an SQLite file that is not a boardlab arena store")
     meta = dict(conn.execute("SELECT key, value FROM arena_meta").fetchall())
     if meta.get("application") != APPLICATION:
         raise StoreError(f"store {path}: an SQLite file that is not a boardlab arena store")
-    if meta.get("schema_version") != str(SCHEMA_VERSION):
+    text = meta.get("schema_version")
+    try:
+        version = int(text)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        version = 0
+    if version < 1:
+        raise StoreError(f"store {path}: unreadable schema version {text!r}")
+    if version > SCHEMA_VERSION:
         raise StoreError(
-            f"store {path}: schema version {meta.get('schema_version')} but this boardlab reads "
-            f"version {SCHEMA_VERSION}"
+            f"store {path}: schema version {version} was written by a newer boardlab; this one reads "
+            f"versions up to {SCHEMA_VERSION}: upgrade boardlab to open it"
         )
-    missing = {"tournaments", "games"} - tables
-    if missing:
-        raise StoreError(f"store {path}: missing tables {', '.join(sorted(missing))}")
+    return version
 
 
-def _record(row: tuple[Any, ...]) -> GameRecord:
-    (tid, index, game, first, second, first_spec, second_spec, first_seed, second_seed, opening_index,
-     opening, moves, winner, plies, times, started, finished) = row  # fmt: skip
-    return GameRecord(
-        tournament_id=tid,
-        index=index,
-        game=game,
-        first_player=first,
-        second_player=second,
-        first_spec=first_spec,
-        second_spec=second_spec,
-        first_seed=first_seed,
-        second_seed=second_seed,
-        opening_index=opening_index,
-        opening=tuple(opening.split()),
-        moves=tuple(moves.split()),
-        winner=winner,
-        plies=plies,
-        move_times=tuple(json.loads(times)),
-        started=started,
-        finished=finished,
-    )
+def _migrate(conn: sqlite3.Connection, path: str) -> None:
+    """Bring the store to :data:`SCHEMA_VERSION` in one transaction (all steps or none)."""
+    conn.execute("BEGIN IMMEDIATE")  # the write lock: another process may be migrating too
+    try:
+        version = _schema_version(conn, path, _tables(conn))  # read again under the lock
+        while version < SCHEMA_VERSION:
+            _MIGRATIONS[version](conn)
+            version += 1
+        conn.execute("UPDATE arena_meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
+        conn.commit()
+    except BaseException:
+        conn.rollback()
+        raise
+
+
+def _check_columns(conn: sqlite3.Connection, path: str) -> None:
+    # A GameRecord field added without a new schema version and its migration shows up here.
+    present = {row[1] for row in conn.execute("PRAGMA table_info(games)")}
+    lacking = [c.name for c in _COLUMNS if c.name not in present]
+    if lacking:
+        raise StoreError(
+            f"store {path}: its games table lacks the columns {', '.join(lacking)} of schema version "
+            f"{SCHEMA_VERSION}"
+        )

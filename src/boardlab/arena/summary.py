@@ -59,6 +59,8 @@ class Summary:
     first_player: Outcomes = field(default_factory=Outcomes)
     move_seconds: tuple[float, ...] = ()
     max_move_seconds: tuple[float, ...] = ()
+    endings: tuple[tuple[str, int, int], ...] = ()
+    """How games ended: ``(reason, wins, draws)`` per Outcome reason, most frequent first."""
 
     @property
     def n_games(self) -> int:
@@ -102,6 +104,7 @@ class Summary:
         return {
             "games": self.n_games,
             "first_player": self.first_player.__dict__,
+            "endings": {reason: {"wins": wins, "draws": draws} for reason, wins, draws in self.endings},
             "prior_draws": self.elo.prior_draws if self.elo is not None else None,
             "players": players,
             "points": self.points.tolist(),
@@ -129,7 +132,9 @@ def summarize(
     points = np.zeros((n, n))
     games = np.zeros((n, n))
     overall_first = [0, 0, 0]
+    endings: Counter[tuple[str, bool]] = Counter()
     for record in records:
+        endings[record.outcome.reason.value, record.winner is None] += 1
         a, b = record.first_player, record.second_player
         column = {0: 0, None: 1, 1: 2}[record.winner]  # first player's win / draw / loss
         first[a][column] += 1
@@ -160,7 +165,14 @@ def summarize(
         first_player=Outcomes(*overall_first),
         move_seconds=tuple(float(s / m) if m else float("nan") for s, m in zip(seconds, moves, strict=True)),
         max_move_seconds=tuple(float(s) for s in longest),
+        endings=_endings(endings),
     )
+
+
+def _endings(counts: Counter[tuple[str, bool]]) -> tuple[tuple[str, int, int], ...]:
+    reasons = {reason for reason, _ in counts}
+    rows = [(reason, counts[reason, False], counts[reason, True]) for reason in reasons]
+    return tuple(sorted(rows, key=lambda row: (-row[1] - row[2], row[0])))
 
 
 def _finite_or_none(value: float) -> float | None:

@@ -1,0 +1,239 @@
+"""Nim: players take turns taking objects from one pile; the last object decides.
+
+Options: ``piles`` (the starting piles, written ``1-3-5-7`` in specs), ``k`` (at most ``k``
+objects per move; 0 = no limit) and ``misere`` (true by default: whoever takes the last
+object loses; false: whoever takes it wins). Example: ``nim:piles=3-4-5,k=3,misere=false``.
+
+Move notation: ``PILE:COUNT`` with piles numbered from 1, e.g. ``2:3`` takes 3 objects from
+the second pile (:class:`Take` holds the 0-based pile index).
+
+Position text: the piles joined by ``-``, then optionally the side to move and the ply, e.g.
+``"1-3-5-7 X 0"``. A position has as many piles as the game, none larger than its largest
+starting pile.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from rich.text import Text
+
+from boardlab.games import base
+from boardlab.games import nim_kernel as nk
+from boardlab.games.base import GameOptionError, IllegalMoveError, Kernel, MoveParseError, PositionParseError
+from boardlab.spec import SpecError, option
+
+MAX_PILE = 1000
+"""The largest starting pile accepted (it bounds the action space and the observation)."""
+SYMBOLS = "XO"
+DEFAULT_PILES = (1, 3, 5, 7)
+
+NOTATION_HELP = (
+    "A move is PILE:COUNT, piles numbered from 1: 2:3 takes 3 objects from the second pile. "
+    "Take at least one object, from a single pile{limit}. {rule}"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Take:
+    """The move that takes ``count`` objects from pile ``pile`` (0-based; printed 1-based)."""
+
+    pile: int
+    count: int
+
+    def __str__(self) -> str:
+        return f"{self.pile + 1}:{self.count}"
+
+    @classmethod
+    def parse(cls, text: str) -> Take:
+        """Read ``PILE:COUNT`` (pile from 1); MoveParseError naming what is accepted."""
+        clean = text.strip() if isinstance(text, str) else ""
+        pile, colon, count = clean.partition(":")
+        pile, count = pile.strip(), count.strip()
+        if not colon or not _is_number(pile) or not _is_number(count) or int(pile) < 1 or int(count) < 1:
+            raise MoveParseError(
+                f"cannot read move {str(text)[:20]!r}: expected PILE:COUNT with piles numbered from 1, "
+                "e.g. '2:3' takes 3 objects from pile 2"
+            )
+        return cls(int(pile) - 1, int(count))
+
+
+def _is_number(text: str) -> bool:
+    return text.isascii() and text.isdigit() and len(text) <= 9
+
+
+@dataclass(frozen=True)
+class Nim(base.Game):
+    """Nim with the given starting piles, an optional move limit ``k`` and misère or normal play."""
+
+    name: ClassVar[str] = "nim"
+    display_name: ClassVar[str] = "Nim"
+
+    piles: tuple[int, ...] = option(DEFAULT_PILES, "starting piles", minimum=0, maximum=MAX_PILE)
+    k: int = option(0, "most objects taken per move (0: no limit)", minimum=0, maximum=MAX_PILE)
+    misere: bool = option(True, "whoever takes the last object loses (false: wins)")
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.piles, tuple | list) or any(
+            isinstance(p, bool) or not isinstance(p, int) for p in self.piles
+        ):
+            raise GameOptionError(f"nim: piles must be whole numbers like 1-3-5-7, got {self.piles!r}")
+        object.__setattr__(self, "piles", tuple(int(p) for p in self.piles))
+        try:
+            super().__post_init__()
+        except SpecError as err:
+            raise GameOptionError(str(err)) from None
+        if not self.piles or max(self.piles) < 1:
+            raise GameOptionError("nim: piles must hold at least one object, e.g. piles=1-3-5-7")
+        most = nk.max_piles(max(self.piles))
+        if len(self.piles) > most:
+            raise GameOptionError(
+                f"nim: {len(self.piles)} piles of up to {max(self.piles)} objects do not fit the state "
+                f"(at most {most} piles of that size)"
+            )
+
+    @property
+    def title(self) -> str:
+        limit = f", at most {self.k} per move" if self.k else ""
+        play = "misère" if self.misere else "normal play"
+        return f"Nim {'-'.join(map(str, self.piles))} ({play}{limit})"
+
+    @property
+    def win_detail(self) -> str:  # type: ignore[override]
+        """How a game was won: depends on the play convention."""
+        return "left the last object to the opponent" if self.misere else "took the last object"
+
+    @property
+    def notation_help(self) -> str:
+        limit = f", at most {self.k}" if self.k else ""
+        rule = (
+            "Whoever takes the last object loses." if self.misere else "Whoever takes the last object wins."
+        )
+        return NOTATION_HELP.format(limit=limit, rule=rule)
+
+    @property
+    def max_pile(self) -> int:
+        """The largest starting pile (no pile of a position may exceed it)."""
+        return max(self.piles)
+
+    @property
+    def max_take(self) -> int:
+        """The most objects one move may take (the action space has that many per pile)."""
+        return min(self.k, self.max_pile) if self.k else self.max_pile
+
+    @property
+    def state_class(self) -> type[State]:
+        return State
+
+    def build_kernel(self) -> Kernel:
+        return nk.build_kernel(self.piles, self.k, self.misere)
+
+    def initial_words(self) -> tuple[int, int]:
+        return nk.pack(self.piles, self.max_pile)
+
+    # moves ----------------------------------------------------------------------------------
+
+    def move_of(self, action: int) -> Take:
+        action = int(action)
+        if not 0 <= action < len(self.piles) * self.max_take:
+            raise IllegalMoveError(f"actions of this game are 0..{len(self.piles) * self.max_take - 1}")
+        return Take(action // self.max_take, action % self.max_take + 1)
+
+    def action_of(self, move: Any) -> int:
+        if not isinstance(move, Take) or isinstance(move.pile, bool) or isinstance(move.count, bool):
+            raise IllegalMoveError(f"{move!r} is not a Nim move (Take(pile, count))")
+        if not 0 <= move.pile < len(self.piles):
+            raise IllegalMoveError(f"move {move}: there are piles 1..{len(self.piles)}")
+        if not 1 <= move.count <= self.max_take:
+            raise IllegalMoveError(f"move {move}: a move takes 1 to {self.max_take} objects in this game")
+        return move.pile * self.max_take + move.count - 1
+
+    def parse_action(self, text: str) -> int:
+        return self.action_of(Take.parse(text))
+
+    # positions ------------------------------------------------------------------------------
+
+    def position_text(self, state: base.State) -> str:
+        return f"{'-'.join(map(str, piles_of(state)))} {SYMBOLS[state.to_move]} {state.ply}"
+
+    def parse_position(self, text: str) -> State:
+        """Read ``PILES [X|O] [PLY]`` (see the module docstring)."""
+        fields = text.split() if isinstance(text, str) else []
+        if not 1 <= len(fields) <= 3:
+            raise PositionParseError(
+                f"cannot read position {str(text)[:60]!r}: expected 'PILES [X|O] [PLY]' like '1-3-5-7 X 0'"
+            )
+        parts = fields[0].split("-")
+        if not all(_is_number(p) for p in parts):
+            raise PositionParseError(f"piles must be whole numbers joined by '-', got {fields[0][:40]!r}")
+        piles = [int(p) for p in parts]
+        to_move = 0
+        if len(fields) > 1:
+            side = fields[1].upper()
+            if side not in SYMBOLS:
+                raise PositionParseError(f"side to move must be X or O, got {fields[1][:20]!r}")
+            to_move = SYMBOLS.index(side)
+        ply = 0
+        if len(fields) > 2:
+            if not _is_number(fields[2]):
+                raise PositionParseError(f"ply must be a non-negative integer, got {fields[2][:20]!r}")
+            ply = int(fields[2])
+        return self.from_piles(piles, to_move, ply)
+
+    def from_piles(self, piles: list[int] | tuple[int, ...], to_move: int = 0, ply: int = 0) -> State:
+        """A position from its piles; PositionParseError if they do not fit this game."""
+        if len(piles) != len(self.piles):
+            raise PositionParseError(f"this game has {len(self.piles)} piles, got {len(piles)}")
+        if any(not 0 <= p <= self.max_pile for p in piles):
+            raise PositionParseError(f"piles must hold 0 to {self.max_pile} objects, got {list(piles)}")
+        if to_move not in (0, 1) or ply < 0:
+            raise PositionParseError(f"side to move must be 0 or 1 and ply at least 0, got {to_move}, {ply}")
+        a, b = nk.pack(tuple(piles), self.max_pile)
+        return self.state(a, b, to_move, ply)  # type: ignore[return-value]
+
+    def board_text(self, state: base.State) -> str:
+        return "\n".join(f"{i + 1:>2} {'|' * p or '-'}  ({p})" for i, p in enumerate(piles_of(state)))
+
+    def render(self, state: base.State, last_move: Any = None) -> Text:
+        """The piles as rows of marks; the objects taken by the last move shown faded."""
+        taken = {last_move.pile: last_move.count} if isinstance(last_move, Take) else {}
+        text = Text()
+        for i, p in enumerate(piles_of(state)):
+            text.append(f"{i + 1:>3} ", style="dim")
+            text.append("|" * p, style="bold yellow")
+            if i in taken:
+                text.append("x" * taken[i], style="dim red")
+            text.append(f"  ({p})", style="dim")
+            if i < len(self.piles) - 1:
+                text.append("\n")
+        return text
+
+    def json_view(self, state: base.State) -> dict[str, Any]:
+        return {
+            "piles": piles_of(state),
+            "start": list(self.piles),
+            "k": self.k,
+            "misere": self.misere,
+        }
+
+
+def piles_of(state: base.State) -> list[int]:
+    """The piles of a Nim position."""
+    game: Nim = state.game  # type: ignore[assignment]
+    return nk.unpack(state.a, state.b, len(game.piles), game.max_pile)
+
+
+@dataclass(frozen=True)
+class State(base.State):
+    """An immutable Nim position (see :class:`boardlab.games.base.State`)."""
+
+    @property
+    def piles(self) -> list[int]:
+        """The number of objects in each pile."""
+        return piles_of(self)
+
+    def illegal_reason(self, action: int) -> str:
+        move = self.game.move_of(action)
+        left = self.piles[move.pile]
+        return f"move {move}: pile {move.pile + 1} holds {left} object{'s' * (left != 1)}"

@@ -1,0 +1,111 @@
+"""The ``perfect`` agent: exact play read from a solved game.
+
+It wins as fast as it can, holds out as long as it can when lost, and picks at random (from
+its seed) among equally good moves. Each game it plays has a *back-end* in :data:`BACKENDS`:
+a function giving the optimal actions of a position, and a check refusing variants the
+back-end cannot solve (e.g. Nim with too many positions). Tic-Tac-Toe and small Nim use the
+exhaustive :mod:`boardlab.solvers.small` solver; the Quixo and Connect Four solvers plug in
+with :func:`register_backend`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from boardlab.agents.base import Agent, AgentSpecError
+from boardlab.solvers.small import DEFAULT_LIMIT, Solution
+from boardlab.spec import option
+
+
+@dataclass(frozen=True)
+class Backend:
+    """How the perfect agent plays one game.
+
+    ``best_actions(state, limit)`` gives the optimal actions of a position (at least one
+    while the game goes on); ``refusal(game, limit)`` says why a variant cannot be solved
+    within ``limit`` positions, or gives None when it can.
+    """
+
+    best_actions: Callable[[Any, int], list[int]]
+    refusal: Callable[[Any, int], str | None]
+
+
+_SOLUTIONS: dict[tuple[str, int], Solution] = {}
+
+
+def small_best_actions(state: Any, limit: int) -> list[int]:
+    """The optimal actions from the exhaustive small solver (one shared table per game)."""
+    key = (state.kernel.name, limit)
+    if key not in _SOLUTIONS:
+        _SOLUTIONS[key] = Solution(state.kernel, limit)
+    return _SOLUTIONS[key].best_actions(state)
+
+
+def _always(game: Any, limit: int) -> str | None:
+    return None
+
+
+def _nim_refusal(game: Any, limit: int) -> str | None:
+    positions = math.prod(p + 1 for p in game.piles)
+    if positions <= limit:
+        return None
+    return (
+        f"perfect: Nim {'-'.join(map(str, game.piles))} has {positions:,} positions, more than the "
+        f"limit of {limit:,}; play it with the optimal agent"
+    )
+
+
+BACKENDS: dict[str, Backend] = {
+    "tictactoe": Backend(small_best_actions, _always),
+    "nim": Backend(small_best_actions, _nim_refusal),
+}
+"""Game name -> the back-end the perfect agent plays it with."""
+
+
+@dataclass(frozen=True)
+class PerfectSettings:
+    """Options of the perfect agent."""
+
+    limit: int = option(
+        DEFAULT_LIMIT, "most positions an exhaustive solve may hold", minimum=1, maximum=10**8
+    )
+
+
+class PerfectAgent(Agent):
+    """Exact play from a solved game: fastest win, slowest loss, random among equals."""
+
+    name = "perfect"
+    summary = "exact play from a solved game: wins fastest, loses slowest (small games)"
+    Settings: ClassVar[type] = PerfectSettings
+    games: ClassVar[tuple[str, ...]] = tuple(BACKENDS)
+
+    @classmethod
+    def supports(cls, game: Any) -> bool:
+        backend = BACKENDS.get(game.name)
+        return backend is not None and backend.refusal(game, DEFAULT_LIMIT) is None
+
+    @classmethod
+    def check_game(cls, settings: Any, game: Any) -> None:
+        backend = BACKENDS.get(game.name)
+        if backend is None:
+            raise AgentSpecError(f"agent {cls.name} plays only {', '.join(BACKENDS)}, not {game.name}")
+        reason = backend.refusal(game, settings.limit)
+        if reason is not None:
+            raise AgentSpecError(reason)
+
+    def choose(self, state: Any) -> Any:
+        self.check_game(self.settings, state.game)
+        actions = BACKENDS[state.game.name].best_actions(state, self.settings.limit)
+        return state.move_from_index(self.rng.choice(actions))
+
+
+def register_backend(game: str, backend: Backend) -> None:
+    """Let the perfect agent play ``game`` (a registered game name) with ``backend``."""
+    BACKENDS[game] = backend
+    PerfectAgent.games = tuple(BACKENDS)
+
+
+__all__ = ["BACKENDS", "Backend", "PerfectAgent", "PerfectSettings", "register_backend", "small_best_actions"]
