@@ -116,7 +116,10 @@ def test_end_of_input_leaves_cleanly() -> None:
     assert "Game left unfinished after 0 moves." in out
 
 
-@pytest.mark.parametrize(("human_side", "game"), [(0, "quixo"), (1, "quixo"), (0, "quixo:size=4")])
+@pytest.mark.parametrize(
+    ("human_side", "game"),
+    [(0, "quixo"), (1, "quixo"), (0, "quixo:size=4"), (0, "connect4"), (1, "tictactoe"), (1, "nim")],
+)
 def test_a_full_game_against_random(human_side: int, game: str) -> None:
     console = Console(file=io.StringIO(), width=200, highlight=False)
     rng = random.Random(human_side)
@@ -131,7 +134,8 @@ def test_a_full_game_against_random(human_side: int, game: str) -> None:
     assert len(result.moves) == result.final_state.ply
     last_line = out.strip().splitlines()[-1]
     if result.outcome.reason is Reason.RULE:
-        assert f"{'XO'[result.winner]} wins with a complete line after {len(result.moves)} moves" in last_line
+        detail = result.outcome.detail
+        assert f"{'XO'[result.winner]} wins with {detail} after {len(result.moves)} moves" in last_line
         assert ("you win" in last_line) == result.human_won
     else:
         assert last_line.startswith("Draw")

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from rich.text import Text
 
+from boardlab.agents import Agent, make_agent
 from boardlab.games import parse_game
 from boardlab.games.base import (
     DRAW,
@@ -247,7 +248,7 @@ def test_lockstep_with_naive_reference() -> None:
             state = state.play(Cell(x, y))
 
 
-def never_loses(state: State, side: int, agent: PerfectAgent, seen: set[tuple[int, int]]) -> None:
+def never_loses(state: State, side: int, agent: Agent, seen: set[tuple[int, int]]) -> None:
     """Walk every line of the opponent against the agent's answers; fail on a loss."""
     if state.is_over:
         assert state.winner in (None, side), state.to_text()
@@ -266,6 +267,12 @@ def never_loses(state: State, side: int, agent: PerfectAgent, seen: set[tuple[in
 def test_perfect_agent_never_loses(side: int) -> None:
     for seed in (1, 2):
         never_loses(GAME.initial(), side, PerfectAgent(seed=seed), set())
+
+
+@pytest.mark.parametrize("side", [0, 1])
+def test_the_default_agent_never_loses_to_any_line_of_play(side: int) -> None:
+    # every line of the opponent, the perfect player's among them
+    never_loses(GAME.initial(), side, make_agent("hybrid:time=0.05", seed=3, game=GAME), set())
 
 
 def test_perfect_agent_wins_fastest() -> None:
