@@ -18,6 +18,8 @@ from boardlab.games.base import (
     IllegalMoveError,
     MoveParseError,
     PositionParseError,
+    legal_mask,
+    observe_batch,
     transform_actions,
     transform_observations,
 )
@@ -49,8 +51,8 @@ def play_random(game: ConnectFour, seed: int, plies: int | None = None) -> Conne
 
 
 def test_distinct_positions_per_ply(game: ConnectFour) -> None:
-    counts = ck.count_positions(game.kernel.ctx, 8)
-    assert counts.tolist() == DISTINCT[:9]
+    counts = ck.count_positions(game.kernel.ctx, 9)
+    assert counts.tolist() == DISTINCT
 
 
 @pytest.mark.parametrize("depth", range(9))
@@ -206,6 +208,19 @@ def test_mirror_commutes_with_play_and_observation(size: tuple[int, int, int], s
             assert kernel.evaluate(ctx, a, b, eval_id) == kernel.evaluate(ctx, sa, sb, eval_id)
 
 
+def test_generic_helpers(game: ConnectFour) -> None:
+    state = game.parse_position("1123")
+    mirrored = game.parse_position("7765")
+    assert state.transform(1) == mirrored
+    assert state.canonical_key() == mirrored.canonical_key() != game.parse_position("1124").canonical_key()
+    assert state.position_hash() != mirrored.position_hash()
+    assert legal_mask(game.kernel, state.a, state.b).tolist() == [True] * 7
+    full = game.parse_position("444444")
+    assert legal_mask(game.kernel, full.a, full.b).tolist() == [True] * 3 + [False] + [True] * 3
+    batch = observe_batch(game.kernel, np.array([state.words, mirrored.words]))
+    assert np.array_equal(batch[1], transform_observations(game.kernel, batch[0], 1))
+
+
 def test_observation_planes(game: ConnectFour) -> None:
     state = game.parse_position("4453")  # X: d1 e1, O: c1 d2; X to move
     obs = state.observation()
@@ -337,7 +352,9 @@ def test_views(game: ConnectFour) -> None:
     assert lines[-1] == "1 2 3 4 5 6 7" and lines[-2] == ". . O X X . ."
     rendered = game.render(state, last_move=Column(2))
     assert rendered.plain.splitlines() == lines
-    assert any("reverse" in str(span.style) for span in rendered.spans)
+    assert [str(span.style) for span in rendered.spans].count("bold yellow reverse") == 1
+    assert game.render(state, last_move=2).spans == rendered.spans
+    assert "reverse" not in str(game.render(state).spans)
     view = state.to_json()
     assert view["cells"][-1] == "..OXX.." and view["heights"] == [0, 0, 1, 2, 1, 0, 0]
     assert view["board"][-1] == [-1, -1, 1, 0, 0, -1, -1]

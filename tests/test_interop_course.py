@@ -10,7 +10,7 @@ import pytest
 from course_standin import FirstLegalPlayer, Game, RandomPlayer
 from course_standin import Move as StandinMove
 
-from boardlab.agents.base import REGISTRY, AgentSpecError, make_agent
+from boardlab.agents.base import AgentSpecError, agent_class, make_agent
 from boardlab.agents.greedy import classify_moves
 from boardlab.games.quixo import Move, Push, State
 from boardlab.interop.course import (
@@ -223,7 +223,7 @@ def play_boardlab_game(first: object, second: object) -> State:
 
 
 def test_the_course_agent_is_registered() -> None:
-    assert REGISTRY["course"] is CoursePlayerAgent
+    assert agent_class("course") is CoursePlayerAgent
 
 
 @pytest.mark.parametrize(

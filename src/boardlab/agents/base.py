@@ -52,12 +52,11 @@ class Agent(ABC):
         self.seed = seed
         self.rng = random.Random(seed)
         if settings is None:
-            try:
-                settings = self.Settings(**options)
-            except TypeError:
-                known = {o.name for o in options_of(self.Settings)}
-                unknown = next(iter(set(options) - known), "?")
-                raise AgentSpecError(_unknown_option_message(self.name, unknown, self.Settings)) from None
+            known = {o.name for o in options_of(self.Settings)}
+            for key in options:
+                if key not in known:
+                    raise AgentSpecError(_unknown_option_message(self.name, key, self.Settings))
+            settings = self.Settings(**options)
         elif options:
             raise TypeError("give either settings or options, not both")
         try:

@@ -321,7 +321,8 @@ class ConnectFour(Game):
         return "\n".join(lines)
 
     def render(self, state: State, last_move: Any = None) -> Text:
-        """The board with red X and yellow O stones; the stone of ``last_move`` in reverse."""
+        """The board with red X and yellow O stones; the top stone of ``last_move``'s column
+        (a Column, an action or a column number) in reverse."""
         cell = len(str(self.width))
         last = self._last_cell(state, last_move)
         text = Text()
@@ -342,7 +343,12 @@ class ConnectFour(Game):
         if last_move is None:
             return None
         try:
-            col = self.parse_action(last_move) if isinstance(last_move, str) else self.action_of(last_move)
+            if isinstance(last_move, str):
+                col = self.parse_action(last_move)
+            elif isinstance(last_move, int | np.integer):
+                col = self.move_of(int(last_move)).index
+            else:
+                col = self.action_of(last_move)
         except (MoveParseError, IllegalMoveError):
             return None
         height = _heights(state)[col]

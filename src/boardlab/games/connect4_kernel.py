@@ -54,8 +54,7 @@ def _to_int64(value: int) -> int:
 
 
 def bit(width: int, height: int, col: int, row: int) -> int:
-    """The bit index of cell ``(col, row)``, row 0 at the bottom."""
-    assert 0 <= col < width and 0 <= row < height
+    """The bit index of cell ``(col, row)``, row 0 at the bottom (no bounds check)."""
     return col * (height + 1) + row
 
 
@@ -117,7 +116,7 @@ def pattern_table(width: int, height: int, k: int) -> np.ndarray:
     ``k`` cells with ``k - 1`` own stones and the rest empty scores 100, with ``k - 2`` own
     stones 1 (for Connect Four: threes and twos). ``patterns``: open threes ``.XXX.`` 60,
     split threes ``X.XX``/``XX.X`` 30, end threes ``XXX.``/``.XXX`` 20 (an open three also
-    holds two of them), twos 4. ``threats`` adds the twos, 2 each, to its threat count.
+    holds two of them), twos 4. ``threats`` adds the twos, 6 each, to its threat count.
     """
     threes = _windows(k, k - 1)
     twos = _windows(k, k - 2) if k >= 3 else []
@@ -129,7 +128,7 @@ def pattern_table(width: int, height: int, k: int) -> np.ndarray:
     rows += _pattern_rows(width, height, EVAL_PATTERNS, [(1, t, 30) for t in split])
     rows += _pattern_rows(width, height, EVAL_PATTERNS, [(2, t, 20) for t in ends])
     rows += _pattern_rows(width, height, EVAL_PATTERNS, [(3, t, 4) for t in twos])
-    rows += _pattern_rows(width, height, EVAL_THREATS, [(0, t, 2) for t in twos])
+    rows += _pattern_rows(width, height, EVAL_THREATS, [(0, t, 6) for t in twos])
     return np.array(rows, dtype=np.int64).reshape(len(rows), 8)
 
 
@@ -364,7 +363,7 @@ def _threats(ctx, a, b):  # type: ignore[no-untyped-def]
     their_rows = even_rows if first_to_move else odd_rows
     score = _threat_score(mine, my_rows, theirs << 1) - _threat_score(theirs, their_rows, mine << 1)
     centre = scalars[CENTRE_IDX]
-    score += 3.0 * (popcount(a & centre) - popcount(opp & centre))
+    score += 6.0 * (popcount(a & centre) - popcount(opp & centre))
     return score + _patterns_both(ctx, a, b, EVAL_THREATS)
 
 

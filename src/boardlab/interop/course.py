@@ -403,14 +403,11 @@ class CoursePlayerAgent(Agent):
     def __init__(
         self, seed: int | None = None, settings: Any = None, player: Any = None, **options: Any
     ) -> None:
-        if player is not None and not isinstance(player, str):
-            super().__init__(seed, settings, **options)
-            self.course_player = load_course_player(player, seed)
-        else:
-            if player is not None:
-                options["player"] = player
-            super().__init__(seed, settings, **options)
-            self.course_player = load_course_player(self.settings.player, seed)
+        if isinstance(player, str):
+            options["player"] = player
+        super().__init__(seed, settings, **options)
+        target = player if player is not None and not isinstance(player, str) else self.settings.player
+        self.course_player = load_course_player(target, seed)
         self.refused_moves = 0
 
     def choose(self, state: Any) -> Any:
