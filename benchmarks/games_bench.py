@@ -25,10 +25,9 @@ from rich.table import Table
 
 from boardlab.agents.alphabeta import SearchRunner
 from boardlab.agents.mcts import mcts_search
-from boardlab.agents.minimax import build_minimax
+from boardlab.agents.minimax import compiled_minimax
 from boardlab.games import connect4_kernel as c4k
 from boardlab.games import parse_game
-from boardlab.games.base import compiled_for
 
 
 def boardlab_playouts(games: int) -> tuple[float, float]:
@@ -125,8 +124,7 @@ def minimax_against_alphabeta(max_depth: int) -> list[tuple[int, int, int, float
     """On 4x4 Connect Four from the empty board: (depth, minimax nodes, alpha-beta nodes, times)."""
     game = parse_game("connect4:width=4,height=4")
     kernel = game.kernel
-    negamax = compiled_for(kernel, build_minimax)
-    negamax(kernel.ctx, np.int64(0), np.int64(0), 1, 0)
+    negamax = compiled_minimax(kernel)
     rows = []
     for depth in range(1, max_depth + 1):
         start = time.perf_counter()

@@ -565,6 +565,9 @@ class AlphaBetaAgent(Agent):
         for runner in self._runners.values():
             runner.reset()
 
+    def prepare(self, game: Any) -> None:
+        self.runner(game.kernel)  # allocates the tables and compiles the search
+
     def max_depth(self) -> int:
         """The depth limit implied by the settings."""
         if self.settings.depth > 0:

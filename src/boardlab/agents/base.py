@@ -88,6 +88,13 @@ class Agent(ABC):
     def new_game(self) -> None:  # noqa: B027 - optional hook
         """Called before each game; agents holding per-game memory reset it here."""
 
+    def prepare(self, game: Any) -> None:  # noqa: B027 - optional hook
+        """Compile or load what playing ``game`` needs, before the first move's clock starts.
+
+        Callers that time moves (the arena, the terminal, referees) call it once per game;
+        an agent that is not prepared still plays, its first move paying for the work.
+        """
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.spec} seed={self.seed}>"
 

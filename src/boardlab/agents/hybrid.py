@@ -15,7 +15,7 @@ import numpy as np
 
 from boardlab.agents.alphabeta import MATE_ZONE, AlphaBetaAgent, AlphaBetaSettings, check_evaluation
 from boardlab.agents.base import Agent
-from boardlab.agents.mcts import mcts_search
+from boardlab.agents.mcts import compiled_mcts, mcts_search
 from boardlab.spec import option
 
 ALPHABETA_SHARE = 0.75  # of the time per move
@@ -65,6 +65,10 @@ class HybridAgent(Agent):
 
     def new_game(self) -> None:
         self.searcher.new_game()
+
+    def prepare(self, game: Any) -> None:
+        self.searcher.prepare(game)
+        compiled_mcts(game.kernel)  # the first hand-over must not pay for a compile
 
     def choose(self, state: Any) -> Any:
         budget = self.settings.time

@@ -290,6 +290,9 @@ class MctsAgent(Agent):
         self.np_rng = np.random.default_rng(seed)
         self.last: MctsResult | None = None
 
+    def prepare(self, game: Any) -> None:
+        compiled_mcts(game.kernel)
+
     def analyse(self, state: Any) -> MctsResult:
         """Search ``state`` within the budget."""
         s = self.settings

@@ -99,6 +99,17 @@ def build_minimax(kernel: Kernel) -> Any:
     return negamax
 
 
+def _build_and_warm(kernel: Kernel) -> Any:
+    negamax = build_minimax(kernel)
+    negamax(kernel.ctx, np.int64(0), np.int64(0), 1, 0)  # compile now, outside any clock
+    return negamax
+
+
+def compiled_minimax(kernel: Kernel) -> Any:
+    """The compiled minimax for a kernel, built (and compiled) once per process."""
+    return compiled_for(kernel, _build_and_warm)
+
+
 @dataclass(frozen=True)
 class MinimaxSettings:
     """Options of the minimax agent."""
@@ -134,10 +145,13 @@ class MinimaxAgent(Agent):
         super().check_game(settings, game)
         check_evaluation(cls.name, settings.eval, game)
 
+    def prepare(self, game: Any) -> None:
+        compiled_minimax(game.kernel)
+
     def analyse(self, state: Any) -> MinimaxResult:
         """Search ``state`` to the set depth; ties between equal moves are broken from the seed."""
         kernel = state.kernel
-        negamax = compiled_for(kernel, build_minimax)
+        negamax = compiled_minimax(kernel)
         start = time.perf_counter()
         a, b = state.words
         values, moves, nodes = negamax(

@@ -140,6 +140,7 @@ def play_game(task: GameTask) -> GameRecord:
         make_agent(task.second_spec, task.second_seed, game=game),
     )
     for agent in agents:
+        agent.prepare(game)
         agent.new_game()
     state, opening = play_opening(task.game, task.opening_plies, task.opening_seed)
     moves, times = list(opening), []
@@ -193,6 +194,7 @@ def warm_up(game: str, specs: tuple[str, ...]) -> None:
     for spec in dict.fromkeys(specs):
         try:
             agent = make_agent(spec, 0, game=state.game)
+            agent.prepare(state.game)
             agent.new_game()
             agent.choose(state)
         except Exception:

@@ -102,6 +102,7 @@ class TerminalGame:
 
     def run(self) -> PlayResult:
         """Play until the game ends, the human resigns or leaves; print and return the result."""
+        self.agent.prepare(self.state.game)
         self.agent.new_game()
         self._show_intro()
         while not self.state.is_over:
