@@ -284,34 +284,43 @@ def _repeated(seen, mes, opps, ply):  # type: ignore[no-untyped-def]
     for j in range(ply - 2, -1, -2):
         if mes[j] == me and opps[j] == opp:
             return True
-    return seen_contains(seen, position_hash(me, opp))
+    return seen_contains(seen, me, opp)
+
+
+@njit(cache=True, inline="always")
+def _seen_slot(seen, me, opp):  # type: ignore[no-untyped-def]
+    return (((me * HASH_MULT) ^ opp) * HASH_MULT >> 40) & (seen.shape[0] - 1)
 
 
 @njit(cache=True)
-def seen_contains(seen, key):  # type: ignore[no-untyped-def]
-    """Membership in an open-addressing set of 64-bit position hashes (0 marks an empty slot;
-    a hash of 0 is kept as 1, and the rare false repetition that may cause is harmless)."""
-    key = key if key != 0 else 1
+def seen_contains(seen, me, opp):  # type: ignore[no-untyped-def]
+    """Membership in an open-addressing set of positions: rows (used, a, b) of state words."""
     mask = seen.shape[0] - 1
-    slot = ((key * HASH_MULT) >> 40) & mask
-    while seen[slot] != 0:
-        if seen[slot] == key:
+    slot = _seen_slot(seen, me, opp)
+    while seen[slot, 0] != 0:
+        if seen[slot, 1] == me and seen[slot, 2] == opp:
             return True
         slot = (slot + 1) & mask
     return False
 
 
 @njit(cache=True)
-def seen_add(seen, key):  # type: ignore[no-untyped-def]
-    """Add a position hash to the set (which must keep empty slots)."""
-    key = key if key != 0 else 1
+def seen_add(seen, me, opp):  # type: ignore[no-untyped-def]
+    """Add a position to the set (which must keep empty slots)."""
     mask = seen.shape[0] - 1
-    slot = ((key * HASH_MULT) >> 40) & mask
-    while seen[slot] != 0:
-        if seen[slot] == key:
+    slot = _seen_slot(seen, me, opp)
+    while seen[slot, 0] != 0:
+        if seen[slot, 1] == me and seen[slot, 2] == opp:
             return
         slot = (slot + 1) & mask
-    seen[slot] = key
+    seen[slot, 0] = 1
+    seen[slot, 1] = me
+    seen[slot, 2] = opp
+
+
+def new_seen() -> np.ndarray:
+    """An empty set of game positions for :func:`seen_add` / :func:`seen_contains`."""
+    return np.zeros((SEEN_SIZE, 3), dtype=np.int64)
 
 
 @njit(cache=True)
@@ -368,7 +377,7 @@ def _build_and_warm(kernel: Kernel) -> Any:
         np.zeros(kernel.num_actions),
         NO_LIMIT,
         np.inf,
-        np.zeros(SEEN_SIZE, dtype=np.int64),
+        new_seen(),
         0.0,
     )
     return search
@@ -409,7 +418,7 @@ class SearchRunner:
         self.history = np.zeros(kernel.num_actions, dtype=np.float64)
         self.killers = np.full((MAX_DEPTH + 2, 2), -1, dtype=np.int64)
         self.search_fn = compiled_search(kernel)
-        self.seen = np.zeros(SEEN_SIZE, dtype=np.int64)
+        self.seen = new_seen()
         self.seen_count = 0
 
     def reset(self) -> None:
@@ -428,7 +437,7 @@ class SearchRunner:
         """Record a position of the game, seen by the side to move there."""
         if self.seen_count >= SEEN_SIZE // 2:
             self.forget_positions()
-        seen_add(self.seen, position_hash(np.int64(me), np.int64(opp)))
+        seen_add(self.seen, np.int64(me), np.int64(opp))
         self.seen_count += 1
 
     def search(

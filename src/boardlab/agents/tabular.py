@@ -1,0 +1,139 @@
+"""Agents playing greedily from a learned table: ``qlearning`` and ``mcrl``.
+
+``qlearning:model=PATH`` plays the legal move of highest learned Q-value; ``mcrl:model=PATH``
+the move leading to the position of best learned value (a finished game scores its result).
+Equal values are split at random from the agent's seed; a position the table never saw has
+every move equal. Models come from ``boardlab train qlearning|mcrl --game NAME --out DIR``
+(the file is ``DIR/model.npz``). Without ``model=`` the agent uses the small model shipped in
+the package for the game (Tic-Tac-Toe); a file for another game or method, or a damaged
+file, is refused with a clear message.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, ClassVar
+
+from boardlab.agents.base import Agent, AgentSpecError
+from boardlab.learn.table import ModelFileError, TableModel, load_model, read_header
+from boardlab.spec import option
+
+
+@dataclass(frozen=True)
+class TabularSettings:
+    """Options of the tabular agents."""
+
+    model: str = option("", "model file from `boardlab train` (default: the model shipped for the game)")
+
+
+def shipped_model_name(game_spec: str, method: str) -> str:
+    """The file name of the model shipped for a game spec, e.g. ``tictactoe-qlearning.npz``."""
+    slug = game_spec.replace(":", "-").replace(",", "-").replace("=", "")
+    return f"{slug}-{method}.npz"
+
+
+def shipped_model(game_spec: str, method: str) -> Path | None:
+    """The path of the model shipped in the package for this game and method, or None."""
+    try:
+        path = Path(str(resources.files("boardlab.models") / shipped_model_name(game_spec, method)))
+    except (ModuleNotFoundError, TypeError):
+        return None
+    return path if path.is_file() else None
+
+
+_MODELS: dict[tuple[str, int, int], TableModel] = {}
+
+
+def cached_model(path: Path, method: str) -> TableModel:
+    """The model in ``path``, read once per file version (the table is only read from)."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        raise ModelFileError(f"model file {path} does not exist") from None
+    key = (str(Path(path).resolve()), stat.st_mtime_ns, stat.st_size)
+    if key not in _MODELS:
+        _MODELS[key] = load_model(path, method=method)
+    return _MODELS[key]
+
+
+class TabularAgent(Agent):
+    """Greedy play from a learned table (see the module docstring)."""
+
+    method: ClassVar[str] = ""
+    Settings: ClassVar[type] = TabularSettings
+    settings: TabularSettings
+
+    def __init__(self, seed: int | None = None, settings: Any = None, **options: Any) -> None:
+        super().__init__(seed, settings, **options)
+        self._policies: dict[str, Any] = {}
+
+    @classmethod
+    def model_path(cls, settings: Any, game: Any) -> Path:
+        """The model file these settings play ``game`` with; AgentSpecError when there is none."""
+        if settings.model:
+            return Path(settings.model).expanduser()
+        path = shipped_model(game.spec, cls.method)
+        if path is None:
+            raise AgentSpecError(
+                f"{cls.name}: no model is shipped for {game.spec}; train one with "
+                f"`boardlab train {cls.method} --game {game.spec} --out DIR` and pass model=DIR/model.npz"
+            )
+        return path
+
+    @classmethod
+    def supports(cls, game: Any) -> bool:
+        return shipped_model(game.spec, cls.method) is not None
+
+    @classmethod
+    def check_game(cls, settings: Any, game: Any) -> None:
+        path = cls.model_path(settings, game)
+        try:
+            header = read_header(path)
+        except ModelFileError as error:
+            raise AgentSpecError(f"{cls.name}: {error}") from None
+        if header["method"] != cls.method:
+            raise AgentSpecError(
+                f"{cls.name}: {path} is a {header['method']} model; play it with the {header['method']} agent"
+            )
+        if header["kernel"] != game.kernel.name or header["game"] != game.spec:
+            raise AgentSpecError(f"{cls.name}: {path} was trained on {header['game']}, not {game.spec}")
+
+    def policy(self, game: Any) -> Any:
+        """The greedy policy for ``game`` (the model read and checked once)."""
+        from boardlab.learn.tabular import TabularPolicy
+
+        if game.spec not in self._policies:
+            self.check_game(self.settings, game)
+            path = self.model_path(self.settings, game)
+            try:
+                model = cached_model(path, self.method)
+                self._policies[game.spec] = TabularPolicy(model, game)
+            except ModelFileError as error:
+                raise AgentSpecError(f"{self.name}: {error}") from None
+        return self._policies[game.spec]
+
+    def choose(self, state: Any) -> Any:
+        action = self.policy(state.game).choose_action(state.a, state.b, self.rng)
+        return state.move_from_index(action)
+
+
+class QLearningAgent(TabularAgent):
+    """Greedy on a Q-table learned by Q-learning."""
+
+    name = "qlearning"
+    summary = "greedy on a learned Q-table (boardlab train qlearning)"
+    method = "qlearning"
+
+
+class MonteCarloAgent(TabularAgent):
+    """Greedy on a value table learned by Monte Carlo value learning."""
+
+    name = "mcrl"
+    summary = "greedy on a learned value table (boardlab train mcrl)"
+    method = "mcrl"
+
+
+__all__ = ["MonteCarloAgent", "QLearningAgent", "TabularAgent", "TabularSettings", "shipped_model"]
