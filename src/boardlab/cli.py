@@ -103,11 +103,13 @@ def bench_command(quick: bool = typer.Option(False, help="Smaller workloads.")) 
 
 def _register_commands() -> None:
     from boardlab.arena.cli import register as register_arena
+    from boardlab.learn.cli import register as register_train
     from boardlab.optim.cli import register as register_labs
     from boardlab.ui.cli import register as register_play
 
     register_play(app)
     register_arena(app)
+    register_train(app)
     register_labs(app)
 
 

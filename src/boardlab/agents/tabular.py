@@ -115,6 +115,10 @@ class TabularAgent(Agent):
                 raise AgentSpecError(f"{self.name}: {error}") from None
         return self._policies[game.spec]
 
+    def prepare(self, game: Any) -> None:
+        a, b = game.initial_words()
+        self.policy(game).scores(a, b)  # reads the model and compiles the greedy scores
+
     def choose(self, state: Any) -> Any:
         action = self.policy(state.game).choose_action(state.a, state.b, self.rng)
         return state.move_from_index(action)

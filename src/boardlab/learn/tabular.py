@@ -1,0 +1,941 @@
+"""Tabular reinforcement learning, generic over games: Monte Carlo value learning and Q-learning.
+
+Both learners fill one shared, side-relative :class:`~boardlab.learn.table.ValueTable` keyed
+by the canonical (symmetry-reduced) position: boardlab positions are already seen by the side
+to move, so one table serves both colours. Rewards are +1 for a win, 0 for a draw and -1 for
+a loss, from the view of the side that receives them.
+
+- **Monte Carlo value learning** (``mcrl``) keeps ``V[s]``, the return expected by the side
+  to move in ``s``. After each episode every visited position gets, every visit counted,
+  ``V[s] += alpha * (G - V[s])`` where ``G = gamma**k * z``, ``z`` the final result for the
+  side to move in ``s`` and ``k`` the plies from ``s`` to the last move. Its greedy move
+  maximises ``-gamma * V[after]`` (a finished position scores its result).
+- **Q-learning** (``qlearning``) keeps ``Q[s, a]`` with ``a`` in the canonical frame
+  (``kernel.action_maps[sym, a]``). The opponent's reply is part of the environment: the
+  update of ``(s, a)`` waits until the same side is to move again in ``s'`` (or the game is
+  over), ``Q[s, a] += alpha * (r + gamma * max Q[s', .] - Q[s, a])``. Its greedy move
+  maximises ``Q[s, .]`` over the legal actions.
+
+Each method's hyper-parameters are one frozen dataclass (:class:`QLearningParams`,
+:class:`MonteCarloParams`) whose fields are boardlab options. Moves are epsilon-greedy with
+epsilon falling linearly from ``epsilon`` to ``epsilon_end`` over ``epsilon_decay``
+episodes; ties between equal values are broken at random. The opponent is the learner
+itself (``self``: both sides learn) or a uniformly random player (``random``; the learner
+takes each colour in turn).
+
+Two choices make Tic-Tac-Toe come out perfect in a few thousand episodes rather than
+"usually good": *exploring starts* (``opening``: each episode begins with 0..N uniformly
+random plies that are not learned from, so that positions only a blundering opponent
+reaches get visited too), and for Q-learning *optimistic* initial values (``q_init=1``: an
+action not tried yet looks best, so every action of a visited position gets tried; with
+``q_init=0`` an untried winning move ties with a known draw). Without them greedy play is
+perfect on the lines self-play visits but wrong after some rare opponent mistakes, which
+the exhaustive check (:func:`perfect_play_report`) finds.
+
+The episode loops are compiled with numba from a factory closing over a game's kernel
+(:func:`build_trainer`), one loop for every game. They draw random numbers from a splitmix64
+state held in an array, which the model file stores: training in several calls, or
+interrupted, saved and resumed, gives the same table as one uninterrupted run.
+
+:class:`Trainer` drives training in chunks; :func:`run_training` adds the learning curve
+(greedy play against fixed opponents, and when the game is small enough for the exact solver
+the count of positions where the greedy move gives away value), checkpoints and stopping.
+:func:`perfect_play_report` checks a policy against the solved game exhaustively.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from boardlab.games.base import LOSS, ONGOING, WIN, Game, Kernel, build_canonical, compiled_for
+from boardlab.learn.table import (
+    MAX_LOAD,
+    ModelMismatchError,
+    TableModel,
+    ValueTable,
+    find,
+    insert,
+    load_model,
+    save_model,
+)
+from boardlab.spec import option, options_of
+
+DEFAULT_MAX_PLIES = 1000
+"""Plies after which an episode ends as a draw, for games without a ply cap of their own."""
+
+CHUNK = 4096
+"""Episodes per compiled call: between two calls the driver can stop, save or grow the table."""
+
+# --- hyper-parameters --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class QLearningParams:
+    """Hyper-parameters of Q-learning."""
+
+    alpha: float = option(0.3, "learning rate", minimum=0.0, maximum=1.0)
+    gamma: float = option(
+        0.9, "discount per own move (the opponent's reply included)", minimum=0.0, maximum=1.0
+    )
+    epsilon: float = option(1.0, "exploration rate at the start", minimum=0.0, maximum=1.0)
+    epsilon_end: float = option(0.05, "exploration rate after the decay", minimum=0.0, maximum=1.0)
+    epsilon_decay: int = option(
+        5_000, "episodes over which exploration falls linearly to epsilon_end", minimum=0, maximum=10**12
+    )
+    q_init: float = option(
+        1.0,
+        "value of an action not tried yet (optimistic: every action gets tried)",
+        minimum=-1.0,
+        maximum=1.0,
+    )
+    opponent: str = option(
+        "self", "who the learner plays: itself, or a random player", choices=("self", "random")
+    )
+    opening: int = option(
+        6,
+        "exploring starts: each episode opens with 0..N random plies not learned from",
+        minimum=0,
+        maximum=10**6,
+    )
+    max_plies: int = option(
+        0, "plies after which an episode is a draw (0: the game's cap, else 1000)", minimum=0, maximum=10**6
+    )
+
+
+@dataclass(frozen=True)
+class MonteCarloParams:
+    """Hyper-parameters of every-visit Monte Carlo value learning."""
+
+    alpha: float = option(0.1, "learning rate (constant step size)", minimum=0.0, maximum=1.0)
+    gamma: float = option(0.95, "discount per ply", minimum=0.0, maximum=1.0)
+    epsilon: float = option(1.0, "exploration rate at the start", minimum=0.0, maximum=1.0)
+    epsilon_end: float = option(0.05, "exploration rate after the decay", minimum=0.0, maximum=1.0)
+    epsilon_decay: int = option(
+        5_000, "episodes over which exploration falls linearly to epsilon_end", minimum=0, maximum=10**12
+    )
+    opponent: str = option(
+        "self", "who the learner plays: itself, or a random player", choices=("self", "random")
+    )
+    opening: int = option(
+        6,
+        "exploring starts: each episode opens with 0..N random plies not learned from",
+        minimum=0,
+        maximum=10**6,
+    )
+    max_plies: int = option(
+        0, "plies after which an episode is a draw (0: the game's cap, else 1000)", minimum=0, maximum=10**6
+    )
+
+
+METHODS: dict[str, type] = {"qlearning": QLearningParams, "mcrl": MonteCarloParams}
+"""Method name -> its hyper-parameter dataclass."""
+
+METHOD_TITLES = {"qlearning": "Q-learning", "mcrl": "Monte Carlo value learning"}
+
+
+class TrainingError(ValueError):
+    """Bad training input: unknown method, bad hyper-parameter, a model that does not fit."""
+
+
+def params_for(method: str, values: dict[str, Any] | None = None) -> Any:
+    """The hyper-parameter dataclass of ``method`` with ``values`` (others default), checked."""
+    from boardlab.spec import SpecError, check_options
+
+    if method not in METHODS:
+        raise TrainingError(f"unknown method {method!r}; accepted: {', '.join(METHODS)}")
+    cls = METHODS[method]
+    known = {o.name for o in options_of(cls)}
+    values = dict(values or {})
+    for key in values:
+        if key not in known:
+            raise TrainingError(
+                f"{method} has no hyper-parameter {key!r}; accepted: {', '.join(sorted(known))}"
+            )
+    params = cls(**values)
+    try:
+        check_options(params, method)
+    except SpecError as error:
+        raise TrainingError(str(error)) from None
+    return params
+
+
+def width_of(method: str, kernel: Kernel) -> int:
+    """Values per table entry: one per position (mcrl), one per action (qlearning)."""
+    return 1 if method == "mcrl" else kernel.num_actions
+
+
+def max_plies_of(params: Any, game: Game) -> int:
+    """The episode length cap of ``params`` for ``game``."""
+    if params.max_plies > 0:
+        return int(params.max_plies)
+    return int(game.ply_cap or DEFAULT_MAX_PLIES)
+
+
+# --- random numbers inside numba (a splitmix64 state kept in an array) -------------------------
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+@njit(cache=True, inline="always")
+def _next_u64(rng):  # type: ignore[no-untyped-def]
+    rng[0] += _GOLDEN
+    z = rng[0]
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, inline="always")
+def _uniform(rng):  # type: ignore[no-untyped-def]
+    return np.float64(_next_u64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, inline="always")
+def _below(rng, n):  # type: ignore[no-untyped-def]
+    return np.int64(_uniform(rng) * n)
+
+
+@njit(cache=True, inline="always")
+def _epsilon(episode, start, end, decay):  # type: ignore[no-untyped-def]
+    if decay <= 0 or episode >= decay:
+        return end
+    return end + (start - end) * (1.0 - episode / decay)
+
+
+def seed_state(seed: int) -> np.ndarray:
+    """The random state a training run with ``seed`` starts from."""
+    mixed = random.Random(seed).getrandbits(64)
+    return np.array([mixed], dtype=np.uint64)
+
+
+# parameter vectors passed to the compiled loops
+F_ALPHA, F_GAMMA, F_EPS, F_EPS_END, F_DECAY, F_FILL = range(6)
+I_VS_RANDOM, I_MAX_PLIES, I_LIMIT, I_OPENING = range(4)
+STATS = 6
+"""Training counters: first player wins, draws, second player wins; learner wins, draws, losses."""
+
+
+def build_trainer(kernel: Kernel, method: str) -> Any:
+    """The compiled episode loop of ``method`` for ``kernel``.
+
+    ``train(ctx, a0, b0, keys, values, meta, rng, episode, count, fparams, iparams, stats)``
+    plays up to ``count`` episodes from ``(a0, b0)``, numbered from ``episode`` (the epsilon
+    schedule and the learner's colour against a random opponent follow the number), and
+    returns how many it played: it stops early when the table might pass its load limit.
+    """
+    canonical = build_canonical(kernel)
+    gen_moves, play, status = kernel.gen_moves, kernel.play, kernel.status
+    action_maps = np.ascontiguousarray(kernel.action_maps, dtype=np.int64)
+    num_actions = kernel.num_actions
+
+    @njit
+    def record(stats, winner, learner, vs_random):  # type: ignore[no-untyped-def]
+        if winner < 0:
+            stats[1] += 1
+            stats[4] += 1
+        else:
+            stats[0 if winner == 0 else 2] += 1
+            if not vs_random:
+                stats[3] += 1  # self-play: one side always wins
+            elif winner == learner:
+                stats[3] += 1
+            else:
+                stats[5] += 1
+
+    @njit
+    def train_q(ctx, a0, b0, keys, values, meta, rng, episode, count, fparams, iparams, stats):  # type: ignore[no-untyped-def]
+        alpha, gamma, fill = fparams[F_ALPHA], fparams[F_GAMMA], np.float32(fparams[F_FILL])
+        vs_random = iparams[I_VS_RANDOM] != 0
+        max_plies, limit, opening_max = iparams[I_MAX_PLIES], iparams[I_LIMIT], iparams[I_OPENING]
+        moves = np.empty(num_actions, dtype=np.int64)
+        pending_slot = np.empty(2, dtype=np.int64)
+        pending_action = np.empty(2, dtype=np.int64)
+        done = 0
+        while done < count:
+            if meta[0] + max_plies > limit:
+                break
+            number = episode + done
+            eps = _epsilon(number, fparams[F_EPS], fparams[F_EPS_END], fparams[F_DECAY])
+            learner = number & 1
+            opening = _below(rng, opening_max + 1) if opening_max > 0 else 0
+            pending_slot[:] = -1
+            a, b = a0, b0
+            winner = -1
+            finished = False
+            for ply in range(max_plies):
+                side = ply & 1
+                n = gen_moves(ctx, a, b, moves)
+                if ply < opening or (vs_random and side != learner):
+                    action = moves[_below(rng, n)]
+                else:
+                    key, sym = canonical(ctx, a, b)
+                    slot = insert(keys, values, meta, key, fill)
+                    best = -np.inf
+                    action = moves[0]
+                    ties = 0
+                    for i in range(n):
+                        q = values[slot, action_maps[sym, moves[i]]]
+                        if q > best:
+                            best, action, ties = q, moves[i], 1
+                        elif q == best:
+                            ties += 1
+                            if _below(rng, ties) == 0:
+                                action = moves[i]
+                    # the opponent has answered: the last move of this side can be judged
+                    p = pending_slot[side]
+                    if p >= 0:
+                        old = values[p, pending_action[side]]
+                        values[p, pending_action[side]] = old + alpha * (gamma * best - old)
+                    if _uniform(rng) < eps:
+                        action = moves[_below(rng, n)]
+                    pending_slot[side] = slot
+                    pending_action[side] = action_maps[sym, action]
+                a, b = play(ctx, a, b, action)
+                st = status(ctx, a, b)
+                if st != ONGOING:
+                    # st is the result for the side to move next; the mover gets its opposite
+                    for who in range(2):
+                        p = pending_slot[who]
+                        if p >= 0:
+                            reward = -st if who == side else st
+                            old = values[p, pending_action[who]]
+                            values[p, pending_action[who]] = old + alpha * (reward - old)
+                    if st == LOSS:
+                        winner = side
+                    elif st == WIN:
+                        winner = 1 - side
+                    finished = True
+                    break
+            if not finished:  # the ply cap: a draw
+                for who in range(2):
+                    p = pending_slot[who]
+                    if p >= 0:
+                        old = values[p, pending_action[who]]
+                        values[p, pending_action[who]] = old + alpha * (0.0 - old)
+            record(stats, winner, learner, vs_random)
+            done += 1
+        return done
+
+    @njit
+    def train_mc(ctx, a0, b0, keys, values, meta, rng, episode, count, fparams, iparams, stats):  # type: ignore[no-untyped-def]
+        alpha, gamma, fill = fparams[F_ALPHA], fparams[F_GAMMA], np.float32(fparams[F_FILL])
+        vs_random = iparams[I_VS_RANDOM] != 0
+        max_plies, limit, opening_max = iparams[I_MAX_PLIES], iparams[I_LIMIT], iparams[I_OPENING]
+        moves = np.empty(num_actions, dtype=np.int64)
+        visited = np.empty(max_plies, dtype=np.int64)
+        done = 0
+        while done < count:
+            if meta[0] + max_plies > limit:
+                break
+            number = episode + done
+            eps = _epsilon(number, fparams[F_EPS], fparams[F_EPS_END], fparams[F_DECAY])
+            learner = number & 1
+            opening = _below(rng, opening_max + 1) if opening_max > 0 else 0
+            a, b = a0, b0
+            winner = -1
+            last = max_plies - 1
+            reward = 0.0  # for the side that made the last move
+            for ply in range(max_plies):
+                side = ply & 1
+                n = gen_moves(ctx, a, b, moves)
+                if ply < opening:
+                    a, b = play(ctx, a, b, moves[_below(rng, n)])
+                    st = status(ctx, a, b)
+                    if st != ONGOING:
+                        last = -1  # over before anything was learned
+                        if st == LOSS:
+                            winner = side
+                        elif st == WIN:
+                            winner = 1 - side
+                        break
+                    continue
+                key, _ = canonical(ctx, a, b)
+                visited[ply] = insert(keys, values, meta, key, fill)
+                if (vs_random and side != learner) or _uniform(rng) < eps:
+                    action = moves[_below(rng, n)]
+                else:
+                    best = -np.inf
+                    action = moves[0]
+                    ties = 0
+                    for i in range(n):
+                        x, y = play(ctx, a, b, moves[i])
+                        st = status(ctx, x, y)
+                        if st != ONGOING:
+                            v = -np.float64(st)
+                        else:
+                            child_key, _ = canonical(ctx, x, y)
+                            s = find(keys, child_key)
+                            v = -gamma * (values[s, 0] if s >= 0 else fill)
+                        if v > best:
+                            best, action, ties = v, moves[i], 1
+                        elif v == best:
+                            ties += 1
+                            if _below(rng, ties) == 0:
+                                action = moves[i]
+                a, b = play(ctx, a, b, action)
+                st = status(ctx, a, b)
+                if st != ONGOING:
+                    reward = -np.float64(st)
+                    if st == LOSS:
+                        winner = side
+                    elif st == WIN:
+                        winner = 1 - side
+                    last = ply
+                    break
+            # every visit, back to front: the return is the final result, discounted per ply
+            g = reward
+            for t in range(last, min(opening, last + 1) - 1, -1):
+                target = g if (last - t) % 2 == 0 else -g
+                s = visited[t]
+                values[s, 0] += alpha * (target - values[s, 0])
+                g *= gamma
+            record(stats, winner, learner, vs_random)
+            done += 1
+        return done
+
+    return train_mc if method == "mcrl" else train_q
+
+
+def build_action_values(kernel: Kernel) -> Any:
+    """A compiled ``values(ctx, keys, values, fill, is_mc, gamma, a, b, moves, n, out)``: the
+    greedy score of each of the ``n`` legal ``moves`` into ``out`` (see the module docstring)."""
+    canonical = build_canonical(kernel)
+    play, status = kernel.play, kernel.status
+    action_maps = np.ascontiguousarray(kernel.action_maps, dtype=np.int64)
+
+    @njit
+    def action_values(ctx, keys, values, fill, is_mc, gamma, a, b, moves, n, out):  # type: ignore[no-untyped-def]
+        if not is_mc:
+            key, sym = canonical(ctx, a, b)
+            slot = find(keys, key)
+            for i in range(n):
+                out[i] = values[slot, action_maps[sym, moves[i]]] if slot >= 0 else fill
+            return
+        for i in range(n):
+            x, y = play(ctx, a, b, moves[i])
+            st = status(ctx, x, y)
+            if st != ONGOING:
+                out[i] = -np.float64(st)
+            else:
+                child_key, _ = canonical(ctx, x, y)
+                s = find(keys, child_key)
+                out[i] = -gamma * (np.float64(values[s, 0]) if s >= 0 else fill)
+
+    return action_values
+
+
+def _build_q(kernel: Kernel) -> Any:
+    return build_trainer(kernel, "qlearning")
+
+
+def _build_mc(kernel: Kernel) -> Any:
+    return build_trainer(kernel, "mcrl")
+
+
+_BUILDERS: dict[str, Callable[[Kernel], Any]] = {"qlearning": _build_q, "mcrl": _build_mc}
+
+
+def compiled_trainer(kernel: Kernel, method: str) -> Any:
+    """The episode loop of ``method`` for ``kernel``, compiled once per process."""
+    return compiled_for(kernel, _BUILDERS[method])
+
+
+def compiled_action_values(kernel: Kernel) -> Any:
+    """The greedy scores function for ``kernel``, compiled once per process."""
+    return compiled_for(kernel, build_action_values)
+
+
+# --- playing greedily from a table -------------------------------------------------------------
+
+
+class TabularPolicy:
+    """Greedy play from a model: the legal move of best learned value, random among equals."""
+
+    def __init__(self, model: TableModel, game: Game) -> None:
+        kernel = game.kernel
+        if model.header["kernel"] != kernel.name or model.header["num_actions"] != kernel.num_actions:
+            raise ModelMismatchError(f"the model was learned on {model.game}, not {game.spec}")
+        self.model = model
+        self.game = game
+        self.kernel = kernel
+        self.is_mc = model.method == "mcrl"
+        self.gamma = float(model.header["hyper"].get("gamma", 1.0))
+        self._values = compiled_action_values(kernel)
+        self._moves = np.empty(kernel.num_actions, dtype=np.int64)
+        self._out = np.empty(kernel.num_actions, dtype=np.float64)
+
+    def scores(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(legal actions, their greedy scores)`` in the position with words ``(a, b)``."""
+        kernel, table = self.kernel, self.model.table
+        a64, b64 = np.int64(a), np.int64(b)
+        n = kernel.gen_moves(kernel.ctx, a64, b64, self._moves)
+        self._values(
+            kernel.ctx,
+            table.keys,
+            table.values,
+            table.fill,
+            self.is_mc,
+            self.gamma,
+            a64,
+            b64,
+            self._moves,
+            n,
+            self._out,
+        )
+        return self._moves[:n].copy(), self._out[:n].copy()
+
+    def best_actions(self, a: int, b: int) -> list[int]:
+        """Every legal action of the best score (the greedy moves)."""
+        actions, scores = self.scores(a, b)
+        if len(actions) == 0:
+            return []
+        return actions[scores == scores.max()].tolist()
+
+    def choose_action(self, a: int, b: int, rng: random.Random) -> int:
+        """A greedy action, chosen at random among the best."""
+        return rng.choice(self.best_actions(a, b))
+
+
+# --- training ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Trainer:
+    """Trains a model in chunks of compiled episodes; every call continues where the last stopped.
+
+    Build a fresh one with :meth:`start` or continue a saved model with :meth:`resume`.
+    ``stats`` counts the outcomes of the training episodes (see :data:`STATS`).
+    """
+
+    game: Game
+    method: str
+    params: Any
+    model: TableModel
+    rng: np.ndarray
+    stats: np.ndarray = field(default_factory=lambda: np.zeros(STATS, dtype=np.int64))
+
+    @classmethod
+    def start(cls, game: Game, method: str, params: Any = None, seed: int = 0) -> Trainer:
+        """A fresh run of ``method`` on ``game``."""
+        if params is None:
+            params = params_for(method)
+        if method not in METHODS:
+            raise TrainingError(f"unknown method {method!r}; accepted: {', '.join(METHODS)}")
+        if not isinstance(params, METHODS[method]):
+            raise TrainingError(f"{method} takes {METHODS[method].__name__}, not {type(params).__name__}")
+        kernel = game.kernel
+        fill = float(getattr(params, "q_init", 0.0))
+        table = ValueTable(width_of(method, kernel), fill=fill)
+        header = {
+            "game": game.spec,
+            "kernel": kernel.name,
+            "num_actions": kernel.num_actions,
+            "method": method,
+            "hyper": dataclasses.asdict(params),
+            "seed": int(seed),
+            "episodes": 0,
+            "train_seconds": 0.0,
+            "curve": [],
+        }
+        rng = seed_state(seed)
+        header["rng"] = str(int(rng[0]))
+        return cls(game, method, params, TableModel(table, header), rng)
+
+    @classmethod
+    def resume(cls, path: Path | str, game: Game, method: str) -> Trainer:
+        """Continue the run saved in ``path`` (ModelMismatchError for another game or method)."""
+        kernel = game.kernel
+        model = load_model(
+            path, game=game.spec, kernel=kernel.name, method=method, num_actions=kernel.num_actions
+        )
+        try:
+            params = params_for(method, model.header["hyper"])
+            rng = np.array([int(model.header["rng"])], dtype=np.uint64)
+            stats = np.array(model.header.get("stats", [0] * STATS), dtype=np.int64)
+        except (TrainingError, KeyError, TypeError, ValueError, OverflowError) as error:
+            raise ModelMismatchError(f"{path}: the training state cannot be resumed ({error})") from None
+        if stats.shape != (STATS,):
+            raise ModelMismatchError(f"{path}: the training counters have the wrong shape")
+        return cls(game, method, params, model, rng, stats)
+
+    @property
+    def episodes(self) -> int:
+        """Episodes trained so far."""
+        return self.model.episodes
+
+    @property
+    def seed(self) -> int:
+        """The seed the run started from."""
+        return int(self.model.header["seed"])
+
+    def epsilon(self, episode: int | None = None) -> float:
+        """The exploration rate at ``episode`` (default: the next one)."""
+        p = self.params
+        e = self.episodes if episode is None else episode
+        if p.epsilon_decay <= 0 or e >= p.epsilon_decay:
+            return float(p.epsilon_end)
+        return float(p.epsilon_end + (p.epsilon - p.epsilon_end) * (1 - e / p.epsilon_decay))
+
+    def train(self, episodes: int) -> float:
+        """Play ``episodes`` more episodes; return the seconds spent (compile excluded after the
+        first call of a process)."""
+        p, kernel = self.params, self.game.kernel
+        train = compiled_trainer(kernel, self.method)
+        table = self.model.table
+        max_plies = max_plies_of(p, self.game)
+        fparams = np.array([p.alpha, p.gamma, p.epsilon, p.epsilon_end, p.epsilon_decay, table.fill])
+        a0, b0 = self.game.initial_words()
+        remaining = int(episodes)
+        if not train.signatures:  # compile on scratch copies, so that the timing is the training's
+            table_copy = ValueTable(table.width, fill=table.fill)
+            scratch = (table_copy.keys, table_copy.values, table_copy.meta, self.rng.copy())
+            iparams = np.array([0, max_plies, int(table_copy.capacity * MAX_LOAD), 0], dtype=np.int64)
+            train(
+                kernel.ctx,
+                np.int64(a0),
+                np.int64(b0),
+                *scratch,
+                np.int64(0),
+                np.int64(1),
+                fparams,
+                iparams,
+                self.stats.copy(),
+            )
+        start = time.perf_counter()
+        while remaining > 0:
+            if table.room < max_plies + 1:
+                table.grow(max(max_plies + 1, len(table)))
+            limit = int(table.capacity * MAX_LOAD)
+            iparams = np.array([p.opponent == "random", max_plies, limit, p.opening], dtype=np.int64)
+            done = train(
+                kernel.ctx,
+                np.int64(a0),
+                np.int64(b0),
+                table.keys,
+                table.values,
+                table.meta,
+                self.rng,
+                np.int64(self.episodes),
+                np.int64(remaining),
+                fparams,
+                iparams,
+                self.stats,
+            )
+            remaining -= int(done)
+            self._advance(int(done))
+        seconds = time.perf_counter() - start
+        self.model.header["train_seconds"] = float(self.model.header.get("train_seconds", 0.0)) + seconds
+        return seconds
+
+    def _advance(self, done: int) -> None:
+        header = self.model.header
+        header["episodes"] = self.episodes + done
+        header["rng"] = str(int(self.rng[0]))
+        header["stats"] = self.stats.tolist()
+
+    def policy(self) -> TabularPolicy:
+        """Greedy play from the current table (it follows further training)."""
+        return TabularPolicy(self.model, self.game)
+
+    def save(self, path: Path | str) -> Path:
+        """Write the model with its training state atomically."""
+        return save_model(path, self.model)
+
+
+# --- judging the learned play ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A position where a greedy move gives away game-theoretic value."""
+
+    position: str
+    move: str
+    value: int
+    after: int
+
+
+@dataclass(frozen=True)
+class PerfectPlayReport:
+    """What :func:`perfect_play_report` found: positions where the learner chose, and mistakes."""
+
+    positions: int
+    mistakes: tuple[Mistake, ...]
+
+    @property
+    def perfect(self) -> bool:
+        """True when no greedy move anywhere gives away value."""
+        return not self.mistakes
+
+
+def perfect_play_report(policy: TabularPolicy, solution: Any = None, limit: int = 0) -> PerfectPlayReport:
+    """Walk every position reachable when the learner plays its greedy moves (all of them, when
+    several tie) and the opponent plays anything, with the learner on either side; list the
+    positions where a greedy move does not keep the game-theoretic value of the exact
+    ``solution`` (:class:`boardlab.solvers.small.Solution`; solved here when None). Stop after
+    ``limit`` mistakes (0: find them all)."""
+    from boardlab.solvers.small import Solution
+
+    game, kernel = policy.game, policy.kernel
+    if solution is None:
+        solution = Solution(kernel)
+    a0, b0 = game.initial_words()
+    buf = np.empty(kernel.num_actions, dtype=np.int64)
+    mistakes: list[Mistake] = []
+    chosen = 0
+    for learner in (0, 1):
+        seen: set[tuple[int, int]] = set()
+        stack = [(int(a0), int(b0), 0)]
+        while stack:
+            a, b, ply = stack.pop()
+            if (a, b) in seen:
+                continue
+            seen.add((a, b))
+            if kernel.status(kernel.ctx, np.int64(a), np.int64(b)) != ONGOING:
+                continue
+            cap = game.ply_cap
+            if cap is not None and ply >= cap:
+                continue
+            if ply % 2 == learner:
+                chosen += 1
+                value = solution.value((a, b))
+                actions = policy.best_actions(a, b)
+                for action in actions:
+                    x, y = kernel.play(kernel.ctx, np.int64(a), np.int64(b), action)
+                    after = -solution.value((int(x), int(y)))
+                    if after != value:
+                        state = game.state(a, b, ply % 2, ply)
+                        mistakes.append(Mistake(state.to_text(), str(game.move_of(action)), value, after))
+                        if limit and len(mistakes) >= limit:
+                            return PerfectPlayReport(chosen, tuple(mistakes))
+                    stack.append((int(x), int(y), ply + 1))
+            else:
+                n = kernel.gen_moves(kernel.ctx, np.int64(a), np.int64(b), buf)
+                for action in buf[:n].tolist():
+                    x, y = kernel.play(kernel.ctx, np.int64(a), np.int64(b), action)
+                    stack.append((int(x), int(y), ply + 1))
+    return PerfectPlayReport(chosen, tuple(mistakes))
+
+
+def small_solution(game: Game, limit: int = 200_000) -> Any:
+    """The exact solution of ``game`` when the small solver handles it (acyclic, at most
+    ``limit`` positions), else None."""
+    from boardlab.solvers.small import Solution, SolverError
+
+    solution = Solution(game.kernel, limit)
+    try:
+        solution.result(game.initial_words())
+    except SolverError:
+        return None
+    return solution
+
+
+# --- evaluation games against fixed opponents --------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """One evaluation game: the opponent's spec, the learner's colour, the winner's colour
+    (None for a draw) and the plies played."""
+
+    opponent: str
+    learner: int
+    winner: int | None
+    plies: int
+
+    @property
+    def score(self) -> int:
+        """+1 learner won, 0 draw, -1 learner lost."""
+        return 0 if self.winner is None else (1 if self.winner == self.learner else -1)
+
+
+def play_games(policy: TabularPolicy, opponent: str, games: int, seed: int) -> list[GameResult]:
+    """``games`` games of greedy play against the agent ``opponent`` (a spec), the learner
+    moving first in the even-numbered games; every random choice comes from ``seed``."""
+    from boardlab.agents.base import make_agent
+
+    game = policy.game
+    rng = random.Random(seed)
+    agent = make_agent(opponent, seed=rng.getrandbits(63), game=game)
+    results = []
+    for index in range(games):
+        learner = index % 2
+        agent.new_game()
+        state = game.initial()
+        while not state.is_over:
+            if state.to_move == learner:
+                state = state.play_index(policy.choose_action(state.a, state.b, rng))
+            else:
+                state = state.play(agent.choose(state))
+        results.append(GameResult(opponent, learner, state.winner, state.ply))
+    return results
+
+
+def tally(results: Sequence[GameResult]) -> dict[str, int]:
+    """``wins``, ``draws``, ``losses`` and ``games`` of the learner in ``results``."""
+    scores = [r.score for r in results]
+    return {
+        "wins": scores.count(1),
+        "draws": scores.count(0),
+        "losses": scores.count(-1),
+        "games": len(scores),
+    }
+
+
+def default_opponents(game: Game) -> list[str]:
+    """The fixed opponents of the learning curve: random, and perfect where it plays the game
+    (else greedy)."""
+    from boardlab.solvers.perfect import PerfectAgent
+
+    return ["random", "perfect" if PerfectAgent.supports(game) else "greedy"]
+
+
+@dataclass
+class Progress:
+    """What :func:`run_training` reports after each chunk."""
+
+    episodes: int
+    target: int
+    seconds: float
+    epsilon: float
+    table_size: int
+    last_eval: dict[str, dict[str, int]]
+    mistakes: int | None
+
+
+def evaluate_point(
+    trainer: Trainer, opponents: Sequence[str], games: int, solution: Any = None
+) -> list[dict[str, Any]]:
+    """Curve records at the trainer's current episode: one per opponent with the learner's
+    wins, draws and losses over ``games`` greedy games (seeded by the run's seed and the
+    episode, so a resumed run draws the same games), and the count of positions where a greedy
+    move gives away value when ``solution`` is given."""
+    policy = trainer.policy()
+    episode = trainer.episodes
+    records = []
+    for index, opponent in enumerate(opponents):
+        seed = (trainer.seed * 1_000_003 + episode) * 31 + index
+        record = {
+            "episode": episode,
+            "opponent": opponent,
+            **tally(play_games(policy, opponent, games, seed)),
+        }
+        records.append(record)
+    if solution is not None:
+        report = perfect_play_report(policy, solution)
+        records.append({"episode": episode, "opponent": "solver", "mistakes": len(report.mistakes)})
+    return records
+
+
+def run_training(
+    trainer: Trainer,
+    target: int,
+    *,
+    eval_every: int = 0,
+    eval_games: int = 100,
+    opponents: Sequence[str] = (),
+    solution: Any = None,
+    checkpoint: Path | None = None,
+    checkpoint_seconds: float = 30.0,
+    on_progress: Callable[[Progress], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> bool:
+    """Train until ``target`` episodes in total, evaluating every ``eval_every`` episodes
+    (and at the start of a fresh run and at the end) into the model's curve, saving to ``checkpoint`` at each
+    evaluation, every ``checkpoint_seconds`` and when stopped. Returns True when the target
+    was reached, False when ``should_stop`` ended the run early (the checkpoint is saved)."""
+    header = trainer.model.header
+    curve: list[dict[str, Any]] = header.setdefault("curve", [])
+    evaluated = {int(r["episode"]) for r in curve}
+
+    def evaluate() -> None:
+        if eval_games > 0 and (opponents or solution is not None) and trainer.episodes not in evaluated:
+            curve.extend(evaluate_point(trainer, opponents, eval_games, solution))
+            evaluated.add(trainer.episodes)
+
+    def report(seconds: float) -> None:
+        if on_progress is None:
+            return
+        at = trainer.episodes
+        last = {r["opponent"]: r for r in curve if r["episode"] == max(evaluated, default=-1) and "wins" in r}
+        mistakes = [
+            r["mistakes"] for r in curve if r["episode"] == max(evaluated, default=-1) and "mistakes" in r
+        ]
+        on_progress(
+            Progress(
+                at,
+                target,
+                seconds,
+                trainer.epsilon(),
+                len(trainer.model.table),
+                last,
+                mistakes[0] if mistakes else None,
+            )
+        )
+
+    def save() -> None:
+        if checkpoint is not None:
+            trainer.save(checkpoint)
+
+    if trainer.episodes == 0:  # a resumed run goes on as if it had never stopped
+        evaluate()
+    report(0.0)
+    last_save = time.monotonic()
+    while trainer.episodes < target:
+        if should_stop is not None and should_stop():
+            save()
+            return False
+        at = trainer.episodes
+        step = min(CHUNK, target - at)
+        if eval_every > 0:
+            step = min(step, eval_every - at % eval_every)
+        seconds = trainer.train(step)
+        if eval_every > 0 and trainer.episodes % eval_every == 0:
+            evaluate()
+            save()
+            last_save = time.monotonic()
+        elif time.monotonic() - last_save > checkpoint_seconds:
+            save()
+            last_save = time.monotonic()
+        report(seconds)
+    evaluate()
+    save()
+    report(0.0)
+    return True
+
+
+__all__ = [
+    "METHODS",
+    "GameResult",
+    "Mistake",
+    "MonteCarloParams",
+    "PerfectPlayReport",
+    "Progress",
+    "QLearningParams",
+    "TabularPolicy",
+    "Trainer",
+    "TrainingError",
+    "build_action_values",
+    "build_trainer",
+    "compiled_action_values",
+    "compiled_trainer",
+    "default_opponents",
+    "evaluate_point",
+    "params_for",
+    "perfect_play_report",
+    "play_games",
+    "run_training",
+    "small_solution",
+    "tally",
+]

@@ -1,0 +1,344 @@
+"""Tabular reinforcement learning: perfect Tic-Tac-Toe, model files, the agents, resuming, the CLI."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from boardlab.agents.base import AgentSpecError, make_agent, register
+from boardlab.agents.tabular import MonteCarloAgent, QLearningAgent, shipped_model
+from boardlab.games import parse_game
+from boardlab.learn.cli import register as register_train
+from boardlab.learn.table import (
+    ModelFileError,
+    ModelMismatchError,
+    ValueTable,
+    load_model,
+    read_header,
+)
+from boardlab.learn.tabular import (
+    TabularPolicy,
+    Trainer,
+    TrainingError,
+    params_for,
+    perfect_play_report,
+    play_games,
+    run_training,
+    small_solution,
+    tally,
+)
+from boardlab.solvers.small import Solution
+
+METHODS = ("qlearning", "mcrl")
+EPISODES = 30_000
+
+# the entry points live in pyproject.toml; registering at run time keeps the tests independent of
+# how the package was installed
+register(QLearningAgent)
+register(MonteCarloAgent)
+
+
+@pytest.fixture(scope="module")
+def ttt():
+    return parse_game("tictactoe")
+
+
+@pytest.fixture(scope="module")
+def solution(ttt):
+    return Solution(ttt.kernel)
+
+
+@pytest.fixture(scope="module")
+def trained(ttt):
+    """One full run of each method (30,000 episodes, seed 0)."""
+    runs = {}
+    for method in METHODS:
+        trainer = Trainer.start(ttt, method, seed=0)
+        trainer.train(EPISODES)
+        runs[method] = trainer
+    return runs
+
+
+# --- learning ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_learner_plays_perfectly_from_either_side(trained, solution, method):
+    report = perfect_play_report(trained[method].policy(), solution)
+    assert report.perfect, report.mistakes[:3]
+    assert report.positions > 300  # every position reachable with the learner on either side
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_an_untrained_table_makes_mistakes(ttt, solution, method):
+    report = perfect_play_report(Trainer.start(ttt, method, seed=0).policy(), solution, limit=5)
+    assert not report.perfect
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_learner_never_loses_to_perfect_or_random(trained, method):
+    policy = trained[method].policy()
+    assert tally(play_games(policy, "perfect", 40, seed=3))["losses"] == 0
+    assert tally(play_games(policy, "random", 40, seed=4))["losses"] == 0
+
+
+def test_learning_against_a_random_opponent_beats_it(ttt):
+    trainer = Trainer.start(ttt, "qlearning", params_for("qlearning", {"opponent": "random"}), seed=2)
+    trainer.train(5000)
+    results = tally(play_games(trainer.policy(), "random", 100, seed=1))
+    assert results["wins"] > 80 and results["losses"] < 5
+
+
+def test_training_is_generic_over_games():
+    nim = parse_game("nim:piles=2-3-4,misere=true")
+    for method in METHODS:
+        trainer = Trainer.start(nim, method, seed=0)
+        trainer.train(5000)
+        assert perfect_play_report(trainer.policy(), small_solution(nim)).perfect
+
+
+def test_training_in_pieces_equals_one_run(ttt):
+    whole = Trainer.start(ttt, "mcrl", seed=5)
+    whole.train(3000)
+    pieces = Trainer.start(ttt, "mcrl", seed=5)
+    for count in (1, 999, 2000):
+        pieces.train(count)
+    assert_same_tables(whole.model.table, pieces.model.table)
+    assert whole.rng[0] == pieces.rng[0]
+
+
+def test_bad_hyper_parameters_are_refused():
+    with pytest.raises(TrainingError, match="alpha"):
+        params_for("qlearning", {"alpha": 1.5})
+    with pytest.raises(TrainingError, match="q_init"):
+        params_for("mcrl", {"q_init": 0.5})
+    with pytest.raises(TrainingError, match="accepted: qlearning, mcrl"):
+        params_for("sarsa")
+
+
+# --- the table and its files -------------------------------------------------------------------
+
+
+def assert_same_tables(x: ValueTable, y: ValueTable) -> None:
+    kx, vx = x.items()
+    ky, vy = y.items()
+    assert np.array_equal(kx, ky)
+    assert np.array_equal(vx, vy)
+
+
+def test_table_stores_grows_and_keeps_key_zero():
+    table = ValueTable(3, fill=0.5)
+    keys = [0, 1, -1, 2**62, *range(100, 5000, 7)]
+    for i, key in enumerate(keys):
+        table.set(key, [i, -i, 0.25])
+    assert len(table) == len(keys)
+    assert table.capacity >= 2 * len(keys)
+    for i, key in enumerate(keys):
+        assert table.get(key).tolist() == [i, -i, 0.25]
+    assert table.get(99) is None
+    rebuilt = ValueTable.from_items(*table.items(), fill=0.5)
+    assert_same_tables(table, rebuilt)
+    assert rebuilt.get(0).tolist() == [0, 0, 0.25]
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_model_file_round_trip(tmp_path, trained, method):
+    trainer = trained[method]
+    path = trainer.save(tmp_path / "m.npz")
+    model = load_model(path, game="tictactoe", method=method, num_actions=9)
+    assert_same_tables(model.table, trainer.model.table)
+    assert model.header["hyper"] == trainer.model.header["hyper"]
+    assert model.episodes == EPISODES
+    assert read_header(path)["method"] == method
+    assert not list(tmp_path.glob(".*tmp"))  # the temporary file is gone
+
+
+def _rewrite(path: Path, target: Path, **changes) -> Path:
+    with np.load(path, allow_pickle=False) as data:
+        arrays = {name: data[name] for name in data.files}
+    header = json.loads(str(arrays["header"]))
+    for name, value in changes.items():
+        if name in ("keys", "values"):
+            arrays[name] = value
+        else:
+            header[name] = value
+    arrays["header"] = np.array(json.dumps(header))
+    np.savez(target, **arrays)
+    return target
+
+
+def test_corrupt_and_mismatched_files_are_refused(tmp_path, trained):
+    good = trained["qlearning"].save(tmp_path / "good.npz")
+    header = read_header(good)
+    (tmp_path / "text.npz").write_text("not a model")
+    (tmp_path / "cut.npz").write_bytes(good.read_bytes()[:200])
+    with zipfile.ZipFile(tmp_path / "other.npz", "w") as archive:
+        archive.writestr("x.npy", b"junk")
+    values = load_model(good).table.items()[1]
+    corrupt = {
+        "text.npz": tmp_path / "text.npz",
+        "cut.npz": tmp_path / "cut.npz",
+        "other.npz": tmp_path / "other.npz",
+        "missing": tmp_path / "missing.npz",
+        "shape": _rewrite(good, tmp_path / "shape.npz", values=values[:, :5]),
+        "count": _rewrite(good, tmp_path / "count.npz", entries=header["entries"] + 1),
+        "nan": _rewrite(good, tmp_path / "nan.npz", values=np.full_like(values, np.nan)),
+        "format": _rewrite(good, tmp_path / "format.npz", format="something-else"),
+    }
+    for name, path in corrupt.items():
+        with pytest.raises(ModelFileError):
+            load_model(path)
+        assert name
+    mismatched = {
+        "version": (_rewrite(good, tmp_path / "v.npz", version=99), {}),
+        "game": (good, {"game": "nim"}),
+        "method": (good, {"method": "mcrl"}),
+        "actions": (good, {"num_actions": 44}),
+    }
+    for path, expect in mismatched.values():
+        with pytest.raises(ModelMismatchError):
+            load_model(path, **expect)
+
+
+# --- the agents --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_shipped_models_play_perfectly(ttt, solution, method):
+    model = load_model(shipped_model("tictactoe", method), game="tictactoe", method=method)
+    assert perfect_play_report(TabularPolicy(model, ttt), solution).perfect
+
+
+@pytest.mark.parametrize("spec", METHODS)
+def test_shipped_agents_play_legal_moves_and_never_lose(ttt, spec):
+    assert shipped_model("tictactoe", spec) is not None
+    assert shipped_model("tictactoe", spec).stat().st_size < 1_000_000
+    agent = make_agent(spec, seed=1, game=ttt)
+    agent.prepare(ttt)
+    opponent = make_agent("random", seed=2, game=ttt)
+    for game_index in range(20):
+        state = ttt.initial()
+        while not state.is_over:
+            mover = agent if state.ply % 2 == game_index % 2 else opponent
+            move = mover.choose(state)
+            assert state.is_legal(move)
+            state = state.play(move)
+        assert state.winner != (1 - game_index % 2)  # the learner never loses
+
+
+def test_agent_plays_a_trained_file_and_refuses_bad_ones(tmp_path, ttt, trained):
+    path = trained["mcrl"].save(tmp_path / "mc.npz")
+    agent = make_agent(f"mcrl:model={path}", seed=0, game=ttt)
+    assert ttt.initial().is_legal(agent.choose(ttt.initial()))
+    with pytest.raises(AgentSpecError, match="with the mcrl agent"):
+        make_agent(f"qlearning:model={path}", game=ttt)
+    with pytest.raises(AgentSpecError, match="trained on tictactoe"):
+        make_agent(f"mcrl:model={path}", game=parse_game("nim"))
+    with pytest.raises(AgentSpecError, match="no model is shipped"):
+        make_agent("qlearning", game=parse_game("quixo"))
+    with pytest.raises(AgentSpecError, match="does not exist"):
+        make_agent(f"mcrl:model={tmp_path / 'none.npz'}", game=ttt)
+
+
+# --- checkpoints and resuming ------------------------------------------------------------------
+
+
+def test_interrupted_and_resumed_run_equals_an_uninterrupted_one(tmp_path, ttt):
+    # stopped between two evaluations (compiled calls are at most 4,096 episodes)
+    options = {"eval_every": 5000, "eval_games": 6, "opponents": ["random"], "solution": Solution(ttt.kernel)}
+    whole = Trainer.start(ttt, "qlearning", seed=9)
+    assert run_training(whole, 12000, **options)
+
+    path = tmp_path / "model.npz"
+    first = Trainer.start(ttt, "qlearning", seed=9)
+    calls = iter(range(100))
+    assert not run_training(first, 12000, checkpoint=path, should_stop=lambda: next(calls) >= 1, **options)
+    assert read_header(path)["episodes"] == 4096
+    resumed = Trainer.resume(path, ttt, "qlearning")
+    assert run_training(resumed, 12000, checkpoint=path, **options)
+
+    assert_same_tables(whole.model.table, resumed.model.table)
+    assert whole.model.header["curve"] == resumed.model.header["curve"]
+    assert whole.model.header["rng"] == resumed.model.header["rng"]
+    assert_same_tables(load_model(path).table, whole.model.table)
+
+
+# --- the command line --------------------------------------------------------------------------
+
+
+def _app() -> typer.Typer:
+    app = typer.Typer(pretty_exceptions_enable=False)
+
+    @app.callback()
+    def main() -> None:
+        """Test app."""
+
+    register_train(app)
+    return app
+
+
+def _train(*args: str):
+    return CliRunner().invoke(_app(), ["train", *args], terminal_width=200)
+
+
+def test_cli_trains_plots_and_resumes(tmp_path):
+    quick = ["--eval-every", "1000", "--eval-games", "4", "--seed", "3"]
+    out = tmp_path / "run"
+    result = _train("mcrl", "--episodes", "1000", "--out", str(out), "--final-games", "10", *quick)
+    assert result.exit_code == 0, result.output
+    for name in (
+        "model.npz",
+        "summary.json",
+        "learning_curve.png",
+        "outcomes.png",
+        "outcomes_by_starter.png",
+        "end_turns.png",
+    ):
+        assert (out / name).stat().st_size > 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["episodes"] == 1000 and summary["final"]["perfect"]["games"] == 10
+
+    result = _train("mcrl", "--episodes", "2000", "--out", str(out), "--resume", "--final-games", "0", *quick)
+    assert result.exit_code == 0, result.output
+    straight = tmp_path / "straight"
+    assert (
+        _train("mcrl", "--episodes", "2000", "--out", str(straight), "--final-games", "0", *quick).exit_code
+        == 0
+    )
+    resumed, direct = load_model(out / "model.npz"), load_model(straight / "model.npz")
+    assert_same_tables(resumed.table, direct.table)
+    assert resumed.header["curve"] == direct.header["curve"]
+
+
+def test_cli_bad_input_exits_2_with_one_line(tmp_path):
+    existing = tmp_path / "existing"
+    existing.mkdir()
+    (existing / "model.npz").write_text("junk")
+    cases = [
+        ["sarsa", "--out", str(tmp_path / "a")],
+        [],
+        ["qlearning"],
+        ["qlearning", "--game", "chess", "--out", str(tmp_path / "a")],
+        ["qlearning", "--alpha", "2", "--out", str(tmp_path / "a")],
+        ["qlearning", "--alpha", "x", "--out", str(tmp_path / "a")],
+        ["mcrl", "--q-init", "0.5", "--out", str(tmp_path / "a")],
+        ["qlearning", "--opponent", "perfect", "--out", str(tmp_path / "a")],
+        ["qlearning", "--episodes", "0", "--out", str(tmp_path / "a")],
+        ["qlearning", "--episodes", "many", "--out", str(tmp_path / "a")],
+        ["qlearning", "--against", "nosuch", "--out", str(tmp_path / "a")],
+        ["qlearning", "--resume", "--out", str(tmp_path / "a")],
+        ["qlearning", "--out", str(existing)],
+        ["qlearning", "--resume", "--out", str(existing)],
+    ]
+    for args in cases:
+        result = _train(*args)
+        assert result.exit_code == 2, (args, result.output)
+        lines = [line for line in result.output.splitlines() if line.strip()]
+        assert len(lines) == 1 and lines[0].startswith("Error:"), (args, result.output)
+        assert "Traceback" not in result.output
