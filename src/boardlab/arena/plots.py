@@ -14,6 +14,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from boardlab.arena.summary import Summary
+from boardlab.files import atomic_savefig
 
 OUTCOME_COLOURS = ("#4c9a2a", "#b0b0b0", "#c0392b")  # win, draw, loss
 
@@ -25,9 +26,7 @@ def _figure(width: float, height: float) -> Figure:
 
 
 def _save(figure: Figure, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, format="png")
-    return path
+    return atomic_savefig(figure, path)
 
 
 def plot_score_matrix(summary: Summary, path: Path) -> Path:

@@ -23,6 +23,7 @@ from rich.table import Table
 from boardlab.arena.play import GameRecord
 from boardlab.arena.runner import GameHook, StartHook
 from boardlab.arena.summary import Outcomes, Summary
+from boardlab.files import atomic_write_text
 
 PIPE_WIDTH = 130
 
@@ -136,10 +137,7 @@ def print_report(summary: Summary, console: Console, title: str = "") -> None:
 
 def write_summary_json(summary: Summary, path: str | Path) -> Path:
     """Write the summary (scores, colours, ratings) as JSON."""
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(summary.to_dict(), indent=2) + "\n")
-    return out
+    return atomic_write_text(path, json.dumps(summary.to_dict(), indent=2) + "\n")
 
 
 @contextmanager

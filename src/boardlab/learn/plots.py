@@ -12,7 +12,6 @@ Figures are drawn on matplotlib's Agg canvas (no pyplot), so plotting works head
 
 from __future__ import annotations
 
-import io
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from boardlab.learn.table import atomic_write
+from boardlab.files import atomic_savefig
 
 OUTCOMES = ("wins", "draws", "losses")
 COLOURS = {"wins": "#4c9a2a", "draws": "#9e9e9e", "losses": "#c0392b"}
@@ -35,10 +34,7 @@ def _figure(width: float, height: float) -> Figure:
 
 
 def _save(figure: Figure, path: Path) -> Path:
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png")
-    atomic_write(Path(path), lambda handle: handle.write(buffer.getvalue()))
-    return Path(path)
+    return atomic_savefig(figure, path)
 
 
 def _opponents(records: Sequence[dict[str, Any]]) -> list[str]:

@@ -25,7 +25,6 @@ game, method or version).
 from __future__ import annotations
 
 import json
-import os
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +32,8 @@ from typing import Any
 
 import numpy as np
 from numba import njit
+
+from boardlab.files import atomic_write
 
 FORMAT = "boardlab-tabular"
 VERSION = 1
@@ -223,33 +224,6 @@ class TableModel:
         return int(self.header.get("episodes", 0))
 
 
-def atomic_write(path: Path, write: Any) -> None:
-    """Call ``write(handle)`` on a temporary file beside ``path``, fsync it and rename it over
-    ``path``: a reader sees the old file or the new one, never half of one."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(temporary, "wb") as handle:
-            write(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    finally:
-        if temporary.exists():
-            temporary.unlink()
-    try:  # make the rename itself durable
-        fd = os.open(path.parent, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def save_model(path: Path | str, model: TableModel) -> Path:
     """Write ``model`` to ``path`` atomically (see the module docstring)."""
     path = Path(path)
@@ -387,7 +361,6 @@ __all__ = [
     "ModelMismatchError",
     "TableModel",
     "ValueTable",
-    "atomic_write",
     "find",
     "insert",
     "load_model",

@@ -17,6 +17,7 @@ from typing import Literal
 
 import numpy as np
 
+from boardlab.files import atomic_savefig
 from boardlab.optim.evolve import (
     CompactGAConfig,
     EvolutionResult,
@@ -274,7 +275,6 @@ def plot_histories(
     if title:
         figure.suptitle(title)
     figure.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=110)
+    atomic_savefig(figure, path, dpi=110)
     plt.close(figure)
     return path

@@ -5,11 +5,9 @@ lab's black-box problem, with a progress bar, a result table, a PNG plot, a JSON
 from __future__ import annotations
 
 import json
-import os
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, BinaryIO
+from typing import Annotated
 
 import numpy as np
 import typer
@@ -17,6 +15,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from boardlab.files import atomic_write
 from boardlab.optim.blackbox import (
     INSTANCES,
     LOCI,
@@ -61,16 +60,6 @@ def _validate(strategy: str, instance: int | None, max_calls: int | None, loci: 
 # -- checkpoints --------------------------------------------------------------------------------
 
 
-def _atomic_write(path: Path, write: Callable[[BinaryIO], object]) -> None:
-    """Write through a temporary file in the same directory, then rename over ``path``."""
-    temporary = path.with_name(f".{path.name}.tmp")
-    with open(temporary, "wb") as handle:
-        write(handle)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
-
-
 def checkpoint_path(out: Path, instance: int, strategy: str) -> Path:
     """Where the checkpoint of one (instance, strategy) run lives."""
     return out / f"checkpoint_a{instance}_{strategy}.npz"
@@ -81,7 +70,7 @@ def save_checkpoint(path: Path, run: Run, strategy: str, seed: int) -> None:
     if run.best_genome is None:
         return
     genome = run.best_genome.astype(np.uint8)
-    _atomic_write(
+    atomic_write(
         path,
         lambda handle: np.savez(
             handle,
@@ -221,7 +210,7 @@ def _comparison_table(rows: list[ComparisonRow]) -> Table:
 
 def _write_json(path: Path, payload: object) -> None:
     text = json.dumps(payload, indent=2).encode()
-    _atomic_write(path, lambda handle: handle.write(text))
+    atomic_write(path, lambda handle: handle.write(text))
 
 
 def _run_comparison(
