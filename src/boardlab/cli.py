@@ -105,12 +105,14 @@ def _register_commands() -> None:
     from boardlab.arena.cli import register as register_arena
     from boardlab.learn.cli import register as register_train
     from boardlab.optim.cli import register as register_labs
+    from boardlab.solvers.cli import register as register_solvers
     from boardlab.ui.cli import register as register_play
 
     register_play(app)
     register_arena(app)
     register_train(app)
     register_labs(app)
+    register_solvers(app)
 
 
 _register_commands()

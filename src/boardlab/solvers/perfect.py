@@ -10,6 +10,7 @@ with :func:`register_backend`.
 
 from __future__ import annotations
 
+import importlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -58,9 +59,23 @@ def _nim_refusal(game: Any, limit: int) -> str | None:
     )
 
 
+def _lazy(module: str, name: str) -> Callable[..., Any]:
+    # a solver module is imported on first use (its compiled code and tables load then)
+    def call(*args: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(*args)
+
+    return call
+
+
+def _solver(module: str, prefix: str) -> Backend:
+    return Backend(_lazy(module, f"{prefix}best_actions"), _lazy(module, f"{prefix}refusal"))
+
+
 BACKENDS: dict[str, Backend] = {
     "tictactoe": Backend(small_best_actions, _always),
     "nim": Backend(small_best_actions, _nim_refusal),
+    "connect4": _solver("boardlab.solvers.connect4", "perfect_"),
+    "quixo": _solver("boardlab.solvers.quixo_perfect", "quixo_"),
 }
 """Game name -> the back-end the perfect agent plays it with."""
 

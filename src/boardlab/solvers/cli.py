@@ -1,0 +1,192 @@
+"""CLI commands of the exact solvers: ``solve`` builds Quixo tables, ``analyze`` reads them."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+SOLVABLE = ("quixo",)
+MAX_BLANKS_5X5 = 1
+
+
+def register(app: typer.Typer) -> None:
+    """Attach the ``solve`` and ``analyze`` commands to a typer app."""
+    app.command("solve", help="Solve a game exactly and write its tables (Quixo 3x3, 4x4, 5x5 endgames).")(
+        solve_command
+    )
+    app.command("analyze", help="Perfect-play value of a Quixo position and of each of its moves.")(
+        analyze_command
+    )
+
+
+def _fail(message: str) -> NoReturn:
+    Console(stderr=True, highlight=False, soft_wrap=True).print(f"[red]Error:[/red] {escape(message)}")
+    raise typer.Exit(2)
+
+
+def _describe(value: int, depth: int) -> str:
+    from boardlab.solvers.quixo import LOSS, WIN
+
+    plies = f"{depth} ply" if depth == 1 else f"{depth} plies"
+    if value == WIN:
+        return "won already" if depth == 0 else f"win in {plies}"
+    if value == LOSS:
+        return "lost already" if depth == 0 else f"loss in {plies}"
+    return "draw"
+
+
+def solve_command(
+    game: Annotated[str, typer.Argument(help="the game to solve: quixo")] = "quixo",
+    size: Annotated[int, typer.Option("--size", "-n", help="board side: 3, 4 or 5")] = 4,
+    blanks: Annotated[
+        int | None,
+        typer.Option("--blanks", help="only positions with at most this many blank cubes (5x5: 0 or 1)"),
+    ] = None,
+    directory: Annotated[
+        Path | None,
+        typer.Option(
+            "--dir", help="where the tables go (default $BOARDLAB_TABLES or ~/.cache/boardlab/tables)"
+        ),
+    ] = None,
+    verify: Annotated[
+        bool, typer.Option("--verify/--no-verify", help="check the checksums of tables already built")
+    ] = True,
+) -> None:
+    """Build the tables class pair by class pair (fullest boards first); a run that was cut
+    short resumes from the last finished pair."""
+    from boardlab.solvers.quixo import default_table_dir, solve
+
+    if game.strip().lower() not in SOLVABLE:
+        _fail(f"cannot solve {game!r}; solvable games: {', '.join(SOLVABLE)}")
+    if size not in (3, 4, 5):
+        _fail(f"--size must be 3, 4 or 5, got {size}")
+    cells = size * size
+    if blanks is None:
+        if size == 5:
+            _fail(
+                "5x5 Quixo is too large to solve in full; "
+                f"pass --blanks 0..{MAX_BLANKS_5X5} for endgame tables"
+            )
+        blanks = cells
+    if not 0 <= blanks <= cells:
+        _fail(f"--blanks must be in 0..{cells}, got {blanks}")
+    if size == 5 and blanks > MAX_BLANKS_5X5:
+        _fail(f"5x5 endgame tables go up to --blanks {MAX_BLANKS_5X5} (more needs far more memory)")
+    folder = directory if directory is not None else default_table_dir(size)
+    console = Console(highlight=False)
+    console.print(f"Solving {size}x{size} Quixo (at most {blanks} blank cubes) into {folder}")
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[positions]:,} positions"),
+        TimeElapsedColumn(),
+    )
+    seen = 0
+    with Progress(*columns, console=console, transient=False) as bar:
+        task = bar.add_task("class pairs", total=None, positions=0)
+
+        def progress(done: int, total: int, pair: tuple[int, int], positions: int) -> None:
+            nonlocal seen
+            seen += positions
+            bar.update(task, completed=done, total=total, positions=seen, description=f"class pair {pair}")
+
+        try:
+            report = solve(size, folder, min_cubes=cells - blanks, progress=progress, verify=verify)
+        except (OSError, ValueError) as err:
+            _fail(str(err))
+    _print_report(console, report)
+
+
+def _print_report(console: Console, report: Any) -> None:
+    from boardlab.solvers.quixo import QuixoTables
+
+    table = Table(title=f"{report.size}x{report.size} Quixo, side to move")
+    for column in ("positions", "wins", "losses", "draws", "seconds"):
+        table.add_column(column, justify="right")
+    table.add_row(
+        f"{report.positions:,}",
+        f"{report.wins:,}",
+        f"{report.losses:,}",
+        f"{report.draws:,}",
+        f"{report.seconds:.1f}",
+    )
+    console.print(table)
+    console.print(f"{report.pairs_solved} class pairs solved, {report.pairs_loaded} already built")
+    tables = QuixoTables(report.size, report.directory)
+    if tables.covers(0, 0):
+        value, depth = tables.value(0, 0)
+        console.print(f"Empty board, first player to move: {_describe(value, depth)}")
+    else:
+        console.print("The empty board is not covered by these tables.")
+
+
+def parse_quixo_position(text: str) -> Any:
+    """A Quixo State from position text (``XO.O.../... X 5``: cells, side to move, ply)."""
+    from boardlab.games import quixo as quixo_module
+
+    state_class = getattr(quixo_module, "State", None)
+    if state_class is not None and hasattr(state_class, "from_text"):
+        return state_class.from_text(text)
+    from boardlab.games import parse_game  # type: ignore[attr-defined]
+
+    fields = text.split()
+    cells = fields[0].replace("/", "") if fields else ""
+    size = round(len(cells) ** 0.5)
+    if size not in (3, 4, 5) or size * size != len(cells):
+        raise ValueError(f"cannot read position {text!r}: cells must be 9, 16 or 25 of 'X', 'O', '.'")
+    return parse_game(f"quixo:size={size}").parse_position(text)
+
+
+def analyze_command(
+    position: Annotated[str, typer.Argument(help='position text, e.g. "X.O.O.X.. O 4" (cells, side, ply)')],
+    directory: Annotated[
+        Path | None, typer.Option("--dir", help="where the tables are (default: the user cache folder)")
+    ] = None,
+) -> None:
+    """Print the value and depth to the end of a position, and every legal move's value."""
+    from boardlab.solvers.quixo import TablebaseFormatError
+    from boardlab.solvers.quixo_perfect import move_values, state_sides, tables_for
+
+    started = time.perf_counter()
+    try:
+        state = parse_quixo_position(position)
+    except ValueError as err:
+        _fail(str(err))
+    size, me, opp = state_sides(state)
+    try:
+        tables = tables_for(size, directory)
+        value, depth = tables.value(me, opp)
+        moves = move_values(state, tables)
+    except KeyError as err:
+        _fail(str(err.args[0]) if err.args else str(err))
+    except (TablebaseFormatError, OSError) as err:
+        _fail(str(err))
+    console = Console(highlight=False)
+    side = "XO"[state.to_move]
+    console.print(str(state))
+    console.print(f"{side} to move: {_describe(value, depth)}")
+    if not moves:
+        console.print("No move to play: the game is over.")
+        return
+    moves.sort(key=lambda m: m.rank(), reverse=True)
+    best = moves[0].rank()
+    table = Table(title=f"{len(moves)} legal moves, best first")
+    for column in ("move", "value for " + side, "plies to the end", "best"):
+        table.add_column(column)
+    for m in moves:
+        table.add_row(
+            str(state.move_from_index(m.action)),
+            m.name,
+            str(m.depth),
+            "*" if m.rank() == best else "",
+        )
+    console.print(table)
+    console.print(f"({time.perf_counter() - started:.2f} s)")

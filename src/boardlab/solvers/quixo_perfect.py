@@ -1,0 +1,146 @@
+"""Perfect Quixo play from the solved tables: move values, best moves, a perfect move.
+
+A move's value is the value of the position it leads to, seen from the mover: won in d
+plies if the opponent is then lost in d - 1, and so on. The best moves win fastest, else
+draw, else lose slowest; :func:`perfect_move` picks among them at random.
+
+Works with any State that exposes the side to move's cubes: the protocol-v2 ``State``
+(``a``, ``b`` words and ``game.size``) or the older one (``sides`` and ``size``). Moves are
+the state's own action indices, played with ``state.play_index``.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from boardlab.solvers.quixo import DRAW, LOSS, WIN, QuixoTables, TableSet, solve_in_memory
+
+_VALUE_NAMES = {WIN: "win", DRAW: "draw", LOSS: "loss"}
+_TABLES: dict[tuple[int, str], TableSet] = {}
+_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True, order=True)
+class MoveValue:
+    """The perfect-play outcome of one move, for the side that plays it."""
+
+    action: int
+    value: int  # WIN / DRAW / LOSS for the mover
+    depth: int  # plies to the end of the game, counting this move
+
+    @property
+    def name(self) -> str:
+        """``win``, ``draw`` or ``loss``."""
+        return _VALUE_NAMES[self.value]
+
+    def rank(self) -> tuple[int, int]:
+        """Larger is better: win fastest, then draw, then lose slowest."""
+        if self.value == WIN:
+            return (2, -self.depth)
+        if self.value == DRAW:
+            return (1, 0)
+        return (0, self.depth)
+
+
+def state_sides(state: Any) -> tuple[int, int, int]:
+    """``(size, me, opp)``: board side and the cubes of the side to move and of its opponent."""
+    size = getattr(getattr(state, "game", None), "size", None)
+    if size is not None and hasattr(state, "a"):
+        return int(size), int(state.a), int(state.b)
+    if hasattr(state, "sides"):  # the State before protocol v2
+        me, opp = state.sides
+        return int(state.size), int(me), int(opp)
+    raise TypeError(f"not a Quixo state: {state!r}")
+
+
+def tables_for(size: int, directory: Path | str | None = None) -> TableSet:
+    """The tables of a board size: 3x3 solved in memory on first use (a few milliseconds),
+    4x4 and 5x5 read from ``directory`` (default: the user cache folder)."""
+    key = (size, str(directory) if directory is not None else "")
+    with _LOCK:
+        if key not in _TABLES:
+            if size == 3 and directory is None:
+                _TABLES[key] = solve_in_memory(3)
+            else:
+                _TABLES[key] = QuixoTables(size, directory)
+        return _TABLES[key]
+
+
+def position_value(state: Any, tables: TableSet | None = None) -> tuple[int, int]:
+    """``(WIN | DRAW | LOSS, plies to the end)`` for the side to move."""
+    size, me, opp = state_sides(state)
+    tables = tables if tables is not None else tables_for(size)
+    return tables.value(me, opp)
+
+
+def move_values(state: Any, tables: TableSet | None = None) -> list[MoveValue]:
+    """Every legal move with its perfect-play value for the mover (empty once the game is over)."""
+    size, _, _ = state_sides(state)
+    tables = tables if tables is not None else tables_for(size)
+    out = []
+    for action in state.legal_indices():
+        child = state.play_index(action)
+        _, me, opp = state_sides(child)
+        value, depth = tables.value(me, opp)
+        out.append(MoveValue(action, -value, depth + 1))
+    return out
+
+
+def best_moves(state: Any, tables: TableSet | None = None) -> list[MoveValue]:
+    """The moves that win fastest, else draw, else lose slowest."""
+    values = move_values(state, tables)
+    if not values:
+        return []
+    top = max(v.rank() for v in values)
+    return [v for v in values if v.rank() == top]
+
+
+def perfect_move(state: Any, rng: Any, tables: TableSet | None = None) -> int:
+    """A best move's action index, chosen at random among the best with ``rng``.
+
+    ``rng`` is a ``numpy.random.Generator`` or a ``random.Random``.
+    """
+    best = best_moves(state, tables)
+    if not best:
+        raise ValueError("the game is over: there is no move to choose")
+    if hasattr(rng, "integers"):
+        pick = int(rng.integers(len(best)))
+    else:
+        pick = rng.randrange(len(best))
+    return best[pick].action
+
+
+def covers(state: Any, tables: TableSet | None = None) -> bool:
+    """True if the tables hold this position (always on 3x3 and a built 4x4; 5x5 endgames)."""
+    size, me, opp = state_sides(state)
+    tables = tables if tables is not None else tables_for(size)
+    return tables.covers(me, opp)
+
+
+def quixo_best_actions(state: Any, limit: int = 0) -> list[int]:
+    """The optimal actions of a position, for the ``perfect`` agent's back-end (``limit`` unused)."""
+    return [m.action for m in best_moves(state)]
+
+
+def quixo_refusal(game: Any, limit: int = 0) -> str | None:
+    """Why the perfect agent cannot play a Quixo variant, or None when it can.
+
+    3x3 is solved on the spot; 4x4 needs the tables built once; 5x5 is covered only near the
+    end of the game (the endgame tables), so a whole game cannot be played perfectly.
+    """
+    size = int(getattr(game, "size", 0))
+    if size == 3:
+        return None
+    if size == 4:
+        tables = tables_for(4)
+        if all(tables.has_class(a, b) for a in range(17) for b in range(17 - a)):
+            return None
+        return "perfect: the 4x4 Quixo tables are not built yet; run `boardlab solve quixo --size 4`"
+    return (
+        f"perfect: {size}x{size} Quixo is solved only near the end of the game "
+        "(`boardlab solve quixo --size 5 --blanks 1`); agents can look those positions up with "
+        "boardlab.solvers.quixo_perfect.covers and best_moves"
+    )

@@ -1,0 +1,189 @@
+"""The Quixo tablebase file: one file per cube-count class, memory-mapped on load.
+
+Layout (little-endian)::
+
+    header   64 bytes: magic, version, board size, class (a, b), depth width, count,
+             win / loss / draw counts, CRC-32 of the payload, CRC-32 of the header
+    values   ceil(count / 4) bytes, padded to a multiple of 8: 2 bits per position
+             (position i in bits 2*(i % 4) of byte i // 4): 0 draw, 1 win, 2 loss
+    depths   count unsigned integers of ``depth width`` bytes (1 or 2): plies to the end
+             of the game under perfect play (0 for draws and finished positions)
+
+Values and depths are for the side to move; position indices are those of
+:mod:`boardlab.solvers.quixo_index`. Files are written atomically (a temporary name in
+the same folder, fsync, ``os.replace``) so that a killed solve leaves either the old file
+or the new one, never half of one.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from boardlab.solvers.quixo_index import class_size
+
+MAGIC = b"BLQXTB\r\n"
+VERSION = 1
+HEADER_SIZE = 64
+_HEADER = struct.Struct("<8sHBBBBHQQQQII")  # 56 bytes, padded to HEADER_SIZE
+DRAW_CODE, WIN_CODE, LOSS_CODE = 0, 1, 2
+
+
+class TablebaseFormatError(ValueError):
+    """A tablebase file that is missing, truncated, corrupt or not the one expected."""
+
+
+@dataclass(frozen=True)
+class ClassTable:
+    """The solved values of one class: packed 2-bit codes and depths (often memory maps)."""
+
+    size: int
+    a: int
+    b: int
+    values: np.ndarray  # uint8, packed 4 per byte
+    depths: np.ndarray  # uint8 or uint16
+    wins: int
+    losses: int
+    draws: int
+
+    @property
+    def count(self) -> int:
+        """Number of positions in the class."""
+        return self.wins + self.losses + self.draws
+
+
+def table_path(directory: Path, size: int, a: int, b: int) -> Path:
+    """Where the table of class ``(a, b)`` of an n x n board lives under ``directory``."""
+    return Path(directory) / f"quixo{size}_{a:02d}_{b:02d}.qtb"
+
+
+def _values_bytes(count: int) -> int:
+    return ((count + 3) // 4 + 7) // 8 * 8
+
+
+def pack_values(codes: np.ndarray) -> np.ndarray:
+    """Pack uint8 codes (0..3) four to a byte."""
+    count = codes.shape[0]
+    padded = np.zeros(((count + 3) // 4) * 4, dtype=np.uint8)
+    padded[:count] = codes
+    quads = padded.reshape(-1, 4)
+    return (quads[:, 0] | quads[:, 1] << 2 | quads[:, 2] << 4 | quads[:, 3] << 6).astype(np.uint8)
+
+
+def unpack_values(packed: np.ndarray, count: int) -> np.ndarray:
+    """Inverse of :func:`pack_values`."""
+    packed = np.asarray(packed, dtype=np.uint8)
+    out = np.empty((packed.shape[0], 4), dtype=np.uint8)
+    for k in range(4):
+        out[:, k] = (packed >> (2 * k)) & 3
+    return out.reshape(-1)[:count]
+
+
+def write_table(
+    directory: Path, size: int, a: int, b: int, codes: np.ndarray, depths: np.ndarray
+) -> ClassTable:
+    """Write one class atomically; ``codes`` are unpacked uint8 values, ``depths`` plies."""
+    count = class_size(size * size, a, b)
+    if codes.shape != (count,) or depths.shape != (count,):
+        raise ValueError(f"class ({a}, {b}) has {count} positions, got {codes.shape} / {depths.shape}")
+    max_depth = int(depths.max()) if count else 0
+    width = 1 if max_depth < 256 else 2
+    if max_depth >= 1 << 16:
+        raise ValueError(f"depth {max_depth} does not fit the format")
+    packed = pack_values(codes)
+    depth_bytes = depths.astype(np.uint8 if width == 1 else "<u2").tobytes()
+    values_bytes = packed.tobytes().ljust(_values_bytes(count), b"\0")
+    crc = zlib.crc32(depth_bytes, zlib.crc32(values_bytes))
+    tally = np.bincount(codes, minlength=4)
+    wins, losses, draws = int(tally[WIN_CODE]), int(tally[LOSS_CODE]), int(tally[DRAW_CODE])
+    head = _HEADER.pack(MAGIC, VERSION, size, a, b, width, 0, count, wins, losses, draws, crc, 0)
+    head = head[:-4] + struct.pack("<I", zlib.crc32(head[:-4]))
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    final = table_path(directory, size, a, b)
+    tmp = final.with_name(f".{final.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(head.ljust(HEADER_SIZE, b"\0"))
+            f.write(values_bytes)
+            f.write(depth_bytes)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, final)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    _fsync_dir(directory)
+    return ClassTable(
+        size, a, b, packed, depths.astype(np.uint8 if width == 1 else np.uint16), wins, losses, draws
+    )
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def read_table(directory: Path, size: int, a: int, b: int, verify: bool = True) -> ClassTable:
+    """Memory-map the table of class ``(a, b)``; TablebaseFormatError if it is not sound."""
+    path = table_path(directory, size, a, b)
+    return read_table_file(path, size, a, b, verify)
+
+
+def read_table_file(path: Path, size: int, a: int, b: int, verify: bool = True) -> ClassTable:
+    """Memory-map one table file and check it is the class expected."""
+    path = Path(path)
+    where = f"tablebase file {path}"
+    try:
+        actual_size = path.stat().st_size
+    except FileNotFoundError:
+        raise TablebaseFormatError(f"{where} is missing") from None
+    if actual_size < HEADER_SIZE:
+        raise TablebaseFormatError(f"{where} is truncated: {actual_size} bytes, shorter than its header")
+    with open(path, "rb") as f:
+        head = f.read(HEADER_SIZE)
+    fields = _HEADER.unpack(head[: _HEADER.size])
+    magic, version, fsize, fa, fb, width, _flags, count, wins, losses, draws, crc, head_crc = fields
+    if magic != MAGIC:
+        raise TablebaseFormatError(f"{where} is not a boardlab Quixo table (bad magic {magic!r})")
+    if head_crc != zlib.crc32(head[: _HEADER.size - 4]):
+        raise TablebaseFormatError(f"{where} has a corrupt header (checksum mismatch)")
+    if version != VERSION:
+        raise TablebaseFormatError(f"{where} has format version {version}; this boardlab reads {VERSION}")
+    if (fsize, fa, fb) != (size, a, b):
+        raise TablebaseFormatError(
+            f"{where} holds class ({fa}, {fb}) of a {fsize}x{fsize} board, "
+            f"expected ({a}, {b}) of {size}x{size}"
+        )
+    expected_count = class_size(size * size, a, b)
+    if count != expected_count or wins + losses + draws != count or width not in (1, 2):
+        raise TablebaseFormatError(
+            f"{where} declares {count} positions; class ({a}, {b}) has {expected_count}"
+        )
+    values_len = _values_bytes(count)
+    expected_bytes = HEADER_SIZE + values_len + count * width
+    if actual_size != expected_bytes:
+        state = "truncated" if actual_size < expected_bytes else "too long"
+        raise TablebaseFormatError(f"{where} is {state}: {actual_size} bytes, expected {expected_bytes}")
+    raw = np.memmap(path, dtype=np.uint8, mode="r")
+    if verify:
+        payload = raw[HEADER_SIZE:]
+        if zlib.crc32(payload) != crc:
+            raise TablebaseFormatError(f"{where} is corrupt (payload checksum mismatch)")
+    values = raw[HEADER_SIZE : HEADER_SIZE + (count + 3) // 4]
+    depth_raw = raw[HEADER_SIZE + values_len :]
+    depths = depth_raw if width == 1 else depth_raw.view("<u2")
+    return ClassTable(size, a, b, values, depths, wins, losses, draws)

@@ -1,0 +1,346 @@
+"""The Quixo retrograde solver, checked against a naive solver; tables on disk; perfect play."""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+import quixo_naive_solver as naive
+import typer
+from typer.testing import CliRunner
+
+from boardlab.solvers import quixo_table as qt
+from boardlab.solvers.cli import parse_quixo_position, register
+from boardlab.solvers.quixo import (
+    DRAW,
+    LOSS,
+    WIN,
+    QuixoTables,
+    TablebaseFormatError,
+    class_pairs,
+    rules,
+    solve,
+    solve_in_memory,
+    solve_pair,
+)
+from boardlab.solvers.quixo_index import class_size, index_of, position_of
+from boardlab.solvers.quixo_perfect import best_moves, move_values, perfect_move, state_sides
+
+CODE_VALUE = {qt.WIN_CODE: WIN, qt.LOSS_CODE: LOSS, qt.DRAW_CODE: DRAW}
+
+
+def masks(cells: tuple[int, ...]) -> tuple[int, int]:
+    """(me, opp) masks of a naive position."""
+    me = sum(1 << i for i, v in enumerate(cells) if v == 0)
+    opp = sum(1 << i for i, v in enumerate(cells) if v == 1)
+    return me, opp
+
+
+def cells_of(me: int, opp: int, n: int) -> tuple[int, ...]:
+    return tuple(0 if me >> i & 1 else 1 if opp >> i & 1 else -1 for i in range(n * n))
+
+
+def make_state(me: int, opp: int, size: int) -> object:
+    """A State with the first player (X) to move, whichever State API the games module has."""
+    from boardlab.games import quixo as quixo_module
+
+    state_class = getattr(quixo_module, "State", None)
+    if state_class is not None and hasattr(state_class, "from_masks"):
+        return state_class.from_masks(me, opp, 0, 0, size)
+    from boardlab.games import parse_game  # type: ignore[attr-defined]
+
+    return parse_game(f"quixo:size={size}").state(me, opp, 0, 0)
+
+
+@pytest.fixture(scope="module")
+def naive3() -> dict[tuple[int, ...], tuple[int, int]]:
+    return naive.solve_board(3)
+
+
+@pytest.fixture(scope="module")
+def tables3():
+    return solve_in_memory(3)
+
+
+# --- the solver --------------------------------------------------------------------------------
+
+
+def test_3x3_counts_and_empty_board(tables3) -> None:
+    assert tables3.counts() == (12_748, 6_935, 0)
+    value, depth = tables3.value(0, 0)
+    assert value == WIN and depth == 7
+
+
+def test_3x3_matches_the_naive_solver_everywhere(tables3, naive3) -> None:
+    assert len(naive3) == 3**9
+    mismatches = [cells for cells, expected in naive3.items() if tables3.value(*masks(cells)) != expected]
+    assert mismatches == []
+
+
+def test_naive_solver_counts(naive3) -> None:
+    values = [v for v, _ in naive3.values()]
+    assert (values.count(1), values.count(-1), values.count(0)) == (12_748, 6_935, 0)
+
+
+def _solve_4x4_pairs(pairs: list[tuple[int, int]]) -> dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]:
+    solved: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+    for a, b in pairs:
+        fuller = {}
+        for sa, sb in {(a, b), (b, a)}:
+            if sa + sb < 16:
+                codes, depths = solved[(sb, sa + 1)]
+                fuller[(sb, sa + 1)] = (qt.pack_values(codes), depths)
+        solved.update(solve_pair(4, a, b, fuller))
+    return solved
+
+
+def test_4x4_class_pairs_match_the_naive_solver() -> None:
+    # a chain of small classes from the full board down to 13 cubes, and a full-board pair with draws
+    chain = [(0, 16), (1, 15), (2, 14), (3, 13), (7, 9), (0, 15), (1, 14), (2, 13), (0, 14), (1, 13), (0, 13)]
+    solved = _solve_4x4_pairs(chain)
+    rk = rules(4).rk
+
+    def mine(cells: tuple[int, ...]) -> tuple[int, int]:
+        me, opp = masks(cells)
+        a, b = me.bit_count(), opp.bit_count()
+        codes, depths = solved[(a, b)]
+        i = int(index_of(np.int64(me), np.int64(opp), a, b, rk))
+        return CODE_VALUE[int(codes[i])], int(depths[i])
+
+    seen_values = set()
+    for pair in [(7, 9), (2, 13), (1, 13), (0, 13)]:
+        expected = naive.solve_class_pair(4, *pair, outside=mine)
+        assert len(expected) == 2 * class_size(16, *pair)
+        wrong = [cells for cells, result in expected.items() if mine(cells) != result]
+        assert wrong == [], f"class pair {pair}: {len(wrong)} positions differ"
+        seen_values |= {v for v, _ in expected.values()}
+    assert seen_values == {WIN, LOSS, DRAW}
+
+
+def test_class_pairs_order() -> None:
+    pairs = list(class_pairs(3))
+    assert pairs[0] == (0, 9) and pairs[-1] == (0, 0)
+    assert len({p for a, b in pairs for p in ((a, b), (b, a))}) == 55
+    assert all(a + b >= 24 for a, b in class_pairs(5, 24))
+
+
+def test_index_round_trip_on_every_3x3_class() -> None:
+    rk = rules(3).rk
+    for a in range(10):
+        for b in range(10 - a):
+            for i in range(class_size(9, a, b)):
+                me, opp = position_of(np.int64(i), a, b, rk)
+                assert me & opp == 0 and int(me).bit_count() == a and int(opp).bit_count() == b
+                assert index_of(me, opp, a, b, rk) == i
+
+
+def test_solve_pair_needs_the_fuller_classes() -> None:
+    with pytest.raises(ValueError, match="needs the solved class"):
+        solve_pair(3, 2, 3, {})
+
+
+# --- files ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def disk3(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("tables3")
+    report = solve(3, folder)
+    assert (report.wins, report.losses, report.draws) == (12_748, 6_935, 0)
+    return folder
+
+
+def test_tables_round_trip_through_files(disk3: Path, tables3) -> None:
+    on_disk = QuixoTables(3, disk3)
+    assert on_disk.counts() == (12_748, 6_935, 0)
+    for me in range(0, 512, 7):
+        opp = (~me & 511) & 0b101010101
+        assert on_disk.value(me, opp) == tables3.value(me, opp)
+    assert not [p for p in disk3.iterdir() if p.name.startswith(".")]  # no temporary file left
+
+
+def _copy_class(src: Path, dst: Path, a: int, b: int) -> Path:
+    dst.mkdir(parents=True, exist_ok=True)
+    target = qt.table_path(dst, 3, a, b)
+    target.write_bytes(qt.table_path(src, 3, a, b).read_bytes())
+    return target
+
+
+def test_truncated_table_is_refused(disk3: Path, tmp_path: Path) -> None:
+    path = _copy_class(disk3, tmp_path, 4, 4)
+    path.write_bytes(path.read_bytes()[:-5])
+    with pytest.raises(TablebaseFormatError, match="truncated"):
+        qt.read_table(tmp_path, 3, 4, 4)
+    path.write_bytes(b"BLQX")
+    with pytest.raises(TablebaseFormatError, match="truncated"):
+        qt.read_table(tmp_path, 3, 4, 4)
+
+
+def test_corrupt_table_is_refused(disk3: Path, tmp_path: Path) -> None:
+    path = _copy_class(disk3, tmp_path, 4, 4)
+    data = bytearray(path.read_bytes())
+    data[qt.HEADER_SIZE + 3] ^= 0x10
+    path.write_bytes(bytes(data))
+    with pytest.raises(TablebaseFormatError, match="checksum"):
+        qt.read_table(tmp_path, 3, 4, 4)
+    qt.read_table(tmp_path, 3, 4, 4, verify=False)  # the caller may skip the check
+    data[20] ^= 1  # the header has its own checksum
+    path.write_bytes(bytes(data))
+    with pytest.raises(TablebaseFormatError, match="header"):
+        qt.read_table(tmp_path, 3, 4, 4)
+    path.write_bytes(b"NOTATABLE" + bytes(100))
+    with pytest.raises(TablebaseFormatError, match="magic"):
+        qt.read_table(tmp_path, 3, 4, 4)
+
+
+def test_wrong_size_or_class_is_refused(disk3: Path, tmp_path: Path) -> None:
+    path = _copy_class(disk3, tmp_path, 4, 4)
+    path.write_bytes(path.read_bytes() + b"\0")
+    with pytest.raises(TablebaseFormatError, match="too long"):
+        qt.read_table(tmp_path, 3, 4, 4)
+    # a file of another class under this class's name
+    path.write_bytes(qt.table_path(disk3, 3, 4, 5).read_bytes())
+    with pytest.raises(TablebaseFormatError, match=r"class \(4, 5\)"):
+        qt.read_table(tmp_path, 3, 4, 4)
+    with pytest.raises(TablebaseFormatError, match="missing"):
+        qt.read_table(tmp_path, 3, 0, 0)
+    assert issubclass(TablebaseFormatError, ValueError)
+
+
+def test_solve_resumes_and_rebuilds_damaged_tables(disk3: Path, tmp_path: Path) -> None:
+    for path in disk3.iterdir():
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    damaged = qt.table_path(tmp_path, 3, 2, 2)
+    damaged.write_bytes(damaged.read_bytes()[:-1])
+    os.remove(qt.table_path(tmp_path, 3, 0, 0))
+    report = solve(3, tmp_path)
+    assert report.pairs_solved == 2 and report.pairs_loaded == len(list(class_pairs(3))) - 2
+    assert (report.wins, report.losses, report.draws) == (12_748, 6_935, 0)
+    assert QuixoTables(3, tmp_path).value(0, 0) == (WIN, 7)
+
+
+def test_missing_class_names_the_command(tmp_path: Path) -> None:
+    with pytest.raises(KeyError, match="boardlab solve quixo --size 4"):
+        QuixoTables(4, tmp_path).value(0, 0)
+
+
+# --- perfect play ------------------------------------------------------------------------------
+
+
+def test_perfect_move_keeps_the_value_and_the_fastest_win(tables3) -> None:
+    rng = np.random.default_rng(7)
+    picker = random.Random(3)
+    positions = [
+        (me, opp)
+        for a in range(10)
+        for b in range(10 - a)
+        for me, opp in (position_of(np.int64(i), a, b, rules(3).rk) for i in range(class_size(9, a, b)))
+    ]
+    checked = 0
+    for me, opp in picker.sample(positions, 600):
+        me, opp = int(me), int(opp)
+        value, depth = tables3.value(me, opp)
+        state = make_state(me, opp, 3)
+        if depth == 0:  # a line is on the board: the game is over
+            assert value != DRAW and move_values(state, tables3) == []
+            continue
+        action = perfect_move(state, rng if checked % 2 else picker, tables3)
+        _, cme, copp = state_sides(state.play_index(action))
+        child_value, child_depth = tables3.value(cme, copp)
+        assert child_value == -value  # a won position stays won, a lost one is lost anyway
+        assert child_depth == depth - 1  # fastest win, slowest loss
+        checked += 1
+    assert checked > 300
+
+
+def test_perfect_player_beats_random_play_from_the_start(tables3) -> None:
+    rng = np.random.default_rng(11)
+    for game in range(20):
+        state = make_state(0, 0, 3)
+        for ply in range(40):
+            if not state.legal_indices():
+                break
+            if ply % 2 == 0:
+                action = perfect_move(state, rng, tables3)
+            else:
+                action = int(rng.choice(state.legal_indices()))
+            state = state.play_index(action)
+        assert state.winner == 0, f"game {game}"
+        assert state.ply <= 7
+
+
+def test_best_moves_and_move_values(tables3) -> None:
+    state = parse_quixo_position("X.O.O.X.. O 4")
+    values = move_values(state, tables3)
+    assert len(values) == len(state.legal_indices())
+    best = best_moves(state, tables3)
+    assert best and all(m.value == WIN and m.depth == 1 for m in best)
+    assert tables3.value(*state_sides(state)[1:]) == (WIN, 1)
+
+
+# --- command line ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def cli() -> typer.Typer:
+    app = typer.Typer()
+
+    @app.callback()
+    def main() -> None:
+        """boardlab (test copy)"""
+
+    register(app)
+    return app
+
+
+def test_cli_solve_prints_counts_and_the_empty_board(cli: typer.Typer, tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["solve", "quixo", "--size", "3", "--dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "12,748" in result.output and "6,935" in result.output
+    assert "win in 7 plies" in result.output
+
+
+def test_cli_analyze_lists_every_move(cli: typer.Typer, disk3: Path) -> None:
+    result = CliRunner().invoke(cli, ["analyze", "X.O.O.X.. O 4", "--dir", str(disk3)])
+    assert result.exit_code == 0, result.output
+    assert "O to move: win in 1 ply" in result.output
+    assert "16 legal moves" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["analyze", "X.O.O.X.Z O 4"], "cannot read position"),
+        (["analyze", "X.O.O.X..O.O.X.. O 4", "--dir", "{tmp}"], "boardlab solve quixo --size 4"),
+        (["solve", "chess"], "cannot solve"),
+        (["solve", "quixo", "--size", "5"], "--blanks"),
+        (["solve", "quixo", "--size", "5", "--blanks", "3"], "--blanks"),
+        (["solve", "quixo", "--size", "6"], "--size"),
+    ],
+)
+def test_cli_bad_input_is_one_line_and_exit_2(
+    cli: typer.Typer, tmp_path: Path, args: list[str], message: str
+) -> None:
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2
+    text = result.output.strip()
+    assert message in text and len(text.splitlines()) == 1
+
+
+def test_backend_for_the_perfect_agent(tables3, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from boardlab.solvers import quixo_perfect
+
+    monkeypatch.setenv("BOARDLAB_TABLES", str(tmp_path))
+    monkeypatch.setattr(quixo_perfect, "_TABLES", {})
+    state = parse_quixo_position("X.O.O.X.. O 4")
+    assert set(quixo_perfect.quixo_best_actions(state, 0)) == {m.action for m in best_moves(state, tables3)}
+    assert quixo_perfect.quixo_refusal(state.game, 0) is None
+    four = parse_quixo_position("." * 16)
+    assert "boardlab solve quixo --size 4" in quixo_perfect.quixo_refusal(four.game, 0)
+    five = parse_quixo_position("." * 25)
+    assert "--blanks 1" in quixo_perfect.quixo_refusal(five.game, 0)
+    assert not quixo_perfect.covers(five)
