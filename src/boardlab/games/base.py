@@ -545,6 +545,23 @@ class State:
         return self.game.board_text(self)
 
 
+def parse_side_and_ply(fields: Sequence[str], symbols: Sequence[str] = ("X", "O")) -> tuple[int, int]:
+    """The side to move and the ply from the optional trailing fields of a position text
+    (``X``/``O`` and a non-negative whole number; 0 and 0 when absent)."""
+    to_move = 0
+    if len(fields) > 0:
+        side = fields[0].upper()
+        if side not in symbols:
+            raise PositionParseError(f"side to move must be {' or '.join(symbols)}, got {fields[0][:20]!r}")
+        to_move = list(symbols).index(side)
+    ply = 0
+    if len(fields) > 1:
+        if not (fields[1].isascii() and fields[1].isdigit()) or len(fields[1]) > 9:
+            raise PositionParseError(f"ply must be a non-negative integer, got {fields[1][:20]!r}")
+        ply = int(fields[1])
+    return to_move, ply
+
+
 def symmetry_table_inverse(action_maps: np.ndarray) -> np.ndarray:
     """``inverse[s]``: the symmetry undoing ``s``, found from the action permutations."""
     count = action_maps.shape[0]
@@ -579,6 +596,7 @@ __all__ = [
     "compiled_for",
     "legal_mask",
     "observe_batch",
+    "parse_side_and_ply",
     "position_hash",
     "symmetry_table_inverse",
     "transform_actions",

@@ -21,7 +21,14 @@ from rich.text import Text
 
 from boardlab.games import base
 from boardlab.games import nim_kernel as nk
-from boardlab.games.base import GameOptionError, IllegalMoveError, Kernel, MoveParseError, PositionParseError
+from boardlab.games.base import (
+    GameOptionError,
+    IllegalMoveError,
+    Kernel,
+    MoveParseError,
+    PositionParseError,
+    parse_side_and_ply,
+)
 from boardlab.spec import SpecError, option
 
 MAX_PILE = 1000
@@ -168,17 +175,7 @@ class Nim(base.Game):
         if not all(_is_number(p) for p in parts):
             raise PositionParseError(f"piles must be whole numbers joined by '-', got {fields[0][:40]!r}")
         piles = [int(p) for p in parts]
-        to_move = 0
-        if len(fields) > 1:
-            side = fields[1].upper()
-            if side not in SYMBOLS:
-                raise PositionParseError(f"side to move must be X or O, got {fields[1][:20]!r}")
-            to_move = SYMBOLS.index(side)
-        ply = 0
-        if len(fields) > 2:
-            if not _is_number(fields[2]):
-                raise PositionParseError(f"ply must be a non-negative integer, got {fields[2][:20]!r}")
-            ply = int(fields[2])
+        to_move, ply = parse_side_and_ply(fields[1:], SYMBOLS)
         return self.from_piles(piles, to_move, ply)
 
     def from_piles(self, piles: list[int] | tuple[int, ...], to_move: int = 0, ply: int = 0) -> State:

@@ -331,17 +331,7 @@ class State(base.State):
             raise PositionParseError(
                 f"cannot read position {text[:60]!r}: cells must be 9, 16 or 25 of 'X', 'O', '.'"
             )
-        to_move = 0
-        if len(fields) > 1:
-            side = fields[1].upper()
-            if side not in SYMBOLS:
-                raise PositionParseError(f"side to move must be X or O, got {fields[1][:20]!r}")
-            to_move = SYMBOLS.index(side)
-        ply = 0
-        if len(fields) > 2:
-            if not (fields[2].isascii() and fields[2].isdigit()) or len(fields[2]) > 9:
-                raise PositionParseError(f"ply must be a non-negative integer, got {fields[2][:20]!r}")
-            ply = int(fields[2])
+        to_move, ply = base.parse_side_and_ply(fields[1:], SYMBOLS)
         x_cubes = sum(1 << i for i, c in enumerate(cells) if c == "X")
         o_cubes = sum(1 << i for i, c in enumerate(cells) if c == "O")
         return cls.from_masks(x_cubes, o_cubes, to_move, ply, size, ply_cap)
