@@ -32,7 +32,7 @@ from boardlab.games import (
 from boardlab.games.base import Game, State, transform_actions, transform_observations
 
 VARIANTS = {
-    "quixo": ["quixo", "quixo:size=4", "quixo:size=3,ply_cap=40"],
+    "quixo": ["quixo", "quixo:size=4", "quixo:rules=course", "quixo:size=3,ply_cap=40"],
     "connect4": ["connect4", "connect4:width=8,height=7", "connect4:width=4,height=4,connect=3"],
     "tictactoe": ["tictactoe"],
     "nim": ["nim", "nim:piles=2-3-4,k=2,misere=false", "nim:piles=5-5,misere=true,k=3"],

@@ -12,6 +12,7 @@ from course_standin import Move as StandinMove
 
 from boardlab.agents.base import AgentSpecError, agent_class, make_agent
 from boardlab.agents.greedy import classify_moves
+from boardlab.games import parse_game
 from boardlab.games.quixo import Move, Push, State
 from boardlab.interop.course import (
     CourseAgentPlayer,
@@ -304,3 +305,38 @@ def test_a_seeded_student_replays_the_same_game() -> None:
         final = play_boardlab_game(student, make_agent("random", seed=12))
         games.append(final.to_text())
     assert games[0] == games[1]
+
+
+# --- the course rulebook --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_course_rules_agree_with_the_templates_referee_after_every_move(seed: int) -> None:
+    rng = random.Random(seed)
+    referee = Game()
+    state = State.initial(rules="course")
+    while not state.is_over:
+        move = rng.choice(state.legal_moves())
+        (x, y), slide = to_course_move(move, StandinMove)
+        assert referee._Game__move((x, y), slide, state.to_move)  # type: ignore[attr-defined]
+        state = state.play(move)
+        assert state.board() == read_board(referee.get_board()).tolist()
+        expected = referee.check_winner()
+        assert (state.winner if state.is_over else -1) == expected
+
+
+def test_the_two_rulebooks_differ_when_a_move_completes_both_colours() -> None:
+    # complete rows of both colours, the first in the referee's scan order being O's
+    both = "OOOOO/XXXXX/...../...../....."
+    assert State.from_text(both + " X 10").winner == 0  # official: the side to move's line
+    course = parse_game("quixo:rules=course").parse_position(both + " X 10")
+    assert course.winner == 1  # course: the first complete line in the scan order
+
+
+def test_a_wrong_move_enum_is_refused_when_wrapping() -> None:
+    for wrong in (Push, Move, int):
+        with pytest.raises(CourseInteropError, match="move_enum"):
+            as_course_player("random", move_enum=wrong)  # type: ignore[arg-type]
+    player = as_course_player("random", move_enum=StandinMove)
+    assert player.rules == "course"
+    assert Game().play(player, RandomPlayer(seed=1)) in (0, 1)

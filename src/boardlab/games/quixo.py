@@ -157,7 +157,13 @@ CELL_STYLES = {-1: "dim", 0: "bold red", 1: "bold cyan"}
 
 @dataclass(frozen=True)
 class Quixo(base.Game):
-    """Quixo on an N x N board (official rules), drawn after ``ply_cap`` plies."""
+    """Quixo on an N x N board under the official or the course rulebook, drawn after ``ply_cap`` plies.
+
+    The rulebooks differ only when a move completes lines of both colours: officially the
+    mover loses; the course template's referee gives the game to the owner of the first
+    complete line in its scan order (rows from the top, columns from the left, the main
+    diagonal, the anti-diagonal), whoever moved.
+    """
 
     name: ClassVar[str] = "quixo"
     display_name: ClassVar[str] = "Quixo"
@@ -165,21 +171,35 @@ class Quixo(base.Game):
 
     size: int = option(5, "board side", choices=SIZES)
     ply_cap: int = option(DEFAULT_PLY_CAP, "plies after which the game is a draw", minimum=1, maximum=10**6)
+    rules: str = option(
+        "official",
+        "who wins when a move completes lines of both colours: official (the mover loses) or "
+        "course (the first line in the course referee's scan order)",
+        choices=qk.RULES,
+    )
 
     @property
     def title(self) -> str:
-        return f"Quixo {self.size}x{self.size}"
+        rulebook = "" if self.rules == "official" else f" ({self.rules} rules)"
+        return f"Quixo {self.size}x{self.size}{rulebook}"
 
     @property
     def notation_help(self) -> str:
-        return QUIXO_HELP
+        if self.rules == "official":
+            return QUIXO_HELP
+        return QUIXO_HELP.replace(
+            "completing a line of the opponent's loses, even with one of yours.",
+            "a move completing lines of both colours goes to the owner of the first complete line "
+            "in the course referee's scan order: rows from the top, columns from the left, then the "
+            "diagonals.",
+        )
 
     @property
     def state_class(self) -> type[State]:
         return State
 
     def build_kernel(self) -> Kernel:
-        return qk.kernel(self.size)
+        return qk.kernel(self.size, self.rules)
 
     def initial_words(self) -> tuple[int, int]:
         return 0, 0
@@ -202,7 +222,7 @@ class Quixo(base.Game):
         state = State.from_text(text, self.ply_cap)
         if state.size != self.size:
             raise PositionParseError(f"a {state.size}x{state.size} position cannot be used in {self.title}")
-        return state
+        return self.state(state.a, state.b, state.to_move, state.ply)  # type: ignore[return-value]
 
     def board_text(self, state: base.State) -> str:
         letters = "abcde"[: self.size]
@@ -276,10 +296,10 @@ class State(base.State):
     """
 
     @classmethod
-    def initial(cls, size: int = 5, ply_cap: int = DEFAULT_PLY_CAP) -> State:
+    def initial(cls, size: int = 5, ply_cap: int = DEFAULT_PLY_CAP, rules: str = "official") -> State:
         """The empty board with X to move."""
         _check_size(size)
-        return Quixo(size, ply_cap).initial()  # type: ignore[return-value]
+        return Quixo(size, ply_cap, rules).initial()  # type: ignore[return-value]
 
     @classmethod
     def from_masks(
@@ -290,6 +310,7 @@ class State(base.State):
         ply: int = 0,
         size: int = 5,
         ply_cap: int = DEFAULT_PLY_CAP,
+        rules: str = "official",
     ) -> State:
         """A position from bit masks; the outcome is computed from the lines on the board."""
         _check_size(size)
@@ -301,10 +322,12 @@ class State(base.State):
         if ply < 0:
             raise PositionParseError(f"ply must be a non-negative integer, got {ply}")
         me, opp = (x_cubes, o_cubes) if to_move == 0 else (o_cubes, x_cubes)
-        return Quixo(size, ply_cap).state(me, opp, to_move, ply)  # type: ignore[return-value]
+        return Quixo(size, ply_cap, rules).state(me, opp, to_move, ply)  # type: ignore[return-value]
 
     @classmethod
-    def from_board(cls, board: list[list[int]] | np.ndarray, to_move: int = 0, ply: int = 0) -> State:
+    def from_board(
+        cls, board: list[list[int]] | np.ndarray, to_move: int = 0, ply: int = 0, rules: str = "official"
+    ) -> State:
         """A position from rows of -1 (blank), 0 (X) and 1 (O), row 0 on top."""
         rows = [list(row) for row in board]
         size = len(rows)
@@ -317,7 +340,7 @@ class State(base.State):
                     raise PositionParseError(f"cell ({x}, {y}) holds {value}; expected -1, 0 or 1")
                 if value >= 0:
                     masks[int(value)] |= 1 << (y * size + x)
-        return cls.from_masks(masks[0], masks[1], to_move, ply, size)
+        return cls.from_masks(masks[0], masks[1], to_move, ply, size, rules=rules)
 
     @classmethod
     def from_text(cls, text: str, ply_cap: int = DEFAULT_PLY_CAP) -> State:

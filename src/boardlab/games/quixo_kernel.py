@@ -24,7 +24,10 @@ TOP, BOTTOM, LEFT, RIGHT = 0, 1, 2, 3
 # ctx[0] move table columns
 SRC, KEEP, SHIFT, INSERT, END = 0, 1, 2, 3, 4
 # ctx[1] scalars
-N_IDX, NMOVES_IDX, NLINES_IDX, CORNERS_IDX, EDGES_IDX = 0, 1, 2, 3, 4
+N_IDX, NMOVES_IDX, NLINES_IDX, CORNERS_IDX, EDGES_IDX, RULES_IDX = 0, 1, 2, 3, 4, 5
+OFFICIAL, COURSE = 0, 1
+RULES = ("official", "course")
+"""Rulebooks by id: who wins when a move completes lines of both colours (see :func:`status`)."""
 
 # n own cubes in a line -> n * 3^n (lines3), n * 2^n (lines2); 0..5 -> 0,1,10,..,10000 (density)
 _LINES3_WEIGHT = np.array([n * 3.0**n for n in range(6)])
@@ -148,14 +151,14 @@ def _move_sym_table(n: int, maps: list[list[int]]) -> np.ndarray:
     return table
 
 
-def build_tables(n: int) -> tuple[np.ndarray, ...]:
-    """The ``ctx`` tuple of constant int64 arrays for an n x n board."""
+def build_tables(n: int, rules: int = OFFICIAL) -> tuple[np.ndarray, ...]:
+    """The ``ctx`` tuple of constant int64 arrays for an n x n board under a rulebook."""
     moves = move_list(n)
     move_table = np.array([_move_row(n, x, y, e) for x, y, e in moves], dtype=np.int64)
     lines = np.array(_lines(n), dtype=np.int64)
     corners = sum(1 << (y * n + x) for x in (0, n - 1) for y in (0, n - 1))
     border = sum(1 << cell for cell in {y * n + x for x, y, _ in moves})
-    scalars = np.array([n, len(moves), len(lines), corners, border & ~corners], dtype=np.int64)
+    scalars = np.array([n, len(moves), len(lines), corners, border & ~corners, rules], dtype=np.int64)
     maps = symmetry_maps(n)
     return (
         move_table,
@@ -231,14 +234,30 @@ def has_line(ctx, bits):  # type: ignore[no-untyped-def]
 def status(ctx, me, opp):  # type: ignore[no-untyped-def]
     """Result for the side to move, just after the opponent moved (WIN, LOSS or ONGOING).
 
-    The opponent (who just moved) loses if it completed a line of ours, even if it also
-    completed one of its own; otherwise it wins with a line of its own. Quixo has no draw
-    by rule, and a player always has a move while no line is complete.
+    Official rules: the opponent (who just moved) loses if it completed a line of ours, even
+    if it also completed one of its own; otherwise it wins with a line of its own. Course
+    rules (the course template's referee): the owner of the first complete line in the scan
+    order (rows from the top, columns from the left, the main diagonal, the anti-diagonal)
+    wins, whoever moved. Quixo has no draw by rule, and a player always has a move while no
+    line is complete.
     """
+    if ctx[1][RULES_IDX] == COURSE:
+        return _first_line_owner(ctx, me, opp)
     if has_line(ctx, me):
         return WIN
     if has_line(ctx, opp):
         return LOSS
+    return ONGOING
+
+
+@njit(cache=True)
+def _first_line_owner(ctx, me, opp):  # type: ignore[no-untyped-def]
+    lines = ctx[2]
+    for i in range(lines.shape[0]):
+        if me & lines[i] == lines[i]:
+            return WIN
+        if opp & lines[i] == lines[i]:
+            return LOSS
     return ONGOING
 
 
@@ -401,16 +420,16 @@ def perft(ctx, me, opp, depth):  # type: ignore[no-untyped-def]
     return total
 
 
-def build_kernel(n: int) -> Kernel:
-    """The compiled Quixo kernel for an n x n board (n = 3, 4 or 5)."""
+def build_kernel(n: int, rules: str = "official") -> Kernel:
+    """The compiled Quixo kernel for an n x n board (n = 3, 4 or 5) under ``rules``."""
     if n not in (3, 4, 5):
         raise ValueError(f"Quixo board size must be 3, 4 or 5, got {n}")
-    tables = build_tables(n)
+    tables = build_tables(n, RULES.index(rules))
     action_maps = tables[5]
     # cell_maps gathers: image[perm[c]] = plane[c], so image[d] = plane[inverse(perm)[d]]
     cell_maps = np.argsort(np.array(symmetry_maps(n), dtype=np.int64), axis=1)
     return Kernel(
-        name=f"quixo{n}",
+        name=f"quixo{n}" if rules == "official" else f"quixo{n}-{rules}",
         ctx=tables,
         num_actions=int(tables[0].shape[0]),
         obs_shape=(2, n, n),
@@ -427,11 +446,11 @@ def build_kernel(n: int) -> Kernel:
     )
 
 
-_KERNELS: dict[int, Kernel] = {}
+_KERNELS: dict[tuple[int, str], Kernel] = {}
 
 
-def kernel(n: int = 5) -> Kernel:
-    """The compiled Quixo kernel for an n x n board, built once per process."""
-    if n not in _KERNELS:
-        _KERNELS[n] = build_kernel(n)
-    return _KERNELS[n]
+def kernel(n: int = 5, rules: str = "official") -> Kernel:
+    """The compiled Quixo kernel for an n x n board and rulebook, built once per process."""
+    if (n, rules) not in _KERNELS:
+        _KERNELS[n, rules] = build_kernel(n, rules)
+    return _KERNELS[n, rules]

@@ -31,7 +31,7 @@ import numpy as np
 
 from boardlab.agents.base import Agent, AgentSpecError, make_agent
 from boardlab.games.base import GameError, IllegalMoveError
-from boardlab.games.quixo import SIZES, Move, Push, State, all_moves
+from boardlab.games.quixo import SIZES, Move, Push, Quixo, State, all_moves
 from boardlab.spec import option
 
 __all__ = [
@@ -115,13 +115,14 @@ def read_board(board: Any) -> np.ndarray:
     return values.astype(np.int8)
 
 
-def state_from_course_game(game: CourseGame, ply: int = 0) -> State:
-    """The boardlab position of a course game: its board and the player about to move."""
+def state_from_course_game(game: CourseGame, ply: int = 0, rules: str = "course") -> State:
+    """The boardlab position of a course game: its board and the player about to move, judged
+    by ``rules`` (the course referee's by default)."""
     board = read_board(game.get_board())
     player = int(game.get_current_player())
     if player not in (0, 1):
         raise CourseInteropError(f"course game says player {player} is to move; expected 0 or 1")
-    return State.from_board(board, to_move=player, ply=ply)
+    return State.from_board(board, to_move=player, ply=ply, rules=rules)
 
 
 def read_slide(slide: Any) -> Push:
@@ -266,16 +267,26 @@ class CourseAgentPlayer:
     The course game does not say how many moves were played, so positions are built with
     ply 0; a new game is noticed when the board holds fewer cubes than last time (cubes
     never become blank again) and the agent's per-game memory is then reset.
+
+    ``rules`` is the rulebook the agent plays by: ``course`` (the default: inside the
+    course's ``Game`` its referee decides) or ``official``. The agent is prepared (its
+    searches compiled) here, so that no move pays for it.
     """
 
-    def __init__(self, agent: Agent, move_enum: type[enum.Enum] | None = None) -> None:
+    def __init__(
+        self, agent: Agent, move_enum: type[enum.Enum] | None = None, rules: str = "course", size: int = 5
+    ) -> None:
         self.agent = agent
-        self.move_enum = move_enum
+        self.move_enum = check_move_enum(move_enum)
+        self.rules = rules
         self._last_filled: int | None = None
+        game = Quixo(size=size, rules=rules)  # checks the rulebook's name
+        agent.check_game(agent.settings, game)
+        agent.prepare(game)
 
     def make_move(self, game: CourseGame) -> tuple[tuple[int, int], Any]:
         """The agent's move for the course game's position."""
-        state = state_from_course_game(game)
+        state = state_from_course_game(game, rules=self.rules)
         self._notice_new_game(state)
         if state.is_over:
             raise CourseInteropError(
@@ -294,12 +305,38 @@ class CourseAgentPlayer:
         return f"<CourseAgentPlayer {self.agent.spec}>"
 
 
+def check_move_enum(move_enum: Any) -> type[enum.Enum] | None:
+    """``move_enum`` if it can stand for the course's ``Move``; CourseInteropError otherwise.
+
+    The referee compares slides with its own ``Move`` members, so only that enum (or one with
+    the same names) may be given; boardlab's :class:`Push` and :class:`Move` are refused here,
+    not inside the referee. None lets the player find the referee's enum itself.
+    """
+    if move_enum is None:
+        return None
+    if move_enum is Push or move_enum is Move:
+        raise CourseInteropError(
+            f"move_enum={move_enum.__name__} is boardlab's own; pass the course's enum "
+            "(from game import Move) or leave move_enum out to find it from the game"
+        )
+    if not (isinstance(move_enum, type) and issubclass(move_enum, enum.Enum)):
+        raise CourseInteropError(f"move_enum must be the course's Move enum, got {move_enum!r}")
+    missing = set(Push.__members__) - set(move_enum.__members__)
+    if missing:
+        raise CourseInteropError(f"move_enum {move_enum.__name__} lacks {', '.join(sorted(missing))}")
+    return move_enum
+
+
 def as_course_player(
-    agent_or_spec: Agent | str, seed: int | None = None, move_enum: type[enum.Enum] | None = None
+    agent_or_spec: Agent | str,
+    seed: int | None = None,
+    move_enum: type[enum.Enum] | None = None,
+    rules: str = "course",
 ) -> CourseAgentPlayer:
-    """A course Player playing like a boardlab agent (an Agent or a spec such as ``greedy``)."""
+    """A course Player playing like a boardlab agent (an Agent or a spec such as ``greedy``),
+    under the course referee's rules unless ``rules="official"``."""
     agent = make_agent(agent_or_spec, seed) if isinstance(agent_or_spec, str) else agent_or_spec
-    return CourseAgentPlayer(agent, move_enum=move_enum)
+    return CourseAgentPlayer(agent, move_enum=move_enum, rules=rules)
 
 
 # --- course Player -> boardlab agent ------------------------------------------------------

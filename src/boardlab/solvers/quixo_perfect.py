@@ -47,13 +47,12 @@ class MoveValue:
 
 def state_sides(state: Any) -> tuple[int, int, int]:
     """``(size, me, opp)``: board side and the cubes of the side to move and of its opponent."""
-    size = getattr(getattr(state, "game", None), "size", None)
-    if size is not None and hasattr(state, "a"):
-        return int(size), int(state.a), int(state.b)
-    if hasattr(state, "sides"):  # the State before protocol v2
-        me, opp = state.sides
-        return int(state.size), int(me), int(opp)
-    raise TypeError(f"not a Quixo state: {state!r}")
+    game = getattr(state, "game", None)
+    if getattr(game, "name", None) != "quixo":
+        raise TypeError(f"not a Quixo state: {state!r}")
+    if game.rules != "official":  # type: ignore[union-attr]
+        raise ValueError("the Quixo tables are solved under the official rules only")
+    return int(game.size), int(state.a), int(state.b)  # type: ignore[union-attr]
 
 
 def tables_for(size: int, directory: Path | str | None = None) -> TableSet:
@@ -131,6 +130,8 @@ def quixo_refusal(game: Any, limit: int = 0) -> str | None:
     3x3 is solved on the spot; 4x4 needs the tables built once; 5x5 is covered only near the
     end of the game (the endgame tables), so a whole game cannot be played perfectly.
     """
+    if getattr(game, "rules", "official") != "official":
+        return "perfect: the Quixo tables are solved under the official rules only"
     size = int(getattr(game, "size", 0))
     if size == 3:
         return None
