@@ -1,0 +1,1140 @@
+"""An exact Connect Four solver: the score of any position under perfect play, on any board.
+
+The score is for the side to move: a win scores ``(W * H + 1) // 2 + 1`` minus the stones
+the winner has played when it wins (22 minus the stones on 7 x 6), a loss the negative, a
+draw 0; the public benchmark sets use this convention. A *weak* solve only tells win (1),
+draw (0) or loss (-1), and is faster.
+
+The search is the one of the strongest C/C++ solvers (John Tromp's Fhourstones, Pascal
+Pons's solver), compiled with numba over the game's bitboards (state words ``(a, b)``: the
+stones of the side to move and all stones, ``height + 1`` bits per column):
+
+- negamax with alpha-beta, iterative with an explicit stack (cached recursive numba
+  functions crashed the interpreter), driven by null-window searches that narrow the score
+  range from both ends, nearer zero first (:func:`solve_words`);
+- a node only plays moves that do not hand the opponent an immediate win: it must block a
+  single threat and is lost against two; bounds from the stones left close windows early;
+- a transposition table of one ``int64`` per entry, keyed on the position, with a lower and
+  an upper bound of its score and the move that last refuted a window there. The key is
+  spread by a multiplication that is a bijection on the key's bits, so the slot and the
+  stored check bits together *are* the key (no false hits). A solve can start from a cold
+  table in O(1): entries carry an epoch, and entries of older epochs read as empty;
+- move ordering: the table's move first, then the moves that make the most threats (empty
+  cells where one more stone wins), ties from the centre outwards;
+- enhanced transposition cut-offs: a node with many empty cells first looks its children up
+  in the table, and stops when one of them already refutes the window;
+- an optional opening book (:class:`Book`, built by :func:`build_book`, stored as ``.npz``):
+  exact scores of the positions with few stones, up to mirror symmetry.
+
+Only lines of four are supported (``connect=4``); boards need ``(height + 1) * width <= 64``.
+
+    solver = Solver.for_game(game)
+    solver.solve(game.parse_position("4453"))   # exact score for the side to move
+    solver.analyze(state)                       # each column's score (None: full column)
+    solver.principal_variation(state)           # the columns of a perfect game from here
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numba import njit, types
+from numba.extending import intrinsic
+
+CONNECT = 4
+"""The only line length this solver handles."""
+
+DEFAULT_TT_LOG2 = 23
+"""log2 of the transposition-table entries (8 bytes each: 2**23 entries is 64 MiB)."""
+
+ETC_EMPTY = 18
+"""Enhanced transposition cut-offs at nodes with more empty cells than this (measured on
+7 x 6: about 8% less time on Middle-Medium and Begin-Medium than without; looking children
+up nearer the leaves costs more than it saves)."""
+
+BOOK_PATH = Path(__file__).with_name("connect4_book_7x6.npz")
+"""Where :func:`default_book` looks for the 7 x 6 opening book (built by :func:`build_book`)."""
+
+MULT = np.int64(-7046029254386353131)  # 0x9E3779B97F4A7C15, odd: a bijection mod 2**k
+
+# prm: the constants of one board and table, passed to the compiled code
+(
+    P_W,
+    P_H1,
+    P_BOTTOM,
+    P_BOARD,
+    P_CELLS,
+    P_KMASK,
+    P_SLOT_SHIFT,
+    P_SLOT_MASK,
+    P_CHECK_MASK,
+    P_DATA_BITS,
+    P_EPOCH_MASK,
+    P_ETC_STONES,
+    P_BOOK_STONES,
+) = range(13)
+
+# meta: what the compiled code reads and updates: nodes searched, the table's epoch, the
+# node count at which to give up, and whether the last search gave up
+M_NODES, M_EPOCH, M_LIMIT, M_ABORTED = range(4)
+
+# rows of the work array: one value per ply of the search stack
+R_CUR, R_MASK, R_HASH, R_ALPHA, R_BETA, R_ALPHA0, R_NEXT, R_BEST, R_SCORE = range(9)
+
+# a table entry: the check bits (the hash bits that the slot does not imply) above
+# P_DATA_BITS bits of data: upper bound + 64 (7 bits), lower bound + 64 (7 bits), the best
+# move + 1 (5 bits), the epoch (the rest)
+UPPER_SHIFT, LOWER_SHIFT, MOVE_SHIFT, EPOCH_SHIFT = 0, 7, 14, 19
+LOW_DATA = (1 << EPOCH_SHIFT) - 1
+NO_BOUND = 64  # every score is inside (-64, 64)
+NO_LIMIT = 1 << 62
+NOT_FOUND = 1 << 20  # what a book lookup returns for a position it does not hold
+
+
+class SolverError(ValueError):
+    """A board this solver cannot handle (a line length other than four, a board larger
+    than one bitboard word) or a book that does not fit the board."""
+
+
+# --- bit helpers ----------------------------------------------------------------------------
+
+
+@intrinsic
+def popcount(typingctx, x):  # type: ignore[no-untyped-def]
+    """Set bits of an int64 (the CPU's popcount instruction)."""
+    sig = types.int64(types.int64)
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        return builder.ctpop(args[0])
+
+    return sig, codegen
+
+
+@njit(cache=True, inline="always")
+def _line_ends(p, s):  # type: ignore[no-untyped-def]
+    # cells completing four stones of p along shift s: three on one side, or two on one side
+    # and one on the other; every shift is below 64 and p >= 0, so chained shifts are exact
+    l1 = p << s
+    l2 = l1 << s
+    r1 = p >> s
+    r2 = r1 >> s
+    return (l1 & l2 & ((l2 << s) | r1)) | (r1 & r2 & (l1 | (r2 >> s)))
+
+
+@njit(cache=True, inline="always")
+def winning_cells(p, mask, h1, board):  # type: ignore[no-untyped-def]
+    """Empty cells where a stone of ``p`` makes four in a row (``mask``: all stones)."""
+    r = (p << 1) & (p << 2) & (p << 3)  # vertical: three below
+    r |= _line_ends(p, h1)  # horizontal
+    r |= _line_ends(p, h1 - 1)  # diagonal, down to the right
+    r |= _line_ends(p, h1 + 1)  # diagonal, up to the right
+    return r & (board ^ mask)
+
+
+@njit(cache=True, inline="always")
+def _win_score(half, ply):  # type: ignore[no-untyped-def]
+    # the score of a win by the stone played at ``ply`` (0-based), for the one who plays it
+    return half - ply // 2
+
+
+@njit(cache=True)
+def _trunc_half(x):  # type: ignore[no-untyped-def]
+    # C's x / 2: towards zero
+    return x // 2 if x >= 0 else -((-x) // 2)
+
+
+@njit(cache=True)
+def mirror_word(prm, x):  # type: ignore[no-untyped-def]
+    """A state word with its columns in reverse order."""
+    width = prm[P_W]
+    h1 = prm[P_H1]
+    column = (np.int64(1) << h1) - 1
+    out = np.int64(0)
+    for c in range(width):
+        out |= ((x >> (c * h1)) & column) << ((width - 1 - c) * h1)
+    return out
+
+
+@njit(cache=True)
+def position_key(prm, cur, mask):  # type: ignore[no-untyped-def]
+    """One int64 naming the position: the stones to move plus a marker above each column."""
+    return cur + mask + prm[P_BOTTOM]
+
+
+@njit(cache=True)
+def canonical_key(prm, cur, mask):  # type: ignore[no-untyped-def]
+    """The smaller key of the position and its mirror image (the book's key)."""
+    key = cur + mask + prm[P_BOTTOM]
+    other = mirror_word(prm, cur) + mirror_word(prm, mask) + prm[P_BOTTOM]
+    return min(key, other)
+
+
+@njit(cache=True)
+def can_win_next(prm, cur, mask):  # type: ignore[no-untyped-def]
+    """True if the side to move has a move that makes four in a row."""
+    board = prm[P_BOARD]
+    playable = (mask + prm[P_BOTTOM]) & board
+    return winning_cells(cur, mask, prm[P_H1], board) & playable != 0
+
+
+# --- the transposition table and the book ---------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _hash(prm, cur, mask):  # type: ignore[no-untyped-def]
+    return ((cur + mask + prm[P_BOTTOM]) * MULT) & prm[P_KMASK]
+
+
+@njit(cache=True, inline="always")
+def _probe(prm, tt, epoch, h):  # type: ignore[no-untyped-def]
+    # the entry of hash h if it was stored in this epoch, else 0
+    entry = tt[(h >> prm[P_SLOT_SHIFT]) & prm[P_SLOT_MASK]]
+    expect = ((h & prm[P_CHECK_MASK]) << prm[P_DATA_BITS]) | (epoch << EPOCH_SHIFT)
+    return entry if (entry & ~LOW_DATA) == expect else 0
+
+
+@njit(cache=True, inline="always")
+def _store(prm, tt, epoch, h, lower, upper, move):  # type: ignore[no-untyped-def]
+    # record bounds (and a move, -1: none) of hash h, merged with what the entry knows;
+    # another position in the slot is replaced
+    slot = (h >> prm[P_SLOT_SHIFT]) & prm[P_SLOT_MASK]
+    entry = tt[slot]
+    expect = ((h & prm[P_CHECK_MASK]) << prm[P_DATA_BITS]) | (epoch << EPOCH_SHIFT)
+    if (entry & ~LOW_DATA) == expect:
+        upper = min(upper, ((entry >> UPPER_SHIFT) & 127) - NO_BOUND)
+        lower = max(lower, ((entry >> LOWER_SHIFT) & 127) - NO_BOUND)
+        if move < 0:
+            move = ((entry >> MOVE_SHIFT) & 31) - 1
+    tt[slot] = (
+        expect
+        | ((upper + NO_BOUND) << UPPER_SHIFT)
+        | ((lower + NO_BOUND) << LOWER_SHIFT)
+        | ((move + 1) << MOVE_SHIFT)
+    )
+
+
+@njit(cache=True)
+def book_score(prm, book_keys, book_scores, cur, mask):  # type: ignore[no-untyped-def]
+    """The book's exact score of a position, or NOT_FOUND."""
+    if book_keys.shape[0] == 0:
+        return NOT_FOUND
+    key = canonical_key(prm, cur, mask)
+    i = np.searchsorted(book_keys, key)
+    if i < book_keys.shape[0] and book_keys[i] == key:
+        return np.int64(book_scores[i])
+    return NOT_FOUND
+
+
+# --- the search -----------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def negamax(prm, cols, book_keys, book_scores, tt, meta, work, moves, cur0, mask0, alpha0, beta0):  # type: ignore[no-untyped-def]
+    """The score of a position within the window ``(alpha0, beta0)``: a result ``<= alpha0``
+    is an upper bound of the score, one ``>= beta0`` a lower bound, others are exact.
+
+    The game must go on and the side to move must not be able to win at once (the callers
+    check both first). ``cols`` holds the column order (row 0) and each column's cells
+    (row 1); ``work`` and ``moves`` are the search stack. Gives up (``meta[M_ABORTED] = 1``,
+    result 0) when the node count passes ``meta[M_LIMIT]``.
+    """
+    width = prm[P_W]
+    h1 = prm[P_H1]
+    bottom = prm[P_BOTTOM]
+    board = prm[P_BOARD]
+    cells = prm[P_CELLS]
+    etc_stones = prm[P_ETC_STONES]
+    book_stones = prm[P_BOOK_STONES]
+    half = (cells + 1) // 2
+    order = cols[0]
+    col_cells = cols[1]
+    epoch = meta[M_EPOCH]
+    limit = meta[M_LIMIT]
+    nodes = meta[M_NODES]
+    stones0 = popcount(mask0)
+    scores = np.empty(width, dtype=np.int64)
+    move_bits = moves[0]
+    move_cols = moves[1]
+    st_cur = work[R_CUR]
+    st_mask = work[R_MASK]
+    st_hash = work[R_HASH]
+    st_alpha = work[R_ALPHA]
+    st_beta = work[R_BETA]
+    st_alpha0 = work[R_ALPHA0]
+    st_next = work[R_NEXT]
+    st_best = work[R_BEST]
+    st_score = work[R_SCORE]
+
+    st_cur[0] = cur0
+    st_mask[0] = mask0
+    st_alpha[0] = alpha0
+    st_beta[0] = beta0
+    ply = 0
+    phase = 0  # 0: enter the node at ply; 1: search its next move; 2: return ret to the parent
+    ret = 0
+    while True:
+        if phase == 0:
+            nodes += 1
+            if nodes > limit:
+                meta[M_ABORTED] = 1
+                meta[M_NODES] = nodes
+                return 0
+            phase = 2  # unless the node is searched below
+            cur = st_cur[ply]
+            mask = st_mask[ply]
+            stones = stones0 + ply
+            if stones <= book_stones:
+                ret = book_score(prm, book_keys, book_scores, cur, mask)
+                if ret != NOT_FOUND:
+                    continue
+            possible = (mask + bottom) & board
+            opp_win = winning_cells(cur ^ mask, mask, h1, board)
+            forced = possible & opp_win
+            if forced != 0:
+                if forced & (forced - 1) != 0:  # two threats: one of them gets through
+                    ret = -_win_score(half, stones + 1)
+                    continue
+                possible = forced
+            possible &= ~(opp_win >> 1)  # never play right under an opponent's winning cell
+            if possible == 0:
+                ret = -_win_score(half, stones + 1)
+                continue
+            if stones >= cells - 2:  # nobody can win any more
+                ret = 0
+                continue
+            alpha = st_alpha[ply]
+            beta = st_beta[ply]
+            lower = -_win_score(half, stones + 3)  # the opponent cannot win at its next move
+            if alpha < lower:
+                alpha = lower
+                if alpha >= beta:
+                    ret = alpha
+                    continue
+            upper = _win_score(half, stones + 2)  # nor can we at this one
+            if beta > upper:
+                beta = upper
+                if alpha >= beta:
+                    ret = beta
+                    continue
+            h = _hash(prm, cur, mask)
+            st_hash[ply] = h
+            entry = _probe(prm, tt, epoch, h)
+            tt_move = -1
+            if entry != 0:
+                tt_move = ((entry >> MOVE_SHIFT) & 31) - 1
+                lower = ((entry >> LOWER_SHIFT) & 127) - NO_BOUND
+                if alpha < lower:
+                    alpha = lower
+                    if alpha >= beta:
+                        ret = alpha
+                        continue
+                upper = ((entry >> UPPER_SHIFT) & 127) - NO_BOUND
+                if beta > upper:
+                    beta = upper
+                    if alpha >= beta:
+                        ret = beta
+                        continue
+            # the moves sorted by score, taken from the end: the table's move, then the most
+            # threats, ties from the centre out (the centre is inserted last)
+            count = 0
+            opp = cur ^ mask
+            cut = False
+            for i in range(width - 1, -1, -1):
+                c = order[i]
+                move = possible & col_cells[c]
+                if move == 0:
+                    continue
+                if stones < etc_stones:
+                    child = _probe(prm, tt, epoch, _hash(prm, opp, mask | move))
+                    if child != 0:
+                        refuted = NO_BOUND - ((child >> UPPER_SHIFT) & 127)  # -(child's upper bound)
+                        if refuted >= beta:
+                            _store(prm, tt, epoch, h, refuted, NO_BOUND - 1, c)
+                            ret = refuted
+                            cut = True
+                            break
+                score = popcount(winning_cells(cur | move, mask, h1, board))
+                if c == tt_move:
+                    score = 1 << 20
+                j = count
+                while j > 0 and scores[j - 1] > score:
+                    scores[j] = scores[j - 1]
+                    move_bits[ply, j] = move_bits[ply, j - 1]
+                    move_cols[ply, j] = move_cols[ply, j - 1]
+                    j -= 1
+                scores[j] = score
+                move_bits[ply, j] = move
+                move_cols[ply, j] = c
+                count += 1
+            if cut:
+                continue
+            st_alpha[ply] = alpha
+            st_beta[ply] = beta
+            st_alpha0[ply] = alpha
+            st_next[ply] = count
+            st_best[ply] = tt_move
+            st_score[ply] = -NO_BOUND
+            phase = 1
+        elif phase == 1:
+            i = st_next[ply]
+            if i > 0:
+                i -= 1
+                st_next[ply] = i
+                mask = st_mask[ply]
+                st_cur[ply + 1] = st_cur[ply] ^ mask
+                st_mask[ply + 1] = mask | move_bits[ply, i]
+                st_alpha[ply + 1] = -st_beta[ply]
+                st_beta[ply + 1] = -st_alpha[ply]
+                ply += 1
+                phase = 0
+            else:
+                # every move scores at most best (fail-soft); exact if one of them raised alpha
+                best = st_score[ply]
+                lower = best if best > st_alpha0[ply] else -NO_BOUND
+                _store(prm, tt, epoch, st_hash[ply], lower, best, st_best[ply])
+                ret = best
+                phase = 2
+        else:
+            if ply == 0:
+                break
+            ply -= 1
+            score = -ret
+            col = move_cols[ply, st_next[ply]]
+            if score >= st_beta[ply]:
+                _store(prm, tt, epoch, st_hash[ply], score, NO_BOUND - 1, col)
+                ret = score
+                continue
+            if score > st_score[ply]:
+                st_score[ply] = score
+                st_best[ply] = col
+            if score > st_alpha[ply]:
+                st_alpha[ply] = score
+            phase = 1
+    meta[M_NODES] = nodes
+    return ret
+
+
+@njit(cache=True)
+def solve_words(prm, cols, book_keys, book_scores, tt, meta, work, moves, cur, mask, weak):  # type: ignore[no-untyped-def]
+    """The score of an ongoing position for the side to move, or its sign if ``weak``.
+
+    Null-window searches narrow ``[lower, upper]`` until it closes, each probe nearer zero
+    than the middle, where most scores are. Bounds the table already holds for the position
+    are used (a solve that gave up can be resumed). Check ``meta[M_ABORTED]`` afterwards.
+    """
+    cells = prm[P_CELLS]
+    half = (cells + 1) // 2
+    stones = popcount(mask)
+    meta[M_ABORTED] = 0
+    if can_win_next(prm, cur, mask):
+        return 1 if weak else _win_score(half, stones)
+    if stones >= cells - 1:
+        return 0
+    lower = -_win_score(half, stones + 1)
+    upper = _win_score(half, stones + 2)
+    if stones <= prm[P_BOOK_STONES]:
+        known = book_score(prm, book_keys, book_scores, cur, mask)
+        if known != NOT_FOUND:
+            lower = known
+            upper = known
+    entry = _probe(prm, tt, meta[M_EPOCH], _hash(prm, cur, mask))
+    if entry != 0:
+        lower = max(lower, ((entry >> LOWER_SHIFT) & 127) - NO_BOUND)
+        upper = min(upper, ((entry >> UPPER_SHIFT) & 127) - NO_BOUND)
+    # a weak solve probes like a strong one (the first, far probes are cheap and often
+    # settle the sign of a quick win or loss), then narrows to [-1, 1]
+    probes = 0
+    while lower < upper:
+        if weak:
+            if lower > 0 or upper < 0:
+                break
+            if probes == 2:
+                lower = max(lower, -1)
+                upper = min(upper, 1)
+                if lower >= upper:
+                    break
+        probes += 1
+        med = lower + (upper - lower) // 2
+        if med <= 0 and _trunc_half(lower) < med:
+            med = _trunc_half(lower)
+        elif med >= 0 and _trunc_half(upper) > med:
+            med = _trunc_half(upper)
+        r = negamax(prm, cols, book_keys, book_scores, tt, meta, work, moves, cur, mask, med, med + 1)
+        if meta[M_ABORTED]:
+            return 0
+        if r <= med:
+            upper = r
+        else:
+            lower = r
+    if weak:
+        return 1 if lower > 0 else (-1 if lower < 0 else 0)
+    return lower
+
+
+@njit(cache=True)
+def has_four(prm, p):  # type: ignore[no-untyped-def]
+    """True if the stones ``p`` hold four in a row."""
+    h1 = prm[P_H1]
+    if p & (p >> 1) & ((p & (p >> 1)) >> 2):
+        return True
+    for s in (h1, h1 - 1, h1 + 1):
+        m = p & (p >> s)
+        if m & ((m >> s) >> s):
+            return True
+    return False
+
+
+@njit(cache=True)
+def final_score(prm, cur, mask):  # type: ignore[no-untyped-def]
+    """The score of a finished game for the side to move (a line by the player who just
+    moved, or a full board), or NOT_FOUND while the game goes on."""
+    if has_four(prm, cur ^ mask):
+        return -_win_score((prm[P_CELLS] + 1) // 2, popcount(mask) - 1)
+    if mask == prm[P_BOARD]:
+        return 0
+    return NOT_FOUND
+
+
+@njit(cache=True)
+def solve_position(prm, cols, book_keys, book_scores, tt, meta, work, moves, cur, mask, weak, limit):  # type: ignore[no-untyped-def]
+    """:func:`solve_words` for any position, finished games included, giving up after
+    ``limit`` more nodes (``meta[M_ABORTED]`` says so)."""
+    meta[M_ABORTED] = 0
+    over = final_score(prm, cur, mask)
+    if over != NOT_FOUND:
+        return (1 if over > 0 else (-1 if over < 0 else 0)) if weak else over
+    meta[M_LIMIT] = min(meta[M_NODES] + limit, NO_LIMIT)
+    score = solve_words(prm, cols, book_keys, book_scores, tt, meta, work, moves, cur, mask, weak)
+    meta[M_LIMIT] = NO_LIMIT
+    return score
+
+
+@njit(cache=True)
+def move_at_least(prm, cols, book_keys, book_scores, tt, meta, work, moves, cur, mask, col, target):  # type: ignore[no-untyped-def]
+    """True if playing column ``col`` (not full) scores at least ``target`` for the mover.
+
+    One null-window search of the position after the move; check ``meta[M_ABORTED]``.
+    """
+    cells = prm[P_CELLS]
+    half = (cells + 1) // 2
+    stones = popcount(mask)
+    meta[M_ABORTED] = 0
+    move = (mask + (np.int64(1) << (col * prm[P_H1]))) & cols[1][col]
+    if winning_cells(cur, mask, prm[P_H1], prm[P_BOARD]) & move:
+        return _win_score(half, stones) >= target
+    child_cur = cur ^ mask
+    child_mask = mask | move
+    if stones + 1 == cells:
+        return target <= 0
+    if can_win_next(prm, child_cur, child_mask):
+        return -_win_score(half, stones + 1) >= target
+    # the move scores >= target iff the child's score is <= -target
+    r = negamax(
+        prm, cols, book_keys, book_scores, tt, meta, work, moves, child_cur, child_mask, -target, -target + 1
+    )
+    return r <= -target
+
+
+# --- the Python face ------------------------------------------------------------------------
+
+
+def column_order(width: int) -> list[int]:
+    """Columns from the centre outwards, the left one first on ties: 3 2 4 1 5 0 6."""
+    return sorted(range(width), key=lambda c: (abs(2 * c - (width - 1)), c))
+
+
+def score_text(score: int, stones: int, width: int = 7, height: int = 6) -> str:
+    """What a score means for the side to move, e.g. ``win with its 11th stone``."""
+    if score == 0:
+        return "draw"
+    winner_stones = (width * height + 1) // 2 + 1 - abs(score)
+    mover_stones = stones // 2  # the side to move has played this many
+    if score > 0:
+        return f"win with its {_ordinal(winner_stones)} stone ({winner_stones - mover_stones} more)"
+    return f"loss to the opponent's {_ordinal(winner_stones)} stone"
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+@dataclass(frozen=True)
+class Book:
+    """Exact scores of positions with at most ``stones`` stones, keyed by
+    :func:`canonical_key` (sorted ``keys``, ``scores`` beside them)."""
+
+    width: int
+    height: int
+    stones: int
+    keys: np.ndarray
+    scores: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.keys.shape[0])
+
+    def save(self, path: str | Path) -> None:
+        """Write the book as ``.npz`` (atomically: a temporary file, then a rename)."""
+        path = Path(path)
+        tmp = path.with_name(path.name + ".tmp.npz")
+        np.savez_compressed(
+            tmp,
+            size=np.array([self.width, self.height, self.stones], dtype=np.int64),
+            keys=self.keys,
+            scores=self.scores,
+        )
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Book:
+        """Read a book written by :meth:`save`."""
+        with np.load(Path(path), allow_pickle=False) as data:
+            width, height, stones = (int(v) for v in data["size"])
+            keys = np.ascontiguousarray(data["keys"], dtype=np.int64)
+            scores = np.ascontiguousarray(data["scores"], dtype=np.int8)
+        if keys.shape != scores.shape or np.any(np.diff(keys) <= 0):
+            raise SolverError(f"{path}: not a Connect Four book (keys must be sorted, one score each)")
+        return cls(width, height, stones, keys, scores)
+
+
+@functools.cache
+def default_book() -> Book | None:
+    """The 7 x 6 book at :data:`BOOK_PATH`, or None when it has not been built."""
+    return Book.load(BOOK_PATH) if BOOK_PATH.exists() else None
+
+
+_EMPTY_KEYS = np.zeros(0, dtype=np.int64)
+_EMPTY_SCORES = np.zeros(0, dtype=np.int8)
+
+
+class Solver:
+    """Solves positions of one board size; holds the transposition table between solves.
+
+    Scores are exact game-theoretic facts, so the table may be kept from one solve to the
+    next (later solves get faster); :meth:`reset` empties it in O(1) for cold-table timings.
+    Positions are :class:`~boardlab.games.connect4.ConnectFourState` objects or their state
+    words ``(a, b)``. ``book`` None uses :func:`default_book` on 7 x 6; pass False for none.
+    """
+
+    def __init__(
+        self,
+        width: int = 7,
+        height: int = 6,
+        connect: int = CONNECT,
+        *,
+        tt_log2: int = DEFAULT_TT_LOG2,
+        book: Book | bool | None = None,
+        etc_empty: int = ETC_EMPTY,
+    ) -> None:
+        if connect != CONNECT:
+            raise SolverError(
+                f"the Connect Four solver handles lines of {CONNECT} only, not connect={connect}"
+            )
+        h1 = height + 1
+        bits = width * h1
+        if bits > 64 or width < 1 or height < 1:
+            raise SolverError(f"board {width}x{height} needs (height + 1) * width = {bits} bits; at most 64")
+        if book is None:
+            book = default_book() if (width, height) == (7, 6) else False
+        if book and (book.width, book.height) != (width, height):
+            raise SolverError(f"a {book.width}x{book.height} book cannot serve a {width}x{height} board")
+        self.width, self.height = width, height
+        self.book: Book | None = book or None
+        # the check bits and the data share a word: at least 4 epoch bits are left over
+        log2 = max(1, bits - (64 - EPOCH_SHIFT - 4), min(tt_log2, bits - 1))
+        check_bits = bits - log2
+        data_bits = 64 - check_bits
+        epoch_bits = min(data_bits - EPOCH_SHIFT, 40)
+        bottom = sum(1 << (c * h1) for c in range(width))
+        self.prm = np.array(
+            [
+                width,
+                h1,
+                bottom,
+                bottom * ((1 << height) - 1),
+                width * height,
+                -1 if bits == 64 else (1 << bits) - 1,
+                check_bits,
+                (1 << log2) - 1,
+                (1 << check_bits) - 1,
+                data_bits,
+                (1 << epoch_bits) - 1,
+                width * height - etc_empty,
+                self.book.stones if self.book else -1,
+            ],
+            dtype=np.int64,
+        )
+        order = column_order(width)
+        cells = [((1 << height) - 1) << (c * h1) for c in range(width)]
+        self.cols = np.array([order, cells], dtype=np.int64)
+        self.book_keys = self.book.keys if self.book else _EMPTY_KEYS
+        self.book_scores = self.book.scores if self.book else _EMPTY_SCORES
+        self.tt = np.zeros(1 << log2, dtype=np.int64)
+        self.tt.fill(0)  # touch every page now rather than inside the first solves
+        self.meta = np.array([0, 1, NO_LIMIT, 0], dtype=np.int64)
+        depth = width * height + 2
+        self.work = np.zeros((9, depth), dtype=np.int64)
+        self.moves = np.zeros((2, depth, width), dtype=np.int64)
+
+    @classmethod
+    def for_game(cls, game: Any) -> Solver:
+        """The shared solver of a Connect Four game's board (one per process and size)."""
+        if getattr(game, "name", None) != "connect4":
+            raise SolverError(f"the Connect Four solver cannot solve {getattr(game, 'name', game)!r}")
+        if game.connect != CONNECT:
+            raise SolverError(
+                f"the Connect Four solver handles lines of {CONNECT} only, not connect={game.connect}"
+            )
+        return _shared_solver(game.width, game.height)
+
+    # the table ------------------------------------------------------------------------------
+
+    def reset(self) -> None:
+        """Forget every stored bound (a cold table) and zero the node count."""
+        epoch = int(self.meta[M_EPOCH]) + 1
+        if epoch > int(self.prm[P_EPOCH_MASK]):
+            self.tt[:] = 0
+            epoch = 1
+        self.meta[M_EPOCH] = epoch
+        self.meta[M_NODES] = 0
+
+    @property
+    def nodes(self) -> int:
+        """Nodes searched since the last :meth:`reset` (or :meth:`count_from_zero`)."""
+        return int(self.meta[M_NODES])
+
+    def count_from_zero(self) -> None:
+        """Zero the node count, keeping the table."""
+        self.meta[M_NODES] = 0
+
+    # solving ----------------------------------------------------------------------------------
+
+    def words(self, position: Any) -> tuple[int, int]:
+        """The state words of a position (a state or ``(a, b)``), checked for this board."""
+        if isinstance(position, tuple):
+            return int(position[0]), int(position[1])
+        game = position.game
+        if (game.width, game.height) != (self.width, self.height):
+            raise SolverError(
+                f"a {game.width}x{game.height} position given to a {self.width}x{self.height} solver"
+            )
+        return int(position.a), int(position.b)
+
+    def _args(self) -> tuple[Any, ...]:
+        return (
+            self.prm,
+            self.cols,
+            self.book_keys,
+            self.book_scores,
+            self.tt,
+            self.meta,
+            self.work,
+            self.moves,
+        )
+
+    def solve(self, position: Any, weak: bool = False, node_limit: int | None = None) -> int | None:
+        """The score for the side to move (its sign if ``weak``); None if ``node_limit``
+        more nodes were not enough. A finished game scores as it ended: a full board 0,
+        a line by the previous player its (negative) win score."""
+        a, b = self.words(position)
+        limit = NO_LIMIT if node_limit is None else node_limit
+        score = solve_position(*self._args(), a, b, bool(weak), limit)
+        return None if self.meta[M_ABORTED] else int(score)
+
+    def final_score(self, position: Any) -> int | None:
+        """The score of a finished game for the side to move (None while it goes on)."""
+        a, b = self.words(position)
+        score = int(final_score(self.prm, a, b))
+        return None if score == NOT_FOUND else score
+
+    def playable(self, position: Any) -> list[int]:
+        """The columns that are not full (none once the game is over)."""
+        a, b = self.words(position)
+        if self.final_score((a, b)) is not None:
+            return []
+        top = self.height - 1
+        return [c for c in range(self.width) if not b >> (c * (self.height + 1) + top) & 1]
+
+    def move_scores_at_least(
+        self, position: Any, col: int, target: int, node_limit: int | None = None
+    ) -> bool | None:
+        """True if column ``col`` scores at least ``target`` for the side to move; None if
+        ``node_limit`` more nodes were not enough."""
+        a, b = self.words(position)
+        if col not in self.playable((a, b)):
+            raise SolverError(f"column {col + 1} cannot be played here")
+        self.meta[M_LIMIT] = NO_LIMIT if node_limit is None else self.nodes + node_limit
+        keeps = move_at_least(*self._args(), a, b, col, target)
+        self.meta[M_LIMIT] = NO_LIMIT
+        return None if self.meta[M_ABORTED] else bool(keeps)
+
+    def analyze(self, position: Any, weak: bool = False) -> list[int | None]:
+        """Each column's score for the side to move if it plays there (None: full column)."""
+        a, b = self.words(position)
+        out: list[int | None] = [None] * self.width
+        for col in self.playable((a, b)):
+            child = self.play((a, b), col)
+            over = self.final_score(child)
+            if over is not None:  # a win (or the board filled up)
+                score = -over
+            else:
+                value = self.solve(child, weak)
+                assert value is not None
+                score = -value
+            out[col] = int(np.sign(score)) if weak else score
+        return out
+
+    def play(self, position: Any, col: int) -> tuple[int, int]:
+        """The state words after a stone in column ``col``."""
+        a, b = self.words(position)
+        return a ^ b, b | (b + (1 << (col * (self.height + 1))))
+
+    def best_moves(self, position: Any, score: int | None = None) -> list[int]:
+        """The columns (0-based) that keep the exact score (``score`` if already known)."""
+        if score is None:
+            score = self.solve(position)
+        assert score is not None
+        return [c for c in self.playable(position) if self.move_scores_at_least(position, c, score)]
+
+    def principal_variation(self, position: Any, score: int | None = None) -> list[int]:
+        """Columns (0-based) of a perfect game from ``position`` to its end: each move keeps
+        the score, the first such move in the solver's order (centre first)."""
+        a, b = self.words(position)
+        if score is None:
+            score = self.solve((a, b))
+        assert score is not None
+        line: list[int] = []
+        order = column_order(self.width)
+        while self.final_score((a, b)) is None:
+            playable = set(self.playable((a, b)))
+            col = next(c for c in order if c in playable and self.move_scores_at_least((a, b), c, score))
+            line.append(col)
+            a, b = self.play((a, b), col)
+            score = -score
+        return line
+
+
+@functools.cache
+def _shared_solver(width: int, height: int) -> Solver:
+    return Solver(width, height)
+
+
+def solver_for(game: Any) -> Solver:
+    """The shared solver for a Connect Four game (see :meth:`Solver.for_game`)."""
+    return Solver.for_game(game)
+
+
+# --- the opening book -----------------------------------------------------------------------
+
+
+def positions_at(width: int, height: int, stones: int) -> list[tuple[int, int]]:
+    """The ongoing positions with ``stones`` stones, one per mirror pair, as state words,
+    in the order of their move sequences (neighbours share much of their search)."""
+    solver = Solver(width, height, tt_log2=10, book=False)
+    level = {(0, 0): (0, 0)}  # canonical key -> words
+    for _ in range(stones):
+        nxt: dict[int, tuple[int, int]] = {}
+        for words in level.values():
+            for col in solver.playable(words):
+                child = solver.play(words, col)
+                key = int(canonical_key(solver.prm, *child))
+                if key not in nxt:
+                    nxt[key] = child
+        level = nxt
+    return [w for w in level.values() if solver.final_score(w) is None]
+
+
+def build_book(
+    width: int = 7,
+    height: int = 6,
+    stones: int = 4,
+    path: str | Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    tt_log2: int = 24,
+) -> Book:
+    """Solve every position with ``stones`` stones, derive the positions with fewer, and
+    save the book as ``.npz`` (default :data:`BOOK_PATH` on 7 x 6).
+
+    The solved positions are saved to ``<path>.partial.npz`` as they come, so a killed
+    build resumes where it stopped. ``progress(done, total)`` is called after each one.
+    The table is kept warm from one position to the next: scores are facts, and
+    neighbouring positions share most of their search.
+    """
+    path = Path(path) if path is not None else BOOK_PATH
+    partial = path.with_name(path.name + ".partial.npz")
+    solver = Solver(width, height, tt_log2=tt_log2, book=False)
+    prm = solver.prm
+    known: dict[int, int] = {}
+    if partial.exists():
+        with np.load(partial, allow_pickle=False) as data:
+            known = dict(zip(data["keys"].tolist(), data["scores"].tolist(), strict=True))
+    targets = positions_at(width, height, stones)
+    last_save = time.monotonic()
+    for i, words in enumerate(targets):
+        key = int(canonical_key(prm, *words))
+        if key not in known:
+            score = solver.solve(words)
+            assert score is not None
+            known[key] = score
+            if time.monotonic() - last_save > 30 or i + 1 == len(targets):
+                _save_partial(partial, known)
+                last_save = time.monotonic()
+        if progress is not None:
+            progress(i + 1, len(targets))
+    # the positions with fewer stones, from their children
+    for depth in range(stones - 1, -1, -1):
+        for words in positions_at(width, height, depth):
+            known[int(canonical_key(prm, *words))] = _score_from_children(solver, words, known)
+    keys = np.array(sorted(known), dtype=np.int64)
+    book = Book(width, height, stones, keys, np.array([known[k] for k in keys.tolist()], dtype=np.int8))
+    book.save(path)
+    partial.unlink(missing_ok=True)
+    if path == BOOK_PATH:
+        default_book.cache_clear()
+    return book
+
+
+def _save_partial(path: Path, known: dict[int, int]) -> None:
+    tmp = path.with_name(path.name + ".tmp.npz")
+    keys = np.array(list(known), dtype=np.int64)
+    np.savez(tmp, keys=keys, scores=np.array(list(known.values()), dtype=np.int8))
+    tmp.replace(path)
+
+
+def _score_from_children(solver: Solver, words: tuple[int, int], known: dict[int, int]) -> int:
+    best = -NO_BOUND
+    for col in solver.playable(words):
+        child = solver.play(words, col)
+        over = solver.final_score(child)
+        if over is not None:
+            best = max(best, -over)
+        else:
+            best = max(best, -known[int(canonical_key(solver.prm, *child))])
+    return best
+
+
+# --- the perfect player ---------------------------------------------------------------------
+
+PERFECT_SECONDS = 10.0
+"""The perfect agent's per-move budget on Connect Four (seconds of solving; the solver gets
+85% of it, alpha-beta the rest when the solver runs out)."""
+
+CHUNK_NODES = 2_000_000
+"""Most nodes between two looks at the clock in a solve under a time budget (~0.3 s)."""
+
+
+@dataclass
+class PerfectAnalysis:
+    """What the perfect player found for one move."""
+
+    actions: list[int]
+    """The columns it chooses from: every move keeping the exact score, or the fallback's."""
+    score: int | None
+    """The exact score for the side to move, None when the budget ran out first."""
+    exact: bool
+    """True if ``actions`` are proven perfect (all of them, or those found in time)."""
+    nodes: int
+    seconds: float
+    note: str
+
+
+_LAST: list[PerfectAnalysis] = []
+
+
+def last_analysis() -> PerfectAnalysis | None:
+    """The analysis behind the perfect agent's last Connect Four move in this process."""
+    return _LAST[-1] if _LAST else None
+
+
+def _within(attempt: Callable[[int], Any], deadline: float, chunk: int) -> Any:
+    # repeat a node-limited attempt (the table keeps its progress) until it answers or the
+    # clock passes the deadline
+    while True:
+        result = attempt(chunk)
+        if result is not None or time.perf_counter() >= deadline:
+            return result
+
+
+def perfect_analysis(
+    state: Any, seconds: float = PERFECT_SECONDS, seed: int | None = None
+) -> PerfectAnalysis:
+    """The perfect moves of an ongoing position within ``seconds``; when the solver runs out
+    of time, the best alpha-beta move in what is left (and ``note`` says so)."""
+    solver = Solver.for_game(state.game)
+    start = time.perf_counter()
+    deadline = start + 0.85 * seconds
+    nodes0 = solver.nodes
+    chunk = int(min(CHUNK_NODES, max(20_000, 300_000 * seconds)))  # ~1/10 of the budget or less
+    score = _within(lambda n: solver.solve(state, node_limit=n), deadline, chunk)
+    best: list[int] = []
+    timed_out = score is None
+    if score is not None:
+        for col in column_order(solver.width):
+            if col not in solver.playable(state):
+                continue
+            keeps = _within(lambda n, c=col: solver.move_scores_at_least(state, c, score, n), deadline, chunk)
+            if keeps is None:
+                timed_out = True
+                break
+            if keeps:
+                best.append(col)
+    nodes = solver.nodes - nodes0
+    if best:
+        what = score_text(score, state.ply, solver.width, solver.height) if score is not None else ""
+        note = f"solved: {what}" + ("; time ran out before every best move was found" if timed_out else "")
+        return PerfectAnalysis(best, score, True, nodes, time.perf_counter() - start, note)
+    move, depth = _alphabeta_move(state, max(0.05, start + seconds - time.perf_counter()), seed)
+    note = (
+        f"the solver ran out of its {seconds:g} s budget"
+        + (f" (score {score} known)" if score is not None else "")
+        + f"; alpha-beta move from a depth-{depth} search, not proven perfect"
+    )
+    return PerfectAnalysis([move], score, False, nodes, time.perf_counter() - start, note)
+
+
+@functools.cache
+def _runner(game: Any) -> Any:
+    from boardlab.agents.alphabeta import SearchRunner
+
+    return SearchRunner(game.kernel, "", tt_log2=20)
+
+
+def _alphabeta_move(state: Any, seconds: float, seed: int | None) -> tuple[int, int]:
+    from boardlab.agents.alphabeta import MAX_DEPTH
+
+    result = _runner(state.game).iterate(state.a, state.b, MAX_DEPTH, seconds, np.random.default_rng(seed))
+    return int(result.move), int(result.depth)
+
+
+def perfect_best_actions(state: Any, limit: int) -> list[int]:
+    """The perfect agent's back-end: the columns it chooses from (``limit`` is not used:
+    the solver needs no table of every position)."""
+    analysis = perfect_analysis(state)
+    _LAST[:] = [analysis]
+    return analysis.actions
+
+
+def perfect_refusal(game: Any, limit: int) -> str | None:
+    """Why the perfect agent cannot play this Connect Four variant, or None."""
+    if game.connect != CONNECT:
+        return f"perfect: the Connect Four solver handles lines of {CONNECT} only, not connect={game.connect}"
+    return None
+
+
+# --- the oracle -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MoveAccuracy:
+    """How often an agent's moves keep the exact value of Connect Four positions."""
+
+    agent: str
+    positions: int
+    kept: int
+    """Moves that keep the exact score (the fastest win, the slowest loss, a draw)."""
+    kept_outcome: int
+    """Moves that keep the outcome (win, draw or loss), however slowly."""
+    won: int
+    """Positions won for the side to move."""
+    thrown: int
+    """Won positions where the agent's move no longer wins."""
+
+    @property
+    def kept_share(self) -> float:
+        """Share of the moves keeping the exact score."""
+        return self.kept / self.positions if self.positions else math.nan
+
+    @property
+    def outcome_share(self) -> float:
+        """Share of the moves keeping the outcome."""
+        return self.kept_outcome / self.positions if self.positions else math.nan
+
+    @property
+    def thrown_share(self) -> float:
+        """Share of the won positions thrown away."""
+        return self.thrown / self.won if self.won else math.nan
+
+
+def move_accuracy(agent_spec: str, positions: Iterable[Any], seed: int | None = 0) -> MoveAccuracy:
+    """Ask the agent of ``agent_spec`` for a move in each ongoing position and judge it with
+    the solver: one solve of the position, then one or two null-window searches after the
+    agent's move (does it keep the score? the outcome?)."""
+    from boardlab.agents.base import make_agent
+
+    agent = None
+    count = kept = kept_outcome = won = thrown = 0
+    for state in positions:
+        if state.is_over:
+            continue
+        if agent is None:
+            agent = make_agent(agent_spec, seed=seed, game=state.game)
+        solver = Solver.for_game(state.game)
+        score = solver.solve(state)
+        assert score is not None
+        col = state.game.action_of(agent.choose(state))
+        keeps_score = solver.move_scores_at_least(state, col, score)
+        # the outcome: a win needs a score >= 1, a draw >= 0; a lost position stays lost
+        keeps_sign = keeps_score or score < 0 or (score > 0 and solver.move_scores_at_least(state, col, 1))
+        count += 1
+        kept += bool(keeps_score)
+        kept_outcome += bool(keeps_sign)
+        if score > 0:
+            won += 1
+            thrown += not keeps_sign
+    return MoveAccuracy(agent_spec, count, kept, kept_outcome, won, thrown)
+
+
+def game_positions(
+    game: Any, agent_specs: Sequence[str], games: int, seed: int = 0, min_ply: int = 0
+) -> list[Any]:
+    """Positions (at ``min_ply`` plies or more) from ``games`` games between the agents of
+    ``agent_specs`` taken in turn (each pair plays both colours), seeded."""
+    from boardlab.agents.base import make_agent
+
+    pairs = [(x, y) for x in agent_specs for y in agent_specs]
+    out = []
+    for g in range(games):
+        first, second = pairs[g % len(pairs)]
+        players = [
+            make_agent(first, seed=seed + 2 * g, game=game),
+            make_agent(second, seed=seed + 2 * g + 1, game=game),
+        ]
+        for p in players:
+            p.new_game()
+        state = game.initial()
+        while not state.is_over:
+            if state.ply >= min_ply:
+                out.append(state)
+            state = state.play(players[state.to_move].choose(state))
+    return out
+
+
+__all__ = [
+    "BOOK_PATH",
+    "CONNECT",
+    "DEFAULT_TT_LOG2",
+    "Book",
+    "MoveAccuracy",
+    "PerfectAnalysis",
+    "Solver",
+    "SolverError",
+    "build_book",
+    "column_order",
+    "default_book",
+    "game_positions",
+    "last_analysis",
+    "move_accuracy",
+    "perfect_analysis",
+    "perfect_best_actions",
+    "perfect_refusal",
+    "positions_at",
+    "score_text",
+    "solver_for",
+]

@@ -1,0 +1,205 @@
+"""CLI bodies of the Connect Four solver: ``solve connect4 MOVES``, ``analyze --game connect4
+MOVES`` and building the opening book.
+
+The bodies are plain functions (:func:`solve_connect4`, :func:`analyze_connect4`,
+:func:`build_book_connect4`) so that the one ``solve`` and the one ``analyze`` command of the
+``boardlab`` app can dispatch to them by game; :func:`register` attaches them to a typer app
+of their own (for tests and for trying them alone). Bad input ends with a one-line error
+and exit code 2; the errors of a move sequence name the ply where it went wrong.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+SYMBOLS = "XO"
+
+
+def _fail(message: str) -> NoReturn:
+    Console(stderr=True, highlight=False, soft_wrap=True).print(f"[red]Error:[/red] {escape(message)}")
+    raise typer.Exit(2)
+
+
+def load_position(position: str, game_spec: str = "connect4") -> tuple[Any, Any]:
+    """The game and the position of a command line: moves like ``4453`` (empty: the empty
+    board) or a board text; exits with code 2 and a one-line error on bad input."""
+    from boardlab.games import GameError, parse_game
+    from boardlab.solvers.connect4 import CONNECT
+
+    try:
+        game = parse_game(game_spec)
+    except (GameError, ValueError) as err:
+        _fail(str(err))
+    if game.name != "connect4":
+        _fail(f"this command solves Connect Four (connect4), not {game.name}")
+    if game.connect != CONNECT:
+        _fail(f"the Connect Four solver handles lines of {CONNECT} only, not connect={game.connect}")
+    text = position.strip()
+    try:
+        if not text:
+            return game, game.initial()
+        if "/" in text or len(text.split()[0]) >= game.width * game.height:
+            return game, game.parse_position(text)  # the board form
+        # anything else is read as moves, so that junk is reported at the ply it starts
+        return game, game.play_moves(text)
+    except GameError as err:
+        _fail(str(err))
+
+
+def _columns(cols: list[int]) -> str:
+    return ", ".join(str(c + 1) for c in cols) or "-"
+
+
+def _line(cols: list[int], width: int) -> str:
+    sep = "" if width <= 9 else " "
+    return sep.join(str(c + 1) for c in cols) or "-"
+
+
+def _signed(score: int) -> str:
+    return f"{score:+d}" if score else "0"
+
+
+def _header(console: Console, game: Any, state: Any) -> None:
+    console.print(f"{game.title}, {SYMBOLS[state.to_move]} to move, ply {state.ply}")
+    console.print(state.render())
+
+
+def solve_connect4(position: str = "", weak: bool = False, game: str = "connect4") -> None:
+    """Print the score of a position for the side to move, its best moves and (unless
+    ``weak``) a principal variation: a perfect game from there to the end."""
+    from boardlab.solvers.connect4 import Solver, score_text
+
+    the_game, state = load_position(position, game)
+    console = Console(highlight=False)
+    _header(console, the_game, state)
+    mover = SYMBOLS[state.to_move]
+    solver = Solver.for_game(the_game)
+    if state.is_over:
+        console.print(
+            f"game over: {state.outcome.text()}; score for {mover} {_signed(solver.final_score(state))}"
+        )
+        return
+    solver.count_from_zero()
+    start = time.perf_counter()
+    score = solver.solve(state, weak=weak)
+    assert score is not None
+    if weak:
+        outcome = {1: "win", 0: "draw", -1: "loss"}[score]
+        # moves keeping the outcome: a score of at least 1 (a win), 0 (a draw), or any
+        best = solver.best_moves(state, score=score if score >= 0 else -64)
+        console.print(f"result      {outcome} for {mover} (weak solve)")
+        console.print(f"best moves  {_columns(best)}  (keep the {outcome})")
+    else:
+        best = solver.best_moves(state, score)
+        line = solver.principal_variation(state, score)
+        meaning = score_text(score, state.ply, the_game.width, the_game.height)
+        console.print(f"score       {_signed(score)}  ({mover}: {meaning})")
+        console.print(f"best moves  {_columns(best)}")
+        console.print(f"perfect play {_line(line, the_game.width)}  ({len(line)} plies)")
+    seconds = time.perf_counter() - start
+    console.print(f"[dim]{solver.nodes:,} nodes in {seconds:.3f} s[/dim]")
+
+
+def analyze_connect4(position: str = "", weak: bool = False, game: str = "connect4") -> None:
+    """Print every column's score for the side to move (the best ones marked)."""
+    from boardlab.solvers.connect4 import Solver, score_text
+
+    the_game, state = load_position(position, game)
+    console = Console(highlight=False)
+    _header(console, the_game, state)
+    if state.is_over:
+        console.print(f"game over: {state.outcome.text()}")
+        return
+    solver = Solver.for_game(the_game)
+    solver.count_from_zero()
+    start = time.perf_counter()
+    scores = solver.analyze(state, weak=weak)
+    seconds = time.perf_counter() - start
+    best = max(s for s in scores if s is not None)
+    mover = SYMBOLS[state.to_move]
+    table = Table(title=f"{mover} to move: {'outcome' if weak else 'score'} of each column")
+    for name, justify in (("column", "right"), ("score", "right"), ("for " + mover, "left"), ("", "left")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for col, score in enumerate(scores):
+        if score is None:
+            table.add_row(str(col + 1), "-", "full", "", style="dim")
+            continue
+        if weak:
+            meaning = {1: "win", 0: "draw", -1: "loss"}[score]
+        else:
+            meaning = score_text(score, state.ply, the_game.width, the_game.height)
+        mark = "best" if score == best else ""
+        table.add_row(str(col + 1), _signed(score), meaning, mark, style="bold" if mark else "")
+    console.print(table)
+    console.print(f"[dim]{solver.nodes:,} nodes in {seconds:.3f} s[/dim]")
+
+
+def build_book_connect4(stones: int = 4, path: Path | None = None) -> None:
+    """Build the 7 x 6 opening book: every position with ``stones`` stones solved (resumes
+    after a kill), the positions with fewer derived, saved as ``.npz``."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from boardlab.solvers.connect4 import BOOK_PATH, build_book
+
+    if not 0 <= stones <= 8:
+        _fail(f"--stones must be in 0..8 (each stone multiplies the work by about 4), got {stones}")
+    target = path if path is not None else BOOK_PATH
+    console = Console(highlight=False)
+    console.print(f"Building the Connect Four opening book ({stones} stones) into {target}")
+    columns = (TextColumn("positions"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console) as bar:
+        task = bar.add_task("solve", total=None)
+        try:
+            book = build_book(
+                7,
+                6,
+                stones,
+                target,
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
+            )
+        except OSError as err:
+            _fail(str(err))
+    console.print(f"{len(book):,} positions with at most {stones} stones in {target}")
+
+
+def register(app: typer.Typer) -> None:
+    """Attach ``solve``, ``analyze`` and ``connect4-book`` to a typer app of their own."""
+
+    @app.command("solve", help="Exact score, best moves and a perfect line of a Connect Four position.")
+    def solve_command(
+        game: Annotated[str, typer.Argument(help="the game: connect4 (or connect4:width=8,height=7)")],
+        position: Annotated[
+            str, typer.Argument(help="moves from the empty board like 4453, or a board")
+        ] = "",
+        weak: Annotated[bool, typer.Option("--weak", help="only win, draw or loss (faster)")] = False,
+    ) -> None:
+        solve_connect4(position, weak, game)
+
+    @app.command("analyze", help="The exact score of every move of a Connect Four position.")
+    def analyze_command(
+        position: Annotated[
+            str, typer.Argument(help="moves from the empty board like 4453, or a board")
+        ] = "",
+        game: Annotated[str, typer.Option("--game", "-g", help="the game spec")] = "connect4",
+        weak: Annotated[bool, typer.Option("--weak", help="only win, draw or loss (faster)")] = False,
+    ) -> None:
+        analyze_connect4(position, weak, game)
+
+    @app.command("connect4-book", help="Build the Connect Four opening book (7x6).")
+    def book_command(
+        stones: Annotated[
+            int, typer.Option("--stones", help="solve every position with this many stones")
+        ] = 4,
+        path: Annotated[Path | None, typer.Option("--path", help="where the .npz goes")] = None,
+    ) -> None:
+        build_book_connect4(stones, path)
+
+
+__all__ = ["analyze_connect4", "build_book_connect4", "load_position", "register", "solve_connect4"]

@@ -1,0 +1,301 @@
+"""The exact Connect Four solver: the public benchmark positions (a sample), a brute force on
+small boards, the book, the perfect agent, the oracle and the CLI."""
+
+from __future__ import annotations
+
+import os
+import random
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from boardlab.agents import make_agent
+from boardlab.games.base import LOSS, ONGOING
+from boardlab.games.connect4 import ConnectFour
+from boardlab.solvers import connect4 as c4
+from boardlab.solvers.connect4 import Book, Solver, SolverError
+from boardlab.solvers.connect4_cli import register
+from boardlab.solvers.perfect import PerfectAgent
+
+DATA = Path(
+    os.environ.get("BOARDLAB_CONNECT4_DATA", Path(__file__).resolve().parents[2] / "shared/data/connect4")
+)
+# (file, how many of its first positions): End-Easy, Middle-Easy, Begin-Easy
+SAMPLE = (("Test_L3_R1", 40), ("Test_L2_R1", 30), ("Test_L1_R1", 12))
+
+
+@pytest.fixture(scope="session")
+def game() -> ConnectFour:
+    return ConnectFour()
+
+
+@pytest.fixture(scope="session")
+def solver() -> Solver:
+    """A 7 x 6 solver without a book (the book would answer the early positions), warmed."""
+    solver = Solver(7, 6, tt_log2=20, book=False)
+    solver.solve(ConnectFour().parse_position("2252576253462244111563365343671351441"))  # compiled code
+    return solver
+
+
+def sample() -> list[tuple[str, int]]:
+    if not DATA.is_dir():
+        return []
+    out = []
+    for name, count in SAMPLE:
+        lines = (DATA / name).read_text().split("\n")[:count]
+        out += [(moves, int(score)) for moves, score in (line.split() for line in lines)]
+    return out
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason=f"benchmark positions not found in {DATA}")
+def test_benchmark_sample_strong_and_weak(game: ConnectFour, solver: Solver) -> None:
+    positions = sample()
+    assert len(positions) == sum(count for _, count in SAMPLE)
+    for moves, score in positions:
+        state = game.parse_position(moves)
+        solver.reset()
+        assert solver.solve(state) == score, moves
+        solver.reset()
+        assert solver.solve(state, weak=True) == np.sign(score), moves
+
+
+# --- a brute force on small boards ---------------------------------------------------------
+
+
+def brute_force(game: ConnectFour, a: int, b: int, memo: dict[tuple[int, int], int]) -> int:
+    """The score by plain minimax over the game's kernel (no pruning, every position once)."""
+    if (a, b) in memo:
+        return memo[(a, b)]
+    kernel = game.kernel
+    status = kernel.status(kernel.ctx, np.int64(a), np.int64(b))
+    half = (game.width * game.height + 1) // 2
+    stones = b.bit_count()
+    if status == LOSS:
+        value = -(half - (stones - 1) // 2)
+    elif status != ONGOING:
+        value = 0
+    else:
+        buf = np.empty(game.width, dtype=np.int64)
+        value = -99
+        for i in range(kernel.gen_moves(kernel.ctx, np.int64(a), np.int64(b), buf)):
+            x, y = kernel.play(kernel.ctx, np.int64(a), np.int64(b), buf[i])
+            value = max(value, -brute_force(game, int(x), int(y), memo))
+    memo[(a, b)] = value
+    return value
+
+
+def random_state(game: ConnectFour, rng: random.Random, plies: int) -> object:
+    state = game.initial()
+    while state.ply < plies and not state.is_over:
+        state = state.play_index(rng.choice(state.legal_indices()))
+    return state
+
+
+@pytest.mark.parametrize(("width", "height", "start"), [(4, 4, 0), (5, 3, 0), (8, 7, 46), (2, 31, 50)])
+def test_solver_matches_brute_force_on_other_boards(width: int, height: int, start: int) -> None:
+    """4x4, 5x3 (an odd number of cells), 8x7 (every bit of the word) and 2x31 (long shifts)."""
+    game = ConnectFour(width=width, height=height)
+    solver = Solver(width, height, tt_log2=16)
+    memo: dict[tuple[int, int], int] = {}
+    rng = random.Random(width * 100 + height)
+    for _ in range(25):
+        state = random_state(game, rng, start + rng.randrange(0, 8))
+        expected = brute_force(game, state.a, state.b, memo)
+        solver.reset()
+        assert solver.solve(state) == expected, state.to_text()
+        assert solver.solve(state, weak=True) == np.sign(expected)
+        if not state.is_over:
+            scores = solver.analyze(state)
+            children = [
+                None if s is None else -brute_force(game, *solver.play(state, c), memo)
+                for c, s in enumerate(scores)
+            ]
+            assert scores == children
+
+
+def test_solver_refuses_what_it_cannot_solve() -> None:
+    with pytest.raises(SolverError, match="lines of 4 only"):
+        Solver(7, 6, connect=5)
+    with pytest.raises(SolverError, match="lines of 4 only"):
+        Solver.for_game(ConnectFour(width=4, height=4, connect=3))
+    with pytest.raises(SolverError, match="at most 64"):
+        Solver(9, 7)
+    with pytest.raises(SolverError, match="5x4 position"):
+        Solver(7, 6, tt_log2=12, book=False).solve(ConnectFour(width=5, height=4).initial())
+
+
+# --- the answers around the score ----------------------------------------------------------
+
+
+def test_analysis_best_moves_and_line_agree(game: ConnectFour, solver: Solver) -> None:
+    state = game.parse_position("2252576253462244111563365343671351441")  # Middle-Easy ply 37
+    score = solver.solve(state)
+    scores = solver.analyze(state)
+    assert max(s for s in scores if s is not None) == score
+    assert solver.best_moves(state) == [c for c, s in enumerate(scores) if s == score]
+    line = solver.principal_variation(state)
+    end = state
+    for col in line:
+        end = end.play_index(col)
+    assert end.is_over
+    # the line keeps the score: the winner wins with the stone the score announces
+    if score == 0:
+        assert end.is_draw
+    else:
+        winner = state.to_move if score > 0 else 1 - state.to_move
+        winner_stones = (end.ply + 1) // 2 if winner == 0 else end.ply // 2
+        assert end.winner == winner and 22 - abs(score) == winner_stones
+
+
+def test_finished_games_and_weak_scores(game: ConnectFour, solver: Solver) -> None:
+    won = game.parse_position("1212121")  # X's four in column 1 with its 4th stone
+    assert solver.solve(won) == -18 and solver.solve(won, weak=True) == -1
+    assert solver.analyze(won) == [None] * 7 and solver.playable(won) == []
+    assert solver.final_score(won) == -18 and solver.final_score(game.initial()) is None
+    assert c4.score_text(18, 6) == "win with its 4th stone (1 more)"
+    assert c4.score_text(-1, 11) == "loss to the opponent's 21st stone"
+    assert c4.score_text(0, 3) == "draw"
+
+
+def test_node_limit_gives_up_and_resumes(game: ConnectFour) -> None:
+    solver = Solver(7, 6, tt_log2=20, book=False)
+    state = game.parse_position("44444432222")  # a draw: about 4.5 million nodes
+    solver.reset()
+    assert solver.solve(state, node_limit=1000) is None and solver.nodes == 1001
+    for _ in range(60):  # the table keeps what earlier attempts proved
+        score = solver.solve(state, node_limit=300_000)
+        if score is not None:
+            break
+    assert score == 0 and solver.nodes < 10_000_000
+
+
+def test_reset_is_cold_and_the_epoch_wraps(game: ConnectFour) -> None:
+    solver = Solver(7, 6, tt_log2=16, book=False)
+    state = game.parse_position("2531276566711153")  # Middle-Medium: about 100,000 nodes
+    solver.reset()
+    first = solver.solve(state)
+    cold = solver.nodes
+    solver.count_from_zero()
+    assert solver.solve(state) == first and solver.nodes < cold  # warm: the root's bounds
+    solver.reset()
+    assert solver.solve(state) == first and solver.nodes == cold
+    solver.meta[c4.M_EPOCH] = solver.prm[c4.P_EPOCH_MASK]
+    solver.reset()  # the epoch wraps: the table is cleared
+    assert solver.meta[c4.M_EPOCH] == 1 and not solver.tt.any()
+
+
+def test_book_on_a_small_board(tmp_path: Path) -> None:
+    path = tmp_path / "book.npz"
+    book = c4.build_book(5, 4, 3, path)
+    loaded = Book.load(path)
+    assert (loaded.width, loaded.height, loaded.stones) == (5, 4, 3) and len(loaded) == len(book)
+    assert np.array_equal(loaded.keys, book.keys) and np.array_equal(loaded.scores, book.scores)
+    # every position up to 3 stones, one per mirror pair
+    assert len(book) == sum(len(c4.positions_at(5, 4, n)) for n in range(4))
+    with_book = Solver(5, 4, tt_log2=16, book=loaded)
+    without = Solver(5, 4, tt_log2=16, book=False)
+    for stones in (0, 2, 4):
+        for words in c4.positions_at(5, 4, stones)[:20]:
+            with_book.reset()
+            without.reset()
+            assert with_book.solve(words) == without.solve(words)
+    with pytest.raises(SolverError, match="5x4 book"):
+        Solver(7, 6, book=loaded)
+
+
+# --- the perfect agent and the oracle --------------------------------------------------------
+
+
+def test_perfect_agent_plays_the_solver_s_moves(game: ConnectFour, solver: Solver) -> None:
+    assert PerfectAgent.supports(game) and not PerfectAgent.supports(ConnectFour(connect=3))
+    agent = make_agent("perfect", seed=3, game=game)
+    state = game.parse_position("2252576253462244111563365343671351441")
+    best = solver.best_moves(state)
+    for _ in range(3):
+        assert agent.choose(state).index in best
+    analysis = c4.last_analysis()
+    assert analysis is not None and analysis.exact and analysis.actions == best
+
+
+def test_perfect_falls_back_to_alpha_beta_out_of_time(game: ConnectFour) -> None:
+    state = game.parse_position("44")
+    analysis = c4.perfect_analysis(state, seconds=0.05, seed=1)
+    assert not analysis.exact and len(analysis.actions) == 1
+    assert analysis.actions[0] in state.legal_indices()
+    assert "alpha-beta" in analysis.note and "not proven perfect" in analysis.note
+
+
+def test_move_accuracy(game: ConnectFour) -> None:
+    positions = c4.game_positions(game, ["random", "greedy"], games=4, seed=2, min_ply=16)
+    assert positions and all(p.ply >= 16 for p in positions)
+    perfect = c4.move_accuracy("perfect", positions)
+    assert perfect.positions == len([p for p in positions if not p.is_over])
+    assert perfect.kept == perfect.positions and perfect.thrown == 0
+    assert perfect.kept_share == 1.0
+    rand = c4.move_accuracy("random", positions, seed=5)
+    assert rand.kept < rand.positions and rand.kept <= rand.kept_outcome
+    assert rand.won == perfect.won and 0 <= rand.thrown <= rand.won
+    # the same judgement from every column's exact score (the agent replays its choices)
+    agent = make_agent("random", seed=5, game=game)
+    solver = Solver.for_game(game)
+    kept = kept_outcome = thrown = 0
+    for state in positions:
+        scores = solver.analyze(state)
+        best = max(s for s in scores if s is not None)
+        chosen = scores[agent.choose(state).index]
+        kept += chosen == best
+        kept_outcome += np.sign(chosen) == np.sign(best)
+        thrown += best > 0 and chosen <= 0
+    assert (rand.kept, rand.kept_outcome, rand.thrown) == (kept, kept_outcome, thrown)
+
+
+# --- the CLI ----------------------------------------------------------------------------------
+
+
+@cache
+def cli_app() -> typer.Typer:
+    app = typer.Typer(pretty_exceptions_enable=False)
+    register(app)
+    return app
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli_app(), list(args))
+    return result.exit_code, result.output
+
+
+def test_cli_solve_and_analyze() -> None:
+    moves = "2252576253462244111563365343671351441"
+    code, out = run("solve", "connect4", moves)
+    assert code == 0, out
+    assert "score       -1" in out and "best moves  6" in out and "perfect play 6" in out
+    code, out = run("solve", "connect4", moves, "--weak")
+    assert code == 0 and "loss for O" in out
+    code, out = run("analyze", "--game", "connect4", moves)
+    assert code == 0, out
+    assert "full" in out and "best" in out and "-2" in out
+    code, out = run("solve", "connect4", "1212121")
+    assert code == 0 and "game over" in out and "-18" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("solve", "connect4", "4444444"), "ply 7: column 4 is full"),
+        (("solve", "connect4", "12121212"), "ply 8: the game is already over"),
+        (("solve", "connect4", "448"), "ply 3: '8' is not a column 1-7"),
+        (("solve", "connect4", "44a3"), "ply 3: 'a' is not a column 1-7"),
+        (("analyze", "--game", "connect4", "4x"), "ply 2"),
+        (("solve", "connect4:connect=5", "44"), "lines of 4 only"),
+        (("solve", "quixo", "44"), "not quixo"),
+        (("solve", "connect4:width=99", "4"), "width"),
+    ],
+)
+def test_cli_bad_input_is_one_line_and_exit_2(args: tuple[str, ...], message: str) -> None:
+    code, out = run(*args)
+    assert code == 2, out
+    assert message in out and out.strip().startswith("Error:") and len(out.strip().splitlines()) == 1
