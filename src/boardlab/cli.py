@@ -106,6 +106,7 @@ def _register_commands() -> None:
     from boardlab.learn.cli import register as register_train
     from boardlab.optim.cli import register as register_labs
     from boardlab.solvers.cli import register as register_solvers
+    from boardlab.solvers.oracle_cli import register as register_oracle
     from boardlab.ui.cli import register as register_play
 
     register_play(app)
@@ -113,6 +114,7 @@ def _register_commands() -> None:
     register_train(app)
     register_labs(app)
     register_solvers(app)
+    register_oracle(app)
 
 
 _register_commands()

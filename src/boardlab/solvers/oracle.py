@@ -1,0 +1,671 @@
+"""The oracle: how often an agent's moves keep the perfect-play value of the position.
+
+A *judge* knows the exact value of every legal move of a position, from the mover's view:
+:data:`WIN`, :data:`DRAW` or :data:`LOSS` with perfect play afterwards, and a rank among moves
+of the same position (the fastest win, the slowest loss). Judges come from the exact solvers:
+Quixo 3x3 and 4x4 (and covered 5x5 endgames) from the retrograde tables, Tic-Tac-Toe and small
+Nim from the exhaustive small solver, Connect Four from its solver. :data:`JUDGES` maps a game
+name to the factory of its judge; a factory imports its solver only when called.
+
+:func:`measure` plays real games, the agent against a spread of opponents with both colours
+and short random openings (all from one seed), and judges each move of the agent: did it keep
+the value (its move is as good as the best move: a win stays a win, a draw a draw), was it
+exactly best (also the fastest win or the slowest loss), and did it throw a won position away
+(the position was won for the agent and its move no longer wins). A game counts as thrown when
+that happened at least once in it. Deterministic searchers can shuffle cubes until the ply cap,
+so the accuracy is also given with each position counted once per game (``distinct``).
+:func:`plot_accuracy` draws the accuracy against the number of pieces on the board (Quixo:
+cubes; games without such a measure: the ply).
+
+    report = measure("mcts:iters=1000", "quixo:size=4", games=10, seed=0)
+    report.accuracy, report.thrown_share, report.by_pieces
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from boardlab.agents.base import Agent, make_agent
+from boardlab.files import atomic_savefig, atomic_write_text
+from boardlab.games import DRAW, LOSS, WIN, Game, Reason, parse_game
+
+DEFAULT_OPPONENTS = ("random", "greedy", "alphabeta:depth=2", "mcts:iters=500")
+DEFAULT_GAMES = 10
+"""Games per opponent (the agent plays each colour in turn)."""
+DEFAULT_OPENING = 2
+"""Most random plies before the agents take over (each game draws 0..this many)."""
+OPENING_ATTEMPTS = 100
+
+VALUE_NAMES = {WIN: "win", DRAW: "draw", LOSS: "loss"}
+
+
+class OracleError(ValueError):
+    """A game without a judge, a judge that cannot be built (tables missing), or bad options."""
+
+
+# --- judges -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MoveValue:
+    """The perfect-play value of one move for the side that plays it.
+
+    ``rank`` orders the moves of one position (larger is better; equal ranks are equally
+    perfect): the fastest win, then any draw, then the slowest loss. ``depth`` is the number of
+    plies to the end counting this move, when the judge knows it.
+    """
+
+    action: int
+    value: int
+    rank: tuple[int, ...]
+    depth: int | None = None
+
+    @property
+    def name(self) -> str:
+        """``win``, ``draw`` or ``loss``."""
+        return VALUE_NAMES[self.value]
+
+
+def depth_rank(value: int, depth: int) -> tuple[int, int]:
+    """The rank of a move from its value and its plies to the end (see :class:`MoveValue`)."""
+    if value == WIN:
+        return (2, -depth)
+    if value == DRAW:
+        return (1, 0)
+    return (0, depth)
+
+
+class Judge(ABC):
+    """The exact values of the moves of a game's positions."""
+
+    title: str = "a judge"
+    """What judges, for reports (e.g. ``the Quixo 4x4 tables``)."""
+    pieces_label: str = "plies"
+    """What :meth:`pieces` counts."""
+
+    def covers(self, state: Any) -> bool:
+        """True if this judge knows the values of the moves of ``state``."""
+        return True
+
+    @abstractmethod
+    def move_values(self, state: Any) -> list[MoveValue]:
+        """Every legal move of an ongoing position with its value for the mover."""
+
+    def pieces(self, state: Any) -> int:
+        """How far the game has come, for accuracy by stage (default: the ply)."""
+        return int(state.ply)
+
+
+class QuixoJudge(Judge):
+    """Quixo from the retrograde tables: 3x3 solved in memory, 4x4 and 5x5 read from a folder."""
+
+    pieces_label = "cubes"
+
+    def __init__(self, game: Game, directory: Path | str | None = None) -> None:
+        from boardlab.solvers.quixo_perfect import tables_for
+
+        size = int(game.size)  # type: ignore[attr-defined]
+        how = f"`boardlab solve quixo --size {size}`" + (" --blanks 1" if size == 5 else "")
+        tables = tables_for(3) if size == 3 else tables_for(size, directory)
+        cells = size * size
+        present = [tables.has_class(a, b) for a in range(cells + 1) for b in range(cells + 1 - a)]
+        if size == 5 and not any(present):
+            raise OracleError(f"no 5x5 Quixo endgame tables in {_folder(tables)}; build them with {how}")
+        if size != 5 and not all(present):
+            raise OracleError(f"the {size}x{size} Quixo tables are not built in {_folder(tables)}; run {how}")
+        self.tables = tables
+        self.title = f"the Quixo {size}x{size} tables" + (" (endgames)" if size == 5 else "")
+
+    def covers(self, state: Any) -> bool:
+        from boardlab.solvers.quixo_perfect import covers
+
+        return covers(state, self.tables)
+
+    def move_values(self, state: Any) -> list[MoveValue]:
+        from boardlab.solvers.quixo_perfect import move_values
+
+        return [
+            MoveValue(m.action, m.value, depth_rank(m.value, m.depth), m.depth)
+            for m in move_values(state, self.tables)
+        ]
+
+    def pieces(self, state: Any) -> int:
+        return (int(state.a) | int(state.b)).bit_count()
+
+
+def _folder(tables: Any) -> str:
+    return str(getattr(tables, "directory", "memory"))
+
+
+class SmallJudge(Judge):
+    """Acyclic games small enough for the exhaustive solver (Tic-Tac-Toe, small Nim)."""
+
+    def __init__(self, game: Game, limit: int | None = None) -> None:
+        from boardlab.solvers.small import DEFAULT_LIMIT, SolverError, solve
+
+        try:
+            self.solution = solve(game.initial(), limit or DEFAULT_LIMIT)
+        except SolverError as err:
+            raise OracleError(f"no judge for {game.spec}: {err}") from None
+        self.title = f"a full solve ({len(self.solution):,} positions)"
+
+    def move_values(self, state: Any) -> list[MoveValue]:
+        return [
+            MoveValue(action, value, depth_rank(value, depth), depth)
+            for action, (value, depth) in self.solution.move_values(state).items()
+        ]
+
+
+class ConnectFourJudge(Judge):
+    """Connect Four from its solver: each column's exact score (a win scores more the sooner it
+    comes, a loss less the sooner). No depth is given; ranks come from the scores."""
+
+    pieces_label = "stones"
+
+    def __init__(self, game: Game) -> None:
+        from boardlab.solvers.connect4 import SolverError, solver_for
+
+        try:
+            self.solver = solver_for(game)
+        except SolverError as err:
+            raise OracleError(f"no judge for {game.spec}: {err}") from None
+        self.title = "the Connect Four solver"
+
+    def move_values(self, state: Any) -> list[MoveValue]:
+        scores = self.solver.analyze(state)
+        out = []
+        for action in state.legal_indices():
+            score = scores[action]
+            if score is None:
+                raise OracleError(f"the Connect Four solver gave no score for column {action + 1}")
+            value = WIN if score > 0 else LOSS if score < 0 else DRAW
+            out.append(MoveValue(action, value, (score,)))
+        return out
+
+
+def quixo_judge(game: Game, directory: Path | str | None = None) -> Judge:
+    """The Quixo judge (tables from ``directory``, default the user cache folder)."""
+    return QuixoJudge(game, directory)
+
+
+def small_judge(game: Game, directory: Path | str | None = None) -> Judge:
+    """The judge of a game the small solver handles."""
+    return SmallJudge(game)
+
+
+def connect4_judge(game: Game, directory: Path | str | None = None) -> Judge:
+    """The Connect Four judge (its solver's per-column scores)."""
+    return ConnectFourJudge(game)
+
+
+JudgeFactory = Callable[[Game, Path | str | None], Judge]
+
+JUDGES: dict[str, JudgeFactory] = {
+    "quixo": quixo_judge,
+    "tictactoe": small_judge,
+    "nim": small_judge,
+    "connect4": connect4_judge,
+}
+"""Game name -> the factory of its judge, called with the game and a table folder (or None)."""
+
+
+def register_judge(game: str, factory: JudgeFactory) -> None:
+    """Let the oracle judge ``game`` (a registered game name) with ``factory``."""
+    JUDGES[game] = factory
+
+
+def judge_for(game: Game | str, directory: Path | str | None = None) -> Judge:
+    """The judge of a game (a Game or its spec); OracleError when there is none."""
+    game = parse_game(game)
+    factory = JUDGES.get(game.name)
+    if factory is None:
+        raise OracleError(f"no exact judge for {game.name}; the oracle judges {', '.join(sorted(JUDGES))}")
+    return factory(game, directory)
+
+
+# --- the report -------------------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    """Counts over judged moves of the agent."""
+
+    moves: int = 0
+    kept: int = 0
+    """Moves whose value equals the best move's value."""
+    exact: int = 0
+    """Moves as good as the best move, fastest win and slowest loss included."""
+    won: int = 0
+    """Positions won for the agent (before its move)."""
+    thrown: int = 0
+    """Won positions where the agent's move no longer wins."""
+
+    def add(self, other: Tally) -> None:
+        """Add another tally's counts to this one."""
+        self.moves += other.moves
+        self.kept += other.kept
+        self.exact += other.exact
+        self.won += other.won
+        self.thrown += other.thrown
+
+    @property
+    def accuracy(self) -> float:
+        """Share of the judged moves keeping the value (NaN without any)."""
+        return self.kept / self.moves if self.moves else math.nan
+
+    @property
+    def exact_accuracy(self) -> float:
+        """Share of the judged moves that are perfect, depth included."""
+        return self.exact / self.moves if self.moves else math.nan
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {
+            "moves": self.moves,
+            "kept": self.kept,
+            "exact": self.exact,
+            "won": self.won,
+            "thrown": self.thrown,
+            "accuracy": _number(self.accuracy),
+            "exact_accuracy": _number(self.exact_accuracy),
+        }
+
+
+@dataclass
+class OpponentResult:
+    """The games against one opponent: results for the agent and its judged moves."""
+
+    opponent: str
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    thrown_games: int = 0
+    """Games in which the agent threw a won position away at least once."""
+    capped: int = 0
+    """Games drawn by the game's ply cap (often a loop of repeated positions)."""
+    unjudged: int = 0
+    """Moves of the agent not judged: before ``from_ply``, or in positions the judge does not cover."""
+    tally: Tally = field(default_factory=Tally)
+    """The agent's judged moves."""
+    distinct: Tally = field(default_factory=Tally)
+    """The agent's judged moves, each position counted once per game."""
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {
+            "opponent": self.opponent,
+            "games": self.games,
+            "wins": self.wins,
+            "draws": self.draws,
+            "losses": self.losses,
+            "thrown_games": self.thrown_games,
+            "capped": self.capped,
+            "unjudged": self.unjudged,
+            **self.tally.to_json(),
+            "distinct": self.distinct.to_json(),
+        }
+
+
+@dataclass
+class OracleReport:
+    """Move accuracy of one agent on one game, against each opponent and by game stage."""
+
+    agent: str
+    game: str
+    judge: str
+    pieces_label: str
+    seed: int
+    opening: int
+    opponents: list[OpponentResult]
+    by_pieces: dict[int, Tally]
+    from_ply: int = 0
+    seconds: float = 0.0
+
+    @property
+    def tally(self) -> Tally:
+        """The counts over every opponent."""
+        total = Tally()
+        for result in self.opponents:
+            total.add(result.tally)
+        return total
+
+    @property
+    def distinct(self) -> Tally:
+        """The counts over every opponent, each position counted once per game."""
+        total = Tally()
+        for result in self.opponents:
+            total.add(result.distinct)
+        return total
+
+    @property
+    def moves(self) -> int:
+        """Moves of the agent that were judged."""
+        return self.tally.moves
+
+    @property
+    def accuracy(self) -> float:
+        """Share of the judged moves keeping the perfect-play value."""
+        return self.tally.accuracy
+
+    @property
+    def exact_accuracy(self) -> float:
+        """Share of the judged moves that are perfect, fastest win and slowest loss included."""
+        return self.tally.exact_accuracy
+
+    @property
+    def games(self) -> int:
+        """Games played."""
+        return sum(r.games for r in self.opponents)
+
+    @property
+    def thrown_games(self) -> int:
+        """Games in which the agent threw a won position away."""
+        return sum(r.thrown_games for r in self.opponents)
+
+    @property
+    def thrown_share(self) -> float:
+        """Share of the games in which the agent threw a won position away."""
+        return self.thrown_games / self.games if self.games else math.nan
+
+    @property
+    def capped(self) -> int:
+        """Games drawn by the ply cap."""
+        return sum(r.capped for r in self.opponents)
+
+    @property
+    def unjudged(self) -> int:
+        """Moves of the agent not judged (before ``from_ply`` or not covered)."""
+        return sum(r.unjudged for r in self.opponents)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict of everything measured."""
+        return {
+            "agent": self.agent,
+            "game": self.game,
+            "judge": self.judge,
+            "seed": self.seed,
+            "opening": self.opening,
+            "from_ply": self.from_ply,
+            "games": self.games,
+            "thrown_games": self.thrown_games,
+            "thrown_share": _number(self.thrown_share),
+            "capped": self.capped,
+            "unjudged": self.unjudged,
+            "seconds": round(self.seconds, 3),
+            **self.tally.to_json(),
+            "distinct": self.distinct.to_json(),
+            "opponents": [r.to_json() for r in self.opponents],
+            "pieces": self.pieces_label,
+            "by_pieces": [{self.pieces_label: k, **t.to_json()} for k, t in sorted(self.by_pieces.items())],
+        }
+
+
+def _number(x: float) -> float | None:
+    return None if math.isnan(x) else round(x, 6)
+
+
+# --- measuring --------------------------------------------------------------------------------
+
+
+def _opening(game: Game, most: int, rng: random.Random) -> Any:
+    """A position after 0..``most`` random plies that leaves the game open."""
+    start = game.initial()
+    plies = rng.randint(0, most)
+    for _ in range(OPENING_ATTEMPTS):
+        state = start
+        for _ in range(plies):
+            if state.is_over:
+                break
+            state = state.play_index(rng.choice(state.legal_indices()))
+        if not state.is_over:
+            return state
+    return start
+
+
+def _action(state: Any, move: Any) -> int:
+    game = state.game
+    return int(game.parse_action(move) if isinstance(move, str) else game.action_of(move))
+
+
+def _agent(spec: str, seed: int, game: Game) -> Agent:
+    agent = make_agent(spec, seed=seed, game=game)
+    agent.prepare(game)
+    agent.new_game()
+    return agent
+
+
+def judge_move(values: Sequence[MoveValue], action: int) -> Tally:
+    """The tally of one move: ``action`` played where the moves have ``values``."""
+    by_action = {v.action: v for v in values}
+    if action not in by_action:
+        raise OracleError(f"action {action} is not a legal move of the judged position")
+    chosen = by_action[action]
+    best_value = max(v.value for v in values)
+    best_rank = max(v.rank for v in values)
+    won = best_value == WIN
+    return Tally(
+        moves=1,
+        kept=int(chosen.value == best_value),
+        exact=int(chosen.rank == best_rank),
+        won=int(won),
+        thrown=int(won and chosen.value != WIN),
+    )
+
+
+@dataclass
+class GameJudgement:
+    """One game's judged moves of the agent."""
+
+    final: Any
+    """The last position."""
+    tally: Tally = field(default_factory=Tally)
+    """Every judged move."""
+    distinct: Tally = field(default_factory=Tally)
+    """The judged moves in positions met for the first time in the game (a loop of repeated
+    positions counts once)."""
+    unjudged: int = 0
+    """Moves not judged: before ``from_ply``, or in positions the judge does not cover."""
+
+
+def play_judged_game(
+    game: Game,
+    agent: Agent,
+    opponent: Agent,
+    colour: int,
+    start: Any,
+    judge: Judge,
+    by_pieces: dict[int, Tally],
+    from_ply: int = 0,
+) -> GameJudgement:
+    """Play from ``start`` with the agent as ``colour`` (0 moves first) and judge its moves
+    from ply ``from_ply`` on; ``by_pieces`` gains each judged move under its piece count."""
+    players = {colour: agent, 1 - colour: opponent}
+    state, result, seen = start, GameJudgement(start), set()
+    while state.outcome is None:
+        mover = state.to_move
+        judged = mover == colour and state.ply >= from_ply and judge.covers(state)
+        values = judge.move_values(state) if judged else None
+        move = players[mover].choose(state)
+        if mover == colour:
+            if values is None:
+                result.unjudged += 1
+            else:
+                one = judge_move(values, _action(state, move))
+                result.tally.add(one)
+                if state.words not in seen:
+                    seen.add(state.words)
+                    result.distinct.add(one)
+                by_pieces.setdefault(judge.pieces(state), Tally()).add(one)
+        state = state.play(move)
+    result.final = state
+    return result
+
+
+def measure(
+    agent: str,
+    game: Game | str = "quixo:size=4",
+    *,
+    opponents: Iterable[str] = DEFAULT_OPPONENTS,
+    games: int = DEFAULT_GAMES,
+    seed: int = 0,
+    opening: int = DEFAULT_OPENING,
+    from_ply: int = 0,
+    judge: Judge | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> OracleReport:
+    """Play ``games`` games of ``agent`` against each opponent and judge every move it makes.
+
+    The agent plays first in even games and second in odd ones; games ``2k`` and ``2k + 1``
+    start from the same random opening (0..``opening`` plies), and each opponent meets the same
+    openings. Everything follows from ``seed``. Moves before ply ``from_ply`` are played but
+    not judged (for judges that are slow early in a game). ``progress(done, total)`` is called
+    after each game. AgentSpecError for an agent or opponent that cannot play the game; OracleError for a
+    game without a judge.
+    """
+    game = parse_game(game)
+    opponents = list(opponents)
+    if games < 1:
+        raise OracleError(f"games must be at least 1, got {games}")
+    if opening < 0:
+        raise OracleError(f"the opening must be 0 plies or more, got {opening}")
+    if from_ply < 0:
+        raise OracleError(f"from_ply must be 0 or more, got {from_ply}")
+    if not opponents:
+        raise OracleError("give at least one opponent")
+    for spec in (agent, *opponents):  # refuse bad specs before any game is played
+        make_agent(spec, seed=0, game=game)
+    judge = judge if judge is not None else judge_for(game)
+    started = time.perf_counter()
+    results = [OpponentResult(spec) for spec in opponents]
+    by_pieces: dict[int, Tally] = {}
+    total, done = games * len(opponents), 0
+    for o, result in enumerate(results):
+        for i in range(games):
+            start = _opening(game, opening, random.Random(f"oracle-opening:{seed}:{i // 2}"))
+            seeds = random.Random(f"oracle-agents:{seed}:{o}:{i}")
+            colour = i % 2
+            me = _agent(agent, seeds.randrange(2**31), game)
+            them = _agent(result.opponent, seeds.randrange(2**31), game)
+            judged = play_judged_game(game, me, them, colour, start, judge, by_pieces, from_ply)
+            outcome = judged.final.outcome
+            winner = outcome.winner
+            result.games += 1
+            result.wins += winner == colour
+            result.losses += winner == 1 - colour
+            result.draws += winner is None
+            result.thrown_games += judged.tally.thrown > 0
+            result.capped += outcome.reason == Reason.PLY_CAP
+            result.unjudged += judged.unjudged
+            result.tally.add(judged.tally)
+            result.distinct.add(judged.distinct)
+            done += 1
+            if progress is not None:
+                progress(done, total)
+    return OracleReport(
+        agent=agent,
+        game=game.spec,
+        judge=judge.title,
+        pieces_label=judge.pieces_label,
+        seed=seed,
+        opening=opening,
+        opponents=results,
+        by_pieces=by_pieces,
+        from_ply=from_ply,
+        seconds=time.perf_counter() - started,
+    )
+
+
+# --- output -----------------------------------------------------------------------------------
+
+
+def write_json(report: OracleReport, path: Path | str) -> Path:
+    """Write the report as JSON, atomically."""
+    import json
+
+    return atomic_write_text(path, json.dumps(report.to_json(), indent=2) + "\n")
+
+
+def plot_accuracy(reports: Sequence[OracleReport], path: Path | str) -> Path:
+    """A PNG of accuracy against the pieces on the board, one line per report, written
+    atomically. With one report, the exactly-best share and the moves judged are shown too."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator, PercentFormatter
+
+    if not reports:
+        raise OracleError("nothing to plot: no report given")
+    figure = Figure(figsize=(8, 4.8), dpi=110, layout="constrained")
+    FigureCanvasAgg(figure)
+    ax = figure.subplots()
+    label = reports[0].pieces_label
+    if len(reports) == 1:
+        report = reports[0]
+        keys = sorted(report.by_pieces)
+        counts = [report.by_pieces[k].moves for k in keys]
+        bars = ax.twinx()
+        bars.bar(keys, counts, color="#d9d9d9", width=0.7, label="moves judged")
+        bars.set_ylabel("moves judged")
+        bars.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_zorder(bars.get_zorder() + 1)
+        ax.patch.set_visible(False)
+        ax.plot(
+            keys, [report.by_pieces[k].accuracy for k in keys], "o-", color="#1f77b4", label="keeps the value"
+        )
+        exact = [report.by_pieces[k].exact_accuracy for k in keys]
+        ax.plot(keys, exact, "s--", color="#ff7f0e", markersize=4, label="exactly best (depth too)")
+        ax.set_title(
+            f"{report.agent} on {report.game}: accuracy {report.accuracy:.1%} over {report.moves:,} moves, "
+            f"{report.games} games",
+            fontsize=10,
+        )
+        handles = ax.get_legend_handles_labels()[0] + bars.get_legend_handles_labels()[0]
+        figure.legend(handles=handles, loc="outside lower center", ncol=3, fontsize=8)
+    else:
+        for report in reports:
+            keys = sorted(report.by_pieces)
+            ax.plot(
+                keys, [report.by_pieces[k].accuracy for k in keys], "o-", markersize=3, label=report.agent
+            )
+        ax.set_title(f"Move accuracy on {reports[0].game} (keeps the perfect-play value)", fontsize=10)
+        figure.legend(loc="outside right center", fontsize=8)
+    ax.set_xlabel(f"{label} on the board before the move")
+    ax.set_ylabel("share of moves")
+    ax.set_ylim(-0.02, 1.05)
+    ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.grid(True, alpha=0.3)
+    return atomic_savefig(figure, path)
+
+
+__all__ = [
+    "DEFAULT_GAMES",
+    "DEFAULT_OPENING",
+    "DEFAULT_OPPONENTS",
+    "JUDGES",
+    "ConnectFourJudge",
+    "GameJudgement",
+    "Judge",
+    "MoveValue",
+    "OpponentResult",
+    "OracleError",
+    "OracleReport",
+    "QuixoJudge",
+    "SmallJudge",
+    "Tally",
+    "depth_rank",
+    "judge_for",
+    "judge_move",
+    "measure",
+    "play_judged_game",
+    "plot_accuracy",
+    "register_judge",
+    "write_json",
+]

@@ -1,0 +1,236 @@
+"""The ``oracle`` command: an agent's move accuracy against an exact judge, as a table, a plot
+and a JSON file."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+DEFAULT_QUIXO_SIZE = 4
+
+
+def register(app: typer.Typer) -> None:
+    """Attach the ``oracle`` command to a typer app."""
+    app.command(
+        "oracle",
+        help="Move accuracy of an agent against perfect play (Quixo tables, Tic-Tac-Toe, Nim, Connect Four).",
+    )(oracle_command)
+
+
+def _fail(message: str) -> NoReturn:
+    Console(stderr=True, highlight=False, soft_wrap=True).print(f"[red]Error:[/red] {escape(message)}")
+    raise typer.Exit(2)
+
+
+def split_specs(texts: list[str]) -> list[str]:
+    """Agent specs from option texts: separated by spaces, ``;`` or commas, where a comma
+    followed by ``key=value`` continues the spec before it (``alphabeta:depth=2,eval=lines3``)."""
+    specs: list[str] = []
+    for text in texts:
+        for chunk in text.replace(";", " ").split():
+            for item in chunk.split(","):
+                if not item:
+                    continue
+                if specs and "=" in item and ":" not in item and ":" in specs[-1]:
+                    specs[-1] += "," + item
+                else:
+                    specs.append(item)
+    return specs
+
+
+def game_spec(game: str, size: int | None) -> str:
+    """The game spec from ``--game`` and ``--size`` (Quixo defaults to 4x4 here)."""
+    from boardlab.spec import SpecError, split_spec
+
+    try:
+        name, options = split_spec(game)
+    except SpecError as err:
+        _fail(str(err))
+    if size is not None:
+        if name != "quixo":
+            _fail(f"--size is for Quixo; give the options of {name} in --game, e.g. --game {name}:key=value")
+        if "size" in options and options["size"].strip() != str(size):
+            _fail(f"--size {size} contradicts --game {game}")
+        options["size"] = str(size)
+    elif name == "quixo" and "size" not in options:
+        options["size"] = str(DEFAULT_QUIXO_SIZE)
+    return name + (":" + ",".join(f"{k}={v}" for k, v in options.items()) if options else "")
+
+
+def _share(x: float) -> str:
+    return "-" if math.isnan(x) else f"{x:.1%}"
+
+
+def oracle_command(
+    agent: Annotated[str, typer.Argument(help="agent spec, e.g. mcts:iters=1000")],
+    game: Annotated[
+        str,
+        typer.Option(
+            "--game", help="game spec: quixo, tictactoe, nim:piles=3-4-5, connect4 (with --from-ply)"
+        ),
+    ] = "quixo",
+    size: Annotated[
+        int | None, typer.Option("--size", "-n", help="Quixo board side: 3, 4 (the default) or 5 (endgames)")
+    ] = None,
+    games: Annotated[
+        int, typer.Option("--games", help="games against each opponent (colours alternate)")
+    ] = 10,
+    opponents: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--opponents",
+            help="opponent specs, separated by spaces or commas "
+            "(default: random greedy alphabeta:depth=2 mcts:iters=500)",
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="same seed, same openings and games")] = 0,
+    opening: Annotated[
+        int, typer.Option("--opening", help="most random plies opening a game (0..this many)")
+    ] = 2,
+    from_ply: Annotated[
+        int,
+        typer.Option("--from-ply", help="judge the agent's moves from this ply on (earlier: played only)"),
+    ] = 0,
+    out: Annotated[Path, typer.Option("--out", help="folder for oracle.png and oracle.json")] = Path(
+        "results/oracle"
+    ),
+    tables: Annotated[
+        Path | None,
+        typer.Option("--tables", help="where the Quixo tables are (default: the user cache folder)"),
+    ] = None,
+) -> None:
+    """Play the agent against a spread of opponents and judge each of its moves with perfect
+    play: the share keeping the value, the share exactly best, and the games in which it threw
+    a won position away; accuracy by the number of pieces on the board is plotted."""
+    from boardlab.agents.base import AgentSpecError, make_agent
+    from boardlab.games import GameError, parse_game
+    from boardlab.solvers.oracle import (
+        DEFAULT_OPPONENTS,
+        OracleError,
+        judge_for,
+        measure,
+        plot_accuracy,
+        write_json,
+    )
+
+    if games < 1:
+        _fail(f"--games must be at least 1, got {games}")
+    if opening < 0:
+        _fail(f"--opening must be 0 or more, got {opening}")
+    if from_ply < 0:
+        _fail(f"--from-ply must be 0 or more, got {from_ply}")
+    if out.exists() and not out.is_dir():
+        _fail(f"--out {out} is a file; expected a folder for oracle.png and oracle.json")
+    specs = split_specs(opponents) if opponents else list(DEFAULT_OPPONENTS)
+    if not specs:
+        _fail("--opponents names no agent")
+    try:
+        the_game = parse_game(game_spec(game, size))
+        judge = judge_for(the_game, tables)
+        for spec in (agent, *specs):
+            make_agent(spec, seed=0, game=the_game)
+    except (AgentSpecError, GameError, OracleError) as err:
+        _fail(str(err))
+    except KeyError as err:  # a table missing after the check (removed meanwhile)
+        _fail(str(err.args[0]) if err.args else str(err))
+    console = Console(highlight=False)
+    console.print(f"Judging {agent} on {the_game.title} with {judge.title}")
+    columns = (
+        TextColumn("games"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=console, transient=True) as bar:
+        task = bar.add_task("games", total=games * len(specs))
+        try:
+            report = measure(
+                agent,
+                the_game,
+                opponents=specs,
+                games=games,
+                seed=seed,
+                opening=opening,
+                from_ply=from_ply,
+                judge=judge,
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
+            )
+        except (AgentSpecError, OracleError) as err:
+            _fail(str(err))
+    _print_report(console, report)
+    try:
+        paths = [plot_accuracy([report], out / "oracle.png"), write_json(report, out / "oracle.json")]
+    except OSError as err:
+        _fail(f"cannot write into {out}: {err.strerror or err}")
+    console.print("Wrote " + ", ".join(str(p) for p in paths))
+
+
+def _print_report(console: Console, report: object) -> None:
+    from boardlab.solvers.oracle import OracleReport
+
+    assert isinstance(report, OracleReport)
+    table = Table(
+        title=f"{report.agent} on {report.game}, judged by {report.judge}",
+        caption="accuracy: moves keeping the perfect-play value; exact: also the fastest win or the "
+        "slowest loss; distinct: accuracy with each position counted once per game; wins thrown: "
+        "won positions left by a move that no longer wins",
+    )
+    columns = ("opponent", "W-D-L", "moves", "accuracy", "exact", "distinct", "wins thrown", "games thrown")
+    for column in columns:
+        if column == "opponent":
+            table.add_column(column, overflow="fold")
+        else:
+            table.add_column(column, justify="right", no_wrap=True, min_width=len(column))
+    for r in report.opponents:
+        t = r.tally
+        table.add_row(
+            r.opponent,
+            f"{r.wins}-{r.draws}-{r.losses}",
+            f"{t.moves:,}",
+            _share(t.accuracy),
+            _share(t.exact_accuracy),
+            _share(r.distinct.accuracy),
+            f"{t.thrown:,} of {t.won:,}",
+            f"{r.thrown_games} of {r.games}",
+        )
+    total = report.tally
+    wins = sum(r.wins for r in report.opponents)
+    draws = sum(r.draws for r in report.opponents)
+    losses = sum(r.losses for r in report.opponents)
+    table.add_section()
+    table.add_row(
+        "all",
+        f"{wins}-{draws}-{losses}",
+        f"{total.moves:,}",
+        _share(total.accuracy),
+        _share(total.exact_accuracy),
+        _share(report.distinct.accuracy),
+        f"{total.thrown:,} of {total.won:,}",
+        f"{report.thrown_games} of {report.games}",
+        style="bold",
+    )
+    console.print(table)
+    stages = Table(title=f"Accuracy by {report.pieces_label} on the board")
+    for column in (report.pieces_label, "moves", "accuracy", "exact"):
+        stages.add_column(column, justify="right")
+    for pieces, t in sorted(report.by_pieces.items()):
+        stages.add_row(str(pieces), f"{t.moves:,}", _share(t.accuracy), _share(t.exact_accuracy))
+    console.print(stages)
+    if report.capped:
+        console.print(
+            f"{report.capped} of {report.games} games were drawn by the ply cap; the moves of such games "
+            "(often a loop of repeated positions) weigh heavily on the move counts; see distinct."
+        )
+    if report.unjudged:
+        console.print(
+            f"{report.unjudged:,} moves of the agent were not judged "
+            f"(before ply {report.from_ply}, or in positions the judge does not cover)."
+        )
+    console.print(f"({report.seconds:.1f} s)")

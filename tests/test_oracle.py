@@ -1,0 +1,260 @@
+"""The oracle: judges agree with plain search, perfect play scores 1.0, the CLI and its files."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from boardlab.games import DRAW, LOSS, WIN, parse_game
+from boardlab.solvers import oracle
+from boardlab.solvers.oracle import (
+    MoveValue,
+    OracleError,
+    Tally,
+    depth_rank,
+    judge_for,
+    judge_move,
+    measure,
+    plot_accuracy,
+    write_json,
+)
+from boardlab.solvers.oracle_cli import game_spec, register, split_specs
+
+QUICK = ("random", "greedy")
+
+
+@pytest.fixture(scope="module")
+def quixo3():
+    return parse_game("quixo:size=3")
+
+
+@pytest.fixture(scope="module")
+def tictactoe():
+    return parse_game("tictactoe")
+
+
+def _random_positions(game, count: int, plies: range, seed: int) -> list:
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        state = game.initial()
+        for _ in range(rng.choice(plies)):
+            if state.is_over:
+                break
+            state = state.play_index(rng.choice(state.legal_indices()))
+        if not state.is_over:
+            out.append(state)
+    return out
+
+
+# --- judges against plain search ----------------------------------------------------------------
+
+
+def _negamax(state) -> int:
+    """Plain minimax value for the side to move (no memo, no solver)."""
+    outcome = state.outcome
+    if outcome is not None:
+        return DRAW if outcome.winner is None else (WIN if outcome.winner == state.to_move else LOSS)
+    return max(-_negamax(state.play_index(a)) for a in state.legal_indices())
+
+
+def test_tictactoe_judge_agrees_with_plain_search(tictactoe) -> None:
+    judge = judge_for(tictactoe)
+    for state in _random_positions(tictactoe, 6, range(3, 6), seed=5):
+        for move in judge.move_values(state):
+            assert move.value == -_negamax(state.play_index(move.action)), (state.to_text(), move)
+
+
+def _wins_within(state, plies: int) -> bool:
+    """The side to move can force a win within ``plies`` plies (plain search)."""
+    if state.outcome is not None:
+        return state.outcome.winner == state.to_move
+    if plies <= 0:
+        return False
+    return any(_loses_within(state.play_index(a), plies - 1) for a in state.legal_indices())
+
+
+def _loses_within(state, plies: int) -> bool:
+    """Whatever the side to move does, it loses within ``plies`` plies."""
+    if state.outcome is not None:
+        return state.outcome.winner == 1 - state.to_move
+    if plies <= 0:
+        return False
+    return all(_wins_within(state.play_index(a), plies - 1) for a in state.legal_indices())
+
+
+def test_quixo_judge_agrees_with_the_tables_and_with_plain_search(quixo3) -> None:
+    from boardlab.solvers.quixo_perfect import tables_for
+
+    judge = judge_for(quixo3)
+    tables = tables_for(3)
+    checked_short = 0
+    for state in _random_positions(quixo3, 12, range(4, 12), seed=3):
+        for move in judge.move_values(state):
+            child = state.play_index(move.action)
+            value, depth = tables.value(child.a, child.b)
+            assert (move.value, move.depth) == (-value, depth + 1)
+            if move.value == WIN and move.depth <= 3:
+                assert _loses_within(child, move.depth - 1)
+                if move.depth >= 2:  # not faster either: the depth is exact
+                    assert not _loses_within(child, move.depth - 2)
+                checked_short += 1
+    assert checked_short > 0
+
+
+def test_quixo_judge_counts_cubes(quixo3) -> None:
+    judge = judge_for(quixo3)
+    state = quixo3.parse_position("X.O.O.X.. O 4")
+    assert judge.pieces_label == "cubes" and judge.pieces(state) == 4
+
+
+def test_no_judge_and_missing_tables_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(OracleError, match="boardlab solve quixo --size 4"):
+        judge_for("quixo:size=4", tmp_path)
+    monkeypatch.delitem(oracle.JUDGES, "nim")
+    with pytest.raises(OracleError, match="no exact judge for nim"):
+        judge_for("nim")
+
+
+def test_one_move_is_tallied() -> None:
+    values = [
+        MoveValue(0, WIN, depth_rank(WIN, 3), 3),
+        MoveValue(1, WIN, depth_rank(WIN, 5), 5),
+        MoveValue(2, DRAW, depth_rank(DRAW, 9), 9),
+    ]
+    assert judge_move(values, 0) == Tally(moves=1, kept=1, exact=1, won=1, thrown=0)
+    assert judge_move(values, 1) == Tally(moves=1, kept=1, exact=0, won=1, thrown=0)
+    assert judge_move(values, 2) == Tally(moves=1, kept=0, exact=0, won=1, thrown=1)
+    drawn = [MoveValue(0, DRAW, depth_rank(DRAW, 2), 2), MoveValue(1, LOSS, depth_rank(LOSS, 1), 1)]
+    assert judge_move(drawn, 1) == Tally(moves=1, kept=0, exact=0, won=0, thrown=0)
+    with pytest.raises(OracleError):
+        judge_move(drawn, 7)
+
+
+# --- accuracy of agents -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", ["quixo:size=3", "tictactoe"])
+def test_perfect_agent_keeps_every_value(game: str) -> None:
+    report = measure("perfect", game, opponents=QUICK, games=4, seed=1)
+    assert report.games == 8 and report.moves > 8
+    assert report.accuracy == 1.0 and report.exact_accuracy == 1.0
+    assert report.thrown_games == 0 and report.tally.thrown == 0
+    assert report.distinct.accuracy == 1.0 and 0 < report.distinct.moves <= report.moves
+    assert sum(t.moves for t in report.by_pieces.values()) == report.moves
+
+
+def test_random_agent_makes_mistakes_on_quixo3() -> None:
+    report = measure("random", "quixo:size=3", opponents=QUICK, games=4, seed=1)
+    assert report.accuracy < 1.0
+    assert report.thrown_share > 0.0
+    assert report.exact_accuracy <= report.accuracy
+
+
+def test_same_seed_same_report() -> None:
+    first = measure("random", "tictactoe", opponents=["random"], games=4, seed=7).to_json()
+    second = measure("random", "tictactoe", opponents=["random"], games=4, seed=7).to_json()
+    first.pop("seconds")
+    second.pop("seconds")
+    assert first == second
+
+
+def test_moves_before_from_ply_are_played_not_judged() -> None:
+    report = measure("random", "tictactoe", opponents=["random"], games=2, seed=0, from_ply=4)
+    assert report.moves > 0 and report.unjudged > 0
+    assert min(report.by_pieces) >= 4  # tictactoe counts plies
+    assert measure("random", "tictactoe", opponents=["random"], games=2, from_ply=99).moves == 0
+
+
+def test_connect4_judge_agrees_with_plain_search() -> None:
+    game = parse_game("connect4")
+    judge = judge_for(game)
+    for state in _random_positions(game, 3, range(36, 37), seed=2):
+        for move in judge.move_values(state):
+            assert move.value == -_negamax(state.play_index(move.action)), (state.to_text(), move)
+
+
+def test_report_files(tmp_path: Path) -> None:
+    report = measure("greedy", "quixo:size=3", opponents=["random"], games=2, seed=0)
+    data = json.loads(write_json(report, tmp_path / "o.json").read_text())
+    assert data["moves"] == report.moves and data["by_pieces"][0]["cubes"] >= 0
+    png = plot_accuracy([report], tmp_path / "o.png").read_bytes()
+    assert png.startswith(b"\x89PNG")
+    assert plot_accuracy([report, report], tmp_path / "two.png").exists()
+
+
+# --- the command --------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def cli() -> typer.Typer:
+    app = typer.Typer()
+
+    @app.callback()
+    def main() -> None:
+        """boardlab (test copy)"""
+
+    register(app)
+    return app
+
+
+def test_cli_writes_the_table_the_json_and_the_plot(cli: typer.Typer, tmp_path: Path) -> None:
+    args = [
+        "oracle",
+        "perfect",
+        "--size",
+        "3",
+        "--games",
+        "2",
+        "--opponents",
+        "random",
+        "--out",
+        str(tmp_path),
+    ]
+    result = CliRunner().invoke(cli, args, terminal_width=120)
+    assert result.exit_code == 0, result.output
+    assert "100.0%" in result.output and "cubes" in result.output
+    data = json.loads((tmp_path / "oracle.json").read_text())
+    assert data["agent"] == "perfect" and data["accuracy"] == 1.0 and data["games"] == 2
+    assert (tmp_path / "oracle.png").read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["oracle", "nosuch", "--size", "3"], "unknown agent 'nosuch'"),
+        (["oracle", "random", "--size", "3", "--opponents", "random nosuch"], "unknown agent 'nosuch'"),
+        (["oracle", "random", "--game", "chess"], "unknown game"),
+        (["oracle", "random", "--size", "4", "--tables", "{tmp}"], "boardlab solve quixo --size 4"),
+        (["oracle", "random", "--game", "tictactoe", "--size", "3"], "--size is for Quixo"),
+        (["oracle", "random", "--size", "3", "--games", "0"], "--games"),
+        (["oracle", "random", "--game", "nim"], "no exact judge for nim"),
+    ],
+)
+def test_cli_bad_input_is_one_line_and_exit_2(
+    cli: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], message: str
+) -> None:
+    monkeypatch.delitem(oracle.JUDGES, "nim")
+    args = [a.replace("{tmp}", str(tmp_path / "none")) for a in args]
+    result = CliRunner().invoke(cli, args, terminal_width=400)
+    assert result.exit_code == 2, result.output
+    text = result.output.strip()
+    assert message in text and len(text.splitlines()) == 1, text
+    assert not (tmp_path / "none").exists()
+
+
+def test_option_parsing() -> None:
+    assert split_specs(["random greedy,alphabeta:depth=2,eval=lines3;mcts:iters=5"]) == [
+        "random",
+        "greedy",
+        "alphabeta:depth=2,eval=lines3",
+        "mcts:iters=5",
+    ]
+    assert game_spec("quixo", None) == "quixo:size=4"
+    assert game_spec("quixo:ply_cap=50", 3) == "quixo:ply_cap=50,size=3"
+    assert game_spec("tictactoe", None) == "tictactoe"
