@@ -2,11 +2,16 @@
 
     boardlab train qlearning --game tictactoe --episodes 30000 --out runs/ttt-q
     boardlab train mcrl --game tictactoe --episodes 30000 --out runs/ttt-mc --alpha 0.2
+    boardlab train ga --game "nim;nim:misere=false" --epochs 50 --hyper selection=roulette --out runs/nim-ga
 
 ``--out DIR`` receives ``model.npz`` (the table with its hyper-parameters and training state:
 the file the ``qlearning`` / ``mcrl`` agents play with ``model=DIR/model.npz``),
 ``summary.json`` and the PNG plots. Ctrl-C saves a checkpoint; the same command with
 ``--resume`` continues it, and the result is the same as an uninterrupted run.
+
+``ga`` (an evolved Nim player, :mod:`boardlab.learn.nim_ga`) counts ``--epochs``, takes its
+hyper-parameters as ``--hyper key=value,...``, trains on one or several ';'-separated Nim games
+and writes ``model.json`` (the ``nimga`` agent plays ``model=DIR/model.json``) and its own plots.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 MODEL_FILE = "model.npz"
+GA_KIND = "ga"
 SUMMARY_FILE = "summary.json"
 
 
@@ -159,15 +165,16 @@ def _last_eval(progress: Any) -> str:
 
 
 def train_command(
-    kind: Annotated[str, typer.Argument(metavar="KIND", help="What to train: qlearning or mcrl.")] = "",
+    kind: Annotated[str, typer.Argument(metavar="KIND", help="What to train: qlearning, mcrl or ga.")] = "",
     out: Annotated[
         Path | None,
         typer.Option("--out", metavar="DIR", help="Folder for model.npz, summary.json and the plots."),
     ] = None,
     game: Annotated[str, typer.Option(help="Game spec, e.g. tictactoe or quixo:size=3.")] = "tictactoe",
     episodes: Annotated[
-        str, typer.Option(metavar="N", help="Episodes in total (a resumed run counts its own).")
-    ] = "30000",
+        str | None,
+        typer.Option(metavar="N", help="Episodes in total (a resumed run counts its own; default 30000)."),
+    ] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue the run saved in --out.")] = False,
     force: Annotated[bool, typer.Option("--force", help="Start over even if --out holds a model.")] = False,
     seed: Annotated[
@@ -198,47 +205,60 @@ def train_command(
     against: Annotated[
         str, typer.Option(help="Fixed opponents, ';'-separated specs (default: random;perfect).")
     ] = "",
+    epochs: Annotated[str | None, typer.Option(metavar="N", help="ga: epochs in total (default 50).")] = None,
+    hyper: Annotated[
+        str | None,
+        typer.Option(metavar="K=V,...", help="ga: hyper-parameters, e.g. genome=target,selection=roulette."),
+    ] = None,
 ) -> None:
-    """Train a tabular learner (Q-learning or Monte Carlo value learning) and plot what it learned."""
+    """Train a tabular learner (Q-learning, Monte Carlo value learning) or an evolved Nim player (ga)
+    and plot what it learned."""
     from boardlab.games import GameOptionError, parse_game
     from boardlab.learn.tabular import METHOD_TITLES, METHODS
 
     console = Console()
+    given = {
+        "alpha": alpha,
+        "gamma": gamma,
+        "epsilon": epsilon,
+        "epsilon_end": epsilon_end,
+        "epsilon_decay": epsilon_decay,
+        "q_init": q_init,
+        "opponent": opponent,
+        "opening": opening,
+        "max_plies": max_plies,
+    }
+    if kind.strip().lower() == GA_KIND:
+        options = {"game": game, "out": out, "epochs": epochs, "hyper": hyper, "resume": resume}
+        options |= {"force": force, "seed": seed, "eval_every": eval_every, "eval_games": eval_games}
+        options |= {"final_games": final_games, "against": against}
+        _train_ga(console, options, {**given, "episodes": episodes})
+        return
     try:
         method = kind.strip().lower()
+        kinds = ", ".join([*METHODS, GA_KIND])
         if not method:
-            raise UsageProblem(
-                f"say what to train: boardlab train KIND --out DIR, KIND one of {', '.join(METHODS)}"
-            )
+            raise UsageProblem(f"say what to train: boardlab train KIND --out DIR, KIND one of {kinds}")
         if method not in METHODS:
-            raise UsageProblem(f"unknown kind {kind[:40]!r}; accepted: {', '.join(METHODS)}")
+            raise UsageProblem(f"unknown kind {kind[:40]!r}; accepted: {kinds}")
+        if epochs is not None or hyper is not None:
+            raise UsageProblem(f"--epochs and --hyper are options of {GA_KIND}; {method} counts --episodes")
         try:
             the_game = parse_game(game)
         except GameOptionError as error:
             raise UsageProblem(str(error)) from None
-        total = _whole("--episodes", episodes, 1, 10**12)
+        total = _whole("--episodes", episodes or "30000", 1, 10**12)
         every = _whole("--eval-every", eval_every, 0, 10**12)
         games_per_point = _whole("--eval-games", eval_games, 0, 10**6)
         games_at_end = _whole("--final-games", final_games, 0, 10**6)
         seed_value = None if seed is None else _whole("--seed", seed, 0, 2**63 - 1)
-        given = {
-            "alpha": alpha,
-            "gamma": gamma,
-            "epsilon": epsilon,
-            "epsilon_end": epsilon_end,
-            "epsilon_decay": epsilon_decay,
-            "q_init": q_init,
-            "opponent": opponent,
-            "opening": opening,
-            "max_plies": max_plies,
-        }
-        hyper = _hyper_values(method, given)
+        hyper_values = _hyper_values(method, given)
         opponents = _opponents(against, the_game)
         if out is None:
             raise UsageProblem("--out DIR is required: the folder for the model, its summary and plots")
         if out.exists() and not out.is_dir():
             raise UsageProblem(f"--out {out} is a file, not a folder")
-        trainer = _trainer(method, the_game, out, resume, force, seed_value, hyper)
+        trainer = _trainer(method, the_game, out, resume, force, seed_value, hyper_values)
     except UsageProblem as problem:
         raise _fail(str(problem)) from None
     title = f"{METHOD_TITLES[method]} on {the_game.spec}"
@@ -343,6 +363,17 @@ def _run(
     console.print(
         f"Model: {path} ({summary['model_bytes']:,} bytes); plots: {', '.join(str(p) for p in plots)}"
     )
+
+
+def _train_ga(console: Console, options: dict[str, Any], tabular_options: dict[str, Any]) -> None:
+    """``boardlab train ga``: an evolved Nim player (see :mod:`boardlab.learn.nim_ga`)."""
+    from boardlab.learn import nim_ga
+
+    try:
+        plan = nim_ga.plan_command(**options, tabular_options=tabular_options)
+    except UsageProblem as problem:
+        raise _fail(str(problem)) from None
+    nim_ga.run_command(console, plan)
 
 
 def register(app: typer.Typer) -> None:

@@ -1,0 +1,1458 @@
+"""Evolved Nim players: a genetic algorithm over move-scoring genomes, judged exhaustively.
+
+A genome scores every legal move of a Nim position; its player plays a best-scoring move,
+ties split at random. Two genomes:
+
+- ``target`` (the earlier work's genome, two genes in [0, 1]): ``target_preference`` is the
+  nim-sum the player wants to leave behind, as a share of the game's largest nim-sum ``M``
+  (``2**bits - 1`` for piles of ``bits`` bits), and ``target_range`` how far from it is
+  acceptable, also as a share of ``M``. A move leaving a (plain) nim-sum within the range
+  scores 1, any other 0: the player picks at random among the acceptable moves, or among
+  all of them when none is. It can express normal-play Nim (preference 0, range below
+  ``1/M``) but neither the misère endgame nor a move limit.
+- ``rules`` (20 genes in [-1, 1]): one weight per move feature (:data:`FEATURES`) and play
+  convention. A move scores the weighted sum of the features of the position it leaves,
+  with the weights of the game's convention. Under a move limit ``k`` the features read each
+  pile modulo ``k + 1``, except the ``raw_`` ones, which read the plain piles (decoys that
+  agree with the right features when there is no limit). Optimal play is representable:
+  normal play is ``zero_sum`` alone; misère is ``zero_sum + 3 small_and_odd - 2 all_small``
+  (a position whose piles are all 0 or 1 is lost for the mover when the 1-piles are odd,
+  any other when its nim-sum is 0), scaled into [-1, 1]; both with or without a limit,
+  as long as the decoys weigh less than the margin.
+
+**Fitness** is the number of games won. Every epoch, every genome plays the same games
+(common random numbers: the same start positions and the same random draws) against a fixed
+pool of opponents (``pool``: ``random``, the ``optimal`` player of
+:mod:`boardlab.solvers.nim`, or ``both``): ``games`` games per opponent and training game,
+alternating seats, from the game's starting piles or from random positions within them
+(``starts``). A fixed pool rather than a round robin inside the population, so that the
+wins of different epochs measure the same thing. Against ``optimal`` a game is won only by
+playing every move of a won position right: wins, not moves, are what the GA sees. The
+default pool is ``optimal`` alone: no genome wins more games against it than an optimal one,
+so once found an optimal elite is never displaced, whereas wins against ``random`` from lost
+positions add noise that has nothing to do with optimal play.
+
+**The GA** is generational with elitism: parents by roulette-wheel or tournament selection,
+uniform crossover, Gaussian mutation clipped to the genes' range (the operators of
+:mod:`boardlab.optim.evolve`). The whole population, elites included, is re-evaluated on
+fresh games each epoch. Its hyper-parameters are one frozen dataclass, :class:`GAParams`.
+
+**Judging**: :func:`accuracy` walks every position within a game's starting piles; a won
+position is played optimally when every best-scoring move leaves a lost position (the
+closed-form rule of :mod:`boardlab.solvers.nim`, which the tests check against the
+exhaustive solver :mod:`boardlab.solvers.small`). Games are played and judged by numba
+code over the Nim kernel (:mod:`boardlab.games.nim_kernel`), the agent scores moves with
+the same compiled function.
+
+**Files**: the model is one JSON file (``model.json``): format, version, the game family and
+the training games, the genome kind and gene names, hyper-parameters, seed, the best genome
+of the last epoch (``player``), the per-epoch history (every genome's wins, the wins of the
+hand-written optimal genome on the same games, diversity, gene statistics, the best genome's
+exhaustive accuracy: what the plots read), the learning curve and the whole training state
+(population, fitness and the random generator's state). It is written atomically after
+every epoch; :meth:`Evolution.resume` continues it and gives the same result as an
+uninterrupted run. :func:`save_player` writes the small file shipped in
+the package (no history, no training state).
+
+    boardlab train ga --game "nim:piles=7-7-7-7;nim:piles=7-7-7-7,misere=false" --out runs/nim-ga
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from boardlab.files import atomic_write_text
+from boardlab.games import nim_kernel as nk
+from boardlab.games.base import ONGOING, WIN
+from boardlab.learn.table import ModelFileError, ModelMismatchError
+from boardlab.optim.evolve import (
+    CROSSOVERS,
+    SELECTIONS,
+    best_indices,
+    gaussian_mutation,
+    recombine,
+)
+from boardlab.spec import SpecError, build_options, check_options, option, options_of, split_spec
+
+FORMAT = "boardlab-nim-ga"
+VERSION = 1
+MODEL_FILE = "model.json"
+SUMMARY_FILE = "summary.json"
+MAX_MODEL_BYTES = 64 * 1024 * 1024
+MAX_JUDGED = 1_000_000
+"""Positions :func:`accuracy` walks at most (the product of ``pile + 1`` over the piles)."""
+
+TARGET, RULES = 0, 1
+GENOMES = {"target": TARGET, "rules": RULES}
+TARGET_GENES = ("target_preference", "target_range")
+CONVENTIONS = ("normal", "misere")
+FEATURES = (
+    "zero_sum",
+    "all_small",
+    "odd_ones",
+    "small_and_odd",
+    "raw_zero_sum",
+    "raw_small_and_odd",
+    "big_piles",
+    "empties_pile",
+    "take_share",
+    "nim_sum",
+)
+FEATURE_HELP = {
+    "zero_sum": "the nim-sum after the move is 0",
+    "all_small": "every pile is 0 or 1 after the move",
+    "odd_ones": "an odd number of piles hold exactly 1",
+    "small_and_odd": "both: every pile 0 or 1, and an odd number of 1-piles",
+    "raw_zero_sum": "zero_sum of the plain piles (ignores the move limit)",
+    "raw_small_and_odd": "small_and_odd of the plain piles (ignores the move limit)",
+    "big_piles": "share of the piles holding more than 1 (plain piles)",
+    "empties_pile": "the move empties its pile",
+    "take_share": "share of its pile the move takes",
+    "nim_sum": "the nim-sum after the move, as a share of the largest",
+}
+"""What each feature of the ``rules`` genome reads on the position a move leaves (piles taken
+modulo ``k + 1`` under a move limit, unless said otherwise)."""
+
+RANDOM, OPTIMAL = 0, 1
+OPPONENTS = {"random": RANDOM, "optimal": OPTIMAL}
+POOLS = {"random": ("random",), "optimal": ("optimal",), "both": ("random", "optimal")}
+
+
+class GATrainingError(ValueError):
+    """Bad training input: a hyper-parameter out of range, a game that is not Nim."""
+
+
+# --- hyper-parameters --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GAParams:
+    """Hyper-parameters of the Nim GA (see the module docstring)."""
+
+    genome: str = option(
+        "rules",
+        "what evolves: target (preferred nim-sum and its range) or rules (weights of move features)",
+        choices=tuple(GENOMES),
+    )
+    selection: str = option(
+        "tournament", "parent selection: tournament or roulette-wheel", choices=("tournament", "roulette")
+    )
+    population: int = option(40, "genomes per epoch", minimum=2, maximum=10_000)
+    elitism: int = option(2, "best genomes copied unchanged into the next epoch", minimum=0, maximum=9_999)
+    tournament_size: int = option(3, "contestants per tournament", minimum=2, maximum=1_000)
+    crossover_rate: float = option(
+        0.7, "share of children made by uniform crossover", minimum=0.0, maximum=1.0
+    )
+    mutation_rate: float = option(0.3, "probability that a gene is mutated", minimum=0.0, maximum=1.0)
+    sigma: float = option(
+        0.1, "Gaussian mutation step, as a share of a gene's range", minimum=0.0, maximum=1.0
+    )
+    games: int = option(
+        40,
+        "fitness games per opponent and training game each epoch (seats alternate)",
+        minimum=1,
+        maximum=10**6,
+    )
+    pool: str = option("optimal", "fitness opponents: random, optimal or both", choices=tuple(POOLS))
+    starts: str = option(
+        "random",
+        "start positions: the game's starting piles, or random positions within them",
+        choices=("initial", "random"),
+    )
+
+
+def params_for(values: Mapping[str, Any] | None = None) -> GAParams:
+    """:class:`GAParams` with ``values`` (others default), checked; GATrainingError otherwise."""
+    known = {o.name for o in options_of(GAParams)}
+    values = dict(values or {})
+    for key in values:
+        if key not in known:
+            raise GATrainingError(f"ga has no hyper-parameter {key!r}; accepted: {', '.join(sorted(known))}")
+    try:
+        params = GAParams(**values)
+        check_options(params, "ga")
+    except SpecError as error:
+        raise GATrainingError(str(error)) from None
+    except TypeError as error:
+        raise GATrainingError(f"ga: bad hyper-parameters ({error})") from None
+    if params.elitism >= params.population:
+        raise GATrainingError(
+            f"ga: elitism={params.elitism} must be smaller than population={params.population}"
+        )
+    return params
+
+
+def parse_hyper(text: str) -> GAParams:
+    """:class:`GAParams` from ``key=value,...`` (e.g. ``genome=target,selection=roulette``)."""
+    try:
+        _, texts = split_spec("ga:" + (text or ""))
+        values = asdict(build_options(GAParams, "ga", texts))
+    except SpecError as error:
+        raise GATrainingError(str(error)) from None
+    return params_for(values)
+
+
+# --- genomes -----------------------------------------------------------------------------------
+
+
+def gene_names(kind: str) -> tuple[str, ...]:
+    """The names of a genome's genes, in order (``convention.feature`` for ``rules``)."""
+    if kind == "target":
+        return TARGET_GENES
+    return tuple(f"{convention}.{feature}" for convention in CONVENTIONS for feature in FEATURES)
+
+
+def gene_bounds(kind: str) -> tuple[float, float]:
+    """The range every gene of a genome lies in."""
+    return (0.0, 1.0) if kind == "target" else (-1.0, 1.0)
+
+
+def optimal_genome(kind: str = "rules") -> np.ndarray:
+    """A hand-written genome that plays optimally (``rules``: every Nim; ``target``: normal
+    play without a move limit). The tests use it to check that the features can express it."""
+    if kind == "target":
+        return np.array([0.0, 0.05])
+    genome = np.zeros(len(gene_names("rules")))
+    normal = {"zero_sum": 1.0}
+    misere = {"zero_sum": 1 / 3, "all_small": -2 / 3, "small_and_odd": 1.0}
+    for offset, weights in ((0, normal), (len(FEATURES), misere)):
+        for name, weight in weights.items():
+            genome[offset + FEATURES.index(name)] = weight
+    return genome
+
+
+@njit(cache=True)
+def _reduced(p, limit):  # type: ignore[no-untyped-def]
+    return p % (limit + 1) if limit > 0 else p
+
+
+@njit(cache=True)
+def move_scores(kind, genome, ctx, a, b, actions, count, out):  # type: ignore[no-untyped-def]
+    """Score the ``count`` legal ``actions`` of position ``(a, b)`` into ``out`` (see the
+    module docstring for what each genome reads)."""
+    s = ctx[0]
+    n_piles = s[nk.N_PILES]
+    max_take = s[nk.MAX_TAKE]
+    limit = s[nk.LIMIT]
+    top = (np.int64(1) << s[nk.BITS]) - 1
+    raw_xor = 0
+    red_xor = 0
+    red_ones = 0
+    red_big = 0
+    raw_ones = 0
+    raw_big = 0
+    for i in range(n_piles):
+        p = nk.pile(ctx, a, b, i)
+        r = _reduced(p, limit)
+        raw_xor ^= p
+        red_xor ^= r
+        red_ones += r == 1
+        red_big += r > 1
+        raw_ones += p == 1
+        raw_big += p > 1
+    offset = len(genome) // 2 if s[nk.MISERE] else 0
+    for j in range(count):
+        action = actions[j]
+        i = action // max_take
+        taken = action % max_take + 1
+        p = nk.pile(ctx, a, b, i)
+        q = p - taken
+        raw_sum = raw_xor ^ p ^ q
+        if kind == TARGET:
+            out[j] = 1.0 if abs(raw_sum - genome[0] * top) <= genome[1] * top + 1e-9 else 0.0
+            continue
+        rp = _reduced(p, limit)
+        rq = _reduced(q, limit)
+        red_sum = red_xor ^ rp ^ rq
+        ones = red_ones - (rp == 1) + (rq == 1)
+        small = red_big - (rp > 1) + (rq > 1) == 0
+        plain_ones = raw_ones - (p == 1) + (q == 1)
+        plain_big = raw_big - (p > 1) + (q > 1)
+        w = genome[offset:]
+        score = 0.0
+        if red_sum == 0:
+            score += w[0]
+        if small:
+            score += w[1]
+        if ones % 2 == 1:
+            score += w[2]
+            if small:
+                score += w[3]
+        if raw_sum == 0:
+            score += w[4]
+        if plain_big == 0 and plain_ones % 2 == 1:
+            score += w[5]
+        score += w[6] * plain_big / n_piles
+        if q == 0:
+            score += w[7]
+        score += w[8] * taken / p
+        score += w[9] * red_sum / top
+        out[j] = score
+
+
+@njit(cache=True)
+def scored_moves(kind, genome, ctx, a, b, actions, out):  # type: ignore[no-untyped-def]
+    """The legal actions of ``(a, b)`` into ``actions`` and their scores into ``out``; the count."""
+    count = nk.gen_moves(ctx, a, b, actions)
+    move_scores(kind, genome, ctx, a, b, actions, count, out)
+    return count
+
+
+@njit(cache=True)
+def _pick_best(scores, count, u):  # type: ignore[no-untyped-def]
+    """The index of a best score, the ``u``-th share of the ties (``u`` uniform in [0, 1))."""
+    best = scores[0]
+    for j in range(1, count):
+        if scores[j] > best:
+            best = scores[j]
+    ties = 0
+    for j in range(count):
+        if scores[j] == best:
+            ties += 1
+    pick = min(int(u * ties), ties - 1)
+    for j in range(count):
+        if scores[j] == best:
+            if pick == 0:
+                return j
+            pick -= 1
+    return 0
+
+
+@njit(cache=True)
+def _optimal_pick(ctx, a, b, actions, count, u):  # type: ignore[no-untyped-def]
+    """A winning move drawn by ``u`` when there is one, else any legal move (solvers.nim's agent)."""
+    winners = 0
+    for j in range(count):
+        x, y = nk.play(ctx, a, b, actions[j])
+        if not nk.mover_wins(ctx, x, y):
+            winners += 1
+    if winners == 0:
+        return min(int(u * count), count - 1)
+    pick = min(int(u * winners), winners - 1)
+    for j in range(count):
+        x, y = nk.play(ctx, a, b, actions[j])
+        if not nk.mover_wins(ctx, x, y):
+            if pick == 0:
+                return j
+            pick -= 1
+    return 0
+
+
+@njit(cache=True)
+def play_batch(kind, genomes, scalars, variants, starts_a, starts_b, seats, opponents, draws):  # type: ignore[no-untyped-def]
+    """Every genome plays every game; ``wins[i, g]`` is 1 when genome ``i`` won game ``g``.
+
+    Game ``g`` is played on the kernel context ``(scalars[variants[g]],)`` from the words
+    ``(starts_a[g], starts_b[g])``, the genome moving when the ply's parity is ``seats[g]``,
+    the opponent (RANDOM or OPTIMAL) otherwise; the move of ply ``t`` draws ``draws[g, t]``.
+    """
+    n_genomes = genomes.shape[0]
+    n_games = variants.shape[0]
+    width = 1
+    for v in range(scalars.shape[0]):
+        width = max(width, scalars[v, nk.N_PILES] * scalars[v, nk.MAX_TAKE])
+    actions = np.empty(width, np.int64)
+    scores = np.empty(width, np.float64)
+    wins = np.zeros((n_genomes, n_games), np.int8)
+    for i in range(n_genomes):
+        genome = genomes[i]
+        for g in range(n_games):
+            ctx = (scalars[variants[g]],)
+            a = starts_a[g]
+            b = starts_b[g]
+            mover = 0
+            ply = 0
+            status = nk.status(ctx, a, b)
+            while status == ONGOING:
+                u = draws[g, ply]
+                if mover == seats[g]:
+                    count = scored_moves(kind, genome, ctx, a, b, actions, scores)
+                    j = _pick_best(scores, count, u)
+                else:
+                    count = nk.gen_moves(ctx, a, b, actions)
+                    if opponents[g] == OPTIMAL:
+                        j = _optimal_pick(ctx, a, b, actions, count, u)
+                    else:
+                        j = min(int(u * count), count - 1)
+                a, b = nk.play(ctx, a, b, actions[j])
+                mover ^= 1
+                ply += 1
+                status = nk.status(ctx, a, b)
+            if (mover == seats[g]) == (status == WIN):
+                wins[i, g] = 1
+    return wins
+
+
+@njit(cache=True)
+def judge_positions(kind, genome, ctx, words_a, words_b, verdicts):  # type: ignore[no-untyped-def]
+    """For each position: 2 nothing to judge (over, or lost for the mover), 1 every best-scoring
+    move wins, 0 a best-scoring move gives the win away."""
+    width = ctx[0][nk.N_PILES] * ctx[0][nk.MAX_TAKE]
+    actions = np.empty(max(width, 1), np.int64)
+    scores = np.empty(max(width, 1), np.float64)
+    for n in range(words_a.shape[0]):
+        a = words_a[n]
+        b = words_b[n]
+        if nk.status(ctx, a, b) != ONGOING or not nk.mover_wins(ctx, a, b):
+            verdicts[n] = 2
+            continue
+        count = scored_moves(kind, genome, ctx, a, b, actions, scores)
+        best = scores[0]
+        for j in range(1, count):
+            if scores[j] > best:
+                best = scores[j]
+        verdicts[n] = 1
+        for j in range(count):
+            if scores[j] == best:
+                x, y = nk.play(ctx, a, b, actions[j])
+                if nk.mover_wins(ctx, x, y):
+                    verdicts[n] = 0
+                    break
+
+
+class GenomePolicy:
+    """The player of one genome on one Nim game: scores, best actions, a choice among them.
+
+    It has the ``game`` and ``choose_action(a, b, rng)`` of a learned policy, so
+    :func:`boardlab.learn.tabular.play_games` plays it against any agent.
+    """
+
+    def __init__(self, kind: str, genome: Sequence[float], game: Any) -> None:
+        if kind not in GENOMES:
+            raise ValueError(f"unknown genome {kind!r}; accepted: {', '.join(GENOMES)}")
+        if game.name != "nim":
+            raise ValueError(f"a Nim genome plays nim, not {game.name}")
+        self.kind = kind
+        self.genome = np.ascontiguousarray(genome, dtype=np.float64)
+        if self.genome.shape != (len(gene_names(kind)),):
+            raise ValueError(f"a {kind} genome has {len(gene_names(kind))} genes, got {self.genome.shape}")
+        self.game = game
+        self.kernel = game.kernel
+        self._actions = np.empty(max(self.kernel.num_actions, 1), dtype=np.int64)
+        self._scores = np.empty(max(self.kernel.num_actions, 1), dtype=np.float64)
+
+    def scores(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+        """The legal actions of a position and their scores."""
+        count = scored_moves(
+            GENOMES[self.kind],
+            self.genome,
+            self.kernel.ctx,
+            np.int64(a),
+            np.int64(b),
+            self._actions,
+            self._scores,
+        )
+        return self._actions[:count].copy(), self._scores[:count].copy()
+
+    def best_actions(self, a: int, b: int) -> list[int]:
+        """Every best-scoring legal action (empty when the game is over)."""
+        actions, scores = self.scores(a, b)
+        return actions[scores == scores.max()].tolist() if len(actions) else []
+
+    def choose_action(self, a: int, b: int, rng: Any) -> int:
+        """A best-scoring action, chosen at random among the ties."""
+        return rng.choice(self.best_actions(a, b))
+
+
+# --- games of an epoch -------------------------------------------------------------------------
+
+
+def check_games(games: Sequence[Any]) -> tuple[Any, ...]:
+    """The training games, checked: at least one, all Nim, no repeats."""
+    games = tuple(games)
+    if not games:
+        raise GATrainingError("ga needs at least one Nim game to train on")
+    for game in games:
+        if getattr(game, "name", None) != "nim":
+            raise GATrainingError(
+                f"ga evolves Nim players; {getattr(game, 'spec', game)!r} is not a Nim game "
+                "(e.g. nim:piles=3-4-5)"
+            )
+    specs = [g.spec for g in games]
+    if len(set(specs)) != len(specs):
+        raise GATrainingError(f"a training game is given twice: {', '.join(specs)}")
+    return games
+
+
+@dataclass(frozen=True)
+class GameBatch:
+    """The games every genome plays in one epoch (see :func:`play_batch` for the arrays)."""
+
+    scalars: np.ndarray
+    variants: np.ndarray
+    starts_a: np.ndarray
+    starts_b: np.ndarray
+    seats: np.ndarray
+    opponents: np.ndarray
+    draws: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.variants)
+
+
+def epoch_batch(games: Sequence[Any], params: GAParams, seed: int, epoch: int) -> GameBatch:
+    """The fitness games of ``epoch``, drawn from ``(seed, epoch)`` alone (a resumed run draws
+    the same ones): for each game and pool opponent, ``params.games`` games with seats alternating."""
+    rng = np.random.default_rng([seed, epoch, 0x6E696D])
+    scalars = np.stack([g.kernel.ctx[0] for g in games])
+    rows = []
+    for v, game in enumerate(games):
+        bounds = np.array(game.piles)
+        for opponent in POOLS[params.pool]:
+            for index in range(params.games):
+                piles = bounds.copy()
+                if params.starts == "random":
+                    piles = rng.integers(0, bounds + 1)
+                    while not piles.any():
+                        piles = rng.integers(0, bounds + 1)
+                a, b = nk.pack(tuple(int(p) for p in piles), game.max_pile)
+                rows.append((v, a, b, index % 2, OPPONENTS[opponent]))
+    longest = max(sum(g.piles) for g in games) + 1
+    columns = list(zip(*rows, strict=True))
+    return GameBatch(
+        scalars=scalars,
+        variants=np.array(columns[0], dtype=np.int64),
+        starts_a=np.array(columns[1], dtype=np.int64),
+        starts_b=np.array(columns[2], dtype=np.int64),
+        seats=np.array(columns[3], dtype=np.int64),
+        opponents=np.array(columns[4], dtype=np.int64),
+        draws=rng.random((len(rows), longest)),
+    )
+
+
+def play_fitness_games(kind: str, genomes: np.ndarray, batch: GameBatch) -> np.ndarray:
+    """``wins[i, g]``: 1 when genome ``i`` won game ``g`` of the batch."""
+    return play_batch(
+        GENOMES[kind],
+        np.ascontiguousarray(genomes, dtype=np.float64),
+        batch.scalars,
+        batch.variants,
+        batch.starts_a,
+        batch.starts_b,
+        batch.seats,
+        batch.opponents,
+        batch.draws,
+    )
+
+
+# --- judging -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Accuracy:
+    """How a genome plays the won positions of one game: ``optimal`` of the ``won`` positions
+    (among ``positions`` in all) get only winning best-scoring moves."""
+
+    game: str
+    positions: int
+    won: int
+    optimal: int
+
+    @property
+    def share(self) -> float:
+        """Share of the won positions played optimally (1.0 when none is won)."""
+        return self.optimal / self.won if self.won else 1.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"game": self.game, "positions": self.positions, "won": self.won, "optimal": self.optimal}
+
+
+def judgeable(game: Any) -> bool:
+    """True when :func:`accuracy` walks the positions of ``game`` (at most MAX_JUDGED)."""
+    return math.prod(p + 1 for p in game.piles) <= MAX_JUDGED
+
+
+def all_positions(game: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The state words of every position within the game's starting piles (each pile 0..its start)."""
+    if not judgeable(game):
+        raise GATrainingError(f"{game.spec} has more than {MAX_JUDGED:,} positions to judge")
+    piles = np.array(list(itertools.product(*(range(p + 1) for p in game.piles))), dtype=np.int64)
+    bits, per_word = nk.layout(game.max_pile)
+    shifts = (np.arange(len(game.piles)) % per_word) * bits
+    in_a = np.arange(len(game.piles)) < per_word
+    words_a = (piles[:, in_a] << shifts[in_a]).sum(axis=1) if in_a.any() else np.zeros(len(piles), np.int64)
+    words_b = (
+        (piles[:, ~in_a] << shifts[~in_a]).sum(axis=1) if (~in_a).any() else np.zeros(len(piles), np.int64)
+    )
+    return np.ascontiguousarray(words_a, np.int64), np.ascontiguousarray(words_b, np.int64)
+
+
+def verdicts(kind: str, genome: Sequence[float], game: Any) -> np.ndarray:
+    """:func:`judge_positions` over :func:`all_positions` of ``game``."""
+    words_a, words_b = all_positions(game)
+    out = np.empty(len(words_a), dtype=np.int8)
+    judge_positions(
+        GENOMES[kind], np.ascontiguousarray(genome, np.float64), game.kernel.ctx, words_a, words_b, out
+    )
+    return out
+
+
+def accuracy(kind: str, genome: Sequence[float], game: Any) -> Accuracy:
+    """How often the genome's best moves win the won positions of ``game`` (every position
+    within its starting piles)."""
+    out = verdicts(kind, genome, game)
+    return Accuracy(game.spec, len(out), int(np.sum(out != 2)), int(np.sum(out == 1)))
+
+
+def mistakes(kind: str, genome: Sequence[float], game: Any, limit: int = 10) -> list[str]:
+    """Up to ``limit`` won positions (as piles text) where a best-scoring move gives the win away."""
+    out = verdicts(kind, genome, game)
+    words_a, words_b = all_positions(game)
+    found = np.flatnonzero(out == 0)[:limit]
+    return [
+        "-".join(map(str, nk.unpack(words_a[n], words_b[n], len(game.piles), game.max_pile))) for n in found
+    ]
+
+
+# --- the evolution -----------------------------------------------------------------------------
+
+
+def diversity(population: np.ndarray, kind: str) -> float:
+    """Mean pairwise Euclidean distance between genomes, over the largest possible (the genes'
+    range times the square root of their number): 0 when every genome is the same."""
+    n, length = population.shape
+    if n < 2:
+        return 0.0
+    low, high = gene_bounds(kind)
+    gaps = population[:, None, :] - population[None, :, :]
+    distances = np.sqrt((gaps**2).sum(axis=2))
+    return float(distances.sum() / (n * (n - 1)) / ((high - low) * math.sqrt(length)))
+
+
+@dataclass
+class Evolution:
+    """A GA run in progress: the evaluated population of the last epoch and its records.
+
+    Build one with :meth:`start` or continue a saved run with :meth:`resume`; :meth:`step`
+    makes one more epoch. ``epoch`` counts the epochs after the initial population (epoch 0).
+    """
+
+    games: tuple[Any, ...]
+    params: GAParams
+    seed: int
+    epoch: int
+    population: np.ndarray
+    fitness: np.ndarray
+    rng: np.random.Generator
+    history: list[dict[str, Any]] = field(default_factory=list)
+    curve: list[dict[str, Any]] = field(default_factory=list)
+    train_seconds: float = 0.0
+    training_games: int = 0
+
+    @classmethod
+    def start(cls, games: Sequence[Any], params: GAParams | None = None, seed: int = 0) -> Evolution:
+        """A fresh run: a random population (uniform in the genes' range), evaluated."""
+        games = check_games(games)
+        params = params or GAParams()
+        started = time.perf_counter()
+        rng = np.random.default_rng(seed)
+        low, high = gene_bounds(params.genome)
+        population = rng.uniform(low, high, size=(params.population, len(gene_names(params.genome))))
+        run = cls(games, params, int(seed), 0, population, np.zeros(params.population, np.int64), rng)
+        run._evaluate()
+        run.train_seconds += time.perf_counter() - started
+        return run
+
+    @property
+    def kind(self) -> str:
+        """The genome kind, ``target`` or ``rules``."""
+        return self.params.genome
+
+    @property
+    def games_per_genome(self) -> int:
+        """Fitness games each genome plays per epoch."""
+        return len(self.games) * len(POOLS[self.params.pool]) * self.params.games
+
+    @property
+    def best_index(self) -> int:
+        """The fittest genome of the last epoch (the first of equals: elites come first)."""
+        return int(best_indices(self.fitness, 1)[0])
+
+    @property
+    def best(self) -> np.ndarray:
+        """The genome the player uses: the fittest of the last epoch."""
+        return self.population[self.best_index].copy()
+
+    def policy(self, game: Any = None) -> GenomePolicy:
+        """The best genome's player on ``game`` (default: the first training game)."""
+        return GenomePolicy(self.kind, self.best, game or self.games[0])
+
+    def step(self) -> None:
+        """One epoch: elites kept, the rest bred by selection, crossover and mutation; then
+        the whole new population plays the epoch's games."""
+        started = time.perf_counter()
+        p = self.params
+        low, high = gene_bounds(p.genome)
+        count = p.population - p.elitism
+        elites = self.population[best_indices(self.fitness, p.elitism)]
+        mothers = self.population[self._select(count)]
+        fathers = self.population[self._select(count)]
+        children = recombine(mothers, fathers, self.rng, CROSSOVERS["uniform"], p.crossover_rate)
+        children = gaussian_mutation(
+            children, p.sigma * (high - low), self.rng, rate=p.mutation_rate, low=low, high=high
+        )
+        self.population = np.concatenate([elites, children])
+        self.epoch += 1
+        self._evaluate()
+        self.train_seconds += time.perf_counter() - started
+
+    def _select(self, count: int) -> np.ndarray:
+        scores = self.fitness.astype(np.float64)
+        if self.params.selection == "tournament":
+            return SELECTIONS["tournament"](scores, count, self.rng, size=self.params.tournament_size)
+        return SELECTIONS["roulette"](scores, count, self.rng)
+
+    def _evaluate(self) -> None:
+        batch = epoch_batch(self.games, self.params, self.seed, self.epoch)
+        wins = play_fitness_games(self.kind, self.population, batch)
+        self.fitness = wins.sum(axis=1).astype(np.int64)
+        self.training_games += wins.size
+        self.history.append(self._record(wins, batch))
+
+    def _record(self, wins: np.ndarray, batch: GameBatch) -> dict[str, Any]:
+        """The history entry of the epoch just evaluated (what the plots read); ``reference`` is
+        what the hand-written optimal genome wins on the same games."""
+        by_opponent = {
+            name: int(wins[:, batch.opponents == code].sum())
+            for name, code in OPPONENTS.items()
+            if name in POOLS[self.params.pool]
+        }
+        record: dict[str, Any] = {
+            "epoch": self.epoch,
+            "games": self.games_per_genome,
+            "fitness": self.fitness.tolist(),
+            "by_opponent": by_opponent,
+            "reference": int(play_fitness_games("rules", optimal_genome("rules")[None, :], batch).sum()),
+            "diversity": round(diversity(self.population, self.kind), 6),
+            "training_games": self.training_games,
+            "genes": {
+                "mean": np.round(self.population.mean(axis=0), 4).tolist(),
+                "min": np.round(self.population.min(axis=0), 4).tolist(),
+                "max": np.round(self.population.max(axis=0), 4).tolist(),
+            },
+        }
+        if self.population.shape[1] <= 4:
+            record["population"] = np.round(self.population, 4).tolist()
+        judged = [accuracy(self.kind, self.best, g) for g in self.games if judgeable(g)]
+        if judged:
+            record["accuracy"] = {a.game: round(a.share, 6) for a in judged}
+            record["mistakes"] = sum(a.won - a.optimal for a in judged)
+        return record
+
+    # files -----------------------------------------------------------------------------------
+
+    def header(self) -> dict[str, Any]:
+        """The model file's content (see the module docstring)."""
+        return {
+            **_player_header(self.kind, self.games, self.params, self.seed),
+            "epoch": self.epoch,
+            "training_games": self.training_games,
+            "train_seconds": round(self.train_seconds, 6),
+            "player": _player(self.kind, self.best, self.epoch, int(self.fitness[self.best_index])),
+            "history": self.history,
+            "curve": self.curve,
+            "state": {
+                "population": self.population.tolist(),
+                "fitness": self.fitness.tolist(),
+                "rng": _rng_state(self.rng),
+            },
+        }
+
+    def save(self, path: Path | str) -> Path:
+        """Write the run (model and training state) to ``path`` atomically."""
+        return atomic_write_text(path, json.dumps(self.header()))
+
+    @classmethod
+    def resume(cls, path: Path | str, games: Sequence[Any] | None = None) -> Evolution:
+        """Continue the run saved in ``path``; ModelMismatchError when ``games`` (if given)
+        are not the games it trains on, ModelFileError when the file cannot be resumed."""
+        from boardlab.games import parse_game
+
+        model = load_model(path)
+        header, path = model.header, Path(path)
+        if games is not None:
+            asked = [g.spec for g in games]
+            if asked != list(model.games):
+                raise ModelMismatchError(f"{path} trains on {'; '.join(model.games)}, not {'; '.join(asked)}")
+        try:
+            params = params_for(header["hyper"])
+            state = header["state"]
+            population = np.array(state["population"], dtype=np.float64)
+            fitness = np.array(state["fitness"], dtype=np.int64)
+            rng = np.random.Generator(np.random.PCG64())
+            rng.bit_generator.state = state["rng"]
+            epoch, seed = header["epoch"], header["seed"]
+            history, curve = header["history"], header["curve"]
+            run = cls(
+                tuple(parse_game(spec) for spec in model.games),
+                params,
+                int(seed),
+                int(epoch),
+                population,
+                fitness,
+                rng,
+                list(history),
+                list(curve),
+                float(header.get("train_seconds", 0.0)),
+                int(header.get("training_games", 0)),
+            )
+        except (GATrainingError, KeyError, TypeError, ValueError, OverflowError) as error:
+            raise ModelFileError(f"{path}: the training state cannot be resumed ({_short(error)})") from None
+        low, high = gene_bounds(params.genome)
+        if params.genome != model.kind:
+            raise ModelFileError(
+                f"{path}: the hyper-parameters name genome {params.genome}, the file {model.kind}"
+            )
+        if population.shape != (params.population, len(gene_names(model.kind))) or fitness.shape != (
+            params.population,
+        ):
+            raise ModelFileError(
+                f"{path}: the saved population does not have the shape its hyper-parameters say"
+            )
+        if not np.all(np.isfinite(population)) or population.min() < low or population.max() > high:
+            raise ModelFileError(f"{path}: the saved population holds genes outside [{low}, {high}]")
+        if (
+            not isinstance(epoch, int)
+            or epoch < 0
+            or len(history) != epoch + 1
+            or not isinstance(curve, list)
+        ):
+            raise ModelFileError(f"{path}: the saved history does not match its epoch count")
+        return run
+
+
+def _rng_state(rng: np.random.Generator) -> dict[str, Any]:
+    return json.loads(json.dumps(rng.bit_generator.state))
+
+
+def _player(kind: str, genome: np.ndarray, epoch: int, fitness: int) -> dict[str, Any]:
+    return {
+        "genes": dict(zip(gene_names(kind), (float(v) for v in genome), strict=True)),
+        "epoch": epoch,
+        "fitness": fitness,
+    }
+
+
+def _player_header(kind: str, games: Sequence[Any], params: GAParams, seed: int) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "method": "ga",
+        "game": "nim",
+        "games": [g.spec for g in games],
+        "genome": kind,
+        "genes": list(gene_names(kind)),
+        "hyper": asdict(params),
+        "seed": int(seed),
+    }
+
+
+def save_player(path: Path | str, run: Evolution, verify: Sequence[Any] = ()) -> Path:
+    """Write the small file an agent needs (no history, no training state) atomically, with
+    the exhaustive accuracy on each game of ``verify`` recorded under ``verified``."""
+    header = {
+        **_player_header(run.kind, run.games, run.params, run.seed),
+        "epoch": run.epoch,
+        "training_games": run.training_games,
+        "train_seconds": round(run.train_seconds, 3),
+        "player": _player(run.kind, run.best, run.epoch, int(run.fitness[run.best_index])),
+        "verified": [accuracy(run.kind, run.best, g).to_json() for g in verify],
+    }
+    return atomic_write_text(path, json.dumps(header, indent=1))
+
+
+# --- model files -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GenomeModel:
+    """What a model file holds for playing: the genome kind and genes, the training games."""
+
+    kind: str
+    genome: np.ndarray
+    games: tuple[str, ...]
+    header: dict[str, Any]
+
+    @property
+    def conventions(self) -> set[str]:
+        """The play conventions of the training games (``normal``, ``misere``)."""
+        from boardlab.games import parse_game
+
+        return {"misere" if parse_game(spec).misere else "normal" for spec in self.games}
+
+
+def load_model(path: Path | str) -> GenomeModel:
+    """Read and check a model file; ModelFileError when it is not a sound Nim GA model,
+    ModelMismatchError when it is one made for something else (version, game, genes)."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise ModelFileError(f"model file {path} does not exist") from None
+    except OSError as error:
+        raise ModelFileError(f"cannot read model file {path} ({_short(error)})") from None
+    if not path.is_file():
+        raise ModelFileError(f"model file {path} is not a file")
+    if size > MAX_MODEL_BYTES:
+        raise ModelFileError(f"{path} is too large for a Nim GA model ({size:,} bytes)")
+    try:
+        header = json.loads(path.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+        raise ModelFileError(f"{path} is not a readable model file (not JSON: {_short(error)})") from None
+    except OSError as error:
+        raise ModelFileError(f"cannot read model file {path} ({_short(error)})") from None
+    return _model_of(path, header)
+
+
+def _model_of(path: Path, header: Any) -> GenomeModel:
+    from boardlab.games import GameOptionError, parse_game
+
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise ModelFileError(f"{path} is not a boardlab Nim GA model (format {FORMAT!r} expected)")
+    if header.get("version") != VERSION:
+        raise ModelMismatchError(
+            f"{path} is a version {header.get('version')!r} model; this boardlab reads version {VERSION}"
+        )
+    if header.get("method") != "ga":
+        raise ModelMismatchError(f"{path} holds a {header.get('method')!r} model, not ga")
+    if header.get("game") != "nim":
+        raise ModelMismatchError(f"{path} was trained on {header.get('game')!r}, not nim")
+    kind = header.get("genome")
+    if kind not in GENOMES:
+        raise ModelFileError(f"{path}: unknown genome {kind!r}; accepted: {', '.join(GENOMES)}")
+    names = gene_names(kind)
+    if header.get("genes") != list(names):
+        raise ModelMismatchError(f"{path}: its {kind} genome has other genes than this boardlab's")
+    games = header.get("games")
+    if not isinstance(games, list) or not games or not all(isinstance(g, str) for g in games):
+        raise ModelFileError(f"{path}: the header has no valid list of training games")
+    for spec in games:
+        try:
+            if parse_game(spec).name != "nim":
+                raise ModelMismatchError(f"{path} was trained on {spec}, not a Nim game")
+        except GameOptionError as error:
+            raise ModelFileError(f"{path}: training game {spec[:40]!r} cannot be read ({error})") from None
+    player = header.get("player")
+    genes = player.get("genes") if isinstance(player, dict) else None
+    if not isinstance(genes, dict) or list(genes) != list(names):
+        raise ModelFileError(f"{path}: the player's genes must be {', '.join(names)}")
+    low, high = gene_bounds(kind)
+    values = list(genes.values())
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in values):
+        raise ModelFileError(f"{path}: the player's genes must be finite numbers")
+    if min(values) < low or max(values) > high:
+        raise ModelFileError(f"{path}: the player's genes must lie in [{low:g}, {high:g}]")
+    return GenomeModel(kind, np.array(values, dtype=np.float64), tuple(games), header)
+
+
+def _short(error: BaseException) -> str:
+    text = str(error) or type(error).__name__
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+# --- training with checkpoints and a learning curve --------------------------------------------
+
+
+def evaluate_point(run: Evolution, opponents: Sequence[str], games: int) -> list[dict[str, Any]]:
+    """Curve records at the run's current epoch: the best genome's wins, draws and losses
+    against each opponent in ``games`` games of the first training game from its starting
+    piles (seeded by the run's seed and epoch), and its mistakes over every won position."""
+    from boardlab.learn.tabular import play_games, tally
+
+    policy = run.policy()
+    records = []
+    for index, opponent in enumerate(opponents):
+        seed = (run.seed * 1_000_003 + run.epoch) * 31 + index
+        records.append(
+            {
+                "episode": run.training_games,
+                "epoch": run.epoch,
+                "opponent": opponent,
+                **tally(play_games(policy, opponent, games, seed)),
+            }
+        )
+    if "mistakes" in run.history[-1]:
+        records.append(
+            {
+                "episode": run.training_games,
+                "epoch": run.epoch,
+                "opponent": "solver",
+                "mistakes": run.history[-1]["mistakes"],
+            }
+        )
+    return records
+
+
+def run_evolution(
+    run: Evolution,
+    epochs: int,
+    *,
+    eval_every: int = 1,
+    eval_games: int = 0,
+    opponents: Sequence[str] = (),
+    checkpoint: Path | None = None,
+    on_epoch: Callable[[Evolution], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> bool:
+    """Evolve until ``epochs`` epochs, adding a curve point every ``eval_every`` epochs (and at
+    epoch 0 and at the end) and saving to ``checkpoint`` after every epoch. Returns True when
+    done, False when ``should_stop`` ended it early (the checkpoint is saved)."""
+    evaluated = {int(r["epoch"]) for r in run.curve}
+
+    def evaluate() -> None:
+        wanted = (eval_games > 0 and opponents) or "mistakes" in run.history[-1]
+        if wanted and run.epoch not in evaluated:
+            run.curve.extend(evaluate_point(run, opponents if eval_games > 0 else (), eval_games))
+            evaluated.add(run.epoch)
+
+    def save() -> None:
+        if checkpoint is not None:
+            run.save(checkpoint)
+
+    if run.epoch == 0:
+        evaluate()
+        save()
+    if on_epoch is not None:
+        on_epoch(run)
+    while run.epoch < epochs:
+        if should_stop is not None and should_stop():
+            save()
+            return False
+        run.step()
+        if eval_every > 0 and run.epoch % eval_every == 0:
+            evaluate()
+        save()
+        if on_epoch is not None:
+            on_epoch(run)
+    evaluate()
+    save()
+    return True
+
+
+# --- plots -------------------------------------------------------------------------------------
+
+PLOT_FILES = {
+    "wins": "ga_wins.png",
+    "genomes": "ga_genomes.png",
+    "wins_vs_diversity": "ga_wins_vs_diversity.png",
+}
+"""The GA's own plots, beside the learning-curve and outcome plots of :mod:`boardlab.learn.plots`."""
+
+RUN_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
+
+
+def _figure(width: float, height: float) -> Any:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(width, height), dpi=110, layout="constrained")
+    FigureCanvasAgg(figure)
+    return figure
+
+
+def _wins_share(record: Mapping[str, Any]) -> float:
+    """The whole population's wins in an epoch, as a share of the games it played."""
+    return sum(record["fitness"]) / max(1, len(record["fitness"]) * record["games"])
+
+
+def plot_wins(runs: Mapping[str, Sequence[Mapping[str, Any]]], path: Path, title: str) -> Path:
+    """Total wins of the population over epochs (and the best genome's), one line per run;
+    a second panel with the best genome's optimal-move share when the runs were judged."""
+    from boardlab.files import atomic_savefig
+
+    judged = any("accuracy" in r for history in runs.values() for r in history)
+    figure = _figure(10.5, 6.0 if judged else 3.6)
+    axes = np.atleast_1d(figure.subplots(2 if judged else 1, 1, sharex=True))
+    for colour, (label, history) in zip(itertools.cycle(RUN_COLOURS), runs.items()):
+        epochs = [r["epoch"] for r in history]
+        axes[0].plot(epochs, [_wins_share(r) for r in history], color=colour, label=f"{label}: population")
+        axes[0].plot(
+            epochs,
+            [max(r["fitness"]) / max(1, r["games"]) for r in history],
+            color=colour,
+            linestyle="--",
+            label=f"{label}: best genome",
+        )
+        if all("reference" in r for r in history):
+            axes[0].plot(
+                epochs,
+                [r["reference"] / max(1, r["games"]) for r in history],
+                color=colour,
+                linestyle=":",
+                label=f"{label}: optimal player on the same games",
+            )
+        if judged:
+            shares = [100 * float(np.mean(list(r["accuracy"].values()))) for r in history if "accuracy" in r]
+            axes[1].plot([r["epoch"] for r in history if "accuracy" in r], shares, color=colour, label=label)
+    games = next(iter(runs.values()))[-1]["games"] if runs else 0
+    axes[0].set_ylabel("share of fitness games won")
+    axes[0].set_ylim(-0.02, 1.02)
+    axes[0].set_title(f"total wins over epochs ({games} fitness games per genome per epoch)", fontsize=10)
+    axes[0].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    axes[0].grid(alpha=0.3)
+    if judged:
+        axes[1].set_ylabel("optimal moves (%)")
+        axes[1].set_title("best genome: won positions where every best move wins (exhaustive)", fontsize=10)
+        axes[1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        axes[1].grid(alpha=0.3)
+    axes[-1].set_xlabel("epoch")
+    figure.suptitle(title)
+    return atomic_savefig(figure, path)
+
+
+def plot_genomes(runs: Mapping[str, Sequence[Mapping[str, Any]]], kind: str, path: Path, title: str) -> Path:
+    """The population's genomes over epochs, one column per run: every genome's genes (``target``)
+    or a heat map of the population's mean weight of each gene (``rules``); and its diversity."""
+    from boardlab.files import atomic_savefig
+
+    names = gene_names(kind)
+    columns = max(1, len(runs))
+    if kind == "target":
+        figure = _figure(max(6.8, 4.2 * columns + 0.8), 7.2)
+        axes = figure.subplots(3, columns, sharex=True, squeeze=False)
+    else:
+        figure = _figure(5.2 * columns + 1.6, 9.0)
+        axes = figure.subplots(2, columns, sharex="col", squeeze=False, gridspec_kw={"height_ratios": [4, 1]})
+    for column, (colour, (label, history)) in enumerate(zip(itertools.cycle(RUN_COLOURS), runs.items())):
+        epochs = np.array([r["epoch"] for r in history])
+        if kind == "target":
+            for row, name in enumerate(names):
+                ax = axes[row, column]
+                for record in history:
+                    values = [g[row] for g in record.get("population", [])]
+                    ax.scatter([record["epoch"]] * len(values), values, s=6, alpha=0.25, color=colour, lw=0)
+                ax.plot(epochs, [r["genes"]["mean"][row] for r in history], color="black", lw=1, label="mean")
+                ax.set_ylim(-0.03, 1.03)
+                ax.set_ylabel(name)
+                ax.grid(alpha=0.3)
+                if row == 0:
+                    ax.set_title(f"{label}: every genome, every epoch", fontsize=10)
+                    ax.legend(fontsize=8, loc="upper right")
+        else:
+            ax = axes[0, column]
+            means = np.array([r["genes"]["mean"] for r in history]).T
+            image = ax.imshow(
+                means,
+                aspect="auto",
+                cmap="coolwarm",
+                vmin=-1,
+                vmax=1,
+                interpolation="nearest",
+                extent=(epochs[0] - 0.5, epochs[-1] + 0.5, len(names) - 0.5, -0.5),
+            )
+            ax.set_yticks(range(len(names)), names if column == 0 else [""] * len(names), fontsize=7)
+            ax.set_title(f"{label}: population mean of each weight", fontsize=10)
+            if column == columns - 1:
+                figure.colorbar(image, ax=ax, fraction=0.04, label="weight")
+        ax = axes[-1, column]
+        ax.plot(epochs, [r["diversity"] for r in history], color=colour)
+        ax.set_ylabel("diversity")
+        ax.set_xlabel("epoch")
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+    figure.suptitle(f"{title}\n(diversity: mean distance between genomes / the largest possible)")
+    return atomic_savefig(figure, path)
+
+
+def plot_wins_vs_diversity(runs: Mapping[str, Sequence[Mapping[str, Any]]], path: Path, title: str) -> Path:
+    """Total wins of the population against its diversity, one point per epoch (lighter early,
+    darker late), one marker per run."""
+    from boardlab.files import atomic_savefig
+
+    figure = _figure(7.0, 4.6)
+    ax = figure.subplots()
+    markers = itertools.cycle("os^Dv")
+    for colour, marker, (label, history) in zip(itertools.cycle(RUN_COLOURS), markers, runs.items()):
+        x = [r["diversity"] for r in history]
+        y = [_wins_share(r) for r in history]
+        ax.plot(x, y, color=colour, alpha=0.3, lw=0.8)
+        shade = np.linspace(0.25, 1.0, len(history))
+        ax.scatter(x, y, c=[(*_rgb(colour), s) for s in shade], marker=marker, s=22, label=label, lw=0)
+    ax.set_xlabel("diversity (mean distance between genomes over the largest possible)")
+    ax.set_ylabel("share of fitness games won (population)")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlim(left=0)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, title="one point per epoch, darker = later", title_fontsize=8)
+    ax.set_title(title)
+    return atomic_savefig(figure, path)
+
+
+def _rgb(colour: str) -> tuple[float, float, float]:
+    return tuple(int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5))  # type: ignore[return-value]
+
+
+def write_ga_plots(
+    out: Path, runs: Mapping[str, Sequence[Mapping[str, Any]]], kind: str, title: str
+) -> list[Path]:
+    """The three GA plots of ``runs`` (label -> history) into ``out``."""
+    out = Path(out)
+    return [
+        plot_wins(runs, out / PLOT_FILES["wins"], f"{title}: wins"),
+        plot_genomes(runs, kind, out / PLOT_FILES["genomes"], f"{title}: genomes"),
+        plot_wins_vs_diversity(
+            runs, out / PLOT_FILES["wins_vs_diversity"], f"{title}: wins against diversity"
+        ),
+    ]
+
+
+# --- the command line (``boardlab train ga``) --------------------------------------------------
+
+
+@dataclass
+class CommandPlan:
+    """A checked ``boardlab train ga`` command, ready to run: a fresh run of ``games`` with
+    ``params`` and ``seed``, or the ``resumed`` one."""
+
+    games: tuple[Any, ...]
+    params: GAParams
+    seed: int
+    resumed: Evolution | None
+    out: Path
+    epochs: int
+    eval_every: int
+    eval_games: int
+    final_games: int
+    opponents: list[str]
+
+
+def plan_command(
+    *,
+    game: str,
+    out: Path | None,
+    epochs: str | None,
+    hyper: str | None,
+    resume: bool,
+    force: bool,
+    seed: str | None,
+    eval_every: str,
+    eval_games: str,
+    final_games: str,
+    against: str,
+    tabular_options: Mapping[str, Any],
+) -> CommandPlan:
+    """Check the options of ``boardlab train ga`` and read the run to resume; UsageProblem
+    (of :mod:`boardlab.learn.cli`) naming what is wrong otherwise."""
+    from boardlab.agents.base import AgentSpecError, make_agent
+    from boardlab.games import GameOptionError, parse_game
+    from boardlab.learn.cli import UsageProblem, _whole
+
+    given = [f"--{name.replace('_', '-')}" for name, value in tabular_options.items() if value is not None]
+    if given:
+        raise UsageProblem(
+            f"{', '.join(given)}: options of qlearning and mcrl; ga takes --epochs and --hyper"
+        )
+    try:
+        games = check_games([parse_game(spec.strip()) for spec in game.split(";") if spec.strip()])
+        params = parse_hyper(hyper or "")
+    except (GameOptionError, GATrainingError) as error:
+        raise UsageProblem(str(error)) from None
+    total = _whole("--epochs", epochs or "50", 1, 10**7)
+    every = _whole("--eval-every", eval_every, 0, 10**7)
+    games_per_point = _whole("--eval-games", eval_games, 0, 10**6)
+    games_at_end = _whole("--final-games", final_games, 0, 10**6)
+    seed_value = None if seed is None else _whole("--seed", seed, 0, 2**63 - 1)
+    opponents = [s.strip() for s in against.split(";") if s.strip()] if against else ["random", "optimal"]
+    for spec in opponents:
+        try:
+            make_agent(spec, seed=0, game=games[0])
+        except AgentSpecError as error:
+            raise UsageProblem(f"--against: {error}") from None
+    if out is None:
+        raise UsageProblem("--out DIR is required: the folder for the model, its summary and plots")
+    if out.exists() and not out.is_dir():
+        raise UsageProblem(f"--out {out} is a file, not a folder")
+    path = out / MODEL_FILE
+    resumed = None
+    if resume:
+        if not path.exists():
+            raise UsageProblem(f"nothing to resume: {path} does not exist")
+        try:
+            resumed = Evolution.resume(path, games)
+        except ModelFileError as error:
+            raise UsageProblem(str(error)) from None
+        if hyper:
+            stored = asdict(resumed.params)
+            for name, value in asdict(params).items():
+                if stored[name] != value:
+                    raise UsageProblem(
+                        f"--hyper {name}={value} differs from the run being resumed ({stored[name]}); "
+                        "a resumed run keeps its hyper-parameters"
+                    )
+        if seed_value is not None and seed_value != resumed.seed:
+            raise UsageProblem(
+                f"--seed {seed_value} differs from the run being resumed (seed {resumed.seed})"
+            )
+        games, params, seed_value = resumed.games, resumed.params, resumed.seed
+    elif path.exists() and not force:
+        raise UsageProblem(f"{path} exists; pass --resume to continue it or --force to start over")
+    return CommandPlan(
+        games,
+        params,
+        0 if seed_value is None else seed_value,
+        resumed,
+        out,
+        total,
+        every or max(1, total // 20),
+        games_per_point,
+        games_at_end,
+        opponents,
+    )
+
+
+def run_command(console: Any, plan: CommandPlan) -> None:
+    """Run a planned ``boardlab train ga``: progress bar, checkpoints, final games, summary, plots."""
+    import typer
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.table import Table
+
+    from boardlab.learn.cli import _interrupt_flag
+    from boardlab.learn.plots import write_plots
+    from boardlab.learn.tabular import play_games, tally
+
+    specs = "; ".join(g.spec for g in plan.games)
+    title = f"Nim GA ({plan.params.genome} genome, {plan.params.selection} selection) on {specs}"
+    table = Table(title=title)
+    table.add_column("hyper-parameter")
+    table.add_column("value", justify="right")
+    for name, value in asdict(plan.params).items():
+        table.add_row(name, str(value))
+    table.add_row("seed", str(plan.seed))
+    console.print(table)
+    plan.out.mkdir(parents=True, exist_ok=True)
+    path = plan.out / MODEL_FILE
+    progress = Progress(
+        TextColumn("[bold]epochs"),
+        BarColumn(bar_width=24),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[last]}"),
+        console=console,
+    )
+    with _interrupt_flag() as stop, progress as bar:
+        run = plan.resumed
+        task = bar.add_task(
+            "ga", total=plan.epochs, completed=run.epoch if run else 0, last="" if run else "first population"
+        )
+        if run is None:
+            run = Evolution.start(plan.games, plan.params, plan.seed)
+
+        def on_epoch(r: Evolution) -> None:
+            bar.update(task, completed=r.epoch, last=_epoch_text(r))
+
+        finished = run_evolution(
+            run,
+            plan.epochs,
+            eval_every=plan.eval_every,
+            eval_games=plan.eval_games,
+            opponents=plan.opponents,
+            checkpoint=path,
+            on_epoch=on_epoch,
+            should_stop=lambda: stop[0],
+        )
+    if not finished:
+        console.print(
+            f"Interrupted after {run.epoch} epochs; saved {path}. "
+            "Run the same command with --resume to continue."
+        )
+        raise typer.Exit(130)
+    policy = run.policy()
+    results = []
+    with console.status(f"playing {plan.final_games} games against each opponent..."):
+        for index, opponent in enumerate(plan.opponents):
+            results.extend(play_games(policy, opponent, plan.final_games, run.seed * 7919 + 104_729 + index))
+    judged = [accuracy(run.kind, run.best, g) for g in run.games if judgeable(g)]
+    summary = {
+        "method": "ga",
+        "games": [g.spec for g in run.games],
+        "hyper": asdict(run.params),
+        "seed": run.seed,
+        "epochs": run.epoch,
+        "training_games": run.training_games,
+        "train_seconds": round(run.train_seconds, 4),
+        "model_bytes": path.stat().st_size,
+        "player": _player(run.kind, run.best, run.epoch, int(run.fitness[run.best_index])),
+        "final_wins": {
+            "population": _wins_share(run.history[-1]),
+            "best": int(run.fitness[run.best_index]) / run.games_per_genome,
+        },
+        "diversity": run.history[-1]["diversity"],
+        "final": {o: tally([r for r in results if r.opponent == o]) for o in plan.opponents},
+        "accuracy": [a.to_json() for a in judged],
+    }
+    atomic_write_text(plan.out / SUMMARY_FILE, json.dumps(summary, indent=2))
+    label = f"{run.params.selection} selection"
+    plots = write_plots(plan.out, run.curve, results, f"Nim GA on {run.games[0].spec}")
+    plots += write_ga_plots(plan.out, {label: run.history}, run.kind, f"Nim GA ({run.kind} genome)")
+    outcome = Table(title=f"{title}: {run.epoch} epochs in {run.train_seconds:.2f} s of training")
+    for column in ("opponent", "games", "wins", "draws", "losses"):
+        outcome.add_column(column, justify="right")
+    for opponent, counts in summary["final"].items():
+        outcome.add_row(opponent, *(str(counts[k]) for k in ("games", "wins", "draws", "losses")))
+    console.print(outcome)
+    for a in judged:
+        console.print(
+            f"{a.game}: optimal moves in {a.optimal:,} of {a.won:,} won positions ({100 * a.share:.2f}%), "
+            f"{a.positions:,} positions in all"
+        )
+    genes = ", ".join(f"{k}={v:+.3f}" for k, v in summary["player"]["genes"].items())
+    console.print(f"Best genome: {genes}", soft_wrap=True)
+    console.print(
+        f"Model: {path} ({summary['model_bytes']:,} bytes); plots: {', '.join(str(p) for p in plots)}"
+    )
+
+
+def _epoch_text(run: Evolution) -> str:
+    record = run.history[-1]
+    text = (
+        f"best {max(record['fitness'])}/{record['games']} population {100 * _wins_share(record):.0f}% "
+        f"diversity {record['diversity']:.3f}"
+    )
+    if "accuracy" in record:
+        text += f" optimal {100 * float(np.mean(list(record['accuracy'].values()))):.1f}%"
+    return text
+
+
+__all__ = [
+    "FEATURES",
+    "FEATURE_HELP",
+    "FORMAT",
+    "GENOMES",
+    "MODEL_FILE",
+    "PLOT_FILES",
+    "VERSION",
+    "Accuracy",
+    "Evolution",
+    "GAParams",
+    "GATrainingError",
+    "GameBatch",
+    "GenomeModel",
+    "GenomePolicy",
+    "accuracy",
+    "all_positions",
+    "diversity",
+    "epoch_batch",
+    "evaluate_point",
+    "gene_bounds",
+    "gene_names",
+    "judgeable",
+    "load_model",
+    "mistakes",
+    "optimal_genome",
+    "params_for",
+    "parse_hyper",
+    "play_fitness_games",
+    "run_evolution",
+    "save_player",
+    "write_ga_plots",
+]
