@@ -13,3 +13,12 @@ from hypothesis import settings
 
 settings.register_profile("boardlab", deadline=None, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "boardlab"))
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):  # type: ignore[no-untyped-def]
+    """Print the reliability counters (inputs tried, kills survived, games checked) if any ran."""
+    from reliability import COUNTS
+
+    if COUNTS:
+        figures = ", ".join(f"{what}: {n:,}" for what, n in sorted(COUNTS.items()))
+        terminalreporter.write_line(f"reliability: {figures}")

@@ -205,6 +205,9 @@ def test_book_on_a_small_board(tmp_path: Path) -> None:
             assert with_book.solve(words) == without.solve(words)
     with pytest.raises(SolverError, match="5x4 book"):
         Solver(7, 6, book=loaded)
+    np.savez(tmp_path / "other.npz", keys=np.arange(3))
+    with pytest.raises(SolverError, match="not a Connect Four book"):
+        Book.load(tmp_path / "other.npz")
 
 
 # --- the perfect agent and the oracle --------------------------------------------------------

@@ -1,13 +1,66 @@
-"""The `boardlab` command line: one typer app whose sub-commands stay thin and call the library."""
+"""The `boardlab` command line: one typer app whose sub-commands stay thin and call the library.
+
+Every error a user can cause ends the same way: one line on stderr starting with ``Error:``
+and exit status 2, before any work starts; values that are too long are shortened. That holds
+for the usage errors the command-line parser finds (a number that is not a number, an unknown
+option) as well as for the commands' own checks. An unexpected exception (a bug) is reported
+on one line with exit status 1; ``BOARDLAB_DEBUG=1`` shows its traceback instead.
+"""
 
 from __future__ import annotations
 
+import os
+import sys
 import time
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import typer
 from rich.console import Console
 from rich.table import Table
+from typer import Abort
+from typer._click.exceptions import ClickException
+from typer.core import TyperGroup
+
+from boardlab.spec import one_line
+
+
+class OneLineErrors(TyperGroup):
+    """The app's command group: usage errors and unexpected failures reported on one line."""
+
+    def main(  # type: ignore[override]
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except ClickException as err:
+            if type(err).__name__ != "NoArgsIsHelpError":  # the help is already shown
+                ctx = getattr(err, "ctx", None)
+                hint = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
+                _error_line(f"{err.format_message()}{hint}")
+            sys.exit(err.exit_code)
+        except Abort:
+            _error_line("aborted")
+            sys.exit(1)
+        except Exception as err:  # a bug: still one line, unless debugging
+            if os.environ.get("BOARDLAB_DEBUG"):
+                raise
+            _error_line(f"unexpected {type(err).__name__}: {err} (a bug; BOARDLAB_DEBUG=1 shows where)")
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def _error_line(message: str) -> None:
+    typer.echo(f"Error: {one_line(message)}", err=True)
+
 
 app = typer.Typer(
     name="boardlab",
@@ -15,13 +68,14 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=OneLineErrors,
 )
 console = Console()
 
 
 def fail(message: str) -> typer.Exit:
     """Print a one-line error and return the exit (code 2) to raise."""
-    Console(stderr=True).print(f"[red]Error:[/red] {message}", highlight=False)
+    _error_line(message)
     return typer.Exit(2)
 
 
@@ -58,6 +112,23 @@ def games_command() -> None:
     console.print(table)
 
 
+PERFT_COMPILED_DEPTH = 5
+"""perft hands subtrees of this depth to compiled code (a fraction of a second each on 5x5);
+above it the root is split in Python, so that Ctrl-C is heard between calls."""
+
+
+def _perft(qk: Any, ctx: Any, me: int, opp: int, depth: int) -> int:
+    if depth <= PERFT_COMPILED_DEPTH or qk.status(ctx, np.int64(me), np.int64(opp)) != qk.ONGOING:
+        return int(qk.perft(ctx, np.int64(me), np.int64(opp), depth))
+    moves = np.empty(ctx[0].shape[0], dtype=np.int64)
+    count = qk.gen_moves(ctx, np.int64(me), np.int64(opp), moves)
+    total = 0
+    for move in moves[:count]:
+        a, b = qk.play(ctx, np.int64(me), np.int64(opp), move)
+        total += _perft(qk, ctx, int(a), int(b), depth - 1)
+    return total
+
+
 @app.command("perft")
 def perft_command(
     depth: int = typer.Option(5, min=1, max=8, help="Plies to count."),
@@ -69,6 +140,8 @@ def perft_command(
     from boardlab.games import quixo_kernel as qk
     from boardlab.games.quixo import State
 
+    if size not in (3, 4, 5):
+        raise fail(f"--size must be 3, 4 or 5, got {size}")
     try:
         state = State.from_text(position) if position else State.initial(size)
     except (GameError, ValueError) as err:
@@ -78,10 +151,15 @@ def perft_command(
     table = Table(title=f"perft from {state.to_text()}")
     for column in ("depth", "leaves", "seconds"):
         table.add_column(column, justify="right")
-    for d in range(1, depth + 1):
-        start = time.perf_counter()
-        leaves = qk.perft(ctx, np.int64(me), np.int64(opp), d)
-        table.add_row(str(d), f"{leaves:,}", f"{time.perf_counter() - start:.4f}")
+    try:
+        for d in range(1, depth + 1):
+            start = time.perf_counter()
+            leaves = _perft(qk, ctx, me, opp, d)
+            table.add_row(str(d), f"{leaves:,}", f"{time.perf_counter() - start:.4f}")
+    except KeyboardInterrupt:
+        console.print(table)
+        typer.echo("Interrupted.", err=True)
+        raise typer.Exit(130) from None
     console.print(table)
 
 

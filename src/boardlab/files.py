@@ -63,3 +63,56 @@ def atomic_savefig(figure: Any, path: str | Path, **options: Any) -> Path:
     buffer = io.BytesIO()
     figure.savefig(buffer, **{"format": "png", **options})
     return atomic_write_bytes(path, buffer.getvalue())
+
+
+def path_problem(path: str | Path, *, folder: bool) -> str | None:
+    """Why ``path`` cannot be used to write a file (``folder=False``) or a folder of files
+    (``folder=True``), or None if it looks usable: checked before any work starts.
+
+    Refused: an empty path (which command-line parsers turn into ``.``), a NUL character, a
+    name the file system cannot hold (too long, not encodable), a path through an existing
+    file, a folder where a file is expected and the reverse, and a place this user cannot
+    write to.
+    """
+    text = str(path)
+    if text in ("", "."):
+        return "an empty path (or '.') is not accepted; name a file or folder, e.g. ./results"
+    if "\x00" in text:
+        return "a path cannot contain a NUL character"
+    try:
+        encoded = os.fsencode(text)
+    except UnicodeError:
+        return "the path holds characters the file system cannot encode"
+    if len(encoded) > 4000:
+        return f"the path is {len(encoded)} bytes long; the file system takes at most 4000"
+    target = Path(text)
+    ancestor = _existing_ancestor(target)
+    try:
+        name_max = os.pathconf(ancestor if ancestor.is_dir() else ancestor.parent, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        name_max = 255
+    for part in target.parts:
+        if len(os.fsencode(part)) > name_max:
+            return f"a name in the path is longer than {name_max} bytes"
+    if ancestor != target and not ancestor.is_dir():
+        return f"{ancestor} is a file, not a folder"
+    if ancestor == target:
+        if folder and not target.is_dir():
+            return "it is a file; expected a folder"
+        if not folder and target.is_dir():
+            return "it is a folder; expected a file"
+    writable = ancestor if ancestor.is_dir() else ancestor.parent
+    if not os.access(writable, os.W_OK | os.X_OK):
+        return f"cannot write in {writable}"
+    return None
+
+
+def _existing_ancestor(path: Path) -> Path:
+    """``path`` itself if it exists, else its nearest existing parent."""
+    for candidate in (path, *path.absolute().parents):
+        try:
+            if candidate.exists() or candidate.is_symlink():
+                return candidate
+        except OSError:  # a name too long to look up
+            continue
+    return Path("/")

@@ -35,6 +35,19 @@ def shorten(text: str, limit: int = MAX_VALUE_SHOWN) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+MAX_WORD_SHOWN = 200
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f\ud800-\udfff]")
+
+
+def one_line(message: str) -> str:
+    """An error message fit for one terminal line: whitespace collapsed, control characters and
+    undecodable bytes shown as ``?``, and every word longer than 200 characters (a pasted value)
+    shortened."""
+    words = _UNPRINTABLE.sub("?", " ".join(str(message).split())).split(" ")
+    limit = MAX_WORD_SHOWN
+    return " ".join(w if len(w) <= limit else f"{w[: limit - 3]}...({len(w)} chars)" for w in words)
+
+
 @dataclass(frozen=True)
 class OptionInfo:
     """What an option accepts, kept in its dataclass field's metadata."""
@@ -128,8 +141,8 @@ def _convert(spec: OptionSpec, owner: str, text: str) -> Any:
             return lowered in _TRUE
         raise bad("true or false")
     if spec.kind is int:
-        if not _INT.fullmatch(text) or len(text) > 20:
-            raise bad("a whole number (ASCII digits)")
+        if not _INT.fullmatch(text) or len(text) > 20 or not -(2**63) <= int(text) < 2**63:
+            raise bad("a whole number (ASCII digits, at most 2**63-1)")
         return int(text)
     if spec.kind is float:
         if not _FLOAT.fullmatch(text) or len(text) > 40:
@@ -207,3 +220,23 @@ def spec_text(name: str, instance: Any) -> str:
     """The spec that rebuilds ``instance``: ``name`` plus its non-default options."""
     changed = changed_options(instance)
     return f"{name}:{changed}" if changed else name
+
+
+def number_problem(
+    name: str, value: float | None, low: float | None = None, high: float | None = None
+) -> str | None:
+    """Why a command-line number is refused (not finite, below ``low``, above ``high``), or None.
+
+    For the options that command-line parsers read as plain ``int`` or ``float``: ``name`` is
+    the flag as the user typed it, the value is shortened in the message.
+    """
+    if value is None:
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{name} must be a finite number, got {value}"
+    shown = shorten(str(value), 24)
+    if low is not None and value < low:
+        return f"{name} must be >= {_num(low)}, got {shown}"
+    if high is not None and value > high:
+        return f"{name} must be <= {_num(high)}, got {shown}"
+    return None

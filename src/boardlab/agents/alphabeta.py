@@ -562,6 +562,10 @@ class AlphaBetaAgent(Agent):
         super().check_game(settings, game)
         check_evaluation(cls.name, settings.eval, game)
 
+    @classmethod
+    def memory_bytes(cls, settings: Any, game: Any) -> int:
+        return new_table(0).nbytes << settings.tt  # the transposition table
+
     def runner(self, kernel: Kernel) -> SearchRunner:
         """The search tables for a game (one set per kernel)."""
         if kernel.name not in self._runners:

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any, ClassVar
 
-from boardlab.spec import SpecError, build_options, check_options, options_of, spec_text, split_spec
+from boardlab.machine import memory_problem
+from boardlab.spec import SpecError, build_options, check_options, options_of, shorten, spec_text, split_spec
 
 ENTRY_POINT_GROUP = "boardlab.agents"
 
@@ -81,6 +82,15 @@ class Agent(ABC):
         if not cls.supports(game):
             raise AgentSpecError(f"agent {cls.name} plays only {', '.join(cls.games)}, not {game.name}")
 
+    @classmethod
+    def memory_bytes(cls, settings: Any, game: Any) -> int:
+        """The memory these settings allocate to play ``game`` (tables, trees), in bytes.
+
+        Checked against the machine's available memory when the agent is made for a game, so
+        that an agent asking for more is refused before play starts (0: nothing notable).
+        """
+        return 0
+
     @abstractmethod
     def choose(self, state: Any) -> Any:
         """A legal move for ``state`` (which must not be over)."""
@@ -101,7 +111,7 @@ class Agent(ABC):
 
 def _unknown_option_message(agent: str, key: str, settings: type) -> str:
     accepted = ", ".join(o.name for o in options_of(settings)) or "no options"
-    return f"{agent}: unknown option {key!r}; accepted: {accepted}"
+    return f"{agent}: unknown option {shorten(key)!r}; accepted: {accepted}"
 
 
 REGISTRY: dict[str, type[Agent]] = {}
@@ -129,7 +139,7 @@ def agent_class(name: str) -> type[Agent]:
     if key not in REGISTRY:
         found = _entry_points().get(key)
         if found is None:
-            raise AgentSpecError(f"unknown agent {key!r}; known agents: {', '.join(agent_names())}")
+            raise AgentSpecError(f"unknown agent {shorten(key)!r}; known agents: {', '.join(agent_names())}")
         REGISTRY[key] = found.load()
     return REGISTRY[key]
 
@@ -149,12 +159,22 @@ def parse_spec(spec: str) -> tuple[type[Agent], Any]:
 def make_agent(spec: str, seed: int | None = None, game: Any = None) -> Agent:
     """Build an agent from a spec such as ``alphabeta:depth=5,eval=lines3``.
 
-    With ``game`` (a Game), an agent that cannot play it is refused with AgentSpecError.
+    With ``game`` (a Game), an agent that cannot play it, or that would need more memory than
+    the machine has available, is refused with AgentSpecError.
     """
     cls, settings = parse_spec(spec)
     if game is not None:
         cls.check_game(settings, game)
+        problem = memory_problem(cls.memory_bytes(settings, game), f"agent {spec_text(cls.name, settings)}")
+        if problem is not None:
+            raise AgentSpecError(f"{problem}; choose smaller tables")
     return cls(seed=seed, settings=settings)
+
+
+def memory_of(spec: str, game: Any) -> int:
+    """The memory, in bytes, that the agent ``spec`` allocates to play ``game``."""
+    cls, settings = parse_spec(spec)
+    return int(cls.memory_bytes(settings, game))
 
 
 def list_agents() -> list[type[Agent]]:

@@ -8,15 +8,25 @@ Typical use::
     summary = run.summary()          # scores, results by colour, Elo with intervals
     run = tournament(["random", "greedy", "alphabeta:depth=3"], games_per_pair=50)
 
-Games follow a deterministic schedule (:mod:`boardlab.arena.schedule`), each is stored as
-it ends (:mod:`boardlab.arena.store`), and running the same tournament again resumes it.
+Games follow a deterministic schedule (:mod:`boardlab.arena.schedule`), read lazily; each is
+played in a worker process (:mod:`boardlab.arena.workers`) under a time limit per move and
+stored as it ends (:mod:`boardlab.arena.store`), and running the same tournament again
+resumes it. An agent that fails, overruns its limit or answers an illegal move forfeits the
+game (``Reason.FORFEIT``, counted in :attr:`Summary.forfeits`); the tournament goes on.
 Plots live in :mod:`boardlab.arena.plots` and tables in :mod:`boardlab.arena.report`.
 """
 
-from boardlab.arena.play import GameRecord, play_game, play_opening
+from boardlab.arena.play import GameRecord, move_limit, play_game, play_opening
 from boardlab.arena.ratings import EloFit, RatingError, elo_from_score, expected_score, fit_elo, pair_elo
 from boardlab.arena.runner import TournamentRun, match, run_tournament, tournament, validate_config
-from boardlab.arena.schedule import ArenaError, GameTask, TournamentConfig, build_schedule, derive_seed
+from boardlab.arena.schedule import (
+    ArenaError,
+    GameTask,
+    TournamentConfig,
+    build_schedule,
+    derive_seed,
+    iter_schedule,
+)
 from boardlab.arena.store import Store, StoreError
 from boardlab.arena.summary import Outcomes, Summary, summarize
 
@@ -37,7 +47,9 @@ __all__ = [
     "elo_from_score",
     "expected_score",
     "fit_elo",
+    "iter_schedule",
     "match",
+    "move_limit",
     "pair_elo",
     "play_game",
     "play_opening",

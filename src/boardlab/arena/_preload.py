@@ -13,7 +13,7 @@ import contextlib
 import numba  # noqa: F401 - the largest import of a worker
 
 from boardlab.agents.base import agent_class, agent_names
-from boardlab.arena import play  # noqa: F401 - the worker's entry point
+from boardlab.arena import play, workers  # noqa: F401 - the worker's entry point
 from boardlab.games import GAMES, game_class
 
 

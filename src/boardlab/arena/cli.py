@@ -2,7 +2,10 @@
 
 Both store every game in an SQLite file (``--db``), so re-running the same command resumes
 an interrupted run, and write a ratings table to the terminal and PNG plots plus a
-``summary.json`` into ``--out``. Bad input exits with status 2 and a one-line message.
+``summary.json`` into ``--out``. Bad input exits with status 2 and a one-line message before
+any game starts. Each agent plays under a time limit per move (``--move-timeout``); an agent
+that overruns it, fails or answers an illegal move forfeits that game and the run goes on.
+Ctrl-C and SIGTERM stop the run with every finished game stored (exit 130 and 143).
 """
 
 from __future__ import annotations
@@ -14,17 +17,34 @@ import typer
 from rich.console import Console
 
 from boardlab.agents.base import AgentSpecError, parse_spec
+from boardlab.arena.play import move_limit
 from boardlab.arena.report import output_console, print_report, progress_bar, write_summary_json
-from boardlab.arena.runner import TournamentRun, run_tournament, validate_config
-from boardlab.arena.schedule import ArenaError, TournamentConfig
+from boardlab.arena.runner import (
+    TournamentRun,
+    check_memory,
+    default_workers,
+    run_tournament,
+    validate_config,
+)
+from boardlab.arena.schedule import (
+    MAX_GAMES_PER_PAIR,
+    MAX_OPENING_PLIES,
+    ArenaError,
+    TournamentConfig,
+)
 from boardlab.arena.store import Store
+from boardlab.files import path_problem
+from boardlab.processes import sigterm_as_interrupt
+from boardlab.referee import MAX_MOVE_TIMEOUT, MIN_MOVE_TIMEOUT, MOVE_TIMEOUT_FACTOR
+from boardlab.spec import one_line, shorten
 
 DEMO_SPECS: tuple[str, ...] = ("random", "greedy", "alphabeta:depth=3", "mcts:iters=1000", "hybrid:time=0.1")
 """Players of ``tournament --demo``; agents not (yet) available are skipped with a note."""
 DEMO_GAMES_PER_PAIR = 10
 DEFAULT_DB = Path("results/arena.sqlite")
 DEFAULT_GAMES_PER_PAIR = 20
-INTERRUPTED_EXIT = 130
+MAX_WORKERS = 256
+MAX_NAME = 200
 
 GameOpt = Annotated[str, typer.Option("--game", help="game spec, e.g. quixo or quixo:size=4")]
 WorkersOpt = Annotated[
@@ -35,51 +55,104 @@ OpeningOpt = Annotated[
     int, typer.Option("--opening-plies", help="random plies opening each game (each opening is played twice)")
 ]
 DbOpt = Annotated[Path, typer.Option("--db", help="SQLite store of the games (resumes from it)")]
+MoveTimeoutOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--move-timeout",
+        help=(
+            "seconds an agent may think per move before it forfeits the game (0: no limit; default: "
+            f"{MOVE_TIMEOUT_FACTOR:g}x the agent's own time option, at least {MIN_MOVE_TIMEOUT:g} s)"
+        ),
+    ),
+]
 NameOpt = Annotated[str, typer.Option("--name", help="a label for the tournament in the store")]
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:
-    typer.echo(f"Error: {' '.join(str(message).split())}", err=True)
+    typer.echo(f"Error: {one_line(message)}", err=True)
     raise typer.Exit(code)
 
 
-def _check_counts(**counts: int | None) -> None:
-    minimum = {"games": 1, "games_per_pair": 1, "workers": 1, "opening_plies": 0, "seed": 0}
+_BOUNDS: dict[str, tuple[int | float, int | float]] = {
+    "games": (1, MAX_GAMES_PER_PAIR),
+    "games_per_pair": (1, MAX_GAMES_PER_PAIR),
+    "workers": (1, MAX_WORKERS),
+    "opening_plies": (0, MAX_OPENING_PLIES),
+    "seed": (0, 2**63 - 1),
+    "move_timeout": (0, MAX_MOVE_TIMEOUT),
+}
+
+
+def _check_counts(**counts: float | None) -> None:
     for key, value in counts.items():
-        if value is not None and value < minimum[key]:
-            flag = "--" + key.replace("_", "-")
-            _fail(f"{flag} must be at least {minimum[key]}, got {value}")
+        if value is None:
+            continue
+        low, high = _BOUNDS[key]
+        flag = "--" + key.replace("_", "-")
+        if value != value or value in (float("inf"), float("-inf")):
+            _fail(f"{flag} must be a finite number, got {value}")
+        if value < low:
+            _fail(f"{flag} must be at least {low}, got {shorten(str(value))}")
+        if value > high:
+            _fail(f"{flag} must be at most {high}, got {shorten(str(value))}")
 
 
-def run_and_report(config: TournamentConfig, db: Path, workers: int | None, out: Path) -> TournamentRun:
+def _check_path(flag: str, path: Path, *, folder: bool) -> None:
+    """Exit 2 if ``path`` cannot be written (see :func:`boardlab.files.path_problem`)."""
+    problem = path_problem(path, folder=folder)
+    if problem is not None:
+        _fail(f"{flag} {shorten(str(path))}: {problem}")
+
+
+def _check_name(name: str) -> None:
+    if len(name) > MAX_NAME or not name.isprintable():
+        _fail(f"--name must be printable text of at most {MAX_NAME} characters, got {shorten(name)!r}")
+
+
+def run_and_report(
+    config: TournamentConfig, db: Path, workers: int | None, out: Path, move_timeout: float | None = None
+) -> TournamentRun:
     """Run ``config`` into the store at ``db`` with a progress bar, then print and plot the results.
 
-    Exits 2 on bad input, 1 if a game fails, 130 when interrupted (stored games are kept).
+    Exits 2 on bad input, 1 if a game fails, 130 when interrupted (Ctrl-C) and 143 when
+    terminated (SIGTERM); the stored games are kept.
     """
+    _check_path("--db", db, folder=False)
+    _check_path("--out", out, folder=True)
+    _check_name(config.name)
     try:
+        for spec in config.specs:
+            move_limit(spec, move_timeout)
         validate_config(config)
+        check_memory(config, default_workers() if workers is None else workers)
     except ArenaError as err:
         _fail(str(err))
-    if out.exists() and not out.is_dir():
-        _fail(f"--out {out} is a file; expected a folder for the plots")
     try:
         store = Store(db)
     except ArenaError as err:
         _fail(str(err))
     console, status = output_console(), Console(stderr=True)
-    with store:
+    with store, sigterm_as_interrupt() as termination:
         try:
             with progress_bar(status, config.label) as (on_start, on_game):
-                run = run_tournament(config, store, workers=workers, on_start=on_start, on_game=on_game)
+                run = run_tournament(
+                    config,
+                    store,
+                    workers=workers,
+                    move_timeout=move_timeout,
+                    on_start=on_start,
+                    on_game=on_game,
+                )
         except ArenaError as err:
             _fail(str(err), code=1)
     if run.interrupted:
+        how = "Terminated" if termination.received else "Interrupted"
         status.print(
-            f"Interrupted: {len(run.records)} of {run.total} games are stored in {db}. "
+            f"{how}: {len(run.records)} of {run.total} games are stored in {db}. "
             "Run the same command again to resume.",
             soft_wrap=True,
         )
-        raise typer.Exit(INTERRUPTED_EXIT)
+        raise typer.Exit(termination.exit_code)
     _report(run, console, out)
     return run
 
@@ -88,7 +161,7 @@ def _report(run: TournamentRun, console: Console, out: Path) -> None:
     from boardlab.arena.plots import write_plots  # matplotlib only when plotting
 
     summary = run.summary()
-    print_report(summary, console, run.config.label)
+    print_report(summary, console, run.config.label, run.records)
     try:
         paths = [*write_plots(summary, out), write_summary_json(summary, out / "summary.json")]
     except OSError as err:
@@ -113,14 +186,17 @@ def match_command(
         "results/match"
     ),
     name: NameOpt = "",
+    move_timeout: MoveTimeoutOpt = None,
 ) -> None:
     """Play a match between two agents and rate them.
 
     Example: boardlab match greedy random --games 100 --workers 2
     """
-    _check_counts(games=games, workers=workers, opening_plies=opening_plies, seed=seed)
+    _check_counts(
+        games=games, workers=workers, opening_plies=opening_plies, seed=seed, move_timeout=move_timeout
+    )
     config = _config((spec_a, spec_b), games, game, seed, opening_plies, name)
-    run_and_report(config, db, workers, out)
+    run_and_report(config, db, workers, out, move_timeout)
 
 
 def tournament_command(
@@ -149,12 +225,19 @@ def tournament_command(
     demo: Annotated[
         bool, typer.Option("--demo", help="a short demonstration tournament (writes to results/demo)")
     ] = False,
+    move_timeout: MoveTimeoutOpt = None,
 ) -> None:
     """Play a round-robin tournament between agents and rate them.
 
     Example: boardlab tournament random greedy alphabeta:depth=3 --games-per-pair 50
     """
-    _check_counts(games_per_pair=games_per_pair, workers=workers, opening_plies=opening_plies, seed=seed)
+    _check_counts(
+        games_per_pair=games_per_pair,
+        workers=workers,
+        opening_plies=opening_plies,
+        seed=seed,
+        move_timeout=move_timeout,
+    )
     specs = list(specs or [])
     if demo:
         if specs:
@@ -164,7 +247,7 @@ def tournament_command(
         name = name or "demo"
     out = out or Path("results/demo" if demo else "results/tournament")
     config = _config(specs, games_per_pair or DEFAULT_GAMES_PER_PAIR, game, seed, opening_plies, name)
-    run_and_report(config, db, workers, out)
+    run_and_report(config, db, workers, out, move_timeout)
 
 
 def _config(

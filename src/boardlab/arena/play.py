@@ -6,13 +6,16 @@ import json
 import random
 import time
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any
 
+from boardlab import referee
 from boardlab.agents.base import make_agent
 from boardlab.arena.schedule import ArenaError, GameTask
-from boardlab.games import Outcome, parse_game
+from boardlab.games import Outcome, Reason, parse_game
+from boardlab.referee import describe_failure, is_legal, shown_move
 
 OPENING_ATTEMPTS = 1000
 
@@ -127,35 +130,103 @@ def play_opening(game: str, plies: int, seed: int) -> tuple[Any, list[str]]:
     raise ArenaError(f"no opening of {plies} random plies leaves a game of {game} open; use fewer plies")
 
 
-def _now() -> str:
+def timestamp() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def play_game(task: GameTask) -> GameRecord:
-    """Play a scheduled game: build both agents from their specs and seeds, then play it out."""
-    started = _now()
-    game = parse_game(task.game)
-    agents = (
-        make_agent(task.first_spec, task.first_seed, game=game),
-        make_agent(task.second_spec, task.second_seed, game=game),
+class _Forfeit(Exception):
+    """An agent lost the game by failing: ``colour`` is its colour, ``detail`` what it did."""
+
+    def __init__(self, colour: int, detail: str) -> None:
+        super().__init__(detail)
+        self.colour = colour
+        self.detail = detail
+
+
+def move_limit(spec: str, timeout: float | None = None) -> float | None:
+    """:func:`boardlab.referee.move_limit`, with ArenaError for a bad ``timeout``."""
+    try:
+        return referee.move_limit(spec, timeout)
+    except referee.TimeLimitError as err:
+        raise ArenaError(str(err)) from None
+
+
+Report = Callable[[dict[str, Any]], None]
+"""Receives the referee's events (see :func:`play_game`); the arena's workers send them on."""
+
+
+def play_game(
+    task: GameTask,
+    limits: tuple[float | None, float | None] | None = None,
+    report: Report | None = None,
+    *,
+    catch_interrupt: bool = False,
+) -> GameRecord:
+    """Play a scheduled game: build both agents from their specs and seeds, then play it out.
+
+    An agent that raises, calls ``sys.exit``, answers something that is not a legal move, or
+    takes longer than its limit in ``limits`` (seconds per move for the first and the second
+    player; default :func:`move_limit` of each spec) forfeits: the game ends there with
+    ``Outcome(other colour, Reason.FORFEIT, what happened)``. A KeyboardInterrupt is the
+    user's and goes through, unless ``catch_interrupt`` (in a worker process, which ignores
+    Ctrl-C, it can only come from the agent). ``report`` gets ``{"setup": colour}`` before an
+    agent is built and prepared (after ``{"opening": moves}``), ``{"turn": colour}`` before the
+    first move and ``{"move": notation, "seconds": s, "turn": colour or None}`` after each move, so that a
+    watcher knows whose clock runs and can stop a hung agent.
+    """
+    started = timestamp()
+    if limits is None:
+        limits = (move_limit(task.first_spec), move_limit(task.second_spec))
+    send = report or (lambda event: None)
+    # everything an agent can raise, except the user's Ctrl-C in this process
+    caught: type[BaseException] | tuple[type[BaseException], ...] = (
+        BaseException if catch_interrupt else (Exception, SystemExit)
     )
-    for agent in agents:
-        agent.prepare(game)
-        agent.new_game()
+    game = parse_game(task.game)
+    specs, seeds = (task.first_spec, task.second_spec), (task.first_seed, task.second_seed)
     state, opening = play_opening(task.game, task.opening_plies, task.opening_seed)
     moves, times = list(opening), []
-    while (outcome := state.outcome) is None:
-        agent = agents[state.to_move]
-        tic = time.perf_counter()
-        try:
-            move = agent.choose(state)
-            times.append(round(time.perf_counter() - tic, 6))
-            moves.append(str(move))
+    send({"opening": opening})
+    try:
+        agents = []
+        for colour in (0, 1):
+            send({"setup": colour})
+            try:
+                agent = make_agent(specs[colour], seeds[colour], game=game)
+                agent.prepare(game)
+                agent.new_game()
+            except caught as err:
+                raise _Forfeit(colour, "failed to start: " + describe_failure(err)) from None
+            agents.append(agent)
+        send({"turn": state.to_move})
+        while (outcome := state.outcome) is None:
+            colour = state.to_move
+            tic = time.perf_counter()
+            try:
+                move = agents[colour].choose(state)
+            except caught as err:
+                raise _Forfeit(colour, describe_failure(err)) from None
+            spent = time.perf_counter() - tic
+            limit = limits[colour]
+            if limit is not None and spent > limit:
+                raise _Forfeit(colour, f"took {spent:.2f} s, over its limit of {limit:g} s per move")
+            if not is_legal(state, move):
+                raise _Forfeit(colour, f"answered {shown_move(move)}, not a legal move")
             state = state.play(move)
-        except Exception as err:
-            raise ArenaError(
-                f"game {task.index}: agent {agent.spec!r} failed at ply {state.ply}: {err}"
-            ) from err
+            moves.append(str(move))
+            times.append(round(spent, 6))
+            send({"move": moves[-1], "seconds": times[-1], "turn": None if state.is_over else state.to_move})
+    except _Forfeit as forfeit:
+        outcome = Outcome(1 - forfeit.colour, Reason.FORFEIT, forfeit.detail)
+    return make_record(task, moves, times, outcome, started)
+
+
+def make_record(
+    task: GameTask, moves: list[str], times: list[float], outcome: Outcome, started: str
+) -> GameRecord:
+    """The record of ``task``'s game: ``moves`` from the start (the opening first), the thinking
+    times of the moves after the opening, and how it ended."""
+    opening = tuple(moves[: task.opening_plies])
     return GameRecord(
         tournament_id=task.tournament_id,
         index=task.index,
@@ -167,23 +238,34 @@ def play_game(task: GameTask) -> GameRecord:
         first_seed=task.first_seed,
         second_seed=task.second_seed,
         opening_index=task.opening_index,
-        opening=tuple(opening),
+        opening=opening,
         moves=tuple(moves),
         outcome=outcome,
         plies=len(moves),
         move_times=tuple(times),
         started=started,
-        finished=_now(),
+        finished=timestamp(),
     )
 
 
-def warm_up(game: str, specs: tuple[str, ...]) -> None:
+def forfeit_record(
+    task: GameTask, moves: list[str], times: list[float], colour: int, detail: str, started: str
+) -> GameRecord:
+    """The record of a game that ``colour``'s agent forfeited after ``moves`` (for a game
+    stopped from outside, e.g. a hung agent's process killed)."""
+    return make_record(task, moves, times, Outcome(1 - colour, Reason.FORFEIT, detail), started)
+
+
+def warm_up(game: str, specs: tuple[str, ...], report: Report | None = None) -> None:
     """Compile what the games of a tournament will use, so no move's time includes a compile.
 
     Plays a short random opening of ``game`` and asks each agent of ``specs`` for one move
     there (the searches are compiled per process and kernel). Warming is only a speed-up: any
-    failure is left for the game it concerns to meet and report.
+    failure is left for the game it concerns to meet and report. ``report`` gets
+    ``{"warm": i, "stage": "prepare"}`` before agent ``specs[i]`` is built and prepared and
+    ``{"warm": i, "stage": "move"}`` before it is asked for its move.
     """
+    send = report or (lambda event: None)
     try:
         try:
             state, _ = play_opening(game, 2, 0)
@@ -191,33 +273,13 @@ def warm_up(game: str, specs: tuple[str, ...]) -> None:
             state = parse_game(game).initial()
     except Exception:
         return
-    for spec in dict.fromkeys(specs):
+    for i, spec in enumerate(specs):
         try:
+            send({"warm": i, "stage": "prepare"})
             agent = make_agent(spec, 0, game=state.game)
             agent.prepare(state.game)
             agent.new_game()
+            send({"warm": i, "stage": "move"})
             agent.choose(state)
-        except Exception:
+        except (Exception, SystemExit):
             continue
-
-
-def play_task_json(task_json: str) -> str:
-    """Worker entry point: a task as JSON in, its record as JSON out.
-
-    A failure comes back as ``{"error": message}`` so that only strings cross processes.
-    """
-    try:
-        return play_game(GameTask.from_json(task_json)).to_json()
-    except ArenaError as err:
-        message = str(err)
-    except Exception as err:
-        message = f"{type(err).__name__}: {err}"
-    return json.dumps({"error": message})
-
-
-def record_from_worker(text: str) -> GameRecord:
-    """The record a worker sent back, or ArenaError with the worker's message."""
-    data = json.loads(text)
-    if "error" in data:
-        raise ArenaError(data["error"])
-    return GameRecord.from_json(text)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -24,8 +24,10 @@ from boardlab.arena.play import GameRecord
 from boardlab.arena.runner import GameHook, StartHook
 from boardlab.arena.summary import Outcomes, Summary
 from boardlab.files import atomic_write_text
+from boardlab.games import Reason
 
 PIPE_WIDTH = 130
+MAX_FORFEITS_SHOWN = 10
 
 
 def output_console() -> Console:
@@ -50,12 +52,15 @@ def _player_column(table: Table, summary: Summary) -> None:
 
 
 def ratings_table(summary: Summary, title: str = "Ratings") -> Table:
-    """Players best first: Elo with interval, games, wins-draws-losses, score, time per move."""
+    """Players best first: Elo with interval, games, wins-draws-losses, score, time per move,
+    and the games lost by forfeit when there were any."""
     level = f"{summary.elo.level:.0%}" if summary.elo else "95%"
     table = Table(title=title)
     table.add_column("#", justify="right")
     _player_column(table, summary)
-    for name in ("Elo", f"{level} interval", "games", "W-D-L", "score", "time/move"):
+    show_forfeits = any(summary.forfeits)
+    names = ["Elo", f"{level} interval", "games", "W-D-L", "score", "time/move"]
+    for name in names + (["forfeits"] if show_forfeits else []):
         table.add_column(name, justify="right", no_wrap=name.endswith("interval"))
     for rank, i in enumerate(summary.ranking(), start=1):
         overall = summary.overall(i)
@@ -65,16 +70,9 @@ def ratings_table(summary: Summary, title: str = "Ratings") -> Table:
         else:
             elo, interval = "-", "-"
         seconds = summary.move_seconds[i] if summary.move_seconds else math.nan
-        table.add_row(
-            str(rank),
-            summary.names[i],
-            elo,
-            interval,
-            str(overall.games),
-            overall.text(),
-            _pct(overall.score),
-            _seconds(seconds),
-        )
+        cells = [str(rank), summary.names[i], elo, interval, str(overall.games), overall.text()]
+        cells += [_pct(overall.score), _seconds(seconds)]
+        table.add_row(*cells, *([str(summary.forfeits[i])] if show_forfeits else []))
     if summary.elo is not None and summary.elo.prior_draws:
         table.caption = (
             f"Elo by maximum likelihood, mean 0; prior: {summary.elo.prior_draws:g} virtual draw(s) "
@@ -126,13 +124,35 @@ def _endings_caption(summary: Summary) -> str:
     return "; ended by " + ", ".join(parts) if parts else ""
 
 
-def print_report(summary: Summary, console: Console, title: str = "") -> None:
-    """Print the ratings, score matrix and colour tables."""
+def print_report(
+    summary: Summary, console: Console, title: str = "", records: Sequence[GameRecord] = ()
+) -> None:
+    """Print the ratings, score matrix and colour tables, then the forfeited games of ``records``."""
     heading = f" ({title})" if title else ""
     console.print(ratings_table(summary, f"Ratings{heading}: {summary.n_games} games"))
     if len(summary.names) > 2:
         console.print(score_matrix_table(summary))
     console.print(colour_table(summary))
+    lines = forfeit_lines(records, summary.names)
+    for line in lines:
+        console.print(line, soft_wrap=True, markup=False, highlight=False)
+
+
+def forfeit_lines(
+    records: Sequence[GameRecord], names: Sequence[str], limit: int = MAX_FORFEITS_SHOWN
+) -> list[str]:
+    """A heading and one line per forfeited game (the first ``limit``): who forfeited and why."""
+    lost = [r for r in records if r.outcome.reason is Reason.FORFEIT and r.winner is not None]
+    if not lost:
+        return []
+    lines = [f"{len(lost)} game{'s' * (len(lost) != 1)} forfeited:"]
+    for record in lost[:limit]:
+        loser = record.second_player if record.winner == 0 else record.first_player
+        detail = record.outcome.detail
+        lines.append(f"  game {record.index}: {names[loser]} forfeits after {record.plies} plies: {detail}")
+    if len(lost) > limit:
+        lines.append(f"  ... and {len(lost) - limit} more (see the store)")
+    return lines
 
 
 def write_summary_json(summary: Summary, path: str | Path) -> Path:

@@ -1,39 +1,36 @@
 """Running matches and tournaments, in parallel worker processes, into the store.
 
-The main process owns the schedule and the store; workers receive each game's task as JSON,
-build both agents from their specs and seeds, play, and send the record back as JSON. Each
-finished game is stored at once in its own transaction. Ctrl-C (KeyboardInterrupt) stops the
+The main process owns the schedule and the store; worker processes
+(:mod:`boardlab.arena.workers`) receive each game's task as JSON, build both agents from
+their specs and seeds, play, and send the record back as JSON. Each finished game is stored
+at once in its own transaction. Agents play under a time limit per move: one that overruns,
+raises, exits or answers an illegal move forfeits that game, which is stored like any other
+(``Reason.FORFEIT``), and the tournament goes on. Ctrl-C (KeyboardInterrupt) stops the
 workers, keeps every stored game and returns a run marked ``interrupted``; running the same
-tournament again plays only the missing games.
+tournament again plays only the missing games. The schedule is read lazily, one game at a
+time, so its length costs no memory.
 """
 
 from __future__ import annotations
 
-import multiprocessing
+import itertools
 import os
-import signal
-from collections.abc import Callable, Generator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 
-from boardlab.agents.base import make_agent
-from boardlab.arena.play import (
-    GameRecord,
-    play_game,
-    play_opening,
-    play_task_json,
-    record_from_worker,
-    warm_up,
-)
+from boardlab.agents.base import make_agent, memory_of
+from boardlab.arena.play import GameRecord, move_limit, play_game, play_opening
 from boardlab.arena.ratings import DEFAULT_PRIOR_DRAWS
-from boardlab.arena.schedule import ArenaError, GameTask, TournamentConfig, build_schedule
+from boardlab.arena.schedule import ArenaError, GameTask, TournamentConfig, iter_schedule
 from boardlab.arena.store import Store
 from boardlab.arena.summary import Summary, summarize
+from boardlab.arena.workers import WorkerPool
 from boardlab.games import parse_game
+from boardlab.machine import memory_problem
+from boardlab.referee import describe_failure
+from boardlab.spec import shorten
 
 StartHook = Callable[[int, int], None]
 """Called once before play with ``(games in the schedule, games already stored)``."""
@@ -74,14 +71,31 @@ def default_workers() -> int:
 
 def validate_config(config: TournamentConfig) -> None:
     """Raise ArenaError naming the problem if the game, an agent spec or the openings are bad
-    (an agent that cannot play the game included)."""
+    (an agent that cannot play the game, or fails while being built, included)."""
     try:
         game = parse_game(config.game)
-        for spec in config.specs:
-            make_agent(spec, 0, game=game)
-    except ValueError as err:  # AgentSpecError, GameError, or an agent's own check
+    except ValueError as err:
         raise ArenaError(str(err)) from None
+    for spec in config.specs:
+        try:
+            make_agent(spec, 0, game=game)
+        except ValueError as err:  # AgentSpecError, GameError, or an agent's own check
+            raise ArenaError(str(err)) from None
+        except (Exception, SystemExit) as err:  # an agent's own code failing as it is built
+            raise ArenaError(f"agent {shorten(spec)!r} cannot be built: {describe_failure(err)}") from None
     play_opening(config.game, config.opening_plies, config.seed)
+
+
+def check_memory(config: TournamentConfig, workers: int) -> None:
+    """ArenaError if ``workers`` processes, each holding the two hungriest agents of ``config``,
+    would need more memory than the machine has available."""
+    game = parse_game(config.game)
+    needs = sorted((memory_of(spec, game), spec) for spec in dict.fromkeys(config.specs))[-2:]
+    processes = max(workers, 1)
+    what = f"playing {' and '.join(shorten(spec) for _, spec in needs)} in {processes} process(es)"
+    problem = memory_problem(processes * sum(need for need, _ in needs), what)
+    if problem is not None:
+        raise ArenaError(f"{problem}; use fewer workers (-j) or smaller tables")
 
 
 def run_tournament(
@@ -90,29 +104,37 @@ def run_tournament(
     *,
     workers: int | None = None,
     max_games: int | None = None,
+    move_timeout: float | None = None,
     on_start: StartHook | None = None,
     on_game: GameHook | None = None,
 ) -> TournamentRun:
     """Play the games of ``config``'s schedule that ``store`` lacks and store each as it ends.
 
-    ``workers`` processes play in parallel (default: all cores; 1 plays in this process).
-    ``max_games`` plays at most that many of the missing games, in schedule order.
+    ``workers`` processes play in parallel (default: all cores); 0 plays in this process,
+    where an agent that hangs cannot be stopped (for debugging, and for agents registered at
+    run time, which worker processes do not know). ``max_games`` plays at most that many of
+    the missing games, in schedule order. ``move_timeout`` is every agent's limit per move in
+    seconds (0: none; default: :func:`~boardlab.arena.play.move_limit`, 10 times the agent's
+    own time per move and at least 10 s); an agent over it forfeits the game.
     """
     workers = default_workers() if workers is None else workers
-    if workers < 1:
-        raise ArenaError(f"workers must be at least 1, got {workers}")
+    if workers < 0:
+        raise ArenaError(f"workers must be at least 0, got {workers}")
+    limits = {spec: move_limit(spec, move_timeout) for spec in config.specs}
     validate_config(config)
+    check_memory(config, workers)
     tournament_id = store.register_tournament(config)
     stored = store.stored_indices(tournament_id)
-    pending = [task for task in build_schedule(config) if task.index not in stored]
-    already = config.total_games - len(pending)
+    already = sum(1 for i in stored if i < config.total_games)
+    missing = config.total_games - already
     if max_games is not None:
-        pending = pending[: max(max_games, 0)]
+        missing = min(missing, max(max_games, 0))
+    pending = itertools.islice((t for t in iter_schedule(config) if t.index not in stored), missing)
     if on_start is not None:
         on_start(config.total_games, already)
     played, interrupted = 0, False
     try:
-        with closing(_play_all(pending, workers)) as finished:
+        with closing(_play_all(pending, missing, workers, config.game, limits)) as finished:
             for record in finished:
                 if store.add_game(record):
                     played += 1
@@ -134,18 +156,21 @@ def tournament(
     name: str = "",
     store: Store | str | Path | None = None,
     workers: int | None = None,
+    move_timeout: float | None = None,
     on_start: StartHook | None = None,
     on_game: GameHook | None = None,
 ) -> TournamentRun:
     """A round robin: every pair of ``specs`` plays ``games_per_pair`` games, colours alternating.
 
     ``store`` is an open :class:`Store`, a path to one, or None for a throw-away in-memory store.
+    ``workers`` and ``move_timeout`` are as in :func:`run_tournament`.
     """
     config = TournamentConfig(tuple(specs), games_per_pair, game, seed, opening_plies, name)
+    options = {"workers": workers, "move_timeout": move_timeout, "on_start": on_start, "on_game": on_game}
     if isinstance(store, Store):
-        return run_tournament(config, store, workers=workers, on_start=on_start, on_game=on_game)
+        return run_tournament(config, store, **options)  # type: ignore[arg-type]
     with Store(":memory:" if store is None else store) as opened:
-        return run_tournament(config, opened, workers=workers, on_start=on_start, on_game=on_game)
+        return run_tournament(config, opened, **options)  # type: ignore[arg-type]
 
 
 def match(
@@ -159,6 +184,7 @@ def match(
     name: str = "",
     store: Store | str | Path | None = None,
     workers: int | None = None,
+    move_timeout: float | None = None,
     on_start: StartHook | None = None,
     on_game: GameHook | None = None,
 ) -> TournamentRun:
@@ -172,83 +198,20 @@ def match(
         name=name,
         store=store,
         workers=workers,
+        move_timeout=move_timeout,
         on_start=on_start,
         on_game=on_game,
     )
 
 
-def _play_all(tasks: list[GameTask], workers: int) -> Generator[GameRecord, None, None]:
-    if workers == 1 or len(tasks) <= 1:
-        for task in tasks:
-            yield play_game(task)
+def _play_all(
+    tasks: Iterator[GameTask], count: int, workers: int, game: str, limits: Mapping[str, float | None]
+) -> Generator[GameRecord, None, None]:
+    if count <= 0:
         return
-    specs = tuple(dict.fromkeys(spec for t in tasks for spec in (t.first_spec, t.second_spec)))
-    with _WorkerPool(min(workers, len(tasks)), tasks[0].game, specs) as pool:
+    if workers == 0:
+        for task in tasks:
+            yield play_game(task, (limits[task.first_spec], limits[task.second_spec]))
+        return
+    with WorkerPool(min(workers, count), game, limits) as pool:
         yield from pool.play(tasks)
-
-
-def _start_worker(game: str, specs: tuple[str, ...]) -> None:
-    """Worker initializer: leave Ctrl-C to the main process, then warm the tournament's game."""
-    # Ctrl-C reaches the whole process group; the main process decides what stops.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    warm_up(game, specs)  # never raises: an exception here would break the whole pool
-
-
-def _worker_context() -> multiprocessing.context.BaseContext:
-    """Forkserver where available (workers forked from a warm, thread-free server), else spawn.
-
-    Plain fork is avoided: this process may hold threads and locks (numba, the progress bar).
-    """
-    if "forkserver" not in multiprocessing.get_all_start_methods():
-        return multiprocessing.get_context("spawn")
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["__main__", "boardlab.arena._preload"])
-    return context
-
-
-class _WorkerPool:
-    """A process pool (see :func:`_worker_context`) torn down at once when play stops early."""
-
-    def __init__(self, workers: int, game: str, specs: tuple[str, ...]) -> None:
-        context = _worker_context()
-        self._executor = ProcessPoolExecutor(
-            workers, mp_context=context, initializer=_start_worker, initargs=(game, specs)
-        )
-        self._futures: list[Future[str]] = []
-
-    def __enter__(self) -> _WorkerPool:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        if kind is None:
-            self._executor.shutdown(wait=True)
-        else:
-            self._terminate()
-
-    def play(self, tasks: list[GameTask]) -> Generator[GameRecord, None, None]:
-        """Records of ``tasks`` in the order they finish."""
-        self._futures = [self._executor.submit(play_task_json, task.to_json()) for task in tasks]
-        for future in as_completed(self._futures):
-            try:
-                text = future.result()
-            except BrokenProcessPool as err:
-                raise ArenaError(
-                    f"a worker process died ({err}); the stored games are kept, run again to resume"
-                ) from None
-            yield record_from_worker(text)
-
-    def _terminate(self) -> None:
-        for future in self._futures:
-            future.cancel()
-        terminate = getattr(self._executor, "terminate_workers", None)  # Python 3.14+
-        if terminate is not None:
-            terminate()
-            return
-        processes = list((getattr(self._executor, "_processes", None) or {}).values())
-        self._executor.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            process.terminate()
-        for process in processes:
-            process.join(timeout=5)

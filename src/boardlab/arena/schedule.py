@@ -18,12 +18,24 @@ the one for ``n + 1``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import combinations
 
 SCHEDULE_VERSION = 1
+MAX_GAMES_PER_PAIR = 10**9
+"""More games than anyone can play: a bigger count is refused as a typo."""
+MAX_LISTED_GAMES = 10**6
+MAX_OPENING_PLIES = 1000
+MAX_PLAYERS = 1000
+
+
+def _shown(number: int) -> str:
+    text = str(number)
+    return text if len(text) <= 24 else f"{text[:10]}...({len(text)} digits)"
 
 
 class ArenaError(ValueError):
@@ -57,12 +69,18 @@ class TournamentConfig:
         object.__setattr__(self, "specs", tuple(s.strip() for s in self.specs))
         if len(self.specs) < 2:
             raise ArenaError(f"a tournament needs at least 2 agent specs, got {len(self.specs)}")
-        if self.games_per_pair < 1:
-            raise ArenaError(f"games per pair must be at least 1, got {self.games_per_pair}")
-        if self.opening_plies < 0:
-            raise ArenaError(f"opening plies must be at least 0, got {self.opening_plies}")
+        if len(self.specs) > MAX_PLAYERS:
+            raise ArenaError(f"a tournament takes at most {MAX_PLAYERS} agent specs, got {len(self.specs)}")
+        if not 1 <= self.games_per_pair <= MAX_GAMES_PER_PAIR:
+            raise ArenaError(
+                f"games per pair must be in 1..{MAX_GAMES_PER_PAIR}, got {_shown(self.games_per_pair)}"
+            )
+        if not 0 <= self.opening_plies <= MAX_OPENING_PLIES:
+            raise ArenaError(
+                f"opening plies must be in 0..{MAX_OPENING_PLIES}, got {_shown(self.opening_plies)}"
+            )
         if not 0 <= self.seed < 2**63:
-            raise ArenaError(f"seed must be in 0..2**63-1, got {self.seed}")
+            raise ArenaError(f"seed must be in 0..2**63-1, got {_shown(self.seed)}")
 
     @property
     def tournament_id(self) -> str:
@@ -77,7 +95,7 @@ class TournamentConfig:
         text = json.dumps(identity, sort_keys=True, separators=(",", ":"))
         return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
 
-    @property
+    @functools.cached_property
     def pairs(self) -> list[tuple[int, int]]:
         """The pairs of player indices, in schedule order."""
         return list(combinations(range(len(self.specs)), 2))
@@ -143,6 +161,15 @@ def game_task(config: TournamentConfig, index: int) -> GameTask:
     )
 
 
+def iter_schedule(config: TournamentConfig) -> Iterator[GameTask]:
+    """Every game of this run, in schedule order, made one at a time (no memory for its length)."""
+    return (game_task(config, i) for i in range(config.total_games))
+
+
 def build_schedule(config: TournamentConfig) -> list[GameTask]:
-    """Every game of this run, in schedule order."""
-    return [game_task(config, i) for i in range(config.total_games)]
+    """Every game of this run, in schedule order, as a list (for small schedules)."""
+    if config.total_games > MAX_LISTED_GAMES:
+        raise ArenaError(
+            f"a schedule of {config.total_games} games is too long to list; read it with iter_schedule"
+        )
+    return list(iter_schedule(config))

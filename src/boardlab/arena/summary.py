@@ -11,6 +11,7 @@ import numpy as np
 
 from boardlab.arena.play import GameRecord
 from boardlab.arena.ratings import DEFAULT_PRIOR_DRAWS, EloFit, fit_elo_matrices
+from boardlab.games import Reason
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,8 @@ class Summary:
     max_move_seconds: tuple[float, ...] = ()
     endings: tuple[tuple[str, int, int], ...] = ()
     """How games ended: ``(reason, wins, draws)`` per Outcome reason, most frequent first."""
+    forfeits: tuple[int, ...] = ()
+    """Games each player lost by forfeit (it failed, overran its time or answered an illegal move)."""
 
     @property
     def n_games(self) -> int:
@@ -93,6 +96,7 @@ class Summary:
                 "as_second": self.as_second[i].__dict__,
                 "score": _finite_or_none(self.overall(i).score),
                 "seconds_per_move": _finite_or_none(self.move_seconds[i]) if self.move_seconds else None,
+                "forfeits": self.forfeits[i] if self.forfeits else 0,
                 "max_seconds_per_move": (
                     _finite_or_none(self.max_move_seconds[i]) if self.max_move_seconds else None
                 ),
@@ -133,8 +137,11 @@ def summarize(
     games = np.zeros((n, n))
     overall_first = [0, 0, 0]
     endings: Counter[tuple[str, bool]] = Counter()
+    forfeits = [0] * n
     for record in records:
         endings[record.outcome.reason.value, record.winner is None] += 1
+        if record.outcome.reason is Reason.FORFEIT and record.winner is not None:
+            forfeits[record.second_player if record.winner == 0 else record.first_player] += 1
         a, b = record.first_player, record.second_player
         column = {0: 0, None: 1, 1: 2}[record.winner]  # first player's win / draw / loss
         first[a][column] += 1
@@ -166,6 +173,7 @@ def summarize(
         move_seconds=tuple(float(s / m) if m else float("nan") for s, m in zip(seconds, moves, strict=True)),
         max_move_seconds=tuple(float(s) for s in longest),
         endings=_endings(endings),
+        forfeits=tuple(forfeits),
     )
 
 

@@ -27,6 +27,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -40,7 +41,10 @@ class UsageProblem(Exception):
 
 
 def _fail(message: str) -> typer.Exit:
-    Console(stderr=True).print(f"[red]Error:[/red] {message}", highlight=False, soft_wrap=True)
+    from boardlab.spec import one_line
+
+    text = escape(one_line(message))
+    Console(stderr=True).print(f"[red]Error:[/red] {text}", highlight=False, soft_wrap=True)
     return typer.Exit(2)
 
 

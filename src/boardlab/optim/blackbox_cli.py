@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import time
+import zipfile
 from pathlib import Path
 from typing import Annotated
 
@@ -15,7 +16,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from boardlab.files import atomic_write
+from boardlab.files import atomic_write, path_problem
 from boardlab.optim.blackbox import (
     INSTANCES,
     LOCI,
@@ -27,6 +28,7 @@ from boardlab.optim.blackbox import (
     run_strategy,
 )
 from boardlab.optim.evolve import EvolutionResult, Run, StopRule
+from boardlab.spec import number_problem, one_line, shorten
 
 COMPARE = "compare"
 CHECKPOINT_SECONDS = 5.0
@@ -42,19 +44,32 @@ class UsageProblem(Exception):
 
 
 def _fail(message: str) -> typer.Exit:
-    typer.echo(f"Error: {message}", err=True)
+    typer.echo(f"Error: {one_line(message)}", err=True)
     return typer.Exit(code=2)
 
 
-def _validate(strategy: str, instance: int | None, max_calls: int | None, loci: int) -> None:
+MAX_LOCI = 10_000
+"""Longest genome: the linkage model grows with the square of the length."""
+MAX_CALLS = 10**9
+
+
+def _validate(
+    strategy: str, instance: int | None, max_calls: int | None, loci: int, seed: int = 0, target: float = 1.0
+) -> None:
     if strategy not in accepted_strategies():
-        raise UsageProblem(f"unknown strategy {strategy!r}; accepted: {', '.join(accepted_strategies())}")
-    if loci < 1:
-        raise UsageProblem(f"--loci must be >= 1, got {loci}")
+        raise UsageProblem(
+            f"unknown strategy {shorten(strategy)!r}; accepted: {', '.join(accepted_strategies())}"
+        )
+    for problem in (
+        number_problem("--loci", loci, 1, MAX_LOCI),
+        number_problem("--seed", seed, 0, 2**63 - 1),
+        number_problem("--max-calls", max_calls, 1, MAX_CALLS),
+        number_problem("--target", target, 0.0, 1.0),
+    ):
+        if problem is not None:
+            raise UsageProblem(problem)
     if instance is not None and not 1 <= instance <= loci:
         raise UsageProblem(f"--instance must be in 1..{loci} (the lab uses 1, 2, 5, 10)")
-    if max_calls is not None and max_calls < 1:
-        raise UsageProblem(f"--max-calls must be >= 1, got {max_calls}")
 
 
 # -- checkpoints --------------------------------------------------------------------------------
@@ -91,9 +106,16 @@ def load_checkpoint(path: Path, strategy: str) -> tuple[np.ndarray, int] | None:
         with np.load(path, allow_pickle=False) as data:
             if str(data["strategy"]) != strategy:
                 return None
-            return data["best_genome"].astype(bool), int(data["calls"])
-    except (OSError, ValueError, KeyError) as error:
-        raise UsageProblem(f"unreadable checkpoint {path}: {error}") from None
+            genome, calls = data["best_genome"].astype(bool), int(data["calls"])
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
+        raise UsageProblem(
+            f"unreadable checkpoint {path}: {error}; delete it or run without --resume"
+        ) from None
+    if calls < 0 or genome.ndim != 1:
+        raise UsageProblem(
+            f"unreadable checkpoint {path}: {calls} calls spent; delete it or run without --resume"
+        )
+    return genome, calls
 
 
 # -- running ------------------------------------------------------------------------------------
@@ -312,7 +334,7 @@ def register(app: typer.Typer) -> None:
             int | None,
             typer.Option(help="Fitness-call budget per run (default 100000; compare 30000)."),
         ] = None,
-        target: Annotated[float, typer.Option(help="Stop once this fitness is reached.")] = 1.0,
+        target: Annotated[float, typer.Option(help="Stop once this fitness (0 to 1) is reached.")] = 1.0,
         loci: Annotated[int, typer.Option(help="Genome length.")] = LOCI,
         out: Annotated[Path, typer.Option(help="Directory for the table, plot, checkpoint.")] = (
             Path("results/blackbox")
@@ -323,7 +345,10 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Evolve genomes for the lab's black-box problem and report the best fitness found."""
         try:
-            _validate(strategy, instance, max_calls, loci)
+            _validate(strategy, instance, max_calls, loci, seed, target)
+            out_problem = path_problem(out, folder=True)
+            if out_problem is not None:
+                raise UsageProblem(f"--out {shorten(str(out))}: {out_problem}")
         except UsageProblem as problem:
             raise _fail(str(problem)) from None
         console = Console()

@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from boardlab.machine import memory_problem
 from boardlab.optim.setcover import (
     HEURISTICS,
     CoverResult,
@@ -23,10 +24,18 @@ from boardlab.optim.setcover import (
     solve_astar,
     solve_milp,
 )
+from boardlab.spec import number_problem, one_line, shorten
 
 ALL = "all"
 GENERATORS = ("lab", "challenge")
 SHOWN_SETS = 20
+
+
+MAX_POINTS = 1_000_000
+MAX_SETS = 1_000_000
+MAX_WEIGHT = 1e6
+MAX_SECONDS = 1e6
+MAX_EXPANSIONS = 10**12
 
 
 class UsageProblem(Exception):
@@ -44,25 +53,34 @@ def _validate(
     time_limit: float,
     max_expansions: int | None,
     milp_time_limit: float,
+    seed: int = 0,
 ) -> None:
-    if points < 1:
-        raise UsageProblem(f"--points must be >= 1, got {points}")
-    if sets < 1:
-        raise UsageProblem(f"--sets must be >= 1, got {sets}")
+    for problem in (
+        number_problem("--points", points, 1, MAX_POINTS),
+        number_problem("--sets", sets, 1, MAX_SETS),
+        number_problem("--seed", seed, 0, 2**63 - 1),
+        number_problem("--weight", weight, 1.0, MAX_WEIGHT),
+        number_problem("--time-limit", time_limit, None, MAX_SECONDS),
+        number_problem("--milp-time-limit", milp_time_limit, None, MAX_SECONDS),
+        number_problem("--max-expansions", max_expansions, 1, MAX_EXPANSIONS),
+    ):
+        if problem is not None:
+            raise UsageProblem(problem)
+    # the instance is a sets x points matrix of random numbers, then of booleans
+    memory = memory_problem(9 * points * sets, f"an instance of {points} points and {sets} sets")
+    if memory is not None:
+        raise UsageProblem(memory)
     if not 0.0 < density <= 1.0:
         raise UsageProblem(f"--density must be in (0, 1], got {density}")
     if generator not in GENERATORS:
-        raise UsageProblem(f"unknown generator {generator!r}; accepted: {', '.join(GENERATORS)}")
+        raise UsageProblem(f"unknown generator {shorten(generator)!r}; accepted: {', '.join(GENERATORS)}")
     if heuristic != ALL and heuristic not in HEURISTICS:
-        raise UsageProblem(f"unknown heuristic {heuristic!r}; accepted: {', '.join([*HEURISTICS, ALL])}")
+        accepted = ", ".join([*HEURISTICS, ALL])
+        raise UsageProblem(f"unknown heuristic {shorten(heuristic)!r}; accepted: {accepted}")
     if anytime and heuristic != ALL and not get_heuristic(heuristic).admissible:
         raise UsageProblem(f"--anytime needs an admissible heuristic, not {heuristic!r}")
-    if weight < 1.0:
-        raise UsageProblem(f"--weight must be >= 1, got {weight}")
     if time_limit <= 0:
         raise UsageProblem(f"--time-limit must be > 0, got {time_limit}")
-    if max_expansions is not None and max_expansions < 1:
-        raise UsageProblem(f"--max-expansions must be >= 1, got {max_expansions}")
     if milp_time_limit <= 0:
         raise UsageProblem(f"--milp-time-limit must be > 0, got {milp_time_limit}")
 
@@ -190,10 +208,11 @@ def register(app: typer.Typer) -> None:
                 time_limit,
                 max_expansions,
                 milp_time_limit,
+                seed,
             )
             problem = _make_problem(generator, points, sets, density, seed)
         except UsageProblem as problem_error:
-            typer.echo(f"Error: {problem_error}", err=True)
+            typer.echo(f"Error: {one_line(str(problem_error))}", err=True)
             raise typer.Exit(code=2) from None
         console = Console(width=max(Console().width, 110))
         console.print(f"{generator} instance: {points} points, {sets} sets, density {density}, seed {seed}")

@@ -12,6 +12,9 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from boardlab.files import path_problem
+from boardlab.spec import one_line, shorten
+
 SOLVABLE = ("quixo",)
 MAX_BLANKS_5X5 = 1
 
@@ -27,8 +30,15 @@ def register(app: typer.Typer) -> None:
 
 
 def _fail(message: str) -> NoReturn:
-    Console(stderr=True, highlight=False, soft_wrap=True).print(f"[red]Error:[/red] {escape(message)}")
+    console = Console(stderr=True, highlight=False, soft_wrap=True)
+    console.print(f"[red]Error:[/red] {escape(one_line(message))}")
     raise typer.Exit(2)
+
+
+def _check_dir(directory: Path | None) -> None:
+    problem = None if directory is None else path_problem(directory, folder=True)
+    if problem is not None:
+        _fail(f"--dir {shorten(str(directory))}: {problem}")
 
 
 def _describe(value: int, depth: int) -> str:
@@ -64,7 +74,8 @@ def solve_command(
     from boardlab.solvers.quixo import default_table_dir, solve
 
     if game.strip().lower() not in SOLVABLE:
-        _fail(f"cannot solve {game!r}; solvable games: {', '.join(SOLVABLE)}")
+        _fail(f"cannot solve {shorten(game)!r}; solvable games: {', '.join(SOLVABLE)}")
+    _check_dir(directory)
     if size not in (3, 4, 5):
         _fail(f"--size must be 3, 4 or 5, got {size}")
     cells = size * size
@@ -141,7 +152,9 @@ def parse_quixo_position(text: str) -> Any:
     cells = fields[0].replace("/", "") if fields else ""
     size = round(len(cells) ** 0.5)
     if size not in (3, 4, 5) or size * size != len(cells):
-        raise ValueError(f"cannot read position {text!r}: cells must be 9, 16 or 25 of 'X', 'O', '.'")
+        raise ValueError(
+            f"cannot read position {shorten(text)!r}: cells must be 9, 16 or 25 of 'X', 'O', '.'"
+        )
     return parse_game(f"quixo:size={size}").parse_position(text)
 
 
@@ -156,6 +169,7 @@ def analyze_command(
     from boardlab.solvers.quixo_perfect import move_values, state_sides, tables_for
 
     started = time.perf_counter()
+    _check_dir(directory)
     try:
         state = parse_quixo_position(position)
     except ValueError as err:

@@ -9,13 +9,13 @@ The search is the one of the strongest C/C++ solvers (John Tromp's Fhourstones, 
 Pons's solver), compiled with numba over the game's bitboards (state words ``(a, b)``: the
 stones of the side to move and all stones, ``height + 1`` bits per column):
 
-- negamax with alpha-beta, iterative with an explicit stack (cached recursive numba
-  functions crashed the interpreter), driven by null-window searches that narrow the score
-  range from both ends, nearer zero first (:func:`solve_words`);
+- negamax with alpha-beta (fail-soft), iterative with an explicit stack (cached recursive
+  numba functions crashed the interpreter), driven by null-window searches that narrow the
+  score range from both ends, nearer zero first (:func:`solve_words`);
 - a node only plays moves that do not hand the opponent an immediate win: it must block a
   single threat and is lost against two; bounds from the stones left close windows early;
 - a transposition table of one ``int64`` per entry, keyed on the position, with a lower and
-  an upper bound of its score and the move that last refuted a window there. The key is
+  an upper bound of its score and its best move in the last search there. The key is
   spread by a multiplication that is a bijection on the key's bits, so the slot and the
   stored check bits together *are* the key (no false hits). A solve can start from a cold
   table in O(1): entries carry an epoch, and entries of older epochs read as empty;
@@ -595,10 +595,13 @@ class Book:
     @classmethod
     def load(cls, path: str | Path) -> Book:
         """Read a book written by :meth:`save`."""
-        with np.load(Path(path), allow_pickle=False) as data:
-            width, height, stones = (int(v) for v in data["size"])
-            keys = np.ascontiguousarray(data["keys"], dtype=np.int64)
-            scores = np.ascontiguousarray(data["scores"], dtype=np.int8)
+        try:
+            with np.load(Path(path), allow_pickle=False) as data:
+                width, height, stones = (int(v) for v in data["size"])
+                keys = np.ascontiguousarray(data["keys"], dtype=np.int64)
+                scores = np.ascontiguousarray(data["scores"], dtype=np.int8)
+        except (KeyError, ValueError, OSError) as err:
+            raise SolverError(f"{path}: not a Connect Four book ({err})") from None
         if keys.shape != scores.shape or np.any(np.diff(keys) <= 0):
             raise SolverError(f"{path}: not a Connect Four book (keys must be sorted, one score each)")
         return cls(width, height, stones, keys, scores)

@@ -71,6 +71,14 @@ def _header(console: Console, game: Any, state: Any) -> None:
     console.print(state.render())
 
 
+def _waiting(solver: Any, state: Any) -> str:
+    # positions near the opening take minutes unless the opening book answers them
+    book = solver.book.stones if solver.book else -1
+    if state.ply <= 8 and state.ply > book + 1:
+        return "solving (positions this early can take minutes; `connect4-book` builds the opening book)..."
+    return "solving..."
+
+
 def solve_connect4(position: str = "", weak: bool = False, game: str = "connect4") -> None:
     """Print the score of a position for the side to move, its best moves and (unless
     ``weak``) a principal variation: a perfect game from there to the end."""
@@ -88,7 +96,8 @@ def solve_connect4(position: str = "", weak: bool = False, game: str = "connect4
         return
     solver.count_from_zero()
     start = time.perf_counter()
-    score = solver.solve(state, weak=weak)
+    with console.status(_waiting(solver, state)):
+        score = solver.solve(state, weak=weak)
     assert score is not None
     if weak:
         outcome = {1: "win", 0: "draw", -1: "loss"}[score]
@@ -120,7 +129,8 @@ def analyze_connect4(position: str = "", weak: bool = False, game: str = "connec
     solver = Solver.for_game(the_game)
     solver.count_from_zero()
     start = time.perf_counter()
-    scores = solver.analyze(state, weak=weak)
+    with console.status(_waiting(solver, state)):
+        scores = solver.analyze(state, weak=weak)
     seconds = time.perf_counter() - start
     best = max(s for s in scores if s is not None)
     mover = SYMBOLS[state.to_move]

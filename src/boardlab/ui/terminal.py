@@ -19,6 +19,7 @@ from rich.text import Text
 
 from boardlab.agents.base import Agent
 from boardlab.games.base import GameError, MoveParseError, Outcome, Reason
+from boardlab.referee import AgentForfeit, describe_failure, is_legal, shown_move
 
 InputFn = Callable[[str], str]
 
@@ -67,7 +68,9 @@ class TerminalGame:
     ``human_side`` is 0 to move first (X) or 1 to move second (O). ``input_fn`` gets the
     prompt and returns the line typed (default: ``console.input``); it may raise
     ``EOFError`` or ``KeyboardInterrupt`` to leave. The agent's per-game memory is reset at
-    the start and after each ``undo``.
+    the start and after each ``undo``. An agent that fails, answers an illegal move or thinks
+    longer than ``move_timeout`` seconds (None: no limit) forfeits the game. To stop an agent
+    that never answers, give an :class:`~boardlab.referee.AgentProcess` as the agent.
     """
 
     def __init__(
@@ -79,6 +82,7 @@ class TerminalGame:
         console: Console | None = None,
         input_fn: InputFn | None = None,
         agent_label: str | None = None,
+        move_timeout: float | None = None,
     ) -> None:
         if human_side not in (0, 1):
             raise ValueError(f"human side must be 0 (first) or 1 (second), got {human_side}")
@@ -87,6 +91,7 @@ class TerminalGame:
         self.console = console or Console(highlight=False)
         self.input_fn = input_fn or self.console.input
         self.agent_label = agent_label or agent.spec
+        self.move_timeout = move_timeout
         self.positions: list[Any] = [state]
         self.played: list[_Played] = []
 
@@ -101,19 +106,37 @@ class TerminalGame:
         return self.state.game.symbols  # type: ignore[no-any-return]
 
     def run(self) -> PlayResult:
-        """Play until the game ends, the human resigns or leaves; print and return the result."""
-        self.agent.prepare(self.state.game)
-        self.agent.new_game()
+        """Play until the game ends, the human resigns or leaves; print and return the result.
+
+        An agent that fails (raises, calls ``sys.exit``, answers an illegal move, or takes
+        longer than ``move_timeout`` seconds) forfeits: the human wins.
+        """
         self._show_intro()
+        failure = self._agent_call(lambda: (self.agent.prepare(self.state.game), self.agent.new_game()))
+        if isinstance(failure, Outcome):
+            return self._finish(failure)
         while not self.state.is_over:
             if self.state.to_move == self.human_side:
                 stop = self._human_turn()
                 if stop is not None:
                     return self._finish(stop)
             else:
-                self._agent_turn()
+                forfeit = self._agent_turn()
+                if forfeit is not None:
+                    self._show_position()
+                    return self._finish(forfeit)
         self._show_position()
         return self._finish(self.state.outcome)
+
+    def _agent_call(self, call: Callable[[], Any]) -> Any:
+        """``call()``'s value, or the agent's forfeit (an Outcome) if it fails."""
+        try:
+            return call()
+        except AgentForfeit as err:
+            detail = err.detail
+        except (Exception, SystemExit) as err:  # the agent's own code failed
+            detail = describe_failure(err)
+        return Outcome(self.human_side, Reason.FORFEIT, detail)
 
     # --- turns -----------------------------------------------------------------------------
 
@@ -123,7 +146,10 @@ class TerminalGame:
         while True:
             try:
                 line = self.input_fn(self._prompt())
-            except (EOFError, KeyboardInterrupt, UnicodeDecodeError):
+            except UnicodeDecodeError:  # bytes a strict terminal encoding cannot read: not a move
+                self.console.print(Text.assemble(("Refused: ", "bold red"), "the input is not readable text"))
+                continue
+            except (EOFError, KeyboardInterrupt):
                 self.console.print()
                 return "quit"
             command = line.strip().lower()
@@ -136,7 +162,10 @@ class TerminalGame:
             if command in self._info_commands:
                 self._info_commands[command]()
             elif command == "undo":
-                if self._undo():
+                undone = self._undo()
+                if isinstance(undone, Outcome):  # the agent failed to reset
+                    return undone
+                if undone:
                     return None
             elif self._try_move(line.strip()):
                 return None
@@ -165,14 +194,22 @@ class TerminalGame:
         self._play(move, self.human_side)
         return True
 
-    def _agent_turn(self) -> None:
+    def _agent_turn(self) -> Outcome | None:
+        """Play the agent's move; its forfeit instead if it fails or overruns its time."""
         start = time.perf_counter()
         if self.console.is_terminal:
             with self.console.status(f"{self.agent_label} is thinking..."):
-                move = self.agent.choose(self.state)
+                move = self._agent_call(lambda: self.agent.choose(self.state))
         else:
-            move = self.agent.choose(self.state)
+            move = self._agent_call(lambda: self.agent.choose(self.state))
         elapsed = time.perf_counter() - start
+        if isinstance(move, Outcome):
+            return move
+        if self.move_timeout is not None and elapsed > self.move_timeout:
+            detail = f"took {elapsed:.2f} s, over its limit of {self.move_timeout:g} s per move"
+            return Outcome(self.human_side, Reason.FORFEIT, detail)
+        if not is_legal(self.state, move):
+            return Outcome(self.human_side, Reason.FORFEIT, f"answered {shown_move(move)}, not a legal move")
         side = self.state.to_move
         self._play(move, side)
         self.console.print(
@@ -182,13 +219,15 @@ class TerminalGame:
                 (f"  {elapsed:.2f} s", "dim"),
             )
         )
+        return None
 
     def _play(self, move: Any, mover: int) -> None:
         self.positions.append(self.state.play(move))
         self.played.append(_Played(move, mover))
 
-    def _undo(self) -> bool:
-        """Take back the human's last move and everything after it; False if there is none."""
+    def _undo(self) -> bool | Outcome:
+        """Take back the human's last move and everything after it; False if there is none
+        (the agent's forfeit if it fails to reset its memory)."""
         mine = [i for i, p in enumerate(self.played) if p.mover == self.human_side]
         if not mine:
             self.console.print(Text("Nothing to undo: you have not moved yet.", style="yellow"))
@@ -197,7 +236,9 @@ class TerminalGame:
         taken = [str(p.move) for p in self.played[start:]]
         del self.played[start:]
         del self.positions[start + 1 :]
-        self.agent.new_game()
+        failure = self._agent_call(self.agent.new_game)
+        if isinstance(failure, Outcome):
+            return failure
         self.console.print(Text(f"Took back {' '.join(taken)}.", style="yellow"))
         return True
 
@@ -260,6 +301,8 @@ def result_line(result: PlayResult, agent_label: str, symbols: tuple[str, str] =
         return f"Game left unfinished after {moves}."
     if outcome.reason is Reason.RESIGNATION:
         return f"You resign after {moves}: {agent_label} ({symbols[1 - result.human_side]}) wins."
+    if outcome.reason is Reason.FORFEIT:
+        return f"{agent_label} forfeits after {moves} ({outcome.detail}): you win."
     if outcome.winner is None:
         return f"Draw after {moves} ({outcome.text(symbols).removeprefix('draw (').rstrip(')')})."
     who = "you win" if result.human_won else f"{agent_label} wins"

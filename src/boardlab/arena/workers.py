@@ -1,0 +1,316 @@
+"""Worker processes that play arena games under a referee's clock.
+
+Each worker is a child process (see :mod:`boardlab.processes`: forked by the forkserver,
+killed by the kernel if its parent dies) joined to the main process by a pipe. Only JSON
+crosses it. The worker warms the tournament's game and agents, says it is ready, then
+plays the games it is sent with :func:`~boardlab.arena.play.play_game`, reporting each
+agent call (set-up, then every move) as it starts. The main process therefore always knows
+whose clock is running: an agent that neither answers nor fails within its limit (plus a
+grace) has its worker killed; the game is recorded as that agent's forfeit, from the moves
+reported so far, and a fresh worker takes the dead one's place. A worker that dies during an
+agent's call (``os._exit``, a crash in compiled code, the out-of-memory killer) forfeits the
+game in the same way. Nothing a game's agents do can stop the pool.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+from collections.abc import Generator, Iterator, Mapping
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from types import TracebackType
+from typing import Any
+
+from boardlab.arena.play import GameRecord, forfeit_record, play_game, timestamp, warm_up
+from boardlab.arena.schedule import ArenaError, GameTask
+from boardlab.processes import describe_exit, die_with_parent, worker_context
+from boardlab.referee import GRACE_SECONDS, SETUP_TIMEOUT
+
+STOP_SECONDS = 5.0
+"""How long a stopping worker is given before it is killed."""
+MAX_LOST_WORKERS = 20
+"""Workers that may die outside any agent's call before the run gives up."""
+
+
+# --- the worker process -------------------------------------------------------------------
+
+
+def worker_main(conn: Connection, game: str, warm_specs: tuple[str, ...]) -> None:
+    """A worker's life: warm up, then play each game sent until told to stop or orphaned."""
+    die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the main process to handle
+
+    def send(event: dict[str, Any]) -> None:
+        conn.send_bytes(json.dumps(event, separators=(",", ":")).encode())
+
+    try:
+        warm_up(game, warm_specs, send)
+        send({"ready": True})
+        while True:
+            message = json.loads(conn.recv_bytes())
+            if message.get("stop"):
+                return
+            task = GameTask.from_json(message["task"])
+            limits = tuple(message["limits"])
+            try:
+                record = play_game(task, limits, send, catch_interrupt=True)  # type: ignore[arg-type]
+            except ArenaError as err:
+                send({"error": str(err)})
+            except BaseException as err:  # not an agent's doing: boardlab's own bug
+                send({"error": f"game {task.index}: {type(err).__name__}: {err}"})
+            else:
+                send({"record": record.to_json()})
+    except (EOFError, OSError, KeyboardInterrupt):
+        return  # the main process is gone or stopping us
+
+
+# --- the main process's side --------------------------------------------------------------
+
+
+@dataclass
+class _Worker:
+    process: Any
+    conn: Connection
+    task: GameTask | None = None
+    limits: tuple[float | None, float | None] = (None, None)
+    moves: list[str] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)
+    started: str = ""
+    ready: bool = False
+    warm_specs: tuple[str, ...] = ()
+    clock: int | None = None  # colour (or index in warm_specs) whose agent is running
+    stage: str = "warm"  # warm / setup / move
+    deadline: float | None = None
+    limit: float | None = None
+
+
+class WorkerPool:
+    """``size`` worker processes playing the games of one tournament; use as a context manager.
+
+    ``limits`` maps each agent spec to its limit per move in seconds (None: none).
+    """
+
+    def __init__(
+        self,
+        size: int,
+        game: str,
+        limits: Mapping[str, float | None],
+        *,
+        setup_timeout: float = SETUP_TIMEOUT,
+    ) -> None:
+        self._context = worker_context()
+        self._game = game
+        self._limits = dict(limits)
+        self._warm_specs = list(self._limits)
+        self._setup_timeout = setup_timeout
+        self._lost = 0
+        self._max_lost = MAX_LOST_WORKERS + 2 * size * len(self._limits)
+        self._workers: list[_Worker] = []
+        try:
+            for _ in range(size):
+                self._workers.append(self._spawn())
+        except BaseException:
+            self.close(kill=True)
+            raise
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close(kill=kind is not None)
+
+    def _spawn(self) -> _Worker:
+        ours, theirs = self._context.Pipe(duplex=True)
+        process = self._context.Process(
+            target=worker_main,
+            args=(theirs, self._game, tuple(self._warm_specs)),
+            name="boardlab-arena-worker",
+            daemon=True,
+        )
+        process.start()
+        theirs.close()
+        worker = _Worker(process, ours, warm_specs=tuple(self._warm_specs))
+        self._start_clock(worker, None, "warm", self._setup_timeout)
+        return worker
+
+    def play(self, tasks: Iterator[GameTask]) -> Generator[GameRecord, None, None]:
+        """Records of ``tasks`` (taken from the iterator as workers free up), as they finish."""
+        exhausted = False
+        retry: list[GameTask] = []  # tasks whose worker died before it could take them
+        while True:
+            for worker in self._workers:
+                if not worker.ready or worker.task is not None:
+                    continue
+                task = retry.pop() if retry else None if exhausted else next(tasks, None)
+                if task is None:
+                    exhausted = True
+                    break
+                if not self._assign(worker, task):
+                    retry.append(task)
+            if exhausted and not retry and all(w.task is None for w in self._workers):
+                return
+            yield from self._wait()
+
+    def _assign(self, worker: _Worker, task: GameTask) -> bool:
+        """Send ``task`` to ``worker``; False if its pipe is already broken (it died idle)."""
+        limits = (self._limits.get(task.first_spec), self._limits.get(task.second_spec))
+        message = {"task": task.to_json(), "limits": list(limits)}
+        try:
+            worker.conn.send_bytes(json.dumps(message).encode())
+        except OSError:
+            worker.ready = False  # its death is seen by the next wait
+            return False
+        worker.task, worker.limits = task, limits
+        worker.moves, worker.times, worker.started = [], [], timestamp()
+        self._stop_clock(worker)
+        return True
+
+    def _wait(self) -> list[GameRecord]:
+        deadlines = [w.deadline for w in self._workers if w.deadline is not None]
+        timeout = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
+        sources: dict[Any, _Worker] = {}
+        for worker in self._workers:
+            sources[worker.conn] = worker
+            sources[worker.process.sentinel] = worker
+        ready = wait(list(sources), timeout)
+        records: list[GameRecord] = []
+        for worker in {id(sources[r]): sources[r] for r in ready}.values():
+            records.extend(self._read(worker))
+        now = time.monotonic()
+        for worker in list(self._workers):
+            if worker.deadline is not None and now > worker.deadline:
+                records.extend(self._overdue(worker))
+        return records
+
+    def _read(self, worker: _Worker) -> list[GameRecord]:
+        records = []
+        try:
+            while worker.conn.poll():
+                event = json.loads(worker.conn.recv_bytes())
+                record = self._handle(worker, event)
+                if record is not None:
+                    records.append(record)
+        except (EOFError, OSError):
+            records.extend(self._died(worker))
+            return records
+        if not worker.process.is_alive() and not worker.conn.poll():
+            records.extend(self._died(worker))
+        return records
+
+    def _handle(self, worker: _Worker, event: dict[str, Any]) -> GameRecord | None:
+        if "warm" in event:
+            spec = worker.warm_specs[event["warm"]]
+            if event["stage"] == "prepare":
+                self._start_clock(worker, event["warm"], "warm", self._setup_timeout)
+            else:
+                self._start_clock(worker, event["warm"], "warm", self._limits.get(spec))
+        elif "ready" in event:
+            worker.ready = True
+            self._stop_clock(worker)
+        elif "setup" in event:
+            self._start_clock(worker, event["setup"], "setup", self._setup_timeout)
+        elif "opening" in event:
+            worker.moves.extend(event["opening"])
+        elif "turn" in event and "move" not in event:
+            self._turn(worker, event["turn"])
+        elif "move" in event:
+            worker.moves.append(event["move"])
+            worker.times.append(event["seconds"])
+            self._turn(worker, event["turn"])
+        elif "record" in event:
+            self._finish(worker)
+            return GameRecord.from_json(event["record"])
+        elif "error" in event:
+            self._finish(worker)
+            raise ArenaError(event["error"])
+        return None
+
+    def _turn(self, worker: _Worker, colour: int | None) -> None:
+        if colour is None:
+            self._stop_clock(worker)
+        else:
+            self._start_clock(worker, colour, "move", worker.limits[colour])
+
+    def _start_clock(self, worker: _Worker, who: int | None, stage: str, limit: float | None) -> None:
+        worker.clock, worker.stage, worker.limit = who, stage, limit
+        worker.deadline = (
+            None if limit is None else time.monotonic() + limit + max(GRACE_SECONDS, 0.1 * limit)
+        )
+
+    def _stop_clock(self, worker: _Worker) -> None:
+        worker.clock, worker.deadline, worker.limit = None, None, None
+
+    def _finish(self, worker: _Worker) -> None:
+        worker.task = None
+        self._stop_clock(worker)
+
+    def _overdue(self, worker: _Worker) -> list[GameRecord]:
+        """Stop a worker whose agent overran its limit; the game is that agent's forfeit."""
+        limit = worker.limit
+        if worker.stage == "setup":
+            detail = f"did not start within {limit:g} s (stopped)"
+        else:
+            detail = f"no move within {limit:g} s (stopped)"
+        return self._replace(worker, detail)
+
+    def _died(self, worker: _Worker) -> list[GameRecord]:
+        """A worker ended by itself: the agent whose clock ran forfeits; else play goes on."""
+        worker.process.join(STOP_SECONDS)
+        how = describe_exit(worker.process.exitcode)
+        if worker.task is not None and worker.clock is None:
+            self._kill(worker)
+            raise ArenaError(
+                f"game {worker.task.index}: a worker process ended ({how}) outside the agents' moves; "
+                "the stored games are kept, run again to resume"
+            )
+        prefix = "failed to start: " if worker.stage == "setup" else ""
+        return self._replace(worker, f"{prefix}its process ended ({how})")
+
+    def _replace(self, worker: _Worker, detail: str) -> list[GameRecord]:
+        records = []
+        if worker.task is not None and worker.clock is not None:
+            records.append(
+                forfeit_record(worker.task, worker.moves, worker.times, worker.clock, detail, worker.started)
+            )
+        else:
+            self._lost += 1
+            if self._lost > self._max_lost:
+                raise ArenaError("worker processes keep dying before play; giving up")
+            if worker.stage == "warm" and worker.clock is not None:
+                # this agent's warm-up hung or crashed: later workers skip warming it
+                spec = worker.warm_specs[worker.clock]
+                self._warm_specs = [s for s in self._warm_specs if s != spec]
+        self._kill(worker)
+        self._workers[self._workers.index(worker)] = self._spawn()
+        return records
+
+    def _kill(self, worker: _Worker) -> None:
+        if worker.process.is_alive():
+            worker.process.kill()
+        worker.process.join(STOP_SECONDS)
+        worker.conn.close()
+        worker.task = None
+
+    def close(self, kill: bool = False) -> None:
+        """Stop every worker: politely when play is over, at once (``kill``) when it stops early."""
+        for worker in self._workers:
+            if kill or worker.task is not None:
+                if worker.process.is_alive():
+                    worker.process.kill()
+            else:
+                try:
+                    worker.conn.send_bytes(b'{"stop":true}')
+                except OSError:
+                    worker.process.kill()
+        deadline = time.monotonic() + STOP_SECONDS
+        for worker in self._workers:
+            worker.process.join(max(0.0, deadline - time.monotonic()))
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join()
+            worker.conn.close()
+        self._workers = []

@@ -1,0 +1,104 @@
+"""Child processes that never outlive boardlab, and SIGTERM handled like Ctrl-C.
+
+Work that may hang or crash (an agent's move, a whole arena game) runs in a child process
+that the main process can stop at any time. Those children are forked by multiprocessing's
+forkserver (:func:`worker_context`), which exits by itself when the main process dies; each
+child calls :func:`die_with_parent` first, so that on Linux the kernel kills it when its
+parent (the forkserver) goes, even after ``kill -9`` of the main process and even in the
+middle of a compiled search. A child also stops when its pipe to the main process closes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+PR_SET_PDEATHSIG = 1
+TERMINATED_EXIT = 143
+"""Exit status after SIGTERM (128 + 15), as a shell reports a process killed by it."""
+INTERRUPTED_EXIT = 130
+"""Exit status after Ctrl-C (128 + 2)."""
+
+
+def die_with_parent() -> None:
+    """Have the kernel SIGKILL this process when its parent dies (Linux; elsewhere nothing).
+
+    Called first thing in a child process. If the parent is already gone (the child was
+    adopted by init), the child exits at once.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    if os.getppid() == 1:
+        os._exit(1)
+
+
+def worker_context() -> multiprocessing.context.BaseContext:
+    """Forkserver where available (children forked from a warm, thread-free server), else spawn.
+
+    Plain fork is avoided: the main process may hold threads and locks (numba, the progress
+    bar). The server imports every game and agent module once (:mod:`boardlab.arena._preload`).
+    """
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["__main__", "boardlab.arena._preload"])
+    return context
+
+
+def describe_exit(exitcode: int | None) -> str:
+    """``exit code 3`` or ``signal 9 (SIGKILL)`` for a finished process's exit code."""
+    if exitcode is None:
+        return "an unknown exit status"
+    if exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = "?"
+        return f"signal {-exitcode} ({name})"
+    return f"exit code {exitcode}"
+
+
+@dataclass
+class Termination:
+    """Set by :func:`sigterm_as_interrupt` when SIGTERM arrived."""
+
+    received: bool = False
+
+    @property
+    def exit_code(self) -> int:
+        """143 after SIGTERM, else 130 (Ctrl-C)."""
+        return TERMINATED_EXIT if self.received else INTERRUPTED_EXIT
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[Termination]:
+    """Within the block, SIGTERM raises KeyboardInterrupt in the main thread, as Ctrl-C does.
+
+    Long work then stops the same way for both (stored work kept, workers stopped); the
+    yielded :class:`Termination` says which signal it was. Outside the main thread this does
+    nothing (signals can only be handled there).
+    """
+    termination = Termination()
+    if threading.current_thread() is not threading.main_thread():
+        yield termination
+        return
+
+    def on_sigterm(signum: int, frame: object) -> None:
+        termination.received = True
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        yield termination
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -1,0 +1,231 @@
+"""Holding agents to the rules of play: a time limit per move, and a forfeit for any failure.
+
+An agent that raises, calls ``sys.exit``, answers something that is not a legal move, or
+thinks longer than its limit loses the game by forfeit (``Reason.FORFEIT``); it never takes
+the program down. The arena applies this to every game (:mod:`boardlab.arena.play`); the
+terminal game runs its opponent in an :class:`AgentProcess`, a child process that is killed
+when a move does not come in time, so that even an agent stuck in compiled code is stopped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import signal
+import time
+from multiprocessing.connection import Connection
+from typing import Any
+
+from boardlab.agents.base import AgentSpecError, make_agent, parse_spec
+from boardlab.processes import describe_exit, die_with_parent, worker_context
+from boardlab.spec import shorten
+
+MOVE_TIMEOUT_FACTOR = 10.0
+"""By default an agent may take this many times its own time per move (its ``time`` option)..."""
+MIN_MOVE_TIMEOUT = 10.0
+"""...and at least this many seconds (agents without a time budget get exactly this)."""
+MAX_MOVE_TIMEOUT = 86400.0
+SETUP_TIMEOUT = 300.0
+"""Seconds an agent may take to be built and prepared (compiling its search included)."""
+GRACE_SECONDS = 0.5
+"""Added to a move limit before a silent agent process is stopped (its own check comes first)."""
+MAX_DETAIL = 200
+
+
+class TimeLimitError(ValueError):
+    """A move timeout that is not a number of seconds in the accepted range."""
+
+
+class AgentForfeit(Exception):
+    """An agent lost the game by failing; ``detail`` says what it did."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
+def move_limit(spec: str, timeout: float | None = None) -> float | None:
+    """The per-move time limit, in seconds, of the agent ``spec`` (None: no limit).
+
+    ``timeout`` overrides it for every agent (0 means no limit); by default an agent gets
+    :data:`MOVE_TIMEOUT_FACTOR` times its own time per move (its ``time`` option), and at
+    least :data:`MIN_MOVE_TIMEOUT` seconds.
+    """
+    if timeout is not None:
+        if isinstance(timeout, bool) or not math.isfinite(timeout) or not 0 <= timeout <= MAX_MOVE_TIMEOUT:
+            accepted = f"0 (no limit) to {MAX_MOVE_TIMEOUT:g} seconds"
+            raise TimeLimitError(f"move timeout must be {accepted}, got {shorten(str(timeout))}")
+        return None if timeout == 0 else float(timeout)
+    try:
+        _, settings = parse_spec(spec)
+    except AgentSpecError:
+        return MIN_MOVE_TIMEOUT
+    budget = getattr(settings, "time", 0.0)
+    if isinstance(budget, bool) or not isinstance(budget, int | float) or not math.isfinite(budget):
+        budget = 0.0
+    return max(MIN_MOVE_TIMEOUT, MOVE_TIMEOUT_FACTOR * float(budget))
+
+
+def describe_failure(err: BaseException) -> str:
+    """What an agent's exception says about it, in one short line."""
+    if isinstance(err, SystemExit):
+        return f"called sys.exit({shorten(repr(err.code), 40)})"
+    try:
+        text = str(err)
+    except Exception:
+        text = ""
+    what = type(err).__name__ + (f": {text}" if text else "")
+    return "raised " + shorten(" ".join(what.split()), MAX_DETAIL)
+
+
+def shown_move(value: Any) -> str:
+    """A short text of whatever an agent answered, for a forfeit's detail."""
+    try:
+        return shorten(repr(value), 60)
+    except Exception:
+        return f"an unprintable {type(value).__name__}"
+
+
+def is_legal(state: Any, move: Any) -> bool:
+    """True if ``move`` is a legal move object of ``state`` (False for anything else)."""
+    try:
+        return bool(state.is_legal(move))
+    except Exception:
+        return False
+
+
+# --- an agent in a child process ------------------------------------------------------------
+
+
+def _host(conn: Connection, game: str, spec: str, seed: int | None) -> None:
+    """The child process: build and prepare the agent, then answer ``choose`` requests."""
+    die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the main process
+
+    def send(reply: dict[str, Any]) -> None:
+        conn.send_bytes(json.dumps(reply).encode())
+
+    from boardlab.games import parse_game
+
+    caught = BaseException  # whatever the agent raises (Ctrl-C is ignored in this process)
+    try:
+        try:
+            the_game = parse_game(game)
+            agent = make_agent(spec, seed, game=the_game)
+            agent.prepare(the_game)
+        except caught as err:
+            send({"error": "failed to start: " + describe_failure(err)})
+            return
+        send({"ready": True})
+        while True:
+            request = json.loads(conn.recv_bytes())
+            if "stop" in request:
+                return
+            try:
+                if "new_game" in request:
+                    agent.new_game()
+                    send({"ok": True})
+                    continue
+                state = the_game.parse_position(request["choose"])
+                tic = time.perf_counter()
+                move = agent.choose(state)
+                spent = time.perf_counter() - tic
+            except caught as err:
+                send({"error": describe_failure(err)})
+                continue
+            if not is_legal(state, move):
+                send({"error": f"answered {shown_move(move)}, not a legal move"})
+            else:
+                send({"move": str(move), "seconds": spent})
+    except (EOFError, OSError):
+        return
+
+
+class AgentProcess:
+    """An agent playing from a child process, each move under a time limit.
+
+    Built from a game spec, an agent spec and a seed; it offers what a caller of an agent uses
+    (``spec``, ``prepare``, ``new_game``, ``choose``). ``choose`` sends the position as text
+    and waits at most ``limit`` seconds (None: no limit) plus a grace: a move that does not
+    come, an agent that fails or answers an illegal move, or a process that dies raises
+    :class:`AgentForfeit`; a hung agent's process is killed. Use as a context manager or call
+    :meth:`close`.
+    """
+
+    def __init__(
+        self,
+        game: str,
+        spec: str,
+        seed: int | None = None,
+        limit: float | None = None,
+        *,
+        setup_timeout: float = SETUP_TIMEOUT,
+    ) -> None:
+        self.spec = spec
+        self.limit = limit
+        self.failed: str | None = None
+        context = worker_context()
+        self._conn, theirs = context.Pipe(duplex=True)
+        self._process = context.Process(
+            target=_host, args=(theirs, game, spec, seed), name="boardlab-agent", daemon=True
+        )
+        self._process.start()
+        theirs.close()
+        self._ask(None, setup_timeout, "did not start within {limit:g} s (stopped)")
+
+    def __enter__(self) -> AgentProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def prepare(self, game: Any) -> None:
+        """Nothing to do: the agent was prepared when its process started."""
+
+    def new_game(self) -> None:
+        """Reset the agent's per-game memory."""
+        self._ask({"new_game": True}, SETUP_TIMEOUT, "did not reset within {limit:g} s (stopped)")
+
+    def choose(self, state: Any) -> Any:
+        """The agent's move for ``state``; AgentForfeit if it fails or overruns its limit."""
+        reply = self._ask({"choose": state.to_text()}, self.limit, "no move within {limit:g} s (stopped)")
+        if self.limit is not None and reply["seconds"] > self.limit:
+            self._fail(f"took {reply['seconds']:.2f} s, over its limit of {self.limit:g} s per move")
+        try:
+            return state.parse_move(reply["move"])
+        except ValueError:
+            self._fail(f"answered {shown_move(reply['move'])}, not a legal move")
+
+    def _ask(self, request: dict[str, Any] | None, limit: float | None, overdue: str) -> dict[str, Any]:
+        if self.failed is not None:
+            raise AgentForfeit(self.failed)
+        try:
+            if request is not None:
+                self._conn.send_bytes(json.dumps(request).encode())
+            wait = None if limit is None else limit + max(GRACE_SECONDS, 0.1 * limit)
+            if not self._conn.poll(wait):
+                self._process.kill()
+                self._fail(overdue.format(limit=limit))
+            reply: dict[str, Any] = json.loads(self._conn.recv_bytes())
+        except (EOFError, OSError):
+            self._process.join(5)
+            self._fail(f"its process ended ({describe_exit(self._process.exitcode)})")
+        if "error" in reply:
+            self._fail(reply["error"])
+        return reply
+
+    def _fail(self, detail: str) -> Any:
+        self.failed = detail
+        raise AgentForfeit(detail)
+
+    def close(self) -> None:
+        """Stop the child process."""
+        if self._process.is_alive():
+            with contextlib.suppress(OSError):
+                self._conn.send_bytes(b'{"stop": true}')
+            self._process.join(1)
+        if self._process.is_alive():
+            self._process.kill()
+            self._process.join(5)
+        self._conn.close()
