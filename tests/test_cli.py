@@ -51,3 +51,14 @@ def test_bench_quick_reports_every_figure():
     assert result.exit_code == 0
     for figure in ("random playouts", "perft(4)", "alpha-beta depth 5", "MCTS"):
         assert figure in result.output
+
+
+def test_solve_and_analyze_dispatch_to_connect4() -> None:
+    runner = CliRunner()
+    solved = runner.invoke(app, ["solve", "connect4", "4453355"])
+    assert solved.exit_code == 0, solved.output
+    assert "best moves" in solved.output
+    analyzed = runner.invoke(app, ["analyze", "--game", "connect4", "4453355"])
+    assert analyzed.exit_code == 0 and "best" in analyzed.output
+    full = runner.invoke(app, ["solve", "connect4", "44444444"])
+    assert full.exit_code == 2 and "ply 7: column 4 is full" in full.output

@@ -21,12 +21,13 @@ MAX_BLANKS_5X5 = 1
 
 def register(app: typer.Typer) -> None:
     """Attach the ``solve`` and ``analyze`` commands to a typer app."""
-    app.command("solve", help="Solve a game exactly and write its tables (Quixo 3x3, 4x4, 5x5 endgames).")(
-        solve_command
-    )
-    app.command("analyze", help="Perfect-play value of a Quixo position and of each of its moves.")(
-        analyze_command
-    )
+    app.command(
+        "solve",
+        help="Solve a game exactly: Quixo's tables (3x3, 4x4, 5x5 endgames), or a Connect Four position.",
+    )(solve_command)
+    app.command(
+        "analyze", help="Perfect-play value of a position and of each of its moves (Quixo, Connect Four)."
+    )(analyze_command)
 
 
 def _fail(message: str) -> NoReturn:
@@ -53,7 +54,11 @@ def _describe(value: int, depth: int) -> str:
 
 
 def solve_command(
-    game: Annotated[str, typer.Argument(help="the game to solve: quixo")] = "quixo",
+    game: Annotated[str, typer.Argument(help="the game to solve: quixo or connect4")] = "quixo",
+    position: Annotated[
+        str, typer.Argument(help="connect4: the moves played, e.g. 4453 (empty: the start)")
+    ] = "",
+    weak: Annotated[bool, typer.Option("--weak", help="connect4: win / draw / loss only, faster")] = False,
     size: Annotated[int, typer.Option("--size", "-n", help="board side: 3, 4 or 5")] = 4,
     blanks: Annotated[
         int | None,
@@ -73,8 +78,15 @@ def solve_command(
     short resumes from the last finished pair."""
     from boardlab.solvers.quixo import default_table_dir, solve
 
+    if game.strip().lower().startswith("connect4"):
+        from boardlab.solvers.connect4_cli import solve_connect4
+
+        solve_connect4(position, weak=weak, game=game.strip().lower())
+        return
     if game.strip().lower() not in SOLVABLE:
-        _fail(f"cannot solve {shorten(game)!r}; solvable games: {', '.join(SOLVABLE)}")
+        _fail(f"cannot solve {shorten(game)!r}; solvable games: {', '.join(SOLVABLE)}, connect4")
+    if position:
+        _fail("a Quixo solve takes no position; analyze a position with: boardlab analyze POSITION")
     _check_dir(directory)
     if size not in (3, 4, 5):
         _fail(f"--size must be 3, 4 or 5, got {size}")
@@ -159,12 +171,22 @@ def parse_quixo_position(text: str) -> Any:
 
 
 def analyze_command(
-    position: Annotated[str, typer.Argument(help='position text, e.g. "X.O.O.X.. O 4" (cells, side, ply)')],
+    position: Annotated[
+        str, typer.Argument(help='position text, e.g. "X.O.O.X.. O 4" (Quixo) or 4453 (Connect Four)')
+    ],
     directory: Annotated[
         Path | None, typer.Option("--dir", help="where the tables are (default: the user cache folder)")
     ] = None,
+    game: Annotated[str, typer.Option("--game", help="quixo (the default) or connect4")] = "quixo",
 ) -> None:
     """Print the value and depth to the end of a position, and every legal move's value."""
+    if game.strip().lower().startswith("connect4"):
+        from boardlab.solvers.connect4_cli import analyze_connect4
+
+        analyze_connect4(position, game=game.strip().lower())
+        return
+    if game.strip().lower() != "quixo":
+        _fail(f"cannot analyze {shorten(game)!r}; choose quixo or connect4")
     from boardlab.solvers.quixo import TablebaseFormatError
     from boardlab.solvers.quixo_perfect import move_values, state_sides, tables_for
 
