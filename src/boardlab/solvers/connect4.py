@@ -48,6 +48,8 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
+from boardlab.files import atomic_write
+
 CONNECT = 4
 """The only line length this solver handles."""
 
@@ -582,15 +584,15 @@ class Book:
 
     def save(self, path: str | Path) -> None:
         """Write the book as ``.npz`` (atomically: a temporary file, then a rename)."""
-        path = Path(path)
-        tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez_compressed(
-            tmp,
-            size=np.array([self.width, self.height, self.stones], dtype=np.int64),
-            keys=self.keys,
-            scores=self.scores,
+        atomic_write(
+            path,
+            lambda handle: np.savez_compressed(
+                handle,
+                size=np.array([self.width, self.height, self.stones], dtype=np.int64),
+                keys=self.keys,
+                scores=self.scores,
+            ),
         )
-        tmp.replace(path)
 
     @classmethod
     def load(cls, path: str | Path) -> Book:

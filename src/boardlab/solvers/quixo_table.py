@@ -17,7 +17,6 @@ or the new one, never half of one.
 
 from __future__ import annotations
 
-import os
 import struct
 import zlib
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from boardlab.files import atomic_write
 from boardlab.solvers.quixo_index import class_size
 
 MAGIC = b"BLQXTB\r\n"
@@ -103,38 +103,13 @@ def write_table(
     wins, losses, draws = int(tally[WIN_CODE]), int(tally[LOSS_CODE]), int(tally[DRAW_CODE])
     head = _HEADER.pack(MAGIC, VERSION, size, a, b, width, 0, count, wins, losses, draws, crc, 0)
     head = head[:-4] + struct.pack("<I", zlib.crc32(head[:-4]))
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    final = table_path(directory, size, a, b)
-    tmp = final.with_name(f".{final.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(head.ljust(HEADER_SIZE, b"\0"))
-            f.write(values_bytes)
-            f.write(depth_bytes)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, final)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    _fsync_dir(directory)
+    atomic_write(
+        table_path(Path(directory), size, a, b),
+        lambda f: f.write(head.ljust(HEADER_SIZE, b"\0") + values_bytes + depth_bytes),
+    )
     return ClassTable(
         size, a, b, packed, depths.astype(np.uint8 if width == 1 else np.uint16), wins, losses, draws
     )
-
-
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def read_table(directory: Path, size: int, a: int, b: int, verify: bool = True) -> ClassTable:
