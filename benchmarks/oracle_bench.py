@@ -41,7 +41,7 @@ AGENTS = (
     "alphabeta:depth=2",
     "alphabeta:depth=4",
     "mcts:iters=1000",
-    "hybrid:time=0.2",
+    "hybrid:time=0.2,tables=false",
     "perfect",
 )
 

@@ -8,7 +8,9 @@ until nothing changes. Round r settles exactly the positions whose perfect-play 
 - it is lost in r if every move leads to a won position, the slowest won in r - 1.
 
 Positions are seen by the side to move: cell value 0 is "mine", 1 the opponent's, -1 blank.
-Values: +1 win, -1 loss, 0 draw (never settled); depths are plies to the end.
+Values: +1 win, -1 loss, 0 draw (never settled); depths are plies to the end. Under the
+course rules a board with lines of both colours goes to the owner of the first full line
+the course referee finds (rows from the top, columns from the left, the two diagonals).
 """
 
 from __future__ import annotations
@@ -43,9 +45,24 @@ def children(cells: Cells, n: int) -> list[Cells]:
     return [swap_sides(cells_of(ref.play(board, 0, move))) for move in ref.legal_moves(board, 0)]
 
 
-def terminal(cells: Cells, n: int) -> int | None:
-    """+1 if the side to move has a line, else -1 if the opponent has one, else None."""
+def first_line_owner(board: list[list[int]], n: int) -> int | None:
+    """The owner of the first full line in the course referee's order, None if none."""
+    lines = [[(x, y) for x in range(n)] for y in range(n)]
+    lines += [[(x, y) for y in range(n)] for x in range(n)]
+    lines += [[(i, i) for i in range(n)], [(n - 1 - i, i) for i in range(n)]]
+    for line in lines:
+        owners = {board[y][x] for x, y in line}
+        if len(owners) == 1 and owners != {-1}:
+            return owners.pop()
+    return None
+
+
+def terminal(cells: Cells, n: int, rulebook: str = "official") -> int | None:
+    """+1 if the side to move has won, -1 if it has lost, None if the game goes on."""
     board = board_of(cells, n)
+    if rulebook == "course":
+        owner = first_line_owner(board, n)
+        return None if owner is None else (1 if owner == 0 else -1)
     if ref.has_line(board, 0):
         return 1
     if ref.has_line(board, 1):
@@ -68,7 +85,10 @@ def class_positions(n: int, mine: int, theirs: int) -> Iterable[Cells]:
 
 
 def solve_positions(
-    positions: Iterable[Cells], n: int, outside: Callable[[Cells], Result] | None = None
+    positions: Iterable[Cells],
+    n: int,
+    outside: Callable[[Cells], Result] | None = None,
+    rulebook: str = "official",
 ) -> dict[Cells, Result]:
     """Solve a set of positions closed under moves except for ``outside`` ones.
 
@@ -79,7 +99,7 @@ def solve_positions(
     result: dict[Cells, Result] = {}
     links: dict[Cells, list[Cells]] = {}
     for cells in todo:
-        end = terminal(cells, n)
+        end = terminal(cells, n, rulebook)
         if end is not None:
             result[cells] = (end, 0)
         else:
@@ -125,17 +145,17 @@ def solve_positions(
     return result
 
 
-def solve_board(n: int) -> dict[Cells, Result]:
+def solve_board(n: int, rulebook: str = "official") -> dict[Cells, Result]:
     """Every position of an n x n board (3^(n*n) of them; meant for n = 3)."""
     everything = [tuple(c) for c in itertools.product((-1, 0, 1), repeat=n * n)]
-    return solve_positions(everything, n)
+    return solve_positions(everything, n, rulebook=rulebook)
 
 
 def solve_class_pair(
-    n: int, mine: int, theirs: int, outside: Callable[[Cells], Result]
+    n: int, mine: int, theirs: int, outside: Callable[[Cells], Result], rulebook: str = "official"
 ) -> dict[Cells, Result]:
     """Classes ``(mine, theirs)`` and ``(theirs, mine)``, the fuller classes given by ``outside``."""
     positions = list(class_positions(n, mine, theirs))
     if mine != theirs:
         positions += list(class_positions(n, theirs, mine))
-    return solve_positions(positions, n, outside)
+    return solve_positions(positions, n, outside, rulebook)

@@ -243,7 +243,7 @@ def test_hybrid_hands_lost_positions_to_mcts():
 
 def test_hybrid_keeps_alphabeta_on_a_full_board_by_default():
     state = next(s for s in (random_position(seed, 60) for seed in range(100)) if s.blanks == 0)
-    agent = make_agent("hybrid:time=0.1", seed=0)
+    agent = make_agent("hybrid:time=0.1,tables=false", seed=0)  # the search, not the endgame tables
     agent.choose(state)
     assert agent.last_engine == "alphabeta"
 

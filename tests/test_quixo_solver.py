@@ -120,6 +120,51 @@ def test_4x4_class_pairs_match_the_naive_solver() -> None:
     assert seen_values == {WIN, LOSS, DRAW}
 
 
+def test_3x3_course_rules_match_the_naive_solver_everywhere(tables3) -> None:
+    course = solve_in_memory(3, rulebook="course")
+    expected = naive.solve_board(3, rulebook="course")
+    mismatches = [cells for cells, result in expected.items() if course.value(*masks(cells)) != result]
+    assert mismatches == []
+    # the rulebooks differ on some boards with lines of both colours
+    finished = [c for c in expected if naive.terminal(c, 3) is not None]
+    differ = [c for c in finished if naive.terminal(c, 3) != naive.terminal(c, 3, "course")]
+    assert differ and all(course.value(*masks(c))[0] != tables3.value(*masks(c))[0] for c in differ)
+
+
+def test_4x4_course_rules_class_pairs_match_the_naive_solver() -> None:
+    chain = [(7, 9), (4, 12), (5, 11), (4, 11)]  # boards where both colours can have a line
+    solved: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+    for a, b in chain:
+        fuller = {}
+        for sa, sb in {(a, b), (b, a)}:
+            if sa + sb < 16:
+                codes, depths = solved[(sb, sa + 1)]
+                fuller[(sb, sa + 1)] = (qt.pack_values(codes), depths)
+        solved.update(solve_pair(4, a, b, fuller, rulebook="course"))
+    rk = rules(4).rk
+
+    def mine(cells: tuple[int, ...]) -> tuple[int, int]:
+        me, opp = masks(cells)
+        a, b = me.bit_count(), opp.bit_count()
+        codes, depths = solved[(a, b)]
+        i = int(index_of(np.int64(me), np.int64(opp), a, b, rk))
+        return CODE_VALUE[int(codes[i])], int(depths[i])
+
+    for pair in [(7, 9), (4, 11)]:
+        expected = naive.solve_class_pair(4, *pair, outside=mine, rulebook="course")
+        wrong = [cells for cells, result in expected.items() if mine(cells) != result]
+        assert wrong == [], f"class pair {pair}: {len(wrong)} positions differ"
+
+
+def test_course_tables_are_kept_apart_from_official_ones(disk3: Path, tmp_path: Path) -> None:
+    course = solve(3, tmp_path, rulebook="course")
+    assert QuixoTables(3, tmp_path, rulebook="course").counts() == (course.wins, course.losses, course.draws)
+    with pytest.raises(TablebaseFormatError, match="solved under the course rules, expected the official"):
+        qt.read_table(tmp_path, 3, 4, 4)
+    with pytest.raises(TablebaseFormatError, match="solved under the official rules, expected the course"):
+        qt.read_table(disk3, 3, 4, 4, rulebook="course")
+
+
 def test_class_pairs_order() -> None:
     pairs = list(class_pairs(3))
     assert pairs[0] == (0, 9) and pairs[-1] == (0, 0)
@@ -310,10 +355,26 @@ def test_cli_analyze_lists_every_move(cli: typer.Typer, disk3: Path) -> None:
     assert "16 legal moves" in result.output
 
 
+def test_cli_solves_and_analyzes_under_the_course_rules(cli: typer.Typer, tmp_path: Path) -> None:
+    solved = CliRunner().invoke(cli, ["solve", "quixo:rules=course", "--size", "3", "--dir", str(tmp_path)])
+    assert solved.exit_code == 0, solved.output
+    assert "course rules" in solved.output and "12,720" in solved.output and "6,963" in solved.output
+    # c3 pushed in at a3 completes X's column a and O's column c: the course referee scans
+    # columns from the left and gives X the game; the official rules give it to O
+    position = ["analyze", "X.OX.OOO. X"]
+    course = CliRunner().invoke(cli, [*position, "--game", "quixo:rules=course", "--dir", str(tmp_path)])
+    assert course.exit_code == 0, course.output
+    assert "X to move: win in 1 ply" in course.output
+    official = CliRunner().invoke(cli, position)
+    assert official.exit_code == 0, official.output
+    assert "X to move: loss in 2 plies" in official.output
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (["analyze", "X.O.O.X.Z O 4"], "cannot read position"),
+        (["analyze", "X.O.O.X.. O", "--game", "quixo:rules=house"], "cannot analyze"),
         (["analyze", "X.O.O.X..O.O.X.. O 4", "--dir", "{tmp}"], "boardlab solve quixo --size 4"),
         (["solve", "chess"], "cannot solve"),
         (["solve", "quixo", "--size", "5"], "--blanks"),

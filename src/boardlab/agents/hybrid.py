@@ -1,8 +1,12 @@
-"""The hybrid agent: alpha-beta by default, Monte Carlo tree search where alpha-beta gives up.
+"""The hybrid agent: alpha-beta by default, Monte Carlo tree search where alpha-beta gives up,
+solved tables where they exist.
 
 Alpha-beta with the game's evaluation plays most moves. When it proves every move lost, the
 move goes to MCTS: a minimax loss assumes a perfect opponent, and random rollouts look for
-the lines where an imperfect one may still go wrong.
+the lines where an imperfect one may still go wrong. Where solved endgame tables cover the
+position (:mod:`boardlab.solvers.endgame`: Quixo's 3x3 and 4x4 tables, and the 5x5 tables of
+full boards and boards with one blank once built), the move comes from them: the fastest
+win, the slowest loss, or a draw, chosen at random among equals from the agent's seed.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import numpy as np
 from boardlab.agents.alphabeta import MATE_ZONE, AlphaBetaAgent, AlphaBetaSettings, check_evaluation
 from boardlab.agents.base import Agent
 from boardlab.agents.mcts import compiled_mcts, mcts_search
+from boardlab.solvers.endgame import Endgame, endgame_for
 from boardlab.spec import option
 
 ALPHABETA_SHARE = 0.75  # of the time per move
@@ -38,6 +43,7 @@ class HybridSettings:
     eval: str = option("", "alpha-beta evaluation (default: the game's first)")
     contempt: float = option(300.0, "how much worse than even a repeated position looks")
     c: float = option(1.4, "MCTS exploration constant", minimum=0, maximum=100)
+    tables: bool = option(True, "play perfectly where solved endgame tables cover the position")
 
 
 class HybridAgent(Agent):
@@ -57,6 +63,7 @@ class HybridAgent(Agent):
         )
         self.searcher = AlphaBetaAgent(seed=seed, settings=searcher_settings)
         self.last_engine = ""
+        self._endgames: dict[Any, Endgame | None] = {}
 
     @classmethod
     def check_game(cls, settings: Any, game: Any) -> None:
@@ -69,8 +76,22 @@ class HybridAgent(Agent):
     def prepare(self, game: Any) -> None:
         self.searcher.prepare(game)
         compiled_mcts(game.kernel)  # the first hand-over must not pay for a compile
+        self._endgame(game)
+
+    def _endgame(self, game: Any) -> Endgame | None:
+        """The game's endgame tables, looked for once per game variant."""
+        if not self.settings.tables:
+            return None
+        if game not in self._endgames:
+            self._endgames[game] = endgame_for(game)
+        return self._endgames[game]
 
     def choose(self, state: Any) -> Any:
+        endgame = self._endgame(state.game)
+        if endgame is not None and endgame.covers(state):
+            self.last_engine = "tables"
+            best = endgame.best_actions(state)
+            return state.move_from_index(best[int(self.np_rng.integers(len(best)))])
         budget = self.settings.time
         deadline = time.perf_counter() + (1.0 - SAFETY_MARGIN) * budget
         result = self.searcher.last = self.searcher.analyse(state)

@@ -343,7 +343,7 @@ class State(base.State):
         return cls.from_masks(masks[0], masks[1], to_move, ply, size, rules=rules)
 
     @classmethod
-    def from_text(cls, text: str, ply_cap: int = DEFAULT_PLY_CAP) -> State:
+    def from_text(cls, text: str, ply_cap: int = DEFAULT_PLY_CAP, rules: str = "official") -> State:
         """Read ``CELLS [X|O] [PLY]`` (see the module docstring)."""
         fields = text.split()
         if not 1 <= len(fields) <= 3:
@@ -357,7 +357,7 @@ class State(base.State):
         to_move, ply = base.parse_side_and_ply(fields[1:], SYMBOLS)
         x_cubes = sum(1 << i for i, c in enumerate(cells) if c == "X")
         o_cubes = sum(1 << i for i, c in enumerate(cells) if c == "O")
-        return cls.from_masks(x_cubes, o_cubes, to_move, ply, size, ply_cap)
+        return cls.from_masks(x_cubes, o_cubes, to_move, ply, size, ply_cap, rules)
 
     @property
     def size(self) -> int:

@@ -54,7 +54,9 @@ def _describe(value: int, depth: int) -> str:
 
 
 def solve_command(
-    game: Annotated[str, typer.Argument(help="the game to solve: quixo or connect4")] = "quixo",
+    game: Annotated[
+        str, typer.Argument(help="the game to solve: quixo, quixo:rules=course or connect4")
+    ] = "quixo",
     position: Annotated[
         str, typer.Argument(help="connect4: the moves played, e.g. 4453 (empty: the start)")
     ] = "",
@@ -83,8 +85,7 @@ def solve_command(
 
         solve_connect4(position, weak=weak, game=game.strip().lower())
         return
-    if game.strip().lower() not in SOLVABLE:
-        _fail(f"cannot solve {shorten(game)!r}; solvable games: {', '.join(SOLVABLE)}, connect4")
+    rulebook = _quixo_rulebook(game, "solve")
     if position:
         _fail("a Quixo solve takes no position; analyze a position with: boardlab analyze POSITION")
     _check_dir(directory)
@@ -102,9 +103,10 @@ def solve_command(
         _fail(f"--blanks must be in 0..{cells}, got {blanks}")
     if size == 5 and blanks > MAX_BLANKS_5X5:
         _fail(f"5x5 endgame tables go up to --blanks {MAX_BLANKS_5X5} (more needs far more memory)")
-    folder = directory if directory is not None else default_table_dir(size)
+    folder = directory if directory is not None else default_table_dir(size, rulebook)
     console = Console(highlight=False)
-    console.print(f"Solving {size}x{size} Quixo (at most {blanks} blank cubes) into {folder}")
+    rules_note = "" if rulebook == "official" else f", {rulebook} rules"
+    console.print(f"Solving {size}x{size} Quixo (at most {blanks} blank cubes{rules_note}) into {folder}")
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
@@ -122,7 +124,9 @@ def solve_command(
             bar.update(task, completed=done, total=total, positions=seen, description=f"class pair {pair}")
 
         try:
-            report = solve(size, folder, min_cubes=cells - blanks, progress=progress, verify=verify)
+            report = solve(
+                size, folder, min_cubes=cells - blanks, progress=progress, verify=verify, rulebook=rulebook
+            )
         except (OSError, ValueError) as err:
             _fail(str(err))
     _print_report(console, report)
@@ -131,7 +135,8 @@ def solve_command(
 def _print_report(console: Console, report: Any) -> None:
     from boardlab.solvers.quixo import QuixoTables
 
-    table = Table(title=f"{report.size}x{report.size} Quixo, side to move")
+    rules_note = "" if report.rulebook == "official" else f", {report.rulebook} rules"
+    table = Table(title=f"{report.size}x{report.size} Quixo{rules_note}, side to move")
     for column in ("positions", "wins", "losses", "draws", "seconds"):
         table.add_column(column, justify="right")
     table.add_row(
@@ -143,7 +148,7 @@ def _print_report(console: Console, report: Any) -> None:
     )
     console.print(table)
     console.print(f"{report.pairs_solved} class pairs solved, {report.pairs_loaded} already built")
-    tables = QuixoTables(report.size, report.directory)
+    tables = QuixoTables(report.size, report.directory, rulebook=report.rulebook)
     if tables.covers(0, 0):
         value, depth = tables.value(0, 0)
         console.print(f"Empty board, first player to move: {_describe(value, depth)}")
@@ -151,23 +156,25 @@ def _print_report(console: Console, report: Any) -> None:
         console.print("The empty board is not covered by these tables.")
 
 
-def parse_quixo_position(text: str) -> Any:
+def _quixo_rulebook(game: str, command: str) -> str:
+    """The rulebook of a Quixo game spec (``quixo``, ``quixo:rules=course``); exit 2 otherwise."""
+    from boardlab.games import GameOptionError, parse_game
+
+    try:
+        parsed = parse_game(game.strip().lower())
+    except GameOptionError as err:
+        _fail(f"cannot {command} {shorten(game)!r}: {err}")
+    if parsed.name not in SOLVABLE:
+        accepted = "quixo, quixo:rules=course or connect4"
+        _fail(f"cannot {command} {shorten(game)!r}; accepted: {accepted}")
+    return str(parsed.rules)
+
+
+def parse_quixo_position(text: str, rulebook: str = "official") -> Any:
     """A Quixo State from position text (``XO.O.../... X 5``: cells, side to move, ply)."""
-    from boardlab.games import quixo as quixo_module
+    from boardlab.games.quixo import State
 
-    state_class = getattr(quixo_module, "State", None)
-    if state_class is not None and hasattr(state_class, "from_text"):
-        return state_class.from_text(text)
-    from boardlab.games import parse_game  # type: ignore[attr-defined]
-
-    fields = text.split()
-    cells = fields[0].replace("/", "") if fields else ""
-    size = round(len(cells) ** 0.5)
-    if size not in (3, 4, 5) or size * size != len(cells):
-        raise ValueError(
-            f"cannot read position {shorten(text)!r}: cells must be 9, 16 or 25 of 'X', 'O', '.'"
-        )
-    return parse_game(f"quixo:size={size}").parse_position(text)
+    return State.from_text(text, rules=rulebook)
 
 
 def analyze_command(
@@ -177,7 +184,9 @@ def analyze_command(
     directory: Annotated[
         Path | None, typer.Option("--dir", help="where the tables are (default: the user cache folder)")
     ] = None,
-    game: Annotated[str, typer.Option("--game", help="quixo (the default) or connect4")] = "quixo",
+    game: Annotated[
+        str, typer.Option("--game", help="quixo (the default), quixo:rules=course or connect4")
+    ] = "quixo",
 ) -> None:
     """Print the value and depth to the end of a position, and every legal move's value."""
     if game.strip().lower().startswith("connect4"):
@@ -185,20 +194,19 @@ def analyze_command(
 
         analyze_connect4(position, game=game.strip().lower())
         return
-    if game.strip().lower() != "quixo":
-        _fail(f"cannot analyze {shorten(game)!r}; choose quixo or connect4")
+    rulebook = _quixo_rulebook(game, "analyze")
     from boardlab.solvers.quixo import TablebaseFormatError
     from boardlab.solvers.quixo_perfect import move_values, state_sides, tables_for
 
     started = time.perf_counter()
     _check_dir(directory)
     try:
-        state = parse_quixo_position(position)
+        state = parse_quixo_position(position, rulebook)
     except ValueError as err:
         _fail(str(err))
     size, me, opp = state_sides(state)
     try:
-        tables = tables_for(size, directory)
+        tables = tables_for(size, directory, rulebook)
         value, depth = tables.value(me, opp)
         moves = move_values(state, tables)
     except KeyError as err:

@@ -112,8 +112,11 @@ class QuixoJudge(Judge):
         from boardlab.solvers.quixo_perfect import tables_for
 
         size = int(game.size)  # type: ignore[attr-defined]
-        how = f"`boardlab solve quixo --size {size}`" + (" --blanks 1" if size == 5 else "")
-        tables = tables_for(3) if size == 3 else tables_for(size, directory)
+        rulebook = str(game.rules)  # type: ignore[attr-defined]
+        spec = "quixo" if rulebook == "official" else f"quixo:rules={rulebook}"
+        how = f"`boardlab solve {spec} --size {size}`" + (" --blanks 1" if size == 5 else "")
+        folder = None if size == 3 else directory
+        tables = tables_for(size, folder, rulebook)
         cells = size * size
         present = [tables.has_class(a, b) for a in range(cells + 1) for b in range(cells + 1 - a)]
         if size == 5 and not any(present):
@@ -122,6 +125,8 @@ class QuixoJudge(Judge):
             raise OracleError(f"the {size}x{size} Quixo tables are not built in {_folder(tables)}; run {how}")
         self.tables = tables
         self.title = f"the Quixo {size}x{size} tables" + (" (endgames)" if size == 5 else "")
+        if rulebook != "official":
+            self.title += f", {rulebook} rules"
 
     def covers(self, state: Any) -> bool:
         from boardlab.solvers.quixo_perfect import covers

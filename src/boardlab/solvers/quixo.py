@@ -11,6 +11,8 @@ Within a pair the solver works backwards in plies, like an endgame tablebase gen
 1. Every position is looked at once (on both cores). A position where the side to move has
    a full line is won in 0 plies, else one where the opponent has a line is lost in 0 plies
    (so a move completing the opponent's line loses, even if it completes the mover's too).
+   Under the course rules (``rulebook="course"``) a position with lines of both colours goes
+   to the owner of the first full line in the course referee's scan order instead.
    For the others, moves into the fuller class are read from its table, own-cube moves that
    end the game are valued on the spot, and the other own-cube moves are counted.
 2. Level by level (depth d = 1, 2, ...), the positions resolved at depth d are un-moved to
@@ -49,6 +51,7 @@ from boardlab.solvers.quixo_index import (
 from boardlab.solvers.quixo_table import (
     DRAW_CODE,
     LOSS_CODE,
+    RULEBOOKS,
     WIN_CODE,
     ClassTable,
     TablebaseFormatError,
@@ -85,11 +88,12 @@ _BLOCK = 2048
 _PARALLEL_MIN = 1 << 17  # below this many positions a class is solved on one core
 
 
-def default_table_dir(size: int) -> Path:
-    """Where built tables go: ``$BOARDLAB_TABLES`` or ``~/.cache/boardlab/tables``, per size."""
+def default_table_dir(size: int, rulebook: str = "official") -> Path:
+    """Where built tables go: ``$BOARDLAB_TABLES`` or ``~/.cache/boardlab/tables``, per size
+    (and a folder of their own for the course rules)."""
     root = os.environ.get("BOARDLAB_TABLES")
     base = Path(root).expanduser() if root else Path.home() / ".cache" / "boardlab" / "tables"
-    return base / f"quixo{size}"
+    return base / (f"quixo{size}" if rulebook == "official" else f"quixo{size}-{rulebook}")
 
 
 # --- constant tables --------------------------------------------------------------------------
@@ -100,8 +104,9 @@ class Rules:
     """The move and line tables of an n x n board in the form the solver kernels use."""
 
     size: int
+    rulebook: str  # "official" or "course" (which side wins when both have a line)
     moves: np.ndarray  # int64 [moves, 5]: source, keep, shift, insertion, shifted keep
-    lines: np.ndarray  # int64 [lines]
+    lines: np.ndarray  # int64 [lines], in the course referee's scan order
     line_bits: np.ndarray  # uint8 [2^cells / 8]: bit m set if mask m holds a line (cells <= 16)
     rk: RankTables
 
@@ -110,11 +115,17 @@ class Rules:
         """Number of cells."""
         return self.size * self.size
 
+    @property
+    def course(self) -> bool:
+        """True under the course rules."""
+        return self.rulebook == "course"
 
-_RULES: dict[int, Rules] = {}
+
+_RULES: dict[tuple[int, str], Rules] = {}
 
 
 def _line_masks(n: int) -> list[int]:
+    """Rows from the top, columns from the left, the main diagonal, the anti-diagonal."""
     rows = [sum(1 << (y * n + x) for x in range(n)) for y in range(n)]
     cols = [sum(1 << (y * n + x) for y in range(n)) for x in range(n)]
     diagonal = sum(1 << (i * n + i) for i in range(n))
@@ -148,15 +159,19 @@ def _line_bits(size: int, lines: np.ndarray) -> np.ndarray:
     return np.packbits(full, bitorder="little")
 
 
-def rules(size: int) -> Rules:
-    """The cached solver tables for an n x n board (n = 3, 4 or 5)."""
+def rules(size: int, rulebook: str = "official") -> Rules:
+    """The cached solver tables for an n x n board (n = 3, 4 or 5) under a rulebook."""
     if size not in (3, 4, 5):
         raise ValueError(f"Quixo board size must be 3, 4 or 5, got {size}")
-    if size not in _RULES:
+    if rulebook not in RULEBOOKS:
+        raise ValueError(f"unknown Quixo rulebook {rulebook!r}; known: {', '.join(RULEBOOKS)}")
+    key = (size, rulebook)
+    if key not in _RULES:
         moves = np.array([_move_row(size, x, y, e) for x, y, e in move_list(size)], dtype=np.int64)
         lines = np.array(_line_masks(size), dtype=np.int64)
-        _RULES[size] = Rules(size, moves, lines, _line_bits(size, lines), rank_tables(size * size))
-    return _RULES[size]
+        rk = rank_tables(size * size)
+        _RULES[key] = Rules(size, rulebook, moves, lines, _line_bits(size, lines), rk)
+    return _RULES[key]
 
 
 # --- compiled kernels ---------------------------------------------------------------------------
@@ -192,6 +207,28 @@ def _has_line(bits, lines, line_bits):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, inline="always")
+def _finished(me, opp, lines, line_bits, course):  # type: ignore[no-untyped-def]
+    """WIN_CODE or LOSS_CODE for the side to move of a finished position, 0 if it goes on.
+
+    The side with a line wins; with lines of both colours, the official rules give the game
+    to the side to move (the opponent completed its line), the course rules to the owner of
+    the first full line in scan order."""
+    mine = _has_line(me, lines, line_bits)
+    theirs = _has_line(opp, lines, line_bits)
+    if mine and theirs and course:
+        for i in range(lines.shape[0]):
+            if me & lines[i] == lines[i]:
+                return WIN_CODE
+            if opp & lines[i] == lines[i]:
+                return LOSS_CODE
+    if mine:
+        return WIN_CODE
+    if theirs:
+        return LOSS_CODE
+    return 0
+
+
+@njit(cache=True, inline="always")
 def _code_at(packed, i):  # type: ignore[no-untyped-def]
     return (packed[i >> 2] >> ((i & 3) << 1)) & 3
 
@@ -203,7 +240,7 @@ def _pack(me, opp, code):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, inline="always")
-def _init_block(moves, lines, line_bits, rk, a, b, nxt_values, nxt_depths, st, dep, ext, block):  # type: ignore[no-untyped-def]
+def _init_block(moves, lines, line_bits, course, rk, a, b, nxt_values, nxt_depths, st, dep, ext, block):  # type: ignore[no-untyped-def]
     """Step 1 for the positions of one block of a class: finished positions, moves into the
     fuller class (read from its table), own-cube moves (counted)."""
     cells = rk.scalars[0]
@@ -221,10 +258,9 @@ def _init_block(moves, lines, line_bits, rk, a, b, nxt_values, nxt_depths, st, d
         opp = pdep(o, full & ~me, rk)
         dep[p] = 0
         ext[p] = 0
-        if _has_line(me, lines, line_bits):
-            st[p] = WIN_CODE
-        elif _has_line(opp, lines, line_bits):
-            st[p] = LOSS_CODE
+        end = _finished(me, opp, lines, line_bits, course)
+        if end != 0:
+            st[p] = end
         else:
             count = 0
             best = 0
@@ -242,11 +278,8 @@ def _init_block(moves, lines, line_bits, rk, a, b, nxt_values, nxt_depths, st, d
                 if me & src:
                     # an own cube: the child is in the pair; finished children are valued here
                     # so that finished positions never need un-moving
-                    if _has_line(new_opp, lines, line_bits):
-                        code = WIN_CODE
-                    elif _has_line(new_me, lines, line_bits):
-                        code = LOSS_CODE
-                    else:
+                    code = _finished(new_opp, new_me, lines, line_bits, course)
+                    if code == 0:
                         count += 1
                         continue
                     child_depth = np.int64(0)
@@ -286,17 +319,17 @@ def _init_block(moves, lines, line_bits, rk, a, b, nxt_values, nxt_depths, st, d
 
 
 @njit(cache=True, parallel=True)
-def _init_class_parallel(moves, lines, line_bits, rk, a, b, nxt_values, nxt_depths, st, dep, ext):  # type: ignore[no-untyped-def]
+def _init_class_parallel(moves, lines, line_bits, course, rk, a, b, nxt_values, nxt_depths, st, dep, ext):  # type: ignore[no-untyped-def]
     """Step 1 for a whole class on every core."""
     for block in prange((st.shape[0] + _BLOCK - 1) // _BLOCK):
-        _init_block(moves, lines, line_bits, rk, a, b, nxt_values, nxt_depths, st, dep, ext, block)
+        _init_block(moves, lines, line_bits, course, rk, a, b, nxt_values, nxt_depths, st, dep, ext, block)
 
 
 @njit(cache=True)
-def _init_class_serial(moves, lines, line_bits, rk, a, b, nxt_values, nxt_depths, st, dep, ext):  # type: ignore[no-untyped-def]
+def _init_class_serial(moves, lines, line_bits, course, rk, a, b, nxt_values, nxt_depths, st, dep, ext):  # type: ignore[no-untyped-def]
     """Step 1 for a small class (waking the other threads would cost more)."""
     for block in range((st.shape[0] + _BLOCK - 1) // _BLOCK):
-        _init_block(moves, lines, line_bits, rk, a, b, nxt_values, nxt_depths, st, dep, ext, block)
+        _init_block(moves, lines, line_bits, course, rk, a, b, nxt_values, nxt_depths, st, dep, ext, block)
 
 
 @njit(cache=True, inline="always")
@@ -533,6 +566,7 @@ def solve_pair(
     a: int,
     b: int,
     fuller: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] | None = None,
+    rulebook: str = "official",
 ) -> dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]:
     """Solve classes ``(a, b)`` and ``(b, a)`` given the fuller classes they move into.
 
@@ -540,7 +574,7 @@ def solve_pair(
     unless the board is full). Returns ``{(a, b): (codes, depths), (b, a): ...}`` with
     unpacked uint8 codes (0 draw, 1 win, 2 loss) and uint16 depths.
     """
-    r = rules(size)
+    r = rules(size, rulebook)
     cells = r.cells
     if a < 0 or b < 0 or a + b > cells:
         raise ValueError(f"no class ({a}, {b}) on a {size}x{size} board")
@@ -563,7 +597,7 @@ def solve_pair(
         else:
             nv, nd = _EMPTY_VALUES, _EMPTY_DEPTHS
         init = _init_class_parallel if count >= _PARALLEL_MIN else _init_class_serial
-        init(r.moves, r.lines, r.line_bits, r.rk, sa, sb, nv, nd, st[x], dep[x], ext[x])
+        init(r.moves, r.lines, r.line_bits, r.course, r.rk, sa, sb, nv, nd, st[x], dep[x], ext[x])
     top_event = int(ext.max(initial=0))
     if top_event >= _MAX_DEPTH:
         raise OverflowError("depth exceeds the solver's range")
@@ -614,6 +648,7 @@ class SolveReport:
     pairs_solved: int = 0
     pairs_loaded: int = 0
     per_class: dict[tuple[int, int], tuple[int, int, int]] = field(default_factory=dict)
+    rulebook: str = "official"
 
     @property
     def positions(self) -> int:
@@ -626,11 +661,12 @@ Progress = Callable[[int, int, tuple[int, int], int], None]
 
 
 class TableSet:
-    """Solved classes of one board size, with look-ups for the side to move."""
+    """Solved classes of one board size and rulebook, with look-ups for the side to move."""
 
-    def __init__(self, size: int) -> None:
-        self.rules = rules(size)
+    def __init__(self, size: int, rulebook: str = "official") -> None:
+        self.rules = rules(size, rulebook)
         self.size = size
+        self.rulebook = rulebook
 
     def table(self, a: int, b: int) -> ClassTable:
         """The table of class ``(a, b)``; KeyError if it was not built."""
@@ -672,8 +708,8 @@ class TableSet:
 class MemoryTables(TableSet):
     """Solved classes held in memory (what :func:`solve_in_memory` returns)."""
 
-    def __init__(self, size: int) -> None:
-        super().__init__(size)
+    def __init__(self, size: int, rulebook: str = "official") -> None:
+        super().__init__(size, rulebook)
         self.classes: dict[tuple[int, int], ClassTable] = {}
         self.report: SolveReport | None = None
 
@@ -696,9 +732,15 @@ class QuixoTables(TableSet):
     KeyError (naming the command that builds it) if it is missing.
     """
 
-    def __init__(self, size: int, directory: Path | str | None = None, verify: bool = True) -> None:
-        super().__init__(size)
-        self.directory = Path(directory) if directory is not None else default_table_dir(size)
+    def __init__(
+        self,
+        size: int,
+        directory: Path | str | None = None,
+        verify: bool = True,
+        rulebook: str = "official",
+    ) -> None:
+        super().__init__(size, rulebook)
+        self.directory = Path(directory) if directory is not None else default_table_dir(size, rulebook)
         self.verify = verify
         self._classes: dict[tuple[int, int], ClassTable] = {}
 
@@ -708,16 +750,17 @@ class QuixoTables(TableSet):
         if key not in self._classes:
             if not self.has_class(a, b):
                 blanks = self.rules.cells - a - b
-                how = f"`boardlab solve quixo --size {self.size}`"
+                game = "quixo" if self.rulebook == "official" else f"quixo:rules={self.rulebook}"
+                how = f"`boardlab solve {game} --size {self.size}`"
                 if self.size == 5:
-                    how = f"`boardlab solve quixo --size 5 --blanks {blanks}`" + (
+                    how = f"`boardlab solve {game} --size 5 --blanks {blanks}`" + (
                         " (5x5 tables go up to 1 blank)" if blanks > 1 else ""
                     )
                 raise KeyError(
                     f"no table for class ({a}, {b}) of {self.size}x{self.size} Quixo in {self.directory}; "
                     f"build it with {how}"
                 )
-            self._classes[key] = read_table(self.directory, self.size, a, b, self.verify)
+            self._classes[key] = read_table(self.directory, self.size, a, b, self.verify, self.rulebook)
         return self._classes[key]
 
     def has_class(self, a: int, b: int) -> bool:
@@ -725,17 +768,19 @@ class QuixoTables(TableSet):
         return (a, b) in self._classes or table_path(self.directory, self.size, a, b).exists()
 
 
-def _as_class_table(size: int, slot: tuple[int, int], codes: np.ndarray, depths: np.ndarray) -> ClassTable:
+def _as_class_table(
+    size: int, slot: tuple[int, int], codes: np.ndarray, depths: np.ndarray, rulebook: str
+) -> ClassTable:
     tally = np.bincount(codes, minlength=4)
     small = depths.max(initial=0) < 256
     return ClassTable(
         size, slot[0], slot[1], pack_values(codes), depths.astype(np.uint8 if small else np.uint16),
-        int(tally[WIN_CODE]), int(tally[LOSS_CODE]), int(tally[DRAW_CODE]),
+        int(tally[WIN_CODE]), int(tally[LOSS_CODE]), int(tally[DRAW_CODE]), rulebook,
     )  # fmt: skip
 
 
-def _check_request(size: int, min_cubes: int) -> int:
-    cells = rules(size).cells
+def _check_request(size: int, min_cubes: int, rulebook: str) -> int:
+    cells = rules(size, rulebook).cells
     if not 0 <= min_cubes <= cells:
         raise ValueError(f"min_cubes must be in 0..{cells}, got {min_cubes}")
     return cells
@@ -743,6 +788,7 @@ def _check_request(size: int, min_cubes: int) -> int:
 
 def _drive(
     size: int,
+    rulebook: str,
     min_cubes: int,
     existing: Callable[[list[tuple[int, int]]], dict[tuple[int, int], ClassTable] | None],
     keep: Callable[[tuple[int, int], np.ndarray, np.ndarray], ClassTable],
@@ -768,7 +814,7 @@ def _drive(
                 for sa, sb in slots:
                     t = lookup((sb, sa + 1))
                     fuller[(sb, sa + 1)] = (t.values, t.depths)
-            solved = solve_pair(size, a, b, fuller)
+            solved = solve_pair(size, a, b, fuller, rulebook)
             tables = {slot: keep(slot, codes, depths) for slot, (codes, depths) in solved.items()}
             report.pairs_solved += 1
         level.setdefault(k, {}).update(tables)
@@ -787,20 +833,22 @@ def solve(
     min_cubes: int = 0,
     progress: Progress | None = None,
     verify: bool = True,
+    rulebook: str = "official",
 ) -> SolveReport:
     """Solve every class with at least ``min_cubes`` cubes and write its table file.
 
     Tables already in ``directory`` (default :func:`default_table_dir`) are checked and
     reused, so an interrupted solve resumes from the last finished class pair; a damaged
     table is solved again. ``min_cubes = size * size - k`` builds the endgame tables with at
-    most k blanks (5x5: 25 is the full board, 24 adds one blank).
+    most k blanks (5x5: 25 is the full board, 24 adds one blank). ``rulebook`` is
+    ``"official"`` or ``"course"`` (see the module's docstring).
     """
-    _check_request(size, min_cubes)
-    folder = Path(directory) if directory is not None else default_table_dir(size)
+    _check_request(size, min_cubes, rulebook)
+    folder = Path(directory) if directory is not None else default_table_dir(size, rulebook)
     folder.mkdir(parents=True, exist_ok=True)
     for stale in folder.glob(f".quixo{size}_*.tmp"):  # left by a solve that was killed mid-write
         stale.unlink(missing_ok=True)
-    report = SolveReport(size, folder, min_cubes)
+    report = SolveReport(size, folder, min_cubes, rulebook=rulebook)
     started = time.perf_counter()
 
     def existing(slots: list[tuple[int, int]]) -> dict[tuple[int, int], ClassTable] | None:
@@ -809,38 +857,40 @@ def solve(
             if not table_path(folder, size, a, b).exists():
                 return None
             try:
-                out[(a, b)] = read_table(folder, size, a, b, verify)
+                out[(a, b)] = read_table(folder, size, a, b, verify, rulebook)
             except TablebaseFormatError:
                 return None
         return out
 
     def keep(slot: tuple[int, int], codes: np.ndarray, depths: np.ndarray) -> ClassTable:
-        return write_table(folder, size, slot[0], slot[1], codes, depths)
+        return write_table(folder, size, slot[0], slot[1], codes, depths, rulebook)
 
     def fuller_of(
         k: int, loaded: dict[tuple[int, int], ClassTable]
     ) -> Callable[[tuple[int, int]], ClassTable]:
         def lookup(key: tuple[int, int]) -> ClassTable:
             if key not in loaded:
-                loaded[key] = read_table(folder, size, key[0], key[1], verify)
+                loaded[key] = read_table(folder, size, key[0], key[1], verify, rulebook)
             return loaded[key]
 
         return lookup
 
-    _drive(size, min_cubes, existing, keep, fuller_of, report, progress)
+    _drive(size, rulebook, min_cubes, existing, keep, fuller_of, report, progress)
     report.seconds = time.perf_counter() - started
     return report
 
 
-def solve_in_memory(size: int, min_cubes: int = 0, progress: Progress | None = None) -> MemoryTables:
+def solve_in_memory(
+    size: int, min_cubes: int = 0, progress: Progress | None = None, rulebook: str = "official"
+) -> MemoryTables:
     """Solve every class with at least ``min_cubes`` cubes, keeping the tables in memory."""
-    _check_request(size, min_cubes)
-    tables = MemoryTables(size)
-    report = SolveReport(size, None, min_cubes)
+    _check_request(size, min_cubes, rulebook)
+    tables = MemoryTables(size, rulebook)
+    report = SolveReport(size, None, min_cubes, rulebook=rulebook)
     started = time.perf_counter()
 
     def keep(slot: tuple[int, int], codes: np.ndarray, depths: np.ndarray) -> ClassTable:
-        table = _as_class_table(size, slot, codes, depths)
+        table = _as_class_table(size, slot, codes, depths, rulebook)
         tables.classes[slot] = table
         return table
 
@@ -849,7 +899,7 @@ def solve_in_memory(size: int, min_cubes: int = 0, progress: Progress | None = N
     ) -> Callable[[tuple[int, int]], ClassTable]:
         return lambda key: tables.table(*key)
 
-    _drive(size, min_cubes, lambda slots: None, keep, fuller_of, report, progress)
+    _drive(size, rulebook, min_cubes, lambda slots: None, keep, fuller_of, report, progress)
     report.seconds = time.perf_counter() - started
     tables.report = report
     return tables

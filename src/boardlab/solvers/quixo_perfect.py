@@ -4,9 +4,9 @@ A move's value is the value of the position it leads to, seen from the mover: wo
 plies if the opponent is then lost in d - 1, and so on. The best moves win fastest, else
 draw, else lose slowest; :func:`perfect_move` picks among them at random.
 
-Works with any State that exposes the side to move's cubes: the protocol-v2 ``State``
-(``a``, ``b`` words and ``game.size``) or the older one (``sides`` and ``size``). Moves are
-the state's own action indices, played with ``state.play_index``.
+Works on protocol-v2 Quixo ``State`` objects (``a``, ``b`` words, ``game.size`` and
+``game.rules``): the tables of the game's rulebook are used. Moves are the state's own action
+indices, played with ``state.play_index``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 from boardlab.solvers.quixo import DRAW, LOSS, WIN, QuixoTables, TableSet, solve_in_memory
 
 _VALUE_NAMES = {WIN: "win", DRAW: "draw", LOSS: "loss"}
-_TABLES: dict[tuple[int, str], TableSet] = {}
+_TABLES: dict[tuple[int, str, str], TableSet] = {}
 _LOCK = threading.Lock()
 
 
@@ -50,35 +50,44 @@ def state_sides(state: Any) -> tuple[int, int, int]:
     game = getattr(state, "game", None)
     if getattr(game, "name", None) != "quixo":
         raise TypeError(f"not a Quixo state: {state!r}")
-    if game.rules != "official":  # type: ignore[union-attr]
-        raise ValueError("the Quixo tables are solved under the official rules only")
     return int(game.size), int(state.a), int(state.b)  # type: ignore[union-attr]
 
 
-def tables_for(size: int, directory: Path | str | None = None) -> TableSet:
-    """The tables of a board size: 3x3 solved in memory on first use (a few milliseconds),
-    4x4 and 5x5 read from ``directory`` (default: the user cache folder)."""
-    key = (size, str(directory) if directory is not None else "")
+def tables_for(size: int, directory: Path | str | None = None, rulebook: str = "official") -> TableSet:
+    """The tables of a board size and rulebook: 3x3 solved in memory on first use (a few
+    milliseconds), 4x4 and 5x5 read from ``directory`` (default: the user cache folder)."""
+    key = (size, str(directory) if directory is not None else "", rulebook)
     with _LOCK:
         if key not in _TABLES:
             if size == 3 and directory is None:
-                _TABLES[key] = solve_in_memory(3)
+                _TABLES[key] = solve_in_memory(3, rulebook=rulebook)
             else:
-                _TABLES[key] = QuixoTables(size, directory)
+                _TABLES[key] = QuixoTables(size, directory, rulebook=rulebook)
         return _TABLES[key]
+
+
+def _tables_of(state: Any, tables: TableSet | None) -> TableSet:
+    size, _, _ = state_sides(state)
+    rulebook = state.game.rules
+    if tables is None:
+        return tables_for(size, rulebook=rulebook)
+    if tables.rulebook != rulebook or tables.size != size:
+        raise ValueError(
+            f"tables of {tables.size}x{tables.size} Quixo under the {tables.rulebook} rules cannot judge "
+            f"a {size}x{size} position under the {rulebook} rules"
+        )
+    return tables
 
 
 def position_value(state: Any, tables: TableSet | None = None) -> tuple[int, int]:
     """``(WIN | DRAW | LOSS, plies to the end)`` for the side to move."""
-    size, me, opp = state_sides(state)
-    tables = tables if tables is not None else tables_for(size)
-    return tables.value(me, opp)
+    _, me, opp = state_sides(state)
+    return _tables_of(state, tables).value(me, opp)
 
 
 def move_values(state: Any, tables: TableSet | None = None) -> list[MoveValue]:
     """Every legal move with its perfect-play value for the mover (empty once the game is over)."""
-    size, _, _ = state_sides(state)
-    tables = tables if tables is not None else tables_for(size)
+    tables = _tables_of(state, tables)
     out = []
     for action in state.legal_indices():
         child = state.play_index(action)
@@ -114,9 +123,8 @@ def perfect_move(state: Any, rng: Any, tables: TableSet | None = None) -> int:
 
 def covers(state: Any, tables: TableSet | None = None) -> bool:
     """True if the tables hold this position (always on 3x3 and a built 4x4; 5x5 endgames)."""
-    size, me, opp = state_sides(state)
-    tables = tables if tables is not None else tables_for(size)
-    return tables.covers(me, opp)
+    _, me, opp = state_sides(state)
+    return _tables_of(state, tables).covers(me, opp)
 
 
 def quixo_best_actions(state: Any, limit: int = 0) -> list[int]:
@@ -130,18 +138,18 @@ def quixo_refusal(game: Any, limit: int = 0) -> str | None:
     3x3 is solved on the spot; 4x4 needs the tables built once; 5x5 is covered only near the
     end of the game (the endgame tables), so a whole game cannot be played perfectly.
     """
-    if getattr(game, "rules", "official") != "official":
-        return "perfect: the Quixo tables are solved under the official rules only"
+    rulebook = str(getattr(game, "rules", "official"))
+    spec = "quixo" if rulebook == "official" else f"quixo:rules={rulebook}"
     size = int(getattr(game, "size", 0))
     if size == 3:
         return None
     if size == 4:
-        tables = tables_for(4)
+        tables = tables_for(4, rulebook=rulebook)
         if all(tables.has_class(a, b) for a in range(17) for b in range(17 - a)):
             return None
-        return "perfect: the 4x4 Quixo tables are not built yet; run `boardlab solve quixo --size 4`"
+        return f"perfect: the 4x4 Quixo tables are not built yet; run `boardlab solve {spec} --size 4`"
     return (
         f"perfect: {size}x{size} Quixo is solved only near the end of the game "
-        "(`boardlab solve quixo --size 5 --blanks 1`); agents can look those positions up with "
+        f"(`boardlab solve {spec} --size 5 --blanks 1`); agents can look those positions up with "
         "boardlab.solvers.quixo_perfect.covers and best_moves"
     )

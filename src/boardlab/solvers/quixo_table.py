@@ -2,8 +2,9 @@
 
 Layout (little-endian)::
 
-    header   64 bytes: magic, version, board size, class (a, b), depth width, count,
-             win / loss / draw counts, CRC-32 of the payload, CRC-32 of the header
+    header   64 bytes: magic, version, board size, class (a, b), depth width, flags
+             (bit 0: solved under the course rules), count, win / loss / draw counts,
+             CRC-32 of the payload, CRC-32 of the header
     values   ceil(count / 4) bytes, padded to a multiple of 8: 2 bits per position
              (position i in bits 2*(i % 4) of byte i // 4): 0 draw, 1 win, 2 loss
     depths   count unsigned integers of ``depth width`` bytes (1 or 2): plies to the end
@@ -32,6 +33,8 @@ VERSION = 1
 HEADER_SIZE = 64
 _HEADER = struct.Struct("<8sHBBBBHQQQQII")  # 56 bytes, padded to HEADER_SIZE
 DRAW_CODE, WIN_CODE, LOSS_CODE = 0, 1, 2
+RULEBOOKS = ("official", "course")
+"""The Quixo rulebooks a table can be solved under, by flag value (see :mod:`boardlab.games.quixo`)."""
 
 
 class TablebaseFormatError(ValueError):
@@ -50,11 +53,18 @@ class ClassTable:
     wins: int
     losses: int
     draws: int
+    rulebook: str = "official"
 
     @property
     def count(self) -> int:
         """Number of positions in the class."""
         return self.wins + self.losses + self.draws
+
+
+def _flags(rulebook: str) -> int:
+    if rulebook not in RULEBOOKS:
+        raise ValueError(f"unknown Quixo rulebook {rulebook!r}; known: {', '.join(RULEBOOKS)}")
+    return RULEBOOKS.index(rulebook)
 
 
 def table_path(directory: Path, size: int, a: int, b: int) -> Path:
@@ -85,9 +95,16 @@ def unpack_values(packed: np.ndarray, count: int) -> np.ndarray:
 
 
 def write_table(
-    directory: Path, size: int, a: int, b: int, codes: np.ndarray, depths: np.ndarray
+    directory: Path,
+    size: int,
+    a: int,
+    b: int,
+    codes: np.ndarray,
+    depths: np.ndarray,
+    rulebook: str = "official",
 ) -> ClassTable:
     """Write one class atomically; ``codes`` are unpacked uint8 values, ``depths`` plies."""
+    flags = _flags(rulebook)
     count = class_size(size * size, a, b)
     if codes.shape != (count,) or depths.shape != (count,):
         raise ValueError(f"class ({a}, {b}) has {count} positions, got {codes.shape} / {depths.shape}")
@@ -101,25 +118,29 @@ def write_table(
     crc = zlib.crc32(depth_bytes, zlib.crc32(values_bytes))
     tally = np.bincount(codes, minlength=4)
     wins, losses, draws = int(tally[WIN_CODE]), int(tally[LOSS_CODE]), int(tally[DRAW_CODE])
-    head = _HEADER.pack(MAGIC, VERSION, size, a, b, width, 0, count, wins, losses, draws, crc, 0)
+    head = _HEADER.pack(MAGIC, VERSION, size, a, b, width, flags, count, wins, losses, draws, crc, 0)
     head = head[:-4] + struct.pack("<I", zlib.crc32(head[:-4]))
     atomic_write(
         table_path(Path(directory), size, a, b),
         lambda f: f.write(head.ljust(HEADER_SIZE, b"\0") + values_bytes + depth_bytes),
     )
-    return ClassTable(
-        size, a, b, packed, depths.astype(np.uint8 if width == 1 else np.uint16), wins, losses, draws
-    )
+    small_depths = depths.astype(np.uint8 if width == 1 else np.uint16)
+    return ClassTable(size, a, b, packed, small_depths, wins, losses, draws, rulebook)
 
 
-def read_table(directory: Path, size: int, a: int, b: int, verify: bool = True) -> ClassTable:
+def read_table(
+    directory: Path, size: int, a: int, b: int, verify: bool = True, rulebook: str = "official"
+) -> ClassTable:
     """Memory-map the table of class ``(a, b)``; TablebaseFormatError if it is not sound."""
     path = table_path(directory, size, a, b)
-    return read_table_file(path, size, a, b, verify)
+    return read_table_file(path, size, a, b, verify, rulebook)
 
 
-def read_table_file(path: Path, size: int, a: int, b: int, verify: bool = True) -> ClassTable:
-    """Memory-map one table file and check it is the class expected."""
+def read_table_file(
+    path: Path, size: int, a: int, b: int, verify: bool = True, rulebook: str = "official"
+) -> ClassTable:
+    """Memory-map one table file and check it is the class expected, solved under ``rulebook``."""
+    expected_flags = _flags(rulebook)
     path = Path(path)
     where = f"tablebase file {path}"
     try:
@@ -131,7 +152,7 @@ def read_table_file(path: Path, size: int, a: int, b: int, verify: bool = True) 
     with open(path, "rb") as f:
         head = f.read(HEADER_SIZE)
     fields = _HEADER.unpack(head[: _HEADER.size])
-    magic, version, fsize, fa, fb, width, _flags, count, wins, losses, draws, crc, head_crc = fields
+    magic, version, fsize, fa, fb, width, flags, count, wins, losses, draws, crc, head_crc = fields
     if magic != MAGIC:
         raise TablebaseFormatError(f"{where} is not a boardlab Quixo table (bad magic {magic!r})")
     if head_crc != zlib.crc32(head[: _HEADER.size - 4]):
@@ -142,6 +163,11 @@ def read_table_file(path: Path, size: int, a: int, b: int, verify: bool = True) 
         raise TablebaseFormatError(
             f"{where} holds class ({fa}, {fb}) of a {fsize}x{fsize} board, "
             f"expected ({a}, {b}) of {size}x{size}"
+        )
+    if flags != expected_flags:
+        found = RULEBOOKS[flags] if flags < len(RULEBOOKS) else f"unknown (flags {flags})"
+        raise TablebaseFormatError(
+            f"{where} was solved under the {found} rules, expected the {rulebook} rules"
         )
     expected_count = class_size(size * size, a, b)
     if count != expected_count or wins + losses + draws != count or width not in (1, 2):
@@ -161,4 +187,4 @@ def read_table_file(path: Path, size: int, a: int, b: int, verify: bool = True) 
     values = raw[HEADER_SIZE : HEADER_SIZE + (count + 3) // 4]
     depth_raw = raw[HEADER_SIZE + values_len :]
     depths = depth_raw if width == 1 else depth_raw.view("<u2")
-    return ClassTable(size, a, b, values, depths, wins, losses, draws)
+    return ClassTable(size, a, b, values, depths, wins, losses, draws, rulebook)
