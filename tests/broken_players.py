@@ -2,7 +2,8 @@
 
 Used by the reliability tests through specs like ``course:player=<this file>:RaisingPlayer``
 (a file path, so that worker processes can load them too). ``BROKEN`` maps each player to a
-phrase its forfeit's detail contains.
+phrase its forfeit's detail contains. Modules that break while they are imported are written
+on demand by :func:`write_module` (importing this file must stay harmless).
 """
 
 from __future__ import annotations
@@ -78,3 +79,33 @@ BROKEN = {
 def spec(name: str, attempts: int = 3) -> str:
     """The agent spec of one of these players."""
     return f"course:player={PATH}:{name},attempts={attempts}"
+
+
+BROKEN_ON_IMPORT = {
+    "hangs": "import time\n\nwhile True:\n    time.sleep(0.05)\n",
+    "spins": "while True:\n    pass\n",
+    "exits": "import sys\n\nsys.exit(3)\n",
+    "dies": "import os\n\nos._exit(4)\n",
+    "raises": "raise RuntimeError('broken at import')\n",
+}
+"""Module sources that break while imported, by what they do then."""
+IMPORT_FAILURES = {
+    "hangs": "took over",
+    "spins": "took over",
+    "exits": "called sys.exit(3)",
+    "dies": "its process ended (exit code 4)",
+    "raises": "RuntimeError: broken at import",
+}
+"""A phrase of the error each of them gets."""
+
+
+def write_module(folder: Path, kind: str) -> Path:
+    """A player module in ``folder`` that does ``kind`` (a key of BROKEN_ON_IMPORT) when imported."""
+    path = folder / f"player_{kind}_on_import.py"
+    path.write_text(BROKEN_ON_IMPORT[kind] + "\n\nclass Player:\n    pass\n")
+    return path
+
+
+def module_spec(path: Path, import_timeout: float = 1.0) -> str:
+    """The agent spec of the Player of a module written by :func:`write_module`."""
+    return f"course:player={path}:Player,import_timeout={import_timeout:g}"

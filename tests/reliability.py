@@ -1,14 +1,16 @@
-"""Counters of the reliability suites (fuzz, kill and forfeit tests), printed at the end of a run.
+"""Counters of the reliability suites (fuzz, kill and forfeit tests), printed at the end of a run,
+and the helper that finds the processes a killed command left.
 
 The README's RELIABILITY section quotes them from a long run, e.g.::
 
     BOARDLAB_FUZZ_EXAMPLES=2000 BOARDLAB_KILL_ROUNDS=5 .venv/bin/pytest tests/test_fuzz.py \
-        tests/test_kill.py tests/test_forfeit.py
+        tests/test_kill.py tests/test_kill_checkpoints.py tests/test_forfeit.py
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 COUNTS: Counter[str] = Counter()
 """``inputs tried``, ``kills survived`` and ``games checked`` so far in this test session."""
@@ -17,3 +19,19 @@ COUNTS: Counter[str] = Counter()
 def count(what: str, n: int = 1) -> None:
     """Add ``n`` to the counter ``what``."""
     COUNTS[what] += n
+
+
+def session_members(session: int) -> list[int]:
+    """Live (non-zombie) processes of a session, read from /proc (Linux)."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if int(fields[3]) == session and fields[0] != "Z":
+            members.append(int(entry.name))
+    return members

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from boardlab.files import atomic_write, atomic_write_text
+from boardlab.files import atomic_write, atomic_write_text, remove_stale_temporaries
 
 
 def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path: Path) -> None:
@@ -29,3 +32,17 @@ def test_writes_create_folders_and_replace_whole_files(tmp_path: Path) -> None:
     atomic_write_text(target, "short")
     assert target.read_text() == "short"
     assert sorted(p.name for p in target.parent.iterdir()) == ["model.bin"]
+
+
+def test_a_killed_writers_temporary_is_removed_by_the_next_write(tmp_path: Path) -> None:
+    target = tmp_path / "model.npz"
+    finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True)
+    dead = int(finished.stdout)  # a process that has ended
+    stale = tmp_path / f".model.npz.{dead}.abc123.tmp"
+    live = tmp_path / f".model.npz.{os.getpid()}.def456.tmp"  # a concurrent writer's
+    other = tmp_path / f".other.npz.{dead}.abc123.tmp"
+    for path in (stale, live, other):
+        path.write_bytes(b"half")
+    atomic_write_text(target, "whole")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([target.name, live.name, other.name])
+    assert remove_stale_temporaries(tmp_path / "other.npz") == [other]

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -9,7 +13,7 @@ from typing import Any
 
 import broken_players
 import pytest
-from reliability import count
+from reliability import count, session_members
 from typer.testing import CliRunner
 
 from boardlab.agents.base import REGISTRY, Agent, register
@@ -135,11 +139,51 @@ def test_broken_course_players_forfeit_and_the_others_play_on(tmp_path: Path) ->
     assert summary.forfeits[:2] == (0, 0)
 
 
-def test_sys_exit_while_importing_a_player_is_a_clear_error(tmp_path: Path) -> None:
-    module = tmp_path / "exits_on_import.py"
-    module.write_text("import sys\nsys.exit(3)\n")
-    with pytest.raises(ArenaError, match=r"cannot be built: called sys.exit\(3\)"):
-        tournament(["random", f"course:player={module}:Player"], 1, workers=1)
+@pytest.mark.parametrize("kind", list(broken_players.BROKEN_ON_IMPORT))
+def test_a_player_breaking_while_imported_is_refused_before_play(tmp_path: Path, kind: str) -> None:
+    spec = broken_players.module_spec(broken_players.write_module(tmp_path, kind), import_timeout=0.5)
+    tic = time.monotonic()
+    with pytest.raises(ArenaError, match=r"course: (cannot import|importing) ") as caught:
+        tournament(["random", spec], 1, workers=1)
+    assert time.monotonic() - tic < 30
+    assert broken_players.IMPORT_FAILURES[kind] in str(caught.value)
+    assert "\n" not in str(caught.value)
+    count("inputs tried")
+
+
+def _run_boardlab(args: list[str], timeout: float = 90) -> tuple[subprocess.CompletedProcess[str], list[int]]:
+    """Run the CLI in its own session; its result and the processes of the session left alive."""
+    command = [sys.executable, "-c", "from boardlab.cli import main; main()", *args]
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+    time.sleep(0.2)
+    left = session_members(process.pid)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr), left
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
+@pytest.mark.parametrize("command", ["match", "tournament"])
+def test_a_player_hanging_while_imported_ends_the_command_with_one_line(tmp_path: Path, command: str) -> None:
+    spec = broken_players.module_spec(broken_players.write_module(tmp_path, "hangs"))
+    specs = ["random", spec] if command == "match" else ["random", "greedy", spec]
+    args = [command, *specs, "-n", "2", "-j", "2", "--db", str(tmp_path / "a.sqlite")]
+    tic = time.monotonic()
+    result, left = _run_boardlab([*args, "--out", str(tmp_path / "out")])
+    assert time.monotonic() - tic < 60
+    assert not left, f"processes left behind: {left}"
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error:") and "took over 1 s" in lines[0], result.stderr
+    count("inputs tried")
 
 
 def test_the_match_command_reports_forfeits(tmp_path: Path) -> None:
@@ -169,3 +213,10 @@ def test_a_bad_move_timeout_is_refused() -> None:
     for value in ("nan", "-1", "1e9"):
         result = CliRunner().invoke(app, ["play", "--move-timeout", value])
         assert result.exit_code == 2 and "--move-timeout must be" in result.stderr
+
+
+def test_a_player_hanging_while_imported_is_refused_by_the_terminal_game(tmp_path: Path) -> None:
+    spec = broken_players.module_spec(broken_players.write_module(tmp_path, "hangs"), import_timeout=0.5)
+    result = CliRunner().invoke(app, ["play", "--agent", spec], input="quit\n")
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("Error: course: importing") and "took over 0.5 s" in result.stderr

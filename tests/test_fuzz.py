@@ -68,6 +68,15 @@ JUNK_FLOAT = st.one_of(
     st.floats(min_value=1e30, max_value=1e300).flatmap(lambda x: st.sampled_from([repr(x), repr(-x)])),
 )
 JUNK_TEXT = st.one_of(long_text, control_text)
+FLOAT_BOUND = 1e6
+"""No float option of an agent or game accepts a value beyond this, either way."""
+huge_floats = st.one_of(
+    st.floats(min_value=10 * FLOAT_BOUND, max_value=1.7e308).flatmap(
+        lambda x: st.sampled_from([repr(x), repr(-x)])
+    ),
+    st.sampled_from(["1e308", "-1e308", "1e300", "9" * 39]),
+)
+"""Finite numbers beyond every float option's declared range (which the test below checks exists)."""
 
 
 def junk_paths(tmp: Path) -> st.SearchStrategy[str]:
@@ -330,12 +339,35 @@ def _option_junk(settings: type) -> st.SearchStrategy[str]:
         return st.just("nosuchoption=1")
     junk = {
         "int": st.one_of(st.integers(min_value=2**63).map(str), non_numbers, non_ascii_digits, long_text),
-        "float": st.one_of(st.sampled_from(["nan", "inf", "-inf", "1e309", "NaN", ""]), non_ascii_digits),
+        "float": st.one_of(
+            st.sampled_from(["nan", "inf", "-inf", "1e309", "NaN", ""]), non_ascii_digits, huge_floats
+        ),
         "bool": st.sampled_from(["maybe", "", "２", "yes please"]),
     }
     return st.sampled_from(spec_options).flatmap(
         lambda o: junk.get(o.type_name, st.one_of(control_text, long_text)).map(lambda v: f"{o.name}={v}")
     )
+
+
+def _numeric_options_without_a_range() -> list[str]:
+    """``owner.option`` of every int, float or int-list option of an agent or game lacking a finite
+    minimum and maximum (floats: within ±FLOAT_BOUND; a fixed list of choices bounds an option too)."""
+    owners = [(name, agent_class(name).Settings) for name in agent_names()]
+    owners += [(name, type(parse_game(name))) for name in sorted(GAMES)]
+    missing = []
+    for owner, settings_class in owners:
+        for spec_option in options_of(settings_class):
+            if spec_option.type_name not in ("int", "float", "ints") or spec_option.info.choices:
+                continue
+            bounds = (spec_option.info.minimum, spec_option.info.maximum)
+            limit = FLOAT_BOUND if spec_option.type_name == "float" else float(2**63)
+            if any(bound is None or not -limit <= bound <= limit for bound in bounds):
+                missing.append(f"{owner}.{spec_option.name}")
+    return missing
+
+
+def test_every_numeric_option_has_a_finite_range() -> None:
+    assert _numeric_options_without_a_range() == []
 
 
 def _a_game_for(cls: type) -> Any:

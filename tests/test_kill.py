@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from reliability import count
+from reliability import count, session_members
 
 from boardlab.arena import Store, TournamentConfig, run_tournament
 
@@ -26,22 +26,6 @@ SPECS = ("greedy", "mcts:iters=60", "random")
 GAMES_PER_PAIR = 8
 SEED = 11
 ROUNDS = int(os.environ.get("BOARDLAB_KILL_ROUNDS", "1"))
-
-
-def _session_members(session: int) -> list[int]:
-    """Live (non-zombie) processes of a session."""
-    members = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if int(fields[3]) == session and fields[0] != "Z":
-            members.append(int(entry.name))
-    return members
 
 
 def _stored(db: Path) -> list[int]:
@@ -79,9 +63,9 @@ def _kill_mid_run(db: Path, out: Path, signum: int) -> tuple[int, str]:
     process.send_signal(signum)
     _, stderr = process.communicate(timeout=60)
     gone = time.monotonic() + 15
-    while _session_members(process.pid) and time.monotonic() < gone:
+    while session_members(process.pid) and time.monotonic() < gone:
         time.sleep(0.1)
-    left = _session_members(process.pid)
+    left = session_members(process.pid)
     for pid in left:  # clean up before failing
         os.kill(pid, signal.SIGKILL)
     assert not left, f"processes left behind after {signal.Signals(signum).name}: {left}"

@@ -3,7 +3,10 @@
 Every file boardlab writes (JSON, PNG, npz, tables, models) goes through :func:`atomic_write`:
 the bytes go to a uniquely named temporary file in the target's folder, are flushed to disk,
 and the temporary file is renamed over the target. A reader sees the old file or the new
-one, never part of one, and two writers never share a temporary name.
+one, never part of one, and two writers never share a temporary name. The temporary name
+holds the writer's process id: a writer killed mid-write (``kill -9``) leaves its temporary
+behind, and the next write of the same target on this machine removes it once that process
+is gone.
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ def atomic_write(path: str | Path, write: Callable[[IO[bytes]], object]) -> Path
     """Call ``write(handle)`` on a temporary binary file beside ``path``, then move it there."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    remove_stale_temporaries(target)
+    prefix = f"{_temporary_prefix(target)}{os.getpid()}."
+    descriptor, temporary = tempfile.mkstemp(prefix=prefix, suffix=TEMPORARY_SUFFIX, dir=target.parent)
     try:
         with os.fdopen(descriptor, "wb") as handle:
             write(handle)
@@ -32,6 +37,45 @@ def atomic_write(path: str | Path, write: Callable[[IO[bytes]], object]) -> Path
         raise
     _sync_folder(target.parent)
     return target
+
+
+TEMPORARY_SUFFIX = ".tmp"
+
+
+def _temporary_prefix(target: Path) -> str:
+    return f".{target.name}."
+
+
+def remove_stale_temporaries(target: str | Path) -> list[Path]:
+    """Remove the temporaries of ``target`` left by writers that are no longer running; the
+    paths removed. Temporaries of live processes (a concurrent writer) are left alone."""
+    target = Path(target)
+    prefix = _temporary_prefix(target)
+    removed = []
+    try:
+        candidates = [p for p in target.parent.iterdir() if p.name.startswith(prefix)]
+    except OSError:
+        return removed
+    for candidate in candidates:
+        writer = candidate.name[len(prefix) :].partition(".")[0]
+        if candidate.name.endswith(TEMPORARY_SUFFIX) and writer.isdigit() and not _running(int(writer)):
+            try:
+                candidate.unlink()
+            except OSError:
+                continue
+            removed.append(candidate)
+    return removed
+
+
+def _running(pid: int) -> bool:
+    """True if a process ``pid`` exists on this machine (one we may not signal counts too)."""
+    try:
+        os.kill(pid, 0)
+    except PermissionError:
+        return True
+    except (ProcessLookupError, OverflowError):
+        return False
+    return True
 
 
 def _sync_folder(folder: Path) -> None:

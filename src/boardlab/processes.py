@@ -6,6 +6,10 @@ forkserver (:func:`worker_context`), which exits by itself when the main process
 child calls :func:`die_with_parent` first, so that on Linux the kernel kills it when its
 parent (the forkserver) goes, even after ``kill -9`` of the main process and even in the
 middle of a compiled search. A child also stops when its pipe to the main process closes.
+
+Long commands stop the same way on Ctrl-C and on SIGTERM: :func:`sigterm_as_interrupt` turns
+SIGTERM into KeyboardInterrupt, :func:`stop_requests` turns both into a flag checked between
+steps; either way the command saves its work and exits 130 (Ctrl-C) or 143 (SIGTERM).
 """
 
 from __future__ import annotations
@@ -70,14 +74,35 @@ def describe_exit(exitcode: int | None) -> str:
 
 @dataclass
 class Termination:
-    """Set by :func:`sigterm_as_interrupt` when SIGTERM arrived."""
+    """What stopped a block of long work: set by :func:`sigterm_as_interrupt` and :func:`stop_requests`."""
 
     received: bool = False
+    """SIGTERM arrived."""
+    requested: bool = False
+    """Ctrl-C or SIGTERM arrived (set by :func:`stop_requests` only)."""
 
     @property
     def exit_code(self) -> int:
         """143 after SIGTERM, else 130 (Ctrl-C)."""
         return TERMINATED_EXIT if self.received else INTERRUPTED_EXIT
+
+    @property
+    def how(self) -> str:
+        """``Terminated`` after SIGTERM, else ``Interrupted``: the first word of the message."""
+        return "Terminated" if self.received else "Interrupted"
+
+    def __bool__(self) -> bool:
+        return self.requested
+
+    def __getitem__(self, index: int) -> bool:
+        """``flag[0]``: :attr:`requested`, so the object reads like a one-item list flag."""
+        if index != 0:
+            raise IndexError(index)
+        return self.requested
+
+
+def _main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
 
 
 @contextlib.contextmanager
@@ -89,12 +114,12 @@ def sigterm_as_interrupt() -> Iterator[Termination]:
     nothing (signals can only be handled there).
     """
     termination = Termination()
-    if threading.current_thread() is not threading.main_thread():
+    if not _main_thread():
         yield termination
         return
 
     def on_sigterm(signum: int, frame: object) -> None:
-        termination.received = True
+        termination.received = termination.requested = True
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, on_sigterm)
@@ -102,3 +127,28 @@ def sigterm_as_interrupt() -> Iterator[Termination]:
         yield termination
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def stop_requests() -> Iterator[Termination]:
+    """Within the block, Ctrl-C and SIGTERM only set a flag: the yielded :class:`Termination`.
+
+    For work that checks the flag between steps and saves before it stops (training), so that
+    no exception lands in the middle of a compiled call or a checkpoint write. The previous
+    handlers come back when the block ends. Outside the main thread nothing is installed.
+    """
+    termination = Termination()
+    if not _main_thread():
+        yield termination
+        return
+
+    def on_signal(signum: int, frame: object) -> None:
+        termination.requested = True
+        termination.received = termination.received or signum == signal.SIGTERM
+
+    previous = {signum: signal.signal(signum, on_signal) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield termination
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)

@@ -31,6 +31,8 @@ from boardlab.spec import option
 
 WIN = 1_000_000.0
 MATE_ZONE = WIN - 10_000.0
+MAX_CONTEMPT = 100_000.0
+"""Largest contempt either way: a draw's value stays far from the exact win and loss scores."""
 INF = 1e18
 EXACT, LOWER, UPPER = 0, 1, 2
 HASH_MULT = np.int64(-7046029254386353131)  # 0x9E3779B97F4A7C15 as a signed 64-bit integer
@@ -539,7 +541,12 @@ class AlphaBetaSettings:
     eval: str = option("", "position evaluation (default: the game's first; see the game's list)")
     tt: int = option(20, "log2 of the transposition table size", minimum=10, maximum=30)
     sym: bool = option(True, "share table entries between symmetric positions")
-    contempt: float = option(0.0, "how much worse than even a repeated (drawn) position looks")
+    contempt: float = option(
+        0.0,
+        "how much worse than even a repeated (drawn) position looks",
+        minimum=-MAX_CONTEMPT,
+        maximum=MAX_CONTEMPT,
+    )
 
 
 class AlphaBetaAgent(Agent):

@@ -17,7 +17,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from boardlab.agents.alphabeta import MATE_ZONE, AlphaBetaAgent, AlphaBetaSettings, check_evaluation
+from boardlab.agents.alphabeta import (
+    MATE_ZONE,
+    MAX_CONTEMPT,
+    AlphaBetaAgent,
+    AlphaBetaSettings,
+    check_evaluation,
+)
 from boardlab.agents.base import Agent
 from boardlab.agents.mcts import compiled_mcts, mcts_search
 from boardlab.solvers.endgame import Endgame, endgame_for
@@ -41,7 +47,12 @@ class HybridSettings:
     )
     depth: int = option(0, "alpha-beta depth limit (0: as deep as time allows)", minimum=0, maximum=64)
     eval: str = option("", "alpha-beta evaluation (default: the game's first)")
-    contempt: float = option(300.0, "how much worse than even a repeated position looks")
+    contempt: float = option(
+        300.0,
+        "how much worse than even a repeated position looks",
+        minimum=-MAX_CONTEMPT,
+        maximum=MAX_CONTEMPT,
+    )
     c: float = option(1.4, "MCTS exploration constant", minimum=0, maximum=100)
     tables: bool = option(True, "play perfectly where solved endgame tables cover the position")
 

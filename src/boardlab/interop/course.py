@@ -11,6 +11,12 @@ cube and 0 or 1 for the players' cubes, and whose ``get_current_player()`` says 
 - :class:`CoursePlayerAgent` (spec ``course:player=package.module:ClassName``) dresses a
   course Player as a boardlab agent, so student agents can enter boardlab matches.
 
+A student's module may do anything while it is imported: play a game, wait for input, loop
+forever, call ``sys.exit``. So the main process first imports it in a child process under a
+time limit (``import_timeout``, 30 s by default), and only a module that imports cleanly there
+is imported in the main process; one that hangs, fails or exits is refused with a one-line
+error. Worker processes import it directly: the arena's referee already times their set-up.
+
 Coordinates are the same on both sides: boardlab's Quixo also uses ``x`` for the column and
 ``y`` for the row, and :class:`~boardlab.games.quixo.Push` numbers the ends like ``Move``.
 """
@@ -22,6 +28,8 @@ import functools
 import importlib
 import importlib.util
 import inspect
+import multiprocessing
+import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +40,8 @@ import numpy as np
 from boardlab.agents.base import Agent, AgentSpecError, make_agent
 from boardlab.games.base import GameError, IllegalMoveError
 from boardlab.games.quixo import SIZES, Move, Push, Quixo, State, all_moves
+from boardlab.processes import describe_exit, die_with_parent, worker_context
+from boardlab.referee import SETUP_TIMEOUT, describe_failure
 from boardlab.spec import option
 
 __all__ = [
@@ -42,6 +52,7 @@ __all__ = [
     "CourseMoveError",
     "CoursePlayerAgent",
     "as_course_player",
+    "check_import",
     "course_check_winner",
     "course_move_enum_of",
     "course_take_and_slide",
@@ -57,6 +68,9 @@ CourseMove = Push
 """The enum returned when the caller gives no ``move_enum``: same names and values as the course's."""
 
 BLANK = -1
+IMPORT_TIMEOUT = 30.0
+"""Seconds a player's module may take to import, by default."""
+MAX_IMPORT_TIMEOUT = 3600.0
 
 
 class CourseInteropError(GameError):
@@ -342,26 +356,30 @@ def as_course_player(
 # --- course Player -> boardlab agent ------------------------------------------------------
 
 
-def load_course_player(target: Any, seed: int | None = None) -> CoursePlayer:
+def load_course_player(
+    target: Any, seed: int | None = None, import_timeout: float = IMPORT_TIMEOUT
+) -> CoursePlayer:
     """A course Player from a path string, a class or an instance.
 
     A path is ``package.module:ClassName`` (or ``package.module.ClassName``) or
     ``path/to/file.py:ClassName``; a file's folder is put on ``sys.path`` so that its own
-    ``from game import ...`` works. A class is built with ``seed=`` if its constructor takes
-    one, else with no arguments.
+    ``from game import ...`` works. Its module is imported under a time limit (see the module
+    docstring). A class is built with ``seed=`` if its constructor takes one, else with no
+    arguments.
     """
     if isinstance(target, str):
         if not target.strip():
             raise AgentSpecError("course: say which player, e.g. course:player=mypackage.players:MyPlayer")
-        target = import_player_class(target.strip())
+        target = import_player_class(target.strip(), import_timeout)
     player = _instantiate(target, seed) if isinstance(target, type) else target
     if not callable(getattr(player, "make_move", None)):
         raise AgentSpecError(f"course: {player!r} has no make_move(game) method")
     return player
 
 
-def import_player_class(path: str) -> Any:
-    """The object named by ``module:Name``, ``module.Name`` or ``file.py:Name``."""
+def import_player_class(path: str, import_timeout: float = IMPORT_TIMEOUT) -> Any:
+    """The object named by ``module:Name``, ``module.Name`` or ``file.py:Name``; the module
+    must import within ``import_timeout`` seconds (checked in a child process)."""
     module_part, sep, attr = path.rpartition(":")
     if not sep:
         module_part, _, attr = path.rpartition(".")
@@ -369,22 +387,96 @@ def import_player_class(path: str) -> Any:
         raise AgentSpecError(
             f"course: cannot read player {path!r}; write package.module:ClassName or path/file.py:ClassName"
         )
-    module = _import_module(module_part)
+    module = _import_module(module_part, import_timeout)
     try:
         return functools.reduce(getattr, attr.split("."), module)
     except AttributeError:
         raise AgentSpecError(f"course: module {module_part!r} has no attribute {attr!r}") from None
 
 
-def _import_module(name: str) -> Any:
+def _import_module(name: str, timeout: float) -> Any:
+    if multiprocessing.parent_process() is None:  # the main process: nothing else times this import
+        check_import(name, timeout)
     try:
-        if name.endswith(".py") or "/" in name or "\\" in name:
-            return _import_file(Path(name))
-        return importlib.import_module(name)
+        return _load_module(name)
     except AgentSpecError:
         raise
-    except Exception as err:  # a student's module may fail in any way while importing
-        raise AgentSpecError(f"course: cannot import {name!r}: {type(err).__name__}: {err}") from None
+    except (Exception, SystemExit) as err:  # a student's module may fail in any way while importing
+        raise AgentSpecError(f"course: cannot import {name!r}: {_import_failure(err)}") from None
+
+
+def _load_module(name: str) -> Any:
+    if name.endswith(".py") or "/" in name or "\\" in name:
+        return _import_file(Path(name))
+    return importlib.import_module(name)
+
+
+def _import_failure(err: BaseException) -> str:
+    """``SyntaxError: ...`` or ``called sys.exit(3)``: what went wrong while importing."""
+    return describe_failure(err).removeprefix("raised ")
+
+
+_IMPORTS_CHECKED: set[str] = set()
+"""Modules this process has seen import cleanly in a child process."""
+
+
+def check_import(name: str, timeout: float = IMPORT_TIMEOUT) -> None:
+    """AgentSpecError unless the module ``name`` (dotted, or a file path) imports cleanly within
+    ``timeout`` seconds in a child process; a child still importing then is killed.
+
+    Nothing the module does while importing (sleep, loop, ``sys.exit``, ``os._exit``, raise)
+    reaches this process. Each module is checked once per process.
+    """
+    if name in _IMPORTS_CHECKED:
+        return
+    context = worker_context()
+    ours, theirs = context.Pipe(duplex=False)
+    process = context.Process(
+        target=_import_in_child, args=(theirs, name, list(sys.path)), name="boardlab-import", daemon=True
+    )
+    process.start()
+    theirs.close()
+    try:
+        failure = _import_report(ours, name, timeout, process)
+    finally:
+        if process.is_alive():
+            process.kill()
+        process.join(5)
+        ours.close()
+    if failure:
+        raise AgentSpecError(f"course: cannot import {name!r}: {failure}")
+    _IMPORTS_CHECKED.add(name)
+
+
+def _import_report(conn: Any, name: str, timeout: float, process: Any) -> str:
+    """What the child importing ``name`` reported: "" when the import went well."""
+    try:
+        if not conn.poll(SETUP_TIMEOUT):
+            raise AgentSpecError(f"course: no process could be started to import {name!r}")
+        conn.recv_bytes()  # the child is running: the import's clock starts now
+        if not conn.poll(timeout):
+            raise AgentSpecError(
+                f"course: importing {name!r} took over {timeout:g} s (stopped); a player's module "
+                "must not play, wait or loop when it is imported"
+            )
+        return conn.recv_bytes().decode("utf-8", "replace")
+    except EOFError:
+        process.join(5)
+        return f"its process ended ({describe_exit(process.exitcode)}) while importing it"
+
+
+def _import_in_child(conn: Any, name: str, path: list[str]) -> None:
+    """The child of :func:`check_import`: say it started, import ``name``, report how it went."""
+    die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the main process
+    sys.path[:] = path
+    conn.send_bytes(b"")
+    try:
+        _load_module(name)
+    except BaseException as err:  # whatever the student's module does
+        conn.send_bytes(_import_failure(err).encode("utf-8", "replace") or b"failed")
+    else:
+        conn.send_bytes(b"")
 
 
 def _import_file(path: Path) -> Any:
@@ -420,6 +512,12 @@ class CourseSettings:
 
     player: str = option("", "the Player class: package.module:ClassName or path/file.py:ClassName")
     attempts: int = option(100, "make_move calls allowed per turn before giving up", minimum=1, maximum=10**6)
+    import_timeout: float = option(
+        IMPORT_TIMEOUT,
+        "seconds the player's module may take to import (tried first in a child process)",
+        minimum=0.1,
+        maximum=MAX_IMPORT_TIMEOUT,
+    )
 
 
 class CoursePlayerAgent(Agent):
@@ -444,7 +542,7 @@ class CoursePlayerAgent(Agent):
             options["player"] = player
         super().__init__(seed, settings, **options)
         target = player if player is not None and not isinstance(player, str) else self.settings.player
-        self.course_player = load_course_player(target, seed)
+        self.course_player = load_course_player(target, seed, self.settings.import_timeout)
         self.refused_moves = 0
 
     def choose(self, state: Any) -> Any:

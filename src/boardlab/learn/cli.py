@@ -6,8 +6,9 @@
 
 ``--out DIR`` receives ``model.npz`` (the table with its hyper-parameters and training state:
 the file the ``qlearning`` / ``mcrl`` agents play with ``model=DIR/model.npz``),
-``summary.json`` and the PNG plots. Ctrl-C saves a checkpoint; the same command with
-``--resume`` continues it, and the result is the same as an uninterrupted run.
+``summary.json`` and the PNG plots. Ctrl-C or SIGTERM saves a checkpoint (exit 130 or 143);
+the same command with ``--resume`` continues it, and the result is the same as an
+uninterrupted run.
 
 ``ga`` (an evolved Nim player, :mod:`boardlab.learn.nim_ga`) counts ``--epochs``, takes its
 hyper-parameters as ``--hyper key=value,...``, trains on one or several ';'-separated Nim games
@@ -16,12 +17,8 @@ and writes ``model.json`` (the ``nimga`` agent plays ``model=DIR/model.json``) a
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
-import signal
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -30,6 +27,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+
+from boardlab.processes import stop_requests
 
 MODEL_FILE = "model.npz"
 GA_KIND = "ga"
@@ -48,23 +47,9 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
-@contextlib.contextmanager
-def _interrupt_flag() -> Iterator[list[bool]]:
-    """A flag set by Ctrl-C (SIGINT) while the block runs, instead of an exception in the middle
-    of a compiled call."""
-    flag = [False]
-    if threading.current_thread() is not threading.main_thread():
-        yield flag
-        return
-
-    def handler(signum: int, frame: Any) -> None:
-        flag[0] = True
-
-    previous = signal.signal(signal.SIGINT, handler)
-    try:
-        yield flag
-    finally:
-        signal.signal(signal.SIGINT, previous)
+_interrupt_flag = stop_requests
+"""A flag set by Ctrl-C or SIGTERM while the block runs, instead of an exception in the middle
+of a compiled call (see :func:`boardlab.processes.stop_requests`)."""
 
 
 def _whole(flag: str, text: str, low: int, high: int) -> int:
@@ -316,10 +301,10 @@ def _run(
         )
     if not finished:
         console.print(
-            f"Interrupted after {trainer.episodes:,} episodes; saved {path}. "
+            f"{stop.how} after {trainer.episodes:,} episodes; saved {path}. "
             "Run the same command with --resume to continue."
         )
-        raise typer.Exit(130)
+        raise typer.Exit(stop.exit_code)
     policy = trainer.policy()
     results = []
     with console.status(f"playing {final_games} games against each opponent..."):

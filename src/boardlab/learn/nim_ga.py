@@ -1362,10 +1362,10 @@ def run_command(console: Any, plan: CommandPlan) -> None:
         )
     if not finished:
         console.print(
-            f"Interrupted after {run.epoch} epochs; saved {path}. "
+            f"{stop.how} after {run.epoch} epochs; saved {path}. "
             "Run the same command with --resume to continue."
         )
-        raise typer.Exit(130)
+        raise typer.Exit(stop.exit_code)
     policy = run.policy()
     results = []
     with console.status(f"playing {plan.final_games} games against each opponent..."):

@@ -28,6 +28,7 @@ from boardlab.optim.blackbox import (
     run_strategy,
 )
 from boardlab.optim.evolve import EvolutionResult, Run, StopRule
+from boardlab.processes import Termination, sigterm_as_interrupt
 from boardlab.spec import number_problem, one_line, shorten
 
 COMPARE = "compare"
@@ -236,7 +237,13 @@ def _write_json(path: Path, payload: object) -> None:
 
 
 def _run_comparison(
-    instances: list[int], seed: int, max_calls: int, loci: int, out: Path, console: Console
+    instances: list[int],
+    seed: int,
+    max_calls: int,
+    loci: int,
+    out: Path,
+    console: Console,
+    termination: Termination,
 ) -> None:
     rows: list[ComparisonRow] = []
 
@@ -249,9 +256,9 @@ def _run_comparison(
             task = progress.add_task("comparison", total=2 * len(instances), best=0.0)
             compare_parent_selection(instances, seed=seed, max_calls=max_calls, loci=loci, on_row=on_row)
     except KeyboardInterrupt:
-        console.print(f"[yellow]interrupted[/]: {len(rows)} of {2 * len(instances)} runs done")
+        console.print(f"[yellow]{termination.how.lower()}[/]: {len(rows)} of {2 * len(instances)} runs done")
         console.print(_comparison_table(rows))
-        raise typer.Exit(code=130) from None
+        raise typer.Exit(code=termination.exit_code) from None
     console.print(_comparison_table(rows))
     panels = {
         f"instance {instance}": {
@@ -284,6 +291,7 @@ def _run_strategy_on(
     out: Path,
     resume: bool,
     console: Console,
+    termination: Termination,
 ) -> None:
     warm = {i: _warm_start(strategy, i, stop, loci, out, resume) for i in instances}
     results: dict[int, EvolutionResult] = {}
@@ -296,13 +304,13 @@ def _run_strategy_on(
     except _Interrupted as interrupted:
         run = interrupted.run
         console.print(
-            f"[yellow]interrupted[/]: best so far {run.best_fitness:.4f} after {run.calls:,} "
+            f"[yellow]{termination.how.lower()}[/]: best so far {run.best_fitness:.4f} after {run.calls:,} "
             f"calls; checkpoint in {out} (rerun with --resume)"
         )
         if run.best_genome is not None:
             results[interrupted.instance] = run.result()
         console.print(_strategy_table(results, strategy))
-        raise typer.Exit(code=130) from None
+        raise typer.Exit(code=termination.exit_code) from None
     console.print(_strategy_table(results, strategy))
     panels = {f"instance {instance}": {strategy: result} for instance, result in results.items()}
     plot = plot_histories(panels, out / f"blackbox_{strategy}.png", f"strategy {strategy}", x_axis="calls")
@@ -357,11 +365,12 @@ def register(app: typer.Typer) -> None:
         except OSError as error:
             raise _fail(f"cannot create --out directory {out}: {error.strerror}") from None
         instances = list(INSTANCES) if instance is None else [instance]
-        if strategy == COMPARE:
-            _run_comparison(instances, seed, max_calls or 30_000, loci, out, console)
-            return
-        stop = StopRule(target_fitness=target, max_calls=max_calls or 100_000)
-        try:
-            _run_strategy_on(strategy, instances, stop, seed, loci, out, resume, console)
-        except UsageProblem as problem:
-            raise _fail(str(problem)) from None
+        with sigterm_as_interrupt() as termination:  # SIGTERM saves and stops like Ctrl-C
+            if strategy == COMPARE:
+                _run_comparison(instances, seed, max_calls or 30_000, loci, out, console, termination)
+                return
+            stop = StopRule(target_fitness=target, max_calls=max_calls or 100_000)
+            try:
+                _run_strategy_on(strategy, instances, stop, seed, loci, out, resume, console, termination)
+            except UsageProblem as problem:
+                raise _fail(str(problem)) from None

@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from boardlab.files import path_problem
+from boardlab.processes import sigterm_as_interrupt
 from boardlab.spec import one_line, shorten
 
 SOLVABLE = ("quixo",)
@@ -77,13 +78,19 @@ def solve_command(
     ] = True,
 ) -> None:
     """Build the tables class pair by class pair (fullest boards first); a run that was cut
-    short resumes from the last finished pair."""
+    short resumes from the last finished pair. Ctrl-C and SIGTERM stop it with the finished
+    pairs kept (exit 130 and 143)."""
     from boardlab.solvers.quixo import default_table_dir, solve
 
     if game.strip().lower().startswith("connect4"):
         from boardlab.solvers.connect4_cli import solve_connect4
 
-        solve_connect4(position, weak=weak, game=game.strip().lower())
+        with sigterm_as_interrupt() as termination:
+            try:
+                solve_connect4(position, weak=weak, game=game.strip().lower())
+            except KeyboardInterrupt:
+                typer.echo(f"{termination.how}.", err=True)
+                raise typer.Exit(termination.exit_code) from None
         return
     rulebook = _quixo_rulebook(game, "solve")
     if position:
@@ -115,7 +122,7 @@ def solve_command(
         TimeElapsedColumn(),
     )
     seen = 0
-    with Progress(*columns, console=console, transient=False) as bar:
+    with sigterm_as_interrupt() as termination, Progress(*columns, console=console, transient=False) as bar:
         task = bar.add_task("class pairs", total=None, positions=0)
 
         def progress(done: int, total: int, pair: tuple[int, int], positions: int) -> None:
@@ -129,6 +136,14 @@ def solve_command(
             )
         except (OSError, ValueError) as err:
             _fail(str(err))
+        except KeyboardInterrupt:
+            bar.stop()
+            typer.echo(
+                f"{termination.how}: the finished class pairs are kept in {folder}; "
+                "run the same command again to resume.",
+                err=True,
+            )
+            raise typer.Exit(termination.exit_code) from None
     _print_report(console, report)
 
 
