@@ -5,7 +5,9 @@ MCTS 500 iterations by default; colours alternate, short random openings, all fr
 ``--seed``), and each of its moves is judged: does it keep the perfect-play value, is it
 exactly best (fastest win, slowest loss), did the agent throw a won position away in a game.
 
-The 4x4 tables must be built first (about 20 s): ``boardlab solve quixo --size 4``.
+The 4x4 tables must be built first (about 20 s): ``boardlab solve quixo --size 4``. With
+``--size 5`` the games start from random boards the 5x5 endgame tables cover (at most one
+blank; ``boardlab solve quixo --size 5 --blanks 1``, a few minutes).
 
     python benchmarks/oracle_bench.py --games 4
     python benchmarks/oracle_bench.py --games 4 --markdown --plot results/oracle-4x4.png
@@ -44,6 +46,8 @@ AGENTS = (
     "hybrid:time=0.2,tables=false",
     "perfect",
 )
+AGENTS_5X5 = (*AGENTS[:-1], "hybrid:time=0.2")
+"""On 5x5 the perfect agent cannot play whole games; hybrid with its endgame tables stands in."""
 
 
 def _share(x: float) -> str:
@@ -84,15 +88,19 @@ def main() -> int:
     )
     parser.add_argument("--games", type=int, default=4, help="games per opponent (default 4)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--size", type=int, default=4, choices=(3, 4), help="Quixo board side (default 4)")
+    parser.add_argument(
+        "--size", type=int, default=4, choices=(3, 4, 5), help="Quixo board side (default 4; 5: endgames)"
+    )
     parser.add_argument("--opening", type=int, default=DEFAULT_OPENING, help="most random opening plies")
-    parser.add_argument("--agents", nargs="+", default=list(AGENTS), help="agent specs to judge")
+    parser.add_argument("--agents", nargs="+", default=None, help="agent specs to judge")
     parser.add_argument("--opponents", nargs="+", default=list(DEFAULT_OPPONENTS), help="opponent specs")
     parser.add_argument(
         "--markdown", action="store_true", help="also print a Markdown table for BENCHMARKS.md"
     )
     parser.add_argument("--plot", default=None, help="write a PNG of accuracy by cubes for every agent")
     args = parser.parse_args()
+    if args.agents is None:
+        args.agents = list(AGENTS_5X5 if args.size == 5 else AGENTS)
 
     console = Console(highlight=False)
     game = f"quixo:size={args.size}"

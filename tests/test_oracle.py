@@ -258,3 +258,38 @@ def test_option_parsing() -> None:
     assert game_spec("quixo", None) == "quixo:size=4"
     assert game_spec("quixo:ply_cap=50", 3) == "quixo:ply_cap=50,size=3"
     assert game_spec("tictactoe", None) == "tictactoe"
+
+
+def test_5x5_games_start_where_the_endgame_tables_reach() -> None:
+    from boardlab.solvers.oracle import QuixoJudge
+
+    class Tables:  # stands in for the 5x5 tables: every open position is a slow win
+        size, rulebook = 5, "official"
+
+        def value(self, me: int, opp: int) -> tuple[int, int]:
+            return WIN, 9
+
+    judge = QuixoJudge.__new__(QuixoJudge)
+    judge.endgames_only, judge.tables = True, Tables()
+    game = parse_game("quixo")
+    rng = random.Random(5)
+    starts = [judge.start(game, rng) for _ in range(200)]
+    assert all(not s.is_over and (s.a | s.b).bit_count() >= 24 for s in starts)
+    assert {(s.a | s.b).bit_count() for s in starts} == {24, 25}
+    assert {s.to_move for s in starts} == {0, 1}
+    assert all(s.ply % 2 == s.to_move for s in starts)
+
+
+def test_5x5_starts_decided_at_once_are_not_kept() -> None:
+    from boardlab.solvers.oracle import QuixoJudge
+
+    class Tables:  # every open position a win in 1: no start is quiet enough
+        size, rulebook = 5, "official"
+
+        def value(self, me: int, opp: int) -> tuple[int, int]:
+            return WIN, 1
+
+    judge = QuixoJudge.__new__(QuixoJudge)
+    judge.endgames_only, judge.tables = True, Tables()
+    with pytest.raises(OracleError, match="no open endgame position"):
+        judge.start(parse_game("quixo"), random.Random(0))

@@ -17,6 +17,12 @@ so the accuracy is also given with each position counted once per game (``distin
 :func:`plot_accuracy` draws the accuracy against the number of pieces on the board (Quixo:
 cubes; games without such a measure: the ply).
 
+The 5x5 Quixo tables cover only boards with at most one blank cube, which real games rarely
+reach before the ply cap; there the games start from random boards of that kind instead
+(every cube X or O at random, one blank or none, either side to move), kept only when the
+game is open and not decided within 3 plies (most such boards have a win in 1 for the side
+to move), followed by the usual random opening plies.
+
     report = measure("mcts:iters=1000", "quixo:size=4", games=10, seed=0)
     report.accuracy, report.thrown_share, report.by_pieces
 """
@@ -42,6 +48,9 @@ DEFAULT_GAMES = 10
 DEFAULT_OPENING = 2
 """Most random plies before the agents take over (each game draws 0..this many)."""
 OPENING_ATTEMPTS = 100
+ENDGAME_ATTEMPTS = 10_000
+QUIET_PLIES = 3
+"""5x5 endgame starts are kept when the game lasts longer than this with perfect play."""
 
 VALUE_NAMES = {WIN: "win", DRAW: "draw", LOSS: "loss"}
 
@@ -94,6 +103,10 @@ class Judge(ABC):
         """True if this judge knows the values of the moves of ``state``."""
         return True
 
+    def start(self, game: Game, rng: random.Random) -> Any:
+        """The position the games start from, before the random opening plies."""
+        return game.initial()
+
     @abstractmethod
     def move_values(self, state: Any) -> list[MoveValue]:
         """Every legal move of an ongoing position with its value for the mover."""
@@ -124,6 +137,7 @@ class QuixoJudge(Judge):
         if size != 5 and not all(present):
             raise OracleError(f"the {size}x{size} Quixo tables are not built in {_folder(tables)}; run {how}")
         self.tables = tables
+        self.endgames_only = size == 5
         self.title = f"the Quixo {size}x{size} tables" + (" (endgames)" if size == 5 else "")
         if rulebook != "official":
             self.title += f", {rulebook} rules"
@@ -132,6 +146,29 @@ class QuixoJudge(Judge):
         from boardlab.solvers.quixo_perfect import covers
 
         return covers(state, self.tables)
+
+    def start(self, game: Game, rng: random.Random) -> Any:
+        """The empty board, or on 5x5 a random board the endgame tables cover whose game is
+        not decided within :data:`QUIET_PLIES` plies."""
+        if not self.endgames_only:
+            return game.initial()
+        from boardlab.solvers.quixo_perfect import position_value
+
+        cells = int(game.size) ** 2  # type: ignore[attr-defined]
+        for _ in range(ENDGAME_ATTEMPTS):
+            blanks = rng.choice((0, 1))
+            blank = rng.randrange(cells) if blanks else -1
+            x = sum(1 << i for i in range(cells) if i != blank and rng.random() < 0.5)
+            o = ((1 << cells) - 1) & ~x & ~(1 << blank if blank >= 0 else 0)
+            to_move = rng.randrange(2)
+            me, opp = (x, o) if to_move == 0 else (o, x)
+            state = game.state(me, opp, to_move, (cells - blanks) // 2 * 2 + to_move)
+            if state.is_over:
+                continue
+            value, depth = position_value(state, self.tables)
+            if value == DRAW or depth > QUIET_PLIES:
+                return state
+        raise OracleError("found no open endgame position to start from")
 
     def move_values(self, state: Any) -> list[MoveValue]:
         from boardlab.solvers.quixo_perfect import move_values
@@ -420,9 +457,9 @@ def _number(x: float) -> float | None:
 # --- measuring --------------------------------------------------------------------------------
 
 
-def _opening(game: Game, most: int, rng: random.Random) -> Any:
-    """A position after 0..``most`` random plies that leaves the game open."""
-    start = game.initial()
+def _opening(game: Game, judge: Judge, most: int, rng: random.Random) -> Any:
+    """A position after 0..``most`` random plies from the judge's start that leaves the game open."""
+    start = judge.start(game, rng)
     plies = rng.randint(0, most)
     for _ in range(OPENING_ATTEMPTS):
         state = start
@@ -554,7 +591,7 @@ def measure(
     total, done = games * len(opponents), 0
     for o, result in enumerate(results):
         for i in range(games):
-            start = _opening(game, opening, random.Random(f"oracle-opening:{seed}:{i // 2}"))
+            start = _opening(game, judge, opening, random.Random(f"oracle-opening:{seed}:{i // 2}"))
             seeds = random.Random(f"oracle-agents:{seed}:{o}:{i}")
             colour = i % 2
             me = _agent(agent, seeds.randrange(2**31), game)
