@@ -405,3 +405,22 @@ def test_backend_for_the_perfect_agent(tables3, tmp_path: Path, monkeypatch: pyt
     five = parse_quixo_position("." * 25)
     assert "--blanks 1" in quixo_perfect.quixo_refusal(five.game, 0)
     assert not quixo_perfect.covers(five)
+
+
+def test_perfect_agent_plays_only_what_partial_tables_cover(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from boardlab.agents.base import make_agent
+    from boardlab.solvers import quixo_perfect
+    from boardlab.solvers.perfect import PerfectAgent, UncoveredPosition
+
+    solve(3, tmp_path, min_cubes=8)  # endgame tables only, as on 5x5
+    monkeypatch.setattr(quixo_perfect, "_TABLES", {(3, "", "official"): QuixoTables(3, tmp_path)})
+    game = parse_quixo_position("." * 9).game
+    assert not PerfectAgent.supports(game)  # it cannot play whole games from the start
+    agent = make_agent("perfect", seed=0, game=game)
+    covered = parse_quixo_position("XOXOX.OXO X 8")
+    move = agent.choose(covered)
+    assert game.action_of(move) in quixo_perfect.quixo_best_actions(covered)
+    with pytest.raises(UncoveredPosition, match="do not cover boards with 5 blank cubes"):
+        agent.choose(parse_quixo_position("X.O.O.X.. O 4"))

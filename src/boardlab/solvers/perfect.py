@@ -3,7 +3,10 @@
 It wins as fast as it can, holds out as long as it can when lost, and picks at random (from
 its seed) among equally good moves. Each game it plays has a *back-end* in :data:`BACKENDS`:
 a function giving the optimal actions of a position, and a check refusing variants the
-back-end cannot solve (e.g. Nim with too many positions). Tic-Tac-Toe and small Nim use the
+back-end cannot solve (e.g. Nim with too many positions), and, for a game solved only in part
+(5x5 Quixo: its endgame tables), a check refusing the positions it does not cover: such a
+game is not listed as one the agent plays, but the agent plays its covered positions (from a
+position given to ``boardlab play`` or an analysis script). Tic-Tac-Toe and small Nim use the
 exhaustive :mod:`boardlab.solvers.small` solver; the Quixo and Connect Four solvers plug in
 with :func:`register_backend`.
 """
@@ -27,11 +30,17 @@ class Backend:
 
     ``best_actions(state, limit)`` gives the optimal actions of a position (at least one
     while the game goes on); ``refusal(game, limit)`` says why a variant cannot be solved
-    within ``limit`` positions, or gives None when it can.
+    within ``limit`` positions, or gives None when it can; ``uncovered(state)`` says why a
+    position of a variant solved in part is out of reach, or gives None.
     """
 
     best_actions: Callable[[Any, int], list[int]]
     refusal: Callable[[Any, int], str | None]
+    uncovered: Callable[[Any], str | None] = lambda state: None
+
+
+class UncoveredPosition(ValueError):
+    """A position the perfect agent's solver does not cover (e.g. 5x5 Quixo with many blanks)."""
 
 
 _SOLUTIONS: dict[tuple[str, int], Solution] = {}
@@ -67,15 +76,16 @@ def _lazy(module: str, name: str) -> Callable[..., Any]:
     return call
 
 
-def _solver(module: str, prefix: str) -> Backend:
-    return Backend(_lazy(module, f"{prefix}best_actions"), _lazy(module, f"{prefix}refusal"))
+def _solver(module: str, prefix: str, partial: bool = False) -> Backend:
+    uncovered = _lazy(module, f"{prefix}uncovered") if partial else (lambda state: None)
+    return Backend(_lazy(module, f"{prefix}best_actions"), _lazy(module, f"{prefix}refusal"), uncovered)
 
 
 BACKENDS: dict[str, Backend] = {
     "tictactoe": Backend(small_best_actions, _always),
     "nim": Backend(small_best_actions, _nim_refusal),
     "connect4": _solver("boardlab.solvers.connect4", "perfect_"),
-    "quixo": _solver("boardlab.solvers.quixo_perfect", "quixo_"),
+    "quixo": _solver("boardlab.solvers.quixo_perfect", "quixo_", partial=True),
 }
 """Game name -> the back-end the perfect agent plays it with."""
 
@@ -99,8 +109,13 @@ class PerfectAgent(Agent):
 
     @classmethod
     def supports(cls, game: Any) -> bool:
+        """True if the agent plays whole games of ``game``, from its first position."""
         backend = BACKENDS.get(game.name)
-        return backend is not None and backend.refusal(game, DEFAULT_LIMIT) is None
+        return (
+            backend is not None
+            and backend.refusal(game, DEFAULT_LIMIT) is None
+            and backend.uncovered(game.initial()) is None
+        )
 
     @classmethod
     def check_game(cls, settings: Any, game: Any) -> None:
@@ -113,7 +128,11 @@ class PerfectAgent(Agent):
 
     def choose(self, state: Any) -> Any:
         self.check_game(self.settings, state.game)
-        actions = BACKENDS[state.game.name].best_actions(state, self.settings.limit)
+        backend = BACKENDS[state.game.name]
+        reason = backend.uncovered(state)
+        if reason is not None:
+            raise UncoveredPosition(reason)
+        actions = backend.best_actions(state, self.settings.limit)
         return state.move_from_index(self.rng.choice(actions))
 
 
@@ -123,4 +142,12 @@ def register_backend(game: str, backend: Backend) -> None:
     PerfectAgent.games = tuple(BACKENDS)
 
 
-__all__ = ["BACKENDS", "Backend", "PerfectAgent", "PerfectSettings", "register_backend", "small_best_actions"]
+__all__ = [
+    "BACKENDS",
+    "Backend",
+    "PerfectAgent",
+    "PerfectSettings",
+    "UncoveredPosition",
+    "register_backend",
+    "small_best_actions",
+]

@@ -135,8 +135,8 @@ def quixo_best_actions(state: Any, limit: int = 0) -> list[int]:
 def quixo_refusal(game: Any, limit: int = 0) -> str | None:
     """Why the perfect agent cannot play a Quixo variant, or None when it can.
 
-    3x3 is solved on the spot; 4x4 needs the tables built once; 5x5 is covered only near the
-    end of the game (the endgame tables), so a whole game cannot be played perfectly.
+    3x3 is solved on the spot; 4x4 needs the tables built once; 5x5 needs its endgame tables,
+    and then only their positions are played (see :func:`quixo_uncovered`).
     """
     rulebook = str(getattr(game, "rules", "official"))
     spec = "quixo" if rulebook == "official" else f"quixo:rules={rulebook}"
@@ -148,8 +148,21 @@ def quixo_refusal(game: Any, limit: int = 0) -> str | None:
         if all(tables.has_class(a, b) for a in range(17) for b in range(17 - a)):
             return None
         return f"perfect: the 4x4 Quixo tables are not built yet; run `boardlab solve {spec} --size 4`"
+    if any(tables_for(size, rulebook=rulebook).has_class(a, size * size - a) for a in range(size * size + 1)):
+        return None
     return (
-        f"perfect: {size}x{size} Quixo is solved only near the end of the game "
-        f"(`boardlab solve {spec} --size 5 --blanks 1`); agents can look those positions up with "
-        "boardlab.solvers.quixo_perfect.covers and best_moves"
+        f"perfect: {size}x{size} Quixo is solved only near the end of the game, by tables not built "
+        f"yet: run `boardlab solve {spec} --size 5 --blanks 1`"
+    )
+
+
+def quixo_uncovered(state: Any) -> str | None:
+    """Why the tables cannot play this position (5x5 with too many blanks), or None."""
+    if covers(state):
+        return None
+    blanks = state.game.size**2 - (int(state.a) | int(state.b)).bit_count()
+    return (
+        f"perfect: the {state.game.size}x{state.game.size} Quixo tables built here do not cover "
+        f"boards with {blanks} blank cubes (5x5: at most one); hybrid plays such games and reads "
+        "the tables once they reach"
     )
