@@ -424,3 +424,33 @@ def test_perfect_agent_plays_only_what_partial_tables_cover(
     assert game.action_of(move) in quixo_perfect.quixo_best_actions(covered)
     with pytest.raises(UncoveredPosition, match="do not cover boards with 5 blank cubes"):
         agent.choose(parse_quixo_position("X.O.O.X.. O 4"))
+
+
+def test_4x4_perfect_agent_never_lets_a_won_position_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from boardlab.agents.base import make_agent
+    from boardlab.solvers import quixo_perfect
+
+    tables = QuixoTables(4, tmp_path)
+    solve(4, tmp_path, min_cubes=14)  # the 4x4 endgames: boards with at most two blanks
+    monkeypatch.setattr(quixo_perfect, "_TABLES", {(4, "", "official"): tables})
+    game = parse_quixo_position("." * 16).game
+    perfect = make_agent("perfect", seed=1, game=game)
+    rng = random.Random(9)
+    won_games = 0
+    while won_games < 20:
+        cells = rng.sample(range(16), 14)
+        x = sum(1 << c for c in cells[:7])
+        o = sum(1 << c for c in cells[7:])
+        state = game.state(x, o, 0, 14)
+        if state.is_over or quixo_perfect.position_value(state)[0] != WIN:
+            continue
+        won_games += 1
+        while not state.is_over:  # perfect against random play from a won position
+            if state.to_move == 0:
+                assert quixo_perfect.position_value(state)[0] == WIN
+                state = state.play(perfect.choose(state))
+            else:
+                state = state.play_index(rng.choice(state.legal_indices()))
+        assert state.winner == 0

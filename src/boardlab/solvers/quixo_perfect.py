@@ -135,34 +135,28 @@ def quixo_best_actions(state: Any, limit: int = 0) -> list[int]:
 def quixo_refusal(game: Any, limit: int = 0) -> str | None:
     """Why the perfect agent cannot play a Quixo variant, or None when it can.
 
-    3x3 is solved on the spot; 4x4 needs the tables built once; 5x5 needs its endgame tables,
-    and then only their positions are played (see :func:`quixo_uncovered`).
+    3x3 is solved on the spot. 4x4 and 5x5 need their tables built (4x4 in full, 5x5 its
+    endgames); the agent then plays the positions they cover (see :func:`quixo_uncovered`).
     """
     rulebook = str(getattr(game, "rules", "official"))
-    spec = "quixo" if rulebook == "official" else f"quixo:rules={rulebook}"
     size = int(getattr(game, "size", 0))
     if size == 3:
         return None
-    if size == 4:
-        tables = tables_for(4, rulebook=rulebook)
-        if all(tables.has_class(a, b) for a in range(17) for b in range(17 - a)):
-            return None
-        return f"perfect: the 4x4 Quixo tables are not built yet; run `boardlab solve {spec} --size 4`"
-    if any(tables_for(size, rulebook=rulebook).has_class(a, size * size - a) for a in range(size * size + 1)):
+    cells = size * size
+    if any(tables_for(size, rulebook=rulebook).has_class(a, cells - a) for a in range(cells + 1)):
         return None
-    return (
-        f"perfect: {size}x{size} Quixo is solved only near the end of the game, by tables not built "
-        f"yet: run `boardlab solve {spec} --size 5 --blanks 1`"
-    )
+    spec = "quixo" if rulebook == "official" else f"quixo:rules={rulebook}"
+    command = f"boardlab solve {spec} --size {size}" + (" --blanks 1" if size == 5 else "")
+    return f"perfect: the {size}x{size} Quixo tables are not built yet; run `{command}`"
 
 
 def quixo_uncovered(state: Any) -> str | None:
-    """Why the tables cannot play this position (5x5 with too many blanks), or None."""
+    """Why the tables built cannot play this position (5x5 with many blanks), or None."""
     if covers(state):
         return None
-    blanks = state.game.size**2 - (int(state.a) | int(state.b)).bit_count()
+    size = state.game.size
+    blanks = size * size - (int(state.a) | int(state.b)).bit_count()
     return (
-        f"perfect: the {state.game.size}x{state.game.size} Quixo tables built here do not cover "
-        f"boards with {blanks} blank cubes (5x5: at most one); hybrid plays such games and reads "
-        "the tables once they reach"
+        f"perfect: the {size}x{size} Quixo tables built here do not cover boards with {blanks} blank "
+        "cubes; hybrid plays such positions, and reads the tables once the game reaches them"
     )
