@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -85,7 +86,12 @@ def test_naive_solver_counts(naive3) -> None:
     assert (values.count(1), values.count(-1), values.count(0)) == (12_748, 6_935, 0)
 
 
-def _solve_4x4_pairs(pairs: list[tuple[int, int]]) -> dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]:
+Lookup = Callable[[tuple[int, ...]], tuple[int, int]]
+
+
+def _solve_4x4_pairs(pairs: list[tuple[int, int]], rulebook: str = "official") -> Lookup:
+    """Solve a chain of 4x4 class pairs (each needing only the ones before); the look-up of a
+    naive position's (value, depth) in them."""
     solved: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
     for a, b in pairs:
         fuller = {}
@@ -93,23 +99,23 @@ def _solve_4x4_pairs(pairs: list[tuple[int, int]]) -> dict[tuple[int, int], tupl
             if sa + sb < 16:
                 codes, depths = solved[(sb, sa + 1)]
                 fuller[(sb, sa + 1)] = (qt.pack_values(codes), depths)
-        solved.update(solve_pair(4, a, b, fuller))
-    return solved
-
-
-def test_4x4_class_pairs_match_the_naive_solver() -> None:
-    # a chain of small classes from the full board down to 13 cubes, and a full-board pair with draws
-    chain = [(0, 16), (1, 15), (2, 14), (3, 13), (7, 9), (0, 15), (1, 14), (2, 13), (0, 14), (1, 13), (0, 13)]
-    solved = _solve_4x4_pairs(chain)
+        solved.update(solve_pair(4, a, b, fuller, rulebook))
     rk = rules(4).rk
 
-    def mine(cells: tuple[int, ...]) -> tuple[int, int]:
+    def lookup(cells: tuple[int, ...]) -> tuple[int, int]:
         me, opp = masks(cells)
         a, b = me.bit_count(), opp.bit_count()
         codes, depths = solved[(a, b)]
         i = int(index_of(np.int64(me), np.int64(opp), a, b, rk))
         return CODE_VALUE[int(codes[i])], int(depths[i])
 
+    return lookup
+
+
+def test_4x4_class_pairs_match_the_naive_solver() -> None:
+    # a chain of small classes from the full board down to 13 cubes, and a full-board pair with draws
+    chain = [(0, 16), (1, 15), (2, 14), (3, 13), (7, 9), (0, 15), (1, 14), (2, 13), (0, 14), (1, 13), (0, 13)]
+    mine = _solve_4x4_pairs(chain)
     seen_values = set()
     for pair in [(7, 9), (2, 13), (1, 13), (0, 13)]:
         expected = naive.solve_class_pair(4, *pair, outside=mine)
@@ -133,23 +139,7 @@ def test_3x3_course_rules_match_the_naive_solver_everywhere(tables3) -> None:
 
 def test_4x4_course_rules_class_pairs_match_the_naive_solver() -> None:
     chain = [(7, 9), (4, 12), (5, 11), (4, 11)]  # boards where both colours can have a line
-    solved: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
-    for a, b in chain:
-        fuller = {}
-        for sa, sb in {(a, b), (b, a)}:
-            if sa + sb < 16:
-                codes, depths = solved[(sb, sa + 1)]
-                fuller[(sb, sa + 1)] = (qt.pack_values(codes), depths)
-        solved.update(solve_pair(4, a, b, fuller, rulebook="course"))
-    rk = rules(4).rk
-
-    def mine(cells: tuple[int, ...]) -> tuple[int, int]:
-        me, opp = masks(cells)
-        a, b = me.bit_count(), opp.bit_count()
-        codes, depths = solved[(a, b)]
-        i = int(index_of(np.int64(me), np.int64(opp), a, b, rk))
-        return CODE_VALUE[int(codes[i])], int(depths[i])
-
+    mine = _solve_4x4_pairs(chain, rulebook="course")
     for pair in [(7, 9), (4, 11)]:
         expected = naive.solve_class_pair(4, *pair, outside=mine, rulebook="course")
         wrong = [cells for cells, result in expected.items() if mine(cells) != result]
