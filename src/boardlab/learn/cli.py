@@ -13,6 +13,8 @@ uninterrupted run.
 ``ga`` (an evolved Nim player, :mod:`boardlab.learn.nim_ga`) counts ``--epochs``, takes its
 hyper-parameters as ``--hyper key=value,...``, trains on one or several ';'-separated Nim games
 and writes ``model.json`` (the ``nimga`` agent plays ``model=DIR/model.json``) and its own plots.
+``es`` (an evolved rule-based Quixo player, :mod:`boardlab.learn.rules_es`) does the same for
+the ``rules`` agent: ``boardlab train es --game quixo --hyper opponent=random --out DIR``.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from boardlab.processes import stop_requests
 
 MODEL_FILE = "model.npz"
 GA_KIND = "ga"
+ES_KIND = "es"
 SUMMARY_FILE = "summary.json"
 
 
@@ -154,7 +157,9 @@ def _last_eval(progress: Any) -> str:
 
 
 def train_command(
-    kind: Annotated[str, typer.Argument(metavar="KIND", help="What to train: qlearning, mcrl or ga.")] = "",
+    kind: Annotated[
+        str, typer.Argument(metavar="KIND", help="What to train: qlearning, mcrl, ga or es.")
+    ] = "",
     out: Annotated[
         Path | None,
         typer.Option("--out", metavar="DIR", help="Folder for model.npz, summary.json and the plots."),
@@ -194,7 +199,9 @@ def train_command(
     against: Annotated[
         str, typer.Option(help="Fixed opponents, ';'-separated specs (default: random;perfect).")
     ] = "",
-    epochs: Annotated[str | None, typer.Option(metavar="N", help="ga: epochs in total (default 50).")] = None,
+    epochs: Annotated[
+        str | None, typer.Option(metavar="N", help="ga, es: epochs in total (default 50, es 100).")
+    ] = None,
     hyper: Annotated[
         str | None,
         typer.Option(metavar="K=V,...", help="ga: hyper-parameters, e.g. genome=target,selection=roulette."),
@@ -223,9 +230,15 @@ def train_command(
         options |= {"final_games": final_games, "against": against}
         _train_ga(console, options, {**given, "episodes": episodes})
         return
+    if kind.strip().lower() == ES_KIND:
+        options = {"game": game, "out": out, "epochs": epochs, "hyper": hyper, "resume": resume}
+        options |= {"force": force, "seed": seed, "eval_every": eval_every, "eval_games": eval_games}
+        options |= {"final_games": final_games, "against": against}
+        _train_es(console, options, {**given, "episodes": episodes})
+        return
     try:
         method = kind.strip().lower()
-        kinds = ", ".join([*METHODS, GA_KIND])
+        kinds = ", ".join([*METHODS, GA_KIND, ES_KIND])
         if not method:
             raise UsageProblem(f"say what to train: boardlab train KIND --out DIR, KIND one of {kinds}")
         if method not in METHODS:
@@ -363,6 +376,17 @@ def _train_ga(console: Console, options: dict[str, Any], tabular_options: dict[s
     except UsageProblem as problem:
         raise _fail(str(problem)) from None
     nim_ga.run_command(console, plan)
+
+
+def _train_es(console: Console, options: dict[str, Any], tabular_options: dict[str, Any]) -> None:
+    """``boardlab train es``: an evolved rule-based Quixo player (see :mod:`boardlab.learn.rules_es`)."""
+    from boardlab.learn import rules_es
+
+    try:
+        plan = rules_es.plan_command(**options, tabular_options=tabular_options)
+    except UsageProblem as problem:
+        raise _fail(str(problem)) from None
+    rules_es.run_command(console, plan)
 
 
 def register(app: typer.Typer) -> None:

@@ -1,0 +1,466 @@
+"""The ``rules`` agent: a rule-based Quixo player whose rule weights are evolved by ES (1+λ).
+
+The player knows ten rules, each a condition on the position (seen by the side to move) and
+the moves that carry out its action; ``N`` is the board side (5 by default):
+
+========================  ===================================================================
+``empty_row``             a row holds none of my cubes: a move after which it holds one
+``empty_column``          the same for a column
+``complete``              a line holds N-1 of my cubes: complete it (a move that wins at once)
+``block``                 a line holds N-1 opponent cubes: a move after which no line holds
+                          N-1 (or N) opponent cubes
+``grow_row``              a row holds at least N-2 of my cubes: a move adding one of mine to it
+``grow_column``           the same for a column
+``contest_row``           a row holds at least N-2 opponent cubes: a move adding one of mine to it
+``contest_column``        the same for a column
+``leave_threat``          deliberately bad: when a block exists, a move that is not one
+``any``                   any legal move (the fallback, always active)
+========================  ===================================================================
+
+A rule is *active* when at least one legal move carries out its action (a move's effect is
+read on the position it leaves, so a push along a column that slides one of my cubes into a
+row counts as adding it to that row). At each move the player draws an active rule by
+weighted roulette over the rules' weights (one weight in [0, 1] per rule-action pair), then
+one of that rule's moves uniformly; when every active rule weighs 0 it plays any legal move.
+Both draws come from the agent's seed. The conditions are computed by numba code over the
+Quixo kernel (:mod:`boardlab.games.quixo_kernel`): a few microseconds per move.
+
+``rules:model=PATH`` plays the weights in ``PATH`` (``model.json`` from
+``boardlab train es --game quixo --out DIR``); without ``model=`` it plays the model shipped
+in the package (``boardlab/models/quixo-rules.json``, 5×5). A model is one JSON file with its
+format, version, game and board size; a damaged file, or one made for another game, board
+size or version, is refused with a clear message.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from boardlab.agents.base import Agent, AgentSpecError
+from boardlab.files import atomic_write_text
+from boardlab.games import quixo_kernel as qk
+from boardlab.games.base import LOSS, ONGOING
+from boardlab.learn.table import ModelFileError, ModelMismatchError
+from boardlab.spec import option
+
+FORMAT = "boardlab-quixo-rules"
+VERSION = 1
+SHIPPED_MODEL = "quixo-rules.json"
+MAX_MODEL_BYTES = 64 * 1024 * 1024
+
+RULES = (
+    "empty_row",
+    "empty_column",
+    "complete",
+    "block",
+    "grow_row",
+    "grow_column",
+    "contest_row",
+    "contest_column",
+    "leave_threat",
+    "any",
+)
+RULE_HELP = {
+    "empty_row": "a row holds none of my cubes -> push one of mine into it",
+    "empty_column": "a column holds none of my cubes -> push one of mine into it",
+    "complete": "a line holds N-1 of my cubes -> complete it",
+    "block": "a line holds N-1 opponent cubes -> block it",
+    "grow_row": "a row holds at least N-2 of my cubes -> add one",
+    "grow_column": "a column holds at least N-2 of my cubes -> add one",
+    "contest_row": "a row holds at least N-2 opponent cubes -> add one of mine there",
+    "contest_column": "a column holds at least N-2 opponent cubes -> add one of mine there",
+    "leave_threat": "deliberately bad: leave the opponent's N-1 line unblocked when a block exists",
+    "any": "any legal move (fallback)",
+}
+"""What each rule-action pair means (conditions on the mover's view; N is the board side)."""
+
+(
+    EMPTY_ROW,
+    EMPTY_COLUMN,
+    COMPLETE,
+    BLOCK,
+    GROW_ROW,
+    GROW_COLUMN,
+    CONTEST_ROW,
+    CONTEST_COLUMN,
+    LEAVE_THREAT,
+    ANY,
+) = range(len(RULES))
+NUM_RULES = len(RULES)
+BAD_RULE = "leave_threat"
+
+
+# --- the compiled rules ------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _popcount(x):  # type: ignore[no-untyped-def]
+    count = 0
+    while x != 0:
+        x &= x - 1
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def rule_masks(ctx, me, opp, moves, masks):  # type: ignore[no-untyped-def]
+    """Write the legal moves into ``moves`` and, for each, the bit set of the rules whose action
+    it carries out into ``masks`` (bit ``r`` for rule ``r``); return how many moves there are."""
+    n = ctx[1][qk.N_IDX]
+    lines = ctx[2]
+    count_lines = lines.shape[0]
+    own = np.empty(count_lines, np.int64)
+    theirs = np.empty(count_lines, np.int64)
+    threat = False
+    for i in range(count_lines):
+        own[i] = _popcount(me & lines[i])
+        theirs[i] = _popcount(opp & lines[i])
+        if theirs[i] >= n - 1:
+            threat = True
+    count = qk.gen_moves(ctx, me, opp, moves)
+    any_block = False
+    for j in range(count):
+        after_opp, after_me = qk.play(ctx, me, opp, moves[j])
+        mask = np.int64(1) << ANY
+        if qk.status(ctx, after_opp, after_me) == LOSS:
+            mask |= np.int64(1) << COMPLETE
+        blocked = threat
+        for i in range(count_lines):
+            if _popcount(after_opp & lines[i]) >= n - 1:
+                blocked = False
+            if i >= 2 * n:
+                continue
+            column = 1 if i >= n else 0
+            mine = _popcount(after_me & lines[i])
+            if own[i] == 0 and mine > 0:
+                mask |= np.int64(1) << (EMPTY_ROW + column)
+            if mine > own[i]:
+                if own[i] >= n - 2:
+                    mask |= np.int64(1) << (GROW_ROW + column)
+                if theirs[i] >= n - 2:
+                    mask |= np.int64(1) << (CONTEST_ROW + column)
+        if blocked:
+            mask |= np.int64(1) << BLOCK
+            any_block = True
+        masks[j] = mask
+    if any_block:
+        for j in range(count):
+            if masks[j] & (np.int64(1) << BLOCK) == 0:
+                masks[j] |= np.int64(1) << LEAVE_THREAT
+    return count
+
+
+@njit(cache=True)
+def pick_from_masks(weights, moves, masks, count, u_rule, u_move):  # type: ignore[no-untyped-def]
+    """The move chosen by weighted roulette over the active rules (``u_rule``) and a uniform
+    draw among the chosen rule's moves (``u_move``), both in [0, 1)."""
+    active = np.int64(0)
+    for j in range(count):
+        active |= masks[j]
+    total = 0.0
+    for r in range(weights.shape[0]):
+        if active >> r & 1:
+            total += weights[r]
+    if total <= 0.0:
+        return moves[min(int(u_move * count), count - 1)]
+    target = u_rule * total
+    rule = -1
+    for r in range(weights.shape[0]):
+        if active >> r & 1 and weights[r] > 0.0:
+            rule = r
+            target -= weights[r]
+            if target < 0.0:
+                break
+    members = 0
+    for j in range(count):
+        members += masks[j] >> rule & 1
+    pick = min(int(u_move * members), members - 1)
+    for j in range(count):
+        if masks[j] >> rule & 1:
+            if pick == 0:
+                return moves[j]
+            pick -= 1
+    return moves[0]
+
+
+@njit(cache=True)
+def choose_move(ctx, me, opp, weights, u_rule, u_move, moves, masks):  # type: ignore[no-untyped-def]
+    """The rule player's move in an unfinished position (see :func:`pick_from_masks`)."""
+    count = rule_masks(ctx, me, opp, moves, masks)
+    return pick_from_masks(weights, moves, masks, count, u_rule, u_move)
+
+
+@njit(cache=True)
+def active_rules(ctx, me, opp):  # type: ignore[no-untyped-def]
+    """The bit set of the rules active in a position (0 once the game is over)."""
+    if qk.status(ctx, me, opp) != ONGOING:
+        return np.int64(0)
+    size = ctx[0].shape[0]
+    moves = np.empty(size, np.int64)
+    masks = np.empty(size, np.int64)
+    active = np.int64(0)
+    for j in range(rule_masks(ctx, me, opp, moves, masks)):
+        active |= masks[j]
+    return active
+
+
+def rule_moves(kernel: Any, me: int, opp: int) -> dict[str, list[int]]:
+    """For an unfinished position, each rule's moves (action indices, kernel order); inactive
+    rules map to an empty list."""
+    moves = np.empty(kernel.num_actions, dtype=np.int64)
+    masks = np.empty(kernel.num_actions, dtype=np.int64)
+    count = rule_masks(kernel.ctx, np.int64(me), np.int64(opp), moves, masks)
+    return {
+        name: [int(moves[j]) for j in range(count) if int(masks[j]) >> r & 1] for r, name in enumerate(RULES)
+    }
+
+
+# --- model files -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RulesModel:
+    """What a model file holds for playing: the board side and one weight per rule."""
+
+    size: int
+    weights: np.ndarray
+    header: dict[str, Any]
+
+    def weights_by_rule(self) -> dict[str, float]:
+        """The weights keyed by rule name."""
+        return dict(zip(RULES, (float(w) for w in self.weights), strict=True))
+
+
+def model_header(size: int, weights: Any, **extra: Any) -> dict[str, Any]:
+    """The JSON content of a model file for ``weights`` on a ``size`` board, plus ``extra``
+    keys (hyper-parameters, training history, training state)."""
+    values = [float(w) for w in np.asarray(weights, dtype=np.float64)]
+    if len(values) != NUM_RULES:
+        raise ValueError(f"a rules model has {NUM_RULES} weights, got {len(values)}")
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "game": "quixo",
+        "size": int(size),
+        "rules": list(RULES),
+        "weights": dict(zip(RULES, values, strict=True)),
+        **extra,
+    }
+
+
+def save_model(path: Path | str, size: int, weights: Any, **extra: Any) -> Path:
+    """Write a model file atomically (see :func:`model_header`)."""
+    return atomic_write_text(path, json.dumps(model_header(size, weights, **extra)))
+
+
+def load_model(path: Path | str) -> RulesModel:
+    """Read and check a model file: ModelFileError when it is not a sound rules model,
+    ModelMismatchError when it is one made for another version or game."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise ModelFileError(f"model file {path} does not exist") from None
+    except OSError as error:
+        raise ModelFileError(f"cannot read model file {path} ({_short(error)})") from None
+    if not path.is_file():
+        raise ModelFileError(f"model file {path} is not a file")
+    if size > MAX_MODEL_BYTES:
+        raise ModelFileError(f"{path} is too large for a rules model ({size:,} bytes)")
+    try:
+        header = json.loads(path.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+        raise ModelFileError(f"{path} is not a readable model file (not JSON: {_short(error)})") from None
+    except OSError as error:
+        raise ModelFileError(f"cannot read model file {path} ({_short(error)})") from None
+    return model_of(header, str(path))
+
+
+def model_of(header: Any, where: str = "the model") -> RulesModel:
+    """The checked model of a parsed JSON header (see :func:`load_model`)."""
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise ModelFileError(f"{where} is not a boardlab Quixo rules model (format {FORMAT!r} expected)")
+    if header.get("version") != VERSION:
+        raise ModelMismatchError(
+            f"{where} is a version {str(header.get('version'))[:20]} model; "
+            f"this boardlab reads version {VERSION}"
+        )
+    if header.get("game") != "quixo":
+        raise ModelMismatchError(f"{where} was made for {str(header.get('game'))[:40]!r}, not quixo")
+    size = header.get("size")
+    if not isinstance(size, int) or isinstance(size, bool) or size not in (3, 4, 5):
+        raise ModelFileError(f"{where}: the board size must be 3, 4 or 5, got {str(size)[:20]}")
+    if header.get("rules") != list(RULES):
+        raise ModelMismatchError(f"{where} names other rules than this boardlab's ({', '.join(RULES)})")
+    weights = header.get("weights")
+    if not isinstance(weights, dict) or list(weights) != list(RULES):
+        raise ModelFileError(f"{where}: the weights must be given for {', '.join(RULES)}, in that order")
+    values = list(weights.values())
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in values):
+        raise ModelFileError(f"{where}: the weights must be finite numbers")
+    if min(values) < 0 or max(values) > 1:
+        raise ModelFileError(f"{where}: the weights must lie in [0, 1]")
+    return RulesModel(size, np.array(values, dtype=np.float64), header)
+
+
+def _short(error: BaseException) -> str:
+    text = str(error) or type(error).__name__
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def shipped_model() -> Path | None:
+    """The path of the rules model shipped in the package, or None."""
+    try:
+        path = Path(str(resources.files("boardlab.models") / SHIPPED_MODEL))
+    except (ModuleNotFoundError, TypeError):
+        return None
+    return path if path.is_file() else None
+
+
+_MODELS: dict[tuple[str, int, int], RulesModel] = {}
+
+
+def cached_model(path: Path) -> RulesModel:
+    """The model in ``path``, read once per file version."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        raise ModelFileError(f"model file {path} does not exist") from None
+    key = (str(Path(path).resolve()), stat.st_mtime_ns, stat.st_size)
+    if key not in _MODELS:
+        _MODELS[key] = load_model(path)
+    return _MODELS[key]
+
+
+# --- the agent ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RulesSettings:
+    """Options of the ``rules`` agent."""
+
+    model: str = option("", "model file from `boardlab train es` (default: the model shipped in the package)")
+
+
+class RulesAgent(Agent):
+    """Weighted roulette over Quixo rules (see the module docstring)."""
+
+    name = "rules"
+    summary = "Quixo rules picked by evolved weights (boardlab train es)"
+    games = ("quixo",)
+    Settings = RulesSettings
+    settings: RulesSettings
+
+    def __init__(self, seed: int | None = None, settings: Any = None, **options: Any) -> None:
+        super().__init__(seed, settings, **options)
+        self._weights: dict[str, np.ndarray] = {}
+
+    @classmethod
+    def supports(cls, game: Any) -> bool:
+        """Quixo on the board size of the shipped model (a ``model=`` of another size plays
+        that size)."""
+        if game.name != "quixo":
+            return False
+        path = shipped_model()
+        if path is None:
+            return False
+        try:
+            return cached_model(path).size == game.size
+        except ModelFileError:
+            return False
+
+    @classmethod
+    def model_path(cls, settings: Any) -> Path:
+        """The model file these settings play with; AgentSpecError when there is none."""
+        if settings.model:
+            return Path(settings.model).expanduser()
+        path = shipped_model()
+        if path is None:
+            raise AgentSpecError(
+                f"{cls.name}: no model is shipped in this installation; train one with "
+                "`boardlab train es --game quixo --out DIR` and pass model=DIR/model.json"
+            )
+        return path
+
+    @classmethod
+    def model(cls, settings: Any) -> RulesModel:
+        """The checked model of these settings; AgentSpecError naming what is wrong."""
+        path = cls.model_path(settings)
+        try:
+            return cached_model(path)
+        except ModelFileError as error:
+            raise AgentSpecError(f"{cls.name}: {error}") from None
+
+    @classmethod
+    def check_game(cls, settings: Any, game: Any) -> None:
+        if game.name != "quixo":
+            raise AgentSpecError(f"agent {cls.name} plays only quixo, not {game.name}")
+        model = cls.model(settings)
+        if model.size != game.size:
+            raise AgentSpecError(
+                f"{cls.name}: {cls.model_path(settings)} was trained on a {model.size}x{model.size} board, "
+                f"not {game.size}x{game.size}; train one with `boardlab train es --game {game.spec}`"
+            )
+
+    def weights(self, game: Any) -> np.ndarray:
+        """The weights this agent plays ``game`` with (the model read and checked once)."""
+        if game.spec not in self._weights:
+            self.check_game(self.settings, game)
+            self._weights[game.spec] = self.model(self.settings).weights.copy()
+        return self._weights[game.spec]
+
+    def prepare(self, game: Any) -> None:
+        kernel = game.kernel
+        buffer = np.empty(kernel.num_actions, dtype=np.int64)
+        choose_move(kernel.ctx, np.int64(0), np.int64(0), self.weights(game), 0.5, 0.5, buffer, buffer.copy())
+
+    def choose(self, state: Any) -> Any:
+        kernel = state.kernel
+        moves = np.empty(kernel.num_actions, dtype=np.int64)
+        masks = np.empty(kernel.num_actions, dtype=np.int64)
+        u_rule, u_move = self.rng.random(), self.rng.random()
+        action = choose_move(
+            kernel.ctx,
+            np.int64(state.a),
+            np.int64(state.b),
+            self.weights(state.game),
+            u_rule,
+            u_move,
+            moves,
+            masks,
+        )
+        return state.move_from_index(int(action))
+
+
+__all__ = [
+    "BAD_RULE",
+    "FORMAT",
+    "NUM_RULES",
+    "RULES",
+    "RULE_HELP",
+    "SHIPPED_MODEL",
+    "VERSION",
+    "RulesAgent",
+    "RulesModel",
+    "RulesSettings",
+    "active_rules",
+    "cached_model",
+    "choose_move",
+    "load_model",
+    "model_header",
+    "model_of",
+    "pick_from_masks",
+    "rule_masks",
+    "rule_moves",
+    "save_model",
+    "shipped_model",
+]

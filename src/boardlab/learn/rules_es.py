@@ -1,0 +1,1053 @@
+"""Evolving the ``rules`` Quixo player's weights with a (1+λ) evolution strategy.
+
+The genome is the rule player's weight vector (:data:`boardlab.agents.rules.RULES`, one
+weight in [0, 1] per rule-action pair). Each epoch:
+
+1. σ is the epoch's step: it decays geometrically from ``sigma`` to ``sigma_final`` over
+   ``decay`` epochs, then stays there;
+2. λ (``offspring``) children are the parent plus Gaussian noise of step σ
+   (:func:`boardlab.optim.evolve.gaussian_mutation`), by default on the weights' log10
+   (``scale=log``, clipped to [-4, 0]): the roulette reads ratios of weights, and a "nearly
+   always" against a "nearly never" spans decades that equal additive steps cannot tune
+   (``scale=linear`` mutates the weights themselves, clipped to [0, 1]);
+3. the parent and every child play the same ``games`` games (common random numbers: the same
+   seeds, seats alternating) against the training opponent; fitness is the share won;
+4. the best child replaces the parent when it won more of those games than the parent did
+   and, with ``confirm`` (default), also more of a second, independent set of ``games`` games:
+   the best of λ noisy scores is biased upwards, a second measurement is not.
+
+The parent is re-evaluated every epoch on fresh games, so a lucky draw never sticks. The run
+stops after ``patience`` epochs in a row without a replacement, or at ``--epochs``.
+
+**Games** against ``random`` and ``greedy`` (the rule of :mod:`boardlab.agents.greedy`: win at
+once if possible, else a move that hands over no immediate win) are played by numba code over
+the Quixo kernel, a few microseconds a move; any other opponent (``alphabeta`` at a fixed
+depth) is played through its own agent API, a fresh agent seeded from each game's seed. Every
+game draws its random numbers from its own seed, so its result does not depend on which process
+plays it; the games of an epoch are shared out among ``workers`` processes (forked by the
+forkserver of :mod:`boardlab.processes`; they die with the main process).
+
+**Files**: ``model.json`` is a ``rules`` model (:func:`boardlab.agents.rules.save_model`) that
+also holds the hyper-parameters, seed, per-epoch history, learning curve and the whole training
+state (parent, its fitness, stale epochs and the random generator's state); it is written
+atomically after every epoch, and :meth:`ESRun.resume` continues it exactly where it stopped:
+an interrupted run resumed gives the same result as an uninterrupted one.
+
+    boardlab train es --game quixo --epochs 200 --hyper opponent=random,games=3000 --out runs/rules-es
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from boardlab.agents import rules as rl
+from boardlab.files import atomic_write_text
+from boardlab.games import quixo_kernel as qk
+from boardlab.games.base import LOSS, ONGOING, WIN
+from boardlab.learn.table import ModelFileError, ModelMismatchError
+from boardlab.optim.evolve import gaussian_mutation
+from boardlab.spec import SpecError, build_options, check_options, option, options_of, split_spec
+
+MODEL_FILE = "model.json"
+SUMMARY_FILE = "summary.json"
+PLOT_FILES = {"fitness": "es_fitness.png", "weights": "es_weights.png"}
+"""The ES's own plots, beside the learning-curve and outcome plots of :mod:`boardlab.learn.plots`."""
+RANDOM, GREEDY, AGENT = 0, 1, 2
+OPPONENT_KINDS = {"random": RANDOM, "greedy": GREEDY, "alphabeta": AGENT}
+DEFAULT_AGAINST = ("random", "greedy", "alphabeta:depth=1", "alphabeta:depth=2")
+SEARCH_TABLE_LOG2 = 14
+"""Transposition-table size (log2) of the alpha-beta opponent in fitness games (a fresh one
+every game; at depths 1..4 a larger table changes nothing)."""
+
+
+SCALES = ("log", "linear")
+LOG_FLOOR = -4.0
+"""Smallest log10 weight on the log scale: 10**-4 is "never, unless nothing else applies"."""
+
+
+class ESTrainingError(ValueError):
+    """Bad training input: a hyper-parameter out of range, a game that is not Quixo, an
+    opponent the fitness games cannot play."""
+
+
+# --- hyper-parameters --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ESParams:
+    """Hyper-parameters of the (1+λ) ES (see the module docstring)."""
+
+    offspring: int = option(8, "λ: children per epoch", minimum=1, maximum=1_000)
+    games: int = option(
+        200, "K: fitness games per genome each epoch (seats alternate)", minimum=2, maximum=10**6
+    )
+    scale: str = option(
+        "log", "what the Gaussian steps move: the weights' logarithms (log10) or the weights", choices=SCALES
+    )
+    sigma: float = option(
+        0.5, "Gaussian step at the start (decades on the log scale)", minimum=0.0, maximum=4.0
+    )
+    sigma_final: float = option(0.05, "Gaussian step after the decay", minimum=0.0, maximum=4.0)
+    decay: int = option(30, "epochs of geometric decay from sigma to sigma_final", minimum=1, maximum=10**6)
+    patience: int = option(15, "T: stop after this many epochs without improvement", minimum=1, maximum=10**6)
+    opponent: str = option("random", "fitness opponent", choices=tuple(OPPONENT_KINDS))
+    depth: int = option(1, "search depth of the alphabeta opponent", minimum=1, maximum=4)
+    confirm: bool = option(True, "a best child must also beat the parent on a second set of K games")
+    init: float = option(0.5, "every weight of the first parent", minimum=0.0, maximum=1.0)
+    workers: int = option(2, "processes playing the games (1: this process)", minimum=1, maximum=64)
+
+
+REPLAYABLE = ("workers",)
+"""Hyper-parameters a resumed run may change: they do not change the result."""
+
+
+def params_for(values: Mapping[str, Any] | None = None) -> ESParams:
+    """:class:`ESParams` with ``values`` (others default), checked; ESTrainingError otherwise."""
+    known = {o.name for o in options_of(ESParams)}
+    values = dict(values or {})
+    for key in values:
+        if key not in known:
+            raise ESTrainingError(f"es has no hyper-parameter {key!r}; accepted: {', '.join(sorted(known))}")
+    try:
+        params = ESParams(**values)
+        check_options(params, "es")
+    except SpecError as error:
+        raise ESTrainingError(str(error)) from None
+    except TypeError as error:
+        raise ESTrainingError(f"es: bad hyper-parameters ({error})") from None
+    return params
+
+
+def parse_hyper(text: str) -> ESParams:
+    """:class:`ESParams` from ``key=value,...`` (e.g. ``opponent=greedy,games=400``)."""
+    try:
+        _, texts = split_spec("es:" + (text or ""))
+        values = asdict(build_options(ESParams, "es", texts))
+    except SpecError as error:
+        raise ESTrainingError(str(error)) from None
+    return params_for(values)
+
+
+def sigma_at(params: ESParams, epoch: int) -> float:
+    """The mutation step of ``epoch`` (1 is the first epoch with children)."""
+    share = min(max(epoch - 1, 0), params.decay) / params.decay
+    if params.sigma <= 0 or params.sigma_final <= 0:
+        return params.sigma + (params.sigma_final - params.sigma) * share
+    return float(params.sigma * (params.sigma_final / params.sigma) ** share)
+
+
+def mutate(parent: np.ndarray, params: ESParams, sigma: float, rng: np.random.Generator) -> np.ndarray:
+    """λ children of ``parent`` by Gaussian steps of ``sigma``: on the weights' log10 (``log``
+    scale: a step changes a weight by the same factor whatever its size, so that the ratios the
+    roulette reads can span decades) or on the weights (``linear``); weights stay in [0, 1]."""
+    parents = np.repeat(parent[None, :], params.offspring, axis=0)
+    if params.scale == "linear":
+        return gaussian_mutation(parents, sigma, rng, low=0.0, high=1.0)
+    logs = np.log10(np.maximum(parents, 10.0**LOG_FLOOR))
+    return 10.0 ** gaussian_mutation(logs, sigma, rng, low=LOG_FLOOR, high=0.0)
+
+
+# --- opponents ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Opponent:
+    """An opponent of the games: its agent spec, how it is played (RANDOM, GREEDY: compiled;
+    AGENT: through the agent API) and its search depth (0: none)."""
+
+    spec: str
+    kind: int
+    depth: int = 0
+
+
+def training_opponent(params: ESParams) -> Opponent:
+    """The fitness opponent named by the hyper-parameters."""
+    if params.opponent == "alphabeta":
+        return Opponent(f"alphabeta:depth={params.depth}", AGENT, params.depth)
+    return Opponent(params.opponent, OPPONENT_KINDS[params.opponent])
+
+
+def parse_opponent(spec: str, game: Any) -> Opponent:
+    """The opponent of an agent spec: ``random`` and ``greedy`` play in compiled games, any
+    other agent through its own API (slower: use fixed depths, not time budgets);
+    ESTrainingError for a spec that does not make an agent for ``game``."""
+    from boardlab.agents.base import AgentSpecError, make_agent
+
+    try:
+        agent = make_agent(spec, seed=0, game=game)
+    except AgentSpecError as error:
+        raise ESTrainingError(str(error)) from None
+    if agent.spec in ("random", "greedy"):
+        return Opponent(agent.spec, OPPONENT_KINDS[agent.spec])
+    return Opponent(agent.spec, AGENT, int(getattr(agent.settings, "depth", 0) or 0))
+
+
+# --- compiled games ----------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _rules_move(ctx, me, opp, weights, moves, masks):  # type: ignore[no-untyped-def]
+    u_rule = np.random.random()
+    u_move = np.random.random()
+    return rl.choose_move(ctx, me, opp, weights, u_rule, u_move, moves, masks)
+
+
+@njit(cache=True)
+def _opponent_wins_next(ctx, me, opp, buffer):  # type: ignore[no-untyped-def]
+    for j in range(qk.gen_moves(ctx, me, opp, buffer)):
+        a, b = qk.play(ctx, me, opp, buffer[j])
+        if qk.status(ctx, a, b) == LOSS:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _greedy_move(ctx, me, opp, moves, kinds, buffer):  # type: ignore[no-untyped-def]
+    """A winning move if any, else a safe one, else any (uniformly within the class)."""
+    count = qk.gen_moves(ctx, me, opp, moves)
+    counts = np.zeros(3, np.int64)
+    for j in range(count):
+        a, b = qk.play(ctx, me, opp, moves[j])
+        result = qk.status(ctx, a, b)
+        if result == LOSS:
+            kinds[j] = 0
+        elif result == WIN or (result == ONGOING and _opponent_wins_next(ctx, a, b, buffer)):
+            kinds[j] = 2
+        else:
+            kinds[j] = 1
+        counts[kinds[j]] += 1
+    wanted = 0 if counts[0] > 0 else (1 if counts[1] > 0 else 2)
+    pick = np.random.randint(counts[wanted])
+    for j in range(count):
+        if kinds[j] == wanted:
+            if pick == 0:
+                return moves[j]
+            pick -= 1
+    return moves[0]
+
+
+@njit(cache=True)
+def _result(ctx, me, opp, mover, seat, ply, ply_cap):  # type: ignore[no-untyped-def]
+    """(+1 / -1 for the rule player's win / loss, 0 for a draw) once the game is over, else 2."""
+    status = qk.status(ctx, me, opp)
+    if status == WIN:
+        return 1 if mover == seat else -1
+    if status == LOSS:
+        return -1 if mover == seat else 1
+    if ply >= ply_cap:
+        return 0
+    return 2
+
+
+@njit(cache=True)
+def play_simple_games(ctx, weights, seeds, seats, opponent, ply_cap, outcomes, plies):  # type: ignore[no-untyped-def]
+    """Every genome (row of ``weights``) plays every game against ``random`` or ``greedy``:
+    game ``k`` is seeded with ``seeds[k]``, the rule player moving first when ``seats[k]`` is 0.
+    Writes the rule player's result (+1, 0, -1) and the plies into ``outcomes`` / ``plies``."""
+    size = ctx[0].shape[0]
+    moves = np.empty(size, np.int64)
+    masks = np.empty(size, np.int64)
+    buffer = np.empty(size, np.int64)
+    for i in range(weights.shape[0]):
+        genome = weights[i]
+        for k in range(seeds.shape[0]):
+            np.random.seed(seeds[k])
+            me = np.int64(0)
+            opp = np.int64(0)
+            mover = 0
+            ply = 0
+            result = 2
+            while result == 2:
+                if mover == seats[k]:
+                    move = _rules_move(ctx, me, opp, genome, moves, masks)
+                elif opponent == GREEDY:
+                    move = _greedy_move(ctx, me, opp, moves, masks, buffer)
+                else:
+                    move = moves[np.random.randint(qk.gen_moves(ctx, me, opp, moves))]
+                me, opp = qk.play(ctx, me, opp, move)
+                mover ^= 1
+                ply += 1
+                result = _result(ctx, me, opp, mover, seats[k], ply, ply_cap)
+            outcomes[i, k] = result
+            plies[i, k] = ply
+
+
+def play_agent_games(
+    game: Any, weights: np.ndarray, seeds: np.ndarray, seats: np.ndarray, opponent: Opponent
+) -> tuple[np.ndarray, np.ndarray]:
+    """Like :func:`play_simple_games`, against a boardlab agent played through its own API (a
+    fresh agent seeded from each game's seed); the rule player's draws come from the same seed."""
+    from boardlab.agents.base import make_agent
+
+    kernel = game.kernel
+    moves = np.empty(kernel.num_actions, dtype=np.int64)
+    masks = np.empty(kernel.num_actions, dtype=np.int64)
+    outcomes = np.zeros((weights.shape[0], len(seeds)), dtype=np.int8)
+    plies = np.zeros((weights.shape[0], len(seeds)), dtype=np.int32)
+    spec = opponent.spec
+    if spec.startswith("alphabeta") and "tt=" not in spec:
+        spec += ("," if ":" in spec else ":") + f"tt={SEARCH_TABLE_LOG2}"
+    for i, genome in enumerate(weights):
+        for k, (seed, seat) in enumerate(zip(seeds.tolist(), seats.tolist(), strict=True)):
+            rng = np.random.default_rng(seed)
+            agent = make_agent(spec, seed=seed, game=game)
+            state = game.initial()
+            while not state.is_over:
+                if state.to_move == seat:
+                    u_rule, u_move = rng.random(2)
+                    action = rl.choose_move(
+                        kernel.ctx, np.int64(state.a), np.int64(state.b), genome, u_rule, u_move, moves, masks
+                    )
+                    state = state.play_index(int(action))
+                else:
+                    state = state.play(agent.choose(state))
+            outcomes[i, k] = 0 if state.winner is None else (1 if state.winner == seat else -1)
+            plies[i, k] = state.ply
+    return outcomes, plies
+
+
+def play_games(
+    game: Any, weights: np.ndarray, seeds: np.ndarray, seats: np.ndarray, opponent: Opponent
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(outcomes, plies)``, each of shape (genomes, games), of the rule players ``weights``
+    against ``opponent`` in this process (see :func:`play_simple_games`)."""
+    kernel = game.kernel
+    weights = np.ascontiguousarray(np.atleast_2d(weights), dtype=np.float64)
+    seeds = np.ascontiguousarray(seeds, dtype=np.int64)
+    seats = np.ascontiguousarray(seats, dtype=np.int64)
+    outcomes = np.zeros((weights.shape[0], len(seeds)), dtype=np.int8)
+    plies = np.zeros((weights.shape[0], len(seeds)), dtype=np.int32)
+    cap = game.ply_cap or 10**9
+    if opponent.kind == AGENT:
+        return play_agent_games(game, weights, seeds, seats, opponent)
+    play_simple_games(kernel.ctx, weights, seeds, seats, opponent.kind, cap, outcomes, plies)
+    return outcomes, plies
+
+
+def _play_task(
+    task: tuple[str, np.ndarray, np.ndarray, np.ndarray, Opponent],
+) -> tuple[np.ndarray, np.ndarray]:
+    from boardlab.games import parse_game
+
+    spec, weights, seeds, seats, opponent = task
+    return play_games(parse_game(spec), weights, seeds, seats, opponent)
+
+
+def _worker_start() -> None:
+    import signal
+
+    from boardlab.processes import die_with_parent
+
+    die_with_parent()
+    # Ctrl-C reaches the whole process group: the main process saves and stops the pool
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class GamePlayer:
+    """Plays fitness games in this process or shared out among worker processes (the games of
+    a batch are cut into chunks; every game's result depends on its seed alone)."""
+
+    def __init__(self, game: Any, workers: int = 1) -> None:
+        self.game = game
+        self.workers = max(1, int(workers))
+        self._pool: Any = None
+
+    def __enter__(self) -> GamePlayer:
+        if self.workers > 1:
+            from boardlab.processes import worker_context
+
+            self._pool = worker_context().Pool(self.workers, initializer=_worker_start)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
+
+    def play(
+        self, weights: np.ndarray, seeds: np.ndarray, seats: np.ndarray, opponent: Opponent
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(outcomes, plies)`` of the genomes ``weights`` in the games ``(seeds, seats)``."""
+        weights = np.atleast_2d(np.asarray(weights, dtype=np.float64))
+        if self._pool is None or len(seeds) < 2 * self.workers:
+            return play_games(self.game, weights, seeds, seats, opponent)
+        chunks = np.array_split(np.arange(len(seeds)), 4 * self.workers)
+        tasks = [(self.game.spec, weights, seeds[c], seats[c], opponent) for c in chunks if len(c)]
+        parts = self._pool.map(_play_task, tasks)
+        return (
+            np.concatenate([p[0] for p in parts], axis=1),
+            np.concatenate([p[1] for p in parts], axis=1),
+        )
+
+
+GAMES_SALT, CONFIRM_SALT, CURVE_SALT, FINAL_SALT = 0x7275, 0x636F6E, 0x6576, 0x66696E
+"""Separate streams of game seeds: fitness, confirmation, learning curve, final games."""
+
+
+def game_seeds(seed: int, epoch: int, count: int, salt: int = GAMES_SALT) -> tuple[np.ndarray, np.ndarray]:
+    """The seeds and seats of ``count`` games, drawn from ``(seed, epoch, salt)`` alone (a
+    resumed run draws the same games); the rule player moves first in the even games."""
+    rng = np.random.default_rng([int(seed), int(epoch), salt])
+    return rng.integers(0, 2**31 - 1, size=count, dtype=np.int64), np.arange(count, dtype=np.int64) % 2
+
+
+# --- the run -----------------------------------------------------------------------------------
+
+
+def check_game(game: Any) -> Any:
+    """The training game, checked: Quixo."""
+    if getattr(game, "name", None) != "quixo":
+        raise ESTrainingError(
+            f"es evolves Quixo rule players; {getattr(game, 'spec', game)!r} is not Quixo (e.g. --game quixo)"
+        )
+    return game
+
+
+@dataclass
+class ESRun:
+    """A (1+λ) ES run in progress. Build one with :meth:`start` or :meth:`resume`; :meth:`step`
+    makes one more epoch (epoch 0 is the first parent's evaluation)."""
+
+    game: Any
+    params: ESParams
+    seed: int
+    epoch: int
+    parent: np.ndarray
+    parent_fitness: float
+    stale: int
+    rng: np.random.Generator
+    history: list[dict[str, Any]] = field(default_factory=list)
+    curve: list[dict[str, Any]] = field(default_factory=list)
+    train_seconds: float = 0.0
+    training_games: int = 0
+
+    @classmethod
+    def start(
+        cls, game: Any, params: ESParams | None = None, seed: int = 0, player: GamePlayer | None = None
+    ) -> ESRun:
+        """A fresh run: the first parent (every weight ``init``) evaluated."""
+        game = check_game(game)
+        params = params or ESParams()
+        run = cls(
+            game,
+            params,
+            int(seed),
+            0,
+            np.full(rl.NUM_RULES, params.init),
+            0.0,
+            0,
+            np.random.default_rng(seed),
+        )
+        started = time.perf_counter()
+        fitness, plies = run._fitness(run.parent[None, :], player)
+        run.parent_fitness = float(fitness[0])
+        run.train_seconds += time.perf_counter() - started
+        run.history.append(run._record(fitness, plies, 0.0, accepted=False))
+        return run
+
+    @property
+    def opponent(self) -> Opponent:
+        """The fitness opponent."""
+        return training_opponent(self.params)
+
+    @property
+    def done(self) -> bool:
+        """True once ``patience`` epochs in a row brought no improvement."""
+        return self.stale >= self.params.patience
+
+    def _fitness(
+        self, genomes: np.ndarray, player: GamePlayer | None, salt: int = GAMES_SALT
+    ) -> tuple[np.ndarray, np.ndarray]:
+        seeds, seats = game_seeds(self.seed, self.epoch, self.params.games, salt)
+        if player is None:
+            outcomes, plies = play_games(self.game, genomes, seeds, seats, self.opponent)
+        else:
+            outcomes, plies = player.play(genomes, seeds, seats, self.opponent)
+        self.training_games += outcomes.size
+        return (outcomes == 1).mean(axis=1), plies
+
+    def step(self, player: GamePlayer | None = None) -> None:
+        """One epoch: λ mutated children and the parent play the epoch's games; the best child
+        replaces the parent if it won more of them (and, with ``confirm``, also more of a second,
+        independent set of games: the best of λ noisy scores is biased upwards, a second
+        measurement is not)."""
+        started = time.perf_counter()
+        p = self.params
+        sigma = sigma_at(p, self.epoch + 1)
+        children = mutate(self.parent, p, sigma, self.rng)
+        self.epoch += 1
+        fitness, plies = self._fitness(np.vstack([self.parent[None, :], children]), player)
+        best = int(np.argmax(fitness[1:]))
+        accepted = bool(fitness[1 + best] > fitness[0])
+        new_fitness = float(fitness[1 + best])
+        confirmation = None
+        if accepted and p.confirm:
+            again, _ = self._fitness(np.vstack([self.parent, children[best]]), player, CONFIRM_SALT)
+            confirmation = [float(again[0]), float(again[1])]
+            accepted = bool(again[1] > again[0])
+            new_fitness = float(again[1])
+        if accepted:
+            self.parent = children[best].copy()
+            self.parent_fitness = new_fitness
+            self.stale = 0
+        else:
+            self.parent_fitness = float(fitness[0])
+            self.stale += 1
+        self.train_seconds += time.perf_counter() - started
+        self.history.append(self._record(fitness, plies, sigma, accepted))
+        self.history[-1]["confirmation"] = confirmation
+
+    def _record(self, fitness: np.ndarray, plies: np.ndarray, sigma: float, accepted: bool) -> dict[str, Any]:
+        children = fitness[1:]
+        return {
+            "epoch": self.epoch,
+            "sigma": round(sigma, 6),
+            "games": self.params.games,
+            "parent_fitness": float(fitness[0]),
+            "best_child": float(children.max()) if len(children) else None,
+            "mean_child": float(children.mean()) if len(children) else None,
+            "accepted": accepted,
+            "fitness": round(self.parent_fitness, 6),
+            "weights": [round(float(w), 6) for w in self.parent],
+            "confirmation": None,
+            "mean_plies": round(float(plies.mean()), 3),
+            "training_games": self.training_games,
+        }
+
+    # files -----------------------------------------------------------------------------------
+
+    def header(self) -> dict[str, Any]:
+        """The model file's content (see the module docstring)."""
+        return rl.model_header(
+            self.game.size,
+            self.parent,
+            method="es",
+            game_spec=self.game.spec,
+            hyper=asdict(self.params),
+            seed=self.seed,
+            epoch=self.epoch,
+            fitness=self.parent_fitness,
+            training_games=self.training_games,
+            train_seconds=round(self.train_seconds, 6),
+            history=self.history,
+            curve=self.curve,
+            state={
+                "parent": [float(w) for w in self.parent],
+                "parent_fitness": self.parent_fitness,
+                "stale": self.stale,
+                "rng": json.loads(json.dumps(self.rng.bit_generator.state)),
+            },
+        )
+
+    def save(self, path: Path | str) -> Path:
+        """Write the run (model and training state) to ``path`` atomically."""
+        return atomic_write_text(path, json.dumps(self.header()))
+
+    def save_player(self, path: Path | str, **claims: Any) -> Path:
+        """Write the small file the agent needs (no history, no training state), with ``claims``
+        (e.g. measured win rates) recorded beside the weights."""
+        header = rl.model_header(
+            self.game.size,
+            self.parent,
+            method="es",
+            game_spec=self.game.spec,
+            hyper=asdict(self.params),
+            seed=self.seed,
+            epoch=self.epoch,
+            fitness=self.parent_fitness,
+            training_games=self.training_games,
+            train_seconds=round(self.train_seconds, 3),
+            **claims,
+        )
+        return atomic_write_text(path, json.dumps(header, indent=1))
+
+    @classmethod
+    def resume(cls, path: Path | str, game: Any = None) -> ESRun:
+        """Continue the run saved in ``path``; ModelMismatchError when ``game`` (if given) is not
+        the game it trains on, ModelFileError when the file cannot be resumed."""
+        from boardlab.games import GameOptionError, parse_game
+
+        model = rl.load_model(path)
+        header = model.header
+        try:
+            trained = parse_game(str(header["game_spec"]))
+            params = params_for(header["hyper"])
+            state = header["state"]
+            parent = np.array(state["parent"], dtype=np.float64)
+            rng = np.random.Generator(np.random.PCG64())
+            rng.bit_generator.state = state["rng"]
+            run = cls(
+                trained,
+                params,
+                int(header["seed"]),
+                int(header["epoch"]),
+                parent,
+                float(state["parent_fitness"]),
+                int(state["stale"]),
+                rng,
+                list(header["history"]),
+                list(header["curve"]),
+                float(header.get("train_seconds", 0.0)),
+                int(header.get("training_games", 0)),
+            )
+        except (ESTrainingError, GameOptionError, KeyError, TypeError, ValueError, OverflowError) as error:
+            raise ModelFileError(f"{path}: the training state cannot be resumed ({_short(error)})") from None
+        if game is not None and game.spec != trained.spec:
+            raise ModelMismatchError(f"{path} trains on {trained.spec}, not {game.spec}")
+        if (
+            parent.shape != (rl.NUM_RULES,)
+            or not np.all(np.isfinite(parent))
+            or parent.min() < 0
+            or parent.max() > 1
+        ):
+            raise ModelFileError(f"{path}: the saved parent is not {rl.NUM_RULES} weights in [0, 1]")
+        if run.epoch < 0 or len(run.history) != run.epoch + 1 or trained.size != model.size:
+            raise ModelFileError(f"{path}: the saved history does not match its epoch count")
+        return run
+
+    def with_params(self, params: ESParams) -> ESRun:
+        """This run with hyper-parameters that only change how it is computed (``workers``)."""
+        for name, value in asdict(params).items():
+            if name not in REPLAYABLE and getattr(self.params, name) != value:
+                raise ESTrainingError(f"{name} differs from the run being resumed")
+        self.params = params
+        return self
+
+
+def _short(error: BaseException) -> str:
+    text = str(error) or type(error).__name__
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def evaluate_point(
+    run: ESRun, opponents: Sequence[Opponent], games: int, player: GamePlayer | None = None
+) -> list[dict[str, Any]]:
+    """Curve records at the run's epoch: the parent's wins, draws and losses in ``games`` games
+    against each opponent (seeded by the run's seed and epoch)."""
+    records = []
+    for index, opponent in enumerate(opponents):
+        seeds, seats = game_seeds(run.seed, run.epoch, games, salt=CURVE_SALT + index)
+        if player is None:
+            outcomes, _ = play_games(run.game, run.parent, seeds, seats, opponent)
+        else:
+            outcomes, _ = player.play(run.parent[None, :], seeds, seats, opponent)
+        records.append(
+            {
+                "episode": run.training_games,
+                "epoch": run.epoch,
+                "opponent": opponent.spec,
+                "wins": int((outcomes == 1).sum()),
+                "draws": int((outcomes == 0).sum()),
+                "losses": int((outcomes == -1).sum()),
+                "games": int(outcomes.size),
+            }
+        )
+    return records
+
+
+def run_es(
+    run: ESRun,
+    epochs: int,
+    *,
+    player: GamePlayer | None = None,
+    eval_every: int = 0,
+    eval_games: int = 0,
+    opponents: Sequence[Opponent] = (),
+    checkpoint: Path | None = None,
+    on_epoch: Callable[[ESRun], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> bool:
+    """Evolve until ``epochs`` epochs or ``patience`` stale epochs, adding a curve point every
+    ``eval_every`` epochs (and at epoch 0 and at the end) and saving to ``checkpoint`` after
+    every epoch. Returns True when done, False when ``should_stop`` ended it early (saved)."""
+    evaluated = {int(r["epoch"]) for r in run.curve}
+
+    def evaluate() -> None:
+        if eval_games > 0 and opponents and run.epoch not in evaluated:
+            run.curve.extend(evaluate_point(run, opponents, eval_games, player))
+            evaluated.add(run.epoch)
+
+    def save() -> None:
+        if checkpoint is not None:
+            run.save(checkpoint)
+
+    if run.epoch == 0:
+        evaluate()
+        save()
+    if on_epoch is not None:
+        on_epoch(run)
+    while run.epoch < epochs and not run.done:
+        if should_stop is not None and should_stop():
+            save()
+            return False
+        run.step(player)
+        if eval_every > 0 and run.epoch % eval_every == 0:
+            evaluate()
+        save()
+        if on_epoch is not None:
+            on_epoch(run)
+    evaluate()
+    save()
+    return True
+
+
+# --- plots -------------------------------------------------------------------------------------
+
+
+def _figure(width: float, height: float) -> Any:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(width, height), dpi=110, layout="constrained")
+    FigureCanvasAgg(figure)
+    return figure
+
+
+def plot_fitness(history: Sequence[Mapping[str, Any]], path: Path, title: str) -> Path:
+    """The parent's fitness (re-measured each epoch), the best and mean child's, and σ."""
+    from boardlab.files import atomic_savefig
+
+    figure = _figure(8.5, 4.2)
+    ax = figure.subplots()
+    epochs = [r["epoch"] for r in history]
+    ax.plot(epochs, [r["parent_fitness"] for r in history], color="#1f77b4", marker="o", ms=3, label="parent")
+    later = [r for r in history if r["best_child"] is not None]
+    ax.plot(
+        [r["epoch"] for r in later],
+        [r["best_child"] for r in later],
+        color="#2ca02c",
+        lw=1,
+        label="best child",
+    )
+    ax.plot(
+        [r["epoch"] for r in later],
+        [r["mean_child"] for r in later],
+        color="#9e9e9e",
+        lw=1,
+        ls="--",
+        label="mean child",
+    )
+    accepted = [r for r in later if r["accepted"]]
+    ax.scatter(
+        [r["epoch"] for r in accepted], [r["best_child"] for r in accepted], color="#d62728", s=18, zorder=3,
+        label="child replaces the parent",
+    )  # fmt: skip
+    ax.set_xlabel("epoch")
+    ax.set_ylabel(f"share of {history[-1]['games']} fitness games won")
+    ax.grid(alpha=0.3)
+    sigma_ax = ax.twinx()
+    sigma_ax.plot([r["epoch"] for r in later], [r["sigma"] for r in later], color="#ff7f0e", lw=1, alpha=0.7)
+    sigma_ax.set_ylabel("σ (mutation step)", color="#ff7f0e")
+    sigma_ax.set_ylim(bottom=0)
+    ax.legend(fontsize=8, loc="lower right")
+    ax.set_title(title)
+    return atomic_savefig(figure, path)
+
+
+def plot_weights(history: Sequence[Mapping[str, Any]], path: Path, title: str) -> Path:
+    """The parent's weight of every rule over the epochs, on a linear and a log scale (the bad
+    rule drawn thick and red)."""
+    from boardlab.files import atomic_savefig
+
+    figure = _figure(9.5, 7.4)
+    axes = figure.subplots(2, 1, sharex=True)
+    epochs = [r["epoch"] for r in history]
+    weights = np.array([r["weights"] for r in history])
+    colours = [c for c in _palette() if c != "#d62728"]
+    for ax in axes:
+        for index, name in enumerate(rl.RULES):
+            if name == rl.BAD_RULE:
+                ax.plot(epochs, weights[:, index], color="#d62728", lw=2.5, label=f"{name} (the bad rule)")
+            else:
+                style = "-" if index < 5 else "--"
+                colour = colours[index % len(colours)]
+                ax.plot(epochs, weights[:, index], color=colour, lw=1.3, ls=style, label=name)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("weight in the roulette")
+    axes[0].set_ylim(-0.03, 1.03)
+    axes[0].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    axes[0].set_title(title)
+    axes[1].set_yscale("log")
+    axes[1].set_ylim(10.0**LOG_FLOOR / 2, 1.5)
+    axes[1].set_ylabel("weight (log scale)")
+    axes[1].set_xlabel("epoch")
+    return atomic_savefig(figure, path)
+
+
+def _palette() -> list[str]:
+    return [
+        "#1f77b4",
+        "#ff7f0e",
+        "#2ca02c",
+        "#9467bd",
+        "#8c564b",
+        "#e377c2",
+        "#17becf",
+        "#bcbd22",
+        "#7f7f7f",
+        "#000000",
+    ]
+
+
+def write_es_plots(out: Path, history: Sequence[Mapping[str, Any]], title: str) -> list[Path]:
+    """The fitness and weight plots of a run into ``out``."""
+    out = Path(out)
+    return [
+        plot_fitness(history, out / PLOT_FILES["fitness"], f"{title}: fitness"),
+        plot_weights(history, out / PLOT_FILES["weights"], f"{title}: weights"),
+    ]
+
+
+# --- the command line (``boardlab train es``) --------------------------------------------------
+
+
+@dataclass
+class CommandPlan:
+    """A checked ``boardlab train es`` command, ready to run."""
+
+    game: Any
+    params: ESParams
+    seed: int
+    resumed: ESRun | None
+    out: Path
+    epochs: int
+    eval_every: int
+    eval_games: int
+    final_games: int
+    opponents: list[Opponent]
+
+
+def plan_command(
+    *,
+    game: str,
+    out: Path | None,
+    epochs: str | None,
+    hyper: str | None,
+    resume: bool,
+    force: bool,
+    seed: str | None,
+    eval_every: str,
+    eval_games: str,
+    final_games: str,
+    against: str,
+    tabular_options: Mapping[str, Any],
+) -> CommandPlan:
+    """Check the options of ``boardlab train es`` and read the run to resume; UsageProblem
+    (of :mod:`boardlab.learn.cli`) naming what is wrong otherwise."""
+    from boardlab.files import path_problem
+    from boardlab.games import GameOptionError, parse_game
+    from boardlab.learn.cli import UsageProblem, _whole
+
+    given = [f"--{name.replace('_', '-')}" for name, value in tabular_options.items() if value is not None]
+    if given:
+        raise UsageProblem(
+            f"{', '.join(given)}: options of qlearning and mcrl; es takes --epochs and --hyper"
+        )
+    try:
+        the_game = check_game(parse_game(game))
+        params = parse_hyper(hyper or "")
+    except (GameOptionError, ESTrainingError) as error:
+        raise UsageProblem(str(error)) from None
+    total = _whole("--epochs", epochs or "100", 1, 10**7)
+    every = _whole("--eval-every", eval_every, 0, 10**7)
+    games_per_point = _whole("--eval-games", eval_games, 0, 10**6)
+    games_at_end = _whole("--final-games", final_games, 0, 10**6)
+    seed_value = None if seed is None else _whole("--seed", seed, 0, 2**63 - 1)
+    specs = [s.strip() for s in against.split(";") if s.strip()] if against else list(DEFAULT_AGAINST)
+    try:
+        opponents = [parse_opponent(spec, the_game) for spec in specs]
+    except ESTrainingError as error:
+        raise UsageProblem(f"--against: {error}") from None
+    if out is None:
+        raise UsageProblem("--out DIR is required: the folder for the model, its summary and plots")
+    problem = path_problem(out, folder=True)
+    if problem is not None:
+        raise UsageProblem(f"--out {str(out)[:80]}: {problem}")
+    path = out / MODEL_FILE
+    resumed = None
+    if resume:
+        if not path.exists():
+            raise UsageProblem(f"nothing to resume: {path} does not exist")
+        try:
+            resumed = ESRun.resume(path, the_game)
+        except ModelFileError as error:
+            raise UsageProblem(str(error)) from None
+        if hyper:
+            try:
+                resumed.with_params(params)
+            except ESTrainingError as error:
+                raise UsageProblem(f"--hyper: {error}; a resumed run keeps its hyper-parameters") from None
+        if seed_value is not None and seed_value != resumed.seed:
+            raise UsageProblem(
+                f"--seed {seed_value} differs from the run being resumed (seed {resumed.seed})"
+            )
+        params, seed_value = resumed.params, resumed.seed
+    elif path.exists() and not force:
+        raise UsageProblem(f"{path} exists; pass --resume to continue it or --force to start over")
+    return CommandPlan(
+        the_game,
+        params,
+        0 if seed_value is None else seed_value,
+        resumed,
+        out,
+        total,
+        every or max(1, total // 20),
+        games_per_point,
+        games_at_end,
+        opponents,
+    )
+
+
+def _epoch_text(run: ESRun) -> str:
+    record = run.history[-1]
+    bad = run.parent[rl.RULES.index(rl.BAD_RULE)]
+    return (
+        f"fitness {100 * run.parent_fitness:.1f}% σ {record['sigma']:.3f} "
+        f"stale {run.stale}/{run.params.patience} {rl.BAD_RULE} {bad:.3f}"
+    )
+
+
+def final_results(
+    run: ESRun, opponents: Sequence[Opponent], games: int, player: GamePlayer | None
+) -> list[Any]:
+    """The final games of the parent against each opponent, as :class:`GameResult` records."""
+    from boardlab.learn.tabular import GameResult
+
+    results = []
+    for index, opponent in enumerate(opponents):
+        seeds, seats = game_seeds(run.seed, 10**9 + index, games, salt=FINAL_SALT)
+        if player is None:
+            outcomes, plies = play_games(run.game, run.parent, seeds, seats, opponent)
+        else:
+            outcomes, plies = player.play(run.parent[None, :], seeds, seats, opponent)
+        for seat, outcome, ply in zip(seats.tolist(), outcomes[0].tolist(), plies[0].tolist(), strict=True):
+            winner = None if outcome == 0 else (seat if outcome == 1 else 1 - seat)
+            results.append(GameResult(opponent.spec, int(seat), winner, int(ply)))
+    return results
+
+
+def run_command(console: Any, plan: CommandPlan) -> None:
+    """Run a planned ``boardlab train es``: progress bar, checkpoints, final games, summary, plots."""
+    import typer
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.table import Table
+
+    from boardlab.learn.cli import _interrupt_flag
+    from boardlab.learn.plots import write_plots
+    from boardlab.learn.tabular import tally
+
+    title = f"Quixo rules, (1+{plan.params.offspring}) ES against {training_opponent(plan.params).spec}"
+    table = Table(title=f"{title} on {plan.game.spec}")
+    table.add_column("hyper-parameter")
+    table.add_column("value", justify="right")
+    for name, value in asdict(plan.params).items():
+        table.add_row(name, str(value))
+    table.add_row("seed", str(plan.seed))
+    console.print(table)
+    plan.out.mkdir(parents=True, exist_ok=True)
+    path = plan.out / MODEL_FILE
+    progress = Progress(
+        TextColumn("[bold]epochs"),
+        BarColumn(bar_width=24),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[last]}"),
+        console=console,
+    )
+    with GamePlayer(plan.game, plan.params.workers) as player, _interrupt_flag() as stop, progress as bar:
+        run = plan.resumed
+        task = bar.add_task("es", total=plan.epochs, completed=run.epoch if run else 0, last="first parent")
+        if run is None:
+            run = ESRun.start(plan.game, plan.params, plan.seed, player)
+
+        def on_epoch(r: ESRun) -> None:
+            bar.update(task, completed=r.epoch, last=_epoch_text(r))
+
+        finished = run_es(
+            run,
+            plan.epochs,
+            player=player,
+            eval_every=plan.eval_every,
+            eval_games=plan.eval_games,
+            opponents=plan.opponents,
+            checkpoint=path,
+            on_epoch=on_epoch,
+            should_stop=lambda: stop[0],
+        )
+        if finished:
+            with console.status(f"playing {plan.final_games} games against each opponent..."):
+                results = final_results(run, plan.opponents, plan.final_games, player)
+    if not finished:
+        console.print(
+            f"{stop.how} after {run.epoch} epochs; saved {path}. "
+            "Run the same command with --resume to continue."
+        )
+        raise typer.Exit(stop.exit_code)
+    stop_reason = "patience" if run.done else "epochs"
+    summary = {
+        "method": "es",
+        "game": run.game.spec,
+        "hyper": asdict(run.params),
+        "seed": run.seed,
+        "epochs": run.epoch,
+        "stopped_by": stop_reason,
+        "training_games": run.training_games,
+        "train_seconds": round(run.train_seconds, 4),
+        "model_bytes": path.stat().st_size,
+        "fitness": run.parent_fitness,
+        "weights": dict(zip(rl.RULES, (round(float(w), 6) for w in run.parent), strict=True)),
+        "final": {o.spec: tally([r for r in results if r.opponent == o.spec]) for o in plan.opponents},
+    }
+    atomic_write_text(plan.out / SUMMARY_FILE, json.dumps(summary, indent=2))
+    plots = write_plots(plan.out, run.curve, results, f"Quixo rules (ES) on {run.game.spec}")
+    plots += write_es_plots(plan.out, run.history, title)
+    outcome = Table(
+        title=f"{run.epoch} epochs ({stop_reason}), {run.training_games:,} games in {run.train_seconds:.1f} s"
+    )
+    for column in ("opponent", "games", "wins", "draws", "losses", "won"):
+        outcome.add_column(column, justify="right")
+    for opponent, counts in summary["final"].items():
+        share = f"{100 * counts['wins'] / max(1, counts['games']):.1f}%"
+        outcome.add_row(opponent, *(str(counts[k]) for k in ("games", "wins", "draws", "losses")), share)
+    console.print(outcome)
+    console.print(
+        "Weights: " + ", ".join(f"{k}={v:.3f}" for k, v in summary["weights"].items()), soft_wrap=True
+    )
+    console.print(
+        f"Model: {path} ({summary['model_bytes']:,} bytes); plots: {', '.join(str(p) for p in plots)}"
+    )
+
+
+__all__ = [
+    "DEFAULT_AGAINST",
+    "MODEL_FILE",
+    "PLOT_FILES",
+    "CommandPlan",
+    "ESParams",
+    "ESRun",
+    "ESTrainingError",
+    "GamePlayer",
+    "Opponent",
+    "evaluate_point",
+    "final_results",
+    "game_seeds",
+    "params_for",
+    "parse_hyper",
+    "parse_opponent",
+    "plan_command",
+    "play_games",
+    "run_command",
+    "run_es",
+    "sigma_at",
+    "training_opponent",
+    "write_es_plots",
+]

@@ -1,0 +1,347 @@
+"""The evolved rule-based Quixo player: rule conditions against a naive reference, the bad rule,
+model files, the (1+λ) ES (improvement, resuming, worker processes) and `boardlab train es`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import quixo_reference as ref
+import typer
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from boardlab.agents import make_agent
+from boardlab.agents.base import AgentSpecError
+from boardlab.agents.rules import (
+    BAD_RULE,
+    RULES,
+    RulesAgent,
+    choose_move,
+    load_model,
+    rule_moves,
+    save_model,
+)
+from boardlab.games import parse_game
+from boardlab.games import quixo_kernel as qk
+from boardlab.games.base import ONGOING
+from boardlab.learn.cli import register as register_train
+from boardlab.learn.rules_es import (
+    AGENT,
+    ESRun,
+    GamePlayer,
+    Opponent,
+    game_seeds,
+    params_for,
+    parse_opponent,
+    play_games,
+    run_es,
+)
+from boardlab.learn.table import ModelFileError, ModelMismatchError
+
+# --- a naive reference of the rules --------------------------------------------------------------
+
+
+def _board(n: int, me: int, opp: int) -> ref.Board:
+    """The reference board of a position: the mover is X, the opponent O."""
+    board = ref.empty_board(n)
+    for y in range(n):
+        for x in range(n):
+            bit = 1 << (y * n + x)
+            board[y][x] = ref.X if me & bit else (ref.O if opp & bit else ref.BLANK)
+    return board
+
+
+def _count(board: ref.Board, cells: tuple[tuple[int, int], ...], player: int) -> int:
+    return sum(1 for x, y in cells if board[y][x] == player)
+
+
+def naive_rule_moves(n: int, me: int, opp: int) -> dict[str, list[int]]:
+    """Each rule's moves, straight from the rules' definitions, on lists of lists."""
+    board = _board(n, me, opp)
+    shapes = qk.move_list(n)
+    lines = ref.lines(n)
+    rows, columns = lines[:n], lines[n : 2 * n]
+    threat = any(_count(board, line, ref.O) == n - 1 for line in lines)
+    found: dict[str, list[int]] = {name: [] for name in RULES}
+    for move in ref.legal_moves(board, ref.X):
+        action = shapes.index(move)
+        after = ref.play(board, ref.X, move)
+        found["any"].append(action)
+        if ref.has_line(after, ref.X) and not ref.has_line(after, ref.O):
+            found["complete"].append(action)
+        if threat and all(_count(after, line, ref.O) < n - 1 for line in lines):
+            found["block"].append(action)
+        for kind, group in (("row", rows), ("column", columns)):
+            before = [_count(board, line, ref.X) for line in group]
+            gained = [_count(after, line, ref.X) > b for line, b in zip(group, before, strict=True)]
+            theirs = [_count(board, line, ref.O) for line in group]
+            if any(g and b == 0 for g, b in zip(gained, before, strict=True)):
+                found[f"empty_{kind}"].append(action)
+            if any(g and b >= n - 2 for g, b in zip(gained, before, strict=True)):
+                found[f"grow_{kind}"].append(action)
+            if any(g and t >= n - 2 for g, t in zip(gained, theirs, strict=True)):
+                found[f"contest_{kind}"].append(action)
+    if found["block"]:
+        found[BAD_RULE] = [a for a in found["any"] if a not in found["block"]]
+    return {name: sorted(actions) for name, actions in found.items()}
+
+
+@st.composite
+def positions(draw: st.DrawFn) -> tuple[int, int, int]:
+    """An unfinished position (size, mover's cubes, opponent's cubes), cells drawn at random."""
+    n = draw(st.sampled_from([3, 4, 5]))
+    cells = draw(st.lists(st.sampled_from([0, 0, 1, 2]), min_size=n * n, max_size=n * n))
+    me = sum(1 << i for i, c in enumerate(cells) if c == 1)
+    opp = sum(1 << i for i, c in enumerate(cells) if c == 2)
+    kernel = qk.kernel(n)
+    assume(kernel.status(kernel.ctx, np.int64(me), np.int64(opp)) == ONGOING)
+    return n, me, opp
+
+
+@settings(max_examples=80)
+@given(positions())
+def test_rule_moves_match_the_naive_reference(position: tuple[int, int, int]) -> None:
+    n, me, opp = position
+    assert rule_moves(qk.kernel(n), me, opp) == naive_rule_moves(n, me, opp)
+
+
+def test_rule_moves_match_the_reference_along_random_games() -> None:
+    rng = np.random.default_rng(3)
+    for n in (3, 4, 5):
+        kernel = qk.kernel(n)
+        me, opp = np.int64(0), np.int64(0)
+        for _ in range(60):
+            if kernel.status(kernel.ctx, me, opp) != ONGOING:
+                me, opp = np.int64(0), np.int64(0)
+            assert rule_moves(kernel, int(me), int(opp)) == naive_rule_moves(n, int(me), int(opp))
+            moves = rule_moves(kernel, int(me), int(opp))["any"]
+            me, opp = kernel.play(kernel.ctx, me, opp, int(rng.choice(moves)))
+
+
+def test_the_bad_rule_is_the_moves_that_leave_a_threat() -> None:
+    game = parse_game("quixo")
+    # O (the opponent of X, who moves) holds four of row 2; X can block it
+    state = game.parse_position("X..../...../OOOO./...../..... X 8")
+    found = rule_moves(game.kernel, state.a, state.b)
+    assert found["block"] and found[BAD_RULE]
+    assert sorted(found["block"] + found[BAD_RULE]) == found["any"]
+    for action in found[BAD_RULE]:
+        after = state.play_index(action)
+        assert any(bin(after.a & int(line)).count("1") >= 4 for line in game.kernel.ctx[2])
+    for action in found["block"]:
+        after = state.play_index(action)
+        assert all(bin(after.a & int(line)).count("1") < 4 for line in game.kernel.ctx[2])
+    quiet = game.parse_position("X..../...../OOO../...../..... X 6")
+    assert rule_moves(game.kernel, quiet.a, quiet.b)[BAD_RULE] == []
+
+
+def test_the_roulette_plays_only_the_moves_of_weighted_active_rules() -> None:
+    game = parse_game("quixo")
+    kernel = game.kernel
+    state = game.parse_position("XXXX./OO.../O..../...../..... X 7")
+    found = rule_moves(kernel, state.a, state.b)
+    moves = np.empty(kernel.num_actions, dtype=np.int64)
+    masks = np.empty(kernel.num_actions, dtype=np.int64)
+
+    def chosen(weights: np.ndarray) -> set[int]:
+        return {
+            int(choose_move(kernel.ctx, np.int64(state.a), np.int64(state.b), weights, u, v, moves, masks))
+            for u in np.linspace(0, 0.999, 11)
+            for v in np.linspace(0, 0.999, 97)
+        }
+
+    only_complete = np.zeros(len(RULES))
+    only_complete[RULES.index("complete")] = 1.0
+    assert found["complete"] and chosen(only_complete) == set(found["complete"])
+    inactive = np.zeros(len(RULES))
+    inactive[RULES.index("block")] = 1.0  # no threat here: every legal move, uniformly
+    assert not found["block"] and chosen(inactive) == set(found["any"])
+    both = only_complete.copy()
+    both[RULES.index("grow_row")] = 1.0
+    assert chosen(both) == set(found["complete"]) | set(found["grow_row"])
+
+
+# --- the agent and its model files -------------------------------------------------------------
+
+
+def test_the_shipped_agent_plays_legal_moves() -> None:
+    game = parse_game("quixo")
+    agent = make_agent("rules", seed=3, game=game)
+    agent.prepare(game)
+    state = game.initial()
+    while not state.is_over and state.ply < 60:
+        move = agent.choose(state)
+        assert move in state.legal_moves()
+        state = state.play(move)
+    assert RulesAgent.supports(game) and not RulesAgent.supports(parse_game("quixo:size=4"))
+    assert not RulesAgent.supports(parse_game("tictactoe"))
+
+
+def test_model_round_trip_and_refusals(tmp_path: Path) -> None:
+    weights = np.linspace(0, 1, len(RULES))
+    path = save_model(tmp_path / "m.json", 5, weights, note="x")
+    model = load_model(path)
+    assert model.size == 5 and np.array_equal(model.weights, weights) and model.header["note"] == "x"
+    agent = make_agent(f"rules:model={path}", seed=0, game=parse_game("quixo"))
+    assert agent.choose(parse_game("quixo").initial()) in parse_game("quixo").initial().legal_moves()
+
+    good = json.loads(path.read_text())
+    cases = {
+        "junk": "not json {",
+        "truncated": path.read_text()[:40],
+        "format": json.dumps({**good, "format": "other"}),
+        "version": json.dumps({**good, "version": 99}),
+        "game": json.dumps({**good, "game": "connect4"}),
+        "size": json.dumps({**good, "size": 7}),
+        "rules": json.dumps({**good, "rules": ["a"]}),
+        "range": json.dumps({**good, "weights": {**good["weights"], "any": 2.0}}),
+        "nan": json.dumps({**good, "weights": {**good["weights"], "any": float("nan")}}),
+        "missing": json.dumps({**good, "weights": {"any": 1.0}}),
+    }
+    for name, text in cases.items():
+        bad = tmp_path / f"{name}.json"
+        bad.write_text(text)
+        with pytest.raises(ModelFileError):
+            load_model(bad)
+        with pytest.raises(AgentSpecError, match="rules: "):
+            make_agent(f"rules:model={bad}", game=parse_game("quixo"))
+    with pytest.raises(ModelMismatchError):
+        load_model(tmp_path / "version.json")
+    small = save_model(tmp_path / "small.json", 4, weights)
+    with pytest.raises(AgentSpecError, match="4x4 board, not 5x5"):
+        make_agent(f"rules:model={small}", game=parse_game("quixo"))
+    assert make_agent(f"rules:model={small}", game=parse_game("quixo:size=4")).name == "rules"
+    with pytest.raises(AgentSpecError, match="does not exist"):
+        make_agent(f"rules:model={tmp_path / 'none.json'}", game=parse_game("quixo"))
+
+
+# --- the ES --------------------------------------------------------------------------------------
+
+TINY = {"offspring": 6, "games": 60, "workers": 1, "sigma": 0.3, "decay": 4, "patience": 50}
+
+
+def _win_share(game, weights: np.ndarray, count: int = 1000) -> float:
+    seeds, seats = game_seeds(99, 99, count)
+    outcomes, _ = play_games(game, weights, seeds, seats, parse_opponent("random", game))
+    return float((outcomes == 1).mean())
+
+
+def test_es_improves_fitness_on_a_tiny_run() -> None:
+    game = parse_game("quixo")
+    run = ESRun.start(game, params_for({**TINY, "games": 200}), seed=4)
+    first = run.parent.copy()
+    assert run_es(run, 8)
+    assert run.epoch == 8 and len(run.history) == 9
+    assert _win_share(game, run.parent) > _win_share(game, first) + 0.02
+    assert any(r["accepted"] for r in run.history[1:])
+    assert ((run.parent >= 0) & (run.parent <= 1)).all()
+
+
+def _comparable(header: dict) -> dict:
+    return {k: v for k, v in header.items() if k != "train_seconds"}
+
+
+def test_a_resumed_run_gives_the_same_result(tmp_path: Path) -> None:
+    game = parse_game("quixo")
+    params = params_for(TINY)
+    straight = ESRun.start(game, params, seed=4)
+    run_es(straight, 5, checkpoint=tmp_path / "a.json")
+    stops = iter([False, False, True])
+    broken = ESRun.start(game, params, seed=4)
+    assert not run_es(broken, 5, checkpoint=tmp_path / "b.json", should_stop=lambda: next(stops))
+    assert broken.epoch == 2
+    resumed = ESRun.resume(tmp_path / "b.json", game)
+    assert run_es(resumed, 5, checkpoint=tmp_path / "b.json")
+    assert _comparable(resumed.header()) == _comparable(straight.header())
+    assert _comparable(json.loads((tmp_path / "b.json").read_text())) == _comparable(
+        json.loads((tmp_path / "a.json").read_text())
+    )
+    with pytest.raises(ModelMismatchError):
+        ESRun.resume(tmp_path / "b.json", parse_game("quixo:size=4"))
+
+
+def test_worker_processes_play_the_same_games() -> None:
+    game = parse_game("quixo")
+    weights = np.random.default_rng(0).random((3, len(RULES)))
+    seeds, seats = game_seeds(1, 1, 40)
+    opponent = parse_opponent("greedy", game)
+    alone = play_games(game, weights, seeds, seats, opponent)
+    with GamePlayer(game, workers=2) as player:
+        shared = player.play(weights, seeds, seats, opponent)
+    assert np.array_equal(alone[0], shared[0]) and np.array_equal(alone[1], shared[1])
+
+
+def test_other_agents_are_played_through_their_api() -> None:
+    game = parse_game("quixo")
+    seeds, seats = game_seeds(0, 0, 6)
+    weights = np.full(len(RULES), 0.5)
+    first = play_games(game, weights, seeds, seats, Opponent("random", AGENT))
+    again = play_games(game, weights, seeds, seats, Opponent("random", AGENT))
+    assert np.array_equal(first[0], again[0]) and np.array_equal(first[1], again[1])
+    assert set(first[0].ravel()) <= {-1, 0, 1} and (first[1] > 0).all()
+    assert parse_opponent("alphabeta:depth=2", game) == Opponent("alphabeta:depth=2", AGENT, 2)
+
+
+# --- the command line ----------------------------------------------------------------------------
+
+
+def _app() -> typer.Typer:
+    app = typer.Typer()
+
+    @app.callback()
+    def main() -> None:
+        """Test app."""
+
+    register_train(app)
+    return app
+
+
+def _train(*args: str):
+    return CliRunner().invoke(_app(), ["train", "es", *args], terminal_width=200)
+
+
+def test_cli_trains_and_writes_model_summary_and_plots(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    args = ["--game", "quixo", "--out", str(out), "--against", "random;greedy", "--eval-games", "4"]
+    hyper = "offspring=2,games=10,workers=1"
+    result = _train(*args, "--epochs", "2", "--hyper", hyper, "--final-games", "4")
+    assert result.exit_code == 0, result.output
+    for name in ("model.json", "summary.json", "es_fitness.png", "es_weights.png", "learning_curve.png"):
+        assert (out / name).stat().st_size > 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["epochs"] == 2 and set(summary["weights"]) == set(RULES)
+    assert summary["final"]["greedy"]["games"] == 4
+    result = _train(*args, "--epochs", "3", "--resume", "--final-games", "0")
+    assert result.exit_code == 0, result.output
+    assert make_agent(f"rules:model={out / 'model.json'}", game=parse_game("quixo")).name == "rules"
+
+
+def test_cli_bad_input_exits_2_with_one_line(tmp_path: Path) -> None:
+    existing = tmp_path / "existing"
+    existing.mkdir()
+    (existing / "model.json").write_text("junk")
+    out = ["--out", str(tmp_path / "a")]
+    cases = [
+        ["--game", "tictactoe", *out],
+        ["--game", "quixo", *out, "--hyper", "offspring=0"],
+        ["--game", "quixo", *out, "--hyper", "opponent=mcts"],
+        ["--game", "quixo", *out, "--hyper", "nosuch=1"],
+        ["--game", "quixo", *out, "--hyper", "junk"],
+        ["--game", "quixo", *out, "--epochs", "0"],
+        ["--game", "quixo", *out, "--alpha", "0.1"],
+        ["--game", "quixo", *out, "--against", "nosuch"],
+        ["--game", "quixo:size=9", *out],
+        ["--game", "quixo"],
+        ["--game", "quixo", "--resume", *out],
+        ["--game", "quixo", "--out", str(existing)],
+        ["--game", "quixo", "--resume", "--out", str(existing)],
+    ]
+    for args in cases:
+        result = _train(*args)
+        assert result.exit_code == 2, (args, result.output)
+        lines = [line for line in result.output.splitlines() if line.strip()]
+        assert len(lines) == 1 and lines[0].startswith("Error:"), (args, result.output)
