@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import zipfile
 from pathlib import Path
@@ -14,6 +15,7 @@ from typer.testing import CliRunner
 from boardlab.agents.base import AgentSpecError, make_agent, register
 from boardlab.agents.tabular import MonteCarloAgent, QLearningAgent, shipped_model
 from boardlab.games import parse_game
+from boardlab.games.base import build_canonical
 from boardlab.learn.cli import register as register_train
 from boardlab.learn.table import (
     ModelFileError,
@@ -335,6 +337,8 @@ def test_cli_bad_input_exits_2_with_one_line(tmp_path):
         ["qlearning", "--resume", "--out", str(tmp_path / "a")],
         ["qlearning", "--out", str(existing)],
         ["qlearning", "--resume", "--out", str(existing)],
+        ["qlearning", "--shaping", "fullest", "--out", str(tmp_path / "a")],
+        ["mcrl", "--shaping-weight", "-1", "--out", str(tmp_path / "a")],
     ]
     for args in cases:
         result = _train(*args)
@@ -342,3 +346,135 @@ def test_cli_bad_input_exits_2_with_one_line(tmp_path):
         lines = [line for line in result.output.splitlines() if line.strip()]
         assert len(lines) == 1 and lines[0].startswith("Error:"), (args, result.output)
         assert "Traceback" not in result.output
+
+
+# --- reward shaping ----------------------------------------------------------------------------
+
+
+def _digest(trainer: Trainer) -> str:
+    keys, values = trainer.model.table.items()
+    return hashlib.sha256(keys.tobytes() + values.tobytes()).hexdigest()[:16]
+
+
+# tables of 3,000 episodes (seed 0, default hyper-parameters) before shaping existed
+UNSHAPED_DIGESTS = {"qlearning": "5293fc258341e452", "mcrl": "18ed3e141aa41ad6"}
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_shaping_off_leaves_the_tables_bit_identical(ttt, method):
+    plain = Trainer.start(ttt, method, seed=0)
+    plain.train(3000)
+    assert _digest(plain) == UNSHAPED_DIGESTS[method]
+    weightless = Trainer.start(ttt, method, params_for(method, {"shaping": "lines", "shaping_weight": 0}))
+    weightless.train(3000)
+    assert _digest(weightless) == UNSHAPED_DIGESTS[method]
+    shaped = Trainer.start(ttt, method, params_for(method, {"shaping": "lines", "shaping_weight": 0.01}))
+    shaped.train(3000)
+    assert _digest(shaped) != UNSHAPED_DIGESTS[method]
+
+
+def _forced_line():
+    """Nim with one pile of 4, one object per move, the last taker wins: a forced game of four
+    plies whose positions alternate between lost (even pile) and won (odd pile) for the mover."""
+    game = parse_game("nim:piles=4,k=1,misere=false")
+    states = [game.initial()]
+    while not states[-1].is_over:
+        states.append(states[-1].play_index(states[-1].legal_indices()[0]))
+    return game, states
+
+
+def _table_value(trainer: Trainer, state) -> float:
+    key, _ = build_canonical(state.kernel)(state.kernel.ctx, np.int64(state.a), np.int64(state.b))
+    return float(trainer.model.table.get(int(key))[0])
+
+
+SHAPED = {"alpha": 0.5, "gamma": 0.9, "opening": 0, "shaping": "nimsum", "shaping_weight": 0.5}
+
+
+def test_shaped_q_learning_matches_a_hand_computation():
+    game, states = _forced_line()
+    alpha, gamma, w = SHAPED["alpha"], SHAPED["gamma"], SHAPED["shaping_weight"]
+    phi = [w * (1.0 if s.ply % 2 else -1.0) for s in states[:4]] + [0.0]  # nimsum: +-1, 0 at the end
+    trainer = Trainer.start(game, "qlearning", params_for("qlearning", {**SHAPED, "q_init": 0.0}))
+    q = [0.0] * 4
+    for _ in range(2):
+        trainer.train(1)
+        # each side's move is judged when it is to move again: r + gamma * Phi(s'') - Phi(s) + gamma max Q
+        for t in (0, 1):
+            q[t] += alpha * (gamma * phi[t + 2] - phi[t] + gamma * q[t + 2] - q[t])
+        # the last move of each side ends the game: +1 for the winner (the second player), -1 for the other
+        q[2] += alpha * (-1.0 - phi[2] - q[2])
+        q[3] += alpha * (1.0 - phi[3] - q[3])
+        learned = [_table_value(trainer, s) for s in states[:4]]
+        assert learned == pytest.approx(q, abs=1e-6)
+    assert q == pytest.approx([-0.075, 0.075, -0.375, 0.375])
+
+
+def test_shaped_monte_carlo_matches_a_hand_computation():
+    game, states = _forced_line()
+    alpha, gamma, w = SHAPED["alpha"], SHAPED["gamma"], SHAPED["shaping_weight"]
+    phi = [w * (1.0 if s.ply % 2 else -1.0) for s in states[:4]] + [0.0]
+    reward = [0.0, 0.0, 0.0, 1.0]  # the fourth ply takes the last object and wins
+    # the shaped reward of ply t for its mover; the next position belongs to the other side
+    shaped = [reward[t] - gamma * phi[t + 1] - phi[t] for t in range(4)]
+    expected = [alpha * sum((-gamma) ** k * shaped[t + k] for k in range(4 - t)) for t in range(4)]
+    trainer = Trainer.start(game, "mcrl", params_for("mcrl", SHAPED))
+    trainer.train(1)
+    assert [_table_value(trainer, s) for s in states[:4]] == pytest.approx(expected, abs=1e-6)
+    assert expected == pytest.approx([-0.1145, 0.155, -0.2, 0.25])
+
+
+def test_monte_carlo_policy_adds_the_potential_back(tmp_path, ttt):
+    params = params_for("mcrl", {"shaping": "lines", "shaping_weight": 0.05})
+    path = Trainer.start(ttt, "mcrl", params).save(tmp_path / "shaped.npz")
+    policy = TabularPolicy(load_model(path), ttt)  # an empty table: only the potential speaks
+    actions, scores = policy.scores(*ttt.initial_words())
+    kernel = ttt.kernel
+    for action, score in zip(actions.tolist(), scores.tolist(), strict=True):
+        x, y = kernel.play(kernel.ctx, np.int64(0), np.int64(0), action)
+        assert score == pytest.approx(-params.gamma * 0.05 * kernel.evaluate(kernel.ctx, x, y, 0))
+    assert policy.best_actions(*ttt.initial_words()) == [4]  # the centre sits on most lines
+
+
+def test_unknown_shaping_is_refused(ttt):
+    with pytest.raises(TrainingError, match="accepted: none, lines"):
+        Trainer.start(ttt, "qlearning", params_for("qlearning", {"shaping": "fullest"}))
+    with pytest.raises(TrainingError, match="shaping_weight"):
+        params_for("mcrl", {"shaping_weight": -1})
+
+
+def test_quixo_fullest_evaluation():
+    quixo = parse_game("quixo:size=3")
+    kernel = quixo.kernel
+    me = 0b000_000_011  # two cubes of the top row
+    opp = 0b100_000_000  # one corner
+    assert kernel.evaluate(kernel.ctx, np.int64(me), np.int64(opp), quixo.evaluations.index("fullest")) == (
+        pytest.approx(1 / 3)
+    )
+    assert kernel.evaluate(kernel.ctx, np.int64(opp), np.int64(me), quixo.evaluations.index("fullest")) == (
+        pytest.approx(-1 / 3)
+    )
+
+
+class _QuixoTablesAsSolution:
+    """The Quixo 3x3 tables seen as the exact solution :func:`perfect_play_report` expects."""
+
+    def __init__(self) -> None:
+        from boardlab.solvers.quixo_perfect import tables_for
+
+        self.tables = tables_for(3)
+
+    def value(self, words: tuple[int, int]) -> int:
+        return int(self.tables.value(*words)[0])
+
+
+def test_shipped_quixo_3x3_models():
+    quixo = parse_game("quixo:size=3")
+    for method in METHODS:
+        path = shipped_model("quixo:size=3", method)
+        assert path is not None and path.stat().st_size < 1_000_000
+        agent = make_agent(method, seed=0, game=quixo)  # found without model=
+        assert quixo.initial().is_legal(agent.choose(quixo.initial()))
+    model = load_model(shipped_model("quixo:size=3", "mcrl"), game="quixo:size=3", method="mcrl")
+    report = perfect_play_report(TabularPolicy(model, quixo), _QuixoTablesAsSolution())
+    assert report.perfect and report.positions > 3000

@@ -3,10 +3,12 @@
 ``qlearning:model=PATH`` plays the legal move of highest learned Q-value; ``mcrl:model=PATH``
 the move leading to the position of best learned value (a finished game scores its result).
 Equal values are split at random from the agent's seed; a position the table never saw has
-every move equal. Models come from ``boardlab train qlearning|mcrl --game NAME --out DIR``
-(the file is ``DIR/model.npz``). Without ``model=`` the agent uses the small model shipped in
-the package for the game (Tic-Tac-Toe); a file for another game or method, or a damaged
-file, is refused with a clear message.
+every move equal (unless shaping ranks them). Models come from
+``boardlab train qlearning|mcrl --game NAME --out DIR`` (the file is ``DIR/model.npz``); a
+model trained with reward shaping carries it, and the ``mcrl`` agent adds the shaping
+potential back when it scores moves. Without ``model=`` the agent uses the small model
+shipped in the package for the game (Tic-Tac-Toe); a file for another game or method, or a
+damaged file, is refused with a clear message.
 """
 
 from __future__ import annotations
@@ -57,6 +59,11 @@ def cached_model(path: Path, method: str) -> TableModel:
     if key not in _MODELS:
         _MODELS[key] = load_model(path, method=method)
     return _MODELS[key]
+
+
+def forget_models() -> None:
+    """Drop every model read so far (a long benchmark that saves and plays many large tables)."""
+    _MODELS.clear()
 
 
 class TabularAgent(Agent):
@@ -140,4 +147,11 @@ class MonteCarloAgent(TabularAgent):
     method = "mcrl"
 
 
-__all__ = ["MonteCarloAgent", "QLearningAgent", "TabularAgent", "TabularSettings", "shipped_model"]
+__all__ = [
+    "MonteCarloAgent",
+    "QLearningAgent",
+    "TabularAgent",
+    "TabularSettings",
+    "forget_models",
+    "shipped_model",
+]

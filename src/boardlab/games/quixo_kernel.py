@@ -34,8 +34,10 @@ _LINES3_WEIGHT = np.array([n * 3.0**n for n in range(6)])
 _LINES2_WEIGHT = np.array([n * 2.0**n for n in range(6)])
 _DENSITY_WEIGHT = np.array([0.0] + [10.0 ** (n - 1) for n in range(1, 6)])
 
-EVALUATIONS = ("lines2", "lines3", "density", "longest", "winloss")
-"""Evaluation names by id; the first is the default."""
+EVALUATIONS = ("lines2", "lines3", "density", "longest", "winloss", "fullest")
+"""Evaluation names by id; the first is the default. ``fullest`` (own cubes in the fullest own
+line minus the opponent's in its fullest line, over n; in [-1, 1]) is meant as the potential of
+reward shaping in the tabular learners."""
 
 
 def symmetry_maps(n: int) -> list[list[int]]:
@@ -277,6 +279,16 @@ def _longest_run(ctx, bits):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
+def _fullest_line(ctx, bits):  # type: ignore[no-untyped-def]
+    """The most cubes of ``bits`` in one row, column or diagonal."""
+    lines = ctx[2]
+    best = 0
+    for i in range(lines.shape[0]):
+        best = max(best, _popcount(bits & lines[i]))
+    return best
+
+
+@njit(cache=True)
 def _density_side(ctx, bits):  # type: ignore[no-untyped-def]
     n = ctx[1][N_IDX]
     lines = ctx[2]
@@ -311,6 +323,8 @@ def evaluate(ctx, me, opp, eval_id):  # type: ignore[no-untyped-def]
     if eval_id == 3:
         n = ctx[1][N_IDX]
         return _longest_run(ctx, me) / n - 0.5
+    if eval_id == 5:
+        return (_fullest_line(ctx, me) - _fullest_line(ctx, opp)) / ctx[1][N_IDX]
     return 0.0
 
 

@@ -187,6 +187,10 @@ def train_command(
         str | None, typer.Option(help="Exploring starts: up to N random opening plies.")
     ] = None,
     max_plies: Annotated[str | None, typer.Option(help="Plies after which an episode is a draw.")] = None,
+    shaping: Annotated[
+        str | None, typer.Option(help="Reward shaping: none, or an evaluation of the game as potential.")
+    ] = None,
+    shaping_weight: Annotated[str | None, typer.Option(help="Scale of the shaping potential.")] = None,
     eval_every: Annotated[
         str, typer.Option(metavar="N", help="Episodes between learning-curve points (0: 1/20 of the run).")
     ] = "0",
@@ -223,6 +227,8 @@ def train_command(
         "opponent": opponent,
         "opening": opening,
         "max_plies": max_plies,
+        "shaping": shaping,
+        "shaping_weight": shaping_weight,
     }
     if kind.strip().lower() == GA_KIND:
         options = {"game": game, "out": out, "epochs": epochs, "hyper": hyper, "resume": resume}

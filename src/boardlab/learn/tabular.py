@@ -16,6 +16,20 @@ a loss, from the view of the side that receives them.
   over), ``Q[s, a] += alpha * (r + gamma * max Q[s', .] - Q[s, a])``. Its greedy move
   maximises ``Q[s, .]`` over the legal actions.
 
+**Reward shaping** (``shaping=NAME``, off by default) is potential-based (Ng, Harada and
+Russell 1999), the form that cannot change which policy is optimal: the potential ``Phi(s)`` is
+``shaping_weight`` times the game's evaluation ``NAME`` (any of ``game.evaluations``; for Quixo
+``fullest``, the lead in cubes of the fullest own line over the fullest opponent line) seen by
+the side to move, and 0 once the game is over. Q-learning adds ``F = gamma * Phi(s') - Phi(s)``
+to the reward of each own-move transition (``s'`` is again seen by the same side), so its table
+learns ``Q - Phi(s)`` and the greedy move is unchanged in the limit. For Monte Carlo the shaped
+rewards of an episode telescope (between plies the side to move alternates, so the potential
+of the next position enters with a minus sign): the shaped return from ``s`` is ``G - Phi(s)``,
+the table learns ``V - Phi``, and the greedy score of a move adds the potential back,
+``-gamma * (V[after] + Phi(after))``. Either way an unseen position starts from the potential
+instead of 0: that, not a bonus for particular moves, is what shaping brings. The shaping is
+stored with the model and the agents apply it.
+
 Each method's hyper-parameters are one frozen dataclass (:class:`QLearningParams`,
 :class:`MonteCarloParams`) whose fields are boardlab options. Moves are epsilon-greedy with
 epsilon falling linearly from ``epsilon`` to ``epsilon_end`` over ``epsilon_decay``
@@ -109,6 +123,12 @@ class QLearningParams:
     max_plies: int = option(
         0, "plies after which an episode is a draw (0: the game's cap, else 1000)", minimum=0, maximum=10**6
     )
+    shaping: str = option(
+        "none", "potential-based reward shaping: none, or a named evaluation of the game as the potential"
+    )
+    shaping_weight: float = option(
+        0.1, "scale of the shaping potential (the evaluation times this)", minimum=0.0, maximum=100.0
+    )
 
 
 @dataclass(frozen=True)
@@ -133,6 +153,12 @@ class MonteCarloParams:
     )
     max_plies: int = option(
         0, "plies after which an episode is a draw (0: the game's cap, else 1000)", minimum=0, maximum=10**6
+    )
+    shaping: str = option(
+        "none", "potential-based reward shaping: none, or a named evaluation of the game as the potential"
+    )
+    shaping_weight: float = option(
+        0.1, "scale of the shaping potential (the evaluation times this)", minimum=0.0, maximum=100.0
     )
 
 
@@ -171,6 +197,18 @@ def params_for(method: str, values: dict[str, Any] | None = None) -> Any:
 def width_of(method: str, kernel: Kernel) -> int:
     """Values per table entry: one per position (mcrl), one per action (qlearning)."""
     return 1 if method == "mcrl" else kernel.num_actions
+
+
+def shaping_id(params: Any, kernel: Kernel) -> int:
+    """The evaluation id used as shaping potential, or -1 for no shaping (``none`` or a zero
+    weight); TrainingError for a name the game does not evaluate."""
+    name = str(getattr(params, "shaping", "none"))
+    if name == "none":
+        return -1
+    if name not in kernel.evaluations:
+        accepted = ", ".join(("none", *kernel.evaluations))
+        raise TrainingError(f"shaping {name!r} is not an evaluation of this game; accepted: {accepted}")
+    return -1 if float(params.shaping_weight) == 0.0 else kernel.evaluations.index(name)
 
 
 def max_plies_of(params: Any, game: Game) -> int:
@@ -220,8 +258,8 @@ def seed_state(seed: int) -> np.ndarray:
 
 
 # parameter vectors passed to the compiled loops
-F_ALPHA, F_GAMMA, F_EPS, F_EPS_END, F_DECAY, F_FILL = range(6)
-I_VS_RANDOM, I_MAX_PLIES, I_LIMIT, I_OPENING = range(4)
+F_ALPHA, F_GAMMA, F_EPS, F_EPS_END, F_DECAY, F_FILL, F_SHAPE_WEIGHT = range(7)
+I_VS_RANDOM, I_MAX_PLIES, I_LIMIT, I_OPENING, I_SHAPING = range(5)
 STATS = 6
 """Training counters: first player wins, draws, second player wins; learner wins, draws, losses."""
 
@@ -238,6 +276,8 @@ def build_trainer(kernel: Kernel, method: str) -> Any:
     gen_moves, play, status = kernel.gen_moves, kernel.play, kernel.status
     action_maps = np.ascontiguousarray(kernel.action_maps, dtype=np.int64)
     num_actions = kernel.num_actions
+    potential = build_potential(kernel)
+    after_value = build_after_value(kernel)
 
     @njit
     def record(stats, winner, learner, vs_random):  # type: ignore[no-untyped-def]
@@ -258,9 +298,11 @@ def build_trainer(kernel: Kernel, method: str) -> Any:
         alpha, gamma, fill = fparams[F_ALPHA], fparams[F_GAMMA], np.float32(fparams[F_FILL])
         vs_random = iparams[I_VS_RANDOM] != 0
         max_plies, limit, opening_max = iparams[I_MAX_PLIES], iparams[I_LIMIT], iparams[I_OPENING]
+        shaping, weight = iparams[I_SHAPING], fparams[F_SHAPE_WEIGHT]
         moves = np.empty(num_actions, dtype=np.int64)
         pending_slot = np.empty(2, dtype=np.int64)
         pending_action = np.empty(2, dtype=np.int64)
+        pending_phi = np.zeros(2, dtype=np.float64)
         done = 0
         while done < count:
             if meta[0] + max_plies > limit:
@@ -294,9 +336,15 @@ def build_trainer(kernel: Kernel, method: str) -> Any:
                                 action = moves[i]
                     # the opponent has answered: the last move of this side can be judged
                     p = pending_slot[side]
+                    phi = potential(ctx, a, b, shaping, weight)
                     if p >= 0:
                         old = values[p, pending_action[side]]
-                        values[p, pending_action[side]] = old + alpha * (gamma * best - old)
+                        if shaping < 0:
+                            values[p, pending_action[side]] = old + alpha * (gamma * best - old)
+                        else:
+                            shaped = gamma * best + gamma * phi - pending_phi[side]
+                            values[p, pending_action[side]] = old + alpha * (shaped - old)
+                    pending_phi[side] = phi
                     if _uniform(rng) < eps:
                         action = moves[_below(rng, n)]
                     pending_slot[side] = slot
@@ -309,6 +357,8 @@ def build_trainer(kernel: Kernel, method: str) -> Any:
                         p = pending_slot[who]
                         if p >= 0:
                             reward = -st if who == side else st
+                            if shaping >= 0:  # the potential of a finished game is 0
+                                reward -= pending_phi[who]
                             old = values[p, pending_action[who]]
                             values[p, pending_action[who]] = old + alpha * (reward - old)
                     if st == LOSS:
@@ -321,8 +371,9 @@ def build_trainer(kernel: Kernel, method: str) -> Any:
                 for who in range(2):
                     p = pending_slot[who]
                     if p >= 0:
+                        end = -pending_phi[who] if shaping >= 0 else 0.0
                         old = values[p, pending_action[who]]
-                        values[p, pending_action[who]] = old + alpha * (0.0 - old)
+                        values[p, pending_action[who]] = old + alpha * (end - old)
             record(stats, winner, learner, vs_random)
             done += 1
         return done
@@ -332,8 +383,10 @@ def build_trainer(kernel: Kernel, method: str) -> Any:
         alpha, gamma, fill = fparams[F_ALPHA], fparams[F_GAMMA], np.float32(fparams[F_FILL])
         vs_random = iparams[I_VS_RANDOM] != 0
         max_plies, limit, opening_max = iparams[I_MAX_PLIES], iparams[I_LIMIT], iparams[I_OPENING]
+        shaping, weight = iparams[I_SHAPING], fparams[F_SHAPE_WEIGHT]
         moves = np.empty(num_actions, dtype=np.int64)
         visited = np.empty(max_plies, dtype=np.int64)
+        phis = np.zeros(max_plies, dtype=np.float64)
         done = 0
         while done < count:
             if meta[0] + max_plies > limit:
@@ -362,6 +415,8 @@ def build_trainer(kernel: Kernel, method: str) -> Any:
                     continue
                 key, _ = canonical(ctx, a, b)
                 visited[ply] = insert(keys, values, meta, key, fill)
+                if shaping >= 0:
+                    phis[ply] = potential(ctx, a, b, shaping, weight)
                 if (vs_random and side != learner) or _uniform(rng) < eps:
                     action = moves[_below(rng, n)]
                 else:
@@ -369,14 +424,7 @@ def build_trainer(kernel: Kernel, method: str) -> Any:
                     action = moves[0]
                     ties = 0
                     for i in range(n):
-                        x, y = play(ctx, a, b, moves[i])
-                        st = status(ctx, x, y)
-                        if st != ONGOING:
-                            v = -np.float64(st)
-                        else:
-                            child_key, _ = canonical(ctx, x, y)
-                            s = find(keys, child_key)
-                            v = -gamma * (values[s, 0] if s >= 0 else fill)
+                        v = after_value(ctx, keys, values, fill, gamma, a, b, moves[i], shaping, weight)
                         if v > best:
                             best, action, ties = v, moves[i], 1
                         elif v == best:
@@ -397,6 +445,8 @@ def build_trainer(kernel: Kernel, method: str) -> Any:
             g = reward
             for t in range(last, min(opening, last + 1) - 1, -1):
                 target = g if (last - t) % 2 == 0 else -g
+                if shaping >= 0:  # the shaped rewards telescope to -Phi(s_t)
+                    target -= phis[t]
                 s = visited[t]
                 values[s, 0] += alpha * (target - values[s, 0])
                 g *= gamma
@@ -407,15 +457,54 @@ def build_trainer(kernel: Kernel, method: str) -> Any:
     return train_mc if method == "mcrl" else train_q
 
 
-def build_action_values(kernel: Kernel) -> Any:
-    """A compiled ``values(ctx, keys, values, fill, is_mc, gamma, a, b, moves, n, out)``: the
-    greedy score of each of the ``n`` legal ``moves`` into ``out`` (see the module docstring)."""
+def build_potential(kernel: Kernel) -> Any:
+    """A compiled ``potential(ctx, a, b, shaping, weight)``: the shaping potential of an ongoing
+    position for the side to move, ``weight`` times evaluation ``shaping`` (0 when it is -1)."""
+    evaluate = kernel.evaluate
+
+    @njit(inline="always")
+    def potential(ctx, a, b, shaping, weight):  # type: ignore[no-untyped-def]
+        if shaping < 0:
+            return 0.0
+        return weight * np.float64(evaluate(ctx, a, b, shaping))
+
+    return potential
+
+
+def build_after_value(kernel: Kernel) -> Any:
+    """A compiled ``after_value(ctx, keys, values, fill, gamma, a, b, move, shaping, weight)``:
+    the Monte Carlo greedy score of ``move`` from ``(a, b)``, its result if it ends the game,
+    else ``-gamma * (V[after] + Phi(after))`` (the potential added back under shaping)."""
     canonical = build_canonical(kernel)
     play, status = kernel.play, kernel.status
+    potential = build_potential(kernel)
+
+    @njit(inline="always")
+    def after_value(ctx, keys, values, fill, gamma, a, b, move, shaping, weight):  # type: ignore[no-untyped-def]
+        x, y = play(ctx, a, b, move)
+        st = status(ctx, x, y)
+        if st != ONGOING:
+            return -np.float64(st)
+        child_key, _ = canonical(ctx, x, y)
+        s = find(keys, child_key)
+        v = np.float64(values[s, 0]) if s >= 0 else np.float64(fill)
+        if shaping >= 0:
+            v += potential(ctx, x, y, shaping, weight)
+        return -gamma * v
+
+    return after_value
+
+
+def build_action_values(kernel: Kernel) -> Any:
+    """A compiled ``values(ctx, keys, values, fill, is_mc, gamma, shaping, weight, a, b, moves, n,
+    out)``: the greedy score of each of the ``n`` legal ``moves`` into ``out`` (see the module
+    docstring; ``shaping`` is the potential's evaluation id or -1)."""
+    canonical = build_canonical(kernel)
     action_maps = np.ascontiguousarray(kernel.action_maps, dtype=np.int64)
+    after_value = build_after_value(kernel)
 
     @njit
-    def action_values(ctx, keys, values, fill, is_mc, gamma, a, b, moves, n, out):  # type: ignore[no-untyped-def]
+    def action_values(ctx, keys, values, fill, is_mc, gamma, shaping, weight, a, b, moves, n, out):  # type: ignore[no-untyped-def]
         if not is_mc:
             key, sym = canonical(ctx, a, b)
             slot = find(keys, key)
@@ -423,14 +512,7 @@ def build_action_values(kernel: Kernel) -> Any:
                 out[i] = values[slot, action_maps[sym, moves[i]]] if slot >= 0 else fill
             return
         for i in range(n):
-            x, y = play(ctx, a, b, moves[i])
-            st = status(ctx, x, y)
-            if st != ONGOING:
-                out[i] = -np.float64(st)
-            else:
-                child_key, _ = canonical(ctx, x, y)
-                s = find(keys, child_key)
-                out[i] = -gamma * (np.float64(values[s, 0]) if s >= 0 else fill)
+            out[i] = after_value(ctx, keys, values, fill, gamma, a, b, moves[i], shaping, weight)
 
     return action_values
 
@@ -470,7 +552,13 @@ class TabularPolicy:
         self.game = game
         self.kernel = kernel
         self.is_mc = model.method == "mcrl"
-        self.gamma = float(model.header["hyper"].get("gamma", 1.0))
+        hyper = model.header["hyper"]
+        self.gamma = float(hyper.get("gamma", 1.0))
+        try:
+            self.shaping = shaping_id(params_for(model.method, hyper), kernel)
+        except TrainingError as error:
+            raise ModelMismatchError(f"the model's settings do not fit {game.spec}: {error}") from None
+        self.shaping_weight = float(hyper.get("shaping_weight", 0.0))
         self._values = compiled_action_values(kernel)
         self._moves = np.empty(kernel.num_actions, dtype=np.int64)
         self._out = np.empty(kernel.num_actions, dtype=np.float64)
@@ -487,6 +575,8 @@ class TabularPolicy:
             table.fill,
             self.is_mc,
             self.gamma,
+            np.int64(self.shaping),
+            self.shaping_weight,
             a64,
             b64,
             self._moves,
@@ -535,6 +625,7 @@ class Trainer:
         if not isinstance(params, METHODS[method]):
             raise TrainingError(f"{method} takes {METHODS[method].__name__}, not {type(params).__name__}")
         kernel = game.kernel
+        shaping_id(params, kernel)  # a shaping the game cannot evaluate is refused here
         fill = float(getattr(params, "q_init", 0.0))
         table = ValueTable(width_of(method, kernel), fill=fill)
         header = {
@@ -561,6 +652,7 @@ class Trainer:
         )
         try:
             params = params_for(method, model.header["hyper"])
+            shaping_id(params, kernel)
             rng = np.array([int(model.header["rng"])], dtype=np.uint64)
             stats = np.array(model.header.get("stats", [0] * STATS), dtype=np.int64)
         except (TrainingError, KeyError, TypeError, ValueError, OverflowError) as error:
@@ -594,13 +686,18 @@ class Trainer:
         train = compiled_trainer(kernel, self.method)
         table = self.model.table
         max_plies = max_plies_of(p, self.game)
-        fparams = np.array([p.alpha, p.gamma, p.epsilon, p.epsilon_end, p.epsilon_decay, table.fill])
+        fparams = np.array(
+            [p.alpha, p.gamma, p.epsilon, p.epsilon_end, p.epsilon_decay, table.fill, p.shaping_weight]
+        )
+        shaping = shaping_id(p, kernel)
         a0, b0 = self.game.initial_words()
         remaining = int(episodes)
         if not train.signatures:  # compile on scratch copies, so that the timing is the training's
             table_copy = ValueTable(table.width, fill=table.fill)
             scratch = (table_copy.keys, table_copy.values, table_copy.meta, self.rng.copy())
-            iparams = np.array([0, max_plies, int(table_copy.capacity * MAX_LOAD), 0], dtype=np.int64)
+            iparams = np.array(
+                [0, max_plies, int(table_copy.capacity * MAX_LOAD), 0, shaping], dtype=np.int64
+            )
             train(
                 kernel.ctx,
                 np.int64(a0),
@@ -617,7 +714,7 @@ class Trainer:
             if table.room < max_plies + 1:
                 table.grow(max(max_plies + 1, len(table)))
             limit = int(table.capacity * MAX_LOAD)
-            iparams = np.array([p.opponent == "random", max_plies, limit, p.opening], dtype=np.int64)
+            iparams = np.array([p.opponent == "random", max_plies, limit, p.opening, shaping], dtype=np.int64)
             done = train(
                 kernel.ctx,
                 np.int64(a0),
@@ -927,6 +1024,8 @@ __all__ = [
     "Trainer",
     "TrainingError",
     "build_action_values",
+    "build_after_value",
+    "build_potential",
     "build_trainer",
     "compiled_action_values",
     "compiled_trainer",
@@ -936,6 +1035,7 @@ __all__ = [
     "perfect_play_report",
     "play_games",
     "run_training",
+    "shaping_id",
     "small_solution",
     "tally",
 ]
