@@ -15,6 +15,8 @@ hyper-parameters as ``--hyper key=value,...``, trains on one or several ';'-sepa
 and writes ``model.json`` (the ``nimga`` agent plays ``model=DIR/model.json``) and its own plots.
 ``es`` (an evolved rule-based Quixo player, :mod:`boardlab.learn.rules_es`) does the same for
 the ``rules`` agent: ``boardlab train es --game quixo --hyper opponent=random --out DIR``.
+``neat`` (a NEAT-evolved Quixo network, :mod:`boardlab.learn.neat_quixo`) likewise, for the
+``neat`` agent: ``boardlab train neat --game quixo --epochs 100 --out DIR``.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from boardlab.processes import stop_requests
 MODEL_FILE = "model.npz"
 GA_KIND = "ga"
 ES_KIND = "es"
+NEAT_KIND = "neat"
 SUMMARY_FILE = "summary.json"
 
 
@@ -158,7 +161,7 @@ def _last_eval(progress: Any) -> str:
 
 def train_command(
     kind: Annotated[
-        str, typer.Argument(metavar="KIND", help="What to train: qlearning, mcrl, ga or es.")
+        str, typer.Argument(metavar="KIND", help="What to train: qlearning, mcrl, ga, es or neat.")
     ] = "",
     out: Annotated[
         Path | None,
@@ -242,9 +245,15 @@ def train_command(
         options |= {"final_games": final_games, "against": against}
         _train_es(console, options, {**given, "episodes": episodes})
         return
+    if kind.strip().lower() == NEAT_KIND:
+        options = {"game": game, "out": out, "epochs": epochs, "hyper": hyper, "resume": resume}
+        options |= {"force": force, "seed": seed, "eval_every": eval_every, "eval_games": eval_games}
+        options |= {"final_games": final_games, "against": against}
+        _train_neat(console, options, {**given, "episodes": episodes})
+        return
     try:
         method = kind.strip().lower()
-        kinds = ", ".join([*METHODS, GA_KIND, ES_KIND])
+        kinds = ", ".join([*METHODS, GA_KIND, ES_KIND, NEAT_KIND])
         if not method:
             raise UsageProblem(f"say what to train: boardlab train KIND --out DIR, KIND one of {kinds}")
         if method not in METHODS:
@@ -393,6 +402,17 @@ def _train_es(console: Console, options: dict[str, Any], tabular_options: dict[s
     except UsageProblem as problem:
         raise _fail(str(problem)) from None
     rules_es.run_command(console, plan)
+
+
+def _train_neat(console: Console, options: dict[str, Any], tabular_options: dict[str, Any]) -> None:
+    """``boardlab train neat``: a NEAT-evolved Quixo player (see :mod:`boardlab.learn.neat_quixo`)."""
+    from boardlab.learn import neat_quixo
+
+    try:
+        plan = neat_quixo.plan_command(**options, tabular_options=tabular_options)
+    except UsageProblem as problem:
+        raise _fail(str(problem)) from None
+    neat_quixo.run_command(console, plan)
 
 
 def register(app: typer.Typer) -> None:

@@ -7,5 +7,7 @@ perfectly (checked against the solved game). ``quixo-size3-mcrl.npz`` (``boardla
 qlearning --game quixo:size=3 --episodes 1000000 --opening 30 --seed 0``) on 95% of them and
 at all but 36 of the 3,513 positions it meets from either side against any opponent. ``quixo-rules.json``
 is the ``rules`` agent's 5×5 model, evolved with ``boardlab train es`` (its command, weights and
-measured win rates are in the file).
+measured win rates are in the file). ``quixo-neat.json`` is the ``neat`` agent's 5×5
+champion, evolved with ``boardlab train neat`` (the genome as JSON, its hyper-parameters and
+neat-python configuration in the file).
 """

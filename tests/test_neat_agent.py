@@ -1,0 +1,212 @@
+"""The ``neat`` agent and ``boardlab train neat``: the numpy network against neat-python's own,
+genomes and populations through JSON, model files refused when wrong, legal play, and a tiny
+training run that resumes exactly."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import neat
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from boardlab.agents import AgentSpecError, make_agent
+from boardlab.agents.neat_player import Network, load_model, model_json, parse_model
+from boardlab.cli import app
+from boardlab.games import parse_game
+from boardlab.learn import neat_quixo as nq
+from boardlab.learn.table import ModelFileError
+
+QUIXO = parse_game("quixo")
+INPUTS = 50
+
+
+def _mutated_population(seed: int, generations: int = 6) -> tuple[neat.Config, dict]:
+    """A neat-python population grown by structural mutations only, with several activations."""
+    params = nq.params_for(
+        {"population": 12, "activations": "tanh+relu+sigmoid+gauss", "node_add": 0.6, "conn_add": 0.6}
+    )
+    config = nq.make_config(params, INPUTS)
+    config.genome_config.activation_mutate_rate = 0.5
+    random.seed(seed)
+    population = neat.Population(config)
+    genomes = population.population
+    for _ in range(generations):
+        for genome in genomes.values():
+            genome.mutate(config.genome_config)
+    return config, genomes
+
+
+def test_numpy_network_equals_neat_python() -> None:
+    config, genomes = _mutated_population(1)
+    rng = np.random.default_rng(0)
+    assert any(len(g.nodes) > 1 for g in genomes.values())
+    for genome in genomes.values():
+        reference = neat.nn.FeedForwardNetwork.create(genome, config)
+        mine = Network.from_genome(nq.genome_to_json(genome), INPUTS, 1)
+        x = rng.normal(size=(6, INPUTS))
+        expected = np.array([reference.activate(list(row)) for row in x])
+        np.testing.assert_allclose(mine.evaluate(x), expected, rtol=1e-12, atol=1e-12)
+
+
+def test_genome_json_round_trip() -> None:
+    config, genomes = _mutated_population(2)
+    for genome in genomes.values():
+        data = json.loads(json.dumps(nq.genome_to_json(genome)))
+        again = nq.genome_from_json(data, config)
+        assert nq.genome_to_json(again) == nq.genome_to_json(genome)
+        assert list(again.connections) == list(genome.connections)  # insertion order kept
+
+
+def _model(tmp_path: Path, **changes: object) -> Path:
+    _, genomes = _mutated_population(3, 2)
+    data = model_json(QUIXO, nq.genome_to_json(next(iter(genomes.values()))))
+    data.update(changes)
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_model_file_plays_and_never_chooses_an_illegal_move(tmp_path: Path) -> None:
+    path = _model(tmp_path)
+    agent = make_agent(f"neat:model={path}", seed=4, game=QUIXO)
+    rng = random.Random(5)
+    for _ in range(3):
+        state = QUIXO.initial()
+        while not state.is_over and state.ply < 60:
+            move = agent.choose(state) if state.ply % 2 == 0 else rng.choice(state.legal_moves())
+            assert state.is_legal(move)
+            state = state.play(move)
+
+
+def test_a_winning_move_is_taken(tmp_path: Path) -> None:
+    agent = make_agent(f"neat:model={_model(tmp_path)}", seed=0, game=QUIXO)
+    state = QUIXO.parse_position("XXXX./OOOO./...../...../..... X 8")
+    after = state.play(agent.choose(state))
+    assert after.winner == 0
+
+
+def test_the_guard_never_hands_over_an_immediate_win(tmp_path: Path) -> None:
+    from boardlab.agents.greedy import classify_moves
+
+    agent = make_agent(f"neat:model={_model(tmp_path)},guard=on", seed=1, game=QUIXO)
+    rng = random.Random(2)
+    checked = 0
+    for _ in range(4):
+        state = QUIXO.initial()
+        while not state.is_over and state.ply < 80:
+            wins, safe, _ = classify_moves(QUIXO.kernel, state.a, state.b)
+            move = agent.choose(state)
+            action = state.move_index(move)
+            if wins:
+                assert action in wins
+            elif safe:
+                assert action in safe
+                checked += 1
+            state = state.play(move if state.ply % 2 == 0 else rng.choice(state.legal_moves()))
+    assert checked > 20
+
+
+@pytest.mark.parametrize(
+    ("changes", "game", "message"),
+    [
+        ({"format": "something"}, "quixo", "not a NEAT model"),
+        ({"version": 99}, "quixo", "version 99"),
+        ({"game": "connect4"}, "quixo", "trained on connect4"),
+        ({}, "quixo:size=4", "board size"),
+        ({"num_inputs": 32}, "quixo", "names a node"),
+        ({"genome": {"nodes": [], "connections": []}}, "quixo", "output node"),
+    ],
+)
+def test_mismatched_models_are_refused(tmp_path: Path, changes: dict, game: str, message: str) -> None:
+    path = _model(tmp_path, **changes)
+    with pytest.raises(AgentSpecError, match=message):
+        make_agent(f"neat:model={path}", seed=0, game=parse_game(game))
+
+
+def test_corrupt_and_missing_files_are_refused(tmp_path: Path) -> None:
+    path = _model(tmp_path)
+    path.write_text(path.read_text()[:200])
+    with pytest.raises(ModelFileError, match="damaged"):
+        load_model(path)
+    with pytest.raises(AgentSpecError, match="does not exist"):
+        make_agent(f"neat:model={tmp_path / 'none.json'}", seed=0, game=QUIXO)
+    data = json.loads(_model(tmp_path).read_text())
+    data["genome"]["connections"][0]["weight"] = "heavy"
+    with pytest.raises(ModelFileError, match="weight"):
+        parse_model(data)
+
+
+def test_the_shipped_model_plays_quixo_only() -> None:
+    agent = make_agent("neat", seed=0, game=QUIXO)
+    assert QUIXO.initial().is_legal(agent.choose(QUIXO.initial()))
+    with pytest.raises(AgentSpecError):
+        make_agent("neat", seed=0, game=parse_game("quixo:size=4"))
+    with pytest.raises(AgentSpecError):
+        make_agent("neat", seed=0, game=parse_game("tictactoe"))
+
+
+TINY = "population=8,games=2,champion_games=1,pool=2,champion_every=1,workers=1,node_add=0.5"
+
+
+def test_training_runs_and_resumes_exactly(tmp_path: Path) -> None:
+    params = nq.parse_hyper(TINY)
+    workers = nq.Workers(1)
+    straight, split = tmp_path / "straight", tmp_path / "split"
+    nq.run_evolution(nq.Evolution.start(QUIXO, params, 7), 4, straight, workers=workers)
+    nq.run_evolution(nq.Evolution.start(QUIXO, params, 7), 2, split, workers=workers)
+    resumed = nq.Evolution.resume(split / nq.CHECKPOINT_FILE)
+    assert resumed.generation == 2
+    nq.run_evolution(resumed, 4, split, workers=workers)
+    a = json.loads((straight / nq.CHECKPOINT_FILE).read_text())
+    b = json.loads((split / nq.CHECKPOINT_FILE).read_text())
+    assert a["population"] == b["population"]
+    assert a["history"] == b["history"]
+    assert len(a["pool"]) == 4
+    agent = make_agent(f"neat:model={straight / nq.MODEL_FILE}", seed=0, game=QUIXO)
+    assert QUIXO.initial().is_legal(agent.choose(QUIXO.initial()))
+
+
+def test_cli_trains_writes_plots_and_resumes(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    base = ["train", "neat", "--game", "quixo", "--out", str(out), "--hyper", TINY]
+    base += ["--eval-games", "0", "--final-games", "0", "--against", "random"]
+    result = CliRunner().invoke(app, [*base, "--epochs", "1"])
+    assert result.exit_code == 0, result.output
+    for name in (
+        "model.json",
+        "checkpoint.json",
+        "summary.json",
+        "fitness.png",
+        "species.png",
+        "win_rates.png",
+    ):
+        assert (out / name).is_file()
+    again = CliRunner().invoke(app, [*base, "--epochs", "1"])
+    assert again.exit_code == 2 and "--resume" in again.output
+    resumed = CliRunner().invoke(app, [*base, "--epochs", "2", "--resume"])
+    assert resumed.exit_code == 0, resumed.output
+    assert json.loads((out / "summary.json").read_text())["generations"] == 2
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--game", "connect4"], "not Quixo"),
+        (["--hyper", "population=2"], "population must be at least 4"),
+        (["--hyper", "colour=red"], "unknown option"),
+        (["--hyper", "activations=tanh+wobble"], "wobble"),
+        (["--epochs", "many"], "--epochs"),
+        (["--resume"], "nothing to resume"),
+        (["--alpha", "0.1"], "--alpha"),
+    ],
+)
+def test_cli_bad_input_exits_2_with_one_line(tmp_path: Path, arguments: list[str], message: str) -> None:
+    command = ["train", "neat", "--game", "quixo", "--out", str(tmp_path / "x"), *arguments]
+    result = CliRunner().invoke(app, command)
+    assert result.exit_code == 2
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and message in lines[0], result.output
