@@ -172,7 +172,7 @@ def test_training_runs_and_resumes_exactly(tmp_path: Path) -> None:
 
 def test_cli_trains_writes_plots_and_resumes(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    base = ["train", "neat", "--game", "quixo", "--out", str(out), "--hyper", TINY]
+    base = ["train", "neat", "--out", str(out), "--hyper", TINY]  # the game: quixo by default
     base += ["--eval-games", "0", "--final-games", "0", "--against", "random"]
     result = CliRunner().invoke(app, [*base, "--epochs", "1"])
     assert result.exit_code == 0, result.output

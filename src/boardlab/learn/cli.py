@@ -39,6 +39,8 @@ GA_KIND = "ga"
 ES_KIND = "es"
 NEAT_KIND = "neat"
 SUMMARY_FILE = "summary.json"
+DEFAULT_GAMES = {GA_KIND: "nim", ES_KIND: "quixo", NEAT_KIND: "quixo"}
+"""The game each kind trains on when --game is not given (the tabular learners: tictactoe)."""
 
 
 class UsageProblem(Exception):
@@ -167,7 +169,10 @@ def train_command(
         Path | None,
         typer.Option("--out", metavar="DIR", help="Folder for model.npz, summary.json and the plots."),
     ] = None,
-    game: Annotated[str, typer.Option(help="Game spec, e.g. tictactoe or quixo:size=3.")] = "tictactoe",
+    game: Annotated[
+        str | None,
+        typer.Option(help="Game spec, e.g. quixo:size=3 (default: tictactoe; ga nim; es and neat quixo)."),
+    ] = None,
     episodes: Annotated[
         str | None,
         typer.Option(metavar="N", help="Episodes in total (a resumed run counts its own; default 30000)."),
@@ -220,6 +225,7 @@ def train_command(
     from boardlab.learn.tabular import METHOD_TITLES, METHODS
 
     console = Console()
+    game = game if game is not None else DEFAULT_GAMES.get(kind.strip().lower(), "tictactoe")
     given = {
         "alpha": alpha,
         "gamma": gamma,
