@@ -13,13 +13,12 @@ with a clear message.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from boardlab.agents.base import Agent, AgentSpecError
+from boardlab.agents.models import ModelCache, model_file, shipped_model_file
 from boardlab.learn.nim_ga import GenomeModel, GenomePolicy, load_model
 from boardlab.learn.table import ModelFileError
 from boardlab.spec import option
@@ -36,26 +35,11 @@ class NimGenomeSettings:
 
 def shipped_model() -> Path | None:
     """The path of the Nim GA model shipped in the package, or None."""
-    try:
-        path = Path(str(resources.files("boardlab.models") / SHIPPED_MODEL))
-    except (ModuleNotFoundError, TypeError):
-        return None
-    return path if path.is_file() else None
+    return shipped_model_file(SHIPPED_MODEL)
 
 
-_MODELS: dict[tuple[str, int, int], GenomeModel] = {}
-
-
-def cached_model(path: Path) -> GenomeModel:
-    """The model in ``path``, read once per file version."""
-    try:
-        stat = os.stat(path)
-    except OSError:
-        raise ModelFileError(f"model file {path} does not exist") from None
-    key = (str(Path(path).resolve()), stat.st_mtime_ns, stat.st_size)
-    if key not in _MODELS:
-        _MODELS[key] = load_model(path)
-    return _MODELS[key]
+_MODELS: ModelCache[GenomeModel] = ModelCache(load_model)
+cached_model = _MODELS.get
 
 
 class NimGenomeAgent(Agent):
@@ -74,15 +58,7 @@ class NimGenomeAgent(Agent):
     @classmethod
     def model_path(cls, settings: Any) -> Path:
         """The model file these settings play with; AgentSpecError when there is none."""
-        if settings.model:
-            return Path(settings.model).expanduser()
-        path = shipped_model()
-        if path is None:
-            raise AgentSpecError(
-                f"{cls.name}: no model is shipped in this installation; train one with "
-                "`boardlab train ga --game nim --out DIR` and pass model=DIR/model.json"
-            )
-        return path
+        return model_file(cls.name, settings.model, shipped_model(), "boardlab train ga", "model.json")
 
     @classmethod
     def model(cls, settings: Any) -> GenomeModel:

@@ -36,9 +36,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +44,7 @@ import numpy as np
 from numba import njit
 
 from boardlab.agents.base import Agent, AgentSpecError
+from boardlab.agents.models import ModelCache, model_file, shipped_model_file
 from boardlab.files import atomic_write_text
 from boardlab.games import quixo_kernel as qk
 from boardlab.games.base import LOSS, ONGOING
@@ -319,26 +318,11 @@ def _short(error: BaseException) -> str:
 
 def shipped_model() -> Path | None:
     """The path of the rules model shipped in the package, or None."""
-    try:
-        path = Path(str(resources.files("boardlab.models") / SHIPPED_MODEL))
-    except (ModuleNotFoundError, TypeError):
-        return None
-    return path if path.is_file() else None
+    return shipped_model_file(SHIPPED_MODEL)
 
 
-_MODELS: dict[tuple[str, int, int], RulesModel] = {}
-
-
-def cached_model(path: Path) -> RulesModel:
-    """The model in ``path``, read once per file version."""
-    try:
-        stat = os.stat(path)
-    except OSError:
-        raise ModelFileError(f"model file {path} does not exist") from None
-    key = (str(Path(path).resolve()), stat.st_mtime_ns, stat.st_size)
-    if key not in _MODELS:
-        _MODELS[key] = load_model(path)
-    return _MODELS[key]
+_MODELS: ModelCache[RulesModel] = ModelCache(load_model)
+cached_model = _MODELS.get
 
 
 # --- the agent ---------------------------------------------------------------------------------
@@ -381,15 +365,7 @@ class RulesAgent(Agent):
     @classmethod
     def model_path(cls, settings: Any) -> Path:
         """The model file these settings play with; AgentSpecError when there is none."""
-        if settings.model:
-            return Path(settings.model).expanduser()
-        path = shipped_model()
-        if path is None:
-            raise AgentSpecError(
-                f"{cls.name}: no model is shipped in this installation; train one with "
-                "`boardlab train es --game quixo --out DIR` and pass model=DIR/model.json"
-            )
-        return path
+        return model_file(cls.name, settings.model, shipped_model(), "boardlab train es", "model.json")
 
     @classmethod
     def model(cls, settings: Any) -> RulesModel:

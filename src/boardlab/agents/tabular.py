@@ -13,13 +13,12 @@ damaged file, is refused with a clear message.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar
 
 from boardlab.agents.base import Agent, AgentSpecError
+from boardlab.agents.models import ModelCache, model_file, shipped_model_file
 from boardlab.learn.table import ModelFileError, TableModel, load_model, read_header
 from boardlab.spec import option
 
@@ -39,31 +38,24 @@ def shipped_model_name(game_spec: str, method: str) -> str:
 
 def shipped_model(game_spec: str, method: str) -> Path | None:
     """The path of the model shipped in the package for this game and method, or None."""
-    try:
-        path = Path(str(resources.files("boardlab.models") / shipped_model_name(game_spec, method)))
-    except (ModuleNotFoundError, TypeError):
-        return None
-    return path if path.is_file() else None
+    return shipped_model_file(shipped_model_name(game_spec, method))
 
 
-_MODELS: dict[tuple[str, int, int], TableModel] = {}
+_MODELS: dict[str, ModelCache[TableModel]] = {
+    method: ModelCache(lambda path, method=method: load_model(path, method=method))
+    for method in ("qlearning", "mcrl")
+}
 
 
 def cached_model(path: Path, method: str) -> TableModel:
     """The model in ``path``, read once per file version (the table is only read from)."""
-    try:
-        stat = os.stat(path)
-    except OSError:
-        raise ModelFileError(f"model file {path} does not exist") from None
-    key = (str(Path(path).resolve()), stat.st_mtime_ns, stat.st_size)
-    if key not in _MODELS:
-        _MODELS[key] = load_model(path, method=method)
-    return _MODELS[key]
+    return _MODELS[method].get(path)
 
 
 def forget_models() -> None:
     """Drop every model read so far (a long benchmark that saves and plays many large tables)."""
-    _MODELS.clear()
+    for cache in _MODELS.values():
+        cache.clear()
 
 
 class TabularAgent(Agent):
@@ -80,15 +72,9 @@ class TabularAgent(Agent):
     @classmethod
     def model_path(cls, settings: Any, game: Any) -> Path:
         """The model file these settings play ``game`` with; AgentSpecError when there is none."""
-        if settings.model:
-            return Path(settings.model).expanduser()
-        path = shipped_model(game.spec, cls.method)
-        if path is None:
-            raise AgentSpecError(
-                f"{cls.name}: no model is shipped for {game.spec}; train one with "
-                f"`boardlab train {cls.method} --game {game.spec} --out DIR` and pass model=DIR/model.npz"
-            )
-        return path
+        shipped = shipped_model(game.spec, cls.method)
+        command = f"boardlab train {cls.method} --game {game.spec}"
+        return model_file(cls.name, settings.model, shipped, command, "model.npz", what=game.spec)
 
     @classmethod
     def supports(cls, game: Any) -> bool:
