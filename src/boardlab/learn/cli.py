@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -66,6 +67,69 @@ def _whole(flag: str, text: str, low: int, high: int) -> int:
     if not (clean.isascii() and clean.isdigit()) or len(clean) > 19 or not low <= int(clean) <= high:
         raise UsageProblem(f"{flag} must be a whole number in {low:,}..{high:,}, got {text[:40]!r}")
     return int(clean)
+
+
+@dataclasses.dataclass(frozen=True)
+class EpochCounts:
+    """The counts every evolutionary ``train`` kind (ga, es, neat) takes, checked."""
+
+    epochs: int
+    eval_every: int
+    eval_games: int
+    final_games: int
+    seed: int | None
+
+
+def epoch_counts(
+    kind: str,
+    *,
+    epochs: str | None,
+    default_epochs: int,
+    eval_every: str,
+    eval_games: str,
+    final_games: str,
+    seed: str | None,
+    tabular_options: Mapping[str, Any],
+    max_seed: int = 2**63 - 1,
+) -> EpochCounts:
+    """Check the counts of an evolutionary kind, refusing the tabular learners' options."""
+    given = [f"--{name.replace('_', '-')}" for name, value in tabular_options.items() if value is not None]
+    if given:
+        raise UsageProblem(
+            f"{', '.join(given)}: options of qlearning and mcrl; {kind} takes --epochs and --hyper"
+        )
+    total = _whole("--epochs", epochs or str(default_epochs), 1, 10**7)
+    every = _whole("--eval-every", eval_every, 0, 10**7)
+    return EpochCounts(
+        epochs=total,
+        eval_every=every or max(1, total // 20),
+        eval_games=_whole("--eval-games", eval_games, 0, 10**6),
+        final_games=_whole("--final-games", final_games, 0, 10**6),
+        seed=None if seed is None else _whole("--seed", seed, 0, max_seed),
+    )
+
+
+def run_file(out: Path | None, name: str, resume: bool, force: bool) -> Path:
+    """The file in ``--out`` that a run writes and ``--resume`` reads, checked against the flags."""
+    from boardlab.files import path_problem
+
+    if out is None:
+        raise UsageProblem("--out DIR is required: the folder for the model, its summary and plots")
+    problem = path_problem(out, folder=True)
+    if problem is not None:
+        raise UsageProblem(f"--out {str(out)[:80]}: {problem}")
+    path = out / name
+    if resume and not path.exists():
+        raise UsageProblem(f"nothing to resume: {path} does not exist")
+    if not resume and path.exists() and not force:
+        raise UsageProblem(f"{path} exists; pass --resume to continue it or --force to start over")
+    return path
+
+
+def check_resumed_seed(seed: int | None, resumed_seed: int) -> None:
+    """A --seed given with --resume must be the run's own."""
+    if seed is not None and seed != resumed_seed:
+        raise UsageProblem(f"--seed {seed} differs from the run being resumed (seed {resumed_seed})")
 
 
 def _hyper_values(method: str, given: dict[str, str | None]) -> dict[str, Any]:

@@ -961,59 +961,53 @@ def plan_command(
     (of :mod:`boardlab.learn.cli`) naming what is wrong otherwise."""
     from boardlab.agents.base import AgentSpecError, make_agent
     from boardlab.games import GameOptionError, parse_game
-    from boardlab.learn.cli import UsageProblem, _whole
+    from boardlab.learn.cli import UsageProblem, epoch_counts, run_file
 
-    given = [f"--{name.replace('_', '-')}" for name, value in tabular_options.items() if value is not None]
-    if given:
-        raise UsageProblem(
-            f"{', '.join(given)}: options of qlearning and mcrl; neat takes --epochs and --hyper"
-        )
+    counts = epoch_counts(
+        "neat",
+        epochs=epochs,
+        default_epochs=100,
+        eval_every=eval_every,
+        eval_games=eval_games,
+        final_games=final_games,
+        seed=seed,
+        tabular_options=tabular_options,
+        max_seed=2**62 - 1,
+    )
     try:
         the_game = check_game(parse_game(game))
         params = parse_hyper(hyper or "")
     except (GameOptionError, NeatTrainingError) as error:
         raise UsageProblem(str(error)) from None
-    total = _whole("--epochs", epochs or "100", 1, 10**7)
-    every = _whole("--eval-every", eval_every, 0, 10**7)
-    games_per_point = _whole("--eval-games", eval_games, 0, 10**6)
-    games_at_end = _whole("--final-games", final_games, 0, 10**6)
-    seed_value = None if seed is None else _whole("--seed", seed, 0, 2**62 - 1)
+    seed_value = counts.seed
     opponents = [s.strip() for s in against.split(";") if s.strip()] if against else list(DEFAULT_AGAINST)
     for spec in opponents:
         try:
             make_agent(spec, seed=0, game=the_game)
         except AgentSpecError as error:
             raise UsageProblem(f"--against: {error}") from None
-    if out is None:
-        raise UsageProblem("--out DIR is required: the folder for the model, its checkpoint and plots")
-    if out.exists() and not out.is_dir():
-        raise UsageProblem(f"--out {out} is a file, not a folder")
-    path = out / CHECKPOINT_FILE
+    path = run_file(out, CHECKPOINT_FILE, resume, force)
     resumed = None
     if resume:
         resumed = _resumed(path, hyper, params, seed_value, the_game)
         params, seed_value = resumed.params, resumed.seed
-    elif path.exists() and not force:
-        raise UsageProblem(f"{path} exists; pass --resume to continue it or --force to start over")
     return CommandPlan(
         the_game,
         params,
         0 if seed_value is None else seed_value,
         resumed,
-        out,
-        total,
-        every or max(1, total // 10),
-        games_per_point,
-        games_at_end,
+        path.parent,
+        counts.epochs,
+        counts.eval_every,
+        counts.eval_games,
+        counts.final_games,
         opponents,
     )
 
 
 def _resumed(path: Path, hyper: str | None, params: NeatParams, seed: int | None, game: Any) -> Evolution:
-    from boardlab.learn.cli import UsageProblem
+    from boardlab.learn.cli import UsageProblem, check_resumed_seed
 
-    if not path.exists():
-        raise UsageProblem(f"nothing to resume: {path} does not exist")
     try:
         run = Evolution.resume(path, workers=params.workers if hyper and "workers" in hyper else None)
     except ModelFileError as error:
@@ -1028,8 +1022,7 @@ def _resumed(path: Path, hyper: str | None, params: NeatParams, seed: int | None
                     f"--hyper {name}={value} differs from the run being resumed ({stored[name]}); "
                     "a resumed run keeps its hyper-parameters"
                 )
-    if seed is not None and seed != run.seed:
-        raise UsageProblem(f"--seed {seed} differs from the run being resumed (seed {run.seed})")
+    check_resumed_seed(seed, run.seed)
     return run
 
 
@@ -1091,7 +1084,7 @@ def run_command(console: Any, plan: CommandPlan) -> None:
             )
         if not finished:
             console.print(
-                f"Interrupted after {run.generation} generations; saved {plan.out / CHECKPOINT_FILE}. "
+                f"{stop.how} after {run.generation} generations; saved {plan.out / CHECKPOINT_FILE}. "
                 "Run the same command with --resume to continue."
             )
             raise typer.Exit(stop.exit_code)

@@ -1245,38 +1245,33 @@ def plan_command(
     (of :mod:`boardlab.learn.cli`) naming what is wrong otherwise."""
     from boardlab.agents.base import AgentSpecError, make_agent
     from boardlab.games import GameOptionError, parse_game
-    from boardlab.learn.cli import UsageProblem, _whole
+    from boardlab.learn.cli import UsageProblem, check_resumed_seed, epoch_counts, run_file
 
-    given = [f"--{name.replace('_', '-')}" for name, value in tabular_options.items() if value is not None]
-    if given:
-        raise UsageProblem(
-            f"{', '.join(given)}: options of qlearning and mcrl; ga takes --epochs and --hyper"
-        )
+    counts = epoch_counts(
+        "ga",
+        epochs=epochs,
+        default_epochs=50,
+        eval_every=eval_every,
+        eval_games=eval_games,
+        final_games=final_games,
+        seed=seed,
+        tabular_options=tabular_options,
+    )
     try:
         games = check_games([parse_game(spec.strip()) for spec in game.split(";") if spec.strip()])
         params = parse_hyper(hyper or "")
     except (GameOptionError, GATrainingError) as error:
         raise UsageProblem(str(error)) from None
-    total = _whole("--epochs", epochs or "50", 1, 10**7)
-    every = _whole("--eval-every", eval_every, 0, 10**7)
-    games_per_point = _whole("--eval-games", eval_games, 0, 10**6)
-    games_at_end = _whole("--final-games", final_games, 0, 10**6)
-    seed_value = None if seed is None else _whole("--seed", seed, 0, 2**63 - 1)
+    seed_value = counts.seed
     opponents = [s.strip() for s in against.split(";") if s.strip()] if against else ["random", "optimal"]
     for spec in opponents:
         try:
             make_agent(spec, seed=0, game=games[0])
         except AgentSpecError as error:
             raise UsageProblem(f"--against: {error}") from None
-    if out is None:
-        raise UsageProblem("--out DIR is required: the folder for the model, its summary and plots")
-    if out.exists() and not out.is_dir():
-        raise UsageProblem(f"--out {out} is a file, not a folder")
-    path = out / MODEL_FILE
+    path = run_file(out, MODEL_FILE, resume, force)
     resumed = None
     if resume:
-        if not path.exists():
-            raise UsageProblem(f"nothing to resume: {path} does not exist")
         try:
             resumed = Evolution.resume(path, games)
         except ModelFileError as error:
@@ -1289,23 +1284,18 @@ def plan_command(
                         f"--hyper {name}={value} differs from the run being resumed ({stored[name]}); "
                         "a resumed run keeps its hyper-parameters"
                     )
-        if seed_value is not None and seed_value != resumed.seed:
-            raise UsageProblem(
-                f"--seed {seed_value} differs from the run being resumed (seed {resumed.seed})"
-            )
+        check_resumed_seed(seed_value, resumed.seed)
         games, params, seed_value = resumed.games, resumed.params, resumed.seed
-    elif path.exists() and not force:
-        raise UsageProblem(f"{path} exists; pass --resume to continue it or --force to start over")
     return CommandPlan(
         games,
         params,
         0 if seed_value is None else seed_value,
         resumed,
-        out,
-        total,
-        every or max(1, total // 20),
-        games_per_point,
-        games_at_end,
+        path.parent,
+        counts.epochs,
+        counts.eval_every,
+        counts.eval_games,
+        counts.final_games,
         opponents,
     )
 

@@ -843,40 +843,33 @@ def plan_command(
 ) -> CommandPlan:
     """Check the options of ``boardlab train es`` and read the run to resume; UsageProblem
     (of :mod:`boardlab.learn.cli`) naming what is wrong otherwise."""
-    from boardlab.files import path_problem
     from boardlab.games import GameOptionError, parse_game
-    from boardlab.learn.cli import UsageProblem, _whole
+    from boardlab.learn.cli import UsageProblem, check_resumed_seed, epoch_counts, run_file
 
-    given = [f"--{name.replace('_', '-')}" for name, value in tabular_options.items() if value is not None]
-    if given:
-        raise UsageProblem(
-            f"{', '.join(given)}: options of qlearning and mcrl; es takes --epochs and --hyper"
-        )
+    counts = epoch_counts(
+        "es",
+        epochs=epochs,
+        default_epochs=100,
+        eval_every=eval_every,
+        eval_games=eval_games,
+        final_games=final_games,
+        seed=seed,
+        tabular_options=tabular_options,
+    )
     try:
         the_game = check_game(parse_game(game))
         params = parse_hyper(hyper or "")
     except (GameOptionError, ESTrainingError) as error:
         raise UsageProblem(str(error)) from None
-    total = _whole("--epochs", epochs or "100", 1, 10**7)
-    every = _whole("--eval-every", eval_every, 0, 10**7)
-    games_per_point = _whole("--eval-games", eval_games, 0, 10**6)
-    games_at_end = _whole("--final-games", final_games, 0, 10**6)
-    seed_value = None if seed is None else _whole("--seed", seed, 0, 2**63 - 1)
+    seed_value = counts.seed
     specs = [s.strip() for s in against.split(";") if s.strip()] if against else list(DEFAULT_AGAINST)
     try:
         opponents = [parse_opponent(spec, the_game) for spec in specs]
     except ESTrainingError as error:
         raise UsageProblem(f"--against: {error}") from None
-    if out is None:
-        raise UsageProblem("--out DIR is required: the folder for the model, its summary and plots")
-    problem = path_problem(out, folder=True)
-    if problem is not None:
-        raise UsageProblem(f"--out {str(out)[:80]}: {problem}")
-    path = out / MODEL_FILE
+    path = run_file(out, MODEL_FILE, resume, force)
     resumed = None
     if resume:
-        if not path.exists():
-            raise UsageProblem(f"nothing to resume: {path} does not exist")
         try:
             resumed = ESRun.resume(path, the_game)
         except ModelFileError as error:
@@ -886,23 +879,18 @@ def plan_command(
                 resumed.with_params(params)
             except ESTrainingError as error:
                 raise UsageProblem(f"--hyper: {error}; a resumed run keeps its hyper-parameters") from None
-        if seed_value is not None and seed_value != resumed.seed:
-            raise UsageProblem(
-                f"--seed {seed_value} differs from the run being resumed (seed {resumed.seed})"
-            )
+        check_resumed_seed(seed_value, resumed.seed)
         params, seed_value = resumed.params, resumed.seed
-    elif path.exists() and not force:
-        raise UsageProblem(f"{path} exists; pass --resume to continue it or --force to start over")
     return CommandPlan(
         the_game,
         params,
         0 if seed_value is None else seed_value,
         resumed,
-        out,
-        total,
-        every or max(1, total // 20),
-        games_per_point,
-        games_at_end,
+        path.parent,
+        counts.epochs,
+        counts.eval_every,
+        counts.eval_games,
+        counts.final_games,
         opponents,
     )
 
