@@ -23,6 +23,7 @@ from typer import Abort
 from typer._click.exceptions import ClickException
 from typer.core import TyperGroup
 
+from boardlab.processes import stop_requests
 from boardlab.spec import one_line
 
 
@@ -117,15 +118,19 @@ PERFT_COMPILED_DEPTH = 5
 above it the root is split in Python, so that Ctrl-C is heard between calls."""
 
 
-def _perft(qk: Any, ctx: Any, me: int, opp: int, depth: int) -> int:
+def _perft(qk: Any, ctx: Any, me: int, opp: int, depth: int, stop: Any) -> int:
+    """Leaves at ``depth``; deep counts are split into compiled calls so that ``stop`` (set
+    by Ctrl-C or SIGTERM) is looked at every few milliseconds (the count is then partial)."""
     if depth <= PERFT_COMPILED_DEPTH or qk.status(ctx, np.int64(me), np.int64(opp)) != qk.ONGOING:
         return int(qk.perft(ctx, np.int64(me), np.int64(opp), depth))
     moves = np.empty(ctx[0].shape[0], dtype=np.int64)
     count = qk.gen_moves(ctx, np.int64(me), np.int64(opp), moves)
     total = 0
     for move in moves[:count]:
+        if stop:
+            break
         a, b = qk.play(ctx, np.int64(me), np.int64(opp), move)
-        total += _perft(qk, ctx, int(a), int(b), depth - 1)
+        total += _perft(qk, ctx, int(a), int(b), depth - 1, stop)
     return total
 
 
@@ -151,16 +156,17 @@ def perft_command(
     table = Table(title=f"perft from {state.to_text()}")
     for column in ("depth", "leaves", "seconds"):
         table.add_column(column, justify="right")
-    try:
+    with stop_requests() as stop:
         for d in range(1, depth + 1):
             start = time.perf_counter()
-            leaves = _perft(qk, ctx, me, opp, d)
+            leaves = _perft(qk, ctx, me, opp, d, stop)
+            if stop:
+                break
             table.add_row(str(d), f"{leaves:,}", f"{time.perf_counter() - start:.4f}")
-    except KeyboardInterrupt:
-        console.print(table)
-        typer.echo("Interrupted.", err=True)
-        raise typer.Exit(130) from None
     console.print(table)
+    if stop:
+        typer.echo(f"{stop.how}.", err=True)
+        raise typer.Exit(stop.exit_code)
 
 
 @app.command("bench")
