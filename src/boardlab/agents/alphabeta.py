@@ -10,7 +10,16 @@ and returns a compiled, iterative (explicit-stack) negamax with
 - exact win/loss scores ``WIN - ply`` that outrank any heuristic value: a win is taken as
   soon as possible and a loss put off as long as possible;
 - a deadline on the clock (read every 1,024 nodes) and a node limit: a search stopped by
-  either still reports the best of the root moves it finished.
+  either still reports the best of the root moves it finished;
+- optional features, each an agent option so that it can be measured in A/B matches
+  (``benchmarks/ab_sprt.py``): principal-variation search (``pvs``: every move after the
+  first is searched with a null window and again in full only if it beats the best so far),
+  ordering by the evaluation after each move (``order``), late-move reductions (``lmr``:
+  late quiet moves are first searched a ply shallower), and, in :meth:`SearchRunner.iterate`,
+  aspiration windows at the root (``asp``). All but the reductions are exact: they change
+  how fast a value is found, not the value (up to what the table already does to the plain
+  search, whose value can depend on the order positions are met in: a deeper stored result
+  used, a repetition met first on another path).
 
 :class:`AlphaBetaAgent` drives it: fixed depth, or iterative deepening within seconds.
 """
@@ -40,7 +49,15 @@ MAX_DEPTH = 64
 SEEN_SIZE = 1024  # slots of the set of game positions (at most half are used)
 CLOCK_EVERY = 1024  # nodes between two looks at the clock
 NO_LIMIT = 1 << 62
+FULL, NULL_WINDOW, REDUCED = 0, 1, 2  # how a child is searched: full window, null window, reduced
+EVAL_ORDER_WEIGHT = 1e6  # an evaluation step outweighs any history score when ordering by evaluation
+NULL_WINDOW_WIDTH = 1e-9  # relative to the bound; any positive width keeps the search exact
 DEFAULT_DEPTH = 4
+# search features, each measured in A/B matches (BENCHMARKS.md, "Search features, A/B")
+DEFAULT_PVS = False
+DEFAULT_ASPIRATION = 0.0
+DEFAULT_LMR = 0
+DEFAULT_ORDER_DEPTH = 0
 
 
 def is_mate_score(score: float) -> bool:
@@ -87,6 +104,11 @@ def build_search(kernel: Kernel) -> Any:
         deadline,
         seen,
         contempt,
+        root_alpha,
+        root_beta,
+        pvs,
+        lmr,
+        order_depth,
     ):  # type: ignore[no-untyped-def]
         size = depth + 2
         moves = np.empty((size, max_moves), dtype=np.int64)
@@ -103,6 +125,8 @@ def build_search(kernel: Kernel) -> Any:
         keys = np.empty(size, dtype=np.int64)
         has_key = np.zeros(size, dtype=np.bool_)
         syms = np.empty(size, dtype=np.int64)
+        rem = np.empty(size, dtype=np.int64)  # remaining depth of the node at each ply
+        stage = np.zeros(size, dtype=np.int64)  # how the current child is searched (FULL, ...)
         table = table_words.view(np.float64)
         mask = table.shape[0] - 1
         shift = 64 - _log2(table.shape[0])
@@ -111,8 +135,9 @@ def build_search(kernel: Kernel) -> Any:
         opps[0] = opp0
         best[0] = -INF
         best_move[0] = -1
-        alpha[0] = -INF
-        beta[0] = INF
+        alpha[0] = root_alpha
+        beta[0] = root_beta
+        rem[0] = depth
         ply = 0
         phase = 0  # 0 enter node, 1 next child, 2 return value to parent
         ret = 0.0
@@ -129,7 +154,7 @@ def build_search(kernel: Kernel) -> Any:
                     break
                 me = mes[ply]
                 opp = opps[ply]
-                remaining = depth - ply
+                remaining = rem[ply]
                 if ply > 0:
                     st = status(ctx, me, opp)
                     if st != ONGOING:
@@ -183,9 +208,16 @@ def build_search(kernel: Kernel) -> Any:
                     ret = 0.0
                     phase = 2
                     continue
+                by_eval = order_depth > 0 and remaining >= order_depth
                 for i in range(n):
                     m = moves[ply, i]
                     score = history[m]
+                    if by_eval:
+                        # the position after the move, as the mover sees it, then the history
+                        a, b = play(ctx, me, opp, m)
+                        st = status(ctx, a, b)
+                        guess = -evaluate(ctx, a, b, eval_id) if st == ONGOING else -st * WIN
+                        score = guess * EVAL_ORDER_WEIGHT + score
                     if m == tt_move:
                         score += 4e18
                     elif m == killers[ply, 0]:
@@ -213,8 +245,24 @@ def build_search(kernel: Kernel) -> Any:
                     a, b = play(ctx, mes[ply], opps[ply], moves[ply, c])
                     mes[ply + 1] = a
                     opps[ply + 1] = b
-                    alpha[ply + 1] = -beta[ply]
-                    beta[ply + 1] = -max(alpha[ply], best[ply])
+                    low = max(alpha[ply], best[ply])
+                    high = beta[ply]
+                    child_depth = rem[ply] - 1
+                    stage[ply] = FULL
+                    if c > 0 and rem[ply] >= 2:
+                        probe = _null_window_top(low)
+                        if lmr > 0 and ply > 0 and c >= lmr and rem[ply] >= 3 and order[ply, c] < 1e18:
+                            # a late quiet move: first a null-window look one ply shallower
+                            stage[ply] = REDUCED
+                            child_depth -= 1
+                            high = min(high, probe)
+                        elif pvs and probe < high:
+                            # a later move must beat the best so far: prove it cannot, cheaply
+                            stage[ply] = NULL_WINDOW
+                            high = probe
+                    alpha[ply + 1] = -high
+                    beta[ply + 1] = -low
+                    rem[ply + 1] = child_depth
                     ply += 1
                     phase = 0
                 else:
@@ -231,7 +279,7 @@ def build_search(kernel: Kernel) -> Any:
                             shift,
                             mask,
                             _to_tt(best[ply], ply),
-                            depth - ply,
+                            rem[ply],
                             flag,
                             action_maps[syms[ply], best_move[ply]] if best_move[ply] >= 0 else -1,
                         )
@@ -243,6 +291,24 @@ def build_search(kernel: Kernel) -> Any:
                 ply -= 1
                 value = -ret
                 m = moves[ply, cursor[ply] - 1]
+                if stage[ply] != FULL:
+                    low = max(alpha[ply], best[ply])
+                    if value > low and (stage[ply] == REDUCED or value < beta[ply]):
+                        # the look found the move better than the best so far: search it again,
+                        # at full depth (null window first after a reduced look), then in full
+                        probe = _null_window_top(low)
+                        high = beta[ply]
+                        if stage[ply] == REDUCED and pvs and probe < high:
+                            stage[ply] = NULL_WINDOW
+                            high = probe
+                        else:
+                            stage[ply] = FULL
+                        alpha[ply + 1] = -high
+                        beta[ply + 1] = -low
+                        rem[ply + 1] = rem[ply] - 1
+                        ply += 1
+                        phase = 0
+                        continue
                 if value > best[ply]:
                     best[ply] = value
                     best_move[ply] = m
@@ -252,7 +318,7 @@ def build_search(kernel: Kernel) -> Any:
                     if killers[ply, 0] != m:
                         killers[ply, 1] = killers[ply, 0]
                         killers[ply, 0] = m
-                    history[m] += (depth - ply) * (depth - ply)
+                    history[m] += rem[ply] * rem[ply]
                     if has_key[ply]:
                         _store(
                             table_words,
@@ -261,7 +327,7 @@ def build_search(kernel: Kernel) -> Any:
                             shift,
                             mask,
                             _to_tt(best[ply], ply),
-                            depth - ply,
+                            rem[ply],
                             LOWER,
                             action_maps[syms[ply], m],
                         )
@@ -272,6 +338,13 @@ def build_search(kernel: Kernel) -> Any:
         return best_move[0], best[0], nodes, aborted
 
     return search
+
+
+@njit(cache=True, inline="always")
+def _null_window_top(low):  # type: ignore[no-untyped-def]
+    """The upper end of a null window above ``low``: a fail-soft search in (low, top) returns
+    more than ``low`` exactly when the true value is more than ``low``, whatever the gap."""
+    return low + NULL_WINDOW_WIDTH * max(1.0, abs(low))
 
 
 @njit(cache=True)
@@ -381,6 +454,11 @@ def _build_and_warm(kernel: Kernel) -> Any:
         np.inf,
         new_seen(),
         0.0,
+        -INF,
+        INF,
+        True,
+        0,
+        0,
     )
     return search
 
@@ -411,8 +489,17 @@ class SearchRunner:
         tt_log2: int = 20,
         symmetric: bool = True,
         contempt: float = 0.0,
+        *,
+        pvs: bool = DEFAULT_PVS,
+        aspiration: float = DEFAULT_ASPIRATION,
+        lmr: int = DEFAULT_LMR,
+        order_depth: int = DEFAULT_ORDER_DEPTH,
     ) -> None:
         self.kernel = kernel
+        self.pvs = pvs
+        self.aspiration = aspiration
+        self.lmr = lmr
+        self.order_depth = order_depth
         self.eval_id = evaluation_id(kernel, eval_name)
         self.symmetric = symmetric
         self.contempt = contempt
@@ -450,12 +537,15 @@ class SearchRunner:
         jitter: np.ndarray,
         node_limit: int = NO_LIMIT,
         deadline: float = np.inf,
+        window: tuple[float, float] = (-INF, INF),
     ) -> tuple[int, float, int, bool]:
         """One fixed-depth search: (move index, score, nodes, aborted).
 
         ``deadline`` is a ``time.perf_counter()`` value. An aborted search returns the best
         root move among those it finished with that move's score (a lower bound of the
-        position's value at ``depth``), or move -1 when it finished none.
+        position's value at ``depth``), or move -1 when it finished none. With a root
+        ``window`` (low, high) the score is exact inside it; a score at or below ``low`` is an
+        upper bound (and its move meaningless), one at or above ``high`` a lower bound.
         """
         self.history *= 0.5  # keep recent cut-offs more telling than old ones
         self.killers[:] = -1
@@ -474,6 +564,11 @@ class SearchRunner:
             deadline,
             self.seen,
             self.contempt,
+            float(window[0]),
+            float(window[1]),
+            self.pvs,
+            self.lmr,
+            self.order_depth,
         )
         return int(move), float(score), int(nodes), bool(aborted)
 
@@ -486,23 +581,45 @@ class SearchRunner:
         iteration costs several times the previous ones); an iteration cut off by the
         deadline still counts with the best root move it finished, which is searched first
         and so is at least as deep as the previous iteration's choice.
+
+        With aspiration windows, an iteration after the second first searches a window of
+        ``± aspiration`` around the previous score; a score outside it is searched again
+        with the window widened four times, then without a window.
         """
         jitter = rng.random(self.kernel.num_actions)
         start = time.perf_counter()
         deadline = start + seconds if seconds > 0 else np.inf
         result = SearchResult(-1, 0.0, 0, 0, 0.0)
         total_nodes = 0
+        exact: dict[int, float] = {}  # the score of each finished iteration
         for depth in range(1, max_depth + 1):
             elapsed = time.perf_counter() - start
             if depth > 1 and seconds > 0 and elapsed > seconds / 2:
                 break
             # depth 1 always finishes, so that there is a move to play
             limit = deadline if depth > 1 else np.inf
-            move, score, nodes, aborted = self.search(me, opp, depth, jitter, deadline=limit)
-            total_nodes += nodes
+            # scores swing between odd and even depths: centre on the last one of this parity
+            centre = exact.get(depth - 2, result.score)
+            low, high = -INF, INF
+            if self.aspiration > 0 and depth >= 3 and not is_mate_score(centre):
+                low, high = centre - self.aspiration, centre + self.aspiration
+            widen = self.aspiration
+            while True:
+                move, score, nodes, aborted = self.search(
+                    me, opp, depth, jitter, deadline=limit, window=(low, high)
+                )
+                total_nodes += nodes
+                if aborted or low < score < high:
+                    break
+                widen *= 4
+                if score <= low:
+                    low = -INF if widen > 16 * self.aspiration else centre - widen
+                else:
+                    high = INF if widen > 16 * self.aspiration else centre + widen
             if not aborted:
                 result = SearchResult(move, score, depth, total_nodes, 0.0)
-            elif move >= 0 and score > -MATE_ZONE:
+                exact[depth] = score
+            elif move >= 0 and score > -MATE_ZONE and score > low:
                 # a cut-off iteration: its best finished root move, unless every finished one loses
                 result = SearchResult(move, score, depth - 1, total_nodes, 0.0)
             if aborted or is_mate_score(score):
@@ -547,6 +664,25 @@ class AlphaBetaSettings:
         minimum=-MAX_CONTEMPT,
         maximum=MAX_CONTEMPT,
     )
+    pvs: bool = option(DEFAULT_PVS, "principal-variation search: null-window searches after the first move")
+    asp: float = option(
+        DEFAULT_ASPIRATION,
+        "half-width of the aspiration window at the root, in evaluation units (0: none)",
+        minimum=0,
+        maximum=1e6,
+    )
+    lmr: int = option(
+        DEFAULT_LMR,
+        "late-move reductions: moves searched in full before the rest are reduced a ply (0: none)",
+        minimum=0,
+        maximum=256,
+    )
+    order: int = option(
+        DEFAULT_ORDER_DEPTH,
+        "order moves by the evaluation after them at nodes with this many plies left or more (0: never)",
+        minimum=0,
+        maximum=MAX_DEPTH,
+    )
 
 
 class AlphaBetaAgent(Agent):
@@ -577,7 +713,17 @@ class AlphaBetaAgent(Agent):
         """The search tables for a game (one set per kernel)."""
         if kernel.name not in self._runners:
             s = self.settings
-            self._runners[kernel.name] = SearchRunner(kernel, s.eval, s.tt, s.sym, s.contempt)
+            self._runners[kernel.name] = SearchRunner(
+                kernel,
+                s.eval,
+                s.tt,
+                s.sym,
+                s.contempt,
+                pvs=s.pvs,
+                aspiration=s.asp,
+                lmr=s.lmr,
+                order_depth=s.order,
+            )
         return self._runners[kernel.name]
 
     def new_game(self) -> None:

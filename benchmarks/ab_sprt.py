@@ -1,0 +1,183 @@
+"""A/B test of two agent versions on the arena, stopped by a sequential probability ratio test.
+
+The new version (first spec) plays the old one (second spec) at whatever budget the specs
+give (give both the same ``time=``). Games start from random openings of ``--opening-plies``
+plies drawn from ``--seed``; each opening is played twice with the colours swapped (a game
+pair), so both versions play both colours from every opening. After every finished pair the
+script prints W/D/L from the new version's side, the pentanomial counts (pairs scored 0, ½,
+1, 1½, 2 points), the log-likelihood ratio (LLR) of H1 "new is ``--elo1`` stronger" over H0
+"new is ``--elo0`` stronger" with its bounds, and the Elo estimate ± its 95 % error. It stops
+when the LLR leaves the bounds (H1 or H0 accepted) or after ``--max-games`` (inconclusive).
+See :mod:`boardlab.arena.sprt` for the test.
+
+Games are stored in ``--db`` as they end: running the same command again resumes (the stored
+games count) and a longer ``--max-games`` extends a stopped test.
+
+Usage:
+    .venv/bin/python benchmarks/ab_sprt.py alphabeta:time=0.1,pvs=1 alphabeta:time=0.1,pvs=0 \\
+        --elo0 0 --elo1 20 --max-games 400 [--game quixo:rules=course] [--trinomial]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from boardlab.arena import ArenaError, GameRecord, Store, TournamentConfig, run_tournament
+from boardlab.arena.sprt import CONTINUE, INCONCLUSIVE, Sprt, SprtState
+from boardlab.games import Reason
+from boardlab.processes import sigterm_as_interrupt
+
+
+class _Decided(Exception):
+    """Raised from the game hook to stop the match once the test has decided."""
+
+
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("new", help="agent spec of the new version, e.g. alphabeta:time=0.1,pvs=1")
+    parser.add_argument("old", help="agent spec of the old version, e.g. alphabeta:time=0.1,pvs=0")
+    parser.add_argument("--game", default="quixo", help="game spec, e.g. quixo or quixo:rules=course")
+    parser.add_argument("--elo0", type=float, default=0.0, help="Elo of H0 (default 0)")
+    parser.add_argument("--elo1", type=float, default=20.0, help="Elo of H1 (default 20)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="false-positive rate (default 0.05)")
+    parser.add_argument("--beta", type=float, default=0.05, help="false-negative rate (default 0.05)")
+    parser.add_argument("--max-games", type=int, default=400, help="stop there, inconclusive (default 400)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the openings and agents")
+    parser.add_argument("--opening-plies", type=int, default=4, help="random opening plies (default 4)")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    parser.add_argument("--trinomial", action="store_true", help="test single games, not game pairs")
+    parser.add_argument("--db", type=Path, default=Path("results/ab.sqlite"), help="SQLite game store")
+    args = parser.parse_args(argv)
+    if args.max_games < 2:
+        parser.error(f"--max-games must be at least 2, got {args.max_games}")
+    if args.workers < 0:
+        parser.error(f"--workers must be at least 0, got {args.workers}")
+    return args
+
+
+class AbTest:
+    """The running tally of an A/B match: game scores of the new version, by game index."""
+
+    def __init__(self, sprt: Sprt, trinomial: bool) -> None:
+        self.sprt = sprt
+        self.trinomial = trinomial
+        self.scores: dict[int, float] = {}
+        self.plies: list[int] = []
+        self.seconds: tuple[list[float], list[float]] = ([], [])  # thinking times: new, old
+        self.forfeits = 0
+
+    def add(self, record: GameRecord) -> None:
+        """Count a finished game (player 0 is the new version)."""
+        self.scores[record.index] = record.score_of(0)
+        self.plies.append(record.plies)
+        self.forfeits += record.outcome.reason is Reason.FORFEIT
+        new_colour = 0 if record.first_player == 0 else 1
+        for i, spent in enumerate(record.move_times):  # the moves after the opening
+            mover = (len(record.opening) + i) % 2
+            self.seconds[0 if mover == new_colour else 1].append(spent)
+
+    def pair_scores(self) -> list[float]:
+        """Points of the new version out of 2 in each complete pair (games 2m and 2m + 1)."""
+        return [
+            self.scores[i] + self.scores[i + 1]
+            for i in sorted(self.scores)
+            if i % 2 == 0 and i + 1 in self.scores
+        ]
+
+    def state(self) -> SprtState:
+        """The test on the games so far."""
+        if self.trinomial:
+            return self.sprt.trinomial(list(self.scores.values()))
+        return self.sprt.pentanomial(self.pair_scores())
+
+    def wdl(self) -> tuple[int, int, int]:
+        """Wins, draws and losses of the new version."""
+        values = list(self.scores.values())
+        return values.count(1.0), values.count(0.5), values.count(0.0)
+
+    def line(self) -> str:
+        """One progress line: games, W-D-L, pentanomial counts, LLR with bounds, Elo."""
+        state = self.state()
+        wins, draws, losses = self.wdl()
+        pairs = self.pair_scores()
+        penta = [sum(1 for p in pairs if p == k / 2) for k in range(5)]
+        return (
+            f"games {len(self.scores):4d}  W-D-L {wins}-{draws}-{losses}  pairs {penta}  "
+            f"LLR {state.llr:+.2f} [{state.lower:+.2f}, {state.upper:+.2f}]  "
+            f"Elo {state.estimate.text()}"
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the A/B test; returns the exit status (0 whatever the decision)."""
+    args = _arguments(argv)
+    try:
+        sprt = Sprt(args.elo0, args.elo1, args.alpha, args.beta)
+    except ValueError as err:
+        print(f"Error: {err}", file=sys.stderr)
+        return 2
+    games = args.max_games + args.max_games % 2  # whole pairs
+    try:
+        config = TournamentConfig((args.new, args.old), games, args.game, args.seed, args.opening_plies)
+    except ArenaError as err:
+        print(f"Error: {' '.join(str(err).split())}", file=sys.stderr)
+        return 2
+    args.db.parent.mkdir(parents=True, exist_ok=True)
+    test = AbTest(sprt, args.trinomial)
+    sampling = "game" if args.trinomial else "pentanomial (game pairs)"
+    print(f"A/B: new {args.new}  vs  old {args.old}  on {args.game}", flush=True)
+    print(
+        f"SPRT {sampling}: H0 Elo <= {args.elo0:g}, H1 Elo >= {args.elo1:g}, alpha {args.alpha:g}, "
+        f"beta {args.beta:g}; at most {games} games; "
+        f"openings of {args.opening_plies} plies, seed {args.seed}",
+        flush=True,
+    )
+    started = time.perf_counter()
+
+    def on_game(record: GameRecord) -> None:
+        test.add(record)
+        if args.trinomial or (record.index % 2 == 1 and record.index - 1 in test.scores):
+            print(test.line(), flush=True)
+            if test.state().decision != CONTINUE:
+                raise _Decided
+
+    with sigterm_as_interrupt(), Store(args.db) as store:
+        for record in store.games(config.tournament_id, below=games):
+            test.add(record)
+        if test.scores:
+            print(f"resumed with {len(test.scores)} stored games: {test.line()}", flush=True)
+        interrupted = False
+        if test.state().decision == CONTINUE:
+            try:
+                run = run_tournament(config, store, workers=args.workers, on_game=on_game)
+                interrupted = run.interrupted
+            except _Decided:
+                pass
+            except ArenaError as err:
+                print(f"Error: {' '.join(str(err).split())}", file=sys.stderr)
+                return 1
+    state = test.state()
+    decision = state.decision
+    if decision == CONTINUE:
+        decision = f"{INCONCLUSIVE} after {len(test.scores)} games"
+        if interrupted:
+            decision = "stopped (interrupted)"
+    wins, draws, losses = test.wdl()
+    new_ms = statistics.fmean(test.seconds[0]) * 1000 if test.seconds[0] else float("nan")
+    old_ms = statistics.fmean(test.seconds[1]) * 1000 if test.seconds[1] else float("nan")
+    print(
+        f"result: {decision}; games {len(test.scores)}, W-D-L {wins}-{draws}-{losses} (new's side), "
+        f"LLR {state.llr:+.2f} [{state.lower:+.2f}, {state.upper:+.2f}], Elo {state.estimate.text()}; "
+        f"forfeits {test.forfeits}; mean plies {statistics.fmean(test.plies) if test.plies else 0:.1f}; "
+        f"ms/move new {new_ms:.0f}, old {old_ms:.0f}; {time.perf_counter() - started:.0f} s this run",
+        flush=True,
+    )
+    return 130 if interrupted else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,132 @@
+"""Alpha-beta search features (PVS, aspiration windows, evaluation ordering, LMR) against plain search.
+
+PVS, aspiration windows and move ordering must not change the value of a search that time
+does not cut: each is compared with the plain search and with the naive negamax of
+``test_agents``. Late-move reductions do change values, so they are checked for legal moves,
+sane scores and for leaving the unreduced search exact.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_agents import naive_negamax, random_position
+
+from boardlab.agents import AgentSpecError, make_agent
+from boardlab.agents.alphabeta import INF, MATE_ZONE, WIN, SearchRunner
+from boardlab.games import parse_game
+from boardlab.games.quixo import State
+
+FEATURES = {
+    "plain": {},
+    "pvs": {"pvs": True},
+    "aspiration": {"aspiration": 3.0},
+    "order": {"order_depth": 2},
+    "all exact": {"pvs": True, "aspiration": 3.0, "order_depth": 2},
+}
+
+
+def _runner(state: State, eval_name: str = "lines2", **features: object) -> SearchRunner:
+    return SearchRunner(state.kernel, eval_name, tt_log2=14, contempt=0.0, **features)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", [n for n in FEATURES if n != "plain"])
+def test_exact_features_keep_the_plain_search_value_at_fixed_depth(name):
+    for seed in range(6):
+        state = random_position(900 + seed, 6 + 5 * seed)
+        plain = _runner(state).iterate(*state.words, 5, 0.0, np.random.default_rng(seed))
+        featured = _runner(state, **FEATURES[name]).iterate(*state.words, 5, 0.0, np.random.default_rng(seed))
+        assert featured.score == pytest.approx(plain.score), (state.to_text(), name)
+        assert featured.depth == plain.depth == 5 or is_decided(plain.score)
+
+
+def is_decided(score: float) -> bool:
+    return abs(score) >= MATE_ZONE
+
+
+@pytest.mark.parametrize("eval_name", ["lines3", "density"])
+def test_exact_features_equal_plain_negamax(eval_name):
+    kernel = State.initial().kernel
+    eval_id = kernel.evaluations.index(eval_name)
+    jitter = np.zeros(kernel.num_actions)
+    for seed in range(2):
+        state = random_position(950 + seed, 12 + 7 * seed)
+        for depth in (2, 3):
+            expected = naive_negamax(state, depth, eval_id, ())
+            for features in FEATURES.values():
+                runner = _runner(state, eval_name, **{k: v for k, v in features.items() if k != "aspiration"})
+                move, score, _, aborted = runner.search(*state.words, depth, jitter)
+                assert not aborted
+                assert score == pytest.approx(expected), (state.to_text(), depth, features)
+                child = -naive_negamax(state.play_index(move), depth, eval_id, (state.words,))
+                assert child == pytest.approx(expected)
+
+
+def test_root_window_bounds_the_value_from_the_right_side():
+    state = random_position(31, 16)
+    jitter = np.zeros(state.kernel.num_actions)
+    exact = _runner(state).search(*state.words, 4, jitter)[1]
+    for pvs in (False, True):
+        _, inside, _, _ = _runner(state, pvs=pvs).search(
+            *state.words, 4, jitter, window=(exact - 1, exact + 1)
+        )
+        assert inside == pytest.approx(exact)
+        _, low, _, _ = _runner(state, pvs=pvs).search(*state.words, 4, jitter, window=(exact + 1, exact + 9))
+        assert exact <= low <= exact + 1  # fail low: an upper bound, at least the true value
+        _, high, _, _ = _runner(state, pvs=pvs).search(*state.words, 4, jitter, window=(exact - 9, exact - 1))
+        assert exact - 1 <= high <= exact  # fail high: a lower bound
+        _, full, _, _ = _runner(state, pvs=pvs).search(*state.words, 4, jitter, window=(-INF, INF))
+        assert full == pytest.approx(exact)
+
+
+@pytest.mark.parametrize("lmr", [1, 3])
+def test_late_move_reductions_play_legal_moves_with_sane_scores(lmr):
+    for seed in range(4):
+        state = random_position(970 + seed, 8 + 6 * seed)
+        exact = _runner(state).iterate(*state.words, 5, 0.0, np.random.default_rng(0))
+        reduced = _runner(state, lmr=lmr, pvs=True).iterate(*state.words, 5, 0.0, np.random.default_rng(0))
+        assert reduced.move in state.legal_indices()
+        assert reduced.nodes <= exact.nodes
+        # a reduced search finds the same proven results, and heuristic values of the same kind
+        assert is_decided(reduced.score) == is_decided(exact.score) or reduced.depth < 5
+        assert abs(reduced.score) < WIN
+    # a win in one is found whatever is reduced
+    state = State.from_text("XXXX./OO.../O..../O..../..... X")
+    result = _runner(state, lmr=1, pvs=True).iterate(*state.words, 6, 0.0, np.random.default_rng(0))
+    assert result.score == WIN - 1
+    assert state.play_index(result.move).winner == 0
+
+
+def test_late_move_reductions_leave_a_depth_three_search_exact():
+    # reductions start at nodes with 3 plies left below the root: a depth-3 search has none
+    state = random_position(41, 14)
+    eval_id = state.kernel.evaluations.index("lines2")
+    jitter = np.zeros(state.kernel.num_actions)
+    _, score, _, _ = _runner(state, lmr=1).search(*state.words, 3, jitter)
+    assert score == pytest.approx(naive_negamax(state, 3, eval_id, ()))
+
+
+def test_feature_options_are_read_and_checked():
+    game = parse_game("quixo")
+    agent = make_agent("alphabeta:time=0.05,pvs=1,asp=10,lmr=3,order=2", seed=0, game=game)
+    runner = agent.runner(game.kernel)
+    assert (runner.pvs, runner.aspiration, runner.lmr, runner.order_depth) == (True, 10.0, 3, 2)
+    state = random_position(5, 10)
+    assert agent.choose(state) in state.legal_moves()
+    with pytest.raises(AgentSpecError, match="lmr"):
+        make_agent("alphabeta:lmr=-1")
+    with pytest.raises(AgentSpecError, match="asp"):
+        make_agent("alphabeta:asp=-5")
+
+
+def test_features_are_generic_over_games():
+    for spec in ("connect4", "tictactoe"):
+        game = parse_game(spec)
+        state = game.initial()
+        plain = SearchRunner(game.kernel, "", tt_log2=12).iterate(
+            *state.words, 4, 0.0, np.random.default_rng(0)
+        )
+        featured = SearchRunner(game.kernel, "", tt_log2=12, pvs=True, aspiration=2.0, order_depth=2).iterate(
+            *state.words, 4, 0.0, np.random.default_rng(0)
+        )
+        assert featured.score == pytest.approx(plain.score)

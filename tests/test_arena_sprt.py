@@ -1,0 +1,131 @@
+"""The SPRT of A/B matches: LLR against direct computations, bounds, Elo estimates."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+
+from boardlab.arena.ratings import expected_score
+from boardlab.arena.sprt import (
+    CONTINUE,
+    H0_ACCEPTED,
+    H1_ACCEPTED,
+    PENTANOMIAL_SCORES,
+    TRINOMIAL_SCORES,
+    Sprt,
+    elo_estimate,
+    game_counts,
+    gsprt_llr,
+    llr_bounds,
+    mle_with_mean,
+    normal_llr,
+    pair_counts,
+)
+
+
+def _constrained_max_loglik(counts: list[float], scores: tuple[float, ...], mean: float) -> float:
+    """max sum n_i log p_i over distributions with the given mean, by a general optimiser."""
+    n = np.asarray(counts, dtype=float)
+    x = np.asarray(scores)
+    constraints = (
+        {"type": "eq", "fun": lambda p: p.sum() - 1},
+        {"type": "eq", "fun": lambda p: p @ x - mean},
+    )
+    result = minimize(
+        lambda p: -(n * np.log(p)).sum(),
+        np.full(len(x), 1 / len(x)),
+        method="SLSQP",
+        bounds=[(1e-12, 1)] * len(x),
+        constraints=constraints,
+        options={"ftol": 1e-14, "maxiter": 1000},
+    )
+    return float(-result.fun)
+
+
+@pytest.mark.parametrize(
+    ("counts", "scores"),
+    [
+        ([30, 50, 40], TRINOMIAL_SCORES),
+        ([5, 40, 120, 50, 9], PENTANOMIAL_SCORES),
+        ([12, 30, 10], TRINOMIAL_SCORES),
+    ],
+)
+def test_gsprt_llr_is_the_difference_of_constrained_maximum_likelihoods(counts, scores):
+    elo0, elo1 = 0.0, 20.0
+    direct = _constrained_max_loglik(counts, scores, expected_score(elo1)) - _constrained_max_loglik(
+        counts, scores, expected_score(elo0)
+    )
+    assert gsprt_llr(counts, scores, elo0, elo1) == pytest.approx(direct, abs=1e-4)
+
+
+def test_constrained_distribution_has_the_mean_asked_for():
+    frequencies = [0.1, 0.2, 0.3, 0.25, 0.15]
+    p = mle_with_mean(frequencies, PENTANOMIAL_SCORES, 0.56)
+    assert sum(p) == pytest.approx(1)
+    assert sum(pi * x for pi, x in zip(p, PENTANOMIAL_SCORES, strict=True)) == pytest.approx(0.56)
+    with pytest.raises(ValueError, match="strictly between"):
+        mle_with_mean(frequencies, PENTANOMIAL_SCORES, 1.0)
+
+
+def test_normal_approximation_is_the_textbook_formula_and_close_to_the_gsprt():
+    counts = [20, 60, 200, 70, 25]
+    scores = PENTANOMIAL_SCORES
+    samples = np.repeat(scores, counts)
+    s0, s1 = expected_score(0), expected_score(10)
+    direct = len(samples) * (s1 - s0) * (2 * samples.mean() - s0 - s1) / (2 * samples.var())
+    assert normal_llr(counts, scores, 0, 10) == pytest.approx(direct)
+    assert gsprt_llr(counts, scores, 0, 10) == pytest.approx(direct, rel=0.02)
+
+
+def test_llr_sign_follows_the_score():
+    assert gsprt_llr([10, 20, 40], TRINOMIAL_SCORES, 0, 20) > 0  # 62.5 %: nearer elo1
+    assert gsprt_llr([40, 20, 10], TRINOMIAL_SCORES, 0, 20) < 0
+    assert gsprt_llr([0, 0, 0], TRINOMIAL_SCORES, 0, 20) == 0
+    # one kind of result only: the empty cells are regularised, the LLR stays finite
+    assert math.isfinite(gsprt_llr([0, 0, 30], TRINOMIAL_SCORES, 0, 20))
+    assert gsprt_llr([0, 0, 30], TRINOMIAL_SCORES, 0, 20) > 0
+
+
+def test_wald_bounds():
+    lower, upper = llr_bounds(0.05, 0.05)
+    assert lower == pytest.approx(-math.log(19))
+    assert upper == pytest.approx(math.log(19))
+    assert llr_bounds(0.05, 0.1) == pytest.approx((math.log(0.1 / 0.95), math.log(0.9 / 0.05)))
+    with pytest.raises(ValueError, match="alpha and beta"):
+        llr_bounds(0.0, 0.05)
+    with pytest.raises(ValueError, match="elo0 must be below elo1"):
+        Sprt(10, 0)
+
+
+def test_elo_estimates():
+    assert elo_estimate([10, 20, 10], TRINOMIAL_SCORES).elo == pytest.approx(0)
+    assert elo_estimate([0, 0, 0, 1, 0], PENTANOMIAL_SCORES).elo == pytest.approx(190.85, abs=0.01)
+    estimate = elo_estimate([25, 50, 25], TRINOMIAL_SCORES)
+    # score 0.5 with standard deviation 0.5 / sqrt(2) per game, 100 games
+    half = 1.959963984540054 * 0.5 / math.sqrt(2) / 10
+    assert estimate.high == pytest.approx(400 * math.log10((0.5 + half) / (0.5 - half)))
+    assert estimate.error == pytest.approx(estimate.high)
+    assert "± " in estimate.text()
+    assert elo_estimate([0, 0, 3], TRINOMIAL_SCORES).text() == "+inf (score 100.0%)"
+
+
+def test_histograms():
+    assert pair_counts([0, 0.5, 1, 1, 1.5, 2, 2]) == [1, 1, 2, 1, 2]
+    assert game_counts([0, 0.5, 1, 1]) == [1, 1, 2]
+    with pytest.raises(ValueError, match="pair of games"):
+        pair_counts([2.5])
+    with pytest.raises(ValueError, match="a game scores"):
+        game_counts([0.25])
+
+
+def test_decisions():
+    test = Sprt(0, 20)
+    assert test.pentanomial([2.0] * 80).decision == H1_ACCEPTED
+    assert test.pentanomial([0.0] * 80).decision == H0_ACCEPTED
+    assert test.pentanomial([1.0, 1.5, 0.5]).decision == CONTINUE
+    state = test.trinomial([1, 0.5, 0])
+    assert state.observations == 3
+    assert (state.lower, state.upper) == pytest.approx(test.bounds)
