@@ -22,6 +22,7 @@ the ``rules`` agent: ``boardlab train es --game quixo --hyper opponent=random --
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -40,6 +41,12 @@ GA_KIND = "ga"
 ES_KIND = "es"
 NEAT_KIND = "neat"
 SUMMARY_FILE = "summary.json"
+EVOLVED = {
+    GA_KIND: "boardlab.learn.nim_ga",
+    ES_KIND: "boardlab.learn.rules_es",
+    NEAT_KIND: "boardlab.learn.neat_quixo",
+}
+"""The evolutionary kinds and the modules that plan and run them (plan_command, run_command)."""
 DEFAULT_GAMES = {GA_KIND: "nim", ES_KIND: "quixo", NEAT_KIND: "quixo"}
 """The game each kind trains on when --game is not given (the tabular learners: tictactoe)."""
 
@@ -303,23 +310,11 @@ def train_command(
         "shaping": shaping,
         "shaping_weight": shaping_weight,
     }
-    if kind.strip().lower() == GA_KIND:
+    if kind.strip().lower() in EVOLVED:
         options = {"game": game, "out": out, "epochs": epochs, "hyper": hyper, "resume": resume}
         options |= {"force": force, "seed": seed, "eval_every": eval_every, "eval_games": eval_games}
         options |= {"final_games": final_games, "against": against}
-        _train_ga(console, options, {**given, "episodes": episodes})
-        return
-    if kind.strip().lower() == ES_KIND:
-        options = {"game": game, "out": out, "epochs": epochs, "hyper": hyper, "resume": resume}
-        options |= {"force": force, "seed": seed, "eval_every": eval_every, "eval_games": eval_games}
-        options |= {"final_games": final_games, "against": against}
-        _train_es(console, options, {**given, "episodes": episodes})
-        return
-    if kind.strip().lower() == NEAT_KIND:
-        options = {"game": game, "out": out, "epochs": epochs, "hyper": hyper, "resume": resume}
-        options |= {"force": force, "seed": seed, "eval_every": eval_every, "eval_games": eval_games}
-        options |= {"final_games": final_games, "against": against}
-        _train_neat(console, options, {**given, "episodes": episodes})
+        _train_evolved(kind.strip().lower(), console, options, {**given, "episodes": episodes})
         return
     try:
         method = kind.strip().lower()
@@ -452,37 +447,16 @@ def _run(
     )
 
 
-def _train_ga(console: Console, options: dict[str, Any], tabular_options: dict[str, Any]) -> None:
-    """``boardlab train ga``: an evolved Nim player (see :mod:`boardlab.learn.nim_ga`)."""
-    from boardlab.learn import nim_ga
-
+def _train_evolved(
+    kind: str, console: Console, options: dict[str, Any], tabular_options: dict[str, Any]
+) -> None:
+    """``boardlab train ga|es|neat``: plan the run with the kind's module, then run it."""
+    module = importlib.import_module(EVOLVED[kind])
     try:
-        plan = nim_ga.plan_command(**options, tabular_options=tabular_options)
+        plan = module.plan_command(**options, tabular_options=tabular_options)
     except UsageProblem as problem:
         raise _fail(str(problem)) from None
-    nim_ga.run_command(console, plan)
-
-
-def _train_es(console: Console, options: dict[str, Any], tabular_options: dict[str, Any]) -> None:
-    """``boardlab train es``: an evolved rule-based Quixo player (see :mod:`boardlab.learn.rules_es`)."""
-    from boardlab.learn import rules_es
-
-    try:
-        plan = rules_es.plan_command(**options, tabular_options=tabular_options)
-    except UsageProblem as problem:
-        raise _fail(str(problem)) from None
-    rules_es.run_command(console, plan)
-
-
-def _train_neat(console: Console, options: dict[str, Any], tabular_options: dict[str, Any]) -> None:
-    """``boardlab train neat``: a NEAT-evolved Quixo player (see :mod:`boardlab.learn.neat_quixo`)."""
-    from boardlab.learn import neat_quixo
-
-    try:
-        plan = neat_quixo.plan_command(**options, tabular_options=tabular_options)
-    except UsageProblem as problem:
-        raise _fail(str(problem)) from None
-    neat_quixo.run_command(console, plan)
+    module.run_command(console, plan)
 
 
 def register(app: typer.Typer) -> None:
