@@ -91,5 +91,8 @@ def test_perft_stops_at_ctrl_c() -> None:
     process = _boardlab("perft", "--depth", "8", start_new_session=True)
     time.sleep(4)  # past the start-up, into the deep counts
     process.send_signal(signal.SIGINT)
-    _, stderr = process.communicate(timeout=20)
+    try:
+        _, stderr = process.communicate(timeout=20)
+    finally:
+        process.kill()  # a perft that missed the signal must not outlive the test
     assert process.returncode == 130 and b"Interrupted." in stderr
