@@ -17,6 +17,14 @@ from boardlab.arena.summary import Summary
 from boardlab.files import atomic_savefig
 
 OUTCOME_COLOURS = ("#4c9a2a", "#b0b0b0", "#c0392b")  # win, draw, loss
+LABEL_CHARS = 36  # longer player specs (a course player's path) are shortened in the middle
+
+
+def _label(name: str) -> str:
+    if len(name) <= LABEL_CHARS:
+        return name
+    keep = (LABEL_CHARS - 1) // 2
+    return f"{name[:keep]}…{name[-keep:]}"
 
 
 def _figure(width: float, height: float) -> Figure:
@@ -33,9 +41,10 @@ def plot_score_matrix(summary: Summary, path: Path) -> Path:
     """Heatmap of the fraction of points each row player took from each column player."""
     order = summary.ranking()
     scores = summary.score_matrix()[np.ix_(order, order)]
-    names = [summary.names[i] for i in order]
+    names = [_label(summary.names[i]) for i in order]
     size = max(4.0, 1.0 + 0.9 * len(names))
-    figure = _figure(size + 1.5, size)
+    label_room = 0.08 * max(len(name) for name in names)  # inches for the longest tick label
+    figure = _figure(size + 1.5 + label_room, size + 0.6 * label_room)
     ax = figure.subplots()
     image = ax.imshow(np.ma.masked_invalid(scores), cmap="RdYlGn", vmin=0, vmax=1)
     ax.set_xticks(range(len(names)), names, rotation=35, ha="right")
@@ -55,7 +64,7 @@ def plot_outcomes_by_side(summary: Summary, path: Path) -> Path:
     labels, rows = [], []
     for i in summary.ranking():
         for side, outcomes in (("first", summary.as_first[i]), ("second", summary.as_second[i])):
-            labels.append(f"{summary.names[i]} ({side})")
+            labels.append(f"{_label(summary.names[i])} ({side})")
             rows.append((outcomes.wins, outcomes.draws, outcomes.losses))
     labels.append("all games, first player")
     first = summary.first_player
@@ -89,6 +98,7 @@ def plot_game_lengths(summary: Summary, path: Path) -> Path:
         ax.axvline(median, color="black", linestyle="--", label=f"median {median:g}")
         ax.legend()
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("plies")
     ax.set_ylabel("games")
     ax.set_title(f"Game length ({plies.size} games)")
@@ -105,7 +115,7 @@ def plot_ratings(summary: Summary, path: Path) -> Path:
         lows, highs = zip(*(summary.elo.interval(i) for i in order), strict=True)
         errors = np.array([ratings - np.array(lows), np.array(highs) - ratings])
         ax.errorbar(ratings, range(len(order)), xerr=errors, fmt="o", capsize=4, color="#3b6ea5")
-        ax.set_yticks(range(len(order)), [summary.names[i] for i in order])
+        ax.set_yticks(range(len(order)), [_label(summary.names[i]) for i in order])
         ax.invert_yaxis()
         ax.axvline(0, color="grey", linewidth=0.8)
     ax.set_xlabel(f"Elo (mean 0, {summary.elo.level:.0%} interval)" if summary.elo else "Elo")
