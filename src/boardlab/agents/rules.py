@@ -48,7 +48,7 @@ from boardlab.agents.models import ModelCache, model_file, shipped_model_file
 from boardlab.files import atomic_write_text
 from boardlab.games import quixo_kernel as qk
 from boardlab.games.base import LOSS, ONGOING
-from boardlab.learn.table import ModelFileError, ModelMismatchError
+from boardlab.learn.table import ModelFileError, ModelMismatchError, read_json_model
 from boardlab.spec import option
 
 FORMAT = "boardlab-quixo-rules"
@@ -264,23 +264,7 @@ def save_model(path: Path | str, size: int, weights: Any, **extra: Any) -> Path:
 def load_model(path: Path | str) -> RulesModel:
     """Read and check a model file: ModelFileError when it is not a sound rules model,
     ModelMismatchError when it is one made for another version or game."""
-    path = Path(path)
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        raise ModelFileError(f"model file {path} does not exist") from None
-    except OSError as error:
-        raise ModelFileError(f"cannot read model file {path} ({_short(error)})") from None
-    if not path.is_file():
-        raise ModelFileError(f"model file {path} is not a file")
-    if size > MAX_MODEL_BYTES:
-        raise ModelFileError(f"{path} is too large for a rules model ({size:,} bytes)")
-    try:
-        header = json.loads(path.read_bytes().decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
-        raise ModelFileError(f"{path} is not a readable model file (not JSON: {_short(error)})") from None
-    except OSError as error:
-        raise ModelFileError(f"cannot read model file {path} ({_short(error)})") from None
+    header = read_json_model(path, "a rules model", MAX_MODEL_BYTES)
     return model_of(header, str(path))
 
 
@@ -309,11 +293,6 @@ def model_of(header: Any, where: str = "the model") -> RulesModel:
     if min(values) < 0 or max(values) > 1:
         raise ModelFileError(f"{where}: the weights must lie in [0, 1]")
     return RulesModel(size, np.array(values, dtype=np.float64), header)
-
-
-def _short(error: BaseException) -> str:
-    text = str(error) or type(error).__name__
-    return text if len(text) <= 120 else text[:117] + "..."
 
 
 def shipped_model() -> Path | None:

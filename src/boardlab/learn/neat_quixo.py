@@ -259,7 +259,7 @@ def make_config(params: NeatParams, num_inputs: int) -> neat.Config:
     """neat-python's ``Config`` for ``params``, read from a file in a temporary folder."""
     with tempfile.TemporaryDirectory(prefix="boardlab-neat-") as folder:
         path = Path(folder) / "neat.ini"
-        path.write_text(config_text(params, num_inputs), encoding="utf-8")
+        atomic_write_text(path, config_text(params, num_inputs))
         return neat.Config(
             neat.DefaultGenome,
             neat.DefaultReproduction,

@@ -74,7 +74,7 @@ from numba import njit
 from boardlab.files import atomic_write_text
 from boardlab.games import nim_kernel as nk
 from boardlab.games.base import ONGOING, WIN
-from boardlab.learn.table import ModelFileError, ModelMismatchError
+from boardlab.learn.table import ModelFileError, ModelMismatchError, read_json_model, short_error
 from boardlab.optim.evolve import (
     CROSSOVERS,
     SELECTIONS,
@@ -807,7 +807,8 @@ class Evolution:
                 int(header.get("training_games", 0)),
             )
         except (GATrainingError, KeyError, TypeError, ValueError, OverflowError) as error:
-            raise ModelFileError(f"{path}: the training state cannot be resumed ({_short(error)})") from None
+            reason = short_error(error)
+            raise ModelFileError(f"{path}: the training state cannot be resumed ({reason})") from None
         low, high = gene_bounds(params.genome)
         if params.genome != model.kind:
             raise ModelFileError(
@@ -895,22 +896,7 @@ def load_model(path: Path | str) -> GenomeModel:
     """Read and check a model file; ModelFileError when it is not a sound Nim GA model,
     ModelMismatchError when it is one made for something else (version, game, genes)."""
     path = Path(path)
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        raise ModelFileError(f"model file {path} does not exist") from None
-    except OSError as error:
-        raise ModelFileError(f"cannot read model file {path} ({_short(error)})") from None
-    if not path.is_file():
-        raise ModelFileError(f"model file {path} is not a file")
-    if size > MAX_MODEL_BYTES:
-        raise ModelFileError(f"{path} is too large for a Nim GA model ({size:,} bytes)")
-    try:
-        header = json.loads(path.read_bytes().decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
-        raise ModelFileError(f"{path} is not a readable model file (not JSON: {_short(error)})") from None
-    except OSError as error:
-        raise ModelFileError(f"cannot read model file {path} ({_short(error)})") from None
+    header = read_json_model(path, "a Nim GA model", MAX_MODEL_BYTES)
     return _model_of(path, header)
 
 
@@ -953,11 +939,6 @@ def _model_of(path: Path, header: Any) -> GenomeModel:
     if min(values) < low or max(values) > high:
         raise ModelFileError(f"{path}: the player's genes must lie in [{low:g}, {high:g}]")
     return GenomeModel(kind, np.array(values, dtype=np.float64), tuple(games), header)
-
-
-def _short(error: BaseException) -> str:
-    text = str(error) or type(error).__name__
-    return text if len(text) <= 120 else text[:117] + "..."
 
 
 # --- training with checkpoints and a learning curve --------------------------------------------

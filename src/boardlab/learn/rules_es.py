@@ -52,7 +52,7 @@ from boardlab.agents import rules as rl
 from boardlab.files import atomic_write_text
 from boardlab.games import quixo_kernel as qk
 from boardlab.games.base import LOSS, ONGOING, WIN
-from boardlab.learn.table import ModelFileError, ModelMismatchError
+from boardlab.learn.table import ModelFileError, ModelMismatchError, short_error
 from boardlab.optim.evolve import gaussian_mutation
 from boardlab.spec import SpecError, build_options, check_options, option, options_of, split_spec
 
@@ -600,7 +600,8 @@ class ESRun:
                 int(header.get("training_games", 0)),
             )
         except (ESTrainingError, GameOptionError, KeyError, TypeError, ValueError, OverflowError) as error:
-            raise ModelFileError(f"{path}: the training state cannot be resumed ({_short(error)})") from None
+            reason = short_error(error)
+            raise ModelFileError(f"{path}: the training state cannot be resumed ({reason})") from None
         if game is not None and game.spec != trained.spec:
             raise ModelMismatchError(f"{path} trains on {trained.spec}, not {game.spec}")
         if (
@@ -621,11 +622,6 @@ class ESRun:
                 raise ESTrainingError(f"{name} differs from the run being resumed")
         self.params = params
         return self
-
-
-def _short(error: BaseException) -> str:
-    text = str(error) or type(error).__name__
-    return text if len(text) <= 120 else text[:117] + "..."
 
 
 def evaluate_point(

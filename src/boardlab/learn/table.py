@@ -252,7 +252,7 @@ def _check_archive(path: Path) -> None:
     except FileNotFoundError:
         raise ModelFileError(f"model file {path} does not exist") from None
     except OSError as error:
-        raise ModelFileError(f"cannot read model file {path} ({_short(error)})") from None
+        raise ModelFileError(f"cannot read model file {path} ({short_error(error)})") from None
     if magic != b"PK\x03\x04":
         raise ModelFileError(f"{path} is not a model file (not an .npz archive)")
 
@@ -269,7 +269,7 @@ def read_header(path: Path | str) -> dict[str, Any]:
     except FileNotFoundError:
         raise ModelFileError(f"model file {path} does not exist") from None
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
-        raise ModelFileError(f"{path} is not a readable model file ({_short(error)})") from None
+        raise ModelFileError(f"{path} is not a readable model file ({short_error(error)})") from None
 
 
 def load_model(
@@ -294,7 +294,7 @@ def load_model(
     except FileNotFoundError:
         raise ModelFileError(f"model file {path} does not exist") from None
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
-        raise ModelFileError(f"{path} is not a readable model file ({_short(error)})") from None
+        raise ModelFileError(f"{path} is not a readable model file ({short_error(error)})") from None
     expected = {"game": game, "kernel": kernel, "method": method, "num_actions": num_actions}
     for name, want in expected.items():
         if want is not None and header.get(name) != want:
@@ -348,9 +348,33 @@ def _check_arrays(path: Path, header: dict[str, Any], keys: np.ndarray, values: 
         raise ModelFileError(f"{path}: the values hold NaN or infinite numbers")
 
 
-def _short(error: BaseException) -> str:
+def short_error(error: BaseException) -> str:
+    """An exception's message, cut to fit in a one-line error."""
     text = str(error) or type(error).__name__
     return text if len(text) <= 120 else text[:117] + "..."
+
+
+def read_json_model(path: Path | str, what: str, max_bytes: int) -> Any:
+    """The parsed JSON of a model file; ModelFileError when it is missing, not a file, larger
+    than ``max_bytes`` or not JSON (``what`` names the kind of model in the message)."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise ModelFileError(f"model file {path} does not exist") from None
+    except OSError as error:
+        raise ModelFileError(f"cannot read model file {path} ({short_error(error)})") from None
+    if not path.is_file():
+        raise ModelFileError(f"model file {path} is not a file")
+    if size > max_bytes:
+        raise ModelFileError(f"{path} is too large for {what} ({size:,} bytes)")
+    try:
+        return json.loads(path.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+        reason = short_error(error)
+        raise ModelFileError(f"{path} is not a readable model file (not JSON: {reason})") from None
+    except OSError as error:
+        raise ModelFileError(f"cannot read model file {path} ({short_error(error)})") from None
 
 
 __all__ = [
@@ -365,5 +389,7 @@ __all__ = [
     "insert",
     "load_model",
     "read_header",
+    "read_json_model",
     "save_model",
+    "short_error",
 ]
