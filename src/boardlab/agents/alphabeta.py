@@ -35,7 +35,7 @@ from numba import njit
 
 from boardlab.agents.base import Agent, AgentSpecError
 from boardlab.agents.clock import now
-from boardlab.games.base import DRAW, ONGOING, Kernel, build_canonical, compiled_for, position_hash
+from boardlab.games.base import DRAW, LOSS, ONGOING, Kernel, build_canonical, compiled_for, position_hash
 from boardlab.spec import option
 
 WIN = 1_000_000.0
@@ -58,6 +58,12 @@ DEFAULT_PVS = False
 DEFAULT_ASPIRATION = 0.0
 DEFAULT_LMR = 0
 DEFAULT_ORDER_DEPTH = 0
+DEFAULT_WIN_PROBE = False
+
+
+@njit(cache=True)
+def _always(ctx, a, b):  # type: ignore[no-untyped-def]
+    return True
 
 
 def is_mate_score(score: float) -> bool:
@@ -83,10 +89,20 @@ def build_search(kernel: Kernel) -> Any:
     play = kernel.play
     status = kernel.status
     evaluate = kernel.evaluate
+    may_win = kernel.may_win if kernel.may_win is not None else _always
     canonical = build_canonical(kernel)
     action_maps = kernel.action_maps
     sym_inverse = kernel.sym_inverse
     max_moves = kernel.num_actions
+
+    @njit
+    def _wins_now(ctx, me, opp, buffer):  # type: ignore[no-untyped-def]
+        # a move after which the opponent, to move, has lost
+        for i in range(gen_moves(ctx, me, opp, buffer)):
+            a, b = play(ctx, me, opp, buffer[i])
+            if status(ctx, a, b) == LOSS:
+                return True
+        return False
 
     @njit
     def search(
@@ -109,6 +125,7 @@ def build_search(kernel: Kernel) -> Any:
         pvs,
         lmr,
         order_depth,
+        win_probe,
     ):  # type: ignore[no-untyped-def]
         size = depth + 2
         moves = np.empty((size, max_moves), dtype=np.int64)
@@ -167,7 +184,10 @@ def build_search(kernel: Kernel) -> Any:
                         phase = 2
                         continue
                 if remaining == 0:
-                    ret = evaluate(ctx, me, opp, eval_id)
+                    if win_probe and may_win(ctx, me, opp) and _wins_now(ctx, me, opp, moves[ply]):
+                        ret = WIN - (ply + 1)
+                    else:
+                        ret = evaluate(ctx, me, opp, eval_id)
                     phase = 2
                     continue
                 alpha_orig[ply] = alpha[ply]
@@ -459,6 +479,7 @@ def _build_and_warm(kernel: Kernel) -> Any:
         True,
         0,
         0,
+        True,
     )
     return search
 
@@ -494,8 +515,10 @@ class SearchRunner:
         aspiration: float = DEFAULT_ASPIRATION,
         lmr: int = DEFAULT_LMR,
         order_depth: int = DEFAULT_ORDER_DEPTH,
+        win_probe: bool = DEFAULT_WIN_PROBE,
     ) -> None:
         self.kernel = kernel
+        self.win_probe = win_probe
         self.pvs = pvs
         self.aspiration = aspiration
         self.lmr = lmr
@@ -569,6 +592,7 @@ class SearchRunner:
             self.pvs,
             self.lmr,
             self.order_depth,
+            self.win_probe,
         )
         return int(move), float(score), int(nodes), bool(aborted)
 
@@ -683,6 +707,9 @@ class AlphaBetaSettings:
         minimum=0,
         maximum=MAX_DEPTH,
     )
+    probe: bool = option(
+        DEFAULT_WIN_PROBE, "at the leaves, look for a move that wins at once before evaluating"
+    )
 
 
 class AlphaBetaAgent(Agent):
@@ -723,6 +750,7 @@ class AlphaBetaAgent(Agent):
                 aspiration=s.asp,
                 lmr=s.lmr,
                 order_depth=s.order,
+                win_probe=s.probe,
             )
         return self._runners[kernel.name]
 

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from boardlab.agents.alphabeta import (
+    DEFAULT_WIN_PROBE,
     MATE_ZONE,
     MAX_CONTEMPT,
     AlphaBetaAgent,
@@ -55,6 +56,7 @@ class HybridSettings:
     )
     c: float = option(1.4, "MCTS exploration constant", minimum=0, maximum=100)
     tables: bool = option(True, "play perfectly where solved endgame tables cover the position")
+    probe: bool = option(DEFAULT_WIN_PROBE, "alpha-beta looks for a win at once at its leaves")
 
 
 class HybridAgent(Agent):
@@ -70,7 +72,7 @@ class HybridAgent(Agent):
         s = self.settings
         self.np_rng = np.random.default_rng(seed)
         searcher_settings = AlphaBetaSettings(
-            depth=s.depth, time=ALPHABETA_SHARE * s.time, eval=s.eval, contempt=s.contempt
+            depth=s.depth, time=ALPHABETA_SHARE * s.time, eval=s.eval, contempt=s.contempt, probe=s.probe
         )
         self.searcher = AlphaBetaAgent(seed=seed, settings=searcher_settings)
         self.last_engine = ""

@@ -23,6 +23,8 @@ by the side about to move, which keeps negamax and learning code side-relative. 
   ``Kernel.cell_maps[sym]`` gathers the cells of an observation plane.
 - ``observe(ctx, a, b, out)``: fills a float32 array of ``Kernel.obs_shape``
   (planes, rows, columns) from the mover's view.
+- ``may_win(ctx, a, b) -> bool`` (optional): False only when the side to move surely has no
+  move that wins at once; searches that look for such moves skip the others.
 
 Generic helpers built here on top of a kernel: :func:`position_hash` (a 64-bit hash of the
 state words, the same whatever a table stores), :func:`build_canonical` (the hash of the
@@ -159,6 +161,7 @@ class Kernel:
     action_maps: np.ndarray
     cell_maps: np.ndarray
     sym_inverse: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.int64))
+    may_win: Callable[..., bool] | None = None
 
     @property
     def num_symmetries(self) -> int:

@@ -14,6 +14,9 @@ Everything the kernels need lives in the ``ctx`` tuple of int64 arrays built by
 
 from __future__ import annotations
 
+import json
+from importlib import resources
+
 import numpy as np
 from numba import njit
 
@@ -34,10 +37,20 @@ _LINES3_WEIGHT = np.array([n * 3.0**n for n in range(6)])
 _LINES2_WEIGHT = np.array([n * 2.0**n for n in range(6)])
 _DENSITY_WEIGHT = np.array([0.0] + [10.0 ** (n - 1) for n in range(1, 6)])
 
-EVALUATIONS = ("lines2", "lines3", "density", "longest", "winloss", "fullest")
+EVALUATIONS = ("lines2", "lines3", "density", "longest", "winloss", "fullest", "tuned")
 """Evaluation names by id; the first is the default. ``fullest`` (own cubes in the fullest own
 line minus the opponent's in its fullest line, over n; in [-1, 1]) is meant as the potential of
-reward shaping in the tabular learners."""
+reward shaping in the tabular learners. ``tuned`` is a weighted sum of features whose weights
+were fitted to game outcomes (see :func:`tuned_weights`)."""
+TUNED_ID = EVALUATIONS.index("tuned")
+TUNED_FILE = "quixo-tuned.json"
+TUNED_SCALE = 100.0
+"""``tuned`` values are the fitted logit of winning times this: 100 is odds of e to 1."""
+WEIGHT_UNIT = 1000
+"""Tuned weights are held in ``ctx`` as integers, in thousandths of a logit."""
+TUNED_SCALARS = ("interior", "corners", "cubes")
+"""The cube-count features of ``tuned`` after the line table: own minus opponent's cubes off
+the border, in the corners, and in all."""
 
 
 def symmetry_maps(n: int) -> list[list[int]]:
@@ -153,6 +166,32 @@ def _move_sym_table(n: int, maps: list[list[int]]) -> np.ndarray:
     return table
 
 
+def tuned_weights(n: int) -> dict[str, object]:
+    """The fitted weights of the ``tuned`` evaluation for an n x n board, as shipped.
+
+    ``lines`` maps ``"a,b"`` (own and opponent cubes in one row, column or diagonal, a > b)
+    to the weight of each such line (the mirrored ``"b,a"`` line counts minus it); the
+    names of :data:`TUNED_SCALARS` give the weights of those counts. Weights are logits of
+    the side to move winning, fitted by :mod:`boardlab.learn.eval_fit`.
+    """
+    text = resources.files("boardlab.games").joinpath("data", TUNED_FILE).read_text()
+    return json.loads(text)["sizes"][str(n)]  # type: ignore[no-any-return]
+
+
+def tuned_table(n: int) -> np.ndarray:
+    """The ``tuned`` weights as the kernel reads them: ``(n+1)**2`` line weights indexed
+    ``own * (n+1) + opp``, then the :data:`TUNED_SCALARS`, in thousandths of a logit."""
+    weights = tuned_weights(n)
+    table = np.zeros((n + 1) ** 2 + len(TUNED_SCALARS), dtype=np.int64)
+    for key, value in weights["lines"].items():  # type: ignore[attr-defined]
+        own, opp = (int(part) for part in key.split(","))
+        table[own * (n + 1) + opp] = round(value * WEIGHT_UNIT)
+        table[opp * (n + 1) + own] = -round(value * WEIGHT_UNIT)
+    for i, name in enumerate(TUNED_SCALARS):
+        table[(n + 1) ** 2 + i] = round(float(weights[name]) * WEIGHT_UNIT)  # type: ignore[arg-type]
+    return table
+
+
 def build_tables(n: int, rules: int = OFFICIAL) -> tuple[np.ndarray, ...]:
     """The ``ctx`` tuple of constant int64 arrays for an n x n board under a rulebook."""
     moves = move_list(n)
@@ -169,6 +208,7 @@ def build_tables(n: int, rules: int = OFFICIAL) -> tuple[np.ndarray, ...]:
         _line_cells(n),
         _sym_byte_tables(n, maps),
         _move_sym_table(n, maps),
+        tuned_table(n),
     )
 
 
@@ -325,7 +365,38 @@ def evaluate(ctx, me, opp, eval_id):  # type: ignore[no-untyped-def]
         return _longest_run(ctx, me) / n - 0.5
     if eval_id == 5:
         return (_fullest_line(ctx, me) - _fullest_line(ctx, opp)) / ctx[1][N_IDX]
+    if eval_id == TUNED_ID:
+        return _tuned(ctx, me, opp)
     return 0.0
+
+
+@njit(cache=True)
+def _tuned(ctx, me, opp):  # type: ignore[no-untyped-def]
+    scalars = ctx[1]
+    lines = ctx[2]
+    weights = ctx[6]
+    side = scalars[N_IDX] + 1
+    total = 0
+    for i in range(lines.shape[0]):
+        total += weights[_popcount(me & lines[i]) * side + _popcount(opp & lines[i])]
+    border = scalars[CORNERS_IDX] | scalars[EDGES_IDX]
+    at = side * side
+    total += weights[at] * (_popcount(me & ~border) - _popcount(opp & ~border))
+    total += weights[at + 1] * (_popcount(me & scalars[CORNERS_IDX]) - _popcount(opp & scalars[CORNERS_IDX]))
+    total += weights[at + 2] * (_popcount(me) - _popcount(opp))
+    return total * (TUNED_SCALE / WEIGHT_UNIT)
+
+
+@njit(cache=True)
+def may_win_now(ctx, me, opp):  # type: ignore[no-untyped-def]
+    """False when the side to move surely has no winning move: one move adds at most one own
+    cube to any line, so a win needs a line one cube short."""
+    lines = ctx[2]
+    short = ctx[1][N_IDX] - 1
+    for i in range(lines.shape[0]):
+        if _popcount(me & lines[i]) >= short:
+            return True
+    return False
 
 
 @njit(cache=True, inline="always")
@@ -457,6 +528,7 @@ def build_kernel(n: int, rules: str = "official") -> Kernel:
         action_maps=action_maps,
         cell_maps=cell_maps,
         sym_inverse=symmetry_table_inverse(action_maps),
+        may_win=may_win_now,
     )
 
 

@@ -1,0 +1,215 @@
+"""Fit the weights of Quixo's ``tuned`` evaluation to the outcomes of games.
+
+The evaluation is linear in a few counts of a position, seen by the side to move: for every
+pair ``a > b``, the lines (rows, columns, diagonals) holding ``a`` own and ``b`` opponent
+cubes minus those holding ``b`` own and ``a`` opponent cubes, then own minus opponent cubes
+off the border, in the corners and in all (:data:`boardlab.games.quixo_kernel.TUNED_SCALARS`).
+
+The weights are those of a logistic regression of the game's result for the side to move
+(1 won, 0.5 drawn, 0 lost) on these counts, over every position of self-play games between
+alpha-beta players of several depths and evaluations from random openings; the model's
+intercept (the value of having the move) is reported but not used, since a search compares
+positions with the same side to move. The fit minimises the log-loss with a small L2
+penalty (scipy's L-BFGS-B); :func:`fit` returns the held-out log-loss of the tuned weights and
+of the best logistic rescaling of ``lines2`` and ``lines3``, so that the features are judged
+against the hand-picked evaluations on the same positions.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.optimize import minimize
+
+from boardlab.agents.base import make_agent
+from boardlab.games.quixo import Quixo
+from boardlab.games.quixo_kernel import TUNED_SCALARS
+
+DEFAULT_PLAYERS = (
+    "alphabeta:depth=3,eval=lines2",
+    "alphabeta:depth=3,eval=lines3",
+    "alphabeta:depth=4,eval=lines2",
+    "alphabeta:depth=2,eval=density",
+)
+OPENING_PLIES = (2, 14)  # random plies before the players take over (range, end excluded)
+GAME_PLIES = 200  # games still running are drawn
+HELD_OUT = 0.2
+L2 = 1e-4
+
+
+@dataclass(frozen=True)
+class Positions:
+    """Positions seen by the side to move, with the result of their game for that side."""
+
+    me: np.ndarray  # int64 masks of the side to move
+    opp: np.ndarray
+    result: np.ndarray  # 1 won, 0.5 drawn, 0 lost
+
+    def __len__(self) -> int:
+        return len(self.result)
+
+
+@dataclass(frozen=True)
+class Fit:
+    """Fitted weights (logits per feature), the intercept and held-out log-losses."""
+
+    size: int
+    weights: dict[str, float]
+    intercept: float
+    positions: int
+    log_loss: float
+    baselines: dict[str, float]  # held-out log-loss of each rescaled hand-picked evaluation
+
+    def to_json(self) -> dict[str, Any]:
+        """The weights as :func:`boardlab.games.quixo_kernel.tuned_weights` reads them."""
+        lines = {
+            key[len("lines ") :]: value for key, value in self.weights.items() if key.startswith("lines ")
+        }
+        scalars = {name: self.weights[name] for name in TUNED_SCALARS}
+        return {"lines": lines, **scalars, "fit": self.summary()}
+
+    def summary(self) -> dict[str, Any]:
+        """How the weights were fitted: positions, intercept, log-losses."""
+        return {
+            "positions": self.positions,
+            "intercept": round(self.intercept, 4),
+            "held_out_log_loss": round(self.log_loss, 5),
+            "baseline_log_loss": {name: round(value, 5) for name, value in self.baselines.items()},
+        }
+
+
+def line_pairs(size: int) -> list[tuple[int, int]]:
+    """The ``(own, opp)`` cube counts of a line that get a weight: ``own > opp``, not full."""
+    return [(a, b) for a in range(size) for b in range(size) if a > b and a + b <= size]
+
+
+def feature_names(size: int) -> list[str]:
+    """Names of the features, in the order of :func:`features`' columns."""
+    return [f"lines {a},{b}" for a, b in line_pairs(size)] + list(TUNED_SCALARS)
+
+
+def _line_masks(size: int) -> np.ndarray:
+    rows = [sum(1 << (y * size + x) for x in range(size)) for y in range(size)]
+    columns = [sum(1 << (y * size + x) for y in range(size)) for x in range(size)]
+    diagonal = sum(1 << (i * size + i) for i in range(size))
+    anti = sum(1 << (i * size + size - 1 - i) for i in range(size))
+    return np.array([*rows, *columns, diagonal, anti], dtype=np.int64)
+
+
+def features(size: int, me: np.ndarray, opp: np.ndarray) -> np.ndarray:
+    """The feature matrix (positions x :func:`feature_names`) of positions given as masks."""
+    lines = _line_masks(size)
+    own = np.bitwise_count(me[:, None] & lines[None, :]).astype(np.int64)
+    theirs = np.bitwise_count(opp[:, None] & lines[None, :]).astype(np.int64)
+    columns = [
+        ((own == a) & (theirs == b)).sum(1) - ((own == b) & (theirs == a)).sum(1) for a, b in line_pairs(size)
+    ]
+    border = sum(1 << (y * size + x) for x in range(size) for y in range(size) if {x, y} & {0, size - 1})
+    corners = sum(1 << (y * size + x) for x in (0, size - 1) for y in (0, size - 1))
+    for mask in (~border, corners, -1):
+        columns.append(np.bitwise_count(me & mask).astype(np.int64) - np.bitwise_count(opp & mask))
+    return np.stack(columns, axis=1).astype(np.float64)
+
+
+def self_play(
+    size: int,
+    games: int,
+    seed: int,
+    players: Sequence[str] = DEFAULT_PLAYERS,
+    rules: str = "official",
+    advance: Callable[[int], None] | None = None,
+) -> Positions:
+    """Every position of ``games`` games between random pairs of ``players``, after a random
+    opening, with each game's result for the side to move."""
+    game = Quixo(size=size, ply_cap=GAME_PLIES, rules=rules)
+    rng = random.Random(seed)
+    agents = [make_agent(spec, seed=seed + i) for i, spec in enumerate(players)]
+    for agent in agents:
+        agent.prepare(game)
+    rows: list[tuple[int, int, float]] = []
+    for _ in range(games):
+        rows.extend(_one_game(game, rng.sample(agents, 2), rng))
+        if advance is not None:
+            advance(1)
+    return Positions(
+        me=np.array([r[0] for r in rows], dtype=np.int64),
+        opp=np.array([r[1] for r in rows], dtype=np.int64),
+        result=np.array([r[2] for r in rows], dtype=np.float64),
+    )
+
+
+def _one_game(game: Quixo, pair: list[Any], rng: random.Random) -> list[tuple[int, int, float]]:
+    state = game.initial()
+    for _ in range(rng.randrange(*OPENING_PLIES)):
+        moves = [m for m in state.legal_moves() if not state.play(m).is_over]
+        if not moves:
+            break
+        state = state.play(rng.choice(moves))
+    for agent in pair:
+        agent.new_game()
+    seen: list[tuple[int, int, int]] = []
+    while not state.is_over:
+        me, opp = state.words
+        seen.append((int(me), int(opp), state.ply % 2))
+        state = state.play(pair[len(seen) % 2].choose(state))
+    winner = state.winner
+    return [(me, opp, 0.5 if winner is None else float(winner == colour)) for me, opp, colour in seen]
+
+
+def logistic_fit(x: np.ndarray, y: np.ndarray, l2: float = L2) -> np.ndarray:
+    """Weights (last: intercept, not penalised) minimising the mean log-loss plus L2."""
+    design = np.concatenate([x, np.ones((len(x), 1))], axis=1)
+
+    def objective(w: np.ndarray) -> tuple[float, np.ndarray]:
+        z = design @ w
+        loss = np.mean(np.logaddexp(0.0, z) - y * z)
+        grad = design.T @ (_sigmoid(z) - y) / len(y)
+        penalty = np.r_[w[:-1], 0.0]
+        return float(loss + l2 * penalty @ penalty), grad + 2 * l2 * penalty
+
+    result = minimize(objective, np.zeros(design.shape[1]), jac=True, method="L-BFGS-B")
+    return np.asarray(result.x)
+
+
+def log_loss(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
+    """Mean log-loss of weights ``w`` (intercept last) on ``x``."""
+    z = x @ w[:-1] + w[-1]
+    return float(np.mean(np.logaddexp(0.0, z) - y * z))
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    return np.asarray(0.5 * (1.0 + np.tanh(0.5 * z)))
+
+
+def _hand_picked(size: int, me: np.ndarray, opp: np.ndarray, base: float) -> np.ndarray:
+    lines = _line_masks(size)
+    weight = np.array([n * base**n for n in range(size + 1)])
+    own = weight[np.bitwise_count(me[:, None] & lines)].sum(1)
+    theirs = weight[np.bitwise_count(opp[:, None] & lines)].sum(1)
+    return np.asarray((own - theirs)[:, None])
+
+
+def fit(size: int, positions: Positions, seed: int = 0) -> Fit:
+    """Fit the ``tuned`` weights on a random 80% of ``positions``; judge them on the rest."""
+    order = np.random.default_rng(seed).permutation(len(positions))
+    cut = int((1 - HELD_OUT) * len(order))
+    train, test = order[:cut], order[cut:]
+    x = features(size, positions.me, positions.opp)
+    y = positions.result
+    w = logistic_fit(x[train], y[train])
+    baselines = {}
+    for name, base in (("lines2", 2.0), ("lines3", 3.0)):
+        single = _hand_picked(size, positions.me, positions.opp, base)
+        baselines[name] = log_loss(single[test], y[test], logistic_fit(single[train], y[train], 0.0))
+    return Fit(
+        size=size,
+        weights={name: round(float(v), 4) for name, v in zip(feature_names(size), w[:-1], strict=True)},
+        intercept=float(w[-1]),
+        positions=len(positions),
+        log_loss=log_loss(x[test], y[test], w),
+        baselines=baselines,
+    )

@@ -1,0 +1,172 @@
+"""Quixo's fitted ``tuned`` evaluation, the fit behind it, and the search's look for wins at the leaves.
+
+The compiled evaluation is checked against the fit's own numpy features and shipped weights,
+the fit against data drawn from a known logistic model, and the leaf probe against a naive
+negamax that looks for the same wins.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_agents import random_position
+
+from boardlab.agents.alphabeta import WIN, SearchRunner
+from boardlab.games.base import ONGOING
+from boardlab.games.quixo import State
+from boardlab.games.quixo_kernel import TUNED_SCALARS, TUNED_SCALE, kernel, may_win_now, tuned_weights
+from boardlab.learn.eval_fit import feature_names, features, fit, logistic_fit, self_play
+
+SIZES = (3, 4, 5)
+
+
+def _random_masks(rng: random.Random, size: int) -> tuple[int, int]:
+    me = opp = 0
+    for cell in range(size * size):
+        roll = rng.random()
+        if roll < 0.35:
+            me |= 1 << cell
+        elif roll < 0.7:
+            opp |= 1 << cell
+    return me, opp
+
+
+def _weight_vector(size: int) -> np.ndarray:
+    weights = tuned_weights(size)
+    lines = weights["lines"]
+    return np.array(
+        [
+            lines[name.split(" ")[1]] if name.startswith("lines ") else weights[name]
+            for name in feature_names(size)
+        ]
+    )
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_compiled_tuned_evaluation_is_the_fitted_linear_model(size):
+    k = kernel(size)
+    eval_id = k.evaluations.index("tuned")
+    rng = random.Random(size)
+    boards = [_random_masks(rng, size) for _ in range(300)]
+    me = np.array([b[0] for b in boards], dtype=np.int64)
+    opp = np.array([b[1] for b in boards], dtype=np.int64)
+    expected = features(size, me, opp) @ _weight_vector(size) * TUNED_SCALE
+    got = [k.evaluate(k.ctx, np.int64(a), np.int64(b), eval_id) for a, b in boards]
+    # weights are held in thousandths of a logit
+    assert got == pytest.approx(expected, abs=TUNED_SCALE * 0.0005 * 40)
+    assert any(abs(v) > 10 for v in got)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tuned_evaluation_is_antisymmetric_and_prefers_more_cubes_in_lines(size):
+    k = kernel(size)
+    eval_id = k.evaluations.index("tuned")
+    rng = random.Random(7 + size)
+    for _ in range(100):
+        me, opp = _random_masks(rng, size)
+        value = k.evaluate(k.ctx, np.int64(me), np.int64(opp), eval_id)
+        assert value == pytest.approx(-k.evaluate(k.ctx, np.int64(opp), np.int64(me), eval_id))
+    row = sum(1 << x for x in range(size - 1))  # a row one cube short, nothing else
+    assert k.evaluate(k.ctx, np.int64(row), np.int64(0), eval_id) > 0
+
+
+def test_shipped_weights_have_every_feature_and_record_their_fit():
+    for size in SIZES:
+        weights = tuned_weights(size)
+        assert set(weights["lines"]) == {
+            n.split(" ")[1] for n in feature_names(size) if n.startswith("lines ")
+        }
+        assert all(name in weights for name in TUNED_SCALARS)
+        fitted = weights["fit"]
+        assert fitted["positions"] > 1000
+        # the fitted features predict results better than either hand-picked evaluation
+        assert fitted["held_out_log_loss"] < min(fitted["baseline_log_loss"].values())
+
+
+def test_logistic_fit_recovers_the_weights_of_known_data():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(20000, 3))
+    truth = np.array([1.5, -0.7, 0.0, 0.3])  # intercept last
+    p = 1 / (1 + np.exp(-(x @ truth[:-1] + truth[-1])))
+    y = (rng.random(len(p)) < p).astype(float)
+    w = logistic_fit(x, y, l2=0.0)
+    assert w == pytest.approx(truth, abs=0.08)
+
+
+def test_fit_on_self_play_reports_each_feature_and_beats_nothing_known():
+    positions = self_play(4, 30, seed=5, players=("alphabeta:depth=2,eval=lines2", "alphabeta:depth=1"))
+    assert len(positions) > 100
+    assert set(np.unique(positions.result)) <= {0.0, 0.5, 1.0}
+    fitted = fit(4, positions)
+    assert list(fitted.weights) == feature_names(4)
+    assert fitted.positions == len(positions)
+    assert 0 < fitted.log_loss < 1.0
+    assert set(fitted.to_json()) == {"lines", *TUNED_SCALARS, "fit"}
+
+
+def test_self_play_results_belong_to_the_side_to_move():
+    positions = self_play(3, 20, seed=1, players=("alphabeta:depth=2", "alphabeta:depth=2,eval=lines3"))
+    k = kernel(3)
+    winning_now = 0
+    for me, opp, result in zip(positions.me, positions.opp, positions.result, strict=True):
+        state = State.from_masks(int(me), int(opp), 0, 0, 3)
+        if any(state.play_index(m).winner == 0 for m in state.legal_indices()):
+            # alpha-beta always takes a win at once, so the side to move there won the game
+            assert result == 1.0
+            winning_now += 1
+        assert k.status(k.ctx, me, opp) == ONGOING
+    assert winning_now > 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from(SIZES))
+def test_may_win_now_is_false_only_when_no_move_wins(seed, size):
+    state = random_position(seed, random.Random(seed).randrange(0, 30), size)
+    if state.is_over:
+        return
+    me, opp = state.words
+    k = state.kernel
+    wins = any(state.play_index(m).winner == state.to_move for m in state.legal_indices())
+    if not may_win_now(k.ctx, np.int64(me), np.int64(opp)):
+        assert not wins
+
+
+def naive_probe_negamax(state: State, depth: int, eval_id: int, path: tuple[tuple[int, int], ...]) -> float:
+    """:func:`naive_negamax`, but a leaf where the side to move wins at once scores that win."""
+    ply = len(path)
+    me, opp = state.words
+    if ply > 0:
+        if state.winner is not None:
+            return WIN - ply if state.winner == state.to_move else -(WIN - ply)
+        if any(p == (me, opp) for p in path[-2::-2]):
+            return 0.0
+    if ply == depth:
+        if any(state.play_index(m).winner == state.to_move for m in state.legal_indices()):
+            return WIN - (ply + 1)
+        return float(state.kernel.evaluate(state.kernel.ctx, np.int64(me), np.int64(opp), eval_id))
+    return max(
+        -naive_probe_negamax(state.play_index(m), depth, eval_id, (*path, (me, opp)))
+        for m in state.legal_indices()
+    )
+
+
+@pytest.mark.parametrize("size", (4, 5))
+def test_leaf_probe_scores_wins_one_ply_past_the_depth_exactly(size):
+    k = kernel(size)
+    eval_id = k.evaluations.index("tuned")
+    jitter = np.zeros(k.num_actions)
+    found = 0
+    for seed in range(40):
+        state = random_position(300 + seed, 8 + seed % 12, size)
+        if state.is_over:
+            continue
+        runner = SearchRunner(k, "tuned", tt_log2=12, contempt=0.0, win_probe=True)
+        _, score, _, aborted = runner.search(*state.words, 2, jitter)
+        assert not aborted
+        assert score == pytest.approx(naive_probe_negamax(state, 2, eval_id, ())), state.to_text()
+        found += abs(score) > WIN / 2
+    assert found > 0  # some positions had a win or loss within reach of the probe
