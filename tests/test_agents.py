@@ -78,7 +78,7 @@ def test_bad_specs_are_refused_with_a_message_naming_what_is_accepted(spec, frag
 
 
 def test_an_evaluation_the_game_lacks_is_refused_when_the_game_is_known():
-    with pytest.raises(AgentSpecError, match="choose one of lines2, lines3"):
+    with pytest.raises(AgentSpecError, match="choose one of tuned, lines2, lines3"):
         make_agent("alphabeta:eval=magic", game=State.initial().game)
     with pytest.raises(AgentSpecError, match="plays only quixo"):
         make_agent("course:player=x:Y", game=parse_game("tictactoe"))

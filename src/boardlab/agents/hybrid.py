@@ -49,7 +49,7 @@ class HybridSettings:
     depth: int = option(0, "alpha-beta depth limit (0: as deep as time allows)", minimum=0, maximum=64)
     eval: str = option("", "alpha-beta evaluation (default: the game's first)")
     contempt: float = option(
-        300.0,
+        0.0,
         "how much worse than even a repeated position looks",
         minimum=-MAX_CONTEMPT,
         maximum=MAX_CONTEMPT,

@@ -37,12 +37,12 @@ _LINES3_WEIGHT = np.array([n * 3.0**n for n in range(6)])
 _LINES2_WEIGHT = np.array([n * 2.0**n for n in range(6)])
 _DENSITY_WEIGHT = np.array([0.0] + [10.0 ** (n - 1) for n in range(1, 6)])
 
-EVALUATIONS = ("lines2", "lines3", "density", "longest", "winloss", "fullest", "tuned")
-"""Evaluation names by id; the first is the default. ``fullest`` (own cubes in the fullest own
-line minus the opponent's in its fullest line, over n; in [-1, 1]) is meant as the potential of
-reward shaping in the tabular learners. ``tuned`` is a weighted sum of features whose weights
-were fitted to game outcomes (see :func:`tuned_weights`)."""
-TUNED_ID = EVALUATIONS.index("tuned")
+EVALUATIONS = ("tuned", "lines2", "lines3", "density", "longest", "winloss", "fullest")
+"""Evaluation names by id; the first is the default. ``tuned`` is a weighted sum of features
+whose weights were fitted to game outcomes (see :func:`tuned_weights`). ``fullest`` (own cubes
+in the fullest own line minus the opponent's in its fullest line, over n; in [-1, 1]) is meant
+as the potential of reward shaping in the tabular learners."""
+TUNED, LINES2, LINES3, DENSITY, LONGEST, WINLOSS, FULLEST = range(len(EVALUATIONS))
 TUNED_FILE = "quixo-tuned.json"
 TUNED_SCALE = 100.0
 """``tuned`` values are the fitted logit of winning times this: 100 is odds of e to 1."""
@@ -354,20 +354,20 @@ def _lines_side(ctx, bits, weights):  # type: ignore[no-untyped-def]
 @njit(cache=True)
 def evaluate(ctx, me, opp, eval_id):  # type: ignore[no-untyped-def]
     """Heuristic value of a non-final position for the side to move (see EVALUATIONS)."""
-    if eval_id == 0:
+    if eval_id == TUNED:
+        return _tuned(ctx, me, opp)
+    if eval_id == LINES2:
         return _lines_side(ctx, me, _LINES2_WEIGHT) - _lines_side(ctx, opp, _LINES2_WEIGHT)
-    if eval_id == 1:
+    if eval_id == LINES3:
         return _lines_side(ctx, me, _LINES3_WEIGHT) - _lines_side(ctx, opp, _LINES3_WEIGHT)
-    if eval_id == 2:
+    if eval_id == DENSITY:
         return _density_side(ctx, me) - _density_side(ctx, opp)
-    if eval_id == 3:
+    if eval_id == LONGEST:
         n = ctx[1][N_IDX]
         return _longest_run(ctx, me) / n - 0.5
-    if eval_id == 5:
+    if eval_id == FULLEST:
         return (_fullest_line(ctx, me) - _fullest_line(ctx, opp)) / ctx[1][N_IDX]
-    if eval_id == TUNED_ID:
-        return _tuned(ctx, me, opp)
-    return 0.0
+    return 0.0  # winloss: nothing but the result
 
 
 @njit(cache=True)
