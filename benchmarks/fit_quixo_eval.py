@@ -1,14 +1,15 @@
 """Fit Quixo's ``tuned`` evaluation to self-play outcomes and write the shipped weights.
 
     .venv/bin/python benchmarks/fit_quixo_eval.py [--sizes 3,4,5] [--games 3000] [--workers 2]
-        [--seed 0] [--out src/boardlab/games/data/quixo-tuned.json]
+        [--seed 0] [--players SPEC ...] [--out src/boardlab/games/data/quixo-tuned.json]
 
-For each board size, ``--games`` games between alpha-beta players (depths 2-4; ``lines2``,
-``lines3``, ``density``) from random openings are played in ``--workers`` processes, and the
-weights are fitted to their results (:mod:`boardlab.learn.eval_fit`). Prints the weights and the
-held-out log-loss of ``tuned`` next to the best logistic rescaling of ``lines2`` and
-``lines3`` on the same positions (lower is better; 0.693 is a coin flip), then writes the JSON
-file the Quixo kernel reads.
+For each board size, ``--games`` games between random pairs of ``--players`` (by default
+alpha-beta at depths 2-4 with ``lines2``, ``lines3`` and ``density``) from random openings are
+played in ``--workers`` processes, and the weights are fitted to their results
+(:mod:`boardlab.learn.eval_fit`). Prints the weights and the held-out log-loss of ``tuned``
+next to the best logistic rescaling of ``lines2`` and ``lines3`` on the same positions (lower
+is better; 0.693 is a coin flip), then writes the JSON file the Quixo kernel reads (sizes not
+fitted in this run keep their weights).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from rich.progress import Progress
 from rich.table import Table
 
 from boardlab.files import atomic_write_text
-from boardlab.learn.eval_fit import Fit, Positions, fit, self_play
+from boardlab.learn.eval_fit import DEFAULT_PLAYERS, Fit, Positions, fit, self_play
 
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "src/boardlab/games/data/quixo-tuned.json"
 
@@ -35,20 +36,21 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--games", type=int, default=3000, help="self-play games per size")
     parser.add_argument("--workers", type=int, default=2, help="processes playing the games")
     parser.add_argument("--seed", type=int, default=0, help="seed of the openings and players")
+    parser.add_argument(
+        "--players", nargs="+", default=list(DEFAULT_PLAYERS), help="agent specs of the self-play games"
+    )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="weights file to write")
     return parser.parse_args(argv)
 
 
-def _play(size: int, games: int, seed: int) -> Positions:
-    return self_play(size, games, seed)
-
-
-def positions_for(size: int, games: int, workers: int, seed: int, progress: Progress) -> Positions:
+def positions_for(
+    size: int, games: int, workers: int, seed: int, players: list[str], progress: Progress
+) -> Positions:
     """Self-play positions of ``games`` games split over ``workers`` processes."""
     shares = [games // workers + (i < games % workers) for i in range(workers)]
     task = progress.add_task(f"{size}x{size} self-play", total=workers)
     with ProcessPoolExecutor(workers) as pool:
-        futures = [pool.submit(_play, size, n, seed + 1000 * i) for i, n in enumerate(shares)]
+        futures = [pool.submit(self_play, size, n, seed + 1000 * i, players) for i, n in enumerate(shares)]
         parts = []
         for future in futures:
             parts.append(future.result())
@@ -77,12 +79,15 @@ def main(argv: list[str] | None = None) -> int:
     previous = json.loads(args.out.read_text())["sizes"] if args.out.exists() else {}
     with Progress(console=console) as progress:
         fits = [
-            fit(size, positions_for(size, args.games, args.workers, args.seed, progress)) for size in sizes
+            fit(size, positions_for(size, args.games, args.workers, args.seed, args.players, progress))
+            for size in sizes
         ]
     for fitted in fits:
         report(console, fitted)
-        previous[str(fitted.size)] = fitted.to_json()
-    document = {"games_per_size": args.games, "seed": args.seed, "sizes": dict(sorted(previous.items()))}
+        weights = fitted.to_json()
+        weights["fit"].update(games=args.games, seed=args.seed, players=args.players)
+        previous[str(fitted.size)] = weights
+    document = {"sizes": dict(sorted(previous.items()))}
     atomic_write_text(args.out, json.dumps(document, indent=1) + "\n")
     console.print(f"wrote {args.out}")
     return 0

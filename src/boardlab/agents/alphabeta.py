@@ -19,7 +19,11 @@ and returns a compiled, iterative (explicit-stack) negamax with
   aspiration windows at the root (``asp``). All but the reductions are exact: they change
   how fast a value is found, not the value (up to what the table already does to the plain
   search, whose value can depend on the order positions are met in: a deeper stored result
-  used, a repetition met first on another path).
+  used, a repetition met first on another path). Only the leaf probe is on by default;
+- a quiescence-like look at forcing moves, the leaf probe (``probe``, on by default): before
+  evaluating a leaf, the side to move looks for a move that wins at once, and the leaf then
+  scores that win exactly; only positions the kernel's ``may_win`` test lets through are
+  scanned (Quixo: a line one cube short), and games without that test are not probed.
 
 :class:`AlphaBetaAgent` drives it: fixed depth, or iterative deepening within seconds.
 """
@@ -58,12 +62,12 @@ DEFAULT_PVS = False
 DEFAULT_ASPIRATION = 0.0
 DEFAULT_LMR = 0
 DEFAULT_ORDER_DEPTH = 0
-DEFAULT_WIN_PROBE = False
+DEFAULT_WIN_PROBE = True
 
 
 @njit(cache=True)
-def _always(ctx, a, b):  # type: ignore[no-untyped-def]
-    return True
+def _never(ctx, a, b):  # type: ignore[no-untyped-def]
+    return False  # a game without a cheap test of wins at once is not probed
 
 
 def is_mate_score(score: float) -> bool:
@@ -89,7 +93,7 @@ def build_search(kernel: Kernel) -> Any:
     play = kernel.play
     status = kernel.status
     evaluate = kernel.evaluate
-    may_win = kernel.may_win if kernel.may_win is not None else _always
+    may_win = kernel.may_win if kernel.may_win is not None else _never
     canonical = build_canonical(kernel)
     action_maps = kernel.action_maps
     sym_inverse = kernel.sym_inverse
@@ -501,7 +505,11 @@ class SearchResult:
 
 
 class SearchRunner:
-    """Holds the tables of one player (transposition table, history, killers) across moves."""
+    """Holds the tables of one player (transposition table, history, killers) across moves.
+
+    Every search feature is off unless asked for, the leaf probe included (the agent's
+    options turn on those that won their A/B tests).
+    """
 
     def __init__(
         self,
@@ -515,7 +523,7 @@ class SearchRunner:
         aspiration: float = DEFAULT_ASPIRATION,
         lmr: int = DEFAULT_LMR,
         order_depth: int = DEFAULT_ORDER_DEPTH,
-        win_probe: bool = DEFAULT_WIN_PROBE,
+        win_probe: bool = False,
     ) -> None:
         self.kernel = kernel
         self.win_probe = win_probe
