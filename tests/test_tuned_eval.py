@@ -15,7 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_agents import random_position
 
+from boardlab.agents import make_agent
 from boardlab.agents.alphabeta import WIN, SearchRunner
+from boardlab.games import parse_game
 from boardlab.games.base import ONGOING
 from boardlab.games.quixo import State
 from boardlab.games.quixo_kernel import TUNED_SCALARS, TUNED_SCALE, kernel, may_win_now, tuned_weights
@@ -170,3 +172,15 @@ def test_leaf_probe_scores_wins_one_ply_past_the_depth_exactly(size):
         assert score == pytest.approx(naive_probe_negamax(state, 2, eval_id, ())), state.to_text()
         found += abs(score) > WIN / 2
     assert found > 0  # some positions had a win or loss within reach of the probe
+
+
+def test_leaf_probe_is_on_by_default_and_inert_where_a_game_has_no_may_win_test():
+    assert make_agent("alphabeta").settings.probe and make_agent("hybrid").settings.probe
+    game = parse_game("connect4")
+    state = game.initial()
+    for move in (3, 3, 2, 4, 2):
+        state = state.play_index(move)
+    jitter = np.zeros(game.kernel.num_actions)
+    plain = SearchRunner(game.kernel, "", tt_log2=12).search(*state.words, 4, jitter)
+    probed = SearchRunner(game.kernel, "", tt_log2=12, win_probe=True).search(*state.words, 4, jitter)
+    assert probed == plain

@@ -30,10 +30,10 @@ from boardlab.games.quixo import Quixo
 from boardlab.games.quixo_kernel import TUNED_SCALARS
 
 DEFAULT_PLAYERS = (
-    "alphabeta:depth=3,eval=lines2",
-    "alphabeta:depth=3,eval=lines3",
-    "alphabeta:depth=4,eval=lines2",
-    "alphabeta:depth=2,eval=density",
+    "alphabeta:depth=3,eval=lines2,probe=false",
+    "alphabeta:depth=3,eval=lines3,probe=false",
+    "alphabeta:depth=4,eval=lines2,probe=false",
+    "alphabeta:depth=2,eval=density,probe=false",
 )
 OPENING_PLIES = (2, 14)  # random plies before the players take over (range, end excluded)
 GAME_PLIES = 200  # games still running are drawn
