@@ -19,7 +19,7 @@ and returns a compiled, iterative (explicit-stack) negamax with
   aspiration windows at the root (``asp``). All but the reductions are exact: they change
   how fast a value is found, not the value (up to what the table already does to the plain
   search, whose value can depend on the order positions are met in: a deeper stored result
-  used, a repetition met first on another path). Only the leaf probe is on by default;
+  used, a repetition met first on another path). None of these is on by default;
 - a quiescence-like look at forcing moves, the leaf probe (``probe``, on by default): before
   evaluating a leaf, the side to move looks for a move that wins at once, and the leaf then
   scores that win exactly; only positions the kernel's ``may_win`` test lets through are
@@ -716,7 +716,7 @@ class AlphaBetaSettings:
         maximum=MAX_DEPTH,
     )
     probe: bool = option(
-        DEFAULT_WIN_PROBE, "at the leaves, look for a move that wins at once before evaluating"
+        DEFAULT_WIN_PROBE, "at the leaves, look for a move that wins at once before evaluating (Quixo)"
     )
 
 
