@@ -130,6 +130,7 @@ def build_search(kernel: Kernel) -> Any:
         lmr,
         order_depth,
         win_probe,
+        repeat_eval,
     ):  # type: ignore[no-untyped-def]
         size = depth + 2
         moves = np.empty((size, max_moves), dtype=np.int64)
@@ -183,8 +184,10 @@ def build_search(kernel: Kernel) -> Any:
                         phase = 2
                         continue
                     if _repeated(seen, mes, opps, ply):
-                        # a draw, which the root side values at -contempt
-                        ret = -contempt if ply % 2 == 0 else contempt
+                        if repeat_eval:  # no progress: the position is worth what it looks
+                            ret = evaluate(ctx, me, opp, eval_id)
+                        else:  # a draw, which the root side values at -contempt
+                            ret = -contempt if ply % 2 == 0 else contempt
                         phase = 2
                         continue
                 if remaining == 0:
@@ -484,6 +487,7 @@ def _build_and_warm(kernel: Kernel) -> Any:
         0,
         0,
         True,
+        False,
     )
     return search
 
@@ -524,9 +528,11 @@ class SearchRunner:
         lmr: int = DEFAULT_LMR,
         order_depth: int = DEFAULT_ORDER_DEPTH,
         win_probe: bool = False,
+        repeat_eval: bool = False,
     ) -> None:
         self.kernel = kernel
         self.win_probe = win_probe
+        self.repeat_eval = repeat_eval
         self.pvs = pvs
         self.aspiration = aspiration
         self.lmr = lmr
@@ -601,6 +607,7 @@ class SearchRunner:
             self.lmr,
             self.order_depth,
             self.win_probe,
+            self.repeat_eval,
         )
         return int(move), float(score), int(nodes), bool(aborted)
 
@@ -715,6 +722,12 @@ class AlphaBetaSettings:
         minimum=0,
         maximum=MAX_DEPTH,
     )
+    repeat: str = option(
+        "draw",
+        "a position repeating one of the game or of the line searched: 'draw' (worth 0 less the "
+        "contempt) or 'eval' (worth its evaluation: no progress)",
+        choices=("draw", "eval"),
+    )
     probe: bool = option(
         DEFAULT_WIN_PROBE, "at the leaves, look for a move that wins at once before evaluating (Quixo)"
     )
@@ -759,6 +772,7 @@ class AlphaBetaAgent(Agent):
                 lmr=s.lmr,
                 order_depth=s.order,
                 win_probe=s.probe,
+                repeat_eval=s.repeat == "eval",
             )
         return self._runners[kernel.name]
 

@@ -57,6 +57,9 @@ class HybridSettings:
     c: float = option(1.4, "MCTS exploration constant", minimum=0, maximum=100)
     tables: bool = option(True, "play perfectly where solved endgame tables cover the position")
     probe: bool = option(DEFAULT_WIN_PROBE, "alpha-beta looks for a win at once at its leaves")
+    repeat: str = option(
+        "draw", "a repeated position is a 'draw' or worth its 'eval'", choices=("draw", "eval")
+    )
 
 
 class HybridAgent(Agent):
@@ -72,7 +75,12 @@ class HybridAgent(Agent):
         s = self.settings
         self.np_rng = np.random.default_rng(seed)
         searcher_settings = AlphaBetaSettings(
-            depth=s.depth, time=ALPHABETA_SHARE * s.time, eval=s.eval, contempt=s.contempt, probe=s.probe
+            depth=s.depth,
+            time=ALPHABETA_SHARE * s.time,
+            eval=s.eval,
+            contempt=s.contempt,
+            probe=s.probe,
+            repeat=s.repeat,
         )
         self.searcher = AlphaBetaAgent(seed=seed, settings=searcher_settings)
         self.last_engine = ""
