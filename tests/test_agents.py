@@ -28,23 +28,43 @@ def random_position(seed: int, plies: int, size: int = 5) -> State:
     return state
 
 
-def naive_negamax(state: State, depth: int, eval_id: int, path: tuple[tuple[int, int], ...]) -> float:
+def naive_negamax(
+    state: State,
+    depth: int,
+    eval_id: int,
+    path: tuple[tuple[int, int], ...],
+    *,
+    probe: bool = False,
+    repeat_eval: bool = False,
+) -> float:
     """Plain negamax without pruning or tables, with the search's scoring conventions.
 
     A finished position scores ``WIN - ply`` for the winner (ply counted from the root),
-    a position repeating one on the path with the same side to move scores 0.
+    a position repeating one on the path with the same side to move scores 0 (its
+    evaluation with ``repeat_eval``). With ``probe``, a leaf whose side to move has a move
+    that wins at once scores that win, ``WIN - (ply + 1)``.
     """
     ply = len(path)
     me, opp = state.words
+    kernel = state.kernel
+
+    def evaluation() -> float:
+        return float(kernel.evaluate(kernel.ctx, np.int64(me), np.int64(opp), eval_id))
+
     if ply > 0:
         if state.winner is not None:
             return WIN - ply if state.winner == state.to_move else -(WIN - ply)
         if any(p == (me, opp) for p in path[-2::-2]):
-            return 0.0
+            return evaluation() if repeat_eval else 0.0
     if ply == depth:
-        return float(state.kernel.evaluate(state.kernel.ctx, np.int64(me), np.int64(opp), eval_id))
+        if probe and any(state.play_index(m).winner == state.to_move for m in state.legal_indices()):
+            return WIN - (ply + 1)
+        return evaluation()
     return max(
-        -naive_negamax(state.play_index(m), depth, eval_id, (*path, (me, opp))) for m in state.legal_indices()
+        -naive_negamax(
+            state.play_index(m), depth, eval_id, (*path, (me, opp)), probe=probe, repeat_eval=repeat_eval
+        )
+        for m in state.legal_indices()
     )
 
 

@@ -132,24 +132,6 @@ def test_features_are_generic_over_games():
         assert featured.score == pytest.approx(plain.score)
 
 
-def naive_negamax_repeat_eval(
-    state: State, depth: int, eval_id: int, path: tuple[tuple[int, int], ...]
-) -> float:
-    """:func:`naive_negamax`, but a position repeating one on the path is worth its evaluation."""
-    ply = len(path)
-    me, opp = state.words
-    kernel = state.kernel
-    if ply > 0:
-        if state.winner is not None:
-            return WIN - ply if state.winner == state.to_move else -(WIN - ply)
-        if ply == depth or any(p == (me, opp) for p in path[-2::-2]):
-            return float(kernel.evaluate(kernel.ctx, np.int64(me), np.int64(opp), eval_id))
-    return max(
-        -naive_negamax_repeat_eval(state.play_index(m), depth, eval_id, (*path, (me, opp)))
-        for m in state.legal_indices()
-    )
-
-
 def test_repeated_positions_scored_by_their_evaluation_match_naive_negamax():
     # a full board: every move shifts cubes, so two moves can bring a position back
     state = State.from_text("XOXOO/OOXXO/XXXXO/XOOOO/XOOOX X")
@@ -161,7 +143,7 @@ def test_repeated_positions_scored_by_their_evaluation_match_naive_negamax():
             continue
         runner = SearchRunner(start.kernel, "tuned", tt_log2=12, contempt=0.0, repeat_eval=True)
         _, score, _, _ = runner.search(*start.words, 3, jitter)
-        expected = naive_negamax_repeat_eval(start, 3, eval_id, ())
+        expected = naive_negamax(start, 3, eval_id, (), repeat_eval=True)
         assert score == pytest.approx(expected), start.to_text()
         differs += expected != pytest.approx(naive_negamax(start, 3, eval_id, ()))
     assert differs > 0  # repetitions within three plies did change some values

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_agents import random_position
+from test_agents import naive_negamax, random_position
 
 from boardlab.agents import make_agent
 from boardlab.agents.alphabeta import WIN, SearchRunner
@@ -137,25 +137,6 @@ def test_may_win_now_is_false_only_when_no_move_wins(seed, size):
         assert not wins
 
 
-def naive_probe_negamax(state: State, depth: int, eval_id: int, path: tuple[tuple[int, int], ...]) -> float:
-    """:func:`naive_negamax`, but a leaf where the side to move wins at once scores that win."""
-    ply = len(path)
-    me, opp = state.words
-    if ply > 0:
-        if state.winner is not None:
-            return WIN - ply if state.winner == state.to_move else -(WIN - ply)
-        if any(p == (me, opp) for p in path[-2::-2]):
-            return 0.0
-    if ply == depth:
-        if any(state.play_index(m).winner == state.to_move for m in state.legal_indices()):
-            return WIN - (ply + 1)
-        return float(state.kernel.evaluate(state.kernel.ctx, np.int64(me), np.int64(opp), eval_id))
-    return max(
-        -naive_probe_negamax(state.play_index(m), depth, eval_id, (*path, (me, opp)))
-        for m in state.legal_indices()
-    )
-
-
 @pytest.mark.parametrize("size", (4, 5))
 def test_leaf_probe_scores_wins_one_ply_past_the_depth_exactly(size):
     k = kernel(size)
@@ -169,7 +150,7 @@ def test_leaf_probe_scores_wins_one_ply_past_the_depth_exactly(size):
         runner = SearchRunner(k, "tuned", tt_log2=12, contempt=0.0, win_probe=True)
         _, score, _, aborted = runner.search(*state.words, 2, jitter)
         assert not aborted
-        assert score == pytest.approx(naive_probe_negamax(state, 2, eval_id, ())), state.to_text()
+        assert score == pytest.approx(naive_negamax(state, 2, eval_id, (), probe=True)), state.to_text()
         found += abs(score) > WIN / 2
     assert found > 0  # some positions had a win or loss within reach of the probe
 
