@@ -268,6 +268,14 @@ def test_hybrid_keeps_alphabeta_on_a_full_board_by_default():
     assert agent.last_engine == "alphabeta"
 
 
+def test_hybrid_gives_alphabeta_its_share_of_the_time_and_its_options():
+    agent = make_agent("hybrid:time=0.4,share=0.5,probe=false,repeat=eval,contempt=20", seed=0)
+    searcher = agent.searcher.settings
+    assert (searcher.time, searcher.probe, searcher.repeat, searcher.contempt) == (0.2, False, "eval", 20.0)
+    with pytest.raises(AgentSpecError, match="share"):
+        make_agent("hybrid:share=1.0")
+
+
 @pytest.mark.parametrize("contempt", [0.0, 50.0])
 def test_alphabeta_scores_game_repetitions_as_draws_valued_at_minus_contempt(contempt):
     state = random_position(21, 14)

@@ -42,9 +42,12 @@ class HybridSettings:
 
     time: float = option(
         1.0,
-        f"seconds per move (alpha-beta gets {ALPHABETA_SHARE:.0%}, MCTS the rest)",
+        "seconds per move (alpha-beta gets its share, MCTS what alpha-beta leaves)",
         minimum=0.001,
         maximum=3600,
+    )
+    share: float = option(
+        ALPHABETA_SHARE, "alpha-beta's share of the time per move", minimum=0.05, maximum=1 - SAFETY_MARGIN
     )
     depth: int = option(0, "alpha-beta depth limit (0: as deep as time allows)", minimum=0, maximum=64)
     eval: str = option("", "alpha-beta evaluation (default: the game's first)")
@@ -76,7 +79,7 @@ class HybridAgent(Agent):
         self.np_rng = np.random.default_rng(seed)
         searcher_settings = AlphaBetaSettings(
             depth=s.depth,
-            time=ALPHABETA_SHARE * s.time,
+            time=s.share * s.time,
             eval=s.eval,
             contempt=s.contempt,
             probe=s.probe,
