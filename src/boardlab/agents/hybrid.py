@@ -18,7 +18,6 @@ from typing import Any, ClassVar
 import numpy as np
 
 from boardlab.agents.alphabeta import (
-    DEFAULT_WIN_PROBE,
     MATE_ZONE,
     MAX_CONTEMPT,
     AlphaBetaAgent,
@@ -59,7 +58,7 @@ class HybridSettings:
     )
     c: float = option(1.4, "MCTS exploration constant", minimum=0, maximum=100)
     tables: bool = option(True, "play perfectly where solved endgame tables cover the position")
-    probe: bool = option(DEFAULT_WIN_PROBE, "alpha-beta looks for a win at once at its leaves")
+    probe: bool = option(False, "alpha-beta looks for a win at once at its leaves (see BENCHMARKS.md)")
     repeat: str = option(
         "draw", "a repeated position is a 'draw' or worth its 'eval'", choices=("draw", "eval")
     )
