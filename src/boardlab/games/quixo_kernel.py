@@ -117,7 +117,8 @@ def _move_row(n: int, x: int, y: int, end: int) -> list[int]:
     return [bit, keep, shift, 1 << (iy * n + ix), end]
 
 
-def _lines(n: int) -> list[int]:
+def line_masks(n: int) -> list[int]:
+    """The masks of the rows (top first), columns (left first), main and anti-diagonal."""
     rows = [sum(1 << (y * n + x) for x in range(n)) for y in range(n)]
     cols = [sum(1 << (y * n + x) for y in range(n)) for x in range(n)]
     diag = sum(1 << (i * n + i) for i in range(n))
@@ -196,7 +197,7 @@ def build_tables(n: int, rules: int = OFFICIAL) -> tuple[np.ndarray, ...]:
     """The ``ctx`` tuple of constant int64 arrays for an n x n board under a rulebook."""
     moves = move_list(n)
     move_table = np.array([_move_row(n, x, y, e) for x, y, e in moves], dtype=np.int64)
-    lines = np.array(_lines(n), dtype=np.int64)
+    lines = np.array(line_masks(n), dtype=np.int64)
     corners = sum(1 << (y * n + x) for x in (0, n - 1) for y in (0, n - 1))
     border = sum(1 << cell for cell in {y * n + x for x, y, _ in moves})
     scalars = np.array([n, len(moves), len(lines), corners, border & ~corners, rules], dtype=np.int64)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -131,6 +131,36 @@ def run_file(out: Path | None, name: str, resume: bool, force: bool) -> Path:
     if not resume and path.exists() and not force:
         raise UsageProblem(f"{path} exists; pass --resume to continue it or --force to start over")
     return path
+
+
+def against_specs(against: str, default: Sequence[str]) -> list[str]:
+    """The opponent specs of ``--against`` (separated by ``;``), or ``default``."""
+    specs = [spec.strip() for spec in against.split(";") if spec.strip()] if against else []
+    return specs or list(default)
+
+
+def checked_opponents(against: str, default: Sequence[str], game: Any) -> list[str]:
+    """:func:`against_specs`, each built once for ``game`` so that a bad spec is refused now."""
+    from boardlab.agents.base import AgentSpecError, make_agent
+
+    specs = against_specs(against, default)
+    for spec in specs:
+        try:
+            make_agent(spec, seed=0, game=game)
+        except AgentSpecError as error:
+            raise UsageProblem(f"--against: {error}") from None
+    return specs
+
+
+def check_resumed_params(given: Any, stored: Any, free: Collection[str] = ()) -> None:
+    """Hyper-parameters given with --resume must be the run's own (but the ``free`` ones)."""
+    kept = dataclasses.asdict(stored)
+    for name, value in dataclasses.asdict(given).items():
+        if kept[name] != value and name not in free:
+            raise UsageProblem(
+                f"--hyper {name}={value} differs from the run being resumed ({kept[name]}); "
+                "a resumed run keeps its hyper-parameters"
+            )
 
 
 def check_resumed_seed(seed: int | None, resumed_seed: int) -> None:

@@ -27,7 +27,7 @@ from scipy.optimize import minimize
 
 from boardlab.agents.base import make_agent
 from boardlab.games.quixo import Quixo
-from boardlab.games.quixo_kernel import TUNED_SCALARS
+from boardlab.games.quixo_kernel import CORNERS_IDX, EDGES_IDX, TUNED_SCALARS, build_tables, line_masks
 
 DEFAULT_PLAYERS = (
     "alphabeta:depth=3,eval=lines2,probe=false",
@@ -93,11 +93,7 @@ def feature_names(size: int) -> list[str]:
 
 
 def _line_masks(size: int) -> np.ndarray:
-    rows = [sum(1 << (y * size + x) for x in range(size)) for y in range(size)]
-    columns = [sum(1 << (y * size + x) for y in range(size)) for x in range(size)]
-    diagonal = sum(1 << (i * size + i) for i in range(size))
-    anti = sum(1 << (i * size + size - 1 - i) for i in range(size))
-    return np.array([*rows, *columns, diagonal, anti], dtype=np.int64)
+    return np.array(line_masks(size), dtype=np.int64)
 
 
 def features(size: int, me: np.ndarray, opp: np.ndarray) -> np.ndarray:
@@ -108,8 +104,9 @@ def features(size: int, me: np.ndarray, opp: np.ndarray) -> np.ndarray:
     columns = [
         ((own == a) & (theirs == b)).sum(1) - ((own == b) & (theirs == a)).sum(1) for a, b in line_pairs(size)
     ]
-    border = sum(1 << (y * size + x) for x in range(size) for y in range(size) if {x, y} & {0, size - 1})
-    corners = sum(1 << (y * size + x) for x in (0, size - 1) for y in (0, size - 1))
+    scalars = build_tables(size)[1]  # the kernel's own corner and edge masks
+    corners = int(scalars[CORNERS_IDX])
+    border = corners | int(scalars[EDGES_IDX])
     for mask in (~border, corners, -1):
         columns.append(np.bitwise_count(me & mask).astype(np.int64) - np.bitwise_count(opp & mask))
     return np.stack(columns, axis=1).astype(np.float64)

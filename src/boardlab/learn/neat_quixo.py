@@ -959,9 +959,8 @@ def plan_command(
 ) -> CommandPlan:
     """Check the options of ``boardlab train neat`` and read the run to resume; UsageProblem
     (of :mod:`boardlab.learn.cli`) naming what is wrong otherwise."""
-    from boardlab.agents.base import AgentSpecError, make_agent
     from boardlab.games import GameOptionError, parse_game
-    from boardlab.learn.cli import UsageProblem, epoch_counts, run_file
+    from boardlab.learn.cli import UsageProblem, checked_opponents, epoch_counts, run_file
 
     counts = epoch_counts(
         "neat",
@@ -980,12 +979,7 @@ def plan_command(
     except (GameOptionError, NeatTrainingError) as error:
         raise UsageProblem(str(error)) from None
     seed_value = counts.seed
-    opponents = [s.strip() for s in against.split(";") if s.strip()] if against else list(DEFAULT_AGAINST)
-    for spec in opponents:
-        try:
-            make_agent(spec, seed=0, game=the_game)
-        except AgentSpecError as error:
-            raise UsageProblem(f"--against: {error}") from None
+    opponents = checked_opponents(against, DEFAULT_AGAINST, the_game)
     path = run_file(out, CHECKPOINT_FILE, resume, force)
     resumed = None
     if resume:
@@ -1006,7 +1000,7 @@ def plan_command(
 
 
 def _resumed(path: Path, hyper: str | None, params: NeatParams, seed: int | None, game: Any) -> Evolution:
-    from boardlab.learn.cli import UsageProblem, check_resumed_seed
+    from boardlab.learn.cli import UsageProblem, check_resumed_params, check_resumed_seed
 
     try:
         run = Evolution.resume(path, workers=params.workers if hyper and "workers" in hyper else None)
@@ -1015,13 +1009,7 @@ def _resumed(path: Path, hyper: str | None, params: NeatParams, seed: int | None
     if run.game.spec != game.spec:
         raise UsageProblem(f"--game {game.spec} differs from the run being resumed ({run.game.spec})")
     if hyper:
-        stored = asdict(run.params)
-        for name, value in asdict(params).items():
-            if stored[name] != value and name not in NOT_RESULTS:
-                raise UsageProblem(
-                    f"--hyper {name}={value} differs from the run being resumed ({stored[name]}); "
-                    "a resumed run keeps its hyper-parameters"
-                )
+        check_resumed_params(params, run.params, NOT_RESULTS)
     check_resumed_seed(seed, run.seed)
     return run
 

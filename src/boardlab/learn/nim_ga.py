@@ -1224,9 +1224,15 @@ def plan_command(
 ) -> CommandPlan:
     """Check the options of ``boardlab train ga`` and read the run to resume; UsageProblem
     (of :mod:`boardlab.learn.cli`) naming what is wrong otherwise."""
-    from boardlab.agents.base import AgentSpecError, make_agent
     from boardlab.games import GameOptionError, parse_game
-    from boardlab.learn.cli import UsageProblem, check_resumed_seed, epoch_counts, run_file
+    from boardlab.learn.cli import (
+        UsageProblem,
+        check_resumed_params,
+        check_resumed_seed,
+        checked_opponents,
+        epoch_counts,
+        run_file,
+    )
 
     counts = epoch_counts(
         "ga",
@@ -1244,12 +1250,7 @@ def plan_command(
     except (GameOptionError, GATrainingError) as error:
         raise UsageProblem(str(error)) from None
     seed_value = counts.seed
-    opponents = [s.strip() for s in against.split(";") if s.strip()] if against else ["random", "optimal"]
-    for spec in opponents:
-        try:
-            make_agent(spec, seed=0, game=games[0])
-        except AgentSpecError as error:
-            raise UsageProblem(f"--against: {error}") from None
+    opponents = checked_opponents(against, ("random", "optimal"), games[0])
     path = run_file(out, MODEL_FILE, resume, force)
     resumed = None
     if resume:
@@ -1258,13 +1259,7 @@ def plan_command(
         except ModelFileError as error:
             raise UsageProblem(str(error)) from None
         if hyper:
-            stored = asdict(resumed.params)
-            for name, value in asdict(params).items():
-                if stored[name] != value:
-                    raise UsageProblem(
-                        f"--hyper {name}={value} differs from the run being resumed ({stored[name]}); "
-                        "a resumed run keeps its hyper-parameters"
-                    )
+            check_resumed_params(params, resumed.params)
         check_resumed_seed(seed_value, resumed.seed)
         games, params, seed_value = resumed.games, resumed.params, resumed.seed
     return CommandPlan(

@@ -527,17 +527,8 @@ class ESRun:
 
     def header(self) -> dict[str, Any]:
         """The model file's content (see the module docstring)."""
-        return rl.model_header(
-            self.game.size,
-            self.parent,
-            method="es",
-            game_spec=self.game.spec,
-            hyper=asdict(self.params),
-            seed=self.seed,
-            epoch=self.epoch,
-            fitness=self.parent_fitness,
-            training_games=self.training_games,
-            train_seconds=round(self.train_seconds, 6),
+        return self._header(
+            6,
             history=self.history,
             curve=self.curve,
             state={
@@ -548,14 +539,8 @@ class ESRun:
             },
         )
 
-    def save(self, path: Path | str) -> Path:
-        """Write the run (model and training state) to ``path`` atomically."""
-        return atomic_write_text(path, json.dumps(self.header()))
-
-    def save_player(self, path: Path | str, **claims: Any) -> Path:
-        """Write the small file the agent needs (no history, no training state), with ``claims``
-        (e.g. measured win rates) recorded beside the weights."""
-        header = rl.model_header(
+    def _header(self, second_digits: int, **fields: Any) -> dict[str, Any]:
+        return rl.model_header(
             self.game.size,
             self.parent,
             method="es",
@@ -565,10 +550,18 @@ class ESRun:
             epoch=self.epoch,
             fitness=self.parent_fitness,
             training_games=self.training_games,
-            train_seconds=round(self.train_seconds, 3),
-            **claims,
+            train_seconds=round(self.train_seconds, second_digits),
+            **fields,
         )
-        return atomic_write_text(path, json.dumps(header, indent=1))
+
+    def save(self, path: Path | str) -> Path:
+        """Write the run (model and training state) to ``path`` atomically."""
+        return atomic_write_text(path, json.dumps(self.header()))
+
+    def save_player(self, path: Path | str, **claims: Any) -> Path:
+        """Write the small file the agent needs (no history, no training state), with ``claims``
+        (e.g. measured win rates) recorded beside the weights."""
+        return atomic_write_text(path, json.dumps(self._header(3, **claims), indent=1))
 
     @classmethod
     def resume(cls, path: Path | str, game: Any = None) -> ESRun:
@@ -840,7 +833,7 @@ def plan_command(
     """Check the options of ``boardlab train es`` and read the run to resume; UsageProblem
     (of :mod:`boardlab.learn.cli`) naming what is wrong otherwise."""
     from boardlab.games import GameOptionError, parse_game
-    from boardlab.learn.cli import UsageProblem, check_resumed_seed, epoch_counts, run_file
+    from boardlab.learn.cli import UsageProblem, against_specs, check_resumed_seed, epoch_counts, run_file
 
     counts = epoch_counts(
         "es",
@@ -858,9 +851,8 @@ def plan_command(
     except (GameOptionError, ESTrainingError) as error:
         raise UsageProblem(str(error)) from None
     seed_value = counts.seed
-    specs = [s.strip() for s in against.split(";") if s.strip()] if against else list(DEFAULT_AGAINST)
     try:
-        opponents = [parse_opponent(spec, the_game) for spec in specs]
+        opponents = [parse_opponent(spec, the_game) for spec in against_specs(against, DEFAULT_AGAINST)]
     except ESTrainingError as error:
         raise UsageProblem(f"--against: {error}") from None
     path = run_file(out, MODEL_FILE, resume, force)
