@@ -156,6 +156,23 @@ def test_random_agent_makes_mistakes_on_quixo3() -> None:
     assert report.exact_accuracy <= report.accuracy
 
 
+def test_thrown_wins_are_recorded_with_the_winning_move(quixo3) -> None:
+    report = measure("random", quixo3, opponents=QUICK, games=4, seed=1)
+    judge = judge_for(quixo3)
+    thrown = [t for r in report.opponents for t in r.thrown_wins]
+    assert len(thrown) == report.tally.thrown > 0
+    for t in thrown:
+        state = quixo3.parse_position(t.position)
+        values = {str(state.move_from_index(v.action)): v for v in judge.move_values(state)}
+        assert state.ply == t.ply and values[t.played].name == t.value != "win"
+        assert t.wins == sum(v.value == WIN for v in values.values())
+        fastest = values[t.fastest]
+        assert fastest.value == WIN and fastest.depth == t.plies
+        assert t.plies == min(v.depth for v in values.values() if v.value == WIN)
+    listed = [t["played"] for r in report.to_json()["opponents"] for t in r["thrown_wins"]]
+    assert listed == [t.played for t in thrown]
+
+
 def test_same_seed_same_report() -> None:
     first = measure("random", "tictactoe", opponents=["random"], games=4, seed=7).to_json()
     second = measure("random", "tictactoe", opponents=["random"], games=4, seed=7).to_json()
@@ -222,6 +239,16 @@ def test_cli_writes_the_table_the_json_and_the_plot(cli: typer.Typer, tmp_path: 
     data = json.loads((tmp_path / "oracle.json").read_text())
     assert data["agent"] == "perfect" and data["accuracy"] == 1.0 and data["games"] == 2
     assert (tmp_path / "oracle.png").read_bytes().startswith(b"\x89PNG")
+    assert "thrown away" not in result.output  # perfect play throws nothing
+
+
+def test_cli_lists_the_wins_thrown_away(cli: typer.Typer, tmp_path: Path) -> None:
+    args = ["oracle", "random", "--size", "3", "--games", "4", "--opponents", "greedy", "--out", str(tmp_path)]
+    result = CliRunner().invoke(cli, args, terminal_width=160)
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "oracle.json").read_text())
+    first = data["opponents"][0]["thrown_wins"][0]
+    assert "Won positions thrown away" in result.output and first["position"] in result.output
 
 
 @pytest.mark.parametrize(

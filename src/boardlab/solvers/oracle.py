@@ -320,6 +320,45 @@ class Tally:
         }
 
 
+@dataclass(frozen=True)
+class ThrownWin:
+    """A won position that the agent's move threw away, for a look at what went wrong."""
+
+    ply: int
+    position: str
+    """The position in the game's text form (:meth:`boardlab.games.Game.parse_position` reads it)."""
+    played: str
+    """The agent's move."""
+    value: str
+    """What that move left: ``draw`` or ``loss``."""
+    wins: int
+    """How many moves of the position win."""
+    fastest: str
+    """A winning move, the fastest."""
+    plies: int | None
+    """Plies to the end of the fastest win (that move included), when the judge knows them."""
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return dict(self.__dict__)
+
+
+def thrown_win(state: Any, values: Sequence[MoveValue], action: int) -> ThrownWin:
+    """The record of ``action`` played in ``state``, a won position it throws away."""
+    by_action = {v.action: v for v in values}
+    wins = [v for v in values if v.value == WIN]
+    fastest = max(wins, key=lambda v: v.rank)
+    return ThrownWin(
+        ply=int(state.ply),
+        position=state.game.position_text(state),
+        played=str(state.move_from_index(action)),
+        value=VALUE_NAMES[by_action[action].value],
+        wins=len(wins),
+        fastest=str(state.move_from_index(fastest.action)),
+        plies=fastest.depth,
+    )
+
+
 @dataclass
 class OpponentResult:
     """The games against one opponent: results for the agent and its judged moves."""
@@ -339,6 +378,8 @@ class OpponentResult:
     """The agent's judged moves."""
     distinct: Tally = field(default_factory=Tally)
     """The agent's judged moves, each position counted once per game."""
+    thrown_wins: list[ThrownWin] = field(default_factory=list)
+    """Every won position the agent threw away, game after game."""
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -353,6 +394,7 @@ class OpponentResult:
             "unjudged": self.unjudged,
             **self.tally.to_json(),
             "distinct": self.distinct.to_json(),
+            "thrown_wins": [t.to_json() for t in self.thrown_wins],
         }
 
 
@@ -515,6 +557,8 @@ class GameJudgement:
     positions counts once)."""
     unjudged: int = 0
     """Moves not judged: before ``from_ply``, or in positions the judge does not cover."""
+    thrown: list[ThrownWin] = field(default_factory=list)
+    """The won positions thrown away, in the order of the game."""
 
 
 def play_judged_game(
@@ -540,8 +584,11 @@ def play_judged_game(
             if values is None:
                 result.unjudged += 1
             else:
-                one = judge_move(values, _action(state, move))
+                action = _action(state, move)
+                one = judge_move(values, action)
                 result.tally.add(one)
+                if one.thrown:
+                    result.thrown.append(thrown_win(state, values, action))
                 if state.words not in seen:
                     seen.add(state.words)
                     result.distinct.add(one)
@@ -608,6 +655,7 @@ def measure(
             result.unjudged += judged.unjudged
             result.tally.add(judged.tally)
             result.distinct.add(judged.distinct)
+            result.thrown_wins.extend(judged.thrown)
             done += 1
             if progress is not None:
                 progress(done, total)

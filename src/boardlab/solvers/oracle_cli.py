@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from rich.console import Console
@@ -13,7 +13,11 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+if TYPE_CHECKING:
+    from boardlab.solvers.oracle import OracleReport
+
 DEFAULT_QUIXO_SIZE = 4
+THROWN_SHOWN = 20
 
 
 def register(app: typer.Typer) -> None:
@@ -172,10 +176,7 @@ def oracle_command(
     console.print("Wrote " + ", ".join(str(p) for p in paths))
 
 
-def _print_report(console: Console, report: object) -> None:
-    from boardlab.solvers.oracle import OracleReport
-
-    assert isinstance(report, OracleReport)
+def _print_report(console: Console, report: OracleReport) -> None:
     table = Table(
         title=f"{report.agent} on {report.game}, judged by {report.judge}",
         caption="accuracy: moves keeping the perfect-play value; exact: also the fastest win or the "
@@ -233,4 +234,22 @@ def _print_report(console: Console, report: object) -> None:
             f"{report.unjudged:,} moves of the agent were not judged "
             f"(before ply {report.from_ply}, or in positions the judge does not cover)."
         )
+    _print_thrown(console, report)
     console.print(f"({report.seconds:.1f} s)")
+
+
+def _print_thrown(console: Console, report: OracleReport) -> None:
+    """The won positions the agent threw away, at most :data:`THROWN_SHOWN` of them."""
+    thrown = [(r.opponent, t) for r in report.opponents for t in r.thrown_wins]
+    if not thrown:
+        return
+    table = Table(
+        title=f"Won positions thrown away ({len(thrown)}; all of them in oracle.json)",
+        caption="wins: winning moves there; plies: to the end of the fastest win, that move included",
+    )
+    for column in ("opponent", "ply", "position", "played", "left", "wins", "fastest", "plies"):
+        table.add_column(column, justify="left" if column in ("opponent", "position") else "right")
+    for opponent, t in thrown[:THROWN_SHOWN]:
+        plies = "-" if t.plies is None else str(t.plies)
+        table.add_row(opponent, str(t.ply), t.position, t.played, t.value, str(t.wins), t.fastest, plies)
+    console.print(table)
