@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 DEFAULT_QUIXO_SIZE = 4
 THROWN_SHOWN = 20
+OPPONENT_WIDTH = 12  # the opponent column never narrows below this on a small terminal
 
 
 def register(app: typer.Typer) -> None:
@@ -247,8 +248,11 @@ def _print_thrown(console: Console, report: OracleReport) -> None:
         title=f"Won positions thrown away ({len(thrown)}; all of them in oracle.json)",
         caption="wins: winning moves there; plies: to the end of the fastest win, that move included",
     )
-    for column in ("opponent", "ply", "position", "played", "left", "wins", "fastest", "plies"):
-        table.add_column(column, justify="left" if column in ("opponent", "position") else "right")
+    table.add_column("opponent", overflow="fold", min_width=OPPONENT_WIDTH)
+    table.add_column("ply", justify="right")
+    table.add_column("position", overflow="fold")  # whole, to be copied
+    for column in ("played", "left", "wins", "fastest", "plies"):
+        table.add_column(column, justify="right")
     for opponent, t in thrown[:THROWN_SHOWN]:
         plies = "-" if t.plies is None else str(t.plies)
         table.add_row(opponent, str(t.ply), t.position, t.played, t.value, str(t.wins), t.fastest, plies)
