@@ -156,8 +156,9 @@ def test_leaf_probe_scores_wins_one_ply_past_the_depth_exactly(size):
 
 
 def test_leaf_probe_defaults_and_is_inert_where_a_game_has_no_may_win_test():
-    # on where it won its A/B test (alpha-beta), off where it did not (hybrid)
-    assert make_agent("alphabeta").settings.probe and not make_agent("hybrid").settings.probe
+    # on: it won its A/B tests in alpha-beta, and in hybrid it was level on 5x5 and kept more
+    # 4x4 values (BENCHMARKS.md)
+    assert make_agent("alphabeta").settings.probe and make_agent("hybrid").settings.probe
     game = parse_game("connect4")
     state = game.initial()
     for move in (3, 3, 2, 4, 2):

@@ -58,7 +58,7 @@ class HybridSettings:
     )
     c: float = option(1.4, "MCTS exploration constant", minimum=0, maximum=100)
     tables: bool = option(True, "play perfectly where solved endgame tables cover the position")
-    probe: bool = option(False, "alpha-beta looks for a win at once at its leaves (see BENCHMARKS.md)")
+    probe: bool = option(True, "alpha-beta looks for a win at once at its leaves (see BENCHMARKS.md)")
     repeat: str = option(
         "draw", "a repeated position is a 'draw' or worth its 'eval'", choices=("draw", "eval")
     )
