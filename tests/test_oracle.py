@@ -243,7 +243,8 @@ def test_cli_writes_the_table_the_json_and_the_plot(cli: typer.Typer, tmp_path: 
 
 
 def test_cli_lists_the_wins_thrown_away(cli: typer.Typer, tmp_path: Path) -> None:
-    args = ["oracle", "random", "--size", "3", "--games", "4", "--opponents", "greedy", "--out", str(tmp_path)]
+    args = ["oracle", "random", "--size", "3", "--games", "4", "--opponents", "greedy"]
+    args += ["--out", str(tmp_path)]
     result = CliRunner().invoke(cli, args, terminal_width=160)
     assert result.exit_code == 0, result.output
     data = json.loads((tmp_path / "oracle.json").read_text())
