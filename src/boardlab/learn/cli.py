@@ -221,19 +221,6 @@ def _trainer(
         raise UsageProblem(str(error)) from None
 
 
-def _opponents(against: str, game: Any) -> list[str]:
-    from boardlab.agents.base import AgentSpecError, make_agent
-    from boardlab.learn.tabular import default_opponents
-
-    specs = [s.strip() for s in against.split(";") if s.strip()] if against else default_opponents(game)
-    for spec in specs:
-        try:
-            make_agent(spec, seed=0, game=game)
-        except AgentSpecError as error:
-            raise UsageProblem(f"--against: {error}") from None
-    return specs
-
-
 def _hyper_table(trainer: Any, title: str) -> Table:
     table = Table(title=title)
     table.add_column("hyper-parameter")
@@ -323,7 +310,7 @@ def train_command(
     """Train a tabular learner (Q-learning, Monte Carlo value learning) or an evolved Nim player (ga)
     and plot what it learned."""
     from boardlab.games import GameOptionError, parse_game
-    from boardlab.learn.tabular import METHOD_TITLES, METHODS
+    from boardlab.learn.tabular import METHOD_TITLES, METHODS, default_opponents
 
     console = Console()
     game = game if game is not None else DEFAULT_GAMES.get(kind.strip().lower(), "tictactoe")
@@ -365,7 +352,7 @@ def train_command(
         games_at_end = _whole("--final-games", final_games, 0, 10**6)
         seed_value = None if seed is None else _whole("--seed", seed, 0, 2**63 - 1)
         hyper_values = _hyper_values(method, given)
-        opponents = _opponents(against, the_game)
+        opponents = checked_opponents(against, default_opponents(the_game), the_game)
         if out is None:
             raise UsageProblem("--out DIR is required: the folder for the model, its summary and plots")
         if out.exists() and not out.is_dir():
