@@ -119,6 +119,29 @@ def test_feature_options_are_read_and_checked():
         make_agent("alphabeta:asp=-5")
 
 
+def test_deepen_share_decides_whether_a_new_depth_starts():
+    # depth 1 always runs; with a share of 0 no deeper iteration starts, with 1 all of them do
+    state = random_position(5, 10)
+    shallow = _runner(state, deepen=0.0).iterate(*state.words, 4, 60.0, np.random.default_rng(0))
+    deep = _runner(state, deepen=1.0).iterate(*state.words, 4, 60.0, np.random.default_rng(0))
+    assert (shallow.depth, deep.depth) == (1, 4)
+    hybrid = make_agent("hybrid:deepen=0.9", seed=0, game=state.game)
+    assert hybrid.searcher.runner(state.kernel).deepen == 0.9
+    with pytest.raises(AgentSpecError, match="deepen"):
+        make_agent("alphabeta:deepen=2")
+
+
+def test_tempo_is_added_to_every_leaf_evaluation():
+    # at even depth every leaf has the root side to move, at odd depth the other side: the
+    # tempo, added to the value for the side to move at a leaf, moves the root value up or down
+    state = random_position(8, 12)
+    jitter = np.zeros(state.kernel.num_actions)
+    for depth, sign in ((1, -1), (2, 1)):
+        _, plain, _, _ = _runner(state).search(*state.words, depth, jitter)
+        _, tempo, _, _ = _runner(state, tempo=7.5).search(*state.words, depth, jitter)
+        assert tempo == pytest.approx(plain + sign * 7.5)
+
+
 def test_features_are_generic_over_games():
     for spec in ("connect4", "tictactoe"):
         game = parse_game(spec)

@@ -56,7 +56,8 @@ def test_compiled_tuned_evaluation_is_the_fitted_linear_model(size):
     boards = [_random_masks(rng, size) for _ in range(300)]
     me = np.array([b[0] for b in boards], dtype=np.int64)
     opp = np.array([b[1] for b in boards], dtype=np.int64)
-    expected = features(size, me, opp) @ _weight_vector(size) * TUNED_SCALE
+    tempo = tuned_weights(size)["fit"]["intercept"]
+    expected = (features(size, me, opp) @ _weight_vector(size) + tempo) * TUNED_SCALE
     got = [k.evaluate(k.ctx, np.int64(a), np.int64(b), eval_id) for a, b in boards]
     # weights are held in thousandths of a logit
     assert got == pytest.approx(expected, abs=TUNED_SCALE * 0.0005 * 40)
@@ -64,16 +65,18 @@ def test_compiled_tuned_evaluation_is_the_fitted_linear_model(size):
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_tuned_evaluation_is_antisymmetric_and_prefers_more_cubes_in_lines(size):
+def test_tuned_evaluation_is_antisymmetric_but_for_the_move_and_prefers_more_cubes_in_lines(size):
     k = kernel(size)
     eval_id = k.evaluations.index("tuned")
+    tempo = k.evaluate(k.ctx, np.int64(0), np.int64(0), eval_id)  # the empty board: the move only
+    assert tempo == pytest.approx(tuned_weights(size)["fit"]["intercept"] * TUNED_SCALE, abs=0.1)
     rng = random.Random(7 + size)
     for _ in range(100):
         me, opp = _random_masks(rng, size)
         value = k.evaluate(k.ctx, np.int64(me), np.int64(opp), eval_id)
-        assert value == pytest.approx(-k.evaluate(k.ctx, np.int64(opp), np.int64(me), eval_id))
+        assert value + k.evaluate(k.ctx, np.int64(opp), np.int64(me), eval_id) == pytest.approx(2 * tempo)
     row = sum(1 << x for x in range(size - 1))  # a row one cube short, nothing else
-    assert k.evaluate(k.ctx, np.int64(row), np.int64(0), eval_id) > 0
+    assert k.evaluate(k.ctx, np.int64(row), np.int64(0), eval_id) > tempo
 
 
 def test_shipped_weights_have_every_feature_and_record_their_fit():

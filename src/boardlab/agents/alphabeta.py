@@ -63,6 +63,7 @@ DEFAULT_ASPIRATION = 0.0
 DEFAULT_LMR = 0
 DEFAULT_ORDER_DEPTH = 0
 DEFAULT_WIN_PROBE = True
+DEFAULT_DEEPEN = 0.5  # share of the time after which no new depth is started
 
 
 @njit(cache=True)
@@ -131,6 +132,7 @@ def build_search(kernel: Kernel) -> Any:
         order_depth,
         win_probe,
         repeat_eval,
+        tempo,
     ):  # type: ignore[no-untyped-def]
         size = depth + 2
         moves = np.empty((size, max_moves), dtype=np.int64)
@@ -194,7 +196,7 @@ def build_search(kernel: Kernel) -> Any:
                     if win_probe and may_win(ctx, me, opp) and _wins_now(ctx, me, opp, moves[ply]):
                         ret = WIN - (ply + 1)
                     else:
-                        ret = evaluate(ctx, me, opp, eval_id)
+                        ret = evaluate(ctx, me, opp, eval_id) + tempo
                     phase = 2
                     continue
                 alpha_orig[ply] = alpha[ply]
@@ -488,6 +490,7 @@ def _build_and_warm(kernel: Kernel) -> Any:
         0,
         True,
         False,
+        0.0,
     )
     return search
 
@@ -529,8 +532,12 @@ class SearchRunner:
         order_depth: int = DEFAULT_ORDER_DEPTH,
         win_probe: bool = False,
         repeat_eval: bool = False,
+        deepen: float = DEFAULT_DEEPEN,
+        tempo: float = 0.0,
     ) -> None:
         self.kernel = kernel
+        self.deepen = deepen
+        self.tempo = tempo
         self.win_probe = win_probe
         self.repeat_eval = repeat_eval
         self.pvs = pvs
@@ -608,6 +615,7 @@ class SearchRunner:
             self.order_depth,
             self.win_probe,
             self.repeat_eval,
+            self.tempo,
         )
         return int(move), float(score), int(nodes), bool(aborted)
 
@@ -616,8 +624,8 @@ class SearchRunner:
     ) -> SearchResult:
         """Iterative deepening to ``max_depth`` or until ``seconds`` are spent.
 
-        A new depth is started only while less than half of the time is spent (the next
-        iteration costs several times the previous ones); an iteration cut off by the
+        A new depth is started only while less than the share ``deepen`` of the time is spent
+        (the next iteration costs several times the previous ones); an iteration cut off by the
         deadline still counts with the best root move it finished, which is searched first
         and so is at least as deep as the previous iteration's choice.
 
@@ -633,7 +641,7 @@ class SearchRunner:
         exact: dict[int, float] = {}  # the score of each finished iteration
         for depth in range(1, max_depth + 1):
             elapsed = time.perf_counter() - start
-            if depth > 1 and seconds > 0 and elapsed > seconds / 2:
+            if depth > 1 and seconds > 0 and elapsed > seconds * self.deepen:
                 break
             # depth 1 always finishes, so that there is a move to play
             limit = deadline if depth > 1 else np.inf
@@ -731,6 +739,18 @@ class AlphaBetaSettings:
     probe: bool = option(
         DEFAULT_WIN_PROBE, "at the leaves, look for a move that wins at once before evaluating (Quixo)"
     )
+    tempo: float = option(
+        0.0,
+        "the value of having the move, added to the evaluation at the leaves",
+        minimum=-1e6,
+        maximum=1e6,
+    )
+    deepen: float = option(
+        DEFAULT_DEEPEN,
+        "with a time limit, start a new depth only while less than this share of the time is spent",
+        minimum=0,
+        maximum=1,
+    )
 
 
 class AlphaBetaAgent(Agent):
@@ -773,6 +793,8 @@ class AlphaBetaAgent(Agent):
                 order_depth=s.order,
                 win_probe=s.probe,
                 repeat_eval=s.repeat == "eval",
+                deepen=s.deepen,
+                tempo=s.tempo,
             )
         return self._runners[kernel.name]
 

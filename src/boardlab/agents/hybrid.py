@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from boardlab.agents.alphabeta import (
+    DEFAULT_DEEPEN,
     MATE_ZONE,
     MAX_CONTEMPT,
     AlphaBetaAgent,
@@ -62,6 +63,18 @@ class HybridSettings:
     repeat: str = option(
         "draw", "a repeated position is a 'draw' or worth its 'eval'", choices=("draw", "eval")
     )
+    tempo: float = option(
+        0.0,
+        "the value of having the move, added to alpha-beta's evaluation at the leaves",
+        minimum=-1e6,
+        maximum=1e6,
+    )
+    deepen: float = option(
+        DEFAULT_DEEPEN,
+        "alpha-beta starts a new depth only while less than this share of its time is spent",
+        minimum=0,
+        maximum=1,
+    )
 
 
 class HybridAgent(Agent):
@@ -83,6 +96,8 @@ class HybridAgent(Agent):
             contempt=s.contempt,
             probe=s.probe,
             repeat=s.repeat,
+            deepen=s.deepen,
+            tempo=s.tempo,
         )
         self.searcher = AlphaBetaAgent(seed=seed, settings=searcher_settings)
         self.last_engine = ""

@@ -39,7 +39,8 @@ _DENSITY_WEIGHT = np.array([0.0] + [10.0 ** (n - 1) for n in range(1, 6)])
 
 EVALUATIONS = ("tuned", "lines2", "lines3", "density", "longest", "winloss", "fullest")
 """Evaluation names by id; the first is the default. ``tuned`` is a weighted sum of features
-whose weights were fitted to game outcomes (see :func:`tuned_weights`). ``fullest`` (own cubes
+whose weights were fitted to game outcomes, plus the fitted value of having the move (see
+:func:`tuned_weights`). ``fullest`` (own cubes
 in the fullest own line minus the opponent's in its fullest line, over n; in [-1, 1]) is meant
 as the potential of reward shaping in the tabular learners."""
 TUNED, LINES2, LINES3, DENSITY, LONGEST, WINLOSS, FULLEST = range(len(EVALUATIONS))
@@ -50,7 +51,8 @@ WEIGHT_UNIT = 1000
 """Tuned weights are held in ``ctx`` as integers, in thousandths of a logit."""
 TUNED_SCALARS = ("interior", "corners", "cubes")
 """The cube-count features of ``tuned`` after the line table: own minus opponent's cubes off
-the border, in the corners, and in all."""
+the border, in the corners, and in all. The fit's intercept, the value of having the move,
+follows them in the kernel's table and is added to every value."""
 
 
 def symmetry_maps(n: int) -> list[list[int]]:
@@ -172,8 +174,9 @@ def tuned_weights(n: int) -> dict[str, object]:
 
     ``lines`` maps ``"a,b"`` (own and opponent cubes in one row, column or diagonal, a > b)
     to the weight of each such line (the mirrored ``"b,a"`` line counts minus it); the
-    names of :data:`TUNED_SCALARS` give the weights of those counts. Weights are logits of
-    the side to move winning, fitted by :mod:`boardlab.learn.eval_fit`.
+    names of :data:`TUNED_SCALARS` give the weights of those counts, and ``fit.intercept`` the
+    value of having the move. Weights are logits of the side to move winning, fitted by
+    :mod:`boardlab.learn.eval_fit`.
     """
     text = resources.files("boardlab.games").joinpath("data", TUNED_FILE).read_text()
     return json.loads(text)["sizes"][str(n)]  # type: ignore[no-any-return]
@@ -181,15 +184,17 @@ def tuned_weights(n: int) -> dict[str, object]:
 
 def tuned_table(n: int) -> np.ndarray:
     """The ``tuned`` weights as the kernel reads them: ``(n+1)**2`` line weights indexed
-    ``own * (n+1) + opp``, then the :data:`TUNED_SCALARS`, in thousandths of a logit."""
+    ``own * (n+1) + opp``, then the :data:`TUNED_SCALARS`, then the fit's intercept (the value
+    of having the move), in thousandths of a logit."""
     weights = tuned_weights(n)
-    table = np.zeros((n + 1) ** 2 + len(TUNED_SCALARS), dtype=np.int64)
+    table = np.zeros((n + 1) ** 2 + len(TUNED_SCALARS) + 1, dtype=np.int64)
     for key, value in weights["lines"].items():  # type: ignore[attr-defined]
         own, opp = (int(part) for part in key.split(","))
         table[own * (n + 1) + opp] = round(value * WEIGHT_UNIT)
         table[opp * (n + 1) + own] = -round(value * WEIGHT_UNIT)
     for i, name in enumerate(TUNED_SCALARS):
         table[(n + 1) ** 2 + i] = round(float(weights[name]) * WEIGHT_UNIT)  # type: ignore[arg-type]
+    table[-1] = round(float(weights["fit"]["intercept"]) * WEIGHT_UNIT)  # type: ignore[index]
     return table
 
 
@@ -385,6 +390,7 @@ def _tuned(ctx, me, opp):  # type: ignore[no-untyped-def]
     total += weights[at] * (_popcount(me & ~border) - _popcount(opp & ~border))
     total += weights[at + 1] * (_popcount(me & scalars[CORNERS_IDX]) - _popcount(opp & scalars[CORNERS_IDX]))
     total += weights[at + 2] * (_popcount(me) - _popcount(opp))
+    total += weights[at + 3]  # having the move
     return total * (TUNED_SCALE / WEIGHT_UNIT)
 
 

@@ -8,11 +8,12 @@ off the border, in the corners and in all (:data:`boardlab.games.quixo_kernel.TU
 The weights are those of a logistic regression of the game's result for the side to move
 (1 won, 0.5 drawn, 0 lost) on these counts, over every position of self-play games between
 alpha-beta players of several depths and evaluations from random openings; the model's
-intercept (the value of having the move) is reported but not used, since a search compares
-positions with the same side to move. The fit minimises the log-loss with a small L2
-penalty (scipy's L-BFGS-B); :func:`fit` returns the held-out log-loss of the tuned weights and
-of the best logistic rescaling of ``lines2`` and ``lines3``, so that the features are judged
-against the hand-picked evaluations on the same positions.
+intercept is the value of having the move, which the evaluation adds so that its values
+compare rightly with a draw (0) and across leaves of either side to move. The fit minimises
+the log-loss with a small L2 penalty (scipy's L-BFGS-B); :func:`fit` returns the held-out
+log-loss of the tuned weights and of the best logistic rescaling of ``lines2`` and
+``lines3``, so that the features are judged against the hand-picked evaluations on the same
+positions.
 """
 
 from __future__ import annotations
