@@ -145,6 +145,7 @@ def test_perfect_agent_keeps_every_value(game: str) -> None:
     assert report.games == 8 and report.moves > 8
     assert report.accuracy == 1.0 and report.exact_accuracy == 1.0
     assert report.thrown_games == 0 and report.tally.thrown == 0
+    assert report.won_games > 0 and report.unconverted == 0  # every win stood is taken
     assert report.distinct.accuracy == 1.0 and 0 < report.distinct.moves <= report.moves
     assert sum(t.moves for t in report.by_pieces.values()) == report.moves
 
@@ -154,6 +155,9 @@ def test_random_agent_makes_mistakes_on_quixo3() -> None:
     assert report.accuracy < 1.0
     assert report.thrown_share > 0.0
     assert report.exact_accuracy <= report.accuracy
+    # the games stood won and then won are among the wins (the others the opponent gave away)
+    assert report.won_games - report.unconverted <= sum(r.wins for r in report.opponents)
+    assert 0 < report.unconverted <= report.won_games
 
 
 def test_thrown_wins_are_recorded_with_the_winning_move(quixo3) -> None:

@@ -370,6 +370,11 @@ class OpponentResult:
     losses: int = 0
     thrown_games: int = 0
     """Games in which the agent threw a won position away at least once."""
+    won_games: int = 0
+    """Games in which the agent stood won (at a judged move)."""
+    unconverted: int = 0
+    """Games in which the agent stood won and did not win: a win thrown away, or won positions
+    kept move after move without ever finishing (a loop up to the ply cap)."""
     capped: int = 0
     """Games drawn by the game's ply cap (often a loop of repeated positions)."""
     unjudged: int = 0
@@ -390,6 +395,8 @@ class OpponentResult:
             "draws": self.draws,
             "losses": self.losses,
             "thrown_games": self.thrown_games,
+            "won_games": self.won_games,
+            "unconverted": self.unconverted,
             "capped": self.capped,
             "unjudged": self.unjudged,
             **self.tally.to_json(),
@@ -460,6 +467,16 @@ class OracleReport:
         return self.thrown_games / self.games if self.games else math.nan
 
     @property
+    def won_games(self) -> int:
+        """Games in which the agent stood won."""
+        return sum(r.won_games for r in self.opponents)
+
+    @property
+    def unconverted(self) -> int:
+        """Games in which the agent stood won and did not win."""
+        return sum(r.unconverted for r in self.opponents)
+
+    @property
     def capped(self) -> int:
         """Games drawn by the ply cap."""
         return sum(r.capped for r in self.opponents)
@@ -481,6 +498,8 @@ class OracleReport:
             "games": self.games,
             "thrown_games": self.thrown_games,
             "thrown_share": _number(self.thrown_share),
+            "won_games": self.won_games,
+            "unconverted": self.unconverted,
             "capped": self.capped,
             "unjudged": self.unjudged,
             "seconds": round(self.seconds, 3),
@@ -559,6 +578,8 @@ class GameJudgement:
     """Moves not judged: before ``from_ply``, or in positions the judge does not cover."""
     thrown: list[ThrownWin] = field(default_factory=list)
     """The won positions thrown away, in the order of the game."""
+    stood_won: bool = False
+    """Whether the agent was to move in a won position at a judged move."""
 
 
 def play_judged_game(
@@ -587,6 +608,7 @@ def play_judged_game(
                 action = _action(state, move)
                 one = judge_move(values, action)
                 result.tally.add(one)
+                result.stood_won = result.stood_won or one.won > 0
                 if one.thrown:
                     result.thrown.append(thrown_win(state, values, action))
                 if state.words not in seen:
@@ -651,6 +673,8 @@ def measure(
             result.losses += winner == 1 - colour
             result.draws += winner is None
             result.thrown_games += judged.tally.thrown > 0
+            result.won_games += judged.stood_won
+            result.unconverted += judged.stood_won and winner != colour
             result.capped += outcome.reason == Reason.PLY_CAP
             result.unjudged += judged.unjudged
             result.tally.add(judged.tally)

@@ -225,6 +225,11 @@ def _print_report(console: Console, report: OracleReport) -> None:
     for pieces, t in sorted(report.by_pieces.items()):
         stages.add_row(str(pieces), f"{t.moves:,}", _share(t.accuracy), _share(t.exact_accuracy))
     console.print(stages)
+    if report.won_games:
+        console.print(
+            f"The agent stood won in {report.won_games} of {report.games} games "
+            f"and did not win {report.unconverted} of them."
+        )
     if report.capped:
         console.print(
             f"{report.capped} of {report.games} games were drawn by the ply cap; the moves of such games "
