@@ -125,8 +125,9 @@ def test_deepen_share_decides_whether_a_new_depth_starts():
     shallow = _runner(state, deepen=0.0).iterate(*state.words, 4, 60.0, np.random.default_rng(0))
     deep = _runner(state, deepen=1.0).iterate(*state.words, 4, 60.0, np.random.default_rng(0))
     assert (shallow.depth, deep.depth) == (1, 4)
-    hybrid = make_agent("hybrid:deepen=0.9", seed=0, game=state.game)
-    assert hybrid.searcher.runner(state.kernel).deepen == 0.9
+    hybrid = make_agent("hybrid:deepen=0.9,tempo=3", seed=0, game=state.game)
+    runner = hybrid.searcher.runner(state.kernel)
+    assert (runner.deepen, runner.tempo) == (0.9, 3.0)
     with pytest.raises(AgentSpecError, match="deepen"):
         make_agent("alphabeta:deepen=2")
 

@@ -187,7 +187,7 @@ def build_search(kernel: Kernel) -> Any:
                         continue
                     if _repeated(seen, mes, opps, ply):
                         if repeat_eval:  # no progress: the position is worth what it looks
-                            ret = evaluate(ctx, me, opp, eval_id)
+                            ret = evaluate(ctx, me, opp, eval_id) + tempo
                         else:  # a draw, which the root side values at -contempt
                             ret = -contempt if ply % 2 == 0 else contempt
                         phase = 2

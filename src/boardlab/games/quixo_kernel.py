@@ -40,9 +40,9 @@ _DENSITY_WEIGHT = np.array([0.0] + [10.0 ** (n - 1) for n in range(1, 6)])
 EVALUATIONS = ("tuned", "lines2", "lines3", "density", "longest", "winloss", "fullest")
 """Evaluation names by id; the first is the default. ``tuned`` is a weighted sum of features
 whose weights were fitted to game outcomes, plus the fitted value of having the move (see
-:func:`tuned_weights`). ``fullest`` (own cubes
-in the fullest own line minus the opponent's in its fullest line, over n; in [-1, 1]) is meant
-as the potential of reward shaping in the tabular learners."""
+:func:`tuned_weights`). ``fullest`` (own cubes in the fullest own line minus the opponent's
+in its fullest line, over n; in [-1, 1]) is meant as the potential of reward shaping in the
+tabular learners."""
 TUNED, LINES2, LINES3, DENSITY, LONGEST, WINLOSS, FULLEST = range(len(EVALUATIONS))
 TUNED_FILE = "quixo-tuned.json"
 TUNED_SCALE = 100.0
