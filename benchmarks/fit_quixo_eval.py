@@ -1,15 +1,18 @@
-"""Fit Quixo's ``tuned`` evaluation to self-play outcomes and write the shipped weights.
+"""Fit Quixo's ``tuned`` or ``patterns`` evaluation to self-play outcomes and write the shipped
+weights.
 
-    .venv/bin/python benchmarks/fit_quixo_eval.py [--sizes 3,4,5] [--games 3000] [--workers 2]
-        [--seed 0] [--players SPEC ...] [--out src/boardlab/games/data/quixo-tuned.json]
+    .venv/bin/python benchmarks/fit_quixo_eval.py [--model tuned|patterns] [--sizes 3,4,5]
+        [--games 3000] [--workers 2] [--seed 0] [--players SPEC ...] [--out FILE]
 
 For each board size, ``--games`` games between random pairs of ``--players`` (by default
 alpha-beta at depths 2-4 with ``lines2``, ``lines3`` and ``density``) from random openings are
 played in ``--workers`` processes, and the weights are fitted to their results
-(:mod:`boardlab.learn.eval_fit`). Prints the weights and the held-out log-loss of ``tuned``
-next to the best logistic rescaling of ``lines2`` and ``lines3`` on the same positions (lower
-is better; 0.693 is a coin flip), then writes the JSON file the Quixo kernel reads (sizes not
-fitted in this run keep their weights).
+(:mod:`boardlab.learn.eval_fit`), a fifth of the games held out. Prints the weights (for
+``patterns``, the ten largest) and the held-out log-loss of the model next to the best
+logistic rescaling of ``lines2`` and ``lines3`` (and, for ``patterns``, a fit of ``tuned``) on
+the same positions (lower is better; 0.693 is a coin flip), then writes the JSON file the Quixo
+kernel reads (by default ``src/boardlab/games/data/quixo-<model>.json``; sizes not fitted in
+this run keep their weights).
 """
 
 from __future__ import annotations
@@ -25,13 +28,15 @@ from rich.progress import Progress
 from rich.table import Table
 
 from boardlab.files import atomic_write_text
-from boardlab.learn.eval_fit import DEFAULT_PLAYERS, Fit, Positions, fit, self_play
+from boardlab.learn.eval_fit import DEFAULT_PLAYERS, MODELS, Fit, Positions, fit, self_play
 
-DEFAULT_OUT = Path(__file__).resolve().parents[1] / "src/boardlab/games/data/quixo-tuned.json"
+DATA = Path(__file__).resolve().parents[1] / "src/boardlab/games/data"
+SHOWN = 10
 
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", choices=MODELS, default="tuned", help="evaluation to fit")
     parser.add_argument("--sizes", default="3,4,5", help="board sizes, comma-separated")
     parser.add_argument("--games", type=int, default=3000, help="self-play games per size")
     parser.add_argument("--workers", type=int, default=2, help="processes playing the games")
@@ -39,7 +44,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--players", nargs="+", default=list(DEFAULT_PLAYERS), help="agent specs of the self-play games"
     )
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="weights file to write")
+    parser.add_argument("--out", type=Path, help="weights file to write (default: the shipped one)")
     return parser.parse_args(argv)
 
 
@@ -55,20 +60,31 @@ def positions_for(
         for future in futures:
             parts.append(future.result())
             progress.advance(task)
-    return Positions(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("me", "opp", "result")))
+    offsets = np.cumsum([0, *shares[:-1]])  # number the games of each worker apart
+    return Positions(
+        me=np.concatenate([p.me for p in parts]),
+        opp=np.concatenate([p.opp for p in parts]),
+        result=np.concatenate([p.result for p in parts]),
+        game=np.concatenate([p.game + offset for p, offset in zip(parts, offsets, strict=True)]),
+    )
 
 
 def report(console: Console, fitted: Fit) -> None:
     """Print one size's weights and log-losses."""
-    table = Table(title=f"tuned, {fitted.size}x{fitted.size}: {fitted.positions:,} positions")
+    title = f"{fitted.model}, {fitted.size}x{fitted.size}: {fitted.positions:,} positions"
+    weights = fitted.weights.items()
+    if fitted.model == "patterns":
+        title += f", the {SHOWN} largest of {len(weights)} weights"
+        weights = sorted(weights, key=lambda item: -abs(item[1]))[:SHOWN]
+    table = Table(title=title)
     table.add_column("feature")
     table.add_column("weight (logit)", justify="right")
-    for name, weight in fitted.weights.items():
+    for name, weight in weights:
         table.add_row(name, f"{weight:+.4f}")
     table.add_row("(the move: intercept)", f"{fitted.intercept:+.4f}")
     console.print(table)
     losses = ", ".join(f"{name} {value:.4f}" for name, value in fitted.baselines.items())
-    console.print(f"held-out log-loss: tuned {fitted.log_loss:.4f}; rescaled {losses}")
+    console.print(f"held-out log-loss: {fitted.model} {fitted.log_loss:.4f}; baselines {losses}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,10 +92,15 @@ def main(argv: list[str] | None = None) -> int:
     args = _arguments(argv)
     console = Console()
     sizes = [int(s) for s in args.sizes.split(",")]
-    previous = json.loads(args.out.read_text())["sizes"] if args.out.exists() else {}
+    out = args.out or DATA / f"quixo-{args.model}.json"
+    previous = json.loads(out.read_text())["sizes"] if out.exists() else {}
     with Progress(console=console) as progress:
         fits = [
-            fit(size, positions_for(size, args.games, args.workers, args.seed, args.players, progress))
+            fit(
+                size,
+                positions_for(size, args.games, args.workers, args.seed, args.players, progress),
+                model=args.model,
+            )
             for size in sizes
         ]
     for fitted in fits:
@@ -88,8 +109,8 @@ def main(argv: list[str] | None = None) -> int:
         weights["fit"].update(games=args.games, seed=args.seed, players=args.players)
         previous[str(fitted.size)] = weights
     document = {"sizes": dict(sorted(previous.items()))}
-    atomic_write_text(args.out, json.dumps(document, indent=1) + "\n")
-    console.print(f"wrote {args.out}")
+    atomic_write_text(out, json.dumps(document, indent=1) + "\n")
+    console.print(f"wrote {out}")
     return 0
 
 

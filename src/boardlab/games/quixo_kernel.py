@@ -37,14 +37,16 @@ _LINES3_WEIGHT = np.array([n * 3.0**n for n in range(6)])
 _LINES2_WEIGHT = np.array([n * 2.0**n for n in range(6)])
 _DENSITY_WEIGHT = np.array([0.0] + [10.0 ** (n - 1) for n in range(1, 6)])
 
-EVALUATIONS = ("tuned", "lines2", "lines3", "density", "longest", "winloss", "fullest")
+EVALUATIONS = ("tuned", "lines2", "lines3", "density", "longest", "winloss", "fullest", "patterns")
 """Evaluation names by id; the first is the default. ``tuned`` is a weighted sum of features
 whose weights were fitted to game outcomes, plus the fitted value of having the move (see
 :func:`tuned_weights`). ``fullest`` (own cubes in the fullest own line minus the opponent's
 in its fullest line, over n; in [-1, 1]) is meant as the potential of reward shaping in the
-tabular learners."""
-TUNED, LINES2, LINES3, DENSITY, LONGEST, WINLOSS, FULLEST = range(len(EVALUATIONS))
+tabular learners. ``patterns`` is a fitted weight for every arrangement of cubes along a line
+(see :func:`pattern_weights`), plus the fitted value of having the move."""
+TUNED, LINES2, LINES3, DENSITY, LONGEST, WINLOSS, FULLEST, PATTERNS = range(len(EVALUATIONS))
 TUNED_FILE = "quixo-tuned.json"
+PATTERNS_FILE = "quixo-patterns.json"
 TUNED_SCALE = 100.0
 """``tuned`` values are the fitted logit of winning times this: 100 is odds of e to 1."""
 WEIGHT_UNIT = 1000
@@ -198,6 +200,62 @@ def tuned_table(n: int) -> np.ndarray:
     return table
 
 
+def line_class(n: int, line: int) -> str:
+    """The name of a line's class under the board's symmetries (lines as in :func:`line_masks`):
+    ``"line k"`` for the rows and columns k cells in from the border, ``"diagonal"``."""
+    if line < 2 * n:
+        return f"line {min(line % n, n - 1 - line % n)}"
+    return "diagonal"
+
+
+def pattern_text(n: int, index: int) -> str:
+    """The cells of a line whose base-3 pattern index is ``index`` (cell j is digit j), from
+    the side to move: ``X`` its cube, ``O`` the opponent's, ``.`` neutral."""
+    return "".join(".XO"[index // 3**j % 3] for j in range(n))
+
+
+def pattern_key(text: str) -> tuple[str, int]:
+    """The shipped key of a line pattern and its sign: the least of the pattern and its mirror
+    image with +1, or of the colour-swapped pattern and its image with -1 (a pattern equal
+    to its own swap, up to the mirror, has sign 0)."""
+    own = min(text, text[::-1])
+    swapped = own.translate(str.maketrans("XO", "OX"))
+    theirs = min(swapped, swapped[::-1])
+    if own == theirs:
+        return own, 0
+    return (own, 1) if own < theirs else (theirs, -1)
+
+
+def pattern_weights(n: int) -> dict[str, object]:
+    """The fitted weights of the ``patterns`` evaluation for an n x n board, as shipped.
+
+    ``classes`` maps each line class (:func:`line_class`) to the weights of its patterns, keyed
+    by :func:`pattern_key` (``"XX.O."``: two cubes of the side to move, then a neutral cube,
+    one of the opponent's, a neutral one); a pattern's mirror image has its weight and its
+    colour swap minus it. ``fit.intercept`` is the value of having the move. Weights are logits
+    of the side to move winning, fitted by :mod:`boardlab.learn.eval_fit`.
+    """
+    text = resources.files("boardlab.games").joinpath("data", PATTERNS_FILE).read_text()
+    return json.loads(text)["sizes"][str(n)]  # type: ignore[no-any-return]
+
+
+def pattern_table(n: int) -> np.ndarray:
+    """The ``patterns`` weights as the kernel reads them: ``3**n`` entries per line (in the
+    order of :func:`line_masks`, indexed by the base-3 pattern along the line's cells), then the
+    intercept, in thousandths of a logit."""
+    weights = pattern_weights(n)
+    classes: dict[str, dict[str, float]] = weights["classes"]  # type: ignore[assignment]
+    lines = len(line_masks(n))
+    table = np.zeros(lines * 3**n + 1, dtype=np.int64)
+    for line in range(lines):
+        known = classes[line_class(n, line)]
+        for index in range(3**n):
+            key, sign = pattern_key(pattern_text(n, index))
+            table[line * 3**n + index] = sign * round(known.get(key, 0.0) * WEIGHT_UNIT)
+    table[-1] = round(float(weights["fit"]["intercept"]) * WEIGHT_UNIT)  # type: ignore[index]
+    return table
+
+
 def build_tables(n: int, rules: int = OFFICIAL) -> tuple[np.ndarray, ...]:
     """The ``ctx`` tuple of constant int64 arrays for an n x n board under a rulebook."""
     moves = move_list(n)
@@ -215,6 +273,7 @@ def build_tables(n: int, rules: int = OFFICIAL) -> tuple[np.ndarray, ...]:
         _sym_byte_tables(n, maps),
         _move_sym_table(n, maps),
         tuned_table(n),
+        pattern_table(n),
     )
 
 
@@ -373,6 +432,8 @@ def evaluate(ctx, me, opp, eval_id):  # type: ignore[no-untyped-def]
         return _longest_run(ctx, me) / n - 0.5
     if eval_id == FULLEST:
         return (_fullest_line(ctx, me) - _fullest_line(ctx, opp)) / ctx[1][N_IDX]
+    if eval_id == PATTERNS:
+        return _patterns(ctx, me, opp)
     return 0.0  # winloss: nothing but the result
 
 
@@ -391,6 +452,22 @@ def _tuned(ctx, me, opp):  # type: ignore[no-untyped-def]
     total += weights[at + 1] * (_popcount(me & scalars[CORNERS_IDX]) - _popcount(opp & scalars[CORNERS_IDX]))
     total += weights[at + 2] * (_popcount(me) - _popcount(opp))
     total += weights[at + 3]  # having the move
+    return total * (TUNED_SCALE / WEIGHT_UNIT)
+
+
+@njit(cache=True)
+def _patterns(ctx, me, opp):  # type: ignore[no-untyped-def]
+    cells = ctx[3]
+    weights = ctx[7]
+    n = cells.shape[1]
+    stride = (weights.shape[0] - 1) // cells.shape[0]
+    total = weights[weights.shape[0] - 1]  # having the move
+    for i in range(cells.shape[0]):
+        index = 0
+        for j in range(n - 1, -1, -1):
+            cell = cells[i, j]
+            index = index * 3 + ((me >> cell) & 1) + 2 * ((opp >> cell) & 1)
+        total += weights[i * stride + index]
     return total * (TUNED_SCALE / WEIGHT_UNIT)
 
 

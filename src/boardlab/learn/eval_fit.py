@@ -1,19 +1,23 @@
-"""Fit the weights of Quixo's ``tuned`` evaluation to the outcomes of games.
+"""Fit the weights of Quixo's ``tuned`` and ``patterns`` evaluations to the outcomes of games.
 
 The evaluation is linear in a few counts of a position, seen by the side to move: for every
 pair ``a > b``, the lines (rows, columns, diagonals) holding ``a`` own and ``b`` opponent
 cubes minus those holding ``b`` own and ``a`` opponent cubes, then own minus opponent cubes
 off the border, in the corners and in all (:data:`boardlab.games.quixo_kernel.TUNED_SCALARS`).
 
+``patterns`` has instead a weight for every arrangement of cubes along a line, shared by the
+lines that the board's symmetries map onto each other and by a pattern's mirror image, and
+negated for the colour-swapped pattern (:func:`boardlab.games.quixo_kernel.pattern_key`).
+
 The weights are those of a logistic regression of the game's result for the side to move
 (1 won, 0.5 drawn, 0 lost) on these counts, over every position of self-play games between
 alpha-beta players of several depths and evaluations from random openings; the model's
 intercept is the value of having the move, which the evaluation adds so that its values
 compare rightly with a draw (0) and across leaves of either side to move. The fit minimises
-the log-loss with a small L2 penalty (scipy's L-BFGS-B); :func:`fit` returns the held-out
-log-loss of the tuned weights and of the best logistic rescaling of ``lines2`` and
-``lines3``, so that the features are judged against the hand-picked evaluations on the same
-positions.
+the log-loss with a small L2 penalty (scipy's L-BFGS-B); :func:`fit` holds out a fifth of the
+games and returns the held-out log-loss of the fitted weights and of the best logistic
+rescaling of ``lines2`` and ``lines3``, so that the features are judged against the
+hand-picked evaluations on the same positions.
 """
 
 from __future__ import annotations
@@ -24,11 +28,22 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sparse
 from scipy.optimize import minimize
 
 from boardlab.agents.base import make_agent
 from boardlab.games.quixo import Quixo
-from boardlab.games.quixo_kernel import CORNERS_IDX, EDGES_IDX, TUNED_SCALARS, build_tables, line_masks
+from boardlab.games.quixo_kernel import (
+    CORNERS_IDX,
+    EDGES_IDX,
+    TUNED_SCALARS,
+    _line_cells,
+    build_tables,
+    line_class,
+    line_masks,
+    pattern_key,
+    pattern_text,
+)
 
 DEFAULT_PLAYERS = (
     "alphabeta:depth=3,eval=lines2,probe=false",
@@ -40,6 +55,7 @@ OPENING_PLIES = (2, 14)  # random plies before the players take over (range, end
 GAME_PLIES = 200  # games still running are drawn
 HELD_OUT = 0.2
 L2 = 1e-4
+MODELS = ("tuned", "patterns")
 
 
 @dataclass(frozen=True)
@@ -49,6 +65,7 @@ class Positions:
     me: np.ndarray  # int64 masks of the side to move
     opp: np.ndarray
     result: np.ndarray  # 1 won, 0.5 drawn, 0 lost
+    game: np.ndarray  # the number of the position's game
 
     def __len__(self) -> int:
         return len(self.result)
@@ -59,6 +76,7 @@ class Fit:
     """Fitted weights (logits per feature), the intercept and held-out log-losses."""
 
     size: int
+    model: str  # one of MODELS
     weights: dict[str, float]
     intercept: float
     positions: int
@@ -66,7 +84,14 @@ class Fit:
     baselines: dict[str, float]  # held-out log-loss of each rescaled hand-picked evaluation
 
     def to_json(self) -> dict[str, Any]:
-        """The weights as :func:`boardlab.games.quixo_kernel.tuned_weights` reads them."""
+        """The weights as :func:`boardlab.games.quixo_kernel.tuned_weights` (or
+        :func:`~boardlab.games.quixo_kernel.pattern_weights`) reads them."""
+        if self.model == "patterns":
+            classes: dict[str, dict[str, float]] = {}
+            for name, value in self.weights.items():
+                kind, key = name.rsplit(" ", 1)
+                classes.setdefault(kind, {})[key] = value
+            return {"classes": classes, "fit": self.summary()}
         lines = {
             key[len("lines ") :]: value for key, value in self.weights.items() if key.startswith("lines ")
         }
@@ -91,6 +116,44 @@ def line_pairs(size: int) -> list[tuple[int, int]]:
 def feature_names(size: int) -> list[str]:
     """Names of the features, in the order of :func:`features`' columns."""
     return [f"lines {a},{b}" for a, b in line_pairs(size)] + list(TUNED_SCALARS)
+
+
+def pattern_names(size: int) -> list[str]:
+    """Names (``"<line class> <pattern key>"``) of the ``patterns`` features, in the order
+    of :func:`pattern_features`' columns."""
+    names = {
+        f"{line_class(size, line)} {key}"
+        for line in range(len(line_masks(size)))
+        for key, sign in (pattern_key(pattern_text(size, i)) for i in range(3**size))
+        if sign and "XXXXX"[:size] not in key and "OOOOO"[:size] not in key
+    }
+    return sorted(names)
+
+
+def pattern_features(size: int, me: np.ndarray, opp: np.ndarray) -> sparse.csr_matrix:
+    """The sparse feature matrix (positions x :func:`pattern_names`) of positions given as
+    masks: per feature, the lines showing its pattern minus those showing its colour swap."""
+    column = {name: i for i, name in enumerate(pattern_names(size))}
+    cells = _line_cells(size)
+    rows, cols, signs = [], [], []
+    for line, line_cells in enumerate(cells):
+        lookup = np.zeros((3**size, 2), dtype=np.int64)
+        for i in range(3**size):
+            key, sign = pattern_key(pattern_text(size, i))
+            name = f"{line_class(size, line)} {key}"
+            if sign and name in column:
+                lookup[i] = column[name], sign
+        index = np.zeros(len(me), dtype=np.int64)
+        for j, cell in enumerate(line_cells):
+            index += (((me >> cell) & 1) + 2 * ((opp >> cell) & 1)) * 3**j
+        hit = lookup[index]
+        shown = np.nonzero(hit[:, 1])[0]
+        rows.append(shown)
+        cols.append(hit[shown, 0])
+        signs.append(hit[shown, 1])
+    data = np.concatenate(signs).astype(np.float64)
+    shape = (len(me), len(column))
+    return sparse.csr_matrix((data, (np.concatenate(rows), np.concatenate(cols))), shape=shape)
 
 
 def _line_masks(size: int) -> np.ndarray:
@@ -129,14 +192,18 @@ def self_play(
     for agent in agents:
         agent.prepare(game)
     rows: list[tuple[int, int, float]] = []
-    for _ in range(games):
-        rows.extend(_one_game(game, rng.sample(agents, 2), rng))
+    numbers: list[int] = []
+    for number in range(games):
+        played = _one_game(game, rng.sample(agents, 2), rng)
+        rows.extend(played)
+        numbers.extend([number] * len(played))
         if advance is not None:
             advance(1)
     return Positions(
         me=np.array([r[0] for r in rows], dtype=np.int64),
         opp=np.array([r[1] for r in rows], dtype=np.int64),
         result=np.array([r[2] for r in rows], dtype=np.float64),
+        game=np.array(numbers, dtype=np.int64),
     )
 
 
@@ -158,9 +225,14 @@ def _one_game(game: Quixo, pair: list[Any], rng: random.Random) -> list[tuple[in
     return [(me, opp, 0.5 if winner is None else float(winner == colour)) for me, opp, colour in seen]
 
 
-def logistic_fit(x: np.ndarray, y: np.ndarray, l2: float = L2) -> np.ndarray:
-    """Weights (last: intercept, not penalised) minimising the mean log-loss plus L2."""
-    design = np.concatenate([x, np.ones((len(x), 1))], axis=1)
+def logistic_fit(x: np.ndarray | sparse.csr_matrix, y: np.ndarray, l2: float = L2) -> np.ndarray:
+    """Weights (last: intercept, not penalised) minimising the mean log-loss plus L2; ``x``
+    dense or sparse."""
+    ones = np.ones((x.shape[0], 1))
+    if sparse.issparse(x):
+        design = sparse.hstack([x, ones]).tocsr()
+    else:
+        design = np.concatenate([x, ones], axis=1)
 
     def objective(w: np.ndarray) -> tuple[float, np.ndarray]:
         z = design @ w
@@ -169,11 +241,13 @@ def logistic_fit(x: np.ndarray, y: np.ndarray, l2: float = L2) -> np.ndarray:
         penalty = np.r_[w[:-1], 0.0]
         return float(loss + l2 * penalty @ penalty), grad + 2 * l2 * penalty
 
-    result = minimize(objective, np.zeros(design.shape[1]), jac=True, method="L-BFGS-B")
+    result = minimize(
+        objective, np.zeros(design.shape[1]), jac=True, method="L-BFGS-B", options={"maxiter": 2000}
+    )
     return np.asarray(result.x)
 
 
-def log_loss(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
+def log_loss(x: np.ndarray | sparse.csr_matrix, y: np.ndarray, w: np.ndarray) -> float:
     """Mean log-loss of weights ``w`` (intercept last) on ``x``."""
     z = x @ w[:-1] + w[-1]
     return float(np.mean(np.logaddexp(0.0, z) - y * z))
@@ -191,21 +265,32 @@ def _hand_picked(size: int, me: np.ndarray, opp: np.ndarray, base: float) -> np.
     return np.asarray((own - theirs)[:, None])
 
 
-def fit(size: int, positions: Positions, seed: int = 0) -> Fit:
-    """Fit the ``tuned`` weights on a random 80% of ``positions``; judge them on the rest."""
-    order = np.random.default_rng(seed).permutation(len(positions))
-    cut = int((1 - HELD_OUT) * len(order))
-    train, test = order[:cut], order[cut:]
-    x = features(size, positions.me, positions.opp)
+def fit(size: int, positions: Positions, seed: int = 0, model: str = "tuned") -> Fit:
+    """Fit the weights of ``model`` (one of :data:`MODELS`) on the positions of a random 80% of
+    the games; judge them on the rest, next to the best logistic rescaling of ``lines2`` and
+    ``lines3`` (and, for ``patterns``, a fit of ``tuned``'s features) on the same positions."""
+    if model not in MODELS:
+        raise ValueError(f"unknown evaluation model {model!r}; expected one of {', '.join(MODELS)}")
+    games = np.unique(positions.game)
+    held = np.random.default_rng(seed).choice(games, int(HELD_OUT * len(games)), replace=False)
+    test = np.isin(positions.game, held)
+    train = ~test
     y = positions.result
-    w = logistic_fit(x[train], y[train])
     baselines = {}
     for name, base in (("lines2", 2.0), ("lines3", 3.0)):
         single = _hand_picked(size, positions.me, positions.opp, base)
         baselines[name] = log_loss(single[test], y[test], logistic_fit(single[train], y[train], 0.0))
+    x: np.ndarray | sparse.csr_matrix = features(size, positions.me, positions.opp)
+    names = feature_names(size)
+    if model == "patterns":
+        baselines["tuned"] = log_loss(x[test], y[test], logistic_fit(x[train], y[train]))
+        x = pattern_features(size, positions.me, positions.opp)
+        names = pattern_names(size)
+    w = logistic_fit(x[train], y[train])
     return Fit(
         size=size,
-        weights={name: round(float(v), 4) for name, v in zip(feature_names(size), w[:-1], strict=True)},
+        model=model,
+        weights={name: round(float(v), 4) for name, v in zip(names, w[:-1], strict=True)},
         intercept=float(w[-1]),
         positions=len(positions),
         log_loss=log_loss(x[test], y[test], w),
