@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_tuned_eval import random_masks
 
 from boardlab.games.quixo_kernel import (
     TUNED_SCALE,
@@ -27,21 +28,8 @@ from boardlab.learn.eval_fit import fit, pattern_features, pattern_names, self_p
 SIZES = (3, 4, 5)
 
 
-def _random_masks(rng: random.Random, size: int) -> tuple[int, int]:
-    me = opp = 0
-    for cell in range(size * size):
-        roll = rng.random()
-        if roll < 0.35:
-            me |= 1 << cell
-        elif roll < 0.7:
-            opp |= 1 << cell
-    return me, opp
-
-
 def _naive_line_text(size: int, mask: int, me: int, opp: int) -> str:
-    cells = [c for c in range(size * size) if mask >> c & 1]
-    if mask == sum(1 << (i * size + size - 1 - i) for i in range(size)):
-        cells.reverse()  # the anti-diagonal runs from the top-right corner down
+    cells = [c for c in range(size * size) if mask >> c & 1]  # either direction: keys mirror
     return "".join("X" if me >> c & 1 else "O" if opp >> c & 1 else "." for c in cells)
 
 
@@ -64,7 +52,7 @@ def _weight_vector(size: int) -> np.ndarray:
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 10_000), st.sampled_from(SIZES))
 def test_pattern_features_count_each_line_pattern_minus_its_colour_swap(seed, size):
-    me, opp = _random_masks(random.Random(seed), size)
+    me, opp = random_masks(random.Random(seed), size)
     row = pattern_features(size, np.array([me]), np.array([opp])).toarray()[0]
     naive = _naive_features(size, me, opp)
     for name, value in zip(pattern_names(size), row, strict=True):
@@ -91,7 +79,7 @@ def test_compiled_pattern_evaluation_is_the_fitted_model(size):
     k = kernel(size)
     eval_id = k.evaluations.index("patterns")
     rng = random.Random(size)
-    boards = [_random_masks(rng, size) for _ in range(300)]
+    boards = [random_masks(rng, size) for _ in range(300)]
     me = np.array([b[0] for b in boards], dtype=np.int64)
     opp = np.array([b[1] for b in boards], dtype=np.int64)
     tempo = pattern_weights(size)["fit"]["intercept"]
@@ -109,7 +97,7 @@ def test_pattern_evaluation_is_symmetric_and_antisymmetric_but_for_the_move(size
     tempo = pattern_weights(size)["fit"]["intercept"] * TUNED_SCALE
     rng = random.Random(11 + size)
     for _ in range(100):
-        me, opp = _random_masks(rng, size)
+        me, opp = random_masks(rng, size)
         value = k.evaluate(k.ctx, np.int64(me), np.int64(opp), eval_id)
         swapped = k.evaluate(k.ctx, np.int64(opp), np.int64(me), eval_id)
         assert value + swapped == pytest.approx(2 * tempo, abs=0.1)

@@ -26,7 +26,7 @@ from boardlab.learn.eval_fit import feature_names, features, fit, logistic_fit, 
 SIZES = (3, 4, 5)
 
 
-def _random_masks(rng: random.Random, size: int) -> tuple[int, int]:
+def random_masks(rng: random.Random, size: int) -> tuple[int, int]:
     me = opp = 0
     for cell in range(size * size):
         roll = rng.random()
@@ -53,7 +53,7 @@ def test_compiled_tuned_evaluation_is_the_fitted_linear_model(size):
     k = kernel(size)
     eval_id = k.evaluations.index("tuned")
     rng = random.Random(size)
-    boards = [_random_masks(rng, size) for _ in range(300)]
+    boards = [random_masks(rng, size) for _ in range(300)]
     me = np.array([b[0] for b in boards], dtype=np.int64)
     opp = np.array([b[1] for b in boards], dtype=np.int64)
     tempo = tuned_weights(size)["fit"]["intercept"]
@@ -72,7 +72,7 @@ def test_tuned_evaluation_is_antisymmetric_but_for_the_move_and_prefers_more_cub
     assert tempo == pytest.approx(tuned_weights(size)["fit"]["intercept"] * TUNED_SCALE, abs=0.1)
     rng = random.Random(7 + size)
     for _ in range(100):
-        me, opp = _random_masks(rng, size)
+        me, opp = random_masks(rng, size)
         value = k.evaluate(k.ctx, np.int64(me), np.int64(opp), eval_id)
         assert value + k.evaluate(k.ctx, np.int64(opp), np.int64(me), eval_id) == pytest.approx(2 * tempo)
     row = sum(1 << x for x in range(size - 1))  # a row one cube short, nothing else
