@@ -130,8 +130,8 @@ def line_masks(n: int) -> list[int]:
     return rows + cols + [diag, anti]
 
 
-def _line_cells(n: int) -> np.ndarray:
-    """Cells of each line in order along the line, for run lengths."""
+def line_cells(n: int) -> np.ndarray:
+    """The cells of each line (as in :func:`line_masks`) in order along it."""
     out = []
     for y in range(n):
         out.append([y * n + x for x in range(n)])
@@ -230,9 +230,9 @@ def pattern_weights(n: int) -> dict[str, object]:
     """The fitted weights of the ``patterns`` evaluation for an n x n board, as shipped.
 
     ``classes`` maps each line class (:func:`line_class`) to the weights of its patterns, keyed
-    by :func:`pattern_key` (``"XX.O."``: two cubes of the side to move, then a neutral cube,
-    one of the opponent's, a neutral one); a pattern's mirror image has its weight and its
-    colour swap minus it. ``fit.intercept`` is the value of having the move. Weights are logits
+    by :func:`pattern_key` (``".O.XX"``: a neutral cube, one of the opponent's, a neutral one,
+    two of the side to move); a pattern's mirror image has its weight and its colour swap
+    minus it. ``fit.intercept`` is the value of having the move. Weights are logits
     of the side to move winning, fitted by :mod:`boardlab.learn.eval_fit`.
     """
     text = resources.files("boardlab.games").joinpath("data", PATTERNS_FILE).read_text()
@@ -269,7 +269,7 @@ def build_tables(n: int, rules: int = OFFICIAL) -> tuple[np.ndarray, ...]:
         move_table,
         scalars,
         lines,
-        _line_cells(n),
+        line_cells(n),
         _sym_byte_tables(n, maps),
         _move_sym_table(n, maps),
         tuned_table(n),

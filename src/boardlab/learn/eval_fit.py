@@ -37,8 +37,8 @@ from boardlab.games.quixo_kernel import (
     CORNERS_IDX,
     EDGES_IDX,
     TUNED_SCALARS,
-    _line_cells,
     build_tables,
+    line_cells,
     line_class,
     line_masks,
     pattern_key,
@@ -125,7 +125,7 @@ def pattern_names(size: int) -> list[str]:
         f"{line_class(size, line)} {key}"
         for line in range(len(line_masks(size)))
         for key, sign in (pattern_key(pattern_text(size, i)) for i in range(3**size))
-        if sign and "XXXXX"[:size] not in key and "OOOOO"[:size] not in key
+        if sign and key not in ("X" * size, "O" * size)  # a full line ends the game
     }
     return sorted(names)
 
@@ -134,9 +134,8 @@ def pattern_features(size: int, me: np.ndarray, opp: np.ndarray) -> sparse.csr_m
     """The sparse feature matrix (positions x :func:`pattern_names`) of positions given as
     masks: per feature, the lines showing its pattern minus those showing its colour swap."""
     column = {name: i for i, name in enumerate(pattern_names(size))}
-    cells = _line_cells(size)
     rows, cols, signs = [], [], []
-    for line, line_cells in enumerate(cells):
+    for line, cells in enumerate(line_cells(size)):
         lookup = np.zeros((3**size, 2), dtype=np.int64)
         for i in range(3**size):
             key, sign = pattern_key(pattern_text(size, i))
@@ -144,7 +143,7 @@ def pattern_features(size: int, me: np.ndarray, opp: np.ndarray) -> sparse.csr_m
             if sign and name in column:
                 lookup[i] = column[name], sign
         index = np.zeros(len(me), dtype=np.int64)
-        for j, cell in enumerate(line_cells):
+        for j, cell in enumerate(cells):
             index += (((me >> cell) & 1) + 2 * ((opp >> cell) & 1)) * 3**j
         hit = lookup[index]
         shown = np.nonzero(hit[:, 1])[0]
