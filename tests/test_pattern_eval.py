@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_tuned_eval import random_masks
+from test_tuned_eval import compiled_and_model, random_masks
 
 from boardlab.games.quixo_kernel import (
     TUNED_SCALE,
@@ -76,15 +76,8 @@ def test_pattern_keys_are_shared_by_mirror_images_and_negated_by_a_colour_swap()
 
 @pytest.mark.parametrize("size", SIZES)
 def test_compiled_pattern_evaluation_is_the_fitted_model(size):
-    k = kernel(size)
-    eval_id = k.evaluations.index("patterns")
-    rng = random.Random(size)
-    boards = [random_masks(rng, size) for _ in range(300)]
-    me = np.array([b[0] for b in boards], dtype=np.int64)
-    opp = np.array([b[1] for b in boards], dtype=np.int64)
     tempo = pattern_weights(size)["fit"]["intercept"]
-    expected = (pattern_features(size, me, opp) @ _weight_vector(size) + tempo) * TUNED_SCALE
-    got = [k.evaluate(k.ctx, np.int64(a), np.int64(b), eval_id) for a, b in boards]
+    got, expected = compiled_and_model(size, "patterns", pattern_features, _weight_vector(size), tempo)
     # weights are held in thousandths of a logit; a position has 2n + 2 lines
     assert got == pytest.approx(expected, abs=TUNED_SCALE * 0.0005 * (2 * size + 3))
     assert any(abs(v) > 10 for v in got)

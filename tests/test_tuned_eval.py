@@ -8,6 +8,8 @@ negamax that looks for the same wins.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -48,17 +50,26 @@ def _weight_vector(size: int) -> np.ndarray:
     )
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_compiled_tuned_evaluation_is_the_fitted_linear_model(size):
+def compiled_and_model(
+    size: int, eval_name: str, features_of: Callable[..., Any], weights: np.ndarray, intercept: float
+) -> tuple[list[float], np.ndarray]:
+    """The compiled evaluation ``eval_name`` and the fitted model it should equal (features
+    times weights plus the intercept, scaled) on 300 random boards."""
     k = kernel(size)
-    eval_id = k.evaluations.index("tuned")
+    eval_id = k.evaluations.index(eval_name)
     rng = random.Random(size)
     boards = [random_masks(rng, size) for _ in range(300)]
     me = np.array([b[0] for b in boards], dtype=np.int64)
     opp = np.array([b[1] for b in boards], dtype=np.int64)
-    tempo = tuned_weights(size)["fit"]["intercept"]
-    expected = (features(size, me, opp) @ _weight_vector(size) + tempo) * TUNED_SCALE
+    expected = (features_of(size, me, opp) @ weights + intercept) * TUNED_SCALE
     got = [k.evaluate(k.ctx, np.int64(a), np.int64(b), eval_id) for a, b in boards]
+    return got, expected
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_compiled_tuned_evaluation_is_the_fitted_linear_model(size):
+    tempo = tuned_weights(size)["fit"]["intercept"]
+    got, expected = compiled_and_model(size, "tuned", features, _weight_vector(size), tempo)
     # weights are held in thousandths of a logit
     assert got == pytest.approx(expected, abs=TUNED_SCALE * 0.0005 * 40)
     assert any(abs(v) > 10 for v in got)
