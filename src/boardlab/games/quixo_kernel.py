@@ -239,19 +239,26 @@ def pattern_weights(n: int) -> dict[str, object]:
     return json.loads(text)["sizes"][str(n)]  # type: ignore[no-any-return]
 
 
+def line_patterns(n: int) -> list[list[tuple[str, str, int]]]:
+    """For each line (as in :func:`line_masks`) and base-3 pattern index along its cells: the
+    line's class, the pattern's key and its sign (:func:`pattern_key`); sign 0 also for a full
+    line, which ends the game and so is never evaluated."""
+    full = ("X" * n, "O" * n)
+    keys = [pattern_key(pattern_text(n, index)) for index in range(3**n)]
+    keys = [(key, 0 if key in full else sign) for key, sign in keys]
+    return [[(line_class(n, line), key, sign) for key, sign in keys] for line in range(len(line_masks(n)))]
+
+
 def pattern_table(n: int) -> np.ndarray:
     """The ``patterns`` weights as the kernel reads them: ``3**n`` entries per line (in the
     order of :func:`line_masks`, indexed by the base-3 pattern along the line's cells), then the
     intercept, in thousandths of a logit."""
     weights = pattern_weights(n)
     classes: dict[str, dict[str, float]] = weights["classes"]  # type: ignore[assignment]
-    lines = len(line_masks(n))
-    table = np.zeros(lines * 3**n + 1, dtype=np.int64)
-    for line in range(lines):
-        known = classes[line_class(n, line)]
-        for index in range(3**n):
-            key, sign = pattern_key(pattern_text(n, index))
-            table[line * 3**n + index] = sign * round(known.get(key, 0.0) * WEIGHT_UNIT)
+    entries = [entry for line in line_patterns(n) for entry in line]
+    table = np.zeros(len(entries) + 1, dtype=np.int64)
+    for i, (kind, key, sign) in enumerate(entries):
+        table[i] = sign * round(classes[kind].get(key, 0.0) * WEIGHT_UNIT)
     table[-1] = round(float(weights["fit"]["intercept"]) * WEIGHT_UNIT)  # type: ignore[index]
     return table
 

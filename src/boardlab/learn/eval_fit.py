@@ -39,10 +39,8 @@ from boardlab.games.quixo_kernel import (
     TUNED_SCALARS,
     build_tables,
     line_cells,
-    line_class,
     line_masks,
-    pattern_key,
-    pattern_text,
+    line_patterns,
 )
 
 DEFAULT_PLAYERS = (
@@ -121,12 +119,7 @@ def feature_names(size: int) -> list[str]:
 def pattern_names(size: int) -> list[str]:
     """Names (``"<line class> <pattern key>"``) of the ``patterns`` features, in the order
     of :func:`pattern_features`' columns."""
-    names = {
-        f"{line_class(size, line)} {key}"
-        for line in range(len(line_masks(size)))
-        for key, sign in (pattern_key(pattern_text(size, i)) for i in range(3**size))
-        if sign and key not in ("X" * size, "O" * size)  # a full line ends the game
-    }
+    names = {f"{kind} {key}" for line in line_patterns(size) for kind, key, sign in line if sign}
     return sorted(names)
 
 
@@ -135,13 +128,8 @@ def pattern_features(size: int, me: np.ndarray, opp: np.ndarray) -> sparse.csr_m
     masks: per feature, the lines showing its pattern minus those showing its colour swap."""
     column = {name: i for i, name in enumerate(pattern_names(size))}
     rows, cols, signs = [], [], []
-    for line, cells in enumerate(line_cells(size)):
-        lookup = np.zeros((3**size, 2), dtype=np.int64)
-        for i in range(3**size):
-            key, sign = pattern_key(pattern_text(size, i))
-            name = f"{line_class(size, line)} {key}"
-            if sign and name in column:
-                lookup[i] = column[name], sign
+    for patterns, cells in zip(line_patterns(size), line_cells(size), strict=True):
+        lookup = np.array([(column.get(f"{kind} {key}", 0), sign) for kind, key, sign in patterns])
         index = np.zeros(len(me), dtype=np.int64)
         for j, cell in enumerate(cells):
             index += (((me >> cell) & 1) + 2 * ((opp >> cell) & 1)) * 3**j
