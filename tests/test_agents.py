@@ -11,6 +11,7 @@ import pytest
 from boardlab.agents import AgentSpecError, list_agents, make_agent, parse_spec
 from boardlab.agents.alphabeta import MATE_ZONE, WIN, SearchRunner
 from boardlab.agents.greedy import classify_moves
+from boardlab.agents.hybrid import DEFAULT_CONTEMPT
 from boardlab.agents.mcts import mcts_search
 from boardlab.games import parse_game
 from boardlab.games.quixo import State
@@ -272,6 +273,7 @@ def test_hybrid_gives_alphabeta_its_share_of_the_time_and_its_options():
     agent = make_agent("hybrid:time=0.4,share=0.5,probe=false,repeat=eval,contempt=20", seed=0)
     searcher = agent.searcher.settings
     assert (searcher.time, searcher.probe, searcher.repeat, searcher.contempt) == (0.2, False, "eval", 20.0)
+    assert make_agent("hybrid", seed=0).searcher.settings.contempt == DEFAULT_CONTEMPT > 0
     with pytest.raises(AgentSpecError, match="share"):
         make_agent("hybrid:share=1.0")
 

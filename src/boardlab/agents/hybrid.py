@@ -34,6 +34,9 @@ ALPHABETA_SHARE = 0.75  # of the time per move
 MIN_MCTS_SHARE = 0.05  # MCTS is not started with less time than this share
 SAFETY_MARGIN = 0.03  # kept back for the work around the searches
 ROLLOUT_CAP = 200
+DEFAULT_CONTEMPT = 10.0
+"""A tenth of a logit of Quixo's `tuned`: enough to walk out of a repetition an equal line
+away, too little to give up a better position for it (see BENCHMARKS.md)."""
 
 
 @dataclass(frozen=True)
@@ -52,8 +55,8 @@ class HybridSettings:
     depth: int = option(0, "alpha-beta depth limit (0: as deep as time allows)", minimum=0, maximum=64)
     eval: str = option("", "alpha-beta evaluation (default: the game's first)")
     contempt: float = option(
-        0.0,
-        "how much worse than even a repeated position looks",
+        DEFAULT_CONTEMPT,
+        "how much worse than even a repeated position looks, in evaluation units",
         minimum=-MAX_CONTEMPT,
         maximum=MAX_CONTEMPT,
     )
