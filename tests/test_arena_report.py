@@ -7,10 +7,12 @@ import json
 from pathlib import Path
 
 import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
 from rich.console import Console
 
 from boardlab.arena.play import GameRecord
-from boardlab.arena.plots import write_plots
+from boardlab.arena.plots import LABEL_CHARS, plot_label, write_plots
 from boardlab.arena.report import colour_table, print_report, write_summary_json
 from boardlab.arena.summary import player_names, summarize
 from boardlab.games import Outcome, Reason
@@ -97,3 +99,23 @@ def test_plots_are_png_files(tmp_path: Path) -> None:
     for path in paths:
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert path.stat().st_size > 5000
+
+
+spec_piece = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789=./_-", min_size=1, max_size=30)
+spec_pieces = st.lists(spec_piece, min_size=1, max_size=6)
+
+
+@given(st.lists(spec_pieces.map(",".join), min_size=2, max_size=6, unique=True))
+def test_plot_labels_wrap_long_specs_whole_and_keep_them_apart(specs: list[str]) -> None:
+    specs = [f"hybrid:{spec}" for spec in specs]
+    labels = [plot_label(spec) for spec in specs]
+    assert all(len(line) <= LABEL_CHARS for label in labels for line in label.split("\n"))
+    assert [label.replace("\n", "") for label in labels] == specs
+    assert len(set(labels)) == len(labels)
+
+
+def test_a_plot_label_shortens_only_a_piece_too_long_for_a_line() -> None:
+    path = "/home/student/" + "x" * 80 + "/player.py"
+    label = plot_label(f"course:{path},seed=1")
+    assert all(len(line) <= LABEL_CHARS for line in label.split("\n"))
+    assert label.startswith("course:\n/home/student/") and "…" in label and label.endswith("\nseed=1")

@@ -6,6 +6,7 @@ so plotting works headless and leaves the caller's matplotlib state alone.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -17,14 +18,30 @@ from boardlab.arena.summary import Summary
 from boardlab.files import atomic_savefig
 
 OUTCOME_COLOURS = ("#4c9a2a", "#b0b0b0", "#c0392b")  # win, draw, loss
-LABEL_CHARS = 36  # longer player specs (a course player's path) are shortened in the middle
+LABEL_CHARS = 36
+"""Longest line of a player's label: longer specs wrap after their commas and colons, and a
+piece longer than this on its own (a course player's path) is shortened in the middle."""
 
 
-def _label(name: str) -> str:
-    if len(name) <= LABEL_CHARS:
-        return name
+def _shortened(text: str) -> str:
+    if len(text) <= LABEL_CHARS:
+        return text
     keep = (LABEL_CHARS - 1) // 2
-    return f"{name[:keep]}…{name[-keep:]}"
+    return f"{text[:keep]}…{text[-keep:]}"
+
+
+def plot_label(name: str) -> str:
+    """A player's label: its spec, wrapped so that every option stays readable."""
+    lines = [""]
+    for piece in re.split(r"(?<=[,:])", name):
+        if lines[-1] and len(lines[-1]) + len(piece) > LABEL_CHARS:
+            lines.append("")
+        lines[-1] += piece
+    return "\n".join(_shortened(line) for line in lines)
+
+
+def _label_lines(labels: list[str]) -> int:
+    return max((label.count("\n") + 1 for label in labels), default=1)
 
 
 def _figure(width: float, height: float) -> Figure:
@@ -41,9 +58,9 @@ def plot_score_matrix(summary: Summary, path: Path) -> Path:
     """Heatmap of the fraction of points each row player took from each column player."""
     order = summary.ranking()
     scores = summary.score_matrix()[np.ix_(order, order)]
-    names = [_label(summary.names[i]) for i in order]
+    names = [plot_label(summary.names[i]) for i in order]
     size = max(4.0, 1.0 + 0.9 * len(names))
-    label_room = 0.08 * max(len(name) for name in names)  # inches for the longest tick label
+    label_room = 0.08 * max(len(line) for name in names for line in name.split("\n"))  # inches
     figure = _figure(size + 1.5 + label_room, size + 0.6 * label_room)
     ax = figure.subplots()
     image = ax.imshow(np.ma.masked_invalid(scores), cmap="RdYlGn", vmin=0, vmax=1)
@@ -64,14 +81,14 @@ def plot_outcomes_by_side(summary: Summary, path: Path) -> Path:
     labels, rows = [], []
     for i in summary.ranking():
         for side, outcomes in (("first", summary.as_first[i]), ("second", summary.as_second[i])):
-            labels.append(f"{_label(summary.names[i])} ({side})")
+            labels.append(f"{plot_label(summary.names[i])} ({side})")
             rows.append((outcomes.wins, outcomes.draws, outcomes.losses))
     labels.append("all games, first player")
     first = summary.first_player
     rows.append((first.wins, first.draws, first.losses))
     counts = np.array(rows, dtype=float)
     fractions = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1)
-    figure = _figure(8, 1.2 + 0.35 * len(labels))
+    figure = _figure(8, 1.2 + (0.15 + 0.2 * _label_lines(labels)) * len(labels))
     ax = figure.subplots()
     left = np.zeros(len(labels))
     for column, (name, colour) in enumerate(zip(("win", "draw", "loss"), OUTCOME_COLOURS, strict=True)):
@@ -107,7 +124,8 @@ def plot_game_lengths(summary: Summary, path: Path) -> Path:
 
 def plot_ratings(summary: Summary, path: Path) -> Path:
     """Elo ratings with their intervals, best first."""
-    figure = _figure(7, 1.2 + 0.45 * len(summary.names))
+    labels = [plot_label(name) for name in summary.names]
+    figure = _figure(7, 1.2 + (0.25 + 0.2 * _label_lines(labels)) * len(labels))
     ax = figure.subplots()
     if summary.elo is not None:
         order = summary.ranking()
@@ -115,7 +133,7 @@ def plot_ratings(summary: Summary, path: Path) -> Path:
         lows, highs = zip(*(summary.elo.interval(i) for i in order), strict=True)
         errors = np.array([ratings - np.array(lows), np.array(highs) - ratings])
         ax.errorbar(ratings, range(len(order)), xerr=errors, fmt="o", capsize=4, color="#3b6ea5")
-        ax.set_yticks(range(len(order)), [_label(summary.names[i]) for i in order])
+        ax.set_yticks(range(len(order)), [labels[i] for i in order])
         ax.invert_yaxis()
         ax.axvline(0, color="grey", linewidth=0.8)
     ax.set_xlabel(f"Elo (mean 0, {summary.elo.level:.0%} interval)" if summary.elo else "Elo")
