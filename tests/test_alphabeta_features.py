@@ -1,9 +1,11 @@
-"""Alpha-beta search features (PVS, aspiration windows, evaluation ordering, LMR) against plain search.
+"""Alpha-beta search features (PVS, aspiration windows, evaluation ordering, LMR, null move) against
+plain search.
 
 PVS, aspiration windows and move ordering must not change the value of a search that time
 does not cut: each is compared with the plain search and with the naive negamax of
-``test_agents``. Late-move reductions do change values, so they are checked for legal moves,
-sane scores and for leaving the unreduced search exact.
+``test_agents``. Late-move reductions and the null move do change values, so they are checked
+for legal moves, sane scores, proven results and for leaving the searches too shallow for
+them exact.
 """
 
 from __future__ import annotations
@@ -97,13 +99,43 @@ def test_late_move_reductions_play_legal_moves_with_sane_scores(lmr):
     assert state.play_index(result.move).winner == 0
 
 
-def test_late_move_reductions_leave_a_depth_three_search_exact():
-    # reductions start at nodes with 3 plies left below the root: a depth-3 search has none
+@pytest.mark.parametrize("features", [{"lmr": 1}, {"null_move": 3}])
+def test_reductions_and_the_null_move_leave_a_depth_three_search_exact(features):
+    # both act only below the root at nodes with 3 plies left: a depth-3 search has none
     state = random_position(41, 14)
     eval_id = state.kernel.evaluations.index("lines2")
     jitter = np.zeros(state.kernel.num_actions)
-    _, score, _, _ = _runner(state, lmr=1).search(*state.words, 3, jitter)
+    _, score, _, _ = _runner(state, **features).search(*state.words, 3, jitter)
     assert score == pytest.approx(naive_negamax(state, 3, eval_id, ()))
+
+
+@pytest.mark.parametrize("null_move", [2, 3])
+def test_null_move_saves_nodes_and_keeps_proven_results(null_move):
+    saved = 0
+    for seed in range(5):
+        state = random_position(980 + seed, 6 + 7 * seed)
+        exact = _runner(state, "tuned").iterate(*state.words, 6, 0.0, np.random.default_rng(0))
+        pruned = _runner(state, "tuned", null_move=null_move).iterate(
+            *state.words, 6, 0.0, np.random.default_rng(0)
+        )
+        assert pruned.move in state.legal_indices()
+        assert abs(pruned.score) < WIN
+        # a pass never stands in for a proof: a proven result is proven by real moves
+        assert is_decided(pruned.score) == is_decided(exact.score)
+        saved += pruned.nodes < exact.nodes
+    assert saved >= 4
+
+
+def test_null_move_still_sees_the_threat_a_pass_would_allow():
+    # O (to move) stands far better by the evaluation, but X threatens to complete the top
+    # row: a pass would lose at once, so it is refuted, and O must find one of its 7 blocks
+    state = State.from_text("XXXX./O.O.O/.O.O./O.O.O/.O.O. O")
+    for null_move in (0, 2, 3):
+        result = _runner(state, "tuned", null_move=null_move).iterate(
+            *state.words, 6, 0.0, np.random.default_rng(0)
+        )
+        after = state.play_index(result.move)
+        assert not any(after.play_index(m).winner == 0 for m in after.legal_indices()), null_move
 
 
 def test_feature_options_are_read_and_checked():
@@ -117,6 +149,10 @@ def test_feature_options_are_read_and_checked():
         make_agent("alphabeta:lmr=-1")
     with pytest.raises(AgentSpecError, match="asp"):
         make_agent("alphabeta:asp=-5")
+    with pytest.raises(AgentSpecError, match="null"):
+        make_agent("alphabeta:null=9")
+    hybrid = make_agent("hybrid:null=3", seed=0, game=game)
+    assert hybrid.searcher.runner(game.kernel).null_move == 3
 
 
 def test_deepen_share_decides_whether_a_new_depth_starts():

@@ -15,8 +15,10 @@ and returns a compiled, iterative (explicit-stack) negamax with
   (``benchmarks/ab_sprt.py``): principal-variation search (``pvs``: every move after the
   first is searched with a null window and again in full only if it beats the best so far),
   ordering by the evaluation after each move (``order``), late-move reductions (``lmr``:
-  late quiet moves are first searched a ply shallower), and, in :meth:`SearchRunner.iterate`,
-  aspiration windows at the root (``asp``). All but the reductions are exact: they change
+  late quiet moves are first searched a ply shallower), null-move pruning (``null``: a node
+  whose evaluation is at or above beta is cut if, after a pass, a search ``null`` plies
+  shallower still holds beta), and, in :meth:`SearchRunner.iterate`, aspiration windows at
+  the root (``asp``). All but the reductions and the null move are exact: they change
   how fast a value is found, not the value (up to what the table already does to the plain
   search, whose value can depend on the order positions are met in: a deeper stored result
   used, a repetition met first on another path). None of these is on by default;
@@ -53,7 +55,9 @@ MAX_DEPTH = 64
 SEEN_SIZE = 1024  # slots of the set of game positions (at most half are used)
 CLOCK_EVERY = 1024  # nodes between two looks at the clock
 NO_LIMIT = 1 << 62
-FULL, NULL_WINDOW, REDUCED = 0, 1, 2  # how a child is searched: full window, null window, reduced
+# how a child is searched: full window, null window, reduced, or the null move (a pass)
+FULL, NULL_WINDOW, REDUCED, PASS = 0, 1, 2, 3
+NULL_MOVE_MIN_DEPTH = 3  # plies left at a node for a null-move look
 EVAL_ORDER_WEIGHT = 1e6  # an evaluation step outweighs any history score when ordering by evaluation
 NULL_WINDOW_WIDTH = 1e-9  # relative to the bound; any positive width keeps the search exact
 DEFAULT_DEPTH = 4
@@ -63,6 +67,7 @@ DEFAULT_ASPIRATION = 0.0
 DEFAULT_LMR = 0
 DEFAULT_ORDER_DEPTH = 0
 DEFAULT_WIN_PROBE = True
+DEFAULT_NULL_MOVE = 0
 DEFAULT_DEEPEN = 0.5  # share of the time after which no new depth is started
 
 
@@ -133,6 +138,7 @@ def build_search(kernel: Kernel) -> Any:
         win_probe,
         repeat_eval,
         tempo,
+        null_move,
     ):  # type: ignore[no-untyped-def]
         size = depth + 2
         moves = np.empty((size, max_moves), dtype=np.int64)
@@ -151,6 +157,8 @@ def build_search(kernel: Kernel) -> Any:
         syms = np.empty(size, dtype=np.int64)
         rem = np.empty(size, dtype=np.int64)  # remaining depth of the node at each ply
         stage = np.zeros(size, dtype=np.int64)  # how the current child is searched (FULL, ...)
+        tt_moves = np.empty(size, dtype=np.int64)
+        passed = np.zeros(size, dtype=np.bool_)  # the node was reached by the null move
         table = table_words.view(np.float64)
         mask = table.shape[0] - 1
         shift = 64 - _log2(table.shape[0])
@@ -163,7 +171,7 @@ def build_search(kernel: Kernel) -> Any:
         beta[0] = root_beta
         rem[0] = depth
         ply = 0
-        phase = 0  # 0 enter node, 1 next child, 2 return value to parent
+        phase = 0  # 0 enter node, 1 next child, 2 return value to parent, 3 list and order moves
         ret = 0.0
         nodes = 0
         aborted = False
@@ -231,6 +239,33 @@ def build_search(kernel: Kernel) -> Any:
                                 ret = value
                                 phase = 2
                                 continue
+                tt_moves[ply] = tt_move
+                if (
+                    null_move > 0
+                    and ply > 0
+                    and not passed[ply]
+                    and remaining >= NULL_MOVE_MIN_DEPTH
+                    and abs(beta[ply]) < MATE_ZONE
+                    and evaluate(ctx, me, opp, eval_id) + tempo >= beta[ply]
+                ):
+                    # standing well above beta: if passing the move still holds beta at a
+                    # reduced depth, a real move will too (no zugzwang assumed; A/B tested)
+                    stage[ply] = PASS
+                    mes[ply + 1] = opp
+                    opps[ply + 1] = me
+                    passed[ply + 1] = True
+                    alpha[ply + 1] = -beta[ply]
+                    beta[ply + 1] = -_null_window_bottom(beta[ply])
+                    rem[ply + 1] = max(remaining - 1 - null_move, 0)
+                    ply += 1
+                    phase = 0
+                    continue
+                phase = 3
+            elif phase == 3:
+                me = mes[ply]
+                opp = opps[ply]
+                remaining = rem[ply]
+                tt_move = tt_moves[ply]
                 n = gen_moves(ctx, me, opp, moves[ply])
                 count[ply] = n
                 if n == 0:  # cannot happen for a game keeping the protocol; a draw if it does
@@ -292,6 +327,7 @@ def build_search(kernel: Kernel) -> Any:
                     alpha[ply + 1] = -high
                     beta[ply + 1] = -low
                     rem[ply + 1] = child_depth
+                    passed[ply + 1] = False
                     ply += 1
                     phase = 0
                 else:
@@ -319,6 +355,14 @@ def build_search(kernel: Kernel) -> Any:
                     break
                 ply -= 1
                 value = -ret
+                if stage[ply] == PASS:
+                    stage[ply] = FULL
+                    if value >= beta[ply]:  # the pass holds: cut, without trusting a mate score
+                        ret = beta[ply] if abs(value) >= MATE_ZONE else value
+                        phase = 2
+                    else:
+                        phase = 3
+                    continue
                 m = moves[ply, cursor[ply] - 1]
                 if stage[ply] != FULL:
                     low = max(alpha[ply], best[ply])
@@ -374,6 +418,12 @@ def _null_window_top(low):  # type: ignore[no-untyped-def]
     """The upper end of a null window above ``low``: a fail-soft search in (low, top) returns
     more than ``low`` exactly when the true value is more than ``low``, whatever the gap."""
     return low + NULL_WINDOW_WIDTH * max(1.0, abs(low))
+
+
+@njit(cache=True, inline="always")
+def _null_window_bottom(high):  # type: ignore[no-untyped-def]
+    """The lower end of a null window below ``high`` (see :func:`_null_window_top`)."""
+    return high - NULL_WINDOW_WIDTH * max(1.0, abs(high))
 
 
 @njit(cache=True)
@@ -491,6 +541,7 @@ def _build_and_warm(kernel: Kernel) -> Any:
         True,
         False,
         0.0,
+        2,
     )
     return search
 
@@ -534,8 +585,10 @@ class SearchRunner:
         repeat_eval: bool = False,
         deepen: float = DEFAULT_DEEPEN,
         tempo: float = 0.0,
+        null_move: int = DEFAULT_NULL_MOVE,
     ) -> None:
         self.kernel = kernel
+        self.null_move = null_move
         self.deepen = deepen
         self.tempo = tempo
         self.win_probe = win_probe
@@ -616,6 +669,7 @@ class SearchRunner:
             self.win_probe,
             self.repeat_eval,
             self.tempo,
+            self.null_move,
         )
         return int(move), float(score), int(nodes), bool(aborted)
 
@@ -751,6 +805,12 @@ class AlphaBetaSettings:
         minimum=0,
         maximum=1,
     )
+    null: int = option(
+        DEFAULT_NULL_MOVE,
+        "null-move pruning: plies the look after a pass is shortened by (0: none)",
+        minimum=0,
+        maximum=8,
+    )
 
 
 class AlphaBetaAgent(Agent):
@@ -795,6 +855,7 @@ class AlphaBetaAgent(Agent):
                 repeat_eval=s.repeat == "eval",
                 deepen=s.deepen,
                 tempo=s.tempo,
+                null_move=s.null,
             )
         return self._runners[kernel.name]
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from boardlab.agents.alphabeta import (
     DEFAULT_DEEPEN,
+    DEFAULT_NULL_MOVE,
     MATE_ZONE,
     MAX_CONTEMPT,
     AlphaBetaAgent,
@@ -78,6 +79,12 @@ class HybridSettings:
         minimum=0,
         maximum=1,
     )
+    null: int = option(
+        DEFAULT_NULL_MOVE,
+        "alpha-beta's null-move pruning: plies the look after a pass is shortened by (0: none)",
+        minimum=0,
+        maximum=8,
+    )
 
 
 class HybridAgent(Agent):
@@ -101,6 +108,7 @@ class HybridAgent(Agent):
             repeat=s.repeat,
             deepen=s.deepen,
             tempo=s.tempo,
+            null=s.null,
         )
         self.searcher = AlphaBetaAgent(seed=seed, settings=searcher_settings)
         self.last_engine = ""
