@@ -15,7 +15,7 @@ import pytest
 from test_agents import naive_negamax, random_position
 
 from boardlab.agents import AgentSpecError, make_agent
-from boardlab.agents.alphabeta import INF, MATE_ZONE, WIN, SearchRunner
+from boardlab.agents.alphabeta import INF, MATE_ZONE, WIN, SearchRunner, _repeated, new_seen, seen_add
 from boardlab.games import parse_game
 from boardlab.games.quixo import State
 
@@ -136,6 +136,18 @@ def test_null_move_still_sees_the_threat_a_pass_would_allow():
         )
         after = state.play_index(result.move)
         assert not any(after.play_index(m).winner == 0 for m in after.legal_indices()), null_move
+
+
+def test_a_line_through_a_pass_compares_only_the_positions_after_it():
+    a, b, c = (np.int64(w) for w in (0b1, 0b10, 0b100))
+    seen = new_seen()
+    seen_add(seen, a, b)  # a game position
+    path_mes = np.array([a, b, a, c, a], dtype=np.int64)
+    path_opps = np.array([b, a, b, a, b], dtype=np.int64)
+    assert _repeated(seen, path_mes, path_opps, 4, np.int64(-1))  # no pass: plies 0 and 2 count
+    assert _repeated(seen, path_mes, path_opps, 4, np.int64(2))  # a pass at ply 2: ply 2 counts
+    assert not _repeated(seen, path_mes, path_opps, 4, np.int64(3))  # nor the game, after a pass
+    assert not _repeated(seen, path_mes, path_opps, 4, np.int64(4))
 
 
 def test_feature_options_are_read_and_checked():

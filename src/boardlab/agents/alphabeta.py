@@ -158,7 +158,10 @@ def build_search(kernel: Kernel) -> Any:
         rem = np.empty(size, dtype=np.int64)  # remaining depth of the node at each ply
         stage = np.zeros(size, dtype=np.int64)  # how the current child is searched (FULL, ...)
         tt_moves = np.empty(size, dtype=np.int64)
-        passed = np.zeros(size, dtype=np.bool_)  # the node was reached by the null move
+        # the ply of the last null move's child on the path (-1: none), and the number of
+        # null moves on the path mod 2 (a pass leaves the same side to move two plies on)
+        pass_ply = np.full(size, -1, dtype=np.int64)
+        flips = np.zeros(size, dtype=np.int64)
         table = table_words.view(np.float64)
         mask = table.shape[0] - 1
         shift = 64 - _log2(table.shape[0])
@@ -193,11 +196,11 @@ def build_search(kernel: Kernel) -> Any:
                         ret = 0.0 if st == DRAW else st * (WIN - ply)
                         phase = 2
                         continue
-                    if _repeated(seen, mes, opps, ply):
+                    if _repeated(seen, mes, opps, ply, pass_ply[ply]):
                         if repeat_eval:  # no progress: the position is worth what it looks
                             ret = evaluate(ctx, me, opp, eval_id) + tempo
                         else:  # a draw, which the root side values at -contempt
-                            ret = -contempt if ply % 2 == 0 else contempt
+                            ret = -contempt if (ply + flips[ply]) % 2 == 0 else contempt
                         phase = 2
                         continue
                 if remaining == 0:
@@ -243,7 +246,7 @@ def build_search(kernel: Kernel) -> Any:
                 if (
                     null_move > 0
                     and ply > 0
-                    and not passed[ply]
+                    and pass_ply[ply] != ply
                     and remaining >= NULL_MOVE_MIN_DEPTH
                     and abs(beta[ply]) < MATE_ZONE
                     and evaluate(ctx, me, opp, eval_id) + tempo >= beta[ply]
@@ -253,7 +256,8 @@ def build_search(kernel: Kernel) -> Any:
                     stage[ply] = PASS
                     mes[ply + 1] = opp
                     opps[ply + 1] = me
-                    passed[ply + 1] = True
+                    pass_ply[ply + 1] = ply + 1
+                    flips[ply + 1] = 1 - flips[ply]
                     alpha[ply + 1] = -beta[ply]
                     beta[ply + 1] = -_null_window_bottom(beta[ply])
                     rem[ply + 1] = max(remaining - 1 - null_move, 0)
@@ -327,7 +331,8 @@ def build_search(kernel: Kernel) -> Any:
                     alpha[ply + 1] = -high
                     beta[ply + 1] = -low
                     rem[ply + 1] = child_depth
-                    passed[ply + 1] = False
+                    pass_ply[ply + 1] = pass_ply[ply]
+                    flips[ply + 1] = flips[ply]
                     ply += 1
                     phase = 0
                 else:
@@ -427,18 +432,20 @@ def _null_window_bottom(high):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _repeated(seen, mes, opps, ply):  # type: ignore[no-untyped-def]
+def _repeated(seen, mes, opps, ply, since):  # type: ignore[no-untyped-def]
     """True if the node at ``ply`` repeats a game position or an earlier one on the path.
 
     A repeated position scores as a draw: whoever is ahead then looks for progress
-    instead of cycling until the ply cap.
+    instead of cycling until the ply cap. ``since`` is the ply of the last null move's child
+    on the path (-1 if none): a line through a pass is no game line, so only the positions
+    after the pass count there.
     """
     me = mes[ply]
     opp = opps[ply]
-    for j in range(ply - 2, -1, -2):
+    for j in range(ply - 2, max(since, 0) - 1, -2):
         if mes[j] == me and opps[j] == opp:
             return True
-    return seen_contains(seen, me, opp)
+    return since < 0 and seen_contains(seen, me, opp)
 
 
 @njit(cache=True, inline="always")
