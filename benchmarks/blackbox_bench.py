@@ -32,14 +32,20 @@ from boardlab.optim.evolve import (
 )
 
 BEST_STRATEGY = "linkage"
-EARLIER_BEST = {1: "99.9% @ 2,241 (100% @ 24,750)", 2: "100% @ 352,316", 5: "83.5% @ 2.17 M",
-                10: "53% @ 16.1 M"}
+EARLIER_BEST = {
+    1: "99.9% @ 2,241 (100% @ 24,750)",
+    2: "100% @ 352,316",
+    5: "83.5% @ 2.17 M",
+    10: "53% @ 16.1 M",
+}
 
 
 def _best_strategy_table(seeds: int, max_calls: int) -> None:
     print(f"### `{BEST_STRATEGY}` strategy, seeds 0..{seeds - 1}, budget {max_calls:,} calls\n")
-    print("| instance | solved | worst best fitness | calls to 1.0: median | min | max "
-          "| earlier best known | seconds |")
+    print(
+        "| instance | solved | worst best fitness | calls to 1.0: median | min | max "
+        "| earlier best known | seconds |"
+    )
     print("|---:|---:|---:|---:|---:|---:|---|---:|")
     for instance in INSTANCES:
         began = time.perf_counter()
@@ -55,29 +61,35 @@ def _best_strategy_table(seeds: int, max_calls: int) -> None:
         seconds = time.perf_counter() - began
         cells = (
             [f"{statistics.median(to_target):,.0f}", f"{min(to_target):,}", f"{max(to_target):,}"]
-            if to_target else ["-", "-", "-"]
+            if to_target
+            else ["-", "-", "-"]
         )
-        print(f"| {instance} | {len(to_target)}/{seeds} | {min(fitness):.4f} | "
-              + " | ".join(cells) + f" | {EARLIER_BEST[instance]} | {seconds:.1f} |")
+        print(
+            f"| {instance} | {len(to_target)}/{seeds} | {min(fitness):.4f} | "
+            + " | ".join(cells)
+            + f" | {EARLIER_BEST[instance]} | {seconds:.1f} |"
+        )
     print()
 
 
 def _comparison_table(max_calls: int) -> None:
-    print(f"### Parent selection by black-box fitness vs by raw count of ones (GA, seed 0, "
-          f"budget {max_calls:,}, stop after 50 stale generations)\n")
-    print("| instance | parents by | best fitness | generation of best | generations | calls "
-          "| population |")
+    print(
+        f"### Parent selection by black-box fitness vs by raw count of ones (GA, seed 0, "
+        f"budget {max_calls:,}, stop after 50 stale generations)\n"
+    )
+    print("| instance | parents by | best fitness | generation of best | generations | calls | population |")
     print("|---:|---|---:|---:|---:|---:|---:|")
     for row in compare_parent_selection(seed=0, max_calls=max_calls):
         r = row.result
-        print(f"| {row.instance} | {row.parent_key} | {r.best_fitness:.4f} | {r.best_generation} "
-              f"| {r.generations} | {r.calls:,} | {row.population} |")
+        print(
+            f"| {row.instance} | {row.parent_key} | {r.best_fitness:.4f} | {r.best_generation} "
+            f"| {r.generations} | {r.calls:,} | {row.population} |"
+        )
     print()
 
 
 def _baselines_table(max_calls: int) -> None:
-    print(f"### Every lab strategy, seed 0, budget {max_calls:,} calls "
-          "(best fitness / calls to reach it)\n")
+    print(f"### Every lab strategy, seed 0, budget {max_calls:,} calls (best fitness / calls to reach it)\n")
     print("| strategy | " + " | ".join(f"a={a}" for a in INSTANCES) + " | seconds |")
     print("|---|" + "---:|" * (len(INSTANCES) + 1))
     for name in STRATEGIES:
@@ -103,14 +115,14 @@ def _leading_ones(population: np.ndarray) -> np.ndarray:
 
 
 def _generality_table(seeds: int) -> None:
-    print(f"### The same toolkit strategies on other problems, seeds 0..{seeds - 1} "
-          "(solved / median calls to the optimum)\n")
+    print(
+        f"### The same toolkit strategies on other problems, seeds 0..{seeds - 1} "
+        "(solved / median calls to the optimum)\n"
+    )
     problems = {  # fitness, length, optimum, call budget
         "trap-5 x 10 (L=50), budget 20k": (_trap5, 50, 50.0, 20_000),
         "LeadingOnes (L=64), budget 100k": (_leading_ones, 64, 64.0, 100_000),
-        "OneMax (L=200), budget 100k": (
-            lambda pop: pop.sum(axis=1).astype(float), 200, 200.0, 100_000
-        ),
+        "OneMax (L=200), budget 100k": (lambda pop: pop.sum(axis=1).astype(float), 200, 200.0, 100_000),
     }
     strategies = {
         "linkage": lambda run, n, rng: linkage_hill_climber(run, n, LinkageClimberConfig(), rng),

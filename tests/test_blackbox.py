@@ -124,7 +124,10 @@ def test_run_strategy_rejects_unknown_names() -> None:
 def test_comparison_reports_both_parent_keys_per_instance() -> None:
     rows = compare_parent_selection(instances=(1, 10), seed=3, max_calls=1_500, stagnation=200)
     assert [(r.instance, r.parent_key) for r in rows] == [
-        (1, "fitness"), (1, "ones"), (10, "fitness"), (10, "ones")
+        (1, "fitness"),
+        (1, "ones"),
+        (10, "fitness"),
+        (10, "ones"),
     ]
     assert all(r.result.calls <= 1_500 and r.population == 100 for r in rows)
     # On instance 1 the fitness is the count of ones over L: both keys evolve identically.
@@ -169,8 +172,16 @@ def test_cli_bad_parameters_exit_with_code_2(args: tuple[str, ...], tmp_path: Pa
 
 def test_cli_runs_a_strategy_and_writes_table_plot_and_json(tmp_path: Path) -> None:
     result = invoke(
-        "--instance", "10", "--strategy", "linkage", "--seed", "1", "--max-calls", "5000",
-        "--out", str(tmp_path),
+        "--instance",
+        "10",
+        "--strategy",
+        "linkage",
+        "--seed",
+        "1",
+        "--max-calls",
+        "5000",
+        "--out",
+        str(tmp_path),
     )
     assert result.exit_code == 0, result.output
     assert "1.0000" in result.output
@@ -190,15 +201,15 @@ def test_cli_compare_writes_the_comparison(tmp_path: Path) -> None:
 
 
 def test_cli_resume_warm_starts_from_the_checkpoint(tmp_path: Path) -> None:
-    first = invoke("--instance", "5", "--strategy", "umda", "--max-calls", "300",
-                   "--out", str(tmp_path))
+    first = invoke("--instance", "5", "--strategy", "umda", "--max-calls", "300", "--out", str(tmp_path))
     assert first.exit_code == 0, first.output
     checkpoint = blackbox_cli.checkpoint_path(tmp_path, 5, "umda")
     with np.load(checkpoint, allow_pickle=False) as data:
         assert int(data["calls"]) == 300
         saved_fitness = float(data["best_fitness"])
-    second = invoke("--instance", "5", "--strategy", "umda", "--max-calls", "600",
-                    "--out", str(tmp_path), "--resume")
+    second = invoke(
+        "--instance", "5", "--strategy", "umda", "--max-calls", "600", "--out", str(tmp_path), "--resume"
+    )
     assert second.exit_code == 0, second.output
     summary = json.loads((tmp_path / "blackbox_umda.json").read_text())[0]
     assert summary["calls"] == 600
@@ -208,8 +219,9 @@ def test_cli_resume_warm_starts_from_the_checkpoint(tmp_path: Path) -> None:
 def test_cli_ctrl_c_prints_best_so_far_and_saves_a_checkpoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def interrupted_strategy(name: str, instance: int, stop: StopRule, seed: int, loci: int,
-                             run: Run, initial: np.ndarray | None) -> None:
+    def interrupted_strategy(
+        name: str, instance: int, stop: StopRule, seed: int, loci: int, run: Run, initial: np.ndarray | None
+    ) -> None:
         run.evaluate(np.ones((3, loci), dtype=bool))
         raise KeyboardInterrupt
 
@@ -239,14 +251,15 @@ def test_cli_ctrl_c_during_the_comparison_prints_the_finished_rows(
 
 
 def test_cli_resume_with_a_spent_or_broken_checkpoint_is_a_usage_error(tmp_path: Path) -> None:
-    first = invoke("--instance", "2", "--strategy", "umda", "--max-calls", "200",
-                   "--out", str(tmp_path))
+    first = invoke("--instance", "2", "--strategy", "umda", "--max-calls", "200", "--out", str(tmp_path))
     assert first.exit_code == 0, first.output
-    spent = invoke("--instance", "2", "--strategy", "umda", "--max-calls", "200",
-                   "--out", str(tmp_path), "--resume")
+    spent = invoke(
+        "--instance", "2", "--strategy", "umda", "--max-calls", "200", "--out", str(tmp_path), "--resume"
+    )
     assert spent.exit_code == 2 and spent.output.startswith("Error:")
     blackbox_cli.checkpoint_path(tmp_path, 2, "umda").write_bytes(b"not an npz file")
-    broken = invoke("--instance", "2", "--strategy", "umda", "--max-calls", "500",
-                    "--out", str(tmp_path), "--resume")
+    broken = invoke(
+        "--instance", "2", "--strategy", "umda", "--max-calls", "500", "--out", str(tmp_path), "--resume"
+    )
     assert broken.exit_code == 2 and "unreadable checkpoint" in broken.output
     assert "Traceback" not in spent.output + broken.output

@@ -57,9 +57,7 @@ def onemax(population: np.ndarray) -> np.ndarray:
 StrategyCall = Callable[[Run, int, np.random.Generator], EvolutionResult]
 
 STRATEGIES: dict[str, StrategyCall] = {
-    "(1+1) adaptive": lambda run, n, rng: one_plus_lambda(
-        run, n, OnePlusLambdaConfig(offspring=1), rng
-    ),
+    "(1+1) adaptive": lambda run, n, rng: one_plus_lambda(run, n, OnePlusLambdaConfig(offspring=1), rng),
     "(1+8)": lambda run, n, rng: one_plus_lambda(run, n, OnePlusLambdaConfig(), rng),
     "(mu+lambda)": lambda run, n, rng: mu_plus_lambda(run, n, MuLambdaConfig(), rng),
     "(mu,lambda)": lambda run, n, rng: mu_comma_lambda(run, n, MuLambdaConfig(), rng),
@@ -67,9 +65,7 @@ STRATEGIES: dict[str, StrategyCall] = {
     "ga one-point roulette": lambda run, n, rng: genetic_algorithm(
         run, n, GAConfig(population=40, selection="roulette", crossover="one_point"), rng
     ),
-    "ga rank": lambda run, n, rng: genetic_algorithm(
-        run, n, GAConfig(population=40, selection="rank"), rng
-    ),
+    "ga rank": lambda run, n, rng: genetic_algorithm(run, n, GAConfig(population=40, selection="rank"), rng),
     "ga truncation": lambda run, n, rng: genetic_algorithm(
         run, n, GAConfig(population=40, selection="truncation"), rng
     ),
@@ -208,9 +204,7 @@ def test_diversity_of_a_converged_population_is_zero() -> None:
 @settings(max_examples=30, deadline=None)
 def test_mean_pairwise_hamming_matches_pairwise_loop(seed: int, n: int, length: int) -> None:
     population = random_bits(np.random.default_rng(seed), n, length)
-    distances = [
-        np.sum(population[i] != population[j]) for i in range(n) for j in range(i + 1, n)
-    ]
+    distances = [np.sum(population[i] != population[j]) for i in range(n) for j in range(i + 1, n)]
     assert mean_pairwise_hamming(population) == pytest.approx(np.mean(distances))
 
 
@@ -314,9 +308,7 @@ def test_parent_key_changes_what_selection_ranks_by() -> None:
     # Fitness rewards zeros, the key rewards ones: with no elitism the population follows the key.
     config = GAConfig(population=30, elitism=0, selection="truncation")
     run = Run(lambda pop: 1.0 - pop.mean(axis=1), StopRule(max_generations=40))
-    genetic_algorithm(
-        run, 20, config, np.random.default_rng(7), parent_key=lambda g, f: g.sum(axis=1)
-    )
+    genetic_algorithm(run, 20, config, np.random.default_rng(7), parent_key=lambda g, f: g.sum(axis=1))
     assert run.history_mean[-1] < 0.2
 
 
