@@ -158,10 +158,9 @@ def build_search(kernel: Kernel) -> Any:
         rem = np.empty(size, dtype=np.int64)  # remaining depth of the node at each ply
         stage = np.zeros(size, dtype=np.int64)  # how the current child is searched (FULL, ...)
         tt_moves = np.empty(size, dtype=np.int64)
-        # the ply of the last null move's child on the path (-1: none), and the number of
-        # null moves on the path mod 2 (a pass leaves the same side to move two plies on)
+        # the ply of the last null move's child on the path (-1: none); a pass hands the move
+        # over as a move does, so the root side is to move at the even plies on every line
         pass_ply = np.full(size, -1, dtype=np.int64)
-        flips = np.zeros(size, dtype=np.int64)
         table = table_words.view(np.float64)
         mask = table.shape[0] - 1
         shift = 64 - _log2(table.shape[0])
@@ -200,7 +199,7 @@ def build_search(kernel: Kernel) -> Any:
                         if repeat_eval:  # no progress: the position is worth what it looks
                             ret = evaluate(ctx, me, opp, eval_id) + tempo
                         else:  # a draw, which the root side values at -contempt
-                            ret = -contempt if (ply + flips[ply]) % 2 == 0 else contempt
+                            ret = -contempt if ply % 2 == 0 else contempt
                         phase = 2
                         continue
                 if remaining == 0:
@@ -257,7 +256,6 @@ def build_search(kernel: Kernel) -> Any:
                     mes[ply + 1] = opp
                     opps[ply + 1] = me
                     pass_ply[ply + 1] = ply + 1
-                    flips[ply + 1] = 1 - flips[ply]
                     alpha[ply + 1] = -beta[ply]
                     beta[ply + 1] = -_null_window_bottom(beta[ply])
                     rem[ply + 1] = max(remaining - 1 - null_move, 0)
@@ -332,7 +330,6 @@ def build_search(kernel: Kernel) -> Any:
                     beta[ply + 1] = -low
                     rem[ply + 1] = child_depth
                     pass_ply[ply + 1] = pass_ply[ply]
-                    flips[ply + 1] = flips[ply]
                     ply += 1
                     phase = 0
                 else:
