@@ -610,6 +610,7 @@ class SearchRunner:
         self.search_fn = compiled_search(kernel)
         self.seen = new_seen()
         self.seen_count = 0
+        self.visits: dict[tuple[int, int], int] = {}
 
     def reset(self) -> None:
         """Forget everything learned in earlier searches and the positions of the game."""
@@ -622,13 +623,19 @@ class SearchRunner:
         """Forget the positions seen in the game (repetitions are scored against them)."""
         self.seen[:] = 0
         self.seen_count = 0
+        self.visits.clear()
 
-    def remember(self, me: int, opp: int) -> None:
-        """Record a position of the game, seen by the side to move there."""
+    def remember(self, me: int, opp: int) -> int:
+        """Record a position of the game, seen by the side to move there; return how often
+        it was recorded before."""
         if self.seen_count >= SEEN_SIZE // 2:
             self.forget_positions()
-        seen_add(self.seen, np.int64(me), np.int64(opp))
-        self.seen_count += 1
+        before = self.visits.get((me, opp), 0)
+        self.visits[(me, opp)] = before + 1
+        if before == 0:
+            seen_add(self.seen, np.int64(me), np.int64(opp))
+            self.seen_count += 1
+        return before
 
     def search(
         self,
@@ -815,6 +822,12 @@ class AlphaBetaSettings:
         minimum=0,
         maximum=8,
     )
+    rise: float = option(
+        0.0,
+        "contempt added for each earlier time the game stood in the position to move from",
+        minimum=0,
+        maximum=MAX_CONTEMPT,
+    )
 
 
 class AlphaBetaAgent(Agent):
@@ -880,14 +893,18 @@ class AlphaBetaAgent(Agent):
     def analyse(self, state: Any) -> SearchResult:
         """Search ``state`` within the budget and report the best move index and score.
 
-        Positions met in earlier calls of the same game count as repetitions (draws).
+        Positions met in earlier calls of the same game count as repetitions (draws). With
+        ``rise``, each earlier visit of ``state`` itself adds that much to the contempt, so
+        that a cycle the opponent does not break is left once its laps cost enough.
         """
         runner = self.runner(state.kernel)
         if state.ply < self._last_ply:
             runner.forget_positions()  # a new game started without new_game()
         self._last_ply = state.ply
         me, opp = state.words
-        runner.remember(me, opp)
+        laps = runner.remember(me, opp)
+        s = self.settings
+        runner.contempt = min(s.contempt + s.rise * laps, MAX_CONTEMPT)
         result = runner.iterate(me, opp, self.max_depth(), self.settings.time, self.np_rng)
         after = state.kernel.play(state.kernel.ctx, np.int64(me), np.int64(opp), result.move)
         runner.remember(int(after[0]), int(after[1]))

@@ -85,6 +85,12 @@ class HybridSettings:
         minimum=0,
         maximum=8,
     )
+    rise: float = option(
+        0.0,
+        "contempt added for each earlier time the game stood in the position to move from",
+        minimum=0,
+        maximum=MAX_CONTEMPT,
+    )
 
 
 class HybridAgent(Agent):
@@ -109,6 +115,7 @@ class HybridAgent(Agent):
             deepen=s.deepen,
             tempo=s.tempo,
             null=s.null,
+            rise=s.rise,
         )
         self.searcher = AlphaBetaAgent(seed=seed, settings=searcher_settings)
         self.last_engine = ""
