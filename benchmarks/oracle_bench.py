@@ -64,6 +64,7 @@ def _row(report: OracleReport) -> list[str]:
         _share(report.distinct.accuracy),
         f"{t.thrown:,} / {t.won:,}",
         f"{report.thrown_games} / {report.games} ({_share(report.thrown_share)})",
+        f"{t.lost:,} / {t.drawn:,}",
         f"{report.capped}",
         f"{report.seconds:.0f}",
     ]
@@ -77,6 +78,7 @@ HEADERS = [
     "accuracy, distinct positions",
     "wins thrown / won positions",
     "games with a thrown win",
+    "draws lost / drawn positions",
     "games at the ply cap",
     "seconds",
 ]

@@ -131,7 +131,10 @@ def test_one_move_is_tallied() -> None:
     assert judge_move(values, 1) == Tally(moves=1, kept=1, exact=0, won=1, thrown=0)
     assert judge_move(values, 2) == Tally(moves=1, kept=0, exact=0, won=1, thrown=1)
     drawn = [MoveValue(0, DRAW, depth_rank(DRAW, 2), 2), MoveValue(1, LOSS, depth_rank(LOSS, 1), 1)]
-    assert judge_move(drawn, 1) == Tally(moves=1, kept=0, exact=0, won=0, thrown=0)
+    assert judge_move(drawn, 0) == Tally(moves=1, kept=1, exact=1, drawn=1, lost=0)
+    assert judge_move(drawn, 1) == Tally(moves=1, kept=0, exact=0, won=0, thrown=0, drawn=1, lost=1)
+    lost = [MoveValue(0, LOSS, depth_rank(LOSS, 4), 4), MoveValue(1, LOSS, depth_rank(LOSS, 2), 2)]
+    assert judge_move(lost, 1) == Tally(moves=1, kept=1, exact=0)  # a lost position loses nothing
     with pytest.raises(OracleError):
         judge_move(drawn, 7)
 
@@ -175,6 +178,24 @@ def test_thrown_wins_are_recorded_with_the_winning_move(quixo3) -> None:
         assert t.plies == min(v.depth for v in values.values() if v.value == WIN)
     listed = [t["played"] for r in report.to_json()["opponents"] for t in r["thrown_wins"]]
     assert listed == [t.played for t in thrown]
+
+
+def test_lost_draws_are_recorded_with_a_drawing_move(tictactoe) -> None:
+    report = measure("random", tictactoe, opponents=["perfect"], games=6, seed=2)
+    judge = judge_for(tictactoe)
+    lost = [t for r in report.opponents for t in r.lost_draws]
+    assert len(lost) == report.tally.lost > 0 and report.tally.drawn >= report.tally.lost
+    # every move not keeping the value threw a win away or lost a draw
+    assert report.tally.moves - report.tally.kept == report.tally.thrown + report.tally.lost
+    for t in lost:
+        state = tictactoe.parse_position(t.position)
+        values = {str(state.move_from_index(v.action)): v for v in judge.move_values(state)}
+        assert state.ply == t.ply and max(v.value for v in values.values()) == DRAW
+        assert values[t.played].value == LOSS and values[t.played].depth == t.plies
+        assert values[t.drawing].value == DRAW
+        assert t.draws == sum(v.value == DRAW for v in values.values())
+    listed = [t["played"] for r in report.to_json()["opponents"] for t in r["lost_draws"]]
+    assert listed == [t.played for t in lost]
 
 
 def test_same_seed_same_report() -> None:
@@ -243,7 +264,8 @@ def test_cli_writes_the_table_the_json_and_the_plot(cli: typer.Typer, tmp_path: 
     data = json.loads((tmp_path / "oracle.json").read_text())
     assert data["agent"] == "perfect" and data["accuracy"] == 1.0 and data["games"] == 2
     assert (tmp_path / "oracle.png").read_bytes().startswith(b"\x89PNG")
-    assert "thrown away" not in result.output  # perfect play throws nothing
+    assert "positions thrown away" not in result.output  # perfect play throws nothing
+    assert "positions lost" not in result.output
 
 
 def test_cli_lists_the_wins_thrown_away(cli: typer.Typer, tmp_path: Path) -> None:
@@ -254,6 +276,21 @@ def test_cli_lists_the_wins_thrown_away(cli: typer.Typer, tmp_path: Path) -> Non
     data = json.loads((tmp_path / "oracle.json").read_text())
     first = data["opponents"][0]["thrown_wins"][0]
     assert "Won positions thrown away" in result.output and first["position"] in result.output
+
+
+def test_cli_lists_the_draws_lost_and_names_opponents_on_a_narrow_terminal(
+    cli: typer.Typer, tmp_path: Path
+) -> None:
+    args = ["oracle", "random", "--game", "tictactoe", "--games", "6", "--seed", "2"]
+    args += ["--opponents", "perfect alphabeta:depth=2", "--out", str(tmp_path)]
+    result = CliRunner().invoke(cli, args, terminal_width=80)
+    assert result.exit_code == 0, result.output
+    assert max(len(line) for line in result.output.splitlines()) <= 80
+    data = json.loads((tmp_path / "oracle.json").read_text())
+    first = next(t for r in data["opponents"] for t in r["lost_draws"])
+    assert "Drawn positions lost" in result.output and first["position"] in result.output
+    for name in ("perfect", "alphabeta:depth=2"):  # the opponent column keeps its names
+        assert sum(line.count(name) for line in result.output.splitlines()) >= 2
 
 
 @pytest.mark.parametrize(

@@ -10,9 +10,10 @@ name to the factory of its judge; a factory imports its solver only when called.
 :func:`measure` plays real games, the agent against a spread of opponents with both colours
 and short random openings (all from one seed), and judges each move of the agent: did it keep
 the value (its move is as good as the best move: a win stays a win, a draw a draw), was it
-exactly best (also the fastest win or the slowest loss), and did it throw a won position away
-(the position was won for the agent and its move no longer wins). A game counts as thrown when
-that happened at least once in it. Deterministic searchers can shuffle cubes until the ply cap,
+exactly best (also the fastest win or the slowest loss), did it throw a won position away
+(the position was won for the agent and its move no longer wins), and did it lose a drawn one
+(the position was drawn and its move loses). A game counts as thrown when a win was thrown
+away at least once in it. Deterministic searchers can shuffle cubes until the ply cap,
 so the accuracy is also given with each position counted once per game (``distinct``).
 :func:`plot_accuracy` draws the accuracy against the number of pieces on the board (Quixo:
 cubes; games without such a measure: the ply).
@@ -288,6 +289,10 @@ class Tally:
     """Positions won for the agent (before its move)."""
     thrown: int = 0
     """Won positions where the agent's move no longer wins."""
+    drawn: int = 0
+    """Positions drawn for the agent (before its move)."""
+    lost: int = 0
+    """Drawn positions where the agent's move loses."""
 
     def add(self, other: Tally) -> None:
         """Add another tally's counts to this one."""
@@ -296,6 +301,8 @@ class Tally:
         self.exact += other.exact
         self.won += other.won
         self.thrown += other.thrown
+        self.drawn += other.drawn
+        self.lost += other.lost
 
     @property
     def accuracy(self) -> float:
@@ -315,6 +322,8 @@ class Tally:
             "exact": self.exact,
             "won": self.won,
             "thrown": self.thrown,
+            "drawn": self.drawn,
+            "lost": self.lost,
             "accuracy": _number(self.accuracy),
             "exact_accuracy": _number(self.exact_accuracy),
         }
@@ -359,6 +368,42 @@ def thrown_win(state: Any, values: Sequence[MoveValue], action: int) -> ThrownWi
     )
 
 
+@dataclass(frozen=True)
+class LostDraw:
+    """A drawn position that the agent's move lost."""
+
+    ply: int
+    position: str
+    """The position in the game's text form (:meth:`boardlab.games.Game.parse_position` reads it)."""
+    played: str
+    """The agent's move, a losing one."""
+    draws: int
+    """How many moves of the position keep the draw."""
+    drawing: str
+    """One of them."""
+    plies: int | None
+    """Plies to the end of the loss the played move leads to (that move included), when the
+    judge knows them."""
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return dict(self.__dict__)
+
+
+def lost_draw(state: Any, values: Sequence[MoveValue], action: int) -> LostDraw:
+    """The record of ``action`` played in ``state``, a drawn position it loses."""
+    by_action = {v.action: v for v in values}
+    draws = [v for v in values if v.value == DRAW]
+    return LostDraw(
+        ply=int(state.ply),
+        position=state.game.position_text(state),
+        played=str(state.move_from_index(action)),
+        draws=len(draws),
+        drawing=str(state.move_from_index(draws[0].action)),
+        plies=by_action[action].depth,
+    )
+
+
 @dataclass
 class OpponentResult:
     """The games against one opponent: results for the agent and its judged moves."""
@@ -385,6 +430,8 @@ class OpponentResult:
     """The agent's judged moves, each position counted once per game."""
     thrown_wins: list[ThrownWin] = field(default_factory=list)
     """Every won position the agent threw away, game after game."""
+    lost_draws: list[LostDraw] = field(default_factory=list)
+    """Every drawn position the agent lost, game after game."""
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -402,6 +449,7 @@ class OpponentResult:
             **self.tally.to_json(),
             "distinct": self.distinct.to_json(),
             "thrown_wins": [t.to_json() for t in self.thrown_wins],
+            "lost_draws": [t.to_json() for t in self.lost_draws],
         }
 
 
@@ -553,13 +601,15 @@ def judge_move(values: Sequence[MoveValue], action: int) -> Tally:
     chosen = by_action[action]
     best_value = max(v.value for v in values)
     best_rank = max(v.rank for v in values)
-    won = best_value == WIN
+    won, drawn = best_value == WIN, best_value == DRAW
     return Tally(
         moves=1,
         kept=int(chosen.value == best_value),
         exact=int(chosen.rank == best_rank),
         won=int(won),
         thrown=int(won and chosen.value != WIN),
+        drawn=int(drawn),
+        lost=int(drawn and chosen.value == LOSS),
     )
 
 
@@ -578,6 +628,8 @@ class GameJudgement:
     """Moves not judged: before ``from_ply``, or in positions the judge does not cover."""
     thrown: list[ThrownWin] = field(default_factory=list)
     """The won positions thrown away, in the order of the game."""
+    lost: list[LostDraw] = field(default_factory=list)
+    """The drawn positions lost, in the order of the game."""
     stood_won: bool = False
     """Whether the agent was to move in a won position at a judged move."""
 
@@ -611,6 +663,8 @@ def play_judged_game(
                 result.stood_won = result.stood_won or one.won > 0
                 if one.thrown:
                     result.thrown.append(thrown_win(state, values, action))
+                if one.lost:
+                    result.lost.append(lost_draw(state, values, action))
                 if state.words not in seen:
                     seen.add(state.words)
                     result.distinct.add(one)
@@ -680,6 +734,7 @@ def measure(
             result.tally.add(judged.tally)
             result.distinct.add(judged.distinct)
             result.thrown_wins.extend(judged.thrown)
+            result.lost_draws.extend(judged.lost)
             done += 1
             if progress is not None:
                 progress(done, total)

@@ -177,48 +177,55 @@ def oracle_command(
     console.print("Wrote " + ", ".join(str(p) for p in paths))
 
 
+def _table(title: str, caption: str, columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> Table:
+    """A table with the opponent first and right-aligned figures; the last row is the total."""
+    table = Table(title=title, caption=caption)
+    table.add_column(columns[0], overflow="fold", min_width=OPPONENT_WIDTH)
+    for column in columns[1:]:
+        table.add_column(column, justify="right", no_wrap=True, min_width=len(column))
+    for row in rows[:-1]:
+        table.add_row(*row)
+    table.add_section()
+    table.add_row(*rows[-1], style="bold")
+    return table
+
+
 def _print_report(console: Console, report: OracleReport) -> None:
-    table = Table(
-        title=f"{report.agent} on {report.game}, judged by {report.judge}",
-        caption="accuracy: moves keeping the perfect-play value; exact: also the fastest win or the "
-        "slowest loss; distinct: accuracy with each position counted once per game; wins thrown: "
-        "won positions left by a move that no longer wins",
-    )
-    columns = ("opponent", "W-D-L", "moves", "accuracy", "exact", "distinct", "wins thrown", "games thrown")
-    for column in columns:
-        if column == "opponent":
-            table.add_column(column, overflow="fold")
-        else:
-            table.add_column(column, justify="right", no_wrap=True, min_width=len(column))
-    for r in report.opponents:
-        t = r.tally
-        table.add_row(
-            r.opponent,
-            f"{r.wins}-{r.draws}-{r.losses}",
-            f"{t.moves:,}",
-            _share(t.accuracy),
-            _share(t.exact_accuracy),
-            _share(r.distinct.accuracy),
-            f"{t.thrown:,} of {t.won:,}",
-            f"{r.thrown_games} of {r.games}",
-        )
-    total = report.tally
+    lines = [
+        (r.opponent, f"{r.wins}-{r.draws}-{r.losses}", r.tally, r.distinct, f"{r.thrown_games} of {r.games}")
+        for r in report.opponents
+    ]
     wins = sum(r.wins for r in report.opponents)
     draws = sum(r.draws for r in report.opponents)
     losses = sum(r.losses for r in report.opponents)
-    table.add_section()
-    table.add_row(
-        "all",
-        f"{wins}-{draws}-{losses}",
-        f"{total.moves:,}",
-        _share(total.accuracy),
-        _share(total.exact_accuracy),
-        _share(report.distinct.accuracy),
-        f"{total.thrown:,} of {total.won:,}",
-        f"{report.thrown_games} of {report.games}",
-        style="bold",
+    thrown_games = f"{report.thrown_games} of {report.games}"
+    lines.append(("all", f"{wins}-{draws}-{losses}", report.tally, report.distinct, thrown_games))
+    accuracy = [
+        (name, wdl, f"{t.moves:,}", _share(t.accuracy), _share(t.exact_accuracy), _share(d.accuracy))
+        for name, wdl, t, d, _ in lines
+    ]
+    given_up = [
+        (name, f"{t.won:,}", f"{t.thrown:,}", games, f"{t.drawn:,}", f"{t.lost:,}")
+        for name, _, t, _, games in lines
+    ]
+    console.print(
+        _table(
+            f"{report.agent} on {report.game}, judged by {report.judge}",
+            "accuracy: moves keeping the perfect-play value; exact: also the fastest win or the slowest "
+            "loss; distinct: accuracy with each position counted once per game",
+            ("opponent", "W-D-L", "moves", "accuracy", "exact", "distinct"),
+            accuracy,
+        )
     )
-    console.print(table)
+    console.print(
+        _table(
+            "Won and drawn positions given up",
+            "won, drawn: the agent's moves from won or drawn positions; wins thrown: moves from a won "
+            "position that no longer win; draws lost: moves from a drawn position that lose",
+            ("opponent", "won", "wins thrown", "games thrown", "drawn", "draws lost"),
+            given_up,
+        )
+    )
     stages = Table(title=f"Accuracy by {report.pieces_label} on the board")
     for column in (report.pieces_label, "moves", "accuracy", "exact"):
         stages.add_column(column, justify="right")
@@ -241,6 +248,7 @@ def _print_report(console: Console, report: OracleReport) -> None:
             f"(before ply {report.from_ply}, or in positions the judge does not cover)."
         )
     _print_thrown(console, report)
+    _print_lost(console, report)
     console.print(f"({report.seconds:.1f} s)")
 
 
@@ -261,4 +269,24 @@ def _print_thrown(console: Console, report: OracleReport) -> None:
     for opponent, t in thrown[:THROWN_SHOWN]:
         plies = "-" if t.plies is None else str(t.plies)
         table.add_row(opponent, str(t.ply), t.position, t.played, t.value, str(t.wins), t.fastest, plies)
+    console.print(table)
+
+
+def _print_lost(console: Console, report: OracleReport) -> None:
+    """The drawn positions the agent lost, at most :data:`THROWN_SHOWN` of them."""
+    lost = [(r.opponent, t) for r in report.opponents for t in r.lost_draws]
+    if not lost:
+        return
+    table = Table(
+        title=f"Drawn positions lost ({len(lost)}; all of them in oracle.json)",
+        caption="draws: moves keeping the draw there; plies: to the end of the loss, that move included",
+    )
+    table.add_column("opponent", overflow="fold", min_width=OPPONENT_WIDTH)
+    table.add_column("ply", justify="right")
+    table.add_column("position", overflow="fold")  # whole, to be copied
+    for column in ("played", "draws", "drawing", "plies"):
+        table.add_column(column, justify="right")
+    for opponent, t in lost[:THROWN_SHOWN]:
+        plies = "-" if t.plies is None else str(t.plies)
+        table.add_row(opponent, str(t.ply), t.position, t.played, str(t.draws), t.drawing, plies)
     console.print(table)
