@@ -35,9 +35,9 @@ ALPHABETA_SHARE = 0.75  # of the time per move
 MIN_MCTS_SHARE = 0.05  # MCTS is not started with less time than this share
 SAFETY_MARGIN = 0.03  # kept back for the work around the searches
 ROLLOUT_CAP = 200
-DEFAULT_CONTEMPT = 10.0
-"""A tenth of a logit of Quixo's `tuned`: enough to walk out of a repetition an equal line
-away, too little to give up a better position for it (see BENCHMARKS.md)."""
+DEFAULT_CONTEMPT = 20.0
+"""A fifth of a logit of Quixo's `tuned`: enough to walk out of a repetition of a position a
+little below level, too little to give up a better position for it (see BENCHMARKS.md)."""
 
 
 @dataclass(frozen=True)
