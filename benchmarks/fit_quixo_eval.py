@@ -3,6 +3,7 @@ weights.
 
     .venv/bin/python benchmarks/fit_quixo_eval.py [--model tuned|patterns] [--sizes 3,4,5]
         [--games 3000] [--workers 2] [--seed 0] [--players SPEC ...] [--out FILE]
+        [--save POSITIONS.npz | --load POSITIONS.npz ...]
 
 For each board size, ``--games`` games between random pairs of ``--players`` (by default
 alpha-beta at depths 2-4 with ``lines2``, ``lines3`` and ``density``) from random openings are
@@ -10,7 +11,8 @@ played in ``--workers`` processes, and the weights are fitted to their results
 (:mod:`boardlab.learn.eval_fit`), a fifth of the games held out. Prints the weights (for
 ``patterns``, the ten largest) and the held-out log-loss of the model next to the best
 logistic rescaling of ``lines2`` and ``lines3`` (and, for ``patterns``, a fit of ``tuned``) on
-the same positions (lower is better; 0.693 is a coin flip), then writes the JSON file the Quixo
+the same positions (lower is better; 0.693 is a coin flip), and for ``tuned`` the shipped weights
+as they stand (``shipped``), then writes the JSON file the Quixo
 kernel reads (by default ``src/boardlab/games/data/quixo-<model>.json``; sizes not fitted in
 this run keep their weights).
 """
@@ -45,6 +47,10 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         "--players", nargs="+", default=list(DEFAULT_PLAYERS), help="agent specs of the self-play games"
     )
     parser.add_argument("--out", type=Path, help="weights file to write (default: the shipped one)")
+    parser.add_argument("--save", type=Path, help="also write the self-play positions to this .npz file")
+    parser.add_argument(
+        "--load", type=Path, nargs="+", help="fit on positions saved by --save, not new games (one size)"
+    )
     return parser.parse_args(argv)
 
 
@@ -60,13 +66,7 @@ def positions_for(
         for future in futures:
             parts.append(future.result())
             progress.advance(task)
-    offsets = np.cumsum([0, *shares[:-1]])  # number the games of each worker apart
-    return Positions(
-        me=np.concatenate([p.me for p in parts]),
-        opp=np.concatenate([p.opp for p in parts]),
-        result=np.concatenate([p.result for p in parts]),
-        game=np.concatenate([p.game + offset for p, offset in zip(parts, offsets, strict=True)]),
-    )
+    return Positions.join(parts)
 
 
 def report(console: Console, fitted: Fit) -> None:
@@ -94,19 +94,27 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [int(s) for s in args.sizes.split(",")]
     out = args.out or DATA / f"quixo-{args.model}.json"
     previous = json.loads(out.read_text())["sizes"] if out.exists() else {}
+    if args.load and len(sizes) != 1:
+        console.print("[red]--load fits one board size: give it with --sizes[/red]")
+        return 2
+    fits = []
     with Progress(console=console) as progress:
-        fits = [
-            fit(
-                size,
-                positions_for(size, args.games, args.workers, args.seed, args.players, progress),
-                model=args.model,
-            )
-            for size in sizes
-        ]
-    for fitted in fits:
+        for size in sizes:
+            if args.load:
+                positions = Positions.load(*args.load)
+                if np.any((positions.me | positions.opp) >> (size * size)):
+                    console.print(f"[red]the loaded positions are not of a {size}x{size} board[/red]")
+                    return 2
+            else:
+                positions = positions_for(size, args.games, args.workers, args.seed, args.players, progress)
+                if args.save:
+                    positions.save(args.save)
+            fits.append((fit(size, positions, model=args.model), positions))
+    for fitted, positions in fits:
         report(console, fitted)
         weights = fitted.to_json()
-        weights["fit"].update(games=args.games, seed=args.seed, players=args.players)
+        games = len(np.unique(positions.game))
+        weights["fit"].update(games=games, seed=args.seed, players=list(positions.players))
         previous[str(fitted.size)] = weights
     document = {"sizes": dict(sorted(previous.items()))}
     atomic_write_text(out, json.dumps(document, indent=1) + "\n")

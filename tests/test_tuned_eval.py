@@ -23,7 +23,15 @@ from boardlab.games import parse_game
 from boardlab.games.base import ONGOING
 from boardlab.games.quixo import State
 from boardlab.games.quixo_kernel import TUNED_SCALARS, TUNED_SCALE, kernel, may_win_now, tuned_weights
-from boardlab.learn.eval_fit import feature_names, features, fit, logistic_fit, self_play
+from boardlab.learn.eval_fit import (
+    Positions,
+    feature_names,
+    features,
+    fit,
+    logistic_fit,
+    self_play,
+    shipped_tuned,
+)
 
 SIZES = (3, 4, 5)
 
@@ -37,17 +45,6 @@ def random_masks(rng: random.Random, size: int) -> tuple[int, int]:
         elif roll < 0.7:
             opp |= 1 << cell
     return me, opp
-
-
-def _weight_vector(size: int) -> np.ndarray:
-    weights = tuned_weights(size)
-    lines = weights["lines"]
-    return np.array(
-        [
-            lines[name.split(" ")[1]] if name.startswith("lines ") else weights[name]
-            for name in feature_names(size)
-        ]
-    )
 
 
 def compiled_and_model(
@@ -68,8 +65,8 @@ def compiled_and_model(
 
 @pytest.mark.parametrize("size", SIZES)
 def test_compiled_tuned_evaluation_is_the_fitted_linear_model(size):
-    tempo = tuned_weights(size)["fit"]["intercept"]
-    got, expected = compiled_and_model(size, "tuned", features, _weight_vector(size), tempo)
+    shipped = shipped_tuned(size)
+    got, expected = compiled_and_model(size, "tuned", features, shipped[:-1], shipped[-1])
     # weights are held in thousandths of a logit
     assert got == pytest.approx(expected, abs=TUNED_SCALE * 0.0005 * 40)
     assert any(abs(v) > 10 for v in got)
@@ -122,6 +119,32 @@ def test_fit_on_self_play_reports_each_feature_and_beats_nothing_known():
     assert fitted.positions == len(positions)
     assert 0 < fitted.log_loss < 1.0
     assert set(fitted.to_json()) == {"lines", *TUNED_SCALARS, "fit"}
+    assert set(fitted.baselines) == {"lines2", "lines3", "shipped"}
+
+
+def test_positions_survive_saving_and_joined_files_keep_their_games_apart(tmp_path):
+    players = ("alphabeta:depth=1", "alphabeta:depth=2,eval=lines3")
+    first = self_play(3, 4, seed=1, players=players)
+    second = self_play(3, 3, seed=2, players=players[::-1])
+    first.save(tmp_path / "a.npz")
+    second.save(tmp_path / "b.npz")
+    again = Positions.load(tmp_path / "a.npz")
+    for name in ("me", "opp", "result", "game"):
+        assert np.array_equal(getattr(again, name), getattr(first, name))
+    assert again.players == players
+    both = Positions.load(tmp_path / "a.npz", tmp_path / "b.npz")
+    assert len(both) == len(first) + len(second)
+    assert len(np.unique(both.game)) == 7  # no game of the second file merges with one of the first
+    assert np.array_equal(both.result[len(first) :], second.result)
+    assert set(both.players) == set(players)
+
+
+def test_a_file_that_holds_no_positions_is_a_clear_error(tmp_path):
+    (tmp_path / "junk.npz").write_bytes(b"not a numpy file")
+    np.savez(tmp_path / "other.npz", weights=np.zeros(3))
+    for name in ("junk.npz", "other.npz", "missing.npz"):
+        with pytest.raises(ValueError, match="not a positions file"):
+            Positions.load(tmp_path / name)
 
 
 def test_self_play_results_belong_to_the_side_to_move():

@@ -22,9 +22,11 @@ hand-picked evaluations on the same positions.
 
 from __future__ import annotations
 
+import io
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -32,6 +34,7 @@ import scipy.sparse as sparse
 from scipy.optimize import minimize
 
 from boardlab.agents.base import make_agent
+from boardlab.files import atomic_write_bytes
 from boardlab.games.quixo import Quixo
 from boardlab.games.quixo_kernel import (
     CORNERS_IDX,
@@ -41,6 +44,7 @@ from boardlab.games.quixo_kernel import (
     line_cells,
     line_masks,
     line_patterns,
+    tuned_weights,
 )
 
 DEFAULT_PLAYERS = (
@@ -54,6 +58,7 @@ GAME_PLIES = 200  # games still running are drawn
 HELD_OUT = 0.2
 L2 = 1e-4
 MODELS = ("tuned", "patterns")
+POSITION_ARRAYS = ("me", "opp", "result", "game")
 
 
 @dataclass(frozen=True)
@@ -64,9 +69,44 @@ class Positions:
     opp: np.ndarray
     result: np.ndarray  # 1 won, 0.5 drawn, 0 lost
     game: np.ndarray  # the number of the position's game
+    players: tuple[str, ...] = ()  # the agent specs that played the games
 
     def __len__(self) -> int:
         return len(self.result)
+
+    def save(self, path: str | Path) -> None:
+        """Write the positions to a numpy ``.npz`` file, atomically."""
+        buffer = io.BytesIO()
+        arrays = {name: getattr(self, name) for name in POSITION_ARRAYS}
+        np.savez_compressed(buffer, players=np.array(self.players, dtype=str), **arrays)
+        atomic_write_bytes(Path(path), buffer.getvalue())
+
+    @classmethod
+    def load(cls, *paths: str | Path) -> Positions:
+        """Read positions written by :meth:`save`; several files are joined, their games
+        numbered apart."""
+        parts = []
+        for path in paths:
+            try:
+                with np.load(path, allow_pickle=False) as data:
+                    arrays = [np.asarray(data[name]) for name in POSITION_ARRAYS]
+                    players = data["players"] if "players" in data.files else ()
+                    parts.append(cls(*arrays, players=tuple(str(spec) for spec in players)))
+            except (OSError, KeyError, ValueError) as error:
+                raise ValueError(f"{path}: not a positions file ({error})") from None
+        return cls.join(parts)
+
+    @classmethod
+    def join(cls, parts: Sequence[Positions]) -> Positions:
+        """The positions of ``parts`` one after the other, their games numbered apart."""
+        offsets = np.cumsum([0, *(int(p.game.max(initial=-1)) + 1 for p in parts[:-1])])
+        return cls(
+            me=np.concatenate([p.me for p in parts]),
+            opp=np.concatenate([p.opp for p in parts]),
+            result=np.concatenate([p.result for p in parts]),
+            game=np.concatenate([p.game + offset for p, offset in zip(parts, offsets, strict=True)]),
+            players=tuple(dict.fromkeys(spec for p in parts for spec in p.players)),
+        )
 
 
 @dataclass(frozen=True)
@@ -191,6 +231,7 @@ def self_play(
         opp=np.array([r[1] for r in rows], dtype=np.int64),
         result=np.array([r[2] for r in rows], dtype=np.float64),
         game=np.array(numbers, dtype=np.int64),
+        players=tuple(players),
     )
 
 
@@ -252,10 +293,20 @@ def _hand_picked(size: int, me: np.ndarray, opp: np.ndarray, base: float) -> np.
     return np.asarray((own - theirs)[:, None])
 
 
+def shipped_tuned(size: int) -> np.ndarray:
+    """The shipped ``tuned`` weights of ``size`` in the order of :func:`feature_names`, the
+    intercept last."""
+    weights = tuned_weights(size)
+    lines = [float(weights["lines"][f"{a},{b}"]) for a, b in line_pairs(size)]  # type: ignore[index]
+    scalars = [float(weights[name]) for name in TUNED_SCALARS]  # type: ignore[arg-type]
+    return np.array([*lines, *scalars, float(weights["fit"]["intercept"])])  # type: ignore[index]
+
+
 def fit(size: int, positions: Positions, seed: int = 0, model: str = "tuned") -> Fit:
     """Fit the weights of ``model`` (one of :data:`MODELS`) on the positions of a random 80% of
     the games; judge them on the rest, next to the best logistic rescaling of ``lines2`` and
-    ``lines3`` (and, for ``patterns``, a fit of ``tuned``'s features) on the same positions."""
+    ``lines3``, the shipped ``tuned`` weights as they stand (``shipped``) and, for
+    ``patterns``, a fit of ``tuned``'s features, on the same positions."""
     if model not in MODELS:
         raise ValueError(f"unknown evaluation model {model!r}; expected one of {', '.join(MODELS)}")
     games = np.unique(positions.game)
@@ -269,6 +320,7 @@ def fit(size: int, positions: Positions, seed: int = 0, model: str = "tuned") ->
         baselines[name] = log_loss(single[test], y[test], logistic_fit(single[train], y[train], 0.0))
     x: np.ndarray | sparse.csr_matrix = features(size, positions.me, positions.opp)
     names = feature_names(size)
+    baselines["shipped"] = log_loss(x[test], y[test], shipped_tuned(size))
     if model == "patterns":
         baselines["tuned"] = log_loss(x[test], y[test], logistic_fit(x[train], y[train]))
         x = pattern_features(size, positions.me, positions.opp)
