@@ -7,6 +7,7 @@ negamax that looks for the same wins.
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable
 from typing import Any
@@ -19,6 +20,7 @@ from test_agents import naive_negamax, random_position
 
 from boardlab.agents import make_agent
 from boardlab.agents.alphabeta import WIN, SearchRunner
+from boardlab.agents.base import AgentSpecError
 from boardlab.games import parse_game
 from boardlab.games.base import ONGOING
 from boardlab.games.quixo import State
@@ -204,3 +206,60 @@ def test_leaf_probe_defaults_and_is_inert_where_a_game_has_no_may_win_test():
     plain = SearchRunner(game.kernel, "", tt_log2=12).search(*state.words, 4, jitter)
     probed = SearchRunner(game.kernel, "", tt_log2=12, win_probe=True).search(*state.words, 4, jitter)
     assert probed == plain
+
+
+def _weights_file(path, scale: float) -> str:
+    document = json.loads(json.dumps({"sizes": {"5": tuned_weights(5)}}))
+    weights = document["sizes"]["5"]
+    weights["lines"] = {key: value * scale for key, value in weights["lines"].items()}
+    for name in TUNED_SCALARS:
+        weights[name] *= scale
+    weights["fit"]["intercept"] *= scale
+    path.write_text(json.dumps(document))
+    return str(path)
+
+
+def test_weights_from_a_file_replace_the_shipped_ones_in_the_search(tmp_path):
+    game = parse_game("quixo")
+    same = _weights_file(tmp_path / "same.json", 1.0)
+    double = _weights_file(tmp_path / "double.json", 2.0)
+    found = 0
+    for seed in range(6):
+        state = random_position(40 + seed, 10 + 3 * seed, 5)
+        if state.is_over:
+            continue
+        results = [
+            make_agent(f"alphabeta:depth=3{weights}", seed=1, game=game).analyse(state)
+            for weights in ("", f",weights={same}", f",weights={double}")
+        ]
+        shipped, again, doubled = ((r.move, r.score) for r in results)
+        assert again == shipped
+        if abs(shipped[1]) < WIN / 2:  # an evaluated line, not a win or a loss
+            assert doubled[1] == pytest.approx(2 * shipped[1], abs=1.0)
+            found += 1
+    assert found > 0
+
+
+@pytest.mark.parametrize(
+    ("text", "spec", "message"),
+    [
+        (None, "alphabeta", "No such file"),
+        ("not json", "alphabeta", "cannot be used"),
+        ('{"sizes": {"4": {}}}', "hybrid", "no tuned weights for a 5x5 board"),
+        ('{"sizes": {"5": {"lines": "x"}}}', "alphabeta", "no tuned weights"),
+        ("{}", "alphabeta:eval=lines2", "only the tuned evaluation"),
+    ],
+)
+def test_a_weights_file_that_does_not_fit_is_refused_when_the_agent_is_built(tmp_path, text, spec, message):
+    path = tmp_path / "weights.json"
+    if text is not None:
+        path.write_text(text)
+    full = f"{spec},weights={path}" if ":" in spec else f"{spec}:weights={path}"
+    with pytest.raises(AgentSpecError, match=message):
+        make_agent(full, game=parse_game("quixo"))
+
+
+def test_weights_need_a_game_with_fitted_weights(tmp_path):
+    path = _weights_file(tmp_path / "w.json", 1.0)
+    with pytest.raises(AgentSpecError, match="has none"):
+        make_agent(f"alphabeta:weights={path}", game=parse_game("connect4"))

@@ -32,8 +32,10 @@ and returns a compiled, iterative (explicit-stack) negamax with
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -590,8 +592,10 @@ class SearchRunner:
         deepen: float = DEFAULT_DEEPEN,
         tempo: float = 0.0,
         null_move: int = DEFAULT_NULL_MOVE,
+        ctx: tuple[Any, ...] | None = None,
     ) -> None:
         self.kernel = kernel
+        self.ctx = kernel.ctx if ctx is None else ctx  # another ctx: other evaluation weights
         self.null_move = null_move
         self.deepen = deepen
         self.tempo = tempo
@@ -658,7 +662,7 @@ class SearchRunner:
         self.history *= 0.5  # keep recent cut-offs more telling than old ones
         self.killers[:] = -1
         move, score, nodes, aborted = self.search_fn(
-            self.kernel.ctx,
+            self.ctx,
             np.int64(me),
             np.int64(opp),
             depth,
@@ -828,6 +832,25 @@ class AlphaBetaSettings:
         minimum=0,
         maximum=MAX_CONTEMPT,
     )
+    weights: str = option(
+        "", "a JSON file of fitted evaluation weights to use instead of the shipped ones (Quixo's tuned)"
+    )
+
+
+def evaluation_weights(agent: str, path: str, eval_name: str, kernel: Kernel) -> tuple[Any, ...] | None:
+    """The ``ctx`` of ``kernel`` with the evaluation weights of the file at ``path`` (None for
+    no file); AgentSpecError when the file cannot be read or does not fit."""
+    if not path:
+        return None
+    name = eval_name or kernel.evaluations[0]
+    if kernel.reweigh is None:
+        raise AgentSpecError(f"{agent}: weights= needs fitted evaluation weights; {kernel.name} has none")
+    try:
+        document = json.loads(Path(path).read_text())
+        return kernel.reweigh(name, document)
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+        raise AgentSpecError(f"{agent}: weights={path!r} cannot be used: {reason}") from None
 
 
 class AlphaBetaAgent(Agent):
@@ -849,6 +872,7 @@ class AlphaBetaAgent(Agent):
     def check_game(cls, settings: Any, game: Any) -> None:
         super().check_game(settings, game)
         check_evaluation(cls.name, settings.eval, game)
+        evaluation_weights(cls.name, settings.weights, settings.eval, game.kernel)
 
     @classmethod
     def memory_bytes(cls, settings: Any, game: Any) -> int:
@@ -873,6 +897,7 @@ class AlphaBetaAgent(Agent):
                 deepen=s.deepen,
                 tempo=s.tempo,
                 null_move=s.null,
+                ctx=evaluation_weights(self.name, s.weights, s.eval, kernel),
             )
         return self._runners[kernel.name]
 

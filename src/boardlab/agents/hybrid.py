@@ -25,6 +25,7 @@ from boardlab.agents.alphabeta import (
     AlphaBetaAgent,
     AlphaBetaSettings,
     check_evaluation,
+    evaluation_weights,
 )
 from boardlab.agents.base import Agent
 from boardlab.agents.mcts import compiled_mcts, mcts_search
@@ -91,6 +92,9 @@ class HybridSettings:
         minimum=0,
         maximum=MAX_CONTEMPT,
     )
+    weights: str = option(
+        "", "a JSON file of fitted evaluation weights for alpha-beta instead of the shipped ones"
+    )
 
 
 class HybridAgent(Agent):
@@ -116,6 +120,7 @@ class HybridAgent(Agent):
             tempo=s.tempo,
             null=s.null,
             rise=s.rise,
+            weights=s.weights,
         )
         self.searcher = AlphaBetaAgent(seed=seed, settings=searcher_settings)
         self.last_engine = ""
@@ -125,6 +130,7 @@ class HybridAgent(Agent):
     def check_game(cls, settings: Any, game: Any) -> None:
         super().check_game(settings, game)
         check_evaluation(cls.name, settings.eval, game)
+        evaluation_weights(cls.name, settings.weights, settings.eval, game.kernel)
 
     def new_game(self) -> None:
         self.searcher.new_game()

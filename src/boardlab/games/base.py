@@ -162,6 +162,11 @@ class Kernel:
     cell_maps: np.ndarray
     sym_inverse: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.int64))
     may_win: Callable[..., bool] | None = None
+    reweigh: Callable[[str, Any], tuple[Any, ...]] | None = None
+    """``reweigh(eval_name, document)``: a ``ctx`` whose fitted evaluation ``eval_name`` reads
+    its weights from ``document`` (the game's weights file, as parsed JSON) instead of the
+    shipped ones; ValueError when the evaluation has no weights or the document is not
+    theirs. None for games without fitted evaluations."""
 
     @property
     def num_symmetries(self) -> int:

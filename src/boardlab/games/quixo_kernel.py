@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from importlib import resources
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -184,11 +185,13 @@ def tuned_weights(n: int) -> dict[str, object]:
     return json.loads(text)["sizes"][str(n)]  # type: ignore[no-any-return]
 
 
-def tuned_table(n: int) -> np.ndarray:
-    """The ``tuned`` weights as the kernel reads them: ``(n+1)**2`` line weights indexed
-    ``own * (n+1) + opp``, then the :data:`TUNED_SCALARS`, then the fit's intercept (the value
-    of having the move), in thousandths of a logit."""
-    weights = tuned_weights(n)
+def tuned_table(n: int, weights: dict[str, Any] | None = None) -> np.ndarray:
+    """The ``tuned`` weights (by default the shipped ones, else one size's entry of a weights
+    file) as the kernel reads them: ``(n+1)**2`` line weights indexed ``own * (n+1) + opp``,
+    then the :data:`TUNED_SCALARS`, then the fit's intercept (the value of having the move),
+    in thousandths of a logit."""
+    if weights is None:
+        weights = tuned_weights(n)
     table = np.zeros((n + 1) ** 2 + len(TUNED_SCALARS) + 1, dtype=np.int64)
     for key, value in weights["lines"].items():  # type: ignore[attr-defined]
         own, opp = (int(part) for part in key.split(","))
@@ -596,6 +599,21 @@ def perft(ctx, me, opp, depth):  # type: ignore[no-untyped-def]
     return total
 
 
+def reweighed(ctx: tuple[Any, ...], eval_name: str, document: Any) -> tuple[Any, ...]:
+    """``ctx`` with the ``tuned`` weights of ``document`` (a weights file as
+    ``benchmarks/fit_quixo_eval.py`` writes it, parsed) for the board size of ``ctx``."""
+    if eval_name != "tuned":
+        raise ValueError(f"only the tuned evaluation reads fitted weights, not {eval_name}")
+    n = int(ctx[1][N_IDX])
+    try:
+        table = tuned_table(n, document["sizes"][str(n)])
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
+        raise ValueError(f"no tuned weights for a {n}x{n} board in it ({error!r})") from None
+    if table.shape != ctx[6].shape:
+        raise ValueError(f"its {n}x{n} tuned weights do not fit the kernel's table")
+    return (*ctx[:6], table, *ctx[7:])
+
+
 def build_kernel(n: int, rules: str = "official") -> Kernel:
     """The compiled Quixo kernel for an n x n board (n = 3, 4 or 5) under ``rules``."""
     if n not in (3, 4, 5):
@@ -620,6 +638,7 @@ def build_kernel(n: int, rules: str = "official") -> Kernel:
         cell_maps=cell_maps,
         sym_inverse=symmetry_table_inverse(action_maps),
         may_win=may_win_now,
+        reweigh=lambda eval_name, document: reweighed(tables, eval_name, document),
     )
 
 
