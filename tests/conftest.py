@@ -1,5 +1,6 @@
 """Shared test set-up.
 
+Quixo's solved tables are looked for in an empty temporary folder, never in the user's cache.
 Hypothesis runs without per-example deadlines: the first example of a test may include a
 numba compile, which would otherwise be reported as a slow example. Set HYPOTHESIS_PROFILE
 to pick another registered profile.
@@ -7,9 +8,18 @@ to pick another registered profile.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 
 from hypothesis import settings
+
+# Solved tables built on this machine (a user's ~/.cache) must not change what the tests see:
+# agents that read tables find an empty folder, and tests that need tables build their own.
+_TABLES = tempfile.mkdtemp(prefix="boardlab-test-tables-")
+os.environ["BOARDLAB_TABLES"] = _TABLES
+atexit.register(shutil.rmtree, _TABLES, ignore_errors=True)
 
 settings.register_profile("boardlab", deadline=None, print_blob=True)
 # CI runs the same examples every time, so that a red run is a change's fault, not luck's

@@ -116,7 +116,7 @@ def test_pattern_fit_on_self_play_names_every_pattern_and_is_judged_against_tune
     positions = self_play(4, 30, seed=5, players=("alphabeta:depth=2,eval=lines2", "alphabeta:depth=1"))
     fitted = fit(4, positions, model="patterns")
     assert list(fitted.weights) == pattern_names(4)
-    assert set(fitted.baselines) == {"lines2", "lines3", "tuned"}
+    assert set(fitted.baselines) == {"lines2", "lines3", "tuned", "shipped"}
     document = fitted.to_json()
     assert set(document) == {"classes", "fit"}
     assert set(document["classes"]) == {"line 0", "line 1", "diagonal"}
