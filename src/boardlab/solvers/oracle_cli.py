@@ -254,39 +254,53 @@ def _print_report(console: Console, report: OracleReport) -> None:
 
 def _print_thrown(console: Console, report: OracleReport) -> None:
     """The won positions the agent threw away, at most :data:`THROWN_SHOWN` of them."""
-    thrown = [(r.opponent, t) for r in report.opponents for t in r.thrown_wins]
-    if not thrown:
-        return
-    table = Table(
-        title=f"Won positions thrown away ({len(thrown)}; all of them in oracle.json)",
-        caption="wins: winning moves there; plies: to the end of the fastest win, that move included",
+    rows = [
+        (r.opponent, str(t.ply), t.position, t.played, t.value, str(t.wins), t.fastest, _plies(t.plies))
+        for r in report.opponents
+        for t in r.thrown_wins
+    ]
+    _print_positions(
+        console,
+        "Won positions thrown away",
+        "wins: winning moves there; plies: to the end of the fastest win, that move included",
+        ("played", "left", "wins", "fastest", "plies"),
+        rows,
     )
-    table.add_column("opponent", overflow="fold", min_width=OPPONENT_WIDTH)
-    table.add_column("ply", justify="right")
-    table.add_column("position", overflow="fold")  # whole, to be copied
-    for column in ("played", "left", "wins", "fastest", "plies"):
-        table.add_column(column, justify="right")
-    for opponent, t in thrown[:THROWN_SHOWN]:
-        plies = "-" if t.plies is None else str(t.plies)
-        table.add_row(opponent, str(t.ply), t.position, t.played, t.value, str(t.wins), t.fastest, plies)
-    console.print(table)
 
 
 def _print_lost(console: Console, report: OracleReport) -> None:
     """The drawn positions the agent lost, at most :data:`THROWN_SHOWN` of them."""
-    lost = [(r.opponent, t) for r in report.opponents for t in r.lost_draws]
-    if not lost:
-        return
-    table = Table(
-        title=f"Drawn positions lost ({len(lost)}; all of them in oracle.json)",
-        caption="draws: moves keeping the draw there; plies: to the end of the loss, that move included",
+    rows = [
+        (r.opponent, str(t.ply), t.position, t.played, str(t.draws), t.drawing, _plies(t.plies))
+        for r in report.opponents
+        for t in r.lost_draws
+    ]
+    _print_positions(
+        console,
+        "Drawn positions lost",
+        "draws: moves keeping the draw there; plies: to the end of the loss, that move included",
+        ("played", "draws", "drawing", "plies"),
+        rows,
     )
+
+
+def _plies(plies: int | None) -> str:
+    return "-" if plies is None else str(plies)
+
+
+def _print_positions(
+    console: Console, title: str, caption: str, columns: tuple[str, ...], rows: list[tuple[str, ...]]
+) -> None:
+    """A table of positions (opponent, ply, position, then ``columns``), the first
+    :data:`THROWN_SHOWN` of ``rows``; nothing when there are none."""
+    if not rows:
+        return
+    table = Table(title=f"{title} ({len(rows)}; all of them in oracle.json)", caption=caption)
     table.add_column("opponent", overflow="fold", min_width=OPPONENT_WIDTH)
     table.add_column("ply", justify="right")
     table.add_column("position", overflow="fold")  # whole, to be copied
-    for column in ("played", "draws", "drawing", "plies"):
+    for column in columns:
         table.add_column(column, justify="right")
-    for opponent, t in lost[:THROWN_SHOWN]:
-        plies = "-" if t.plies is None else str(t.plies)
-        table.add_row(opponent, str(t.ply), t.position, t.played, str(t.draws), t.drawing, plies)
+    for row in rows[:THROWN_SHOWN]:
+        table.add_row(*row)
     console.print(table)
