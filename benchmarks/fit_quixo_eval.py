@@ -94,14 +94,18 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [int(s) for s in args.sizes.split(",")]
     out = args.out or DATA / f"quixo-{args.model}.json"
     previous = json.loads(out.read_text())["sizes"] if out.exists() else {}
-    if args.load and len(sizes) != 1:
-        console.print("[red]--load fits one board size: give it with --sizes[/red]")
+    if (args.load or args.save) and len(sizes) != 1:
+        console.print("[red]--load and --save take one board size: give it with --sizes[/red]")
         return 2
     fits = []
     with Progress(console=console) as progress:
         for size in sizes:
             if args.load:
-                positions = Positions.load(*args.load)
+                try:
+                    positions = Positions.load(*args.load)
+                except ValueError as error:
+                    console.print(str(error), style="red", markup=False)
+                    return 2
                 if np.any((positions.me | positions.opp) >> (size * size)):
                     console.print(f"[red]the loaded positions are not of a {size}x{size} board[/red]")
                     return 2
@@ -114,7 +118,9 @@ def main(argv: list[str] | None = None) -> int:
         report(console, fitted)
         weights = fitted.to_json()
         games = len(np.unique(positions.game))
-        weights["fit"].update(games=games, seed=args.seed, players=list(positions.players))
+        weights["fit"].update(games=games, players=list(positions.players))
+        if not args.load:
+            weights["fit"]["seed"] = args.seed
         previous[str(fitted.size)] = weights
     document = {"sizes": dict(sorted(previous.items()))}
     atomic_write_text(out, json.dumps(document, indent=1) + "\n")
