@@ -609,8 +609,6 @@ def reweighed(ctx: tuple[Any, ...], eval_name: str, document: Any) -> tuple[Any,
         table = tuned_table(n, document["sizes"][str(n)])
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
         raise ValueError(f"no tuned weights for a {n}x{n} board in it ({error!r})") from None
-    if table.shape != ctx[6].shape:
-        raise ValueError(f"its {n}x{n} tuned weights do not fit the kernel's table")
     return (*ctx[:6], table, *ctx[7:])
 
 
