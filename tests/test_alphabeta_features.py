@@ -221,3 +221,56 @@ def test_repeated_positions_scored_by_their_evaluation_match_naive_negamax():
     assert differs > 0  # repetitions within three plies did change some values
     agent = make_agent("alphabeta:repeat=eval", game=parse_game("quixo"))
     assert agent.runner(state.kernel).repeat_eval
+
+
+def test_helper_threads_search_beside_the_main_one_and_stop_with_it():
+    import threading
+
+    from boardlab.agents.alphabeta import _Helper
+
+    for seed in range(3):
+        state = random_position(990 + seed, 8 + 6 * seed)
+        alone = _runner(state, "tuned").iterate(*state.words, 6, 0.0, np.random.default_rng(0))
+        shared = _runner(state, "tuned", threads=3).iterate(*state.words, 6, 0.0, np.random.default_rng(0))
+        assert shared.move in state.legal_indices()
+        assert shared.depth == alone.depth
+        assert is_decided(shared.score) == is_decided(alone.score)
+        assert not any(isinstance(t, _Helper) for t in threading.enumerate())
+    # a win in one is found however the threads race, and within a time limit too
+    state = State.from_text("XXXX./OO.../O..../O..../..... X")
+    for seconds in (0.0, 0.5):
+        result = _runner(state, threads=2).iterate(*state.words, 8, seconds, np.random.default_rng(0))
+        assert result.score == WIN - 1
+
+
+def test_helper_threads_add_their_nodes_and_hand_over_their_errors():
+    state = random_position(7, 14)
+    runner = _runner(state, "tuned", threads=2)
+    counted = runner.iterate(*state.words, 5, 0.0, np.random.default_rng(0)).nodes
+    main_only = _runner(state, "tuned").iterate(*state.words, 5, 0.0, np.random.default_rng(0)).nodes
+    assert counted > 0 and counted != main_only
+
+    class Broken(SearchRunner):
+        def _search(self, ordering, *args):  # type: ignore[no-untyped-def]
+            if ordering[0] is not self.history:
+                raise RuntimeError("helper failed")
+            return super()._search(ordering, *args)
+
+    broken = Broken(state.kernel, "tuned", tt_log2=14, threads=2)
+    with pytest.raises(RuntimeError, match="helper failed"):
+        broken.iterate(*state.words, 4, 0.0, np.random.default_rng(0))
+    assert broken.stop[0] == 0  # ready for the next search
+
+
+def test_threads_option_is_read_and_checked():
+    game = parse_game("quixo")
+    agent = make_agent("alphabeta:time=0.05,threads=2", seed=0, game=game)
+    assert len(agent.runner(game.kernel).helpers) == 1
+    state = random_position(5, 10)
+    assert agent.choose(state) in state.legal_moves()
+    hybrid = make_agent("hybrid:threads=4", seed=0, game=game)
+    assert len(hybrid.searcher.runner(game.kernel).helpers) == 3
+    with pytest.raises(AgentSpecError, match="threads"):
+        make_agent("alphabeta:threads=0")
+    with pytest.raises(AgentSpecError, match="threads"):
+        make_agent("hybrid:threads=65")

@@ -25,7 +25,9 @@ and returns a compiled, iterative (explicit-stack) negamax with
 - a quiescence-like look at forcing moves, the leaf probe (``probe``, on by default): before
   evaluating a leaf, the side to move looks for a move that wins at once, and the leaf then
   scores that win exactly; only positions the kernel's ``may_win`` test lets through are
-  scanned (Quixo: a line one cube short), and games without that test are not probed.
+  scanned (Quixo: a line one cube short), and games without that test are not probed;
+- helper threads (``threads``, lazy SMP): the compiled search releases the GIL, so helpers
+  can deepen the same position beside the main search and share its transposition table.
 
 :class:`AlphaBetaAgent` drives it: fixed depth, or iterative deepening within seconds.
 """
@@ -33,6 +35,7 @@ and returns a compiled, iterative (explicit-stack) negamax with
 from __future__ import annotations
 
 import json
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,6 +74,7 @@ DEFAULT_ORDER_DEPTH = 0
 DEFAULT_WIN_PROBE = True
 DEFAULT_NULL_MOVE = 0
 DEFAULT_DEEPEN = 0.5  # share of the time after which no new depth is started
+MAX_THREADS = 64
 
 
 @njit(cache=True)
@@ -116,7 +120,7 @@ def build_search(kernel: Kernel) -> Any:
                 return True
         return False
 
-    @njit
+    @njit(nogil=True)
     def search(
         ctx,
         me0,
@@ -141,6 +145,7 @@ def build_search(kernel: Kernel) -> Any:
         repeat_eval,
         tempo,
         null_move,
+        stop,
     ):  # type: ignore[no-untyped-def]
         size = depth + 2
         moves = np.empty((size, max_moves), dtype=np.int64)
@@ -185,7 +190,7 @@ def build_search(kernel: Kernel) -> Any:
                 if nodes > node_limit:
                     aborted = True
                     break
-                if nodes & (CLOCK_EVERY - 1) == 0 and now() > deadline:
+                if nodes & (CLOCK_EVERY - 1) == 0 and (stop[0] != 0 or now() > deadline):
                     aborted = True
                     break
                 me = mes[ply]
@@ -548,6 +553,7 @@ def _build_and_warm(kernel: Kernel) -> Any:
         False,
         0.0,
         2,
+        np.zeros(1, dtype=np.int64),
     )
     return search
 
@@ -573,6 +579,12 @@ class SearchRunner:
 
     Every search feature is off unless asked for, the leaf probe included (the agent's
     options turn on those that won their A/B tests).
+
+    With ``threads`` > 1, :meth:`iterate` runs helper threads beside the main search (lazy
+    SMP): each deepens on its own, odd helpers a ply ahead, with its own history, killers and
+    root order, and all share the transposition table, so that the main search finds more of
+    its tree already searched. Only the main search's result is played; the helpers stop when
+    it ends. Two searches of the same position can then differ, as their threads race.
     """
 
     def __init__(
@@ -592,6 +604,7 @@ class SearchRunner:
         deepen: float = DEFAULT_DEEPEN,
         tempo: float = 0.0,
         null_move: int = DEFAULT_NULL_MOVE,
+        threads: int = 1,
         ctx: tuple[Any, ...] | None = None,
     ) -> None:
         self.kernel = kernel
@@ -609,8 +622,9 @@ class SearchRunner:
         self.symmetric = symmetric
         self.contempt = contempt
         self.table = new_table(tt_log2)
-        self.history = np.zeros(kernel.num_actions, dtype=np.float64)
-        self.killers = np.full((MAX_DEPTH + 2, 2), -1, dtype=np.int64)
+        self.history, self.killers = _ordering_tables(kernel)
+        self.helpers = [_ordering_tables(kernel) for _ in range(threads - 1)]
+        self.stop = np.zeros(1, dtype=np.int64)  # set to 1 to end the helpers' searches
         self.search_fn = compiled_search(kernel)
         self.seen = new_seen()
         self.seen_count = 0
@@ -619,8 +633,9 @@ class SearchRunner:
     def reset(self) -> None:
         """Forget everything learned in earlier searches and the positions of the game."""
         self.table[:] = 0
-        self.history[:] = 0
-        self.killers[:] = -1
+        for history, killers in [(self.history, self.killers), *self.helpers]:
+            history[:] = 0
+            killers[:] = -1
         self.forget_positions()
 
     def forget_positions(self) -> None:
@@ -659,8 +674,25 @@ class SearchRunner:
         ``window`` (low, high) the score is exact inside it; a score at or below ``low`` is an
         upper bound (and its move meaningless), one at or above ``high`` a lower bound.
         """
-        self.history *= 0.5  # keep recent cut-offs more telling than old ones
-        self.killers[:] = -1
+        return self._search(
+            (self.history, self.killers), me, opp, depth, jitter, node_limit, deadline, window
+        )
+
+    def _search(
+        self,
+        ordering: tuple[np.ndarray, np.ndarray],
+        me: int,
+        opp: int,
+        depth: int,
+        jitter: np.ndarray,
+        node_limit: int,
+        deadline: float,
+        window: tuple[float, float],
+    ) -> tuple[int, float, int, bool]:
+        """:meth:`search` with the history and killer tables of one thread."""
+        history, killers = ordering
+        history *= 0.5  # keep recent cut-offs more telling than old ones
+        killers[:] = -1
         move, score, nodes, aborted = self.search_fn(
             self.ctx,
             np.int64(me),
@@ -669,8 +701,8 @@ class SearchRunner:
             self.eval_id,
             self.symmetric,
             self.table,
-            self.history,
-            self.killers,
+            history,
+            killers,
             jitter,
             node_limit,
             deadline,
@@ -685,6 +717,7 @@ class SearchRunner:
             self.repeat_eval,
             self.tempo,
             self.null_move,
+            self.stop,
         )
         return int(move), float(score), int(nodes), bool(aborted)
 
@@ -705,6 +738,35 @@ class SearchRunner:
         jitter = rng.random(self.kernel.num_actions)
         start = time.perf_counter()
         deadline = start + seconds if seconds > 0 else np.inf
+        helpers = [
+            _Helper(self, ordering, i % 2, me, opp, max_depth, deadline, rng.random(self.kernel.num_actions))
+            for i, ordering in enumerate(self.helpers)
+        ]
+        try:
+            result = self._deepen(me, opp, max_depth, seconds, start, deadline, jitter)
+        finally:
+            self.stop[0] = 1
+            for helper in helpers:
+                helper.join()
+            self.stop[0] = 0
+        for helper in helpers:
+            if helper.error is not None:
+                raise helper.error
+            result.nodes += helper.nodes
+        result.seconds = time.perf_counter() - start
+        return result
+
+    def _deepen(
+        self,
+        me: int,
+        opp: int,
+        max_depth: int,
+        seconds: float,
+        start: float,
+        deadline: float,
+        jitter: np.ndarray,
+    ) -> SearchResult:
+        """The main search of :meth:`iterate`."""
         result = SearchResult(-1, 0.0, 0, 0, 0.0)
         total_nodes = 0
         exact: dict[int, float] = {}  # the score of each finished iteration
@@ -740,9 +802,49 @@ class SearchRunner:
                 result = SearchResult(move, score, depth - 1, total_nodes, 0.0)
             if aborted or is_mate_score(score):
                 break
-        result.seconds = time.perf_counter() - start
         result.nodes = total_nodes
         return result
+
+
+def _ordering_tables(kernel: Kernel) -> tuple[np.ndarray, np.ndarray]:
+    """Empty history and killer tables of one search thread."""
+    return np.zeros(kernel.num_actions, dtype=np.float64), np.full((MAX_DEPTH + 2, 2), -1, dtype=np.int64)
+
+
+class _Helper(threading.Thread):
+    """A lazy-SMP helper of :meth:`SearchRunner.iterate`: deepens the same position with its
+    own ordering tables, ``offset`` plies ahead of the main search, until the runner's stop
+    flag or the deadline; it shares only the transposition table."""
+
+    def __init__(
+        self,
+        runner: SearchRunner,
+        ordering: tuple[np.ndarray, np.ndarray],
+        offset: int,
+        me: int,
+        opp: int,
+        max_depth: int,
+        deadline: float,
+        jitter: np.ndarray,
+    ) -> None:
+        super().__init__(daemon=True)
+        self.runner, self.ordering, self.offset = runner, ordering, offset
+        self.position, self.max_depth, self.deadline, self.jitter = (me, opp), max_depth, deadline, jitter
+        self.nodes = 0
+        self.error: BaseException | None = None
+        self.start()
+
+    def run(self) -> None:
+        try:
+            for depth in range(1 + self.offset, min(self.max_depth + self.offset, MAX_DEPTH) + 1):
+                _, score, nodes, aborted = self.runner._search(
+                    self.ordering, *self.position, depth, self.jitter, NO_LIMIT, self.deadline, (-INF, INF)
+                )
+                self.nodes += nodes
+                if aborted or is_mate_score(score) or self.runner.stop[0]:
+                    break
+        except BaseException as error:  # handed to the main thread
+            self.error = error
 
 
 def evaluation_id(kernel: Kernel, name: str) -> int:
@@ -835,6 +937,12 @@ class AlphaBetaSettings:
     weights: str = option(
         "", "a JSON file of fitted evaluation weights to use instead of the shipped ones (Quixo's tuned)"
     )
+    threads: int = option(
+        1,
+        "search threads sharing the transposition table (lazy SMP; 1: one thread)",
+        minimum=1,
+        maximum=MAX_THREADS,
+    )
 
 
 def evaluation_weights(agent: str, path: str, eval_name: str, kernel: Kernel) -> tuple[Any, ...] | None:
@@ -897,6 +1005,7 @@ class AlphaBetaAgent(Agent):
                 deepen=s.deepen,
                 tempo=s.tempo,
                 null_move=s.null,
+                threads=s.threads,
                 ctx=evaluation_weights(self.name, s.weights, s.eval, kernel),
             )
         return self._runners[kernel.name]

@@ -22,6 +22,7 @@ from boardlab.agents.alphabeta import (
     DEFAULT_NULL_MOVE,
     MATE_ZONE,
     MAX_CONTEMPT,
+    MAX_THREADS,
     AlphaBetaAgent,
     AlphaBetaSettings,
     check_evaluation,
@@ -95,6 +96,9 @@ class HybridSettings:
     weights: str = option(
         "", "a JSON file of fitted evaluation weights for alpha-beta instead of the shipped ones"
     )
+    threads: int = option(
+        1, "alpha-beta's search threads (lazy SMP; 1: one thread)", minimum=1, maximum=MAX_THREADS
+    )
 
 
 class HybridAgent(Agent):
@@ -121,6 +125,7 @@ class HybridAgent(Agent):
             null=s.null,
             rise=s.rise,
             weights=s.weights,
+            threads=s.threads,
         )
         self.searcher = AlphaBetaAgent(seed=seed, settings=searcher_settings)
         self.last_engine = ""
