@@ -742,6 +742,8 @@ class SearchRunner:
             _Helper(self, ordering, i % 2, me, opp, max_depth, deadline, rng.random(self.kernel.num_actions))
             for i, ordering in enumerate(self.helpers)
         ]
+        for helper in helpers:
+            helper.start()
         try:
             result = self._deepen(me, opp, max_depth, seconds, start, deadline, jitter)
         finally:
@@ -832,7 +834,6 @@ class _Helper(threading.Thread):
         self.position, self.max_depth, self.deadline, self.jitter = (me, opp), max_depth, deadline, jitter
         self.nodes = 0
         self.error: BaseException | None = None
-        self.start()
 
     def run(self) -> None:
         try:
