@@ -35,8 +35,8 @@ and returns a compiled, iterative (explicit-stack) negamax with
 from __future__ import annotations
 
 import json
-import threading
 import time
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -738,25 +738,43 @@ class SearchRunner:
         jitter = rng.random(self.kernel.num_actions)
         start = time.perf_counter()
         deadline = start + seconds if seconds > 0 else np.inf
-        helpers = [
-            _Helper(self, ordering, i % 2, me, opp, max_depth, deadline, rng.random(self.kernel.num_actions))
-            for i, ordering in enumerate(self.helpers)
-        ]
-        for helper in helpers:
-            helper.start()
-        try:
-            result = self._deepen(me, opp, max_depth, seconds, start, deadline, jitter)
-        finally:
-            self.stop[0] = 1
-            for helper in helpers:
-                helper.join()
-            self.stop[0] = 0
-        for helper in helpers:
-            if helper.error is not None:
-                raise helper.error
-            result.nodes += helper.nodes
+        with ThreadPoolExecutor(max_workers=max(len(self.helpers), 1)) as pool:
+            helpers = [
+                pool.submit(self._help, tables, i % 2, me, opp, max_depth, deadline, rng.random(len(jitter)))
+                for i, tables in enumerate(self.helpers)
+            ]
+            try:
+                result = self._deepen(me, opp, max_depth, seconds, start, deadline, jitter)
+            finally:
+                self.stop[0] = 1
+                wait(helpers)
+                self.stop[0] = 0
+        result.nodes += sum(helper.result() for helper in helpers)  # a helper's error is raised here
         result.seconds = time.perf_counter() - start
         return result
+
+    def _help(
+        self,
+        ordering: tuple[np.ndarray, np.ndarray],
+        offset: int,
+        me: int,
+        opp: int,
+        max_depth: int,
+        deadline: float,
+        jitter: np.ndarray,
+    ) -> int:
+        """A lazy-SMP helper of :meth:`iterate`: deepens the same position with its own
+        ordering tables, ``offset`` plies ahead of the main search, until the stop flag or the
+        deadline; returns the nodes it searched."""
+        nodes = 0
+        for depth in range(1 + offset, min(max_depth + offset, MAX_DEPTH) + 1):
+            _, score, searched, aborted = self._search(
+                ordering, me, opp, depth, jitter, NO_LIMIT, deadline, (-INF, INF)
+            )
+            nodes += searched
+            if aborted or is_mate_score(score) or self.stop[0]:
+                break
+        return nodes
 
     def _deepen(
         self,
@@ -811,41 +829,6 @@ class SearchRunner:
 def _ordering_tables(kernel: Kernel) -> tuple[np.ndarray, np.ndarray]:
     """Empty history and killer tables of one search thread."""
     return np.zeros(kernel.num_actions, dtype=np.float64), np.full((MAX_DEPTH + 2, 2), -1, dtype=np.int64)
-
-
-class _Helper(threading.Thread):
-    """A lazy-SMP helper of :meth:`SearchRunner.iterate`: deepens the same position with its
-    own ordering tables, ``offset`` plies ahead of the main search, until the runner's stop
-    flag or the deadline; it shares only the transposition table."""
-
-    def __init__(
-        self,
-        runner: SearchRunner,
-        ordering: tuple[np.ndarray, np.ndarray],
-        offset: int,
-        me: int,
-        opp: int,
-        max_depth: int,
-        deadline: float,
-        jitter: np.ndarray,
-    ) -> None:
-        super().__init__(daemon=True)
-        self.runner, self.ordering, self.offset = runner, ordering, offset
-        self.position, self.max_depth, self.deadline, self.jitter = (me, opp), max_depth, deadline, jitter
-        self.nodes = 0
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        try:
-            for depth in range(1 + self.offset, min(self.max_depth + self.offset, MAX_DEPTH) + 1):
-                _, score, nodes, aborted = self.runner._search(
-                    self.ordering, *self.position, depth, self.jitter, NO_LIMIT, self.deadline, (-INF, INF)
-                )
-                self.nodes += nodes
-                if aborted or is_mate_score(score) or self.runner.stop[0]:
-                    break
-        except BaseException as error:  # handed to the main thread
-            self.error = error
 
 
 def evaluation_id(kernel: Kernel, name: str) -> int:
