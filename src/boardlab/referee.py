@@ -58,10 +58,10 @@ def move_limit(spec: str, timeout: float | None = None) -> float | None:
             raise TimeLimitError(f"move timeout must be {accepted}, got {shorten(str(timeout))}")
         return None if timeout == 0 else float(timeout)
     try:
-        _, settings = parse_spec(spec)
+        cls, settings = parse_spec(spec)
     except AgentSpecError:
         return MIN_MOVE_TIMEOUT
-    budget = getattr(settings, "time", 0.0)
+    budget = cls.default_limit(settings).time or 0.0
     if isinstance(budget, bool) or not isinstance(budget, int | float) or not math.isfinite(budget):
         budget = 0.0
     return max(MIN_MOVE_TIMEOUT, MOVE_TIMEOUT_FACTOR * float(budget))

@@ -46,6 +46,7 @@ from numba import njit
 
 from boardlab.agents.base import Agent, AgentSpecError
 from boardlab.agents.clock import now
+from boardlab.agents.decision import Limit
 from boardlab.games.base import DRAW, LOSS, ONGOING, Kernel, build_canonical, compiled_for, position_hash
 from boardlab.spec import option
 
@@ -965,6 +966,10 @@ class AlphaBetaAgent(Agent):
         super().check_game(settings, game)
         check_evaluation(cls.name, settings.eval, game)
         evaluation_weights(cls.name, settings.weights, settings.eval, game.kernel)
+
+    @classmethod
+    def default_limit(cls, settings: Any) -> Limit:
+        return Limit.from_options(time=settings.time, depth=settings.depth)
 
     @classmethod
     def memory_bytes(cls, settings: Any, game: Any) -> int:

@@ -15,12 +15,12 @@ Agents are found through the ``boardlab.agents`` entry-point group (``name =
 from __future__ import annotations
 
 import random
-from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any, ClassVar
 
+from boardlab.agents.decision import Decision, Limit
 from boardlab.machine import memory_problem
 from boardlab.spec import SpecError, build_options, check_options, options_of, shorten, spec_text, split_spec
 
@@ -36,12 +36,15 @@ class NoSettings:
     """The settings of an agent without options."""
 
 
-class Agent(ABC):
-    """Chooses a move for a state within its budget.
+class Agent:
+    """Decides a move for a state within a budget.
 
     Subclasses set ``name``, ``summary`` and ``Settings`` (a frozen dataclass of options)
-    and implement :meth:`choose`. ``games`` lists the games an agent can play (empty: every
-    game). The settings are in ``self.settings``.
+    and implement :meth:`act` (answering a :class:`Decision` within a :class:`Limit`) or,
+    for an agent with nothing more to say than its move, just :meth:`choose`. ``games`` lists
+    the games an agent can play (empty: every game). The settings are in ``self.settings``;
+    an agent whose spec carries a budget (``time=``, ``depth=``, ``iters=``) states it in
+    :meth:`default_limit`.
     """
 
     name: ClassVar[str] = "agent"
@@ -65,6 +68,11 @@ class Agent(ABC):
         except SpecError as err:
             raise AgentSpecError(str(err)) from None
         self.settings = settings
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.act is Agent.act and cls.choose is Agent.choose:
+            raise TypeError(f"agent class {cls.__name__} must implement act() or choose()")
 
     @property
     def spec(self) -> str:
@@ -91,14 +99,32 @@ class Agent(ABC):
         """
         return 0
 
-    @abstractmethod
-    def choose(self, state: Any) -> Any:
-        """A legal move for ``state`` (which must not be over)."""
+    @classmethod
+    def default_limit(cls, settings: Any) -> Limit:
+        """The budget these settings give a decision when the call gives none (open: none)."""
+        return Limit()
 
-    def new_game(self) -> None:  # noqa: B027 - optional hook
+    @property
+    def limit(self) -> Limit:
+        """This agent's default budget per decision."""
+        return self.default_limit(self.settings)
+
+    def act(self, state: Any, limit: Limit | None = None) -> Decision:
+        """The agent's decision for ``state`` (which must not be over) within ``limit``.
+
+        ``limit`` overrides the agent's default budget in the dimensions it sets; agents
+        without a budget ignore it.
+        """
+        return Decision(self.choose(state))
+
+    def choose(self, state: Any) -> Any:
+        """A legal move for ``state`` (which must not be over), within the default budget."""
+        return self.act(state).move
+
+    def new_game(self) -> None:
         """Called before each game; agents holding per-game memory reset it here."""
 
-    def prepare(self, game: Any) -> None:  # noqa: B027 - optional hook
+    def prepare(self, game: Any) -> None:
         """Compile or load what playing ``game`` needs, before the first move's clock starts.
 
         Callers that time moves (the arena, the terminal, referees) call it once per game;

@@ -29,6 +29,7 @@ from boardlab.agents.alphabeta import (
     evaluation_weights,
 )
 from boardlab.agents.base import Agent
+from boardlab.agents.decision import Limit
 from boardlab.agents.mcts import compiled_mcts, mcts_search
 from boardlab.solvers.endgame import Endgame, endgame_for
 from boardlab.spec import option
@@ -136,6 +137,10 @@ class HybridAgent(Agent):
         super().check_game(settings, game)
         check_evaluation(cls.name, settings.eval, game)
         evaluation_weights(cls.name, settings.weights, settings.eval, game.kernel)
+
+    @classmethod
+    def default_limit(cls, settings: Any) -> Limit:
+        return Limit.from_options(time=settings.time, depth=settings.depth)
 
     def new_game(self) -> None:
         self.searcher.new_game()

@@ -19,6 +19,7 @@ import numpy as np
 from numba import njit
 
 from boardlab.agents.base import Agent
+from boardlab.agents.decision import Limit
 from boardlab.games.base import ONGOING, Kernel, compiled_for
 from boardlab.spec import option
 
@@ -289,6 +290,10 @@ class MctsAgent(Agent):
         super().__init__(seed, settings, **options)
         self.np_rng = np.random.default_rng(seed)
         self.last: MctsResult | None = None
+
+    @classmethod
+    def default_limit(cls, settings: Any) -> Limit:
+        return Limit.from_options(time=settings.time, iterations=settings.iters)
 
     def prepare(self, game: Any) -> None:
         compiled_mcts(game.kernel)

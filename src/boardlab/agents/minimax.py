@@ -18,6 +18,7 @@ from numba import njit
 
 from boardlab.agents.alphabeta import WIN, check_evaluation, evaluation_id
 from boardlab.agents.base import Agent
+from boardlab.agents.decision import Decision, Limit, SearchInfo
 from boardlab.games.base import DRAW, ONGOING, Kernel, compiled_for
 from boardlab.spec import option
 
@@ -99,6 +100,9 @@ def build_minimax(kernel: Kernel) -> Any:
     return negamax
 
 
+MAX_DEPTH = 32
+
+
 def _build_and_warm(kernel: Kernel) -> Any:
     negamax = build_minimax(kernel)
     negamax(kernel.ctx, np.int64(0), np.int64(0), 1, 0)  # compile now, outside any clock
@@ -114,7 +118,7 @@ def compiled_minimax(kernel: Kernel) -> Any:
 class MinimaxSettings:
     """Options of the minimax agent."""
 
-    depth: int = option(3, "search depth in plies", minimum=1, maximum=32)
+    depth: int = option(3, "search depth in plies", minimum=1, maximum=MAX_DEPTH)
     eval: str = option("", "position evaluation (default: the game's first)")
 
 
@@ -145,11 +149,15 @@ class MinimaxAgent(Agent):
         super().check_game(settings, game)
         check_evaluation(cls.name, settings.eval, game)
 
+    @classmethod
+    def default_limit(cls, settings: Any) -> Limit:
+        return Limit(depth=settings.depth)
+
     def prepare(self, game: Any) -> None:
         compiled_minimax(game.kernel)
 
-    def analyse(self, state: Any) -> MinimaxResult:
-        """Search ``state`` to the set depth; ties between equal moves are broken from the seed."""
+    def analyse(self, state: Any, depth: int | None = None) -> MinimaxResult:
+        """Search ``state`` to ``depth`` (default: the set depth); ties are broken from the seed."""
         kernel = state.kernel
         negamax = compiled_minimax(kernel)
         start = time.perf_counter()
@@ -158,13 +166,18 @@ class MinimaxAgent(Agent):
             kernel.ctx,
             np.int64(a),
             np.int64(b),
-            self.settings.depth,
+            min(depth or self.settings.depth, MAX_DEPTH),
             evaluation_id(kernel, self.settings.eval),
         )
         top = values.max()
         pick = self.rng.choice(np.flatnonzero(values == top).tolist())
         return MinimaxResult(int(moves[pick]), float(top), int(nodes), time.perf_counter() - start)
 
-    def choose(self, state: Any) -> Any:
-        self.last = self.analyse(state)
-        return state.move_from_index(self.last.move)
+    def act(self, state: Any, limit: Limit | None = None) -> Decision:
+        depth = (limit or Limit()).over(self.limit).depth
+        self.last = result = self.analyse(state, depth)
+        move = state.move_from_index(result.move)
+        info = SearchInfo(
+            depth=depth or 0, nodes=result.nodes, seconds=result.seconds, score=result.score, pv=(str(move),)
+        )
+        return Decision(move, info=info)

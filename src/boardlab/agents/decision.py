@@ -1,0 +1,118 @@
+"""What an agent is asked and what it answers: a :class:`Limit` in, a :class:`Decision` out.
+
+As python-chess passes a ``Limit`` to an engine with each request, boardlab passes one to
+:meth:`Agent.act <boardlab.agents.base.Agent.act>` with each position: the budget belongs to
+the call, not to the agent. An agent's spec (``time=1``, ``depth=5``, ``iters=5000``) only
+sets the limit it uses when a call gives none.
+
+The answer is a :class:`Decision`: the move, and where the agent has them its policy over the
+game's action space, its value for the side to move and what its search saw
+(:class:`SearchInfo`). User interfaces, the oracle and trainers read these.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+
+class LimitError(ValueError):
+    """A limit that is not a positive budget (time in seconds, depth, nodes, iterations)."""
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A budget for one decision; None leaves that dimension open.
+
+    ``time`` is in seconds, ``depth`` in plies, ``nodes`` counts searched positions and
+    ``iterations`` counts tree-search simulations. An agent honours the dimensions it has
+    (alpha-beta: time, depth and nodes; MCTS: time and iterations) and ignores the others.
+    """
+
+    time: float | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    iterations: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.time is not None and (
+            isinstance(self.time, bool) or not math.isfinite(self.time) or self.time <= 0
+        ):
+            raise LimitError(f"a time limit is a positive number of seconds, got {self.time!r}")
+        for name in ("depth", "nodes", "iterations"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
+                raise LimitError(f"a {name} limit is a positive whole number, got {value!r}")
+
+    @classmethod
+    def from_options(cls, time: float = 0.0, depth: int = 0, nodes: int = 0, iterations: int = 0) -> Limit:
+        """A limit from an agent's spec options, where 0 leaves a dimension open."""
+        return cls(
+            time=float(time) if time else None,
+            depth=int(depth) or None,
+            nodes=int(nodes) or None,
+            iterations=int(iterations) or None,
+        )
+
+    @property
+    def is_open(self) -> bool:
+        """True when no dimension is limited."""
+        return self.time is None and self.depth is None and self.nodes is None and self.iterations is None
+
+    def over(self, default: Limit) -> Limit:
+        """This limit, with ``default``'s value wherever this one leaves a dimension open."""
+        return replace(
+            default,
+            **{name: value for name, value in vars(self).items() if value is not None},
+        )
+
+
+@dataclass(frozen=True)
+class SearchInfo:
+    """What a search saw: depth reached, positions or simulations, time, best line, score.
+
+    ``score`` is in the search's own units (an evaluation, or a mean result for MCTS);
+    ``pv`` holds the principal variation as moves in the game's notation; ``engine`` names
+    the part of a composite agent that decided (``"tables"``, ``"alphabeta"``, ``"mcts"``).
+    """
+
+    depth: int = 0
+    nodes: int = 0
+    seconds: float = 0.0
+    score: float | None = None
+    pv: tuple[str, ...] = ()
+    engine: str = ""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """An agent's answer for one position.
+
+    ``move`` is the move chosen. ``policy``, where the agent has one, is a probability over the
+    game's whole action space (``kernel.num_actions``; zero on illegal actions). ``value`` is
+    the expected result for the side to move in [-1, 1] (1: a win, 0: a draw), where the agent
+    has one. ``info`` describes the search behind it (None for agents that do not search).
+    """
+
+    move: Any
+    policy: np.ndarray | None = field(default=None, compare=False)
+    value: float | None = None
+    info: SearchInfo | None = None
+
+    def __post_init__(self) -> None:
+        if self.value is not None and not -1.0 <= self.value <= 1.0:
+            raise ValueError(f"a decision's value lies in [-1, 1], got {self.value!r}")
+
+    def to_json(self) -> dict[str, Any]:
+        """The decision as plain JSON values (the move in notation)."""
+        data: dict[str, Any] = {"move": str(self.move)}
+        if self.policy is not None:
+            data["policy"] = [round(float(p), 6) for p in self.policy]
+        if self.value is not None:
+            data["value"] = self.value
+        if self.info is not None:
+            data["info"] = {**vars(self.info), "pv": list(self.info.pv)}
+        return data
