@@ -28,8 +28,8 @@ from pathlib import Path
 
 from boardlab.arena import ArenaError, GameRecord, Store, TournamentConfig, run_tournament
 from boardlab.arena.sprt import CONTINUE, INCONCLUSIVE, Sprt, SprtState
+from boardlab.core.processes import sigterm_as_interrupt
 from boardlab.games import Reason
-from boardlab.processes import sigterm_as_interrupt
 
 
 class _Decided(Exception):

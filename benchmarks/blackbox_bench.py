@@ -13,14 +13,14 @@ import time
 
 import numpy as np
 
-from boardlab.optim.blackbox import (
+from boardlab.labs.blackbox import (
     INSTANCES,
     STRATEGIES,
     compare_parent_selection,
     make_problem,
     run_strategy,
 )
-from boardlab.optim.evolve import (
+from boardlab.labs.evolve import (
     GAConfig,
     LinkageClimberConfig,
     OnePlusLambdaConfig,

@@ -8,7 +8,7 @@ weights.
 For each board size, ``--games`` games between random pairs of ``--players`` (by default
 alpha-beta at depths 2-4 with ``lines2``, ``lines3`` and ``density``) from random openings are
 played in ``--workers`` processes, and the weights are fitted to their results
-(:mod:`boardlab.learn.eval_fit`), a fifth of the games held out. Prints the weights (for
+(:mod:`boardlab.train.eval_fit`), a fifth of the games held out. Prints the weights (for
 ``patterns``, the ten largest) and the held-out log-loss of the model next to the best
 logistic rescaling of ``lines2`` and ``lines3`` (and, for ``patterns``, a fit of ``tuned``) on
 the same positions (lower is better; 0.693 is a coin flip), and for ``tuned`` the shipped weights
@@ -29,8 +29,8 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from boardlab.files import atomic_write_text
-from boardlab.learn.eval_fit import DEFAULT_PLAYERS, MODELS, Fit, Positions, fit, self_play
+from boardlab.core.files import atomic_write_text
+from boardlab.train.eval_fit import DEFAULT_PLAYERS, MODELS, Fit, Positions, fit, self_play
 
 DATA = Path(__file__).resolve().parents[1] / "src/boardlab/games/data"
 SHOWN = 10

@@ -24,7 +24,7 @@ from rich.table import Table
 
 from boardlab.agents.base import make_agent
 from boardlab.games import parse_game
-from boardlab.learn.table import read_header
+from boardlab.models.table import read_header
 
 QUIXO_BASELINES = ("random", "greedy", "alphabeta:depth=1", "alphabeta:depth=2")
 

@@ -75,8 +75,8 @@ def play(spec: str, opponent: str, games: int, opening: int, seed: int) -> dict[
 
 def compare_candidates(args: argparse.Namespace) -> None:
     """Score every champion of a run's checkpoint against the opponents; write the best."""
-    from boardlab.files import atomic_write_text
-    from boardlab.learn.neat_quixo import Evolution
+    from boardlab.core.files import atomic_write_text
+    from boardlab.train.neat_quixo import Evolution
 
     run = Evolution.resume(args.candidates)
     console = Console()

@@ -38,11 +38,11 @@ from rich.table import Table
 
 from boardlab.agents.nim_genome import shipped_model
 from boardlab.games import parse_game
-from boardlab.learn.nim_ga import (
+from boardlab.models.nim_genome import load_model
+from boardlab.train.nim_ga import (
     Evolution,
     GAParams,
     accuracy,
-    load_model,
     save_player,
     write_ga_plots,
 )

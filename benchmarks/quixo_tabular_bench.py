@@ -6,7 +6,7 @@
 
 For each board size, method (Q-learning, Monte Carlo value learning) and shaping (``none``, or
 ``fullest``: potential-based shaping with the lead of the fullest own line over the fullest
-opponent line as potential, see :mod:`boardlab.learn.tabular`), one self-play run with the
+opponent line as potential, see :mod:`boardlab.train.tabular`), one self-play run with the
 default hyper-parameters (seed 0) is trained up to its episode budget. At ``--points``
 episode counts spaced geometrically (from 1,000) the greedy policy is saved and judged by the
 oracle (:func:`boardlab.solvers.oracle.measure`, the Quixo tables as judge): ``--games`` games
@@ -39,11 +39,11 @@ from rich.console import Console
 from rich.table import Table
 
 from boardlab.agents.tabular import forget_models
-from boardlab.files import atomic_savefig, atomic_write_text
+from boardlab.core.files import atomic_savefig, atomic_write_text
 from boardlab.games import parse_game
 from boardlab.games.base import ONGOING
-from boardlab.learn.tabular import TabularPolicy, Trainer, params_for
 from boardlab.solvers.oracle import Judge, OracleReport, judge_for, measure
+from boardlab.train.tabular import TabularPolicy, Trainer, params_for
 
 OPPONENTS = ("random", "greedy", "alphabeta:depth=2")
 BASELINES = ("random", "greedy")

@@ -24,7 +24,7 @@ import statistics
 import time
 from dataclasses import dataclass
 
-from boardlab.optim.setcover import (
+from boardlab.labs.setcover import (
     HEURISTICS,
     CoverResult,
     MilpResult,

@@ -6,7 +6,7 @@ One process, so one core; compile time is excluded (every figure follows a warm-
 For each method (Q-learning, Monte Carlo value learning) with its default hyper-parameters and
 each seed 0..N-1, training runs in steps of ``--step`` episodes up to ``--episodes``; after
 every step the greedy policy is checked exhaustively against the solved game
-(:func:`boardlab.learn.tabular.perfect_play_report`: every position reachable with the
+(:func:`boardlab.train.tabular.perfect_play_report`: every position reachable with the
 learner on either side playing any of its greedy moves and the opponent playing anything).
 Printed per run: the first episode count at which play is perfect, the count from which it
 stays perfect at every later check up to the end, the training seconds to each (checks not
@@ -24,8 +24,8 @@ from rich.console import Console
 from rich.table import Table
 
 from boardlab.games import parse_game
-from boardlab.learn.tabular import Trainer, perfect_play_report
 from boardlab.solvers.small import Solution
+from boardlab.train.tabular import Trainer, perfect_play_report
 
 METHODS = ("qlearning", "mcrl")
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from boardlab.optim.astar import (
+from boardlab.labs.astar import (
     BudgetExhaustedError,
     SearchStatus,
     best_first_search,

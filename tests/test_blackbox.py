@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from boardlab.cli import app
-from boardlab.optim import blackbox_cli
-from boardlab.optim.blackbox import (
+from boardlab.labs import blackbox_cli
+from boardlab.labs.blackbox import (
     INSTANCES,
     LOCI,
     STRATEGIES,
@@ -23,7 +23,7 @@ from boardlab.optim.blackbox import (
     plot_histories,
     run_strategy,
 )
-from boardlab.optim.evolve import Run, StopRule
+from boardlab.labs.evolve import Run, StopRule
 
 
 def naive_fitness(genome: list[int], a: int) -> float:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from boardlab.optim.evolve import (
+from boardlab.labs.evolve import (
     CompactGAConfig,
     EvolutionResult,
     GAConfig,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from boardlab.files import atomic_write, atomic_write_text, remove_stale_temporaries
+from boardlab.core.files import atomic_write, atomic_write_text, remove_stale_temporaries
 
 
 def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path: Path) -> None:

@@ -25,8 +25,8 @@ from typer.testing import CliRunner
 
 from boardlab.agents.base import AgentSpecError, agent_class, agent_names, make_agent
 from boardlab.cli import app
+from boardlab.core.spec import SpecError, one_line, options_of
 from boardlab.games import GAMES, GameError, parse_game
-from boardlab.spec import SpecError, one_line, options_of
 
 EXAMPLES = int(os.environ.get("BOARDLAB_FUZZ_EXAMPLES", "20"))
 FUZZ = settings(

@@ -27,8 +27,8 @@ import numpy as np
 import pytest
 from reliability import count, session_members
 
-from boardlab.learn.table import read_header
-from boardlab.processes import sigterm_as_interrupt, stop_requests
+from boardlab.core.processes import sigterm_as_interrupt, stop_requests
+from boardlab.models.table import read_header
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
 

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from boardlab import machine
 from boardlab.agents.base import AgentSpecError, make_agent
 from boardlab.arena import ArenaError, Store, TournamentConfig, run_tournament
 from boardlab.arena.schedule import MAX_GAMES_PER_PAIR, iter_schedule
 from boardlab.cli import app
+from boardlab.core import machine
 from boardlab.games import parse_game
 
 

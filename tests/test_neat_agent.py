@@ -17,8 +17,8 @@ from boardlab.agents import AgentSpecError, make_agent
 from boardlab.agents.neat_player import Network, load_model, model_json, parse_model
 from boardlab.cli import app
 from boardlab.games import parse_game
-from boardlab.learn import neat_quixo as nq
-from boardlab.learn.table import ModelFileError
+from boardlab.models.table import ModelFileError
+from boardlab.train import neat_quixo as nq
 
 QUIXO = parse_game("quixo")
 INPUTS = 50

@@ -15,28 +15,24 @@ from boardlab.agents.base import AgentSpecError, make_agent, register
 from boardlab.agents.nim_genome import NimGenomeAgent, shipped_model
 from boardlab.games import parse_game
 from boardlab.games.base import LOSS, WIN
-from boardlab.learn.cli import register as register_train
-from boardlab.learn.nim_ga import (
+from boardlab.models.nim_genome import GenomePolicy, gene_bounds, gene_names, load_model, optimal_genome
+from boardlab.models.table import ModelFileError, ModelMismatchError
+from boardlab.solvers.nim import mover_wins
+from boardlab.solvers.small import Solution
+from boardlab.train.cli import register as register_train
+from boardlab.train.nim_ga import (
     Evolution,
     GAParams,
     GATrainingError,
-    GenomePolicy,
     accuracy,
     all_positions,
     epoch_batch,
-    gene_bounds,
-    gene_names,
-    load_model,
-    optimal_genome,
     params_for,
     parse_hyper,
     play_fitness_games,
     run_evolution,
     save_player,
 )
-from boardlab.learn.table import ModelFileError, ModelMismatchError
-from boardlab.solvers.nim import mover_wins
-from boardlab.solvers.small import Solution
 
 # the entry point lives in pyproject.toml; registering at run time keeps the tests independent of
 # how the package was installed

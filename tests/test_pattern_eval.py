@@ -23,7 +23,7 @@ from boardlab.games.quixo_kernel import (
     pattern_key,
     pattern_weights,
 )
-from boardlab.learn.eval_fit import fit, pattern_features, pattern_names, self_play
+from boardlab.train.eval_fit import fit, pattern_features, pattern_names, self_play
 
 SIZES = (3, 4, 5)
 

@@ -28,8 +28,9 @@ from boardlab.agents.rules import (
 from boardlab.games import parse_game
 from boardlab.games import quixo_kernel as qk
 from boardlab.games.base import ONGOING
-from boardlab.learn.cli import register as register_train
-from boardlab.learn.rules_es import (
+from boardlab.models.table import ModelFileError, ModelMismatchError
+from boardlab.train.cli import register as register_train
+from boardlab.train.rules_es import (
     AGENT,
     ESRun,
     GamePlayer,
@@ -40,7 +41,6 @@ from boardlab.learn.rules_es import (
     play_games,
     run_es,
 )
-from boardlab.learn.table import ModelFileError, ModelMismatchError
 
 # --- a naive reference of the rules --------------------------------------------------------------
 

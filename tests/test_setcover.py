@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from boardlab.cli import app
-from boardlab.optim.setcover import (
+from boardlab.labs.setcover import (
     ADMISSIBLE_HEURISTICS,
     HEURISTICS,
     SetCoverProblem,

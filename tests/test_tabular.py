@@ -16,15 +16,16 @@ from boardlab.agents.base import AgentSpecError, make_agent, register
 from boardlab.agents.tabular import MonteCarloAgent, QLearningAgent, shipped_model
 from boardlab.games import parse_game
 from boardlab.games.base import build_canonical
-from boardlab.learn.cli import register as register_train
-from boardlab.learn.table import (
+from boardlab.models.table import (
     ModelFileError,
     ModelMismatchError,
     ValueTable,
     load_model,
     read_header,
 )
-from boardlab.learn.tabular import (
+from boardlab.solvers.small import Solution
+from boardlab.train.cli import register as register_train
+from boardlab.train.tabular import (
     TabularPolicy,
     Trainer,
     TrainingError,
@@ -35,7 +36,6 @@ from boardlab.learn.tabular import (
     small_solution,
     tally,
 )
-from boardlab.solvers.small import Solution
 
 METHODS = ("qlearning", "mcrl")
 EPISODES = 30_000

@@ -23,8 +23,8 @@ from typer import Abort
 from typer._click.exceptions import ClickException
 from typer.core import TyperGroup
 
-from boardlab.processes import stop_requests
-from boardlab.spec import one_line
+from boardlab.core.processes import stop_requests
+from boardlab.core.spec import one_line
 
 
 class OneLineErrors(TyperGroup):
@@ -84,7 +84,7 @@ def fail(message: str) -> typer.Exit:
 def agents_command() -> None:
     """List every agent with its parameters (spec: NAME:key=value,...)."""
     from boardlab.agents import list_agents
-    from boardlab.spec import options_of
+    from boardlab.core.spec import options_of
 
     table = Table(title="Agents (build them from a spec such as alphabeta:depth=5,eval=lines3)")
     table.add_column("name", style="bold")
@@ -100,8 +100,8 @@ def agents_command() -> None:
 @app.command("games")
 def games_command() -> None:
     """List every game with its options and evaluations (spec: NAME:key=value,...)."""
+    from boardlab.core.spec import options_of
     from boardlab.games import available_games, parse_game
-    from boardlab.spec import options_of
 
     table = Table(title="Games (build them from a spec such as connect4:width=8,height=7)")
     for column in ("name", "title", "options (default)", "evaluations (first is the default)"):
@@ -187,10 +187,10 @@ def bench_command(quick: bool = typer.Option(False, help="Smaller workloads.")) 
 
 def _register_commands() -> None:
     from boardlab.arena.cli import register as register_arena
-    from boardlab.learn.cli import register as register_train
-    from boardlab.optim.cli import register as register_labs
+    from boardlab.labs.cli import register as register_labs
     from boardlab.solvers.cli import register as register_solvers
     from boardlab.solvers.oracle_cli import register as register_oracle
+    from boardlab.train.cli import register as register_train
     from boardlab.ui.cli import register as register_play
 
     register_play(app)

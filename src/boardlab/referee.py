@@ -18,8 +18,8 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from boardlab.agents.base import AgentSpecError, make_agent, parse_spec
-from boardlab.processes import describe_exit, die_with_parent, worker_context
-from boardlab.spec import shorten
+from boardlab.core.processes import describe_exit, die_with_parent, worker_context
+from boardlab.core.spec import shorten
 
 MOVE_TIMEOUT_FACTOR = 10.0
 """By default an agent may take this many times its own time per move (its ``time`` option)..."""

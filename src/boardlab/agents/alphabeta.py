@@ -47,8 +47,8 @@ from numba import njit
 from boardlab.agents.base import Agent, AgentSpecError
 from boardlab.agents.clock import now
 from boardlab.agents.decision import Limit
+from boardlab.core.spec import option
 from boardlab.games.base import DRAW, LOSS, ONGOING, Kernel, build_canonical, compiled_for, position_hash
-from boardlab.spec import option
 
 WIN = 1_000_000.0
 MATE_ZONE = WIN - 10_000.0

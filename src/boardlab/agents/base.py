@@ -3,7 +3,7 @@
 An agent is built from a spec such as ``alphabeta:depth=5,eval=lines3`` or
 ``mcts:iters=5000``: a registered name, then ``key=value`` options. Each agent class declares
 its options once, as the fields of a frozen ``Settings`` dataclass (made with
-:func:`boardlab.spec.option`); parsing, checking, the spec text and the help table derive
+:func:`boardlab.core.spec.option`); parsing, checking, the spec text and the help table derive
 from it. Every agent takes a ``seed`` (ties and random choices come from it) and honours a
 per-move budget.
 
@@ -21,8 +21,16 @@ from importlib.metadata import entry_points
 from typing import Any, ClassVar
 
 from boardlab.agents.decision import Decision, Limit
-from boardlab.machine import memory_problem
-from boardlab.spec import SpecError, build_options, check_options, options_of, shorten, spec_text, split_spec
+from boardlab.core.machine import memory_problem
+from boardlab.core.spec import (
+    SpecError,
+    build_options,
+    check_options,
+    options_of,
+    shorten,
+    spec_text,
+    split_spec,
+)
 
 ENTRY_POINT_GROUP = "boardlab.agents"
 

@@ -31,8 +31,8 @@ from boardlab.agents.alphabeta import (
 from boardlab.agents.base import Agent
 from boardlab.agents.decision import Limit
 from boardlab.agents.mcts import compiled_mcts, mcts_search
+from boardlab.core.spec import option
 from boardlab.solvers.endgame import Endgame, endgame_for
-from boardlab.spec import option
 
 ALPHABETA_SHARE = 0.75  # of the time per move
 MIN_MCTS_SHARE = 0.05  # MCTS is not started with less time than this share

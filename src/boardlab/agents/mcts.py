@@ -20,8 +20,8 @@ from numba import njit
 
 from boardlab.agents.base import Agent
 from boardlab.agents.decision import Limit
+from boardlab.core.spec import option
 from boardlab.games.base import ONGOING, Kernel, compiled_for
-from boardlab.spec import option
 
 SLICE = 256  # iterations between clock checks
 MAX_EXPANSIONS = 200_000  # bounds the tree's memory; past it, leaves are only rolled out

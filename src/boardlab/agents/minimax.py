@@ -19,8 +19,8 @@ from numba import njit
 from boardlab.agents.alphabeta import WIN, check_evaluation, evaluation_id
 from boardlab.agents.base import Agent
 from boardlab.agents.decision import Decision, Limit, SearchInfo
+from boardlab.core.spec import option
 from boardlab.games.base import DRAW, ONGOING, Kernel, compiled_for
-from boardlab.spec import option
 
 INF = 1e18
 

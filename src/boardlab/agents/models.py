@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from boardlab.agents.base import AgentSpecError
-from boardlab.learn.table import ModelFileError
+from boardlab.models.table import ModelFileError
 
 Model = TypeVar("Model")
 

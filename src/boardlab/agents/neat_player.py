@@ -42,9 +42,9 @@ from numba import njit
 
 from boardlab.agents.base import Agent, AgentSpecError
 from boardlab.agents.models import ModelCache, model_file, shipped_model_file
+from boardlab.core.spec import option
 from boardlab.games.base import DRAW, LOSS, ONGOING, WIN, Kernel, compiled_for
-from boardlab.learn.table import ModelFileError, ModelMismatchError
-from boardlab.spec import option
+from boardlab.models.table import ModelFileError, ModelMismatchError
 
 FORMAT = "boardlab-neat"
 VERSION = 1

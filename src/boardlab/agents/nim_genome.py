@@ -2,7 +2,7 @@
 
 ``nimga:model=PATH`` plays the best-scoring move of the genome in ``PATH`` (a ``model.json``
 written by ``boardlab train ga --game nim... --out DIR``, or the small file
-:func:`boardlab.learn.nim_ga.save_player` writes), ties split at random from the agent's seed.
+:func:`boardlab.train.nim_ga.save_player` writes), ties split at random from the agent's seed.
 Without ``model=`` it plays the model shipped in the package (``boardlab/models/nim-ga.json``,
 a ``rules`` genome evolved on normal and misère Nim with and without a move limit). A genome
 reads features that do not depend on the number or size of the piles, so a model plays every
@@ -19,9 +19,9 @@ from typing import Any
 
 from boardlab.agents.base import Agent, AgentSpecError
 from boardlab.agents.models import ModelCache, model_file, shipped_model_file
-from boardlab.learn.nim_ga import GenomeModel, GenomePolicy, load_model
-from boardlab.learn.table import ModelFileError
-from boardlab.spec import option
+from boardlab.core.spec import option
+from boardlab.models.nim_genome import GenomeModel, GenomePolicy, load_model
+from boardlab.models.table import ModelFileError
 
 SHIPPED_MODEL = "nim-ga.json"
 

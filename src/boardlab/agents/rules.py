@@ -45,11 +45,11 @@ from numba import njit
 
 from boardlab.agents.base import Agent, AgentSpecError
 from boardlab.agents.models import ModelCache, model_file, shipped_model_file
-from boardlab.files import atomic_write_text
+from boardlab.core.files import atomic_write_text
+from boardlab.core.spec import option
 from boardlab.games import quixo_kernel as qk
 from boardlab.games.base import LOSS, ONGOING
-from boardlab.learn.table import ModelFileError, ModelMismatchError, read_json_model
-from boardlab.spec import option
+from boardlab.models.table import ModelFileError, ModelMismatchError, read_json_model
 
 FORMAT = "boardlab-quixo-rules"
 VERSION = 1

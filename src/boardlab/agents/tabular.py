@@ -19,8 +19,8 @@ from typing import Any, ClassVar
 
 from boardlab.agents.base import Agent, AgentSpecError
 from boardlab.agents.models import ModelCache, model_file, shipped_model_file
-from boardlab.learn.table import ModelFileError, TableModel, load_model, read_header
-from boardlab.spec import option
+from boardlab.core.spec import option
+from boardlab.models.table import ModelFileError, TableModel, load_model, read_header
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ class TabularAgent(Agent):
 
     def policy(self, game: Any) -> Any:
         """The greedy policy for ``game`` (the model read and checked once)."""
-        from boardlab.learn.tabular import TabularPolicy
+        from boardlab.train.tabular import TabularPolicy
 
         if game.spec not in self._policies:
             self.check_game(self.settings, game)

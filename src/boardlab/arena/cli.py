@@ -33,10 +33,10 @@ from boardlab.arena.schedule import (
     TournamentConfig,
 )
 from boardlab.arena.store import Store
-from boardlab.files import path_problem
-from boardlab.processes import sigterm_as_interrupt
+from boardlab.core.files import path_problem
+from boardlab.core.processes import sigterm_as_interrupt
+from boardlab.core.spec import one_line, shorten
 from boardlab.referee import MAX_MOVE_TIMEOUT, MIN_MOVE_TIMEOUT, MOVE_TIMEOUT_FACTOR
-from boardlab.spec import one_line, shorten
 
 DEMO_SPECS: tuple[str, ...] = ("random", "greedy", "alphabeta:depth=3", "mcts:iters=1000", "hybrid:time=0.1")
 """Players of ``tournament --demo``; agents not (yet) available are skipped with a note."""
@@ -98,7 +98,7 @@ def _check_counts(**counts: float | None) -> None:
 
 
 def _check_path(flag: str, path: Path, *, folder: bool) -> None:
-    """Exit 2 if ``path`` cannot be written (see :func:`boardlab.files.path_problem`)."""
+    """Exit 2 if ``path`` cannot be written (see :func:`boardlab.core.files.path_problem`)."""
     problem = path_problem(path, folder=folder)
     if problem is not None:
         _fail(f"{flag} {shorten(str(path))}: {problem}")

@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from boardlab.arena.summary import Summary
-from boardlab.files import atomic_savefig
+from boardlab.core.files import atomic_savefig
 
 OUTCOME_COLOURS = ("#4c9a2a", "#b0b0b0", "#c0392b")  # win, draw, loss
 LABEL_CHARS = 36

@@ -23,7 +23,7 @@ from rich.table import Table
 from boardlab.arena.play import GameRecord
 from boardlab.arena.runner import GameHook, StartHook
 from boardlab.arena.summary import Outcomes, Summary
-from boardlab.files import atomic_write_text
+from boardlab.core.files import atomic_write_text
 from boardlab.games import Reason
 
 PIPE_WIDTH = 130

@@ -27,10 +27,10 @@ from boardlab.arena.schedule import ArenaError, GameTask, TournamentConfig, iter
 from boardlab.arena.store import Store
 from boardlab.arena.summary import Summary, summarize
 from boardlab.arena.workers import WorkerPool
+from boardlab.core.machine import memory_problem
+from boardlab.core.spec import shorten
 from boardlab.games import parse_game
-from boardlab.machine import memory_problem
 from boardlab.referee import describe_failure
-from boardlab.spec import shorten
 
 StartHook = Callable[[int, int], None]
 """Called once before play with ``(games in the schedule, games already stored)``."""

@@ -1,6 +1,6 @@
 """Worker processes that play arena games under a referee's clock.
 
-Each worker is a child process (see :mod:`boardlab.processes`: forked by the forkserver,
+Each worker is a child process (see :mod:`boardlab.core.processes`: forked by the forkserver,
 killed by the kernel if its parent dies) joined to the main process by a pipe. Only JSON
 crosses it. The worker warms the tournament's game and agents, says it is ready, then
 plays the games it is sent with :func:`~boardlab.arena.play.play_game`, reporting each
@@ -25,7 +25,7 @@ from typing import Any
 
 from boardlab.arena.play import GameRecord, forfeit_record, play_game, timestamp, warm_up
 from boardlab.arena.schedule import ArenaError, GameTask
-from boardlab.processes import describe_exit, die_with_parent, worker_context
+from boardlab.core.processes import describe_exit, die_with_parent, worker_context
 from boardlab.referee import GRACE_SECONDS, SETUP_TIMEOUT
 
 STOP_SECONDS = 5.0

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from boardlab.core.spec import SpecError, build_options, split_spec
 from boardlab.games.base import (
     DRAW,
     LOSS,
@@ -28,7 +29,6 @@ from boardlab.games.base import (
     Reason,
     State,
 )
-from boardlab.spec import SpecError, build_options, split_spec
 
 UnknownGameError = GameOptionError
 

@@ -50,7 +50,7 @@ import numpy as np
 from numba import njit
 from rich.text import Text
 
-from boardlab.spec import SpecError, check_options, spec_text
+from boardlab.core.spec import SpecError, check_options, spec_text
 
 LOSS, DRAW, WIN, ONGOING = -1, 0, 1, 2
 """Kernel status codes, for the side to move."""
@@ -262,7 +262,7 @@ def transform_actions(kernel: Kernel, vectors: np.ndarray, sym: int) -> np.ndarr
 class Game(ABC):
     """One game with its options: the factory of its states and the metadata about it.
 
-    Subclasses are frozen dataclasses whose fields, declared with :func:`boardlab.spec.option`,
+    Subclasses are frozen dataclasses whose fields, declared with :func:`boardlab.core.spec.option`,
     are the options of the game's spec; they set the class variables and implement the
     abstract methods. ``ply_cap`` (None: no cap) ends a game as a draw after that many plies.
     """

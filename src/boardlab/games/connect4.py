@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 import numpy as np
 from rich.text import Text
 
+from boardlab.core.spec import option
 from boardlab.games import connect4_kernel as ck
 from boardlab.games.base import (
     LOSS,
@@ -37,7 +38,6 @@ from boardlab.games.base import (
     PositionParseError,
     State,
 )
-from boardlab.spec import option
 
 SYMBOLS = "XO"
 EMPTY = "."

@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 from rich.text import Text
 
+from boardlab.core.spec import SpecError, option
 from boardlab.games import base
 from boardlab.games import nim_kernel as nk
 from boardlab.games.base import (
@@ -29,7 +30,6 @@ from boardlab.games.base import (
     PositionParseError,
     parse_side_and_ply,
 )
-from boardlab.spec import SpecError, option
 
 MAX_PILE = 1000
 """The largest starting pile accepted (it bounds the action space and the observation)."""

@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 import numpy as np
 from rich.text import Text
 
+from boardlab.core.spec import option
 from boardlab.games import base
 from boardlab.games import quixo_kernel as qk
 from boardlab.games.base import (
@@ -31,7 +32,6 @@ from boardlab.games.base import (
     MoveParseError,
     PositionParseError,
 )
-from boardlab.spec import option
 
 SIZES = (3, 4, 5)
 DEFAULT_PLY_CAP = 200

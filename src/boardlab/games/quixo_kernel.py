@@ -179,7 +179,7 @@ def tuned_weights(n: int) -> dict[str, object]:
     to the weight of each such line (the mirrored ``"b,a"`` line counts minus it); the
     names of :data:`TUNED_SCALARS` give the weights of those counts, and ``fit.intercept`` the
     value of having the move. Weights are logits of the side to move winning, fitted by
-    :mod:`boardlab.learn.eval_fit`.
+    :mod:`boardlab.train.eval_fit`.
     """
     text = resources.files("boardlab.games").joinpath("data", TUNED_FILE).read_text()
     return json.loads(text)["sizes"][str(n)]  # type: ignore[no-any-return]
@@ -236,7 +236,7 @@ def pattern_weights(n: int) -> dict[str, object]:
     by :func:`pattern_key` (``".O.XX"``: a neutral cube, one of the opponent's, a neutral one,
     two of the side to move); a pattern's mirror image has its weight and its colour swap
     minus it. ``fit.intercept`` is the value of having the move. Weights are logits
-    of the side to move winning, fitted by :mod:`boardlab.learn.eval_fit`.
+    of the side to move winning, fitted by :mod:`boardlab.train.eval_fit`.
     """
     text = resources.files("boardlab.games").joinpath("data", PATTERNS_FILE).read_text()
     return json.loads(text)["sizes"][str(n)]  # type: ignore[no-any-return]

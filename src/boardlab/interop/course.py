@@ -38,11 +38,11 @@ from typing import Any, ClassVar, Protocol
 import numpy as np
 
 from boardlab.agents.base import Agent, AgentSpecError, make_agent
+from boardlab.core.processes import describe_exit, die_with_parent, worker_context
+from boardlab.core.spec import option
 from boardlab.games.base import GameError, IllegalMoveError
 from boardlab.games.quixo import SIZES, Move, Push, Quixo, State, all_moves
-from boardlab.processes import describe_exit, die_with_parent, worker_context
 from boardlab.referee import SETUP_TIMEOUT, describe_failure
-from boardlab.spec import option
 
 __all__ = [
     "CourseAgentPlayer",

@@ -12,9 +12,9 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from boardlab.files import path_problem
-from boardlab.processes import sigterm_as_interrupt
-from boardlab.spec import one_line, shorten
+from boardlab.core.files import path_problem
+from boardlab.core.processes import sigterm_as_interrupt
+from boardlab.core.spec import one_line, shorten
 
 SOLVABLE = ("quixo",)
 MAX_BLANKS_5X5 = 1

@@ -48,7 +48,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
-from boardlab.files import atomic_write
+from boardlab.core.files import atomic_write
 
 CONNECT = 4
 """The only line length this solver handles."""

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from boardlab.agents.base import Agent, make_agent
-from boardlab.files import atomic_savefig, atomic_write_text
+from boardlab.core.files import atomic_savefig, atomic_write_text
 from boardlab.games import DRAW, LOSS, WIN, Game, Reason, parse_game
 
 DEFAULT_OPPONENTS = ("random", "greedy", "alphabeta:depth=2", "mcts:iters=500")

@@ -52,7 +52,7 @@ def split_specs(texts: list[str]) -> list[str]:
 
 def game_spec(game: str, size: int | None) -> str:
     """The game spec from ``--game`` and ``--size`` (Quixo defaults to 4x4 here)."""
-    from boardlab.spec import SpecError, split_spec
+    from boardlab.core.spec import SpecError, split_spec
 
     try:
         name, options = split_spec(game)

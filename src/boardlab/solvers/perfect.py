@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from boardlab.agents.base import Agent, AgentSpecError
+from boardlab.core.spec import option
 from boardlab.solvers.small import DEFAULT_LIMIT, Solution
-from boardlab.spec import option
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from boardlab.files import atomic_write
+from boardlab.core.files import atomic_write
 from boardlab.solvers.quixo_index import class_size
 
 MAGIC = b"BLQXTB\r\n"

@@ -16,8 +16,9 @@ import typer
 from rich.console import Console
 
 from boardlab.agents.base import make_agent
+from boardlab.core.processes import sigterm_as_interrupt
+from boardlab.core.spec import one_line, shorten
 from boardlab.games import new_game
-from boardlab.processes import sigterm_as_interrupt
 from boardlab.referee import (
     MIN_MOVE_TIMEOUT,
     MOVE_TIMEOUT_FACTOR,
@@ -26,7 +27,6 @@ from boardlab.referee import (
     TimeLimitError,
     move_limit,
 )
-from boardlab.spec import one_line, shorten
 from boardlab.ui.terminal import TerminalGame
 
 SIDES = {"x": 0, "o": 1}

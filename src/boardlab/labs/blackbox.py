@@ -17,8 +17,8 @@ from typing import Literal
 
 import numpy as np
 
-from boardlab.files import atomic_savefig
-from boardlab.optim.evolve import (
+from boardlab.core.files import atomic_savefig
+from boardlab.labs.evolve import (
     CompactGAConfig,
     EvolutionResult,
     GAConfig,

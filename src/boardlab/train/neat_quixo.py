@@ -22,7 +22,7 @@ over an immediate win), and ``champion_games`` against each of the last ``pool``
 (the best genome every ``champion_every`` generations). Seats alternate and every game opens
 with ``opening`` random plies. All genomes of a generation play the same games (the same
 openings and random draws: common random numbers), so their fitness values compare fairly.
-Genomes are evaluated in ``workers`` worker processes (:func:`boardlab.processes.worker_context`);
+Genomes are evaluated in ``workers`` worker processes (:func:`boardlab.core.processes.worker_context`);
 the number of workers does not change the results.
 
 **Hyper-parameters** are one frozen dataclass, :class:`NeatParams`; they are printed at the
@@ -68,10 +68,10 @@ from boardlab.agents.neat_player import (
     check_genome,
     model_json,
 )
-from boardlab.files import atomic_write_text
+from boardlab.core.files import atomic_write_text
+from boardlab.core.spec import SpecError, build_options, check_options, option, options_of, split_spec
 from boardlab.games.base import DRAW, ONGOING, WIN, compiled_for
-from boardlab.learn.table import ModelFileError
-from boardlab.spec import SpecError, build_options, check_options, option, options_of, split_spec
+from boardlab.models.table import ModelFileError
 
 CHECKPOINT_FILE = "checkpoint.json"
 MODEL_FILE = "model.json"
@@ -95,7 +95,7 @@ class NeatTrainingError(ValueError):
 
 @dataclass(frozen=True)
 class NeatParams:
-    """Hyper-parameters of NEAT on Quixo (see :mod:`boardlab.learn.neat_quixo`)."""
+    """Hyper-parameters of NEAT on Quixo (see :mod:`boardlab.train.neat_quixo`)."""
 
     population: int = option(60, "genomes per generation", minimum=4, maximum=10_000)
     games: int = option(
@@ -522,10 +522,10 @@ class EvalTask:
 
 
 def eval_games(task: EvalTask) -> list[Any]:
-    """``GameResult`` of :mod:`boardlab.learn.tabular` for each game of ``task``."""
+    """``GameResult`` of :mod:`boardlab.train.tabular` for each game of ``task``."""
     from boardlab.agents.base import make_agent
     from boardlab.games import parse_game
-    from boardlab.learn.tabular import GameResult
+    from boardlab.train.tabular import GameResult
 
     game = parse_game(task.game)
     network = Network.from_genome(task.genome, int(np.prod(game.kernel.obs_shape)), 1)
@@ -551,7 +551,7 @@ def eval_games(task: EvalTask) -> list[Any]:
 def _init_worker() -> None:
     import signal
 
-    from boardlab.processes import die_with_parent
+    from boardlab.core.processes import die_with_parent
 
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process decides when to stop
@@ -569,7 +569,7 @@ class Workers:
         if self.count <= 1 or len(tasks) <= 1:
             return [function(t) for t in tasks]
         if self._pool is None:
-            from boardlab.processes import worker_context
+            from boardlab.core.processes import worker_context
 
             self._pool = worker_context().Pool(self.count, initializer=_init_worker)
         return list(self._pool.map(function, tasks, chunksize=1))
@@ -716,7 +716,7 @@ class Evolution:
 
     def evaluate_point(self, workers: Workers, opponents: Sequence[str], games: int) -> list[dict[str, Any]]:
         """Play the champion against each fixed opponent; record and return the curve points."""
-        from boardlab.learn.tabular import tally
+        from boardlab.train.tabular import tally
 
         results = self.final_games(workers, opponents, games, salt=self.generation)
         points = []
@@ -823,12 +823,12 @@ def run_evolution(
 
 
 PLOT_FILES = {"fitness": "fitness.png", "species": "species.png", "win_rates": "win_rates.png"}
-"""The NEAT plots :func:`write_neat_plots` writes beside the outcome plots of :mod:`boardlab.learn.plots`."""
+"""The NEAT plots :func:`write_neat_plots` writes beside the outcome plots of :mod:`boardlab.train.plots`."""
 
 
 def plot_fitness(history: Sequence[Mapping[str, Any]], path: Path, title: str) -> Path:
     """Best and mean fitness over generations, with the champion's size."""
-    from boardlab.learn.plots import _figure, _save
+    from boardlab.train.plots import _figure, _save
 
     figure = _figure(7.5, 4.2)
     ax = figure.subplots()
@@ -849,7 +849,7 @@ def plot_fitness(history: Sequence[Mapping[str, Any]], path: Path, title: str) -
 
 def plot_species(history: Sequence[Mapping[str, Any]], path: Path, title: str) -> Path:
     """Members of each species over generations (stacked)."""
-    from boardlab.learn.plots import _figure, _save
+    from boardlab.train.plots import _figure, _save
 
     figure = _figure(7.5, 4.2)
     ax = figure.subplots()
@@ -873,7 +873,7 @@ def plot_species(history: Sequence[Mapping[str, Any]], path: Path, title: str) -
 
 def plot_win_rates(curve: Sequence[Mapping[str, Any]], path: Path, title: str) -> Path:
     """The champion's wins, draws and losses against each fixed opponent over generations."""
-    from boardlab.learn.plots import COLOURS, OUTCOMES, _figure, _save
+    from boardlab.train.plots import COLOURS, OUTCOMES, _figure, _save
 
     opponents = list(dict.fromkeys(p["opponent"] for p in curve))
     figure = _figure(7.5, 2.3 * max(len(opponents), 1) + 0.6)
@@ -898,9 +898,9 @@ def plot_win_rates(curve: Sequence[Mapping[str, Any]], path: Path, title: str) -
 
 def write_neat_plots(out: Path, run: Evolution, results: Sequence[Any]) -> list[Path]:
     """Every plot of a run: fitness, species, win rates over generations and the outcomes of the
-    final games (:mod:`boardlab.learn.plots`)."""
-    from boardlab.learn.plots import PLOT_FILES as COMMON
-    from boardlab.learn.plots import plot_end_turns, plot_outcomes, plot_outcomes_by_starter
+    final games (:mod:`boardlab.train.plots`)."""
+    from boardlab.train.plots import PLOT_FILES as COMMON
+    from boardlab.train.plots import plot_end_turns, plot_outcomes, plot_outcomes_by_starter
 
     name = f"NEAT on {run.game.spec}"
     paths = [
@@ -958,9 +958,9 @@ def plan_command(
     tabular_options: Mapping[str, Any],
 ) -> CommandPlan:
     """Check the options of ``boardlab train neat`` and read the run to resume; UsageProblem
-    (of :mod:`boardlab.learn.cli`) naming what is wrong otherwise."""
+    (of :mod:`boardlab.train.cli`) naming what is wrong otherwise."""
     from boardlab.games import GameOptionError, parse_game
-    from boardlab.learn.cli import UsageProblem, checked_opponents, epoch_counts, run_file
+    from boardlab.train.cli import UsageProblem, checked_opponents, epoch_counts, run_file
 
     counts = epoch_counts(
         "neat",
@@ -1000,7 +1000,7 @@ def plan_command(
 
 
 def _resumed(path: Path, hyper: str | None, params: NeatParams, seed: int | None, game: Any) -> Evolution:
-    from boardlab.learn.cli import UsageProblem, check_resumed_params, check_resumed_seed
+    from boardlab.train.cli import UsageProblem, check_resumed_params, check_resumed_seed
 
     try:
         run = Evolution.resume(path, workers=params.workers if hyper and "workers" in hyper else None)
@@ -1034,8 +1034,8 @@ def run_command(console: Any, plan: CommandPlan) -> None:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
-    from boardlab.learn.cli import _interrupt_flag
-    from boardlab.learn.tabular import tally
+    from boardlab.train.cli import _interrupt_flag
+    from boardlab.train.tabular import tally
 
     title = f"NEAT on {plan.game.spec}"
     table = Table(title=title)

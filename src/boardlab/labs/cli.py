@@ -7,7 +7,7 @@ import typer
 
 def register(app: typer.Typer) -> None:
     """Attach the lab commands to the main app."""
-    from boardlab.optim import blackbox_cli, setcover_cli
+    from boardlab.labs import blackbox_cli, setcover_cli
 
     setcover_cli.register(app)
     blackbox_cli.register(app)

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from boardlab.optim.evolve.core import EvolutionResult, Run
-from boardlab.optim.evolve.operators import best_indices, random_bits, single_flips
+from boardlab.labs.evolve.core import EvolutionResult, Run
+from boardlab.labs.evolve.operators import best_indices, random_bits, single_flips
 
 # -- hill climbing with restarts -------------------------------------------------------------
 

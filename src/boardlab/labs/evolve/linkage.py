@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from boardlab.optim.evolve.core import EvolutionResult, Run
-from boardlab.optim.evolve.operators import flip_exactly, random_bits, single_flips
+from boardlab.labs.evolve.core import EvolutionResult, Run
+from boardlab.labs.evolve.operators import flip_exactly, random_bits, single_flips
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from boardlab.files import atomic_savefig
+from boardlab.core.files import atomic_savefig
 
 OUTCOMES = ("wins", "draws", "losses")
 COLOURS = {"wins": "#4c9a2a", "draws": "#9e9e9e", "losses": "#c0392b"}

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from boardlab.optim.evolve.diversity import mean_pairwise_hamming
+from boardlab.labs.evolve.diversity import mean_pairwise_hamming
 
 PopulationFitness = Callable[[np.ndarray], np.ndarray]
 """A fitness function on a whole population: ``(n, L)`` genomes -> ``(n,)`` floats, higher is better."""

@@ -19,7 +19,7 @@ optimality-preserving prunings are applied:
 Heuristics (all see only the sets still allowed: index larger than the last taken), from weak to
 strong; each is admissible (never above the true remaining number of sets):
 
-* ``breadth_first``: ``h = 0``; with the frontier order of :mod:`boardlab.optim.astar` this is
+* ``breadth_first``: ``h = 0``; with the frontier order of :mod:`boardlab.labs.astar` this is
   breadth-first search.
 * ``ceil_largest``: ``ceil(|U| / L)`` with ``L`` the size of the largest set of the instance.
 * ``ceil_largest_useful``: the same with ``L`` the largest number of *uncovered* points in one
@@ -46,7 +46,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from boardlab.optim.astar import SearchStatus, best_first_search
+from boardlab.labs.astar import SearchStatus, best_first_search
 
 
 class UnsolvableInstanceError(ValueError):

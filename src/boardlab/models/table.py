@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from boardlab.files import atomic_write
+from boardlab.core.files import atomic_write
 
 FORMAT = "boardlab-tabular"
 VERSION = 1

@@ -9,26 +9,26 @@ elitism, island model (:mod:`.strategies`), hill climbing with restarts, compact
 Example::
 
     import numpy as np
-    from boardlab.optim.evolve import Run, StopRule, GAConfig, genetic_algorithm
+    from boardlab.labs.evolve import Run, StopRule, GAConfig, genetic_algorithm
 
     onemax = lambda pop: pop.mean(axis=1)
     run = Run(onemax, StopRule(target_fitness=1.0, max_calls=20_000))
     result = genetic_algorithm(run, 64, GAConfig(), np.random.default_rng(0))
 """
 
-from boardlab.optim.evolve.core import EvolutionResult, PopulationFitness, Run, StopRule
-from boardlab.optim.evolve.diversity import (
+from boardlab.labs.evolve.core import EvolutionResult, PopulationFitness, Run, StopRule
+from boardlab.labs.evolve.diversity import (
     locus_entropy,
     mean_locus_entropy,
     mean_pairwise_hamming,
     unique_fraction,
 )
-from boardlab.optim.evolve.linkage import (
+from boardlab.labs.evolve.linkage import (
     LinkageClimberConfig,
     group_by_effect,
     linkage_hill_climber,
 )
-from boardlab.optim.evolve.model_based import (
+from boardlab.labs.evolve.model_based import (
     CompactGAConfig,
     HillClimberConfig,
     UMDAConfig,
@@ -36,7 +36,7 @@ from boardlab.optim.evolve.model_based import (
     hill_climber,
     umda,
 )
-from boardlab.optim.evolve.operators import (
+from boardlab.labs.evolve.operators import (
     CROSSOVERS,
     SELECTIONS,
     best_indices,
@@ -54,7 +54,7 @@ from boardlab.optim.evolve.operators import (
     truncation_selection,
     uniform_crossover,
 )
-from boardlab.optim.evolve.strategies import (
+from boardlab.labs.evolve.strategies import (
     GAConfig,
     IslandConfig,
     MuLambdaConfig,

@@ -6,7 +6,7 @@ weight in [0, 1] per rule-action pair). Each epoch:
 1. σ is the epoch's step: it decays geometrically from ``sigma`` to ``sigma_final`` over
    ``decay`` epochs, then stays there;
 2. λ (``offspring``) children are the parent plus Gaussian noise of step σ
-   (:func:`boardlab.optim.evolve.gaussian_mutation`), by default on the weights' log10
+   (:func:`boardlab.labs.evolve.gaussian_mutation`), by default on the weights' log10
    (``scale=log``, clipped to [-4, 0]): the roulette reads ratios of weights, and a "nearly
    always" against a "nearly never" spans decades that equal additive steps cannot tune
    (``scale=linear`` mutates the weights themselves, clipped to [0, 1]);
@@ -25,7 +25,7 @@ the Quixo kernel, a few microseconds a move; any other opponent (``alphabeta`` a
 depth) is played through its own agent API, a fresh agent seeded from each game's seed. Every
 game draws its random numbers from its own seed, so its result does not depend on which process
 plays it; the games of an epoch are shared out among ``workers`` processes (forked by the
-forkserver of :mod:`boardlab.processes`; they die with the main process).
+forkserver of :mod:`boardlab.core.processes`; they die with the main process).
 
 **Files**: ``model.json`` is a ``rules`` model (:func:`boardlab.agents.rules.save_model`) that
 also holds the hyper-parameters, seed, per-epoch history, learning curve and the whole training
@@ -49,17 +49,17 @@ import numpy as np
 from numba import njit
 
 from boardlab.agents import rules as rl
-from boardlab.files import atomic_write_text
+from boardlab.core.files import atomic_write_text
+from boardlab.core.spec import SpecError, build_options, check_options, option, options_of, split_spec
 from boardlab.games import quixo_kernel as qk
 from boardlab.games.base import LOSS, ONGOING, WIN
-from boardlab.learn.table import ModelFileError, ModelMismatchError, short_error
-from boardlab.optim.evolve import gaussian_mutation
-from boardlab.spec import SpecError, build_options, check_options, option, options_of, split_spec
+from boardlab.labs.evolve import gaussian_mutation
+from boardlab.models.table import ModelFileError, ModelMismatchError, short_error
 
 MODEL_FILE = "model.json"
 SUMMARY_FILE = "summary.json"
 PLOT_FILES = {"fitness": "es_fitness.png", "weights": "es_weights.png"}
-"""The ES's own plots, beside the learning-curve and outcome plots of :mod:`boardlab.learn.plots`."""
+"""The ES's own plots, beside the learning-curve and outcome plots of :mod:`boardlab.train.plots`."""
 RANDOM, GREEDY, AGENT = 0, 1, 2
 OPPONENT_KINDS = {"random": RANDOM, "greedy": GREEDY, "alphabeta": AGENT}
 DEFAULT_AGAINST = ("random", "greedy", "alphabeta:depth=1", "alphabeta:depth=2")
@@ -344,7 +344,7 @@ def _play_task(
 def _worker_start() -> None:
     import signal
 
-    from boardlab.processes import die_with_parent
+    from boardlab.core.processes import die_with_parent
 
     die_with_parent()
     # Ctrl-C reaches the whole process group: the main process saves and stops the pool
@@ -362,7 +362,7 @@ class GamePlayer:
 
     def __enter__(self) -> GamePlayer:
         if self.workers > 1:
-            from boardlab.processes import worker_context
+            from boardlab.core.processes import worker_context
 
             self._pool = worker_context().Pool(self.workers, initializer=_worker_start)
         return self
@@ -703,7 +703,7 @@ def _figure(width: float, height: float) -> Any:
 
 def plot_fitness(history: Sequence[Mapping[str, Any]], path: Path, title: str) -> Path:
     """The parent's fitness (re-measured each epoch), the best and mean child's, and σ."""
-    from boardlab.files import atomic_savefig
+    from boardlab.core.files import atomic_savefig
 
     figure = _figure(8.5, 4.2)
     ax = figure.subplots()
@@ -745,7 +745,7 @@ def plot_fitness(history: Sequence[Mapping[str, Any]], path: Path, title: str) -
 def plot_weights(history: Sequence[Mapping[str, Any]], path: Path, title: str) -> Path:
     """The parent's weight of every rule over the epochs, on a linear and a log scale (the bad
     rule drawn thick and red)."""
-    from boardlab.files import atomic_savefig
+    from boardlab.core.files import atomic_savefig
 
     figure = _figure(9.5, 7.4)
     axes = figure.subplots(2, 1, sharex=True)
@@ -831,9 +831,9 @@ def plan_command(
     tabular_options: Mapping[str, Any],
 ) -> CommandPlan:
     """Check the options of ``boardlab train es`` and read the run to resume; UsageProblem
-    (of :mod:`boardlab.learn.cli`) naming what is wrong otherwise."""
+    (of :mod:`boardlab.train.cli`) naming what is wrong otherwise."""
     from boardlab.games import GameOptionError, parse_game
-    from boardlab.learn.cli import UsageProblem, against_specs, check_resumed_seed, epoch_counts, run_file
+    from boardlab.train.cli import UsageProblem, against_specs, check_resumed_seed, epoch_counts, run_file
 
     counts = epoch_counts(
         "es",
@@ -896,7 +896,7 @@ def final_results(
     run: ESRun, opponents: Sequence[Opponent], games: int, player: GamePlayer | None
 ) -> list[Any]:
     """The final games of the parent against each opponent, as :class:`GameResult` records."""
-    from boardlab.learn.tabular import GameResult
+    from boardlab.train.tabular import GameResult
 
     results = []
     for index, opponent in enumerate(opponents):
@@ -917,9 +917,9 @@ def run_command(console: Any, plan: CommandPlan) -> None:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
-    from boardlab.learn.cli import _interrupt_flag
-    from boardlab.learn.plots import write_plots
-    from boardlab.learn.tabular import tally
+    from boardlab.train.cli import _interrupt_flag
+    from boardlab.train.plots import write_plots
+    from boardlab.train.tabular import tally
 
     title = f"Quixo rules, (1+{plan.params.offspring}) ES against {training_opponent(plan.params).spec}"
     table = Table(title=f"{title} on {plan.game.spec}")

@@ -1,6 +1,6 @@
 """Tabular reinforcement learning, generic over games: Monte Carlo value learning and Q-learning.
 
-Both learners fill one shared, side-relative :class:`~boardlab.learn.table.ValueTable` keyed
+Both learners fill one shared, side-relative :class:`~boardlab.models.table.ValueTable` keyed
 by the canonical (symmetry-reduced) position: boardlab positions are already seen by the side
 to move, so one table serves both colours. Rewards are +1 for a win, 0 for a draw and -1 for
 a loss, from the view of the side that receives them.
@@ -70,8 +70,9 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from boardlab.core.spec import option, options_of
 from boardlab.games.base import LOSS, ONGOING, WIN, Game, Kernel, build_canonical, compiled_for
-from boardlab.learn.table import (
+from boardlab.models.table import (
     MAX_LOAD,
     ModelMismatchError,
     TableModel,
@@ -81,7 +82,6 @@ from boardlab.learn.table import (
     load_model,
     save_model,
 )
-from boardlab.spec import option, options_of
 
 DEFAULT_MAX_PLIES = 1000
 """Plies after which an episode ends as a draw, for games without a ply cap of their own."""
@@ -174,7 +174,7 @@ class TrainingError(ValueError):
 
 def params_for(method: str, values: dict[str, Any] | None = None) -> Any:
     """The hyper-parameter dataclass of ``method`` with ``values`` (others default), checked."""
-    from boardlab.spec import SpecError, check_options
+    from boardlab.core.spec import SpecError, check_options
 
     if method not in METHODS:
         raise TrainingError(f"unknown method {method!r}; accepted: {', '.join(METHODS)}")

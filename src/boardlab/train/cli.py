@@ -10,12 +10,12 @@ the file the ``qlearning`` / ``mcrl`` agents play with ``model=DIR/model.npz``),
 the same command with ``--resume`` continues it, and the result is the same as an
 uninterrupted run.
 
-``ga`` (an evolved Nim player, :mod:`boardlab.learn.nim_ga`) counts ``--epochs``, takes its
+``ga`` (an evolved Nim player, :mod:`boardlab.train.nim_ga`) counts ``--epochs``, takes its
 hyper-parameters as ``--hyper key=value,...``, trains on one or several ';'-separated Nim games
 and writes ``model.json`` (the ``nimga`` agent plays ``model=DIR/model.json``) and its own plots.
-``es`` (an evolved rule-based Quixo player, :mod:`boardlab.learn.rules_es`) does the same for
+``es`` (an evolved rule-based Quixo player, :mod:`boardlab.train.rules_es`) does the same for
 the ``rules`` agent: ``boardlab train es --game quixo --hyper opponent=random --out DIR``.
-``neat`` (a NEAT-evolved Quixo network, :mod:`boardlab.learn.neat_quixo`) likewise, for the
+``neat`` (a NEAT-evolved Quixo network, :mod:`boardlab.train.neat_quixo`) likewise, for the
 ``neat`` agent: ``boardlab train neat --game quixo --epochs 100 --out DIR``.
 """
 
@@ -34,7 +34,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from boardlab.processes import stop_requests
+from boardlab.core.processes import stop_requests
 
 MODEL_FILE = "model.npz"
 GA_KIND = "ga"
@@ -42,9 +42,9 @@ ES_KIND = "es"
 NEAT_KIND = "neat"
 SUMMARY_FILE = "summary.json"
 EVOLVED = {
-    GA_KIND: "boardlab.learn.nim_ga",
-    ES_KIND: "boardlab.learn.rules_es",
-    NEAT_KIND: "boardlab.learn.neat_quixo",
+    GA_KIND: "boardlab.train.nim_ga",
+    ES_KIND: "boardlab.train.rules_es",
+    NEAT_KIND: "boardlab.train.neat_quixo",
 }
 """The evolutionary kinds and the modules that plan and run them (plan_command, run_command)."""
 DEFAULT_GAMES = {GA_KIND: "nim", ES_KIND: "quixo", NEAT_KIND: "quixo"}
@@ -56,7 +56,7 @@ class UsageProblem(Exception):
 
 
 def _fail(message: str) -> typer.Exit:
-    from boardlab.spec import one_line
+    from boardlab.core.spec import one_line
 
     text = escape(one_line(message))
     Console(stderr=True).print(f"[red]Error:[/red] {text}", highlight=False, soft_wrap=True)
@@ -65,7 +65,7 @@ def _fail(message: str) -> typer.Exit:
 
 _interrupt_flag = stop_requests
 """A flag set by Ctrl-C or SIGTERM while the block runs, instead of an exception in the middle
-of a compiled call (see :func:`boardlab.processes.stop_requests`)."""
+of a compiled call (see :func:`boardlab.core.processes.stop_requests`)."""
 
 
 def _whole(flag: str, text: str, low: int, high: int) -> int:
@@ -118,7 +118,7 @@ def epoch_counts(
 
 def run_file(out: Path | None, name: str, resume: bool, force: bool) -> Path:
     """The file in ``--out`` that a run writes and ``--resume`` reads, checked against the flags."""
-    from boardlab.files import path_problem
+    from boardlab.core.files import path_problem
 
     if out is None:
         raise UsageProblem("--out DIR is required: the folder for the model, its summary and plots")
@@ -171,8 +171,8 @@ def check_resumed_seed(seed: int | None, resumed_seed: int) -> None:
 
 def _hyper_values(method: str, given: dict[str, str | None]) -> dict[str, Any]:
     """The hyper-parameters given on the command line, parsed and checked by their options."""
-    from boardlab.learn.tabular import METHODS
-    from boardlab.spec import SpecError, options_of
+    from boardlab.core.spec import SpecError, options_of
+    from boardlab.train.tabular import METHODS
 
     known = {o.name: o for o in options_of(METHODS[method])}
     values = {}
@@ -192,8 +192,8 @@ def _hyper_values(method: str, given: dict[str, str | None]) -> dict[str, Any]:
 def _trainer(
     method: str, game: Any, out: Path, resume: bool, force: bool, seed: int | None, hyper: dict[str, Any]
 ) -> Any:
-    from boardlab.learn.table import ModelFileError
-    from boardlab.learn.tabular import Trainer, TrainingError, params_for
+    from boardlab.models.table import ModelFileError
+    from boardlab.train.tabular import Trainer, TrainingError, params_for
 
     path = out / MODEL_FILE
     if resume:
@@ -310,7 +310,7 @@ def train_command(
     """Train a tabular learner (Q-learning, Monte Carlo value learning) or an evolved Nim player (ga)
     and plot what it learned."""
     from boardlab.games import GameOptionError, parse_game
-    from boardlab.learn.tabular import METHOD_TITLES, METHODS, default_opponents
+    from boardlab.train.tabular import METHOD_TITLES, METHODS, default_opponents
 
     console = Console()
     game = game if game is not None else DEFAULT_GAMES.get(kind.strip().lower(), "tictactoe")
@@ -376,9 +376,9 @@ def _run(
     final_games: int,
     opponents: list[str],
 ) -> None:
-    from boardlab.learn.plots import write_plots
-    from boardlab.learn.table import atomic_write
-    from boardlab.learn.tabular import perfect_play_report, play_games, run_training, small_solution, tally
+    from boardlab.models.table import atomic_write
+    from boardlab.train.plots import write_plots
+    from boardlab.train.tabular import perfect_play_report, play_games, run_training, small_solution, tally
 
     out.mkdir(parents=True, exist_ok=True)
     path = out / MODEL_FILE

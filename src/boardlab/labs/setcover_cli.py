@@ -10,8 +10,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from boardlab.machine import memory_problem
-from boardlab.optim.setcover import (
+from boardlab.core.machine import memory_problem
+from boardlab.core.spec import number_problem, one_line, shorten
+from boardlab.labs.setcover import (
     HEURISTICS,
     CoverResult,
     MilpResult,
@@ -24,7 +25,6 @@ from boardlab.optim.setcover import (
     solve_astar,
     solve_milp,
 )
-from boardlab.spec import number_problem, one_line, shorten
 
 ALL = "all"
 GENERATORS = ("lab", "challenge")

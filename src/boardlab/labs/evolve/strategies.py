@@ -1,10 +1,10 @@
 """Population-based strategies: (1+λ), (μ+λ), (μ,λ), generational GA and the island model.
 
 Each strategy reads top to bottom: initialise, then loop ``evaluate -> select -> vary`` until the
-:class:`~boardlab.optim.evolve.core.Run` says it is done. Hyper-parameters live in one frozen
+:class:`~boardlab.labs.evolve.core.Run` says it is done. Hyper-parameters live in one frozen
 dataclass per strategy. Every strategy takes an optional ``initial`` genome (warm start), is
 reproducible from its ``numpy.random.Generator`` and returns an
-:class:`~boardlab.optim.evolve.core.EvolutionResult`.
+:class:`~boardlab.labs.evolve.core.EvolutionResult`.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import Literal
 
 import numpy as np
 
-from boardlab.optim.evolve.core import EvolutionResult, Run
-from boardlab.optim.evolve.operators import (
+from boardlab.labs.evolve.core import EvolutionResult, Run
+from boardlab.labs.evolve.operators import (
     CROSSOVERS,
     SELECTIONS,
     best_indices,

@@ -16,8 +16,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from boardlab.files import atomic_write, path_problem
-from boardlab.optim.blackbox import (
+from boardlab.core.files import atomic_write, path_problem
+from boardlab.core.processes import Termination, sigterm_as_interrupt
+from boardlab.core.spec import number_problem, one_line, shorten
+from boardlab.labs.blackbox import (
     INSTANCES,
     LOCI,
     STRATEGIES,
@@ -27,9 +29,7 @@ from boardlab.optim.blackbox import (
     plot_histories,
     run_strategy,
 )
-from boardlab.optim.evolve import EvolutionResult, Run, StopRule
-from boardlab.processes import Termination, sigterm_as_interrupt
-from boardlab.spec import number_problem, one_line, shorten
+from boardlab.labs.evolve import EvolutionResult, Run, StopRule
 
 COMPARE = "compare"
 CHECKPOINT_SECONDS = 5.0

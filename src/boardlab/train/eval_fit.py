@@ -34,7 +34,7 @@ import scipy.sparse as sparse
 from scipy.optimize import minimize
 
 from boardlab.agents.base import make_agent
-from boardlab.files import atomic_write_bytes
+from boardlab.core.files import atomic_write_bytes
 from boardlab.games.quixo import Quixo
 from boardlab.games.quixo_kernel import (
     CORNERS_IDX,

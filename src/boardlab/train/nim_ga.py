@@ -34,7 +34,7 @@ positions add noise that has nothing to do with optimal play.
 
 **The GA** is generational with elitism: parents by roulette-wheel or tournament selection,
 uniform crossover, Gaussian mutation clipped to the genes' range (the operators of
-:mod:`boardlab.optim.evolve`). The whole population, elites included, is re-evaluated on
+:mod:`boardlab.labs.evolve`). The whole population, elites included, is re-evaluated on
 fresh games each epoch. Its hyper-parameters are one frozen dataclass, :class:`GAParams`.
 
 **Judging**: :func:`accuracy` walks every position within a game's starting piles; a won
@@ -71,58 +71,35 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from boardlab.files import atomic_write_text
+from boardlab.core.files import atomic_write_text
+from boardlab.core.spec import SpecError, build_options, check_options, option, options_of, split_spec
+from boardlab.games import GameOptionError, parse_game
 from boardlab.games import nim_kernel as nk
 from boardlab.games.base import ONGOING, WIN
-from boardlab.learn.table import ModelFileError, ModelMismatchError, read_json_model, short_error
-from boardlab.optim.evolve import (
+from boardlab.labs.evolve import (
     CROSSOVERS,
     SELECTIONS,
     best_indices,
     gaussian_mutation,
     recombine,
 )
-from boardlab.spec import SpecError, build_options, check_options, option, options_of, split_spec
+from boardlab.models.nim_genome import (
+    FORMAT,
+    GENOMES,
+    VERSION,
+    GenomePolicy,
+    gene_bounds,
+    gene_names,
+    load_model,
+    optimal_genome,
+    scored_moves,
+)
+from boardlab.models.table import ModelFileError, ModelMismatchError, short_error
 
-FORMAT = "boardlab-nim-ga"
-VERSION = 1
 MODEL_FILE = "model.json"
 SUMMARY_FILE = "summary.json"
-MAX_MODEL_BYTES = 64 * 1024 * 1024
 MAX_JUDGED = 1_000_000
 """Positions :func:`accuracy` walks at most (the product of ``pile + 1`` over the piles)."""
-
-TARGET, RULES = 0, 1
-GENOMES = {"target": TARGET, "rules": RULES}
-TARGET_GENES = ("target_preference", "target_range")
-CONVENTIONS = ("normal", "misere")
-FEATURES = (
-    "zero_sum",
-    "all_small",
-    "odd_ones",
-    "small_and_odd",
-    "raw_zero_sum",
-    "raw_small_and_odd",
-    "big_piles",
-    "empties_pile",
-    "take_share",
-    "nim_sum",
-)
-FEATURE_HELP = {
-    "zero_sum": "the nim-sum after the move is 0",
-    "all_small": "every pile is 0 or 1 after the move",
-    "odd_ones": "an odd number of piles hold exactly 1",
-    "small_and_odd": "both: every pile 0 or 1, and an odd number of 1-piles",
-    "raw_zero_sum": "zero_sum of the plain piles (ignores the move limit)",
-    "raw_small_and_odd": "small_and_odd of the plain piles (ignores the move limit)",
-    "big_piles": "share of the piles holding more than 1 (plain piles)",
-    "empties_pile": "the move empties its pile",
-    "take_share": "share of its pile the move takes",
-    "nim_sum": "the nim-sum after the move, as a share of the largest",
-}
-"""What each feature of the ``rules`` genome reads on the position a move leaves (piles taken
-modulo ``k + 1`` under a move limit, unless said otherwise)."""
-
 RANDOM, OPTIMAL = 0, 1
 OPPONENTS = {"random": RANDOM, "optimal": OPTIMAL}
 POOLS = {"random": ("random",), "optimal": ("optimal",), "both": ("random", "optimal")}
@@ -200,112 +177,6 @@ def parse_hyper(text: str) -> GAParams:
     except SpecError as error:
         raise GATrainingError(str(error)) from None
     return params_for(values)
-
-
-# --- genomes -----------------------------------------------------------------------------------
-
-
-def gene_names(kind: str) -> tuple[str, ...]:
-    """The names of a genome's genes, in order (``convention.feature`` for ``rules``)."""
-    if kind == "target":
-        return TARGET_GENES
-    return tuple(f"{convention}.{feature}" for convention in CONVENTIONS for feature in FEATURES)
-
-
-def gene_bounds(kind: str) -> tuple[float, float]:
-    """The range every gene of a genome lies in."""
-    return (0.0, 1.0) if kind == "target" else (-1.0, 1.0)
-
-
-def optimal_genome(kind: str = "rules") -> np.ndarray:
-    """A hand-written genome that plays optimally (``rules``: every Nim; ``target``: normal
-    play without a move limit). The tests use it to check that the features can express it."""
-    if kind == "target":
-        return np.array([0.0, 0.05])
-    genome = np.zeros(len(gene_names("rules")))
-    normal = {"zero_sum": 1.0}
-    misere = {"zero_sum": 1 / 3, "all_small": -2 / 3, "small_and_odd": 1.0}
-    for offset, weights in ((0, normal), (len(FEATURES), misere)):
-        for name, weight in weights.items():
-            genome[offset + FEATURES.index(name)] = weight
-    return genome
-
-
-@njit(cache=True)
-def _reduced(p, limit):  # type: ignore[no-untyped-def]
-    return p % (limit + 1) if limit > 0 else p
-
-
-@njit(cache=True)
-def move_scores(kind, genome, ctx, a, b, actions, count, out):  # type: ignore[no-untyped-def]
-    """Score the ``count`` legal ``actions`` of position ``(a, b)`` into ``out`` (see the
-    module docstring for what each genome reads)."""
-    s = ctx[0]
-    n_piles = s[nk.N_PILES]
-    max_take = s[nk.MAX_TAKE]
-    limit = s[nk.LIMIT]
-    top = (np.int64(1) << s[nk.BITS]) - 1
-    raw_xor = 0
-    red_xor = 0
-    red_ones = 0
-    red_big = 0
-    raw_ones = 0
-    raw_big = 0
-    for i in range(n_piles):
-        p = nk.pile(ctx, a, b, i)
-        r = _reduced(p, limit)
-        raw_xor ^= p
-        red_xor ^= r
-        red_ones += r == 1
-        red_big += r > 1
-        raw_ones += p == 1
-        raw_big += p > 1
-    offset = len(genome) // 2 if s[nk.MISERE] else 0
-    for j in range(count):
-        action = actions[j]
-        i = action // max_take
-        taken = action % max_take + 1
-        p = nk.pile(ctx, a, b, i)
-        q = p - taken
-        raw_sum = raw_xor ^ p ^ q
-        if kind == TARGET:
-            out[j] = 1.0 if abs(raw_sum - genome[0] * top) <= genome[1] * top + 1e-9 else 0.0
-            continue
-        rp = _reduced(p, limit)
-        rq = _reduced(q, limit)
-        red_sum = red_xor ^ rp ^ rq
-        ones = red_ones - (rp == 1) + (rq == 1)
-        small = red_big - (rp > 1) + (rq > 1) == 0
-        plain_ones = raw_ones - (p == 1) + (q == 1)
-        plain_big = raw_big - (p > 1) + (q > 1)
-        w = genome[offset:]
-        score = 0.0
-        if red_sum == 0:
-            score += w[0]
-        if small:
-            score += w[1]
-        if ones % 2 == 1:
-            score += w[2]
-            if small:
-                score += w[3]
-        if raw_sum == 0:
-            score += w[4]
-        if plain_big == 0 and plain_ones % 2 == 1:
-            score += w[5]
-        score += w[6] * plain_big / n_piles
-        if q == 0:
-            score += w[7]
-        score += w[8] * taken / p
-        score += w[9] * red_sum / top
-        out[j] = score
-
-
-@njit(cache=True)
-def scored_moves(kind, genome, ctx, a, b, actions, out):  # type: ignore[no-untyped-def]
-    """The legal actions of ``(a, b)`` into ``actions`` and their scores into ``out``; the count."""
-    count = nk.gen_moves(ctx, a, b, actions)
-    move_scores(kind, genome, ctx, a, b, actions, count, out)
-    return count
 
 
 @njit(cache=True)
@@ -418,50 +289,6 @@ def judge_positions(kind, genome, ctx, words_a, words_b, verdicts):  # type: ign
                 if nk.mover_wins(ctx, x, y):
                     verdicts[n] = 0
                     break
-
-
-class GenomePolicy:
-    """The player of one genome on one Nim game: scores, best actions, a choice among them.
-
-    It has the ``game`` and ``choose_action(a, b, rng)`` of a learned policy, so
-    :func:`boardlab.learn.tabular.play_games` plays it against any agent.
-    """
-
-    def __init__(self, kind: str, genome: Sequence[float], game: Any) -> None:
-        if kind not in GENOMES:
-            raise ValueError(f"unknown genome {kind!r}; accepted: {', '.join(GENOMES)}")
-        if game.name != "nim":
-            raise ValueError(f"a Nim genome plays nim, not {game.name}")
-        self.kind = kind
-        self.genome = np.ascontiguousarray(genome, dtype=np.float64)
-        if self.genome.shape != (len(gene_names(kind)),):
-            raise ValueError(f"a {kind} genome has {len(gene_names(kind))} genes, got {self.genome.shape}")
-        self.game = game
-        self.kernel = game.kernel
-        self._actions = np.empty(max(self.kernel.num_actions, 1), dtype=np.int64)
-        self._scores = np.empty(max(self.kernel.num_actions, 1), dtype=np.float64)
-
-    def scores(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
-        """The legal actions of a position and their scores."""
-        count = scored_moves(
-            GENOMES[self.kind],
-            self.genome,
-            self.kernel.ctx,
-            np.int64(a),
-            np.int64(b),
-            self._actions,
-            self._scores,
-        )
-        return self._actions[:count].copy(), self._scores[:count].copy()
-
-    def best_actions(self, a: int, b: int) -> list[int]:
-        """Every best-scoring legal action (empty when the game is over)."""
-        actions, scores = self.scores(a, b)
-        return actions[scores == scores.max()].tolist() if len(actions) else []
-
-    def choose_action(self, a: int, b: int, rng: Any) -> int:
-        """A best-scoring action, chosen at random among the ties."""
-        return rng.choice(self.best_actions(a, b))
 
 
 # --- games of an epoch -------------------------------------------------------------------------
@@ -776,7 +603,6 @@ class Evolution:
     def resume(cls, path: Path | str, games: Sequence[Any] | None = None) -> Evolution:
         """Continue the run saved in ``path``; ModelMismatchError when ``games`` (if given)
         are not the games it trains on, ModelFileError when the file cannot be resumed."""
-        from boardlab.games import parse_game
 
         model = load_model(path)
         header, path = model.header, Path(path)
@@ -872,75 +698,6 @@ def save_player(path: Path | str, run: Evolution, verify: Sequence[Any] = ()) ->
     return atomic_write_text(path, json.dumps(header, indent=1))
 
 
-# --- model files -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class GenomeModel:
-    """What a model file holds for playing: the genome kind and genes, the training games."""
-
-    kind: str
-    genome: np.ndarray
-    games: tuple[str, ...]
-    header: dict[str, Any]
-
-    @property
-    def conventions(self) -> set[str]:
-        """The play conventions of the training games (``normal``, ``misere``)."""
-        from boardlab.games import parse_game
-
-        return {"misere" if parse_game(spec).misere else "normal" for spec in self.games}
-
-
-def load_model(path: Path | str) -> GenomeModel:
-    """Read and check a model file; ModelFileError when it is not a sound Nim GA model,
-    ModelMismatchError when it is one made for something else (version, game, genes)."""
-    path = Path(path)
-    header = read_json_model(path, "a Nim GA model", MAX_MODEL_BYTES)
-    return _model_of(path, header)
-
-
-def _model_of(path: Path, header: Any) -> GenomeModel:
-    from boardlab.games import GameOptionError, parse_game
-
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise ModelFileError(f"{path} is not a boardlab Nim GA model (format {FORMAT!r} expected)")
-    if header.get("version") != VERSION:
-        raise ModelMismatchError(
-            f"{path} is a version {header.get('version')!r} model; this boardlab reads version {VERSION}"
-        )
-    if header.get("method") != "ga":
-        raise ModelMismatchError(f"{path} holds a {header.get('method')!r} model, not ga")
-    if header.get("game") != "nim":
-        raise ModelMismatchError(f"{path} was trained on {header.get('game')!r}, not nim")
-    kind = header.get("genome")
-    if kind not in GENOMES:
-        raise ModelFileError(f"{path}: unknown genome {kind!r}; accepted: {', '.join(GENOMES)}")
-    names = gene_names(kind)
-    if header.get("genes") != list(names):
-        raise ModelMismatchError(f"{path}: its {kind} genome has other genes than this boardlab's")
-    games = header.get("games")
-    if not isinstance(games, list) or not games or not all(isinstance(g, str) for g in games):
-        raise ModelFileError(f"{path}: the header has no valid list of training games")
-    for spec in games:
-        try:
-            if parse_game(spec).name != "nim":
-                raise ModelMismatchError(f"{path} was trained on {spec}, not a Nim game")
-        except GameOptionError as error:
-            raise ModelFileError(f"{path}: training game {spec[:40]!r} cannot be read ({error})") from None
-    player = header.get("player")
-    genes = player.get("genes") if isinstance(player, dict) else None
-    if not isinstance(genes, dict) or list(genes) != list(names):
-        raise ModelFileError(f"{path}: the player's genes must be {', '.join(names)}")
-    low, high = gene_bounds(kind)
-    values = list(genes.values())
-    if not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in values):
-        raise ModelFileError(f"{path}: the player's genes must be finite numbers")
-    if min(values) < low or max(values) > high:
-        raise ModelFileError(f"{path}: the player's genes must lie in [{low:g}, {high:g}]")
-    return GenomeModel(kind, np.array(values, dtype=np.float64), tuple(games), header)
-
-
 # --- training with checkpoints and a learning curve --------------------------------------------
 
 
@@ -948,7 +705,7 @@ def evaluate_point(run: Evolution, opponents: Sequence[str], games: int) -> list
     """Curve records at the run's current epoch: the best genome's wins, draws and losses
     against each opponent in ``games`` games of the first training game from its starting
     piles (seeded by the run's seed and epoch), and its mistakes over every won position."""
-    from boardlab.learn.tabular import play_games, tally
+    from boardlab.train.tabular import play_games, tally
 
     policy = run.policy()
     records = []
@@ -1027,7 +784,7 @@ PLOT_FILES = {
     "genomes": "ga_genomes.png",
     "wins_vs_diversity": "ga_wins_vs_diversity.png",
 }
-"""The GA's own plots, beside the learning-curve and outcome plots of :mod:`boardlab.learn.plots`."""
+"""The GA's own plots, beside the learning-curve and outcome plots of :mod:`boardlab.train.plots`."""
 
 RUN_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 
@@ -1049,7 +806,7 @@ def _wins_share(record: Mapping[str, Any]) -> float:
 def plot_wins(runs: Mapping[str, Sequence[Mapping[str, Any]]], path: Path, title: str) -> Path:
     """Total wins of the population over epochs (and the best genome's), one line per run;
     a second panel with the best genome's optimal-move share when the runs were judged."""
-    from boardlab.files import atomic_savefig
+    from boardlab.core.files import atomic_savefig
 
     judged = any("accuracy" in r for history in runs.values() for r in history)
     figure = _figure(10.5, 6.0 if judged else 3.6)
@@ -1094,7 +851,7 @@ def plot_wins(runs: Mapping[str, Sequence[Mapping[str, Any]]], path: Path, title
 def plot_genomes(runs: Mapping[str, Sequence[Mapping[str, Any]]], kind: str, path: Path, title: str) -> Path:
     """The population's genomes over epochs, one column per run: every genome's genes (``target``)
     or a heat map of the population's mean weight of each gene (``rules``); and its diversity."""
-    from boardlab.files import atomic_savefig
+    from boardlab.core.files import atomic_savefig
 
     names = gene_names(kind)
     columns = max(1, len(runs))
@@ -1148,7 +905,7 @@ def plot_genomes(runs: Mapping[str, Sequence[Mapping[str, Any]]], kind: str, pat
 def plot_wins_vs_diversity(runs: Mapping[str, Sequence[Mapping[str, Any]]], path: Path, title: str) -> Path:
     """Total wins of the population against its diversity, one point per epoch (lighter early,
     darker late), one marker per run."""
-    from boardlab.files import atomic_savefig
+    from boardlab.core.files import atomic_savefig
 
     figure = _figure(7.0, 4.6)
     ax = figure.subplots()
@@ -1223,9 +980,8 @@ def plan_command(
     tabular_options: Mapping[str, Any],
 ) -> CommandPlan:
     """Check the options of ``boardlab train ga`` and read the run to resume; UsageProblem
-    (of :mod:`boardlab.learn.cli`) naming what is wrong otherwise."""
-    from boardlab.games import GameOptionError, parse_game
-    from boardlab.learn.cli import (
+    (of :mod:`boardlab.train.cli`) naming what is wrong otherwise."""
+    from boardlab.train.cli import (
         UsageProblem,
         check_resumed_params,
         check_resumed_seed,
@@ -1282,9 +1038,9 @@ def run_command(console: Any, plan: CommandPlan) -> None:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
-    from boardlab.learn.cli import _interrupt_flag
-    from boardlab.learn.plots import write_plots
-    from boardlab.learn.tabular import play_games, tally
+    from boardlab.train.cli import _interrupt_flag
+    from boardlab.train.plots import write_plots
+    from boardlab.train.tabular import play_games, tally
 
     specs = "; ".join(g.spec for g in plan.games)
     title = f"Nim GA ({plan.params.genome} genome, {plan.params.selection} selection) on {specs}"
@@ -1390,31 +1146,20 @@ def _epoch_text(run: Evolution) -> str:
 
 
 __all__ = [
-    "FEATURES",
-    "FEATURE_HELP",
-    "FORMAT",
-    "GENOMES",
     "MODEL_FILE",
     "PLOT_FILES",
-    "VERSION",
     "Accuracy",
     "Evolution",
     "GAParams",
     "GATrainingError",
     "GameBatch",
-    "GenomeModel",
-    "GenomePolicy",
     "accuracy",
     "all_positions",
     "diversity",
     "epoch_batch",
     "evaluate_point",
-    "gene_bounds",
-    "gene_names",
     "judgeable",
-    "load_model",
     "mistakes",
-    "optimal_genome",
     "params_for",
     "parse_hyper",
     "play_fitness_games",

@@ -1,0 +1,1 @@
+"""The ground floor: spec strings, atomic files, child processes, machine facts."""
