@@ -42,8 +42,9 @@ from boardlab.agents.tabular import forget_models
 from boardlab.core.files import atomic_savefig, atomic_write_text
 from boardlab.games import parse_game
 from boardlab.games.base import ONGOING
+from boardlab.models.tabular import TabularPolicy
 from boardlab.solvers.oracle import Judge, OracleReport, judge_for, measure
-from boardlab.train.tabular import TabularPolicy, Trainer, params_for
+from boardlab.train.tabular import Trainer, params_for
 
 OPPONENTS = ("random", "greedy", "alphabeta:depth=2")
 BASELINES = ("random", "greedy")

@@ -23,10 +23,10 @@ from boardlab.models.table import (
     load_model,
     read_header,
 )
+from boardlab.models.tabular import TabularPolicy
 from boardlab.solvers.small import Solution
 from boardlab.train.cli import register as register_train
 from boardlab.train.tabular import (
-    TabularPolicy,
     Trainer,
     TrainingError,
     params_for,

@@ -21,6 +21,7 @@ from boardlab.agents.base import Agent, AgentSpecError
 from boardlab.agents.models import ModelCache, model_file, shipped_model_file
 from boardlab.core.spec import option
 from boardlab.models.table import ModelFileError, TableModel, load_model, read_header
+from boardlab.models.tabular import TabularPolicy
 
 
 @dataclass(frozen=True)
@@ -96,8 +97,6 @@ class TabularAgent(Agent):
 
     def policy(self, game: Any) -> Any:
         """The greedy policy for ``game`` (the model read and checked once)."""
-        from boardlab.train.tabular import TabularPolicy
-
         if game.spec not in self._policies:
             self.check_game(self.settings, game)
             path = self.model_path(self.settings, game)

@@ -77,11 +77,11 @@ from boardlab.models.table import (
     ModelMismatchError,
     TableModel,
     ValueTable,
-    find,
     insert,
     load_model,
     save_model,
 )
+from boardlab.models.tabular import TabularPolicy, build_after_value, build_potential, shaping_index
 
 DEFAULT_MAX_PLIES = 1000
 """Plies after which an episode ends as a draw, for games without a ply cap of their own."""
@@ -202,13 +202,10 @@ def width_of(method: str, kernel: Kernel) -> int:
 def shaping_id(params: Any, kernel: Kernel) -> int:
     """The evaluation id used as shaping potential, or -1 for no shaping (``none`` or a zero
     weight); TrainingError for a name the game does not evaluate."""
-    name = str(getattr(params, "shaping", "none"))
-    if name == "none":
-        return -1
-    if name not in kernel.evaluations:
-        accepted = ", ".join(("none", *kernel.evaluations))
-        raise TrainingError(f"shaping {name!r} is not an evaluation of this game; accepted: {accepted}")
-    return -1 if float(params.shaping_weight) == 0.0 else kernel.evaluations.index(name)
+    try:
+        return shaping_index(str(getattr(params, "shaping", "none")), float(params.shaping_weight), kernel)
+    except ValueError as error:
+        raise TrainingError(str(error)) from None
 
 
 def max_plies_of(params: Any, game: Game) -> int:
@@ -457,66 +454,6 @@ def build_trainer(kernel: Kernel, method: str) -> Any:
     return train_mc if method == "mcrl" else train_q
 
 
-def build_potential(kernel: Kernel) -> Any:
-    """A compiled ``potential(ctx, a, b, shaping, weight)``: the shaping potential of an ongoing
-    position for the side to move, ``weight`` times evaluation ``shaping`` (0 when it is -1)."""
-    evaluate = kernel.evaluate
-
-    @njit(inline="always")
-    def potential(ctx, a, b, shaping, weight):  # type: ignore[no-untyped-def]
-        if shaping < 0:
-            return 0.0
-        return weight * np.float64(evaluate(ctx, a, b, shaping))
-
-    return potential
-
-
-def build_after_value(kernel: Kernel) -> Any:
-    """A compiled ``after_value(ctx, keys, values, fill, gamma, a, b, move, shaping, weight)``:
-    the Monte Carlo greedy score of ``move`` from ``(a, b)``, its result if it ends the game,
-    else ``-gamma * (V[after] + Phi(after))`` (the potential added back under shaping)."""
-    canonical = build_canonical(kernel)
-    play, status = kernel.play, kernel.status
-    potential = build_potential(kernel)
-
-    @njit(inline="always")
-    def after_value(ctx, keys, values, fill, gamma, a, b, move, shaping, weight):  # type: ignore[no-untyped-def]
-        x, y = play(ctx, a, b, move)
-        st = status(ctx, x, y)
-        if st != ONGOING:
-            return -np.float64(st)
-        child_key, _ = canonical(ctx, x, y)
-        s = find(keys, child_key)
-        v = np.float64(values[s, 0]) if s >= 0 else np.float64(fill)
-        if shaping >= 0:
-            v += potential(ctx, x, y, shaping, weight)
-        return -gamma * v
-
-    return after_value
-
-
-def build_action_values(kernel: Kernel) -> Any:
-    """A compiled ``values(ctx, keys, values, fill, is_mc, gamma, shaping, weight, a, b, moves, n,
-    out)``: the greedy score of each of the ``n`` legal ``moves`` into ``out`` (see the module
-    docstring; ``shaping`` is the potential's evaluation id or -1)."""
-    canonical = build_canonical(kernel)
-    action_maps = np.ascontiguousarray(kernel.action_maps, dtype=np.int64)
-    after_value = build_after_value(kernel)
-
-    @njit
-    def action_values(ctx, keys, values, fill, is_mc, gamma, shaping, weight, a, b, moves, n, out):  # type: ignore[no-untyped-def]
-        if not is_mc:
-            key, sym = canonical(ctx, a, b)
-            slot = find(keys, key)
-            for i in range(n):
-                out[i] = values[slot, action_maps[sym, moves[i]]] if slot >= 0 else fill
-            return
-        for i in range(n):
-            out[i] = after_value(ctx, keys, values, fill, gamma, a, b, moves[i], shaping, weight)
-
-    return action_values
-
-
 def _build_q(kernel: Kernel) -> Any:
     return build_trainer(kernel, "qlearning")
 
@@ -531,70 +468,6 @@ _BUILDERS: dict[str, Callable[[Kernel], Any]] = {"qlearning": _build_q, "mcrl": 
 def compiled_trainer(kernel: Kernel, method: str) -> Any:
     """The episode loop of ``method`` for ``kernel``, compiled once per process."""
     return compiled_for(kernel, _BUILDERS[method])
-
-
-def compiled_action_values(kernel: Kernel) -> Any:
-    """The greedy scores function for ``kernel``, compiled once per process."""
-    return compiled_for(kernel, build_action_values)
-
-
-# --- playing greedily from a table -------------------------------------------------------------
-
-
-class TabularPolicy:
-    """Greedy play from a model: the legal move of best learned value, random among equals."""
-
-    def __init__(self, model: TableModel, game: Game) -> None:
-        kernel = game.kernel
-        if model.header["kernel"] != kernel.name or model.header["num_actions"] != kernel.num_actions:
-            raise ModelMismatchError(f"the model was learned on {model.game}, not {game.spec}")
-        self.model = model
-        self.game = game
-        self.kernel = kernel
-        self.is_mc = model.method == "mcrl"
-        hyper = model.header["hyper"]
-        self.gamma = float(hyper.get("gamma", 1.0))
-        try:
-            self.shaping = shaping_id(params_for(model.method, hyper), kernel)
-        except TrainingError as error:
-            raise ModelMismatchError(f"the model's settings do not fit {game.spec}: {error}") from None
-        self.shaping_weight = float(hyper.get("shaping_weight", 0.0))
-        self._values = compiled_action_values(kernel)
-        self._moves = np.empty(kernel.num_actions, dtype=np.int64)
-        self._out = np.empty(kernel.num_actions, dtype=np.float64)
-
-    def scores(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
-        """``(legal actions, their greedy scores)`` in the position with words ``(a, b)``."""
-        kernel, table = self.kernel, self.model.table
-        a64, b64 = np.int64(a), np.int64(b)
-        n = kernel.gen_moves(kernel.ctx, a64, b64, self._moves)
-        self._values(
-            kernel.ctx,
-            table.keys,
-            table.values,
-            table.fill,
-            self.is_mc,
-            self.gamma,
-            np.int64(self.shaping),
-            self.shaping_weight,
-            a64,
-            b64,
-            self._moves,
-            n,
-            self._out,
-        )
-        return self._moves[:n].copy(), self._out[:n].copy()
-
-    def best_actions(self, a: int, b: int) -> list[int]:
-        """Every legal action of the best score (the greedy moves)."""
-        actions, scores = self.scores(a, b)
-        if len(actions) == 0:
-            return []
-        return actions[scores == scores.max()].tolist()
-
-    def choose_action(self, a: int, b: int, rng: random.Random) -> int:
-        """A greedy action, chosen at random among the best."""
-        return rng.choice(self.best_actions(a, b))
 
 
 # --- training ----------------------------------------------------------------------------------
@@ -1020,14 +893,9 @@ __all__ = [
     "PerfectPlayReport",
     "Progress",
     "QLearningParams",
-    "TabularPolicy",
     "Trainer",
     "TrainingError",
-    "build_action_values",
-    "build_after_value",
-    "build_potential",
     "build_trainer",
-    "compiled_action_values",
     "compiled_trainer",
     "default_opponents",
     "evaluate_point",
