@@ -8,7 +8,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from boardlab.arena import cli as arena_cli
+from boardlab.ui import arena as arena_cli
 
 
 @pytest.fixture

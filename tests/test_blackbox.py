@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from boardlab.cli import app
-from boardlab.labs import blackbox_cli
 from boardlab.labs.blackbox import (
     INSTANCES,
     LOCI,
@@ -24,6 +23,7 @@ from boardlab.labs.blackbox import (
     run_strategy,
 )
 from boardlab.labs.evolve import Run, StopRule
+from boardlab.ui import blackbox as blackbox_cli
 
 
 def naive_fitness(genome: list[int], a: int) -> float:

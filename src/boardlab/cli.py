@@ -186,17 +186,19 @@ def bench_command(quick: bool = typer.Option(False, help="Smaller workloads.")) 
 
 
 def _register_commands() -> None:
-    from boardlab.arena.cli import register as register_arena
-    from boardlab.labs.cli import register as register_labs
     from boardlab.solvers.cli import register as register_solvers
     from boardlab.solvers.oracle_cli import register as register_oracle
     from boardlab.train.cli import register as register_train
+    from boardlab.ui.arena import register as register_arena
+    from boardlab.ui.blackbox import register as register_blackbox
     from boardlab.ui.cli import register as register_play
+    from boardlab.ui.setcover import register as register_setcover
 
     register_play(app)
     register_arena(app)
     register_train(app)
-    register_labs(app)
+    register_setcover(app)
+    register_blackbox(app)
     register_solvers(app)
     register_oracle(app)
 
