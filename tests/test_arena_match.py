@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from boardlab.agents.base import REGISTRY, Agent, register
+from boardlab.agents.base import AGENTS, Agent, register
 from boardlab.arena import (
     ArenaError,
     Store,
@@ -58,7 +58,7 @@ def test_agents() -> Iterator[None]:
     yield
     InterruptingAgent.games_left = None
     for cls in (InterruptingAgent, FailingAgent):
-        REGISTRY.pop(cls.name, None)
+        AGENTS.unregister(cls.name)
 
 
 def _contents(records: Any) -> list[tuple[Any, ...]]:

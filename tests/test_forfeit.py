@@ -16,7 +16,7 @@ import pytest
 from reliability import count, session_members
 from typer.testing import CliRunner
 
-from boardlab.agents.base import REGISTRY, Agent, register
+from boardlab.agents.base import AGENTS, Agent, register
 from boardlab.arena import ArenaError, Store, TournamentConfig, match, run_tournament, tournament
 from boardlab.arena.play import move_limit
 from boardlab.cli import app
@@ -72,7 +72,7 @@ def test_agents() -> Iterator[None]:
         register(cls)
     yield
     for cls in TEST_AGENTS:
-        REGISTRY.pop(cls.name, None)
+        AGENTS.unregister(cls.name)
 
 
 def _loser(record: Any) -> str:

@@ -17,11 +17,11 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from typing import Any, ClassVar
 
 from boardlab.agents.decision import Decision, Limit
 from boardlab.core.machine import memory_problem
+from boardlab.core.registry import Registry
 from boardlab.core.spec import (
     SpecError,
     build_options,
@@ -148,34 +148,23 @@ def _unknown_option_message(agent: str, key: str, settings: type) -> str:
     return f"{agent}: unknown option {shorten(key)!r}; accepted: {accepted}"
 
 
-REGISTRY: dict[str, type[Agent]] = {}
-"""Agents registered at run time with :func:`register`; entry points are read on demand."""
+AGENTS: Registry[type[Agent]] = Registry("agent", ENTRY_POINT_GROUP, AgentSpecError)
+"""The agents: the ``boardlab.agents`` entry points and those added with :func:`register`."""
 
 
 def register(cls: type[Agent]) -> type[Agent]:
-    """Class decorator adding an agent to the run-time registry under its ``name``."""
-    REGISTRY[cls.name] = cls
-    return cls
-
-
-def _entry_points() -> dict[str, Any]:
-    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    """Class decorator adding an agent to the registry under its ``name``."""
+    return AGENTS.register(cls.name, cls)
 
 
 def agent_names() -> list[str]:
     """Every known agent name, sorted."""
-    return sorted(set(REGISTRY) | set(_entry_points()))
+    return AGENTS.names()
 
 
 def agent_class(name: str) -> type[Agent]:
     """The agent class registered under ``name``."""
-    key = name.strip().lower()
-    if key not in REGISTRY:
-        found = _entry_points().get(key)
-        if found is None:
-            raise AgentSpecError(f"unknown agent {shorten(key)!r}; known agents: {', '.join(agent_names())}")
-        REGISTRY[key] = found.load()
-    return REGISTRY[key]
+    return AGENTS.get(name)
 
 
 def parse_spec(spec: str) -> tuple[type[Agent], Any]:
