@@ -30,7 +30,7 @@ from boardlab.agents.alphabeta import (
 )
 from boardlab.agents.base import Agent
 from boardlab.agents.decision import Limit
-from boardlab.agents.mcts import compiled_mcts, mcts_search
+from boardlab.search.mcts import compiled_mcts, mcts_search
 from boardlab.solvers.endgame import Endgame, endgame_for
 from boardlab.spec import option
 
