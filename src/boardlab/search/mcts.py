@@ -74,9 +74,10 @@ class CompiledEvaluator:
 
     :meth:`build` gives two numba functions for a kernel, both for the side to move:
     ``value(ctx, a, b, buf, params) -> float`` in [-1, 1] (``buf`` is scratch room for
-    ``num_actions`` int64) and ``priors(ctx, a, b, moves, n, out, params)``, which writes the
-    priors of the ``n`` legal ``moves`` into ``out[:n]``. ``params`` is this evaluator's
-    :attr:`params` tuple, passed through unchanged, so that one compile serves every setting.
+    ``num_actions`` int64) and ``priors(ctx, a, b, moves, n, out, offset, params)``, which
+    writes the priors of the ``n`` legal ``moves`` into ``out[offset : offset + n]``.
+    ``params`` is this evaluator's :attr:`params` tuple, passed through unchanged, so that one
+    compile serves every setting.
     """
 
     @property
@@ -133,9 +134,10 @@ class Rollouts(CompiledEvaluator):
             return total / count
 
         @njit
-        def priors(ctx, me, opp, moves, n, out, params):  # type: ignore[no-untyped-def]
-            for k in range(n):
-                out[k] = 1.0 / n
+        def priors(ctx, me, opp, moves, n, out, offset, params):  # type: ignore[no-untyped-def]
+            share = 1.0 / n
+            for k in range(offset, offset + n):
+                out[k] = share
 
         return value, priors
 
@@ -315,7 +317,7 @@ def build_compiled_search(kernel: Kernel, evaluator: type[CompiledEvaluator], ru
                         visits_a[child] = 0
                         value_a[child] = 0.0
                         terminal_a[child] = status(ctx, a, b)
-                    leaf_priors(ctx, me_a[node], opp_a[node], buf, n, prior_a[first : first + n], params)
+                    leaf_priors(ctx, me_a[node], opp_a[node], buf, n, prior_a, first, params)
                     first_a[node] = first
                     count_a[node] = n
                     node = select(first, n, visits_a, value_a, prior_a, visits_a[node], c, fpu)
