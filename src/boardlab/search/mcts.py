@@ -77,7 +77,8 @@ class CompiledEvaluator:
     ``num_actions`` int64) and ``priors(ctx, a, b, moves, n, out, offset, params)``, which
     writes the priors of the ``n`` legal ``moves`` into ``out[offset : offset + n]``.
     ``params`` is this evaluator's :attr:`params` tuple, passed through unchanged, so that one
-    compile serves every setting.
+    compile serves every setting (a subclass gives every field a default: the search compiles
+    once per subclass, with a default instance).
     """
 
     @property
@@ -575,7 +576,9 @@ class Search:
     :class:`Evaluator` (run with :meth:`run`, or cycle by cycle with :meth:`collect` and
     :meth:`complete`, e.g. by :func:`evaluate_together`). ``rule`` is ``"uct"`` or ``"puct"``,
     ``c`` its exploration constant and ``fpu`` PUCT's value of an unvisited child. Random
-    choices come from ``rng``, so the same seed gives the same search.
+    choices come from ``rng``, so the same seed gives the same search. ``capacity`` bounds the
+    tree's rows (an expansion takes one per legal move; past it leaves are only evaluated);
+    the arrays cost memory only as the tree grows.
     """
 
     def __init__(
