@@ -12,9 +12,9 @@ from boardlab.agents import AgentSpecError, list_agents, make_agent, parse_spec
 from boardlab.agents.alphabeta import MATE_ZONE, WIN, SearchRunner
 from boardlab.agents.greedy import classify_moves
 from boardlab.agents.hybrid import DEFAULT_CONTEMPT
-from boardlab.agents.mcts import mcts_search
 from boardlab.games import parse_game
 from boardlab.games.quixo import State
+from boardlab.search.mcts import mcts_search
 
 
 def random_position(seed: int, plies: int, size: int = 5) -> State:

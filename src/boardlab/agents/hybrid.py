@@ -30,8 +30,8 @@ from boardlab.agents.alphabeta import (
 )
 from boardlab.agents.base import Agent
 from boardlab.agents.decision import Limit
-from boardlab.agents.mcts import compiled_mcts, mcts_search
 from boardlab.core.spec import option
+from boardlab.search.mcts import compiled_mcts, mcts_search
 from boardlab.solvers.endgame import Endgame, endgame_for
 
 ALPHABETA_SHARE = 0.75  # of the time per move

@@ -1,0 +1,265 @@
+"""MCTS with pluggable evaluators: exact and scripted evaluators prove the batched plug, the
+tree's bookkeeping is checked node by node, and the agent's decisions carry policy and value."""
+
+from __future__ import annotations
+
+import random
+from functools import cache
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from boardlab.agents import make_agent
+from boardlab.agents.decision import Limit
+from boardlab.games import parse_game
+from boardlab.games.base import ONGOING
+from boardlab.search.mcts import (
+    PENDING,
+    PUCT,
+    UCT,
+    EvaluatorError,
+    Rollouts,
+    Search,
+    evaluate_together,
+)
+from boardlab.solvers.small import Solution
+
+TTT = parse_game("tictactoe")
+C4 = parse_game("connect4")
+QUIXO = parse_game("quixo")
+
+
+@cache
+def ttt_solution() -> Solution:
+    return Solution(TTT.kernel)
+
+
+class ExactEvaluator:
+    """Tic-Tac-Toe's perfect-play value of each position, uniform priors; counts its calls."""
+
+    def __init__(self) -> None:
+        self.batch_sizes: list[int] = []
+
+    def value(self, a: int, b: int) -> float:
+        return float(ttt_solution().value((int(a), int(b))))
+
+    def evaluate(self, words: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        self.batch_sizes.append(len(words))
+        return legal.astype(np.float64), np.array([self.value(a, b) for a, b in words])
+
+
+class FixedEvaluator:
+    """The same priors over the action space and the same value for every position."""
+
+    def __init__(self, priors: np.ndarray, value: float = 0.0) -> None:
+        self.priors, self.constant = priors, value
+
+    def evaluate(self, words: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return np.tile(self.priors, (len(words), 1)), np.full(len(words), self.constant)
+
+
+def random_state(game, seed: int, plies: int):  # type: ignore[no-untyped-def]
+    """A position after up to ``plies`` random moves that leave the game going."""
+    rng = random.Random(seed)
+    state = game.initial()
+    for _ in range(plies):
+        options = [a for a in state.legal_indices() if not state.play_index(a).is_over]
+        if not options:
+            break
+        state = state.play_index(rng.choice(options))
+    return state
+
+
+def exact_search(state, rule: str = PUCT, seed: int = 0, evaluator=None) -> Search:  # type: ignore[no-untyped-def]
+    return Search(
+        state.kernel,
+        *state.words,
+        evaluator or ExactEvaluator(),
+        rule,
+        c=1.5,
+        rng=np.random.default_rng(seed),
+        capacity=20_000,
+    )
+
+
+def check_tree(search: Search, value_of) -> None:  # type: ignore[no-untyped-def]
+    """Every node's visits and value add up from its children and its own evaluations, with
+    no virtual loss left over and no leaf left waiting; children are the legal moves, with
+    priors summing to one."""
+    tree, kernel = search.tree, search.kernel
+    size = int(tree.size[0])
+    assert search.simulations == tree.visits[0] == tree.visits[tree.children(0)].sum()
+    assert not np.any(tree.n_children[:size] == PENDING)
+    buf = np.empty(kernel.num_actions, np.int64)
+    for node in range(size):
+        rows = tree.children(node)
+        child_visits = tree.visits[rows].sum()
+        own = tree.visits[node] - child_visits
+        if node == 0:
+            assert own == 0  # the root's evaluation is no simulation
+        elif tree.first_child[node] >= 0:
+            assert own == 1  # a leaf is evaluated once, when it is expanded
+        a, b = tree.me[node], tree.opp[node]
+        expected = -value_of(a, b) * own - tree.value[rows].sum()
+        assert tree.value[node] == pytest.approx(expected, abs=1e-9)
+        if tree.first_child[node] >= 0:
+            n = kernel.gen_moves(kernel.ctx, a, b, buf)
+            assert sorted(tree.move[rows].tolist()) == sorted(buf[:n].tolist())
+            assert tree.prior[rows].sum() == pytest.approx(1.0)
+
+
+def test_puct_with_exact_values_keeps_the_game_value_with_few_simulations():
+    solution = ttt_solution()
+    checked = 0
+    for seed in range(60):
+        state = random_state(TTT, seed, seed % 7)
+        if len(state.legal_indices()) < 2:
+            continue
+        search = exact_search(state, seed=seed)
+        search.run(iterations=40, batch=1 + seed % 4)
+        action, _ = search.best()
+        assert solution.value(state.play_index(action)) == -solution.value(state), state
+        checked += 1
+    assert checked > 40
+
+
+def test_priors_steer_visits_where_values_are_equal():
+    # every position is worth a draw: PUCT then shares its visits in proportion to the priors
+    priors = np.arange(1.0, 8.0)
+    state = C4.initial()
+    search = Search(state.kernel, *state.words, FixedEvaluator(priors), PUCT, c=1.5, capacity=50_000)
+    search.run(iterations=350, batch=8)
+    policy = search.policy()
+    assert np.all(np.diff(policy) >= 0)
+    np.testing.assert_allclose(policy, priors / priors.sum(), atol=0.02)
+
+
+@given(
+    seed=st.integers(0, 10_000),
+    plies=st.integers(0, 6),
+    batch=st.integers(1, 12),
+    sims=st.integers(1, 150),
+    rule=st.sampled_from([UCT, PUCT]),
+)
+def test_batched_cycles_leave_a_consistent_tree(seed, plies, batch, sims, rule):  # type: ignore[no-untyped-def]
+    state = random_state(TTT, seed, plies)
+    evaluator = ExactEvaluator()
+    search = exact_search(state, rule, seed, evaluator)
+    added = search.run(iterations=sims, batch=batch)
+    assert added == search.simulations == sims
+    assert max(evaluator.batch_sizes) <= batch
+    check_tree(search, evaluator.value)
+
+
+def test_illegal_actions_never_get_visits():
+    state = random_state(QUIXO, 3, 10)
+    legal = state.legal_mask()
+    assert not legal.all()
+    # nearly all the prior mass on illegal actions: the search keeps the legal ones' share
+    priors = np.where(legal, 0.001, 1.0)
+    search = Search(state.kernel, *state.words, FixedEvaluator(priors), PUCT, capacity=100_000)
+    search.run(iterations=300, batch=8)
+    policy = search.policy()
+    assert policy[~legal].sum() == 0 and policy.sum() == pytest.approx(1.0)
+    rows = search.tree.children(0)
+    np.testing.assert_allclose(search.tree.prior[rows], 1.0 / legal.sum())
+
+
+@pytest.mark.parametrize("rule", [UCT, PUCT])
+def test_the_same_seed_gives_the_same_search(rule):
+    state = random_state(C4, 1, 6)
+
+    def grown(seed: int, evaluator) -> np.ndarray:  # type: ignore[no-untyped-def]
+        search = Search(
+            state.kernel, *state.words, evaluator, rule, rng=np.random.default_rng(seed), capacity=50_000
+        )
+        search.run(iterations=500, batch=4)
+        size = int(search.tree.size[0])
+        return np.concatenate([search.tree.visits[:size], search.tree.value[:size], search.tree.move[:size]])
+
+    flat = FixedEvaluator(np.ones(C4.kernel.num_actions))
+    for evaluator in (Rollouts(), flat):
+        assert np.array_equal(grown(4, evaluator), grown(4, evaluator))
+    assert not np.array_equal(grown(4, Rollouts()), grown(5, Rollouts()))
+
+
+def test_searches_sharing_one_evaluator_call_grow_as_they_would_alone():
+    states = [random_state(TTT, seed, 2 + seed) for seed in range(3)]
+    together = [exact_search(state, seed=seed) for seed, state in enumerate(states)]
+    alone = [exact_search(state, seed=seed) for seed, state in enumerate(states)]
+    shared = ExactEvaluator()
+    for _ in range(12):
+        evaluate_together(together, shared, 4)
+    assert len(shared.batch_sizes) == 12 and shared.batch_sizes[0] == 3  # the three roots
+    for search in alone:
+        own = ExactEvaluator()
+        for _ in range(12):
+            leaves = search.collect(4)
+            if len(leaves):
+                search.complete(leaves, *own.evaluate(leaves.words, leaves.legal))
+    for a, b in zip(together, alone, strict=True):
+        assert a.simulations == b.simulations > 12
+        size = int(a.tree.size[0])
+        assert size == b.tree.size[0]
+        for name in ("move", "visits", "value", "prior"):
+            assert np.array_equal(getattr(a.tree, name)[:size], getattr(b.tree, name)[:size])
+
+
+@pytest.mark.parametrize("rule", [UCT, PUCT])
+def test_compiled_rollouts_find_an_immediate_win(rule):
+    # X to move has three in the bottom row with both ends open
+    state = C4.initial()
+    for column in (3, 0, 4, 0, 2, 6):
+        state = state.play_index(column)
+    wins = {a for a in state.legal_indices() if state.play_index(a).is_over}
+    assert wins
+    search = Search(
+        state.kernel, *state.words, Rollouts(), rule, rng=np.random.default_rng(0), capacity=100_000
+    )
+    search.run(iterations=2000)
+    assert search.best()[0] in wins
+    assert search.simulations == search.tree.visits[0] == 2000
+
+
+def test_a_malformed_answer_is_refused_with_one_line():
+    state = TTT.initial()
+    search = exact_search(state)
+    leaves = search.collect(1)
+    with pytest.raises(EvaluatorError, match="shape"):
+        search.complete(leaves, np.ones((1, 3)), np.zeros(1))
+    with pytest.raises(EvaluatorError, match=r"\[-1, 1\]"):
+        search.complete(leaves, np.ones((1, 9)), np.array([1.5]))
+    with pytest.raises(EvaluatorError, match="non-negative"):
+        search.complete(leaves, -np.ones((1, 9)), np.zeros(1))
+    with pytest.raises(ValueError, match="accepted: uct, puct"):
+        Search(state.kernel, *state.words, Rollouts(), "ucb")
+    finished = parse_game("tictactoe").initial()
+    for action in (0, 3, 1, 4, 2):
+        finished = finished.play_index(action)
+    assert finished.status != ONGOING
+    with pytest.raises(ValueError, match="finished position"):
+        Search(finished.kernel, *finished.words, Rollouts())
+
+
+def test_the_agent_decides_with_policy_value_and_line():
+    state = random_state(C4, 2, 8)
+    agent = make_agent("mcts:iters=300", seed=5)
+    decision = agent.act(state)
+    assert decision.info is not None and decision.info.nodes == 300 and decision.info.engine == "mcts"
+    assert decision.policy is not None and decision.policy.sum() == pytest.approx(1.0)
+    assert decision.policy[~state.legal_mask()].sum() == 0
+    assert decision.policy[state.move_index(decision.move)] == decision.policy.max()
+    assert decision.value is not None and -1 <= decision.value <= 1
+    assert decision.info.pv[0] == str(decision.move)
+    line = state
+    for move in decision.info.pv:  # the line is playable
+        line = line.play(move)
+    assert agent.act(state, Limit(iterations=50)).info.nodes == 50
+    assert make_agent("mcts", seed=0).act(state).info.nodes == 1000
+    assert make_agent("mcts:time=0.05", seed=0).act(state).info.nodes > 0
+    # the same seed, the same decision
+    again = make_agent("mcts:iters=300", seed=5).act(state)
+    assert (again.move, again.value, again.info.pv) == (decision.move, decision.value, decision.info.pv)
+    assert np.array_equal(again.policy, decision.policy)
