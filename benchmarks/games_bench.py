@@ -26,8 +26,8 @@ from rich.table import Table
 from boardlab.agents.alphabeta import SearchRunner
 from boardlab.agents.mcts import mcts_search
 from boardlab.agents.minimax import compiled_minimax
-from boardlab.games import connect4_kernel as c4k
 from boardlab.games import parse_game
+from boardlab.games.connect4 import kernel as c4k
 
 
 def boardlab_playouts(games: int) -> tuple[float, float]:

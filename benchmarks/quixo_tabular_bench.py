@@ -9,7 +9,7 @@ For each board size, method (Q-learning, Monte Carlo value learning) and shaping
 opponent line as potential, see :mod:`boardlab.learn.tabular`), one self-play run with the
 default hyper-parameters (seed 0) is trained up to its episode budget. At ``--points``
 episode counts spaced geometrically (from 1,000) the greedy policy is saved and judged by the
-oracle (:func:`boardlab.solvers.oracle.measure`, the Quixo tables as judge): ``--games`` games
+oracle (:func:`boardlab.arena.oracle.measure`, the Quixo tables as judge): ``--games`` games
 against each of random, greedy and alpha-beta at depth 2, the learner on both sides, short
 random openings; printed are the share of its moves keeping the perfect-play value (all moves,
 and each position once per game), the share of won positions it threw away, its wins / draws /
@@ -39,11 +39,11 @@ from rich.console import Console
 from rich.table import Table
 
 from boardlab.agents.tabular import forget_models
+from boardlab.arena.oracle import Judge, OracleReport, judge_for, measure
 from boardlab.files import atomic_savefig, atomic_write_text
 from boardlab.games import parse_game
 from boardlab.games.base import ONGOING
 from boardlab.learn.tabular import TabularPolicy, Trainer, params_for
-from boardlab.solvers.oracle import Judge, OracleReport, judge_for, measure
 
 OPPONENTS = ("random", "greedy", "alphabeta:depth=2")
 BASELINES = ("random", "greedy")
@@ -84,7 +84,7 @@ def judged(agent: str, game: Any, judge: Judge, games: int) -> tuple[dict[str, A
 def every_position_accuracy(policy: TabularPolicy, game: Any) -> tuple[int, int]:
     """``(positions where every greedy move keeps the value, open positions)`` over every board
     of a small Quixo (3**cells boards; 3x3 only, in practice)."""
-    from boardlab.solvers.quixo_perfect import move_values
+    from boardlab.games.quixo.exact import move_values
 
     kernel, cells = game.kernel, int(game.size) ** 2
     good = total = 0

@@ -24,8 +24,8 @@ from rich.console import Console
 from rich.table import Table
 
 from boardlab.games import parse_game
+from boardlab.games.small_solver import Solution
 from boardlab.learn.tabular import Trainer, perfect_play_report
-from boardlab.solvers.small import Solution
 
 METHODS = ("qlearning", "mcrl")
 

@@ -14,12 +14,12 @@ import typer
 from typer.testing import CliRunner
 
 from boardlab.agents import make_agent
+from boardlab.agents.perfect import PerfectAgent
 from boardlab.games.base import LOSS, ONGOING
 from boardlab.games.connect4 import ConnectFour
-from boardlab.solvers import connect4 as c4
-from boardlab.solvers.connect4 import Book, Solver, SolverError
-from boardlab.solvers.connect4_cli import register
-from boardlab.solvers.perfect import PerfectAgent
+from boardlab.games.connect4 import solver as c4
+from boardlab.games.connect4.solver import Book, Solver, SolverError
+from boardlab.ui.connect4_cli import register
 
 DATA = Path(
     os.environ.get("BOARDLAB_CONNECT4_DATA", Path(__file__).resolve().parents[2] / "shared/data/connect4")

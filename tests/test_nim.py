@@ -9,6 +9,7 @@ import pytest
 from rich.text import Text
 
 from boardlab.agents.base import AgentSpecError
+from boardlab.agents.perfect import OptimalNimAgent, PerfectAgent
 from boardlab.games import parse_game
 from boardlab.games.base import (
     LOSS,
@@ -21,9 +22,8 @@ from boardlab.games.base import (
     PositionParseError,
 )
 from boardlab.games.nim import Nim, State, Take
-from boardlab.solvers.nim import OptimalNimAgent, mover_wins, winning_moves
-from boardlab.solvers.perfect import PerfectAgent
-from boardlab.solvers.small import Solution, solve
+from boardlab.games.nim.theory import mover_wins, winning_moves
+from boardlab.games.small_solver import Solution, solve
 
 
 def all_positions(game: Nim) -> list[State]:

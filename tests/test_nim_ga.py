@@ -15,6 +15,8 @@ from boardlab.agents.base import AgentSpecError, make_agent, register
 from boardlab.agents.nim_genome import NimGenomeAgent, shipped_model
 from boardlab.games import parse_game
 from boardlab.games.base import LOSS, WIN
+from boardlab.games.nim.theory import mover_wins
+from boardlab.games.small_solver import Solution
 from boardlab.learn.cli import register as register_train
 from boardlab.learn.nim_ga import (
     Evolution,
@@ -35,8 +37,6 @@ from boardlab.learn.nim_ga import (
     save_player,
 )
 from boardlab.learn.table import ModelFileError, ModelMismatchError
-from boardlab.solvers.nim import mover_wins
-from boardlab.solvers.small import Solution
 
 # the entry point lives in pyproject.toml; registering at run time keeps the tests independent of
 # how the package was installed

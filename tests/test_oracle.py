@@ -10,9 +10,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from boardlab.games import DRAW, LOSS, WIN, parse_game
-from boardlab.solvers import oracle
-from boardlab.solvers.oracle import (
+from boardlab.arena import oracle
+from boardlab.arena.oracle import (
     MoveValue,
     OracleError,
     Tally,
@@ -23,7 +22,8 @@ from boardlab.solvers.oracle import (
     plot_accuracy,
     write_json,
 )
-from boardlab.solvers.oracle_cli import game_spec, register, split_specs
+from boardlab.games import DRAW, LOSS, WIN, parse_game
+from boardlab.ui.oracle_cli import game_spec, register, split_specs
 
 QUICK = ("random", "greedy")
 
@@ -89,7 +89,7 @@ def _loses_within(state, plies: int) -> bool:
 
 
 def test_quixo_judge_agrees_with_the_tables_and_with_plain_search(quixo3) -> None:
-    from boardlab.solvers.quixo_perfect import tables_for
+    from boardlab.games.quixo.exact import tables_for
 
     judge = judge_for(quixo3)
     tables = tables_for(3)
@@ -330,7 +330,7 @@ def test_option_parsing() -> None:
 
 
 def test_5x5_games_start_where_the_endgame_tables_reach() -> None:
-    from boardlab.solvers.oracle import QuixoJudge
+    from boardlab.arena.oracle import QuixoJudge
 
     class Tables:  # stands in for the 5x5 tables: every open position is a slow win
         size, rulebook = 5, "official"
@@ -350,7 +350,7 @@ def test_5x5_games_start_where_the_endgame_tables_reach() -> None:
 
 
 def test_5x5_starts_decided_at_once_are_not_kept() -> None:
-    from boardlab.solvers.oracle import QuixoJudge
+    from boardlab.arena.oracle import QuixoJudge
 
     class Tables:  # every open position a win in 1: no start is quiet enough
         size, rulebook = 5, "official"

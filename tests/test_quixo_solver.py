@@ -13,9 +13,10 @@ import quixo_naive_solver as naive
 import typer
 from typer.testing import CliRunner
 
-from boardlab.solvers import quixo_table as qt
-from boardlab.solvers.cli import parse_quixo_position, register
-from boardlab.solvers.quixo import (
+from boardlab.games.quixo import table as qt
+from boardlab.games.quixo.exact import best_moves, move_values, perfect_move, state_sides
+from boardlab.games.quixo.index import class_size, index_of, position_of
+from boardlab.games.quixo.solver import (
     DRAW,
     LOSS,
     WIN,
@@ -27,8 +28,7 @@ from boardlab.solvers.quixo import (
     solve_in_memory,
     solve_pair,
 )
-from boardlab.solvers.quixo_index import class_size, index_of, position_of
-from boardlab.solvers.quixo_perfect import best_moves, move_values, perfect_move, state_sides
+from boardlab.ui.solve_cli import parse_quixo_position, register
 
 CODE_VALUE = {qt.WIN_CODE: WIN, qt.LOSS_CODE: LOSS, qt.DRAW_CODE: DRAW}
 
@@ -383,7 +383,7 @@ def test_cli_bad_input_is_one_line_and_exit_2(
 
 
 def test_backend_for_the_perfect_agent(tables3, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from boardlab.solvers import quixo_perfect
+    from boardlab.games.quixo import exact as quixo_perfect
 
     monkeypatch.setenv("BOARDLAB_TABLES", str(tmp_path))
     monkeypatch.setattr(quixo_perfect, "_TABLES", {})
@@ -401,8 +401,8 @@ def test_perfect_agent_plays_only_what_partial_tables_cover(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from boardlab.agents.base import make_agent
-    from boardlab.solvers import quixo_perfect
-    from boardlab.solvers.perfect import PerfectAgent, UncoveredPosition
+    from boardlab.agents.perfect import PerfectAgent, UncoveredPosition
+    from boardlab.games.quixo import exact as quixo_perfect
 
     solve(3, tmp_path, min_cubes=8)  # endgame tables only, as on 5x5
     monkeypatch.setattr(quixo_perfect, "_TABLES", {(3, "", "official"): QuixoTables(3, tmp_path)})
@@ -420,7 +420,7 @@ def test_4x4_perfect_agent_never_lets_a_won_position_go(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from boardlab.agents.base import make_agent
-    from boardlab.solvers import quixo_perfect
+    from boardlab.games.quixo import exact as quixo_perfect
 
     tables = QuixoTables(4, tmp_path)
     solve(4, tmp_path, min_cubes=14)  # the 4x4 endgames: boards with at most two blanks

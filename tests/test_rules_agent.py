@@ -26,8 +26,8 @@ from boardlab.agents.rules import (
     save_model,
 )
 from boardlab.games import parse_game
-from boardlab.games import quixo_kernel as qk
 from boardlab.games.base import ONGOING
+from boardlab.games.quixo import kernel as qk
 from boardlab.learn.cli import register as register_train
 from boardlab.learn.rules_es import (
     AGENT,

@@ -16,6 +16,7 @@ from boardlab.agents.base import AgentSpecError, make_agent, register
 from boardlab.agents.tabular import MonteCarloAgent, QLearningAgent, shipped_model
 from boardlab.games import parse_game
 from boardlab.games.base import build_canonical
+from boardlab.games.small_solver import Solution
 from boardlab.learn.cli import register as register_train
 from boardlab.learn.table import (
     ModelFileError,
@@ -35,7 +36,6 @@ from boardlab.learn.tabular import (
     small_solution,
     tally,
 )
-from boardlab.solvers.small import Solution
 
 METHODS = ("qlearning", "mcrl")
 EPISODES = 30_000
@@ -460,7 +460,7 @@ class _QuixoTablesAsSolution:
     """The Quixo 3x3 tables seen as the exact solution :func:`perfect_play_report` expects."""
 
     def __init__(self) -> None:
-        from boardlab.solvers.quixo_perfect import tables_for
+        from boardlab.games.quixo.exact import tables_for
 
         self.tables = tables_for(3)
 

@@ -13,8 +13,8 @@ import numpy as np
 
 from boardlab.agents.alphabeta import SearchRunner
 from boardlab.agents.mcts import mcts_search
-from boardlab.games import quixo_kernel as qk
 from boardlab.games.quixo import State
+from boardlab.games.quixo import kernel as qk
 
 
 @dataclass

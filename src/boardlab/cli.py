@@ -142,8 +142,8 @@ def perft_command(
 ) -> None:
     """Count the leaves of the Quixo game tree at each depth (finished games are leaves)."""
     from boardlab.games import GameError
-    from boardlab.games import quixo_kernel as qk
     from boardlab.games.quixo import State
+    from boardlab.games.quixo import kernel as qk
 
     if size not in (3, 4, 5):
         raise fail(f"--size must be 3, 4 or 5, got {size}")
@@ -189,9 +189,9 @@ def _register_commands() -> None:
     from boardlab.arena.cli import register as register_arena
     from boardlab.learn.cli import register as register_train
     from boardlab.optim.cli import register as register_labs
-    from boardlab.solvers.cli import register as register_solvers
-    from boardlab.solvers.oracle_cli import register as register_oracle
     from boardlab.ui.cli import register as register_play
+    from boardlab.ui.oracle_cli import register as register_oracle
+    from boardlab.ui.solve_cli import register as register_solvers
 
     register_play(app)
     register_arena(app)

@@ -50,8 +50,8 @@ from numba import njit
 
 from boardlab.agents import rules as rl
 from boardlab.files import atomic_write_text
-from boardlab.games import quixo_kernel as qk
 from boardlab.games.base import LOSS, ONGOING, WIN
+from boardlab.games.quixo import kernel as qk
 from boardlab.learn.table import ModelFileError, ModelMismatchError, short_error
 from boardlab.optim.evolve import gaussian_mutation
 from boardlab.spec import SpecError, build_options, check_options, option, options_of, split_spec

@@ -37,7 +37,7 @@ def endgame_for(game: Any, directory: str | None = None) -> Endgame | None:
     """The endgame tables of ``game`` built on this machine, or None when there are none."""
     if getattr(game, "name", None) != "quixo":
         return None
-    from boardlab.solvers.quixo_perfect import best_moves, covers, tables_for
+    from boardlab.games.quixo.exact import best_moves, covers, tables_for
 
     size = int(game.size)
     tables = tables_for(size, directory, str(game.rules))

@@ -23,7 +23,6 @@ import numpy as np
 from rich.text import Text
 
 from boardlab.games import base
-from boardlab.games import quixo_kernel as qk
 from boardlab.games.base import (
     GameOptionError,
     IllegalMoveError,
@@ -31,6 +30,7 @@ from boardlab.games.base import (
     MoveParseError,
     PositionParseError,
 )
+from boardlab.games.quixo import kernel as qk
 from boardlab.spec import option
 
 SIZES = (3, 4, 5)

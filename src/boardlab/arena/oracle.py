@@ -123,7 +123,7 @@ class QuixoJudge(Judge):
     pieces_label = "cubes"
 
     def __init__(self, game: Game, directory: Path | str | None = None) -> None:
-        from boardlab.solvers.quixo_perfect import tables_for
+        from boardlab.games.quixo.exact import tables_for
 
         size = int(game.size)  # type: ignore[attr-defined]
         rulebook = str(game.rules)  # type: ignore[attr-defined]
@@ -144,7 +144,7 @@ class QuixoJudge(Judge):
             self.title += f", {rulebook} rules"
 
     def covers(self, state: Any) -> bool:
-        from boardlab.solvers.quixo_perfect import covers
+        from boardlab.games.quixo.exact import covers
 
         return covers(state, self.tables)
 
@@ -153,7 +153,7 @@ class QuixoJudge(Judge):
         not decided within :data:`QUIET_PLIES` plies."""
         if not self.endgames_only:
             return game.initial()
-        from boardlab.solvers.quixo_perfect import position_value
+        from boardlab.games.quixo.exact import position_value
 
         cells = int(game.size) ** 2  # type: ignore[attr-defined]
         for _ in range(ENDGAME_ATTEMPTS):
@@ -172,7 +172,7 @@ class QuixoJudge(Judge):
         raise OracleError("found no open endgame position to start from")
 
     def move_values(self, state: Any) -> list[MoveValue]:
-        from boardlab.solvers.quixo_perfect import move_values
+        from boardlab.games.quixo.exact import move_values
 
         return [
             MoveValue(m.action, m.value, depth_rank(m.value, m.depth), m.depth)
@@ -191,7 +191,7 @@ class SmallJudge(Judge):
     """Acyclic games small enough for the exhaustive solver (Tic-Tac-Toe, small Nim)."""
 
     def __init__(self, game: Game, limit: int | None = None) -> None:
-        from boardlab.solvers.small import DEFAULT_LIMIT, SolverError, solve
+        from boardlab.games.small_solver import DEFAULT_LIMIT, SolverError, solve
 
         try:
             self.solution = solve(game.initial(), limit or DEFAULT_LIMIT)
@@ -213,7 +213,7 @@ class ConnectFourJudge(Judge):
     pieces_label = "stones"
 
     def __init__(self, game: Game) -> None:
-        from boardlab.solvers.connect4 import SolverError, solver_for
+        from boardlab.games.connect4.solver import SolverError, solver_for
 
         try:
             self.solver = solver_for(game)

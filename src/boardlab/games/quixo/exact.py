@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from boardlab.solvers.quixo import DRAW, LOSS, WIN, QuixoTables, TableSet, solve_in_memory
+from boardlab.games.quixo.solver import DRAW, LOSS, WIN, QuixoTables, TableSet, solve_in_memory
 
 _VALUE_NAMES = {WIN: "win", DRAW: "draw", LOSS: "loss"}
 _TABLES: dict[tuple[int, str, str], TableSet] = {}

@@ -22,8 +22,8 @@ from typing import Any, ClassVar
 from rich.text import Text
 
 from boardlab.games import base
-from boardlab.games import tictactoe_kernel as tk
 from boardlab.games.base import IllegalMoveError, Kernel, MoveParseError, PositionParseError
+from boardlab.games.tictactoe import kernel as tk
 
 SIDE = tk.SIDE
 SYMBOLS = "XO"

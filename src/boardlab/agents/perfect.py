@@ -7,7 +7,7 @@ back-end cannot solve (e.g. Nim with too many positions), and, for a game solved
 (5x5 Quixo: its endgame tables), a check refusing the positions it does not cover: such a
 game is not listed as one the agent plays, but the agent plays its covered positions (from a
 position given to ``boardlab play`` or an analysis script). Tic-Tac-Toe and small Nim use the
-exhaustive :mod:`boardlab.solvers.small` solver; the Quixo and Connect Four solvers plug in
+exhaustive :mod:`boardlab.games.small_solver` solver; the Quixo and Connect Four solvers plug in
 with :func:`register_backend`.
 """
 
@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from boardlab.agents.base import Agent, AgentSpecError
-from boardlab.solvers.small import DEFAULT_LIMIT, Solution
+from boardlab.games.nim.theory import winning_moves
+from boardlab.games.small_solver import DEFAULT_LIMIT, Solution
 from boardlab.spec import option
 
 
@@ -84,8 +85,8 @@ def _solver(module: str, prefix: str, partial: bool = False) -> Backend:
 BACKENDS: dict[str, Backend] = {
     "tictactoe": Backend(small_best_actions, _always),
     "nim": Backend(small_best_actions, _nim_refusal),
-    "connect4": _solver("boardlab.solvers.connect4", "perfect_"),
-    "quixo": _solver("boardlab.solvers.quixo_perfect", "quixo_", partial=True),
+    "connect4": _solver("boardlab.games.connect4.solver", "perfect_"),
+    "quixo": _solver("boardlab.games.quixo.exact", "quixo_", partial=True),
 }
 """Game name -> the back-end the perfect agent plays it with."""
 
@@ -136,6 +137,26 @@ class PerfectAgent(Agent):
         return state.move_from_index(self.rng.choice(actions))
 
 
+class OptimalNimAgent(Agent):
+    """Plays Nim by the nim-sum rule, misère and move limits included.
+
+    A random winning move when there is one; in a lost position, a random legal move (the
+    opponent must then find the winning reply itself).
+    """
+
+    name = "optimal"
+    summary = "Nim by the nim-sum rule (misère and move limit included): wins every won position"
+    games = ("nim",)
+
+    def choose(self, state: Any) -> Any:
+        game = state.game
+        won = winning_moves(state.piles, game.k, game.misere)
+        if won:
+            pile, count = self.rng.choice(won)
+            return game.move_of(pile * game.max_take + count - 1)
+        return state.move_from_index(self.rng.choice(state.legal_indices()))
+
+
 def register_backend(game: str, backend: Backend) -> None:
     """Let the perfect agent play ``game`` (a registered game name) with ``backend``."""
     BACKENDS[game] = backend
@@ -145,6 +166,7 @@ def register_backend(game: str, backend: Backend) -> None:
 __all__ = [
     "BACKENDS",
     "Backend",
+    "OptimalNimAgent",
     "PerfectAgent",
     "PerfectSettings",
     "UncoveredPosition",

@@ -20,7 +20,6 @@ from typing import Any, ClassVar
 from rich.text import Text
 
 from boardlab.games import base
-from boardlab.games import nim_kernel as nk
 from boardlab.games.base import (
     GameOptionError,
     IllegalMoveError,
@@ -29,6 +28,7 @@ from boardlab.games.base import (
     PositionParseError,
     parse_side_and_ply,
 )
+from boardlab.games.nim import kernel as nk
 from boardlab.spec import SpecError, option
 
 MAX_PILE = 1000

@@ -25,7 +25,6 @@ from typing import Any, ClassVar
 import numpy as np
 from rich.text import Text
 
-from boardlab.games import connect4_kernel as ck
 from boardlab.games.base import (
     LOSS,
     Game,
@@ -37,6 +36,7 @@ from boardlab.games.base import (
     PositionParseError,
     State,
 )
+from boardlab.games.connect4 import kernel as ck
 from boardlab.spec import option
 
 SYMBOLS = "XO"
@@ -151,7 +151,7 @@ class ConnectFour(Game):
     # the kernel --------------------------------------------------------------------------------
 
     def build_kernel(self) -> Kernel:
-        """The compiled rules for this board (see :mod:`boardlab.games.connect4_kernel`)."""
+        """The compiled rules for this board (see :mod:`boardlab.games.connect4.kernel`)."""
         return ck.build_kernel(self.width, self.height, self.connect)
 
     @property

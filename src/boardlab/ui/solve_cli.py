@@ -44,7 +44,7 @@ def _check_dir(directory: Path | None) -> None:
 
 
 def _describe(value: int, depth: int) -> str:
-    from boardlab.solvers.quixo import LOSS, WIN
+    from boardlab.games.quixo.solver import LOSS, WIN
 
     plies = f"{depth} ply" if depth == 1 else f"{depth} plies"
     if value == WIN:
@@ -80,10 +80,10 @@ def solve_command(
     """Build the tables class pair by class pair (fullest boards first); a run that was cut
     short resumes from the last finished pair. Ctrl-C and SIGTERM stop it with the finished
     pairs kept (exit 130 and 143)."""
-    from boardlab.solvers.quixo import default_table_dir, solve
+    from boardlab.games.quixo.solver import default_table_dir, solve
 
     if game.strip().lower().startswith("connect4"):
-        from boardlab.solvers.connect4_cli import solve_connect4
+        from boardlab.ui.connect4_cli import solve_connect4
 
         with sigterm_as_interrupt() as termination:
             try:
@@ -148,7 +148,7 @@ def solve_command(
 
 
 def _print_report(console: Console, report: Any) -> None:
-    from boardlab.solvers.quixo import QuixoTables
+    from boardlab.games.quixo.solver import QuixoTables
 
     rules_note = "" if report.rulebook == "official" else f", {report.rulebook} rules"
     table = Table(title=f"{report.size}x{report.size} Quixo{rules_note}, side to move")
@@ -205,13 +205,13 @@ def analyze_command(
 ) -> None:
     """Print the value and depth to the end of a position, and every legal move's value."""
     if game.strip().lower().startswith("connect4"):
-        from boardlab.solvers.connect4_cli import analyze_connect4
+        from boardlab.ui.connect4_cli import analyze_connect4
 
         analyze_connect4(position, game=game.strip().lower())
         return
     rulebook = _quixo_rulebook(game, "analyze")
-    from boardlab.solvers.quixo import TablebaseFormatError
-    from boardlab.solvers.quixo_perfect import move_values, state_sides, tables_for
+    from boardlab.games.quixo.exact import move_values, state_sides, tables_for
+    from boardlab.games.quixo.solver import TablebaseFormatError
 
     started = time.perf_counter()
     _check_dir(directory)
