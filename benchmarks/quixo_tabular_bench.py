@@ -39,9 +39,9 @@ from rich.console import Console
 from rich.table import Table
 
 from boardlab.agents.tabular import forget_models
-from boardlab.arena.oracle import Judge, OracleReport, judge_for, measure
+from boardlab.arena.oracle import OracleReport, judge_for, measure
 from boardlab.files import atomic_savefig, atomic_write_text
-from boardlab.games import parse_game
+from boardlab.games import ExactPlay, parse_game
 from boardlab.games.base import ONGOING
 from boardlab.learn.tabular import TabularPolicy, Trainer, params_for
 
@@ -59,7 +59,7 @@ def checkpoints(total: int, points: int) -> list[int]:
     return sorted({int(c) for c in counts if 0 < c < total} | {total})
 
 
-def judged(agent: str, game: Any, judge: Judge, games: int) -> tuple[dict[str, Any], OracleReport]:
+def judged(agent: str, game: Any, judge: ExactPlay, games: int) -> tuple[dict[str, Any], OracleReport]:
     """The oracle's figures for ``agent`` (a spec) against OPPONENTS."""
     report = measure(agent, game, opponents=OPPONENTS, games=games, seed=0, judge=judge)
     tally = report.tally
@@ -105,7 +105,14 @@ def every_position_accuracy(policy: TabularPolicy, game: Any) -> tuple[int, int]
 
 
 def run(
-    game: Any, judge: Judge, method: str, shaping: str, episodes: int, points: int, games: int, folder: Path
+    game: Any,
+    judge: ExactPlay,
+    method: str,
+    shaping: str,
+    episodes: int,
+    points: int,
+    games: int,
+    folder: Path,
 ) -> list[dict[str, Any]]:
     """One training run judged at each checkpoint."""
     trainer = Trainer.start(game, method, params_for(method, {"shaping": shaping}), seed=0)

@@ -382,18 +382,26 @@ def test_cli_bad_input_is_one_line_and_exit_2(
     assert message in text and len(text.splitlines()) == 1
 
 
-def test_backend_for_the_perfect_agent(tables3, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_exact_play_for_the_perfect_agent(tables3, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from boardlab.games import ExactPlayError, exact_play
     from boardlab.games.quixo import exact as quixo_perfect
 
     monkeypatch.setenv("BOARDLAB_TABLES", str(tmp_path))
     monkeypatch.setattr(quixo_perfect, "_TABLES", {})
     state = parse_quixo_position("X.O.O.X.. O 4")
-    assert set(quixo_perfect.quixo_best_actions(state, 0)) == {m.action for m in best_moves(state, tables3)}
-    assert quixo_perfect.quixo_refusal(state.game, 0) is None
+    exact = exact_play(state.game)
+    assert exact.lookup and exact.knows_depth and exact.covers(state)
+    assert set(exact.best_actions(state)) == {m.action for m in best_moves(state, tables3)}
+    assert exact.move_values(state) == move_values(state, tables3)
+    assert (exact.position_value(state).value, exact.position_value(state).depth) == tables3.value(
+        *state_sides(state)[1:]
+    )
     four = parse_quixo_position("." * 16)
-    assert "boardlab solve quixo --size 4" in quixo_perfect.quixo_refusal(four.game, 0)
+    with pytest.raises(ExactPlayError, match="boardlab solve quixo --size 4"):
+        exact_play(four.game)
     five = parse_quixo_position("." * 25)
-    assert "--blanks 1" in quixo_perfect.quixo_refusal(five.game, 0)
+    with pytest.raises(ExactPlayError, match="--blanks 1"):
+        exact_play(five.game)
     assert not quixo_perfect.covers(five)
 
 
@@ -401,7 +409,8 @@ def test_perfect_agent_plays_only_what_partial_tables_cover(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from boardlab.agents.base import make_agent
-    from boardlab.agents.perfect import PerfectAgent, UncoveredPosition
+    from boardlab.agents.perfect import PerfectAgent
+    from boardlab.games import UncoveredPosition, exact_play
     from boardlab.games.quixo import exact as quixo_perfect
 
     solve(3, tmp_path, min_cubes=8)  # endgame tables only, as on 5x5
@@ -410,8 +419,11 @@ def test_perfect_agent_plays_only_what_partial_tables_cover(
     assert not PerfectAgent.supports(game)  # it cannot play whole games from the start
     agent = make_agent("perfect", seed=0, game=game)
     covered = parse_quixo_position("XOXOX.OXO X 8")
-    move = agent.choose(covered)
-    assert game.action_of(move) in quixo_perfect.quixo_best_actions(covered)
+    decision = agent.act(covered)
+    best = exact_play(game).best_actions(covered)
+    assert game.action_of(decision.move) in best
+    assert decision.policy is not None and set(np.flatnonzero(decision.policy)) == set(best)
+    assert decision.value == exact_play(game).position_value(covered).value
     with pytest.raises(UncoveredPosition, match="do not cover boards with 5 blank cubes"):
         agent.choose(parse_quixo_position("X.O.O.X.. O 4"))
 

@@ -1,94 +1,41 @@
-"""The ``perfect`` agent: exact play read from a solved game.
+"""Agents that play from a game's exact play (:mod:`boardlab.games.exact`).
 
-It wins as fast as it can, holds out as long as it can when lost, and picks at random (from
-its seed) among equally good moves. Each game it plays has a *back-end* in :data:`BACKENDS`:
-a function giving the optimal actions of a position, and a check refusing variants the
-back-end cannot solve (e.g. Nim with too many positions), and, for a game solved only in part
-(5x5 Quixo: its endgame tables), a check refusing the positions it does not cover: such a
-game is not listed as one the agent plays, but the agent plays its covered positions (from a
-position given to ``boardlab play`` or an analysis script). Tic-Tac-Toe and small Nim use the
-exhaustive :mod:`boardlab.games.small_solver` solver; the Quixo and Connect Four solvers plug in
-with :func:`register_backend`.
+``perfect`` wins as fast as it can, holds out as long as it can when lost, and picks at
+random (from its seed) among equally good moves. It plays the games whose registered exact
+play ranks moves by distance or score: small games solved in full (Tic-Tac-Toe, small Nim),
+Quixo from its tables (3x3 at once, 4x4 once built, the 5x5 endgames: a game solved only in
+part is not listed as one the agent plays, but the agent plays its covered positions), and
+Connect Four from its solver, which searches within the move's time (default 10 s); when the
+solver proves no move in time, the agent plays alpha-beta's move in what is left.
+
+``optimal`` plays by a game's closed-form solution (Nim's nim-sum rule): a winning move
+whenever there is one, else any move, for positions of any size.
+
+Both answer a :class:`~boardlab.agents.decision.Decision` with the value of the position
+(1, 0 or -1) and a policy spread evenly over the best moves.
 """
 
 from __future__ import annotations
 
-import importlib
-import math
+import functools
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from boardlab.agents.base import Agent, AgentSpecError
-from boardlab.games.nim.theory import winning_moves
-from boardlab.games.small_solver import DEFAULT_LIMIT, Solution
+import numpy as np
+
+from boardlab.agents.alphabeta import MAX_DEPTH, SearchRunner
+from boardlab.agents.base import Agent, AgentSpecError, NoSettings
+from boardlab.agents.decision import Decision, Limit, SearchInfo
+from boardlab.games import GAMES, ExactPlay, ExactPlayError, OutOfTime, exact_play, exact_providers
+from boardlab.games.small_solver import DEFAULT_LIMIT
 from boardlab.spec import option
 
-
-@dataclass(frozen=True)
-class Backend:
-    """How the perfect agent plays one game.
-
-    ``best_actions(state, limit)`` gives the optimal actions of a position (at least one
-    while the game goes on); ``refusal(game, limit)`` says why a variant cannot be solved
-    within ``limit`` positions, or gives None when it can; ``uncovered(state)`` says why a
-    position of a variant solved in part is out of reach, or gives None.
-    """
-
-    best_actions: Callable[[Any, int], list[int]]
-    refusal: Callable[[Any, int], str | None]
-    uncovered: Callable[[Any], str | None] = lambda state: None
-
-
-class UncoveredPosition(ValueError):
-    """A position the perfect agent's solver does not cover (e.g. 5x5 Quixo with many blanks)."""
-
-
-_SOLUTIONS: dict[tuple[str, int], Solution] = {}
-
-
-def small_best_actions(state: Any, limit: int) -> list[int]:
-    """The optimal actions from the exhaustive small solver (one shared table per game)."""
-    key = (state.kernel.name, limit)
-    if key not in _SOLUTIONS:
-        _SOLUTIONS[key] = Solution(state.kernel, limit)
-    return _SOLUTIONS[key].best_actions(state)
-
-
-def _always(game: Any, limit: int) -> str | None:
-    return None
-
-
-def _nim_refusal(game: Any, limit: int) -> str | None:
-    positions = math.prod(p + 1 for p in game.piles)
-    if positions <= limit:
-        return None
-    return (
-        f"perfect: Nim {'-'.join(map(str, game.piles))} has {positions:,} positions, more than the "
-        f"limit of {limit:,}; play it with the optimal agent"
-    )
-
-
-def _lazy(module: str, name: str) -> Callable[..., Any]:
-    # a solver module is imported on first use (its compiled code and tables load then)
-    def call(*args: Any) -> Any:
-        return getattr(importlib.import_module(module), name)(*args)
-
-    return call
-
-
-def _solver(module: str, prefix: str, partial: bool = False) -> Backend:
-    uncovered = _lazy(module, f"{prefix}uncovered") if partial else (lambda state: None)
-    return Backend(_lazy(module, f"{prefix}best_actions"), _lazy(module, f"{prefix}refusal"), uncovered)
-
-
-BACKENDS: dict[str, Backend] = {
-    "tictactoe": Backend(small_best_actions, _always),
-    "nim": Backend(small_best_actions, _nim_refusal),
-    "connect4": _solver("boardlab.games.connect4.solver", "perfect_"),
-    "quixo": _solver("boardlab.games.quixo.exact", "quixo_", partial=True),
-}
-"""Game name -> the back-end the perfect agent plays it with."""
+SOLVE_SHARE = 0.85
+"""Share of a move's time an exact play that searches may spend; alpha-beta gets the rest
+when it proves no move."""
+MIN_FALLBACK_SECONDS = 0.05
 
 
 @dataclass(frozen=True)
@@ -100,76 +47,110 @@ class PerfectSettings:
     )
 
 
+def _games_with(accept: Callable[[type[ExactPlay]], bool]) -> tuple[str, ...]:
+    return tuple(name for name in GAMES if any(accept(p) for p in exact_providers(name)))
+
+
+def _ranks_moves(provider: type[ExactPlay]) -> bool:
+    return provider.knows_depth
+
+
+def _closed_form(provider: type[ExactPlay]) -> bool:
+    return provider.closed_form
+
+
+@functools.cache
+def _runner(game: Any) -> SearchRunner:
+    return SearchRunner(game.kernel, "", tt_log2=20)
+
+
 class PerfectAgent(Agent):
     """Exact play from a solved game: fastest win, slowest loss, random among equals."""
 
     name = "perfect"
     summary = "exact play from a solved game: wins fastest, loses slowest (small games)"
     Settings: ClassVar[type] = PerfectSettings
-    games: ClassVar[tuple[str, ...]] = tuple(BACKENDS)
+    accept: ClassVar[Callable[[type[ExactPlay]], bool]] = staticmethod(_ranks_moves)
+    games: ClassVar[tuple[str, ...]] = _games_with(_ranks_moves)
+
+    def __init__(self, seed: int | None = None, settings: Any = None, **options: Any) -> None:
+        super().__init__(seed, settings, **options)
+        self._exact: dict[Any, ExactPlay] = {}
+
+    @classmethod
+    def exact_for(cls, game: Any, limit: int = DEFAULT_LIMIT) -> ExactPlay:
+        """The exact play this agent plays ``game`` with; ExactPlayError when there is none."""
+        return exact_play(game, limit=limit, accept=cls.accept)
 
     @classmethod
     def supports(cls, game: Any) -> bool:
         """True if the agent plays whole games of ``game``, from its first position."""
-        backend = BACKENDS.get(game.name)
-        return (
-            backend is not None
-            and backend.refusal(game, DEFAULT_LIMIT) is None
-            and backend.uncovered(game.initial()) is None
-        )
+        try:
+            exact = cls.exact_for(game)
+        except ExactPlayError:
+            return False
+        return exact.covers(game.initial())
 
     @classmethod
     def check_game(cls, settings: Any, game: Any) -> None:
-        backend = BACKENDS.get(game.name)
-        if backend is None:
-            raise AgentSpecError(f"agent {cls.name} plays only {', '.join(BACKENDS)}, not {game.name}")
-        reason = backend.refusal(game, settings.limit)
-        if reason is not None:
-            raise AgentSpecError(reason)
+        try:
+            cls.exact_for(game, getattr(settings, "limit", DEFAULT_LIMIT))
+        except ExactPlayError as err:
+            raise AgentSpecError(f"{cls.name}: {err}{cls._other_agent(game)}") from None
 
-    def choose(self, state: Any) -> Any:
-        self.check_game(self.settings, state.game)
-        backend = BACKENDS[state.game.name]
-        reason = backend.uncovered(state)
-        if reason is not None:
-            raise UncoveredPosition(reason)
-        actions = backend.best_actions(state, self.settings.limit)
-        return state.move_from_index(self.rng.choice(actions))
+    @classmethod
+    def _other_agent(cls, game: Any) -> str:
+        if cls.accept is not _closed_form and game.name in OptimalAgent.games:
+            return "; play it with the optimal agent (its closed-form rule)"
+        return ""
+
+    def prepare(self, game: Any) -> None:
+        self._exact_play(game)
+
+    def _exact_play(self, game: Any) -> ExactPlay:
+        if game not in self._exact:
+            self.check_game(self.settings, game)
+            self._exact[game] = self.exact_for(game, getattr(self.settings, "limit", DEFAULT_LIMIT))
+        return self._exact[game]
+
+    def act(self, state: Any, limit: Limit | None = None) -> Decision:
+        started = time.perf_counter()
+        exact = self._exact_play(state.game)
+        exact.check_covered(state)
+        seconds = (limit.over(self.limit) if limit is not None else self.limit).time
+        if seconds is None:
+            seconds = exact.default_seconds
+        try:
+            actions = exact.best_actions(state, None if seconds is None else SOLVE_SHARE * seconds)
+        except OutOfTime:
+            assert seconds is not None  # only an exact play that searches runs out of time
+            remaining = max(MIN_FALLBACK_SECONDS, started + seconds - time.perf_counter())
+            return self._alphabeta(state, remaining)
+        policy = np.zeros(state.kernel.num_actions)
+        policy[actions] = 1.0 / len(actions)
+        value = exact.position_value(state).value
+        info = SearchInfo(seconds=time.perf_counter() - started, engine="exact")
+        return Decision(state.move_from_index(self.rng.choice(actions)), policy, float(value), info)
+
+    def _alphabeta(self, state: Any, seconds: float) -> Decision:
+        """Alpha-beta's move, for a position the exact play could not solve in time."""
+        rng = np.random.default_rng(self.rng.randrange(2**32))
+        result = _runner(state.game).iterate(state.a, state.b, MAX_DEPTH, seconds, rng)
+        info = SearchInfo(
+            depth=int(result.depth), nodes=int(result.nodes), seconds=result.seconds, engine="alphabeta"
+        )
+        return Decision(state.move_from_index(int(result.move)), info=info)
 
 
-class OptimalNimAgent(Agent):
-    """Plays Nim by the nim-sum rule, misère and move limits included.
-
-    A random winning move when there is one; in a lost position, a random legal move (the
-    opponent must then find the winning reply itself).
-    """
+class OptimalAgent(PerfectAgent):
+    """Plays by a game's closed-form solution: a random winning move when there is one; in a
+    lost position, a random legal move (the opponent must then find the winning reply)."""
 
     name = "optimal"
-    summary = "Nim by the nim-sum rule (misère and move limit included): wins every won position"
-    games = ("nim",)
-
-    def choose(self, state: Any) -> Any:
-        game = state.game
-        won = winning_moves(state.piles, game.k, game.misere)
-        if won:
-            pile, count = self.rng.choice(won)
-            return game.move_of(pile * game.max_take + count - 1)
-        return state.move_from_index(self.rng.choice(state.legal_indices()))
+    summary = "plays by the game's closed-form rule (e.g. Nim's nim-sum): wins every won position"
+    Settings: ClassVar[type] = NoSettings
+    accept: ClassVar[Callable[[type[ExactPlay]], bool]] = staticmethod(_closed_form)
+    games: ClassVar[tuple[str, ...]] = _games_with(_closed_form)
 
 
-def register_backend(game: str, backend: Backend) -> None:
-    """Let the perfect agent play ``game`` (a registered game name) with ``backend``."""
-    BACKENDS[game] = backend
-    PerfectAgent.games = tuple(BACKENDS)
-
-
-__all__ = [
-    "BACKENDS",
-    "Backend",
-    "OptimalNimAgent",
-    "PerfectAgent",
-    "PerfectSettings",
-    "UncoveredPosition",
-    "register_backend",
-    "small_best_actions",
-]
+__all__ = ["OptimalAgent", "PerfectAgent", "PerfectSettings"]

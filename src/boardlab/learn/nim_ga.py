@@ -330,7 +330,7 @@ def _pick_best(scores, count, u):  # type: ignore[no-untyped-def]
 
 @njit(cache=True)
 def _optimal_pick(ctx, a, b, actions, count, u):  # type: ignore[no-untyped-def]
-    """A winning move drawn by ``u`` when there is one, else any legal move (solvers.nim's agent)."""
+    """A winning move drawn by ``u`` when there is one, else any legal move (the optimal agent's rule)."""
     winners = 0
     for j in range(count):
         x, y = nk.play(ctx, a, b, actions[j])

@@ -1,48 +1,35 @@
-"""Perfect Quixo play from the solved tables: move values, best moves, a perfect move.
+"""Perfect Quixo play from the solved tables: move values, best moves, a perfect move, and
+the game's exact play (:class:`QuixoTablesPlay`).
 
 A move's value is the value of the position it leads to, seen from the mover: won in d
 plies if the opponent is then lost in d - 1, and so on. The best moves win fastest, else
 draw, else lose slowest; :func:`perfect_move` picks among them at random.
 
-Works on protocol-v2 Quixo ``State`` objects (``a``, ``b`` words, ``game.size`` and
-``game.rules``): the tables of the game's rulebook are used. Moves are the state's own action
-indices, played with ``state.play_index``.
+Works on Quixo ``State`` objects (``a``, ``b`` words, ``game.size`` and ``game.rules``): the
+tables of the game's rulebook are used. Moves are the state's own action indices, played with
+``state.play_index``. 3x3 is solved in memory on first use; 4x4 and 5x5 are read from the
+tables ``boardlab solve quixo`` builds (4x4 in full, 5x5 its endgames). Blank cubes never come
+back, so once a game reaches a covered position every later position is covered too.
 """
 
 from __future__ import annotations
 
+import random
 import threading
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from boardlab.games.quixo.solver import DRAW, LOSS, WIN, QuixoTables, TableSet, solve_in_memory
+from boardlab.games.base import Game
+from boardlab.games.exact import ExactPlay, ExactPlayError, MoveValue, Value, best_of
+from boardlab.games.quixo.solver import DRAW, QuixoTables, TableSet, solve_in_memory
+from boardlab.games.small_solver import DEFAULT_LIMIT
 
-_VALUE_NAMES = {WIN: "win", DRAW: "draw", LOSS: "loss"}
 _TABLES: dict[tuple[int, str, str], TableSet] = {}
 _LOCK = threading.Lock()
 
-
-@dataclass(frozen=True, order=True)
-class MoveValue:
-    """The perfect-play outcome of one move, for the side that plays it."""
-
-    action: int
-    value: int  # WIN / DRAW / LOSS for the mover
-    depth: int  # plies to the end of the game, counting this move
-
-    @property
-    def name(self) -> str:
-        """``win``, ``draw`` or ``loss``."""
-        return _VALUE_NAMES[self.value]
-
-    def rank(self) -> tuple[int, int]:
-        """Larger is better: win fastest, then draw, then lose slowest."""
-        if self.value == WIN:
-            return (2, -self.depth)
-        if self.value == DRAW:
-            return (1, 0)
-        return (0, self.depth)
+ENDGAME_ATTEMPTS = 10_000
+QUIET_PLIES = 3
+"""Judged games from random endgame boards start only where perfect play lasts longer than this."""
 
 
 def state_sides(state: Any) -> tuple[int, int, int]:
@@ -100,10 +87,8 @@ def move_values(state: Any, tables: TableSet | None = None) -> list[MoveValue]:
 def best_moves(state: Any, tables: TableSet | None = None) -> list[MoveValue]:
     """The moves that win fastest, else draw, else lose slowest."""
     values = move_values(state, tables)
-    if not values:
-        return []
-    top = max(v.rank() for v in values)
-    return [v for v in values if v.rank() == top]
+    best = set(best_of(values))
+    return [v for v in values if v.action in best]
 
 
 def perfect_move(state: Any, rng: Any, tables: TableSet | None = None) -> int:
@@ -127,36 +112,92 @@ def covers(state: Any, tables: TableSet | None = None) -> bool:
     return _tables_of(state, tables).covers(me, opp)
 
 
-def quixo_best_actions(state: Any, limit: int = 0) -> list[int]:
-    """The optimal actions of a position, for the ``perfect`` agent's back-end (``limit`` unused)."""
-    return [m.action for m in best_moves(state)]
-
-
-def quixo_refusal(game: Any, limit: int = 0) -> str | None:
-    """Why the perfect agent cannot play a Quixo variant, or None when it can.
-
-    3x3 is solved on the spot. 4x4 and 5x5 need their tables built (4x4 in full, 5x5 its
-    endgames); the agent then plays the positions they cover (see :func:`quixo_uncovered`).
-    """
-    rulebook = str(getattr(game, "rules", "official"))
-    size = int(getattr(game, "size", 0))
-    if size == 3:
-        return None
-    cells = size * size
-    if any(tables_for(size, rulebook=rulebook).has_class(a, cells - a) for a in range(cells + 1)):
-        return None
+def _solve_command(size: int, rulebook: str) -> str:
     spec = "quixo" if rulebook == "official" else f"quixo:rules={rulebook}"
-    command = f"boardlab solve {spec} --size {size}" + (" --blanks 1" if size == 5 else "")
-    return f"perfect: the {size}x{size} Quixo tables are not built yet; run `{command}`"
+    return f"boardlab solve {spec} --size {size}" + (" --blanks 1" if size == 5 else "")
 
 
-def quixo_uncovered(state: Any) -> str | None:
-    """Why the tables built cannot play this position (5x5 with many blanks), or None."""
-    if covers(state):
-        return None
-    size = state.game.size
-    blanks = size * size - (int(state.a) | int(state.b)).bit_count()
-    return (
-        f"perfect: the {size}x{size} Quixo tables built here do not cover boards with {blanks} blank "
-        "cubes; hybrid plays such positions, and reads the tables once the game reaches them"
-    )
+class QuixoTablesPlay(ExactPlay):
+    """Exact Quixo play from the retrograde tables of the game's size and rulebook.
+
+    3x3 is solved in memory when no folder is given; 4x4 and 5x5 need their tables built,
+    at least the full-board classes. Positions with more blanks than the tables reach are
+    not covered (5x5: boards with at most one blank)."""
+
+    lookup: ClassVar[bool] = True
+    pieces_label = "cubes"
+
+    def __init__(self, game: Game, tables: TableSet) -> None:
+        super().__init__(game)
+        self.table_set = tables
+        size, rulebook = int(game.size), str(game.rules)  # type: ignore[attr-defined]
+        self.endgames_only = not tables.covers(*game.initial_words())
+        self.title = f"the Quixo {size}x{size} tables" + (" (endgames)" if self.endgames_only else "")
+        if rulebook != "official":
+            self.title += f", {rulebook} rules"
+
+    @classmethod
+    def open(cls, game: Game, *, tables: Path | str | None = None, limit: int = DEFAULT_LIMIT) -> ExactPlay:
+        size, rulebook = int(game.size), str(game.rules)  # type: ignore[attr-defined]
+        table_set = tables_for(size, tables, rulebook)
+        cells = size * size
+        if not any(table_set.has_class(a, cells - a) for a in range(cells + 1)):
+            folder = getattr(table_set, "directory", "memory")
+            raise ExactPlayError(
+                f"the {size}x{size} Quixo tables are not built in {folder}; "
+                f"run `{_solve_command(size, rulebook)}`"
+            )
+        return cls(game, table_set)
+
+    def uncovered(self, state: Any) -> str | None:
+        if covers(state, self.table_set):
+            return None
+        size = int(state.game.size)
+        blanks = size * size - (int(state.a) | int(state.b)).bit_count()
+        return (
+            f"the {size}x{size} Quixo tables built here do not cover boards with {blanks} blank cubes; "
+            "hybrid plays such positions, and reads the tables once the game reaches them"
+        )
+
+    def move_values(self, state: Any) -> list[MoveValue]:
+        return move_values(state, self.table_set)
+
+    def position_value(self, state: Any) -> Value:
+        return Value(*position_value(state, self.table_set))
+
+    def pieces(self, state: Any) -> int:
+        return (int(state.a) | int(state.b)).bit_count()
+
+    def start(self, rng: random.Random) -> Any:
+        """The empty board, or where the tables hold endgames only a random board they cover
+        (every cube X or O at random, one blank or none, either side to move) whose game is
+        not decided within :data:`QUIET_PLIES` plies (most such boards have a win in 1)."""
+        if not self.endgames_only:
+            return self.game.initial()
+        cells = int(self.game.size) ** 2  # type: ignore[attr-defined]
+        for _ in range(ENDGAME_ATTEMPTS):
+            blanks = rng.choice((0, 1))
+            blank = rng.randrange(cells) if blanks else -1
+            x = sum(1 << i for i in range(cells) if i != blank and rng.random() < 0.5)
+            o = ((1 << cells) - 1) & ~x & ~(1 << blank if blank >= 0 else 0)
+            to_move = rng.randrange(2)
+            me, opp = (x, o) if to_move == 0 else (o, x)
+            state = self.game.state(me, opp, to_move, (cells - blanks) // 2 * 2 + to_move)
+            if state.is_over:
+                continue
+            value, depth = position_value(state, self.table_set)
+            if value == DRAW or depth > QUIET_PLIES:
+                return state
+        raise ExactPlayError("found no open endgame position to start from")
+
+
+__all__ = [
+    "QuixoTablesPlay",
+    "best_moves",
+    "covers",
+    "move_values",
+    "perfect_move",
+    "position_value",
+    "state_sides",
+    "tables_for",
+]
