@@ -109,6 +109,7 @@ class ConnectFour(Game):
 
     name: ClassVar[str] = "connect4"
     display_name: ClassVar[str] = "Connect Four"
+    perft_ended_leaves: ClassVar[bool] = False  # published counts: move sequences of exactly n plies
     draw_detail: ClassVar[str] = "full board"
 
     def __post_init__(self) -> None:

@@ -636,6 +636,7 @@ def build_kernel(n: int, rules: str = "official") -> Kernel:
         cell_maps=cell_maps,
         sym_inverse=symmetry_table_inverse(action_maps),
         may_win=may_win_now,
+        count_moves=count_moves,
         reweigh=lambda eval_name, document: reweighed(tables, eval_name, document),
     )
 

@@ -87,6 +87,7 @@ class TicTacToe(base.Game):
 
     name: ClassVar[str] = "tictactoe"
     display_name: ClassVar[str] = "Tic-Tac-Toe"
+    perft_ended_leaves: ClassVar[bool] = False  # published counts: move sequences of exactly n plies
     win_detail: ClassVar[str] = "three in a row"
     draw_detail: ClassVar[str] = "full board"
 
