@@ -37,7 +37,7 @@ from rich.console import Console
 from rich.table import Table
 
 from boardlab.games.connect4 import ConnectFour
-from boardlab.solvers.connect4 import DEFAULT_TT_LOG2, Solver, default_book
+from boardlab.games.connect4.solver import DEFAULT_TT_LOG2, Solver, default_book
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4"
 

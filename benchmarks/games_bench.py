@@ -25,8 +25,8 @@ from rich.table import Table
 
 from boardlab.agents.alphabeta import SearchRunner
 from boardlab.agents.minimax import compiled_minimax
-from boardlab.games import connect4_kernel as c4k
 from boardlab.games import parse_game
+from boardlab.games.connect4 import kernel as c4k
 from boardlab.search.mcts import mcts_search
 
 

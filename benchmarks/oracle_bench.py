@@ -26,7 +26,7 @@ from rich.console import Console
 from rich.table import Table
 
 from boardlab.agents.base import AgentSpecError
-from boardlab.solvers.oracle import (
+from boardlab.arena.oracle import (
     DEFAULT_OPENING,
     DEFAULT_OPPONENTS,
     OracleError,

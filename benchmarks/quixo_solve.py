@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from boardlab.solvers.quixo import QuixoTables, solve, solve_in_memory
+from boardlab.games.quixo.solver import QuixoTables, solve, solve_in_memory
 
 # Counts for the side to move over all 3^(n*n) boards (a position where the side to move has
 # a line is won, else one where the opponent has one is lost).

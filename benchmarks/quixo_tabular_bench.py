@@ -9,7 +9,7 @@ For each board size, method (Q-learning, Monte Carlo value learning) and shaping
 opponent line as potential, see :mod:`boardlab.train.tabular`), one self-play run with the
 default hyper-parameters (seed 0) is trained up to its episode budget. At ``--points``
 episode counts spaced geometrically (from 1,000) the greedy policy is saved and judged by the
-oracle (:func:`boardlab.solvers.oracle.measure`, the Quixo tables as judge): ``--games`` games
+oracle (:func:`boardlab.arena.oracle.measure`, the Quixo tables as judge): ``--games`` games
 against each of random, greedy and alpha-beta at depth 2, the learner on both sides, short
 random openings; printed are the share of its moves keeping the perfect-play value (all moves,
 and each position once per game), the share of won positions it threw away, its wins / draws /
@@ -39,11 +39,11 @@ from rich.console import Console
 from rich.table import Table
 
 from boardlab.agents.tabular import forget_models
+from boardlab.arena.oracle import OracleReport, judge_for, measure
 from boardlab.core.files import atomic_savefig, atomic_write_text
-from boardlab.games import parse_game
+from boardlab.games import ExactPlay, parse_game
 from boardlab.games.base import ONGOING
 from boardlab.models.tabular import TabularPolicy
-from boardlab.solvers.oracle import Judge, OracleReport, judge_for, measure
 from boardlab.train.tabular import Trainer, params_for
 
 OPPONENTS = ("random", "greedy", "alphabeta:depth=2")
@@ -60,7 +60,7 @@ def checkpoints(total: int, points: int) -> list[int]:
     return sorted({int(c) for c in counts if 0 < c < total} | {total})
 
 
-def judged(agent: str, game: Any, judge: Judge, games: int) -> tuple[dict[str, Any], OracleReport]:
+def judged(agent: str, game: Any, judge: ExactPlay, games: int) -> tuple[dict[str, Any], OracleReport]:
     """The oracle's figures for ``agent`` (a spec) against OPPONENTS."""
     report = measure(agent, game, opponents=OPPONENTS, games=games, seed=0, judge=judge)
     tally = report.tally
@@ -85,7 +85,7 @@ def judged(agent: str, game: Any, judge: Judge, games: int) -> tuple[dict[str, A
 def every_position_accuracy(policy: TabularPolicy, game: Any) -> tuple[int, int]:
     """``(positions where every greedy move keeps the value, open positions)`` over every board
     of a small Quixo (3**cells boards; 3x3 only, in practice)."""
-    from boardlab.solvers.quixo_perfect import move_values
+    from boardlab.games.quixo.exact import move_values
 
     kernel, cells = game.kernel, int(game.size) ** 2
     good = total = 0
@@ -106,7 +106,14 @@ def every_position_accuracy(policy: TabularPolicy, game: Any) -> tuple[int, int]
 
 
 def run(
-    game: Any, judge: Judge, method: str, shaping: str, episodes: int, points: int, games: int, folder: Path
+    game: Any,
+    judge: ExactPlay,
+    method: str,
+    shaping: str,
+    episodes: int,
+    points: int,
+    games: int,
+    folder: Path,
 ) -> list[dict[str, Any]]:
     """One training run judged at each checkpoint."""
     trainer = Trainer.start(game, method, params_for(method, {"shaping": shaping}), seed=0)

@@ -24,7 +24,7 @@ from rich.console import Console
 from rich.table import Table
 
 from boardlab.games import parse_game
-from boardlab.solvers.small import Solution
+from boardlab.games.small_solver import Solution
 from boardlab.train.tabular import Trainer, perfect_play_report
 
 METHODS = ("qlearning", "mcrl")

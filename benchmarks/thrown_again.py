@@ -22,8 +22,8 @@ from rich.console import Console
 from rich.table import Table
 
 from boardlab.agents import make_agent
+from boardlab.arena.oracle import OracleError, judge_for
 from boardlab.games import parse_game
-from boardlab.solvers.oracle import OracleError, judge_for
 
 
 def thrown_positions(paths: list[Path]) -> tuple[str, list[str]]:

@@ -31,10 +31,35 @@ def test_perft_from_a_position_text():
     assert "18" in result.output
 
 
+def test_perft_of_every_game_prints_its_published_counts():
+    for game, depth, counts in (
+        ("connect4", 8, ("2,401", "823,536", "5,673,234")),
+        ("tictactoe", 9, ("15,120", "200,448", "127,872")),
+        ("quixo:size=3", 2, ("20", "356")),
+    ):
+        result = runner.invoke(app, ["perft", "--game", game, "--depth", str(depth)], terminal_width=200)
+        assert result.exit_code == 0, result.output
+        for count in counts:
+            assert count in result.output, (game, result.output)
+
+
+def test_bench_of_another_game():
+    result = runner.invoke(app, ["bench", "--quick", "--game", "connect4"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    assert (
+        "Connect Four" in result.output
+        and "2,401 leaves" in result.output
+        and "eval threats" in result.output
+    )
+
+
 def test_bad_input_exits_2_with_one_line_and_no_traceback():
     for args in (
         ["perft", "--position", "XXXX"],
         ["perft", "--size", "7"],
+        ["perft", "--game", "chess"],
+        ["perft", "--game", "connect4", "--size", "4"],
+        ["bench", "--game", "connect4", "--eval", "lines3"],
         ["match", "nosuch", "random"],
         ["tournament", "random", "alphabeta:depth=x"],
         ["play", "--agent", "nosuch"],

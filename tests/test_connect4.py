@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from boardlab.games import DRAW, LOSS, ONGOING, parse_game
-from boardlab.games import connect4_kernel as ck
 from boardlab.games.base import (
     GameOptionError,
     GameOverError,
@@ -24,6 +23,7 @@ from boardlab.games.base import (
     transform_observations,
 )
 from boardlab.games.connect4 import Column, ConnectFour, ConnectFourState
+from boardlab.games.connect4 import kernel as ck
 
 # (width, height, connect): the standard board, 8x7 which uses all 64 bits, small boards
 SIZES = [(7, 6, 4), (8, 7, 4), (4, 4, 3), (4, 4, 4), (5, 4, 4), (6, 5, 5), (10, 4, 4), (3, 3, 2)]

@@ -14,12 +14,15 @@ import typer
 from typer.testing import CliRunner
 
 from boardlab.agents import make_agent
+from boardlab.agents.decision import Limit
+from boardlab.agents.perfect import PerfectAgent
+from boardlab.arena.oracle import game_positions, move_accuracy
+from boardlab.games import OutOfTime, exact_play
 from boardlab.games.base import LOSS, ONGOING
 from boardlab.games.connect4 import ConnectFour
-from boardlab.solvers import connect4 as c4
-from boardlab.solvers.connect4 import Book, Solver, SolverError
-from boardlab.solvers.connect4_cli import register
-from boardlab.solvers.perfect import PerfectAgent
+from boardlab.games.connect4 import solver as c4
+from boardlab.games.connect4.solver import Book, Solver, SolverError
+from boardlab.ui.connect4_cli import register
 
 DATA = Path(
     os.environ.get("BOARDLAB_CONNECT4_DATA", Path(__file__).resolve().parents[2] / "shared/data/connect4")
@@ -219,27 +222,31 @@ def test_perfect_agent_plays_the_solver_s_moves(game: ConnectFour, solver: Solve
     state = game.parse_position("2252576253462244111563365343671351441")
     best = solver.best_moves(state)
     for _ in range(3):
-        assert agent.choose(state).index in best
-    analysis = c4.last_analysis()
-    assert analysis is not None and analysis.exact and analysis.actions == best
+        decision = agent.act(state)
+        assert decision.move.index in best
+        assert decision.info is not None and decision.info.engine == "exact"
+        assert decision.policy is not None and sorted(np.flatnonzero(decision.policy)) == best
+        assert decision.value == np.sign(solver.solve(state))
+    assert sorted(exact_play(game).best_actions(state)) == best
 
 
 def test_perfect_falls_back_to_alpha_beta_out_of_time(game: ConnectFour) -> None:
     state = game.parse_position("44")
-    analysis = c4.perfect_analysis(state, seconds=0.05, seed=1)
-    assert not analysis.exact and len(analysis.actions) == 1
-    assert analysis.actions[0] in state.legal_indices()
-    assert "alpha-beta" in analysis.note and "not proven perfect" in analysis.note
+    with pytest.raises(OutOfTime):
+        exact_play(game).best_actions(state, seconds=0.04)
+    decision = make_agent("perfect", seed=1, game=game).act(state, Limit(time=0.05))
+    assert decision.move.index in state.legal_indices() and decision.value is None
+    assert decision.info is not None and decision.info.engine == "alphabeta" and decision.info.depth > 0
 
 
 def test_move_accuracy(game: ConnectFour) -> None:
-    positions = c4.game_positions(game, ["random", "greedy"], games=4, seed=2, min_ply=16)
+    positions = game_positions(game, ["random", "greedy"], games=4, seed=2, min_ply=16)
     assert positions and all(p.ply >= 16 for p in positions)
-    perfect = c4.move_accuracy("perfect", positions)
+    perfect = move_accuracy("perfect", positions)
     assert perfect.positions == len([p for p in positions if not p.is_over])
     assert perfect.kept == perfect.positions and perfect.thrown == 0
     assert perfect.kept_share == 1.0
-    rand = c4.move_accuracy("random", positions, seed=5)
+    rand = move_accuracy("random", positions, seed=5)
     assert rand.kept < rand.positions and rand.kept <= rand.kept_outcome
     assert rand.won == perfect.won and 0 <= rand.thrown <= rand.won
     # the same judgement from every column's exact score (the agent replays its choices)

@@ -8,10 +8,9 @@ from pathlib import Path
 import pytest
 
 from boardlab.agents.base import make_agent
-from boardlab.games import parse_game
-from boardlab.solvers.endgame import endgame_for
-from boardlab.solvers.quixo import solve
-from boardlab.solvers.quixo_perfect import best_moves, move_values, tables_for
+from boardlab.games import endgame_for, parse_game
+from boardlab.games.quixo.exact import best_moves, move_values, tables_for
+from boardlab.games.quixo.solver import solve
 
 
 def random_positions(spec: str, count: int, seed: int) -> list:

@@ -236,7 +236,7 @@ def _evolving(pid: int) -> bool:
 
 
 def test_a_terminated_quixo_solve_keeps_its_finished_class_pairs(tmp_path: Path) -> None:
-    from boardlab.solvers.quixo_table import read_table
+    from boardlab.games.quixo.table import read_table
 
     folder = tmp_path / "tables"
 

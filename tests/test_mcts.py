@@ -15,6 +15,7 @@ from boardlab.agents import make_agent
 from boardlab.agents.decision import Limit
 from boardlab.games import parse_game
 from boardlab.games.base import ONGOING
+from boardlab.games.small_solver import Solution
 from boardlab.search.mcts import (
     PENDING,
     PUCT,
@@ -24,7 +25,6 @@ from boardlab.search.mcts import (
     Search,
     evaluate_together,
 )
-from boardlab.solvers.small import Solution
 
 TTT = parse_game("tictactoe")
 C4 = parse_game("connect4")

@@ -9,6 +9,7 @@ import pytest
 from rich.text import Text
 
 from boardlab.agents.base import AgentSpecError
+from boardlab.agents.perfect import OptimalAgent, PerfectAgent
 from boardlab.games import parse_game
 from boardlab.games.base import (
     LOSS,
@@ -21,9 +22,8 @@ from boardlab.games.base import (
     PositionParseError,
 )
 from boardlab.games.nim import Nim, State, Take
-from boardlab.solvers.nim import OptimalNimAgent, mover_wins, winning_moves
-from boardlab.solvers.perfect import PerfectAgent
-from boardlab.solvers.small import Solution, solve
+from boardlab.games.nim.theory import mover_wins, winning_moves
+from boardlab.games.small_solver import Solution, solve
 
 
 def all_positions(game: Nim) -> list[State]:
@@ -242,7 +242,7 @@ def test_optimal_agent_wins_every_won_position(
     k: int, misere: bool, solutions: dict[tuple[int, bool], tuple[Nim, Solution]]
 ) -> None:
     game, solution = solutions[k, misere]
-    agent = OptimalNimAgent(seed=k)
+    agent = OptimalAgent(seed=k)
     for piles in itertools.combinations_with_replacement(range(8), 4):
         state = game.from_piles(piles)
         if state.is_over:
@@ -261,19 +261,19 @@ def test_the_literal_misere_rule_fails_with_k() -> None:
 
 
 def test_agents_games() -> None:
-    assert OptimalNimAgent.supports(Nim())
-    assert not OptimalNimAgent.supports(parse_game("tictactoe"))
+    assert OptimalAgent.supports(Nim())
+    assert not OptimalAgent.supports(parse_game("tictactoe"))
     with pytest.raises(AgentSpecError):
-        OptimalNimAgent.check_game(OptimalNimAgent.Settings(), parse_game("tictactoe"))
+        OptimalAgent.check_game(OptimalAgent.Settings(), parse_game("tictactoe"))
     huge = Nim(piles=(1000, 1000, 1000))
-    assert OptimalNimAgent.supports(huge)
+    assert OptimalAgent.supports(huge)
     assert not PerfectAgent.supports(huge)
     with pytest.raises(AgentSpecError, match="optimal"):
         PerfectAgent.check_game(PerfectAgent.Settings(), huge)
     with pytest.raises(AgentSpecError):
         PerfectAgent.check_game(PerfectAgent.Settings(limit=100), Nim(piles=(7, 7, 7)))
     state = huge.initial()
-    assert str(OptimalNimAgent(seed=1).choose(state)) in {f"{i}:1000" for i in (1, 2, 3)}
+    assert str(OptimalAgent(seed=1).choose(state)) in {f"{i}:1000" for i in (1, 2, 3)}
 
 
 def perfect_walk(state: State, side: int, agent: PerfectAgent, solution: Solution) -> None:

@@ -15,10 +15,10 @@ from boardlab.agents.base import AgentSpecError, make_agent, register
 from boardlab.agents.nim_genome import NimGenomeAgent, shipped_model
 from boardlab.games import parse_game
 from boardlab.games.base import LOSS, WIN
+from boardlab.games.nim.theory import mover_wins
+from boardlab.games.small_solver import Solution
 from boardlab.models.nim_genome import GenomePolicy, gene_bounds, gene_names, load_model, optimal_genome
 from boardlab.models.table import ModelFileError, ModelMismatchError
-from boardlab.solvers.nim import mover_wins
-from boardlab.solvers.small import Solution
 from boardlab.train.cli import register as register_train
 from boardlab.train.nim_ga import (
     Evolution,

@@ -10,20 +10,20 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from boardlab.games import DRAW, LOSS, WIN, parse_game
-from boardlab.solvers import oracle
-from boardlab.solvers.oracle import (
-    MoveValue,
+from boardlab import games
+from boardlab.arena.oracle import (
     OracleError,
     Tally,
-    depth_rank,
     judge_for,
     judge_move,
     measure,
     plot_accuracy,
     write_json,
 )
-from boardlab.solvers.oracle_cli import game_spec, register, split_specs
+from boardlab.games import DRAW, LOSS, WIN, parse_game
+from boardlab.games.exact import ExactPlayError, MoveValue
+from boardlab.games.quixo.exact import QuixoTablesPlay
+from boardlab.ui.oracle_cli import game_spec, register, split_specs
 
 QUICK = ("random", "greedy")
 
@@ -89,7 +89,7 @@ def _loses_within(state, plies: int) -> bool:
 
 
 def test_quixo_judge_agrees_with_the_tables_and_with_plain_search(quixo3) -> None:
-    from boardlab.solvers.quixo_perfect import tables_for
+    from boardlab.games.quixo.exact import tables_for
 
     judge = judge_for(quixo3)
     tables = tables_for(3)
@@ -116,24 +116,20 @@ def test_quixo_judge_counts_cubes(quixo3) -> None:
 def test_no_judge_and_missing_tables_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(OracleError, match="boardlab solve quixo --size 4"):
         judge_for("quixo:size=4", tmp_path)
-    monkeypatch.delitem(oracle.JUDGES, "nim")
+    monkeypatch.setitem(games.GAMES, "nim", games.GameEntry(games.GAMES["nim"].game))
     with pytest.raises(OracleError, match="no exact judge for nim"):
         judge_for("nim")
 
 
 def test_one_move_is_tallied() -> None:
-    values = [
-        MoveValue(0, WIN, depth_rank(WIN, 3), 3),
-        MoveValue(1, WIN, depth_rank(WIN, 5), 5),
-        MoveValue(2, DRAW, depth_rank(DRAW, 9), 9),
-    ]
+    values = [MoveValue(0, WIN, 3), MoveValue(1, WIN, 5), MoveValue(2, DRAW, 9)]
     assert judge_move(values, 0) == Tally(moves=1, kept=1, exact=1, won=1, thrown=0)
     assert judge_move(values, 1) == Tally(moves=1, kept=1, exact=0, won=1, thrown=0)
     assert judge_move(values, 2) == Tally(moves=1, kept=0, exact=0, won=1, thrown=1)
-    drawn = [MoveValue(0, DRAW, depth_rank(DRAW, 2), 2), MoveValue(1, LOSS, depth_rank(LOSS, 1), 1)]
+    drawn = [MoveValue(0, DRAW, 2), MoveValue(1, LOSS, 1)]
     assert judge_move(drawn, 0) == Tally(moves=1, kept=1, exact=1, drawn=1, lost=0)
     assert judge_move(drawn, 1) == Tally(moves=1, kept=0, exact=0, won=0, thrown=0, drawn=1, lost=1)
-    lost = [MoveValue(0, LOSS, depth_rank(LOSS, 4), 4), MoveValue(1, LOSS, depth_rank(LOSS, 2), 2)]
+    lost = [MoveValue(0, LOSS, 4), MoveValue(1, LOSS, 2)]
     assert judge_move(lost, 1) == Tally(moves=1, kept=1, exact=0)  # a lost position loses nothing
     with pytest.raises(OracleError):
         judge_move(drawn, 7)
@@ -308,7 +304,7 @@ def test_cli_lists_the_draws_lost_and_names_opponents_on_a_narrow_terminal(
 def test_cli_bad_input_is_one_line_and_exit_2(
     cli: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], message: str
 ) -> None:
-    monkeypatch.delitem(oracle.JUDGES, "nim")
+    monkeypatch.setitem(games.GAMES, "nim", games.GameEntry(games.GAMES["nim"].game))
     args = [a.replace("{tmp}", str(tmp_path / "none")) for a in args]
     result = CliRunner().invoke(cli, args, terminal_width=400)
     assert result.exit_code == 2, result.output
@@ -330,19 +326,17 @@ def test_option_parsing() -> None:
 
 
 def test_5x5_games_start_where_the_endgame_tables_reach() -> None:
-    from boardlab.solvers.oracle import QuixoJudge
-
     class Tables:  # stands in for the 5x5 tables: every open position is a slow win
         size, rulebook = 5, "official"
 
         def value(self, me: int, opp: int) -> tuple[int, int]:
             return WIN, 9
 
-    judge = QuixoJudge.__new__(QuixoJudge)
-    judge.endgames_only, judge.tables = True, Tables()
     game = parse_game("quixo")
+    judge = QuixoTablesPlay.__new__(QuixoTablesPlay)
+    judge.game, judge.endgames_only, judge.table_set = game, True, Tables()
     rng = random.Random(5)
-    starts = [judge.start(game, rng) for _ in range(200)]
+    starts = [judge.start(rng) for _ in range(200)]
     assert all(not s.is_over and (s.a | s.b).bit_count() >= 24 for s in starts)
     assert {(s.a | s.b).bit_count() for s in starts} == {24, 25}
     assert {s.to_move for s in starts} == {0, 1}
@@ -350,15 +344,13 @@ def test_5x5_games_start_where_the_endgame_tables_reach() -> None:
 
 
 def test_5x5_starts_decided_at_once_are_not_kept() -> None:
-    from boardlab.solvers.oracle import QuixoJudge
-
     class Tables:  # every open position a win in 1: no start is quiet enough
         size, rulebook = 5, "official"
 
         def value(self, me: int, opp: int) -> tuple[int, int]:
             return WIN, 1
 
-    judge = QuixoJudge.__new__(QuixoJudge)
-    judge.endgames_only, judge.tables = True, Tables()
-    with pytest.raises(OracleError, match="no open endgame position"):
-        judge.start(parse_game("quixo"), random.Random(0))
+    judge = QuixoTablesPlay.__new__(QuixoTablesPlay)
+    judge.game, judge.endgames_only, judge.table_set = parse_game("quixo"), True, Tables()
+    with pytest.raises(ExactPlayError, match="no open endgame position"):
+        judge.start(random.Random(0))

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_tuned_eval import compiled_and_model, random_masks
 
-from boardlab.games.quixo_kernel import (
+from boardlab.games.quixo.kernel import (
     TUNED_SCALE,
     kernel,
     line_class,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from boardlab.games import quixo_kernel as qk
 from boardlab.games.base import (
     GameError,
     GameOverError,
@@ -16,6 +15,7 @@ from boardlab.games.base import (
     State as GameState,
 )
 from boardlab.games.quixo import Move, Push, State, all_moves, move_from_index, move_index, new_game
+from boardlab.games.quixo import kernel as qk
 
 # --- construction and basic facts ---------------------------------------------------------
 

@@ -11,9 +11,9 @@ import pytest
 import quixo_reference as ref
 from numba import njit
 
-from boardlab.games import quixo_kernel as qk
 from boardlab.games.base import GameOverError
 from boardlab.games.quixo import Move, Push, State
+from boardlab.games.quixo import kernel as qk
 
 Triple = tuple[int, int, int]
 

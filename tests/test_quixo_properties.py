@@ -10,9 +10,9 @@ import quixo_reference as ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from boardlab.games import quixo_kernel as qk
 from boardlab.games.base import MoveParseError, PositionParseError, compiled_canonical, position_hash
 from boardlab.games.quixo import Move, Push, State, all_moves
+from boardlab.games.quixo import kernel as qk
 
 SIZES = (3, 4, 5)
 Triple = tuple[int, int, int]

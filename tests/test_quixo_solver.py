@@ -13,9 +13,10 @@ import quixo_naive_solver as naive
 import typer
 from typer.testing import CliRunner
 
-from boardlab.solvers import quixo_table as qt
-from boardlab.solvers.cli import parse_quixo_position, register
-from boardlab.solvers.quixo import (
+from boardlab.games.quixo import table as qt
+from boardlab.games.quixo.exact import best_moves, move_values, perfect_move, state_sides
+from boardlab.games.quixo.index import class_size, index_of, position_of
+from boardlab.games.quixo.solver import (
     DRAW,
     LOSS,
     WIN,
@@ -27,8 +28,7 @@ from boardlab.solvers.quixo import (
     solve_in_memory,
     solve_pair,
 )
-from boardlab.solvers.quixo_index import class_size, index_of, position_of
-from boardlab.solvers.quixo_perfect import best_moves, move_values, perfect_move, state_sides
+from boardlab.ui.solve_cli import parse_quixo_position, register
 
 CODE_VALUE = {qt.WIN_CODE: WIN, qt.LOSS_CODE: LOSS, qt.DRAW_CODE: DRAW}
 
@@ -382,18 +382,26 @@ def test_cli_bad_input_is_one_line_and_exit_2(
     assert message in text and len(text.splitlines()) == 1
 
 
-def test_backend_for_the_perfect_agent(tables3, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from boardlab.solvers import quixo_perfect
+def test_exact_play_for_the_perfect_agent(tables3, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from boardlab.games import ExactPlayError, exact_play
+    from boardlab.games.quixo import exact as quixo_perfect
 
     monkeypatch.setenv("BOARDLAB_TABLES", str(tmp_path))
     monkeypatch.setattr(quixo_perfect, "_TABLES", {})
     state = parse_quixo_position("X.O.O.X.. O 4")
-    assert set(quixo_perfect.quixo_best_actions(state, 0)) == {m.action for m in best_moves(state, tables3)}
-    assert quixo_perfect.quixo_refusal(state.game, 0) is None
+    exact = exact_play(state.game)
+    assert exact.lookup and exact.knows_depth and exact.covers(state)
+    assert set(exact.best_actions(state)) == {m.action for m in best_moves(state, tables3)}
+    assert exact.move_values(state) == move_values(state, tables3)
+    assert (exact.position_value(state).value, exact.position_value(state).depth) == tables3.value(
+        *state_sides(state)[1:]
+    )
     four = parse_quixo_position("." * 16)
-    assert "boardlab solve quixo --size 4" in quixo_perfect.quixo_refusal(four.game, 0)
+    with pytest.raises(ExactPlayError, match="boardlab solve quixo --size 4"):
+        exact_play(four.game)
     five = parse_quixo_position("." * 25)
-    assert "--blanks 1" in quixo_perfect.quixo_refusal(five.game, 0)
+    with pytest.raises(ExactPlayError, match="--blanks 1"):
+        exact_play(five.game)
     assert not quixo_perfect.covers(five)
 
 
@@ -401,8 +409,9 @@ def test_perfect_agent_plays_only_what_partial_tables_cover(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from boardlab.agents.base import make_agent
-    from boardlab.solvers import quixo_perfect
-    from boardlab.solvers.perfect import PerfectAgent, UncoveredPosition
+    from boardlab.agents.perfect import PerfectAgent
+    from boardlab.games import UncoveredPosition, exact_play
+    from boardlab.games.quixo import exact as quixo_perfect
 
     solve(3, tmp_path, min_cubes=8)  # endgame tables only, as on 5x5
     monkeypatch.setattr(quixo_perfect, "_TABLES", {(3, "", "official"): QuixoTables(3, tmp_path)})
@@ -410,8 +419,11 @@ def test_perfect_agent_plays_only_what_partial_tables_cover(
     assert not PerfectAgent.supports(game)  # it cannot play whole games from the start
     agent = make_agent("perfect", seed=0, game=game)
     covered = parse_quixo_position("XOXOX.OXO X 8")
-    move = agent.choose(covered)
-    assert game.action_of(move) in quixo_perfect.quixo_best_actions(covered)
+    decision = agent.act(covered)
+    best = exact_play(game).best_actions(covered)
+    assert game.action_of(decision.move) in best
+    assert decision.policy is not None and set(np.flatnonzero(decision.policy)) == set(best)
+    assert decision.value == exact_play(game).position_value(covered).value
     with pytest.raises(UncoveredPosition, match="do not cover boards with 5 blank cubes"):
         agent.choose(parse_quixo_position("X.O.O.X.. O 4"))
 
@@ -420,7 +432,7 @@ def test_4x4_perfect_agent_never_lets_a_won_position_go(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from boardlab.agents.base import make_agent
-    from boardlab.solvers import quixo_perfect
+    from boardlab.games.quixo import exact as quixo_perfect
 
     tables = QuixoTables(4, tmp_path)
     solve(4, tmp_path, min_cubes=14)  # the 4x4 endgames: boards with at most two blanks

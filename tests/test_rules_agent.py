@@ -26,8 +26,8 @@ from boardlab.agents.rules import (
     save_model,
 )
 from boardlab.games import parse_game
-from boardlab.games import quixo_kernel as qk
 from boardlab.games.base import ONGOING
+from boardlab.games.quixo import kernel as qk
 from boardlab.models.table import ModelFileError, ModelMismatchError
 from boardlab.train.cli import register as register_train
 from boardlab.train.rules_es import (

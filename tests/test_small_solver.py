@@ -10,8 +10,8 @@ import pytest
 
 from boardlab.games.base import DRAW, LOSS, ONGOING, WIN, Kernel, PositionParseError
 from boardlab.games.nim import Nim
+from boardlab.games.small_solver import Solution, SolverError, solve
 from boardlab.games.tictactoe import TicTacToe
-from boardlab.solvers.small import Solution, SolverError, solve
 
 TTT = TicTacToe()
 

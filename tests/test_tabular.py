@@ -16,6 +16,7 @@ from boardlab.agents.base import AgentSpecError, make_agent, register
 from boardlab.agents.tabular import MonteCarloAgent, QLearningAgent, shipped_model
 from boardlab.games import parse_game
 from boardlab.games.base import build_canonical
+from boardlab.games.small_solver import Solution
 from boardlab.models.table import (
     ModelFileError,
     ModelMismatchError,
@@ -24,7 +25,6 @@ from boardlab.models.table import (
     read_header,
 )
 from boardlab.models.tabular import TabularPolicy
-from boardlab.solvers.small import Solution
 from boardlab.train.cli import register as register_train
 from boardlab.train.tabular import (
     Trainer,
@@ -460,7 +460,7 @@ class _QuixoTablesAsSolution:
     """The Quixo 3x3 tables seen as the exact solution :func:`perfect_play_report` expects."""
 
     def __init__(self) -> None:
-        from boardlab.solvers.quixo_perfect import tables_for
+        from boardlab.games.quixo.exact import tables_for
 
         self.tables = tables_for(3)
 

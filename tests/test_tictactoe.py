@@ -10,6 +10,7 @@ import pytest
 from rich.text import Text
 
 from boardlab.agents import Agent, make_agent
+from boardlab.agents.perfect import PerfectAgent
 from boardlab.games import parse_game
 from boardlab.games.base import (
     DRAW,
@@ -21,9 +22,8 @@ from boardlab.games.base import (
     PositionParseError,
     transform_observations,
 )
+from boardlab.games.small_solver import solve
 from boardlab.games.tictactoe import Cell, State, TicTacToe
-from boardlab.solvers.perfect import PerfectAgent
-from boardlab.solvers.small import solve
 
 GAME = TicTacToe()
 

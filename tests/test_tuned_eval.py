@@ -24,7 +24,7 @@ from boardlab.agents.base import AgentSpecError
 from boardlab.games import parse_game
 from boardlab.games.base import ONGOING
 from boardlab.games.quixo import State
-from boardlab.games.quixo_kernel import TUNED_SCALARS, TUNED_SCALE, kernel, may_win_now, tuned_weights
+from boardlab.games.quixo.kernel import TUNED_SCALARS, TUNED_SCALE, kernel, may_win_now, tuned_weights
 from boardlab.train.eval_fit import (
     Positions,
     feature_names,

@@ -114,52 +114,63 @@ def games_command() -> None:
 
 
 PERFT_COMPILED_DEPTH = 5
-"""perft hands subtrees of this depth to compiled code (a fraction of a second each on 5x5);
-above it the root is split in Python, so that Ctrl-C is heard between calls."""
+"""perft hands subtrees of this depth to compiled code (a fraction of a second each on 5x5
+Quixo); above it the root is split in Python, so that Ctrl-C is heard between calls."""
 
 
-def _perft(qk: Any, ctx: Any, me: int, opp: int, depth: int, stop: Any) -> int:
+def _perft(kernel: Any, a: int, b: int, depth: int, ended: bool, stop: Any) -> int:
     """Leaves at ``depth``; deep counts are split into compiled calls so that ``stop`` (set
     by Ctrl-C or SIGTERM) is looked at every few milliseconds (the count is then partial)."""
-    if depth <= PERFT_COMPILED_DEPTH or qk.status(ctx, np.int64(me), np.int64(opp)) != qk.ONGOING:
-        return int(qk.perft(ctx, np.int64(me), np.int64(opp), depth))
-    moves = np.empty(ctx[0].shape[0], dtype=np.int64)
-    count = qk.gen_moves(ctx, np.int64(me), np.int64(opp), moves)
+    from boardlab.games.base import ONGOING
+    from boardlab.games.perft import perft
+
+    ctx = kernel.ctx
+    if depth <= PERFT_COMPILED_DEPTH or kernel.status(ctx, np.int64(a), np.int64(b)) != ONGOING:
+        return perft(kernel, a, b, depth, ended)
+    moves = np.empty(kernel.num_actions, dtype=np.int64)
+    count = kernel.gen_moves(ctx, np.int64(a), np.int64(b), moves)
     total = 0
     for move in moves[:count]:
         if stop:
             break
-        a, b = qk.play(ctx, np.int64(me), np.int64(opp), move)
-        total += _perft(qk, ctx, int(a), int(b), depth - 1, stop)
+        x, y = kernel.play(ctx, np.int64(a), np.int64(b), move)
+        total += _perft(kernel, int(x), int(y), depth - 1, ended, stop)
     return total
+
+
+def _game_and_position(game: str, size: int | None, position: str) -> Any:
+    """The position of ``perft``: the start of the game of ``game`` (``--size`` sets Quixo's
+    board side), or ``position`` in that game's text."""
+    from boardlab.games import GameError, parse_game
+    from boardlab.ui.solve_cli import read_position
+
+    spec = game if size is None else f"{game}{',' if ':' in game else ':'}size={size}"
+    try:
+        the_game = parse_game(spec)
+    except GameError as err:
+        raise fail(str(err)) from None
+    return read_position(spec, position) if position else the_game.initial()
 
 
 @app.command("perft")
 def perft_command(
-    depth: int = typer.Option(5, min=1, max=8, help="Plies to count."),
-    size: int = typer.Option(5, help="Board side: 3, 4 or 5."),
-    position: str = typer.Option("", help="Start position text (default: the empty board)."),
+    depth: int = typer.Option(5, min=1, max=12, help="Plies to count."),
+    game: str = typer.Option("quixo", "--game", help="Game spec, e.g. connect4 or quixo:size=4."),
+    size: int | None = typer.Option(None, help="Quixo's board side: 3, 4 or 5 (as --game quixo:size=N)."),
+    position: str = typer.Option("", help="Start position text (default: the game's start)."),
 ) -> None:
-    """Count the leaves of the Quixo game tree at each depth (finished games are leaves)."""
-    from boardlab.games import GameError
-    from boardlab.games import quixo_kernel as qk
-    from boardlab.games.quixo import State
-
-    if size not in (3, 4, 5):
-        raise fail(f"--size must be 3, 4 or 5, got {size}")
-    try:
-        state = State.from_text(position) if position else State.initial(size)
-    except (GameError, ValueError) as err:
-        raise fail(str(err)) from None
-    me, opp = state.words
-    ctx = state.kernel.ctx
-    table = Table(title=f"perft from {state.to_text()}")
+    """Count the leaves of a game tree at each depth (a game that ends earlier is a leaf, or
+    not counted where the game's published counts are of move sequences: Connect Four,
+    Tic-Tac-Toe)."""
+    state = _game_and_position(game, size, position)
+    ended = state.game.perft_ended_leaves
+    table = Table(title=f"perft of {state.game.title} from {state.to_text()}")
     for column in ("depth", "leaves", "seconds"):
         table.add_column(column, justify="right")
     with stop_requests() as stop:
         for d in range(1, depth + 1):
             start = time.perf_counter()
-            leaves = _perft(qk, ctx, me, opp, d, stop)
+            leaves = _perft(state.kernel, state.a, state.b, d, ended, stop)
             if stop:
                 break
             table.add_row(str(d), f"{leaves:,}", f"{time.perf_counter() - start:.4f}")
@@ -170,15 +181,28 @@ def perft_command(
 
 
 @app.command("bench")
-def bench_command(quick: bool = typer.Option(False, help="Smaller workloads.")) -> None:
+def bench_command(
+    quick: bool = typer.Option(False, help="Smaller workloads."),
+    game: str = typer.Option("quixo", "--game", help="Game spec, e.g. connect4 or quixo:size=4."),
+    eval_name: str = typer.Option("", "--eval", help="Alpha-beta's evaluation (default: the game's first)."),
+) -> None:
     """Measure engine speed: playouts, perft, alpha-beta and MCTS (one core)."""
     from boardlab.bench import engine_figures
+    from boardlab.games import GameError, parse_game
 
-    table = Table(title="Quixo engine speed (one core, compile time excluded)")
+    try:
+        the_game = parse_game(game)
+        if eval_name and eval_name not in the_game.evaluations:
+            raise fail(
+                f"{the_game.name} has no evaluation {eval_name!r}; it has {', '.join(the_game.evaluations)}"
+            )
+    except GameError as err:
+        raise fail(str(err)) from None
+    table = Table(title=f"{the_game.title} engine speed (one core, compile time excluded)")
     for column in ("figure", "value", "unit", "detail"):
         table.add_column(column)
     with console.status("measuring..."):
-        figures = engine_figures(quick)
+        figures = engine_figures(the_game, quick, eval_name)
     for f in figures:
         value = f"{f.value:,.0f}" if f.value >= 100 else f"{f.value:.4f}"
         table.add_row(f.name, value, f.unit, f.detail)
@@ -186,13 +210,13 @@ def bench_command(quick: bool = typer.Option(False, help="Smaller workloads.")) 
 
 
 def _register_commands() -> None:
-    from boardlab.solvers.cli import register as register_solvers
-    from boardlab.solvers.oracle_cli import register as register_oracle
     from boardlab.train.cli import register as register_train
     from boardlab.ui.arena import register as register_arena
     from boardlab.ui.blackbox import register as register_blackbox
     from boardlab.ui.cli import register as register_play
+    from boardlab.ui.oracle_cli import register as register_oracle
     from boardlab.ui.setcover import register as register_setcover
+    from boardlab.ui.solve_cli import register as register_solvers
 
     register_play(app)
     register_arena(app)

@@ -4,7 +4,7 @@ solved tables where they exist.
 Alpha-beta with the game's evaluation plays most moves. When it proves every move lost, the
 move goes to MCTS: a minimax loss assumes a perfect opponent, and random rollouts look for
 the lines where an imperfect one may still go wrong. Where solved endgame tables cover the
-position (:mod:`boardlab.solvers.endgame`: Quixo's 3x3 and 4x4 tables, and the 5x5 tables of
+position (:func:`boardlab.games.endgame_for`: Quixo's 3x3 and 4x4 tables, and the 5x5 tables of
 full boards and boards with one blank once built), the move comes from them: the fastest
 win, the slowest loss, or a draw, chosen at random among equals from the agent's seed.
 """
@@ -31,8 +31,8 @@ from boardlab.agents.alphabeta import (
 from boardlab.agents.base import Agent
 from boardlab.agents.decision import Limit
 from boardlab.core.spec import option
+from boardlab.games import ExactPlay, endgame_for
 from boardlab.search.mcts import compiled_mcts, mcts_search
-from boardlab.solvers.endgame import Endgame, endgame_for
 
 ALPHABETA_SHARE = 0.75  # of the time per move
 MIN_MCTS_SHARE = 0.05  # MCTS is not started with less time than this share
@@ -130,7 +130,7 @@ class HybridAgent(Agent):
         )
         self.searcher = AlphaBetaAgent(seed=seed, settings=searcher_settings)
         self.last_engine = ""
-        self._endgames: dict[Any, Endgame | None] = {}
+        self._endgames: dict[Any, ExactPlay | None] = {}
 
     @classmethod
     def check_game(cls, settings: Any, game: Any) -> None:
@@ -150,7 +150,7 @@ class HybridAgent(Agent):
         compiled_mcts(game.kernel)  # the first hand-over must not pay for a compile
         self._endgame(game)
 
-    def _endgame(self, game: Any) -> Endgame | None:
+    def _endgame(self, game: Any) -> ExactPlay | None:
         """The game's endgame tables, looked for once per game variant."""
         if not self.settings.tables:
             return None

@@ -23,7 +23,7 @@ row counts as adding it to that row). At each move the player draws an active ru
 weighted roulette over the rules' weights (one weight in [0, 1] per rule-action pair), then
 one of that rule's moves uniformly; when every active rule weighs 0 it plays any legal move.
 Both draws come from the agent's seed. The conditions are computed by numba code over the
-Quixo kernel (:mod:`boardlab.games.quixo_kernel`): a few microseconds per move.
+Quixo kernel (:mod:`boardlab.games.quixo.kernel`): a few microseconds per move.
 
 ``rules:model=PATH`` plays the weights in ``PATH`` (``model.json`` from
 ``boardlab train es --game quixo --out DIR``); without ``model=`` it plays the model shipped
@@ -47,8 +47,8 @@ from boardlab.agents.base import Agent, AgentSpecError
 from boardlab.agents.models import ModelCache, model_file, shipped_model_file
 from boardlab.core.files import atomic_write_text
 from boardlab.core.spec import option
-from boardlab.games import quixo_kernel as qk
 from boardlab.games.base import LOSS, ONGOING
+from boardlab.games.quixo import kernel as qk
 from boardlab.models.table import ModelFileError, ModelMismatchError, read_json_model
 
 FORMAT = "boardlab-quixo-rules"

@@ -2,13 +2,20 @@
 :class:`State` objects, with a compiled :class:`Kernel` for searches and learners.
 
 Build games from specs: ``parse_game("connect4:width=8,height=7")`` gives the Game,
-``new_game("quixo:size=4")`` its starting position. Adding a game is its module and one
+``new_game("quixo:size=4")`` its starting position. Adding a game is its package and one
 entry in :data:`GAMES`; the conformance suite in ``tests/`` then checks it.
+
+A game's entry also names its exact play (:mod:`boardlab.games.exact`): ``exact_play(game)``
+gives the perfect-play knowledge of a game variant, ``endgame_for(game)`` the tables solved
+ahead that a searching agent may read at every move.
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from boardlab.core.spec import SpecError, build_options, split_spec
@@ -29,26 +36,95 @@ from boardlab.games.base import (
     Reason,
     State,
 )
+from boardlab.games.exact import ExactPlay, ExactPlayError, OutOfTime, UncoveredPosition
+from boardlab.games.small_solver import DEFAULT_LIMIT
 
 UnknownGameError = GameOptionError
 
-GAMES: dict[str, str] = {
-    "quixo": "boardlab.games.quixo:Quixo",
-    "connect4": "boardlab.games.connect4:ConnectFour",
-    "tictactoe": "boardlab.games.tictactoe:TicTacToe",
-    "nim": "boardlab.games.nim:Nim",
+SMALL_SOLVER = "boardlab.games.exact:SmallSolverPlay"
+
+
+@dataclass(frozen=True)
+class GameEntry:
+    """A registered game: its Game class and its exact-play providers, as ``module:Name``.
+
+    The providers (:class:`~boardlab.games.exact.ExactPlay` subclasses) are tried in order;
+    a module is imported only when its game or exact play is asked for.
+    """
+
+    game: str
+    exact: tuple[str, ...] = ()
+
+
+GAMES: dict[str, GameEntry] = {
+    "quixo": GameEntry("boardlab.games.quixo:Quixo", ("boardlab.games.quixo.exact:QuixoTablesPlay",)),
+    "connect4": GameEntry(
+        "boardlab.games.connect4:ConnectFour", ("boardlab.games.connect4.exact:ConnectFourSolverPlay",)
+    ),
+    "tictactoe": GameEntry("boardlab.games.tictactoe:TicTacToe", (SMALL_SOLVER,)),
+    "nim": GameEntry(
+        "boardlab.games.nim:Nim",
+        ("boardlab.games.nim.exact:NimSolverPlay", "boardlab.games.nim.exact:NimRule"),
+    ),
 }
-"""Registered games: name -> ``module:GameClass``."""
+"""Registered games: name -> its entry."""
+
+
+def _load(target: str) -> Any:
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def _entry(name: str) -> GameEntry:
+    key = name.strip().lower()
+    if key not in GAMES:
+        raise GameOptionError(f"unknown game {key!r}; known games: {', '.join(sorted(GAMES))}")
+    return GAMES[key]
 
 
 def game_class(name: str) -> type[Game]:
     """The Game class registered under ``name``."""
-    key = name.strip().lower()
-    if key not in GAMES:
-        raise GameOptionError(f"unknown game {key!r}; known games: {', '.join(sorted(GAMES))}")
-    module, _, attr = GAMES[key].partition(":")
-    cls: type[Game] = getattr(importlib.import_module(module), attr)
+    cls: type[Game] = _load(_entry(name).game)
     return cls
+
+
+def exact_providers(game: Game | str) -> list[type[ExactPlay]]:
+    """The exact-play providers registered for a game (a Game, a spec or a name), in order."""
+    return [_load(target) for target in _entry(parse_game(game).name).exact]
+
+
+def exact_play(
+    game: Game | str,
+    *,
+    tables: Path | str | None = None,
+    limit: int = DEFAULT_LIMIT,
+    accept: Callable[[type[ExactPlay]], bool] | None = None,
+) -> ExactPlay:
+    """The exact play of a game variant: the first registered provider (among those
+    ``accept`` takes) that serves it. ``tables`` is the folder of solved tables, ``limit``
+    the most positions a solve on demand may hold. ExactPlayError, saying why each provider
+    refused, when none serves it."""
+    game = parse_game(game)
+    providers = [p for p in exact_providers(game) if accept is None or accept(p)]
+    if not providers:
+        raise ExactPlayError(f"no exact play for {game.name}")
+    reasons = []
+    for provider in providers:
+        try:
+            return provider.open(game, tables=tables, limit=limit)
+        except ExactPlayError as err:
+            reasons.append(str(err))
+    raise ExactPlayError("; ".join(reasons))
+
+
+def endgame_for(game: Game, directory: Path | str | None = None) -> ExactPlay | None:
+    """The tables solved ahead for ``game`` on this machine (from ``directory``, default where
+    the game keeps them), or None when it has none. Their answers are lookups, cheap enough
+    for a searching agent to ask at every move it makes in a covered position."""
+    try:
+        return exact_play(game, tables=directory, accept=lambda provider: provider.lookup)
+    except ExactPlayError:
+        return None
 
 
 def available_games() -> list[str]:
@@ -88,19 +164,27 @@ __all__ = [
     "LOSS",
     "ONGOING",
     "WIN",
+    "ExactPlay",
+    "ExactPlayError",
     "Game",
+    "GameEntry",
     "GameError",
     "GameOptionError",
     "GameOverError",
     "IllegalMoveError",
     "Kernel",
     "MoveParseError",
+    "OutOfTime",
     "Outcome",
     "PositionParseError",
     "Reason",
     "State",
+    "UncoveredPosition",
     "UnknownGameError",
     "available_games",
+    "endgame_for",
+    "exact_play",
+    "exact_providers",
     "game_class",
     "new_game",
     "parse_game",

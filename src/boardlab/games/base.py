@@ -25,6 +25,8 @@ by the side about to move, which keeps negamax and learning code side-relative. 
   (planes, rows, columns) from the mover's view.
 - ``may_win(ctx, a, b) -> bool`` (optional): False only when the side to move surely has no
   move that wins at once; searches that look for such moves skip the others.
+- ``count_moves(ctx, a, b) -> n`` (optional): the number of legal actions, without listing
+  them (perft counts its last ply with it).
 
 Generic helpers built here on top of a kernel: :func:`position_hash` (a 64-bit hash of the
 state words, the same whatever a table stores), :func:`build_canonical` (the hash of the
@@ -162,6 +164,7 @@ class Kernel:
     cell_maps: np.ndarray
     sym_inverse: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.int64))
     may_win: Callable[..., bool] | None = None
+    count_moves: Callable[..., int] | None = None
     reweigh: Callable[[str, Any], tuple[Any, ...]] | None = None
     """``reweigh(eval_name, document)``: a ``ctx`` whose fitted evaluation ``eval_name`` reads
     its weights from ``document`` (the game's weights file, as parsed JSON) instead of the
@@ -272,6 +275,9 @@ class Game(ABC):
     symbols: ClassVar[tuple[str, str]] = ("X", "O")
     win_detail: ClassVar[str] = ""
     draw_detail: ClassVar[str] = ""
+    perft_ended_leaves: ClassVar[bool] = True
+    """How the game's published perft counts take a game that ends before the depth: as a
+    leaf (True), or not at all, counting move sequences of exactly the depth (False)."""
 
     def __post_init__(self) -> None:
         check_options(self, self.name)

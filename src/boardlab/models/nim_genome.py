@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from boardlab.games import GameOptionError, parse_game
-from boardlab.games import nim_kernel as nk
+from boardlab.games.nim import kernel as nk
 from boardlab.models.table import ModelFileError, ModelMismatchError, read_json_model
 
 FORMAT = "boardlab-nim-ga"

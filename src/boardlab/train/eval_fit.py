@@ -3,11 +3,11 @@
 The evaluation is linear in a few counts of a position, seen by the side to move: for every
 pair ``a > b``, the lines (rows, columns, diagonals) holding ``a`` own and ``b`` opponent
 cubes minus those holding ``b`` own and ``a`` opponent cubes, then own minus opponent cubes
-off the border, in the corners and in all (:data:`boardlab.games.quixo_kernel.TUNED_SCALARS`).
+off the border, in the corners and in all (:data:`boardlab.games.quixo.kernel.TUNED_SCALARS`).
 
 ``patterns`` has instead a weight for every arrangement of cubes along a line, shared by the
 lines that the board's symmetries map onto each other and by a pattern's mirror image, and
-negated for the colour-swapped pattern (:func:`boardlab.games.quixo_kernel.pattern_key`).
+negated for the colour-swapped pattern (:func:`boardlab.games.quixo.kernel.pattern_key`).
 
 The weights are those of a logistic regression of the game's result for the side to move
 (1 won, 0.5 drawn, 0 lost) on these counts, over every position of self-play games between
@@ -36,7 +36,7 @@ from scipy.optimize import minimize
 from boardlab.agents.base import make_agent
 from boardlab.core.files import atomic_write_bytes
 from boardlab.games.quixo import Quixo
-from boardlab.games.quixo_kernel import (
+from boardlab.games.quixo.kernel import (
     CORNERS_IDX,
     EDGES_IDX,
     TUNED_SCALARS,
@@ -122,8 +122,8 @@ class Fit:
     baselines: dict[str, float]  # held-out log-loss of each rescaled hand-picked evaluation
 
     def to_json(self) -> dict[str, Any]:
-        """The weights as :func:`boardlab.games.quixo_kernel.tuned_weights` (or
-        :func:`~boardlab.games.quixo_kernel.pattern_weights`) reads them."""
+        """The weights as :func:`boardlab.games.quixo.kernel.tuned_weights` (or
+        :func:`~boardlab.games.quixo.kernel.pattern_weights`) reads them."""
         if self.model == "patterns":
             classes: dict[str, dict[str, float]] = {}
             for name, value in self.weights.items():

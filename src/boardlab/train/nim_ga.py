@@ -23,7 +23,7 @@ ties split at random. Two genomes:
 **Fitness** is the number of games won. Every epoch, every genome plays the same games
 (common random numbers: the same start positions and the same random draws) against a fixed
 pool of opponents (``pool``: ``random``, the ``optimal`` player of
-:mod:`boardlab.solvers.nim`, or ``both``): ``games`` games per opponent and training game,
+:mod:`boardlab.games.nim.theory`, or ``both``): ``games`` games per opponent and training game,
 alternating seats, from the game's starting piles or from random positions within them
 (``starts``). A fixed pool rather than a round robin inside the population, so that the
 wins of different epochs measure the same thing. Against ``optimal`` a game is won only by
@@ -39,9 +39,9 @@ fresh games each epoch. Its hyper-parameters are one frozen dataclass, :class:`G
 
 **Judging**: :func:`accuracy` walks every position within a game's starting piles; a won
 position is played optimally when every best-scoring move leaves a lost position (the
-closed-form rule of :mod:`boardlab.solvers.nim`, which the tests check against the
-exhaustive solver :mod:`boardlab.solvers.small`). Games are played and judged by numba
-code over the Nim kernel (:mod:`boardlab.games.nim_kernel`), the agent scores moves with
+closed-form rule of :mod:`boardlab.games.nim.theory`, which the tests check against the
+exhaustive solver :mod:`boardlab.games.small_solver`). Games are played and judged by numba
+code over the Nim kernel (:mod:`boardlab.games.nim.kernel`), the agent scores moves with
 the same compiled function.
 
 **Files**: the model is one JSON file (``model.json``): format, version, the game family and
@@ -74,8 +74,8 @@ from numba import njit
 from boardlab.core.files import atomic_write_text
 from boardlab.core.spec import SpecError, build_options, check_options, option, options_of, split_spec
 from boardlab.games import GameOptionError, parse_game
-from boardlab.games import nim_kernel as nk
 from boardlab.games.base import ONGOING, WIN
+from boardlab.games.nim import kernel as nk
 from boardlab.labs.evolve import (
     CROSSOVERS,
     SELECTIONS,
@@ -201,7 +201,7 @@ def _pick_best(scores, count, u):  # type: ignore[no-untyped-def]
 
 @njit(cache=True)
 def _optimal_pick(ctx, a, b, actions, count, u):  # type: ignore[no-untyped-def]
-    """A winning move drawn by ``u`` when there is one, else any legal move (solvers.nim's agent)."""
+    """A winning move drawn by ``u`` when there is one, else any legal move (the optimal agent's rule)."""
     winners = 0
     for j in range(count):
         x, y = nk.play(ctx, a, b, actions[j])

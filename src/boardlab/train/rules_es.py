@@ -51,8 +51,8 @@ from numba import njit
 from boardlab.agents import rules as rl
 from boardlab.core.files import atomic_write_text
 from boardlab.core.spec import SpecError, build_options, check_options, option, options_of, split_spec
-from boardlab.games import quixo_kernel as qk
 from boardlab.games.base import LOSS, ONGOING, WIN
+from boardlab.games.quixo import kernel as qk
 from boardlab.labs.evolve import gaussian_mutation
 from boardlab.models.table import ModelFileError, ModelMismatchError, short_error
 

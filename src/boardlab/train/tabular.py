@@ -653,9 +653,9 @@ def perfect_play_report(policy: TabularPolicy, solution: Any = None, limit: int 
     """Walk every position reachable when the learner plays its greedy moves (all of them, when
     several tie) and the opponent plays anything, with the learner on either side; list the
     positions where a greedy move does not keep the game-theoretic value of the exact
-    ``solution`` (:class:`boardlab.solvers.small.Solution`; solved here when None). Stop after
+    ``solution`` (:class:`boardlab.games.small_solver.Solution`; solved here when None). Stop after
     ``limit`` mistakes (0: find them all)."""
-    from boardlab.solvers.small import Solution
+    from boardlab.games.small_solver import Solution
 
     game, kernel = policy.game, policy.kernel
     if solution is None:
@@ -701,7 +701,7 @@ def perfect_play_report(policy: TabularPolicy, solution: Any = None, limit: int 
 def small_solution(game: Game, limit: int = 200_000) -> Any:
     """The exact solution of ``game`` when the small solver handles it (acyclic, at most
     ``limit`` positions), else None."""
-    from boardlab.solvers.small import Solution, SolverError
+    from boardlab.games.small_solver import Solution, SolverError
 
     solution = Solution(game.kernel, limit)
     try:
@@ -766,7 +766,7 @@ def tally(results: Sequence[GameResult]) -> dict[str, int]:
 def default_opponents(game: Game) -> list[str]:
     """The fixed opponents of the learning curve: random, and perfect where it plays the game
     (else greedy)."""
-    from boardlab.solvers.perfect import PerfectAgent
+    from boardlab.agents.perfect import PerfectAgent
 
     return ["random", "perfect" if PerfectAgent.supports(game) else "greedy"]
 

@@ -22,8 +22,8 @@ from typing import Any, ClassVar
 from rich.text import Text
 
 from boardlab.games import base
-from boardlab.games import tictactoe_kernel as tk
 from boardlab.games.base import IllegalMoveError, Kernel, MoveParseError, PositionParseError
+from boardlab.games.tictactoe import kernel as tk
 
 SIDE = tk.SIDE
 SYMBOLS = "XO"
@@ -87,6 +87,7 @@ class TicTacToe(base.Game):
 
     name: ClassVar[str] = "tictactoe"
     display_name: ClassVar[str] = "Tic-Tac-Toe"
+    perft_ended_leaves: ClassVar[bool] = False  # published counts: move sequences of exactly n plies
     win_detail: ClassVar[str] = "three in a row"
     draw_detail: ClassVar[str] = "full board"
 

@@ -21,7 +21,6 @@ from rich.text import Text
 
 from boardlab.core.spec import SpecError, option
 from boardlab.games import base
-from boardlab.games import nim_kernel as nk
 from boardlab.games.base import (
     GameOptionError,
     IllegalMoveError,
@@ -30,6 +29,7 @@ from boardlab.games.base import (
     PositionParseError,
     parse_side_and_ply,
 )
+from boardlab.games.nim import kernel as nk
 
 MAX_PILE = 1000
 """The largest starting pile accepted (it bounds the action space and the observation)."""

@@ -11,7 +11,7 @@ Layout (little-endian)::
              of the game under perfect play (0 for draws and finished positions)
 
 Values and depths are for the side to move; position indices are those of
-:mod:`boardlab.solvers.quixo_index`. Files are written atomically (a temporary name in
+:mod:`boardlab.games.quixo.index`. Files are written atomically (a temporary name in
 the same folder, fsync, ``os.replace``) so that a killed solve leaves either the old file
 or the new one, never half of one.
 """
@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from boardlab.core.files import atomic_write
-from boardlab.solvers.quixo_index import class_size
+from boardlab.games.quixo.index import class_size
 
 MAGIC = b"BLQXTB\r\n"
 VERSION = 1

@@ -1,11 +1,9 @@
 """The oracle: how often an agent's moves keep the perfect-play value of the position.
 
-A *judge* knows the exact value of every legal move of a position, from the mover's view:
-:data:`WIN`, :data:`DRAW` or :data:`LOSS` with perfect play afterwards, and a rank among moves
-of the same position (the fastest win, the slowest loss). Judges come from the exact solvers:
-Quixo 3x3 and 4x4 (and covered 5x5 endgames) from the retrograde tables, Tic-Tac-Toe and small
-Nim from the exhaustive small solver, Connect Four from its solver. :data:`JUDGES` maps a game
-name to the factory of its judge; a factory imports its solver only when called.
+The *judge* is the game's exact play (:func:`boardlab.games.exact_play`): it knows the
+exact value of every legal move of the positions it covers, from the mover's view
+(:data:`WIN`, :data:`DRAW` or :data:`LOSS` with perfect play afterwards), and a rank among the
+moves of one position (the fastest win, the slowest loss, or the game's exact score).
 
 :func:`measure` plays real games, the agent against a spread of opponents with both colours
 and short random openings (all from one seed), and judges each move of the agent: did it keep
@@ -18,11 +16,9 @@ so the accuracy is also given with each position counted once per game (``distin
 :func:`plot_accuracy` draws the accuracy against the number of pieces on the board (Quixo:
 cubes; games without such a measure: the ply).
 
-The 5x5 Quixo tables cover only boards with at most one blank cube, which real games rarely
-reach before the ply cap; there the games start from random boards of that kind instead
-(every cube X or O at random, one blank or none, either side to move), kept only when the
-game is open and not decided within 3 plies (most such boards have a win in 1 for the side
-to move), followed by the usual random opening plies.
+Games start where the judge says (:meth:`~boardlab.games.exact.ExactPlay.start`): the first
+position, or for tables of endgames only (5x5 Quixo) a random position they cover, followed
+by the usual random opening plies.
 
     report = measure("mcts:iters=1000", "quixo:size=4", games=10, seed=0)
     report.accuracy, report.thrown_share, report.by_pieces
@@ -33,7 +29,6 @@ from __future__ import annotations
 import math
 import random
 import time
-from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,7 +36,8 @@ from typing import Any
 
 from boardlab.agents.base import Agent, make_agent
 from boardlab.core.files import atomic_savefig, atomic_write_text
-from boardlab.games import DRAW, LOSS, WIN, Game, Reason, parse_game
+from boardlab.games import DRAW, LOSS, WIN, ExactPlay, ExactPlayError, Game, Reason, exact_play, parse_game
+from boardlab.games.exact import VALUE_NAMES, MoveValue
 
 DEFAULT_OPPONENTS = ("random", "greedy", "alphabeta:depth=2", "mcts:iters=500")
 DEFAULT_GAMES = 10
@@ -49,228 +45,23 @@ DEFAULT_GAMES = 10
 DEFAULT_OPENING = 2
 """Most random plies before the agents take over (each game draws 0..this many)."""
 OPENING_ATTEMPTS = 100
-ENDGAME_ATTEMPTS = 10_000
-QUIET_PLIES = 3
-"""5x5 endgame starts are kept when the game lasts longer than this with perfect play."""
-
-VALUE_NAMES = {WIN: "win", DRAW: "draw", LOSS: "loss"}
 
 
 class OracleError(ValueError):
     """A game without a judge, a judge that cannot be built (tables missing), or bad options."""
 
 
-# --- judges -----------------------------------------------------------------------------------
+# --- the judge --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class MoveValue:
-    """The perfect-play value of one move for the side that plays it.
-
-    ``rank`` orders the moves of one position (larger is better; equal ranks are equally
-    perfect): the fastest win, then any draw, then the slowest loss. ``depth`` is the number of
-    plies to the end counting this move, when the judge knows it.
-    """
-
-    action: int
-    value: int
-    rank: tuple[int, ...]
-    depth: int | None = None
-
-    @property
-    def name(self) -> str:
-        """``win``, ``draw`` or ``loss``."""
-        return VALUE_NAMES[self.value]
-
-
-def depth_rank(value: int, depth: int) -> tuple[int, int]:
-    """The rank of a move from its value and its plies to the end (see :class:`MoveValue`)."""
-    if value == WIN:
-        return (2, -depth)
-    if value == DRAW:
-        return (1, 0)
-    return (0, depth)
-
-
-class Judge(ABC):
-    """The exact values of the moves of a game's positions."""
-
-    title: str = "a judge"
-    """What judges, for reports (e.g. ``the Quixo 4x4 tables``)."""
-    pieces_label: str = "plies"
-    """What :meth:`pieces` counts."""
-
-    def covers(self, state: Any) -> bool:
-        """True if this judge knows the values of the moves of ``state``."""
-        return True
-
-    def start(self, game: Game, rng: random.Random) -> Any:
-        """The position the games start from, before the random opening plies."""
-        return game.initial()
-
-    @abstractmethod
-    def move_values(self, state: Any) -> list[MoveValue]:
-        """Every legal move of an ongoing position with its value for the mover."""
-
-    def pieces(self, state: Any) -> int:
-        """How far the game has come, for accuracy by stage (default: the ply)."""
-        return int(state.ply)
-
-
-class QuixoJudge(Judge):
-    """Quixo from the retrograde tables: 3x3 solved in memory, 4x4 and 5x5 read from a folder."""
-
-    pieces_label = "cubes"
-
-    def __init__(self, game: Game, directory: Path | str | None = None) -> None:
-        from boardlab.solvers.quixo_perfect import tables_for
-
-        size = int(game.size)  # type: ignore[attr-defined]
-        rulebook = str(game.rules)  # type: ignore[attr-defined]
-        spec = "quixo" if rulebook == "official" else f"quixo:rules={rulebook}"
-        how = f"`boardlab solve {spec} --size {size}`" + (" --blanks 1" if size == 5 else "")
-        folder = None if size == 3 else directory
-        tables = tables_for(size, folder, rulebook)
-        cells = size * size
-        present = [tables.has_class(a, b) for a in range(cells + 1) for b in range(cells + 1 - a)]
-        if size == 5 and not any(present):
-            raise OracleError(f"no 5x5 Quixo endgame tables in {_folder(tables)}; build them with {how}")
-        if size != 5 and not all(present):
-            raise OracleError(f"the {size}x{size} Quixo tables are not built in {_folder(tables)}; run {how}")
-        self.tables = tables
-        self.endgames_only = size == 5
-        self.title = f"the Quixo {size}x{size} tables" + (" (endgames)" if size == 5 else "")
-        if rulebook != "official":
-            self.title += f", {rulebook} rules"
-
-    def covers(self, state: Any) -> bool:
-        from boardlab.solvers.quixo_perfect import covers
-
-        return covers(state, self.tables)
-
-    def start(self, game: Game, rng: random.Random) -> Any:
-        """The empty board, or on 5x5 a random board the endgame tables cover whose game is
-        not decided within :data:`QUIET_PLIES` plies."""
-        if not self.endgames_only:
-            return game.initial()
-        from boardlab.solvers.quixo_perfect import position_value
-
-        cells = int(game.size) ** 2  # type: ignore[attr-defined]
-        for _ in range(ENDGAME_ATTEMPTS):
-            blanks = rng.choice((0, 1))
-            blank = rng.randrange(cells) if blanks else -1
-            x = sum(1 << i for i in range(cells) if i != blank and rng.random() < 0.5)
-            o = ((1 << cells) - 1) & ~x & ~(1 << blank if blank >= 0 else 0)
-            to_move = rng.randrange(2)
-            me, opp = (x, o) if to_move == 0 else (o, x)
-            state = game.state(me, opp, to_move, (cells - blanks) // 2 * 2 + to_move)
-            if state.is_over:
-                continue
-            value, depth = position_value(state, self.tables)
-            if value == DRAW or depth > QUIET_PLIES:
-                return state
-        raise OracleError("found no open endgame position to start from")
-
-    def move_values(self, state: Any) -> list[MoveValue]:
-        from boardlab.solvers.quixo_perfect import move_values
-
-        return [
-            MoveValue(m.action, m.value, depth_rank(m.value, m.depth), m.depth)
-            for m in move_values(state, self.tables)
-        ]
-
-    def pieces(self, state: Any) -> int:
-        return (int(state.a) | int(state.b)).bit_count()
-
-
-def _folder(tables: Any) -> str:
-    return str(getattr(tables, "directory", "memory"))
-
-
-class SmallJudge(Judge):
-    """Acyclic games small enough for the exhaustive solver (Tic-Tac-Toe, small Nim)."""
-
-    def __init__(self, game: Game, limit: int | None = None) -> None:
-        from boardlab.solvers.small import DEFAULT_LIMIT, SolverError, solve
-
-        try:
-            self.solution = solve(game.initial(), limit or DEFAULT_LIMIT)
-        except SolverError as err:
-            raise OracleError(f"no judge for {game.spec}: {err}") from None
-        self.title = f"a full solve ({len(self.solution):,} positions)"
-
-    def move_values(self, state: Any) -> list[MoveValue]:
-        return [
-            MoveValue(action, value, depth_rank(value, depth), depth)
-            for action, (value, depth) in self.solution.move_values(state).items()
-        ]
-
-
-class ConnectFourJudge(Judge):
-    """Connect Four from its solver: each column's exact score (a win scores more the sooner it
-    comes, a loss less the sooner). No depth is given; ranks come from the scores."""
-
-    pieces_label = "stones"
-
-    def __init__(self, game: Game) -> None:
-        from boardlab.solvers.connect4 import SolverError, solver_for
-
-        try:
-            self.solver = solver_for(game)
-        except SolverError as err:
-            raise OracleError(f"no judge for {game.spec}: {err}") from None
-        self.title = "the Connect Four solver"
-
-    def move_values(self, state: Any) -> list[MoveValue]:
-        scores = self.solver.analyze(state)
-        out = []
-        for action in state.legal_indices():
-            score = scores[action]
-            if score is None:
-                raise OracleError(f"the Connect Four solver gave no score for column {action + 1}")
-            value = WIN if score > 0 else LOSS if score < 0 else DRAW
-            out.append(MoveValue(action, value, (score,)))
-        return out
-
-
-def quixo_judge(game: Game, directory: Path | str | None = None) -> Judge:
-    """The Quixo judge (tables from ``directory``, default the user cache folder)."""
-    return QuixoJudge(game, directory)
-
-
-def small_judge(game: Game, directory: Path | str | None = None) -> Judge:
-    """The judge of a game the small solver handles."""
-    return SmallJudge(game)
-
-
-def connect4_judge(game: Game, directory: Path | str | None = None) -> Judge:
-    """The Connect Four judge (its solver's per-column scores)."""
-    return ConnectFourJudge(game)
-
-
-JudgeFactory = Callable[[Game, Path | str | None], Judge]
-
-JUDGES: dict[str, JudgeFactory] = {
-    "quixo": quixo_judge,
-    "tictactoe": small_judge,
-    "nim": small_judge,
-    "connect4": connect4_judge,
-}
-"""Game name -> the factory of its judge, called with the game and a table folder (or None)."""
-
-
-def register_judge(game: str, factory: JudgeFactory) -> None:
-    """Let the oracle judge ``game`` (a registered game name) with ``factory``."""
-    JUDGES[game] = factory
-
-
-def judge_for(game: Game | str, directory: Path | str | None = None) -> Judge:
-    """The judge of a game (a Game or its spec); OracleError when there is none."""
+def judge_for(game: Game | str, directory: Path | str | None = None) -> ExactPlay:
+    """The judge of a game (a Game or its spec): its exact play, with solved tables read from
+    ``directory`` (default: where the game keeps them); OracleError when there is none."""
     game = parse_game(game)
-    factory = JUDGES.get(game.name)
-    if factory is None:
-        raise OracleError(f"no exact judge for {game.name}; the oracle judges {', '.join(sorted(JUDGES))}")
-    return factory(game, directory)
+    try:
+        return exact_play(game, tables=directory)
+    except ExactPlayError as err:
+        raise OracleError(f"no exact judge for {game.spec}: {err}") from None
 
 
 # --- the report -------------------------------------------------------------------------------
@@ -566,9 +357,12 @@ def _number(x: float) -> float | None:
 # --- measuring --------------------------------------------------------------------------------
 
 
-def _opening(game: Game, judge: Judge, most: int, rng: random.Random) -> Any:
+def _opening(game: Game, judge: ExactPlay, most: int, rng: random.Random) -> Any:
     """A position after 0..``most`` random plies from the judge's start that leaves the game open."""
-    start = judge.start(game, rng)
+    try:
+        start = judge.start(rng)
+    except ExactPlayError as err:
+        raise OracleError(str(err)) from None
     plies = rng.randint(0, most)
     for _ in range(OPENING_ATTEMPTS):
         state = start
@@ -640,7 +434,7 @@ def play_judged_game(
     opponent: Agent,
     colour: int,
     start: Any,
-    judge: Judge,
+    judge: ExactPlay,
     by_pieces: dict[int, Tally],
     from_ply: int = 0,
 ) -> GameJudgement:
@@ -683,7 +477,7 @@ def measure(
     seed: int = 0,
     opening: int = DEFAULT_OPENING,
     from_ply: int = 0,
-    judge: Judge | None = None,
+    judge: ExactPlay | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> OracleReport:
     """Play ``games`` games of ``agent`` against each opponent and judge every move it makes.
@@ -752,6 +546,82 @@ def measure(
     )
 
 
+# --- judging positions -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MoveAccuracy:
+    """How often an agent's moves in given positions keep their perfect-play value."""
+
+    agent: str
+    positions: int
+    kept: int
+    """Moves as good as the best (the fastest win, the slowest loss, the exact score)."""
+    kept_outcome: int
+    """Moves that keep the outcome (win, draw or loss), however slowly."""
+    won: int
+    """Positions won for the side to move."""
+    thrown: int
+    """Won positions where the agent's move no longer wins."""
+
+    @property
+    def kept_share(self) -> float:
+        """Share of the moves as good as the best."""
+        return self.kept / self.positions if self.positions else math.nan
+
+    @property
+    def outcome_share(self) -> float:
+        """Share of the moves keeping the outcome."""
+        return self.kept_outcome / self.positions if self.positions else math.nan
+
+    @property
+    def thrown_share(self) -> float:
+        """Share of the won positions thrown away."""
+        return self.thrown / self.won if self.won else math.nan
+
+
+def move_accuracy(
+    agent_spec: str, positions: Iterable[Any], seed: int | None = 0, judge: ExactPlay | None = None
+) -> MoveAccuracy:
+    """Ask the agent of ``agent_spec`` for a move in each ongoing position and judge it with
+    ``judge`` (default: the game's exact play)."""
+    agent = None
+    total = Tally()
+    for state in positions:
+        if state.is_over:
+            continue
+        if agent is None:
+            agent = make_agent(agent_spec, seed=seed, game=state.game)
+            judge = judge if judge is not None else judge_for(state.game)
+        assert judge is not None
+        values = judge.move_values(state)
+        total.add(judge_move(values, _action(state, agent.choose(state))))
+    return MoveAccuracy(agent_spec, total.moves, total.exact, total.kept, total.won, total.thrown)
+
+
+def game_positions(
+    game: Game, agent_specs: Sequence[str], games: int, seed: int = 0, min_ply: int = 0
+) -> list[Any]:
+    """Positions (at ``min_ply`` plies or more) from ``games`` games between the agents of
+    ``agent_specs`` taken in turn (each pair plays both colours), seeded."""
+    pairs = [(x, y) for x in agent_specs for y in agent_specs]
+    out = []
+    for g in range(games):
+        first, second = pairs[g % len(pairs)]
+        players = [
+            make_agent(first, seed=seed + 2 * g, game=game),
+            make_agent(second, seed=seed + 2 * g + 1, game=game),
+        ]
+        for p in players:
+            p.new_game()
+        state = game.initial()
+        while not state.is_over:
+            if state.ply >= min_ply:
+                out.append(state)
+            state = state.play(players[state.to_move].choose(state))
+    return out
+
+
 # --- output -----------------------------------------------------------------------------------
 
 
@@ -818,23 +688,18 @@ __all__ = [
     "DEFAULT_GAMES",
     "DEFAULT_OPENING",
     "DEFAULT_OPPONENTS",
-    "JUDGES",
-    "ConnectFourJudge",
     "GameJudgement",
-    "Judge",
-    "MoveValue",
+    "MoveAccuracy",
     "OpponentResult",
     "OracleError",
     "OracleReport",
-    "QuixoJudge",
-    "SmallJudge",
     "Tally",
-    "depth_rank",
+    "game_positions",
     "judge_for",
     "judge_move",
     "measure",
+    "move_accuracy",
     "play_judged_game",
     "plot_accuracy",
-    "register_judge",
     "write_json",
 ]

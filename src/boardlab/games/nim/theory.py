@@ -1,4 +1,4 @@
-"""Nim's closed-form solution and the ``optimal`` agent that plays by it.
+"""Nim's closed-form solution.
 
 The theory (Bouton; the misère and bounded variants follow the same pattern):
 
@@ -18,9 +18,6 @@ nim-sum construction, all of them).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
-
-from boardlab.agents.base import Agent
 
 
 def reduced(piles: Sequence[int], k: int = 0) -> list[int]:
@@ -53,24 +50,4 @@ def winning_moves(piles: Sequence[int], k: int = 0, misere: bool = True) -> list
     return moves
 
 
-class OptimalNimAgent(Agent):
-    """Plays Nim by the nim-sum rule, misère and move limits included.
-
-    A random winning move when there is one; in a lost position, a random legal move (the
-    opponent must then find the winning reply itself).
-    """
-
-    name = "optimal"
-    summary = "Nim by the nim-sum rule (misère and move limit included): wins every won position"
-    games = ("nim",)
-
-    def choose(self, state: Any) -> Any:
-        game = state.game
-        won = winning_moves(state.piles, game.k, game.misere)
-        if won:
-            pile, count = self.rng.choice(won)
-            return game.move_of(pile * game.max_take + count - 1)
-        return state.move_from_index(self.rng.choice(state.legal_indices()))
-
-
-__all__ = ["OptimalNimAgent", "mover_wins", "reduced", "winning_moves"]
+__all__ = ["mover_wins", "reduced", "winning_moves"]

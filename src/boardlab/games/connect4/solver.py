@@ -37,9 +37,8 @@ Only lines of four are supported (``connect=4``); boards need ``(height + 1) * w
 from __future__ import annotations
 
 import functools
-import math
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -925,220 +924,16 @@ def _score_from_children(solver: Solver, words: tuple[int, int], known: dict[int
     return best
 
 
-# --- the perfect player ---------------------------------------------------------------------
-
-PERFECT_SECONDS = 10.0
-"""The perfect agent's per-move budget on Connect Four (seconds of solving; the solver gets
-85% of it, alpha-beta the rest when the solver runs out)."""
-
-CHUNK_NODES = 2_000_000
-"""Most nodes between two looks at the clock in a solve under a time budget (~0.3 s)."""
-
-
-@dataclass
-class PerfectAnalysis:
-    """What the perfect player found for one move."""
-
-    actions: list[int]
-    """The columns it chooses from: every move keeping the exact score, or the fallback's."""
-    score: int | None
-    """The exact score for the side to move, None when the budget ran out first."""
-    exact: bool
-    """True if ``actions`` are proven perfect (all of them, or those found in time)."""
-    nodes: int
-    seconds: float
-    note: str
-
-
-_LAST: list[PerfectAnalysis] = []
-
-
-def last_analysis() -> PerfectAnalysis | None:
-    """The analysis behind the perfect agent's last Connect Four move in this process."""
-    return _LAST[-1] if _LAST else None
-
-
-def _within(attempt: Callable[[int], Any], deadline: float, chunk: int) -> Any:
-    # repeat a node-limited attempt (the table keeps its progress) until it answers or the
-    # clock passes the deadline
-    while True:
-        result = attempt(chunk)
-        if result is not None or time.perf_counter() >= deadline:
-            return result
-
-
-def perfect_analysis(
-    state: Any, seconds: float = PERFECT_SECONDS, seed: int | None = None
-) -> PerfectAnalysis:
-    """The perfect moves of an ongoing position within ``seconds``; when the solver runs out
-    of time, the best alpha-beta move in what is left (and ``note`` says so)."""
-    solver = Solver.for_game(state.game)
-    start = time.perf_counter()
-    deadline = start + 0.85 * seconds
-    nodes0 = solver.nodes
-    chunk = int(min(CHUNK_NODES, max(20_000, 300_000 * seconds)))  # ~1/10 of the budget or less
-    score = _within(lambda n: solver.solve(state, node_limit=n), deadline, chunk)
-    best: list[int] = []
-    timed_out = score is None
-    if score is not None:
-        for col in column_order(solver.width):
-            if col not in solver.playable(state):
-                continue
-            keeps = _within(lambda n, c=col: solver.move_scores_at_least(state, c, score, n), deadline, chunk)
-            if keeps is None:
-                timed_out = True
-                break
-            if keeps:
-                best.append(col)
-    nodes = solver.nodes - nodes0
-    if best:
-        what = score_text(score, state.ply, solver.width, solver.height) if score is not None else ""
-        note = f"solved: {what}" + ("; time ran out before every best move was found" if timed_out else "")
-        return PerfectAnalysis(best, score, True, nodes, time.perf_counter() - start, note)
-    move, depth = _alphabeta_move(state, max(0.05, start + seconds - time.perf_counter()), seed)
-    note = (
-        f"the solver ran out of its {seconds:g} s budget"
-        + (f" (score {score} known)" if score is not None else "")
-        + f"; alpha-beta move from a depth-{depth} search, not proven perfect"
-    )
-    return PerfectAnalysis([move], score, False, nodes, time.perf_counter() - start, note)
-
-
-@functools.cache
-def _runner(game: Any) -> Any:
-    from boardlab.agents.alphabeta import SearchRunner
-
-    return SearchRunner(game.kernel, "", tt_log2=20)
-
-
-def _alphabeta_move(state: Any, seconds: float, seed: int | None) -> tuple[int, int]:
-    from boardlab.agents.alphabeta import MAX_DEPTH
-
-    result = _runner(state.game).iterate(state.a, state.b, MAX_DEPTH, seconds, np.random.default_rng(seed))
-    return int(result.move), int(result.depth)
-
-
-def perfect_best_actions(state: Any, limit: int) -> list[int]:
-    """The perfect agent's back-end: the columns it chooses from (``limit`` is not used:
-    the solver needs no table of every position)."""
-    analysis = perfect_analysis(state)
-    _LAST[:] = [analysis]
-    return analysis.actions
-
-
-def perfect_refusal(game: Any, limit: int) -> str | None:
-    """Why the perfect agent cannot play this Connect Four variant, or None."""
-    if game.connect != CONNECT:
-        return f"perfect: the Connect Four solver handles lines of {CONNECT} only, not connect={game.connect}"
-    return None
-
-
-# --- the oracle -----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class MoveAccuracy:
-    """How often an agent's moves keep the exact value of Connect Four positions."""
-
-    agent: str
-    positions: int
-    kept: int
-    """Moves that keep the exact score (the fastest win, the slowest loss, a draw)."""
-    kept_outcome: int
-    """Moves that keep the outcome (win, draw or loss), however slowly."""
-    won: int
-    """Positions won for the side to move."""
-    thrown: int
-    """Won positions where the agent's move no longer wins."""
-
-    @property
-    def kept_share(self) -> float:
-        """Share of the moves keeping the exact score."""
-        return self.kept / self.positions if self.positions else math.nan
-
-    @property
-    def outcome_share(self) -> float:
-        """Share of the moves keeping the outcome."""
-        return self.kept_outcome / self.positions if self.positions else math.nan
-
-    @property
-    def thrown_share(self) -> float:
-        """Share of the won positions thrown away."""
-        return self.thrown / self.won if self.won else math.nan
-
-
-def move_accuracy(agent_spec: str, positions: Iterable[Any], seed: int | None = 0) -> MoveAccuracy:
-    """Ask the agent of ``agent_spec`` for a move in each ongoing position and judge it with
-    the solver: one solve of the position, then one or two null-window searches after the
-    agent's move (does it keep the score? the outcome?)."""
-    from boardlab.agents.base import make_agent
-
-    agent = None
-    count = kept = kept_outcome = won = thrown = 0
-    for state in positions:
-        if state.is_over:
-            continue
-        if agent is None:
-            agent = make_agent(agent_spec, seed=seed, game=state.game)
-        solver = Solver.for_game(state.game)
-        score = solver.solve(state)
-        assert score is not None
-        col = state.game.action_of(agent.choose(state))
-        keeps_score = solver.move_scores_at_least(state, col, score)
-        # the outcome: a win needs a score >= 1, a draw >= 0; a lost position stays lost
-        keeps_sign = keeps_score or score < 0 or (score > 0 and solver.move_scores_at_least(state, col, 1))
-        count += 1
-        kept += bool(keeps_score)
-        kept_outcome += bool(keeps_sign)
-        if score > 0:
-            won += 1
-            thrown += not keeps_sign
-    return MoveAccuracy(agent_spec, count, kept, kept_outcome, won, thrown)
-
-
-def game_positions(
-    game: Any, agent_specs: Sequence[str], games: int, seed: int = 0, min_ply: int = 0
-) -> list[Any]:
-    """Positions (at ``min_ply`` plies or more) from ``games`` games between the agents of
-    ``agent_specs`` taken in turn (each pair plays both colours), seeded."""
-    from boardlab.agents.base import make_agent
-
-    pairs = [(x, y) for x in agent_specs for y in agent_specs]
-    out = []
-    for g in range(games):
-        first, second = pairs[g % len(pairs)]
-        players = [
-            make_agent(first, seed=seed + 2 * g, game=game),
-            make_agent(second, seed=seed + 2 * g + 1, game=game),
-        ]
-        for p in players:
-            p.new_game()
-        state = game.initial()
-        while not state.is_over:
-            if state.ply >= min_ply:
-                out.append(state)
-            state = state.play(players[state.to_move].choose(state))
-    return out
-
-
 __all__ = [
     "BOOK_PATH",
     "CONNECT",
     "DEFAULT_TT_LOG2",
     "Book",
-    "MoveAccuracy",
-    "PerfectAnalysis",
     "Solver",
     "SolverError",
     "build_book",
     "column_order",
     "default_book",
-    "game_positions",
-    "last_analysis",
-    "move_accuracy",
-    "perfect_analysis",
-    "perfect_best_actions",
-    "perfect_refusal",
     "positions_at",
     "score_text",
     "solver_for",

@@ -181,7 +181,7 @@ def tuned_weights(n: int) -> dict[str, object]:
     value of having the move. Weights are logits of the side to move winning, fitted by
     :mod:`boardlab.train.eval_fit`.
     """
-    text = resources.files("boardlab.games").joinpath("data", TUNED_FILE).read_text()
+    text = resources.files("boardlab.games.quixo").joinpath("data", TUNED_FILE).read_text()
     return json.loads(text)["sizes"][str(n)]  # type: ignore[no-any-return]
 
 
@@ -238,7 +238,7 @@ def pattern_weights(n: int) -> dict[str, object]:
     minus it. ``fit.intercept`` is the value of having the move. Weights are logits
     of the side to move winning, fitted by :mod:`boardlab.train.eval_fit`.
     """
-    text = resources.files("boardlab.games").joinpath("data", PATTERNS_FILE).read_text()
+    text = resources.files("boardlab.games.quixo").joinpath("data", PATTERNS_FILE).read_text()
     return json.loads(text)["sizes"][str(n)]  # type: ignore[no-any-return]
 
 
@@ -636,6 +636,7 @@ def build_kernel(n: int, rules: str = "official") -> Kernel:
         cell_maps=cell_maps,
         sym_inverse=symmetry_table_inverse(action_maps),
         may_win=may_win_now,
+        count_moves=count_moves,
         reweigh=lambda eval_name, document: reweighed(tables, eval_name, document),
     )
 

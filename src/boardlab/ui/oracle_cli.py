@@ -14,7 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 if TYPE_CHECKING:
-    from boardlab.solvers.oracle import OracleReport
+    from boardlab.arena.oracle import OracleReport
 
 DEFAULT_QUIXO_SIZE = 4
 THROWN_SHOWN = 20
@@ -115,8 +115,7 @@ def oracle_command(
     play: the share keeping the value, the share exactly best, and the games in which it threw
     a won position away; accuracy by the number of pieces on the board is plotted."""
     from boardlab.agents.base import AgentSpecError, make_agent
-    from boardlab.games import GameError, parse_game
-    from boardlab.solvers.oracle import (
+    from boardlab.arena.oracle import (
         DEFAULT_OPPONENTS,
         OracleError,
         judge_for,
@@ -124,6 +123,7 @@ def oracle_command(
         plot_accuracy,
         write_json,
     )
+    from boardlab.games import GameError, parse_game
 
     if games < 1:
         _fail(f"--games must be at least 1, got {games}")

@@ -24,7 +24,6 @@ from rich.text import Text
 
 from boardlab.core.spec import option
 from boardlab.games import base
-from boardlab.games import quixo_kernel as qk
 from boardlab.games.base import (
     GameOptionError,
     IllegalMoveError,
@@ -32,6 +31,7 @@ from boardlab.games.base import (
     MoveParseError,
     PositionParseError,
 )
+from boardlab.games.quixo import kernel as qk
 
 SIZES = (3, 4, 5)
 DEFAULT_PLY_CAP = 200

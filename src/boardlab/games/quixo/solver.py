@@ -37,8 +37,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit, prange
 
-from boardlab.games.quixo_kernel import insert_cell, move_list
-from boardlab.solvers.quixo_index import (
+from boardlab.games.quixo.index import (
     RankTables,
     class_size,
     index_of,
@@ -48,7 +47,8 @@ from boardlab.solvers.quixo_index import (
     rank_tables,
     unrank,
 )
-from boardlab.solvers.quixo_table import (
+from boardlab.games.quixo.kernel import insert_cell, move_list
+from boardlab.games.quixo.table import (
     DRAW_CODE,
     LOSS_CODE,
     RULEBOOKS,

@@ -1,4 +1,6 @@
-"""CLI commands of the exact solvers: ``solve`` builds Quixo tables, ``analyze`` reads them."""
+"""CLI commands of exact play: ``solve`` builds Quixo's tables or solves a Connect Four
+position, ``analyze`` prints the perfect-play values of a position and its moves from the
+game's exact play."""
 
 from __future__ import annotations
 
@@ -27,7 +29,8 @@ def register(app: typer.Typer) -> None:
         help="Solve a game exactly: Quixo's tables (3x3, 4x4, 5x5 endgames), or a Connect Four position.",
     )(solve_command)
     app.command(
-        "analyze", help="Perfect-play value of a position and of each of its moves (Quixo, Connect Four)."
+        "analyze",
+        help="Perfect-play value of a position and of each of its moves (every game with exact play).",
     )(analyze_command)
 
 
@@ -43,9 +46,11 @@ def _check_dir(directory: Path | None) -> None:
         _fail(f"--dir {shorten(str(directory))}: {problem}")
 
 
-def _describe(value: int, depth: int) -> str:
-    from boardlab.solvers.quixo import LOSS, WIN
+def _describe(value: int, depth: int | None) -> str:
+    from boardlab.games import LOSS, WIN
 
+    if depth is None:
+        return {WIN: "win", LOSS: "loss"}.get(value, "draw")
     plies = f"{depth} ply" if depth == 1 else f"{depth} plies"
     if value == WIN:
         return "won already" if depth == 0 else f"win in {plies}"
@@ -80,10 +85,10 @@ def solve_command(
     """Build the tables class pair by class pair (fullest boards first); a run that was cut
     short resumes from the last finished pair. Ctrl-C and SIGTERM stop it with the finished
     pairs kept (exit 130 and 143)."""
-    from boardlab.solvers.quixo import default_table_dir, solve
+    from boardlab.games.quixo.solver import default_table_dir, solve
 
     if game.strip().lower().startswith("connect4"):
-        from boardlab.solvers.connect4_cli import solve_connect4
+        from boardlab.ui.connect4_cli import solve_connect4
 
         with sigterm_as_interrupt() as termination:
             try:
@@ -148,7 +153,7 @@ def solve_command(
 
 
 def _print_report(console: Console, report: Any) -> None:
-    from boardlab.solvers.quixo import QuixoTables
+    from boardlab.games.quixo.solver import QuixoTables
 
     rules_note = "" if report.rulebook == "official" else f", {report.rulebook} rules"
     table = Table(title=f"{report.size}x{report.size} Quixo{rules_note}, side to move")
@@ -192,6 +197,23 @@ def parse_quixo_position(text: str, rulebook: str = "official") -> Any:
     return State.from_text(text, rules=rulebook)
 
 
+def read_position(game: str, text: str) -> Any:
+    """The position of ``analyze``: the game's position text (Quixo: its size read from the
+    text); exits with code 2 and a one-line error on bad input."""
+    from boardlab.games import GameError, parse_game
+
+    try:
+        parsed = parse_game(game.strip().lower())
+    except GameError as err:
+        _fail(f"cannot analyze {shorten(game)!r}: {err}")
+    try:
+        if parsed.name == "quixo":
+            return parse_quixo_position(text, str(parsed.rules))
+        return parsed.parse_position(text)
+    except ValueError as err:
+        _fail(str(err))
+
+
 def analyze_command(
     position: Annotated[
         str, typer.Argument(help='position text, e.g. "X.O.O.X.. O 4" (Quixo) or 4453 (Connect Four)')
@@ -200,43 +222,40 @@ def analyze_command(
         Path | None, typer.Option("--dir", help="where the tables are (default: the user cache folder)")
     ] = None,
     game: Annotated[
-        str, typer.Option("--game", help="quixo (the default), quixo:rules=course or connect4")
+        str,
+        typer.Option("--game", help="quixo (the default), quixo:rules=course, connect4, tictactoe, nim..."),
     ] = "quixo",
 ) -> None:
-    """Print the value and depth to the end of a position, and every legal move's value."""
+    """Print the value and depth to the end of a position, and every legal move's value, from
+    the game's exact play."""
+    from boardlab.games import ExactPlayError, exact_play
+
     if game.strip().lower().startswith("connect4"):
-        from boardlab.solvers.connect4_cli import analyze_connect4
+        from boardlab.ui.connect4_cli import analyze_connect4
 
         analyze_connect4(position, game=game.strip().lower())
         return
-    rulebook = _quixo_rulebook(game, "analyze")
-    from boardlab.solvers.quixo import TablebaseFormatError
-    from boardlab.solvers.quixo_perfect import move_values, state_sides, tables_for
-
     started = time.perf_counter()
     _check_dir(directory)
+    state = read_position(game, position)
     try:
-        state = parse_quixo_position(position, rulebook)
-    except ValueError as err:
-        _fail(str(err))
-    size, me, opp = state_sides(state)
-    try:
-        tables = tables_for(size, directory, rulebook)
-        value, depth = tables.value(me, opp)
-        moves = move_values(state, tables)
+        exact = exact_play(state.game, tables=directory)
+        exact.check_covered(state)
+        value = exact.position_value(state)
+        moves = exact.move_values(state)
     except KeyError as err:
         _fail(str(err.args[0]) if err.args else str(err))
-    except (TablebaseFormatError, OSError) as err:
+    except (ExactPlayError, OSError, ValueError) as err:
         _fail(str(err))
     console = Console(highlight=False)
-    side = "XO"[state.to_move]
+    side = state.game.symbols[state.to_move]
     console.print(str(state))
-    console.print(f"{side} to move: {_describe(value, depth)}")
+    console.print(f"{side} to move: {_describe(value.value, value.depth)}")
     if not moves:
         console.print("No move to play: the game is over.")
         return
-    moves.sort(key=lambda m: m.rank(), reverse=True)
-    best = moves[0].rank()
+    moves.sort(key=lambda m: m.rank, reverse=True)
+    best = moves[0].rank
     table = Table(title=f"{len(moves)} legal moves, best first")
     for column in ("move", "value for " + side, "plies to the end", "best"):
         table.add_column(column)
@@ -244,8 +263,8 @@ def analyze_command(
         table.add_row(
             str(state.move_from_index(m.action)),
             m.name,
-            str(m.depth),
-            "*" if m.rank() == best else "",
+            "-" if m.depth is None else str(m.depth),
+            "*" if m.rank == best else "",
         )
     console.print(table)
     console.print(f"({time.perf_counter() - started:.2f} s)")

@@ -26,7 +26,6 @@ import numpy as np
 from rich.text import Text
 
 from boardlab.core.spec import option
-from boardlab.games import connect4_kernel as ck
 from boardlab.games.base import (
     LOSS,
     Game,
@@ -38,6 +37,7 @@ from boardlab.games.base import (
     PositionParseError,
     State,
 )
+from boardlab.games.connect4 import kernel as ck
 
 SYMBOLS = "XO"
 EMPTY = "."
@@ -109,6 +109,7 @@ class ConnectFour(Game):
 
     name: ClassVar[str] = "connect4"
     display_name: ClassVar[str] = "Connect Four"
+    perft_ended_leaves: ClassVar[bool] = False  # published counts: move sequences of exactly n plies
     draw_detail: ClassVar[str] = "full board"
 
     def __post_init__(self) -> None:
@@ -151,7 +152,7 @@ class ConnectFour(Game):
     # the kernel --------------------------------------------------------------------------------
 
     def build_kernel(self) -> Kernel:
-        """The compiled rules for this board (see :mod:`boardlab.games.connect4_kernel`)."""
+        """The compiled rules for this board (see :mod:`boardlab.games.connect4.kernel`)."""
         return ck.build_kernel(self.width, self.height, self.connect)
 
     @property

@@ -1,0 +1,156 @@
+"""Agents that play from a game's exact play (:mod:`boardlab.games.exact`).
+
+``perfect`` wins as fast as it can, holds out as long as it can when lost, and picks at
+random (from its seed) among equally good moves. It plays the games whose registered exact
+play ranks moves by distance or score: small games solved in full (Tic-Tac-Toe, small Nim),
+Quixo from its tables (3x3 at once, 4x4 once built, the 5x5 endgames: a game solved only in
+part is not listed as one the agent plays, but the agent plays its covered positions), and
+Connect Four from its solver, which searches within the move's time (default 10 s); when the
+solver proves no move in time, the agent plays alpha-beta's move in what is left.
+
+``optimal`` plays by a game's closed-form solution (Nim's nim-sum rule): a winning move
+whenever there is one, else any move, for positions of any size.
+
+Both answer a :class:`~boardlab.agents.decision.Decision` with the value of the position
+(1, 0 or -1) and a policy spread evenly over the best moves.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from boardlab.agents.alphabeta import MAX_DEPTH, SearchRunner
+from boardlab.agents.base import Agent, AgentSpecError, NoSettings
+from boardlab.agents.decision import Decision, Limit, SearchInfo
+from boardlab.core.spec import option
+from boardlab.games import GAMES, ExactPlay, ExactPlayError, OutOfTime, exact_play, exact_providers
+from boardlab.games.small_solver import DEFAULT_LIMIT
+
+SOLVE_SHARE = 0.85
+"""Share of a move's time an exact play that searches may spend; alpha-beta gets the rest
+when it proves no move."""
+MIN_FALLBACK_SECONDS = 0.05
+
+
+@dataclass(frozen=True)
+class PerfectSettings:
+    """Options of the perfect agent."""
+
+    limit: int = option(
+        DEFAULT_LIMIT, "most positions an exhaustive solve may hold", minimum=1, maximum=10**8
+    )
+
+
+def _games_with(accept: Callable[[type[ExactPlay]], bool]) -> tuple[str, ...]:
+    return tuple(name for name in GAMES if any(accept(p) for p in exact_providers(name)))
+
+
+def _ranks_moves(provider: type[ExactPlay]) -> bool:
+    return provider.knows_depth
+
+
+def _closed_form(provider: type[ExactPlay]) -> bool:
+    return provider.closed_form
+
+
+@functools.cache
+def _runner(game: Any) -> SearchRunner:
+    return SearchRunner(game.kernel, "", tt_log2=20)
+
+
+class PerfectAgent(Agent):
+    """Exact play from a solved game: fastest win, slowest loss, random among equals."""
+
+    name = "perfect"
+    summary = "exact play from a solved game: wins fastest, loses slowest (small games)"
+    Settings: ClassVar[type] = PerfectSettings
+    accept: ClassVar[Callable[[type[ExactPlay]], bool]] = staticmethod(_ranks_moves)
+    games: ClassVar[tuple[str, ...]] = _games_with(_ranks_moves)
+
+    def __init__(self, seed: int | None = None, settings: Any = None, **options: Any) -> None:
+        super().__init__(seed, settings, **options)
+        self._exact: dict[Any, ExactPlay] = {}
+
+    @classmethod
+    def exact_for(cls, game: Any, limit: int = DEFAULT_LIMIT) -> ExactPlay:
+        """The exact play this agent plays ``game`` with; ExactPlayError when there is none."""
+        return exact_play(game, limit=limit, accept=cls.accept)
+
+    @classmethod
+    def supports(cls, game: Any) -> bool:
+        """True if the agent plays whole games of ``game``, from its first position."""
+        try:
+            exact = cls.exact_for(game)
+        except ExactPlayError:
+            return False
+        return exact.covers(game.initial())
+
+    @classmethod
+    def check_game(cls, settings: Any, game: Any) -> None:
+        try:
+            cls.exact_for(game, getattr(settings, "limit", DEFAULT_LIMIT))
+        except ExactPlayError as err:
+            raise AgentSpecError(f"{cls.name}: {err}{cls._other_agent(game)}") from None
+
+    @classmethod
+    def _other_agent(cls, game: Any) -> str:
+        if cls.accept is not _closed_form and game.name in OptimalAgent.games:
+            return "; play it with the optimal agent (its closed-form rule)"
+        return ""
+
+    def prepare(self, game: Any) -> None:
+        self._exact_play(game)
+
+    def _exact_play(self, game: Any) -> ExactPlay:
+        if game not in self._exact:
+            self.check_game(self.settings, game)
+            self._exact[game] = self.exact_for(game, getattr(self.settings, "limit", DEFAULT_LIMIT))
+        return self._exact[game]
+
+    def act(self, state: Any, limit: Limit | None = None) -> Decision:
+        started = time.perf_counter()
+        exact = self._exact_play(state.game)
+        exact.check_covered(state)
+        seconds = (limit.over(self.limit) if limit is not None else self.limit).time
+        if seconds is None:
+            seconds = exact.default_seconds
+        try:
+            actions = exact.best_actions(state, None if seconds is None else SOLVE_SHARE * seconds)
+        except OutOfTime:
+            assert seconds is not None  # only an exact play that searches runs out of time
+            remaining = max(MIN_FALLBACK_SECONDS, started + seconds - time.perf_counter())
+            return self._alphabeta(state, remaining)
+        policy = np.zeros(state.kernel.num_actions)
+        policy[actions] = 1.0 / len(actions)
+        value = exact.position_value(state).value
+        info = SearchInfo(seconds=time.perf_counter() - started, engine="exact")
+        return Decision(state.move_from_index(self.rng.choice(actions)), policy, float(value), info)
+
+    def _alphabeta(self, state: Any, seconds: float) -> Decision:
+        """Alpha-beta's move, for a position the exact play could not solve in time."""
+        rng = np.random.default_rng(self.rng.randrange(2**32))
+        result = _runner(state.game).iterate(state.a, state.b, MAX_DEPTH, seconds, rng)
+        info = SearchInfo(
+            depth=int(result.depth), nodes=int(result.nodes), seconds=result.seconds, engine="alphabeta"
+        )
+        return Decision(state.move_from_index(int(result.move)), info=info)
+
+
+class OptimalAgent(PerfectAgent):
+    """Plays by a game's closed-form solution: a random winning move when there is one; in a
+    lost position, a random legal move (the opponent must then find the winning reply)."""
+
+    name = "optimal"
+    summary = "plays by the game's closed-form rule (e.g. Nim's nim-sum): wins every won position"
+    Settings: ClassVar[type] = NoSettings
+    accept: ClassVar[Callable[[type[ExactPlay]], bool]] = staticmethod(_closed_form)
+    games: ClassVar[tuple[str, ...]] = _games_with(_closed_form)
+
+
+__all__ = ["OptimalAgent", "PerfectAgent", "PerfectSettings"]

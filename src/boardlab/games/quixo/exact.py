@@ -1,0 +1,203 @@
+"""Perfect Quixo play from the solved tables: move values, best moves, a perfect move, and
+the game's exact play (:class:`QuixoTablesPlay`).
+
+A move's value is the value of the position it leads to, seen from the mover: won in d
+plies if the opponent is then lost in d - 1, and so on. The best moves win fastest, else
+draw, else lose slowest; :func:`perfect_move` picks among them at random.
+
+Works on Quixo ``State`` objects (``a``, ``b`` words, ``game.size`` and ``game.rules``): the
+tables of the game's rulebook are used. Moves are the state's own action indices, played with
+``state.play_index``. 3x3 is solved in memory on first use; 4x4 and 5x5 are read from the
+tables ``boardlab solve quixo`` builds (4x4 in full, 5x5 its endgames). Blank cubes never come
+back, so once a game reaches a covered position every later position is covered too.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from pathlib import Path
+from typing import Any, ClassVar
+
+from boardlab.games.base import Game
+from boardlab.games.exact import ExactPlay, ExactPlayError, MoveValue, Value, best_of
+from boardlab.games.quixo.solver import DRAW, QuixoTables, TableSet, solve_in_memory
+from boardlab.games.small_solver import DEFAULT_LIMIT
+
+_TABLES: dict[tuple[int, str, str], TableSet] = {}
+_LOCK = threading.Lock()
+
+ENDGAME_ATTEMPTS = 10_000
+QUIET_PLIES = 3
+"""Judged games from random endgame boards start only where perfect play lasts longer than this."""
+
+
+def state_sides(state: Any) -> tuple[int, int, int]:
+    """``(size, me, opp)``: board side and the cubes of the side to move and of its opponent."""
+    game = getattr(state, "game", None)
+    if getattr(game, "name", None) != "quixo":
+        raise TypeError(f"not a Quixo state: {state!r}")
+    return int(game.size), int(state.a), int(state.b)  # type: ignore[union-attr]
+
+
+def tables_for(size: int, directory: Path | str | None = None, rulebook: str = "official") -> TableSet:
+    """The tables of a board size and rulebook: 3x3 solved in memory on first use (a few
+    milliseconds), 4x4 and 5x5 read from ``directory`` (default: the user cache folder)."""
+    key = (size, str(directory) if directory is not None else "", rulebook)
+    with _LOCK:
+        if key not in _TABLES:
+            if size == 3 and directory is None:
+                _TABLES[key] = solve_in_memory(3, rulebook=rulebook)
+            else:
+                _TABLES[key] = QuixoTables(size, directory, rulebook=rulebook)
+        return _TABLES[key]
+
+
+def _tables_of(state: Any, tables: TableSet | None) -> TableSet:
+    size, _, _ = state_sides(state)
+    rulebook = state.game.rules
+    if tables is None:
+        return tables_for(size, rulebook=rulebook)
+    if tables.rulebook != rulebook or tables.size != size:
+        raise ValueError(
+            f"tables of {tables.size}x{tables.size} Quixo under the {tables.rulebook} rules cannot judge "
+            f"a {size}x{size} position under the {rulebook} rules"
+        )
+    return tables
+
+
+def position_value(state: Any, tables: TableSet | None = None) -> tuple[int, int]:
+    """``(WIN | DRAW | LOSS, plies to the end)`` for the side to move."""
+    _, me, opp = state_sides(state)
+    return _tables_of(state, tables).value(me, opp)
+
+
+def move_values(state: Any, tables: TableSet | None = None) -> list[MoveValue]:
+    """Every legal move with its perfect-play value for the mover (empty once the game is over)."""
+    tables = _tables_of(state, tables)
+    out = []
+    for action in state.legal_indices():
+        child = state.play_index(action)
+        _, me, opp = state_sides(child)
+        value, depth = tables.value(me, opp)
+        out.append(MoveValue(action, -value, depth + 1))
+    return out
+
+
+def best_moves(state: Any, tables: TableSet | None = None) -> list[MoveValue]:
+    """The moves that win fastest, else draw, else lose slowest."""
+    values = move_values(state, tables)
+    best = set(best_of(values))
+    return [v for v in values if v.action in best]
+
+
+def perfect_move(state: Any, rng: Any, tables: TableSet | None = None) -> int:
+    """A best move's action index, chosen at random among the best with ``rng``.
+
+    ``rng`` is a ``numpy.random.Generator`` or a ``random.Random``.
+    """
+    best = best_moves(state, tables)
+    if not best:
+        raise ValueError("the game is over: there is no move to choose")
+    if hasattr(rng, "integers"):
+        pick = int(rng.integers(len(best)))
+    else:
+        pick = rng.randrange(len(best))
+    return best[pick].action
+
+
+def covers(state: Any, tables: TableSet | None = None) -> bool:
+    """True if the tables hold this position (always on 3x3 and a built 4x4; 5x5 endgames)."""
+    _, me, opp = state_sides(state)
+    return _tables_of(state, tables).covers(me, opp)
+
+
+def _solve_command(size: int, rulebook: str) -> str:
+    spec = "quixo" if rulebook == "official" else f"quixo:rules={rulebook}"
+    return f"boardlab solve {spec} --size {size}" + (" --blanks 1" if size == 5 else "")
+
+
+class QuixoTablesPlay(ExactPlay):
+    """Exact Quixo play from the retrograde tables of the game's size and rulebook.
+
+    3x3 is solved in memory when no folder is given; 4x4 and 5x5 need their tables built,
+    at least the full-board classes. Positions with more blanks than the tables reach are
+    not covered (5x5: boards with at most one blank)."""
+
+    lookup: ClassVar[bool] = True
+    pieces_label = "cubes"
+
+    def __init__(self, game: Game, tables: TableSet) -> None:
+        super().__init__(game)
+        self.table_set = tables
+        size, rulebook = int(game.size), str(game.rules)  # type: ignore[attr-defined]
+        self.endgames_only = not tables.covers(*game.initial_words())
+        self.title = f"the Quixo {size}x{size} tables" + (" (endgames)" if self.endgames_only else "")
+        if rulebook != "official":
+            self.title += f", {rulebook} rules"
+
+    @classmethod
+    def open(cls, game: Game, *, tables: Path | str | None = None, limit: int = DEFAULT_LIMIT) -> ExactPlay:
+        size, rulebook = int(game.size), str(game.rules)  # type: ignore[attr-defined]
+        table_set = tables_for(size, tables, rulebook)
+        cells = size * size
+        if not any(table_set.has_class(a, cells - a) for a in range(cells + 1)):
+            folder = getattr(table_set, "directory", "memory")
+            raise ExactPlayError(
+                f"the {size}x{size} Quixo tables are not built in {folder}; "
+                f"run `{_solve_command(size, rulebook)}`"
+            )
+        return cls(game, table_set)
+
+    def uncovered(self, state: Any) -> str | None:
+        if covers(state, self.table_set):
+            return None
+        size = int(state.game.size)
+        blanks = size * size - (int(state.a) | int(state.b)).bit_count()
+        return (
+            f"the {size}x{size} Quixo tables built here do not cover boards with {blanks} blank cubes; "
+            "hybrid plays such positions, and reads the tables once the game reaches them"
+        )
+
+    def move_values(self, state: Any) -> list[MoveValue]:
+        return move_values(state, self.table_set)
+
+    def position_value(self, state: Any) -> Value:
+        return Value(*position_value(state, self.table_set))
+
+    def pieces(self, state: Any) -> int:
+        return (int(state.a) | int(state.b)).bit_count()
+
+    def start(self, rng: random.Random) -> Any:
+        """The empty board, or where the tables hold endgames only a random board they cover
+        (every cube X or O at random, one blank or none, either side to move) whose game is
+        not decided within :data:`QUIET_PLIES` plies (most such boards have a win in 1)."""
+        if not self.endgames_only:
+            return self.game.initial()
+        cells = int(self.game.size) ** 2  # type: ignore[attr-defined]
+        for _ in range(ENDGAME_ATTEMPTS):
+            blanks = rng.choice((0, 1))
+            blank = rng.randrange(cells) if blanks else -1
+            x = sum(1 << i for i in range(cells) if i != blank and rng.random() < 0.5)
+            o = ((1 << cells) - 1) & ~x & ~(1 << blank if blank >= 0 else 0)
+            to_move = rng.randrange(2)
+            me, opp = (x, o) if to_move == 0 else (o, x)
+            state = self.game.state(me, opp, to_move, (cells - blanks) // 2 * 2 + to_move)
+            if state.is_over:
+                continue
+            value, depth = position_value(state, self.table_set)
+            if value == DRAW or depth > QUIET_PLIES:
+                return state
+        raise ExactPlayError("found no open endgame position to start from")
+
+
+__all__ = [
+    "QuixoTablesPlay",
+    "best_moves",
+    "covers",
+    "move_values",
+    "perfect_move",
+    "position_value",
+    "state_sides",
+    "tables_for",
+]
