@@ -36,14 +36,12 @@ def naive_negamax(
     path: tuple[tuple[int, int], ...],
     *,
     probe: bool = False,
-    repeat_eval: bool = False,
 ) -> float:
     """Plain negamax without pruning or tables, with the search's scoring conventions.
 
     A finished position scores ``WIN - ply`` for the winner (ply counted from the root),
-    a position repeating one on the path with the same side to move scores 0 (its
-    evaluation with ``repeat_eval``). With ``probe``, a leaf whose side to move has a move
-    that wins at once scores that win, ``WIN - (ply + 1)``.
+    a position repeating one on the path with the same side to move scores 0. With ``probe``,
+    a leaf whose side to move has a move that wins at once scores that win, ``WIN - (ply + 1)``.
     """
     ply = len(path)
     me, opp = state.words
@@ -56,15 +54,13 @@ def naive_negamax(
         if state.winner is not None:
             return WIN - ply if state.winner == state.to_move else -(WIN - ply)
         if any(p == (me, opp) for p in path[-2::-2]):
-            return evaluation() if repeat_eval else 0.0
+            return 0.0
     if ply == depth:
         if probe and any(state.play_index(m).winner == state.to_move for m in state.legal_indices()):
             return WIN - (ply + 1)
         return evaluation()
     return max(
-        -naive_negamax(
-            state.play_index(m), depth, eval_id, (*path, (me, opp)), probe=probe, repeat_eval=repeat_eval
-        )
+        -naive_negamax(state.play_index(m), depth, eval_id, (*path, (me, opp)), probe=probe)
         for m in state.legal_indices()
     )
 
@@ -270,15 +266,9 @@ def test_hybrid_keeps_alphabeta_on_a_full_board_by_default():
 
 
 def test_hybrid_gives_alphabeta_its_share_of_the_time_and_its_options():
-    agent = make_agent("hybrid:time=0.4,share=0.5,probe=false,repeat=eval,contempt=20,rise=5", seed=0)
+    agent = make_agent("hybrid:time=0.4,share=0.5,probe=false,contempt=30", seed=0)
     searcher = agent.searcher.settings
-    assert (searcher.time, searcher.probe, searcher.repeat, searcher.contempt, searcher.rise) == (
-        0.2,
-        False,
-        "eval",
-        20.0,
-        5.0,
-    )
+    assert (searcher.time, searcher.probe, searcher.contempt) == (0.2, False, 30.0)
     assert make_agent("hybrid", seed=0).searcher.settings.contempt == DEFAULT_CONTEMPT > 0
     with pytest.raises(AgentSpecError, match="share"):
         make_agent("hybrid:share=1.0")
@@ -303,27 +293,3 @@ def test_alphabeta_scores_game_repetitions_as_draws_valued_at_minus_contempt(con
         for m in state.legal_indices()
     )
     assert score == pytest.approx(expected)
-
-
-def test_alphabeta_contempt_rises_with_each_return_to_the_position():
-    state = random_position(21, 14)
-    kernel = state.kernel
-    eval_id = kernel.evaluations.index("lines3")
-    rise = 1000.0  # more than the spread of lines3 over the moves
-    agent = make_agent(f"alphabeta:depth=1,eval=lines3,contempt=0,rise={rise}", seed=0)
-    agent.new_game()
-
-    def value(move: int, repeated: set, contempt: float) -> float:
-        words = state.play_index(move).words
-        if words in repeated:
-            return -contempt
-        return -float(kernel.evaluate(kernel.ctx, *map(np.int64, words), eval_id))
-
-    repeated: set = set()
-    for laps in range(4):
-        result = agent.analyse(state)  # the game returns to ``state`` after each move
-        expected = max(value(m, repeated, rise * laps) for m in state.legal_indices())
-        assert result.score == pytest.approx(expected)
-        assert value(result.move, repeated, rise * laps) == pytest.approx(expected)
-        repeated.add(state.play_index(result.move).words)
-    assert len(repeated) > 1  # the cycle was left once its contempt outweighed the next move

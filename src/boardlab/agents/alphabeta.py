@@ -11,17 +11,8 @@ and returns a compiled, iterative (explicit-stack) negamax with
   soon as possible and a loss put off as long as possible;
 - a deadline on the clock (read every 1,024 nodes) and a node limit: a search stopped by
   either still reports the best of the root moves it finished;
-- optional features, each an agent option so that it can be measured in A/B matches
-  (``benchmarks/ab_sprt.py``): principal-variation search (``pvs``: every move after the
-  first is searched with a null window and again in full only if it beats the best so far),
-  ordering by the evaluation after each move (``order``), late-move reductions (``lmr``:
-  late quiet moves are first searched a ply shallower), null-move pruning (``null``: a node
-  whose evaluation is at or above beta is cut if, after a pass, a search ``null`` plies
-  shallower still holds beta), and, in :meth:`SearchRunner.iterate`, aspiration windows at
-  the root (``asp``). All but the reductions and the null move are exact: they change
-  how fast a value is found, not the value (up to what the table already does to the plain
-  search, whose value can depend on the order positions are met in: a deeper stored result
-  used, a repetition met first on another path). None of these is on by default;
+- positions repeating one of the game or of the line searched scored as draws, worth
+  ``-contempt`` to the side that searches;
 - a quiescence-like look at forcing moves, the leaf probe (``probe``, on by default): before
   evaluating a leaf, the side to move looks for a move that wins at once, and the leaf then
   scores that win exactly; only positions the kernel's ``may_win`` test lets through are
@@ -61,19 +52,8 @@ MAX_DEPTH = 64
 SEEN_SIZE = 1024  # slots of the set of game positions (at most half are used)
 CLOCK_EVERY = 1024  # nodes between two looks at the clock
 NO_LIMIT = 1 << 62
-# how a child is searched: full window, null window, reduced, or the null move (a pass)
-FULL, NULL_WINDOW, REDUCED, PASS = 0, 1, 2, 3
-NULL_MOVE_MIN_DEPTH = 3  # plies left at a node for a null-move look
-EVAL_ORDER_WEIGHT = 1e6  # an evaluation step outweighs any history score when ordering by evaluation
-NULL_WINDOW_WIDTH = 1e-9  # relative to the bound; any positive width keeps the search exact
 DEFAULT_DEPTH = 4
-# search features, each measured in A/B matches (BENCHMARKS.md, "Search features, A/B")
-DEFAULT_PVS = False
-DEFAULT_ASPIRATION = 0.0
-DEFAULT_LMR = 0
-DEFAULT_ORDER_DEPTH = 0
 DEFAULT_WIN_PROBE = True
-DEFAULT_NULL_MOVE = 0
 DEFAULT_DEEPEN = 0.5  # share of the time after which no new depth is started
 MAX_THREADS = 64
 
@@ -137,15 +117,7 @@ def build_search(kernel: Kernel) -> Any:
         deadline,
         seen,
         contempt,
-        root_alpha,
-        root_beta,
-        pvs,
-        lmr,
-        order_depth,
         win_probe,
-        repeat_eval,
-        tempo,
-        null_move,
         stop,
     ):  # type: ignore[no-untyped-def]
         size = depth + 2
@@ -164,11 +136,6 @@ def build_search(kernel: Kernel) -> Any:
         has_key = np.zeros(size, dtype=np.bool_)
         syms = np.empty(size, dtype=np.int64)
         rem = np.empty(size, dtype=np.int64)  # remaining depth of the node at each ply
-        stage = np.zeros(size, dtype=np.int64)  # how the current child is searched (FULL, ...)
-        tt_moves = np.empty(size, dtype=np.int64)
-        # the ply of the last null move's child on the path (-1: none); a pass hands the move
-        # over as a move does, so the root side is to move at the even plies on every line
-        pass_ply = np.full(size, -1, dtype=np.int64)
         table = table_words.view(np.float64)
         mask = table.shape[0] - 1
         shift = 64 - _log2(table.shape[0])
@@ -177,11 +144,11 @@ def build_search(kernel: Kernel) -> Any:
         opps[0] = opp0
         best[0] = -INF
         best_move[0] = -1
-        alpha[0] = root_alpha
-        beta[0] = root_beta
+        alpha[0] = -INF
+        beta[0] = INF
         rem[0] = depth
         ply = 0
-        phase = 0  # 0 enter node, 1 next child, 2 return value to parent, 3 list and order moves
+        phase = 0  # 0 enter node, 1 next child, 2 return value to parent
         ret = 0.0
         nodes = 0
         aborted = False
@@ -203,18 +170,15 @@ def build_search(kernel: Kernel) -> Any:
                         ret = 0.0 if st == DRAW else st * (WIN - ply)
                         phase = 2
                         continue
-                    if _repeated(seen, mes, opps, ply, pass_ply[ply]):
-                        if repeat_eval:  # no progress: the position is worth what it looks
-                            ret = evaluate(ctx, me, opp, eval_id) + tempo
-                        else:  # a draw, which the root side values at -contempt
-                            ret = -contempt if ply % 2 == 0 else contempt
+                    if _repeated(seen, mes, opps, ply):
+                        ret = -contempt if ply % 2 == 0 else contempt  # a draw, valued by the root side
                         phase = 2
                         continue
                 if remaining == 0:
                     if win_probe and may_win(ctx, me, opp) and _wins_now(ctx, me, opp, moves[ply]):
                         ret = WIN - (ply + 1)
                     else:
-                        ret = evaluate(ctx, me, opp, eval_id) + tempo
+                        ret = evaluate(ctx, me, opp, eval_id)
                     phase = 2
                     continue
                 alpha_orig[ply] = alpha[ply]
@@ -249,49 +213,15 @@ def build_search(kernel: Kernel) -> Any:
                                 ret = value
                                 phase = 2
                                 continue
-                tt_moves[ply] = tt_move
-                if (
-                    null_move > 0
-                    and ply > 0
-                    and pass_ply[ply] != ply
-                    and remaining >= NULL_MOVE_MIN_DEPTH
-                    and abs(beta[ply]) < MATE_ZONE
-                    and evaluate(ctx, me, opp, eval_id) + tempo >= beta[ply]
-                ):
-                    # standing well above beta: if passing the move still holds beta at a
-                    # reduced depth, a real move will too (no zugzwang assumed; A/B tested)
-                    stage[ply] = PASS
-                    mes[ply + 1] = opp
-                    opps[ply + 1] = me
-                    pass_ply[ply + 1] = ply + 1
-                    alpha[ply + 1] = -beta[ply]
-                    beta[ply + 1] = -_null_window_bottom(beta[ply])
-                    rem[ply + 1] = max(remaining - 1 - null_move, 0)
-                    ply += 1
-                    phase = 0
-                    continue
-                phase = 3
-            elif phase == 3:
-                me = mes[ply]
-                opp = opps[ply]
-                remaining = rem[ply]
-                tt_move = tt_moves[ply]
                 n = gen_moves(ctx, me, opp, moves[ply])
                 count[ply] = n
                 if n == 0:  # cannot happen for a game keeping the protocol; a draw if it does
                     ret = 0.0
                     phase = 2
                     continue
-                by_eval = order_depth > 0 and remaining >= order_depth
                 for i in range(n):
                     m = moves[ply, i]
                     score = history[m]
-                    if by_eval:
-                        # the position after the move, as the mover sees it, then the history
-                        a, b = play(ctx, me, opp, m)
-                        st = status(ctx, a, b)
-                        guess = -evaluate(ctx, a, b, eval_id) if st == ONGOING else -st * WIN
-                        score = guess * EVAL_ORDER_WEIGHT + score
                     if m == tt_move:
                         score += 4e18
                     elif m == killers[ply, 0]:
@@ -319,25 +249,9 @@ def build_search(kernel: Kernel) -> Any:
                     a, b = play(ctx, mes[ply], opps[ply], moves[ply, c])
                     mes[ply + 1] = a
                     opps[ply + 1] = b
-                    low = max(alpha[ply], best[ply])
-                    high = beta[ply]
-                    child_depth = rem[ply] - 1
-                    stage[ply] = FULL
-                    if c > 0 and rem[ply] >= 2:
-                        probe = _null_window_top(low)
-                        if lmr > 0 and ply > 0 and c >= lmr and rem[ply] >= 3 and order[ply, c] < 1e18:
-                            # a late quiet move: first a null-window look one ply shallower
-                            stage[ply] = REDUCED
-                            child_depth -= 1
-                            high = min(high, probe)
-                        elif pvs and probe < high:
-                            # a later move must beat the best so far: prove it cannot, cheaply
-                            stage[ply] = NULL_WINDOW
-                            high = probe
-                    alpha[ply + 1] = -high
-                    beta[ply + 1] = -low
-                    rem[ply + 1] = child_depth
-                    pass_ply[ply + 1] = pass_ply[ply]
+                    alpha[ply + 1] = -beta[ply]
+                    beta[ply + 1] = -max(alpha[ply], best[ply])
+                    rem[ply + 1] = rem[ply] - 1
                     ply += 1
                     phase = 0
                 else:
@@ -365,33 +279,7 @@ def build_search(kernel: Kernel) -> Any:
                     break
                 ply -= 1
                 value = -ret
-                if stage[ply] == PASS:
-                    stage[ply] = FULL
-                    if value >= beta[ply]:  # the pass holds: cut, without trusting a mate score
-                        ret = beta[ply] if abs(value) >= MATE_ZONE else value
-                        phase = 2
-                    else:
-                        phase = 3
-                    continue
                 m = moves[ply, cursor[ply] - 1]
-                if stage[ply] != FULL:
-                    low = max(alpha[ply], best[ply])
-                    if value > low and (stage[ply] == REDUCED or value < beta[ply]):
-                        # the look found the move better than the best so far: search it again,
-                        # at full depth (null window first after a reduced look), then in full
-                        probe = _null_window_top(low)
-                        high = beta[ply]
-                        if stage[ply] == REDUCED and pvs and probe < high:
-                            stage[ply] = NULL_WINDOW
-                            high = probe
-                        else:
-                            stage[ply] = FULL
-                        alpha[ply + 1] = -high
-                        beta[ply + 1] = -low
-                        rem[ply + 1] = rem[ply] - 1
-                        ply += 1
-                        phase = 0
-                        continue
                 if value > best[ply]:
                     best[ply] = value
                     best_move[ply] = m
@@ -423,34 +311,19 @@ def build_search(kernel: Kernel) -> Any:
     return search
 
 
-@njit(cache=True, inline="always")
-def _null_window_top(low):  # type: ignore[no-untyped-def]
-    """The upper end of a null window above ``low``: a fail-soft search in (low, top) returns
-    more than ``low`` exactly when the true value is more than ``low``, whatever the gap."""
-    return low + NULL_WINDOW_WIDTH * max(1.0, abs(low))
-
-
-@njit(cache=True, inline="always")
-def _null_window_bottom(high):  # type: ignore[no-untyped-def]
-    """The lower end of a null window below ``high`` (see :func:`_null_window_top`)."""
-    return high - NULL_WINDOW_WIDTH * max(1.0, abs(high))
-
-
 @njit(cache=True)
-def _repeated(seen, mes, opps, ply, since):  # type: ignore[no-untyped-def]
+def _repeated(seen, mes, opps, ply):  # type: ignore[no-untyped-def]
     """True if the node at ``ply`` repeats a game position or an earlier one on the path.
 
     A repeated position scores as a draw: whoever is ahead then looks for progress
-    instead of cycling until the ply cap. ``since`` is the ply of the last null move's child
-    on the path (-1 if none): a line through a pass is no game line, so only the positions
-    after the pass count there.
+    instead of cycling until the ply cap.
     """
     me = mes[ply]
     opp = opps[ply]
-    for j in range(ply - 2, max(since, 0) - 1, -2):
+    for j in range(ply - 2, -1, -2):
         if mes[j] == me and opps[j] == opp:
             return True
-    return since < 0 and seen_contains(seen, me, opp)
+    return seen_contains(seen, me, opp)
 
 
 @njit(cache=True, inline="always")
@@ -545,15 +418,7 @@ def _build_and_warm(kernel: Kernel) -> Any:
         np.inf,
         new_seen(),
         0.0,
-        -INF,
-        INF,
         True,
-        0,
-        0,
-        True,
-        False,
-        0.0,
-        2,
         np.zeros(1, dtype=np.int64),
     )
     return search
@@ -596,29 +461,15 @@ class SearchRunner:
         symmetric: bool = True,
         contempt: float = 0.0,
         *,
-        pvs: bool = DEFAULT_PVS,
-        aspiration: float = DEFAULT_ASPIRATION,
-        lmr: int = DEFAULT_LMR,
-        order_depth: int = DEFAULT_ORDER_DEPTH,
         win_probe: bool = False,
-        repeat_eval: bool = False,
         deepen: float = DEFAULT_DEEPEN,
-        tempo: float = 0.0,
-        null_move: int = DEFAULT_NULL_MOVE,
         threads: int = 1,
         ctx: tuple[Any, ...] | None = None,
     ) -> None:
         self.kernel = kernel
         self.ctx = kernel.ctx if ctx is None else ctx  # another ctx: other evaluation weights
-        self.null_move = null_move
         self.deepen = deepen
-        self.tempo = tempo
         self.win_probe = win_probe
-        self.repeat_eval = repeat_eval
-        self.pvs = pvs
-        self.aspiration = aspiration
-        self.lmr = lmr
-        self.order_depth = order_depth
         self.eval_id = evaluation_id(kernel, eval_name)
         self.symmetric = symmetric
         self.contempt = contempt
@@ -629,7 +480,6 @@ class SearchRunner:
         self.search_fn = compiled_search(kernel)
         self.seen = new_seen()
         self.seen_count = 0
-        self.visits: dict[tuple[int, int], int] = {}
 
     def reset(self) -> None:
         """Forget everything learned in earlier searches and the positions of the game."""
@@ -643,19 +493,14 @@ class SearchRunner:
         """Forget the positions seen in the game (repetitions are scored against them)."""
         self.seen[:] = 0
         self.seen_count = 0
-        self.visits.clear()
 
-    def remember(self, me: int, opp: int) -> int:
-        """Record a position of the game, seen by the side to move there; return how often
-        it was recorded before."""
+    def remember(self, me: int, opp: int) -> None:
+        """Record a position of the game, seen by the side to move there."""
         if self.seen_count >= SEEN_SIZE // 2:
             self.forget_positions()
-        before = self.visits.get((me, opp), 0)
-        self.visits[(me, opp)] = before + 1
-        if before == 0:
+        if not seen_contains(self.seen, np.int64(me), np.int64(opp)):
             seen_add(self.seen, np.int64(me), np.int64(opp))
             self.seen_count += 1
-        return before
 
     def search(
         self,
@@ -665,19 +510,14 @@ class SearchRunner:
         jitter: np.ndarray,
         node_limit: int = NO_LIMIT,
         deadline: float = np.inf,
-        window: tuple[float, float] = (-INF, INF),
     ) -> tuple[int, float, int, bool]:
         """One fixed-depth search: (move index, score, nodes, aborted).
 
         ``deadline`` is a ``time.perf_counter()`` value. An aborted search returns the best
         root move among those it finished with that move's score (a lower bound of the
-        position's value at ``depth``), or move -1 when it finished none. With a root
-        ``window`` (low, high) the score is exact inside it; a score at or below ``low`` is an
-        upper bound (and its move meaningless), one at or above ``high`` a lower bound.
+        position's value at ``depth``), or move -1 when it finished none.
         """
-        return self._search(
-            (self.history, self.killers), me, opp, depth, jitter, node_limit, deadline, window
-        )
+        return self._search((self.history, self.killers), me, opp, depth, jitter, node_limit, deadline)
 
     def _search(
         self,
@@ -688,7 +528,6 @@ class SearchRunner:
         jitter: np.ndarray,
         node_limit: int,
         deadline: float,
-        window: tuple[float, float],
     ) -> tuple[int, float, int, bool]:
         """:meth:`search` with the history and killer tables of one thread."""
         history, killers = ordering
@@ -709,15 +548,7 @@ class SearchRunner:
             deadline,
             self.seen,
             self.contempt,
-            float(window[0]),
-            float(window[1]),
-            self.pvs,
-            self.lmr,
-            self.order_depth,
             self.win_probe,
-            self.repeat_eval,
-            self.tempo,
-            self.null_move,
             self.stop,
         )
         return int(move), float(score), int(nodes), bool(aborted)
@@ -731,10 +562,6 @@ class SearchRunner:
         (the next iteration costs several times the previous ones); an iteration cut off by the
         deadline still counts with the best root move it finished, which is searched first
         and so is at least as deep as the previous iteration's choice.
-
-        With aspiration windows, an iteration after the second first searches a window of
-        ``± aspiration`` around the previous score; a score outside it is searched again
-        with the window widened four times, then without a window.
         """
         jitter = rng.random(self.kernel.num_actions)
         start = time.perf_counter()
@@ -769,9 +596,7 @@ class SearchRunner:
         deadline; returns the nodes it searched."""
         nodes = 0
         for depth in range(1 + offset, min(max_depth + offset, MAX_DEPTH) + 1):
-            _, score, searched, aborted = self._search(
-                ordering, me, opp, depth, jitter, NO_LIMIT, deadline, (-INF, INF)
-            )
+            _, score, searched, aborted = self._search(ordering, me, opp, depth, jitter, NO_LIMIT, deadline)
             nodes += searched
             if aborted or is_mate_score(score) or self.stop[0]:
                 break
@@ -790,35 +615,17 @@ class SearchRunner:
         """The main search of :meth:`iterate`."""
         result = SearchResult(-1, 0.0, 0, 0, 0.0)
         total_nodes = 0
-        exact: dict[int, float] = {}  # the score of each finished iteration
         for depth in range(1, max_depth + 1):
             elapsed = time.perf_counter() - start
             if depth > 1 and seconds > 0 and elapsed > seconds * self.deepen:
                 break
             # depth 1 always finishes, so that there is a move to play
             limit = deadline if depth > 1 else np.inf
-            # scores swing between odd and even depths: centre on the last one of this parity
-            centre = exact.get(depth - 2, result.score)
-            low, high = -INF, INF
-            if self.aspiration > 0 and depth >= 3 and not is_mate_score(centre):
-                low, high = centre - self.aspiration, centre + self.aspiration
-            widen = self.aspiration
-            while True:
-                move, score, nodes, aborted = self.search(
-                    me, opp, depth, jitter, deadline=limit, window=(low, high)
-                )
-                total_nodes += nodes
-                if aborted or low < score < high:
-                    break
-                widen *= 4
-                if score <= low:
-                    low = -INF if widen > 16 * self.aspiration else centre - widen
-                else:
-                    high = INF if widen > 16 * self.aspiration else centre + widen
+            move, score, nodes, aborted = self.search(me, opp, depth, jitter, deadline=limit)
+            total_nodes += nodes
             if not aborted:
                 result = SearchResult(move, score, depth, total_nodes, 0.0)
-                exact[depth] = score
-            elif move >= 0 and score > -MATE_ZONE and score > low:
+            elif move >= 0 and score > -MATE_ZONE:
                 # a cut-off iteration: its best finished root move, unless every finished one loses
                 result = SearchResult(move, score, depth - 1, total_nodes, 0.0)
             if aborted or is_mate_score(score):
@@ -867,57 +674,14 @@ class AlphaBetaSettings:
         minimum=-MAX_CONTEMPT,
         maximum=MAX_CONTEMPT,
     )
-    pvs: bool = option(DEFAULT_PVS, "principal-variation search: null-window searches after the first move")
-    asp: float = option(
-        DEFAULT_ASPIRATION,
-        "half-width of the aspiration window at the root, in evaluation units (0: none)",
-        minimum=0,
-        maximum=1e6,
-    )
-    lmr: int = option(
-        DEFAULT_LMR,
-        "late-move reductions: moves searched in full before the rest are reduced a ply (0: none)",
-        minimum=0,
-        maximum=256,
-    )
-    order: int = option(
-        DEFAULT_ORDER_DEPTH,
-        "order moves by the evaluation after them at nodes with this many plies left or more (0: never)",
-        minimum=0,
-        maximum=MAX_DEPTH,
-    )
-    repeat: str = option(
-        "draw",
-        "a position repeating one of the game or of the line searched: 'draw' (worth 0 less the "
-        "contempt) or 'eval' (worth its evaluation: no progress)",
-        choices=("draw", "eval"),
-    )
     probe: bool = option(
         DEFAULT_WIN_PROBE, "at the leaves, look for a move that wins at once before evaluating (Quixo)"
-    )
-    tempo: float = option(
-        0.0,
-        "the value of having the move, added to the evaluation at the leaves",
-        minimum=-1e6,
-        maximum=1e6,
     )
     deepen: float = option(
         DEFAULT_DEEPEN,
         "with a time limit, start a new depth only while less than this share of the time is spent",
         minimum=0,
         maximum=1,
-    )
-    null: int = option(
-        DEFAULT_NULL_MOVE,
-        "null-move pruning: plies the look after a pass is shortened by (0: none)",
-        minimum=0,
-        maximum=8,
-    )
-    rise: float = option(
-        0.0,
-        "contempt added for each earlier time the game stood in the position to move from",
-        minimum=0,
-        maximum=MAX_CONTEMPT,
     )
     weights: str = option(
         "", "a JSON file of fitted evaluation weights to use instead of the shipped ones (Quixo's tuned)"
@@ -985,15 +749,8 @@ class AlphaBetaAgent(Agent):
                 s.tt,
                 s.sym,
                 s.contempt,
-                pvs=s.pvs,
-                aspiration=s.asp,
-                lmr=s.lmr,
-                order_depth=s.order,
                 win_probe=s.probe,
-                repeat_eval=s.repeat == "eval",
                 deepen=s.deepen,
-                tempo=s.tempo,
-                null_move=s.null,
                 threads=s.threads,
                 ctx=evaluation_weights(self.name, s.weights, s.eval, kernel),
             )
@@ -1016,18 +773,14 @@ class AlphaBetaAgent(Agent):
     def analyse(self, state: Any) -> SearchResult:
         """Search ``state`` within the budget and report the best move index and score.
 
-        Positions met in earlier calls of the same game count as repetitions (draws). With
-        ``rise``, each earlier visit of ``state`` itself adds that much to the contempt, so
-        that a cycle the opponent does not break is left once its laps cost enough.
+        Positions met in earlier calls of the same game count as repetitions (draws).
         """
         runner = self.runner(state.kernel)
         if state.ply < self._last_ply:
             runner.forget_positions()  # a new game started without new_game()
         self._last_ply = state.ply
         me, opp = state.words
-        laps = runner.remember(me, opp)
-        s = self.settings
-        runner.contempt = min(s.contempt + s.rise * laps, MAX_CONTEMPT)
+        runner.remember(me, opp)
         result = runner.iterate(me, opp, self.max_depth(), self.settings.time, self.np_rng)
         after = state.kernel.play(state.kernel.ctx, np.int64(me), np.int64(opp), result.move)
         runner.remember(int(after[0]), int(after[1]))

@@ -19,7 +19,6 @@ import numpy as np
 
 from boardlab.agents.alphabeta import (
     DEFAULT_DEEPEN,
-    DEFAULT_NULL_MOVE,
     MATE_ZONE,
     MAX_CONTEMPT,
     MAX_THREADS,
@@ -67,32 +66,11 @@ class HybridSettings:
     c: float = option(1.4, "MCTS exploration constant", minimum=0, maximum=100)
     tables: bool = option(True, "play perfectly where solved endgame tables cover the position")
     probe: bool = option(True, "alpha-beta looks for a win at once at its leaves (see BENCHMARKS.md)")
-    repeat: str = option(
-        "draw", "a repeated position is a 'draw' or worth its 'eval'", choices=("draw", "eval")
-    )
-    tempo: float = option(
-        0.0,
-        "the value of having the move, added to alpha-beta's evaluation at the leaves",
-        minimum=-1e6,
-        maximum=1e6,
-    )
     deepen: float = option(
         DEFAULT_DEEPEN,
         "alpha-beta starts a new depth only while less than this share of its time is spent",
         minimum=0,
         maximum=1,
-    )
-    null: int = option(
-        DEFAULT_NULL_MOVE,
-        "alpha-beta's null-move pruning: plies the look after a pass is shortened by (0: none)",
-        minimum=0,
-        maximum=8,
-    )
-    rise: float = option(
-        0.0,
-        "contempt added for each earlier time the game stood in the position to move from",
-        minimum=0,
-        maximum=MAX_CONTEMPT,
     )
     weights: str = option(
         "", "a JSON file of fitted evaluation weights for alpha-beta instead of the shipped ones"
@@ -120,11 +98,7 @@ class HybridAgent(Agent):
             eval=s.eval,
             contempt=s.contempt,
             probe=s.probe,
-            repeat=s.repeat,
             deepen=s.deepen,
-            tempo=s.tempo,
-            null=s.null,
-            rise=s.rise,
             weights=s.weights,
             threads=s.threads,
         )
