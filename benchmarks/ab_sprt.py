@@ -14,7 +14,8 @@ Games are stored in ``--db`` as they end: running the same command again resumes
 games count) and a longer ``--max-games`` extends a stopped test.
 
 Usage:
-    .venv/bin/python benchmarks/ab_sprt.py hybrid:time=0.1,contempt=20 hybrid:time=0.1,contempt=10 \\
+    .venv/bin/python benchmarks/ab_sprt.py "hybrid:time=0.1,search=(alphabeta:contempt=20)" \\
+        "hybrid:time=0.1,search=(alphabeta:contempt=10)" \\
         --elo0 0 --elo1 20 --max-games 400 [--game quixo:rules=course] [--trinomial]
 """
 

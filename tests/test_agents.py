@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from boardlab.agents import AgentSpecError, list_agents, make_agent, parse_spec
-from boardlab.agents.alphabeta import MATE_ZONE, WIN, SearchRunner
 from boardlab.agents.greedy import classify_moves
 from boardlab.agents.hybrid import DEFAULT_CONTEMPT
 from boardlab.agents.mcts import mcts_search
 from boardlab.games import parse_game
 from boardlab.games.quixo import State
+from boardlab.search.alphabeta import MATE_ZONE, WIN, SearchRunner
 
 
 def random_position(seed: int, plies: int, size: int = 5) -> State:
@@ -250,7 +250,7 @@ def test_mcts_visits_add_up_and_capped_rollouts_are_draws():
 
 def test_hybrid_hands_lost_positions_to_mcts():
     doomed = lost_position()
-    agent = make_agent("hybrid:time=0.2,depth=3", seed=0)
+    agent = make_agent("hybrid:time=0.2,search=(alphabeta:depth=3)", seed=0)
     assert agent.choose(doomed) in doomed.legal_moves()
     assert agent.last_engine == "mcts"
     hopeful = random_position(1, 6)
@@ -266,12 +266,41 @@ def test_hybrid_keeps_alphabeta_on_a_full_board_by_default():
 
 
 def test_hybrid_gives_alphabeta_its_share_of_the_time_and_its_options():
-    agent = make_agent("hybrid:time=0.4,share=0.5,probe=false,contempt=30", seed=0)
+    agent = make_agent("hybrid:time=0.4,share=0.5,search=(alphabeta:probe=false,contempt=30)", seed=0)
     searcher = agent.searcher.settings
     assert (searcher.time, searcher.probe, searcher.contempt) == (0.2, False, 30.0)
     assert make_agent("hybrid", seed=0).searcher.settings.contempt == DEFAULT_CONTEMPT > 0
     with pytest.raises(AgentSpecError, match="share"):
         make_agent("hybrid:share=1.0")
+
+
+def test_hybrid_reads_its_alphabeta_as_a_sub_spec_over_its_own_defaults():
+    agent = make_agent("hybrid:search=(alphabeta:eval=lines3,depth=3),time=0.5", seed=0)
+    searcher = agent.searcher.settings
+    # the hybrid's defaults (contempt 20, the probe on) stay where the sub-spec says nothing
+    assert (searcher.eval, searcher.depth, searcher.contempt, searcher.probe) == ("lines3", 3, 20.0, True)
+    assert agent.spec == "hybrid:time=0.5,search=(alphabeta:eval=lines3,depth=3)"
+    assert make_agent(agent.spec).settings == agent.settings
+    assert make_agent("hybrid:search=(alphabeta:contempt=0)").searcher.settings.contempt == 0.0
+
+
+@pytest.mark.parametrize(
+    ("spec", "fragment"),
+    [
+        ("hybrid:eval=lines3", r"write hybrid:search=\(alphabeta:eval=lines3\)"),
+        ("hybrid:contempt=10", r"write hybrid:search=\(alphabeta:contempt=10\)"),
+        ("hybrid:depth=3", r"write hybrid:search=\(alphabeta:depth=3\)"),
+        ("hybrid:null=3", "unknown option 'null'"),
+        ("hybrid:search=(mcts:iters=5)", "takes an alphabeta spec"),
+        ("hybrid:search=(alphabeta:time=2)", "time times share"),
+        ("hybrid:search=(alphabeta:pvs=1)", "unknown option 'pvs'"),
+        ("hybrid:search=(alphabeta:eval=lines3", "unbalanced parentheses"),
+    ],
+)
+def test_hybrid_refuses_old_and_bad_options_in_one_line(spec, fragment):
+    with pytest.raises(AgentSpecError, match=fragment) as error:
+        make_agent(spec)
+    assert "\n" not in str(error.value)
 
 
 @pytest.mark.parametrize("contempt", [0.0, 50.0])

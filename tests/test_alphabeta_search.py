@@ -1,16 +1,29 @@
 """Alpha-beta beyond its root value (which ``test_agents`` checks against a naive negamax):
-repetitions, the deepening share, helper threads, and the options it keeps and refuses."""
+repetitions, the deepening share, helper threads, supplied leaf evaluations, and the options
+it keeps and refuses."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
+from numba import njit
 from test_agents import random_position
 
 from boardlab.agents import AgentSpecError, make_agent
-from boardlab.agents.alphabeta import MATE_ZONE, WIN, SearchRunner, _repeated, new_seen, seen_add
+from boardlab.agents.alphabeta import AlphaBetaAgent
 from boardlab.games import parse_game
 from boardlab.games.quixo import State
+from boardlab.search.alphabeta import (
+    MATE_ZONE,
+    WIN,
+    SearchRunner,
+    _repeated,
+    compiled_search,
+    new_seen,
+    seen_add,
+)
 
 
 def _runner(state: State, eval_name: str = "lines2", **features: object) -> SearchRunner:
@@ -48,7 +61,7 @@ def test_deepen_share_decides_whether_a_new_depth_starts():
     shallow = _runner(state, deepen=0.0).iterate(*state.words, 4, 60.0, np.random.default_rng(0))
     deep = _runner(state, deepen=1.0).iterate(*state.words, 4, 60.0, np.random.default_rng(0))
     assert (shallow.depth, deep.depth) == (1, 4)
-    hybrid = make_agent("hybrid:deepen=0.9", seed=0, game=state.game)
+    hybrid = make_agent("hybrid:search=(alphabeta:deepen=0.9)", seed=0, game=state.game)
     assert hybrid.searcher.runner(state.kernel).deepen == 0.9
     with pytest.raises(AgentSpecError, match="deepen"):
         make_agent("alphabeta:deepen=2")
@@ -98,9 +111,61 @@ def test_threads_option_is_read_and_checked():
     assert len(agent.runner(game.kernel).helpers) == 1
     state = random_position(5, 10)
     assert agent.choose(state) in state.legal_moves()
-    hybrid = make_agent("hybrid:threads=4", seed=0, game=game)
+    hybrid = make_agent("hybrid:search=(alphabeta:threads=4)", seed=0, game=game)
     assert len(hybrid.searcher.runner(game.kernel).helpers) == 3
     with pytest.raises(AgentSpecError, match="threads"):
         make_agent("alphabeta:threads=0")
     with pytest.raises(AgentSpecError, match="threads"):
-        make_agent("hybrid:threads=65")
+        make_agent("hybrid:search=(alphabeta:threads=65)")
+
+
+LINES3 = State.initial().kernel.evaluations.index("lines3")
+_evaluate = State.initial().kernel.evaluate
+
+
+@njit
+def lines3_supplied(ctx, a, b, eval_id):  # type: ignore[no-untyped-def]
+    return _evaluate(ctx, a, b, LINES3)  # the game's lines3, whatever id the search passes
+
+
+@njit
+def lines3_negated(ctx, a, b, eval_id):  # type: ignore[no-untyped-def]
+    return -_evaluate(ctx, a, b, LINES3)
+
+
+def test_a_supplied_evaluation_equal_to_a_named_one_gives_the_same_search():
+    kernel = State.initial().kernel
+    assert compiled_search(kernel, lines3_supplied) is compiled_search(kernel, lines3_supplied)
+    assert compiled_search(kernel, lines3_supplied) is not compiled_search(kernel)
+    for seed in range(4):
+        state = random_position(600 + seed, 8 + 5 * seed)
+        named = SearchRunner(kernel, "lines3", tt_log2=14, win_probe=True)
+        supplied = SearchRunner(kernel, "", tt_log2=14, win_probe=True, evaluate=lines3_supplied)
+        a = named.iterate(*state.words, 5, 0.0, np.random.default_rng(seed))
+        b = supplied.iterate(*state.words, 5, 0.0, np.random.default_rng(seed))
+        assert (b.move, b.score, b.depth, b.nodes) == (a.move, a.score, a.depth, a.nodes)
+    # the same through the agent's Python API
+    state = random_position(7, 14)
+    by_name = make_agent("alphabeta:depth=4,eval=lines3", seed=2).act(state)
+    by_function = AlphaBetaAgent(seed=2, evaluation=lines3_supplied, depth=4).act(state)
+    assert by_function.move == by_name.move
+    assert replace(by_function.info, seconds=0.0) == replace(by_name.info, seconds=0.0)
+
+
+def test_a_different_supplied_evaluation_changes_the_search():
+    kernel = State.initial().kernel
+    changed = 0
+    for seed in range(4):
+        state = random_position(700 + seed, 8 + 5 * seed)
+        jitter = np.zeros(kernel.num_actions)
+        runner = SearchRunner(kernel, "", tt_log2=12, evaluate=lines3_negated)
+        _, score, _, _ = runner.search(*state.words, 1, jitter)
+        # one ply: the best child by the supplied evaluation, seen from the root side
+        children = [state.play_index(m) for m in state.legal_indices()]
+        expected = max(
+            float(kernel.evaluate(kernel.ctx, *map(np.int64, child.words), LINES3)) for child in children
+        )
+        assert score == pytest.approx(expected)
+        plain = SearchRunner(kernel, "lines3", tt_log2=12).search(*state.words, 1, jitter)[1]
+        changed += plain != pytest.approx(score)
+    assert changed > 0

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from boardlab.agents.alphabeta import SearchRunner
 from boardlab.agents.mcts import mcts_search
 from boardlab.games import quixo_kernel as qk
 from boardlab.games.quixo import State
+from boardlab.search.alphabeta import SearchRunner
 
 
 @dataclass

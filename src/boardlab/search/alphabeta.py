@@ -1,7 +1,8 @@
 """Negamax alpha-beta, generic over games, compiled with numba.
 
 One search serves every game: :func:`build_search` closes over a game's :class:`Kernel`
-and returns a compiled, iterative (explicit-stack) negamax with
+(and, if given, a compiled leaf evaluation of the caller's) and returns a compiled,
+iterative (explicit-stack) negamax with
 
 - a transposition table keyed on the canonical (symmetry-reduced) position, whose stored
   best move is mapped back through the symmetry;
@@ -13,6 +14,8 @@ and returns a compiled, iterative (explicit-stack) negamax with
   either still reports the best of the root moves it finished;
 - positions repeating one of the game or of the line searched scored as draws, worth
   ``-contempt`` to the side that searches;
+- a leaf evaluation: one of the game's, chosen by id (``Kernel.evaluations``), or a compiled
+  function with the same signature supplied by the caller (a learned value, say);
 - a quiescence-like look at forcing moves, the leaf probe (``probe``, on by default): before
   evaluating a leaf, the side to move looks for a move that wins at once, and the leaf then
   scores that win exactly; only positions the kernel's ``may_win`` test lets through are
@@ -20,26 +23,34 @@ and returns a compiled, iterative (explicit-stack) negamax with
 - helper threads (``threads``, lazy SMP): the compiled search releases the GIL, so helpers
   can deepen the same position beside the main search and share its transposition table.
 
-:class:`AlphaBetaAgent` drives it: fixed depth, or iterative deepening within seconds.
+:class:`SearchRunner` holds one player's tables and drives it: one fixed-depth search, or
+iterative deepening within seconds or nodes. The alpha-beta agent wraps it.
 """
 
 from __future__ import annotations
 
-import json
+import functools
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 from numba import njit
 
-from boardlab.agents.base import Agent, AgentSpecError
-from boardlab.agents.clock import now
-from boardlab.agents.decision import Limit
-from boardlab.games.base import DRAW, LOSS, ONGOING, Kernel, build_canonical, compiled_for, position_hash
-from boardlab.spec import option
+from boardlab.games.base import (
+    DRAW,
+    LOSS,
+    ONGOING,
+    Kernel,
+    build_canonical,
+    compiled_canonical,
+    compiled_for,
+    legal_mask,
+    position_hash,
+)
+from boardlab.search.clock import now
 
 WIN = 1_000_000.0
 MATE_ZONE = WIN - 10_000.0
@@ -68,6 +79,17 @@ def is_mate_score(score: float) -> bool:
     return abs(score) >= MATE_ZONE
 
 
+def proven_value(score: float) -> float | None:
+    """1.0 for a proven win, -1.0 for a proven loss, None for a heuristic score."""
+    if not is_mate_score(score):
+        return None
+    return 1.0 if score > 0 else -1.0
+
+
+class EvaluationError(ValueError):
+    """A leaf evaluation the game does not have."""
+
+
 # A transposition-table entry is one row of four 64-bit words, read as int64 or float64:
 # the position's 64-bit hash (int64), its value (float64), the depth and flag + 4 * (move + 1)
 # (int64). One row is one cache line fetch; a row whose depth word is 0 is empty (entries
@@ -80,12 +102,21 @@ def new_table(log2_size: int) -> np.ndarray:
     return np.zeros((1 << log2_size, 4), dtype=np.int64)
 
 
-def build_search(kernel: Kernel) -> Any:
-    """A compiled ``search(...)`` for ``kernel``; see :func:`SearchRunner.search`."""
+Evaluation = Callable[..., float]
+"""A compiled leaf evaluation ``evaluate(ctx, a, b, eval_id) -> float``: the value of a position
+for its side to move, in the units of the contempt (a numba ``njit`` function, like a kernel's)."""
+
+
+def build_search(kernel: Kernel, evaluate: Evaluation | None = None) -> Any:
+    """A compiled ``search(...)`` for ``kernel``; see :func:`SearchRunner.search`.
+
+    The leaves are valued by ``evaluate`` (a compiled function with the signature of
+    ``kernel.evaluate``), or by the kernel's own evaluations when it is None.
+    """
     gen_moves = kernel.gen_moves
     play = kernel.play
     status = kernel.status
-    evaluate = kernel.evaluate
+    evaluate = kernel.evaluate if evaluate is None else evaluate
     may_win = kernel.may_win if kernel.may_win is not None else _never
     canonical = build_canonical(kernel)
     action_maps = kernel.action_maps
@@ -390,6 +421,15 @@ def _from_tt(value, ply):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
+def _stored_move(words, key):  # type: ignore[no-untyped-def]
+    """The move stored with ``key``'s entry (in the canonical frame), or -1."""
+    slot = ((key * HASH_MULT) >> (64 - _log2(words.shape[0]))) & (words.shape[0] - 1)
+    if words[slot, TT_DEPTH] > 0 and words[slot, TT_KEY] == key:
+        return words[slot, TT_INFO] // 4 - 1
+    return -1
+
+
+@njit(cache=True)
 def _store(words, values, key, shift, mask, value, depth, flag, move):  # type: ignore[no-untyped-def]
     slot = ((key * HASH_MULT) >> shift) & mask
     if words[slot, TT_KEY] == key and words[slot, TT_DEPTH] > depth:
@@ -400,8 +440,8 @@ def _store(words, values, key, shift, mask, value, depth, flag, move):  # type: 
     words[slot, TT_INFO] = flag + 4 * (move + 1)
 
 
-def _build_and_warm(kernel: Kernel) -> Any:
-    search = build_search(kernel)
+def _build_and_warm(kernel: Kernel, evaluate: Evaluation | None = None) -> Any:
+    search = build_search(kernel, evaluate)
     # compile now, so that the first timed search is not charged for it
     search(
         kernel.ctx,
@@ -424,9 +464,18 @@ def _build_and_warm(kernel: Kernel) -> Any:
     return search
 
 
-def compiled_search(kernel: Kernel) -> Any:
-    """The compiled search for a kernel, built (and compiled) once per process."""
-    return compiled_for(kernel, _build_and_warm)
+@functools.cache
+def _builder_with(evaluate: Evaluation) -> Callable[[Kernel], Any]:
+    """One builder per supplied evaluation, so that the compile cache keys on the function."""
+    return functools.partial(_build_and_warm, evaluate=evaluate)
+
+
+def compiled_search(kernel: Kernel, evaluate: Evaluation | None = None) -> Any:
+    """The compiled search for a kernel (and a supplied leaf evaluation), built and compiled
+    once per process."""
+    if evaluate is None:
+        return compiled_for(kernel, _build_and_warm)
+    return compiled_for(kernel, _builder_with(evaluate))
 
 
 @dataclass
@@ -443,8 +492,10 @@ class SearchResult:
 class SearchRunner:
     """Holds the tables of one player (transposition table, history, killers) across moves.
 
-    Every search feature is off unless asked for, the leaf probe included (the agent's
-    options turn on those that won their A/B tests).
+    The leaf probe is off unless asked for (the agent turns it on). ``eval_name`` names one of
+    the game's evaluations ("" for its first); ``evaluate``, a compiled function with the
+    signature of ``kernel.evaluate``, replaces them at the leaves (it is passed the id of
+    ``eval_name`` all the same).
 
     With ``threads`` > 1, :meth:`iterate` runs helper threads beside the main search (lazy
     SMP): each deepens on its own, odd helpers a ply ahead, with its own history, killers and
@@ -465,6 +516,7 @@ class SearchRunner:
         deepen: float = DEFAULT_DEEPEN,
         threads: int = 1,
         ctx: tuple[Any, ...] | None = None,
+        evaluate: Evaluation | None = None,
     ) -> None:
         self.kernel = kernel
         self.ctx = kernel.ctx if ctx is None else ctx  # another ctx: other evaluation weights
@@ -477,7 +529,7 @@ class SearchRunner:
         self.history, self.killers = _ordering_tables(kernel)
         self.helpers = [_ordering_tables(kernel) for _ in range(threads - 1)]
         self.stop = np.zeros(1, dtype=np.int64)  # set to 1 to end the helpers' searches
-        self.search_fn = compiled_search(kernel)
+        self.search_fn = compiled_search(kernel, evaluate)
         self.seen = new_seen()
         self.seen_count = 0
 
@@ -501,6 +553,39 @@ class SearchRunner:
         if not seen_contains(self.seen, np.int64(me), np.int64(opp)):
             seen_add(self.seen, np.int64(me), np.int64(opp))
             self.seen_count += 1
+
+    def table_move(self, me: int, opp: int) -> int:
+        """The best move the transposition table holds for a position, or -1 (none, or one
+        that is not legal there: another position's entry under the same slot)."""
+        a, b = np.int64(me), np.int64(opp)
+        if self.symmetric:
+            key, sym = compiled_canonical(self.kernel)(self.ctx, a, b)
+        else:
+            key, sym = position_hash(a, b), 0
+        stored = _stored_move(self.table, key)
+        if stored < 0:
+            return -1
+        move = int(self.kernel.action_maps[self.kernel.sym_inverse[sym], stored])
+        return move if legal_mask(self.kernel, me, opp)[move] else -1
+
+    def principal_variation(self, me: int, opp: int, first: int, length: int) -> list[int]:
+        """The line the search expects: ``first`` (its best root move), then the moves the
+        table holds for the positions after it, at most ``length`` moves. The line ends early
+        at a finished position, a position met before on it, or one the table does not hold
+        (entries are stored only with two plies or more left, so the last ply is not there)."""
+        kernel, ctx = self.kernel, self.ctx
+        line: list[int] = []
+        met = {(me, opp)}
+        move = first
+        while move >= 0 and len(line) < length:
+            line.append(move)
+            a, b = kernel.play(ctx, np.int64(me), np.int64(opp), np.int64(move))
+            me, opp = int(a), int(b)
+            if (me, opp) in met or kernel.status(ctx, a, b) != ONGOING:
+                break
+            met.add((me, opp))
+            move = self.table_move(me, opp)
+        return line
 
     def search(
         self,
@@ -554,9 +639,21 @@ class SearchRunner:
         return int(move), float(score), int(nodes), bool(aborted)
 
     def iterate(
-        self, me: int, opp: int, max_depth: int, seconds: float, rng: np.random.Generator
+        self,
+        me: int,
+        opp: int,
+        max_depth: int,
+        seconds: float,
+        rng: np.random.Generator,
+        node_limit: int = NO_LIMIT,
     ) -> SearchResult:
-        """Iterative deepening to ``max_depth`` or until ``seconds`` are spent.
+        """Iterative deepening to ``max_depth``, until ``seconds`` are spent (0: no time limit)
+        or until the main search has visited ``node_limit`` positions.
+
+        The node count is checked at every node: an iteration stops one node past what the
+        limit leaves it, and no new one starts once the limit is spent. Depth 1 always
+        finishes, whatever the limits, so that there is a move to play; helper threads search
+        without a node limit and stop with the main search (their nodes are reported too).
 
         A new depth is started only while less than the share ``deepen`` of the time is spent
         (the next iteration costs several times the previous ones); an iteration cut off by the
@@ -572,7 +669,7 @@ class SearchRunner:
                 for i, tables in enumerate(self.helpers)
             ]
             try:
-                result = self._deepen(me, opp, max_depth, seconds, start, deadline, jitter)
+                result = self._deepen(me, opp, max_depth, (seconds, start, deadline, node_limit), jitter)
             finally:
                 self.stop[0] = 1
                 wait(helpers)
@@ -607,21 +704,23 @@ class SearchRunner:
         me: int,
         opp: int,
         max_depth: int,
-        seconds: float,
-        start: float,
-        deadline: float,
+        budget: tuple[float, float, float, int],
         jitter: np.ndarray,
     ) -> SearchResult:
-        """The main search of :meth:`iterate`."""
+        """The main search of :meth:`iterate`; ``budget`` is (seconds, start, deadline, node limit)."""
+        seconds, start, deadline, node_limit = budget
         result = SearchResult(-1, 0.0, 0, 0, 0.0)
         total_nodes = 0
         for depth in range(1, max_depth + 1):
             elapsed = time.perf_counter() - start
-            if depth > 1 and seconds > 0 and elapsed > seconds * self.deepen:
+            if depth > 1 and (total_nodes >= node_limit or (seconds > 0 and elapsed > seconds * self.deepen)):
                 break
             # depth 1 always finishes, so that there is a move to play
-            limit = deadline if depth > 1 else np.inf
-            move, score, nodes, aborted = self.search(me, opp, depth, jitter, deadline=limit)
+            time_limit = deadline if depth > 1 else np.inf
+            nodes_left = node_limit - total_nodes if depth > 1 else NO_LIMIT
+            move, score, nodes, aborted = self.search(
+                me, opp, depth, jitter, node_limit=nodes_left, deadline=time_limit
+            )
             total_nodes += nodes
             if not aborted:
                 result = SearchResult(move, score, depth, total_nodes, 0.0)
@@ -644,148 +743,5 @@ def evaluation_id(kernel: Kernel, name: str) -> int:
     if not name:
         return 0
     if name not in kernel.evaluations:
-        raise AgentSpecError(f"unknown evaluation {name!r}; this game has: {', '.join(kernel.evaluations)}")
+        raise EvaluationError(f"unknown evaluation {name!r}; this game has: {', '.join(kernel.evaluations)}")
     return kernel.evaluations.index(name)
-
-
-def check_evaluation(agent: str, name: str, game: Any) -> None:
-    """AgentSpecError if ``game`` has no evaluation called ``name``."""
-    if name and name not in game.evaluations:
-        raise AgentSpecError(
-            f"{agent}: eval={name!r} is not an evaluation of {game.name}; choose one of "
-            f"{', '.join(game.evaluations)}"
-        )
-
-
-@dataclass(frozen=True)
-class AlphaBetaSettings:
-    """Options of the alpha-beta agent."""
-
-    depth: int = option(0, "search depth in plies (0: as deep as time allows)", minimum=0, maximum=MAX_DEPTH)
-    time: float = option(
-        0.0, "seconds per move (0: no limit; depth 4 if both are 0)", minimum=0, maximum=3600
-    )
-    eval: str = option("", "position evaluation (default: the game's first; see the game's list)")
-    tt: int = option(20, "log2 of the transposition table size", minimum=10, maximum=30)
-    sym: bool = option(True, "share table entries between symmetric positions")
-    contempt: float = option(
-        0.0,
-        "how much worse than even a repeated (drawn) position looks",
-        minimum=-MAX_CONTEMPT,
-        maximum=MAX_CONTEMPT,
-    )
-    probe: bool = option(
-        DEFAULT_WIN_PROBE, "at the leaves, look for a move that wins at once before evaluating (Quixo)"
-    )
-    deepen: float = option(
-        DEFAULT_DEEPEN,
-        "with a time limit, start a new depth only while less than this share of the time is spent",
-        minimum=0,
-        maximum=1,
-    )
-    weights: str = option(
-        "", "a JSON file of fitted evaluation weights to use instead of the shipped ones (Quixo's tuned)"
-    )
-    threads: int = option(
-        1,
-        "search threads sharing the transposition table (lazy SMP; 1: one thread)",
-        minimum=1,
-        maximum=MAX_THREADS,
-    )
-
-
-def evaluation_weights(agent: str, path: str, eval_name: str, kernel: Kernel) -> tuple[Any, ...] | None:
-    """The ``ctx`` of ``kernel`` with the evaluation weights of the file at ``path`` (None for
-    no file); AgentSpecError when the file cannot be read or does not fit."""
-    if not path:
-        return None
-    name = eval_name or kernel.evaluations[0]
-    if kernel.reweigh is None:
-        raise AgentSpecError(f"{agent}: weights= needs fitted evaluation weights; {kernel.name} has none")
-    try:
-        document = json.loads(Path(path).read_text())
-        return kernel.reweigh(name, document)
-    except (OSError, UnicodeDecodeError, ValueError) as error:
-        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
-        raise AgentSpecError(f"{agent}: weights={path!r} cannot be used: {reason}") from None
-
-
-class AlphaBetaAgent(Agent):
-    """Negamax alpha-beta with a transposition table and iterative deepening."""
-
-    name = "alphabeta"
-    summary = "negamax alpha-beta, transposition table, iterative deepening"
-    Settings: ClassVar[type] = AlphaBetaSettings
-    settings: AlphaBetaSettings
-
-    def __init__(self, seed: int | None = None, settings: Any = None, **options: Any) -> None:
-        super().__init__(seed, settings, **options)
-        self.np_rng = np.random.default_rng(seed)
-        self._runners: dict[str, SearchRunner] = {}
-        self.last: SearchResult | None = None
-        self._last_ply = -1
-
-    @classmethod
-    def check_game(cls, settings: Any, game: Any) -> None:
-        super().check_game(settings, game)
-        check_evaluation(cls.name, settings.eval, game)
-        evaluation_weights(cls.name, settings.weights, settings.eval, game.kernel)
-
-    @classmethod
-    def default_limit(cls, settings: Any) -> Limit:
-        return Limit.from_options(time=settings.time, depth=settings.depth)
-
-    @classmethod
-    def memory_bytes(cls, settings: Any, game: Any) -> int:
-        return new_table(0).nbytes << settings.tt  # the transposition table
-
-    def runner(self, kernel: Kernel) -> SearchRunner:
-        """The search tables for a game (one set per kernel)."""
-        if kernel.name not in self._runners:
-            s = self.settings
-            self._runners[kernel.name] = SearchRunner(
-                kernel,
-                s.eval,
-                s.tt,
-                s.sym,
-                s.contempt,
-                win_probe=s.probe,
-                deepen=s.deepen,
-                threads=s.threads,
-                ctx=evaluation_weights(self.name, s.weights, s.eval, kernel),
-            )
-        return self._runners[kernel.name]
-
-    def new_game(self) -> None:
-        self._last_ply = -1
-        for runner in self._runners.values():
-            runner.reset()
-
-    def prepare(self, game: Any) -> None:
-        self.runner(game.kernel)  # allocates the tables and compiles the search
-
-    def max_depth(self) -> int:
-        """The depth limit implied by the settings."""
-        if self.settings.depth > 0:
-            return min(self.settings.depth, MAX_DEPTH)
-        return MAX_DEPTH if self.settings.time > 0 else DEFAULT_DEPTH
-
-    def analyse(self, state: Any) -> SearchResult:
-        """Search ``state`` within the budget and report the best move index and score.
-
-        Positions met in earlier calls of the same game count as repetitions (draws).
-        """
-        runner = self.runner(state.kernel)
-        if state.ply < self._last_ply:
-            runner.forget_positions()  # a new game started without new_game()
-        self._last_ply = state.ply
-        me, opp = state.words
-        runner.remember(me, opp)
-        result = runner.iterate(me, opp, self.max_depth(), self.settings.time, self.np_rng)
-        after = state.kernel.play(state.kernel.ctx, np.int64(me), np.int64(opp), result.move)
-        runner.remember(int(after[0]), int(after[1]))
-        return result
-
-    def choose(self, state: Any) -> Any:
-        self.last = self.analyse(state)
-        return state.move_from_index(self.last.move)

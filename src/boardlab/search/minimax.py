@@ -1,6 +1,6 @@
 """Plain negamax without pruning, depth-limited, counting the nodes it visits.
 
-The textbook algorithm, kept for teaching: run it beside ``alphabeta`` at the same depth to
+The textbook algorithm, kept for teaching: run it beside alpha-beta at the same depth to
 see how many positions pruning and move ordering save. Generic over games, compiled with
 numba, iterative (explicit stack). Finished positions score ``WIN - ply`` for the side that
 won (a win as soon as possible, a loss as late as possible) and 0 for a draw; positions at
@@ -9,18 +9,13 @@ the depth limit get the game's evaluation.
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 from numba import njit
 
-from boardlab.agents.alphabeta import WIN, check_evaluation, evaluation_id
-from boardlab.agents.base import Agent
-from boardlab.agents.decision import Decision, Limit, SearchInfo
 from boardlab.games.base import DRAW, ONGOING, Kernel, compiled_for
-from boardlab.spec import option
+from boardlab.search.alphabeta import WIN
 
 INF = 1e18
 
@@ -112,72 +107,3 @@ def _build_and_warm(kernel: Kernel) -> Any:
 def compiled_minimax(kernel: Kernel) -> Any:
     """The compiled minimax for a kernel, built (and compiled) once per process."""
     return compiled_for(kernel, _build_and_warm)
-
-
-@dataclass(frozen=True)
-class MinimaxSettings:
-    """Options of the minimax agent."""
-
-    depth: int = option(3, "search depth in plies", minimum=1, maximum=MAX_DEPTH)
-    eval: str = option("", "position evaluation (default: the game's first)")
-
-
-@dataclass
-class MinimaxResult:
-    """The chosen action, its value, and the nodes visited."""
-
-    move: int
-    score: float
-    nodes: int
-    seconds: float
-
-
-class MinimaxAgent(Agent):
-    """Plain depth-limited negamax: every move searched to the full depth, no pruning."""
-
-    name = "minimax"
-    summary = "plain negamax without pruning (counts nodes; compare with alphabeta)"
-    Settings: ClassVar[type] = MinimaxSettings
-    settings: MinimaxSettings
-
-    def __init__(self, seed: int | None = None, settings: Any = None, **options: Any) -> None:
-        super().__init__(seed, settings, **options)
-        self.last: MinimaxResult | None = None
-
-    @classmethod
-    def check_game(cls, settings: Any, game: Any) -> None:
-        super().check_game(settings, game)
-        check_evaluation(cls.name, settings.eval, game)
-
-    @classmethod
-    def default_limit(cls, settings: Any) -> Limit:
-        return Limit(depth=settings.depth)
-
-    def prepare(self, game: Any) -> None:
-        compiled_minimax(game.kernel)
-
-    def analyse(self, state: Any, depth: int | None = None) -> MinimaxResult:
-        """Search ``state`` to ``depth`` (default: the set depth); ties are broken from the seed."""
-        kernel = state.kernel
-        negamax = compiled_minimax(kernel)
-        start = time.perf_counter()
-        a, b = state.words
-        values, moves, nodes = negamax(
-            kernel.ctx,
-            np.int64(a),
-            np.int64(b),
-            min(depth or self.settings.depth, MAX_DEPTH),
-            evaluation_id(kernel, self.settings.eval),
-        )
-        top = values.max()
-        pick = self.rng.choice(np.flatnonzero(values == top).tolist())
-        return MinimaxResult(int(moves[pick]), float(top), int(nodes), time.perf_counter() - start)
-
-    def act(self, state: Any, limit: Limit | None = None) -> Decision:
-        depth = (limit or Limit()).over(self.limit).depth
-        self.last = result = self.analyse(state, depth)
-        move = state.move_from_index(result.move)
-        info = SearchInfo(
-            depth=depth or 0, nodes=result.nodes, seconds=result.seconds, score=result.score, pv=(str(move),)
-        )
-        return Decision(move, info=info)

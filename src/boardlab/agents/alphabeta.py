@@ -1,0 +1,242 @@
+"""The alpha-beta agent: the compiled negamax of :mod:`boardlab.search.alphabeta` within a budget.
+
+:class:`AlphaBetaAgent` answers :meth:`~AlphaBetaAgent.act` with a
+:class:`~boardlab.agents.decision.Decision`: the move, its search info (depth reached, nodes,
+seconds, score, the principal variation read from the transposition table) and a value only
+where the search proved a win or a loss. It searches to a fixed depth, or deepens within a
+time or node budget. Its leaves are valued by one of the game's evaluations (``eval=``), or by
+a compiled function passed in Python (``AlphaBetaAgent(evaluation=fn)``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from boardlab.agents.base import Agent, AgentSpecError
+from boardlab.agents.decision import Decision, Limit, SearchInfo
+from boardlab.games.base import Kernel
+from boardlab.search import alphabeta as search
+from boardlab.search.alphabeta import (
+    DEFAULT_DEEPEN,
+    DEFAULT_DEPTH,
+    DEFAULT_WIN_PROBE,
+    MAX_CONTEMPT,
+    MAX_DEPTH,
+    MAX_THREADS,
+    NO_LIMIT,
+    Evaluation,
+    EvaluationError,
+    SearchResult,
+    SearchRunner,
+    new_table,
+    proven_value,
+)
+from boardlab.spec import option
+
+__all__ = [
+    "MAX_DEPTH",
+    "AlphaBetaAgent",
+    "AlphaBetaSettings",
+    "SearchRunner",
+    "check_evaluation",
+    "evaluation_id",
+    "evaluation_weights",
+]
+
+
+def evaluation_id(kernel: Kernel, name: str) -> int:
+    """The id of a game's evaluation by name ("" for its first); AgentSpecError if it has none."""
+    try:
+        return search.evaluation_id(kernel, name)
+    except EvaluationError as error:
+        raise AgentSpecError(str(error)) from None
+
+
+def check_evaluation(agent: str, name: str, game: Any) -> None:
+    """AgentSpecError if ``game`` has no evaluation called ``name``."""
+    if name and name not in game.evaluations:
+        raise AgentSpecError(
+            f"{agent}: eval={name!r} is not an evaluation of {game.name}; choose one of "
+            f"{', '.join(game.evaluations)}"
+        )
+
+
+@dataclass(frozen=True)
+class AlphaBetaSettings:
+    """Options of the alpha-beta agent."""
+
+    depth: int = option(0, "search depth in plies (0: as deep as time allows)", minimum=0, maximum=MAX_DEPTH)
+    time: float = option(
+        0.0, "seconds per move (0: no limit; depth 4 if both are 0)", minimum=0, maximum=3600
+    )
+    eval: str = option("", "position evaluation (default: the game's first; see the game's list)")
+    tt: int = option(20, "log2 of the transposition table size", minimum=10, maximum=30)
+    sym: bool = option(True, "share table entries between symmetric positions")
+    contempt: float = option(
+        0.0,
+        "how much worse than even a repeated (drawn) position looks",
+        minimum=-MAX_CONTEMPT,
+        maximum=MAX_CONTEMPT,
+    )
+    probe: bool = option(
+        DEFAULT_WIN_PROBE, "at the leaves, look for a move that wins at once before evaluating (Quixo)"
+    )
+    deepen: float = option(
+        DEFAULT_DEEPEN,
+        "with a time limit, start a new depth only while less than this share of the time is spent",
+        minimum=0,
+        maximum=1,
+    )
+    weights: str = option(
+        "", "a JSON file of fitted evaluation weights to use instead of the shipped ones (Quixo's tuned)"
+    )
+    threads: int = option(
+        1,
+        "search threads sharing the transposition table (lazy SMP; 1: one thread)",
+        minimum=1,
+        maximum=MAX_THREADS,
+    )
+
+
+def evaluation_weights(agent: str, path: str, eval_name: str, kernel: Kernel) -> tuple[Any, ...] | None:
+    """The ``ctx`` of ``kernel`` with the evaluation weights of the file at ``path`` (None for
+    no file); AgentSpecError when the file cannot be read or does not fit."""
+    if not path:
+        return None
+    name = eval_name or kernel.evaluations[0]
+    if kernel.reweigh is None:
+        raise AgentSpecError(f"{agent}: weights= needs fitted evaluation weights; {kernel.name} has none")
+    try:
+        document = json.loads(Path(path).read_text())
+        return kernel.reweigh(name, document)
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+        raise AgentSpecError(f"{agent}: weights={path!r} cannot be used: {reason}") from None
+
+
+class AlphaBetaAgent(Agent):
+    """Negamax alpha-beta with a transposition table and iterative deepening.
+
+    ``evaluation``, a compiled leaf evaluation with the signature of ``kernel.evaluate`` (see
+    :data:`boardlab.search.alphabeta.Evaluation`), replaces the game's evaluations; it is given
+    in Python only, so the agent's spec does not name it.
+    """
+
+    name = "alphabeta"
+    summary = "negamax alpha-beta, transposition table, iterative deepening"
+    Settings: ClassVar[type] = AlphaBetaSettings
+    settings: AlphaBetaSettings
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        settings: Any = None,
+        *,
+        evaluation: Evaluation | None = None,
+        **options: Any,
+    ) -> None:
+        super().__init__(seed, settings, **options)
+        self.evaluation = evaluation
+        self.np_rng = np.random.default_rng(seed)
+        self._runners: dict[str, SearchRunner] = {}
+        self.last: SearchResult | None = None
+        self._last_ply = -1
+
+    @classmethod
+    def check_game(cls, settings: Any, game: Any) -> None:
+        super().check_game(settings, game)
+        check_evaluation(cls.name, settings.eval, game)
+        evaluation_weights(cls.name, settings.weights, settings.eval, game.kernel)
+
+    @classmethod
+    def default_limit(cls, settings: Any) -> Limit:
+        return Limit.from_options(time=settings.time, depth=settings.depth)
+
+    @classmethod
+    def memory_bytes(cls, settings: Any, game: Any) -> int:
+        return new_table(0).nbytes << settings.tt  # the transposition table
+
+    def runner(self, kernel: Kernel) -> SearchRunner:
+        """The search tables for a game (one set per kernel)."""
+        if kernel.name not in self._runners:
+            s = self.settings
+            evaluation_id(kernel, s.eval)  # AgentSpecError for an evaluation the game lacks
+            self._runners[kernel.name] = SearchRunner(
+                kernel,
+                s.eval,
+                s.tt,
+                s.sym,
+                s.contempt,
+                win_probe=s.probe,
+                deepen=s.deepen,
+                threads=s.threads,
+                ctx=evaluation_weights(self.name, s.weights, s.eval, kernel),
+                evaluate=self.evaluation,
+            )
+        return self._runners[kernel.name]
+
+    def new_game(self) -> None:
+        self._last_ply = -1
+        for runner in self._runners.values():
+            runner.reset()
+
+    def prepare(self, game: Any) -> None:
+        self.runner(game.kernel)  # allocates the tables and compiles the search
+
+    def analyse(self, state: Any, limit: Limit | None = None) -> SearchResult:
+        """Search ``state`` within ``limit`` (default: the agent's) and report the best move
+        index, its score, the depth reached and the effort.
+
+        Without a depth limit the search deepens while time or nodes are left (to depth 4 when
+        neither is limited either). Positions met in earlier calls of the same game count as
+        repetitions (draws).
+        """
+        budget = self.limit if limit is None else limit
+        if budget.depth is not None:
+            max_depth = min(budget.depth, MAX_DEPTH)
+        else:
+            max_depth = MAX_DEPTH if budget.time or budget.nodes else DEFAULT_DEPTH
+        runner = self.runner(state.kernel)
+        if state.ply < self._last_ply:
+            runner.forget_positions()  # a new game started without new_game()
+        self._last_ply = state.ply
+        me, opp = state.words
+        runner.remember(me, opp)
+        result = runner.iterate(me, opp, max_depth, budget.time or 0.0, self.np_rng, budget.nodes or NO_LIMIT)
+        after = state.kernel.play(state.kernel.ctx, np.int64(me), np.int64(opp), result.move)
+        runner.remember(int(after[0]), int(after[1]))
+        self.last = result
+        return result
+
+    def act(self, state: Any, limit: Limit | None = None) -> Decision:
+        """The best move within ``limit`` over the agent's default limit (time, depth, nodes).
+
+        A node limit bounds the main search's count, checked at every node (an iteration ends
+        one node past it; depth 1 always finishes). ``value`` is 1 or -1 where the search
+        proved a win or a loss, else None; ``info.pv`` is the expected line in notation.
+        """
+        result = self.analyse(state, (limit or Limit()).over(self.limit))
+        line = self.runner(state.kernel).principal_variation(*state.words, result.move, max(result.depth, 1))
+        info = SearchInfo(
+            depth=result.depth,
+            nodes=result.nodes,
+            seconds=result.seconds,
+            score=result.score,
+            pv=notation(state, line),
+            engine="alphabeta",
+        )
+        return Decision(state.move_from_index(result.move), value=proven_value(result.score), info=info)
+
+
+def notation(state: Any, actions: list[int]) -> tuple[str, ...]:
+    """A line of actions from ``state``, as moves in the game's notation."""
+    moves = []
+    for action in actions:
+        moves.append(str(state.move_from_index(action)))
+        state = state.play_index(action)
+    return tuple(moves)

@@ -1,0 +1,1 @@
+"""Searches generic over games: alpha-beta, minimax, MCTS (compiled with numba)."""
