@@ -14,7 +14,8 @@ Games are stored in ``--db`` as they end: running the same command again resumes
 games count) and a longer ``--max-games`` extends a stopped test.
 
 Usage:
-    .venv/bin/python benchmarks/ab_sprt.py alphabeta:time=0.1,pvs=1 alphabeta:time=0.1,pvs=0 \\
+    .venv/bin/python benchmarks/ab_sprt.py "hybrid:time=0.1,search=(alphabeta:contempt=20)" \\
+        "hybrid:time=0.1,search=(alphabeta:contempt=10)" \\
         --elo0 0 --elo1 20 --max-games 400 [--game quixo:rules=course] [--trinomial]
 """
 
@@ -38,8 +39,8 @@ class _Decided(Exception):
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("new", help="agent spec of the new version, e.g. alphabeta:time=0.1,pvs=1")
-    parser.add_argument("old", help="agent spec of the old version, e.g. alphabeta:time=0.1,pvs=0")
+    parser.add_argument("new", help="agent spec of the new version, e.g. alphabeta:time=0.1,threads=2")
+    parser.add_argument("old", help="agent spec of the old version, e.g. alphabeta:time=0.1")
     parser.add_argument("--game", default="quixo", help="game spec, e.g. quixo or quixo:rules=course")
     parser.add_argument("--elo0", type=float, default=0.0, help="Elo of H0 (default 0)")
     parser.add_argument("--elo1", type=float, default=20.0, help="Elo of H1 (default 20)")

@@ -23,11 +23,11 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from boardlab.agents.alphabeta import SearchRunner
-from boardlab.agents.minimax import compiled_minimax
 from boardlab.games import parse_game
 from boardlab.games.connect4 import kernel as c4k
+from boardlab.search.alphabeta import SearchRunner
 from boardlab.search.mcts import mcts_search
+from boardlab.search.minimax import compiled_minimax
 
 
 def boardlab_playouts(games: int) -> tuple[float, float]:

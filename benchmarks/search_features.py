@@ -3,12 +3,12 @@
 Each configuration searches the same random positions (``--positions`` of them, reached by
 random plies from the start) by iterative deepening to ``--depth`` with fresh tables, and
 the script prints the total nodes and seconds and how many root values differ from the
-plain search's (none for the exact features; late-move reductions change values). A
-feature that keeps the search exact is worth exactly the nodes and time it saves.
+first configuration's. A feature that keeps the search exact is worth exactly the nodes and
+time it saves.
 
 Usage:
     .venv/bin/python benchmarks/search_features.py --depth 7 --positions 12 \\
-        --configs "" pvs=1 asp=5 order=2 pvs=1,asp=5,order=2 lmr=3
+        --configs "" probe=0 sym=0 threads=2
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--configs",
         nargs="+",
-        default=["", "pvs=1", "asp=5", "order=2", "pvs=1,asp=5,order=2", "lmr=3", "pvs=1,lmr=3"],
+        default=["", "probe=0", "sym=0"],
         help="alpha-beta options of each configuration ('' for the plain search)",
     )
     return parser.parse_args(argv)

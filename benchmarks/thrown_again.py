@@ -1,7 +1,7 @@
 """Search again the won positions that ``boardlab oracle`` runs list as thrown away.
 
     .venv/bin/python benchmarks/thrown_again.py results/oracle4-1s/oracle.json \\
-        --agents alphabeta:time=0.75 "alphabeta:time=0.75,tempo=-10.3"
+        --agents alphabeta:time=0.75 "alphabeta:time=0.75,probe=false"
 
 Reads the ``thrown_wins`` of one or more ``oracle.json`` reports, keeps each position once, and
 lets every agent of ``--agents`` choose a move there (its seed fixed). The judge of the report's

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from boardlab.agents import AgentSpecError, list_agents, make_agent, parse_spec
-from boardlab.agents.alphabeta import MATE_ZONE, WIN, SearchRunner
 from boardlab.agents.greedy import classify_moves
 from boardlab.agents.hybrid import DEFAULT_CONTEMPT
 from boardlab.games import parse_game
 from boardlab.games.quixo import State
+from boardlab.search.alphabeta import MATE_ZONE, WIN, SearchRunner
 from boardlab.search.mcts import mcts_search
 
 
@@ -36,14 +36,12 @@ def naive_negamax(
     path: tuple[tuple[int, int], ...],
     *,
     probe: bool = False,
-    repeat_eval: bool = False,
 ) -> float:
     """Plain negamax without pruning or tables, with the search's scoring conventions.
 
     A finished position scores ``WIN - ply`` for the winner (ply counted from the root),
-    a position repeating one on the path with the same side to move scores 0 (its
-    evaluation with ``repeat_eval``). With ``probe``, a leaf whose side to move has a move
-    that wins at once scores that win, ``WIN - (ply + 1)``.
+    a position repeating one on the path with the same side to move scores 0. With ``probe``,
+    a leaf whose side to move has a move that wins at once scores that win, ``WIN - (ply + 1)``.
     """
     ply = len(path)
     me, opp = state.words
@@ -56,15 +54,13 @@ def naive_negamax(
         if state.winner is not None:
             return WIN - ply if state.winner == state.to_move else -(WIN - ply)
         if any(p == (me, opp) for p in path[-2::-2]):
-            return evaluation() if repeat_eval else 0.0
+            return 0.0
     if ply == depth:
         if probe and any(state.play_index(m).winner == state.to_move for m in state.legal_indices()):
             return WIN - (ply + 1)
         return evaluation()
     return max(
-        -naive_negamax(
-            state.play_index(m), depth, eval_id, (*path, (me, opp)), probe=probe, repeat_eval=repeat_eval
-        )
+        -naive_negamax(state.play_index(m), depth, eval_id, (*path, (me, opp)), probe=probe)
         for m in state.legal_indices()
     )
 
@@ -254,7 +250,7 @@ def test_mcts_visits_add_up_and_capped_rollouts_are_draws():
 
 def test_hybrid_hands_lost_positions_to_mcts():
     doomed = lost_position()
-    agent = make_agent("hybrid:time=0.2,depth=3", seed=0)
+    agent = make_agent("hybrid:time=0.2,search=(alphabeta:depth=3)", seed=0)
     assert agent.choose(doomed) in doomed.legal_moves()
     assert agent.last_engine == "mcts"
     hopeful = random_position(1, 6)
@@ -270,18 +266,41 @@ def test_hybrid_keeps_alphabeta_on_a_full_board_by_default():
 
 
 def test_hybrid_gives_alphabeta_its_share_of_the_time_and_its_options():
-    agent = make_agent("hybrid:time=0.4,share=0.5,probe=false,repeat=eval,contempt=20,rise=5", seed=0)
+    agent = make_agent("hybrid:time=0.4,share=0.5,search=(alphabeta:probe=false,contempt=30)", seed=0)
     searcher = agent.searcher.settings
-    assert (searcher.time, searcher.probe, searcher.repeat, searcher.contempt, searcher.rise) == (
-        0.2,
-        False,
-        "eval",
-        20.0,
-        5.0,
-    )
+    assert (searcher.time, searcher.probe, searcher.contempt) == (0.2, False, 30.0)
     assert make_agent("hybrid", seed=0).searcher.settings.contempt == DEFAULT_CONTEMPT > 0
     with pytest.raises(AgentSpecError, match="share"):
         make_agent("hybrid:share=1.0")
+
+
+def test_hybrid_reads_its_alphabeta_as_a_sub_spec_over_its_own_defaults():
+    agent = make_agent("hybrid:search=(alphabeta:eval=lines3,depth=3),time=0.5", seed=0)
+    searcher = agent.searcher.settings
+    # the hybrid's defaults (contempt 20, the probe on) stay where the sub-spec says nothing
+    assert (searcher.eval, searcher.depth, searcher.contempt, searcher.probe) == ("lines3", 3, 20.0, True)
+    assert agent.spec == "hybrid:time=0.5,search=(alphabeta:eval=lines3,depth=3)"
+    assert make_agent(agent.spec).settings == agent.settings
+    assert make_agent("hybrid:search=(alphabeta:contempt=0)").searcher.settings.contempt == 0.0
+
+
+@pytest.mark.parametrize(
+    ("spec", "fragment"),
+    [
+        ("hybrid:eval=lines3", r"write hybrid:search=\(alphabeta:eval=lines3\)"),
+        ("hybrid:contempt=10", r"write hybrid:search=\(alphabeta:contempt=10\)"),
+        ("hybrid:depth=3", r"write hybrid:search=\(alphabeta:depth=3\)"),
+        ("hybrid:null=3", "unknown option 'null'"),
+        ("hybrid:search=(mcts:iters=5)", "takes an alphabeta spec"),
+        ("hybrid:search=(alphabeta:time=2)", "time times share"),
+        ("hybrid:search=(alphabeta:pvs=1)", "unknown option 'pvs'"),
+        ("hybrid:search=(alphabeta:eval=lines3", "unbalanced parentheses"),
+    ],
+)
+def test_hybrid_refuses_old_and_bad_options_in_one_line(spec, fragment):
+    with pytest.raises(AgentSpecError, match=fragment) as error:
+        make_agent(spec)
+    assert "\n" not in str(error.value)
 
 
 @pytest.mark.parametrize("contempt", [0.0, 50.0])
@@ -303,27 +322,3 @@ def test_alphabeta_scores_game_repetitions_as_draws_valued_at_minus_contempt(con
         for m in state.legal_indices()
     )
     assert score == pytest.approx(expected)
-
-
-def test_alphabeta_contempt_rises_with_each_return_to_the_position():
-    state = random_position(21, 14)
-    kernel = state.kernel
-    eval_id = kernel.evaluations.index("lines3")
-    rise = 1000.0  # more than the spread of lines3 over the moves
-    agent = make_agent(f"alphabeta:depth=1,eval=lines3,contempt=0,rise={rise}", seed=0)
-    agent.new_game()
-
-    def value(move: int, repeated: set, contempt: float) -> float:
-        words = state.play_index(move).words
-        if words in repeated:
-            return -contempt
-        return -float(kernel.evaluate(kernel.ctx, *map(np.int64, words), eval_id))
-
-    repeated: set = set()
-    for laps in range(4):
-        result = agent.analyse(state)  # the game returns to ``state`` after each move
-        expected = max(value(m, repeated, rise * laps) for m in state.legal_indices())
-        assert result.score == pytest.approx(expected)
-        assert value(result.move, repeated, rise * laps) == pytest.approx(expected)
-        repeated.add(state.play_index(result.move).words)
-    assert len(repeated) > 1  # the cycle was left once its contempt outweighed the next move

@@ -162,7 +162,7 @@ QUICK_SETTINGS = {
     "minimax": "minimax:depth=2",
     "alphabeta": "alphabeta:depth=3",
     "mcts": "mcts:iters=200,rollouts=2",
-    "hybrid": "hybrid:time=0.05,depth=2",
+    "hybrid": "hybrid:time=0.05,search=(alphabeta:depth=2)",
 }
 
 

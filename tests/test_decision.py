@@ -86,3 +86,78 @@ def test_minimax_searches_to_the_depth_a_call_asks_for() -> None:
     assert (shallow.info.depth, deep.info.depth) == (1, 3)
     assert deep.info.nodes > shallow.info.nodes
     assert state.is_legal(deep.move)
+
+
+def _replayed(state, pv):  # type: ignore[no-untyped-def]
+    """The position after a principal variation given in notation (AssertionError if illegal)."""
+    for text in pv:
+        moves = [m for m in state.legal_moves() if str(m) == text]
+        assert moves, f"{text} is not legal in {state}"
+        state = state.play(moves[0])
+    return state
+
+
+def test_alphabeta_acts_to_the_depth_asked_with_its_line_and_no_value_unless_proven() -> None:
+    state = new_game("quixo")
+    for _ in range(8):
+        state = state.play(state.legal_moves()[len(state.legal_moves()) // 3])
+    agent = make_agent("alphabeta:depth=2", seed=1)
+    shallow = agent.act(state)
+    agent.new_game()  # else the position and the move just played count as the game's, repeated
+    deep = agent.act(state, Limit(depth=4))
+    assert shallow.info is not None and deep.info is not None
+    assert (shallow.info.depth, deep.info.depth, deep.info.engine) == (2, 4, "alphabeta")
+    assert deep.info.nodes > shallow.info.nodes and deep.value is None
+    assert deep.info.pv[0] == str(deep.move) and 2 <= len(deep.info.pv) <= 4
+    _replayed(state, deep.info.pv)
+    assert agent.choose(state) in state.legal_moves() and agent.last is not None
+
+
+def test_alphabeta_values_are_proven_wins_and_losses() -> None:
+    from test_agents import lost_position
+
+    from boardlab.games.quixo import State
+
+    won = State.from_text("XXXX./OO.../O..../O..../..... X")
+    decision = make_agent("alphabeta:depth=3", seed=0).act(won)
+    assert decision.value == 1.0 and decision.info is not None and decision.info.pv == (str(decision.move),)
+    assert won.play(decision.move).winner == 0
+    lost = make_agent("alphabeta:depth=3", seed=0).act(lost_position())
+    assert lost.value == -1.0
+
+
+def test_alphabeta_stops_near_a_node_limit() -> None:
+    state = new_game("connect4")
+    agent = make_agent("alphabeta", seed=1)
+    depth_one = agent.act(state, Limit(depth=1)).info
+    assert depth_one is not None
+    for budget in (2_000, 20_000):
+        agent.new_game()
+        info = agent.act(state, Limit(nodes=budget)).info
+        assert info is not None
+        # the count is checked at every node: at most one node past the limit
+        assert depth_one.nodes < info.nodes <= budget + 1
+    agent.new_game()
+    small, large = (agent.act(state, Limit(nodes=n)).info for n in (2_000, 200_000))
+    assert small is not None and large is not None and large.depth > small.depth
+
+
+def test_alphabeta_acts_within_a_time_limit() -> None:
+    state = new_game("connect4")
+    decision = make_agent("alphabeta:depth=3", seed=1).act(state, Limit(time=0.05, depth=40))
+    assert decision.info is not None and decision.info.depth >= 1
+    assert state.is_legal(decision.move)
+
+
+def test_hybrid_says_which_engine_decided() -> None:
+    from test_agents import lost_position, random_position
+
+    agent = make_agent("hybrid:time=0.2,tables=false,search=(alphabeta:depth=3)", seed=0)
+    hopeful = agent.act(random_position(1, 6))
+    assert hopeful.info is not None and hopeful.info.engine == "alphabeta" == agent.last_engine
+    assert hopeful.info.depth == 3 and hopeful.value is None
+    doomed = lost_position()
+    handed = agent.act(doomed)
+    assert handed.info is not None and handed.info.engine == "mcts" == agent.last_engine
+    assert handed.value == -1.0 and doomed.is_legal(handed.move)
+    assert make_agent("hybrid:search=(alphabeta:depth=5)").limit == Limit(time=1.0, depth=5)

@@ -19,12 +19,12 @@ from hypothesis import strategies as st
 from test_agents import naive_negamax, random_position
 
 from boardlab.agents import make_agent
-from boardlab.agents.alphabeta import WIN, SearchRunner
 from boardlab.agents.base import AgentSpecError
 from boardlab.games import parse_game
 from boardlab.games.base import ONGOING
 from boardlab.games.quixo import State
 from boardlab.games.quixo.kernel import TUNED_SCALARS, TUNED_SCALE, kernel, may_win_now, tuned_weights
+from boardlab.search.alphabeta import WIN, SearchRunner
 from boardlab.train.eval_fit import (
     Positions,
     feature_names,
@@ -197,7 +197,7 @@ def test_leaf_probe_scores_wins_one_ply_past_the_depth_exactly(size):
 def test_leaf_probe_defaults_and_is_inert_where_a_game_has_no_may_win_test():
     # on: it won its A/B tests in alpha-beta, and in hybrid it was level on 5x5 and kept more
     # 4x4 values (BENCHMARKS.md)
-    assert make_agent("alphabeta").settings.probe and make_agent("hybrid").settings.probe
+    assert make_agent("alphabeta").settings.probe and make_agent("hybrid").searcher.settings.probe
     game = parse_game("connect4")
     state = game.initial()
     for move in (3, 3, 2, 4, 2):
@@ -243,20 +243,19 @@ def test_weights_from_a_file_replace_the_shipped_ones_in_the_search(tmp_path):
 @pytest.mark.parametrize(
     ("text", "spec", "message"),
     [
-        (None, "alphabeta", "No such file"),
-        ("not json", "alphabeta", "cannot be used"),
-        ('{"sizes": {"4": {}}}', "hybrid", "no tuned weights for a 5x5 board"),
-        ('{"sizes": {"5": {"lines": "x"}}}', "alphabeta", "no tuned weights"),
-        ("{}", "alphabeta:eval=lines2", "only the tuned evaluation"),
+        (None, "alphabeta:weights={}", "No such file"),
+        ("not json", "alphabeta:weights={}", "cannot be used"),
+        ('{"sizes": {"4": {}}}', "hybrid:search=(alphabeta:weights={})", "no tuned weights for a 5x5 board"),
+        ('{"sizes": {"5": {"lines": "x"}}}', "alphabeta:weights={}", "no tuned weights"),
+        ("{}", "alphabeta:eval=lines2,weights={}", "only the tuned evaluation"),
     ],
 )
 def test_a_weights_file_that_does_not_fit_is_refused_when_the_agent_is_built(tmp_path, text, spec, message):
     path = tmp_path / "weights.json"
     if text is not None:
         path.write_text(text)
-    full = f"{spec},weights={path}" if ":" in spec else f"{spec}:weights={path}"
     with pytest.raises(AgentSpecError, match=message):
-        make_agent(full, game=parse_game("quixo"))
+        make_agent(spec.format(path), game=parse_game("quixo"))
 
 
 def test_weights_need_a_game_with_fitted_weights(tmp_path):

@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from boardlab.agents.alphabeta import SearchRunner
 from boardlab.games import Game, parse_game
 from boardlab.games.perft import perft, random_playouts
+from boardlab.search.alphabeta import SearchRunner
 from boardlab.search.mcts import mcts_search
 
 PLAYOUT_PLIES = 200

@@ -1,844 +1,60 @@
-"""Negamax alpha-beta, generic over games, compiled with numba.
+"""The alpha-beta agent: the compiled negamax of :mod:`boardlab.search.alphabeta` within a budget.
 
-One search serves every game: :func:`build_search` closes over a game's :class:`Kernel`
-and returns a compiled, iterative (explicit-stack) negamax with
-
-- a transposition table keyed on the canonical (symmetry-reduced) position, whose stored
-  best move is mapped back through the symmetry;
-- move ordering: table move, two killer moves per ply, history heuristic, and a seeded
-  random jitter at the root so that equal moves are chosen at random from the seed;
-- exact win/loss scores ``WIN - ply`` that outrank any heuristic value: a win is taken as
-  soon as possible and a loss put off as long as possible;
-- a deadline on the clock (read every 1,024 nodes) and a node limit: a search stopped by
-  either still reports the best of the root moves it finished;
-- optional features, each an agent option so that it can be measured in A/B matches
-  (``benchmarks/ab_sprt.py``): principal-variation search (``pvs``: every move after the
-  first is searched with a null window and again in full only if it beats the best so far),
-  ordering by the evaluation after each move (``order``), late-move reductions (``lmr``:
-  late quiet moves are first searched a ply shallower), null-move pruning (``null``: a node
-  whose evaluation is at or above beta is cut if, after a pass, a search ``null`` plies
-  shallower still holds beta), and, in :meth:`SearchRunner.iterate`, aspiration windows at
-  the root (``asp``). All but the reductions and the null move are exact: they change
-  how fast a value is found, not the value (up to what the table already does to the plain
-  search, whose value can depend on the order positions are met in: a deeper stored result
-  used, a repetition met first on another path). None of these is on by default;
-- a quiescence-like look at forcing moves, the leaf probe (``probe``, on by default): before
-  evaluating a leaf, the side to move looks for a move that wins at once, and the leaf then
-  scores that win exactly; only positions the kernel's ``may_win`` test lets through are
-  scanned (Quixo: a line one cube short), and games without that test are not probed;
-- helper threads (``threads``, lazy SMP): the compiled search releases the GIL, so helpers
-  can deepen the same position beside the main search and share its transposition table.
-
-:class:`AlphaBetaAgent` drives it: fixed depth, or iterative deepening within seconds.
+:class:`AlphaBetaAgent` answers :meth:`~AlphaBetaAgent.act` with a
+:class:`~boardlab.agents.decision.Decision`: the move, its search info (depth reached, nodes,
+seconds, score, the principal variation read from the transposition table) and a value only
+where the search proved a win or a loss. It searches to a fixed depth, or deepens within a
+time or node budget. Its leaves are valued by one of the game's evaluations (``eval=``), or by
+a compiled function passed in Python (``AlphaBetaAgent(evaluation=fn)``).
 """
 
 from __future__ import annotations
 
 import json
-import time
-from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
-from numba import njit
 
 from boardlab.agents.base import Agent, AgentSpecError
-from boardlab.agents.clock import now
-from boardlab.agents.decision import Limit
+from boardlab.agents.decision import Decision, Limit, SearchInfo
 from boardlab.core.spec import option
-from boardlab.games.base import DRAW, LOSS, ONGOING, Kernel, build_canonical, compiled_for, position_hash
+from boardlab.games.base import Kernel
+from boardlab.search import alphabeta as search
+from boardlab.search.alphabeta import (
+    DEFAULT_DEEPEN,
+    DEFAULT_DEPTH,
+    DEFAULT_WIN_PROBE,
+    MAX_CONTEMPT,
+    MAX_DEPTH,
+    MAX_THREADS,
+    NO_LIMIT,
+    Evaluation,
+    EvaluationError,
+    SearchResult,
+    SearchRunner,
+    new_table,
+    proven_value,
+)
 
-WIN = 1_000_000.0
-MATE_ZONE = WIN - 10_000.0
-MAX_CONTEMPT = 100_000.0
-"""Largest contempt either way: a draw's value stays far from the exact win and loss scores."""
-INF = 1e18
-EXACT, LOWER, UPPER = 0, 1, 2
-HASH_MULT = np.int64(-7046029254386353131)  # 0x9E3779B97F4A7C15 as a signed 64-bit integer
-MAX_DEPTH = 64
-SEEN_SIZE = 1024  # slots of the set of game positions (at most half are used)
-CLOCK_EVERY = 1024  # nodes between two looks at the clock
-NO_LIMIT = 1 << 62
-# how a child is searched: full window, null window, reduced, or the null move (a pass)
-FULL, NULL_WINDOW, REDUCED, PASS = 0, 1, 2, 3
-NULL_MOVE_MIN_DEPTH = 3  # plies left at a node for a null-move look
-EVAL_ORDER_WEIGHT = 1e6  # an evaluation step outweighs any history score when ordering by evaluation
-NULL_WINDOW_WIDTH = 1e-9  # relative to the bound; any positive width keeps the search exact
-DEFAULT_DEPTH = 4
-# search features, each measured in A/B matches (BENCHMARKS.md, "Search features, A/B")
-DEFAULT_PVS = False
-DEFAULT_ASPIRATION = 0.0
-DEFAULT_LMR = 0
-DEFAULT_ORDER_DEPTH = 0
-DEFAULT_WIN_PROBE = True
-DEFAULT_NULL_MOVE = 0
-DEFAULT_DEEPEN = 0.5  # share of the time after which no new depth is started
-MAX_THREADS = 64
-
-
-@njit(cache=True)
-def _never(ctx, a, b):  # type: ignore[no-untyped-def]
-    return False  # a game without a cheap test of wins at once is not probed
-
-
-def is_mate_score(score: float) -> bool:
-    """True for a proven win or loss score."""
-    return abs(score) >= MATE_ZONE
-
-
-# A transposition-table entry is one row of four 64-bit words, read as int64 or float64:
-# the position's 64-bit hash (int64), its value (float64), the depth and flag + 4 * (move + 1)
-# (int64). One row is one cache line fetch; a row whose depth word is 0 is empty (entries
-# are stored only at depth >= 2).
-TT_KEY, TT_VALUE, TT_DEPTH, TT_INFO = 0, 1, 2, 3
-
-
-def new_table(log2_size: int) -> np.ndarray:
-    """An empty transposition table with 2**log2_size entries (int64 rows; see TT_*)."""
-    return np.zeros((1 << log2_size, 4), dtype=np.int64)
-
-
-def build_search(kernel: Kernel) -> Any:
-    """A compiled ``search(...)`` for ``kernel``; see :func:`SearchRunner.search`."""
-    gen_moves = kernel.gen_moves
-    play = kernel.play
-    status = kernel.status
-    evaluate = kernel.evaluate
-    may_win = kernel.may_win if kernel.may_win is not None else _never
-    canonical = build_canonical(kernel)
-    action_maps = kernel.action_maps
-    sym_inverse = kernel.sym_inverse
-    max_moves = kernel.num_actions
-
-    @njit
-    def _wins_now(ctx, me, opp, buffer):  # type: ignore[no-untyped-def]
-        # a move after which the opponent, to move, has lost
-        for i in range(gen_moves(ctx, me, opp, buffer)):
-            a, b = play(ctx, me, opp, buffer[i])
-            if status(ctx, a, b) == LOSS:
-                return True
-        return False
-
-    @njit(nogil=True)
-    def search(
-        ctx,
-        me0,
-        opp0,
-        depth,
-        eval_id,
-        use_sym,
-        table_words,
-        history,
-        killers,
-        root_jitter,
-        node_limit,
-        deadline,
-        seen,
-        contempt,
-        root_alpha,
-        root_beta,
-        pvs,
-        lmr,
-        order_depth,
-        win_probe,
-        repeat_eval,
-        tempo,
-        null_move,
-        stop,
-    ):  # type: ignore[no-untyped-def]
-        size = depth + 2
-        moves = np.empty((size, max_moves), dtype=np.int64)
-        order = np.empty((size, max_moves), dtype=np.float64)
-        count = np.zeros(size, dtype=np.int64)
-        cursor = np.zeros(size, dtype=np.int64)
-        mes = np.empty(size, dtype=np.int64)
-        opps = np.empty(size, dtype=np.int64)
-        alpha = np.empty(size, dtype=np.float64)
-        beta = np.empty(size, dtype=np.float64)
-        alpha_orig = np.empty(size, dtype=np.float64)
-        best = np.empty(size, dtype=np.float64)
-        best_move = np.empty(size, dtype=np.int64)
-        keys = np.empty(size, dtype=np.int64)
-        has_key = np.zeros(size, dtype=np.bool_)
-        syms = np.empty(size, dtype=np.int64)
-        rem = np.empty(size, dtype=np.int64)  # remaining depth of the node at each ply
-        stage = np.zeros(size, dtype=np.int64)  # how the current child is searched (FULL, ...)
-        tt_moves = np.empty(size, dtype=np.int64)
-        # the ply of the last null move's child on the path (-1: none); a pass hands the move
-        # over as a move does, so the root side is to move at the even plies on every line
-        pass_ply = np.full(size, -1, dtype=np.int64)
-        table = table_words.view(np.float64)
-        mask = table.shape[0] - 1
-        shift = 64 - _log2(table.shape[0])
-
-        mes[0] = me0
-        opps[0] = opp0
-        best[0] = -INF
-        best_move[0] = -1
-        alpha[0] = root_alpha
-        beta[0] = root_beta
-        rem[0] = depth
-        ply = 0
-        phase = 0  # 0 enter node, 1 next child, 2 return value to parent, 3 list and order moves
-        ret = 0.0
-        nodes = 0
-        aborted = False
-        while True:
-            if phase == 0:
-                nodes += 1
-                if nodes > node_limit:
-                    aborted = True
-                    break
-                if nodes & (CLOCK_EVERY - 1) == 0 and (stop[0] != 0 or now() > deadline):
-                    aborted = True
-                    break
-                me = mes[ply]
-                opp = opps[ply]
-                remaining = rem[ply]
-                if ply > 0:
-                    st = status(ctx, me, opp)
-                    if st != ONGOING:
-                        ret = 0.0 if st == DRAW else st * (WIN - ply)
-                        phase = 2
-                        continue
-                    if _repeated(seen, mes, opps, ply, pass_ply[ply]):
-                        if repeat_eval:  # no progress: the position is worth what it looks
-                            ret = evaluate(ctx, me, opp, eval_id) + tempo
-                        else:  # a draw, which the root side values at -contempt
-                            ret = -contempt if ply % 2 == 0 else contempt
-                        phase = 2
-                        continue
-                if remaining == 0:
-                    if win_probe and may_win(ctx, me, opp) and _wins_now(ctx, me, opp, moves[ply]):
-                        ret = WIN - (ply + 1)
-                    else:
-                        ret = evaluate(ctx, me, opp, eval_id) + tempo
-                    phase = 2
-                    continue
-                alpha_orig[ply] = alpha[ply]
-                tt_move = -1
-                has_key[ply] = False
-                if remaining >= 2:
-                    has_key[ply] = True
-                    if use_sym:
-                        key, sym = canonical(ctx, me, opp)
-                    else:
-                        key, sym = position_hash(me, opp), 0
-                    keys[ply] = key
-                    syms[ply] = sym
-                    slot = ((key * HASH_MULT) >> shift) & mask
-                    if table_words[slot, TT_DEPTH] > 0 and table_words[slot, TT_KEY] == key:
-                        info = table_words[slot, TT_INFO]
-                        stored = info // 4 - 1
-                        flag = info % 4
-                        if stored >= 0:
-                            tt_move = action_maps[sym_inverse[sym], stored]
-                        if ply > 0 and table_words[slot, TT_DEPTH] >= remaining:
-                            value = _from_tt(table[slot, TT_VALUE], ply)
-                            if flag == EXACT:
-                                ret = value
-                                phase = 2
-                                continue
-                            if flag == LOWER and value > alpha[ply]:
-                                alpha[ply] = value
-                            elif flag == UPPER and value < beta[ply]:
-                                beta[ply] = value
-                            if alpha[ply] >= beta[ply]:
-                                ret = value
-                                phase = 2
-                                continue
-                tt_moves[ply] = tt_move
-                if (
-                    null_move > 0
-                    and ply > 0
-                    and pass_ply[ply] != ply
-                    and remaining >= NULL_MOVE_MIN_DEPTH
-                    and abs(beta[ply]) < MATE_ZONE
-                    and evaluate(ctx, me, opp, eval_id) + tempo >= beta[ply]
-                ):
-                    # standing well above beta: if passing the move still holds beta at a
-                    # reduced depth, a real move will too (no zugzwang assumed; A/B tested)
-                    stage[ply] = PASS
-                    mes[ply + 1] = opp
-                    opps[ply + 1] = me
-                    pass_ply[ply + 1] = ply + 1
-                    alpha[ply + 1] = -beta[ply]
-                    beta[ply + 1] = -_null_window_bottom(beta[ply])
-                    rem[ply + 1] = max(remaining - 1 - null_move, 0)
-                    ply += 1
-                    phase = 0
-                    continue
-                phase = 3
-            elif phase == 3:
-                me = mes[ply]
-                opp = opps[ply]
-                remaining = rem[ply]
-                tt_move = tt_moves[ply]
-                n = gen_moves(ctx, me, opp, moves[ply])
-                count[ply] = n
-                if n == 0:  # cannot happen for a game keeping the protocol; a draw if it does
-                    ret = 0.0
-                    phase = 2
-                    continue
-                by_eval = order_depth > 0 and remaining >= order_depth
-                for i in range(n):
-                    m = moves[ply, i]
-                    score = history[m]
-                    if by_eval:
-                        # the position after the move, as the mover sees it, then the history
-                        a, b = play(ctx, me, opp, m)
-                        st = status(ctx, a, b)
-                        guess = -evaluate(ctx, a, b, eval_id) if st == ONGOING else -st * WIN
-                        score = guess * EVAL_ORDER_WEIGHT + score
-                    if m == tt_move:
-                        score += 4e18
-                    elif m == killers[ply, 0]:
-                        score += 2e18
-                    elif m == killers[ply, 1]:
-                        score += 1e18
-                    if ply == 0:
-                        score += root_jitter[m]
-                    order[ply, i] = score
-                cursor[ply] = 0
-                best[ply] = -INF
-                best_move[ply] = -1
-                phase = 1
-            elif phase == 1:
-                c = cursor[ply]
-                if c < count[ply]:
-                    pick = c
-                    for i in range(c + 1, count[ply]):
-                        if order[ply, i] > order[ply, pick]:
-                            pick = i
-                    if pick != c:
-                        moves[ply, c], moves[ply, pick] = moves[ply, pick], moves[ply, c]
-                        order[ply, c], order[ply, pick] = order[ply, pick], order[ply, c]
-                    cursor[ply] = c + 1
-                    a, b = play(ctx, mes[ply], opps[ply], moves[ply, c])
-                    mes[ply + 1] = a
-                    opps[ply + 1] = b
-                    low = max(alpha[ply], best[ply])
-                    high = beta[ply]
-                    child_depth = rem[ply] - 1
-                    stage[ply] = FULL
-                    if c > 0 and rem[ply] >= 2:
-                        probe = _null_window_top(low)
-                        if lmr > 0 and ply > 0 and c >= lmr and rem[ply] >= 3 and order[ply, c] < 1e18:
-                            # a late quiet move: first a null-window look one ply shallower
-                            stage[ply] = REDUCED
-                            child_depth -= 1
-                            high = min(high, probe)
-                        elif pvs and probe < high:
-                            # a later move must beat the best so far: prove it cannot, cheaply
-                            stage[ply] = NULL_WINDOW
-                            high = probe
-                    alpha[ply + 1] = -high
-                    beta[ply + 1] = -low
-                    rem[ply + 1] = child_depth
-                    pass_ply[ply + 1] = pass_ply[ply]
-                    ply += 1
-                    phase = 0
-                else:
-                    flag = EXACT
-                    if best[ply] <= alpha_orig[ply]:
-                        flag = UPPER
-                    elif best[ply] >= beta[ply]:
-                        flag = LOWER
-                    if has_key[ply]:
-                        _store(
-                            table_words,
-                            table,
-                            keys[ply],
-                            shift,
-                            mask,
-                            _to_tt(best[ply], ply),
-                            rem[ply],
-                            flag,
-                            action_maps[syms[ply], best_move[ply]] if best_move[ply] >= 0 else -1,
-                        )
-                    ret = best[ply]
-                    phase = 2
-            else:
-                if ply == 0:
-                    break
-                ply -= 1
-                value = -ret
-                if stage[ply] == PASS:
-                    stage[ply] = FULL
-                    if value >= beta[ply]:  # the pass holds: cut, without trusting a mate score
-                        ret = beta[ply] if abs(value) >= MATE_ZONE else value
-                        phase = 2
-                    else:
-                        phase = 3
-                    continue
-                m = moves[ply, cursor[ply] - 1]
-                if stage[ply] != FULL:
-                    low = max(alpha[ply], best[ply])
-                    if value > low and (stage[ply] == REDUCED or value < beta[ply]):
-                        # the look found the move better than the best so far: search it again,
-                        # at full depth (null window first after a reduced look), then in full
-                        probe = _null_window_top(low)
-                        high = beta[ply]
-                        if stage[ply] == REDUCED and pvs and probe < high:
-                            stage[ply] = NULL_WINDOW
-                            high = probe
-                        else:
-                            stage[ply] = FULL
-                        alpha[ply + 1] = -high
-                        beta[ply + 1] = -low
-                        rem[ply + 1] = rem[ply] - 1
-                        ply += 1
-                        phase = 0
-                        continue
-                if value > best[ply]:
-                    best[ply] = value
-                    best_move[ply] = m
-                    if value > alpha[ply]:
-                        alpha[ply] = value
-                if best[ply] >= beta[ply]:
-                    if killers[ply, 0] != m:
-                        killers[ply, 1] = killers[ply, 0]
-                        killers[ply, 0] = m
-                    history[m] += rem[ply] * rem[ply]
-                    if has_key[ply]:
-                        _store(
-                            table_words,
-                            table,
-                            keys[ply],
-                            shift,
-                            mask,
-                            _to_tt(best[ply], ply),
-                            rem[ply],
-                            LOWER,
-                            action_maps[syms[ply], m],
-                        )
-                    ret = best[ply]
-                    phase = 2
-                else:
-                    phase = 1
-        return best_move[0], best[0], nodes, aborted
-
-    return search
-
-
-@njit(cache=True, inline="always")
-def _null_window_top(low):  # type: ignore[no-untyped-def]
-    """The upper end of a null window above ``low``: a fail-soft search in (low, top) returns
-    more than ``low`` exactly when the true value is more than ``low``, whatever the gap."""
-    return low + NULL_WINDOW_WIDTH * max(1.0, abs(low))
-
-
-@njit(cache=True, inline="always")
-def _null_window_bottom(high):  # type: ignore[no-untyped-def]
-    """The lower end of a null window below ``high`` (see :func:`_null_window_top`)."""
-    return high - NULL_WINDOW_WIDTH * max(1.0, abs(high))
-
-
-@njit(cache=True)
-def _repeated(seen, mes, opps, ply, since):  # type: ignore[no-untyped-def]
-    """True if the node at ``ply`` repeats a game position or an earlier one on the path.
-
-    A repeated position scores as a draw: whoever is ahead then looks for progress
-    instead of cycling until the ply cap. ``since`` is the ply of the last null move's child
-    on the path (-1 if none): a line through a pass is no game line, so only the positions
-    after the pass count there.
-    """
-    me = mes[ply]
-    opp = opps[ply]
-    for j in range(ply - 2, max(since, 0) - 1, -2):
-        if mes[j] == me and opps[j] == opp:
-            return True
-    return since < 0 and seen_contains(seen, me, opp)
-
-
-@njit(cache=True, inline="always")
-def _seen_slot(seen, me, opp):  # type: ignore[no-untyped-def]
-    return (((me * HASH_MULT) ^ opp) * HASH_MULT >> 40) & (seen.shape[0] - 1)
-
-
-@njit(cache=True)
-def seen_contains(seen, me, opp):  # type: ignore[no-untyped-def]
-    """Membership in an open-addressing set of positions: rows (used, a, b) of state words."""
-    mask = seen.shape[0] - 1
-    slot = _seen_slot(seen, me, opp)
-    while seen[slot, 0] != 0:
-        if seen[slot, 1] == me and seen[slot, 2] == opp:
-            return True
-        slot = (slot + 1) & mask
-    return False
-
-
-@njit(cache=True)
-def seen_add(seen, me, opp):  # type: ignore[no-untyped-def]
-    """Add a position to the set (which must keep empty slots)."""
-    mask = seen.shape[0] - 1
-    slot = _seen_slot(seen, me, opp)
-    while seen[slot, 0] != 0:
-        if seen[slot, 1] == me and seen[slot, 2] == opp:
-            return
-        slot = (slot + 1) & mask
-    seen[slot, 0] = 1
-    seen[slot, 1] = me
-    seen[slot, 2] = opp
-
-
-def new_seen() -> np.ndarray:
-    """An empty set of game positions for :func:`seen_add` / :func:`seen_contains`."""
-    return np.zeros((SEEN_SIZE, 3), dtype=np.int64)
-
-
-@njit(cache=True)
-def _log2(size):  # type: ignore[no-untyped-def]
-    bits = 0
-    while (1 << bits) < size:
-        bits += 1
-    return bits
-
-
-@njit(cache=True)
-def _to_tt(value, ply):  # type: ignore[no-untyped-def]
-    # mate scores are stored as distance from this node, not from the root
-    if value >= MATE_ZONE:
-        return value + ply
-    if value <= -MATE_ZONE:
-        return value - ply
-    return value
-
-
-@njit(cache=True)
-def _from_tt(value, ply):  # type: ignore[no-untyped-def]
-    if value >= MATE_ZONE:
-        return value - ply
-    if value <= -MATE_ZONE:
-        return value + ply
-    return value
-
-
-@njit(cache=True)
-def _store(words, values, key, shift, mask, value, depth, flag, move):  # type: ignore[no-untyped-def]
-    slot = ((key * HASH_MULT) >> shift) & mask
-    if words[slot, TT_KEY] == key and words[slot, TT_DEPTH] > depth:
-        return
-    words[slot, TT_KEY] = key
-    values[slot, TT_VALUE] = value
-    words[slot, TT_DEPTH] = depth
-    words[slot, TT_INFO] = flag + 4 * (move + 1)
-
-
-def _build_and_warm(kernel: Kernel) -> Any:
-    search = build_search(kernel)
-    # compile now, so that the first timed search is not charged for it
-    search(
-        kernel.ctx,
-        np.int64(0),
-        np.int64(0),
-        1,
-        0,
-        True,
-        new_table(4),
-        np.zeros(kernel.num_actions),
-        np.full((3, 2), -1, dtype=np.int64),
-        np.zeros(kernel.num_actions),
-        NO_LIMIT,
-        np.inf,
-        new_seen(),
-        0.0,
-        -INF,
-        INF,
-        True,
-        0,
-        0,
-        True,
-        False,
-        0.0,
-        2,
-        np.zeros(1, dtype=np.int64),
-    )
-    return search
-
-
-def compiled_search(kernel: Kernel) -> Any:
-    """The compiled search for a kernel, built (and compiled) once per process."""
-    return compiled_for(kernel, _build_and_warm)
-
-
-@dataclass
-class SearchResult:
-    """What one search reported: the move index, its score, depth reached and effort."""
-
-    move: int
-    score: float
-    depth: int
-    nodes: int
-    seconds: float
-
-
-class SearchRunner:
-    """Holds the tables of one player (transposition table, history, killers) across moves.
-
-    Every search feature is off unless asked for, the leaf probe included (the agent's
-    options turn on those that won their A/B tests).
-
-    With ``threads`` > 1, :meth:`iterate` runs helper threads beside the main search (lazy
-    SMP): each deepens on its own, odd helpers a ply ahead, with its own history, killers and
-    root order, and all share the transposition table, so that the main search finds more of
-    its tree already searched. Only the main search's result is played; the helpers stop when
-    it ends. Two searches of the same position can then differ, as their threads race.
-    """
-
-    def __init__(
-        self,
-        kernel: Kernel,
-        eval_name: str,
-        tt_log2: int = 20,
-        symmetric: bool = True,
-        contempt: float = 0.0,
-        *,
-        pvs: bool = DEFAULT_PVS,
-        aspiration: float = DEFAULT_ASPIRATION,
-        lmr: int = DEFAULT_LMR,
-        order_depth: int = DEFAULT_ORDER_DEPTH,
-        win_probe: bool = False,
-        repeat_eval: bool = False,
-        deepen: float = DEFAULT_DEEPEN,
-        tempo: float = 0.0,
-        null_move: int = DEFAULT_NULL_MOVE,
-        threads: int = 1,
-        ctx: tuple[Any, ...] | None = None,
-    ) -> None:
-        self.kernel = kernel
-        self.ctx = kernel.ctx if ctx is None else ctx  # another ctx: other evaluation weights
-        self.null_move = null_move
-        self.deepen = deepen
-        self.tempo = tempo
-        self.win_probe = win_probe
-        self.repeat_eval = repeat_eval
-        self.pvs = pvs
-        self.aspiration = aspiration
-        self.lmr = lmr
-        self.order_depth = order_depth
-        self.eval_id = evaluation_id(kernel, eval_name)
-        self.symmetric = symmetric
-        self.contempt = contempt
-        self.table = new_table(tt_log2)
-        self.history, self.killers = _ordering_tables(kernel)
-        self.helpers = [_ordering_tables(kernel) for _ in range(threads - 1)]
-        self.stop = np.zeros(1, dtype=np.int64)  # set to 1 to end the helpers' searches
-        self.search_fn = compiled_search(kernel)
-        self.seen = new_seen()
-        self.seen_count = 0
-        self.visits: dict[tuple[int, int], int] = {}
-
-    def reset(self) -> None:
-        """Forget everything learned in earlier searches and the positions of the game."""
-        self.table[:] = 0
-        for history, killers in [(self.history, self.killers), *self.helpers]:
-            history[:] = 0
-            killers[:] = -1
-        self.forget_positions()
-
-    def forget_positions(self) -> None:
-        """Forget the positions seen in the game (repetitions are scored against them)."""
-        self.seen[:] = 0
-        self.seen_count = 0
-        self.visits.clear()
-
-    def remember(self, me: int, opp: int) -> int:
-        """Record a position of the game, seen by the side to move there; return how often
-        it was recorded before."""
-        if self.seen_count >= SEEN_SIZE // 2:
-            self.forget_positions()
-        before = self.visits.get((me, opp), 0)
-        self.visits[(me, opp)] = before + 1
-        if before == 0:
-            seen_add(self.seen, np.int64(me), np.int64(opp))
-            self.seen_count += 1
-        return before
-
-    def search(
-        self,
-        me: int,
-        opp: int,
-        depth: int,
-        jitter: np.ndarray,
-        node_limit: int = NO_LIMIT,
-        deadline: float = np.inf,
-        window: tuple[float, float] = (-INF, INF),
-    ) -> tuple[int, float, int, bool]:
-        """One fixed-depth search: (move index, score, nodes, aborted).
-
-        ``deadline`` is a ``time.perf_counter()`` value. An aborted search returns the best
-        root move among those it finished with that move's score (a lower bound of the
-        position's value at ``depth``), or move -1 when it finished none. With a root
-        ``window`` (low, high) the score is exact inside it; a score at or below ``low`` is an
-        upper bound (and its move meaningless), one at or above ``high`` a lower bound.
-        """
-        return self._search(
-            (self.history, self.killers), me, opp, depth, jitter, node_limit, deadline, window
-        )
-
-    def _search(
-        self,
-        ordering: tuple[np.ndarray, np.ndarray],
-        me: int,
-        opp: int,
-        depth: int,
-        jitter: np.ndarray,
-        node_limit: int,
-        deadline: float,
-        window: tuple[float, float],
-    ) -> tuple[int, float, int, bool]:
-        """:meth:`search` with the history and killer tables of one thread."""
-        history, killers = ordering
-        history *= 0.5  # keep recent cut-offs more telling than old ones
-        killers[:] = -1
-        move, score, nodes, aborted = self.search_fn(
-            self.ctx,
-            np.int64(me),
-            np.int64(opp),
-            depth,
-            self.eval_id,
-            self.symmetric,
-            self.table,
-            history,
-            killers,
-            jitter,
-            node_limit,
-            deadline,
-            self.seen,
-            self.contempt,
-            float(window[0]),
-            float(window[1]),
-            self.pvs,
-            self.lmr,
-            self.order_depth,
-            self.win_probe,
-            self.repeat_eval,
-            self.tempo,
-            self.null_move,
-            self.stop,
-        )
-        return int(move), float(score), int(nodes), bool(aborted)
-
-    def iterate(
-        self, me: int, opp: int, max_depth: int, seconds: float, rng: np.random.Generator
-    ) -> SearchResult:
-        """Iterative deepening to ``max_depth`` or until ``seconds`` are spent.
-
-        A new depth is started only while less than the share ``deepen`` of the time is spent
-        (the next iteration costs several times the previous ones); an iteration cut off by the
-        deadline still counts with the best root move it finished, which is searched first
-        and so is at least as deep as the previous iteration's choice.
-
-        With aspiration windows, an iteration after the second first searches a window of
-        ``± aspiration`` around the previous score; a score outside it is searched again
-        with the window widened four times, then without a window.
-        """
-        jitter = rng.random(self.kernel.num_actions)
-        start = time.perf_counter()
-        deadline = start + seconds if seconds > 0 else np.inf
-        with ThreadPoolExecutor(max_workers=max(len(self.helpers), 1)) as pool:
-            helpers = [
-                pool.submit(self._help, tables, i % 2, me, opp, max_depth, deadline, rng.random(len(jitter)))
-                for i, tables in enumerate(self.helpers)
-            ]
-            try:
-                result = self._deepen(me, opp, max_depth, seconds, start, deadline, jitter)
-            finally:
-                self.stop[0] = 1
-                wait(helpers)
-                self.stop[0] = 0
-        result.nodes += sum(helper.result() for helper in helpers)  # a helper's error is raised here
-        result.seconds = time.perf_counter() - start
-        return result
-
-    def _help(
-        self,
-        ordering: tuple[np.ndarray, np.ndarray],
-        offset: int,
-        me: int,
-        opp: int,
-        max_depth: int,
-        deadline: float,
-        jitter: np.ndarray,
-    ) -> int:
-        """A lazy-SMP helper of :meth:`iterate`: deepens the same position with its own
-        ordering tables, ``offset`` plies ahead of the main search, until the stop flag or the
-        deadline; returns the nodes it searched."""
-        nodes = 0
-        for depth in range(1 + offset, min(max_depth + offset, MAX_DEPTH) + 1):
-            _, score, searched, aborted = self._search(
-                ordering, me, opp, depth, jitter, NO_LIMIT, deadline, (-INF, INF)
-            )
-            nodes += searched
-            if aborted or is_mate_score(score) or self.stop[0]:
-                break
-        return nodes
-
-    def _deepen(
-        self,
-        me: int,
-        opp: int,
-        max_depth: int,
-        seconds: float,
-        start: float,
-        deadline: float,
-        jitter: np.ndarray,
-    ) -> SearchResult:
-        """The main search of :meth:`iterate`."""
-        result = SearchResult(-1, 0.0, 0, 0, 0.0)
-        total_nodes = 0
-        exact: dict[int, float] = {}  # the score of each finished iteration
-        for depth in range(1, max_depth + 1):
-            elapsed = time.perf_counter() - start
-            if depth > 1 and seconds > 0 and elapsed > seconds * self.deepen:
-                break
-            # depth 1 always finishes, so that there is a move to play
-            limit = deadline if depth > 1 else np.inf
-            # scores swing between odd and even depths: centre on the last one of this parity
-            centre = exact.get(depth - 2, result.score)
-            low, high = -INF, INF
-            if self.aspiration > 0 and depth >= 3 and not is_mate_score(centre):
-                low, high = centre - self.aspiration, centre + self.aspiration
-            widen = self.aspiration
-            while True:
-                move, score, nodes, aborted = self.search(
-                    me, opp, depth, jitter, deadline=limit, window=(low, high)
-                )
-                total_nodes += nodes
-                if aborted or low < score < high:
-                    break
-                widen *= 4
-                if score <= low:
-                    low = -INF if widen > 16 * self.aspiration else centre - widen
-                else:
-                    high = INF if widen > 16 * self.aspiration else centre + widen
-            if not aborted:
-                result = SearchResult(move, score, depth, total_nodes, 0.0)
-                exact[depth] = score
-            elif move >= 0 and score > -MATE_ZONE and score > low:
-                # a cut-off iteration: its best finished root move, unless every finished one loses
-                result = SearchResult(move, score, depth - 1, total_nodes, 0.0)
-            if aborted or is_mate_score(score):
-                break
-        result.nodes = total_nodes
-        return result
-
-
-def _ordering_tables(kernel: Kernel) -> tuple[np.ndarray, np.ndarray]:
-    """Empty history and killer tables of one search thread."""
-    return np.zeros(kernel.num_actions, dtype=np.float64), np.full((MAX_DEPTH + 2, 2), -1, dtype=np.int64)
+__all__ = [
+    "MAX_DEPTH",
+    "AlphaBetaAgent",
+    "AlphaBetaSettings",
+    "SearchRunner",
+    "check_evaluation",
+    "evaluation_id",
+    "evaluation_weights",
+]
 
 
 def evaluation_id(kernel: Kernel, name: str) -> int:
-    """The id of a game's evaluation by name ("" for the game's default, its first)."""
-    if not name:
-        return 0
-    if name not in kernel.evaluations:
-        raise AgentSpecError(f"unknown evaluation {name!r}; this game has: {', '.join(kernel.evaluations)}")
-    return kernel.evaluations.index(name)
+    """The id of a game's evaluation by name ("" for its first); AgentSpecError if it has none."""
+    try:
+        return search.evaluation_id(kernel, name)
+    except EvaluationError as error:
+        raise AgentSpecError(str(error)) from None
 
 
 def check_evaluation(agent: str, name: str, game: Any) -> None:
@@ -867,57 +83,14 @@ class AlphaBetaSettings:
         minimum=-MAX_CONTEMPT,
         maximum=MAX_CONTEMPT,
     )
-    pvs: bool = option(DEFAULT_PVS, "principal-variation search: null-window searches after the first move")
-    asp: float = option(
-        DEFAULT_ASPIRATION,
-        "half-width of the aspiration window at the root, in evaluation units (0: none)",
-        minimum=0,
-        maximum=1e6,
-    )
-    lmr: int = option(
-        DEFAULT_LMR,
-        "late-move reductions: moves searched in full before the rest are reduced a ply (0: none)",
-        minimum=0,
-        maximum=256,
-    )
-    order: int = option(
-        DEFAULT_ORDER_DEPTH,
-        "order moves by the evaluation after them at nodes with this many plies left or more (0: never)",
-        minimum=0,
-        maximum=MAX_DEPTH,
-    )
-    repeat: str = option(
-        "draw",
-        "a position repeating one of the game or of the line searched: 'draw' (worth 0 less the "
-        "contempt) or 'eval' (worth its evaluation: no progress)",
-        choices=("draw", "eval"),
-    )
     probe: bool = option(
         DEFAULT_WIN_PROBE, "at the leaves, look for a move that wins at once before evaluating (Quixo)"
-    )
-    tempo: float = option(
-        0.0,
-        "the value of having the move, added to the evaluation at the leaves",
-        minimum=-1e6,
-        maximum=1e6,
     )
     deepen: float = option(
         DEFAULT_DEEPEN,
         "with a time limit, start a new depth only while less than this share of the time is spent",
         minimum=0,
         maximum=1,
-    )
-    null: int = option(
-        DEFAULT_NULL_MOVE,
-        "null-move pruning: plies the look after a pass is shortened by (0: none)",
-        minimum=0,
-        maximum=8,
-    )
-    rise: float = option(
-        0.0,
-        "contempt added for each earlier time the game stood in the position to move from",
-        minimum=0,
-        maximum=MAX_CONTEMPT,
     )
     weights: str = option(
         "", "a JSON file of fitted evaluation weights to use instead of the shipped ones (Quixo's tuned)"
@@ -947,15 +120,28 @@ def evaluation_weights(agent: str, path: str, eval_name: str, kernel: Kernel) ->
 
 
 class AlphaBetaAgent(Agent):
-    """Negamax alpha-beta with a transposition table and iterative deepening."""
+    """Negamax alpha-beta with a transposition table and iterative deepening.
+
+    ``evaluation``, a compiled leaf evaluation with the signature of ``kernel.evaluate`` (see
+    :data:`boardlab.search.alphabeta.Evaluation`), replaces the game's evaluations; it is given
+    in Python only, so the agent's spec does not name it.
+    """
 
     name = "alphabeta"
     summary = "negamax alpha-beta, transposition table, iterative deepening"
     Settings: ClassVar[type] = AlphaBetaSettings
     settings: AlphaBetaSettings
 
-    def __init__(self, seed: int | None = None, settings: Any = None, **options: Any) -> None:
+    def __init__(
+        self,
+        seed: int | None = None,
+        settings: Any = None,
+        *,
+        evaluation: Evaluation | None = None,
+        **options: Any,
+    ) -> None:
         super().__init__(seed, settings, **options)
+        self.evaluation = evaluation
         self.np_rng = np.random.default_rng(seed)
         self._runners: dict[str, SearchRunner] = {}
         self.last: SearchResult | None = None
@@ -979,23 +165,18 @@ class AlphaBetaAgent(Agent):
         """The search tables for a game (one set per kernel)."""
         if kernel.name not in self._runners:
             s = self.settings
+            evaluation_id(kernel, s.eval)  # AgentSpecError for an evaluation the game lacks
             self._runners[kernel.name] = SearchRunner(
                 kernel,
                 s.eval,
                 s.tt,
                 s.sym,
                 s.contempt,
-                pvs=s.pvs,
-                aspiration=s.asp,
-                lmr=s.lmr,
-                order_depth=s.order,
                 win_probe=s.probe,
-                repeat_eval=s.repeat == "eval",
                 deepen=s.deepen,
-                tempo=s.tempo,
-                null_move=s.null,
                 threads=s.threads,
                 ctx=evaluation_weights(self.name, s.weights, s.eval, kernel),
+                evaluate=self.evaluation,
             )
         return self._runners[kernel.name]
 
@@ -1007,32 +188,55 @@ class AlphaBetaAgent(Agent):
     def prepare(self, game: Any) -> None:
         self.runner(game.kernel)  # allocates the tables and compiles the search
 
-    def max_depth(self) -> int:
-        """The depth limit implied by the settings."""
-        if self.settings.depth > 0:
-            return min(self.settings.depth, MAX_DEPTH)
-        return MAX_DEPTH if self.settings.time > 0 else DEFAULT_DEPTH
+    def analyse(self, state: Any, limit: Limit | None = None) -> SearchResult:
+        """Search ``state`` within ``limit`` (default: the agent's) and report the best move
+        index, its score, the depth reached and the effort.
 
-    def analyse(self, state: Any) -> SearchResult:
-        """Search ``state`` within the budget and report the best move index and score.
-
-        Positions met in earlier calls of the same game count as repetitions (draws). With
-        ``rise``, each earlier visit of ``state`` itself adds that much to the contempt, so
-        that a cycle the opponent does not break is left once its laps cost enough.
+        Without a depth limit the search deepens while time or nodes are left (to depth 4 when
+        neither is limited either). Positions met in earlier calls of the same game count as
+        repetitions (draws).
         """
+        budget = self.limit if limit is None else limit
+        if budget.depth is not None:
+            max_depth = min(budget.depth, MAX_DEPTH)
+        else:
+            max_depth = MAX_DEPTH if budget.time or budget.nodes else DEFAULT_DEPTH
         runner = self.runner(state.kernel)
         if state.ply < self._last_ply:
             runner.forget_positions()  # a new game started without new_game()
         self._last_ply = state.ply
         me, opp = state.words
-        laps = runner.remember(me, opp)
-        s = self.settings
-        runner.contempt = min(s.contempt + s.rise * laps, MAX_CONTEMPT)
-        result = runner.iterate(me, opp, self.max_depth(), self.settings.time, self.np_rng)
+        runner.remember(me, opp)
+        result = runner.iterate(me, opp, max_depth, budget.time or 0.0, self.np_rng, budget.nodes or NO_LIMIT)
         after = state.kernel.play(state.kernel.ctx, np.int64(me), np.int64(opp), result.move)
         runner.remember(int(after[0]), int(after[1]))
+        self.last = result
         return result
 
-    def choose(self, state: Any) -> Any:
-        self.last = self.analyse(state)
-        return state.move_from_index(self.last.move)
+    def act(self, state: Any, limit: Limit | None = None) -> Decision:
+        """The best move within ``limit`` over the agent's default limit (time, depth, nodes).
+
+        A node limit bounds the main search's count, checked at every node (an iteration ends
+        one node past it; depth 1 always finishes). ``value`` is 1 or -1 where the search
+        proved a win or a loss, else None; ``info.pv`` is the expected line in notation.
+        """
+        result = self.analyse(state, (limit or Limit()).over(self.limit))
+        line = self.runner(state.kernel).principal_variation(*state.words, result.move, max(result.depth, 1))
+        info = SearchInfo(
+            depth=result.depth,
+            nodes=result.nodes,
+            seconds=result.seconds,
+            score=result.score,
+            pv=notation(state, line),
+            engine="alphabeta",
+        )
+        return Decision(state.move_from_index(result.move), value=proven_value(result.score), info=info)
+
+
+def notation(state: Any, actions: list[int]) -> tuple[str, ...]:
+    """A line of actions from ``state``, as moves in the game's notation."""
+    moves = []
+    for action in actions:
+        moves.append(str(state.move_from_index(action)))
+        state = state.play_index(action)
+    return tuple(moves)

@@ -26,10 +26,11 @@ from boardlab.core.spec import (
     SpecError,
     build_options,
     check_options,
+    format_value,
     options_of,
-    shorten,
     spec_text,
     split_spec,
+    unknown_option,
 )
 
 ENTRY_POINT_GROUP = "boardlab.agents"
@@ -65,9 +66,10 @@ class Agent:
         self.rng = random.Random(seed)
         if settings is None:
             known = {o.name for o in options_of(self.Settings)}
-            for key in options:
+            for key, value in options.items():
                 if key not in known:
-                    raise AgentSpecError(_unknown_option_message(self.name, key, self.Settings))
+                    error = unknown_option(self.Settings, self.name, key, format_value(value))
+                    raise AgentSpecError(str(error))
             settings = self.Settings(**options)
         elif options:
             raise TypeError("give either settings or options, not both")
@@ -141,11 +143,6 @@ class Agent:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.spec} seed={self.seed}>"
-
-
-def _unknown_option_message(agent: str, key: str, settings: type) -> str:
-    accepted = ", ".join(o.name for o in options_of(settings)) or "no options"
-    return f"{agent}: unknown option {shorten(key)!r}; accepted: {accepted}"
 
 
 AGENTS: Registry[type[Agent]] = Registry("agent", ENTRY_POINT_GROUP, AgentSpecError)

@@ -7,31 +7,32 @@ the lines where an imperfect one may still go wrong. Where solved endgame tables
 position (:func:`boardlab.games.endgame_for`: Quixo's 3x3 and 4x4 tables, and the 5x5 tables of
 full boards and boards with one blank once built), the move comes from them: the fastest
 win, the slowest loss, or a draw, chosen at random among equals from the agent's seed.
+
+Its alpha-beta is a spec of its own, ``search=(alphabeta:...)``, read over the hybrid's
+defaults for it (contempt 20, the leaf probe on, the game's first evaluation); its time is
+the hybrid's ``time`` times ``share``.
 """
 
 from __future__ import annotations
 
+import functools
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import numpy as np
 
 from boardlab.agents.alphabeta import (
-    DEFAULT_DEEPEN,
-    DEFAULT_NULL_MOVE,
-    MATE_ZONE,
-    MAX_CONTEMPT,
-    MAX_THREADS,
     AlphaBetaAgent,
     AlphaBetaSettings,
     check_evaluation,
     evaluation_weights,
 )
-from boardlab.agents.base import Agent
-from boardlab.agents.decision import Limit
-from boardlab.core.spec import option
+from boardlab.agents.base import Agent, AgentSpecError
+from boardlab.agents.decision import Decision, Limit, SearchInfo
+from boardlab.core.spec import SpecError, build_options, option, options_of, split_spec
 from boardlab.games import ExactPlay, endgame_for
+from boardlab.search.alphabeta import MATE_ZONE, Evaluation
 from boardlab.search.mcts import compiled_mcts, mcts_search
 
 ALPHABETA_SHARE = 0.75  # of the time per move
@@ -41,6 +42,26 @@ ROLLOUT_CAP = 200
 DEFAULT_CONTEMPT = 20.0
 """A fifth of a logit of Quixo's `tuned`: enough to walk out of a repetition of a position a
 little below level, too little to give up a better position for it (see BENCHMARKS.md)."""
+SEARCH_DEFAULTS = AlphaBetaSettings(contempt=DEFAULT_CONTEMPT)
+"""The hybrid's alpha-beta where its ``search=`` spec says nothing else."""
+SEARCH_EXAMPLE = "search=(alphabeta:eval=lines3,contempt=10)"
+
+
+@functools.cache
+def search_settings(search: str) -> AlphaBetaSettings:
+    """The settings of the hybrid's alpha-beta from its ``search=`` spec, over
+    :data:`SEARCH_DEFAULTS`; AgentSpecError naming the problem and the form expected."""
+    try:
+        name, texts = split_spec(search)
+        if name != "alphabeta":
+            raise SpecError(f"search= takes an alphabeta spec, like {SEARCH_EXAMPLE}, not {name!r}")
+        if "time" in texts:
+            raise SpecError(
+                "its alpha-beta's time is hybrid's time times share: set those, not search's time"
+            )
+        return build_options(AlphaBetaSettings, "search=(alphabeta)", texts, base=SEARCH_DEFAULTS)
+    except SpecError as error:
+        raise AgentSpecError(f"hybrid: {error}") from None
 
 
 @dataclass(frozen=True)
@@ -56,91 +77,65 @@ class HybridSettings:
     share: float = option(
         ALPHABETA_SHARE, "alpha-beta's share of the time per move", minimum=0.05, maximum=1 - SAFETY_MARGIN
     )
-    depth: int = option(0, "alpha-beta depth limit (0: as deep as time allows)", minimum=0, maximum=64)
-    eval: str = option("", "alpha-beta evaluation (default: the game's first)")
-    contempt: float = option(
-        DEFAULT_CONTEMPT,
-        "how much worse than even a repeated position looks, in evaluation units",
-        minimum=-MAX_CONTEMPT,
-        maximum=MAX_CONTEMPT,
+    search: str = option(
+        "alphabeta",
+        f"its alpha-beta, over contempt {DEFAULT_CONTEMPT:g} and alphabeta's defaults: {SEARCH_EXAMPLE}",
     )
     c: float = option(1.4, "MCTS exploration constant", minimum=0, maximum=100)
     tables: bool = option(True, "play perfectly where solved endgame tables cover the position")
-    probe: bool = option(True, "alpha-beta looks for a win at once at its leaves (see BENCHMARKS.md)")
-    repeat: str = option(
-        "draw", "a repeated position is a 'draw' or worth its 'eval'", choices=("draw", "eval")
-    )
-    tempo: float = option(
-        0.0,
-        "the value of having the move, added to alpha-beta's evaluation at the leaves",
-        minimum=-1e6,
-        maximum=1e6,
-    )
-    deepen: float = option(
-        DEFAULT_DEEPEN,
-        "alpha-beta starts a new depth only while less than this share of its time is spent",
-        minimum=0,
-        maximum=1,
-    )
-    null: int = option(
-        DEFAULT_NULL_MOVE,
-        "alpha-beta's null-move pruning: plies the look after a pass is shortened by (0: none)",
-        minimum=0,
-        maximum=8,
-    )
-    rise: float = option(
-        0.0,
-        "contempt added for each earlier time the game stood in the position to move from",
-        minimum=0,
-        maximum=MAX_CONTEMPT,
-    )
-    weights: str = option(
-        "", "a JSON file of fitted evaluation weights for alpha-beta instead of the shipped ones"
-    )
-    threads: int = option(
-        1, "alpha-beta's search threads (lazy SMP; 1: one thread)", minimum=1, maximum=MAX_THREADS
-    )
+
+    def __post_init__(self) -> None:
+        search_settings(self.search)  # refused here, when the spec is read
+
+    @classmethod
+    def moved_option(cls, key: str, text: str) -> str | None:
+        """Where an option of the hybrid's alpha-beta is written now (None: not one of them)."""
+        if key == "time" or key not in {o.name for o in options_of(AlphaBetaSettings)}:
+            return None
+        return f"{key}= belongs to its alpha-beta now: write hybrid:search=(alphabeta:{key}={text.strip()})"
 
 
 class HybridAgent(Agent):
-    """Alpha-beta that hands the move to MCTS when it only finds losses."""
+    """Alpha-beta that hands the move to MCTS when it only finds losses.
+
+    ``evaluation`` (Python only) is passed to its alpha-beta: see :class:`AlphaBetaAgent`.
+    """
 
     name = "hybrid"
     summary = "alpha-beta, handing over to MCTS when every move is proven lost"
     Settings: ClassVar[type] = HybridSettings
     settings: HybridSettings
 
-    def __init__(self, seed: int | None = None, settings: Any = None, **options: Any) -> None:
+    def __init__(
+        self,
+        seed: int | None = None,
+        settings: Any = None,
+        *,
+        evaluation: Evaluation | None = None,
+        **options: Any,
+    ) -> None:
         super().__init__(seed, settings, **options)
         s = self.settings
         self.np_rng = np.random.default_rng(seed)
-        searcher_settings = AlphaBetaSettings(
-            depth=s.depth,
-            time=s.share * s.time,
-            eval=s.eval,
-            contempt=s.contempt,
-            probe=s.probe,
-            repeat=s.repeat,
-            deepen=s.deepen,
-            tempo=s.tempo,
-            null=s.null,
-            rise=s.rise,
-            weights=s.weights,
-            threads=s.threads,
-        )
-        self.searcher = AlphaBetaAgent(seed=seed, settings=searcher_settings)
+        searcher_settings = replace(search_settings(s.search), time=s.share * s.time)
+        self.searcher = AlphaBetaAgent(seed=seed, settings=searcher_settings, evaluation=evaluation)
         self.last_engine = ""
         self._endgames: dict[Any, ExactPlay | None] = {}
 
     @classmethod
     def check_game(cls, settings: Any, game: Any) -> None:
         super().check_game(settings, game)
-        check_evaluation(cls.name, settings.eval, game)
-        evaluation_weights(cls.name, settings.weights, settings.eval, game.kernel)
+        searcher = search_settings(settings.search)
+        check_evaluation(cls.name, searcher.eval, game)
+        evaluation_weights(cls.name, searcher.weights, searcher.eval, game.kernel)
 
     @classmethod
     def default_limit(cls, settings: Any) -> Limit:
-        return Limit.from_options(time=settings.time, depth=settings.depth)
+        return Limit.from_options(time=settings.time, depth=search_settings(settings.search).depth)
+
+    @classmethod
+    def memory_bytes(cls, settings: Any, game: Any) -> int:
+        return AlphaBetaAgent.memory_bytes(search_settings(settings.search), game)
 
     def new_game(self) -> None:
         self.searcher.new_game()
@@ -158,25 +153,41 @@ class HybridAgent(Agent):
             self._endgames[game] = endgame_for(game)
         return self._endgames[game]
 
-    def choose(self, state: Any) -> Any:
+    def act(self, state: Any, limit: Limit | None = None) -> Decision:
+        """The move within ``limit`` over the agent's default (time, and depth and nodes for
+        its alpha-beta); ``info.engine`` says which part decided: "tables", "alphabeta" or
+        "mcts"."""
+        budget = (limit or Limit()).over(self.limit)
         endgame = self._endgame(state.game)
         if endgame is not None and endgame.covers(state):
             self.last_engine = "tables"
             best = endgame.best_actions(state)
-            return state.move_from_index(best[int(self.np_rng.integers(len(best)))])
-        budget = self.settings.time
-        deadline = time.perf_counter() + (1.0 - SAFETY_MARGIN) * budget
-        result = self.searcher.last = self.searcher.analyse(state)
-        if result.score > -MATE_ZONE:
-            self.last_engine = "alphabeta"
-            return state.move_from_index(result.move)
+            move = state.move_from_index(best[int(self.np_rng.integers(len(best)))])
+            return Decision(move, info=SearchInfo(pv=(str(move),), engine="tables"))
+        seconds = budget.time or self.settings.time
+        start = time.perf_counter()
+        deadline = start + (1.0 - SAFETY_MARGIN) * seconds
+        searched = self.searcher.act(
+            state, Limit(time=self.settings.share * seconds, depth=budget.depth, nodes=budget.nodes)
+        )
+        self.last_engine = "alphabeta"
+        if searched.info is None or searched.info.score is None or searched.info.score > -MATE_ZONE:
+            return searched
         remaining = deadline - time.perf_counter()
-        if remaining < MIN_MCTS_SHARE * budget:
-            self.last_engine = "alphabeta"  # no time left to look for swindles
-            return state.move_from_index(result.move)
+        if remaining < MIN_MCTS_SHARE * seconds:
+            return searched  # no time left to look for swindles
         self.last_engine = "mcts"
         me, opp = state.words
         outcome, _ = mcts_search(
             state.kernel, me, opp, 0, max(remaining, 1e-3), self.settings.c, ROLLOUT_CAP, self.np_rng
         )
-        return state.move_from_index(outcome.move)
+        move = state.move_from_index(outcome.move)
+        info = SearchInfo(
+            depth=searched.info.depth,
+            nodes=outcome.iterations,
+            seconds=time.perf_counter() - start,
+            score=outcome.value,
+            pv=(str(move),),
+            engine="mcts",
+        )
+        return Decision(move, value=searched.value, info=info)

@@ -25,12 +25,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from boardlab.agents.alphabeta import MAX_DEPTH, SearchRunner
 from boardlab.agents.base import Agent, AgentSpecError, NoSettings
 from boardlab.agents.decision import Decision, Limit, SearchInfo
 from boardlab.core.spec import option
 from boardlab.games import GAMES, ExactPlay, ExactPlayError, OutOfTime, exact_play, exact_providers
 from boardlab.games.small_solver import DEFAULT_LIMIT
+from boardlab.search.alphabeta import MAX_DEPTH, SearchRunner
 
 SOLVE_SHARE = 0.85
 """Share of a move's time an exact play that searches may spend; alpha-beta gets the rest

@@ -5,6 +5,11 @@ their options once, as the fields of a frozen dataclass made with :func:`option`
 checking, printing and the help tables all derive from those fields. Values are checked
 strictly: ASCII digits only, finite numbers inside the declared range, one of the declared
 choices, and a clear :class:`SpecError` naming the option and what is accepted otherwise.
+
+A value may hold another spec in parentheses, commas and all:
+``hybrid:search=(alphabeta:eval=lines3,contempt=10),time=1``. Parentheses must balance; one
+pair around a whole value is taken off when it is read and put back when a value holding a
+comma or a parenthesis is written, so that :func:`spec_text` round-trips.
 """
 
 from __future__ import annotations
@@ -123,11 +128,14 @@ def _num(x: float) -> str:
 
 
 def format_value(value: Any) -> str:
-    """An option value as it is written in a spec (lists of ints joined by ``-``)."""
+    """An option value as it is written in a spec (lists of ints joined by ``-``, text holding
+    a comma or a parenthesis in parentheses)."""
     if isinstance(value, tuple):
         return "-".join(str(v) for v in value)
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, str) and any(c in value for c in ",()"):
+        return f"({value})"
     return str(value)
 
 
@@ -172,32 +180,81 @@ def options_of(cls: type) -> tuple[OptionSpec, ...]:
 
 
 def split_spec(spec: str) -> tuple[str, dict[str, str]]:
-    """``name`` and the raw ``key -> value`` texts of ``name:key=value,...``."""
+    """``name`` and the raw ``key -> value`` texts of ``name:key=value,...``; a value in
+    parentheses comes without them."""
     if not isinstance(spec, str) or not spec.strip():
         raise SpecError("empty spec; write NAME or NAME:key=value,...")
     name, _, rest = spec.strip().partition(":")
     name = name.strip().lower()
     values: dict[str, str] = {}
-    for item in rest.split(",") if rest.strip() else []:
+    for item in _top_level_items(name, rest) if rest.strip() else []:
         key, eq, text = item.partition("=")
         key = key.strip()
         if not eq or not key:
             raise SpecError(f"{name}: option {shorten(item.strip())!r} must be written key=value")
         if key in values:
             raise SpecError(f"{name}: option {key!r} is given twice")
-        values[key] = text
+        values[key] = _unwrapped(text)
     return name, values
 
 
-def build_options(cls: type[T], owner: str, texts: Mapping[str, str]) -> T:
-    """An instance of the options dataclass ``cls`` from option texts (others keep defaults)."""
+def _top_level_items(owner: str, text: str) -> list[str]:
+    """``text`` split at the commas outside parentheses; SpecError if they do not balance."""
+    items, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth < 0:
+                raise SpecError(f"{owner}: unbalanced parentheses: a ')' closes nothing in {shorten(text)!r}")
+        elif char == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    if depth > 0:
+        raise SpecError(f"{owner}: unbalanced parentheses: a '(' is not closed in {shorten(text)!r}")
+    items.append(text[start:])
+    return items
+
+
+def _unwrapped(text: str) -> str:
+    """The inside of one pair of parentheses around the whole of ``text``, else ``text``."""
+    inner = text.strip()
+    if not (inner.startswith("(") and inner.endswith(")")):
+        return text
+    depth = 0
+    for char in inner[:-1]:
+        depth += (char == "(") - (char == ")")
+        if depth == 0:
+            return text  # the first '(' closes before the end: "(a)(b)" is not one pair
+    return inner[1:-1]
+
+
+def unknown_option(cls: type, owner: str, key: str, text: str = "") -> SpecError:
+    """The error for an option that ``cls`` does not declare.
+
+    A class whose options moved elsewhere says where with a ``moved_option(key, text)``
+    classmethod returning a hint (or None); otherwise the message lists the options accepted.
+    """
+    moved = getattr(cls, "moved_option", None)
+    hint = moved(key, text) if moved is not None else None
+    if hint:
+        return SpecError(f"{owner}: {hint}")
+    accepted = ", ".join(o.name for o in options_of(cls)) or "no options"
+    return SpecError(f"{owner}: unknown option {shorten(key)!r}; accepted: {accepted}")
+
+
+def build_options(cls: type[T], owner: str, texts: Mapping[str, str], base: T | None = None) -> T:
+    """An instance of the options dataclass ``cls`` from option texts; the options not given
+    keep their values in ``base``, or their defaults without one."""
     known = {o.name: o for o in options_of(cls)}
     values = {}
     for key, text in texts.items():
         if key not in known:
-            accepted = ", ".join(known) or "no options"
-            raise SpecError(f"{owner}: unknown option {shorten(key)!r}; accepted: {accepted}")
+            raise unknown_option(cls, owner, key, text)
         values[key] = known[key].parse(owner, text)
+    if base is not None:
+        return dataclasses.replace(base, **values)  # type: ignore[type-var]
     return cls(**values)
 
 

@@ -1,0 +1,171 @@
+"""Alpha-beta beyond its root value (which ``test_agents`` checks against a naive negamax):
+repetitions, the deepening share, helper threads, supplied leaf evaluations, and the options
+it keeps and refuses."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from numba import njit
+from test_agents import random_position
+
+from boardlab.agents import AgentSpecError, make_agent
+from boardlab.agents.alphabeta import AlphaBetaAgent
+from boardlab.games import parse_game
+from boardlab.games.quixo import State
+from boardlab.search.alphabeta import (
+    MATE_ZONE,
+    WIN,
+    SearchRunner,
+    _repeated,
+    compiled_search,
+    new_seen,
+    seen_add,
+)
+
+
+def _runner(state: State, eval_name: str = "lines2", **features: object) -> SearchRunner:
+    return SearchRunner(state.kernel, eval_name, tt_log2=14, contempt=0.0, **features)  # type: ignore[arg-type]
+
+
+def is_decided(score: float) -> bool:
+    return abs(score) >= MATE_ZONE
+
+
+def test_a_position_repeats_a_game_position_or_one_of_the_same_side_on_the_line():
+    a, b, c = (np.int64(w) for w in (0b1, 0b10, 0b100))
+    path_mes = np.array([a, b, a, c, a], dtype=np.int64)
+    path_opps = np.array([b, a, b, a, b], dtype=np.int64)
+    seen = new_seen()
+    assert _repeated(seen, path_mes, path_opps, 4)  # plies 0 and 2 hold it, the same side to move
+    assert not _repeated(seen, path_mes, path_opps, 3)  # (c, a) stood nowhere before
+    assert not _repeated(seen, path_mes, path_opps, 1)  # (b, a) at ply 1 only
+    seen_add(seen, c, a)  # once it is a position of the game
+    assert _repeated(seen, path_mes, path_opps, 3)
+
+
+@pytest.mark.parametrize(
+    "option", ["pvs=1", "asp=5", "lmr=3", "order=2", "null=3", "rise=10", "tempo=-10.8", "repeat=eval"]
+)
+def test_search_features_that_lost_or_were_level_are_no_longer_options(option):
+    # each lost or was level in its A/B test (BENCHMARKS.md) and was removed with its code
+    with pytest.raises(AgentSpecError, match="unknown option"):
+        make_agent(f"alphabeta:{option}")
+
+
+def test_deepen_share_decides_whether_a_new_depth_starts():
+    # depth 1 always runs; with a share of 0 no deeper iteration starts, with 1 all of them do
+    state = random_position(5, 10)
+    shallow = _runner(state, deepen=0.0).iterate(*state.words, 4, 60.0, np.random.default_rng(0))
+    deep = _runner(state, deepen=1.0).iterate(*state.words, 4, 60.0, np.random.default_rng(0))
+    assert (shallow.depth, deep.depth) == (1, 4)
+    hybrid = make_agent("hybrid:search=(alphabeta:deepen=0.9)", seed=0, game=state.game)
+    assert hybrid.searcher.runner(state.kernel).deepen == 0.9
+    with pytest.raises(AgentSpecError, match="deepen"):
+        make_agent("alphabeta:deepen=2")
+
+
+def test_helper_threads_search_beside_the_main_one_and_stop_with_it():
+    import threading
+
+    threads_before = threading.active_count()
+    for seed in range(3):
+        state = random_position(990 + seed, 8 + 6 * seed)
+        alone = _runner(state, "tuned").iterate(*state.words, 6, 0.0, np.random.default_rng(0))
+        shared = _runner(state, "tuned", threads=3).iterate(*state.words, 6, 0.0, np.random.default_rng(0))
+        assert shared.move in state.legal_indices()
+        assert shared.depth == alone.depth
+        assert is_decided(shared.score) == is_decided(alone.score)
+        assert threading.active_count() == threads_before  # no helper left running
+    # a win in one is found however the threads race, and within a time limit too
+    state = State.from_text("XXXX./OO.../O..../O..../..... X")
+    for seconds in (0.0, 0.5):
+        result = _runner(state, threads=2).iterate(*state.words, 8, seconds, np.random.default_rng(0))
+        assert result.score == WIN - 1
+
+
+def test_helper_threads_add_their_nodes_and_hand_over_their_errors():
+    state = random_position(7, 14)
+    runner = _runner(state, "tuned", threads=2)
+    counted = runner.iterate(*state.words, 5, 0.0, np.random.default_rng(0)).nodes
+    main_only = _runner(state, "tuned").iterate(*state.words, 5, 0.0, np.random.default_rng(0)).nodes
+    assert counted > 0 and counted != main_only
+
+    class Broken(SearchRunner):
+        def _search(self, ordering, *args):  # type: ignore[no-untyped-def]
+            if ordering[0] is not self.history:
+                raise RuntimeError("helper failed")
+            return super()._search(ordering, *args)
+
+    broken = Broken(state.kernel, "tuned", tt_log2=14, threads=2)
+    with pytest.raises(RuntimeError, match="helper failed"):
+        broken.iterate(*state.words, 4, 0.0, np.random.default_rng(0))
+    assert broken.stop[0] == 0  # ready for the next search
+
+
+def test_threads_option_is_read_and_checked():
+    game = parse_game("quixo")
+    agent = make_agent("alphabeta:time=0.05,threads=2", seed=0, game=game)
+    assert len(agent.runner(game.kernel).helpers) == 1
+    state = random_position(5, 10)
+    assert agent.choose(state) in state.legal_moves()
+    hybrid = make_agent("hybrid:search=(alphabeta:threads=4)", seed=0, game=game)
+    assert len(hybrid.searcher.runner(game.kernel).helpers) == 3
+    with pytest.raises(AgentSpecError, match="threads"):
+        make_agent("alphabeta:threads=0")
+    with pytest.raises(AgentSpecError, match="threads"):
+        make_agent("hybrid:search=(alphabeta:threads=65)")
+
+
+LINES3 = State.initial().kernel.evaluations.index("lines3")
+_evaluate = State.initial().kernel.evaluate
+
+
+@njit
+def lines3_supplied(ctx, a, b, eval_id):  # type: ignore[no-untyped-def]
+    return _evaluate(ctx, a, b, LINES3)  # the game's lines3, whatever id the search passes
+
+
+@njit
+def lines3_negated(ctx, a, b, eval_id):  # type: ignore[no-untyped-def]
+    return -_evaluate(ctx, a, b, LINES3)
+
+
+def test_a_supplied_evaluation_equal_to_a_named_one_gives_the_same_search():
+    kernel = State.initial().kernel
+    assert compiled_search(kernel, lines3_supplied) is compiled_search(kernel, lines3_supplied)
+    assert compiled_search(kernel, lines3_supplied) is not compiled_search(kernel)
+    for seed in range(4):
+        state = random_position(600 + seed, 8 + 5 * seed)
+        named = SearchRunner(kernel, "lines3", tt_log2=14, win_probe=True)
+        supplied = SearchRunner(kernel, "", tt_log2=14, win_probe=True, evaluate=lines3_supplied)
+        a = named.iterate(*state.words, 5, 0.0, np.random.default_rng(seed))
+        b = supplied.iterate(*state.words, 5, 0.0, np.random.default_rng(seed))
+        assert (b.move, b.score, b.depth, b.nodes) == (a.move, a.score, a.depth, a.nodes)
+    # the same through the agent's Python API
+    state = random_position(7, 14)
+    by_name = make_agent("alphabeta:depth=4,eval=lines3", seed=2).act(state)
+    by_function = AlphaBetaAgent(seed=2, evaluation=lines3_supplied, depth=4).act(state)
+    assert by_function.move == by_name.move
+    assert replace(by_function.info, seconds=0.0) == replace(by_name.info, seconds=0.0)
+
+
+def test_a_different_supplied_evaluation_changes_the_search():
+    kernel = State.initial().kernel
+    changed = 0
+    for seed in range(4):
+        state = random_position(700 + seed, 8 + 5 * seed)
+        jitter = np.zeros(kernel.num_actions)
+        runner = SearchRunner(kernel, "", tt_log2=12, evaluate=lines3_negated)
+        _, score, _, _ = runner.search(*state.words, 1, jitter)
+        # one ply: the best child by the supplied evaluation, seen from the root side
+        children = [state.play_index(m) for m in state.legal_indices()]
+        expected = max(
+            float(kernel.evaluate(kernel.ctx, *map(np.int64, child.words), LINES3)) for child in children
+        )
+        assert score == pytest.approx(expected)
+        plain = SearchRunner(kernel, "lines3", tt_log2=12).search(*state.words, 1, jitter)[1]
+        changed += plain != pytest.approx(score)
+    assert changed > 0

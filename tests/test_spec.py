@@ -1,0 +1,89 @@
+"""Spec strings: values holding other specs in parentheses, read and written back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from boardlab.core.spec import SpecError, build_options, option, spec_text, split_spec
+
+
+@dataclass(frozen=True)
+class Outer:
+    inner: str = option("", "a spec of its own")
+    size: int = option(3, "a number", minimum=1, maximum=9)
+
+
+@dataclass(frozen=True)
+class Moving:
+    kept: int = option(0, "an option still here")
+
+    @classmethod
+    def moved_option(cls, key: str, text: str) -> str | None:
+        return f"{key}= is written elsewhere now ({text})" if key == "gone" else None
+
+
+def test_a_value_in_parentheses_keeps_its_commas():
+    name, texts = split_spec("hybrid:search=(alphabeta:eval=lines3,contempt=10),time=1")
+    assert name == "hybrid"
+    assert texts == {"search": "alphabeta:eval=lines3,contempt=10", "time": "1"}
+
+
+def test_nested_parentheses_and_spaces():
+    _, texts = split_spec("a: x = ( b:y=(c:z=1,w=2),v=3 ) , n=4 ")
+    assert {key: text.strip() for key, text in texts.items()} == {"x": "b:y=(c:z=1,w=2),v=3", "n": "4"}
+    assert split_spec("a:x=(p)(q)")[1] == {"x": "(p)(q)"}  # two groups, not one pair around all
+
+
+@pytest.mark.parametrize(
+    ("spec", "fragment"),
+    [
+        ("hybrid:search=(alphabeta:eval=lines3", "'(' is not closed"),
+        ("hybrid:search=alphabeta:eval=lines3),time=1", "')' closes nothing"),
+        ("hybrid:search=((x),time=1", "'(' is not closed"),
+    ],
+)
+def test_unbalanced_parentheses_are_refused_in_one_line(spec, fragment):
+    with pytest.raises(SpecError, match="unbalanced parentheses") as error:
+        split_spec(spec)
+    assert fragment in str(error.value) and "\n" not in str(error.value)
+
+
+def test_a_moved_option_says_where_it_went():
+    with pytest.raises(SpecError, match=r"gone= is written elsewhere now \(7\)"):
+        build_options(Moving, "moving", {"gone": "7"})
+    with pytest.raises(SpecError, match="unknown option 'other'; accepted: kept"):
+        build_options(Moving, "moving", {"other": "7"})
+
+
+def test_options_over_a_base_keep_the_base_where_not_given():
+    base = Outer(inner="x", size=5)
+    assert build_options(Outer, "outer", {"size": "2"}, base=base) == Outer(inner="x", size=2)
+    assert build_options(Outer, "outer", {}) == Outer()
+
+
+# specs nested a few levels: names and plain values from safe letters, values that are specs
+_word = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789._-", min_size=1, max_size=8)
+
+
+def _written(name: str, options: dict[str, str]) -> str:
+    return name + ":" + ",".join(f"{k}=({v})" if "," in v else f"{k}={v}" for k, v in options.items())
+
+
+def _spec(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    options = st.dictionaries(_word, st.one_of(_word, children), min_size=1, max_size=3)
+    return st.builds(_written, _word, options)
+
+
+nested_specs = st.recursive(_word, _spec, max_leaves=8)
+
+
+@given(nested_specs, st.integers(1, 9))
+def test_a_nested_spec_value_round_trips_through_spec_text(inner: str, size: int) -> None:
+    settings = Outer(inner=inner, size=size)
+    name, texts = split_spec(spec_text("outer", settings))
+    assert name == "outer"
+    assert build_options(Outer, "outer", texts) == settings
