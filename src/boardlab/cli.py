@@ -190,8 +190,8 @@ def _register_commands() -> None:
     from boardlab.labs.cli import register as register_labs
     from boardlab.solvers.cli import register as register_solvers
     from boardlab.solvers.oracle_cli import register as register_oracle
-    from boardlab.train.cli import register as register_train
     from boardlab.ui.cli import register as register_play
+    from boardlab.ui.train import register as register_train
 
     register_play(app)
     register_arena(app)
