@@ -44,8 +44,8 @@ from boardlab.train.nim_ga import (
     GAParams,
     accuracy,
     save_player,
-    write_ga_plots,
 )
+from boardlab.train.plots import write_ga_plots
 
 SELECTIONS = ("roulette", "tournament")
 TARGET_GAMES = {"normal": "nim:misere=false", "misère": "nim"}

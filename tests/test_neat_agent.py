@@ -19,6 +19,7 @@ from boardlab.cli import app
 from boardlab.games import parse_game
 from boardlab.models.table import ModelFileError
 from boardlab.train import neat_quixo as nq
+from boardlab.train.run import train
 
 QUIXO = parse_game("quixo")
 INPUTS = 50
@@ -154,13 +155,12 @@ TINY = "population=8,games=2,champion_games=1,pool=2,champion_every=1,workers=1,
 
 def test_training_runs_and_resumes_exactly(tmp_path: Path) -> None:
     params = nq.parse_hyper(TINY)
-    workers = nq.Workers(1)
     straight, split = tmp_path / "straight", tmp_path / "split"
-    nq.run_evolution(nq.Evolution.start(QUIXO, params, 7), 4, straight, workers=workers)
-    nq.run_evolution(nq.Evolution.start(QUIXO, params, 7), 2, split, workers=workers)
-    resumed = nq.Evolution.resume(split / nq.CHECKPOINT_FILE)
+    assert train(nq.Evolution.start(QUIXO, params, 7), 4, checkpoint=straight / nq.CHECKPOINT_FILE)
+    assert train(nq.Evolution.start(QUIXO, params, 7), 2, checkpoint=split / nq.CHECKPOINT_FILE)
+    resumed = nq.Evolution.resume(split / nq.CHECKPOINT_FILE, QUIXO)
     assert resumed.generation == 2
-    nq.run_evolution(resumed, 4, split, workers=workers)
+    assert train(resumed, 4, checkpoint=split / nq.CHECKPOINT_FILE)
     a = json.loads((straight / nq.CHECKPOINT_FILE).read_text())
     b = json.loads((split / nq.CHECKPOINT_FILE).read_text())
     assert a["population"] == b["population"]
@@ -182,7 +182,7 @@ def test_cli_trains_writes_plots_and_resumes(tmp_path: Path) -> None:
         "summary.json",
         "fitness.png",
         "species.png",
-        "win_rates.png",
+        "learning_curve.png",
     ):
         assert (out / name).is_file()
     again = CliRunner().invoke(app, [*base, "--epochs", "1"])

@@ -19,7 +19,6 @@ from boardlab.games.nim.theory import mover_wins
 from boardlab.games.small_solver import Solution
 from boardlab.models.nim_genome import GenomePolicy, gene_bounds, gene_names, load_model, optimal_genome
 from boardlab.models.table import ModelFileError, ModelMismatchError
-from boardlab.train.cli import register as register_train
 from boardlab.train.nim_ga import (
     Evolution,
     GAParams,
@@ -30,9 +29,10 @@ from boardlab.train.nim_ga import (
     params_for,
     parse_hyper,
     play_fitness_games,
-    run_evolution,
     save_player,
 )
+from boardlab.train.run import train
+from boardlab.ui.train import register as register_train
 
 # the entry point lives in pyproject.toml; registering at run time keeps the tests independent of
 # how the package was installed
@@ -237,14 +237,14 @@ def test_resumed_run_equals_an_uninterrupted_one(tmp_path):
     params = GAParams(population=10, games=8, selection="roulette", pool="both")
     options = {"eval_every": 2, "eval_games": 6, "opponents": ["random", "optimal"]}
     straight = Evolution.start(games, params, seed=9)
-    assert run_evolution(straight, 6, checkpoint=tmp_path / "a.json", **options)
+    assert train(straight, 6, checkpoint=tmp_path / "a.json", **options)
     broken = Evolution.start(games, params, seed=9)
-    stopped = run_evolution(
+    stopped = train(
         broken, 6, checkpoint=tmp_path / "b.json", should_stop=lambda: broken.epoch >= 3, **options
     )
     assert not stopped and broken.epoch == 3
     resumed = Evolution.resume(tmp_path / "b.json", games)
-    assert run_evolution(resumed, 6, checkpoint=tmp_path / "b.json", **options)
+    assert train(resumed, 6, checkpoint=tmp_path / "b.json", **options)
     a, b = (json.loads((tmp_path / n).read_text()) for n in ("a.json", "b.json"))
     a.pop("train_seconds"), b.pop("train_seconds")
     assert a == b

@@ -29,18 +29,17 @@ from boardlab.games import parse_game
 from boardlab.games.base import ONGOING
 from boardlab.games.quixo import kernel as qk
 from boardlab.models.table import ModelFileError, ModelMismatchError
-from boardlab.train.cli import register as register_train
 from boardlab.train.rules_es import (
     AGENT,
     ESRun,
-    GamePlayer,
     Opponent,
     game_seeds,
     params_for,
     parse_opponent,
-    play_games,
-    run_es,
+    play_rule_games,
 )
+from boardlab.train.run import Workers, train
+from boardlab.ui.train import register as register_train
 
 # --- a naive reference of the rules --------------------------------------------------------------
 
@@ -226,7 +225,7 @@ TINY = {"offspring": 6, "games": 60, "workers": 1, "sigma": 0.3, "decay": 4, "pa
 
 def _win_share(game, weights: np.ndarray, count: int = 1000) -> float:
     seeds, seats = game_seeds(99, 99, count)
-    outcomes, _ = play_games(game, weights, seeds, seats, parse_opponent("random", game))
+    outcomes, _ = play_rule_games(game, weights, seeds, seats, parse_opponent("random", game))
     return float((outcomes == 1).mean())
 
 
@@ -234,7 +233,7 @@ def test_es_improves_fitness_on_a_tiny_run() -> None:
     game = parse_game("quixo")
     run = ESRun.start(game, params_for({**TINY, "games": 200}), seed=4)
     first = run.parent.copy()
-    assert run_es(run, 8)
+    assert train(run, 8)
     assert run.epoch == 8 and len(run.history) == 9
     assert _win_share(game, run.parent) > _win_share(game, first) + 0.02
     assert any(r["accepted"] for r in run.history[1:])
@@ -249,13 +248,13 @@ def test_a_resumed_run_gives_the_same_result(tmp_path: Path) -> None:
     game = parse_game("quixo")
     params = params_for(TINY)
     straight = ESRun.start(game, params, seed=4)
-    run_es(straight, 5, checkpoint=tmp_path / "a.json")
+    train(straight, 5, checkpoint=tmp_path / "a.json")
     stops = iter([False, False, True])
     broken = ESRun.start(game, params, seed=4)
-    assert not run_es(broken, 5, checkpoint=tmp_path / "b.json", should_stop=lambda: next(stops))
+    assert not train(broken, 5, checkpoint=tmp_path / "b.json", should_stop=lambda: next(stops))
     assert broken.epoch == 2
     resumed = ESRun.resume(tmp_path / "b.json", game)
-    assert run_es(resumed, 5, checkpoint=tmp_path / "b.json")
+    assert train(resumed, 5, checkpoint=tmp_path / "b.json")
     assert _comparable(resumed.header()) == _comparable(straight.header())
     assert _comparable(json.loads((tmp_path / "b.json").read_text())) == _comparable(
         json.loads((tmp_path / "a.json").read_text())
@@ -269,9 +268,9 @@ def test_worker_processes_play_the_same_games() -> None:
     weights = np.random.default_rng(0).random((3, len(RULES)))
     seeds, seats = game_seeds(1, 1, 40)
     opponent = parse_opponent("greedy", game)
-    alone = play_games(game, weights, seeds, seats, opponent)
-    with GamePlayer(game, workers=2) as player:
-        shared = player.play(weights, seeds, seats, opponent)
+    alone = play_rule_games(game, weights, seeds, seats, opponent)
+    with Workers(2) as workers:
+        shared = play_rule_games(game, weights, seeds, seats, opponent, workers)
     assert np.array_equal(alone[0], shared[0]) and np.array_equal(alone[1], shared[1])
 
 
@@ -279,8 +278,8 @@ def test_other_agents_are_played_through_their_api() -> None:
     game = parse_game("quixo")
     seeds, seats = game_seeds(0, 0, 6)
     weights = np.full(len(RULES), 0.5)
-    first = play_games(game, weights, seeds, seats, Opponent("random", AGENT))
-    again = play_games(game, weights, seeds, seats, Opponent("random", AGENT))
+    first = play_rule_games(game, weights, seeds, seats, Opponent("random", AGENT))
+    again = play_rule_games(game, weights, seeds, seats, Opponent("random", AGENT))
     assert np.array_equal(first[0], again[0]) and np.array_equal(first[1], again[1])
     assert set(first[0].ravel()) <= {-1, 0, 1} and (first[1] > 0).all()
     assert parse_opponent("alphabeta:depth=2", game) == Opponent("alphabeta:depth=2", AGENT, 2)

@@ -25,17 +25,15 @@ from boardlab.models.table import (
     read_header,
 )
 from boardlab.models.tabular import TabularPolicy
-from boardlab.train.cli import register as register_train
+from boardlab.train.run import play_games, tally, train
 from boardlab.train.tabular import (
     Trainer,
     TrainingError,
     params_for,
     perfect_play_report,
-    play_games,
-    run_training,
     small_solution,
-    tally,
 )
+from boardlab.ui.train import register as register_train
 
 METHODS = ("qlearning", "mcrl")
 EPISODES = 30_000
@@ -253,17 +251,22 @@ def test_agent_plays_a_trained_file_and_refuses_bad_ones(tmp_path, ttt, trained)
 
 def test_interrupted_and_resumed_run_equals_an_uninterrupted_one(tmp_path, ttt):
     # stopped between two evaluations (compiled calls are at most 4,096 episodes)
-    options = {"eval_every": 5000, "eval_games": 6, "opponents": ["random"], "solution": Solution(ttt.kernel)}
+    options = {"eval_every": 5000, "eval_games": 6, "opponents": ["random"]}
+    solution = Solution(ttt.kernel)
     whole = Trainer.start(ttt, "qlearning", seed=9)
-    assert run_training(whole, 12000, **options)
+    whole.solution = solution
+    assert train(whole, 12000, **options)
 
     path = tmp_path / "model.npz"
     first = Trainer.start(ttt, "qlearning", seed=9)
+    first.solution = solution
     calls = iter(range(100))
-    assert not run_training(first, 12000, checkpoint=path, should_stop=lambda: next(calls) >= 1, **options)
+    assert not train(first, 12000, checkpoint=path, should_stop=lambda: next(calls) >= 1, **options)
     assert read_header(path)["episodes"] == 4096
     resumed = Trainer.resume(path, ttt, "qlearning")
-    assert run_training(resumed, 12000, checkpoint=path, **options)
+    resumed.solution = solution
+    assert train(resumed, 12000, checkpoint=path, **options)
+    assert any(r["opponent"] == "solver" for r in resumed.model.header["curve"])
 
     assert_same_tables(whole.model.table, resumed.model.table)
     assert whole.model.header["curve"] == resumed.model.header["curve"]

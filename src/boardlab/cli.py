@@ -210,13 +210,13 @@ def bench_command(
 
 
 def _register_commands() -> None:
-    from boardlab.train.cli import register as register_train
     from boardlab.ui.arena import register as register_arena
     from boardlab.ui.blackbox import register as register_blackbox
     from boardlab.ui.cli import register as register_play
     from boardlab.ui.oracle_cli import register as register_oracle
     from boardlab.ui.setcover import register as register_setcover
     from boardlab.ui.solve_cli import register as register_solvers
+    from boardlab.ui.train import register as register_train
 
     register_play(app)
     register_arena(app)

@@ -176,7 +176,7 @@ class GenomePolicy:
     """The player of one genome on one Nim game: scores, best actions, a choice among them.
 
     It has the ``game`` and ``choose_action(a, b, rng)`` of a learned policy, so
-    :func:`boardlab.train.tabular.play_games` plays it against any agent.
+    :func:`boardlab.train.run.play_games` plays it against any agent.
     """
 
     def __init__(self, kind: str, genome: Sequence[float], game: Any) -> None:

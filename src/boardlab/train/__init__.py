@@ -1,2 +1,30 @@
-"""Training: one file per learning method (tabular RL, ES, GA, NEAT, fitted evaluations), their
-plots and their command line."""
+"""Training: one run protocol and its driver (:mod:`boardlab.train.run`), one file per method
+(tabular RL, the Nim GA, the rules ES, NEAT; fitted evaluations in :mod:`~boardlab.train.eval_fit`)
+and the plots they share (:mod:`boardlab.train.plots`)."""
+
+from __future__ import annotations
+
+import importlib
+
+from boardlab.train.run import Method
+
+METHOD_MODULES = {
+    "qlearning": "boardlab.train.tabular",
+    "mcrl": "boardlab.train.tabular",
+    "ga": "boardlab.train.nim_ga",
+    "es": "boardlab.train.rules_es",
+    "neat": "boardlab.train.neat_quixo",
+}
+"""Each kind of ``boardlab train KIND`` and the module that holds its method (its ``KINDS``)."""
+
+
+def method(kind: str) -> Method:
+    """The :class:`~boardlab.train.run.Method` of ``kind`` (KeyError for an unknown one).
+
+    A method's module is imported on first use: its compiled code, and for ``neat`` the
+    neat-python library, load only for the kind being trained.
+    """
+    return importlib.import_module(METHOD_MODULES[kind]).KINDS[kind]  # type: ignore[no-any-return]
+
+
+__all__ = ["METHOD_MODULES", "method"]

@@ -22,7 +22,7 @@ over an immediate win), and ``champion_games`` against each of the last ``pool``
 (the best genome every ``champion_every`` generations). Seats alternate and every game opens
 with ``opening`` random plies. All genomes of a generation play the same games (the same
 openings and random draws: common random numbers), so their fitness values compare fairly.
-Genomes are evaluated in ``workers`` worker processes (:func:`boardlab.core.processes.worker_context`);
+Genomes are evaluated in ``workers`` worker processes (:class:`boardlab.train.run.Workers`);
 the number of workers does not change the results.
 
 **Hyper-parameters** are one frozen dataclass, :class:`NeatParams`; they are printed at the
@@ -55,7 +55,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import neat
 import numpy as np
@@ -69,13 +69,26 @@ from boardlab.agents.neat_player import (
     model_json,
 )
 from boardlab.core.files import atomic_write_text
-from boardlab.core.spec import SpecError, build_options, check_options, option, options_of, split_spec
+from boardlab.core.spec import option
+from boardlab.games import GameOptionError, parse_game
 from boardlab.games.base import DRAW, ONGOING, WIN, compiled_for
-from boardlab.models.table import ModelFileError
+from boardlab.models.table import ModelFileError, ModelMismatchError
+from boardlab.train.plots import write_neat_plots
+from boardlab.train.run import (
+    GameResult,
+    Match,
+    Method,
+    RunDefaults,
+    TrainingError,
+    Workers,
+    checked_settings,
+    play_matches,
+    tallies,
+)
+from boardlab.train.run import parse_hyper as hyper_settings
 
 CHECKPOINT_FILE = "checkpoint.json"
 MODEL_FILE = "model.json"
-SUMMARY_FILE = "summary.json"
 CHECKPOINT_FORMAT = "boardlab-neat-checkpoint"
 CHECKPOINT_VERSION = 1
 DEFAULT_AGAINST = ("random", "greedy", "alphabeta:depth=1")
@@ -86,7 +99,7 @@ NOT_RESULTS = ("workers",)
 """Hyper-parameters that do not change what a run computes (a resumed run may change them)."""
 
 
-class NeatTrainingError(ValueError):
+class NeatTrainingError(TrainingError):
     """Bad training input: a hyper-parameter out of range, a game NEAT cannot learn here."""
 
 
@@ -148,39 +161,24 @@ class NeatParams:
         maximum=256,
     )
 
+    def problem(self) -> str | None:
+        """What is wrong across fields, or None."""
+        for name in activation_names(self):
+            if name not in ACTIVATIONS:
+                return f"activation {name[:20]!r} is not accepted; choose among {', '.join(ACTIVATIONS)}"
+        if self.games == 0 and (self.champion_games == 0 or self.pool == 0):
+            return "games=0 leaves no fitness games; give games or champion games"
+        return None
+
 
 def params_for(values: Mapping[str, Any] | None = None) -> NeatParams:
     """:class:`NeatParams` with ``values`` (others default), checked; NeatTrainingError otherwise."""
-    known = {o.name for o in options_of(NeatParams)}
-    values = dict(values or {})
-    for key in values:
-        if key not in known:
-            raise NeatTrainingError(
-                f"neat has no hyper-parameter {key!r}; accepted: {', '.join(sorted(known))}"
-            )
-    try:
-        params = NeatParams(**values)
-        check_options(params, "neat")
-    except SpecError as error:
-        raise NeatTrainingError(str(error)) from None
-    for name in activation_names(params):
-        if name not in ACTIVATIONS:
-            raise NeatTrainingError(
-                f"neat: activation {name[:20]!r} is not accepted; choose among {', '.join(ACTIVATIONS)}"
-            )
-    if params.games == 0 and (params.champion_games == 0 or params.pool == 0):
-        raise NeatTrainingError("neat: games=0 leaves no fitness games; give games or champion games")
-    return params
+    return checked_settings(NeatParams, "neat", values, NeatTrainingError)
 
 
 def parse_hyper(text: str) -> NeatParams:
     """:class:`NeatParams` from ``key=value,...`` (e.g. ``population=80,node_add=0.2``)."""
-    try:
-        _, texts = split_spec("neat:" + (text or ""))
-        values = asdict(build_options(NeatParams, "neat", texts))
-    except SpecError as error:
-        raise NeatTrainingError(str(error)) from None
-    return params_for(values)
+    return hyper_settings(NeatParams, "neat", text, NeatTrainingError)
 
 
 def activation_names(params: NeatParams) -> list[str]:
@@ -470,8 +468,6 @@ _PLAYERS: dict[str, Players] = {}
 
 
 def _players(spec: str) -> Players:
-    from boardlab.games import parse_game
-
     if spec not in _PLAYERS:
         _PLAYERS[spec] = Players(parse_game(spec))
     return _PLAYERS[spec]
@@ -506,80 +502,12 @@ def game_score(winner: int | None, seat: int, plies: int, speed: float) -> float
 # --- evaluation against fixed opponents ---------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class EvalTask:
-    """Games of a genome against a fixed agent (a spec), for the learning curve: seats
-    alternate and each game opens with ``opening`` random plies, so that two deterministic
-    players do not replay one game."""
-
-    game: str
-    genome: dict[str, Any]
-    opponent: str
-    games: int
-    opening: int
-    guard: bool
-    seed: int
-
-
-def eval_games(task: EvalTask) -> list[Any]:
-    """``GameResult`` of :mod:`boardlab.train.tabular` for each game of ``task``."""
-    from boardlab.agents.base import make_agent
-    from boardlab.games import parse_game
-    from boardlab.train.tabular import GameResult
-
-    game = parse_game(task.game)
-    network = Network.from_genome(task.genome, int(np.prod(game.kernel.obs_shape)), 1)
-    policy = NeatPolicy(network, game, task.guard)
-    rng = random.Random(task.seed)
-    agent = make_agent(task.opponent, seed=rng.getrandbits(62), game=game)
-    results = []
-    for index in range(task.games):
-        learner = index % 2
-        agent.new_game()
-        state = game.initial()
-        while not state.is_over:
-            if state.ply < task.opening:
-                state = state.play_index(rng.choice(state.legal_indices()))
-            elif state.to_move == learner:
-                state = state.play_index(policy.choose_action(state.a, state.b, rng))
-            else:
-                state = state.play(agent.choose(state))
-        results.append(GameResult(task.opponent, learner, state.winner, state.ply))
-    return results
-
-
-def _init_worker() -> None:
-    import signal
-
-    from boardlab.core.processes import die_with_parent
-
-    die_with_parent()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process decides when to stop
-
-
-class Workers:
-    """Runs tasks in ``count`` worker processes (in this process when ``count`` is 1)."""
-
-    def __init__(self, count: int) -> None:
-        self.count = count
-        self._pool: Any = None
-
-    def map(self, function: Callable[[Any], Any], tasks: Sequence[Any]) -> list[Any]:
-        """``[function(t) for t in tasks]``, in parallel."""
-        if self.count <= 1 or len(tasks) <= 1:
-            return [function(t) for t in tasks]
-        if self._pool is None:
-            from boardlab.core.processes import worker_context
-
-            self._pool = worker_context().Pool(self.count, initializer=_init_worker)
-        return list(self._pool.map(function, tasks, chunksize=1))
-
-    def close(self) -> None:
-        """Stop the worker processes."""
-        if self._pool is not None:
-            self._pool.terminate()
-            self._pool.join()
-            self._pool = None
+def champion_policy(game: Any, recipe: tuple[Mapping[str, Any], bool]) -> NeatPolicy:
+    """The player of a genome (JSON) on ``game``, with or without the guard: what a
+    :class:`boardlab.train.run.Match` builds in a worker process."""
+    genome, guard = recipe
+    network = Network.from_genome(genome, int(np.prod(game.kernel.obs_shape)), 1)
+    return NeatPolicy(network, game, guard)
 
 
 # --- the run -----------------------------------------------------------------------------------
@@ -593,7 +521,7 @@ def check_game(game: Any) -> Any:
 
 
 @dataclass
-class Evolution:
+class Evolution(RunDefaults):
     """A NEAT run on one game: neat-python's population plus the pool, history and curve."""
 
     game: Any
@@ -607,6 +535,11 @@ class Evolution:
     champion: dict[str, Any] | None = None
     train_seconds: float = 0.0
     fitness_games: int = 0
+    _workers: Workers | None = field(default=None, repr=False, compare=False)
+
+    curve_key: ClassVar[str] = "episode"
+    curve_unit: ClassVar[str] = "generations"
+    checkpoint_seconds: ClassVar[float] = 0.0
 
     @property
     def num_inputs(self) -> int:
@@ -628,10 +561,9 @@ class Evolution:
         return cls(game, params, seed, config, population)
 
     @classmethod
-    def resume(cls, path: Path | str, workers: int | None = None) -> Evolution:
-        """The run saved in the checkpoint ``path``; ModelFileError when it cannot be read."""
-        from boardlab.games import GameOptionError, parse_game
-
+    def resume(cls, path: Path | str, game: Any = None) -> Evolution:
+        """The run saved in the checkpoint ``path``; ModelFileError when it cannot be read,
+        ModelMismatchError when ``game`` (if given) is not the game it trains on."""
         path = Path(path)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -644,17 +576,16 @@ class Evolution:
         if data.get("version") != CHECKPOINT_VERSION:
             raise ModelFileError(f"{path} has version {data.get('version')}; expected {CHECKPOINT_VERSION}")
         try:
-            game = check_game(parse_game(data["game"]))
-            hyper = dict(data["hyper"])
-            if workers is not None:
-                hyper["workers"] = workers
-            params = params_for(hyper)
-            config = make_config(params, int(np.prod(game.kernel.obs_shape)))
+            trained = check_game(parse_game(data["game"]))
+            params = params_for(data["hyper"])
+            config = make_config(params, int(np.prod(trained.kernel.obs_shape)))
             population = restore_population(config, data["population"])
         except (KeyError, TypeError, ValueError, GameOptionError) as error:
             raise ModelFileError(f"checkpoint {path} is damaged: {error}") from None
+        if game is not None and game.spec != trained.spec:
+            raise ModelMismatchError(f"{path} trains on {trained.spec}, not {game.spec}")
         return cls(
-            game,
+            trained,
             params,
             int(data["seed"]),
             config,
@@ -667,10 +598,19 @@ class Evolution:
             int(data.get("fitness_games", 0)),
         )
 
-    def step(self, workers: Workers) -> None:
-        """Evaluate one generation and breed the next (neat-python's ``Population.run``)."""
+    @property
+    def workers(self) -> Workers:
+        """The processes evaluating genomes (``params.workers``), started when first needed."""
+        if self._workers is None or self._workers.count != self.params.workers:
+            self.close()
+            self._workers = Workers(self.params.workers)
+        return self._workers
+
+    def step(self, limit: int = 1) -> None:
+        """Evaluate one generation and breed the next (neat-python's ``Population.run``),
+        whatever ``limit``."""
         started = time.perf_counter()
-        self.population.run(lambda genomes, config: self._evaluate(genomes, workers), 1)
+        self.population.run(lambda genomes, config: self._evaluate(genomes, self.workers), 1)
         self.train_seconds += time.perf_counter() - started
 
     def _evaluate(self, genomes: list[tuple[int, Any]], workers: Workers) -> None:
@@ -714,36 +654,81 @@ class Evolution:
         if (generation + 1) % p.champion_every == 0:
             self.pool.append(self.champion)
 
-    def evaluate_point(self, workers: Workers, opponents: Sequence[str], games: int) -> list[dict[str, Any]]:
-        """Play the champion against each fixed opponent; record and return the curve points."""
-        from boardlab.train.tabular import tally
+    # the run protocol (boardlab.train.run) ---------------------------------------------------
 
-        results = self.final_games(workers, opponents, games, salt=self.generation)
-        points = []
-        for opponent in opponents:
-            counts = tally([r for r in results if r.opponent == opponent])
-            points.append({"episode": self.generation, "opponent": opponent, **counts})
-        self.curve.extend(points)
-        return points
+    @property
+    def progress(self) -> int:
+        """Generations evaluated so far."""
+        return self.generation
 
-    def final_games(
-        self, workers: Workers, opponents: Sequence[str], games: int, salt: int = -1
-    ) -> list[Any]:
+    @property
+    def title(self) -> str:
+        """``NEAT on quixo``."""
+        return f"NEAT on {self.game.spec}"
+
+    def evaluate(self, opponents: Sequence[str], games: int) -> list[dict[str, Any]]:
+        """The champion against each fixed opponent (nothing before the first generation)."""
+        results = self.final_games(opponents, games, salt=self.generation)
+        return [
+            {"episode": self.generation, "opponent": o, **t} for o, t in tallies(results, opponents).items()
+        ]
+
+    def final_games(self, opponents: Sequence[str], games: int, salt: int = -1) -> list[GameResult]:
         """``games`` games of the champion against each opponent, split over the workers."""
         if self.champion is None or games <= 0:
             return []
-        parts = max(1, min(workers.count, games))
-        tasks = []
+        parts = max(1, min(self.workers.count, games))
+        matches = []
         for index, opponent in enumerate(opponents):
             for part in range(parts):
                 count = games // parts + (1 if part < games % parts else 0)
                 seed = (self.seed * 7919 + 104_729 + index * 131 + part * 17 + salt * 1_000_003) % 2**62
-                tasks.append(
-                    EvalTask(
-                        self.game.spec, self.champion, opponent, count, EVAL_OPENING, self.params.guard, seed
-                    )
+                recipe = (self.champion, self.params.guard)
+                matches.append(
+                    Match(champion_policy, recipe, self.game.spec, opponent, count, seed, EVAL_OPENING)
                 )
-        return [r for chunk in workers.map(eval_games, tasks) for r in chunk]
+        return play_matches(self.workers, matches)
+
+    def summary(self) -> dict[str, Any]:
+        """The run in ``summary.json``: generations, fitness games and the champion's size."""
+        champion = self.champion
+        return {
+            "method": "neat",
+            "game": self.game.spec,
+            "hyper": asdict(self.params),
+            "seed": self.seed,
+            "generations": self.generation,
+            "fitness_games": self.fitness_games,
+            "train_seconds": round(self.train_seconds, 3),
+            "champion": {"nodes": len(champion["nodes"]), "connections": len(champion["connections"])}
+            if champion
+            else None,
+        }
+
+    def plots(self, out: Path) -> list[Path]:
+        """Fitness and species over the generations."""
+        return write_neat_plots(out, self.history, self.title)
+
+    def status(self) -> str:
+        """Fitness, species, the champion's size and its last curve point."""
+        record = self.history[-1] if self.history else None
+        if record is None:
+            return ""
+        text = (
+            f"best {record['best']:.3f} mean {record['mean']:.3f} species {len(record['species'])} "
+            f"champion {record['nodes']} nodes {record['connections']} links"
+        )
+        last = [p for p in self.curve if p["episode"] == self.generation]
+        if last:
+            text += " | " + ", ".join(
+                f"{p['opponent']} {100 * p['wins'] / max(p['games'], 1):.0f}%" for p in last
+            )
+        return text
+
+    def close(self) -> None:
+        """Stop the worker processes."""
+        if self._workers is not None:
+            self._workers.close()
 
     def model(self, genome: Mapping[str, Any] | None = None, generation: int | None = None) -> dict[str, Any]:
         """A model file the ``neat`` agent plays: the latest champion, or ``genome`` of ``generation``."""
@@ -786,340 +771,50 @@ class Evolution:
             "population": population_state(self.population),
         }
 
-    def save(self, out: Path) -> None:
-        """Write ``model.json`` and ``checkpoint.json`` into ``out``, atomically."""
-        atomic_write_text(out / CHECKPOINT_FILE, json.dumps(self.checkpoint()))
-        atomic_write_text(out / MODEL_FILE, json.dumps(self.model(), indent=1))
+    def save(self, path: Path) -> Path:
+        """Write the checkpoint to ``path`` and, once a generation has a champion, the model
+        file beside it (``model.json``), each atomically."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if self.champion is not None:
+            atomic_write_text(path.parent / MODEL_FILE, json.dumps(self.model(), indent=1))
+        return atomic_write_text(path, json.dumps(self.checkpoint()))
 
 
-def run_evolution(
-    run: Evolution,
-    generations: int,
-    out: Path,
-    *,
-    workers: Workers,
-    eval_every: int = 0,
-    eval_games: int = 0,
-    opponents: Sequence[str] = DEFAULT_AGAINST,
-    on_generation: Callable[[Evolution], None] | None = None,
-    should_stop: Callable[[], bool] | None = None,
-) -> bool:
-    """Evolve until ``generations`` generations in all, saving after each; False if stopped early."""
-    out.mkdir(parents=True, exist_ok=True)
-    while run.generation < generations:
-        if should_stop is not None and should_stop():
-            return False
-        run.step(workers)
-        last = run.generation == generations
-        if eval_games and eval_every and (run.generation % eval_every == 0 or last):
-            run.evaluate_point(workers, opponents, eval_games)
-        run.save(out)
-        if on_generation is not None:
-            on_generation(run)
-    return True
+# --- the method ------------------------------------------------------------------------------
 
-
-# --- plots -------------------------------------------------------------------------------------
-
-
-PLOT_FILES = {"fitness": "fitness.png", "species": "species.png", "win_rates": "win_rates.png"}
-"""The NEAT plots :func:`write_neat_plots` writes beside the outcome plots of :mod:`boardlab.train.plots`."""
-
-
-def plot_fitness(history: Sequence[Mapping[str, Any]], path: Path, title: str) -> Path:
-    """Best and mean fitness over generations, with the champion's size."""
-    from boardlab.train.plots import _figure, _save
-
-    figure = _figure(7.5, 4.2)
-    ax = figure.subplots()
-    generations = [h["generation"] + 1 for h in history]
-    ax.plot(generations, [h["best"] for h in history], color="#1f77b4", label="best")
-    ax.plot(generations, [h["mean"] for h in history], color="#ff7f0e", label="mean")
-    ax.set_xlabel("generation")
-    ax.set_ylabel("fitness (mean game score: win ≈ 1, draw ½, loss ≈ 0)")
-    ax.set_ylim(0, 1.02)
-    ax.grid(alpha=0.3)
-    size = ax.twinx()
-    size.plot(generations, [h["connections"] for h in history], color="#7f7f7f", lw=0.8, ls=":")
-    size.set_ylabel("champion's enabled connections (dotted)")
-    ax.legend(loc="lower right")
-    ax.set_title(title)
-    return _save(figure, path)
-
-
-def plot_species(history: Sequence[Mapping[str, Any]], path: Path, title: str) -> Path:
-    """Members of each species over generations (stacked)."""
-    from boardlab.train.plots import _figure, _save
-
-    figure = _figure(7.5, 4.2)
-    ax = figure.subplots()
-    generations = [h["generation"] + 1 for h in history]
-    keys = sorted({k for h in history for k in h["species"]}, key=int)
-    sizes = np.array([[h["species"].get(k, 0) for h in history] for k in keys]) if keys else np.zeros((0, 0))
-    if len(keys):
-        from matplotlib import colormaps
-
-        palette = colormaps["tab20"].colors
-        colours = [palette[i % len(palette)] for i in range(len(keys))]
-        ax.stackplot(generations, sizes, labels=[f"species {k}" for k in keys], colors=colours)
-    ax.set_xlabel("generation")
-    ax.set_ylabel("genomes")
-    ax.set_title(f"{title} ({len(keys)} species in all)")
-    if len(keys) <= 12:
-        ax.legend(loc="upper left", fontsize=7, ncols=2)
-    ax.margins(x=0)
-    return _save(figure, path)
-
-
-def plot_win_rates(curve: Sequence[Mapping[str, Any]], path: Path, title: str) -> Path:
-    """The champion's wins, draws and losses against each fixed opponent over generations."""
-    from boardlab.train.plots import COLOURS, OUTCOMES, _figure, _save
-
-    opponents = list(dict.fromkeys(p["opponent"] for p in curve))
-    figure = _figure(7.5, 2.3 * max(len(opponents), 1) + 0.6)
-    axes = np.atleast_1d(figure.subplots(max(len(opponents), 1), 1, sharex=True))
-    for ax, opponent in zip(axes, opponents, strict=False):
-        rows = sorted((p for p in curve if p["opponent"] == opponent), key=lambda p: p["episode"])
-        generations = [p["episode"] for p in rows]
-        for outcome in OUTCOMES:
-            share = [p[outcome] / max(p["games"], 1) for p in rows]
-            ax.plot(generations, share, marker="o", markersize=3, color=COLOURS[outcome], label=outcome)
-        games = rows[-1]["games"] if rows else 0
-        ax.set_title(f"champion against {opponent} ({games} games per point, both colours)", fontsize=10)
-        ax.set_ylim(-0.03, 1.03)
-        ax.set_ylabel("share of games")
-        ax.grid(alpha=0.3)
-    if opponents:
-        axes[0].legend(loc="center right", fontsize=8)
-    axes[-1].set_xlabel("generation")
-    figure.suptitle(title)
-    return _save(figure, path)
-
-
-def write_neat_plots(out: Path, run: Evolution, results: Sequence[Any]) -> list[Path]:
-    """Every plot of a run: fitness, species, win rates over generations and the outcomes of the
-    final games (:mod:`boardlab.train.plots`)."""
-    from boardlab.train.plots import PLOT_FILES as COMMON
-    from boardlab.train.plots import plot_end_turns, plot_outcomes, plot_outcomes_by_starter
-
-    name = f"NEAT on {run.game.spec}"
-    paths = [
-        plot_fitness(run.history, out / PLOT_FILES["fitness"], f"{name}: fitness over generations"),
-        plot_species(run.history, out / PLOT_FILES["species"], f"{name}: species sizes"),
-        plot_win_rates(
-            run.curve, out / PLOT_FILES["win_rates"], f"{name}: the champion against fixed opponents"
-        ),
-    ]
-    if results:
-        paths.append(
-            plot_outcomes(results, out / COMMON["outcomes"], f"{name}: outcomes of {len(results)} games")
-        )
-        paths.append(
-            plot_outcomes_by_starter(results, out / COMMON["by_starter"], f"{name}: outcomes by who started")
-        )
-        paths.append(
-            plot_end_turns(results, out / COMMON["end_turns"], f"{name}: wins and draws by end turn")
-        )
-    return paths
-
-
-# --- the command -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CommandPlan:
-    """A checked ``boardlab train neat`` command: a fresh run or the ``resumed`` one."""
-
-    game: Any
-    params: NeatParams
-    seed: int
-    resumed: Evolution | None
-    out: Path
-    epochs: int
-    eval_every: int
-    eval_games: int
-    final_games: int
-    opponents: list[str]
-
-
-def plan_command(
-    *,
-    game: str,
-    out: Path | None,
-    epochs: str | None,
-    hyper: str | None,
-    resume: bool,
-    force: bool,
-    seed: str | None,
-    eval_every: str,
-    eval_games: str,
-    final_games: str,
-    against: str,
-    tabular_options: Mapping[str, Any],
-) -> CommandPlan:
-    """Check the options of ``boardlab train neat`` and read the run to resume; UsageProblem
-    (of :mod:`boardlab.train.cli`) naming what is wrong otherwise."""
-    from boardlab.games import GameOptionError, parse_game
-    from boardlab.train.cli import UsageProblem, checked_opponents, epoch_counts, run_file
-
-    counts = epoch_counts(
+KINDS = {
+    "neat": Method(
         "neat",
-        epochs=epochs,
-        default_epochs=100,
-        eval_every=eval_every,
-        eval_games=eval_games,
-        final_games=final_games,
-        seed=seed,
-        tabular_options=tabular_options,
+        NeatParams,
+        start=Evolution.start,
+        resume=Evolution.resume,
+        unit="epochs",
+        default_total=100,
+        default_game="quixo",
+        checkpoint_file=CHECKPOINT_FILE,
+        model_file=MODEL_FILE,
+        games=lambda text: check_game(parse_game(text)),
+        default_against=lambda game: DEFAULT_AGAINST,
+        free=NOT_RESULTS,
         max_seed=2**62 - 1,
+        error=NeatTrainingError,
     )
-    try:
-        the_game = check_game(parse_game(game))
-        params = parse_hyper(hyper or "")
-    except (GameOptionError, NeatTrainingError) as error:
-        raise UsageProblem(str(error)) from None
-    seed_value = counts.seed
-    opponents = checked_opponents(against, DEFAULT_AGAINST, the_game)
-    path = run_file(out, CHECKPOINT_FILE, resume, force)
-    resumed = None
-    if resume:
-        resumed = _resumed(path, hyper, params, seed_value, the_game)
-        params, seed_value = resumed.params, resumed.seed
-    return CommandPlan(
-        the_game,
-        params,
-        0 if seed_value is None else seed_value,
-        resumed,
-        path.parent,
-        counts.epochs,
-        counts.eval_every,
-        counts.eval_games,
-        counts.final_games,
-        opponents,
-    )
-
-
-def _resumed(path: Path, hyper: str | None, params: NeatParams, seed: int | None, game: Any) -> Evolution:
-    from boardlab.train.cli import UsageProblem, check_resumed_params, check_resumed_seed
-
-    try:
-        run = Evolution.resume(path, workers=params.workers if hyper and "workers" in hyper else None)
-    except ModelFileError as error:
-        raise UsageProblem(str(error)) from None
-    if run.game.spec != game.spec:
-        raise UsageProblem(f"--game {game.spec} differs from the run being resumed ({run.game.spec})")
-    if hyper:
-        check_resumed_params(params, run.params, NOT_RESULTS)
-    check_resumed_seed(seed, run.seed)
-    return run
-
-
-def _generation_text(run: Evolution) -> str:
-    record = run.history[-1]
-    text = (
-        f"best {record['best']:.3f} mean {record['mean']:.3f} species {len(record['species'])} "
-        f"champion {record['nodes']} nodes {record['connections']} links"
-    )
-    last = [p for p in run.curve if p["episode"] == run.generation]
-    if last:
-        text += " | " + ", ".join(
-            f"{p['opponent']} {100 * p['wins'] / max(p['games'], 1):.0f}%" for p in last
-        )
-    return text
-
-
-def run_command(console: Any, plan: CommandPlan) -> None:
-    """Run a planned ``boardlab train neat``: progress bar, checkpoints, final games, summary, plots."""
-    import typer
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-    from rich.table import Table
-
-    from boardlab.train.cli import _interrupt_flag
-    from boardlab.train.tabular import tally
-
-    title = f"NEAT on {plan.game.spec}"
-    table = Table(title=title)
-    table.add_column("hyper-parameter")
-    table.add_column("value", justify="right")
-    for name, value in asdict(plan.params).items():
-        table.add_row(name, str(value))
-    table.add_row("seed", str(plan.seed))
-    console.print(table)
-    plan.out.mkdir(parents=True, exist_ok=True)
-    progress = Progress(
-        TextColumn("[bold]generations"),
-        BarColumn(bar_width=24),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.fields[last]}"),
-        console=console,
-    )
-    workers = Workers(plan.params.workers)
-    try:
-        with _interrupt_flag() as stop, progress as bar:
-            run = plan.resumed or Evolution.start(plan.game, plan.params, plan.seed)
-            task = bar.add_task("neat", total=plan.epochs, completed=run.generation, last="")
-            finished = run_evolution(
-                run,
-                plan.epochs,
-                plan.out,
-                workers=workers,
-                eval_every=plan.eval_every,
-                eval_games=plan.eval_games,
-                opponents=plan.opponents,
-                on_generation=lambda r: bar.update(task, completed=r.generation, last=_generation_text(r)),
-                should_stop=lambda: stop.requested,
-            )
-        if not finished:
-            console.print(
-                f"{stop.how} after {run.generation} generations; saved {plan.out / CHECKPOINT_FILE}. "
-                "Run the same command with --resume to continue."
-            )
-            raise typer.Exit(stop.exit_code)
-        with console.status(f"playing {plan.final_games} games against each opponent..."):
-            results = run.final_games(workers, plan.opponents, plan.final_games)
-    finally:
-        workers.close()
-    model = plan.out / MODEL_FILE
-    summary = {
-        "method": "neat",
-        "game": run.game.spec,
-        "hyper": asdict(run.params),
-        "seed": run.seed,
-        "generations": run.generation,
-        "fitness_games": run.fitness_games,
-        "train_seconds": round(run.train_seconds, 3),
-        "model_bytes": model.stat().st_size,
-        "champion": {"nodes": len(run.champion["nodes"]), "connections": len(run.champion["connections"])}
-        if run.champion
-        else None,
-        "final": {o: tally([r for r in results if r.opponent == o]) for o in plan.opponents},
-    }
-    atomic_write_text(plan.out / SUMMARY_FILE, json.dumps(summary, indent=2))
-    plots = write_neat_plots(plan.out, run, results)
-    outcome = Table(title=f"{title}: {run.generation} generations in {run.train_seconds:.1f} s of training")
-    for column in ("opponent", "games", "wins", "draws", "losses"):
-        outcome.add_column(column, justify="right")
-    for opponent, counts in summary["final"].items():
-        outcome.add_row(opponent, *(str(counts[k]) for k in ("games", "wins", "draws", "losses")))
-    console.print(outcome)
-    console.print(
-        f"Model: {model} ({summary['model_bytes']:,} bytes); plots: {', '.join(str(p) for p in plots)}"
-    )
+}
+"""``boardlab train neat``."""
 
 
 __all__ = [
     "CHECKPOINT_FILE",
     "DEFAULT_AGAINST",
+    "KINDS",
     "MODEL_FILE",
-    "PLOT_FILES",
-    "CommandPlan",
     "Evolution",
     "FitnessTask",
     "NeatParams",
     "NeatTrainingError",
     "Players",
-    "Workers",
+    "champion_policy",
     "config_text",
     "fitness_games",
     "genome_from_json",
@@ -1127,10 +822,6 @@ __all__ = [
     "make_config",
     "params_for",
     "parse_hyper",
-    "plan_command",
     "population_state",
     "restore_population",
-    "run_command",
-    "run_evolution",
-    "write_neat_plots",
 ]

@@ -63,17 +63,17 @@ import itertools
 import json
 import math
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numba import njit
 
 from boardlab.core.files import atomic_write_text
-from boardlab.core.spec import SpecError, build_options, check_options, option, options_of, split_spec
-from boardlab.games import GameOptionError, parse_game
+from boardlab.core.spec import option
+from boardlab.games import parse_game
 from boardlab.games.base import ONGOING, WIN
 from boardlab.games.nim import kernel as nk
 from boardlab.labs.evolve import (
@@ -95,9 +95,19 @@ from boardlab.models.nim_genome import (
     scored_moves,
 )
 from boardlab.models.table import ModelFileError, ModelMismatchError, short_error
+from boardlab.train.plots import wins_share, write_ga_plots
+from boardlab.train.run import (
+    GameResult,
+    Method,
+    RunDefaults,
+    TrainingError,
+    checked_settings,
+    curve_point,
+    final_results,
+)
+from boardlab.train.run import parse_hyper as hyper_settings
 
 MODEL_FILE = "model.json"
-SUMMARY_FILE = "summary.json"
 MAX_JUDGED = 1_000_000
 """Positions :func:`accuracy` walks at most (the product of ``pile + 1`` over the piles)."""
 RANDOM, OPTIMAL = 0, 1
@@ -105,7 +115,7 @@ OPPONENTS = {"random": RANDOM, "optimal": OPTIMAL}
 POOLS = {"random": ("random",), "optimal": ("optimal",), "both": ("random", "optimal")}
 
 
-class GATrainingError(ValueError):
+class GATrainingError(TrainingError):
     """Bad training input: a hyper-parameter out of range, a game that is not Nim."""
 
 
@@ -147,36 +157,21 @@ class GAParams:
         choices=("initial", "random"),
     )
 
+    def problem(self) -> str | None:
+        """What is wrong across fields, or None."""
+        if self.elitism >= self.population:
+            return f"elitism={self.elitism} must be smaller than population={self.population}"
+        return None
+
 
 def params_for(values: Mapping[str, Any] | None = None) -> GAParams:
     """:class:`GAParams` with ``values`` (others default), checked; GATrainingError otherwise."""
-    known = {o.name for o in options_of(GAParams)}
-    values = dict(values or {})
-    for key in values:
-        if key not in known:
-            raise GATrainingError(f"ga has no hyper-parameter {key!r}; accepted: {', '.join(sorted(known))}")
-    try:
-        params = GAParams(**values)
-        check_options(params, "ga")
-    except SpecError as error:
-        raise GATrainingError(str(error)) from None
-    except TypeError as error:
-        raise GATrainingError(f"ga: bad hyper-parameters ({error})") from None
-    if params.elitism >= params.population:
-        raise GATrainingError(
-            f"ga: elitism={params.elitism} must be smaller than population={params.population}"
-        )
-    return params
+    return checked_settings(GAParams, "ga", values, GATrainingError)
 
 
 def parse_hyper(text: str) -> GAParams:
     """:class:`GAParams` from ``key=value,...`` (e.g. ``genome=target,selection=roulette``)."""
-    try:
-        _, texts = split_spec("ga:" + (text or ""))
-        values = asdict(build_options(GAParams, "ga", texts))
-    except SpecError as error:
-        raise GATrainingError(str(error)) from None
-    return params_for(values)
+    return hyper_settings(GAParams, "ga", text, GATrainingError)
 
 
 @njit(cache=True)
@@ -457,7 +452,7 @@ def diversity(population: np.ndarray, kind: str) -> float:
 
 
 @dataclass
-class Evolution:
+class Evolution(RunDefaults):
     """A GA run in progress: the evaluated population of the last epoch and its records.
 
     Build one with :meth:`start` or continue a saved run with :meth:`resume`; :meth:`step`
@@ -475,6 +470,10 @@ class Evolution:
     curve: list[dict[str, Any]] = field(default_factory=list)
     train_seconds: float = 0.0
     training_games: int = 0
+
+    curve_key: ClassVar[str] = "epoch"
+    curve_unit: ClassVar[str] = "training games"
+    checkpoint_seconds: ClassVar[float] = 0.0
 
     @classmethod
     def start(cls, games: Sequence[Any], params: GAParams | None = None, seed: int = 0) -> Evolution:
@@ -514,9 +513,9 @@ class Evolution:
         """The best genome's player on ``game`` (default: the first training game)."""
         return GenomePolicy(self.kind, self.best, game or self.games[0])
 
-    def step(self) -> None:
-        """One epoch: elites kept, the rest bred by selection, crossover and mutation; then
-        the whole new population plays the epoch's games."""
+    def step(self, limit: int = 1) -> None:
+        """One epoch (whatever ``limit``): elites kept, the rest bred by selection, crossover
+        and mutation; then the whole new population plays the epoch's games."""
         started = time.perf_counter()
         p = self.params
         low, high = gene_bounds(p.genome)
@@ -532,6 +531,82 @@ class Evolution:
         self.epoch += 1
         self._evaluate()
         self.train_seconds += time.perf_counter() - started
+
+    # the run protocol (boardlab.train.run) ---------------------------------------------------
+
+    @property
+    def progress(self) -> int:
+        """Epochs after the first population."""
+        return self.epoch
+
+    @property
+    def title(self) -> str:
+        """The genome, the selection and the games."""
+        specs = "; ".join(g.spec for g in self.games)
+        return f"Nim GA ({self.kind} genome, {self.params.selection} selection) on {specs}"
+
+    def evaluate(self, opponents: Sequence[str], games: int) -> list[dict[str, Any]]:
+        """Curve records at the current epoch: the best genome's games against each opponent on
+        the first training game from its starting piles, and its mistakes over every won
+        position (when the games are small enough to judge)."""
+        at = {"episode": self.training_games, "epoch": self.epoch}
+        seed = self.seed * 1_000_003 + self.epoch
+        records = curve_point(self.policy(), opponents, games, seed, at) if games > 0 else []
+        if "mistakes" in self.history[-1]:
+            records.append({**at, "opponent": "solver", "mistakes": self.history[-1]["mistakes"]})
+        return records
+
+    def final_games(self, opponents: Sequence[str], games: int) -> list[GameResult]:
+        """``games`` games of the best genome against each opponent."""
+        return final_results(self.policy(), opponents, games, self.seed)
+
+    def summary(self) -> dict[str, Any]:
+        """The run in ``summary.json``: the best genome, its wins and its exhaustive accuracy."""
+        return {
+            "method": "ga",
+            "games": [g.spec for g in self.games],
+            "hyper": asdict(self.params),
+            "seed": self.seed,
+            "epochs": self.epoch,
+            "training_games": self.training_games,
+            "train_seconds": round(self.train_seconds, 4),
+            "player": _player(self.kind, self.best, self.epoch, int(self.fitness[self.best_index])),
+            "final_wins": {
+                "population": wins_share(self.history[-1]),
+                "best": int(self.fitness[self.best_index]) / self.games_per_genome,
+            },
+            "diversity": self.history[-1]["diversity"],
+            "accuracy": [a.to_json() for a in self._judged()],
+        }
+
+    def _judged(self) -> list[Accuracy]:
+        return [accuracy(self.kind, self.best, g) for g in self.games if judgeable(g)]
+
+    def report_lines(self) -> list[str]:
+        """The exhaustive accuracy on each judged game and the best genome."""
+        lines = [
+            f"{a.game}: optimal moves in {a.optimal:,} of {a.won:,} won positions ({100 * a.share:.2f}%), "
+            f"{a.positions:,} positions in all"
+            for a in self._judged()
+        ]
+        genes = ", ".join(f"{k}={v:+.3f}" for k, v in zip(gene_names(self.kind), self.best, strict=True))
+        return [*lines, f"Best genome: {genes}"]
+
+    def plots(self, out: Path) -> list[Path]:
+        """Wins, genomes, and wins against diversity over the epochs."""
+        label = f"{self.params.selection} selection"
+        return write_ga_plots(out, {label: self.history}, self.kind, f"Nim GA ({self.kind} genome)")
+
+    def status(self) -> str:
+        """The best genome's and the population's wins, the diversity and the accuracy."""
+        record = self.history[-1]
+        text = (
+            f"best {max(record['fitness'])}/{record['games']} population {100 * wins_share(record):.0f}% "
+            f"diversity {record['diversity']:.3f}"
+        )
+        if "accuracy" in record:
+            text += f" optimal {100 * float(np.mean(list(record['accuracy'].values()))):.1f}%"
+        return text
 
     def _select(self, count: int) -> np.ndarray:
         scores = self.fitness.astype(np.float64)
@@ -698,456 +773,36 @@ def save_player(path: Path | str, run: Evolution, verify: Sequence[Any] = ()) ->
     return atomic_write_text(path, json.dumps(header, indent=1))
 
 
-# --- training with checkpoints and a learning curve --------------------------------------------
+# --- the method ------------------------------------------------------------------------------
 
 
-def evaluate_point(run: Evolution, opponents: Sequence[str], games: int) -> list[dict[str, Any]]:
-    """Curve records at the run's current epoch: the best genome's wins, draws and losses
-    against each opponent in ``games`` games of the first training game from its starting
-    piles (seeded by the run's seed and epoch), and its mistakes over every won position."""
-    from boardlab.train.tabular import play_games, tally
-
-    policy = run.policy()
-    records = []
-    for index, opponent in enumerate(opponents):
-        seed = (run.seed * 1_000_003 + run.epoch) * 31 + index
-        records.append(
-            {
-                "episode": run.training_games,
-                "epoch": run.epoch,
-                "opponent": opponent,
-                **tally(play_games(policy, opponent, games, seed)),
-            }
-        )
-    if "mistakes" in run.history[-1]:
-        records.append(
-            {
-                "episode": run.training_games,
-                "epoch": run.epoch,
-                "opponent": "solver",
-                "mistakes": run.history[-1]["mistakes"],
-            }
-        )
-    return records
+def parse_games(text: str) -> tuple[Any, ...]:
+    """The training games of ``--game``: one or several ';'-separated Nim games."""
+    return check_games([parse_game(spec.strip()) for spec in text.split(";") if spec.strip()])
 
 
-def run_evolution(
-    run: Evolution,
-    epochs: int,
-    *,
-    eval_every: int = 1,
-    eval_games: int = 0,
-    opponents: Sequence[str] = (),
-    checkpoint: Path | None = None,
-    on_epoch: Callable[[Evolution], None] | None = None,
-    should_stop: Callable[[], bool] | None = None,
-) -> bool:
-    """Evolve until ``epochs`` epochs, adding a curve point every ``eval_every`` epochs (and at
-    epoch 0 and at the end) and saving to ``checkpoint`` after every epoch. Returns True when
-    done, False when ``should_stop`` ended it early (the checkpoint is saved)."""
-    evaluated = {int(r["epoch"]) for r in run.curve}
-
-    def evaluate() -> None:
-        wanted = (eval_games > 0 and opponents) or "mistakes" in run.history[-1]
-        if wanted and run.epoch not in evaluated:
-            run.curve.extend(evaluate_point(run, opponents if eval_games > 0 else (), eval_games))
-            evaluated.add(run.epoch)
-
-    def save() -> None:
-        if checkpoint is not None:
-            run.save(checkpoint)
-
-    if run.epoch == 0:
-        evaluate()
-        save()
-    if on_epoch is not None:
-        on_epoch(run)
-    while run.epoch < epochs:
-        if should_stop is not None and should_stop():
-            save()
-            return False
-        run.step()
-        if eval_every > 0 and run.epoch % eval_every == 0:
-            evaluate()
-        save()
-        if on_epoch is not None:
-            on_epoch(run)
-    evaluate()
-    save()
-    return True
-
-
-# --- plots -------------------------------------------------------------------------------------
-
-PLOT_FILES = {
-    "wins": "ga_wins.png",
-    "genomes": "ga_genomes.png",
-    "wins_vs_diversity": "ga_wins_vs_diversity.png",
-}
-"""The GA's own plots, beside the learning-curve and outcome plots of :mod:`boardlab.train.plots`."""
-
-RUN_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
-
-
-def _figure(width: float, height: float) -> Any:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=(width, height), dpi=110, layout="constrained")
-    FigureCanvasAgg(figure)
-    return figure
-
-
-def _wins_share(record: Mapping[str, Any]) -> float:
-    """The whole population's wins in an epoch, as a share of the games it played."""
-    return sum(record["fitness"]) / max(1, len(record["fitness"]) * record["games"])
-
-
-def plot_wins(runs: Mapping[str, Sequence[Mapping[str, Any]]], path: Path, title: str) -> Path:
-    """Total wins of the population over epochs (and the best genome's), one line per run;
-    a second panel with the best genome's optimal-move share when the runs were judged."""
-    from boardlab.core.files import atomic_savefig
-
-    judged = any("accuracy" in r for history in runs.values() for r in history)
-    figure = _figure(10.5, 6.0 if judged else 3.6)
-    axes = np.atleast_1d(figure.subplots(2 if judged else 1, 1, sharex=True))
-    for colour, (label, history) in zip(itertools.cycle(RUN_COLOURS), runs.items()):
-        epochs = [r["epoch"] for r in history]
-        axes[0].plot(epochs, [_wins_share(r) for r in history], color=colour, label=f"{label}: population")
-        axes[0].plot(
-            epochs,
-            [max(r["fitness"]) / max(1, r["games"]) for r in history],
-            color=colour,
-            linestyle="--",
-            label=f"{label}: best genome",
-        )
-        if all("reference" in r for r in history):
-            axes[0].plot(
-                epochs,
-                [r["reference"] / max(1, r["games"]) for r in history],
-                color=colour,
-                linestyle=":",
-                label=f"{label}: optimal player on the same games",
-            )
-        if judged:
-            shares = [100 * float(np.mean(list(r["accuracy"].values()))) for r in history if "accuracy" in r]
-            axes[1].plot([r["epoch"] for r in history if "accuracy" in r], shares, color=colour, label=label)
-    games = next(iter(runs.values()))[-1]["games"] if runs else 0
-    axes[0].set_ylabel("share of fitness games won")
-    axes[0].set_ylim(-0.02, 1.02)
-    axes[0].set_title(f"total wins over epochs ({games} fitness games per genome per epoch)", fontsize=10)
-    axes[0].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    axes[0].grid(alpha=0.3)
-    if judged:
-        axes[1].set_ylabel("optimal moves (%)")
-        axes[1].set_title("best genome: won positions where every best move wins (exhaustive)", fontsize=10)
-        axes[1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-        axes[1].grid(alpha=0.3)
-    axes[-1].set_xlabel("epoch")
-    figure.suptitle(title)
-    return atomic_savefig(figure, path)
-
-
-def plot_genomes(runs: Mapping[str, Sequence[Mapping[str, Any]]], kind: str, path: Path, title: str) -> Path:
-    """The population's genomes over epochs, one column per run: every genome's genes (``target``)
-    or a heat map of the population's mean weight of each gene (``rules``); and its diversity."""
-    from boardlab.core.files import atomic_savefig
-
-    names = gene_names(kind)
-    columns = max(1, len(runs))
-    if kind == "target":
-        figure = _figure(max(6.8, 4.2 * columns + 0.8), 7.2)
-        axes = figure.subplots(3, columns, sharex=True, squeeze=False)
-    else:
-        figure = _figure(5.2 * columns + 1.6, 9.0)
-        axes = figure.subplots(2, columns, sharex="col", squeeze=False, gridspec_kw={"height_ratios": [4, 1]})
-    for column, (colour, (label, history)) in enumerate(zip(itertools.cycle(RUN_COLOURS), runs.items())):
-        epochs = np.array([r["epoch"] for r in history])
-        if kind == "target":
-            for row, name in enumerate(names):
-                ax = axes[row, column]
-                for record in history:
-                    values = [g[row] for g in record.get("population", [])]
-                    ax.scatter([record["epoch"]] * len(values), values, s=6, alpha=0.25, color=colour, lw=0)
-                ax.plot(epochs, [r["genes"]["mean"][row] for r in history], color="black", lw=1, label="mean")
-                ax.set_ylim(-0.03, 1.03)
-                ax.set_ylabel(name)
-                ax.grid(alpha=0.3)
-                if row == 0:
-                    ax.set_title(f"{label}: every genome, every epoch", fontsize=10)
-                    ax.legend(fontsize=8, loc="upper right")
-        else:
-            ax = axes[0, column]
-            means = np.array([r["genes"]["mean"] for r in history]).T
-            image = ax.imshow(
-                means,
-                aspect="auto",
-                cmap="coolwarm",
-                vmin=-1,
-                vmax=1,
-                interpolation="nearest",
-                extent=(epochs[0] - 0.5, epochs[-1] + 0.5, len(names) - 0.5, -0.5),
-            )
-            ax.set_yticks(range(len(names)), names if column == 0 else [""] * len(names), fontsize=7)
-            ax.set_title(f"{label}: population mean of each weight", fontsize=10)
-            if column == columns - 1:
-                figure.colorbar(image, ax=ax, fraction=0.04, label="weight")
-        ax = axes[-1, column]
-        ax.plot(epochs, [r["diversity"] for r in history], color=colour)
-        ax.set_ylabel("diversity")
-        ax.set_xlabel("epoch")
-        ax.set_ylim(bottom=0)
-        ax.grid(alpha=0.3)
-    figure.suptitle(f"{title}\n(diversity: mean distance between genomes / the largest possible)")
-    return atomic_savefig(figure, path)
-
-
-def plot_wins_vs_diversity(runs: Mapping[str, Sequence[Mapping[str, Any]]], path: Path, title: str) -> Path:
-    """Total wins of the population against its diversity, one point per epoch (lighter early,
-    darker late), one marker per run."""
-    from boardlab.core.files import atomic_savefig
-
-    figure = _figure(7.0, 4.6)
-    ax = figure.subplots()
-    markers = itertools.cycle("os^Dv")
-    for colour, marker, (label, history) in zip(itertools.cycle(RUN_COLOURS), markers, runs.items()):
-        x = [r["diversity"] for r in history]
-        y = [_wins_share(r) for r in history]
-        ax.plot(x, y, color=colour, alpha=0.3, lw=0.8)
-        shade = np.linspace(0.25, 1.0, len(history))
-        ax.scatter(x, y, c=[(*_rgb(colour), s) for s in shade], marker=marker, s=22, label=label, lw=0)
-    ax.set_xlabel("diversity (mean distance between genomes over the largest possible)")
-    ax.set_ylabel("share of fitness games won (population)")
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_xlim(left=0)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, title="one point per epoch, darker = later", title_fontsize=8)
-    ax.set_title(title)
-    return atomic_savefig(figure, path)
-
-
-def _rgb(colour: str) -> tuple[float, float, float]:
-    return tuple(int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5))  # type: ignore[return-value]
-
-
-def write_ga_plots(
-    out: Path, runs: Mapping[str, Sequence[Mapping[str, Any]]], kind: str, title: str
-) -> list[Path]:
-    """The three GA plots of ``runs`` (label -> history) into ``out``."""
-    out = Path(out)
-    return [
-        plot_wins(runs, out / PLOT_FILES["wins"], f"{title}: wins"),
-        plot_genomes(runs, kind, out / PLOT_FILES["genomes"], f"{title}: genomes"),
-        plot_wins_vs_diversity(
-            runs, out / PLOT_FILES["wins_vs_diversity"], f"{title}: wins against diversity"
-        ),
-    ]
-
-
-# --- the command line (``boardlab train ga``) --------------------------------------------------
-
-
-@dataclass
-class CommandPlan:
-    """A checked ``boardlab train ga`` command, ready to run: a fresh run of ``games`` with
-    ``params`` and ``seed``, or the ``resumed`` one."""
-
-    games: tuple[Any, ...]
-    params: GAParams
-    seed: int
-    resumed: Evolution | None
-    out: Path
-    epochs: int
-    eval_every: int
-    eval_games: int
-    final_games: int
-    opponents: list[str]
-
-
-def plan_command(
-    *,
-    game: str,
-    out: Path | None,
-    epochs: str | None,
-    hyper: str | None,
-    resume: bool,
-    force: bool,
-    seed: str | None,
-    eval_every: str,
-    eval_games: str,
-    final_games: str,
-    against: str,
-    tabular_options: Mapping[str, Any],
-) -> CommandPlan:
-    """Check the options of ``boardlab train ga`` and read the run to resume; UsageProblem
-    (of :mod:`boardlab.train.cli`) naming what is wrong otherwise."""
-    from boardlab.train.cli import (
-        UsageProblem,
-        check_resumed_params,
-        check_resumed_seed,
-        checked_opponents,
-        epoch_counts,
-        run_file,
-    )
-
-    counts = epoch_counts(
+KINDS = {
+    "ga": Method(
         "ga",
-        epochs=epochs,
-        default_epochs=50,
-        eval_every=eval_every,
-        eval_games=eval_games,
-        final_games=final_games,
-        seed=seed,
-        tabular_options=tabular_options,
+        GAParams,
+        start=Evolution.start,
+        resume=Evolution.resume,
+        unit="epochs",
+        default_total=50,
+        default_game="nim",
+        checkpoint_file=MODEL_FILE,
+        model_file=MODEL_FILE,
+        games=parse_games,
+        default_against=lambda games: ("random", "optimal"),
+        error=GATrainingError,
     )
-    try:
-        games = check_games([parse_game(spec.strip()) for spec in game.split(";") if spec.strip()])
-        params = parse_hyper(hyper or "")
-    except (GameOptionError, GATrainingError) as error:
-        raise UsageProblem(str(error)) from None
-    seed_value = counts.seed
-    opponents = checked_opponents(against, ("random", "optimal"), games[0])
-    path = run_file(out, MODEL_FILE, resume, force)
-    resumed = None
-    if resume:
-        try:
-            resumed = Evolution.resume(path, games)
-        except ModelFileError as error:
-            raise UsageProblem(str(error)) from None
-        if hyper:
-            check_resumed_params(params, resumed.params)
-        check_resumed_seed(seed_value, resumed.seed)
-        games, params, seed_value = resumed.games, resumed.params, resumed.seed
-    return CommandPlan(
-        games,
-        params,
-        0 if seed_value is None else seed_value,
-        resumed,
-        path.parent,
-        counts.epochs,
-        counts.eval_every,
-        counts.eval_games,
-        counts.final_games,
-        opponents,
-    )
-
-
-def run_command(console: Any, plan: CommandPlan) -> None:
-    """Run a planned ``boardlab train ga``: progress bar, checkpoints, final games, summary, plots."""
-    import typer
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-    from rich.table import Table
-
-    from boardlab.train.cli import _interrupt_flag
-    from boardlab.train.plots import write_plots
-    from boardlab.train.tabular import play_games, tally
-
-    specs = "; ".join(g.spec for g in plan.games)
-    title = f"Nim GA ({plan.params.genome} genome, {plan.params.selection} selection) on {specs}"
-    table = Table(title=title)
-    table.add_column("hyper-parameter")
-    table.add_column("value", justify="right")
-    for name, value in asdict(plan.params).items():
-        table.add_row(name, str(value))
-    table.add_row("seed", str(plan.seed))
-    console.print(table)
-    plan.out.mkdir(parents=True, exist_ok=True)
-    path = plan.out / MODEL_FILE
-    progress = Progress(
-        TextColumn("[bold]epochs"),
-        BarColumn(bar_width=24),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.fields[last]}"),
-        console=console,
-    )
-    with _interrupt_flag() as stop, progress as bar:
-        run = plan.resumed
-        task = bar.add_task(
-            "ga", total=plan.epochs, completed=run.epoch if run else 0, last="" if run else "first population"
-        )
-        if run is None:
-            run = Evolution.start(plan.games, plan.params, plan.seed)
-
-        def on_epoch(r: Evolution) -> None:
-            bar.update(task, completed=r.epoch, last=_epoch_text(r))
-
-        finished = run_evolution(
-            run,
-            plan.epochs,
-            eval_every=plan.eval_every,
-            eval_games=plan.eval_games,
-            opponents=plan.opponents,
-            checkpoint=path,
-            on_epoch=on_epoch,
-            should_stop=lambda: stop[0],
-        )
-    if not finished:
-        console.print(
-            f"{stop.how} after {run.epoch} epochs; saved {path}. "
-            "Run the same command with --resume to continue."
-        )
-        raise typer.Exit(stop.exit_code)
-    policy = run.policy()
-    results = []
-    with console.status(f"playing {plan.final_games} games against each opponent..."):
-        for index, opponent in enumerate(plan.opponents):
-            results.extend(play_games(policy, opponent, plan.final_games, run.seed * 7919 + 104_729 + index))
-    judged = [accuracy(run.kind, run.best, g) for g in run.games if judgeable(g)]
-    summary = {
-        "method": "ga",
-        "games": [g.spec for g in run.games],
-        "hyper": asdict(run.params),
-        "seed": run.seed,
-        "epochs": run.epoch,
-        "training_games": run.training_games,
-        "train_seconds": round(run.train_seconds, 4),
-        "model_bytes": path.stat().st_size,
-        "player": _player(run.kind, run.best, run.epoch, int(run.fitness[run.best_index])),
-        "final_wins": {
-            "population": _wins_share(run.history[-1]),
-            "best": int(run.fitness[run.best_index]) / run.games_per_genome,
-        },
-        "diversity": run.history[-1]["diversity"],
-        "final": {o: tally([r for r in results if r.opponent == o]) for o in plan.opponents},
-        "accuracy": [a.to_json() for a in judged],
-    }
-    atomic_write_text(plan.out / SUMMARY_FILE, json.dumps(summary, indent=2))
-    label = f"{run.params.selection} selection"
-    plots = write_plots(plan.out, run.curve, results, f"Nim GA on {run.games[0].spec}")
-    plots += write_ga_plots(plan.out, {label: run.history}, run.kind, f"Nim GA ({run.kind} genome)")
-    outcome = Table(title=f"{title}: {run.epoch} epochs in {run.train_seconds:.2f} s of training")
-    for column in ("opponent", "games", "wins", "draws", "losses"):
-        outcome.add_column(column, justify="right")
-    for opponent, counts in summary["final"].items():
-        outcome.add_row(opponent, *(str(counts[k]) for k in ("games", "wins", "draws", "losses")))
-    console.print(outcome)
-    for a in judged:
-        console.print(
-            f"{a.game}: optimal moves in {a.optimal:,} of {a.won:,} won positions ({100 * a.share:.2f}%), "
-            f"{a.positions:,} positions in all"
-        )
-    genes = ", ".join(f"{k}={v:+.3f}" for k, v in summary["player"]["genes"].items())
-    console.print(f"Best genome: {genes}", soft_wrap=True)
-    console.print(
-        f"Model: {path} ({summary['model_bytes']:,} bytes); plots: {', '.join(str(p) for p in plots)}"
-    )
-
-
-def _epoch_text(run: Evolution) -> str:
-    record = run.history[-1]
-    text = (
-        f"best {max(record['fitness'])}/{record['games']} population {100 * _wins_share(record):.0f}% "
-        f"diversity {record['diversity']:.3f}"
-    )
-    if "accuracy" in record:
-        text += f" optimal {100 * float(np.mean(list(record['accuracy'].values()))):.1f}%"
-    return text
+}
+"""``boardlab train ga``."""
 
 
 __all__ = [
+    "KINDS",
     "MODEL_FILE",
-    "PLOT_FILES",
     "Accuracy",
     "Evolution",
     "GAParams",
@@ -1157,13 +812,11 @@ __all__ = [
     "all_positions",
     "diversity",
     "epoch_batch",
-    "evaluate_point",
     "judgeable",
     "mistakes",
     "params_for",
+    "parse_games",
     "parse_hyper",
     "play_fitness_games",
-    "run_evolution",
     "save_player",
-    "write_ga_plots",
 ]

@@ -24,8 +24,8 @@ once if possible, else a move that hands over no immediate win) are played by nu
 the Quixo kernel, a few microseconds a move; any other opponent (``alphabeta`` at a fixed
 depth) is played through its own agent API, a fresh agent seeded from each game's seed. Every
 game draws its random numbers from its own seed, so its result does not depend on which process
-plays it; the games of an epoch are shared out among ``workers`` processes (forked by the
-forkserver of :mod:`boardlab.core.processes`; they die with the main process).
+plays it; the games of an epoch are shared out among ``workers`` processes (the pool of
+:class:`boardlab.train.run.Workers`; they die with the main process).
 
 **Files**: ``model.json`` is a ``rules`` model (:func:`boardlab.agents.rules.save_model`) that
 also holds the hyper-parameters, seed, per-epoch history, learning curve and the whole training
@@ -40,26 +40,28 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numba import njit
 
 from boardlab.agents import rules as rl
+from boardlab.agents.base import AgentSpecError, make_agent
 from boardlab.core.files import atomic_write_text
-from boardlab.core.spec import SpecError, build_options, check_options, option, options_of, split_spec
+from boardlab.core.spec import option
+from boardlab.games import GameOptionError, parse_game
 from boardlab.games.base import LOSS, ONGOING, WIN
 from boardlab.games.quixo import kernel as qk
 from boardlab.labs.evolve import gaussian_mutation
 from boardlab.models.table import ModelFileError, ModelMismatchError, short_error
+from boardlab.train.plots import write_es_plots
+from boardlab.train.run import GameResult, Method, RunDefaults, TrainingError, Workers, checked_settings
+from boardlab.train.run import parse_hyper as hyper_settings
 
 MODEL_FILE = "model.json"
-SUMMARY_FILE = "summary.json"
-PLOT_FILES = {"fitness": "es_fitness.png", "weights": "es_weights.png"}
-"""The ES's own plots, beside the learning-curve and outcome plots of :mod:`boardlab.train.plots`."""
 RANDOM, GREEDY, AGENT = 0, 1, 2
 OPPONENT_KINDS = {"random": RANDOM, "greedy": GREEDY, "alphabeta": AGENT}
 DEFAULT_AGAINST = ("random", "greedy", "alphabeta:depth=1", "alphabeta:depth=2")
@@ -73,7 +75,7 @@ LOG_FLOOR = -4.0
 """Smallest log10 weight on the log scale: 10**-4 is "never, unless nothing else applies"."""
 
 
-class ESTrainingError(ValueError):
+class ESTrainingError(TrainingError):
     """Bad training input: a hyper-parameter out of range, a game that is not Quixo, an
     opponent the fitness games cannot play."""
 
@@ -111,29 +113,12 @@ REPLAYABLE = ("workers",)
 
 def params_for(values: Mapping[str, Any] | None = None) -> ESParams:
     """:class:`ESParams` with ``values`` (others default), checked; ESTrainingError otherwise."""
-    known = {o.name for o in options_of(ESParams)}
-    values = dict(values or {})
-    for key in values:
-        if key not in known:
-            raise ESTrainingError(f"es has no hyper-parameter {key!r}; accepted: {', '.join(sorted(known))}")
-    try:
-        params = ESParams(**values)
-        check_options(params, "es")
-    except SpecError as error:
-        raise ESTrainingError(str(error)) from None
-    except TypeError as error:
-        raise ESTrainingError(f"es: bad hyper-parameters ({error})") from None
-    return params
+    return checked_settings(ESParams, "es", values, ESTrainingError)
 
 
 def parse_hyper(text: str) -> ESParams:
     """:class:`ESParams` from ``key=value,...`` (e.g. ``opponent=greedy,games=400``)."""
-    try:
-        _, texts = split_spec("es:" + (text or ""))
-        values = asdict(build_options(ESParams, "es", texts))
-    except SpecError as error:
-        raise ESTrainingError(str(error)) from None
-    return params_for(values)
+    return hyper_settings(ESParams, "es", text, ESTrainingError)
 
 
 def sigma_at(params: ESParams, epoch: int) -> float:
@@ -179,8 +164,6 @@ def parse_opponent(spec: str, game: Any) -> Opponent:
     """The opponent of an agent spec: ``random`` and ``greedy`` play in compiled games, any
     other agent through its own API (slower: use fixed depths, not time budgets);
     ESTrainingError for a spec that does not make an agent for ``game``."""
-    from boardlab.agents.base import AgentSpecError, make_agent
-
     try:
         agent = make_agent(spec, seed=0, game=game)
     except AgentSpecError as error:
@@ -285,8 +268,6 @@ def play_agent_games(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Like :func:`play_simple_games`, against a boardlab agent played through its own API (a
     fresh agent seeded from each game's seed); the rule player's draws come from the same seed."""
-    from boardlab.agents.base import make_agent
-
     kernel = game.kernel
     moves = np.empty(kernel.num_actions, dtype=np.int64)
     masks = np.empty(kernel.num_actions, dtype=np.int64)
@@ -314,79 +295,45 @@ def play_agent_games(
     return outcomes, plies
 
 
-def play_games(
-    game: Any, weights: np.ndarray, seeds: np.ndarray, seats: np.ndarray, opponent: Opponent
+def play_rule_games(
+    game: Any,
+    weights: np.ndarray,
+    seeds: np.ndarray,
+    seats: np.ndarray,
+    opponent: Opponent,
+    workers: Workers | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(outcomes, plies)``, each of shape (genomes, games), of the rule players ``weights``
-    against ``opponent`` in this process (see :func:`play_simple_games`)."""
-    kernel = game.kernel
+    against ``opponent`` (see :func:`play_simple_games`): in this process, or cut into chunks of
+    games shared out among ``workers`` (every game's result depends on its seed alone)."""
     weights = np.ascontiguousarray(np.atleast_2d(weights), dtype=np.float64)
     seeds = np.ascontiguousarray(seeds, dtype=np.int64)
     seats = np.ascontiguousarray(seats, dtype=np.int64)
+    if workers is None or workers.count <= 1 or len(seeds) < 2 * workers.count:
+        return _play_here(game, weights, seeds, seats, opponent)
+    chunks = np.array_split(np.arange(len(seeds)), 4 * workers.count)
+    tasks = [(game.spec, weights, seeds[c], seats[c], opponent) for c in chunks if len(c)]
+    parts = workers.map(_play_chunk, tasks)
+    return np.concatenate([p[0] for p in parts], axis=1), np.concatenate([p[1] for p in parts], axis=1)
+
+
+def _play_here(
+    game: Any, weights: np.ndarray, seeds: np.ndarray, seats: np.ndarray, opponent: Opponent
+) -> tuple[np.ndarray, np.ndarray]:
+    if opponent.kind == AGENT:
+        return play_agent_games(game, weights, seeds, seats, opponent)
     outcomes = np.zeros((weights.shape[0], len(seeds)), dtype=np.int8)
     plies = np.zeros((weights.shape[0], len(seeds)), dtype=np.int32)
     cap = game.ply_cap or 10**9
-    if opponent.kind == AGENT:
-        return play_agent_games(game, weights, seeds, seats, opponent)
-    play_simple_games(kernel.ctx, weights, seeds, seats, opponent.kind, cap, outcomes, plies)
+    play_simple_games(game.kernel.ctx, weights, seeds, seats, opponent.kind, cap, outcomes, plies)
     return outcomes, plies
 
 
-def _play_task(
+def _play_chunk(
     task: tuple[str, np.ndarray, np.ndarray, np.ndarray, Opponent],
 ) -> tuple[np.ndarray, np.ndarray]:
-    from boardlab.games import parse_game
-
     spec, weights, seeds, seats, opponent = task
-    return play_games(parse_game(spec), weights, seeds, seats, opponent)
-
-
-def _worker_start() -> None:
-    import signal
-
-    from boardlab.core.processes import die_with_parent
-
-    die_with_parent()
-    # Ctrl-C reaches the whole process group: the main process saves and stops the pool
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-class GamePlayer:
-    """Plays fitness games in this process or shared out among worker processes (the games of
-    a batch are cut into chunks; every game's result depends on its seed alone)."""
-
-    def __init__(self, game: Any, workers: int = 1) -> None:
-        self.game = game
-        self.workers = max(1, int(workers))
-        self._pool: Any = None
-
-    def __enter__(self) -> GamePlayer:
-        if self.workers > 1:
-            from boardlab.core.processes import worker_context
-
-            self._pool = worker_context().Pool(self.workers, initializer=_worker_start)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._pool is not None:
-            self._pool.terminate()
-            self._pool.join()
-            self._pool = None
-
-    def play(
-        self, weights: np.ndarray, seeds: np.ndarray, seats: np.ndarray, opponent: Opponent
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """``(outcomes, plies)`` of the genomes ``weights`` in the games ``(seeds, seats)``."""
-        weights = np.atleast_2d(np.asarray(weights, dtype=np.float64))
-        if self._pool is None or len(seeds) < 2 * self.workers:
-            return play_games(self.game, weights, seeds, seats, opponent)
-        chunks = np.array_split(np.arange(len(seeds)), 4 * self.workers)
-        tasks = [(self.game.spec, weights, seeds[c], seats[c], opponent) for c in chunks if len(c)]
-        parts = self._pool.map(_play_task, tasks)
-        return (
-            np.concatenate([p[0] for p in parts], axis=1),
-            np.concatenate([p[1] for p in parts], axis=1),
-        )
+    return _play_here(parse_game(spec), weights, seeds, seats, opponent)
 
 
 GAMES_SALT, CONFIRM_SALT, CURVE_SALT, FINAL_SALT = 0x7275, 0x636F6E, 0x6576, 0x66696E
@@ -413,7 +360,7 @@ def check_game(game: Any) -> Any:
 
 
 @dataclass
-class ESRun:
+class ESRun(RunDefaults):
     """A (1+λ) ES run in progress. Build one with :meth:`start` or :meth:`resume`; :meth:`step`
     makes one more epoch (epoch 0 is the first parent's evaluation)."""
 
@@ -429,11 +376,14 @@ class ESRun:
     curve: list[dict[str, Any]] = field(default_factory=list)
     train_seconds: float = 0.0
     training_games: int = 0
+    _workers: Workers | None = field(default=None, repr=False, compare=False)
+
+    curve_key: ClassVar[str] = "epoch"
+    curve_unit: ClassVar[str] = "training games"
+    checkpoint_seconds: ClassVar[float] = 0.0
 
     @classmethod
-    def start(
-        cls, game: Any, params: ESParams | None = None, seed: int = 0, player: GamePlayer | None = None
-    ) -> ESRun:
+    def start(cls, game: Any, params: ESParams | None = None, seed: int = 0) -> ESRun:
         """A fresh run: the first parent (every weight ``init``) evaluated."""
         game = check_game(game)
         params = params or ESParams()
@@ -448,7 +398,7 @@ class ESRun:
             np.random.default_rng(seed),
         )
         started = time.perf_counter()
-        fitness, plies = run._fitness(run.parent[None, :], player)
+        fitness, plies = run._fitness(run.parent[None, :])
         run.parent_fitness = float(fitness[0])
         run.train_seconds += time.perf_counter() - started
         run.history.append(run._record(fitness, plies, 0.0, accepted=False))
@@ -464,34 +414,37 @@ class ESRun:
         """True once ``patience`` epochs in a row brought no improvement."""
         return self.stale >= self.params.patience
 
-    def _fitness(
-        self, genomes: np.ndarray, player: GamePlayer | None, salt: int = GAMES_SALT
-    ) -> tuple[np.ndarray, np.ndarray]:
+    @property
+    def workers(self) -> Workers:
+        """The processes playing the games (``params.workers``), started when first needed."""
+        if self._workers is None or self._workers.count != self.params.workers:
+            self.close()
+            self._workers = Workers(self.params.workers)
+        return self._workers
+
+    def _fitness(self, genomes: np.ndarray, salt: int = GAMES_SALT) -> tuple[np.ndarray, np.ndarray]:
         seeds, seats = game_seeds(self.seed, self.epoch, self.params.games, salt)
-        if player is None:
-            outcomes, plies = play_games(self.game, genomes, seeds, seats, self.opponent)
-        else:
-            outcomes, plies = player.play(genomes, seeds, seats, self.opponent)
+        outcomes, plies = play_rule_games(self.game, genomes, seeds, seats, self.opponent, self.workers)
         self.training_games += outcomes.size
         return (outcomes == 1).mean(axis=1), plies
 
-    def step(self, player: GamePlayer | None = None) -> None:
-        """One epoch: λ mutated children and the parent play the epoch's games; the best child
-        replaces the parent if it won more of them (and, with ``confirm``, also more of a second,
-        independent set of games: the best of λ noisy scores is biased upwards, a second
-        measurement is not)."""
+    def step(self, limit: int = 1) -> None:
+        """One epoch (whatever ``limit``): λ mutated children and the parent play the epoch's
+        games; the best child replaces the parent if it won more of them (and, with ``confirm``,
+        also more of a second, independent set of games: the best of λ noisy scores is biased
+        upwards, a second measurement is not)."""
         started = time.perf_counter()
         p = self.params
         sigma = sigma_at(p, self.epoch + 1)
         children = mutate(self.parent, p, sigma, self.rng)
         self.epoch += 1
-        fitness, plies = self._fitness(np.vstack([self.parent[None, :], children]), player)
+        fitness, plies = self._fitness(np.vstack([self.parent[None, :], children]))
         best = int(np.argmax(fitness[1:]))
         accepted = bool(fitness[1 + best] > fitness[0])
         new_fitness = float(fitness[1 + best])
         confirmation = None
         if accepted and p.confirm:
-            again, _ = self._fitness(np.vstack([self.parent, children[best]]), player, CONFIRM_SALT)
+            again, _ = self._fitness(np.vstack([self.parent, children[best]]), CONFIRM_SALT)
             confirmation = [float(again[0]), float(again[1])]
             accepted = bool(again[1] > again[0])
             new_fitness = float(again[1])
@@ -505,6 +458,104 @@ class ESRun:
         self.train_seconds += time.perf_counter() - started
         self.history.append(self._record(fitness, plies, sigma, accepted))
         self.history[-1]["confirmation"] = confirmation
+
+    # the run protocol (boardlab.train.run) ---------------------------------------------------
+
+    @property
+    def progress(self) -> int:
+        """Epochs after the first parent's evaluation."""
+        return self.epoch
+
+    @property
+    def finished(self) -> bool:
+        """True once ``patience`` epochs in a row brought no improvement."""
+        return self.done
+
+    @property
+    def title(self) -> str:
+        """The ES, its fitness opponent and the game."""
+        return f"Quixo rules, (1+{self.params.offspring}) ES against {self.opponent.spec} on {self.game.spec}"
+
+    def _games_of_parent(
+        self, opponent: Opponent, count: int, epoch: int, salt: int
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        seeds, seats = game_seeds(self.seed, epoch, count, salt=salt)
+        outcomes, plies = play_rule_games(self.game, self.parent, seeds, seats, opponent, self.workers)
+        return seats, outcomes[0], plies[0]
+
+    def evaluate(self, opponents: Sequence[str], games: int) -> list[dict[str, Any]]:
+        """Curve records at the epoch: the parent's wins, draws and losses in ``games`` games
+        against each opponent (seeded by the run's seed and epoch)."""
+        if games <= 0:
+            return []
+        records = []
+        for index, spec in enumerate(opponents):
+            _, outcomes, _ = self._games_of_parent(
+                parse_opponent(spec, self.game), games, self.epoch, CURVE_SALT + index
+            )
+            records.append(
+                {
+                    "episode": self.training_games,
+                    "epoch": self.epoch,
+                    "opponent": spec,
+                    "wins": int((outcomes == 1).sum()),
+                    "draws": int((outcomes == 0).sum()),
+                    "losses": int((outcomes == -1).sum()),
+                    "games": int(outcomes.size),
+                }
+            )
+        return records
+
+    def final_games(self, opponents: Sequence[str], games: int) -> list[GameResult]:
+        """The final games of the parent against each opponent."""
+        results = []
+        for index, spec in enumerate(opponents):
+            seats, outcomes, plies = self._games_of_parent(
+                parse_opponent(spec, self.game), games, 10**9 + index, FINAL_SALT
+            )
+            for seat, outcome, ply in zip(seats.tolist(), outcomes.tolist(), plies.tolist(), strict=True):
+                winner = None if outcome == 0 else (seat if outcome == 1 else 1 - seat)
+                results.append(GameResult(spec, int(seat), winner, int(ply)))
+        return results
+
+    def summary(self) -> dict[str, Any]:
+        """The run in ``summary.json``: why it stopped, the parent's fitness and weights."""
+        return {
+            "method": "es",
+            "game": self.game.spec,
+            "hyper": asdict(self.params),
+            "seed": self.seed,
+            "epochs": self.epoch,
+            "stopped_by": "patience" if self.done else "epochs",
+            "training_games": self.training_games,
+            "train_seconds": round(self.train_seconds, 4),
+            "fitness": self.parent_fitness,
+            "weights": dict(zip(rl.RULES, (round(float(w), 6) for w in self.parent), strict=True)),
+        }
+
+    def report_lines(self) -> list[str]:
+        """The parent's weights."""
+        return [
+            "Weights: " + ", ".join(f"{k}={float(v):.3f}" for k, v in zip(rl.RULES, self.parent, strict=True))
+        ]
+
+    def plots(self, out: Path) -> list[Path]:
+        """Fitness and weights over the epochs."""
+        return write_es_plots(out, self.history, self.title, LOG_FLOOR)
+
+    def status(self) -> str:
+        """Fitness, step, stale epochs and the bad rule's weight."""
+        record = self.history[-1]
+        bad = self.parent[rl.RULES.index(rl.BAD_RULE)]
+        return (
+            f"fitness {100 * self.parent_fitness:.1f}% σ {record['sigma']:.3f} "
+            f"stale {self.stale}/{self.params.patience} {rl.BAD_RULE} {bad:.3f}"
+        )
+
+    def close(self) -> None:
+        """Stop the worker processes."""
+        if self._workers is not None:
+            self._workers.close()
 
     def _record(self, fitness: np.ndarray, plies: np.ndarray, sigma: float, accepted: bool) -> dict[str, Any]:
         children = fitness[1:]
@@ -567,8 +618,6 @@ class ESRun:
     def resume(cls, path: Path | str, game: Any = None) -> ESRun:
         """Continue the run saved in ``path``; ModelMismatchError when ``game`` (if given) is not
         the game it trains on, ModelFileError when the file cannot be resumed."""
-        from boardlab.games import GameOptionError, parse_game
-
         model = rl.load_model(path)
         header = model.header
         try:
@@ -608,422 +657,42 @@ class ESRun:
             raise ModelFileError(f"{path}: the saved history does not match its epoch count")
         return run
 
-    def with_params(self, params: ESParams) -> ESRun:
-        """This run with hyper-parameters that only change how it is computed (``workers``)."""
-        for name, value in asdict(params).items():
-            if name not in REPLAYABLE and getattr(self.params, name) != value:
-                raise ESTrainingError(f"{name} differs from the run being resumed")
-        self.params = params
-        return self
 
+# --- the method ------------------------------------------------------------------------------
 
-def evaluate_point(
-    run: ESRun, opponents: Sequence[Opponent], games: int, player: GamePlayer | None = None
-) -> list[dict[str, Any]]:
-    """Curve records at the run's epoch: the parent's wins, draws and losses in ``games`` games
-    against each opponent (seeded by the run's seed and epoch)."""
-    records = []
-    for index, opponent in enumerate(opponents):
-        seeds, seats = game_seeds(run.seed, run.epoch, games, salt=CURVE_SALT + index)
-        if player is None:
-            outcomes, _ = play_games(run.game, run.parent, seeds, seats, opponent)
-        else:
-            outcomes, _ = player.play(run.parent[None, :], seeds, seats, opponent)
-        records.append(
-            {
-                "episode": run.training_games,
-                "epoch": run.epoch,
-                "opponent": opponent.spec,
-                "wins": int((outcomes == 1).sum()),
-                "draws": int((outcomes == 0).sum()),
-                "losses": int((outcomes == -1).sum()),
-                "games": int(outcomes.size),
-            }
-        )
-    return records
-
-
-def run_es(
-    run: ESRun,
-    epochs: int,
-    *,
-    player: GamePlayer | None = None,
-    eval_every: int = 0,
-    eval_games: int = 0,
-    opponents: Sequence[Opponent] = (),
-    checkpoint: Path | None = None,
-    on_epoch: Callable[[ESRun], None] | None = None,
-    should_stop: Callable[[], bool] | None = None,
-) -> bool:
-    """Evolve until ``epochs`` epochs or ``patience`` stale epochs, adding a curve point every
-    ``eval_every`` epochs (and at epoch 0 and at the end) and saving to ``checkpoint`` after
-    every epoch. Returns True when done, False when ``should_stop`` ended it early (saved)."""
-    evaluated = {int(r["epoch"]) for r in run.curve}
-
-    def evaluate() -> None:
-        if eval_games > 0 and opponents and run.epoch not in evaluated:
-            run.curve.extend(evaluate_point(run, opponents, eval_games, player))
-            evaluated.add(run.epoch)
-
-    def save() -> None:
-        if checkpoint is not None:
-            run.save(checkpoint)
-
-    if run.epoch == 0:
-        evaluate()
-        save()
-    if on_epoch is not None:
-        on_epoch(run)
-    while run.epoch < epochs and not run.done:
-        if should_stop is not None and should_stop():
-            save()
-            return False
-        run.step(player)
-        if eval_every > 0 and run.epoch % eval_every == 0:
-            evaluate()
-        save()
-        if on_epoch is not None:
-            on_epoch(run)
-    evaluate()
-    save()
-    return True
-
-
-# --- plots -------------------------------------------------------------------------------------
-
-
-def _figure(width: float, height: float) -> Any:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=(width, height), dpi=110, layout="constrained")
-    FigureCanvasAgg(figure)
-    return figure
-
-
-def plot_fitness(history: Sequence[Mapping[str, Any]], path: Path, title: str) -> Path:
-    """The parent's fitness (re-measured each epoch), the best and mean child's, and σ."""
-    from boardlab.core.files import atomic_savefig
-
-    figure = _figure(8.5, 4.2)
-    ax = figure.subplots()
-    epochs = [r["epoch"] for r in history]
-    ax.plot(epochs, [r["parent_fitness"] for r in history], color="#1f77b4", marker="o", ms=3, label="parent")
-    later = [r for r in history if r["best_child"] is not None]
-    ax.plot(
-        [r["epoch"] for r in later],
-        [r["best_child"] for r in later],
-        color="#2ca02c",
-        lw=1,
-        label="best child",
-    )
-    ax.plot(
-        [r["epoch"] for r in later],
-        [r["mean_child"] for r in later],
-        color="#9e9e9e",
-        lw=1,
-        ls="--",
-        label="mean child",
-    )
-    accepted = [r for r in later if r["accepted"]]
-    ax.scatter(
-        [r["epoch"] for r in accepted], [r["best_child"] for r in accepted], color="#d62728", s=18, zorder=3,
-        label="child replaces the parent",
-    )  # fmt: skip
-    ax.set_xlabel("epoch")
-    ax.set_ylabel(f"share of {history[-1]['games']} fitness games won")
-    ax.grid(alpha=0.3)
-    sigma_ax = ax.twinx()
-    sigma_ax.plot([r["epoch"] for r in later], [r["sigma"] for r in later], color="#ff7f0e", lw=1, alpha=0.7)
-    sigma_ax.set_ylabel("σ (mutation step)", color="#ff7f0e")
-    sigma_ax.set_ylim(bottom=0)
-    ax.legend(fontsize=8, loc="lower right")
-    ax.set_title(title)
-    return atomic_savefig(figure, path)
-
-
-def plot_weights(history: Sequence[Mapping[str, Any]], path: Path, title: str) -> Path:
-    """The parent's weight of every rule over the epochs, on a linear and a log scale (the bad
-    rule drawn thick and red)."""
-    from boardlab.core.files import atomic_savefig
-
-    figure = _figure(9.5, 7.4)
-    axes = figure.subplots(2, 1, sharex=True)
-    epochs = [r["epoch"] for r in history]
-    weights = np.array([r["weights"] for r in history])
-    colours = [c for c in _palette() if c != "#d62728"]
-    for ax in axes:
-        for index, name in enumerate(rl.RULES):
-            if name == rl.BAD_RULE:
-                ax.plot(epochs, weights[:, index], color="#d62728", lw=2.5, label=f"{name} (the bad rule)")
-            else:
-                style = "-" if index < 5 else "--"
-                colour = colours[index % len(colours)]
-                ax.plot(epochs, weights[:, index], color=colour, lw=1.3, ls=style, label=name)
-        ax.grid(alpha=0.3)
-    axes[0].set_ylabel("weight in the roulette")
-    axes[0].set_ylim(-0.03, 1.03)
-    axes[0].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    axes[0].set_title(title)
-    axes[1].set_yscale("log")
-    axes[1].set_ylim(10.0**LOG_FLOOR / 2, 1.5)
-    axes[1].set_ylabel("weight (log scale)")
-    axes[1].set_xlabel("epoch")
-    return atomic_savefig(figure, path)
-
-
-def _palette() -> list[str]:
-    return [
-        "#1f77b4",
-        "#ff7f0e",
-        "#2ca02c",
-        "#9467bd",
-        "#8c564b",
-        "#e377c2",
-        "#17becf",
-        "#bcbd22",
-        "#7f7f7f",
-        "#000000",
-    ]
-
-
-def write_es_plots(out: Path, history: Sequence[Mapping[str, Any]], title: str) -> list[Path]:
-    """The fitness and weight plots of a run into ``out``."""
-    out = Path(out)
-    return [
-        plot_fitness(history, out / PLOT_FILES["fitness"], f"{title}: fitness"),
-        plot_weights(history, out / PLOT_FILES["weights"], f"{title}: weights"),
-    ]
-
-
-# --- the command line (``boardlab train es``) --------------------------------------------------
-
-
-@dataclass
-class CommandPlan:
-    """A checked ``boardlab train es`` command, ready to run."""
-
-    game: Any
-    params: ESParams
-    seed: int
-    resumed: ESRun | None
-    out: Path
-    epochs: int
-    eval_every: int
-    eval_games: int
-    final_games: int
-    opponents: list[Opponent]
-
-
-def plan_command(
-    *,
-    game: str,
-    out: Path | None,
-    epochs: str | None,
-    hyper: str | None,
-    resume: bool,
-    force: bool,
-    seed: str | None,
-    eval_every: str,
-    eval_games: str,
-    final_games: str,
-    against: str,
-    tabular_options: Mapping[str, Any],
-) -> CommandPlan:
-    """Check the options of ``boardlab train es`` and read the run to resume; UsageProblem
-    (of :mod:`boardlab.train.cli`) naming what is wrong otherwise."""
-    from boardlab.games import GameOptionError, parse_game
-    from boardlab.train.cli import UsageProblem, against_specs, check_resumed_seed, epoch_counts, run_file
-
-    counts = epoch_counts(
+KINDS = {
+    "es": Method(
         "es",
-        epochs=epochs,
-        default_epochs=100,
-        eval_every=eval_every,
-        eval_games=eval_games,
-        final_games=final_games,
-        seed=seed,
-        tabular_options=tabular_options,
+        ESParams,
+        start=ESRun.start,
+        resume=ESRun.resume,
+        unit="epochs",
+        default_total=100,
+        default_game="quixo",
+        checkpoint_file=MODEL_FILE,
+        model_file=MODEL_FILE,
+        games=lambda text: check_game(parse_game(text)),
+        default_against=lambda game: DEFAULT_AGAINST,
+        free=REPLAYABLE,
+        error=ESTrainingError,
     )
-    try:
-        the_game = check_game(parse_game(game))
-        params = parse_hyper(hyper or "")
-    except (GameOptionError, ESTrainingError) as error:
-        raise UsageProblem(str(error)) from None
-    seed_value = counts.seed
-    try:
-        opponents = [parse_opponent(spec, the_game) for spec in against_specs(against, DEFAULT_AGAINST)]
-    except ESTrainingError as error:
-        raise UsageProblem(f"--against: {error}") from None
-    path = run_file(out, MODEL_FILE, resume, force)
-    resumed = None
-    if resume:
-        try:
-            resumed = ESRun.resume(path, the_game)
-        except ModelFileError as error:
-            raise UsageProblem(str(error)) from None
-        if hyper:
-            try:
-                resumed.with_params(params)
-            except ESTrainingError as error:
-                raise UsageProblem(f"--hyper: {error}; a resumed run keeps its hyper-parameters") from None
-        check_resumed_seed(seed_value, resumed.seed)
-        params, seed_value = resumed.params, resumed.seed
-    return CommandPlan(
-        the_game,
-        params,
-        0 if seed_value is None else seed_value,
-        resumed,
-        path.parent,
-        counts.epochs,
-        counts.eval_every,
-        counts.eval_games,
-        counts.final_games,
-        opponents,
-    )
-
-
-def _epoch_text(run: ESRun) -> str:
-    record = run.history[-1]
-    bad = run.parent[rl.RULES.index(rl.BAD_RULE)]
-    return (
-        f"fitness {100 * run.parent_fitness:.1f}% σ {record['sigma']:.3f} "
-        f"stale {run.stale}/{run.params.patience} {rl.BAD_RULE} {bad:.3f}"
-    )
-
-
-def final_results(
-    run: ESRun, opponents: Sequence[Opponent], games: int, player: GamePlayer | None
-) -> list[Any]:
-    """The final games of the parent against each opponent, as :class:`GameResult` records."""
-    from boardlab.train.tabular import GameResult
-
-    results = []
-    for index, opponent in enumerate(opponents):
-        seeds, seats = game_seeds(run.seed, 10**9 + index, games, salt=FINAL_SALT)
-        if player is None:
-            outcomes, plies = play_games(run.game, run.parent, seeds, seats, opponent)
-        else:
-            outcomes, plies = player.play(run.parent[None, :], seeds, seats, opponent)
-        for seat, outcome, ply in zip(seats.tolist(), outcomes[0].tolist(), plies[0].tolist(), strict=True):
-            winner = None if outcome == 0 else (seat if outcome == 1 else 1 - seat)
-            results.append(GameResult(opponent.spec, int(seat), winner, int(ply)))
-    return results
-
-
-def run_command(console: Any, plan: CommandPlan) -> None:
-    """Run a planned ``boardlab train es``: progress bar, checkpoints, final games, summary, plots."""
-    import typer
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-    from rich.table import Table
-
-    from boardlab.train.cli import _interrupt_flag
-    from boardlab.train.plots import write_plots
-    from boardlab.train.tabular import tally
-
-    title = f"Quixo rules, (1+{plan.params.offspring}) ES against {training_opponent(plan.params).spec}"
-    table = Table(title=f"{title} on {plan.game.spec}")
-    table.add_column("hyper-parameter")
-    table.add_column("value", justify="right")
-    for name, value in asdict(plan.params).items():
-        table.add_row(name, str(value))
-    table.add_row("seed", str(plan.seed))
-    console.print(table)
-    plan.out.mkdir(parents=True, exist_ok=True)
-    path = plan.out / MODEL_FILE
-    progress = Progress(
-        TextColumn("[bold]epochs"),
-        BarColumn(bar_width=24),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.fields[last]}"),
-        console=console,
-    )
-    with GamePlayer(plan.game, plan.params.workers) as player, _interrupt_flag() as stop, progress as bar:
-        run = plan.resumed
-        task = bar.add_task("es", total=plan.epochs, completed=run.epoch if run else 0, last="first parent")
-        if run is None:
-            run = ESRun.start(plan.game, plan.params, plan.seed, player)
-
-        def on_epoch(r: ESRun) -> None:
-            bar.update(task, completed=r.epoch, last=_epoch_text(r))
-
-        finished = run_es(
-            run,
-            plan.epochs,
-            player=player,
-            eval_every=plan.eval_every,
-            eval_games=plan.eval_games,
-            opponents=plan.opponents,
-            checkpoint=path,
-            on_epoch=on_epoch,
-            should_stop=lambda: stop[0],
-        )
-        if finished:
-            with console.status(f"playing {plan.final_games} games against each opponent..."):
-                results = final_results(run, plan.opponents, plan.final_games, player)
-    if not finished:
-        console.print(
-            f"{stop.how} after {run.epoch} epochs; saved {path}. "
-            "Run the same command with --resume to continue."
-        )
-        raise typer.Exit(stop.exit_code)
-    stop_reason = "patience" if run.done else "epochs"
-    summary = {
-        "method": "es",
-        "game": run.game.spec,
-        "hyper": asdict(run.params),
-        "seed": run.seed,
-        "epochs": run.epoch,
-        "stopped_by": stop_reason,
-        "training_games": run.training_games,
-        "train_seconds": round(run.train_seconds, 4),
-        "model_bytes": path.stat().st_size,
-        "fitness": run.parent_fitness,
-        "weights": dict(zip(rl.RULES, (round(float(w), 6) for w in run.parent), strict=True)),
-        "final": {o.spec: tally([r for r in results if r.opponent == o.spec]) for o in plan.opponents},
-    }
-    atomic_write_text(plan.out / SUMMARY_FILE, json.dumps(summary, indent=2))
-    plots = write_plots(plan.out, run.curve, results, f"Quixo rules (ES) on {run.game.spec}")
-    plots += write_es_plots(plan.out, run.history, title)
-    outcome = Table(
-        title=f"{run.epoch} epochs ({stop_reason}), {run.training_games:,} games in {run.train_seconds:.1f} s"
-    )
-    for column in ("opponent", "games", "wins", "draws", "losses", "won"):
-        outcome.add_column(column, justify="right")
-    for opponent, counts in summary["final"].items():
-        share = f"{100 * counts['wins'] / max(1, counts['games']):.1f}%"
-        outcome.add_row(opponent, *(str(counts[k]) for k in ("games", "wins", "draws", "losses")), share)
-    console.print(outcome)
-    console.print(
-        "Weights: " + ", ".join(f"{k}={v:.3f}" for k, v in summary["weights"].items()), soft_wrap=True
-    )
-    console.print(
-        f"Model: {path} ({summary['model_bytes']:,} bytes); plots: {', '.join(str(p) for p in plots)}"
-    )
+}
+"""``boardlab train es``."""
 
 
 __all__ = [
     "DEFAULT_AGAINST",
+    "KINDS",
     "MODEL_FILE",
-    "PLOT_FILES",
-    "CommandPlan",
     "ESParams",
     "ESRun",
     "ESTrainingError",
-    "GamePlayer",
     "Opponent",
-    "evaluate_point",
-    "final_results",
     "game_seeds",
     "params_for",
     "parse_hyper",
     "parse_opponent",
-    "plan_command",
-    "play_games",
-    "run_command",
-    "run_es",
+    "play_rule_games",
     "sigma_at",
     "training_opponent",
-    "write_es_plots",
 ]

@@ -51,10 +51,11 @@ The episode loops are compiled with numba from a factory closing over a game's k
 state held in an array, which the model file stores: training in several calls, or
 interrupted, saved and resumed, gives the same table as one uninterrupted run.
 
-:class:`Trainer` drives training in chunks; :func:`run_training` adds the learning curve
-(greedy play against fixed opponents, and when the game is small enough for the exact solver
-the count of positions where the greedy move gives away value), checkpoints and stopping.
-:func:`perfect_play_report` checks a policy against the solved game exhaustively.
+:class:`Trainer` trains in chunks and answers the run protocol of :mod:`boardlab.train.run`,
+whose driver adds the learning curve (greedy play against fixed opponents, and when the game
+is small enough for the exact solver the count of positions where the greedy move gives away
+value), checkpoints and stopping. :func:`perfect_play_report` checks a policy against the
+solved game exhaustively.
 """
 
 from __future__ import annotations
@@ -65,13 +66,15 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numba import njit
 
-from boardlab.core.spec import option, options_of
+from boardlab.agents.perfect import PerfectAgent
+from boardlab.core.spec import option
 from boardlab.games.base import LOSS, ONGOING, WIN, Game, Kernel, build_canonical, compiled_for
+from boardlab.games.small_solver import Solution, SolverError
 from boardlab.models.table import (
     MAX_LOAD,
     ModelMismatchError,
@@ -82,6 +85,15 @@ from boardlab.models.table import (
     save_model,
 )
 from boardlab.models.tabular import TabularPolicy, build_after_value, build_potential, shaping_index
+from boardlab.train.run import (
+    GameResult,
+    Method,
+    RunDefaults,
+    TrainingError,
+    checked_settings,
+    curve_point,
+    final_results,
+)
 
 DEFAULT_MAX_PLIES = 1000
 """Plies after which an episode ends as a draw, for games without a ply cap of their own."""
@@ -162,36 +174,20 @@ class MonteCarloParams:
     )
 
 
-METHODS: dict[str, type] = {"qlearning": QLearningParams, "mcrl": MonteCarloParams}
+SETTINGS: dict[str, type] = {"qlearning": QLearningParams, "mcrl": MonteCarloParams}
 """Method name -> its hyper-parameter dataclass."""
 
 METHOD_TITLES = {"qlearning": "Q-learning", "mcrl": "Monte Carlo value learning"}
 
-
-class TrainingError(ValueError):
-    """Bad training input: unknown method, bad hyper-parameter, a model that does not fit."""
+MODEL_FILE = "model.npz"
+"""The model with its training state, in the run's folder (the agents play ``model=DIR/model.npz``)."""
 
 
 def params_for(method: str, values: dict[str, Any] | None = None) -> Any:
     """The hyper-parameter dataclass of ``method`` with ``values`` (others default), checked."""
-    from boardlab.core.spec import SpecError, check_options
-
-    if method not in METHODS:
-        raise TrainingError(f"unknown method {method!r}; accepted: {', '.join(METHODS)}")
-    cls = METHODS[method]
-    known = {o.name for o in options_of(cls)}
-    values = dict(values or {})
-    for key in values:
-        if key not in known:
-            raise TrainingError(
-                f"{method} has no hyper-parameter {key!r}; accepted: {', '.join(sorted(known))}"
-            )
-    params = cls(**values)
-    try:
-        check_options(params, method)
-    except SpecError as error:
-        raise TrainingError(str(error)) from None
-    return params
+    if method not in SETTINGS:
+        raise TrainingError(f"unknown method {method!r}; accepted: {', '.join(SETTINGS)}")
+    return checked_settings(SETTINGS[method], method, values)
 
 
 def width_of(method: str, kernel: Kernel) -> int:
@@ -474,12 +470,16 @@ def compiled_trainer(kernel: Kernel, method: str) -> Any:
 
 
 @dataclass
-class Trainer:
+class Trainer(RunDefaults):
     """Trains a model in chunks of compiled episodes; every call continues where the last stopped.
 
     Build a fresh one with :meth:`start` or continue a saved model with :meth:`resume`.
     ``stats`` counts the outcomes of the training episodes (see :data:`STATS`).
     """
+
+    curve_key: ClassVar[str] = "episode"
+    curve_unit: ClassVar[str] = "training episodes"
+    checkpoint_seconds: ClassVar[float] = 30.0
 
     game: Game
     method: str
@@ -487,16 +487,19 @@ class Trainer:
     model: TableModel
     rng: np.ndarray
     stats: np.ndarray = field(default_factory=lambda: np.zeros(STATS, dtype=np.int64))
+    solution: Any = None
+    """The exact solution of the game when it is small enough: each curve point then counts the
+    positions where a greedy move gives away value (see :meth:`prepare`)."""
 
     @classmethod
     def start(cls, game: Game, method: str, params: Any = None, seed: int = 0) -> Trainer:
         """A fresh run of ``method`` on ``game``."""
         if params is None:
             params = params_for(method)
-        if method not in METHODS:
-            raise TrainingError(f"unknown method {method!r}; accepted: {', '.join(METHODS)}")
-        if not isinstance(params, METHODS[method]):
-            raise TrainingError(f"{method} takes {METHODS[method].__name__}, not {type(params).__name__}")
+        if method not in SETTINGS:
+            raise TrainingError(f"unknown method {method!r}; accepted: {', '.join(SETTINGS)}")
+        if not isinstance(params, SETTINGS[method]):
+            raise TrainingError(f"{method} takes {SETTINGS[method].__name__}, not {type(params).__name__}")
         kernel = game.kernel
         shaping_id(params, kernel)  # a shaping the game cannot evaluate is refused here
         fill = float(getattr(params, "q_init", 0.0))
@@ -622,6 +625,93 @@ class Trainer:
         """Write the model with its training state atomically."""
         return save_model(path, self.model)
 
+    # the run protocol (boardlab.train.run) ---------------------------------------------------
+
+    @property
+    def progress(self) -> int:
+        """Episodes trained so far."""
+        return self.episodes
+
+    @property
+    def curve(self) -> list[dict[str, Any]]:
+        """The learning curve, kept in the model file."""
+        curve: list[dict[str, Any]] = self.model.header.setdefault("curve", [])
+        return curve
+
+    @property
+    def title(self) -> str:
+        """``Q-learning on tictactoe``."""
+        return f"{METHOD_TITLES[self.method]} on {self.game.spec}"
+
+    def prepare(self) -> None:
+        """Solve the game for the mistake count of the curve, when it is small enough."""
+        if self.solution is None:
+            self.solution = small_solution(self.game)
+
+    def step(self, limit: int) -> None:
+        """One compiled chunk of at most ``limit`` episodes."""
+        self.train(min(CHUNK, limit))
+
+    def evaluate(self, opponents: Sequence[str], games: int) -> list[dict[str, Any]]:
+        """Curve records at the current episode: greedy play against each opponent (seeded by the
+        run's seed and the episode, so that a resumed run draws the same games) and the count of
+        positions where a greedy move gives away value when the game is solved."""
+        if games <= 0:
+            return []
+        policy, at = self.policy(), {"episode": self.episodes}
+        records = curve_point(policy, opponents, games, self.seed * 1_000_003 + self.episodes, at)
+        if self.solution is not None:
+            report = perfect_play_report(policy, self.solution)
+            records.append({**at, "opponent": "solver", "mistakes": len(report.mistakes)})
+        return records
+
+    def final_games(self, opponents: Sequence[str], games: int) -> list[GameResult]:
+        """``games`` greedy games against each opponent."""
+        return final_results(self.policy(), opponents, games, self.seed)
+
+    def summary(self) -> dict[str, Any]:
+        """The run in ``summary.json`` (with the exhaustive check when the game is solved)."""
+        header = self.model.header
+        summary: dict[str, Any] = {
+            "method": self.method,
+            "game": self.game.spec,
+            "hyper": header["hyper"],
+            "seed": self.seed,
+            "episodes": self.episodes,
+            "train_seconds": round(float(header.get("train_seconds", 0.0)), 4),
+            "table_entries": len(self.model.table),
+        }
+        if self.solution is not None:
+            report = perfect_play_report(self.policy(), self.solution)
+            summary["perfect_play"] = {
+                "perfect": report.perfect,
+                "positions": report.positions,
+                "mistakes": len(report.mistakes),
+            }
+        return summary
+
+    def report_lines(self) -> list[str]:
+        """The verdict of the exhaustive check, when the game is solved."""
+        if self.solution is None:
+            return []
+        report = perfect_play_report(self.policy(), self.solution)
+        verdict = (
+            "perfect play"
+            if report.perfect
+            else f"{len(report.mistakes)} positions where a greedy move gives away value"
+        )
+        return [
+            f"Checked against the solved game: {verdict} ({report.positions:,} positions where it chooses)."
+        ]
+
+    def status(self) -> str:
+        """Exploration rate and the last curve point."""
+        last = [r for r in self.curve if r["episode"] == max((r["episode"] for r in self.curve), default=-1)]
+        parts = [f"{r['opponent']} {r['wins']}/{r['draws']}/{r['losses']}" for r in last if "wins" in r]
+        parts += [f"bad moves {r['mistakes']}" for r in last if "mistakes" in r]
+        text = f"eps={self.epsilon():.3f}"
+        return f"{text} W/D/L vs {', '.join(parts)}" if parts else text
+
 
 # --- judging the learned play ------------------------------------------------------------------
 
@@ -655,7 +745,6 @@ def perfect_play_report(policy: TabularPolicy, solution: Any = None, limit: int 
     positions where a greedy move does not keep the game-theoretic value of the exact
     ``solution`` (:class:`boardlab.games.small_solver.Solution`; solved here when None). Stop after
     ``limit`` mistakes (0: find them all)."""
-    from boardlab.games.small_solver import Solution
 
     game, kernel = policy.game, policy.kernel
     if solution is None:
@@ -701,7 +790,6 @@ def perfect_play_report(policy: TabularPolicy, solution: Any = None, limit: int 
 def small_solution(game: Game, limit: int = 200_000) -> Any:
     """The exact solution of ``game`` when the small solver handles it (acyclic, at most
     ``limit`` positions), else None."""
-    from boardlab.games.small_solver import Solution, SolverError
 
     solution = Solution(game.kernel, limit)
     try:
@@ -711,199 +799,48 @@ def small_solution(game: Game, limit: int = 200_000) -> Any:
     return solution
 
 
-# --- evaluation games against fixed opponents --------------------------------------------------
-
-
-@dataclass(frozen=True)
-class GameResult:
-    """One evaluation game: the opponent's spec, the learner's colour, the winner's colour
-    (None for a draw) and the plies played."""
-
-    opponent: str
-    learner: int
-    winner: int | None
-    plies: int
-
-    @property
-    def score(self) -> int:
-        """+1 learner won, 0 draw, -1 learner lost."""
-        return 0 if self.winner is None else (1 if self.winner == self.learner else -1)
-
-
-def play_games(policy: TabularPolicy, opponent: str, games: int, seed: int) -> list[GameResult]:
-    """``games`` games of greedy play against the agent ``opponent`` (a spec), the learner
-    moving first in the even-numbered games; every random choice comes from ``seed``."""
-    from boardlab.agents.base import make_agent
-
-    game = policy.game
-    rng = random.Random(seed)
-    agent = make_agent(opponent, seed=rng.getrandbits(63), game=game)
-    results = []
-    for index in range(games):
-        learner = index % 2
-        agent.new_game()
-        state = game.initial()
-        while not state.is_over:
-            if state.to_move == learner:
-                state = state.play_index(policy.choose_action(state.a, state.b, rng))
-            else:
-                state = state.play(agent.choose(state))
-        results.append(GameResult(opponent, learner, state.winner, state.ply))
-    return results
-
-
-def tally(results: Sequence[GameResult]) -> dict[str, int]:
-    """``wins``, ``draws``, ``losses`` and ``games`` of the learner in ``results``."""
-    scores = [r.score for r in results]
-    return {
-        "wins": scores.count(1),
-        "draws": scores.count(0),
-        "losses": scores.count(-1),
-        "games": len(scores),
-    }
+# --- the method ----------------------------------------------------------------------------------
 
 
 def default_opponents(game: Game) -> list[str]:
     """The fixed opponents of the learning curve: random, and perfect where it plays the game
     (else greedy)."""
-    from boardlab.agents.perfect import PerfectAgent
 
     return ["random", "perfect" if PerfectAgent.supports(game) else "greedy"]
 
 
-@dataclass
-class Progress:
-    """What :func:`run_training` reports after each chunk."""
-
-    episodes: int
-    target: int
-    seconds: float
-    epsilon: float
-    table_size: int
-    last_eval: dict[str, dict[str, int]]
-    mistakes: int | None
-
-
-def evaluate_point(
-    trainer: Trainer, opponents: Sequence[str], games: int, solution: Any = None
-) -> list[dict[str, Any]]:
-    """Curve records at the trainer's current episode: one per opponent with the learner's
-    wins, draws and losses over ``games`` greedy games (seeded by the run's seed and the
-    episode, so a resumed run draws the same games), and the count of positions where a greedy
-    move gives away value when ``solution`` is given."""
-    policy = trainer.policy()
-    episode = trainer.episodes
-    records = []
-    for index, opponent in enumerate(opponents):
-        seed = (trainer.seed * 1_000_003 + episode) * 31 + index
-        record = {
-            "episode": episode,
-            "opponent": opponent,
-            **tally(play_games(policy, opponent, games, seed)),
-        }
-        records.append(record)
-    if solution is not None:
-        report = perfect_play_report(policy, solution)
-        records.append({"episode": episode, "opponent": "solver", "mistakes": len(report.mistakes)})
-    return records
+def _method(name: str) -> Method:
+    return Method(
+        name,
+        SETTINGS[name],
+        start=lambda game, settings, seed: Trainer.start(game, name, settings, seed),
+        resume=lambda path, game: Trainer.resume(path, game, name),
+        checkpoint_file=MODEL_FILE,
+        model_file=MODEL_FILE,
+        default_against=default_opponents,
+        error=TrainingError,
+    )
 
 
-def run_training(
-    trainer: Trainer,
-    target: int,
-    *,
-    eval_every: int = 0,
-    eval_games: int = 100,
-    opponents: Sequence[str] = (),
-    solution: Any = None,
-    checkpoint: Path | None = None,
-    checkpoint_seconds: float = 30.0,
-    on_progress: Callable[[Progress], None] | None = None,
-    should_stop: Callable[[], bool] | None = None,
-) -> bool:
-    """Train until ``target`` episodes in total, evaluating every ``eval_every`` episodes
-    (and at the start of a fresh run and at the end) into the model's curve, saving to ``checkpoint`` at each
-    evaluation, every ``checkpoint_seconds`` and when stopped. Returns True when the target
-    was reached, False when ``should_stop`` ended the run early (the checkpoint is saved)."""
-    header = trainer.model.header
-    curve: list[dict[str, Any]] = header.setdefault("curve", [])
-    evaluated = {int(r["episode"]) for r in curve}
-
-    def evaluate() -> None:
-        if eval_games > 0 and (opponents or solution is not None) and trainer.episodes not in evaluated:
-            curve.extend(evaluate_point(trainer, opponents, eval_games, solution))
-            evaluated.add(trainer.episodes)
-
-    def report(seconds: float) -> None:
-        if on_progress is None:
-            return
-        at = trainer.episodes
-        last = {r["opponent"]: r for r in curve if r["episode"] == max(evaluated, default=-1) and "wins" in r}
-        mistakes = [
-            r["mistakes"] for r in curve if r["episode"] == max(evaluated, default=-1) and "mistakes" in r
-        ]
-        on_progress(
-            Progress(
-                at,
-                target,
-                seconds,
-                trainer.epsilon(),
-                len(trainer.model.table),
-                last,
-                mistakes[0] if mistakes else None,
-            )
-        )
-
-    def save() -> None:
-        if checkpoint is not None:
-            trainer.save(checkpoint)
-
-    if trainer.episodes == 0:  # a resumed run goes on as if it had never stopped
-        evaluate()
-    report(0.0)
-    last_save = time.monotonic()
-    while trainer.episodes < target:
-        if should_stop is not None and should_stop():
-            save()
-            return False
-        at = trainer.episodes
-        step = min(CHUNK, target - at)
-        if eval_every > 0:
-            step = min(step, eval_every - at % eval_every)
-        seconds = trainer.train(step)
-        if eval_every > 0 and trainer.episodes % eval_every == 0:
-            evaluate()
-            save()
-            last_save = time.monotonic()
-        elif time.monotonic() - last_save > checkpoint_seconds:
-            save()
-            last_save = time.monotonic()
-        report(seconds)
-    evaluate()
-    save()
-    report(0.0)
-    return True
+KINDS = {name: _method(name) for name in SETTINGS}
+"""``boardlab train qlearning`` and ``boardlab train mcrl``."""
 
 
 __all__ = [
-    "METHODS",
-    "GameResult",
+    "KINDS",
+    "MODEL_FILE",
+    "SETTINGS",
     "Mistake",
     "MonteCarloParams",
     "PerfectPlayReport",
-    "Progress",
     "QLearningParams",
     "Trainer",
     "TrainingError",
     "build_trainer",
     "compiled_trainer",
     "default_opponents",
-    "evaluate_point",
     "params_for",
     "perfect_play_report",
-    "play_games",
-    "run_training",
     "shaping_id",
     "small_solution",
-    "tally",
 ]

@@ -1,0 +1,460 @@
+"""One run protocol for every training method, and the pieces every method shares.
+
+A training method is a class answering :class:`TrainingRun` (``tabular.Trainer``,
+``nim_ga.Evolution``, ``rules_es.ESRun``, ``neat_quixo.Evolution``): its hyper-parameters are
+one frozen settings dataclass whose fields are :func:`boardlab.core.spec.option` s (declared
+once: the command line derives its flags from them), and it knows how to
+
+- ``start`` a fresh run and ``resume`` a saved one (classmethods, described by its
+  :class:`Method`);
+- ``step``: one epoch, or one chunk of episodes;
+- ``save``: the whole run, atomically, as JSON or npz (never pickle);
+- ``evaluate``: a learning-curve point against fixed opponents;
+- ``final_games``, ``summary``, ``plots``: what the end of a run reports.
+
+:func:`train` runs any of them: evaluation points every ``eval_every`` units, a checkpoint at
+each of them (and after every step, or every ``checkpoint_seconds``), and a stop between two
+steps that saves first, so that resuming gives the same result as an uninterrupted run.
+``boardlab train`` (:mod:`boardlab.ui.train`) adds the progress bar, the signals, the final
+games, ``summary.json`` and the plots of :mod:`boardlab.train.plots`.
+
+Games against fixed opponents are played here, once for every method: :func:`play_games` (a
+policy against an agent spec, in this process) and :func:`play_matches` (such games shared out
+among the worker processes of one :class:`Workers` pool).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import signal
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Protocol, TypeVar
+
+from boardlab.agents.base import make_agent
+from boardlab.core.processes import die_with_parent, worker_context
+from boardlab.core.spec import SpecError, build_options, check_options, options_of, split_spec
+from boardlab.games import parse_game
+
+S = TypeVar("S")
+
+SUMMARY_FILE = "summary.json"
+
+
+class TrainingError(ValueError):
+    """Bad training input: a hyper-parameter out of range, a game the method cannot learn, a
+    saved run that cannot be continued with what was asked."""
+
+
+# --- settings ----------------------------------------------------------------------------------
+
+
+def checked_settings(
+    cls: type[S],
+    owner: str,
+    values: Mapping[str, Any] | None = None,
+    error: type[TrainingError] = TrainingError,
+) -> S:
+    """``cls`` with ``values`` (the others default), every option checked against its declared
+    range, then the settings' own ``problem()`` (a rule across fields) if it has one; ``error``
+    naming what is wrong otherwise."""
+    known = [o.name for o in options_of(cls)]
+    values = dict(values or {})
+    for key in values:
+        if key not in known:
+            raise error(f"{owner} has no hyper-parameter {key!r}; accepted: {', '.join(sorted(known))}")
+    try:
+        settings = cls(**values)
+        check_options(settings, owner)
+    except SpecError as problem:
+        raise error(str(problem)) from None
+    except TypeError as problem:
+        raise error(f"{owner}: bad hyper-parameters ({problem})") from None
+    problem = getattr(settings, "problem", lambda: None)()
+    if problem:
+        raise error(f"{owner}: {problem}")
+    return settings
+
+
+def settings_from_texts(
+    cls: type[S], owner: str, texts: Mapping[str, str], error: type[TrainingError] = TrainingError
+) -> S:
+    """:func:`checked_settings` from option texts (``{"alpha": "0.2"}``), each parsed strictly."""
+    try:
+        built = build_options(cls, owner, texts)
+    except SpecError as problem:
+        raise error(str(problem)) from None
+    return checked_settings(cls, owner, dataclasses.asdict(built), error)  # type: ignore[call-overload]
+
+
+def parse_hyper(cls: type[S], owner: str, text: str, error: type[TrainingError] = TrainingError) -> S:
+    """Settings from ``key=value,...`` (e.g. ``genome=target,selection=roulette``)."""
+    try:
+        _, texts = split_spec(f"{owner}:{text or ''}")
+    except SpecError as problem:
+        raise error(str(problem)) from None
+    return settings_from_texts(cls, owner, texts, error)
+
+
+def changed_settings(given: Any, stored: Any, free: Sequence[str] = ()) -> list[str]:
+    """The names of the settings of ``given`` that differ from ``stored`` (but the ``free`` ones)."""
+    kept = dataclasses.asdict(stored)
+    return [n for n, v in dataclasses.asdict(given).items() if kept[n] != v and n not in free]
+
+
+# --- the protocol ------------------------------------------------------------------------------
+
+
+class TrainingRun(Protocol):
+    """A training run in progress, whatever the method (see the module docstring)."""
+
+    curve_key: ClassVar[str]
+    """The field of a curve record that holds the run's progress (``episode`` or ``epoch``)."""
+    curve_unit: ClassVar[str]
+    """What the learning curve's ``episode`` field counts, for the plot's axis."""
+    checkpoint_seconds: ClassVar[float]
+    """Seconds between two checkpoints when no evaluation point comes first (0: every step)."""
+    params: Any
+    seed: int
+    curve: list[dict[str, Any]]
+
+    @property
+    def progress(self) -> int:
+        """Episodes or epochs done."""
+        ...
+
+    @property
+    def finished(self) -> bool:
+        """True when the method has stopped by itself (e.g. the ES's patience ran out)."""
+        ...
+
+    @property
+    def title(self) -> str:
+        """The run in a few words, for tables and plots."""
+        ...
+
+    def prepare(self) -> None:
+        """Slow set-up the evaluation needs (e.g. solving a small game), done before training."""
+
+    def step(self, limit: int) -> None:
+        """Train one step: one epoch, or a chunk of at most ``limit`` episodes."""
+
+    def evaluate(self, opponents: Sequence[str], games: int) -> list[dict[str, Any]]:
+        """The records of a learning-curve point at the current progress (not yet in ``curve``)."""
+        ...
+
+    def save(self, path: Path) -> Path:
+        """Write the whole run to ``path`` atomically."""
+        ...
+
+    def final_games(self, opponents: Sequence[str], games: int) -> list[GameResult]:
+        """``games`` games of the trained player against each opponent, after training."""
+        ...
+
+    def summary(self) -> dict[str, Any]:
+        """The run's record in ``summary.json``."""
+        ...
+
+    def report_lines(self) -> list[str]:
+        """Lines the command prints below the table of final games."""
+        ...
+
+    def plots(self, out: Path) -> list[Path]:
+        """The method's own plots, beside the shared ones."""
+        ...
+
+    def status(self) -> str:
+        """A short text for the progress bar."""
+        ...
+
+    def close(self) -> None:
+        """Stop the run's worker processes, if any."""
+
+
+class RunDefaults:
+    """What a method has nothing to say about, said once: it never stops by itself, needs no
+    preparation, adds no report lines or plots and has no workers to stop."""
+
+    @property
+    def finished(self) -> bool:
+        """False: the run trains as long as it is asked to."""
+        return False
+
+    def prepare(self) -> None:
+        """Nothing to prepare."""
+
+    def report_lines(self) -> list[str]:
+        """No lines beyond the table of final games."""
+        return []
+
+    def plots(self, out: Path) -> list[Path]:
+        """No plots beyond the shared ones."""
+        return []
+
+    def close(self) -> None:
+        """No worker processes to stop."""
+
+
+@dataclass(frozen=True)
+class Method:
+    """What ``boardlab train KIND`` needs to know about a method beyond its run class."""
+
+    name: str
+    settings: type
+    start: Callable[[Any, Any, int], TrainingRun]
+    """``start(games, settings, seed)``: a fresh run."""
+    resume: Callable[[Path, Any], TrainingRun]
+    """``resume(checkpoint, games)``: the run saved there; ModelFileError when it cannot be."""
+    unit: str = "episodes"
+    """What ``--episodes`` / ``--epochs`` counts: ``episodes`` or ``epochs``."""
+    default_total: int = 30_000
+    default_game: str = "tictactoe"
+    checkpoint_file: str = "model.json"
+    model_file: str = "model.json"
+    games: Callable[[str], Any] = parse_game
+    """The training game(s) of a ``--game`` text; TrainingError or GameOptionError when refused."""
+    default_against: Callable[[Any], Sequence[str]] = lambda game: ("random",)
+    free: tuple[str, ...] = ()
+    """Settings a resumed run may change: they do not change what it computes (``workers``)."""
+    max_seed: int = 2**63 - 1
+    error: type[TrainingError] = TrainingError
+
+
+# --- the driver --------------------------------------------------------------------------------
+
+
+def train(
+    run: TrainingRun,
+    total: int,
+    *,
+    eval_every: int = 0,
+    eval_games: int = 0,
+    opponents: Sequence[str] = (),
+    checkpoint: Path | None = None,
+    on_step: Callable[[TrainingRun], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> bool:
+    """Train ``run`` until ``total`` episodes or epochs in all (or until it finishes by itself),
+    adding a learning-curve point at the start of a fresh run, every ``eval_every`` units and at
+    the end, and saving to ``checkpoint`` after each point and after every step (or every
+    ``run.checkpoint_seconds``). Returns True when done, False when ``should_stop`` ended the run
+    between two steps (the checkpoint saved first)."""
+    evaluated = {int(r[run.curve_key]) for r in run.curve}
+
+    def evaluate() -> None:
+        if run.progress not in evaluated:
+            run.curve.extend(run.evaluate(opponents if eval_games > 0 else (), eval_games))
+            evaluated.add(run.progress)
+
+    def save() -> float:
+        if checkpoint is not None:
+            run.save(checkpoint)
+        return time.monotonic()
+
+    def report() -> None:
+        if on_step is not None:
+            on_step(run)
+
+    last_save = time.monotonic()
+    if run.progress == 0:
+        evaluate()
+        last_save = save()
+    report()
+    while run.progress < total and not run.finished:
+        if should_stop is not None and should_stop():
+            save()
+            return False
+        limit = total - run.progress
+        if eval_every > 0:
+            limit = min(limit, eval_every - run.progress % eval_every)
+        run.step(limit)
+        if eval_every > 0 and run.progress % eval_every == 0:
+            evaluate()
+            last_save = save()
+        elif time.monotonic() - last_save >= run.checkpoint_seconds:
+            last_save = save()
+        report()
+    evaluate()
+    save()
+    report()
+    return True
+
+
+# --- games against fixed opponents -------------------------------------------------------------
+
+
+class Policy(Protocol):
+    """A trained player: a legal action of the position ``(a, b)``, random choices from ``rng``."""
+
+    def choose_action(self, a: int, b: int, rng: random.Random) -> int: ...
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """One evaluation game: the opponent's spec, the learner's colour, the winner's colour
+    (None for a draw) and the plies played."""
+
+    opponent: str
+    learner: int
+    winner: int | None
+    plies: int
+
+    @property
+    def score(self) -> int:
+        """+1 learner won, 0 draw, -1 learner lost."""
+        return 0 if self.winner is None else (1 if self.winner == self.learner else -1)
+
+
+def play_games(policy: Any, opponent: str, games: int, seed: int, opening: int = 0) -> list[GameResult]:
+    """``games`` games of ``policy`` (on its ``game``) against the agent ``opponent`` (a spec),
+    the learner moving first in the even-numbered games, the first ``opening`` plies of each
+    game random (so that two deterministic players do not replay one game); every random choice
+    comes from ``seed``."""
+    game = policy.game
+    rng = random.Random(seed)
+    agent = make_agent(opponent, seed=rng.getrandbits(63), game=game)
+    results = []
+    for index in range(games):
+        learner = index % 2
+        agent.new_game()
+        state = game.initial()
+        while not state.is_over:
+            if state.ply < opening:
+                state = state.play_index(rng.choice(state.legal_indices()))
+            elif state.to_move == learner:
+                state = state.play_index(policy.choose_action(state.a, state.b, rng))
+            else:
+                state = state.play(agent.choose(state))
+        results.append(GameResult(opponent, learner, state.winner, state.ply))
+    return results
+
+
+def tally(results: Sequence[GameResult]) -> dict[str, int]:
+    """``wins``, ``draws``, ``losses`` and ``games`` of the learner in ``results``."""
+    scores = [r.score for r in results]
+    return {
+        "wins": scores.count(1),
+        "draws": scores.count(0),
+        "losses": scores.count(-1),
+        "games": len(scores),
+    }
+
+
+def tallies(results: Sequence[GameResult], opponents: Sequence[str]) -> dict[str, dict[str, int]]:
+    """:func:`tally` of the games against each opponent."""
+    return {o: tally([r for r in results if r.opponent == o]) for o in opponents}
+
+
+def curve_point(
+    policy: Any, opponents: Sequence[str], games: int, seed: int, at: Mapping[str, int], opening: int = 0
+) -> list[dict[str, Any]]:
+    """Curve records: the wins, draws and losses of ``policy`` in ``games`` games against each
+    opponent, seeded by ``seed`` and the opponent's place (a resumed run draws the same games),
+    each record stamped with ``at`` (e.g. ``{"episode": 5000}``)."""
+    return [
+        {**at, "opponent": opponent, **tally(play_games(policy, opponent, games, seed * 31 + index, opening))}
+        for index, opponent in enumerate(opponents)
+    ]
+
+
+def final_results(policy: Any, opponents: Sequence[str], games: int, seed: int) -> list[GameResult]:
+    """The final games of ``policy`` against each opponent (their seeds drawn from ``seed``)."""
+    results = []
+    for index, opponent in enumerate(opponents):
+        results.extend(play_games(policy, opponent, games, seed * 7919 + 104_729 + index))
+    return results
+
+
+@dataclass(frozen=True)
+class Match:
+    """Games of a policy against a fixed agent, to be played in a worker process: ``player``
+    (a module-level function, so that it travels to the worker) builds the policy from
+    ``recipe`` on the game ``game`` (a spec)."""
+
+    player: Callable[[Any, Any], Any]
+    recipe: Any
+    game: str
+    opponent: str
+    games: int
+    seed: int
+    opening: int = 0
+
+
+def play_match(match: Match) -> list[GameResult]:
+    """The games of ``match`` (:func:`play_games` of the policy it builds)."""
+    policy = match.player(parse_game(match.game), match.recipe)
+    return play_games(policy, match.opponent, match.games, match.seed, match.opening)
+
+
+# --- the worker pool ---------------------------------------------------------------------------
+
+
+def _worker_start() -> None:
+    die_with_parent()
+    # Ctrl-C reaches the whole process group: the main process decides when to stop, saves and
+    # ends the pool
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class Workers:
+    """Runs tasks in ``count`` worker processes, started at the first parallel map (in this
+    process when ``count`` is 1). Every task's result depends on the task alone, so the number
+    of workers never changes a result."""
+
+    def __init__(self, count: int = 1) -> None:
+        self.count = max(1, int(count))
+        self._pool: Any = None
+
+    def map(self, function: Callable[[Any], Any], tasks: Sequence[Any]) -> list[Any]:
+        """``[function(t) for t in tasks]``, in parallel when there are workers."""
+        if self.count <= 1 or len(tasks) <= 1:
+            return [function(t) for t in tasks]
+        if self._pool is None:
+            self._pool = worker_context().Pool(self.count, initializer=_worker_start)
+        return list(self._pool.map(function, tasks, chunksize=1))
+
+    def close(self) -> None:
+        """Stop the worker processes."""
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def play_matches(workers: Workers, matches: Sequence[Match]) -> list[GameResult]:
+    """The games of every match, the matches shared out among the workers, in order."""
+    return [r for part in workers.map(play_match, matches) for r in part]
+
+
+__all__ = [
+    "SUMMARY_FILE",
+    "GameResult",
+    "Match",
+    "Method",
+    "Policy",
+    "RunDefaults",
+    "TrainingError",
+    "TrainingRun",
+    "Workers",
+    "changed_settings",
+    "checked_settings",
+    "curve_point",
+    "final_results",
+    "parse_hyper",
+    "play_games",
+    "play_match",
+    "play_matches",
+    "settings_from_texts",
+    "tallies",
+    "tally",
+    "train",
+]

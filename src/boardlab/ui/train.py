@@ -1,0 +1,415 @@
+"""`boardlab train KIND`: any training method with a progress bar, checkpoints, a summary and plots.
+
+    boardlab train qlearning --game tictactoe --episodes 30000 --out runs/ttt-q
+    boardlab train mcrl --game tictactoe --episodes 30000 --out runs/ttt-mc --alpha 0.2
+    boardlab train ga --game "nim;nim:misere=false" --epochs 50 --selection roulette --out runs/nim-ga
+    boardlab train es --game quixo --opponent random --out runs/rules-es
+    boardlab train neat --game quixo --epochs 100 --out runs/neat
+
+The options every kind shares are this command's own; a method's hyper-parameters are flags
+derived from its settings dataclass (``boardlab train KIND --help`` lists them with their help,
+defaults and accepted values), or equally ``--hyper key=value,...``. ``--out DIR`` receives the
+model (``model.npz`` for the tabular learners, ``model.json`` for the others; the matching
+agent plays ``model=DIR/model...``), ``summary.json`` and the PNG plots. Ctrl-C or SIGTERM
+saves a checkpoint (exit 130 or 143); the same command with ``--resume`` continues it, and the
+result is the same as an uninterrupted run. Bad input is one line on stderr, exit 2, before
+any work starts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from boardlab.agents.base import AgentSpecError, make_agent
+from boardlab.core.files import atomic_write_text, path_problem
+from boardlab.core.processes import stop_requests
+from boardlab.core.spec import SpecError, format_value, one_line, options_of, split_spec
+from boardlab.games import GameOptionError
+from boardlab.models.table import ModelFileError
+from boardlab.train import METHOD_MODULES, method
+from boardlab.train.plots import write_plots
+from boardlab.train.run import (
+    SUMMARY_FILE,
+    Method,
+    TrainingError,
+    TrainingRun,
+    changed_settings,
+    settings_from_texts,
+    tallies,
+    train,
+)
+
+MAX_TOTAL = {"episodes": 10**12, "epochs": 10**7}
+
+
+class UsageProblem(Exception):
+    """Bad command-line input, reported on one line with exit code 2."""
+
+
+def _fail(message: str) -> typer.Exit:
+    text = escape(one_line(message))
+    Console(stderr=True).print(f"[red]Error:[/red] {text}", highlight=False, soft_wrap=True)
+    return typer.Exit(2)
+
+
+# --- reading the command line ------------------------------------------------------------------
+
+
+def _whole(flag: str, text: str, low: int, high: int) -> int:
+    """A whole number option in ``low..high``; UsageProblem naming the flag otherwise."""
+    clean = text.strip().replace("_", "")
+    if not (clean.isascii() and clean.isdigit()) or len(clean) > 19 or not low <= int(clean) <= high:
+        raise UsageProblem(f"{flag} must be a whole number in {low:,}..{high:,}, got {text[:40]!r}")
+    return int(clean)
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def hyper_texts(kind: str, settings: type, extra: Sequence[str], hyper: str | None) -> dict[str, str]:
+    """The texts of the settings given as flags (``--alpha 0.2``, ``--alpha=0.2``) and in
+    ``--hyper key=value,...``, by field name; UsageProblem for anything else."""
+    known = [o.name for o in options_of(settings)]
+    texts: dict[str, str] = {}
+    args = list(extra)
+    while args:
+        arg = args.pop(0)
+        if not arg.startswith("--") or len(arg) < 3:
+            raise UsageProblem(f"unexpected argument {arg[:40]!r}; write boardlab train KIND [OPTIONS]")
+        name, eq, value = arg[2:].partition("=")
+        key = name.replace("-", "_")
+        if key not in known:
+            flags = ", ".join(_flag(k) for k in known)
+            raise UsageProblem(f"{kind} has no {_flag(name[:40])}; its hyper-parameters: {flags}")
+        if not eq:
+            if not args:
+                raise UsageProblem(f"{_flag(key)} needs a value")
+            value = args.pop(0)
+        if key in texts:
+            raise UsageProblem(f"{_flag(key)} is given twice")
+        texts[key] = value
+    if hyper is not None:
+        try:
+            _, pairs = split_spec(f"{kind}:{hyper}")
+        except SpecError as error:
+            raise UsageProblem(f"--hyper: {error}") from None
+        for key, value in pairs.items():
+            if key in texts:
+                raise UsageProblem(f"{key} is given both as {_flag(key)} and in --hyper")
+            texts[key] = value
+    return texts
+
+
+@dataclass
+class Plan:
+    """A checked ``boardlab train`` command, ready to run."""
+
+    kind: str
+    method: Method
+    run: TrainingRun
+    out: Path
+    total: int
+    eval_every: int
+    eval_games: int
+    final_games: int
+    opponents: list[str]
+
+
+def _out_folder(method: Method, out: Path | None, resume: bool, force: bool) -> Path:
+    """The checkpoint in ``--out`` that a run writes and ``--resume`` reads, checked against the flags."""
+    if out is None:
+        raise UsageProblem("--out DIR is required: the folder for the model, its summary and plots")
+    problem = path_problem(out, folder=True)
+    if problem is not None:
+        raise UsageProblem(f"--out {str(out)[:80]}: {problem}")
+    path = out / method.checkpoint_file
+    if resume and not path.exists():
+        raise UsageProblem(f"nothing to resume: {path} does not exist")
+    if not resume and path.exists() and not force:
+        raise UsageProblem(f"{path} exists; pass --resume to continue it or --force to start over")
+    return path
+
+
+def _opponents(against: str, default: Sequence[str], game: Any) -> list[str]:
+    """The specs of ``--against`` (separated by ``;``), or ``default``, each built once for
+    ``game`` so that a bad spec is refused now."""
+    specs = [spec.strip() for spec in against.split(";") if spec.strip()] if against else []
+    specs = specs or list(default)
+    for spec in specs:
+        try:
+            make_agent(spec, seed=0, game=game)
+        except AgentSpecError as error:
+            raise UsageProblem(f"--against: {error}") from None
+    return specs
+
+
+def _resumed(
+    method: Method, path: Path, games: Any, settings: Any, given: Mapping[str, str], seed: int | None
+) -> TrainingRun:
+    """The run saved at ``path``; the settings and seed given must be its own (but the free ones)."""
+    try:
+        run = method.resume(path, games)
+    except ModelFileError as error:
+        raise UsageProblem(str(error)) from None
+    for name in changed_settings(settings, run.params, method.free):
+        if name in given:
+            raise UsageProblem(
+                f"{_flag(name)} {format_value(getattr(settings, name))} differs from the run being resumed "
+                f"({format_value(getattr(run.params, name))}); a resumed run keeps its hyper-parameters"
+            )
+    if seed is not None and seed != run.seed:
+        raise UsageProblem(f"--seed {seed} differs from the run being resumed (seed {run.seed})")
+    free = {name: getattr(settings, name) for name in method.free if name in given}
+    if free:
+        run.params = dataclasses.replace(run.params, **free)
+    return run
+
+
+def plan_command(kind: str, options: Mapping[str, Any], extra: Sequence[str]) -> Plan:
+    """Check a ``boardlab train`` command (``options``: its own options by name, ``extra``: the
+    method's flags) and start or read its run; UsageProblem naming the first problem otherwise."""
+    kinds = ", ".join(METHOD_MODULES)
+    kind = kind.strip().lower()
+    if not kind:
+        raise UsageProblem(f"say what to train: boardlab train KIND --out DIR, KIND one of {kinds}")
+    if kind not in METHOD_MODULES:
+        raise UsageProblem(f"unknown kind {kind[:40]!r}; accepted: {kinds}")
+    chosen = method(kind)
+    other = "epochs" if chosen.unit == "episodes" else "episodes"
+    if options[other] is not None:
+        raise UsageProblem(f"{kind} counts --{chosen.unit}, not --{other}")
+    texts = hyper_texts(kind, chosen.settings, extra, options["hyper"])
+    try:
+        games = chosen.games(options["game"] or chosen.default_game)
+        settings = settings_from_texts(chosen.settings, kind, texts, chosen.error)
+    except (GameOptionError, TrainingError) as error:
+        raise UsageProblem(str(error)) from None
+    high = MAX_TOTAL[chosen.unit]
+    total = _whole(f"--{chosen.unit}", options[chosen.unit] or str(chosen.default_total), 1, high)
+    every = _whole("--eval-every", options["eval_every"], 0, high) or max(1, total // 20)
+    eval_games = _whole("--eval-games", options["eval_games"], 0, 10**6)
+    final_games = _whole("--final-games", options["final_games"], 0, 10**6)
+    seed = options["seed"]
+    seed_value = None if seed is None else _whole("--seed", seed, 0, chosen.max_seed)
+    first_game = games[0] if isinstance(games, tuple) else games
+    opponents = _opponents(options["against"], chosen.default_against(first_game), first_game)
+    path = _out_folder(chosen, options["out"], options["resume"], options["force"])
+    if options["resume"]:
+        run = _resumed(chosen, path, games, settings, texts, seed_value)
+    else:
+        try:
+            run = chosen.start(games, settings, 0 if seed_value is None else seed_value)
+        except TrainingError as error:
+            raise UsageProblem(str(error)) from None
+    return Plan(kind, chosen, run, path.parent, total, every, eval_games, final_games, opponents)
+
+
+# --- help --------------------------------------------------------------------------------------
+
+
+def settings_table(kind: str, settings: type) -> Table:
+    """The hyper-parameter flags of ``kind``: flag, default and what it does."""
+    table = Table(title=f"{kind}: hyper-parameters (flags, or --hyper key=value,...)")
+    table.add_column("flag", style="bold", no_wrap=True)
+    table.add_column("default", justify="right")
+    table.add_column("what it sets")
+    for spec in options_of(settings):
+        info = spec.info
+        text = info.help
+        if info.choices:
+            text += f" [{'|'.join(format_value(c) for c in info.choices)}]"
+        if info.minimum is not None or info.maximum is not None:
+            low = "" if info.minimum is None else format_value(info.minimum)
+            high = "" if info.maximum is None else format_value(info.maximum)
+            text += f" ({low}..{high})"
+        table.add_row(
+            f"{_flag(spec.name)} {spec.type_name.upper()}", format_value(spec.default), escape(text)
+        )
+    return table
+
+
+def _show_help(ctx: typer.Context, kind: str, console: Console) -> None:
+    typer.echo(ctx.get_help())
+    kind = kind.strip().lower()
+    if kind in METHOD_MODULES:
+        console.print(settings_table(kind, method(kind).settings))
+    else:
+        console.print(
+            f"KIND is one of {', '.join(METHOD_MODULES)}; boardlab train KIND --help lists its flags."
+        )
+
+
+# --- running -----------------------------------------------------------------------------------
+
+
+def _settings_summary(plan: Plan) -> Table:
+    table = Table(title=plan.run.title)
+    table.add_column("hyper-parameter")
+    table.add_column("value", justify="right")
+    for name, value in dataclasses.asdict(plan.run.params).items():
+        table.add_row(name, str(value))
+    table.add_row("seed", str(plan.run.seed))
+    return table
+
+
+def _progress_bar(console: Console) -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(bar_width=24),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[last]}"),
+        console=console,
+    )
+
+
+def run_plan(console: Console, plan: Plan) -> None:
+    """Train, stopping cleanly on Ctrl-C or SIGTERM; then the final games, summary and plots."""
+    run, out = plan.run, plan.out
+    console.print(_settings_summary(plan))
+    out.mkdir(parents=True, exist_ok=True)
+    checkpoint = out / plan.method.checkpoint_file
+    try:
+        with console.status("preparing the evaluation..."):
+            run.prepare()
+        with stop_requests() as stop, _progress_bar(console) as bar:
+            task = bar.add_task(plan.method.unit, total=plan.total, completed=run.progress, last="")
+
+            def on_step(r: TrainingRun) -> None:
+                bar.update(task, completed=r.progress, last=r.status())
+
+            finished = train(
+                run,
+                plan.total,
+                eval_every=plan.eval_every,
+                eval_games=plan.eval_games,
+                opponents=plan.opponents,
+                checkpoint=checkpoint,
+                on_step=on_step,
+                should_stop=lambda: stop.requested,
+            )
+        if not finished:
+            console.print(
+                f"{stop.how} after {run.progress:,} {plan.method.unit}; saved {checkpoint}. "
+                "Run the same command with --resume to continue."
+            )
+            raise typer.Exit(stop.exit_code)
+        with console.status(f"playing {plan.final_games} games against each opponent..."):
+            results = run.final_games(plan.opponents, plan.final_games)
+    finally:
+        run.close()
+    model = out / plan.method.model_file
+    summary = {
+        **run.summary(),
+        "model_bytes": model.stat().st_size,
+        "final": tallies(results, plan.opponents),
+    }
+    atomic_write_text(out / SUMMARY_FILE, json.dumps(summary, indent=2))
+    plots = write_plots(out, run.curve, results, run.title, run.curve_unit) + run.plots(out)
+    seconds = float(summary.get("train_seconds", 0.0))
+    table = Table(title=f"{run.title}: {run.progress:,} {plan.method.unit} in {seconds:.2f} s of training")
+    for column in ("opponent", "games", "wins", "draws", "losses"):
+        table.add_column(column, justify="right")
+    for opponent, counts in summary["final"].items():
+        table.add_row(opponent, *(str(counts[k]) for k in ("games", "wins", "draws", "losses")))
+    console.print(table)
+    for line in run.report_lines():
+        console.print(line, soft_wrap=True)
+    console.print(
+        f"Model: {model} ({summary['model_bytes']:,} bytes); plots: {', '.join(str(p) for p in plots)}"
+    )
+
+
+# --- the command -------------------------------------------------------------------------------
+
+
+def train_command(
+    ctx: typer.Context,
+    kind: Annotated[
+        str, typer.Argument(metavar="KIND", help=f"What to train: {', '.join(METHOD_MODULES)}.")
+    ] = "",
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", metavar="DIR", help="Folder for the model, summary.json and the plots."),
+    ] = None,
+    game: Annotated[
+        str | None,
+        typer.Option(help="Game spec, e.g. quixo:size=3 (default: tictactoe; ga nim; es and neat quixo)."),
+    ] = None,
+    episodes: Annotated[
+        str | None,
+        typer.Option(
+            metavar="N",
+            help="qlearning, mcrl: episodes in all (a resumed run counts its own; default 30000).",
+        ),
+    ] = None,
+    epochs: Annotated[
+        str | None,
+        typer.Option(metavar="N", help="ga, es, neat: epochs in all (default 50, es and neat 100)."),
+    ] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue the run saved in --out.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Start over even if --out holds a run.")] = False,
+    seed: Annotated[
+        str | None, typer.Option(metavar="N", help="Seed of every random choice (default 0).")
+    ] = None,
+    eval_every: Annotated[
+        str,
+        typer.Option(
+            metavar="N", help="Episodes or epochs between learning-curve points (0: 1/20 of the run)."
+        ),
+    ] = "0",
+    eval_games: Annotated[
+        str, typer.Option(metavar="N", help="Games per opponent at each curve point.")
+    ] = "100",
+    final_games: Annotated[
+        str, typer.Option(metavar="N", help="Games per opponent after training, for the plots.")
+    ] = "1000",
+    against: Annotated[
+        str, typer.Option(help="Fixed opponents, ';'-separated specs (default: the method's).")
+    ] = "",
+    hyper: Annotated[
+        str | None,
+        typer.Option(
+            metavar="K=V,...", help="Hyper-parameters as key=value pairs, another way to give the flags."
+        ),
+    ] = None,
+    show_help: Annotated[
+        bool, typer.Option("--help", help="Show this help, with KIND also its hyper-parameter flags.")
+    ] = False,
+) -> None:
+    """Train a player: tabular Q-learning or Monte Carlo values (qlearning, mcrl), an evolved Nim
+    player (ga), evolved Quixo rule weights (es) or a NEAT network (neat); then plot what it
+    learned. Each KIND takes its hyper-parameters as flags: boardlab train KIND --help."""
+    console = Console()
+    if show_help:
+        _show_help(ctx, kind, console)
+        return
+    options = {"out": out, "game": game, "episodes": episodes, "epochs": epochs, "resume": resume}
+    options |= {"force": force, "seed": seed, "eval_every": eval_every, "eval_games": eval_games}
+    options |= {"final_games": final_games, "against": against, "hyper": hyper}
+    try:
+        plan = plan_command(kind, options, ctx.args)
+    except UsageProblem as problem:
+        raise _fail(str(problem)) from None
+    run_plan(console, plan)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``train`` command to ``app``."""
+    settings = {"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []}
+    app.command("train", context_settings=settings)(train_command)
+
+
+__all__ = ["Plan", "UsageProblem", "hyper_texts", "plan_command", "register", "run_plan", "settings_table"]

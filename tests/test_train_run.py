@@ -1,0 +1,149 @@
+"""The run protocol's driver on a toy method (stopped anywhere, resumed: the same run), and the
+`boardlab train` command line derived from each method's settings dataclass."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+import typer
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from boardlab.core.spec import format_value, options_of
+from boardlab.train import METHOD_MODULES, method
+from boardlab.train.run import RunDefaults, train
+from boardlab.ui.train import register
+
+# --- the driver ----------------------------------------------------------------------------------
+
+
+class Counter(RunDefaults):
+    """A toy method: each step adds up to ``chunk`` units; its state is the units and the sum of
+    the squares of the steps' sizes, so that a step cut differently shows in the result."""
+
+    curve_key: ClassVar[str] = "episode"
+    curve_unit: ClassVar[str] = "units"
+    checkpoint_seconds: ClassVar[float] = 0.0
+
+    def __init__(self, chunk: int, state: dict[str, Any] | None = None) -> None:
+        self.chunk = chunk
+        self.state = state or {"units": 0, "squares": 0, "curve": []}
+        self.params, self.seed = None, 0
+
+    @property
+    def progress(self) -> int:
+        return int(self.state["units"])
+
+    @property
+    def curve(self) -> list[dict[str, Any]]:
+        return self.state["curve"]  # type: ignore[no-any-return]
+
+    def step(self, limit: int) -> None:
+        size = min(self.chunk, limit)
+        self.state["units"] += size
+        self.state["squares"] += size * size
+
+    def evaluate(self, opponents: Any, games: int) -> list[dict[str, Any]]:
+        return [{"episode": self.progress, "opponent": "x", "games": games}]
+
+    def save(self, path: Path) -> Path:
+        path.write_text(json.dumps(self.state))
+        return path
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    chunk=st.integers(1, 9),
+    every=st.integers(0, 12),
+    total=st.integers(1, 60),
+    stop_after=st.integers(0, 30),
+)
+def test_a_run_stopped_anywhere_and_resumed_equals_an_uninterrupted_one(
+    tmp_path_factory: pytest.TempPathFactory, chunk: int, every: int, total: int, stop_after: int
+) -> None:
+    path = tmp_path_factory.mktemp("run") / "checkpoint.json"
+    options = {"eval_every": every, "eval_games": 3}
+    straight, steps = Counter(chunk), []
+    assert train(straight, total, should_stop=lambda: steps.append(1) is not None, **options)
+    calls = iter(range(10**6))
+    first = Counter(chunk)
+    stopped = not train(
+        first, total, checkpoint=path, should_stop=lambda: next(calls) >= stop_after, **options
+    )
+    assert stopped == (stop_after < len(steps))
+    resumed = Counter(chunk, json.loads(path.read_text()))
+    assert train(resumed, total, checkpoint=path, **options)
+    assert resumed.state == straight.state == json.loads(path.read_text())
+    points = [r["episode"] for r in straight.curve]
+    assert len(points) == len(set(points)), "a curve point recorded twice"
+    wanted = {0, total} | (set(range(0, total + 1, every)) if every else set())
+    assert set(points) == wanted
+
+
+# --- the command line ----------------------------------------------------------------------------
+
+
+def _app() -> typer.Typer:
+    app = typer.Typer()
+
+    @app.callback()
+    def main() -> None:
+        """Test app."""
+
+    register(app)
+    return app
+
+
+def _train(*args: str) -> Any:
+    return CliRunner().invoke(_app(), ["train", *args], terminal_width=240)
+
+
+@pytest.mark.parametrize("kind", list(METHOD_MODULES))
+def test_help_lists_every_hyper_parameter_flag_with_its_default(kind: str) -> None:
+    result = _train(kind, "--help")
+    assert result.exit_code == 0, result.output
+    rows = [line for line in result.output.splitlines() if line.startswith("│ --")]
+    for spec in options_of(method(kind).settings):
+        flag = "--" + spec.name.replace("_", "-")
+        (row,) = [r for r in rows if r.split()[1] == flag]
+        assert format_value(spec.default) in row, row
+
+
+def test_flags_and_hyper_strings_give_the_same_settings(tmp_path: Path) -> None:
+    common = ["--game", "nim:piles=1-2", "--epochs", "1", "--eval-games", "0", "--final-games", "0"]
+    by_flags = _train(
+        "ga", *common, "--out", str(tmp_path / "a"), "--selection", "roulette", "--population=6"
+    )
+    by_hyper = _train(
+        "ga", *common, "--out", str(tmp_path / "b"), "--hyper", "selection=roulette,population=6"
+    )
+    assert by_flags.exit_code == 0 and by_hyper.exit_code == 0, by_flags.output + by_hyper.output
+    a, b = (json.loads((tmp_path / n / "summary.json").read_text()) for n in "ab")
+    assert (
+        a["hyper"] == b["hyper"] and a["hyper"]["selection"] == "roulette" and a["hyper"]["population"] == 6
+    )
+    resumed = _train(
+        "ga", *common[:2], "--epochs", "2", "--out", str(tmp_path / "a"), "--resume", "--population", "8"
+    )
+    assert resumed.exit_code == 2 and "--population 8 differs" in resumed.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--selection", "roulette", "--hyper", "selection=roulette"], "both as --selection and in --hyper"),
+        (["--selection"], "--selection needs a value"),
+        (["--population", "6", "--population", "7"], "given twice"),
+        (["stray"], "unexpected argument"),
+        (["--alpha", "0.1"], "ga has no --alpha"),
+    ],
+)
+def test_bad_method_flags_are_one_line_errors(tmp_path: Path, args: list[str], message: str) -> None:
+    result = _train("ga", "--out", str(tmp_path / "x"), *args)
+    assert result.exit_code == 2
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and message in lines[0], result.output
