@@ -314,6 +314,10 @@ def test_cli_bad_input_is_one_line_and_exit_2(
 
 
 def test_option_parsing() -> None:
+    assert split_specs(["hybrid:search=(alphabeta:tt=12,sym=false),time=0.1,random"]) == [
+        "hybrid:search=(alphabeta:tt=12,sym=false),time=0.1",
+        "random",
+    ]
     assert split_specs(["random greedy,alphabeta:depth=2,eval=lines3;mcts:iters=5"]) == [
         "random",
         "greedy",

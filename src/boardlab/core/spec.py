@@ -187,7 +187,7 @@ def split_spec(spec: str) -> tuple[str, dict[str, str]]:
     name, _, rest = spec.strip().partition(":")
     name = name.strip().lower()
     values: dict[str, str] = {}
-    for item in _top_level_items(name, rest) if rest.strip() else []:
+    for item in top_level_items(name, rest) if rest.strip() else []:
         key, eq, text = item.partition("=")
         key = key.strip()
         if not eq or not key:
@@ -198,7 +198,7 @@ def split_spec(spec: str) -> tuple[str, dict[str, str]]:
     return name, values
 
 
-def _top_level_items(owner: str, text: str) -> list[str]:
+def top_level_items(owner: str, text: str) -> list[str]:
     """``text`` split at the commas outside parentheses; SpecError if they do not balance."""
     items, depth, start = [], 0, 0
     for i, char in enumerate(text):

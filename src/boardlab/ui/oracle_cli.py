@@ -13,6 +13,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from boardlab.core.spec import SpecError, top_level_items
+
 if TYPE_CHECKING:
     from boardlab.arena.oracle import OracleReport
 
@@ -36,11 +38,13 @@ def _fail(message: str) -> NoReturn:
 
 def split_specs(texts: list[str]) -> list[str]:
     """Agent specs from option texts: separated by spaces, ``;`` or commas, where a comma
-    followed by ``key=value`` continues the spec before it (``alphabeta:depth=2,eval=lines3``)."""
+    followed by ``key=value`` continues the spec before it (``alphabeta:depth=2,eval=lines3``)
+    and commas inside parentheses belong to a sub-spec (``hybrid:search=(alphabeta:tt=22,sym=false)``).
+    SpecError when parentheses do not balance."""
     specs: list[str] = []
     for text in texts:
         for chunk in text.replace(";", " ").split():
-            for item in chunk.split(","):
+            for item in top_level_items("--opponents", chunk):
                 if not item:
                     continue
                 if specs and "=" in item and ":" not in item and ":" in specs[-1]:
@@ -133,7 +137,10 @@ def oracle_command(
         _fail(f"--from-ply must be 0 or more, got {from_ply}")
     if out.exists() and not out.is_dir():
         _fail(f"--out {out} is a file; expected a folder for oracle.png and oracle.json")
-    specs = split_specs(opponents) if opponents else list(DEFAULT_OPPONENTS)
+    try:
+        specs = split_specs(opponents) if opponents else list(DEFAULT_OPPONENTS)
+    except SpecError as error:
+        _fail(str(error))
     if not specs:
         _fail("--opponents names no agent")
     try:
