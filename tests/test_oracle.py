@@ -116,7 +116,7 @@ def test_quixo_judge_counts_cubes(quixo3) -> None:
 def test_no_judge_and_missing_tables_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(OracleError, match="boardlab solve quixo --size 4"):
         judge_for("quixo:size=4", tmp_path)
-    monkeypatch.setitem(games.GAMES, "nim", games.GameEntry(games.GAMES["nim"].game))
+    monkeypatch.setattr(games.game_class("nim"), "exact_play", ())
     with pytest.raises(OracleError, match="no exact judge for nim"):
         judge_for("nim")
 
@@ -304,7 +304,7 @@ def test_cli_lists_the_draws_lost_and_names_opponents_on_a_narrow_terminal(
 def test_cli_bad_input_is_one_line_and_exit_2(
     cli: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], message: str
 ) -> None:
-    monkeypatch.setitem(games.GAMES, "nim", games.GameEntry(games.GAMES["nim"].game))
+    monkeypatch.setattr(games.game_class("nim"), "exact_play", ())
     args = [a.replace("{tmp}", str(tmp_path / "none")) for a in args]
     result = CliRunner().invoke(cli, args, terminal_width=400)
     assert result.exit_code == 2, result.output

@@ -42,3 +42,13 @@ def test_agents_come_from_the_installed_entry_points() -> None:
     assert agent_class("MCTS").name == "mcts"
     with pytest.raises(AgentSpecError, match="known agents: "):
         AGENTS.get("no-such-agent")
+
+
+def test_games_come_from_the_installed_entry_points_and_name_their_exact_play() -> None:
+    from boardlab.games import GAMES, GameOptionError, exact_providers, game_class
+
+    assert {"quixo", "connect4", "tictactoe", "nim"} <= set(GAMES)
+    assert game_class(" Nim ").name == "nim"
+    assert [p.__name__ for p in exact_providers("nim:piles=1-2")] == ["NimSolverPlay", "NimRule"]
+    with pytest.raises(GameOptionError, match="known games: "):
+        game_class("chess")

@@ -8,7 +8,7 @@ asked for, so listing names costs no import.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from importlib.metadata import EntryPoint, entry_points
 from typing import Generic, TypeVar, overload
 
@@ -65,6 +65,9 @@ class Registry(Generic[T]):
                 raise self.error(f"unknown {self.kind} {shorten(key)!r}; known {self.kind}s: {known}")
             self._loaded[key] = found.load()
         return self._loaded[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name.strip().lower() in self.names()

@@ -3,9 +3,10 @@
 
 Build games from specs: ``parse_game("connect4:width=8,height=7")`` gives the Game,
 ``new_game("quixo:size=4")`` its starting position. Adding a game is its package and one
-entry in :data:`GAMES`; the conformance suite in ``tests/`` then checks it.
+entry point in the ``boardlab.games`` group (or ``GAMES.register``); the conformance suite
+(:mod:`boardlab.games.conformance`) then checks it.
 
-A game's entry also names its exact play (:mod:`boardlab.games.exact`): ``exact_play(game)``
+A game class also names its exact play (:mod:`boardlab.games.exact`): ``exact_play(game)``
 gives the perfect-play knowledge of a game variant, ``endgame_for(game)`` the tables solved
 ahead that a searching agent may read at every move.
 """
@@ -14,10 +15,10 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from boardlab.core.registry import Registry
 from boardlab.core.spec import SpecError, build_options, split_spec
 from boardlab.games.base import (
     DRAW,
@@ -41,33 +42,9 @@ from boardlab.games.small_solver import DEFAULT_LIMIT
 
 UnknownGameError = GameOptionError
 
-SMALL_SOLVER = "boardlab.games.exact:SmallSolverPlay"
-
-
-@dataclass(frozen=True)
-class GameEntry:
-    """A registered game: its Game class and its exact-play providers, as ``module:Name``.
-
-    The providers (:class:`~boardlab.games.exact.ExactPlay` subclasses) are tried in order;
-    a module is imported only when its game or exact play is asked for.
-    """
-
-    game: str
-    exact: tuple[str, ...] = ()
-
-
-GAMES: dict[str, GameEntry] = {
-    "quixo": GameEntry("boardlab.games.quixo:Quixo", ("boardlab.games.quixo.exact:QuixoTablesPlay",)),
-    "connect4": GameEntry(
-        "boardlab.games.connect4:ConnectFour", ("boardlab.games.connect4.exact:ConnectFourSolverPlay",)
-    ),
-    "tictactoe": GameEntry("boardlab.games.tictactoe:TicTacToe", (SMALL_SOLVER,)),
-    "nim": GameEntry(
-        "boardlab.games.nim:Nim",
-        ("boardlab.games.nim.exact:NimSolverPlay", "boardlab.games.nim.exact:NimRule"),
-    ),
-}
-"""Registered games: name -> its entry."""
+GAMES: Registry[type[Game]] = Registry("game", "boardlab.games", GameOptionError)
+"""The games: the ``boardlab.games`` entry points (``name = "module:GameClass"``) and those
+added at run time with ``GAMES.register(name, cls)``."""
 
 
 def _load(target: str) -> Any:
@@ -75,22 +52,14 @@ def _load(target: str) -> Any:
     return getattr(importlib.import_module(module), attr)
 
 
-def _entry(name: str) -> GameEntry:
-    key = name.strip().lower()
-    if key not in GAMES:
-        raise GameOptionError(f"unknown game {key!r}; known games: {', '.join(sorted(GAMES))}")
-    return GAMES[key]
-
-
 def game_class(name: str) -> type[Game]:
     """The Game class registered under ``name``."""
-    cls: type[Game] = _load(_entry(name).game)
-    return cls
+    return GAMES.get(name)
 
 
 def exact_providers(game: Game | str) -> list[type[ExactPlay]]:
     """The exact-play providers registered for a game (a Game, a spec or a name), in order."""
-    return [_load(target) for target in _entry(parse_game(game).name).exact]
+    return [_load(target) for target in parse_game(game).exact_play]
 
 
 def exact_play(
@@ -130,7 +99,7 @@ def endgame_for(game: Game, directory: Path | str | None = None) -> ExactPlay | 
 def available_games() -> list[str]:
     """Names of the registered games whose module is present, sorted."""
     names = []
-    for name in sorted(GAMES):
+    for name in GAMES.names():
         try:
             game_class(name)
         except ImportError:
@@ -167,7 +136,6 @@ __all__ = [
     "ExactPlay",
     "ExactPlayError",
     "Game",
-    "GameEntry",
     "GameError",
     "GameOptionError",
     "GameOverError",

@@ -278,6 +278,9 @@ class Game(ABC):
     perft_ended_leaves: ClassVar[bool] = True
     """How the game's published perft counts take a game that ends before the depth: as a
     leaf (True), or not at all, counting move sequences of exactly the depth (False)."""
+    exact_play: ClassVar[tuple[str, ...]] = ()
+    """The game's exact-play providers (:class:`~boardlab.games.exact.ExactPlay` subclasses) as
+    ``module:Name``, tried in order; a module is imported only when exact play is asked for."""
 
     def __post_init__(self) -> None:
         check_options(self, self.name)

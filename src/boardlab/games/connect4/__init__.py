@@ -108,6 +108,7 @@ class ConnectFour(Game):
     connect: int = option(4, "stones in a row that win", minimum=2, maximum=31)
 
     name: ClassVar[str] = "connect4"
+    exact_play: ClassVar[tuple[str, ...]] = ("boardlab.games.connect4.exact:ConnectFourSolverPlay",)
     display_name: ClassVar[str] = "Connect Four"
     perft_ended_leaves: ClassVar[bool] = False  # published counts: move sequences of exactly n plies
     draw_detail: ClassVar[str] = "full board"

@@ -75,6 +75,10 @@ class Nim(base.Game):
     """Nim with the given starting piles, an optional move limit ``k`` and misère or normal play."""
 
     name: ClassVar[str] = "nim"
+    exact_play: ClassVar[tuple[str, ...]] = (
+        "boardlab.games.nim.exact:NimSolverPlay",
+        "boardlab.games.nim.exact:NimRule",
+    )
     display_name: ClassVar[str] = "Nim"
 
     piles: tuple[int, ...] = option(DEFAULT_PILES, "starting piles", minimum=0, maximum=MAX_PILE)

@@ -166,6 +166,7 @@ class Quixo(base.Game):
     """
 
     name: ClassVar[str] = "quixo"
+    exact_play: ClassVar[tuple[str, ...]] = ("boardlab.games.quixo.exact:QuixoTablesPlay",)
     display_name: ClassVar[str] = "Quixo"
     win_detail: ClassVar[str] = "a complete line"
 

@@ -86,6 +86,7 @@ class TicTacToe(base.Game):
     """Tic-Tac-Toe (no options): three in a row wins, a full board without one is a draw."""
 
     name: ClassVar[str] = "tictactoe"
+    exact_play: ClassVar[tuple[str, ...]] = ("boardlab.games.exact:SmallSolverPlay",)
     display_name: ClassVar[str] = "Tic-Tac-Toe"
     perft_ended_leaves: ClassVar[bool] = False  # published counts: move sequences of exactly n plies
     win_detail: ClassVar[str] = "three in a row"
