@@ -34,8 +34,8 @@ from boardlab.arena.schedule import (
 )
 from boardlab.arena.store import Store
 from boardlab.files import path_problem
+from boardlab.play.referee import MAX_MOVE_TIMEOUT, MIN_MOVE_TIMEOUT, MOVE_TIMEOUT_FACTOR
 from boardlab.processes import sigterm_as_interrupt
-from boardlab.referee import MAX_MOVE_TIMEOUT, MIN_MOVE_TIMEOUT, MOVE_TIMEOUT_FACTOR
 from boardlab.spec import one_line, shorten
 
 DEMO_SPECS: tuple[str, ...] = ("random", "greedy", "alphabeta:depth=3", "mcts:iters=1000", "hybrid:time=0.1")

@@ -11,11 +11,11 @@ from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any
 
-from boardlab import referee
 from boardlab.agents.base import make_agent
 from boardlab.arena.schedule import ArenaError, GameTask
 from boardlab.games import Outcome, Reason, parse_game
-from boardlab.referee import describe_failure, is_legal, shown_move
+from boardlab.play import referee
+from boardlab.play.referee import describe_failure, is_legal, shown_move
 
 OPENING_ATTEMPTS = 1000
 
@@ -144,7 +144,7 @@ class _Forfeit(Exception):
 
 
 def move_limit(spec: str, timeout: float | None = None) -> float | None:
-    """:func:`boardlab.referee.move_limit`, with ArenaError for a bad ``timeout``."""
+    """:func:`boardlab.play.referee.move_limit`, with ArenaError for a bad ``timeout``."""
     try:
         return referee.move_limit(spec, timeout)
     except referee.TimeLimitError as err:

@@ -1,7 +1,7 @@
 """Running matches and tournaments, in parallel worker processes, into the store.
 
 The main process owns the schedule and the store; worker processes
-(:mod:`boardlab.arena.workers`) receive each game's task as JSON, build both agents from
+(:mod:`boardlab.play.pool`) receive each game's task as JSON, build both agents from
 their specs and seeds, play, and send the record back as JSON. Each finished game is stored
 at once in its own transaction. Agents play under a time limit per move: one that overruns,
 raises, exits or answers an illegal move forfeits that game, which is stored like any other
@@ -26,10 +26,10 @@ from boardlab.arena.ratings import DEFAULT_PRIOR_DRAWS
 from boardlab.arena.schedule import ArenaError, GameTask, TournamentConfig, iter_schedule
 from boardlab.arena.store import Store
 from boardlab.arena.summary import Summary, summarize
-from boardlab.arena.workers import WorkerPool
 from boardlab.games import parse_game
 from boardlab.machine import memory_problem
-from boardlab.referee import describe_failure
+from boardlab.play.pool import WorkerPool
+from boardlab.play.referee import describe_failure
 from boardlab.spec import shorten
 
 StartHook = Callable[[int, int], None]

@@ -40,8 +40,8 @@ import numpy as np
 from boardlab.agents.base import Agent, AgentSpecError, make_agent
 from boardlab.games.base import GameError, IllegalMoveError
 from boardlab.games.quixo import SIZES, Move, Push, Quixo, State, all_moves
+from boardlab.play.referee import SETUP_TIMEOUT, describe_failure
 from boardlab.processes import describe_exit, die_with_parent, worker_context
-from boardlab.referee import SETUP_TIMEOUT, describe_failure
 from boardlab.spec import option
 
 __all__ = [

@@ -1,6 +1,6 @@
 """The ``boardlab play`` command: a human against an agent in the terminal.
 
-The agent plays from a child process (:class:`~boardlab.referee.AgentProcess`) under a time
+The agent plays from a child process (:class:`~boardlab.play.referee.AgentProcess`) under a time
 limit per move (``--move-timeout``): an agent that fails, answers an illegal move or does not
 answer in time forfeits, and a hung one is stopped.
 """
@@ -17,8 +17,7 @@ from rich.console import Console
 
 from boardlab.agents.base import make_agent
 from boardlab.games import new_game
-from boardlab.processes import sigterm_as_interrupt
-from boardlab.referee import (
+from boardlab.play.referee import (
     MIN_MOVE_TIMEOUT,
     MOVE_TIMEOUT_FACTOR,
     AgentForfeit,
@@ -26,6 +25,7 @@ from boardlab.referee import (
     TimeLimitError,
     move_limit,
 )
+from boardlab.processes import sigterm_as_interrupt
 from boardlab.spec import one_line, shorten
 from boardlab.ui.terminal import TerminalGame
 

@@ -19,7 +19,7 @@ from rich.text import Text
 
 from boardlab.agents.base import Agent
 from boardlab.games.base import GameError, MoveParseError, Outcome, Reason
-from boardlab.referee import AgentForfeit, describe_failure, is_legal, shown_move
+from boardlab.play.referee import AgentForfeit, describe_failure, is_legal, shown_move
 
 InputFn = Callable[[str], str]
 
@@ -70,7 +70,7 @@ class TerminalGame:
     ``EOFError`` or ``KeyboardInterrupt`` to leave. The agent's per-game memory is reset at
     the start and after each ``undo``. An agent that fails, answers an illegal move or thinks
     longer than ``move_timeout`` seconds (None: no limit) forfeits the game. To stop an agent
-    that never answers, give an :class:`~boardlab.referee.AgentProcess` as the agent.
+    that never answers, give an :class:`~boardlab.play.referee.AgentProcess` as the agent.
     """
 
     def __init__(

@@ -25,8 +25,8 @@ from typing import Any
 
 from boardlab.arena.play import GameRecord, forfeit_record, play_game, timestamp, warm_up
 from boardlab.arena.schedule import ArenaError, GameTask
+from boardlab.play.referee import GRACE_SECONDS, SETUP_TIMEOUT
 from boardlab.processes import describe_exit, die_with_parent, worker_context
-from boardlab.referee import GRACE_SECONDS, SETUP_TIMEOUT
 
 STOP_SECONDS = 5.0
 """How long a stopping worker is given before it is killed."""
