@@ -21,14 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from boardlab.agents.base import make_agent, memory_of
-from boardlab.arena.play import GameRecord, move_limit, play_game, play_opening
+from boardlab.arena.play import ARENA_JOBS, GameRecord, move_limit, play_game, play_opening
 from boardlab.arena.ratings import DEFAULT_PRIOR_DRAWS
 from boardlab.arena.schedule import ArenaError, GameTask, TournamentConfig, iter_schedule
 from boardlab.arena.store import Store
 from boardlab.arena.summary import Summary, summarize
 from boardlab.games import parse_game
 from boardlab.machine import memory_problem
-from boardlab.play.pool import WorkerPool
+from boardlab.play.pool import PoolError, WorkerPool
 from boardlab.play.referee import describe_failure
 from boardlab.spec import shorten
 
@@ -213,5 +213,8 @@ def _play_all(
         for task in tasks:
             yield play_game(task, (limits[task.first_spec], limits[task.second_spec]))
         return
-    with WorkerPool(min(workers, count), game, limits) as pool:
-        yield from pool.play(tasks)
+    try:
+        with WorkerPool(min(workers, count), game, limits, ARENA_JOBS) as pool:
+            yield from pool.play(tasks)
+    except PoolError as err:
+        raise ArenaError(str(err)) from None
