@@ -281,7 +281,7 @@ class Session:
         self.agents[colour] = agent
         return None
 
-    def start(self) -> Outcome | None:
+    def prepare_agents(self) -> Outcome | None:
         """Prepare the agents given to the session and reset their memory, first colour first;
         the forfeit of the first that fails, else None."""
         for colour, agent in enumerate(self.agents):
