@@ -219,17 +219,24 @@ class Session:
         self._check_open()
         if isinstance(move, str):
             move = self.state.parse_move(move)
+        return self._push(move, seconds, decision)
+
+    def _push(self, move: Any, seconds: float | None, decision: Decision | None) -> Turn:
         after = self.state.play(move)
         turn = Turn(move, self.to_move, seconds, decision)
         self.positions.append(after)
         self.turns.append(turn)
-        self._seen[_position_key(after)] += 1
+        if self.repetitions is not None:
+            self._seen[_position_key(after)] += 1
         return turn
 
     def agent_move(self, limit: Limit | None = None) -> Turn | None:
         """Ask the agent to move for its decision within ``limit`` (None: its own budget) and
         play it; None if the agent forfeits instead (:attr:`outcome` says why)."""
         self._check_open()
+        return self._agent_turn(limit)
+
+    def _agent_turn(self, limit: Limit | None) -> Turn | None:
         colour = self.to_move
         agent = self.agents[colour]
         if agent is None:
@@ -249,17 +256,19 @@ class Session:
         move = decision.move if isinstance(decision, Decision) else decision
         if not isinstance(decision, Decision) or not is_legal(state, move):
             return self._lost(colour, f"answered {shown_move(move)}, not a legal move")
-        turn = self.play(move, seconds=round(spent, SECONDS_DIGITS), decision=decision)
+        turn = self._push(move, round(spent, SECONDS_DIGITS), decision)
         self.report({"move": turn.notation, "seconds": turn.seconds, "turn": self._next_clock()})
         return turn
 
     def run(self, limit: Limit | None = None) -> Outcome:
         """Let the agents play until the game ends (every side to move must be an agent)."""
-        if not self.is_over:
+        outcome = self.outcome
+        if outcome is None:
             self.report({"turn": self.to_move})
-        while not self.is_over:
-            self.agent_move(limit)
-        return self.outcome  # type: ignore[return-value]
+        while outcome is None:
+            self._agent_turn(limit)
+            outcome = self.outcome
+        return outcome
 
     def _next_clock(self) -> int | None:
         return None if self.is_over else self.to_move
@@ -319,8 +328,9 @@ class Session:
             raise SessionError("nothing to take back")
         first = movers[-1]
         taken = self.turns[first:]
-        for position in self.positions[first + 1 :]:
-            self._seen[_position_key(position)] -= 1
+        if self.repetitions is not None:
+            for position in self.positions[first + 1 :]:
+                self._seen[_position_key(position)] -= 1
         del self.turns[first:]
         del self.positions[first + 1 :]
         self._reset_agents()
