@@ -21,8 +21,8 @@ from boardlab.arena import (
     summarize,
     tournament,
 )
-from boardlab.arena.play import warm_up
 from boardlab.games import Outcome, Reason, new_game
+from boardlab.play.pool import warm_up
 
 
 class InterruptingAgent(Agent):

@@ -21,7 +21,7 @@ from boardlab.arena import ArenaError, Store, TournamentConfig, match, run_tourn
 from boardlab.arena.play import move_limit
 from boardlab.cli import app
 from boardlab.games import Reason
-from boardlab.referee import MIN_MOVE_TIMEOUT
+from boardlab.play.referee import MIN_MOVE_TIMEOUT
 
 
 class GarbageAgent(Agent):

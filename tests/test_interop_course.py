@@ -28,6 +28,7 @@ from boardlab.interop.course import (
     state_from_course_game,
     to_course_move,
 )
+from boardlab.play.referee import AgentForfeit
 
 STANDIN = Path(__file__).with_name("course_standin.py")
 
@@ -195,6 +196,27 @@ def test_a_new_course_game_resets_the_agent() -> None:
     for _ in range(2):
         Game().play(player, as_course_player("random", seed=1), max_turns=400)
     assert len(resets) == 2
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_wrapped_agent_follows_the_course_game_move_by_move(seed: int) -> None:
+    game = Game()
+    first = as_course_player("greedy", seed=seed)
+    second = as_course_player("random", seed=seed + 1)
+    game.play(first, second, max_turns=400)
+    # the course game counts no plies: each session counts from the first position it was shown
+    for player, blanks, offset in ((first, 25, 0), (second, 24, 1)):
+        session = player.session
+        assert session is not None and session.start.blanks == blanks
+        assert session.start.to_move == offset and session.start.ply == 0
+        assert session.state.ply + offset in (game.turns - 1, game.turns)  # the last move may be the other's
+
+
+def test_a_wrapped_agent_that_fails_says_so() -> None:
+    agent = make_agent("random", 0)
+    agent.act = lambda state, limit=None: 1 / 0  # type: ignore[method-assign]
+    with pytest.raises(AgentForfeit, match="raised ZeroDivisionError"):
+        CourseAgentPlayer(agent).make_move(Game())
 
 
 def test_a_finished_course_position_is_refused() -> None:

@@ -9,7 +9,7 @@ Typical use::
     run = tournament(["random", "greedy", "alphabeta:depth=3"], games_per_pair=50)
 
 Games follow a deterministic schedule (:mod:`boardlab.arena.schedule`), read lazily; each is
-played in a worker process (:mod:`boardlab.arena.workers`) under a time limit per move and
+played in a worker process (:mod:`boardlab.play.pool`) under a time limit per move and
 stored as it ends (:mod:`boardlab.arena.store`), and running the same tournament again
 resumes it. An agent that fails, overruns its limit or answers an illegal move forfeits the
 game (``Reason.FORFEIT``, counted in :attr:`Summary.forfeits`); the tournament goes on.

@@ -13,8 +13,9 @@ import contextlib
 import numba  # noqa: F401 - the largest import of a worker
 
 from boardlab.agents.base import agent_class, agent_names
-from boardlab.arena import play, workers  # noqa: F401 - the worker's entry point
+from boardlab.arena import play  # noqa: F401 - what the workers run
 from boardlab.games import GAMES, game_class
+from boardlab.play import pool  # noqa: F401 - the worker's entry point
 
 
 def load_modules() -> None:

@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
+import functools
 import json
-import random
-import time
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from datetime import UTC, datetime
 from typing import Any
 
-from boardlab import referee
 from boardlab.agents.base import make_agent
 from boardlab.arena.schedule import ArenaError, GameTask
 from boardlab.games import Outcome, Reason, parse_game
-from boardlab.referee import describe_failure, is_legal, shown_move
-
-OPENING_ATTEMPTS = 1000
+from boardlab.play import referee
+from boardlab.play.pool import GameJobs, Stopped, TaskError, timestamp
+from boardlab.play.session import Session, SessionError, random_opening
 
 TIMING = {"timing": True}
 """Field metadata of what a replay does not reproduce (clock readings)."""
@@ -112,39 +109,16 @@ _RECORD_TYPES = {f.name: _RECORD_HINTS[f.name] for f in fields(GameRecord)}
 
 
 def play_opening(game: str, plies: int, seed: int) -> tuple[Any, list[str]]:
-    """A position reached by ``plies`` uniformly random moves from the start, and those moves.
-
-    An opening that ends the game is drawn again (from the same random stream), so the
-    opening is a function of ``(game, plies, seed)`` and always leaves the game open.
-    """
-    rng = random.Random(seed)
-    start = parse_game(game).initial()
-    for _ in range(OPENING_ATTEMPTS):
-        state, moves = start, []
-        while len(moves) < plies and not state.is_over:
-            move = rng.choice(state.legal_moves())
-            moves.append(str(move))
-            state = state.play(move)
-        if not state.is_over:
-            return state, moves
-    raise ArenaError(f"no opening of {plies} random plies leaves a game of {game} open; use fewer plies")
-
-
-def timestamp() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
-class _Forfeit(Exception):
-    """An agent lost the game by failing: ``colour`` is its colour, ``detail`` what it did."""
-
-    def __init__(self, colour: int, detail: str) -> None:
-        super().__init__(detail)
-        self.colour = colour
-        self.detail = detail
+    """A position reached by ``plies`` uniformly random moves from the start, and those moves
+    (:func:`boardlab.play.session.random_opening`, with ArenaError when there is none)."""
+    try:
+        return random_opening(game, plies, seed)
+    except SessionError as err:
+        raise ArenaError(str(err)) from None
 
 
 def move_limit(spec: str, timeout: float | None = None) -> float | None:
-    """:func:`boardlab.referee.move_limit`, with ArenaError for a bad ``timeout``."""
+    """:func:`boardlab.play.referee.move_limit`, with ArenaError for a bad ``timeout``."""
     try:
         return referee.move_limit(spec, timeout)
     except referee.TimeLimitError as err:
@@ -178,47 +152,20 @@ def play_game(
     if limits is None:
         limits = (move_limit(task.first_spec), move_limit(task.second_spec))
     send = report or (lambda event: None)
-    # everything an agent can raise, except the user's Ctrl-C in this process
-    caught: type[BaseException] | tuple[type[BaseException], ...] = (
-        BaseException if catch_interrupt else (Exception, SystemExit)
-    )
     game = parse_game(task.game)
     specs, seeds = (task.first_spec, task.second_spec), (task.first_seed, task.second_seed)
-    state, opening = play_opening(task.game, task.opening_plies, task.opening_seed)
-    moves, times = list(opening), []
+    _, opening = play_opening(task.game, task.opening_plies, task.opening_seed)
+    session = Session(game.initial(), limits=limits, catch_interrupt=catch_interrupt, report=send)
+    for move in opening:
+        session.play(move)
     send({"opening": opening})
-    try:
-        agents = []
-        for colour in (0, 1):
-            send({"setup": colour})
-            try:
-                agent = make_agent(specs[colour], seeds[colour], game=game)
-                agent.prepare(game)
-                agent.new_game()
-            except caught as err:
-                raise _Forfeit(colour, "failed to start: " + describe_failure(err)) from None
-            agents.append(agent)
-        send({"turn": state.to_move})
-        while (outcome := state.outcome) is None:
-            colour = state.to_move
-            tic = time.perf_counter()
-            try:
-                move = agents[colour].choose(state)
-            except caught as err:
-                raise _Forfeit(colour, describe_failure(err)) from None
-            spent = time.perf_counter() - tic
-            limit = limits[colour]
-            if limit is not None and spent > limit:
-                raise _Forfeit(colour, f"took {spent:.2f} s, over its limit of {limit:g} s per move")
-            if not is_legal(state, move):
-                raise _Forfeit(colour, f"answered {shown_move(move)}, not a legal move")
-            state = state.play(move)
-            moves.append(str(move))
-            times.append(round(spent, 6))
-            send({"move": moves[-1], "seconds": times[-1], "turn": None if state.is_over else state.to_move})
-    except _Forfeit as forfeit:
-        outcome = Outcome(1 - forfeit.colour, Reason.FORFEIT, forfeit.detail)
-    return make_record(task, moves, times, outcome, started)
+    for colour in (0, 1):
+        build = functools.partial(make_agent, specs[colour], seeds[colour], game=game)
+        if session.seat(colour, build) is not None:
+            break
+    outcome = session.run()
+    times = [float(turn.seconds or 0.0) for turn in session.turns[len(opening) :]]  # agents' moves: all timed
+    return make_record(task, session.moves, times, outcome, started)
 
 
 def make_record(
@@ -256,30 +203,28 @@ def forfeit_record(
     return make_record(task, moves, times, Outcome(1 - colour, Reason.FORFEIT, detail), started)
 
 
-def warm_up(game: str, specs: tuple[str, ...], report: Report | None = None) -> None:
-    """Compile what the games of a tournament will use, so no move's time includes a compile.
-
-    Plays a short random opening of ``game`` and asks each agent of ``specs`` for one move
-    there (the searches are compiled per process and kernel). Warming is only a speed-up: any
-    failure is left for the game it concerns to meet and report. ``report`` gets
-    ``{"warm": i, "stage": "prepare"}`` before agent ``specs[i]`` is built and prepared and
-    ``{"warm": i, "stage": "move"}`` before it is asked for its move.
-    """
-    send = report or (lambda event: None)
+def play_task(text: str, limits: tuple[float | None, float | None], report: Report) -> str:
+    """A worker's runner (see :class:`~boardlab.play.pool.GameJobs`): the record of the
+    scheduled game ``text``, played with :func:`play_game`, as JSON."""
+    task = GameTask.from_json(text)
     try:
-        try:
-            state, _ = play_opening(game, 2, 0)
-        except ArenaError:  # a game that two random plies can end: warm on the start
-            state = parse_game(game).initial()
-    except Exception:
-        return
-    for i, spec in enumerate(specs):
-        try:
-            send({"warm": i, "stage": "prepare"})
-            agent = make_agent(spec, 0, game=state.game)
-            agent.prepare(state.game)
-            agent.new_game()
-            send({"warm": i, "stage": "move"})
-            agent.choose(state)
-        except (Exception, SystemExit):
-            continue
+        return play_game(task, limits, report, catch_interrupt=True).to_json()
+    except ArenaError as err:
+        raise TaskError(str(err)) from None
+    except BaseException as err:  # not an agent's doing: boardlab's own bug
+        raise TaskError(f"game {task.index}: {type(err).__name__}: {err}") from None
+
+
+def _stopped_record(stopped: Stopped[GameTask]) -> GameRecord:
+    return forfeit_record(
+        stopped.task, stopped.moves, stopped.times, stopped.colour, stopped.detail, stopped.started
+    )
+
+
+ARENA_JOBS: GameJobs[GameTask, GameRecord] = GameJobs(
+    runner=f"{__name__}:play_task",
+    seats=lambda task: (task.first_spec, task.second_spec),
+    read=GameRecord.from_json,
+    stopped=_stopped_record,
+)
+"""How the worker pool plays the arena's scheduled games."""

@@ -1,7 +1,7 @@
 """Running matches and tournaments, in parallel worker processes, into the store.
 
 The main process owns the schedule and the store; worker processes
-(:mod:`boardlab.arena.workers`) receive each game's task as JSON, build both agents from
+(:mod:`boardlab.play.pool`) receive each game's task as JSON, build both agents from
 their specs and seeds, play, and send the record back as JSON. Each finished game is stored
 at once in its own transaction. Agents play under a time limit per move: one that overruns,
 raises, exits or answers an illegal move forfeits that game, which is stored like any other
@@ -21,16 +21,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from boardlab.agents.base import make_agent, memory_of
-from boardlab.arena.play import GameRecord, move_limit, play_game, play_opening
+from boardlab.arena.play import ARENA_JOBS, GameRecord, move_limit, play_game, play_opening
 from boardlab.arena.ratings import DEFAULT_PRIOR_DRAWS
 from boardlab.arena.schedule import ArenaError, GameTask, TournamentConfig, iter_schedule
 from boardlab.arena.store import Store
 from boardlab.arena.summary import Summary, summarize
-from boardlab.arena.workers import WorkerPool
 from boardlab.core.machine import memory_problem
 from boardlab.core.spec import shorten
 from boardlab.games import parse_game
-from boardlab.referee import describe_failure
+from boardlab.play.pool import PoolError, WorkerPool
+from boardlab.play.referee import describe_failure
 
 StartHook = Callable[[int, int], None]
 """Called once before play with ``(games in the schedule, games already stored)``."""
@@ -213,5 +213,8 @@ def _play_all(
         for task in tasks:
             yield play_game(task, (limits[task.first_spec], limits[task.second_spec]))
         return
-    with WorkerPool(min(workers, count), game, limits) as pool:
-        yield from pool.play(tasks)
+    try:
+        with WorkerPool(min(workers, count), game, limits, ARENA_JOBS) as pool:
+            yield from pool.play(tasks)
+    except PoolError as err:
+        raise ArenaError(str(err)) from None

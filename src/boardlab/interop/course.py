@@ -42,7 +42,8 @@ from boardlab.core.processes import describe_exit, die_with_parent, worker_conte
 from boardlab.core.spec import option
 from boardlab.games.base import GameError, IllegalMoveError
 from boardlab.games.quixo import SIZES, Move, Push, Quixo, State, all_moves
-from boardlab.referee import SETUP_TIMEOUT, describe_failure
+from boardlab.play.referee import SETUP_TIMEOUT, AgentForfeit, describe_failure
+from boardlab.play.session import Session
 
 __all__ = [
     "CourseAgentPlayer",
@@ -71,6 +72,8 @@ BLANK = -1
 IMPORT_TIMEOUT = 30.0
 """Seconds a player's module may take to import, by default."""
 MAX_IMPORT_TIMEOUT = 3600.0
+COURSE_PLY_CAP = 10**6
+"""The course's ``Game`` has no ply cap: the game the agent is shown has the largest one boardlab takes."""
 
 
 class CourseInteropError(GameError):
@@ -278,9 +281,13 @@ class CourseAgentPlayer:
     the agent, and answers ``((x, y), slide)``. ``slide`` is a member of ``move_enum`` if
     given (the course's own ``Move``); otherwise of the ``Move`` enum found in the module
     that defines the game's class, else of :data:`CourseMove`, which has the same values.
-    The course game does not say how many moves were played, so positions are built with
-    ply 0; a new game is noticed when the board holds fewer cubes than last time (cubes
-    never become blank again) and the agent's per-game memory is then reset.
+
+    The agent plays in a :class:`~boardlab.play.session.Session` that follows the course
+    game: a position one move (the opponent's) after the session's is that move, played into
+    the session, so the agent sees the game's history and its true ply count; any other
+    position starts a new game (from ply 0), and the agent's per-game memory is reset. The
+    course game has no ply cap, and neither has the session's. An agent that fails raises
+    :class:`~boardlab.play.referee.AgentForfeit` saying what it did.
 
     ``rules`` is the rulebook the agent plays by: ``course`` (the default: inside the
     course's ``Game`` its referee decides) or ``official``. The agent is prepared (its
@@ -293,30 +300,47 @@ class CourseAgentPlayer:
         self.agent = agent
         self.move_enum = check_move_enum(move_enum)
         self.rules = rules
-        self._last_filled: int | None = None
-        game = Quixo(size=size, rules=rules)  # checks the rulebook's name
-        agent.check_game(agent.settings, game)
-        agent.prepare(game)
+        self.session: Session | None = None
+        self.game = Quixo(size=size, ply_cap=COURSE_PLY_CAP, rules=rules)  # checks the rulebook's name
+        agent.check_game(agent.settings, self.game)
+        agent.prepare(self.game)
 
     def make_move(self, game: CourseGame) -> tuple[tuple[int, int], Any]:
         """The agent's move for the course game's position."""
-        state = state_from_course_game(game, rules=self.rules)
-        self._notice_new_game(state)
-        if state.is_over:
+        seen = state_from_course_game(game, rules=self.rules)
+        if seen.is_over:
             raise CourseInteropError(
                 "the course game already has a complete line on the board; no move is asked there"
             )
+        session = self._follow(seen)
+        turn = session.agent_move()
+        if turn is None:
+            raise AgentForfeit(session.outcome.detail if session.outcome is not None else "no move")
         move_enum = self.move_enum or course_move_enum_of(game)
-        return to_course_move(self.agent.choose(state), move_enum)
+        return to_course_move(turn.move, move_enum)
 
-    def _notice_new_game(self, state: State) -> None:
-        filled = state.size * state.size - state.blanks
-        if self._last_filled is None or filled < self._last_filled or filled <= 1:
-            self.agent.new_game()
-        self._last_filled = filled
+    def _follow(self, seen: State) -> Session:
+        """The session at the course game's position ``seen``: the same game one move on, or a new one."""
+        session = self.session
+        if session is not None and not session.is_over:
+            if _same_position(session.state, seen):
+                return session
+            for move in session.state.legal_moves():
+                if _same_position(session.state.play(move), seen):
+                    session.play(move)
+                    return session
+        game = self.game if seen.size == self.game.size else Quixo(seen.size, COURSE_PLY_CAP, self.rules)
+        self.agent.new_game()
+        self.session = Session(game.state(seen.a, seen.b, seen.to_move, 0), (self.agent, self.agent))
+        return self.session
 
     def __repr__(self) -> str:
         return f"<CourseAgentPlayer {self.agent.spec}>"
+
+
+def _same_position(one: State, other: State) -> bool:
+    """True when the cubes and the side to move agree (whatever the ply)."""
+    return (one.a, one.b, one.to_move) == (other.a, other.b, other.to_move)
 
 
 def check_move_enum(move_enum: Any) -> type[enum.Enum] | None:

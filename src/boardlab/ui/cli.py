@@ -1,6 +1,6 @@
 """The ``boardlab play`` command: a human against an agent in the terminal.
 
-The agent plays from a child process (:class:`~boardlab.referee.AgentProcess`) under a time
+The agent plays from a child process (:class:`~boardlab.play.referee.AgentProcess`) under a time
 limit per move (``--move-timeout``): an agent that fails, answers an illegal move or does not
 answer in time forfeits, and a hung one is stopped.
 """
@@ -19,7 +19,7 @@ from boardlab.agents.base import make_agent
 from boardlab.core.processes import sigterm_as_interrupt
 from boardlab.core.spec import one_line, shorten
 from boardlab.games import new_game
-from boardlab.referee import (
+from boardlab.play.referee import (
     MIN_MOVE_TIMEOUT,
     MOVE_TIMEOUT_FACTOR,
     AgentForfeit,

@@ -9,7 +9,6 @@ output back from a buffer. Commands: a move in the game's notation, ``moves``, `
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -17,9 +16,8 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from boardlab.agents.base import Agent
 from boardlab.games.base import GameError, MoveParseError, Outcome, Reason
-from boardlab.referee import AgentForfeit, describe_failure, is_legal, shown_move
+from boardlab.play.session import Player, Session, SessionError, Turn
 
 InputFn = Callable[[str], str]
 
@@ -56,27 +54,21 @@ class PlayResult:
         return self.winner == self.human_side
 
 
-@dataclass(frozen=True)
-class _Played:
-    move: Any
-    mover: int
-
-
 class TerminalGame:
-    """A human against an agent, one line of input at a time.
+    """A human against an agent, one line of input at a time, played in a :class:`Session`.
 
     ``human_side`` is 0 to move first (X) or 1 to move second (O). ``input_fn`` gets the
     prompt and returns the line typed (default: ``console.input``); it may raise
     ``EOFError`` or ``KeyboardInterrupt`` to leave. The agent's per-game memory is reset at
     the start and after each ``undo``. An agent that fails, answers an illegal move or thinks
     longer than ``move_timeout`` seconds (None: no limit) forfeits the game. To stop an agent
-    that never answers, give an :class:`~boardlab.referee.AgentProcess` as the agent.
+    that never answers, give an :class:`~boardlab.play.referee.AgentProcess` as the agent.
     """
 
     def __init__(
         self,
         state: Any,
-        agent: Agent,
+        agent: Player,
         human_side: int = 0,
         *,
         console: Console | None = None,
@@ -91,14 +83,15 @@ class TerminalGame:
         self.console = console or Console(highlight=False)
         self.input_fn = input_fn or self.console.input
         self.agent_label = agent_label or agent.spec
-        self.move_timeout = move_timeout
-        self.positions: list[Any] = [state]
-        self.played: list[_Played] = []
+        agents: list[Player | None] = [None, None]
+        limits: list[float | None] = [None, None]
+        agents[1 - human_side], limits[1 - human_side] = agent, move_timeout
+        self.session = Session(state, agents, limits=limits)
 
     @property
     def state(self) -> Any:
         """The current position."""
-        return self.positions[-1]
+        return self.session.state
 
     @property
     def symbols(self) -> tuple[str, str]:
@@ -112,31 +105,19 @@ class TerminalGame:
         longer than ``move_timeout`` seconds) forfeits: the human wins.
         """
         self._show_intro()
-        failure = self._agent_call(lambda: (self.agent.prepare(self.state.game), self.agent.new_game()))
-        if isinstance(failure, Outcome):
+        failure = self.session.prepare_agents()
+        if failure is not None:
             return self._finish(failure)
-        while not self.state.is_over:
-            if self.state.to_move == self.human_side:
+        while not self.session.is_over:
+            if self.session.to_move == self.human_side:
                 stop = self._human_turn()
                 if stop is not None:
                     return self._finish(stop)
-            else:
-                forfeit = self._agent_turn()
-                if forfeit is not None:
-                    self._show_position()
-                    return self._finish(forfeit)
+            elif not self._agent_turn():  # the agent forfeits
+                self._show_position()
+                return self._finish(self.session.outcome)
         self._show_position()
-        return self._finish(self.state.outcome)
-
-    def _agent_call(self, call: Callable[[], Any]) -> Any:
-        """``call()``'s value, or the agent's forfeit (an Outcome) if it fails."""
-        try:
-            return call()
-        except AgentForfeit as err:
-            detail = err.detail
-        except (Exception, SystemExit) as err:  # the agent's own code failed
-            detail = describe_failure(err)
-        return Outcome(self.human_side, Reason.FORFEIT, detail)
+        return self._finish(self.session.outcome)
 
     # --- turns -----------------------------------------------------------------------------
 
@@ -158,15 +139,12 @@ class TerminalGame:
             if command in ("quit", "exit"):
                 return "quit"
             if command == "resign":
-                return Outcome(1 - self.human_side, Reason.RESIGNATION)
+                return self.session.resign(self.human_side)
             if command in self._info_commands:
                 self._info_commands[command]()
             elif command == "undo":
-                undone = self._undo()
-                if isinstance(undone, Outcome):  # the agent failed to reset
-                    return undone
-                if undone:
-                    return None
+                if self._undo():
+                    return self.session.outcome  # the agent's forfeit if it failed to reset
             elif self._try_move(line.strip()):
                 return None
 
@@ -186,60 +164,40 @@ class TerminalGame:
             )
             return False
         try:
-            move = self.state.parse_move(text)
+            self.session.play(text)
         except GameError as err:
             hint = " (type help for the commands)" if isinstance(err, MoveParseError) else ""
             self.console.print(Text.assemble(("Refused: ", "bold red"), f"{err}{hint}"))
             return False
-        self._play(move, self.human_side)
         return True
 
-    def _agent_turn(self) -> Outcome | None:
-        """Play the agent's move; its forfeit instead if it fails or overruns its time."""
-        start = time.perf_counter()
+    def _agent_turn(self) -> bool:
+        """Play the agent's move; False if it forfeits instead."""
         if self.console.is_terminal:
             with self.console.status(f"{self.agent_label} is thinking..."):
-                move = self._agent_call(lambda: self.agent.choose(self.state))
+                turn = self.session.agent_move()
         else:
-            move = self._agent_call(lambda: self.agent.choose(self.state))
-        elapsed = time.perf_counter() - start
-        if isinstance(move, Outcome):
-            return move
-        if self.move_timeout is not None and elapsed > self.move_timeout:
-            detail = f"took {elapsed:.2f} s, over its limit of {self.move_timeout:g} s per move"
-            return Outcome(self.human_side, Reason.FORFEIT, detail)
-        if not is_legal(self.state, move):
-            return Outcome(self.human_side, Reason.FORFEIT, f"answered {shown_move(move)}, not a legal move")
-        side = self.state.to_move
-        self._play(move, side)
+            turn = self.session.agent_move()
+        if turn is None:
+            return False
         self.console.print(
             Text.assemble(
-                f"{self.agent_label} ({self.symbols[side]}) plays ",
-                (str(move), "bold"),
-                (f"  {elapsed:.2f} s", "dim"),
+                f"{self.agent_label} ({self.symbols[turn.mover]}) plays ",
+                (turn.notation, "bold"),
+                (f"  {turn.seconds or 0.0:.2f} s", "dim"),
             )
         )
-        return None
+        return True
 
-    def _play(self, move: Any, mover: int) -> None:
-        self.positions.append(self.state.play(move))
-        self.played.append(_Played(move, mover))
-
-    def _undo(self) -> bool | Outcome:
-        """Take back the human's last move and everything after it; False if there is none
-        (the agent's forfeit if it fails to reset its memory)."""
-        mine = [i for i, p in enumerate(self.played) if p.mover == self.human_side]
-        if not mine:
+    def _undo(self) -> bool:
+        """Take back the human's last move and everything after it; False if there is none."""
+        try:
+            taken = self.session.undo(self.human_side)
+        except SessionError:
             self.console.print(Text("Nothing to undo: you have not moved yet.", style="yellow"))
             return False
-        start = mine[-1]
-        taken = [str(p.move) for p in self.played[start:]]
-        del self.played[start:]
-        del self.positions[start + 1 :]
-        failure = self._agent_call(self.agent.new_game)
-        if isinstance(failure, Outcome):
-            return failure
-        self.console.print(Text(f"Took back {' '.join(taken)}.", style="yellow"))
+        if not self.session.is_over:
+            self.console.print(Text(f"Took back {' '.join(t.notation for t in taken)}.", style="yellow"))
         return True
 
     # --- output ----------------------------------------------------------------------------
@@ -260,20 +218,20 @@ class TerminalGame:
     def _show_position(self) -> None:
         self.console.print()
         self.console.print(self.state.render(self._last_move()))
-        if self.played:
-            recent = ", ".join(self._describe(p) for p in self.played[-2:])
+        if self.session.turns:
+            recent = ", ".join(self._describe(t) for t in self.session.turns[-2:])
             self.console.print(Text(f"last moves: {recent}", style="dim"))
         if not self.state.is_over:
             side = self.state.to_move
             who = "you" if side == self.human_side else self.agent_label
             self.console.print(f"{self.symbols[side]} to move ({who})")
 
-    def _describe(self, played: _Played) -> str:
-        who = "you" if played.mover == self.human_side else self.agent_label
-        return f"{played.move} by {who} ({self.symbols[played.mover]})"
+    def _describe(self, turn: Turn) -> str:
+        who = "you" if turn.mover == self.human_side else self.agent_label
+        return f"{turn.move} by {who} ({self.symbols[turn.mover]})"
 
     def _last_move(self) -> Any:
-        return self.played[-1].move if self.played else None
+        return self.session.turns[-1].move if self.session.turns else None
 
     def _show_help(self) -> None:
         self.console.print(Text(self.state.game.notation_help or "Type a move in the game's notation."))
@@ -286,7 +244,7 @@ class TerminalGame:
 
     def _finish(self, stop: Outcome | str | None) -> PlayResult:
         outcome = stop if isinstance(stop, Outcome) else None
-        moves = tuple(str(p.move) for p in self.played)
+        moves = tuple(self.session.moves)
         result = PlayResult(outcome, self.human_side, moves, self.state)
         self.console.print(Text(result_line(result, self.agent_label, self.symbols), style="bold"))
         return result
@@ -311,7 +269,7 @@ def result_line(result: PlayResult, agent_label: str, symbols: tuple[str, str] =
 
 def play_in_terminal(
     state: Any,
-    agent: Agent,
+    agent: Player,
     human_side: int = 0,
     *,
     console: Console | None = None,

@@ -1,32 +1,37 @@
-"""Worker processes that play arena games under a referee's clock.
+"""Worker processes that play games under a referee's clock: one pool for every caller.
 
 Each worker is a child process (see :mod:`boardlab.core.processes`: forked by the forkserver,
 killed by the kernel if its parent dies) joined to the main process by a pipe. Only JSON
-crosses it. The worker warms the tournament's game and agents, says it is ready, then
-plays the games it is sent with :func:`~boardlab.arena.play.play_game`, reporting each
-agent call (set-up, then every move) as it starts. The main process therefore always knows
-whose clock is running: an agent that neither answers nor fails within its limit (plus a
-grace) has its worker killed; the game is recorded as that agent's forfeit, from the moves
-reported so far, and a fresh worker takes the dead one's place. A worker that dies during an
-agent's call (``os._exit``, a crash in compiled code, the out-of-memory killer) forfeits the
-game in the same way. Nothing a game's agents do can stop the pool.
+crosses it. The worker warms the game and agents it will play (:func:`warm_up`), says it is
+ready, then plays the tasks it is sent with the caller's runner (named in :class:`GameJobs`,
+e.g. the arena's scheduled games), which plays each game in a
+:class:`~boardlab.play.session.Session` whose events (set-up, then every move) are sent on as
+they happen. The main process therefore always knows whose clock is running: an agent that
+neither answers nor fails within its limit (plus a grace) has its worker killed; the game is
+recorded as that agent's forfeit, from the moves reported so far, and a fresh worker takes the
+dead one's place. A worker that dies during an agent's call (``os._exit``, a crash in compiled
+code, the out-of-memory killer) forfeits the game in the same way. Nothing a game's agents do
+can stop the pool.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import signal
 import time
-from collections.abc import Generator, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from multiprocessing.connection import Connection, wait
 from types import TracebackType
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
-from boardlab.arena.play import GameRecord, forfeit_record, play_game, timestamp, warm_up
-from boardlab.arena.schedule import ArenaError, GameTask
+from boardlab.agents.base import make_agent
 from boardlab.core.processes import describe_exit, die_with_parent, worker_context
-from boardlab.referee import GRACE_SECONDS, SETUP_TIMEOUT
+from boardlab.games import parse_game
+from boardlab.play.referee import GRACE_SECONDS, SETUP_TIMEOUT
+from boardlab.play.session import Report, SessionError, random_opening
 
 STOP_SECONDS = 5.0
 """How long a stopping worker is given before it is killed."""
@@ -34,11 +39,103 @@ MAX_LOST_WORKERS = 20
 """Workers that may die outside any agent's call before the run gives up."""
 
 
+class PoolError(Exception):
+    """A game the pool could not play (bad input, or boardlab's own bug), or workers that keep dying."""
+
+
+class TaskError(Exception):
+    """Raised by a runner for a task it cannot play; its message is passed on as it is."""
+
+
+class Task(Protocol):
+    """What the pool needs of a task: its index (for messages) and its JSON text."""
+
+    @property
+    def index(self) -> int: ...
+
+    def to_json(self) -> str: ...
+
+
+T = TypeVar("T", bound=Task)
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class Stopped(Generic[T]):
+    """A game stopped from outside: ``colour``'s agent hung or its worker died (``detail``)
+    after ``moves`` (from the start) with the thinking ``times`` of the moves after the opening."""
+
+    task: T
+    moves: list[str]
+    times: list[float]
+    colour: int
+    detail: str
+    started: str
+
+
+@dataclass(frozen=True)
+class GameJobs(Generic[T, R]):
+    """How a pool plays one kind of task.
+
+    ``runner`` names, as ``module:function``, what a worker calls for each task:
+    ``function(task_json, limits, report) -> result_json`` (limits: seconds per move of the
+    first and the second player; report: the session's events, see
+    :data:`~boardlab.play.session.Report`, after an ``{"opening": moves}``); it raises
+    :class:`TaskError` for a task it cannot play. ``seats`` gives a task's two agent specs,
+    ``read`` a result from the runner's JSON, ``stopped`` the result of a game stopped from
+    outside.
+    """
+
+    runner: str
+    seats: Callable[[T], tuple[str, str]]
+    read: Callable[[str], R]
+    stopped: Callable[[Stopped[T]], R]
+
+
+def timestamp() -> str:
+    """Now, in ISO 8601 (UTC, milliseconds)."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def warm_up(game: str, specs: tuple[str, ...], report: Report | None = None) -> None:
+    """Compile what the games of ``game`` will use, so no move's time includes a compile.
+
+    Plays a short random opening of ``game`` and asks each agent of ``specs`` for one decision
+    there (the searches are compiled per process and kernel). Warming is only a speed-up: any
+    failure is left for the game it concerns to meet and report. ``report`` gets
+    ``{"warm": i, "stage": "prepare"}`` before agent ``specs[i]`` is built and prepared and
+    ``{"warm": i, "stage": "move"}`` before it is asked for its move.
+    """
+    send = report or (lambda event: None)
+    try:
+        try:
+            state, _ = random_opening(game, 2, 0)
+        except SessionError:  # a game that two random plies can end: warm on the start
+            state = parse_game(game).initial()
+    except Exception:
+        return
+    for i, spec in enumerate(specs):
+        try:
+            send({"warm": i, "stage": "prepare"})
+            agent = make_agent(spec, 0, game=state.game)
+            agent.prepare(state.game)
+            agent.new_game()
+            send({"warm": i, "stage": "move"})
+            agent.act(state)
+        except (Exception, SystemExit):
+            continue
+
+
 # --- the worker process -------------------------------------------------------------------
 
 
-def worker_main(conn: Connection, game: str, warm_specs: tuple[str, ...]) -> None:
-    """A worker's life: warm up, then play each game sent until told to stop or orphaned."""
+def _runner(path: str) -> Callable[[str, tuple[float | None, float | None], Report], str]:
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)  # type: ignore[no-any-return]
+
+
+def worker_main(conn: Connection, game: str, warm_specs: tuple[str, ...], runner: str) -> None:
+    """A worker's life: warm up, then play each task sent until told to stop or orphaned."""
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the main process to handle
 
@@ -46,22 +143,22 @@ def worker_main(conn: Connection, game: str, warm_specs: tuple[str, ...]) -> Non
         conn.send_bytes(json.dumps(event, separators=(",", ":")).encode())
 
     try:
+        play = _runner(runner)
         warm_up(game, warm_specs, send)
         send({"ready": True})
         while True:
             message = json.loads(conn.recv_bytes())
             if message.get("stop"):
                 return
-            task = GameTask.from_json(message["task"])
             limits = tuple(message["limits"])
             try:
-                record = play_game(task, limits, send, catch_interrupt=True)  # type: ignore[arg-type]
-            except ArenaError as err:
+                result = play(message["task"], limits, send)  # type: ignore[arg-type]
+            except TaskError as err:
                 send({"error": str(err)})
             except BaseException as err:  # not an agent's doing: boardlab's own bug
-                send({"error": f"game {task.index}: {type(err).__name__}: {err}"})
+                send({"error": f"{type(err).__name__}: {err}"})
             else:
-                send({"record": record.to_json()})
+                send({"result": result})
     except (EOFError, OSError, KeyboardInterrupt):
         return  # the main process is gone or stopping us
 
@@ -73,7 +170,7 @@ def worker_main(conn: Connection, game: str, warm_specs: tuple[str, ...]) -> Non
 class _Worker:
     process: Any
     conn: Connection
-    task: GameTask | None = None
+    task: Any = None
     limits: tuple[float | None, float | None] = (None, None)
     moves: list[str] = field(default_factory=list)
     times: list[float] = field(default_factory=list)
@@ -86,10 +183,11 @@ class _Worker:
     limit: float | None = None
 
 
-class WorkerPool:
-    """``size`` worker processes playing the games of one tournament; use as a context manager.
+class WorkerPool(Generic[T, R]):
+    """``size`` worker processes playing games of ``game``, as ``jobs`` says; use as a context manager.
 
-    ``limits`` maps each agent spec to its limit per move in seconds (None: none).
+    ``limits`` maps each agent spec that the tasks name to its limit per move in seconds
+    (None: none); every worker warms these agents before its first task.
     """
 
     def __init__(
@@ -97,10 +195,12 @@ class WorkerPool:
         size: int,
         game: str,
         limits: Mapping[str, float | None],
+        jobs: GameJobs[T, R],
         *,
         setup_timeout: float = SETUP_TIMEOUT,
     ) -> None:
         self._context = worker_context()
+        self._jobs = jobs
         self._game = game
         self._limits = dict(limits)
         self._warm_specs = list(self._limits)
@@ -115,7 +215,7 @@ class WorkerPool:
             self.close(kill=True)
             raise
 
-    def __enter__(self) -> WorkerPool:
+    def __enter__(self) -> WorkerPool[T, R]:
         return self
 
     def __exit__(
@@ -127,8 +227,8 @@ class WorkerPool:
         ours, theirs = self._context.Pipe(duplex=True)
         process = self._context.Process(
             target=worker_main,
-            args=(theirs, self._game, tuple(self._warm_specs)),
-            name="boardlab-arena-worker",
+            args=(theirs, self._game, tuple(self._warm_specs), self._jobs.runner),
+            name="boardlab-worker",
             daemon=True,
         )
         process.start()
@@ -137,10 +237,13 @@ class WorkerPool:
         self._start_clock(worker, None, "warm", self._setup_timeout)
         return worker
 
-    def play(self, tasks: Iterator[GameTask]) -> Generator[GameRecord, None, None]:
-        """Records of ``tasks`` (taken from the iterator as workers free up), as they finish."""
+    def play(self, tasks: Iterator[T]) -> Generator[R, None, None]:
+        """Results of ``tasks`` (taken from the iterator as workers free up), as they finish.
+
+        PoolError if a task cannot be played (the runner's TaskError) or workers keep dying.
+        """
         exhausted = False
-        retry: list[GameTask] = []  # tasks whose worker died before it could take them
+        retry: list[T] = []  # tasks whose worker died before it could take them
         while True:
             for worker in self._workers:
                 if not worker.ready or worker.task is not None:
@@ -155,9 +258,10 @@ class WorkerPool:
                 return
             yield from self._wait()
 
-    def _assign(self, worker: _Worker, task: GameTask) -> bool:
+    def _assign(self, worker: _Worker, task: T) -> bool:
         """Send ``task`` to ``worker``; False if its pipe is already broken (it died idle)."""
-        limits = (self._limits.get(task.first_spec), self._limits.get(task.second_spec))
+        first, second = self._jobs.seats(task)
+        limits = (self._limits.get(first), self._limits.get(second))
         message = {"task": task.to_json(), "limits": list(limits)}
         try:
             worker.conn.send_bytes(json.dumps(message).encode())
@@ -169,7 +273,7 @@ class WorkerPool:
         self._stop_clock(worker)
         return True
 
-    def _wait(self) -> list[GameRecord]:
+    def _wait(self) -> list[R]:
         deadlines = [w.deadline for w in self._workers if w.deadline is not None]
         timeout = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
         sources: dict[Any, _Worker] = {}
@@ -177,7 +281,7 @@ class WorkerPool:
             sources[worker.conn] = worker
             sources[worker.process.sentinel] = worker
         ready = wait(list(sources), timeout)
-        records: list[GameRecord] = []
+        records: list[R] = []
         for worker in {id(sources[r]): sources[r] for r in ready}.values():
             records.extend(self._read(worker))
         now = time.monotonic()
@@ -186,8 +290,8 @@ class WorkerPool:
                 records.extend(self._overdue(worker))
         return records
 
-    def _read(self, worker: _Worker) -> list[GameRecord]:
-        records = []
+    def _read(self, worker: _Worker) -> list[R]:
+        records: list[R] = []
         try:
             while worker.conn.poll():
                 event = json.loads(worker.conn.recv_bytes())
@@ -201,7 +305,7 @@ class WorkerPool:
             records.extend(self._died(worker))
         return records
 
-    def _handle(self, worker: _Worker, event: dict[str, Any]) -> GameRecord | None:
+    def _handle(self, worker: _Worker, event: dict[str, Any]) -> R | None:
         if "warm" in event:
             spec = worker.warm_specs[event["warm"]]
             if event["stage"] == "prepare":
@@ -221,12 +325,12 @@ class WorkerPool:
             worker.moves.append(event["move"])
             worker.times.append(event["seconds"])
             self._turn(worker, event["turn"])
-        elif "record" in event:
+        elif "result" in event:
             self._finish(worker)
-            return GameRecord.from_json(event["record"])
+            return self._jobs.read(event["result"])
         elif "error" in event:
             self._finish(worker)
-            raise ArenaError(event["error"])
+            raise PoolError(event["error"])
         return None
 
     def _turn(self, worker: _Worker, colour: int | None) -> None:
@@ -248,7 +352,7 @@ class WorkerPool:
         worker.task = None
         self._stop_clock(worker)
 
-    def _overdue(self, worker: _Worker) -> list[GameRecord]:
+    def _overdue(self, worker: _Worker) -> list[R]:
         """Stop a worker whose agent overran its limit; the game is that agent's forfeit."""
         limit = worker.limit
         if worker.stage == "setup":
@@ -257,29 +361,31 @@ class WorkerPool:
             detail = f"no move within {limit:g} s (stopped)"
         return self._replace(worker, detail)
 
-    def _died(self, worker: _Worker) -> list[GameRecord]:
+    def _died(self, worker: _Worker) -> list[R]:
         """A worker ended by itself: the agent whose clock ran forfeits; else play goes on."""
         worker.process.join(STOP_SECONDS)
         how = describe_exit(worker.process.exitcode)
         if worker.task is not None and worker.clock is None:
             self._kill(worker)
-            raise ArenaError(
+            raise PoolError(
                 f"game {worker.task.index}: a worker process ended ({how}) outside the agents' moves; "
                 "the stored games are kept, run again to resume"
             )
         prefix = "failed to start: " if worker.stage == "setup" else ""
         return self._replace(worker, f"{prefix}its process ended ({how})")
 
-    def _replace(self, worker: _Worker, detail: str) -> list[GameRecord]:
-        records = []
+    def _replace(self, worker: _Worker, detail: str) -> list[R]:
+        records: list[R] = []
         if worker.task is not None and worker.clock is not None:
             records.append(
-                forfeit_record(worker.task, worker.moves, worker.times, worker.clock, detail, worker.started)
+                self._jobs.stopped(
+                    Stopped(worker.task, worker.moves, worker.times, worker.clock, detail, worker.started)
+                )
             )
         else:
             self._lost += 1
             if self._lost > self._max_lost:
-                raise ArenaError("worker processes keep dying before play; giving up")
+                raise PoolError("worker processes keep dying before play; giving up")
             if worker.stage == "warm" and worker.clock is not None:
                 # this agent's warm-up hung or crashed: later workers skip warming it
                 spec = worker.warm_specs[worker.clock]

@@ -2,9 +2,10 @@
 
 An agent that raises, calls ``sys.exit``, answers something that is not a legal move, or
 thinks longer than its limit loses the game by forfeit (``Reason.FORFEIT``); it never takes
-the program down. The arena applies this to every game (:mod:`boardlab.arena.play`); the
-terminal game runs its opponent in an :class:`AgentProcess`, a child process that is killed
-when a move does not come in time, so that even an agent stuck in compiled code is stopped.
+the program down. Every game applies these rules through its
+:class:`~boardlab.play.session.Session`; the terminal game runs its opponent in an
+:class:`AgentProcess`, a child process that is killed when a decision does not come in time,
+so that even an agent stuck in compiled code is stopped.
 """
 
 from __future__ import annotations
@@ -14,12 +15,17 @@ import json
 import math
 import signal
 import time
+from dataclasses import asdict
 from multiprocessing.connection import Connection
 from typing import Any
 
+import numpy as np
+
 from boardlab.agents.base import AgentSpecError, make_agent, parse_spec
+from boardlab.agents.decision import Decision, Limit, SearchInfo
 from boardlab.core.processes import describe_exit, die_with_parent, worker_context
 from boardlab.core.spec import shorten
+from boardlab.games import parse_game
 
 MOVE_TIMEOUT_FACTOR = 10.0
 """By default an agent may take this many times its own time per move (its ``time`` option)..."""
@@ -95,18 +101,29 @@ def is_legal(state: Any, move: Any) -> bool:
         return False
 
 
+def read_decision(data: dict[str, Any], state: Any) -> Decision:
+    """The :class:`Decision` that ``Decision.to_json()`` wrote for ``state`` (the move parsed
+    there); ValueError, TypeError or KeyError if it is not one."""
+    info = data.get("info")
+    policy = data.get("policy")
+    return Decision(
+        move=state.parse_move(data["move"]),
+        policy=None if policy is None else np.asarray(policy, dtype=np.float64),
+        value=data.get("value"),
+        info=None if info is None else SearchInfo(**{**info, "pv": tuple(info.get("pv", ()))}),
+    )
+
+
 # --- an agent in a child process ------------------------------------------------------------
 
 
 def _host(conn: Connection, game: str, spec: str, seed: int | None) -> None:
-    """The child process: build and prepare the agent, then answer ``choose`` requests."""
+    """The child process: build and prepare the agent, then answer ``act`` requests."""
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the main process
 
     def send(reply: dict[str, Any]) -> None:
         conn.send_bytes(json.dumps(reply).encode())
-
-    from boardlab.games import parse_game
 
     caught = BaseException  # whatever the agent raises (Ctrl-C is ignored in this process)
     try:
@@ -127,17 +144,20 @@ def _host(conn: Connection, game: str, spec: str, seed: int | None) -> None:
                     agent.new_game()
                     send({"ok": True})
                     continue
-                state = the_game.parse_position(request["choose"])
+                state = the_game.parse_position(request["act"])
+                limit = None if request.get("limit") is None else Limit(**request["limit"])
                 tic = time.perf_counter()
-                move = agent.choose(state)
+                decision = agent.act(state, limit)
                 spent = time.perf_counter() - tic
+                move = decision.move if isinstance(decision, Decision) else decision
+                if not isinstance(decision, Decision) or not is_legal(state, move):
+                    send({"error": f"answered {shown_move(move)}, not a legal move"})
+                    continue
+                reply = json.dumps({"decision": decision.to_json(), "seconds": spent})
             except caught as err:
                 send({"error": describe_failure(err)})
                 continue
-            if not is_legal(state, move):
-                send({"error": f"answered {shown_move(move)}, not a legal move"})
-            else:
-                send({"move": str(move), "seconds": spent})
+            conn.send_bytes(reply.encode())
     except (EOFError, OSError):
         return
 
@@ -146,11 +166,11 @@ class AgentProcess:
     """An agent playing from a child process, each move under a time limit.
 
     Built from a game spec, an agent spec and a seed; it offers what a caller of an agent uses
-    (``spec``, ``prepare``, ``new_game``, ``choose``). ``choose`` sends the position as text
-    and waits at most ``limit`` seconds (None: no limit) plus a grace: a move that does not
-    come, an agent that fails or answers an illegal move, or a process that dies raises
-    :class:`AgentForfeit`; a hung agent's process is killed. Use as a context manager or call
-    :meth:`close`.
+    (``spec``, ``prepare``, ``new_game``, ``act``, ``choose``). ``act`` sends the position as
+    text and waits at most ``limit`` seconds (None: no limit) plus a grace: a decision that
+    does not come, an agent that fails or answers an illegal move, or a process that dies
+    raises :class:`AgentForfeit`; a hung agent's process is killed. Use as a context manager
+    or call :meth:`close`.
     """
 
     def __init__(
@@ -187,15 +207,22 @@ class AgentProcess:
         """Reset the agent's per-game memory."""
         self._ask({"new_game": True}, SETUP_TIMEOUT, "did not reset within {limit:g} s (stopped)")
 
-    def choose(self, state: Any) -> Any:
-        """The agent's move for ``state``; AgentForfeit if it fails or overruns its limit."""
-        reply = self._ask({"choose": state.to_text()}, self.limit, "no move within {limit:g} s (stopped)")
+    def act(self, state: Any, limit: Limit | None = None) -> Decision:
+        """The agent's decision for ``state`` within ``limit`` (None: its own budget);
+        AgentForfeit if it fails or overruns its time limit per move."""
+        request = {"act": state.to_text(), "limit": None if limit is None else asdict(limit)}
+        reply = self._ask(request, self.limit, "no move within {limit:g} s (stopped)")
         if self.limit is not None and reply["seconds"] > self.limit:
             self._fail(f"took {reply['seconds']:.2f} s, over its limit of {self.limit:g} s per move")
+        said = reply["decision"]
         try:
-            return state.parse_move(reply["move"])
-        except ValueError:
-            self._fail(f"answered {shown_move(reply['move'])}, not a legal move")
+            return read_decision(said, state)
+        except (ValueError, TypeError, KeyError):
+            self._fail(f"answered {shown_move(said.get('move'))}, not a legal move")
+
+    def choose(self, state: Any) -> Any:
+        """The agent's move for ``state``; AgentForfeit if it fails or overruns its limit."""
+        return self.act(state).move
 
     def _ask(self, request: dict[str, Any] | None, limit: float | None, overdue: str) -> dict[str, Any]:
         if self.failed is not None:

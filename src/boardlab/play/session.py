@@ -1,0 +1,419 @@
+"""One game loop for every door: a :class:`Session` holds a game and plays it to the end.
+
+A session keeps the position and its history, takes moves from either side (a person's move
+through :meth:`Session.play`, an agent's through :meth:`Session.agent_move`, which asks
+``agent.act(state, limit)`` for a :class:`~boardlab.agents.decision.Decision`), applies the
+referee's rules to agents (an agent that raises, answers an illegal move or thinks longer
+than its limit per move loses by forfeit, see :mod:`boardlab.play.referee`), counts each
+side's thinking time, takes moves back, records resignations, and ends the game as the rules
+say: a result on the board, the game's ply cap, or a repeated position when repetitions are
+counted. Its :meth:`~Session.record` is the game as plain JSON, and
+:meth:`Session.replay` rebuilds a session from one.
+
+The arena, the terminal game and the course adapter all play through it, so clocks,
+forfeits and records behave the same everywhere.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from boardlab.agents.decision import Decision, Limit
+from boardlab.games import Outcome, Reason, parse_game
+from boardlab.games.base import GameOverError
+from boardlab.play.referee import AgentForfeit, describe_failure, is_legal, shown_move
+
+OPENING_ATTEMPTS = 1000
+SECONDS_DIGITS = 6
+"""Thinking times are kept to the microsecond: what a clock can honestly tell."""
+
+
+class SessionError(ValueError):
+    """A request the game cannot take now: a move after the end, an undo with nothing to take back."""
+
+
+class Player(Protocol):
+    """What a session asks of an agent (a boardlab Agent, or an agent in a child process)."""
+
+    @property
+    def spec(self) -> str: ...
+
+    def act(self, state: Any, limit: Limit | None = None) -> Decision: ...
+
+    def prepare(self, game: Any) -> None: ...
+
+    def new_game(self) -> None: ...
+
+
+Report = Callable[[dict[str, Any]], None]
+"""Receives a session's events about its agents: ``{"setup": colour}`` before an agent is
+built and prepared, ``{"turn": colour}`` when :meth:`Session.run` starts an agent's clock and
+``{"move": notation, "seconds": s, "turn": next colour or None}`` after each agent move."""
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One move played: by whom, and for an agent's move its thinking time and its decision."""
+
+    move: Any
+    mover: int
+    seconds: float | None = None
+    decision: Decision | None = None
+
+    @property
+    def notation(self) -> str:
+        """The move in the game's notation."""
+        return str(self.move)
+
+
+@dataclass(frozen=True)
+class SessionRecord:
+    """A game as played: the game's spec, where it started, the moves and how it ended.
+
+    ``seconds`` holds each move's thinking time (None for a person's move or an opening move)
+    and ``decisions`` what each agent said beside its move (``Decision.to_json()`` without the
+    move; None where nothing was said). ``outcome`` is None for a game left unfinished.
+    """
+
+    game: str
+    start: str
+    moves: tuple[str, ...]
+    seconds: tuple[float | None, ...]
+    decisions: tuple[dict[str, Any] | None, ...]
+    outcome: Outcome | None
+
+    def to_json(self) -> str:
+        """The record as one line of JSON."""
+        data = {
+            "game": self.game,
+            "start": self.start,
+            "moves": list(self.moves),
+            "seconds": list(self.seconds),
+            "decisions": list(self.decisions),
+            "outcome": None if self.outcome is None else self.outcome.to_json(),
+        }
+        return json.dumps(data, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> SessionRecord:
+        """Read what :meth:`to_json` wrote; SessionError if it is not such a record."""
+        try:
+            data = json.loads(text)
+            outcome = data["outcome"]
+            return cls(
+                game=str(data["game"]),
+                start=str(data["start"]),
+                moves=tuple(str(m) for m in data["moves"]),
+                seconds=tuple(None if s is None else float(s) for s in data["seconds"]),
+                decisions=tuple(data["decisions"]),
+                outcome=None if outcome is None else Outcome.from_json(outcome),
+            )
+        except (ValueError, KeyError, TypeError) as err:
+            raise SessionError(f"not a game record: {type(err).__name__}: {err}") from None
+
+
+class Session:
+    """A game from ``start``, played by people and agents.
+
+    ``agents`` holds the agent of each colour (None: that side's moves come from
+    :meth:`play`). ``limits`` are each side's seconds per move (None: no limit): an agent
+    that thinks longer forfeits even if its move comes. ``repetitions`` (None: not counted,
+    as in every game's own rules today) ends the game as a draw when a position occurs that
+    many times. ``catch_interrupt`` lets a KeyboardInterrupt raised by an agent count as its
+    failure (in a worker process that ignores Ctrl-C it can only come from the agent);
+    otherwise it goes through to the caller. ``report`` receives the events of
+    :data:`Report`.
+    """
+
+    def __init__(
+        self,
+        start: Any,
+        agents: Sequence[Player | None] = (None, None),
+        *,
+        limits: Sequence[float | None] = (None, None),
+        repetitions: int | None = None,
+        catch_interrupt: bool = False,
+        report: Report | None = None,
+        timer: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        if len(agents) != 2 or len(limits) != 2:
+            raise SessionError("a session has two sides: give two agents (or None) and two limits")
+        if repetitions is not None and repetitions < 2:
+            raise SessionError(f"a repetition count is at least 2, got {repetitions}")
+        self.start = start
+        self.agents: list[Player | None] = list(agents)
+        self.limits = tuple(limits)
+        self.repetitions = repetitions
+        self.report = report or (lambda event: None)
+        self._caught: type[BaseException] | tuple[type[BaseException], ...] = (
+            BaseException if catch_interrupt else (Exception, SystemExit)
+        )
+        self._timer = timer
+        self.positions: list[Any] = [start]
+        self.turns: list[Turn] = []
+        self._verdict: Outcome | None = None  # a resignation or a forfeit
+        self._seen: Counter[tuple[int, int, int]] = Counter({_position_key(start): 1})
+
+    # --- what the game is now --------------------------------------------------------------
+
+    @property
+    def state(self) -> Any:
+        """The current position."""
+        return self.positions[-1]
+
+    @property
+    def game(self) -> Any:
+        """The game being played."""
+        return self.start.game
+
+    @property
+    def to_move(self) -> int:
+        """The colour to move (0 moved first)."""
+        return int(self.state.to_move)
+
+    @property
+    def moves(self) -> list[str]:
+        """The moves played, in notation."""
+        return [turn.notation for turn in self.turns]
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """How the game ended (a resignation, a forfeit, a repetition or the rules), or None."""
+        if self._verdict is not None:
+            return self._verdict
+        if self.repetitions is not None and self._seen[_position_key(self.state)] >= self.repetitions:
+            return Outcome(None, Reason.REPETITION, f"a position met {self.repetitions} times")
+        return self.state.outcome  # type: ignore[no-any-return]
+
+    @property
+    def is_over(self) -> bool:
+        """True once the game has an outcome."""
+        return self.outcome is not None
+
+    @property
+    def clocks(self) -> tuple[float, float]:
+        """The seconds each colour has spent thinking on the moves still on the board."""
+        spent = [0.0, 0.0]
+        for turn in self.turns:
+            spent[turn.mover] += turn.seconds or 0.0
+        return spent[0], spent[1]
+
+    def agent_to_move(self) -> bool:
+        """True when the side to move is played by an agent (and the game goes on)."""
+        return not self.is_over and self.agents[self.to_move] is not None
+
+    # --- moves -------------------------------------------------------------------------------
+
+    def play(self, move: Any, *, seconds: float | None = None, decision: Decision | None = None) -> Turn:
+        """Play ``move`` (a move object or its notation) for the side to move.
+
+        A GameError (IllegalMoveError, MoveParseError) if it is no legal move here; a
+        GameOverError once the game is over.
+        """
+        self._check_open()
+        if isinstance(move, str):
+            move = self.state.parse_move(move)
+        return self._push(move, seconds, decision)
+
+    def _push(self, move: Any, seconds: float | None, decision: Decision | None) -> Turn:
+        after = self.state.play(move)
+        turn = Turn(move, self.to_move, seconds, decision)
+        self.positions.append(after)
+        self.turns.append(turn)
+        if self.repetitions is not None:
+            self._seen[_position_key(after)] += 1
+        return turn
+
+    def agent_move(self, limit: Limit | None = None) -> Turn | None:
+        """Ask the agent to move for its decision within ``limit`` (None: its own budget) and
+        play it; None if the agent forfeits instead (:attr:`outcome` says why)."""
+        self._check_open()
+        return self._agent_turn(limit)
+
+    def _agent_turn(self, limit: Limit | None) -> Turn | None:
+        colour = self.to_move
+        agent = self.agents[colour]
+        if agent is None:
+            raise SessionError(f"{self.game.symbols[colour]} is played by a person, not an agent")
+        state = self.state
+        tic = self._timer()
+        try:
+            decision = agent.act(state, limit)
+        except AgentForfeit as err:
+            return self._lost(colour, err.detail)
+        except self._caught as err:
+            return self._lost(colour, describe_failure(err))
+        spent = self._timer() - tic
+        allowed = self.limits[colour]
+        if allowed is not None and spent > allowed:
+            return self._lost(colour, f"took {spent:.2f} s, over its limit of {allowed:g} s per move")
+        move = decision.move if isinstance(decision, Decision) else decision
+        if not isinstance(decision, Decision) or not is_legal(state, move):
+            return self._lost(colour, f"answered {shown_move(move)}, not a legal move")
+        turn = self._push(move, round(spent, SECONDS_DIGITS), decision)
+        self.report({"move": turn.notation, "seconds": turn.seconds, "turn": self._next_clock()})
+        return turn
+
+    def run(self, limit: Limit | None = None) -> Outcome:
+        """Let the agents play until the game ends (every side to move must be an agent)."""
+        outcome = self.outcome
+        if outcome is None:
+            self.report({"turn": self.to_move})
+        while outcome is None:
+            self._agent_turn(limit)
+            outcome = self.outcome
+        return outcome
+
+    def _next_clock(self) -> int | None:
+        return None if self.is_over else self.to_move
+
+    # --- agents ------------------------------------------------------------------------------
+
+    def seat(self, colour: int, build: Callable[[], Player]) -> Outcome | None:
+        """Build the agent of ``colour`` with ``build()``, prepare it for the game and reset its
+        memory; its forfeit (``failed to start: ...``) if any of that fails, else None."""
+        self.report({"setup": colour})
+        try:
+            agent = build()
+            agent.prepare(self.game)
+            agent.new_game()
+        except AgentForfeit as err:
+            return self.forfeit(colour, err.detail)
+        except self._caught as err:
+            return self.forfeit(colour, "failed to start: " + describe_failure(err))
+        self.agents[colour] = agent
+        return None
+
+    def prepare_agents(self) -> Outcome | None:
+        """Prepare the agents given to the session and reset their memory, first colour first;
+        the forfeit of the first that fails, else None."""
+        for colour, agent in enumerate(self.agents):
+            if agent is not None and (forfeit := self.seat(colour, lambda agent=agent: agent)) is not None:
+                return forfeit
+        return None
+
+    def _reset_agents(self) -> Outcome | None:
+        """Tell every agent the game was changed under it; the forfeit of one that fails."""
+        for colour, agent in enumerate(self.agents):
+            if agent is None:
+                continue
+            try:
+                agent.new_game()
+            except AgentForfeit as err:
+                return self.forfeit(colour, err.detail)
+            except self._caught as err:
+                return self.forfeit(colour, describe_failure(err))
+        return None
+
+    # --- taking back and giving up -----------------------------------------------------------
+
+    def undo(self, side: int | None = None) -> list[Turn]:
+        """Take back the last move, or with ``side`` that side's last move and every move after
+        it; the turns taken back, last one last.
+
+        The agents' per-game memory is reset (an agent that fails to reset forfeits: see
+        :attr:`outcome`). SessionError if there is nothing to take back or the game ended by
+        resignation or forfeit.
+        """
+        if self._verdict is not None:
+            raise SessionError(f"the game is over ({self._verdict.reason.value}); nothing can be taken back")
+        movers = [i for i, turn in enumerate(self.turns) if side is None or turn.mover == side]
+        if not movers:
+            raise SessionError("nothing to take back")
+        first = movers[-1]
+        taken = self.turns[first:]
+        if self.repetitions is not None:
+            for position in self.positions[first + 1 :]:
+                self._seen[_position_key(position)] -= 1
+        del self.turns[first:]
+        del self.positions[first + 1 :]
+        self._reset_agents()
+        return taken
+
+    def resign(self, colour: int) -> Outcome:
+        """``colour`` gives up: the other side wins."""
+        self._check_open()
+        self._verdict = Outcome(1 - colour, Reason.RESIGNATION)
+        return self._verdict
+
+    def forfeit(self, colour: int, detail: str) -> Outcome:
+        """``colour`` loses by forfeit (``detail`` says what it did)."""
+        self._check_open()
+        self._verdict = Outcome(1 - colour, Reason.FORFEIT, detail)
+        return self._verdict
+
+    def _lost(self, colour: int, detail: str) -> None:
+        """``colour`` forfeits; nothing was played (what :meth:`agent_move` answers then)."""
+        self.forfeit(colour, detail)
+
+    def _check_open(self) -> None:
+        if (outcome := self.outcome) is not None:
+            raise GameOverError(f"the game is over: {outcome.text(self.game.symbols)}")
+
+    # --- the record ----------------------------------------------------------------------------
+
+    def record(self) -> SessionRecord:
+        """The game so far as a :class:`SessionRecord`."""
+        return SessionRecord(
+            game=self.game.spec,
+            start=self.start.to_text(),
+            moves=tuple(self.moves),
+            seconds=tuple(turn.seconds for turn in self.turns),
+            decisions=tuple(_said(turn.decision) for turn in self.turns),
+            outcome=self.outcome,
+        )
+
+    @classmethod
+    def replay(cls, record: SessionRecord, **options: Any) -> Session:
+        """A session holding the game of ``record``, its moves replayed with their times, and its
+        resignation or forfeit if it ended so (``options`` as for the constructor).
+
+        A GameError if a move of the record is not legal where it was played.
+        """
+        game = parse_game(record.game)
+        session = cls(game.parse_position(record.start), **options)
+        for move, seconds in zip(record.moves, record.seconds, strict=True):
+            session.play(move, seconds=seconds)
+        outcome = record.outcome
+        if outcome is not None and outcome.reason in (Reason.RESIGNATION, Reason.FORFEIT):
+            session._verdict = outcome
+        return session
+
+
+def _position_key(state: Any) -> tuple[int, int, int]:
+    return int(state.a), int(state.b), int(state.to_move)
+
+
+def _said(decision: Decision | None) -> dict[str, Any] | None:
+    """What a decision says beyond its move, as JSON values (None: nothing)."""
+    if decision is None:
+        return None
+    said = decision.to_json()
+    del said["move"]
+    return said or None
+
+
+def random_opening(game: str, plies: int, seed: int) -> tuple[Any, list[str]]:
+    """A position reached by ``plies`` uniformly random moves from the start, and those moves.
+
+    An opening that ends the game is drawn again (from the same random stream), so the
+    opening is a function of ``(game, plies, seed)`` and always leaves the game open.
+    SessionError if no such opening is found.
+    """
+    rng = random.Random(seed)
+    start = parse_game(game).initial()
+    for _ in range(OPENING_ATTEMPTS):
+        state, moves = start, []
+        while len(moves) < plies and not state.is_over:
+            move = rng.choice(state.legal_moves())
+            moves.append(str(move))
+            state = state.play(move)
+        if not state.is_over:
+            return state, moves
+    raise SessionError(f"no opening of {plies} random plies leaves a game of {game} open; use fewer plies")

@@ -1,0 +1,398 @@
+"""The one game loop: moves, clocks, undo, resign, forfeits, repetition, ply cap and records."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from boardlab.agents.base import Agent, make_agent
+from boardlab.agents.decision import Decision, Limit, SearchInfo
+from boardlab.games import Outcome, Reason, new_game, parse_game
+from boardlab.games.base import GameOverError, IllegalMoveError
+from boardlab.play.referee import AgentProcess, read_decision
+from boardlab.play.session import Session, SessionError, SessionRecord, Turn
+
+
+class FakeClock:
+    """A timer that moves only when an agent says it thought."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Scripted(Agent):
+    """Plays the first legal move, spending ``cost`` seconds of a fake clock, with a decision."""
+
+    name = "test-scripted"
+
+    def __init__(self, clock: FakeClock, cost: float = 1.0) -> None:
+        super().__init__(seed=0)
+        self.clock, self.cost, self.resets = clock, cost, 0
+
+    def act(self, state: Any, limit: Limit | None = None) -> Decision:
+        self.clock.now += self.cost
+        move = state.legal_moves()[0]
+        return Decision(move, value=0.5, info=SearchInfo(depth=3, nodes=7, pv=(str(move),)))
+
+    def new_game(self) -> None:
+        self.resets += 1
+
+
+class Failing(Agent):
+    """Fails in a chosen way on its move."""
+
+    name = "test-failing"
+
+    def __init__(self, how: str) -> None:
+        super().__init__(seed=0)
+        self.how = how
+
+    def choose(self, state: Any) -> Any:
+        if self.how == "raise":
+            raise RuntimeError("broken on purpose")
+        if self.how == "exit":
+            raise SystemExit(7)
+        if self.how == "illegal":
+            legal = set(state.legal_indices())
+            return state.game.move_of(next(a for a in range(state.kernel.num_actions) if a not in legal))
+        if self.how == "sleep":
+            time.sleep(0.1)
+            return state.legal_moves()[0]
+        return "not a move"
+
+
+def random_moves(state: Any, rng: random.Random, plies: int) -> list[Any]:
+    moves = []
+    for _ in range(plies):
+        if state.is_over:
+            break
+        move = rng.choice(state.legal_moves())
+        moves.append(move)
+        state = state.play(move)
+    return moves
+
+
+# --- moves, clocks and undo ------------------------------------------------------------------
+
+
+def test_agents_and_people_alternate_and_clocks_count_the_agents_time() -> None:
+    clock = FakeClock()
+    session = Session(new_game("tictactoe"), (None, Scripted(clock, 2.5)), timer=clock)
+    session.play("b2")
+    turn = session.agent_move()
+    assert isinstance(turn, Turn) and turn.mover == 1 and turn.seconds == 2.5
+    assert turn.decision is not None and turn.decision.info is not None
+    assert session.clocks == (0.0, 2.5)
+    assert session.moves == ["b2", str(turn.move)] and session.state.ply == 2
+    with pytest.raises(SessionError, match="played by a person"):
+        session.agent_move()
+
+
+def test_undo_restores_the_position_the_clocks_and_resets_the_agents() -> None:
+    clock = FakeClock()
+    agent = Scripted(clock, 1.0)
+    session = Session(new_game("quixo"), (None, agent), timer=clock)
+    session.play("a1e1")
+    session.agent_move()
+    before = (session.state, session.clocks, list(session.moves))
+    session.play("b1b5")
+    session.agent_move()
+    assert session.clocks == (0.0, 2.0)
+    taken = session.undo(side=0)
+    assert [t.notation for t in taken][:1] == ["b1b5"] and len(taken) == 2
+    assert (session.state, session.clocks, session.moves) == before
+    assert agent.resets == 1
+    session.undo()  # the agent's move alone
+    assert session.state.ply == 1 and session.clocks == (0.0, 0.0)
+
+
+def test_nothing_to_undo_is_refused() -> None:
+    session = Session(new_game("nim"))
+    with pytest.raises(SessionError, match="nothing to take back"):
+        session.undo()
+    session.play(session.state.legal_moves()[0])
+    with pytest.raises(SessionError):
+        session.undo(side=1)
+
+
+def test_an_illegal_human_move_changes_nothing() -> None:
+    session = Session(new_game("tictactoe"))
+    session.play("a1")
+    with pytest.raises(IllegalMoveError):
+        session.play("a1")
+    assert session.moves == ["a1"] and session.state.ply == 1
+
+
+# --- resign and forfeit ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("colour", [0, 1])
+def test_resigning_gives_the_game_to_the_other_side(colour: int) -> None:
+    session = Session(new_game("connect4"))
+    session.play("4")
+    assert session.resign(colour) == Outcome(1 - colour, Reason.RESIGNATION)
+    assert session.is_over and session.outcome.winner == 1 - colour  # type: ignore[union-attr]
+    with pytest.raises(GameOverError):
+        session.play("4")
+    with pytest.raises(SessionError, match="resignation"):
+        session.undo()
+
+
+@pytest.mark.parametrize(
+    ("how", "detail"),
+    [
+        ("raise", "raised RuntimeError: broken on purpose"),
+        ("exit", "called sys.exit(7)"),
+        ("illegal", "not a legal move"),
+        ("garbage", "answered 'not a move', not a legal move"),
+    ],
+)
+def test_an_agent_that_fails_forfeits(how: str, detail: str) -> None:
+    session = Session(new_game("tictactoe"), (None, Failing(how)))
+    session.play("b2")
+    assert session.agent_move() is None
+    outcome = session.outcome
+    assert outcome is not None and outcome.reason is Reason.FORFEIT and outcome.winner == 0
+    assert detail in outcome.detail
+    assert session.moves == ["b2"]
+
+
+def test_a_scripted_agent_over_its_limit_forfeits_even_when_its_move_comes() -> None:
+    clock = FakeClock()
+    session = Session(
+        new_game("tictactoe"), (Scripted(clock, 0.5), Scripted(clock, 3.0)), limits=(1.0, 2.0), timer=clock
+    )
+    outcome = session.run()
+    assert outcome == Outcome(0, Reason.FORFEIT, "took 3.00 s, over its limit of 2 s per move")
+    assert len(session.moves) == 1  # the overdue move is not played
+    assert session.clocks == (0.5, 0.0)
+
+
+def test_a_sleeping_agent_over_its_limit_forfeits_on_the_real_clock() -> None:
+    session = Session(new_game("nim"), (Failing("sleep"), None), limits=(0.01, None))
+    assert session.agent_move() is None
+    assert "over its limit of 0.01 s per move" in session.outcome.detail  # type: ignore[union-attr]
+
+
+def test_an_agent_that_cannot_start_forfeits_before_play() -> None:
+    events: list[dict[str, Any]] = []
+    session = Session(new_game("tictactoe"), report=events.append)
+    assert session.seat(0, lambda: make_agent("random", 1)) is None
+    outcome = session.seat(1, lambda: make_agent("no-such-agent"))
+    assert outcome is not None and outcome.winner == 0 and outcome.reason is Reason.FORFEIT
+    assert outcome.detail.startswith("failed to start: raised AgentSpecError: unknown agent")
+    assert events == [{"setup": 0}, {"setup": 1}]
+
+
+def test_a_keyboard_interrupt_is_the_users_unless_caught() -> None:
+    class Interrupted(Agent):
+        name = "test-interrupted"
+
+        def choose(self, state: Any) -> Any:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        Session(new_game("nim"), (Interrupted(), None)).agent_move()
+    caught = Session(new_game("nim"), (Interrupted(), None), catch_interrupt=True)
+    assert caught.agent_move() is None and "KeyboardInterrupt" in caught.outcome.detail  # type: ignore[union-attr]
+
+
+def test_run_reports_whose_clock_runs() -> None:
+    clock = FakeClock()
+    events: list[dict[str, Any]] = []
+    session = Session(
+        new_game("nim:piles=1"), (Scripted(clock), Scripted(clock)), timer=clock, report=events.append
+    )
+    session.run()
+    assert events[0] == {"turn": 0}
+    assert [e["move"] for e in events[1:]] == session.moves
+    assert [e["turn"] for e in events[1:]] == [*[1 - i % 2 for i in range(len(session.moves) - 1)], None]
+
+
+# --- the game's own endings --------------------------------------------------------------------
+
+
+def naive_key(state: Any) -> str:
+    """The position without its ply: the cubes and the side to move."""
+    return " ".join(state.to_text().split()[:2])
+
+
+def play_seeking_repetitions(seed: int, repetitions: int) -> tuple[Session, Counter[str]]:
+    """A 4x4 Quixo game whose moves go back to a position already met when they can (most of
+    the time), played in a session counting repetitions; the naive count of each position."""
+    rng = random.Random(seed)
+    session = Session(parse_game("quixo:size=4,ply_cap=80").initial(), repetitions=repetitions)
+    counts = Counter([naive_key(session.state)])
+    while not session.is_over:
+        assert max(counts.values()) < repetitions
+        moves = session.state.legal_moves()
+        back = [m for m in moves if naive_key(session.state.play(m)) in counts]
+        session.play(rng.choice(back if back and rng.random() < 0.8 else moves))
+        counts[naive_key(session.state)] += 1
+    return session, counts
+
+
+@given(seed=st.integers(0, 2**32 - 1), repetitions=st.integers(2, 4))
+def test_a_repeated_position_ends_the_game_when_repetitions_are_counted(seed: int, repetitions: int) -> None:
+    session, counts = play_seeking_repetitions(seed, repetitions)
+    outcome = session.outcome
+    assert outcome is not None
+    if counts[naive_key(session.state)] >= repetitions and session.state.outcome is None:
+        assert outcome == Outcome(None, Reason.REPETITION, f"a position met {repetitions} times")
+    else:
+        assert outcome == session.state.outcome  # a win on the board, or the ply cap
+
+
+@pytest.mark.parametrize("repetitions", [2, 3, 4])
+def test_games_that_seek_repetitions_do_end_by_them(repetitions: int) -> None:
+    reasons = Counter(play_seeking_repetitions(seed, repetitions)[0].outcome.reason for seed in range(20))  # type: ignore[union-attr]
+    assert reasons[Reason.REPETITION] >= 5, reasons
+
+
+def test_repetitions_are_not_counted_unless_asked() -> None:
+    session = Session(parse_game("quixo:size=3,ply_cap=40").initial())
+    rng = random.Random(1)
+    while not session.is_over:
+        session.play(rng.choice(session.state.legal_moves()))
+    assert session.outcome is not None and session.outcome.reason is not Reason.REPETITION
+
+
+@given(seed=st.integers(0, 2**32 - 1), cap=st.integers(1, 30))
+def test_the_ply_cap_ends_the_game_as_the_rules_say(seed: int, cap: int) -> None:
+    rng = random.Random(seed)
+    session = Session(parse_game(f"quixo:size=4,ply_cap={cap}").initial())
+    while not session.is_over:
+        session.play(rng.choice(session.state.legal_moves()))
+    outcome = session.outcome
+    assert outcome == session.state.outcome and len(session.moves) <= cap
+    if outcome is not None and outcome.reason is Reason.PLY_CAP:
+        assert len(session.moves) == cap and outcome.winner is None
+
+
+# --- undo against a naive model ----------------------------------------------------------------
+
+
+@given(seed=st.integers(0, 2**32 - 1), game=st.sampled_from(["tictactoe", "connect4", "nim", "quixo:size=4"]))
+def test_random_moves_and_undos_agree_with_replaying_the_moves(seed: int, game: str) -> None:
+    rng = random.Random(seed)
+    start = parse_game(game).initial()
+    session = Session(start, repetitions=3)
+    played: list[tuple[Any, float]] = []  # the naive model: moves and their times
+    for _ in range(60):
+        if session.turns and (session.is_over or rng.random() < 0.3):
+            side = rng.choice([None, 0, 1])
+            movers = [i for i, t in enumerate(session.turns) if side is None or t.mover == side]
+            if not movers:
+                with pytest.raises(SessionError):
+                    session.undo(side)
+                continue
+            taken = session.undo(side)
+            assert [m for m, _ in played[movers[-1] :]] == [t.move for t in taken]
+            del played[movers[-1] :]
+        elif not session.is_over:
+            seconds = rng.choice([None, round(rng.random(), 3)])
+            played.append((rng.choice(session.state.legal_moves()), seconds or 0.0))
+            session.play(played[-1][0], seconds=seconds)
+        state = start
+        for move, _ in played:
+            state = state.play(move)
+        assert session.state == state and session.positions[-1] == state
+        assert session.clocks == pytest.approx(
+            (
+                sum(s for i, (_, s) in enumerate(played) if i % 2 == 0),
+                sum(s for i, (_, s) in enumerate(played) if i % 2),
+            )
+        )
+
+
+# --- the record ----------------------------------------------------------------------------
+
+
+def played_session(game: str, seed: int, ending: str) -> Session:
+    clock = FakeClock()
+    rng = random.Random(seed)
+    session = Session(parse_game(game).initial(), (None, Scripted(clock, 0.25)), timer=clock)
+    for move in random_moves(session.state, rng, 1):
+        session.play(move)
+    while not session.is_over and len(session.moves) < 12:
+        if session.agent_to_move():
+            session.agent_move()
+        else:
+            session.play(rng.choice(session.state.legal_moves()))
+    if not session.is_over and ending == "resign":
+        session.resign(session.to_move)
+    elif not session.is_over and ending == "forfeit":
+        session.forfeit(1, "answered nonsense")
+    return session
+
+
+@pytest.mark.parametrize("ending", ["open", "resign", "forfeit"])
+@given(seed=st.integers(0, 2**32 - 1), game=st.sampled_from(["tictactoe", "connect4", "nim", "quixo"]))
+def test_a_record_round_trips_through_json_and_replays(ending: str, seed: int, game: str) -> None:
+    session = played_session(game, seed, ending)
+    record = session.record()
+    again = SessionRecord.from_json(record.to_json())
+    assert again == record
+    replayed = Session.replay(again)
+    assert replayed.positions == session.positions
+    assert replayed.outcome == session.outcome and replayed.clocks == session.clocks
+    assert replayed.record().moves == record.moves and replayed.record().seconds == record.seconds
+    for said, turn in zip(record.decisions, session.turns, strict=True):
+        if turn.decision is None:
+            assert said is None
+        else:
+            assert said is not None and said["value"] == 0.5
+            assert said["info"]["depth"] == 3 and said["info"]["pv"] == [turn.notation]
+
+
+@pytest.mark.parametrize("text", ["", "{}", '{"game": "quixo"}', "[1, 2]", "nonsense"])
+def test_a_broken_record_is_refused_in_one_line(text: str) -> None:
+    with pytest.raises(SessionError, match="not a game record"):
+        SessionRecord.from_json(text)
+
+
+# --- decisions across a process --------------------------------------------------------------
+
+
+def test_a_decision_crosses_the_process_boundary_whole() -> None:
+    state = new_game("tictactoe")
+    policy = np.zeros(9)
+    policy[4] = 1.0
+    decision = Decision(
+        state.legal_moves()[4], policy=policy, value=-0.5, info=SearchInfo(depth=2, nodes=9, pv=("b2", "a1"))
+    )
+    back = read_decision(decision.to_json(), state)
+    assert back == decision and np.array_equal(back.policy, policy)  # type: ignore[arg-type]
+
+
+def test_an_agent_process_answers_the_decision_of_the_agent_within_the_callers_limit() -> None:
+    state = new_game("tictactoe")
+    here = make_agent("minimax:depth=1", 3).act(state, Limit(depth=2))
+    with AgentProcess("tictactoe", "minimax:depth=1", 3, None) as remote:
+        there = remote.act(state, Limit(depth=2))
+        assert remote.choose(state) == make_agent("minimax:depth=1", 3).choose(state)
+    assert there.move == here.move and there.info is not None and here.info is not None
+    assert (there.info.depth, there.info.nodes, there.info.pv) == (
+        here.info.depth,
+        here.info.nodes,
+        here.info.pv,
+    )
+
+
+def test_a_session_plays_an_agent_process_and_records_its_search() -> None:
+    with AgentProcess("tictactoe", "minimax:depth=2", 0, 30.0) as remote:
+        session = Session(new_game("tictactoe"), (remote, None), limits=(30.0, None))
+        assert session.prepare_agents() is None
+        turn = session.agent_move()
+    assert turn is not None and turn.decision is not None and turn.decision.info is not None
+    assert session.record().decisions[0]["info"]["depth"] == 2  # type: ignore[index]
