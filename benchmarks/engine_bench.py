@@ -13,8 +13,8 @@ import platform
 from rich.console import Console
 from rich.table import Table
 
-from boardlab.bench import engine_figures
 from boardlab.games import parse_game
+from boardlab.search.bench import engine_figures
 
 QUIXO_SERIES_EVAL = "lines3"
 

@@ -12,7 +12,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from boardlab.cli import app
 from boardlab.labs.blackbox import (
     INSTANCES,
     LOCI,
@@ -24,6 +23,7 @@ from boardlab.labs.blackbox import (
 )
 from boardlab.labs.evolve import Run, StopRule
 from boardlab.ui import blackbox as blackbox_cli
+from boardlab.ui.cli import app
 
 
 def naive_fitness(genome: list[int], a: int) -> float:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typer.testing import CliRunner
 
-from boardlab.cli import app
+from boardlab.ui.cli import app
 
 runner = CliRunner()
 

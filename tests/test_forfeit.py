@@ -19,9 +19,9 @@ from typer.testing import CliRunner
 from boardlab.agents.base import AGENTS, Agent, register
 from boardlab.arena import ArenaError, Store, TournamentConfig, match, run_tournament, tournament
 from boardlab.arena.play import move_limit
-from boardlab.cli import app
 from boardlab.games import Reason
 from boardlab.play.referee import MIN_MOVE_TIMEOUT
+from boardlab.ui.cli import app
 
 
 class GarbageAgent(Agent):
@@ -153,7 +153,7 @@ def test_a_player_breaking_while_imported_is_refused_before_play(tmp_path: Path,
 
 def _run_boardlab(args: list[str], timeout: float = 90) -> tuple[subprocess.CompletedProcess[str], list[int]]:
     """Run the CLI in its own session; its result and the processes of the session left alive."""
-    command = [sys.executable, "-c", "from boardlab.cli import main; main()", *args]
+    command = [sys.executable, "-c", "from boardlab.ui.cli import main; main()", *args]
     process = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )

@@ -24,9 +24,9 @@ from reliability import count
 from typer.testing import CliRunner
 
 from boardlab.agents.base import AgentSpecError, agent_class, agent_names, make_agent
-from boardlab.cli import app
 from boardlab.core.spec import SpecError, one_line, options_of
 from boardlab.games import GAMES, GameError, parse_game
+from boardlab.ui.cli import app
 
 EXAMPLES = int(os.environ.get("BOARDLAB_FUZZ_EXAMPLES", "20"))
 FUZZ = settings(

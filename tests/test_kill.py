@@ -39,7 +39,7 @@ def _stored(db: Path) -> list[int]:
 
 
 def _start(db: Path, out: Path) -> subprocess.Popen[str]:
-    command = [sys.executable, "-c", "from boardlab.cli import main; main()", "tournament", *SPECS]
+    command = [sys.executable, "-c", "from boardlab.ui.cli import main; main()", "tournament", *SPECS]
     command += ["-n", str(GAMES_PER_PAIR), "--seed", str(SEED), "-j", "2", "--game", "quixo:size=4"]
     command += ["--db", str(db), "--out", str(out)]
     return subprocess.Popen(

@@ -45,7 +45,7 @@ def _kills(order: tuple[str, ...], single_round: int) -> list[str]:
 
 
 def _start(args: list[str]) -> subprocess.Popen[str]:
-    command = [sys.executable, "-c", "from boardlab.cli import main; main()", *args]
+    command = [sys.executable, "-c", "from boardlab.ui.cli import main; main()", *args]
     return subprocess.Popen(
         command,
         stdout=subprocess.PIPE,

@@ -16,9 +16,9 @@ from typer.testing import CliRunner
 from boardlab.agents.base import AgentSpecError, make_agent
 from boardlab.arena import ArenaError, Store, TournamentConfig, run_tournament
 from boardlab.arena.schedule import MAX_GAMES_PER_PAIR, iter_schedule
-from boardlab.cli import app
 from boardlab.core import machine
 from boardlab.games import parse_game
+from boardlab.ui.cli import app
 
 
 def _one_line_error(args: list[str]) -> str:
@@ -67,7 +67,7 @@ def test_the_spec_layer_caps_the_table_size() -> None:
 
 
 def _boardlab(*args: str, **options: Any) -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-c", "from boardlab.cli import main; main()", *args]
+    command = [sys.executable, "-c", "from boardlab.ui.cli import main; main()", *args]
     env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict", "COLUMNS": "120"}
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, **options)
 

@@ -15,11 +15,11 @@ from typer.testing import CliRunner
 
 from boardlab.agents import AgentSpecError, make_agent
 from boardlab.agents.neat_player import Network, load_model, model_json, parse_model
-from boardlab.cli import app
 from boardlab.games import parse_game
 from boardlab.models.table import ModelFileError
 from boardlab.train import neat_quixo as nq
 from boardlab.train.run import train
+from boardlab.ui.cli import app
 
 QUIXO = parse_game("quixo")
 INPUTS = 50

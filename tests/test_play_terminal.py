@@ -16,7 +16,7 @@ from boardlab.agents.base import make_agent
 from boardlab.games import new_game
 from boardlab.games.base import Reason
 from boardlab.games.quixo import Move, State, all_moves
-from boardlab.ui.cli import register
+from boardlab.ui.play import register
 from boardlab.ui.terminal import PlayResult, TerminalGame
 
 

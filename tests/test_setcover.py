@@ -14,7 +14,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from boardlab.cli import app
 from boardlab.labs.setcover import (
     ADMISSIBLE_HEURISTICS,
     HEURISTICS,
@@ -32,6 +31,7 @@ from boardlab.labs.setcover import (
     solve_milp,
     start_heuristic,
 )
+from boardlab.ui.cli import app
 
 runner = CliRunner()
 

@@ -1,133 +1,229 @@
-"""The ``boardlab play`` command: a human against an agent in the terminal.
+"""The `boardlab` command line: one typer app whose sub-commands stay thin and call the library.
 
-The agent plays from a child process (:class:`~boardlab.play.referee.AgentProcess`) under a time
-limit per move (``--move-timeout``): an agent that fails, answers an illegal move or does not
-answer in time forfeits, and a hung one is stopped.
+Every error a user can cause ends the same way: one line on stderr starting with ``Error:``
+and exit status 2, before any work starts; values that are too long are shortened. That holds
+for the usage errors the command-line parser finds (a number that is not a number, an unknown
+option) as well as for the commands' own checks. An unexpected exception (a bug) is reported
+on one line with exit status 1; ``BOARDLAB_DEBUG=1`` shows its traceback instead.
 """
 
 from __future__ import annotations
 
-import contextlib
+import os
 import sys
-from collections.abc import Callable
-from typing import Annotated, NoReturn, TypeVar
+import time
+from collections.abc import Sequence
+from typing import Any
 
+import numpy as np
 import typer
 from rich.console import Console
+from rich.table import Table
+from typer import Abort
+from typer._click.exceptions import ClickException
+from typer.core import TyperGroup
 
-from boardlab.agents.base import make_agent
-from boardlab.core.processes import sigterm_as_interrupt
-from boardlab.core.spec import one_line, shorten
-from boardlab.games import new_game
-from boardlab.play.referee import (
-    MIN_MOVE_TIMEOUT,
-    MOVE_TIMEOUT_FACTOR,
-    AgentForfeit,
-    AgentProcess,
-    TimeLimitError,
-    move_limit,
-)
-from boardlab.ui.terminal import TerminalGame
-
-SIDES = {"x": 0, "o": 1}
-
-T = TypeVar("T")
-
-
-def register(app: typer.Typer) -> None:
-    """Attach the ``play`` command to a typer app."""
-    app.command("play", help="Play against an agent in the terminal.")(play)
+from boardlab.agents import list_agents
+from boardlab.core.processes import stop_requests
+from boardlab.core.spec import one_line, options_of
+from boardlab.games import GameError, available_games, parse_game
+from boardlab.games.base import ONGOING
+from boardlab.games.perft import perft
+from boardlab.search.bench import engine_figures
+from boardlab.ui.arena import register as register_arena
+from boardlab.ui.blackbox import register as register_blackbox
+from boardlab.ui.oracle_cli import register as register_oracle
+from boardlab.ui.play import register as register_play
+from boardlab.ui.setcover import register as register_setcover
+from boardlab.ui.solve_cli import read_position
+from boardlab.ui.solve_cli import register as register_solvers
+from boardlab.ui.train import register as register_train
 
 
-def play(
-    agent: Annotated[
-        str,
-        typer.Option("--agent", "-a", help="the opponent, an agent spec such as greedy or mcts:iters=2000"),
-    ] = "greedy",
-    game: Annotated[
-        str,
-        typer.Option(
-            "--game", "-g", help="the game spec, e.g. quixo, quixo:size=4, connect4, tictactoe, nim"
-        ),
-    ] = "quixo",
-    human_first: Annotated[
-        bool | None, typer.Option("--human-first/--human-second", help="move first (X) or second (O)")
-    ] = None,
-    side: Annotated[str | None, typer.Option("--side", help="your symbol: x (first) or o (second)")] = None,
-    seed: Annotated[int | None, typer.Option("--seed", help="seed of the agent's random choices")] = None,
-    move_timeout: Annotated[
-        float | None,
-        typer.Option(
-            "--move-timeout",
-            help=(
-                "seconds the agent may think per move before it forfeits (0: no limit; default: "
-                f"{MOVE_TIMEOUT_FACTOR:g}x its own time option, at least {MIN_MOVE_TIMEOUT:g} s)"
-            ),
-        ),
-    ] = None,
-) -> None:
-    """Play against an agent: type moves in the game's notation (help explains it); moves, undo,
-    resign, help and quit also work."""
-    human_side = _human_side(human_first, side)
-    if seed is not None and not 0 <= seed < 2**63:
-        _fail(f"--seed must be in 0..2**63-1, got {shorten(str(seed))}")
-    try:
-        limit = move_limit(agent, move_timeout)
-    except TimeLimitError as err:
-        _fail("--" + str(err).replace("move timeout", "move-timeout", 1))
-    state = _build(lambda: new_game(game), "game")
-    _build(lambda: make_agent(agent, seed, game=state.game), "agent")
-    console = Console(highlight=False)
-    with contextlib.suppress(AttributeError, ValueError, OSError):
-        sys.stdin.reconfigure(errors="replace")  # type: ignore[union-attr]  # bad bytes: a refused move
-    with sigterm_as_interrupt() as termination:
+class OneLineErrors(TyperGroup):
+    """The app's command group: usage errors and unexpected failures reported on one line."""
+
+    def main(  # type: ignore[override]
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
-            with console.status(f"starting {shorten(agent)}..."):
-                opponent = AgentProcess(state.game.spec, agent, seed, limit)
-        except AgentForfeit as err:
-            _fail(f"the agent {shorten(agent)} cannot play: {err.detail}", code=1)
-        except KeyboardInterrupt:
-            typer.echo("Interrupted.", err=True)
-            raise typer.Exit(termination.exit_code) from None
-        with opponent:
-            try:
-                game_view = TerminalGame(
-                    state, opponent, human_side, console=console, agent_label=agent, move_timeout=limit
-                )
-                game_view.run()
-                if termination.received:  # SIGTERM while the human was typing
-                    raise KeyboardInterrupt
-            except KeyboardInterrupt:
-                typer.echo("Interrupted.", err=True)
-                raise typer.Exit(termination.exit_code) from None
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except ClickException as err:
+            if type(err).__name__ != "NoArgsIsHelpError":  # the help is already shown
+                ctx = getattr(err, "ctx", None)
+                hint = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
+                _error_line(f"{err.format_message()}{hint}")
+            sys.exit(err.exit_code)
+        except Abort:
+            _error_line("aborted")
+            sys.exit(1)
+        except Exception as err:  # a bug: still one line, unless debugging
+            if os.environ.get("BOARDLAB_DEBUG"):
+                raise
+            _error_line(f"unexpected {type(err).__name__}: {err} (a bug; BOARDLAB_DEBUG=1 shows where)")
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
 
 
-def _human_side(human_first: bool | None, side: str | None) -> int:
-    """0 if the human moves first, 1 if second; exit 2 on contradicting or unknown choices."""
-    from_side = None
-    if side is not None:
-        if side.strip().lower() not in SIDES:
-            _fail(f"--side must be x or o, got {shorten(side)!r}")
-        from_side = SIDES[side.strip().lower()]
-    from_flag = None if human_first is None else (0 if human_first else 1)
-    if from_side is not None and from_flag is not None and from_side != from_flag:
-        _fail(f"--side {side} contradicts --human-{'first' if human_first else 'second'}")
-    for choice in (from_side, from_flag):
-        if choice is not None:
-            return choice
-    return 0
-
-
-def _build(factory: Callable[[], T], what: str) -> T:
-    """Call ``factory``; a bad spec ends the command with a one-line error and exit code 2."""
-    try:
-        return factory()
-    except ValueError as err:
-        _fail(str(err))
-    except Exception as err:  # an agent's constructor may fail in its own way
-        _fail(f"cannot build the {what}: {type(err).__name__}: {err}")
-
-
-def _fail(message: str, code: int = 2) -> NoReturn:
+def _error_line(message: str) -> None:
     typer.echo(f"Error: {one_line(message)}", err=True)
-    raise typer.Exit(code)
+
+
+app = typer.Typer(
+    name="boardlab",
+    help="Board-game AI toolkit: engines, agents, arena and labs.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    cls=OneLineErrors,
+)
+console = Console()
+
+
+def fail(message: str) -> typer.Exit:
+    """Print a one-line error and return the exit (code 2) to raise."""
+    _error_line(message)
+    return typer.Exit(2)
+
+
+@app.command("agents")
+def agents_command() -> None:
+    """List every agent with its parameters (spec: NAME:key=value,...)."""
+
+    table = Table(title="Agents (build them from a spec such as alphabeta:depth=5,eval=lines3)")
+    table.add_column("name", style="bold")
+    table.add_column("what it does")
+    table.add_column("games")
+    table.add_column("options (default)")
+    for cls in list_agents():
+        options = "\n".join(o.describe() for o in options_of(cls.Settings))
+        table.add_row(cls.name, cls.summary, ", ".join(cls.games) or "all", options or "-")
+    console.print(table)
+
+
+@app.command("games")
+def games_command() -> None:
+    """List every game with its options and evaluations (spec: NAME:key=value,...)."""
+
+    table = Table(title="Games (build them from a spec such as connect4:width=8,height=7)")
+    for column in ("name", "title", "options (default)", "evaluations (first is the default)"):
+        table.add_column(column)
+    for name in available_games():
+        game = parse_game(name)
+        options = "\n".join(o.describe() for o in options_of(type(game)))
+        table.add_row(name, game.title, options or "-", ", ".join(game.evaluations))
+    console.print(table)
+
+
+PERFT_COMPILED_DEPTH = 5
+"""perft hands subtrees of this depth to compiled code (a fraction of a second each on 5x5
+Quixo); above it the root is split in Python, so that Ctrl-C is heard between calls."""
+
+
+def _perft(kernel: Any, a: int, b: int, depth: int, ended: bool, stop: Any) -> int:
+    """Leaves at ``depth``; deep counts are split into compiled calls so that ``stop`` (set
+    by Ctrl-C or SIGTERM) is looked at every few milliseconds (the count is then partial)."""
+
+    ctx = kernel.ctx
+    if depth <= PERFT_COMPILED_DEPTH or kernel.status(ctx, np.int64(a), np.int64(b)) != ONGOING:
+        return perft(kernel, a, b, depth, ended)
+    moves = np.empty(kernel.num_actions, dtype=np.int64)
+    count = kernel.gen_moves(ctx, np.int64(a), np.int64(b), moves)
+    total = 0
+    for move in moves[:count]:
+        if stop:
+            break
+        x, y = kernel.play(ctx, np.int64(a), np.int64(b), move)
+        total += _perft(kernel, int(x), int(y), depth - 1, ended, stop)
+    return total
+
+
+def _game_and_position(game: str, size: int | None, position: str) -> Any:
+    """The position of ``perft``: the start of the game of ``game`` (``--size`` sets Quixo's
+    board side), or ``position`` in that game's text."""
+
+    spec = game if size is None else f"{game}{',' if ':' in game else ':'}size={size}"
+    try:
+        the_game = parse_game(spec)
+    except GameError as err:
+        raise fail(str(err)) from None
+    return read_position(spec, position) if position else the_game.initial()
+
+
+@app.command("perft")
+def perft_command(
+    depth: int = typer.Option(5, min=1, max=12, help="Plies to count."),
+    game: str = typer.Option("quixo", "--game", help="Game spec, e.g. connect4 or quixo:size=4."),
+    size: int | None = typer.Option(None, help="Quixo's board side: 3, 4 or 5 (as --game quixo:size=N)."),
+    position: str = typer.Option("", help="Start position text (default: the game's start)."),
+) -> None:
+    """Count the leaves of a game tree at each depth (a game that ends earlier is a leaf, or
+    not counted where the game's published counts are of move sequences: Connect Four,
+    Tic-Tac-Toe)."""
+    state = _game_and_position(game, size, position)
+    ended = state.game.perft_ended_leaves
+    table = Table(title=f"perft of {state.game.title} from {state.to_text()}")
+    for column in ("depth", "leaves", "seconds"):
+        table.add_column(column, justify="right")
+    with stop_requests() as stop:
+        for d in range(1, depth + 1):
+            start = time.perf_counter()
+            leaves = _perft(state.kernel, state.a, state.b, d, ended, stop)
+            if stop:
+                break
+            table.add_row(str(d), f"{leaves:,}", f"{time.perf_counter() - start:.4f}")
+    console.print(table)
+    if stop:
+        typer.echo(f"{stop.how}.", err=True)
+        raise typer.Exit(stop.exit_code)
+
+
+@app.command("bench")
+def bench_command(
+    quick: bool = typer.Option(False, help="Smaller workloads."),
+    game: str = typer.Option("quixo", "--game", help="Game spec, e.g. connect4 or quixo:size=4."),
+    eval_name: str = typer.Option("", "--eval", help="Alpha-beta's evaluation (default: the game's first)."),
+) -> None:
+    """Measure engine speed: playouts, perft, alpha-beta and MCTS (one core)."""
+
+    try:
+        the_game = parse_game(game)
+        if eval_name and eval_name not in the_game.evaluations:
+            raise fail(
+                f"{the_game.name} has no evaluation {eval_name!r}; it has {', '.join(the_game.evaluations)}"
+            )
+    except GameError as err:
+        raise fail(str(err)) from None
+    table = Table(title=f"{the_game.title} engine speed (one core, compile time excluded)")
+    for column in ("figure", "value", "unit", "detail"):
+        table.add_column(column)
+    with console.status("measuring..."):
+        figures = engine_figures(the_game, quick, eval_name)
+    for f in figures:
+        value = f"{f.value:,.0f}" if f.value >= 100 else f"{f.value:.4f}"
+        table.add_row(f.name, value, f.unit, f.detail)
+    console.print(table)
+
+
+for register in (
+    register_play,
+    register_arena,
+    register_train,
+    register_setcover,
+    register_blackbox,
+    register_solvers,
+    register_oracle,
+):
+    register(app)
+
+
+def main() -> None:
+    """Entry point of the `boardlab` script."""
+    app()

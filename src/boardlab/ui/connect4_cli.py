@@ -19,6 +19,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from boardlab.games import GameError, parse_game
+from boardlab.games.connect4.solver import BOOK_PATH, CONNECT, Solver, build_book, score_text
+
 SYMBOLS = "XO"
 
 
@@ -30,8 +33,6 @@ def _fail(message: str) -> NoReturn:
 def load_position(position: str, game_spec: str = "connect4") -> tuple[Any, Any]:
     """The game and the position of a command line: moves like ``4453`` (empty: the empty
     board) or a board text; exits with code 2 and a one-line error on bad input."""
-    from boardlab.games import GameError, parse_game
-    from boardlab.games.connect4.solver import CONNECT
 
     try:
         game = parse_game(game_spec)
@@ -82,7 +83,6 @@ def _waiting(solver: Any, state: Any) -> str:
 def solve_connect4(position: str = "", weak: bool = False, game: str = "connect4") -> None:
     """Print the score of a position for the side to move, its best moves and (unless
     ``weak``) a principal variation: a perfect game from there to the end."""
-    from boardlab.games.connect4.solver import Solver, score_text
 
     the_game, state = load_position(position, game)
     console = Console(highlight=False)
@@ -118,7 +118,6 @@ def solve_connect4(position: str = "", weak: bool = False, game: str = "connect4
 
 def analyze_connect4(position: str = "", weak: bool = False, game: str = "connect4") -> None:
     """Print every column's score for the side to move (the best ones marked)."""
-    from boardlab.games.connect4.solver import Solver, score_text
 
     the_game, state = load_position(position, game)
     console = Console(highlight=False)
@@ -155,8 +154,6 @@ def build_book_connect4(stones: int = 4, path: Path | None = None) -> None:
     """Build the 7 x 6 opening book: every position with ``stones`` stones solved (resumes
     after a kill), the positions with fewer derived, saved as ``.npz``."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from boardlab.games.connect4.solver import BOOK_PATH, build_book
 
     if not 0 <= stones <= 8:
         _fail(f"--stones must be in 0..8 (each stone multiplies the work by about 4), got {stones}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
@@ -13,10 +13,18 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from boardlab.core.spec import SpecError, top_level_items
-
-if TYPE_CHECKING:
-    from boardlab.arena.oracle import OracleReport
+from boardlab.agents.base import AgentSpecError, make_agent
+from boardlab.arena.oracle import (
+    DEFAULT_OPPONENTS,
+    OracleError,
+    OracleReport,
+    judge_for,
+    measure,
+    plot_accuracy,
+    write_json,
+)
+from boardlab.core.spec import SpecError, split_spec, top_level_items
+from boardlab.games import GameError, parse_game
 
 DEFAULT_QUIXO_SIZE = 4
 THROWN_SHOWN = 20
@@ -56,7 +64,6 @@ def split_specs(texts: list[str]) -> list[str]:
 
 def game_spec(game: str, size: int | None) -> str:
     """The game spec from ``--game`` and ``--size`` (Quixo defaults to 4x4 here)."""
-    from boardlab.core.spec import SpecError, split_spec
 
     try:
         name, options = split_spec(game)
@@ -118,16 +125,6 @@ def oracle_command(
     """Play the agent against a spread of opponents and judge each of its moves with perfect
     play: the share keeping the value, the share exactly best, and the games in which it threw
     a won position away; accuracy by the number of pieces on the board is plotted."""
-    from boardlab.agents.base import AgentSpecError, make_agent
-    from boardlab.arena.oracle import (
-        DEFAULT_OPPONENTS,
-        OracleError,
-        judge_for,
-        measure,
-        plot_accuracy,
-        write_json,
-    )
-    from boardlab.games import GameError, parse_game
 
     if games < 1:
         _fail(f"--games must be at least 1, got {games}")

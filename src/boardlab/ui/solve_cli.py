@@ -17,6 +17,10 @@ from rich.table import Table
 from boardlab.core.files import path_problem
 from boardlab.core.processes import sigterm_as_interrupt
 from boardlab.core.spec import one_line, shorten
+from boardlab.games import LOSS, WIN, ExactPlayError, GameError, GameOptionError, exact_play, parse_game
+from boardlab.games.quixo import State
+from boardlab.games.quixo.solver import QuixoTables, default_table_dir, solve
+from boardlab.ui.connect4_cli import analyze_connect4, solve_connect4
 
 SOLVABLE = ("quixo",)
 MAX_BLANKS_5X5 = 1
@@ -47,7 +51,6 @@ def _check_dir(directory: Path | None) -> None:
 
 
 def _describe(value: int, depth: int | None) -> str:
-    from boardlab.games import LOSS, WIN
 
     if depth is None:
         return {WIN: "win", LOSS: "loss"}.get(value, "draw")
@@ -85,11 +88,8 @@ def solve_command(
     """Build the tables class pair by class pair (fullest boards first); a run that was cut
     short resumes from the last finished pair. Ctrl-C and SIGTERM stop it with the finished
     pairs kept (exit 130 and 143)."""
-    from boardlab.games.quixo.solver import default_table_dir, solve
 
     if game.strip().lower().startswith("connect4"):
-        from boardlab.ui.connect4_cli import solve_connect4
-
         with sigterm_as_interrupt() as termination:
             try:
                 solve_connect4(position, weak=weak, game=game.strip().lower())
@@ -153,7 +153,6 @@ def solve_command(
 
 
 def _print_report(console: Console, report: Any) -> None:
-    from boardlab.games.quixo.solver import QuixoTables
 
     rules_note = "" if report.rulebook == "official" else f", {report.rulebook} rules"
     table = Table(title=f"{report.size}x{report.size} Quixo{rules_note}, side to move")
@@ -178,7 +177,6 @@ def _print_report(console: Console, report: Any) -> None:
 
 def _quixo_rulebook(game: str, command: str) -> str:
     """The rulebook of a Quixo game spec (``quixo``, ``quixo:rules=course``); exit 2 otherwise."""
-    from boardlab.games import GameOptionError, parse_game
 
     try:
         parsed = parse_game(game.strip().lower())
@@ -192,7 +190,6 @@ def _quixo_rulebook(game: str, command: str) -> str:
 
 def parse_quixo_position(text: str, rulebook: str = "official") -> Any:
     """A Quixo State from position text (``XO.O.../... X 5``: cells, side to move, ply)."""
-    from boardlab.games.quixo import State
 
     return State.from_text(text, rules=rulebook)
 
@@ -200,7 +197,6 @@ def parse_quixo_position(text: str, rulebook: str = "official") -> Any:
 def read_position(game: str, text: str) -> Any:
     """The position of ``analyze``: the game's position text (Quixo: its size read from the
     text); exits with code 2 and a one-line error on bad input."""
-    from boardlab.games import GameError, parse_game
 
     try:
         parsed = parse_game(game.strip().lower())
@@ -228,11 +224,8 @@ def analyze_command(
 ) -> None:
     """Print the value and depth to the end of a position, and every legal move's value, from
     the game's exact play."""
-    from boardlab.games import ExactPlayError, exact_play
 
     if game.strip().lower().startswith("connect4"):
-        from boardlab.ui.connect4_cli import analyze_connect4
-
         analyze_connect4(position, game=game.strip().lower())
         return
     started = time.perf_counter()

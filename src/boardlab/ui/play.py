@@ -1,0 +1,133 @@
+"""The ``boardlab play`` command: a human against an agent in the terminal.
+
+The agent plays from a child process (:class:`~boardlab.play.referee.AgentProcess`) under a time
+limit per move (``--move-timeout``): an agent that fails, answers an illegal move or does not
+answer in time forfeits, and a hung one is stopped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Callable
+from typing import Annotated, NoReturn, TypeVar
+
+import typer
+from rich.console import Console
+
+from boardlab.agents.base import make_agent
+from boardlab.core.processes import sigterm_as_interrupt
+from boardlab.core.spec import one_line, shorten
+from boardlab.games import new_game
+from boardlab.play.referee import (
+    MIN_MOVE_TIMEOUT,
+    MOVE_TIMEOUT_FACTOR,
+    AgentForfeit,
+    AgentProcess,
+    TimeLimitError,
+    move_limit,
+)
+from boardlab.ui.terminal import TerminalGame
+
+SIDES = {"x": 0, "o": 1}
+
+T = TypeVar("T")
+
+
+def register(app: typer.Typer) -> None:
+    """Attach the ``play`` command to a typer app."""
+    app.command("play", help="Play against an agent in the terminal.")(play)
+
+
+def play(
+    agent: Annotated[
+        str,
+        typer.Option("--agent", "-a", help="the opponent, an agent spec such as greedy or mcts:iters=2000"),
+    ] = "greedy",
+    game: Annotated[
+        str,
+        typer.Option(
+            "--game", "-g", help="the game spec, e.g. quixo, quixo:size=4, connect4, tictactoe, nim"
+        ),
+    ] = "quixo",
+    human_first: Annotated[
+        bool | None, typer.Option("--human-first/--human-second", help="move first (X) or second (O)")
+    ] = None,
+    side: Annotated[str | None, typer.Option("--side", help="your symbol: x (first) or o (second)")] = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="seed of the agent's random choices")] = None,
+    move_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--move-timeout",
+            help=(
+                "seconds the agent may think per move before it forfeits (0: no limit; default: "
+                f"{MOVE_TIMEOUT_FACTOR:g}x its own time option, at least {MIN_MOVE_TIMEOUT:g} s)"
+            ),
+        ),
+    ] = None,
+) -> None:
+    """Play against an agent: type moves in the game's notation (help explains it); moves, undo,
+    resign, help and quit also work."""
+    human_side = _human_side(human_first, side)
+    if seed is not None and not 0 <= seed < 2**63:
+        _fail(f"--seed must be in 0..2**63-1, got {shorten(str(seed))}")
+    try:
+        limit = move_limit(agent, move_timeout)
+    except TimeLimitError as err:
+        _fail("--" + str(err).replace("move timeout", "move-timeout", 1))
+    state = _build(lambda: new_game(game), "game")
+    _build(lambda: make_agent(agent, seed, game=state.game), "agent")
+    console = Console(highlight=False)
+    with contextlib.suppress(AttributeError, ValueError, OSError):
+        sys.stdin.reconfigure(errors="replace")  # type: ignore[union-attr]  # bad bytes: a refused move
+    with sigterm_as_interrupt() as termination:
+        try:
+            with console.status(f"starting {shorten(agent)}..."):
+                opponent = AgentProcess(state.game.spec, agent, seed, limit)
+        except AgentForfeit as err:
+            _fail(f"the agent {shorten(agent)} cannot play: {err.detail}", code=1)
+        except KeyboardInterrupt:
+            typer.echo("Interrupted.", err=True)
+            raise typer.Exit(termination.exit_code) from None
+        with opponent:
+            try:
+                game_view = TerminalGame(
+                    state, opponent, human_side, console=console, agent_label=agent, move_timeout=limit
+                )
+                game_view.run()
+                if termination.received:  # SIGTERM while the human was typing
+                    raise KeyboardInterrupt
+            except KeyboardInterrupt:
+                typer.echo("Interrupted.", err=True)
+                raise typer.Exit(termination.exit_code) from None
+
+
+def _human_side(human_first: bool | None, side: str | None) -> int:
+    """0 if the human moves first, 1 if second; exit 2 on contradicting or unknown choices."""
+    from_side = None
+    if side is not None:
+        if side.strip().lower() not in SIDES:
+            _fail(f"--side must be x or o, got {shorten(side)!r}")
+        from_side = SIDES[side.strip().lower()]
+    from_flag = None if human_first is None else (0 if human_first else 1)
+    if from_side is not None and from_flag is not None and from_side != from_flag:
+        _fail(f"--side {side} contradicts --human-{'first' if human_first else 'second'}")
+    for choice in (from_side, from_flag):
+        if choice is not None:
+            return choice
+    return 0
+
+
+def _build(factory: Callable[[], T], what: str) -> T:
+    """Call ``factory``; a bad spec ends the command with a one-line error and exit code 2."""
+    try:
+        return factory()
+    except ValueError as err:
+        _fail(str(err))
+    except Exception as err:  # an agent's constructor may fail in its own way
+        _fail(f"cannot build the {what}: {type(err).__name__}: {err}")
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    typer.echo(f"Error: {one_line(message)}", err=True)
+    raise typer.Exit(code)
