@@ -1,7 +1,9 @@
 #!/bin/sh
-# The whole test suite: set up .venv, install boardlab with its dev tools, lint, run pytest.
+# The whole test suite: set up .venv, install boardlab with its dev tools, lint, check that every
+# room imports only the rooms below it (pyproject.toml, [tool.importlinter]), run pytest.
 set -e
 cd "$(dirname "$0")"
 . ./scripts/setup.sh
 .venv/bin/ruff check src tests benchmarks
+.venv/bin/lint-imports --no-cache
 .venv/bin/pytest "$@"
