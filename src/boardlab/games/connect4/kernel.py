@@ -404,46 +404,6 @@ def random_games(ctx, games, seed):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def perft(ctx, a, b, depth):  # type: ignore[no-untyped-def]
-    """Move sequences of exactly ``depth`` plies from ``(a, b)``; a finished game is a leaf.
-
-    A game that ends before ``depth`` plies is not expanded and so counts nothing (the
-    usual Connect Four perft: 7, 49, 343, ..., 823536, 5673234 from the empty 7 x 6 board).
-    Iterative with an explicit stack (cached recursive numba functions are fragile).
-    """
-    if depth == 0:
-        return 1
-    if status(ctx, a, b) != ONGOING:
-        return 0
-    width = ctx[1].shape[0]
-    moves = np.empty((depth, width), dtype=np.int64)
-    counts = np.zeros(depth, dtype=np.int64)
-    cursor = np.zeros(depth, dtype=np.int64)
-    stack_a = np.empty(depth, dtype=np.int64)
-    stack_b = np.empty(depth, dtype=np.int64)
-    stack_a[0] = a
-    stack_b[0] = b
-    counts[0] = gen_moves(ctx, a, b, moves[0])
-    total = 0
-    level = 0
-    while level >= 0:
-        if cursor[level] == counts[level]:
-            cursor[level] = 0
-            level -= 1
-            continue
-        x, y = play(ctx, stack_a[level], stack_b[level], moves[level, cursor[level]])
-        cursor[level] += 1
-        if level + 1 == depth:
-            total += 1
-        elif status(ctx, x, y) == ONGOING:
-            level += 1
-            stack_a[level] = x
-            stack_b[level] = y
-            counts[level] = gen_moves(ctx, x, y, moves[level])
-    return total
-
-
-@njit(cache=True)
 def position_key(ctx, a, b):  # type: ignore[no-untyped-def]
     """One int64 naming the position: ``a + b + bottom`` (a 1 marks each column's height).
 
