@@ -7,7 +7,7 @@ import pytest
 
 from boardlab.agents import Agent, make_agent
 from boardlab.agents.decision import Decision, Limit, LimitError, SearchInfo
-from boardlab.games import new_game
+from boardlab.games import new_game, parse_game
 
 
 @pytest.mark.parametrize(
@@ -161,3 +161,16 @@ def test_hybrid_says_which_engine_decided() -> None:
     assert handed.info is not None and handed.info.engine == "mcts" == agent.last_engine
     assert handed.value == -1.0 and doomed.is_legal(handed.move)
     assert make_agent("hybrid:search=(alphabeta:depth=5)").limit == Limit(time=1.0, depth=5)
+
+
+@pytest.mark.parametrize("spec", ["alphabeta:depth=4", "mcts:iters=300", "hybrid:time=0.2"])
+def test_a_search_line_stops_where_the_ply_cap_ends_the_game(spec: str) -> None:
+    game = parse_game("quixo:ply_cap=5")
+    state = game.initial()
+    for notation in ("a1e1", "e5a5", "a2e2", "e4a4"):
+        state = state.play(notation)
+    decision = make_agent(spec, seed=2, game=game).act(state)  # the last move before the cap
+    assert state.is_legal(decision.move)
+    assert decision.info is not None and len(decision.info.pv) == 1
+    line = state.legal_indices()[:3]
+    assert state.line_notation(line) == (str(state.move_from_index(line[0])),)

@@ -227,16 +227,7 @@ class AlphaBetaAgent(Agent):
             nodes=result.nodes,
             seconds=result.seconds,
             score=result.score,
-            pv=notation(state, line),
+            pv=state.line_notation(line),
             engine="alphabeta",
         )
         return Decision(state.move_from_index(result.move), value=proven_value(result.score), info=info)
-
-
-def notation(state: Any, actions: list[int]) -> tuple[str, ...]:
-    """A line of actions from ``state``, as moves in the game's notation."""
-    moves = []
-    for action in actions:
-        moves.append(str(state.move_from_index(action)))
-        state = state.play_index(action)
-    return tuple(moves)

@@ -90,16 +90,7 @@ class MctsAgent(Agent):
             nodes=search.simulations,
             seconds=search.seconds,
             score=value,
-            pv=notation(state, line),
+            pv=state.line_notation(line),
             engine="mcts",
         )
         return Decision(state.move_from_index(action), policy=search.policy(), value=value, info=info)
-
-
-def notation(state: Any, line: list[int]) -> tuple[str, ...]:
-    """A line of actions from ``state`` in the game's notation."""
-    moves = []
-    for action in line:
-        moves.append(str(state.move_from_index(action)))
-        state = state.play_index(action)
-    return tuple(moves)

@@ -506,6 +506,17 @@ class State:
         a, b = kernel.play(kernel.ctx, np.int64(self.a), np.int64(self.b), index)
         return self.game.state(int(a), int(b), 1 - self.to_move, self.ply + 1)  # type: ignore[return-value]
 
+    def line_notation(self, actions: Sequence[int]) -> tuple[str, ...]:
+        """A line of actions from this position as moves in the game's notation, cut where the
+        game ends: a search's line may run past the ply cap, which compiled kernels do not see."""
+        moves, state = [], self
+        for action in actions:
+            if state.is_over:
+                break
+            moves.append(str(state.move_from_index(action)))
+            state = state.play_index(action)
+        return tuple(moves)
+
     def _check_legal(self, action: int) -> None:
         if self.is_over:
             raise GameOverError("the game is over; no more moves can be played")
