@@ -35,9 +35,11 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeVar
 
 from boardlab.agents.base import make_agent
+from boardlab.agents.decision import Decision, Limit
 from boardlab.core.processes import die_with_parent, worker_context
 from boardlab.core.spec import SpecError, build_options, check_options, options_of, split_spec
 from boardlab.games import parse_game
+from boardlab.play.session import Session
 
 S = TypeVar("S")
 
@@ -308,27 +310,46 @@ class GameResult:
         return 0 if self.winner is None else (1 if self.winner == self.learner else -1)
 
 
+class PolicyPlayer:
+    """A trained policy seated in a :class:`~boardlab.play.session.Session`: it answers ``act``
+    with the policy's choice, its random choices drawn from ``rng``."""
+
+    spec = "learner"
+
+    def __init__(self, policy: Policy, rng: random.Random) -> None:
+        self.policy = policy
+        self.rng = rng
+
+    def act(self, state: Any, limit: Limit | None = None) -> Decision:
+        return Decision(state.move_from_index(self.policy.choose_action(state.a, state.b, self.rng)))
+
+    def prepare(self, game: Any) -> None:
+        """Nothing to prepare: a policy is ready when built."""
+
+    def new_game(self) -> None:
+        """Nothing to forget: a policy keeps no memory of a game."""
+
+
 def play_games(policy: Any, opponent: str, games: int, seed: int, opening: int = 0) -> list[GameResult]:
     """``games`` games of ``policy`` (on its ``game``) against the agent ``opponent`` (a spec),
     the learner moving first in the even-numbered games, the first ``opening`` plies of each
     game random (so that two deterministic players do not replay one game); every random choice
-    comes from ``seed``."""
+    comes from ``seed``. Each game is played by a :class:`~boardlab.play.session.Session`."""
     game = policy.game
     rng = random.Random(seed)
     agent = make_agent(opponent, seed=rng.getrandbits(63), game=game)
+    learner_player = PolicyPlayer(policy, rng)
     results = []
     for index in range(games):
         learner = index % 2
         agent.new_game()
         state = game.initial()
-        while not state.is_over:
-            if state.ply < opening:
-                state = state.play_index(rng.choice(state.legal_indices()))
-            elif state.to_move == learner:
-                state = state.play_index(policy.choose_action(state.a, state.b, rng))
-            else:
-                state = state.play(agent.choose(state))
-        results.append(GameResult(opponent, learner, state.winner, state.ply))
+        while state.ply < opening and not state.is_over:
+            state = state.play_index(rng.choice(state.legal_indices()))
+        seats = (learner_player, agent) if learner == 0 else (agent, learner_player)
+        session = Session(state, seats)
+        outcome = session.run()
+        results.append(GameResult(opponent, learner, outcome.winner, session.state.ply))
     return results
 
 
@@ -441,6 +462,7 @@ __all__ = [
     "Match",
     "Method",
     "Policy",
+    "PolicyPlayer",
     "RunDefaults",
     "TrainingError",
     "TrainingRun",
