@@ -29,6 +29,7 @@ from boardlab.games import parse_game
 from boardlab.games.base import ONGOING
 from boardlab.games.quixo import kernel as qk
 from boardlab.models.table import ModelFileError, ModelMismatchError
+from boardlab.play.pool import Workers
 from boardlab.train.rules_es import (
     AGENT,
     ESRun,
@@ -38,7 +39,7 @@ from boardlab.train.rules_es import (
     parse_opponent,
     play_rule_games,
 )
-from boardlab.train.run import Workers, train
+from boardlab.train.run import train
 from boardlab.ui.train import register as register_train
 
 # --- a naive reference of the rules --------------------------------------------------------------

@@ -1,4 +1,6 @@
-"""Worker processes that play games under a referee's clock: one pool for every caller.
+"""Worker processes: the games of every caller under a referee's clock (:class:`WorkerPool`),
+and trusted compiled work shared out among processes (:class:`Workers`, the trainers' fitness
+batches).
 
 Each worker is a child process (see :mod:`boardlab.core.processes`: forked by the forkserver,
 killed by the kernel if its parent dies) joined to the main process by a pipe. Only JSON
@@ -20,7 +22,7 @@ import importlib
 import json
 import signal
 import time
-from collections.abc import Callable, Generator, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from multiprocessing.connection import Connection, wait
@@ -420,3 +422,44 @@ class WorkerPool(Generic[T, R]):
                 worker.process.join()
             worker.conn.close()
         self._workers = []
+
+
+# --- trusted work: a plain parallel map ------------------------------------------------------
+
+
+def _worker_start() -> None:
+    die_with_parent()
+    # Ctrl-C reaches the whole process group: the main process decides when to stop, saves and
+    # ends the pool
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class Workers:
+    """Runs tasks in ``count`` worker processes, started at the first parallel map (in this
+    process when ``count`` is 1). Every task's result depends on the task alone, so the number
+    of workers never changes a result."""
+
+    def __init__(self, count: int = 1) -> None:
+        self.count = max(1, int(count))
+        self._pool: Any = None
+
+    def map(self, function: Callable[[Any], Any], tasks: Sequence[Any]) -> list[Any]:
+        """``[function(t) for t in tasks]``, in parallel when there are workers."""
+        if self.count <= 1 or len(tasks) <= 1:
+            return [function(t) for t in tasks]
+        if self._pool is None:
+            self._pool = worker_context().Pool(self.count, initializer=_worker_start)
+        return list(self._pool.map(function, tasks, chunksize=1))
+
+    def close(self) -> None:
+        """Stop the worker processes."""
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

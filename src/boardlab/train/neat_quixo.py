@@ -22,7 +22,7 @@ over an immediate win), and ``champion_games`` against each of the last ``pool``
 (the best genome every ``champion_every`` generations). Seats alternate and every game opens
 with ``opening`` random plies. All genomes of a generation play the same games (the same
 openings and random draws: common random numbers), so their fitness values compare fairly.
-Genomes are evaluated in ``workers`` worker processes (:class:`boardlab.train.run.Workers`);
+Genomes are evaluated in ``workers`` worker processes (:class:`boardlab.play.pool.Workers`);
 the number of workers does not change the results.
 
 **Hyper-parameters** are one frozen dataclass, :class:`NeatParams`; they are printed at the
@@ -73,6 +73,7 @@ from boardlab.core.spec import option
 from boardlab.games import GameOptionError, parse_game
 from boardlab.games.base import DRAW, ONGOING, WIN, compiled_for
 from boardlab.models.table import ModelFileError, ModelMismatchError
+from boardlab.play.pool import Workers
 from boardlab.train.plots import write_neat_plots
 from boardlab.train.run import (
     GameResult,
@@ -80,7 +81,6 @@ from boardlab.train.run import (
     Method,
     RunDefaults,
     TrainingError,
-    Workers,
     checked_settings,
     play_matches,
     tallies,

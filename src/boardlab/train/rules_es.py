@@ -25,7 +25,7 @@ the Quixo kernel, a few microseconds a move; any other opponent (``alphabeta`` a
 depth) is played through its own agent API, a fresh agent seeded from each game's seed. Every
 game draws its random numbers from its own seed, so its result does not depend on which process
 plays it; the games of an epoch are shared out among ``workers`` processes (the pool of
-:class:`boardlab.train.run.Workers`; they die with the main process).
+:class:`boardlab.play.pool.Workers`; they die with the main process).
 
 **Files**: ``model.json`` is a ``rules`` model (:func:`boardlab.agents.rules.save_model`) that
 also holds the hyper-parameters, seed, per-epoch history, learning curve and the whole training
@@ -57,8 +57,9 @@ from boardlab.games.base import LOSS, ONGOING, WIN
 from boardlab.games.quixo import kernel as qk
 from boardlab.labs.evolve import gaussian_mutation
 from boardlab.models.table import ModelFileError, ModelMismatchError, short_error
+from boardlab.play.pool import Workers
 from boardlab.train.plots import write_es_plots
-from boardlab.train.run import GameResult, Method, RunDefaults, TrainingError, Workers, checked_settings
+from boardlab.train.run import GameResult, Method, RunDefaults, TrainingError, checked_settings
 from boardlab.train.run import parse_hyper as hyper_settings
 
 MODEL_FILE = "model.json"

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import dataclasses
 import random
-import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -36,9 +35,9 @@ from typing import Any, ClassVar, Protocol, TypeVar
 
 from boardlab.agents.base import make_agent
 from boardlab.agents.decision import Decision, Limit
-from boardlab.core.processes import die_with_parent, worker_context
 from boardlab.core.spec import SpecError, build_options, check_options, options_of, split_spec
 from boardlab.games import parse_game
+from boardlab.play.pool import Workers
 from boardlab.play.session import Session
 
 S = TypeVar("S")
@@ -413,44 +412,6 @@ def play_match(match: Match) -> list[GameResult]:
 # --- the worker pool ---------------------------------------------------------------------------
 
 
-def _worker_start() -> None:
-    die_with_parent()
-    # Ctrl-C reaches the whole process group: the main process decides when to stop, saves and
-    # ends the pool
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-class Workers:
-    """Runs tasks in ``count`` worker processes, started at the first parallel map (in this
-    process when ``count`` is 1). Every task's result depends on the task alone, so the number
-    of workers never changes a result."""
-
-    def __init__(self, count: int = 1) -> None:
-        self.count = max(1, int(count))
-        self._pool: Any = None
-
-    def map(self, function: Callable[[Any], Any], tasks: Sequence[Any]) -> list[Any]:
-        """``[function(t) for t in tasks]``, in parallel when there are workers."""
-        if self.count <= 1 or len(tasks) <= 1:
-            return [function(t) for t in tasks]
-        if self._pool is None:
-            self._pool = worker_context().Pool(self.count, initializer=_worker_start)
-        return list(self._pool.map(function, tasks, chunksize=1))
-
-    def close(self) -> None:
-        """Stop the worker processes."""
-        if self._pool is not None:
-            self._pool.terminate()
-            self._pool.join()
-            self._pool = None
-
-    def __enter__(self) -> Workers:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
 def play_matches(workers: Workers, matches: Sequence[Match]) -> list[GameResult]:
     """The games of every match, the matches shared out among the workers, in order."""
     return [r for part in workers.map(play_match, matches) for r in part]
@@ -466,7 +427,6 @@ __all__ = [
     "RunDefaults",
     "TrainingError",
     "TrainingRun",
-    "Workers",
     "changed_settings",
     "checked_settings",
     "curve_point",
