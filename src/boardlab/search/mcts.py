@@ -259,16 +259,59 @@ def check_rule(rule: str) -> str:
     return rule
 
 
+def build_add_children(kernel: Kernel) -> Any:
+    """A compiled ``add_children(ctx, node, moves, n, *tree arrays) -> first row``: the ``n``
+    children of ``node`` reached by ``moves``, written as fresh rows at the end of the tree
+    (priors are left to the caller). Inlined into both search loops."""
+    play, status = kernel.play, kernel.status
+
+    @njit(inline="always")
+    def add_children(
+        ctx,
+        node,
+        moves,
+        n,
+        me_a,
+        opp_a,
+        move_a,
+        parent_a,
+        first_a,
+        count_a,
+        visits_a,
+        value_a,
+        terminal_a,
+        size_a,
+    ):  # type: ignore[no-untyped-def]
+        first = size_a[0]
+        size_a[0] += n
+        for k in range(n):
+            child = first + k
+            a, b = play(ctx, me_a[node], opp_a[node], moves[k])
+            me_a[child] = a
+            opp_a[child] = b
+            move_a[child] = moves[k]
+            parent_a[child] = node
+            first_a[child] = -1
+            count_a[child] = 0
+            visits_a[child] = 0
+            value_a[child] = 0.0
+            terminal_a[child] = status(ctx, a, b)
+        return first
+
+    return add_children
+
+
 # --- the compiled loop (compiled evaluators) -----------------------------------------------------
 
 
 def build_compiled_search(kernel: Kernel, evaluator: type[CompiledEvaluator], rule: str) -> Any:
     """A compiled ``run(ctx, *tree arrays, iterations, c, fpu, params, seed) -> tree size``:
     ``iterations`` simulations that evaluate leaves with ``evaluator`` and select by ``rule``."""
-    gen_moves, play, status = kernel.gen_moves, kernel.play, kernel.status
+    gen_moves = kernel.gen_moves
     max_moves = kernel.num_actions
     select = SELECTORS[rule]
     leaf_value, leaf_priors = evaluator.build(kernel)
+    add_children = build_add_children(kernel)
 
     @njit
     def run(
@@ -304,20 +347,22 @@ def build_compiled_search(kernel: Kernel, evaluator: type[CompiledEvaluator], ru
             if terminal_a[node] == ONGOING and (visits_a[node] > 0 or node == 0):
                 n = gen_moves(ctx, me_a[node], opp_a[node], buf)
                 if n > 0 and size_a[0] + n <= capacity:
-                    first = size_a[0]
-                    size_a[0] += n
-                    for k in range(n):
-                        child = first + k
-                        a, b = play(ctx, me_a[node], opp_a[node], buf[k])
-                        me_a[child] = a
-                        opp_a[child] = b
-                        move_a[child] = buf[k]
-                        parent_a[child] = node
-                        first_a[child] = -1
-                        count_a[child] = 0
-                        visits_a[child] = 0
-                        value_a[child] = 0.0
-                        terminal_a[child] = status(ctx, a, b)
+                    first = add_children(
+                        ctx,
+                        node,
+                        buf,
+                        n,
+                        me_a,
+                        opp_a,
+                        move_a,
+                        parent_a,
+                        first_a,
+                        count_a,
+                        visits_a,
+                        value_a,
+                        terminal_a,
+                        size_a,
+                    )
                     leaf_priors(ctx, me_a[node], opp_a[node], buf, n, prior_a, first, params)
                     first_a[node] = first
                     count_a[node] = n
@@ -353,9 +398,10 @@ def build_batched_search(kernel: Kernel, rule: str) -> tuple[Any, Any]:
     ``complete(ctx, *tree arrays, leaves, n, priors, values) -> simulations`` expands the
     ``n`` leaves and backs up their values.
     """
-    gen_moves, play, status = kernel.gen_moves, kernel.play, kernel.status
+    gen_moves = kernel.gen_moves
     max_moves = kernel.num_actions
     select = SELECTORS[rule]
+    add_children = build_add_children(kernel)
 
     @njit
     def replace_virtual_losses(node, reward, visits_a, value_a, parent_a, keep):  # type: ignore[no-untyped-def]
@@ -455,21 +501,24 @@ def build_batched_search(kernel: Kernel, rule: str) -> tuple[Any, Any]:
                 total = 0.0
                 for k in range(n):
                     total += priors[j, buf[k]]
-                first = size_a[0]
-                size_a[0] += n
+                first = add_children(
+                    ctx,
+                    node,
+                    buf,
+                    n,
+                    me_a,
+                    opp_a,
+                    move_a,
+                    parent_a,
+                    first_a,
+                    count_a,
+                    visits_a,
+                    value_a,
+                    terminal_a,
+                    size_a,
+                )
                 for k in range(n):
-                    child = first + k
-                    a, b = play(ctx, me_a[node], opp_a[node], buf[k])
-                    me_a[child] = a
-                    opp_a[child] = b
-                    move_a[child] = buf[k]
-                    parent_a[child] = node
-                    first_a[child] = -1
-                    count_a[child] = 0
-                    visits_a[child] = 0
-                    value_a[child] = 0.0
-                    prior_a[child] = priors[j, buf[k]] / total if total > 0 else 1.0 / n
-                    terminal_a[child] = status(ctx, a, b)
+                    prior_a[first + k] = priors[j, buf[k]] / total if total > 0 else 1.0 / n
                 first_a[node] = first
                 count_a[node] = n
             if node == 0:
