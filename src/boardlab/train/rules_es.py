@@ -50,6 +50,7 @@ from numba import njit
 
 from boardlab.agents import rules as rl
 from boardlab.agents.base import AgentSpecError, make_agent
+from boardlab.agents.decision import Decision, Limit
 from boardlab.core.files import atomic_write_text
 from boardlab.core.spec import option
 from boardlab.games import GameOptionError, parse_game
@@ -58,6 +59,7 @@ from boardlab.games.quixo import kernel as qk
 from boardlab.labs.evolve import gaussian_mutation
 from boardlab.models.table import ModelFileError, ModelMismatchError, short_error
 from boardlab.play.pool import Workers
+from boardlab.play.session import Session
 from boardlab.train.plots import write_es_plots
 from boardlab.train.run import GameResult, Method, RunDefaults, TrainingError, checked_settings
 from boardlab.train.run import parse_hyper as hyper_settings
@@ -264,14 +266,46 @@ def play_simple_games(ctx, weights, seeds, seats, opponent, ply_cap, outcomes, p
             plies[i, k] = ply
 
 
+class RulePlayer:
+    """A rule player seated in a :class:`~boardlab.play.session.Session`: each move draws its
+    two uniform numbers (rule, then move) from ``rng``."""
+
+    spec = "rules"
+
+    def __init__(self, genome: np.ndarray, rng: np.random.Generator, kernel: Any) -> None:
+        self.genome = genome
+        self.rng = rng
+        self.ctx = kernel.ctx
+        self.moves = np.empty(kernel.num_actions, dtype=np.int64)
+        self.masks = np.empty(kernel.num_actions, dtype=np.int64)
+
+    def act(self, state: Any, limit: Limit | None = None) -> Decision:
+        u_rule, u_move = self.rng.random(2)
+        action = rl.choose_move(
+            self.ctx,
+            np.int64(state.a),
+            np.int64(state.b),
+            self.genome,
+            u_rule,
+            u_move,
+            self.moves,
+            self.masks,
+        )
+        return Decision(state.move_from_index(int(action)))
+
+    def prepare(self, game: Any) -> None:
+        """Nothing to prepare: the rules are compiled with the kernel."""
+
+    def new_game(self) -> None:
+        """Nothing to forget: a rule player keeps no memory of a game."""
+
+
 def play_agent_games(
     game: Any, weights: np.ndarray, seeds: np.ndarray, seats: np.ndarray, opponent: Opponent
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Like :func:`play_simple_games`, against a boardlab agent played through its own API (a
-    fresh agent seeded from each game's seed); the rule player's draws come from the same seed."""
-    kernel = game.kernel
-    moves = np.empty(kernel.num_actions, dtype=np.int64)
-    masks = np.empty(kernel.num_actions, dtype=np.int64)
+    """Like :func:`play_simple_games`, against a boardlab agent (a fresh agent seeded from each
+    game's seed), each game played by a :class:`~boardlab.play.session.Session`; the rule
+    player's draws come from the same seed."""
     outcomes = np.zeros((weights.shape[0], len(seeds)), dtype=np.int8)
     plies = np.zeros((weights.shape[0], len(seeds)), dtype=np.int32)
     spec = opponent.spec
@@ -279,20 +313,12 @@ def play_agent_games(
         spec += ("," if ":" in spec else ":") + f"tt={SEARCH_TABLE_LOG2}"
     for i, genome in enumerate(weights):
         for k, (seed, seat) in enumerate(zip(seeds.tolist(), seats.tolist(), strict=True)):
-            rng = np.random.default_rng(seed)
+            rule_player = RulePlayer(genome, np.random.default_rng(seed), game.kernel)
             agent = make_agent(spec, seed=seed, game=game)
-            state = game.initial()
-            while not state.is_over:
-                if state.to_move == seat:
-                    u_rule, u_move = rng.random(2)
-                    action = rl.choose_move(
-                        kernel.ctx, np.int64(state.a), np.int64(state.b), genome, u_rule, u_move, moves, masks
-                    )
-                    state = state.play_index(int(action))
-                else:
-                    state = state.play(agent.choose(state))
-            outcomes[i, k] = 0 if state.winner is None else (1 if state.winner == seat else -1)
-            plies[i, k] = state.ply
+            session = Session(game.initial(), (rule_player, agent) if seat == 0 else (agent, rule_player))
+            winner = session.run().winner
+            outcomes[i, k] = 0 if winner is None else (1 if winner == seat else -1)
+            plies[i, k] = session.state.ply
     return outcomes, plies
 
 
