@@ -26,16 +26,16 @@ from typer.core import TyperGroup
 from boardlab.agents import list_agents
 from boardlab.core.processes import stop_requests
 from boardlab.core.spec import one_line, options_of
-from boardlab.games import GameError, available_games, parse_game
+from boardlab.games import available_games, parse_game
 from boardlab.games.base import ONGOING
 from boardlab.games.perft import perft
 from boardlab.search.bench import engine_figures
 from boardlab.ui.arena import register as register_arena
 from boardlab.ui.blackbox import register as register_blackbox
+from boardlab.ui.game_args import game_of, position_of
 from boardlab.ui.oracle_cli import register as register_oracle
 from boardlab.ui.play import register as register_play
 from boardlab.ui.setcover import register as register_setcover
-from boardlab.ui.solve_cli import read_position
 from boardlab.ui.solve_cli import register as register_solvers
 from boardlab.ui.train import register as register_train
 
@@ -145,18 +145,6 @@ def _perft(kernel: Any, a: int, b: int, depth: int, ended: bool, stop: Any) -> i
     return total
 
 
-def _game_and_position(game: str, size: int | None, position: str) -> Any:
-    """The position of ``perft``: the start of the game of ``game`` (``--size`` sets Quixo's
-    board side), or ``position`` in that game's text."""
-
-    spec = game if size is None else f"{game}{',' if ':' in game else ':'}size={size}"
-    try:
-        the_game = parse_game(spec)
-    except GameError as err:
-        raise fail(str(err)) from None
-    return read_position(spec, position) if position else the_game.initial()
-
-
 @app.command("perft")
 def perft_command(
     depth: int = typer.Option(5, min=1, max=12, help="Plies to count."),
@@ -167,7 +155,7 @@ def perft_command(
     """Count the leaves of a game tree at each depth (a game that ends earlier is a leaf, or
     not counted where the game's published counts are of move sequences: Connect Four,
     Tic-Tac-Toe)."""
-    state = _game_and_position(game, size, position)
+    state = position_of(game, size, position)
     ended = state.game.perft_ended_leaves
     table = Table(title=f"perft of {state.game.title} from {state.to_text()}")
     for column in ("depth", "leaves", "seconds"):
@@ -193,14 +181,11 @@ def bench_command(
 ) -> None:
     """Measure engine speed: playouts, perft, alpha-beta and MCTS (one core)."""
 
-    try:
-        the_game = parse_game(game)
-        if eval_name and eval_name not in the_game.evaluations:
-            raise fail(
-                f"{the_game.name} has no evaluation {eval_name!r}; it has {', '.join(the_game.evaluations)}"
-            )
-    except GameError as err:
-        raise fail(str(err)) from None
+    the_game = game_of(game)
+    if eval_name and eval_name not in the_game.evaluations:
+        raise fail(
+            f"{the_game.name} has no evaluation {eval_name!r}; it has {', '.join(the_game.evaluations)}"
+        )
     table = Table(title=f"{the_game.title} engine speed (one core, compile time excluded)")
     for column in ("figure", "value", "unit", "detail"):
         table.add_column(column)

@@ -23,8 +23,10 @@ from boardlab.arena.oracle import (
     plot_accuracy,
     write_json,
 )
-from boardlab.core.spec import SpecError, split_spec, top_level_items
+from boardlab.core.spec import SpecError, top_level_items
 from boardlab.games import GameError, parse_game
+from boardlab.ui.game_args import TABLES_DEFAULT_HELP
+from boardlab.ui.game_args import game_spec as shared_game_spec
 
 DEFAULT_QUIXO_SIZE = 4
 THROWN_SHOWN = 20
@@ -63,21 +65,9 @@ def split_specs(texts: list[str]) -> list[str]:
 
 
 def game_spec(game: str, size: int | None) -> str:
-    """The game spec from ``--game`` and ``--size`` (Quixo defaults to 4x4 here)."""
-
-    try:
-        name, options = split_spec(game)
-    except SpecError as err:
-        _fail(str(err))
-    if size is not None:
-        if name != "quixo":
-            _fail(f"--size is for Quixo; give the options of {name} in --game, e.g. --game {name}:key=value")
-        if "size" in options and options["size"].strip() != str(size):
-            _fail(f"--size {size} contradicts --game {game}")
-        options["size"] = str(size)
-    elif name == "quixo" and "size" not in options:
-        options["size"] = str(DEFAULT_QUIXO_SIZE)
-    return name + (":" + ",".join(f"{k}={v}" for k, v in options.items()) if options else "")
+    """The game spec from ``--game`` and ``--size`` (Quixo defaults to 4x4 here); one
+    ``Error:`` line and exit 2 where they disagree."""
+    return shared_game_spec(game, size, DEFAULT_QUIXO_SIZE)
 
 
 def _share(x: float) -> str:
@@ -119,7 +109,11 @@ def oracle_command(
     ),
     tables: Annotated[
         Path | None,
-        typer.Option("--tables", help="where the Quixo tables are (default: the user cache folder)"),
+        typer.Option(
+            "--tables",
+            "--dir",
+            help=f"the folder of the Quixo board's tables, as solve --dir wrote it ({TABLES_DEFAULT_HELP})",
+        ),
     ] = None,
 ) -> None:
     """Play the agent against a spread of opponents and judge each of its moves with perfect

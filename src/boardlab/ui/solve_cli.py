@@ -18,11 +18,13 @@ from boardlab.core.files import path_problem
 from boardlab.core.processes import sigterm_as_interrupt
 from boardlab.core.spec import one_line, shorten
 from boardlab.games import LOSS, WIN, ExactPlayError, GameError, GameOptionError, exact_play, parse_game
-from boardlab.games.quixo import State
+from boardlab.games.quixo import SIZES, State
 from boardlab.games.quixo.solver import QuixoTables, default_table_dir, solve
 from boardlab.ui.connect4_cli import analyze_connect4, solve_connect4
+from boardlab.ui.game_args import TABLES_DEFAULT_HELP, game_of, position_of
 
 SOLVABLE = ("quixo",)
+DEFAULT_SOLVE_SIZE = 4
 MAX_BLANKS_5X5 = 1
 
 
@@ -70,16 +72,16 @@ def solve_command(
         str, typer.Argument(help="connect4: the moves played, e.g. 4453 (empty: the start)")
     ] = "",
     weak: Annotated[bool, typer.Option("--weak", help="connect4: win / draw / loss only, faster")] = False,
-    size: Annotated[int, typer.Option("--size", "-n", help="board side: 3, 4 or 5")] = 4,
+    size: Annotated[
+        int | None, typer.Option("--size", "-n", help="Quixo board side: 3, 4 (the default) or 5 (endgames)")
+    ] = None,
     blanks: Annotated[
         int | None,
         typer.Option("--blanks", help="only positions with at most this many blank cubes (5x5: 0 or 1)"),
     ] = None,
     directory: Annotated[
         Path | None,
-        typer.Option(
-            "--dir", help="where the tables go (default $BOARDLAB_TABLES or ~/.cache/boardlab/tables)"
-        ),
+        typer.Option("--dir", "--tables", help=f"the folder of this board's tables ({TABLES_DEFAULT_HELP})"),
     ] = None,
     verify: Annotated[
         bool, typer.Option("--verify/--no-verify", help="check the checksums of tables already built")
@@ -90,6 +92,10 @@ def solve_command(
     pairs kept (exit 130 and 143)."""
 
     if game.strip().lower().startswith("connect4"):
+        if size is not None or blanks is not None or directory is not None:
+            _fail(
+                "--size, --blanks and --dir are for Quixo; a Connect Four solve takes its board from the spec"
+            )
         with sigterm_as_interrupt() as termination:
             try:
                 solve_connect4(position, weak=weak, game=game.strip().lower())
@@ -101,8 +107,9 @@ def solve_command(
     if position:
         _fail("a Quixo solve takes no position; analyze a position with: boardlab analyze POSITION")
     _check_dir(directory)
-    if size not in (3, 4, 5):
+    if size is not None and size not in SIZES:
         _fail(f"--size must be 3, 4 or 5, got {size}")
+    size = int(game_of(game.strip().lower(), size, DEFAULT_SOLVE_SIZE).size)  # --size and the spec agree
     cells = size * size
     if blanks is None:
         if size == 5:
@@ -199,15 +206,10 @@ def read_position(game: str, text: str) -> Any:
     text); exits with code 2 and a one-line error on bad input."""
 
     try:
-        parsed = parse_game(game.strip().lower())
+        parse_game(game.strip().lower())
     except GameError as err:
         _fail(f"cannot analyze {shorten(game)!r}: {err}")
-    try:
-        if parsed.name == "quixo":
-            return parse_quixo_position(text, str(parsed.rules))
-        return parsed.parse_position(text)
-    except ValueError as err:
-        _fail(str(err))
+    return position_of(game.strip().lower(), None, text)
 
 
 def analyze_command(
@@ -215,7 +217,12 @@ def analyze_command(
         str, typer.Argument(help='position text, e.g. "X.O.O.X.. O 4" (Quixo) or 4453 (Connect Four)')
     ],
     directory: Annotated[
-        Path | None, typer.Option("--dir", help="where the tables are (default: the user cache folder)")
+        Path | None,
+        typer.Option(
+            "--tables",
+            "--dir",
+            help=f"the folder of this board's tables, as solve --dir wrote it ({TABLES_DEFAULT_HELP})",
+        ),
     ] = None,
     game: Annotated[
         str,

@@ -1,0 +1,99 @@
+"""One reading of a command's game arguments: a game spec, a ``--size`` option and a position.
+
+``perft``, ``bench``, ``solve``, ``analyze`` and ``oracle`` all take a game spec (``--game
+quixo:size=4``), some a ``--size`` shorthand for Quixo's board side, and some a position text
+(whose Quixo board has a side of its own). Where two of them say different things, the command
+is refused (one ``Error:`` line, exit 2, no work done) rather than one of them silently winning.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from boardlab.core.spec import SpecError, one_line, shorten, split_spec
+from boardlab.games import GameError, parse_game
+from boardlab.games.quixo import State as QuixoState
+
+TABLES_DEFAULT_HELP = "default: $BOARDLAB_TABLES/quixoN or ~/.cache/boardlab/tables/quixoN, N the board side"
+"""Where solved tables are looked for, as the ``--tables`` / ``--dir`` options' help says it."""
+SIZED = "quixo"
+"""The game whose board side ``--size`` gives."""
+
+
+def fail(message: str) -> NoReturn:
+    """Print ``Error: message`` on one line of stderr and end the command with exit status 2."""
+    Console(stderr=True, highlight=False, soft_wrap=True).print(
+        f"[red]Error:[/red] {escape(one_line(message))}"
+    )
+    raise typer.Exit(2)
+
+
+def game_spec(game: str, size: int | None, default_size: int | None = None) -> str:
+    """The game spec from ``--game`` and ``--size``: ``--size N`` stands for ``size=N`` in
+    the spec (Quixo only), and is refused where the spec says another size; ``default_size``
+    fills a Quixo spec that says none. Exits with one ``Error:`` line on bad input."""
+
+    try:
+        name, options = split_spec(game)
+    except SpecError as err:
+        fail(str(err))
+    if size is not None:
+        if name != SIZED:
+            fail(f"--size is for Quixo; give the options of {name} in --game, e.g. --game {name}:key=value")
+        said = options.get("size")
+        if said is not None and _as_int(said) != size:
+            fail(f"--size {size} contradicts --game {shorten(game)} (size={shorten(said)}); give one of them")
+        options["size"] = str(size)
+    elif name == SIZED and "size" not in options and default_size is not None:
+        options["size"] = str(default_size)
+    return name + (":" + ",".join(f"{k}={v}" for k, v in options.items()) if options else "")
+
+
+def _as_int(text: str) -> int | None:
+    try:
+        return int(text.strip())
+    except ValueError:
+        return None
+
+
+def game_of(game: str, size: int | None = None, default_size: int | None = None) -> Any:
+    """The Game of ``--game`` and ``--size`` (see :func:`game_spec`); exits with one
+    ``Error:`` line when the spec is bad or the two disagree."""
+
+    spec = game_spec(game, size, default_size)
+    try:
+        return parse_game(spec)
+    except GameError as err:
+        fail(str(err))
+
+
+def sizes_given(game: str, size: int | None) -> bool:
+    """True when ``--game`` or ``--size`` names a Quixo board side (a position must then have it)."""
+    try:
+        _, options = split_spec(game)
+    except SpecError:
+        return False
+    return size is not None or "size" in options
+
+
+def position_of(game: str, size: int | None, position: str, default_size: int | None = None) -> Any:
+    """The position of a command: ``position`` read in the game of ``--game`` and ``--size``
+    (its start when ``position`` is empty). A Quixo position's board side is read from its text
+    unless the spec or ``--size`` gives one, and then it must be that side: a 3x3 position with
+    ``--size 4`` is refused, never played on the board it happens to fit. Exits with one
+    ``Error:`` line on bad input."""
+
+    the_game = game_of(game, size, default_size)
+    if not position:
+        return the_game.initial()
+    try:
+        if the_game.name == SIZED and not sizes_given(game, size):
+            side = QuixoState.from_text(position).size  # the text's own board side
+            the_game = game_of(game, side)
+        return the_game.parse_position(position)
+    except (GameError, ValueError) as err:
+        fail(str(err))

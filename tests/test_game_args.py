@@ -1,0 +1,93 @@
+"""A game spec, a ``--size`` option and a position that disagree are refused by every command
+that takes them: one ``Error:`` line, exit 2, and no work done."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from reliability import count
+from typer.testing import CliRunner
+
+from boardlab.ui.cli import app
+
+SIZES = (3, 4, 5)
+START = {3: "........./", 4: "................", 5: "........................."}
+"""An empty board of each side, as position text."""
+
+
+def _refused(args: list[str], phrase: str) -> None:
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2, (args, result.output)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), (args, result.stderr)
+    assert phrase in lines[0], (args, lines[0])
+    assert "Traceback" not in result.output and not result.stdout.strip(), result.stdout
+    count("inputs tried")
+
+
+def _other_sizes() -> st.SearchStrategy[tuple[int, int]]:
+    return st.tuples(st.sampled_from(SIZES), st.sampled_from(SIZES)).filter(lambda p: p[0] != p[1])
+
+
+@settings(max_examples=12, deadline=None)
+@given(_other_sizes())
+def test_perft_refuses_a_position_of_another_size(sizes: tuple[int, int]) -> None:
+    board, said = sizes
+    position = START[board].rstrip("/") + " X"
+    _refused(
+        ["perft", "--depth", "1", "--size", str(said), "--position", position], "position cannot be used"
+    )
+    spec = f"quixo:size={said}"
+    _refused(["perft", "--depth", "1", "--game", spec, "--position", position], "position cannot be used")
+
+
+@settings(max_examples=12, deadline=None)
+@given(_other_sizes())
+def test_size_and_spec_that_disagree_are_refused_everywhere(sizes: tuple[int, int]) -> None:
+    spec, said = sizes
+    game = f"quixo:size={spec}"
+    _refused(["perft", "--depth", "1", "--game", game, "--size", str(said)], "contradicts")
+    _refused(["oracle", "random", "--game", game, "--size", str(said)], "contradicts")
+
+
+def test_solve_refuses_a_size_the_spec_contradicts(tmp_path: Path) -> None:
+    folder = tmp_path / "tables"
+    _refused(["solve", "quixo:size=3", "--size", "4", "--dir", str(folder)], "--size 4 contradicts")
+    _refused(["solve", "quixo:size=3,rules=course", "-n", "5", "--dir", str(folder)], "contradicts")
+    _refused(["solve", "connect4", "--size", "4"], "are for Quixo")
+    assert not folder.exists()  # refused before any table was written
+
+
+def test_solve_takes_its_size_from_the_spec(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["solve", "quixo:size=3", "--dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "Solving 3x3 Quixo" in result.output
+    same = CliRunner().invoke(app, ["solve", "quixo:size=3", "--size", "3", "--dir", str(tmp_path)])
+    assert same.exit_code == 0 and "3x3" in same.output, same.output
+
+
+def test_analyze_refuses_a_position_the_spec_contradicts() -> None:
+    _refused(["analyze", "X.O.O.X.. O 4", "--game", "quixo:size=4"], "a 3x3 position cannot be used")
+
+
+def test_perft_reads_the_size_from_the_position_when_none_is_given() -> None:
+    result = CliRunner().invoke(app, ["perft", "--depth", "1", "--position", "X.O.O.X.. O 4"])
+    assert result.exit_code == 0, result.output
+    assert "3x3" in result.output
+    agreed = ["perft", "--depth", "1", "--size", "3", "--position", "X.O.O.X.. O 4"]
+    assert CliRunner().invoke(app, agreed).exit_code == 0
+
+
+def test_bench_refuses_a_bad_game_before_measuring() -> None:
+    _refused(["bench", "--game", "quixo:size=9"], "size=9")
+
+
+@pytest.mark.parametrize("command", ["solve", "analyze", "oracle"])
+def test_the_tables_folder_has_one_name_and_one_meaning(command: str) -> None:
+    result = CliRunner().invoke(app, [command, "--help"], terminal_width=300)
+    text = " ".join(result.output.split())
+    assert "--tables" in text and "--dir" in text
+    assert "quixoN" in text, text  # the folder of one board's tables, as solve writes it
