@@ -170,6 +170,20 @@ def test_cli_bad_parameters_exit_with_code_2(args: tuple[str, ...], tmp_path: Pa
     assert "Traceback" not in result.output
 
 
+@settings(max_examples=15, deadline=None)
+@given(instance=st.sampled_from([None, 1, 2, 5, 10]), loci=st.integers(-5, 9))
+def test_cli_refuses_fewer_loci_than_strands_up_front(instance: int | None, loci: int) -> None:
+    strands = 10 if instance is None else instance
+    if loci >= strands:
+        return
+    args = ["--loci", str(loci), "--max-calls", "10", "--out", "/nonexistent-boardlab/blackbox"]
+    result = invoke(*args, *([] if instance is None else ["--instance", str(instance)]))
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"Error: --loci must be in {strands}..10000"), lines
+    assert "Traceback" not in result.output and not result.stdout.strip()
+
+
 def test_cli_runs_a_strategy_and_writes_table_plot_and_json(tmp_path: Path) -> None:
     result = invoke(
         "--instance",

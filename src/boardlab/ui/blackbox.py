@@ -61,16 +61,22 @@ def _validate(
         raise UsageProblem(
             f"unknown strategy {shorten(strategy)!r}; accepted: {', '.join(accepted_strategies())}"
         )
+    if instance is not None and not 1 <= instance <= MAX_LOCI:
+        raise UsageProblem(f"--instance must be in 1..{MAX_LOCI} (the lab uses 1, 2, 5, 10)")
+    # every strand needs a locus: the instance with the most strands sets the shortest genome
+    strands = instance if instance is not None else max(INSTANCES)
+    if not strands <= loci <= MAX_LOCI:
+        raise UsageProblem(
+            f"--loci must be in {strands}..{MAX_LOCI} (at least one locus for each of the {strands} strands"
+            f"{'' if instance is not None else ' of the largest instance'}), got {loci}"
+        )
     for problem in (
-        number_problem("--loci", loci, 1, MAX_LOCI),
         number_problem("--seed", seed, 0, 2**63 - 1),
         number_problem("--max-calls", max_calls, 1, MAX_CALLS),
         number_problem("--target", target, 0.0, 1.0),
     ):
         if problem is not None:
             raise UsageProblem(problem)
-    if instance is not None and not 1 <= instance <= loci:
-        raise UsageProblem(f"--instance must be in 1..{loci} (the lab uses 1, 2, 5, 10)")
 
 
 # -- checkpoints --------------------------------------------------------------------------------
