@@ -99,6 +99,10 @@ NOT_RESULTS = ("workers",)
 """Hyper-parameters that do not change what a run computes (a resumed run may change them)."""
 
 
+MIN_SPECIES_SIZE = 2
+"""Genomes every species keeps (neat-python's ``min_species_size``)."""
+
+
 class NeatTrainingError(TrainingError):
     """Bad training input: a hyper-parameter out of range, a game NEAT cannot learn here."""
 
@@ -112,7 +116,11 @@ class NeatParams:
 
     population: int = option(60, "genomes per generation", minimum=4, maximum=10_000)
     games: int = option(
-        10, "fitness games against random and as many against greedy", minimum=0, maximum=10_000
+        10,
+        "fitness games against random and as many against greedy (at least 1: the first generation "
+        "has no champions to play, and a genome with no games has no fitness)",
+        minimum=1,
+        maximum=10_000,
     )
     champion_games: int = option(
         4, "fitness games against each earlier champion in the pool", minimum=0, maximum=10_000
@@ -166,8 +174,9 @@ class NeatParams:
         for name in activation_names(self):
             if name not in ACTIVATIONS:
                 return f"activation {name[:20]!r} is not accepted; choose among {', '.join(ACTIVATIONS)}"
-        if self.games == 0 and (self.champion_games == 0 or self.pool == 0):
-            return "games=0 leaves no fitness games; give games or champion games"
+        if max(self.elitism, MIN_SPECIES_SIZE) > self.population:
+            # neat-python keeps at least this many genomes in each species, elites included
+            return f"elitism={self.elitism} must be at most population={self.population}"
         return None
 
 
@@ -230,7 +239,7 @@ def config_text(params: NeatParams, num_inputs: int) -> str:
         "DefaultReproduction": {
             "elitism": params.elitism,
             "survival_threshold": params.survival,
-            "min_species_size": 2,
+            "min_species_size": MIN_SPECIES_SIZE,
         },
     }
     lines = []
