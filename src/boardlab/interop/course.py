@@ -23,14 +23,18 @@ Coordinates are the same on both sides: boardlab's Quixo also uses ``x`` for the
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import functools
 import importlib
 import importlib.util
 import inspect
+import io
 import multiprocessing
+import os
 import signal
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
@@ -39,10 +43,10 @@ import numpy as np
 
 from boardlab.agents.base import Agent, AgentSpecError, make_agent
 from boardlab.core.processes import describe_exit, die_with_parent, worker_context
-from boardlab.core.spec import option
+from boardlab.core.spec import option, shorten
 from boardlab.games.base import GameError, IllegalMoveError
 from boardlab.games.quixo import SIZES, Move, Push, Quixo, State, all_moves
-from boardlab.play.referee import SETUP_TIMEOUT, AgentForfeit, describe_failure
+from boardlab.play.referee import SETUP_TIMEOUT, AgentForfeit, describe_failure, shown_move
 from boardlab.play.session import Session
 
 __all__ = [
@@ -72,6 +76,8 @@ BLANK = -1
 IMPORT_TIMEOUT = 30.0
 """Seconds a player's module may take to import, by default."""
 MAX_IMPORT_TIMEOUT = 3600.0
+MAX_OUTPUT = 64 * 1024
+"""Characters of a course player's output kept (and shown with ``output=show``); the rest is counted."""
 COURSE_PLY_CAP = 10**6
 """The course's ``Game`` has no ply cap: the game the agent is shown has the largest one boardlab takes."""
 
@@ -143,24 +149,44 @@ def state_from_course_game(game: CourseGame, ply: int = 0, rules: str = "course"
 
 
 def read_slide(slide: Any) -> Push:
-    """A push end from a course ``Move`` member, an integer 0-3 or a name like ``'TOP'``."""
-    name = slide if isinstance(slide, str) else getattr(slide, "name", None)
-    if isinstance(name, str) and name.upper() in Push.__members__:
-        return Push[name.upper()]
+    """A push end from a member of the course's ``Move`` enum (or any enum with the names TOP,
+    BOTTOM, LEFT, RIGHT) or a whole number 0-3; CourseInteropError for anything else (a float,
+    a string, a bool), which is never rounded or guessed at."""
+    if isinstance(slide, enum.Enum):
+        if slide.name in Push.__members__:
+            return Push[slide.name]
+    elif _is_whole(slide) and 0 <= int(slide) <= len(Push) - 1:
+        return Push(int(slide))
+    raise CourseInteropError(f"cannot read slide {_shown(slide)}: expected Move.TOP/BOTTOM/LEFT/RIGHT or 0-3")
+
+
+def _is_whole(value: Any) -> bool:
+    """True for a Python or NumPy integer (a bool is no coordinate)."""
+    return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
+
+
+def _shown(value: Any) -> str:
     try:
-        return Push(int(getattr(slide, "value", slide)))
-    except (TypeError, ValueError):
-        raise CourseInteropError(
-            f"cannot read slide {slide!r}: expected Move.TOP/BOTTOM/LEFT/RIGHT or 0-3"
-        ) from None
+        return shorten(repr(value), 40)
+    except Exception:  # a player's object whose repr fails
+        return f"an unprintable {type(value).__name__}"
 
 
 def from_course_move(from_pos: Any, slide: Any, size: int = 5) -> Move:
-    """A boardlab move from the course's ``from_pos=(x, y)`` and slide, shape checked only."""
+    """A boardlab move from the course's ``from_pos=(x, y)`` and slide, shape checked only.
+
+    Coordinates must be whole numbers (Python or NumPy integers): ``(1.5, 0)`` is refused,
+    never truncated to ``(1, 0)``.
+    """
     try:
-        x, y = (int(v) for v in from_pos)
+        x, y = from_pos
     except (TypeError, ValueError):
-        raise CourseInteropError(f"cannot read from_pos {from_pos!r}: expected (x, y)") from None
+        raise CourseInteropError(f"cannot read from_pos {_shown(from_pos)}: expected (x, y)") from None
+    if not (_is_whole(x) and _is_whole(y)):
+        raise CourseInteropError(
+            f"cannot read from_pos {_shown(from_pos)}: coordinates must be whole numbers (int)"
+        )
+    x, y = int(x), int(y)
     push = read_slide(slide)
     move = Move(x, y, push, size)
     if move not in set(all_moves(size)):
@@ -387,23 +413,24 @@ def load_course_player(
 
     A path is ``package.module:ClassName`` (or ``package.module.ClassName``) or
     ``path/to/file.py:ClassName``; a file's folder is put on ``sys.path`` so that its own
-    ``from game import ...`` works. Its module is imported under a time limit (see the module
-    docstring). A class is built with ``seed=`` if its constructor takes one, else with no
-    arguments.
+    ``from game import ...`` works. Its module is imported, and the class built, under a time
+    limit each (see the module docstring). A class is built with ``seed=`` if its constructor
+    takes one, else with no arguments.
     """
     if isinstance(target, str):
         if not target.strip():
             raise AgentSpecError("course: say which player, e.g. course:player=mypackage.players:MyPlayer")
-        target = import_player_class(target.strip(), import_timeout)
+        target = import_player_class(target.strip(), import_timeout, seed)
     player = _instantiate(target, seed) if isinstance(target, type) else target
     if not callable(getattr(player, "make_move", None)):
         raise AgentSpecError(f"course: {player!r} has no make_move(game) method")
     return player
 
 
-def import_player_class(path: str, import_timeout: float = IMPORT_TIMEOUT) -> Any:
+def import_player_class(path: str, import_timeout: float = IMPORT_TIMEOUT, seed: int | None = None) -> Any:
     """The object named by ``module:Name``, ``module.Name`` or ``file.py:Name``; the module
-    must import within ``import_timeout`` seconds (checked in a child process)."""
+    must import, and a class build (with ``seed``), within ``import_timeout`` seconds each
+    (checked in a child process)."""
     module_part, sep, attr = path.rpartition(":")
     if not sep:
         module_part, _, attr = path.rpartition(".")
@@ -411,22 +438,29 @@ def import_player_class(path: str, import_timeout: float = IMPORT_TIMEOUT) -> An
         raise AgentSpecError(
             f"course: cannot read player {path!r}; write package.module:ClassName or path/file.py:ClassName"
         )
-    module = _import_module(module_part, import_timeout)
+    module = _import_module(module_part, import_timeout, attr, seed)
     try:
         return functools.reduce(getattr, attr.split("."), module)
     except AttributeError:
         raise AgentSpecError(f"course: module {module_part!r} has no attribute {attr!r}") from None
 
 
-def _import_module(name: str, timeout: float) -> Any:
+def _import_module(name: str, timeout: float, attr: str | None = None, seed: int | None = None) -> Any:
     if multiprocessing.parent_process() is None:  # the main process: nothing else times this import
-        check_import(name, timeout)
+        check_import(name, timeout, attr, seed)
     try:
         return _load_module(name)
     except AgentSpecError:
         raise
-    except (Exception, SystemExit) as err:  # a student's module may fail in any way while importing
+    except BaseException as err:  # a student's module may fail in any way while importing
+        if isinstance(err, KeyboardInterrupt) and _in_main_process():
+            raise  # Ctrl-C: the user's, not the module's
         raise AgentSpecError(f"course: cannot import {name!r}: {_import_failure(err)}") from None
+
+
+def _in_main_process() -> bool:
+    """True in the process the user started (where Ctrl-C arrives as KeyboardInterrupt)."""
+    return multiprocessing.parent_process() is None
 
 
 def _load_module(name: str) -> Any:
@@ -440,40 +474,61 @@ def _import_failure(err: BaseException) -> str:
     return describe_failure(err).removeprefix("raised ")
 
 
-_IMPORTS_CHECKED: set[str] = set()
-"""Modules this process has seen import cleanly in a child process."""
+_IMPORTS_CHECKED: set[tuple[str, str | None]] = set()
+"""Modules (and the class built from each) this process has seen import cleanly in a child process."""
 
 
-def check_import(name: str, timeout: float = IMPORT_TIMEOUT) -> None:
+def check_import(
+    name: str, timeout: float = IMPORT_TIMEOUT, build: str | None = None, seed: int | None = None
+) -> None:
     """AgentSpecError unless the module ``name`` (dotted, or a file path) imports cleanly within
-    ``timeout`` seconds in a child process; a child still importing then is killed.
+    ``timeout`` seconds in a child process, and, given ``build`` (the name of a class in it),
+    that class is built there within ``timeout`` seconds more (with ``seed`` if its constructor
+    takes one); a child still importing or building then is killed.
 
-    Nothing the module does while importing (sleep, loop, ``sys.exit``, ``os._exit``, raise)
-    reaches this process. Each module is checked once per process.
+    Nothing the module or the constructor does (sleep, loop, print, ``sys.exit``, ``os._exit``,
+    raise, start processes) reaches this process: the child's output goes nowhere, and the
+    child leads a process group of its own that is ended, with whatever it started, when the
+    check is over. Each module and class is checked once per process.
     """
-    if name in _IMPORTS_CHECKED:
+    if (name, build) in _IMPORTS_CHECKED:
         return
     context = worker_context()
     ours, theirs = context.Pipe(duplex=False)
     process = context.Process(
-        target=_import_in_child, args=(theirs, name, list(sys.path)), name="boardlab-import", daemon=True
+        target=_import_in_child,
+        args=(theirs, name, list(sys.path), build, seed),
+        name="boardlab-import",
+        daemon=True,
     )
     process.start()
     theirs.close()
     try:
-        failure = _import_report(ours, name, timeout, process)
+        failure = _import_report(ours, name, timeout, process, build)
     finally:
+        _end_group(process.pid)
         if process.is_alive():
             process.kill()
         process.join(5)
         ours.close()
     if failure:
-        raise AgentSpecError(f"course: cannot import {name!r}: {failure}")
-    _IMPORTS_CHECKED.add(name)
+        raise AgentSpecError(failure)
+    _IMPORTS_CHECKED.add((name, build))
 
 
-def _import_report(conn: Any, name: str, timeout: float, process: Any) -> str:
-    """What the child importing ``name`` reported: "" when the import went well."""
+def _end_group(pid: int | None) -> None:
+    """SIGKILL the process group that the checking child ``pid`` leads: it and anything the
+    student's code started that stayed in its group."""
+    if pid is None or not hasattr(os, "killpg"):
+        return
+    with contextlib.suppress(OSError):
+        if os.getpgid(pid) == pid:  # the child made its group (not ours: never signal that)
+            os.killpg(pid, signal.SIGKILL)
+
+
+def _import_report(conn: Any, name: str, timeout: float, process: Any, build: str | None) -> str:
+    """What the child importing ``name`` (and building ``build``) reported: "" when all went well."""
+    phase = f"course: cannot import {name!r}: "
     try:
         if not conn.poll(SETUP_TIMEOUT):
             raise AgentSpecError(f"course: no process could be started to import {name!r}")
@@ -483,24 +538,62 @@ def _import_report(conn: Any, name: str, timeout: float, process: Any) -> str:
                 f"course: importing {name!r} took over {timeout:g} s (stopped); a player's module "
                 "must not play, wait or loop when it is imported"
             )
-        return conn.recv_bytes().decode("utf-8", "replace")
+        failure = conn.recv_bytes().decode("utf-8", "replace")
+        if failure or build is None:
+            return phase + failure if failure else ""
+        phase = f"course: building {build} failed: "
+        if not conn.poll(timeout):  # the constructor gets the same time as the import
+            raise AgentSpecError(
+                f"course: building {build} took over {timeout:g} s (stopped); a player's constructor "
+                "must not play, wait or loop"
+            )
+        failure = conn.recv_bytes().decode("utf-8", "replace")
+        return phase + failure if failure else ""
     except EOFError:
         process.join(5)
-        return f"its process ended ({describe_exit(process.exitcode)}) while importing it"
+        return phase + f"its process ended ({describe_exit(process.exitcode)})"
 
 
-def _import_in_child(conn: Any, name: str, path: list[str]) -> None:
-    """The child of :func:`check_import`: say it started, import ``name``, report how it went."""
+def _import_in_child(conn: Any, name: str, path: list[str], build: str | None, seed: int | None) -> None:
+    """The child of :func:`check_import`: say it started, import ``name`` (and build the class
+    ``build``), report how each went."""
+    with contextlib.suppress(OSError):
+        os.setpgid(0, 0)  # a group of its own, ended with all it holds when the check is over
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the main process
+    _silence_output()
     sys.path[:] = path
     conn.send_bytes(b"")
     try:
-        _load_module(name)
+        module = _load_module(name)
     except BaseException as err:  # whatever the student's module does
         conn.send_bytes(_import_failure(err).encode("utf-8", "replace") or b"failed")
+        return
+    conn.send_bytes(b"")
+    if build is None:
+        return
+    try:
+        target = functools.reduce(getattr, build.split("."), module)
+    except AttributeError:
+        conn.send_bytes(b"")  # the main process names the missing class
+        return
+    try:
+        if isinstance(target, type):
+            _build(target, seed)
+    except BaseException as err:  # whatever the student's constructor does
+        conn.send_bytes(describe_failure(err).removeprefix("raised ").encode("utf-8", "replace") or b"failed")
     else:
         conn.send_bytes(b"")
+
+
+def _silence_output() -> None:
+    """Send what this process prints to /dev/null: a check is not a place to show it."""
+    with contextlib.suppress(OSError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+        os.close(null)
+    sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (for the life of this process)
 
 
 def _import_file(path: Path) -> Any:
@@ -519,15 +612,23 @@ def _import_file(path: Path) -> Any:
     return module
 
 
-def _instantiate(cls: type, seed: int | None) -> Any:
+def _build(cls: type, seed: int | None) -> Any:
+    """``cls(seed=seed)`` if its constructor takes a seed, else ``cls()``."""
     try:
         takes_seed = "seed" in inspect.signature(cls).parameters
     except (TypeError, ValueError):
         takes_seed = False
+    return cls(seed=seed) if takes_seed else cls()
+
+
+def _instantiate(cls: type, seed: int | None) -> Any:
     try:
-        return cls(seed=seed) if takes_seed else cls()
-    except Exception as err:  # the student's constructor
-        raise AgentSpecError(f"course: building {cls.__name__} failed: {type(err).__name__}: {err}") from None
+        return _build(cls, seed)
+    except BaseException as err:  # the student's constructor
+        if isinstance(err, KeyboardInterrupt) and _in_main_process():
+            raise
+        failure = describe_failure(err).removeprefix("raised ")
+        raise AgentSpecError(f"course: building {cls.__name__} failed: {failure}") from None
 
 
 @dataclass(frozen=True)
@@ -538,9 +639,15 @@ class CourseSettings:
     attempts: int = option(100, "make_move calls allowed per turn before giving up", minimum=1, maximum=10**6)
     import_timeout: float = option(
         IMPORT_TIMEOUT,
-        "seconds the player's module may take to import (tried first in a child process)",
+        "seconds the player's module may take to import, and its class to be built (tried first "
+        "in a child process)",
         minimum=0.1,
         maximum=MAX_IMPORT_TIMEOUT,
+    )
+    output: str = option(
+        "hide",
+        f"what the player prints: hide it, or show it on stderr (the first {MAX_OUTPUT:,} characters)",
+        choices=("hide", "show"),
     )
 
 
@@ -550,7 +657,12 @@ class CoursePlayerAgent(Agent):
     Each turn the player is shown a fresh :class:`CourseGameView` of the position; a move it
     gives that is malformed or illegal is refused and ``make_move`` is asked again, as the
     course's loop does, up to ``attempts`` times, after which :class:`CourseMoveError` is
-    raised. ``player`` may also be given as a class or an instance when built in Python.
+    raised. Only whole-number coordinates and a ``Move`` member (or a whole number 0-3) are
+    read; anything else is refused, never rounded. Whatever the player raises, ``SystemExit``
+    and other ``BaseException`` subclasses included, is an :class:`AgentForfeit` with a
+    one-line detail. What it prints (import, constructor and moves) is captured in
+    :attr:`output`, at most :data:`MAX_OUTPUT` characters, and shown on stderr only with
+    ``output=show``. ``player`` may also be given as a class or an instance when built in Python.
     """
 
     name = "course"
@@ -565,8 +677,11 @@ class CoursePlayerAgent(Agent):
         if isinstance(player, str):
             options["player"] = player
         super().__init__(seed, settings, **options)
+        echo = sys.stderr if self.settings.output == "show" else None
+        self.output = CappedOutput(MAX_OUTPUT, echo)
         target = player if player is not None and not isinstance(player, str) else self.settings.player
-        self.course_player = load_course_player(target, seed, self.settings.import_timeout)
+        with captured(self.output):
+            self.course_player = load_course_player(target, seed, self.settings.import_timeout)
         self.refused_moves = 0
 
     def choose(self, state: Any) -> Any:
@@ -578,17 +693,89 @@ class CoursePlayerAgent(Agent):
                 return move
             self.refused_moves += 1
         raise CourseMoveError(
-            f"course player {type(self.course_player).__name__} gave no legal move in "
-            f"{self.settings.attempts} attempts; last refusal: {reason}"
+            f"{type(self.course_player).__name__} gave no legal move in {self.settings.attempts} "
+            f"attempts; last: {reason}"
         )
 
     def _ask(self, state: State, legal: set[Move]) -> tuple[str, Move | None]:
-        answer = self.course_player.make_move(CourseGameView.from_state(state))
+        answer = self._make_move(CourseGameView.from_state(state))
         try:
             from_pos, slide = answer
             move = from_course_move(from_pos, slide, state.size)
         except (TypeError, ValueError) as err:
-            return f"cannot read {answer!r}: {err}", None
+            return f"answered {shown_move(answer)}, not a legal move ({_why(err)})", None
         if move not in legal:
-            return f"{move} takes a cube of the opponent", None
+            return (
+                f"answered {shown_move(answer)}, not a legal move ({move} takes a cube of the opponent)",
+                None,
+            )
         return "", move
+
+    def _make_move(self, view: CourseGameView) -> Any:
+        """The player's answer; AgentForfeit, with one line saying what it did, if it fails
+        in any way (a ``BaseException`` subclass included)."""
+        try:
+            with captured(self.output):
+                return self.course_player.make_move(view)
+        except BaseException as err:  # whatever a student's make_move raises
+            if isinstance(err, KeyboardInterrupt) and _in_main_process():
+                raise  # Ctrl-C: the user's, not the player's
+            raise AgentForfeit(describe_failure(err)) from None
+
+
+def _why(err: BaseException) -> str:
+    """The reason of a refused answer, without what :func:`from_course_move` repeats of it."""
+    text = str(err)
+    return shorten(text.split(": ", 1)[1] if text.startswith("cannot read ") and ": " in text else text, 80)
+
+
+class CappedOutput(io.TextIOBase):
+    """A text stream that keeps the first ``limit`` characters written to it (echoing them to
+    ``echo`` if given) and only counts the rest, so a player printing without end costs no
+    memory and floods no terminal."""
+
+    def __init__(self, limit: int = MAX_OUTPUT, echo: Any = None) -> None:
+        super().__init__()
+        self.limit = limit
+        self.echo = echo
+        self._kept: list[str] = []
+        self.kept = 0
+        self.dropped = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        """Keep what fits under the limit, count the rest."""
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        head = text[: max(self.limit - self.kept, 0)]
+        if head:
+            self._kept.append(head)
+            self.kept += len(head)
+            self._show(head)
+        over = len(text) - len(head)
+        if over:
+            if not self.dropped:
+                self._show(f"\n[course player output cut at {self.limit:,} characters]\n")
+            self.dropped += over
+        return len(text)
+
+    def _show(self, text: str) -> None:
+        if self.echo is not None:
+            with contextlib.suppress(OSError, ValueError):  # a closed or full terminal loses nothing here
+                self.echo.write(text)
+                self.echo.flush()
+
+    @property
+    def text(self) -> str:
+        """What was kept: the first :attr:`limit` characters written."""
+        return "".join(self._kept)
+
+
+@contextlib.contextmanager
+def captured(sink: CappedOutput) -> Iterator[None]:
+    """``sys.stdout`` and ``sys.stderr`` written to ``sink`` for the duration (Python-level
+    writes: output a native extension writes to the file descriptors directly is not seen)."""
+    with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+        yield
