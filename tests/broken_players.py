@@ -67,18 +67,100 @@ class SlowPlayer:
         raise RuntimeError("no move")
 
 
+def _first_move(game: Any) -> tuple[tuple[int, int], int]:
+    """A legal course move of ``game``: the first free border cube, pushed in from an end."""
+    board = game.get_board()
+    me = game.get_current_player()
+    for y in range(5):
+        for x in range(5):
+            if (x in (0, 4) or y in (0, 4)) and board[y, x] in (-1, me):
+                return (x, y), (1 if y != 4 else 0)
+    raise RuntimeError("no move")
+
+
+class Boom(BaseException):
+    """Not an Exception: slips past ``except Exception``."""
+
+
+class BaseExceptionPlayer:
+    """Raises a BaseException subclass of its own in make_move."""
+
+    def make_move(self, game: Any) -> Any:
+        raise Boom("out of the blue")
+
+
+class FractionalPlayer:
+    """Answers a cube with fractional coordinates (truncated, it would be a legal move)."""
+
+    def make_move(self, game: Any) -> Any:
+        (x, y), slide = _first_move(game)
+        return (x + 0.5, y), slide
+
+
+class FloatSlidePlayer:
+    """Answers a legal cube with the slide as a float."""
+
+    def make_move(self, game: Any) -> Any:
+        position, slide = _first_move(game)
+        return position, slide + 0.25
+
+
+class ChattyPlayer:
+    """Prints 126 MB in every make_move (1 MB lines), then answers a legal move."""
+
+    def make_move(self, game: Any) -> Any:
+        line = "x" * 1_000_000
+        for _ in range(126):
+            print(line)
+        return _first_move(game)
+
+
+class SleepyConstructorPlayer:
+    """Sleeps in its constructor as if it waited for input."""
+
+    def __init__(self) -> None:
+        time.sleep(3600)
+
+    def make_move(self, game: Any) -> Any:
+        return _first_move(game)
+
+
+class SpawningConstructorPlayer:
+    """Starts a long-lived process in its constructor, then hangs."""
+
+    def __init__(self) -> None:
+        import subprocess
+
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        time.sleep(3600)
+
+    def make_move(self, game: Any) -> Any:
+        return _first_move(game)
+
+
 BROKEN = {
     "RaisingPlayer": "raised RuntimeError: this player is broken",
     "ExitingPlayer": "called sys.exit(3)",
     "HangingPlayer": "no move within",
     "GarbagePlayer": "gave no legal move",
     "DyingPlayer": "process ended (exit code 4)",
+    "BaseExceptionPlayer": "raised Boom: out of the blue",
+    "FractionalPlayer": "not a legal move (coordinates must be whole numbers",
+    "FloatSlidePlayer": "not a legal move (expected Move.TOP/BOTTOM/LEFT/RIGHT or 0-3",
 }
 
 
-def spec(name: str, attempts: int = 3) -> str:
+BROKEN_ON_BUILD = {
+    "SleepyConstructorPlayer": "building SleepyConstructorPlayer took over",
+    "SpawningConstructorPlayer": "building SpawningConstructorPlayer took over",
+}
+"""Players whose constructor breaks, and a phrase of the error each gets before play."""
+
+
+def spec(name: str, attempts: int = 3, **options: Any) -> str:
     """The agent spec of one of these players."""
-    return f"course:player={PATH}:{name},attempts={attempts}"
+    extra = "".join(f",{key}={value}" for key, value in options.items())
+    return f"course:player={PATH}:{name},attempts={attempts}{extra}"
 
 
 BROKEN_ON_IMPORT = {
