@@ -23,6 +23,7 @@ from rich.table import Table
 from boardlab.arena.play import GameRecord
 from boardlab.arena.runner import GameHook, StartHook
 from boardlab.arena.summary import Outcomes, Summary
+from boardlab.core.console import make_console
 from boardlab.core.files import atomic_write_text
 from boardlab.games import Reason
 
@@ -32,8 +33,8 @@ MAX_FORFEITS_SHOWN = 10
 
 def output_console() -> Console:
     """A console on stdout; when stdout is not a terminal, wide enough for the tables."""
-    console = Console()
-    return console if console.is_terminal else Console(width=PIPE_WIDTH)
+    console = make_console()
+    return console if console.is_terminal else make_console(width=PIPE_WIDTH)
 
 
 def _pct(value: float) -> str:

@@ -151,6 +151,28 @@ def path_problem(path: str | Path, *, folder: bool) -> str | None:
     return None
 
 
+def output_problem(path: str | Path, *, folder: bool) -> str | None:
+    """:func:`path_problem`, then the folder that will receive the output (``path`` itself, or
+    its parent for a file) created and proven writable by writing and removing a probe file
+    there; why not, or None. Every command that writes calls this before any work starts, so a
+    read-only place (a read-only mount, a folder of another user) is refused at once rather
+    than after hours of work; permission bits alone do not tell, for root writes anywhere but
+    on a read-only file system."""
+    problem = path_problem(path, folder=folder)
+    if problem is not None:
+        return problem
+    target = Path(path)
+    place = target if folder else target.parent
+    try:
+        place.mkdir(parents=True, exist_ok=True)
+        descriptor, probe = tempfile.mkstemp(prefix=".boardlab-probe.", suffix=TEMPORARY_SUFFIX, dir=place)
+        os.close(descriptor)
+        os.unlink(probe)
+    except OSError as error:
+        return f"cannot write in {place}: {error.strerror or error}"
+    return None
+
+
 def _existing_ancestor(path: Path) -> Path:
     """``path`` itself if it exists, else its nearest existing parent."""
     for candidate in (path, *path.absolute().parents):

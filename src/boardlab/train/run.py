@@ -50,6 +50,16 @@ class TrainingError(ValueError):
     saved run that cannot be continued with what was asked."""
 
 
+class CheckpointWriteError(Exception):
+    """A checkpoint could not be written (disk full, folder removed or made read-only): the
+    run stopped there, and the checkpoint written before, if any, is left whole (writes are
+    atomic) to resume from. ``kept``: the progress that checkpoint holds, None if none."""
+
+    def __init__(self, path: Path, cause: OSError, kept: int | None) -> None:
+        super().__init__(f"cannot write {path}: {cause.strerror or cause}")
+        self.path, self.kept = path, kept
+
+
 # --- settings ----------------------------------------------------------------------------------
 
 
@@ -242,8 +252,10 @@ def train(
     adding a learning-curve point at the start of a fresh run, every ``eval_every`` units and at
     the end, and saving to ``checkpoint`` after each point and after every step (or every
     ``run.checkpoint_seconds``). Returns True when done, False when ``should_stop`` ended the run
-    between two steps (the checkpoint saved first)."""
+    between two steps (the checkpoint saved first). CheckpointWriteError when a checkpoint cannot
+    be written: the run stops there, with the last checkpoint written left whole."""
     evaluated = {int(r[run.curve_key]) for r in run.curve}
+    saved = run.progress if run.progress > 0 else None  # a resumed run starts from its checkpoint
 
     def evaluate() -> None:
         if run.progress not in evaluated:
@@ -251,8 +263,13 @@ def train(
             evaluated.add(run.progress)
 
     def save() -> float:
+        nonlocal saved
         if checkpoint is not None:
-            run.save(checkpoint)
+            try:
+                run.save(checkpoint)
+            except OSError as error:
+                raise CheckpointWriteError(checkpoint, error, saved) from error
+            saved = run.progress
         return time.monotonic()
 
     def report() -> None:
@@ -419,6 +436,7 @@ def play_matches(workers: Workers, matches: Sequence[Match]) -> list[GameResult]
 
 __all__ = [
     "SUMMARY_FILE",
+    "CheckpointWriteError",
     "GameResult",
     "Match",
     "Method",

@@ -33,7 +33,8 @@ from boardlab.arena.schedule import (
     TournamentConfig,
 )
 from boardlab.arena.store import Store
-from boardlab.core.files import path_problem
+from boardlab.core.console import make_console
+from boardlab.core.files import output_problem, path_problem
 from boardlab.core.processes import sigterm_as_interrupt
 from boardlab.core.spec import one_line, shorten
 from boardlab.play.referee import MAX_MOVE_TIMEOUT, MIN_MOVE_TIMEOUT, MOVE_TIMEOUT_FACTOR
@@ -98,8 +99,8 @@ def _check_counts(**counts: float | None) -> None:
 
 
 def _check_path(flag: str, path: Path, *, folder: bool) -> None:
-    """Exit 2 if ``path`` cannot be written (see :func:`boardlab.core.files.path_problem`)."""
-    problem = path_problem(path, folder=folder)
+    """Exit 2 if ``path`` cannot be written (see :func:`boardlab.core.files.output_problem`)."""
+    problem = output_problem(path, folder=folder)
     if problem is not None:
         _fail(f"{flag} {shorten(str(path))}: {problem}")
 
@@ -117,8 +118,10 @@ def run_and_report(
     Exits 2 on bad input, 1 if a game fails, 130 when interrupted (Ctrl-C) and 143 when
     terminated (SIGTERM); the stored games are kept.
     """
-    _check_path("--db", db, folder=False)
-    _check_path("--out", out, folder=True)
+    for flag, path, folder in (("--db", db, False), ("--out", out, True)):
+        problem = path_problem(path, folder=folder)
+        if problem is not None:
+            _fail(f"{flag} {shorten(str(path))}: {problem}")
     _check_name(config.name)
     try:
         for spec in config.specs:
@@ -127,11 +130,14 @@ def run_and_report(
         check_memory(config, default_workers() if workers is None else workers)
     except ArenaError as err:
         _fail(str(err))
+    # the rest of the input is good: create the folders and prove them writable, before any game
+    _check_path("--db", db, folder=False)
+    _check_path("--out", out, folder=True)
     try:
         store = Store(db)
     except ArenaError as err:
         _fail(str(err))
-    console, status = output_console(), Console(stderr=True)
+    console, status = output_console(), make_console(stderr=True)
     with store, sigterm_as_interrupt() as termination:
         try:
             with progress_bar(status, config.label) as (on_start, on_game):

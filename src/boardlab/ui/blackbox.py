@@ -16,7 +16,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from boardlab.core.files import atomic_write, path_problem
+from boardlab.core.console import make_console
+from boardlab.core.files import atomic_write, output_problem
 from boardlab.core.processes import Termination, sigterm_as_interrupt
 from boardlab.core.spec import number_problem, one_line, shorten
 from boardlab.labs.blackbox import (
@@ -360,12 +361,12 @@ def register(app: typer.Typer) -> None:
         """Evolve genomes for the lab's black-box problem and report the best fitness found."""
         try:
             _validate(strategy, instance, max_calls, loci, seed, target)
-            out_problem = path_problem(out, folder=True)
+            out_problem = output_problem(out, folder=True)
             if out_problem is not None:
                 raise UsageProblem(f"--out {shorten(str(out))}: {out_problem}")
         except UsageProblem as problem:
             raise _fail(str(problem)) from None
-        console = Console()
+        console = make_console()
         try:
             out.mkdir(parents=True, exist_ok=True)
         except OSError as error:

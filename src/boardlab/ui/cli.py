@@ -17,13 +17,13 @@ from typing import Any
 
 import numpy as np
 import typer
-from rich.console import Console
 from rich.table import Table
 from typer import Abort
 from typer._click.exceptions import ClickException
 from typer.core import TyperGroup
 
 from boardlab.agents import list_agents
+from boardlab.core.console import fit_streams, make_console
 from boardlab.core.processes import stop_requests
 from boardlab.core.spec import one_line, options_of
 from boardlab.games import available_games, parse_game
@@ -51,6 +51,7 @@ class OneLineErrors(TyperGroup):
         standalone_mode: bool = True,
         **extra: Any,
     ) -> Any:
+        fit_streams()  # every command, rich or plain, prints on any terminal's encoding
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
@@ -63,6 +64,12 @@ class OneLineErrors(TyperGroup):
             sys.exit(err.exit_code)
         except Abort:
             _error_line("aborted")
+            sys.exit(1)
+        except OSError as err:  # the system refused a read or write (a full disk): not a bug
+            if os.environ.get("BOARDLAB_DEBUG"):
+                raise
+            where = f" ({err.filename})" if err.filename else ""
+            _error_line(f"{err.strerror or err}{where}")
             sys.exit(1)
         except Exception as err:  # a bug: still one line, unless debugging
             if os.environ.get("BOARDLAB_DEBUG"):
@@ -84,7 +91,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     cls=OneLineErrors,
 )
-console = Console()
+console = make_console()
 
 
 def fail(message: str) -> typer.Exit:

@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from boardlab.core.console import make_console
 from boardlab.games import GameError, parse_game
 from boardlab.games.connect4.solver import BOOK_PATH, CONNECT, Solver, build_book, score_text
 
@@ -26,7 +27,7 @@ SYMBOLS = "XO"
 
 
 def _fail(message: str) -> NoReturn:
-    Console(stderr=True, highlight=False, soft_wrap=True).print(f"[red]Error:[/red] {escape(message)}")
+    make_console(stderr=True, highlight=False, soft_wrap=True).print(f"[red]Error:[/red] {escape(message)}")
     raise typer.Exit(2)
 
 
@@ -85,7 +86,7 @@ def solve_connect4(position: str = "", weak: bool = False, game: str = "connect4
     ``weak``) a principal variation: a perfect game from there to the end."""
 
     the_game, state = load_position(position, game)
-    console = Console(highlight=False)
+    console = make_console(highlight=False)
     _header(console, the_game, state)
     mover = SYMBOLS[state.to_move]
     solver = Solver.for_game(the_game)
@@ -120,7 +121,7 @@ def analyze_connect4(position: str = "", weak: bool = False, game: str = "connec
     """Print every column's score for the side to move (the best ones marked)."""
 
     the_game, state = load_position(position, game)
-    console = Console(highlight=False)
+    console = make_console(highlight=False)
     _header(console, the_game, state)
     if state.is_over:
         console.print(f"game over: {state.outcome.text()}")
@@ -158,7 +159,7 @@ def build_book_connect4(stones: int = 4, path: Path | None = None) -> None:
     if not 0 <= stones <= 8:
         _fail(f"--stones must be in 0..8 (each stone multiplies the work by about 4), got {stones}")
     target = path if path is not None else BOOK_PATH
-    console = Console(highlight=False)
+    console = make_console(highlight=False)
     console.print(f"Building the Connect Four opening book ({stones} stones) into {target}")
     columns = (TextColumn("positions"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console) as bar:

@@ -23,7 +23,9 @@ from boardlab.arena.oracle import (
     plot_accuracy,
     write_json,
 )
-from boardlab.core.spec import SpecError, top_level_items
+from boardlab.core.console import make_console
+from boardlab.core.files import output_problem, path_problem
+from boardlab.core.spec import SpecError, shorten, top_level_items
 from boardlab.games import GameError, parse_game
 from boardlab.ui.game_args import TABLES_DEFAULT_HELP
 from boardlab.ui.game_args import game_spec as shared_game_spec
@@ -42,7 +44,7 @@ def register(app: typer.Typer) -> None:
 
 
 def _fail(message: str) -> NoReturn:
-    Console(stderr=True, highlight=False, soft_wrap=True).print(f"[red]Error:[/red] {escape(message)}")
+    make_console(stderr=True, highlight=False, soft_wrap=True).print(f"[red]Error:[/red] {escape(message)}")
     raise typer.Exit(2)
 
 
@@ -126,8 +128,9 @@ def oracle_command(
         _fail(f"--opening must be 0 or more, got {opening}")
     if from_ply < 0:
         _fail(f"--from-ply must be 0 or more, got {from_ply}")
-    if out.exists() and not out.is_dir():
-        _fail(f"--out {out} is a file; expected a folder for oracle.png and oracle.json")
+    out_problem = path_problem(out, folder=True)
+    if out_problem is not None:
+        _fail(f"--out {shorten(str(out))}: {out_problem}")
     try:
         specs = split_specs(opponents) if opponents else list(DEFAULT_OPPONENTS)
     except SpecError as error:
@@ -143,7 +146,10 @@ def oracle_command(
         _fail(str(err))
     except KeyError as err:  # a table missing after the check (removed meanwhile)
         _fail(str(err.args[0]) if err.args else str(err))
-    console = Console(highlight=False)
+    out_problem = output_problem(out, folder=True)  # before the games, not after them
+    if out_problem is not None:
+        _fail(f"--out {shorten(str(out))}: {out_problem}")
+    console = make_console(highlight=False)
     console.print(f"Judging {agent} on {the_game.title} with {judge.title}")
     columns = (
         TextColumn("games"),

@@ -13,9 +13,9 @@ from collections.abc import Callable
 from typing import Annotated, NoReturn, TypeVar
 
 import typer
-from rich.console import Console
 
 from boardlab.agents.base import make_agent
+from boardlab.core.console import make_console
 from boardlab.core.processes import sigterm_as_interrupt
 from boardlab.core.spec import one_line, shorten
 from boardlab.games import new_game
@@ -77,7 +77,7 @@ def play(
         _fail("--" + str(err).replace("move timeout", "move-timeout", 1))
     state = _build(lambda: new_game(game), "game")
     _build(lambda: make_agent(agent, seed, game=state.game), "agent")
-    console = Console(highlight=False)
+    console = make_console(highlight=False)
     with contextlib.suppress(AttributeError, ValueError, OSError):
         sys.stdin.reconfigure(errors="replace")  # type: ignore[union-attr]  # bad bytes: a refused move
     with sigterm_as_interrupt() as termination:

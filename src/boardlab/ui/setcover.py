@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from boardlab.core.console import make_console
 from boardlab.core.machine import memory_problem
 from boardlab.core.spec import number_problem, one_line, shorten
 from boardlab.labs.setcover import (
@@ -214,7 +214,7 @@ def register(app: typer.Typer) -> None:
         except UsageProblem as problem_error:
             typer.echo(f"Error: {one_line(str(problem_error))}", err=True)
             raise typer.Exit(code=2) from None
-        console = Console(width=max(Console().width, 110))
+        console = make_console(width=max(make_console().width, 110))
         console.print(f"{generator} instance: {points} points, {sets} sets, density {density}, seed {seed}")
         results = _runs(problem, heuristic, weight, anytime, time_limit, max_expansions)
         milp_result = solve_milp(problem, time_limit=milp_time_limit) if milp else None

@@ -14,7 +14,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from boardlab.core.files import path_problem
+from boardlab.core.console import make_console
+from boardlab.core.files import output_problem, path_problem
 from boardlab.core.processes import sigterm_as_interrupt
 from boardlab.core.spec import one_line, shorten
 from boardlab.games import LOSS, WIN, ExactPlayError, GameError, GameOptionError, exact_play, parse_game
@@ -41,7 +42,7 @@ def register(app: typer.Typer) -> None:
 
 
 def _fail(message: str) -> NoReturn:
-    console = Console(stderr=True, highlight=False, soft_wrap=True)
+    console = make_console(stderr=True, highlight=False, soft_wrap=True)
     console.print(f"[red]Error:[/red] {escape(one_line(message))}")
     raise typer.Exit(2)
 
@@ -123,7 +124,10 @@ def solve_command(
     if size == 5 and blanks > MAX_BLANKS_5X5:
         _fail(f"5x5 endgame tables go up to --blanks {MAX_BLANKS_5X5} (more needs far more memory)")
     folder = directory if directory is not None else default_table_dir(size, rulebook)
-    console = Console(highlight=False)
+    problem = output_problem(folder, folder=True)  # before hours of solving, not after
+    if problem is not None:
+        _fail(f"--dir {shorten(str(folder))}: {problem}")
+    console = make_console(highlight=False)
     rules_note = "" if rulebook == "official" else f", {rulebook} rules"
     console.print(f"Solving {size}x{size} Quixo (at most {blanks} blank cubes{rules_note}) into {folder}")
     columns = (
@@ -247,7 +251,7 @@ def analyze_command(
         _fail(str(err.args[0]) if err.args else str(err))
     except (ExactPlayError, OSError, ValueError) as err:
         _fail(str(err))
-    console = Console(highlight=False)
+    console = make_console(highlight=False)
     side = state.game.symbols[state.to_move]
     console.print(str(state))
     console.print(f"{side} to move: {_describe(value.value, value.depth)}")

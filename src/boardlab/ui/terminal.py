@@ -16,6 +16,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from boardlab.core.console import make_console
 from boardlab.games.base import GameError, MoveParseError, Outcome, Reason
 from boardlab.play.session import Player, Session, SessionError, Turn
 
@@ -80,7 +81,7 @@ class TerminalGame:
             raise ValueError(f"human side must be 0 (first) or 1 (second), got {human_side}")
         self.agent = agent
         self.human_side = human_side
-        self.console = console or Console(highlight=False)
+        self.console = console or make_console(highlight=False)
         self.input_fn = input_fn or self.console.input
         self.agent_label = agent_label or agent.spec
         agents: list[Player | None] = [None, None]

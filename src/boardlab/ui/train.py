@@ -32,7 +32,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from boardlab.agents.base import AgentSpecError, make_agent
-from boardlab.core.files import atomic_write_text, path_problem
+from boardlab.core.console import make_console
+from boardlab.core.files import atomic_write_text, output_problem, path_problem
 from boardlab.core.processes import stop_requests
 from boardlab.core.spec import SpecError, format_value, one_line, options_of, split_spec
 from boardlab.games import GameOptionError
@@ -41,6 +42,7 @@ from boardlab.train import METHOD_MODULES, method
 from boardlab.train.plots import write_plots
 from boardlab.train.run import (
     SUMMARY_FILE,
+    CheckpointWriteError,
     Method,
     TrainingError,
     TrainingRun,
@@ -57,10 +59,19 @@ class UsageProblem(Exception):
     """Bad command-line input, reported on one line with exit code 2."""
 
 
-def _fail(message: str) -> typer.Exit:
+def _fail(message: str, code: int = 2) -> typer.Exit:
     text = escape(one_line(message))
-    Console(stderr=True).print(f"[red]Error:[/red] {text}", highlight=False, soft_wrap=True)
-    return typer.Exit(2)
+    make_console(stderr=True).print(f"[red]Error:[/red] {text}", highlight=False, soft_wrap=True)
+    return typer.Exit(code)
+
+
+def _write_failure(error: CheckpointWriteError, unit: str) -> typer.Exit:
+    """The one line and exit 1 of a run stopped by a checkpoint it could not write."""
+    if error.kept is None:
+        after = "nothing of this run was saved"
+    else:
+        after = f"the checkpoint of {error.kept:,} {unit} is kept: run the same command with --resume"
+    return _fail(f"{error}; {after}", code=1)
 
 
 # --- reading the command line ------------------------------------------------------------------
@@ -139,6 +150,9 @@ def _out_folder(method: Method, out: Path | None, resume: bool, force: bool) -> 
         raise UsageProblem(f"nothing to resume: {path} does not exist")
     if not resume and path.exists() and not force:
         raise UsageProblem(f"{path} exists; pass --resume to continue it or --force to start over")
+    problem = output_problem(out, folder=True)  # proven writable now, not after the training
+    if problem is not None:
+        raise UsageProblem(f"--out {str(out)[:80]}: {problem}")
     return path
 
 
@@ -290,16 +304,19 @@ def run_plan(console: Console, plan: Plan) -> None:
             def on_step(r: TrainingRun) -> None:
                 bar.update(task, completed=r.progress, last=r.status())
 
-            finished = train(
-                run,
-                plan.total,
-                eval_every=plan.eval_every,
-                eval_games=plan.eval_games,
-                opponents=plan.opponents,
-                checkpoint=checkpoint,
-                on_step=on_step,
-                should_stop=lambda: stop.requested,
-            )
+            try:
+                finished = train(
+                    run,
+                    plan.total,
+                    eval_every=plan.eval_every,
+                    eval_games=plan.eval_games,
+                    opponents=plan.opponents,
+                    checkpoint=checkpoint,
+                    on_step=on_step,
+                    should_stop=lambda: stop.requested,
+                )
+            except CheckpointWriteError as error:
+                raise _write_failure(error, plan.method.unit) from None
         if not finished:
             console.print(
                 f"{stop.how} after {run.progress:,} {plan.method.unit}; saved {checkpoint}. "
@@ -316,8 +333,15 @@ def run_plan(console: Console, plan: Plan) -> None:
         "model_bytes": model.stat().st_size,
         "final": tallies(results, plan.opponents),
     }
-    atomic_write_text(out / SUMMARY_FILE, json.dumps(summary, indent=2))
-    plots = write_plots(out, run.curve, results, run.title, run.curve_unit) + run.plots(out)
+    try:
+        atomic_write_text(out / SUMMARY_FILE, json.dumps(summary, indent=2))
+        plots = write_plots(out, run.curve, results, run.title, run.curve_unit) + run.plots(out)
+    except OSError as error:
+        raise _fail(
+            f"cannot write the summary and plots into {out}: {error.strerror or error}; the trained "
+            f"model is saved in {model}",
+            code=1,
+        ) from None
     seconds = float(summary.get("train_seconds", 0.0))
     table = Table(title=f"{run.title}: {run.progress:,} {plan.method.unit} in {seconds:.2f} s of training")
     for column in ("opponent", "games", "wins", "draws", "losses"):
@@ -392,7 +416,7 @@ def train_command(
     """Train a player: tabular Q-learning or Monte Carlo values (qlearning, mcrl), an evolved Nim
     player (ga), evolved Quixo rule weights (es) or a NEAT network (neat); then plot what it
     learned. Each KIND takes its hyper-parameters as flags: boardlab train KIND --help."""
-    console = Console()
+    console = make_console()
     if show_help:
         _show_help(ctx, kind, console)
         return

@@ -6,10 +6,14 @@ import math
 from pathlib import Path
 from typing import Any, ClassVar
 
+from boardlab.core.machine import memory_problem
 from boardlab.games.base import Game
 from boardlab.games.exact import LOSS, WIN, ExactPlay, ExactPlayError, MoveValue, SmallSolverPlay
 from boardlab.games.nim.theory import mover_wins
 from boardlab.games.small_solver import DEFAULT_LIMIT
+
+BYTES_PER_POSITION = 250
+"""Memory a solved position takes in the small solver's table (a dict of tuples), rounded up."""
 
 
 def positions(game: Any) -> int:
@@ -24,11 +28,15 @@ class NimSolverPlay(SmallSolverPlay):
     @classmethod
     def check_size(cls, game: Game, limit: int) -> None:
         count = positions(game)
+        name = f"Nim {'-'.join(map(str, game.piles))}"  # type: ignore[attr-defined]
         if count > limit:
             raise ExactPlayError(
-                f"Nim {'-'.join(map(str, game.piles))} has {count:,} positions, "  # type: ignore[attr-defined]
-                f"more than the limit of {limit:,} for a full solve"
+                f"{name} has {count:,} positions, more than the limit of {limit:,} for a full solve"
             )
+        # the cost is known before the solve: refuse it now rather than after minutes of work
+        problem = memory_problem(count * BYTES_PER_POSITION, f"a full solve of {name}")
+        if problem is not None:
+            raise ExactPlayError(problem)
 
 
 class NimRule(ExactPlay):
