@@ -9,7 +9,11 @@ middle of a compiled search. A child also stops when its pipe to the main proces
 
 Long commands stop the same way on Ctrl-C and on SIGTERM: :func:`sigterm_as_interrupt` turns
 SIGTERM into KeyboardInterrupt, :func:`stop_requests` turns both into a flag checked between
-steps; either way the command saves its work and exits 130 (Ctrl-C) or 143 (SIGTERM).
+steps, and within :meth:`Termination.interruptible` (work that can be dropped: an evaluation,
+the final games, a search) into KeyboardInterrupt again; either way the command saves its work
+and exits 130 (Ctrl-C) or 143 (SIGTERM). Compiled loops cannot see a Python signal handler run,
+so a long compiled call runs in :func:`stoppable_call`: a helper thread (the search releases the
+GIL) that the main thread stops through a flag the search reads.
 """
 
 from __future__ import annotations
@@ -21,8 +25,11 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import numpy as np
 
 PR_SET_PDEATHSIG = 1
 TERMINATED_EXIT = 143
@@ -80,6 +87,23 @@ class Termination:
     """SIGTERM arrived."""
     requested: bool = False
     """Ctrl-C or SIGTERM arrived (set by :func:`stop_requests` only)."""
+    raising: bool = False
+    """Within :meth:`interruptible`: a signal raises KeyboardInterrupt as well as setting the flag."""
+
+    @contextlib.contextmanager
+    def interruptible(self) -> Iterator[None]:
+        """Within the block a signal (or one already received) raises KeyboardInterrupt.
+
+        For work that may be dropped and redone (an evaluation, the final games): it stops at
+        once instead of at its end. Outside the block only the flag is set again.
+        """
+        if self.requested:
+            raise KeyboardInterrupt
+        was, self.raising = self.raising, True
+        try:
+            yield
+        finally:
+            self.raising = was
 
     @property
     def exit_code(self) -> int:
@@ -145,6 +169,9 @@ def stop_requests() -> Iterator[Termination]:
     def on_signal(signum: int, frame: object) -> None:
         termination.requested = True
         termination.received = termination.received or signum == signal.SIGTERM
+        if termination.raising:
+            termination.raising = False  # one KeyboardInterrupt, not one more in the handling
+            raise KeyboardInterrupt
 
     previous = {signum: signal.signal(signum, on_signal) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
@@ -152,3 +179,40 @@ def stop_requests() -> Iterator[Termination]:
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+R = TypeVar("R")
+
+STOP_POLL_SECONDS = 0.05
+"""How often the main thread looks up from a :func:`stoppable_call` (signal handlers run then)."""
+
+
+def stoppable_call(function: Callable[..., R], stop: np.ndarray, *args: Any) -> R:
+    """``function(*args)``, run so that Ctrl-C and SIGTERM reach it: in a helper thread while the
+    main thread waits; a KeyboardInterrupt in the main thread sets ``stop[0] = 1``, which the
+    compiled ``function`` (``nogil=True``) checks every few thousand nodes to give up, and is
+    raised again once the helper has returned. Outside the main thread it is a plain call."""
+    if not _main_thread():
+        return function(*args)
+    box: list[Any] = []
+
+    def call() -> None:
+        try:
+            box.append((True, function(*args)))
+        except BaseException as error:  # handed to the main thread
+            box.append((False, error))
+
+    helper = threading.Thread(target=call, name="boardlab-search", daemon=True)
+    helper.start()
+    try:
+        while helper.is_alive():
+            helper.join(STOP_POLL_SECONDS)
+    except BaseException:
+        stop[0] = 1
+        helper.join()
+        stop[0] = 0
+        raise
+    ok, value = box[0]
+    if not ok:
+        raise value
+    return value  # type: ignore[no-any-return]
