@@ -59,11 +59,26 @@ def worker_context() -> multiprocessing.context.BaseContext:
     Plain fork is avoided: the main process may hold threads and locks (numba, the progress
     bar). The server imports every game and agent module once (:mod:`boardlab.arena._preload`).
     """
+    _quiet_resource_tracker()
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["__main__", "boardlab.arena._preload"])
     return context
+
+
+TRACKER_WARNING = "ignore:resource_tracker:UserWarning"
+
+
+def _quiet_resource_tracker() -> None:
+    """Keep the resource tracker from warning of "leaked semaphores" after ``kill -9``.
+
+    The tracker outlives a killed main process by a moment and removes the pool's semaphores
+    itself; its warning is noise about a death the user caused. It starts with the main
+    process's warning options, so the filter goes there before the first pool.
+    """
+    if TRACKER_WARNING not in sys.warnoptions:
+        sys.warnoptions.append(TRACKER_WARNING)
 
 
 def describe_exit(exitcode: int | None) -> str:

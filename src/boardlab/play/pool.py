@@ -18,9 +18,15 @@ can stop the pool.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import io
 import json
+import math
+import os
+import select
 import signal
+import sys
 import time
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,6 +44,8 @@ from boardlab.play.session import Report, SessionError, random_opening
 STOP_SECONDS = 5.0
 """How long a stopping worker is given before it is killed."""
 MAX_LOST_WORKERS = 20
+ORPHAN_CHECK_SECONDS = 0.2
+"""How long a worker's message to stderr waits to learn whether the main process has just died."""
 """Workers that may die outside any agent's call before the run gives up."""
 
 
@@ -427,11 +435,47 @@ class WorkerPool(Generic[T, R]):
 # --- trusted work: a plain parallel map ------------------------------------------------------
 
 
-def _worker_start() -> None:
+def _worker_start(main: int) -> None:
     die_with_parent()
     # Ctrl-C reaches the whole process group: the main process decides when to stop, saves and
     # ends the pool
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.stderr = QuietOrphanStream(sys.stderr, main)
+
+
+class QuietOrphanStream(io.TextIOBase):
+    """A worker's stderr that says nothing once the main process ``main`` has died.
+
+    After ``kill -9`` of the main process a worker that was finishing a task meets a broken
+    pipe, and multiprocessing prints its traceback before the kernel ends the worker: noise about
+    a death the user caused. Writes wait a moment for the main process's end to show (the pipe
+    breaks as it exits) and are dropped if it has; while it lives they go through.
+    """
+
+    def __init__(self, stream: Any, main: int) -> None:
+        super().__init__()
+        self._stream = stream
+        self._main: int | None = None
+        self._verdict = (False, -math.inf)  # orphaned?, when last looked at
+        with contextlib.suppress(OSError, AttributeError):  # no pidfd: everything goes through
+            self._main = os.pidfd_open(main)
+
+    def _orphaned(self) -> bool:
+        orphaned, when = self._verdict
+        if self._main is None or orphaned or time.monotonic() - when < 1.0:
+            return orphaned  # one wait for a whole traceback, written in many pieces
+        readable, _, _ = select.select([self._main], [], [], ORPHAN_CHECK_SECONDS)
+        self._verdict = (bool(readable), time.monotonic())
+        return bool(readable)
+
+    def write(self, text: str) -> int:
+        if self._orphaned():
+            return len(text)
+        return int(self._stream.write(text))
+
+    def flush(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self._stream.flush()
 
 
 class Workers:
@@ -448,7 +492,7 @@ class Workers:
         if self.count <= 1 or len(tasks) <= 1:
             return [function(t) for t in tasks]
         if self._pool is None:
-            self._pool = worker_context().Pool(self.count, initializer=_worker_start)
+            self._pool = worker_context().Pool(self.count, initializer=_worker_start, initargs=(os.getpid(),))
         return list(self._pool.map(function, tasks, chunksize=1))
 
     def close(self) -> None:
