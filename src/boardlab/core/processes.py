@@ -184,8 +184,7 @@ def stop_requests() -> Iterator[Termination]:
     def on_signal(signum: int, frame: object) -> None:
         termination.requested = True
         termination.received = termination.received or signum == signal.SIGTERM
-        if termination.raising:
-            termination.raising = False  # one KeyboardInterrupt, not one more in the handling
+        if termination.raising:  # again at each signal: work that swallowed one still stops
             raise KeyboardInterrupt
 
     previous = {signum: signal.signal(signum, on_signal) for signum in (signal.SIGINT, signal.SIGTERM)}
