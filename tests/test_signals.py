@@ -162,3 +162,39 @@ def test_a_killed_trainer_s_workers_print_nothing(tmp_path: Path) -> None:
     )
     assert code == -signal.SIGKILL
     assert "Traceback" not in output and "Error" not in output and "leaked" not in output, output
+
+
+# --- match: agents' own processes ----------------------------------------------------------------
+
+SPAWNING_PLAYER = """import subprocess
+import sys
+
+
+class Player:
+    def make_move(self, game):
+        # a helper process that would outlive the match if nobody ended it
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+        raise RuntimeError("this player starts a process, then fails")
+"""
+
+
+def test_processes_a_player_starts_end_with_the_match(tmp_path: Path) -> None:
+    player = tmp_path / "spawning_player.py"
+    player.write_text(SPAWNING_PLAYER)
+    spec = f"course:player={player}:Player"
+    args = ["match", spec, "random", "-n", "4", "--game", "quixo", "-j", "2", "--db", str(tmp_path / "a.db")]
+    process = _start(args)
+    try:
+        output, _ = process.communicate(timeout=300)
+    except subprocess.TimeoutExpired:  # the player's helpers hold the output pipe open
+        _assert_nothing_left(process.pid)
+        raise
+    assert process.returncode == 0, output
+    _assert_nothing_left(process.pid)
+
+
+def test_a_match_stops_mid_game_and_leaves_no_process(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    args = ["match", "mcts:iters=4000", "greedy", "-n", "40", "--game", "quixo", "-j", "2", "--db", str(db)]
+    code, output, seconds = _signal_when(args, db.exists, signal.SIGTERM, settle=2.0)
+    _assert_stopped(signal.SIGTERM, code, output, seconds)

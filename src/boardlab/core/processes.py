@@ -53,6 +53,22 @@ def die_with_parent() -> None:
         os._exit(1)
 
 
+def own_process_group() -> None:
+    """Make this child the leader of a new process group, so that :func:`end_group` also ends
+    whatever it starts (an agent's own helper processes); called first in a child that runs
+    agents."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpgid(0, 0)
+
+
+def end_group(pid: int) -> None:
+    """SIGKILL the process group ``pid`` (led by that child, see :func:`own_process_group`): what
+    an agent started dies with its host, even after the host is gone (a group's number stays its
+    own while any member lives). Nothing if no such group is left."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.killpg(pid, signal.SIGKILL)
+
+
 def worker_context() -> multiprocessing.context.BaseContext:
     """Forkserver where available (children forked from a warm, thread-free server), else spawn.
 

@@ -36,7 +36,13 @@ from types import TracebackType
 from typing import Any, Generic, Protocol, TypeVar
 
 from boardlab.agents.base import make_agent
-from boardlab.core.processes import describe_exit, die_with_parent, worker_context
+from boardlab.core.processes import (
+    describe_exit,
+    die_with_parent,
+    end_group,
+    own_process_group,
+    worker_context,
+)
 from boardlab.games import parse_game
 from boardlab.play.referee import GRACE_SECONDS, SETUP_TIMEOUT
 from boardlab.play.session import Report, SessionError, random_opening
@@ -147,6 +153,7 @@ def _runner(path: str) -> Callable[[str, tuple[float | None, float | None], Repo
 def worker_main(conn: Connection, game: str, warm_specs: tuple[str, ...], runner: str) -> None:
     """A worker's life: warm up, then play each task sent until told to stop or orphaned."""
     die_with_parent()
+    own_process_group()  # whatever its agents start is ended with the worker
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the main process to handle
 
     def send(event: dict[str, Any]) -> None:
@@ -405,6 +412,7 @@ class WorkerPool(Generic[T, R]):
         return records
 
     def _kill(self, worker: _Worker) -> None:
+        end_group(worker.process.pid)
         if worker.process.is_alive():
             worker.process.kill()
         worker.process.join(STOP_SECONDS)
@@ -428,6 +436,7 @@ class WorkerPool(Generic[T, R]):
             if worker.process.is_alive():
                 worker.process.kill()
                 worker.process.join()
+            end_group(worker.process.pid)  # what its agents started
             worker.conn.close()
         self._workers = []
 
