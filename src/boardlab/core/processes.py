@@ -131,9 +131,11 @@ class Termination:
         if self.requested:
             raise KeyboardInterrupt
         was, self.raising = self.raising, True
+        _RAISING.append(self)
         try:
             yield
         finally:
+            _RAISING.remove(self)
             self.raising = was
 
     @property
@@ -154,6 +156,29 @@ class Termination:
         if index != 0:
             raise IndexError(index)
         return self.requested
+
+
+_RAISING: list[Termination] = []
+"""The terminations whose :meth:`~Termination.interruptible` block is running."""
+
+
+def raise_if_stopping() -> None:
+    """KeyboardInterrupt if a signal came within an interruptible block and was lost.
+
+    The handler's KeyboardInterrupt is swallowed when it lands in a callback from C (numba's
+    compiler calls back into Python): places that wait or loop call this to raise it again.
+    """
+    if any(t.requested for t in _RAISING):
+        raise KeyboardInterrupt
+
+
+def _quiet_lost_interrupts(previous: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    # the swallowed KeyboardInterrupt's "Exception ignored" report: the stop goes on regardless
+    def hook(unraisable: Any) -> None:
+        if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+            previous(unraisable)
+
+    return hook
 
 
 def _main_thread() -> bool:
@@ -204,9 +229,11 @@ def stop_requests() -> Iterator[Termination]:
             raise KeyboardInterrupt
 
     previous = {signum: signal.signal(signum, on_signal) for signum in (signal.SIGINT, signal.SIGTERM)}
+    hook, sys.unraisablehook = sys.unraisablehook, _quiet_lost_interrupts(sys.unraisablehook)
     try:
         yield termination
     finally:
+        sys.unraisablehook = hook
         for signum, handler in previous.items():
             signal.signal(signum, handler)
 
@@ -237,6 +264,7 @@ def stoppable_call(function: Callable[..., R], stop: np.ndarray, *args: Any) -> 
     try:
         while helper.is_alive():
             helper.join(STOP_POLL_SECONDS)
+            raise_if_stopping()
     except BaseException:
         stop[0] = 1
         helper.join()

@@ -36,7 +36,7 @@ from typing import Any, ClassVar, Protocol, TypeVar
 
 from boardlab.agents.base import make_agent
 from boardlab.agents.decision import Decision, Limit
-from boardlab.core.processes import Termination
+from boardlab.core.processes import Termination, raise_if_stopping
 from boardlab.core.spec import SpecError, build_options, check_options, options_of, split_spec
 from boardlab.games import parse_game
 from boardlab.play.pool import Workers
@@ -368,6 +368,7 @@ def play_games(policy: Any, opponent: str, games: int, seed: int, opening: int =
     learner_player = PolicyPlayer(policy, rng)
     results = []
     for index in range(games):
+        raise_if_stopping()  # a stop that landed in a compile stops here
         learner = index % 2
         agent.new_game()
         state = game.initial()
