@@ -9,7 +9,11 @@ middle of a compiled search. A child also stops when its pipe to the main proces
 
 Long commands stop the same way on Ctrl-C and on SIGTERM: :func:`sigterm_as_interrupt` turns
 SIGTERM into KeyboardInterrupt, :func:`stop_requests` turns both into a flag checked between
-steps; either way the command saves its work and exits 130 (Ctrl-C) or 143 (SIGTERM).
+steps, and within :meth:`Termination.interruptible` (work that can be dropped: an evaluation,
+the final games, a search) into KeyboardInterrupt again; either way the command saves its work
+and exits 130 (Ctrl-C) or 143 (SIGTERM). Compiled loops cannot see a Python signal handler run,
+so a long compiled call runs in :func:`stoppable_call`: a helper thread (the search releases the
+GIL) that the main thread stops through a flag the search reads.
 """
 
 from __future__ import annotations
@@ -21,8 +25,11 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import numpy as np
 
 PR_SET_PDEATHSIG = 1
 TERMINATED_EXIT = 143
@@ -46,17 +53,48 @@ def die_with_parent() -> None:
         os._exit(1)
 
 
+def own_process_group() -> None:
+    """Make this child the leader of a new process group, so that :func:`end_group` also ends
+    whatever it starts (an agent's own helper processes); called first in a child that runs
+    agents."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpgid(0, 0)
+
+
+def end_group(pid: int) -> None:
+    """SIGKILL the process group ``pid`` (led by that child, see :func:`own_process_group`): what
+    an agent started dies with its host, even after the host is gone (a group's number stays its
+    own while any member lives). Nothing if no such group is left."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.killpg(pid, signal.SIGKILL)
+
+
 def worker_context() -> multiprocessing.context.BaseContext:
     """Forkserver where available (children forked from a warm, thread-free server), else spawn.
 
     Plain fork is avoided: the main process may hold threads and locks (numba, the progress
     bar). The server imports every game and agent module once (:mod:`boardlab.arena._preload`).
     """
+    _quiet_resource_tracker()
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["__main__", "boardlab.arena._preload"])
     return context
+
+
+TRACKER_WARNING = "ignore:resource_tracker:UserWarning"
+
+
+def _quiet_resource_tracker() -> None:
+    """Keep the resource tracker from warning of "leaked semaphores" after ``kill -9``.
+
+    The tracker outlives a killed main process by a moment and removes the pool's semaphores
+    itself; its warning is noise about a death the user caused. It starts with the main
+    process's warning options, so the filter goes there before the first pool.
+    """
+    if TRACKER_WARNING not in sys.warnoptions:
+        sys.warnoptions.append(TRACKER_WARNING)
 
 
 def describe_exit(exitcode: int | None) -> str:
@@ -80,6 +118,25 @@ class Termination:
     """SIGTERM arrived."""
     requested: bool = False
     """Ctrl-C or SIGTERM arrived (set by :func:`stop_requests` only)."""
+    raising: bool = False
+    """Within :meth:`interruptible`: a signal raises KeyboardInterrupt as well as setting the flag."""
+
+    @contextlib.contextmanager
+    def interruptible(self) -> Iterator[None]:
+        """Within the block a signal (or one already received) raises KeyboardInterrupt.
+
+        For work that may be dropped and redone (an evaluation, the final games): it stops at
+        once instead of at its end. Outside the block only the flag is set again.
+        """
+        if self.requested:
+            raise KeyboardInterrupt
+        was, self.raising = self.raising, True
+        _RAISING.append(self)
+        try:
+            yield
+        finally:
+            _RAISING.remove(self)
+            self.raising = was
 
     @property
     def exit_code(self) -> int:
@@ -99,6 +156,29 @@ class Termination:
         if index != 0:
             raise IndexError(index)
         return self.requested
+
+
+_RAISING: list[Termination] = []
+"""The terminations whose :meth:`~Termination.interruptible` block is running."""
+
+
+def raise_if_stopping() -> None:
+    """KeyboardInterrupt if a signal came within an interruptible block and was lost.
+
+    The handler's KeyboardInterrupt is swallowed when it lands in a callback from C (numba's
+    compiler calls back into Python): places that wait or loop call this to raise it again.
+    """
+    if any(t.requested for t in _RAISING):
+        raise KeyboardInterrupt
+
+
+def _quiet_lost_interrupts(previous: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    # the swallowed KeyboardInterrupt's "Exception ignored" report: the stop goes on regardless
+    def hook(unraisable: Any) -> None:
+        if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+            previous(unraisable)
+
+    return hook
 
 
 def _main_thread() -> bool:
@@ -145,10 +225,52 @@ def stop_requests() -> Iterator[Termination]:
     def on_signal(signum: int, frame: object) -> None:
         termination.requested = True
         termination.received = termination.received or signum == signal.SIGTERM
+        if termination.raising:  # again at each signal: work that swallowed one still stops
+            raise KeyboardInterrupt
 
     previous = {signum: signal.signal(signum, on_signal) for signum in (signal.SIGINT, signal.SIGTERM)}
+    hook, sys.unraisablehook = sys.unraisablehook, _quiet_lost_interrupts(sys.unraisablehook)
     try:
         yield termination
     finally:
+        sys.unraisablehook = hook
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+R = TypeVar("R")
+
+STOP_POLL_SECONDS = 0.05
+"""How often the main thread looks up from a :func:`stoppable_call` (signal handlers run then)."""
+
+
+def stoppable_call(function: Callable[..., R], stop: np.ndarray, *args: Any) -> R:
+    """``function(*args)``, run so that Ctrl-C and SIGTERM reach it: in a helper thread while the
+    main thread waits; a KeyboardInterrupt in the main thread sets ``stop[0] = 1``, which the
+    compiled ``function`` (``nogil=True``) checks every few thousand nodes to give up, and is
+    raised again once the helper has returned. Outside the main thread it is a plain call."""
+    if not _main_thread():
+        return function(*args)
+    box: list[Any] = []
+
+    def call() -> None:
+        try:
+            box.append((True, function(*args)))
+        except BaseException as error:  # handed to the main thread
+            box.append((False, error))
+
+    helper = threading.Thread(target=call, name="boardlab-search", daemon=True)
+    helper.start()
+    try:
+        while helper.is_alive():
+            helper.join(STOP_POLL_SECONDS)
+            raise_if_stopping()
+    except BaseException:
+        stop[0] = 1
+        helper.join()
+        stop[0] = 0
+        raise
+    ok, value = box[0]
+    if not ok:
+        raise value
+    return value  # type: ignore[no-any-return]

@@ -18,9 +18,15 @@ can stop the pool.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import io
 import json
+import math
+import os
+import select
 import signal
+import sys
 import time
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,7 +36,13 @@ from types import TracebackType
 from typing import Any, Generic, Protocol, TypeVar
 
 from boardlab.agents.base import make_agent
-from boardlab.core.processes import describe_exit, die_with_parent, worker_context
+from boardlab.core.processes import (
+    describe_exit,
+    die_with_parent,
+    end_group,
+    own_process_group,
+    worker_context,
+)
 from boardlab.games import parse_game
 from boardlab.play.referee import GRACE_SECONDS, SETUP_TIMEOUT
 from boardlab.play.session import Report, SessionError, random_opening
@@ -38,6 +50,8 @@ from boardlab.play.session import Report, SessionError, random_opening
 STOP_SECONDS = 5.0
 """How long a stopping worker is given before it is killed."""
 MAX_LOST_WORKERS = 20
+ORPHAN_CHECK_SECONDS = 0.2
+"""How long a worker's message to stderr waits to learn whether the main process has just died."""
 """Workers that may die outside any agent's call before the run gives up."""
 
 
@@ -139,6 +153,7 @@ def _runner(path: str) -> Callable[[str, tuple[float | None, float | None], Repo
 def worker_main(conn: Connection, game: str, warm_specs: tuple[str, ...], runner: str) -> None:
     """A worker's life: warm up, then play each task sent until told to stop or orphaned."""
     die_with_parent()
+    own_process_group()  # whatever its agents start is ended with the worker
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the main process to handle
 
     def send(event: dict[str, Any]) -> None:
@@ -397,6 +412,7 @@ class WorkerPool(Generic[T, R]):
         return records
 
     def _kill(self, worker: _Worker) -> None:
+        end_group(worker.process.pid)
         if worker.process.is_alive():
             worker.process.kill()
         worker.process.join(STOP_SECONDS)
@@ -420,6 +436,7 @@ class WorkerPool(Generic[T, R]):
             if worker.process.is_alive():
                 worker.process.kill()
                 worker.process.join()
+            end_group(worker.process.pid)  # what its agents started
             worker.conn.close()
         self._workers = []
 
@@ -427,11 +444,47 @@ class WorkerPool(Generic[T, R]):
 # --- trusted work: a plain parallel map ------------------------------------------------------
 
 
-def _worker_start() -> None:
+def _worker_start(main: int) -> None:
     die_with_parent()
     # Ctrl-C reaches the whole process group: the main process decides when to stop, saves and
     # ends the pool
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.stderr = QuietOrphanStream(sys.stderr, main)
+
+
+class QuietOrphanStream(io.TextIOBase):
+    """A worker's stderr that says nothing once the main process ``main`` has died.
+
+    After ``kill -9`` of the main process a worker that was finishing a task meets a broken
+    pipe, and multiprocessing prints its traceback before the kernel ends the worker: noise about
+    a death the user caused. Writes wait a moment for the main process's end to show (the pipe
+    breaks as it exits) and are dropped if it has; while it lives they go through.
+    """
+
+    def __init__(self, stream: Any, main: int) -> None:
+        super().__init__()
+        self._stream = stream
+        self._main: int | None = None
+        self._verdict = (False, -math.inf)  # orphaned?, when last looked at
+        with contextlib.suppress(OSError, AttributeError):  # no pidfd: everything goes through
+            self._main = os.pidfd_open(main)
+
+    def _orphaned(self) -> bool:
+        orphaned, when = self._verdict
+        if self._main is None or orphaned or time.monotonic() - when < 1.0:
+            return orphaned  # one wait for a whole traceback, written in many pieces
+        readable, _, _ = select.select([self._main], [], [], ORPHAN_CHECK_SECONDS)
+        self._verdict = (bool(readable), time.monotonic())
+        return bool(readable)
+
+    def write(self, text: str) -> int:
+        if self._orphaned():
+            return len(text)
+        return int(self._stream.write(text))
+
+    def flush(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self._stream.flush()
 
 
 class Workers:
@@ -448,7 +501,7 @@ class Workers:
         if self.count <= 1 or len(tasks) <= 1:
             return [function(t) for t in tasks]
         if self._pool is None:
-            self._pool = worker_context().Pool(self.count, initializer=_worker_start)
+            self._pool = worker_context().Pool(self.count, initializer=_worker_start, initargs=(os.getpid(),))
         return list(self._pool.map(function, tasks, chunksize=1))
 
     def close(self) -> None:

@@ -23,7 +23,13 @@ import numpy as np
 
 from boardlab.agents.base import AgentSpecError, make_agent, parse_spec
 from boardlab.agents.decision import Decision, Limit, SearchInfo
-from boardlab.core.processes import describe_exit, die_with_parent, worker_context
+from boardlab.core.processes import (
+    describe_exit,
+    die_with_parent,
+    end_group,
+    own_process_group,
+    worker_context,
+)
 from boardlab.core.spec import shorten
 from boardlab.games import parse_game
 
@@ -120,6 +126,7 @@ def read_decision(data: dict[str, Any], state: Any) -> Decision:
 def _host(conn: Connection, game: str, spec: str, seed: int | None) -> None:
     """The child process: build and prepare the agent, then answer ``act`` requests."""
     die_with_parent()
+    own_process_group()  # whatever the agent starts is ended with this process
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the main process
 
     def send(reply: dict[str, Any]) -> None:
@@ -232,6 +239,7 @@ class AgentProcess:
                 self._conn.send_bytes(json.dumps(request).encode())
             wait = None if limit is None else limit + max(GRACE_SECONDS, 0.1 * limit)
             if not self._conn.poll(wait):
+                end_group(self._process.pid)
                 self._process.kill()
                 self._fail(overdue.format(limit=limit))
             reply: dict[str, Any] = json.loads(self._conn.recv_bytes())
@@ -247,12 +255,14 @@ class AgentProcess:
         raise AgentForfeit(detail)
 
     def close(self) -> None:
-        """Stop the child process."""
+        """Stop the child process and every process its agent started."""
         if self._process.is_alive():
             with contextlib.suppress(OSError):
                 self._conn.send_bytes(b'{"stop": true}')
             self._process.join(1)
+        if self._process.pid is not None:
+            end_group(self._process.pid)
         if self._process.is_alive():
             self._process.kill()
-            self._process.join(5)
+        self._process.join(5)
         self._conn.close()

@@ -25,6 +25,7 @@ among the worker processes of one :class:`Workers` pool).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import random
 import time
@@ -35,6 +36,7 @@ from typing import Any, ClassVar, Protocol, TypeVar
 
 from boardlab.agents.base import make_agent
 from boardlab.agents.decision import Decision, Limit
+from boardlab.core.processes import Termination, raise_if_stopping
 from boardlab.core.spec import SpecError, build_options, check_options, options_of, split_spec
 from boardlab.games import parse_game
 from boardlab.play.pool import Workers
@@ -247,19 +249,32 @@ def train(
     checkpoint: Path | None = None,
     on_step: Callable[[TrainingRun], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    stop: Termination | None = None,
 ) -> bool:
     """Train ``run`` until ``total`` episodes or epochs in all (or until it finishes by itself),
     adding a learning-curve point at the start of a fresh run, every ``eval_every`` units and at
     the end, and saving to ``checkpoint`` after each point and after every step (or every
-    ``run.checkpoint_seconds``). Returns True when done, False when ``should_stop`` ended the run
-    between two steps (the checkpoint saved first). CheckpointWriteError when a checkpoint cannot
-    be written: the run stops there, with the last checkpoint written left whole."""
+    ``run.checkpoint_seconds``). Returns True when done, False when the run was stopped: by
+    ``should_stop`` or ``stop`` (a :func:`~boardlab.core.processes.stop_requests` flag) between
+    two steps, the checkpoint saved first. CheckpointWriteError when a checkpoint cannot be
+    written: the run stops there, with the last checkpoint written left whole.
+
+    With ``stop``, a signal also ends at once the work that can be redone from the checkpoint:
+    an evaluation (a resumed run evaluates that point again) and, for a run that saves after
+    every step, the step in flight; a run that saves less often finishes its step and saves it.
+    """
     evaluated = {int(r[run.curve_key]) for r in run.curve}
     saved = run.progress if run.progress > 0 else None  # a resumed run starts from its checkpoint
+    requested = should_stop or (lambda: stop is not None and stop.requested)
+
+    def droppable() -> contextlib.AbstractContextManager[None]:
+        return stop.interruptible() if stop is not None else contextlib.nullcontext()
 
     def evaluate() -> None:
         if run.progress not in evaluated:
-            run.curve.extend(run.evaluate(opponents if eval_games > 0 else (), eval_games))
+            with droppable():
+                points = run.evaluate(opponents if eval_games > 0 else (), eval_games)
+            run.curve.extend(points)
             evaluated.add(run.progress)
 
     def save() -> float:
@@ -276,29 +291,42 @@ def train(
         if on_step is not None:
             on_step(run)
 
-    last_save = time.monotonic()
-    if run.progress == 0:
-        evaluate()
-        last_save = save()
-    report()
-    while run.progress < total and not run.finished:
-        if should_stop is not None and should_stop():
-            save()
-            return False
-        limit = total - run.progress
-        if eval_every > 0:
-            limit = min(limit, eval_every - run.progress % eval_every)
-        run.step(limit)
-        if eval_every > 0 and run.progress % eval_every == 0:
+    def due(progress: int) -> bool:
+        return progress == 0 or (eval_every > 0 and progress % eval_every == 0)
+
+    try:
+        last_save = time.monotonic()
+        if due(run.progress) and run.progress not in evaluated:  # fresh, or stopped in its evaluation
+            last_save = save()
             evaluate()
             last_save = save()
-        elif time.monotonic() - last_save >= run.checkpoint_seconds:
-            last_save = save()
         report()
-    evaluate()
-    save()
-    report()
-    return True
+        while run.progress < total and not run.finished:
+            if requested():
+                save()
+                return False
+            limit = total - run.progress
+            if eval_every > 0:
+                limit = min(limit, eval_every - run.progress % eval_every)
+            with droppable() if run.checkpoint_seconds == 0 else contextlib.nullcontext():
+                run.step(limit)
+            if due(run.progress):
+                save()  # first: a signal may end the evaluation
+                evaluate()
+                last_save = save()
+            elif time.monotonic() - last_save >= run.checkpoint_seconds:
+                last_save = save()
+            report()
+        if run.progress not in evaluated:
+            save()
+            evaluate()
+        save()
+        report()
+    except KeyboardInterrupt:
+        if stop is None:
+            raise
+        return False  # the checkpoint holds every step that finished
+    return not requested()
 
 
 # --- games against fixed opponents -------------------------------------------------------------
@@ -357,6 +385,7 @@ def play_games(policy: Any, opponent: str, games: int, seed: int, opening: int =
     learner_player = PolicyPlayer(policy, rng)
     results = []
     for index in range(games):
+        raise_if_stopping()  # a stop that landed in a compile stops here
         learner = index % 2
         agent.new_game()
         state = game.initial()

@@ -34,7 +34,7 @@ from rich.table import Table
 from boardlab.agents.base import AgentSpecError, make_agent
 from boardlab.core.console import make_console
 from boardlab.core.files import atomic_write_text, output_problem, path_problem
-from boardlab.core.processes import stop_requests
+from boardlab.core.processes import Termination, stop_requests
 from boardlab.core.spec import SpecError, format_value, one_line, options_of, split_spec
 from boardlab.games import GameOptionError
 from boardlab.models.table import ModelFileError
@@ -290,58 +290,80 @@ def _progress_bar(console: Console) -> Progress:
 
 
 def run_plan(console: Console, plan: Plan) -> None:
-    """Train, stopping cleanly on Ctrl-C or SIGTERM; then the final games, summary and plots."""
-    run, out = plan.run, plan.out
+    """Train, then play the final games and write the summary and plots; Ctrl-C or SIGTERM at
+    any moment stops within moments with the checkpoint saved (exit 130 or 143)."""
+    out = plan.out
     console.print(_settings_summary(plan))
     out.mkdir(parents=True, exist_ok=True)
     checkpoint = out / plan.method.checkpoint_file
-    try:
-        with console.status("preparing the evaluation..."):
-            run.prepare()
-        with stop_requests() as stop, _progress_bar(console) as bar:
-            task = bar.add_task(plan.method.unit, total=plan.total, completed=run.progress, last="")
+    with stop_requests() as stop:
+        try:
+            _train_and_report(console, plan, checkpoint, stop)
+        except KeyboardInterrupt:
+            if not stop.requested:  # a KeyboardInterrupt of its own, from outside the handler
+                stop.requested = True
+            _stopped(console, plan, checkpoint, stop)
+        finally:
+            plan.run.close()  # the workers go before the exit code is given
+    if stop.requested:
+        raise typer.Exit(stop.exit_code)
 
-            def on_step(r: TrainingRun) -> None:
-                bar.update(task, completed=r.progress, last=r.status())
 
-            try:
-                finished = train(
-                    run,
-                    plan.total,
-                    eval_every=plan.eval_every,
-                    eval_games=plan.eval_games,
-                    opponents=plan.opponents,
-                    checkpoint=checkpoint,
-                    on_step=on_step,
-                    should_stop=lambda: stop.requested,
-                )
-            except CheckpointWriteError as error:
-                raise _write_failure(error, plan.method.unit) from None
-        if not finished:
-            console.print(
-                f"{stop.how} after {run.progress:,} {plan.method.unit}; saved {checkpoint}. "
-                "Run the same command with --resume to continue."
+def _stopped(console: Console, plan: Plan, checkpoint: Path, stop: Termination) -> None:
+    if checkpoint.exists():
+        console.print(
+            f"{stop.how} after {plan.run.progress:,} {plan.method.unit}; saved {checkpoint}. "
+            "Run the same command with --resume to continue."
+        )
+    else:
+        console.print(f"{stop.how} before the first checkpoint; nothing to resume.")
+
+
+def _train_and_report(console: Console, plan: Plan, checkpoint: Path, stop: Termination) -> None:
+    """The whole run: each phase stops at a signal (see :func:`boardlab.train.run.train`)."""
+    run, out = plan.run, plan.out
+    with stop.interruptible(), console.status("preparing the evaluation..."):
+        run.prepare()
+    with _progress_bar(console) as bar:
+        task = bar.add_task(plan.method.unit, total=plan.total, completed=run.progress, last="")
+
+        def on_step(r: TrainingRun) -> None:
+            bar.update(task, completed=r.progress, last=r.status())
+
+        try:
+            finished = train(
+                run,
+                plan.total,
+                eval_every=plan.eval_every,
+                eval_games=plan.eval_games,
+                opponents=plan.opponents,
+                checkpoint=checkpoint,
+                on_step=on_step,
+                stop=stop,
             )
-            raise typer.Exit(stop.exit_code)
+        except CheckpointWriteError as error:
+            raise _write_failure(error, plan.method.unit) from None
+    if not finished:
+        raise KeyboardInterrupt  # reported by run_plan, with the checkpoint just saved
+    # the final games, summary and plots are redone whole by --resume: a signal drops them
+    with stop.interruptible():
         with console.status(f"playing {plan.final_games} games against each opponent..."):
             results = run.final_games(plan.opponents, plan.final_games)
-    finally:
-        run.close()
-    model = out / plan.method.model_file
-    summary = {
-        **run.summary(),
-        "model_bytes": model.stat().st_size,
-        "final": tallies(results, plan.opponents),
-    }
-    try:
-        atomic_write_text(out / SUMMARY_FILE, json.dumps(summary, indent=2))
-        plots = write_plots(out, run.curve, results, run.title, run.curve_unit) + run.plots(out)
-    except OSError as error:
-        raise _fail(
-            f"cannot write the summary and plots into {out}: {error.strerror or error}; the trained "
-            f"model is saved in {model}",
-            code=1,
-        ) from None
+        model = out / plan.method.model_file
+        summary = {
+            **run.summary(),
+            "model_bytes": model.stat().st_size,
+            "final": tallies(results, plan.opponents),
+        }
+        try:
+            atomic_write_text(out / SUMMARY_FILE, json.dumps(summary, indent=2))
+            plots = write_plots(out, run.curve, results, run.title, run.curve_unit) + run.plots(out)
+        except OSError as error:
+            raise _fail(
+                f"cannot write the summary and plots into {out}: {error.strerror or error}; the trained "
+                f"model is saved in {model}",
+                code=1,
+            ) from None
     seconds = float(summary.get("train_seconds", 0.0))
     table = Table(title=f"{run.title}: {run.progress:,} {plan.method.unit} in {seconds:.2f} s of training")
     for column in ("opponent", "games", "wins", "draws", "losses"):

@@ -48,6 +48,7 @@ from numba import njit, types
 from numba.extending import intrinsic
 
 from boardlab.core.files import atomic_write
+from boardlab.core.processes import stoppable_call
 
 CONNECT = 4
 """The only line length this solver handles."""
@@ -84,7 +85,11 @@ MULT = np.int64(-7046029254386353131)  # 0x9E3779B97F4A7C15, odd: a bijection mo
 
 # meta: what the compiled code reads and updates: nodes searched, the table's epoch, the
 # node count at which to give up, and whether the last search gave up
-M_NODES, M_EPOCH, M_LIMIT, M_ABORTED = range(4)
+M_NODES, M_EPOCH, M_LIMIT, M_ABORTED, M_STOP = range(5)
+STOP_EVERY = 4096
+"""Nodes between two looks at the stop word ``meta[M_STOP]`` (set from another thread)."""
+QUICK_NODES = 200_000
+"""Nodes a search runs in the calling thread before it moves to a helper that a signal can stop."""
 
 # rows of the work array: one value per ply of the search stack
 R_CUR, R_MASK, R_HASH, R_ALPHA, R_BETA, R_ALPHA0, R_NEXT, R_BEST, R_SCORE = range(9)
@@ -236,7 +241,7 @@ def book_score(prm, book_keys, book_scores, cur, mask):  # type: ignore[no-untyp
 # --- the search -----------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def negamax(prm, cols, book_keys, book_scores, tt, meta, work, moves, cur0, mask0, alpha0, beta0):  # type: ignore[no-untyped-def]
     """The score of a position within the window ``(alpha0, beta0)``: a result ``<= alpha0``
     is an upper bound of the score, one ``>= beta0`` a lower bound, others are exact.
@@ -244,7 +249,8 @@ def negamax(prm, cols, book_keys, book_scores, tt, meta, work, moves, cur0, mask
     The game must go on and the side to move must not be able to win at once (the callers
     check both first). ``cols`` holds the column order (row 0) and each column's cells
     (row 1); ``work`` and ``moves`` are the search stack. Gives up (``meta[M_ABORTED] = 1``,
-    result 0) when the node count passes ``meta[M_LIMIT]``.
+    result 0) when the node count passes ``meta[M_LIMIT]`` or ``meta[M_STOP]`` is set (by
+    another thread: the search releases the GIL).
     """
     width = prm[P_W]
     h1 = prm[P_H1]
@@ -283,7 +289,7 @@ def negamax(prm, cols, book_keys, book_scores, tt, meta, work, moves, cur0, mask
     while True:
         if phase == 0:
             nodes += 1
-            if nodes > limit:
+            if nodes > limit or (nodes & (STOP_EVERY - 1) == 0 and meta[M_STOP] != 0):
                 meta[M_ABORTED] = 1
                 meta[M_NODES] = nodes
                 return 0
@@ -422,7 +428,7 @@ def negamax(prm, cols, book_keys, book_scores, tt, meta, work, moves, cur0, mask
     return ret
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def solve_words(prm, cols, book_keys, book_scores, tt, meta, work, moves, cur, mask, weak):  # type: ignore[no-untyped-def]
     """The score of an ongoing position for the side to move, or its sign if ``weak``.
 
@@ -503,7 +509,7 @@ def final_score(prm, cur, mask):  # type: ignore[no-untyped-def]
     return NOT_FOUND
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def solve_position(prm, cols, book_keys, book_scores, tt, meta, work, moves, cur, mask, weak, limit):  # type: ignore[no-untyped-def]
     """:func:`solve_words` for any position, finished games included, giving up after
     ``limit`` more nodes (``meta[M_ABORTED]`` says so)."""
@@ -517,7 +523,7 @@ def solve_position(prm, cols, book_keys, book_scores, tt, meta, work, moves, cur
     return score
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def move_at_least(prm, cols, book_keys, book_scores, tt, meta, work, moves, cur, mask, col, target):  # type: ignore[no-untyped-def]
     """True if playing column ``col`` (not full) scores at least ``target`` for the mover.
 
@@ -682,7 +688,7 @@ class Solver:
         self.book_scores = self.book.scores if self.book else _EMPTY_SCORES
         self.tt = np.zeros(1 << log2, dtype=np.int64)
         self.tt.fill(0)  # touch every page now rather than inside the first solves
-        self.meta = np.array([0, 1, NO_LIMIT, 0], dtype=np.int64)
+        self.meta = np.array([0, 1, NO_LIMIT, 0, 0], dtype=np.int64)
         depth = width * height + 2
         self.work = np.zeros((9, depth), dtype=np.int64)
         self.moves = np.zeros((2, depth, width), dtype=np.int64)
@@ -749,8 +755,17 @@ class Solver:
         a line by the previous player its (negative) win score."""
         a, b = self.words(position)
         limit = NO_LIMIT if node_limit is None else node_limit
-        score = solve_position(*self._args(), a, b, bool(weak), limit)
+        quick = min(limit, QUICK_NODES)
+        score = solve_position(*self._args(), a, b, bool(weak), quick)
+        if self.meta[M_ABORTED] and quick < limit:  # a long search: one that a signal can stop
+            score = self._stoppable(solve_position, *self._args(), a, b, bool(weak), limit - quick)
         return None if self.meta[M_ABORTED] else int(score)
+
+    def _stoppable(self, function: Any, *args: Any) -> Any:
+        """``function(*args)`` in a helper thread, stopped at Ctrl-C or SIGTERM (see
+        :func:`~boardlab.core.processes.stoppable_call`): the search gives up at its next
+        look at the stop word and the KeyboardInterrupt goes on."""
+        return stoppable_call(function, self.meta[M_STOP : M_STOP + 1], *args)
 
     def final_score(self, position: Any) -> int | None:
         """The score of a finished game for the side to move (None while it goes on)."""
@@ -774,9 +789,16 @@ class Solver:
         a, b = self.words(position)
         if col not in self.playable((a, b)):
             raise SolverError(f"column {col + 1} cannot be played here")
-        self.meta[M_LIMIT] = NO_LIMIT if node_limit is None else self.nodes + node_limit
-        keeps = move_at_least(*self._args(), a, b, col, target)
-        self.meta[M_LIMIT] = NO_LIMIT
+        limit = NO_LIMIT if node_limit is None else node_limit
+        quick = min(limit, QUICK_NODES)
+        try:
+            self.meta[M_LIMIT] = min(self.nodes + quick, NO_LIMIT)
+            keeps = move_at_least(*self._args(), a, b, col, target)
+            if self.meta[M_ABORTED] and quick < limit:  # a long search: one that a signal can stop
+                self.meta[M_LIMIT] = min(self.nodes + limit - quick, NO_LIMIT)
+                keeps = self._stoppable(move_at_least, *self._args(), a, b, col, target)
+        finally:
+            self.meta[M_LIMIT] = NO_LIMIT
         return None if self.meta[M_ABORTED] else bool(keeps)
 
     def analyze(self, position: Any, weak: bool = False) -> list[int | None]:
