@@ -129,14 +129,16 @@ def _without_timings(record: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in record.items() if k not in ("train_seconds", "model_bytes")}
 
 
-def _full_disk_after(monkeypatch: pytest.MonkeyPatch, writes: int) -> None:
-    """The atomic writer's renames succeed ``writes`` times, then the disk is full."""
+def _full_disk_after(monkeypatch: pytest.MonkeyPatch, writes: int, name: str | None = None) -> None:
+    """The atomic writer's renames succeed ``writes`` times, then the disk is full (with
+    ``name``: only writes of files so named fail)."""
     real_replace, done = os.replace, [0]
 
     def replace(source: Any, target: Any) -> None:
-        done[0] += 1
-        if done[0] > writes:
-            raise OSError(errno.ENOSPC, "No space left on device")
+        if name is None or Path(target).name == name:
+            done[0] += 1
+            if done[0] > writes:
+                raise OSError(errno.ENOSPC, "No space left on device")
         real_replace(source, target)
 
     monkeypatch.setattr(files.os, "replace", replace)
@@ -161,8 +163,8 @@ def test_a_full_disk_keeps_the_last_checkpoint_and_the_resumed_run_ends_the_same
         assert "nothing of this run was saved" in line and not (cut / "model.json").exists()
         return
     assert "--resume" in line
-    kept = json.loads((cut / "model.json").read_text())
-    assert kept["epoch"] == writes - 1 and f"{writes - 1:,} epochs is kept" in line
+    kept = json.loads((cut / "model.json").read_text())  # the last checkpoint written, whole
+    assert 0 <= kept["epoch"] < 4 and f"{kept['epoch']:,} epochs is kept" in line
     resumed = _invoke(*GA, "--out", str(cut), "--resume")
     assert resumed.exit_code == 0, resumed.output
     for name in ("model.json", "summary.json"):
@@ -175,7 +177,7 @@ def test_a_full_disk_at_the_summary_says_where_the_model_is(
 ) -> None:
     out = tmp_path / "run"
     with monkeypatch.context() as patch:
-        _full_disk_after(patch, 6)  # the checkpoints: at 0, after each of 4 epochs, at the end
+        _full_disk_after(patch, 0, name="summary.json")  # every checkpoint written, not the summary
         result = _invoke(*GA, "--out", str(out))
     assert result.exit_code == 1, result.output
     (line,) = _error_lines(result.output)
