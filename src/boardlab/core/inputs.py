@@ -26,7 +26,7 @@ import os
 import stat
 import zipfile
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -128,7 +128,7 @@ def _json_depth_problem(text: str) -> bool:
 
 
 def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number JSON allows")
+    raise ValueError(f"{name} is not a finite number")
 
 
 def read_json(path: str | Path, what: str, max_bytes: int) -> Any:
@@ -293,9 +293,52 @@ def finite_number(value: Any, where: str, low: float | None = None, high: float 
     return float(value)
 
 
+_KINDS: dict[str, tuple[type, ...]] = {
+    "int": (int,),
+    "number": (int, float),
+    "str": (str,),
+    "list": (list,),
+    "dict": (dict,),
+    "bool": (bool,),
+}
+_KIND_WORDS = {
+    "int": "a whole number",
+    "number": "a finite number",
+    "str": "a text",
+    "list": "a list",
+    "dict": "an object",
+    "bool": "true or false",
+}
+
+
+def check_fields(
+    record: Any, where: str, required: Mapping[str, str], optional: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """``record`` if it is a JSON object whose ``required`` fields are present and whose fields
+    named in ``required`` or ``optional`` have the kind given (``int``, ``number`` (finite),
+    ``str``, ``list``, ``dict``, ``bool``); InputFileError naming ``where`` and the field otherwise.
+    A whole number is never a bool, and numbers must be finite."""
+    if not isinstance(record, dict):
+        raise InputFileError(f"{where} must be a JSON object")
+    for name in required:
+        if name not in record:
+            raise InputFileError(f"{where} lacks {name!r}")
+    for name, kind in {**(optional or {}), **required}.items():
+        if name not in record:
+            continue
+        value = record[name]
+        wrong = not isinstance(value, _KINDS[kind]) or (isinstance(value, bool) and kind != "bool")
+        if not wrong and kind == "number" and not math.isfinite(value):
+            wrong = True
+        if wrong:
+            raise InputFileError(f"{where}: {name!r} must be {_KIND_WORDS[kind]}, got {str(value)[:30]!r}")
+    return record
+
+
 __all__ = [
     "InputFileError",
     "check_array",
+    "check_fields",
     "finite_number",
     "load_npz",
     "npz_headers",

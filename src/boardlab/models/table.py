@@ -36,6 +36,7 @@ from numba import njit
 from boardlab.core.files import atomic_write
 from boardlab.core.inputs import (
     InputFileError,
+    check_fields,
     finite_number,
     load_npz,
     npz_headers,
@@ -319,7 +320,7 @@ def _header_of(path: Path, raw: np.ndarray) -> dict[str, Any]:
         raise ModelFileError(f"{path} is not a boardlab tabular model (format {FORMAT!r} expected)")
     if header.get("version") != VERSION:
         raise ModelMismatchError(
-            f"{path} is a version {str(header.get('version'))[:20]!r} model; "
+            f"{path} is a version {repr(header.get('version'))[:20]} model; "
             f"this boardlab reads version {VERSION}"
         )
     for name, kind in (("game", str), ("kernel", str), ("method", str), ("hyper", dict)):
@@ -336,14 +337,19 @@ def _header_of(path: Path, raw: np.ndarray) -> dict[str, Any]:
         raise ModelFileError(f"{path}: the header's 'episodes' must be a whole number, at least 0")
     _as_model_error(lambda: finite_number(header.get("fill"), f"{path}: the header's 'fill'", -1e6, 1e6))
     _check_hyper(path, header["hyper"])
+    _as_model_error(lambda: check_fields(header, str(path), {}, TRAINING_FIELDS))
+    if isinstance(header.get("seed"), int) and header["seed"] < 0:
+        raise ModelFileError(f"{path}: the header's 'seed' must be at least 0")
     return header
 
 
 def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number JSON allows")
+    raise ValueError(f"{name} is not a finite number")
 
 
 METHODS = ("qlearning", "mcrl")
+TRAINING_FIELDS = {"seed": "int", "rng": "str", "curve": "list", "stats": "list", "train_seconds": "number"}
+"""What a trainer keeps in the header, checked when present (a model file may lack them)."""
 MAX_WIDTH = 1 << 20
 _HYPER_NUMBERS = ("gamma", "shaping_weight", "alpha", "epsilon", "epsilon_end", "epsilon_decay", "q_init")
 

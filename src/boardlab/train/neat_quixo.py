@@ -69,6 +69,7 @@ from boardlab.agents.neat_player import (
     model_json,
 )
 from boardlab.core.files import atomic_write_text
+from boardlab.core.inputs import InputFileError, read_json
 from boardlab.core.spec import option
 from boardlab.games import GameOptionError, parse_game
 from boardlab.games.base import DRAW, ONGOING, WIN, compiled_for
@@ -81,6 +82,7 @@ from boardlab.train.run import (
     Method,
     RunDefaults,
     TrainingError,
+    check_state,
     checked_settings,
     play_matches,
     tallies,
@@ -90,6 +92,8 @@ from boardlab.train.run import parse_hyper as hyper_settings
 CHECKPOINT_FILE = "checkpoint.json"
 MODEL_FILE = "model.json"
 CHECKPOINT_FORMAT = "boardlab-neat-checkpoint"
+MAX_CHECKPOINT_BYTES = 1 << 30
+"""The largest checkpoint read (a population of large genomes stays far below)."""
 CHECKPOINT_VERSION = 1
 DEFAULT_AGAINST = ("random", "greedy", "alphabeta:depth=1")
 EVAL_OPENING = 2
@@ -566,15 +570,27 @@ class Evolution(RunDefaults):
         ModelMismatchError when ``game`` (if given) is not the game it trains on."""
         path = Path(path)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ModelFileError(f"checkpoint {path} does not exist") from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise ModelFileError(f"checkpoint {path} is damaged: {error}") from None
+            data = read_json(path, "checkpoint", MAX_CHECKPOINT_BYTES)
+        except InputFileError as error:
+            raise ModelFileError(str(error)) from None
         if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
             raise ModelFileError(f"{path} is not a NEAT checkpoint")
         if data.get("version") != CHECKPOINT_VERSION:
             raise ModelFileError(f"{path} has version {data.get('version')}; expected {CHECKPOINT_VERSION}")
+        check_state(
+            data,
+            path,
+            {
+                "seed": "int",
+                "game": "str",
+                "hyper": "dict",
+                "population": "dict",
+                "pool": "list",
+                "history": "list",
+                "curve": "list",
+            },
+            {"train_seconds": "number", "fitness_games": "int"},
+        )
         try:
             trained = check_game(parse_game(data["game"]))
             params = params_for(data["hyper"])

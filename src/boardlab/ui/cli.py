@@ -24,6 +24,7 @@ from typer._click.exceptions import ClickException
 from typer.core import TyperGroup
 
 from boardlab.agents import list_agents
+from boardlab.core.inputs import InputFileError
 from boardlab.core.processes import stop_requests
 from boardlab.core.spec import one_line, options_of
 from boardlab.games import GameError, available_games, parse_game
@@ -64,6 +65,9 @@ class OneLineErrors(TyperGroup):
         except Abort:
             _error_line("aborted")
             sys.exit(1)
+        except InputFileError as err:  # a file the user gave that cannot be used, whatever reads it
+            _error_line(str(err))
+            sys.exit(2)
         except Exception as err:  # a bug: still one line, unless debugging
             if os.environ.get("BOARDLAB_DEBUG"):
                 raise
