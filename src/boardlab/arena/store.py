@@ -26,6 +26,7 @@ from typing import Any
 
 from boardlab.arena.play import GameRecord, record_types
 from boardlab.arena.schedule import ArenaError, TournamentConfig
+from boardlab.core.spec import shorten
 from boardlab.games import Outcome
 
 APPLICATION = "boardlab-arena"
@@ -331,7 +332,8 @@ def _check_or_create(conn: sqlite3.Connection, path: str) -> None:
     try:
         check = conn.execute("PRAGMA quick_check").fetchone()[0]
         if check != "ok":
-            raise StoreError(f"store {path}: database is corrupt ({check})")
+            found = " ".join(str(check).split())  # SQLite lists its findings a line each
+            raise StoreError(f"store {path}: database is corrupt ({shorten(found, 160)})")
         tables = _tables(conn)
         if not tables:
             conn.execute("PRAGMA journal_mode=WAL")
