@@ -69,7 +69,7 @@ from boardlab.agents.neat_player import (
     model_json,
 )
 from boardlab.core.files import atomic_write_text
-from boardlab.core.inputs import InputFileError, read_json
+from boardlab.core.inputs import InputFileError, check_fields, read_json, short_reason
 from boardlab.core.spec import option
 from boardlab.games import GameOptionError, parse_game
 from boardlab.games.base import DRAW, ONGOING, WIN, compiled_for
@@ -365,6 +365,36 @@ def population_state(population: neat.Population) -> dict[str, Any]:
     }
 
 
+POPULATION_FIELDS = {
+    "generation": "int",
+    "next_genome": "int",
+    "next_species": "int",
+    "innovation": "int",
+    "genomes": "list",
+    "species": "list",
+    "genome_to_species": "list",
+    "random": "list",
+}
+
+
+def _check_population(state: Any, inputs: int, where: str) -> None:
+    """ModelFileError unless a saved population has its counters (whole numbers of at least 0)
+    and sound genomes (:func:`boardlab.agents.neat_player.check_genome`)."""
+    try:
+        check_fields(state, f"{where}: the population", POPULATION_FIELDS)
+        if state.get("next_node") is not None:  # None: neat-python numbers new nodes itself
+            check_fields(state, f"{where}: the population", {"next_node": "int"})
+    except InputFileError as error:
+        raise ModelFileError(str(error)) from None
+    counters = [state[name] for name, kind in POPULATION_FIELDS.items() if kind == "int"]
+    if state.get("next_node") is not None:
+        counters.append(state["next_node"])
+    if min(counters) < 0:
+        raise ModelFileError(f"{where}: the population's counters must be at least 0")
+    for genome in state["genomes"]:
+        check_genome(genome, inputs, 1)
+
+
 def restore_population(config: neat.Config, state: Mapping[str, Any]) -> neat.Population:
     """The neat-python ``Population`` saved by :func:`population_state` (Python's ``random``
     set back to where it was)."""
@@ -594,10 +624,13 @@ class Evolution(RunDefaults):
         try:
             trained = check_game(parse_game(data["game"]))
             params = params_for(data["hyper"])
-            config = make_config(params, int(np.prod(trained.kernel.obs_shape)))
+            inputs = int(np.prod(trained.kernel.obs_shape))
+            config = make_config(params, inputs)
+            _check_population(data["population"], inputs, f"checkpoint {path}")
             population = restore_population(config, data["population"])
-        except (KeyError, TypeError, ValueError, GameOptionError) as error:
-            raise ModelFileError(f"checkpoint {path} is damaged: {error}") from None
+        except (KeyError, TypeError, ValueError, GameOptionError, AssertionError) as error:
+            # neat-python checks the types of what it is given with assertions
+            raise ModelFileError(f"checkpoint {path} is damaged: {short_reason(error)}") from None
         if game is not None and game.spec != trained.spec:
             raise ModelMismatchError(f"{path} trains on {trained.spec}, not {game.spec}")
         return cls(
