@@ -4,7 +4,8 @@ and the helper that finds the processes a killed command left.
 The README's RELIABILITY section quotes them from a long run, e.g.::
 
     BOARDLAB_FUZZ_EXAMPLES=2000 BOARDLAB_KILL_ROUNDS=5 .venv/bin/pytest tests/test_fuzz.py \
-        tests/test_kill.py tests/test_kill_checkpoints.py tests/test_forfeit.py tests/test_signals.py
+        tests/test_fuzz_files.py tests/test_kill.py tests/test_kill_checkpoints.py tests/test_forfeit.py \
+        tests/test_signals.py
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from collections import Counter
 from pathlib import Path
 
 COUNTS: Counter[str] = Counter()
-"""``inputs tried``, ``kills survived``, ``signals survived``, ``processes left`` and ``games checked``
-so far in this test session."""
+"""``inputs tried``, ``corrupt files tried``, ``kills survived``, ``signals survived``,
+``processes left`` and ``games checked`` so far in this test session."""
 
 
 def count(what: str, n: int = 1) -> None:

@@ -71,3 +71,26 @@ def test_endgame_from_tables_on_disk(tmp_path: Path) -> None:
             uncovered += 1
             assert (state.a | state.b).bit_count() < 6
     assert covered and uncovered
+
+
+def test_hybrid_reports_a_damaged_table_once_and_searches_without_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from boardlab.games.quixo import exact as quixo_exact
+    from boardlab.games.quixo.solver import QuixoTables
+    from boardlab.games.quixo.table import HEADER_SIZE
+
+    solve(3, tmp_path, min_cubes=8)  # endgame tables on disk, as on 5x5
+    for table in tmp_path.glob("*.qtb"):  # one flipped byte in each: every payload checksum fails
+        data = bytearray(table.read_bytes())
+        data[HEADER_SIZE] ^= 0x04
+        table.write_bytes(bytes(data))
+    monkeypatch.setattr(quixo_exact, "_TABLES", {(3, "", "official"): QuixoTables(3, tmp_path)})
+    game = parse_game("quixo:size=3")
+    agent = make_agent("hybrid:time=0.05", seed=3)
+    for text in ("XOXOX.OXO X 8", "OXOXO.XOX X 8"):
+        decision = agent.act(game.parse_position(text))
+        assert decision.move in game.parse_position(text).legal_moves()
+        assert agent.last_engine in ("alphabeta", "mcts")
+    reports = capsys.readouterr().err.strip().splitlines()
+    assert len(reports) == 1 and "checksum" in reports[0] and "searching without the tables" in reports[0]

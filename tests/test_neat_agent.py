@@ -210,3 +210,42 @@ def test_cli_bad_input_exits_2_with_one_line(tmp_path: Path, arguments: list[str
     assert result.exit_code == 2
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and message in lines[0], result.output
+
+
+def _node(key: int, activation: str = "identity", bias: float = 0.0) -> dict:
+    return {"id": key, "bias": bias, "response": 1.0, "activation": activation, "aggregation": "sum"}
+
+
+def _link(a: int, b: int, weight: float = 1.0) -> dict:
+    return {"from": a, "to": b, "weight": weight, "enabled": True, "innovation": 0}
+
+
+def test_a_long_chain_of_nodes_is_read_and_evaluated(tmp_path: Path) -> None:
+    # each layer holds one node: the model is read in time linear in its size, not quadratic
+    n = 20_000
+    nodes = [_node(k) for k in range(n + 1)]
+    links = [_link(-1, n, 2.0)] + [_link(k, k - 1) for k in range(1, n + 1)]
+    genome = {"key": 1, "fitness": 0.0, "nodes": nodes, "connections": links}
+    path = tmp_path / "chain.json"
+    path.write_text(json.dumps(model_json(QUIXO, genome)))
+    network = load_model(path).network()
+    assert len(network.layers) == n + 1
+    x = np.random.default_rng(0).normal(size=(3, INPUTS))
+    np.testing.assert_allclose(network.evaluate(x)[:, 0], 2.0 * x[:, 0])
+
+
+def test_sparse_layers_equal_dense_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a wide layer fed by few links is kept as links; the values must be those of the matrix
+    rng = np.random.default_rng(1)
+    hidden = list(range(1, 301))
+    nodes = [_node(0, "tanh")] + [_node(k, "sigmoid", float(rng.normal())) for k in hidden]
+    links = [_link(-int(rng.integers(1, INPUTS + 1)), k, float(rng.normal())) for k in hidden]
+    links += [_link(k, 0, float(rng.normal())) for k in hidden] + [_link(-1, 0, 0.5), _link(-1, 0, 0.25)]
+    genome = {"key": 1, "fitness": 0.0, "nodes": nodes, "connections": links}
+    sparse = Network.from_genome(genome, INPUTS, 1)
+    assert any(layer.sparse is not None for layer in sparse.layers)
+    monkeypatch.setattr("boardlab.agents.neat_player.DENSE_FACTOR", 10**9)
+    dense = Network.from_genome(genome, INPUTS, 1)
+    assert all(layer.sparse is None for layer in dense.layers)
+    x = rng.normal(size=(5, INPUTS))
+    np.testing.assert_allclose(sparse.evaluate(x), dense.evaluate(x), rtol=1e-12, atol=1e-12)

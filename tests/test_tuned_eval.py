@@ -243,7 +243,7 @@ def test_weights_from_a_file_replace_the_shipped_ones_in_the_search(tmp_path):
 @pytest.mark.parametrize(
     ("text", "spec", "message"),
     [
-        (None, "alphabeta:weights={}", "No such file"),
+        (None, "alphabeta:weights={}", "does not exist"),
         ("not json", "alphabeta:weights={}", "cannot be used"),
         ('{"sizes": {"4": {}}}', "hybrid:search=(alphabeta:weights={})", "no tuned weights for a 5x5 board"),
         ('{"sizes": {"5": {"lines": "x"}}}', "alphabeta:weights={}", "no tuned weights"),

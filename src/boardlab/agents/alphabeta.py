@@ -10,15 +10,14 @@ a compiled function passed in Python (``AlphaBetaAgent(evaluation=fn)``).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 
 from boardlab.agents.base import Agent, AgentSpecError
 from boardlab.agents.decision import Decision, Limit, SearchInfo
+from boardlab.core.inputs import InputFileError, read_json
 from boardlab.core.spec import option
 from boardlab.games.base import Kernel
 from boardlab.search import alphabeta as search
@@ -103,6 +102,10 @@ class AlphaBetaSettings:
     )
 
 
+MAX_WEIGHTS_BYTES = 16 << 20
+"""The largest evaluation-weights file read (fitted weights take a few kilobytes)."""
+
+
 def evaluation_weights(agent: str, path: str, eval_name: str, kernel: Kernel) -> tuple[Any, ...] | None:
     """The ``ctx`` of ``kernel`` with the evaluation weights of the file at ``path`` (None for
     no file); AgentSpecError when the file cannot be read or does not fit."""
@@ -112,9 +115,12 @@ def evaluation_weights(agent: str, path: str, eval_name: str, kernel: Kernel) ->
     if kernel.reweigh is None:
         raise AgentSpecError(f"{agent}: weights= needs fitted evaluation weights; {kernel.name} has none")
     try:
-        document = json.loads(Path(path).read_text())
+        document = read_json(path, "weights file", MAX_WEIGHTS_BYTES)
+    except InputFileError as error:
+        raise AgentSpecError(f"{agent}: weights={path!r} cannot be used: {error}") from None
+    try:
         return kernel.reweigh(name, document)
-    except (OSError, UnicodeDecodeError, ValueError) as error:
+    except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else error
         raise AgentSpecError(f"{agent}: weights={path!r} cannot be used: {reason}") from None
 

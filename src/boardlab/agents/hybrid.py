@@ -16,6 +16,7 @@ the hybrid's ``time`` times ``share``.
 from __future__ import annotations
 
 import functools
+import sys
 import time
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
@@ -30,7 +31,8 @@ from boardlab.agents.alphabeta import (
 )
 from boardlab.agents.base import Agent, AgentSpecError
 from boardlab.agents.decision import Decision, Limit, SearchInfo
-from boardlab.core.spec import SpecError, build_options, option, options_of, split_spec
+from boardlab.core.inputs import InputFileError
+from boardlab.core.spec import SpecError, build_options, one_line, option, options_of, split_spec
 from boardlab.games import ExactPlay, endgame_for
 from boardlab.search.alphabeta import MATE_ZONE, Evaluation
 from boardlab.search.mcts import compiled_mcts, mcts_search
@@ -153,17 +155,31 @@ class HybridAgent(Agent):
             self._endgames[game] = endgame_for(game)
         return self._endgames[game]
 
+    def _from_tables(self, state: Any) -> Decision | None:
+        """The tables' move where they cover ``state``, else None. A table that fails its
+        checks (a flipped byte, a truncated file) is reported once, on stderr, and the agent
+        then searches without the tables of that game rather than losing the game."""
+        endgame = self._endgame(state.game)
+        try:
+            if endgame is None or not endgame.covers(state):
+                return None
+            best = endgame.best_actions(state)
+        except InputFileError as error:
+            self._endgames[state.game] = None
+            print(f"{self.name}: {one_line(str(error))}; searching without the tables", file=sys.stderr)
+            return None
+        self.last_engine = "tables"
+        move = state.move_from_index(best[int(self.np_rng.integers(len(best)))])
+        return Decision(move, info=SearchInfo(pv=(str(move),), engine="tables"))
+
     def act(self, state: Any, limit: Limit | None = None) -> Decision:
         """The move within ``limit`` over the agent's default (time, and depth and nodes for
         its alpha-beta); ``info.engine`` says which part decided: "tables", "alphabeta" or
         "mcts"."""
         budget = (limit or Limit()).over(self.limit)
-        endgame = self._endgame(state.game)
-        if endgame is not None and endgame.covers(state):
-            self.last_engine = "tables"
-            best = endgame.best_actions(state)
-            move = state.move_from_index(best[int(self.np_rng.integers(len(best)))])
-            return Decision(move, info=SearchInfo(pv=(str(move),), engine="tables"))
+        decided = self._from_tables(state)
+        if decided is not None:
+            return decided
         seconds = budget.time or self.settings.time
         start = time.perf_counter()
         deadline = start + (1.0 - SAFETY_MARGIN) * seconds

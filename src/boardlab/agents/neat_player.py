@@ -30,7 +30,6 @@ is refused with a clear message.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -42,6 +41,7 @@ from numba import njit
 
 from boardlab.agents.base import Agent, AgentSpecError
 from boardlab.agents.models import ModelCache, model_file, shipped_model_file
+from boardlab.core.inputs import InputFileError, read_json
 from boardlab.core.spec import option
 from boardlab.games.base import DRAW, LOSS, ONGOING, WIN, Kernel, compiled_for
 from boardlab.models.table import ModelFileError, ModelMismatchError
@@ -85,14 +85,30 @@ AGGREGATIONS = ("sum",)
 
 @dataclass(frozen=True)
 class Layer:
-    """Nodes evaluated together: ``values[:, targets] = act(bias + response * values @ weights)``,
-    one activation per group of ``columns``."""
+    """Nodes evaluated together: ``values[:, targets] = act(bias + response * total)``, one
+    activation per group of ``columns``, where ``total`` sums each node's weighted inputs.
+
+    The inputs are kept dense (``values[:, sources] @ weights``, ``sources`` the columns feeding
+    the layer) when that matrix is small next to the layer's links, else as the links themselves
+    (``sparse``: source columns, target positions, weights), so that a network costs memory and
+    time linear in its genome whatever its shape."""
 
     targets: np.ndarray
+    sources: np.ndarray
     weights: np.ndarray
     bias: np.ndarray
     response: np.ndarray
     groups: tuple[tuple[str, np.ndarray], ...]
+    sparse: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def total(self, values: np.ndarray) -> np.ndarray:
+        """The weighted sums of the layer's inputs, (batch, nodes)."""
+        if self.sparse is None:
+            return values[:, self.sources] @ self.weights
+        source, target, weight = self.sparse
+        total = np.zeros((len(values), len(self.targets)))
+        np.add.at(total.T, target, (values[:, source] * weight).T)
+        return total
 
 
 @dataclass(frozen=True)
@@ -111,19 +127,21 @@ class Network:
 
     @classmethod
     def from_genome(cls, genome: Mapping[str, Any], num_inputs: int, num_outputs: int) -> Network:
-        """The network of a genome in the JSON form of :func:`check_genome`."""
+        """The network of a genome in the JSON form of :func:`check_genome` (time and memory
+        linear in the genome)."""
         nodes = {int(n["id"]): n for n in genome["nodes"]}
-        links = [
-            (int(c["from"]), int(c["to"]), float(c["weight"])) for c in genome["connections"] if c["enabled"]
-        ]
+        incoming: dict[int, list[tuple[int, float]]] = {}
+        for c in genome["connections"]:
+            if c["enabled"]:
+                incoming.setdefault(int(c["to"]), []).append((int(c["from"]), float(c["weight"])))
         inputs = [-i - 1 for i in range(num_inputs)]
         outputs = list(range(num_outputs))
-        order = _layers(inputs, outputs, links)
+        order = _layers(inputs, outputs, incoming)
         column = {key: i for i, key in enumerate(inputs)}
         for layer in order:
             for key in layer:
                 column[key] = len(column)
-        built = tuple(_build_layer(layer, nodes, links, column) for layer in order)
+        built = tuple(_build_layer(layer, nodes, incoming, column) for layer in order)
         return cls(num_inputs, num_outputs, built, np.array([column[k] for k in outputs]), len(column))
 
     def evaluate(self, inputs: np.ndarray) -> np.ndarray:
@@ -132,55 +150,81 @@ class Network:
         values = np.zeros((len(x), self.width))
         values[:, : self.num_inputs] = x
         for layer in self.layers:
-            total = layer.bias + layer.response * (values @ layer.weights)
+            total = layer.bias + layer.response * layer.total(values)
             for name, columns in layer.groups:
                 values[:, layer.targets[columns]] = ACTIVATIONS[name](total[:, columns])
         return values[:, self.output_columns]
 
 
-def _layers(inputs: Sequence[int], outputs: Sequence[int], links: Sequence[tuple[int, int, float]]) -> list:
+def _layers(
+    inputs: Sequence[int], outputs: Sequence[int], incoming: Mapping[int, Sequence[tuple[int, float]]]
+) -> list:
     """The nodes needed for the outputs, in layers whose members depend only on earlier ones
-    (neat-python's ``feed_forward_layers``, nodes without inputs first)."""
-    needed, frontier = set(outputs), set(outputs)
+    (neat-python's ``feed_forward_layers``, nodes without inputs first); ``incoming[b]`` lists
+    the ``(source, weight)`` links into node ``b``. Each link is visited a bounded number of
+    times, so a long chain of nodes costs no more than a wide layer of them."""
     input_set = set(inputs)
-    while frontier:
-        feeding = {a for a, b, _ in links if b in frontier and a not in needed and a not in input_set}
-        needed |= feeding
-        frontier = feeding
-    sources: dict[int, set[int]] = {n: set() for n in needed}
-    for a, b, _ in links:
-        if b in needed and (a in needed or a in input_set):
-            sources[b].add(a)
-    ready, layers, left = set(input_set), [], set(needed)
-    while left:
-        layer = sorted(n for n in left if sources[n] <= ready)
-        if not layer:
-            raise ModelFileError("the genome's connections form a cycle; a feed-forward network has none")
+    needed, stack = set(outputs), list(outputs)
+    while stack:  # every node an output depends on
+        for a, _ in incoming.get(stack.pop(), ()):
+            if a not in needed and a not in input_set:
+                needed.add(a)
+                stack.append(a)
+    waiting: dict[int, int] = {}
+    users: dict[int, list[int]] = {}
+    for node in needed:
+        sources = {a for a, _ in incoming.get(node, ()) if a in needed}  # inputs are ready at once
+        waiting[node] = len(sources)
+        for a in sources:
+            users.setdefault(a, []).append(node)
+    layer = sorted(n for n in needed if waiting[n] == 0)
+    layers, placed = [], 0
+    while layer:
         layers.append(layer)
-        ready |= set(layer)
-        left -= set(layer)
+        placed += len(layer)
+        following = []
+        for node in layer:
+            for user in users.get(node, ()):
+                waiting[user] -= 1
+                if waiting[user] == 0:
+                    following.append(user)
+        layer = sorted(following)
+    if placed != len(needed):
+        raise ModelFileError("the genome's connections form a cycle; a feed-forward network has none")
     return layers
 
 
+DENSE_FACTOR = 8
+"""A layer's inputs are a dense matrix when it has at most this many entries per link (plus 64)."""
+
+
 def _build_layer(
-    keys: Sequence[int], nodes: Mapping[int, Any], links: Sequence[tuple[int, int, float]], column: dict
+    keys: Sequence[int],
+    nodes: Mapping[int, Any],
+    incoming: Mapping[int, Sequence[tuple[int, float]]],
+    column: dict,
 ) -> Layer:
-    weights = np.zeros((len(column), len(keys)))
-    position = {key: i for i, key in enumerate(keys)}
-    for a, b, w in links:
-        if b in position and a in column:
-            weights[column[a], position[b]] += w
+    links = [(column[a], i, w) for i, b in enumerate(keys) for a, w in incoming.get(b, ()) if a in column]
+    sources = sorted({c for c, _, _ in links})
     names = [nodes[k]["activation"] for k in keys]
     groups = tuple(
         (name, np.array([i for i, n in enumerate(names) if n == name])) for name in sorted(set(names))
     )
-    return Layer(
-        np.array([column[k] for k in keys]),
-        weights,
-        np.array([float(nodes[k]["bias"]) for k in keys]),
-        np.array([float(nodes[k]["response"]) for k in keys]),
-        groups,
-    )
+    bias = np.array([float(nodes[k]["bias"]) for k in keys])
+    response = np.array([float(nodes[k]["response"]) for k in keys])
+    targets = np.array([column[k] for k in keys])
+    if len(sources) * len(keys) > DENSE_FACTOR * len(links) + 64:
+        sparse = (
+            np.array([c for c, _, _ in links], dtype=np.int64),
+            np.array([i for _, i, _ in links], dtype=np.int64),
+            np.array([w for _, _, w in links]),
+        )
+        return Layer(targets, np.zeros(0, dtype=np.int64), np.zeros((0, 0)), bias, response, groups, sparse)
+    row = {c: r for r, c in enumerate(sources)}
+    weights = np.zeros((len(sources), len(keys)))
+    for c, i, w in links:
+        weights[row[c], i] += w
+    return Layer(targets, np.array(sources, dtype=np.int64), weights, bias, response, groups)
 
 
 # --- model files ---------------------------------------------------------------------------------
@@ -298,19 +342,18 @@ def parse_model(data: Any, where: str = "the model") -> NeatModel:
     return NeatModel(data["game"], num_inputs, num_outputs, genome, header)
 
 
+MAX_MODEL_BYTES = 64 << 20
+"""The largest NEAT model file read (a trained champion takes a few kilobytes)."""
+
+
 def load_model(path: Path | str) -> NeatModel:
-    """The model in ``path``; ModelFileError when it is missing, damaged or not a NEAT model."""
+    """The model in ``path``; ModelFileError when it is missing, not a regular file, too large,
+    damaged or not a NEAT model."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ModelFileError(f"model file {path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ModelFileError(f"cannot read model file {path}: {error}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ModelFileError(f"{path} is damaged (not JSON: {error.msg} at line {error.lineno})") from None
+        data = read_json(path, "model file", MAX_MODEL_BYTES)
+    except InputFileError as error:
+        raise ModelFileError(str(error)) from None
     return parse_model(data, str(path))
 
 

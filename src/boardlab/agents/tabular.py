@@ -21,7 +21,7 @@ from boardlab.agents.base import Agent, AgentSpecError
 from boardlab.agents.models import ModelCache, model_file, shipped_model_file
 from boardlab.core.spec import option
 from boardlab.models.table import ModelFileError, TableModel, load_model, read_header
-from boardlab.models.tabular import TabularPolicy
+from boardlab.models.tabular import TabularPolicy, shaping_index
 
 
 @dataclass(frozen=True)
@@ -94,6 +94,20 @@ class TabularAgent(Agent):
             )
         if header["kernel"] != game.kernel.name or header["game"] != game.spec:
             raise AgentSpecError(f"{cls.name}: {path} was trained on {header['game']}, not {game.spec}")
+        # the whole file is checked now (values, keys, settings), so that a damaged model is
+        # refused when the agent is built, not forfeited game after game
+        try:
+            model = cached_model(path, cls.method)
+            hyper = model.header["hyper"]
+            shaping_index(
+                str(hyper.get("shaping", "none")), float(hyper.get("shaping_weight", 0.0)), game.kernel
+            )
+        except ModelFileError as error:
+            raise AgentSpecError(f"{cls.name}: {error}") from None
+        except ValueError as error:
+            raise AgentSpecError(
+                f"{cls.name}: {path}: the model's settings do not fit {game.spec}: {error}"
+            ) from None
 
     def policy(self, game: Any) -> Any:
         """The greedy policy for ``game`` (the model read and checked once)."""

@@ -125,6 +125,8 @@ def run_tournament(
     check_memory(config, workers)
     tournament_id = store.register_tournament(config)
     stored = store.stored_indices(tournament_id)
+    if stored:  # a damaged stored game is reported before any work, not after it
+        store.games(tournament_id, below=config.total_games)
     already = sum(1 for i in stored if i < config.total_games)
     missing = config.total_games - already
     if max_games is not None:

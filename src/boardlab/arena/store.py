@@ -14,6 +14,7 @@ schema is migrated when opened (see :data:`_MIGRATIONS`); a newer one is refused
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -25,6 +26,7 @@ from typing import Any
 
 from boardlab.arena.play import GameRecord, record_types
 from boardlab.arena.schedule import ArenaError, TournamentConfig
+from boardlab.core.spec import shorten
 from boardlab.games import Outcome
 
 APPLICATION = "boardlab-arena"
@@ -43,6 +45,19 @@ def _same(value: Any) -> Any:
     return value
 
 
+def _integer(value: Any) -> int:
+    # SQLite keeps a text put in an INTEGER column as text: refuse it here, not in a summary
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{str(value)[:30]!r} is not a whole number")
+    return value
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{str(value)[:30]!r} is not a text")
+    return value
+
+
 def _moves_text(moves: tuple[str, ...]) -> str:
     for move in moves:
         if not move or move != "".join(move.split()):
@@ -51,7 +66,7 @@ def _moves_text(moves: tuple[str, ...]) -> str:
 
 
 def _moves_from_text(text: str) -> tuple[str, ...]:
-    return tuple(text.split())
+    return tuple(_text(text).split())
 
 
 def _json_text(values: tuple[float, ...]) -> str:
@@ -59,7 +74,14 @@ def _json_text(values: tuple[float, ...]) -> str:
 
 
 def _tuple_from_json(text: str) -> tuple[float, ...]:
-    return tuple(json.loads(text))
+    """Stored seconds: a JSON list of finite numbers of at least 0, ValueError otherwise."""
+    values = json.loads(_text(text))
+    if not isinstance(values, list):
+        raise ValueError("the move times are not a list")
+    for value in values:
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < math.inf:
+            raise ValueError(f"a move time of {str(value)[:30]!r} is not a number of seconds")
+    return tuple(float(v) for v in values)
 
 
 def _outcome_text(outcome: Outcome) -> str:
@@ -67,12 +89,12 @@ def _outcome_text(outcome: Outcome) -> str:
 
 
 def _outcome_from_text(text: str) -> Outcome:
-    return Outcome.from_json(json.loads(text))
+    return Outcome.from_json(json.loads(_text(text)))
 
 
 _CODECS: dict[Any, tuple[str, Callable[[Any], Any], Callable[[Any], Any]]] = {
-    int: ("INTEGER NOT NULL", _same, _same),
-    str: ("TEXT NOT NULL", _same, _same),
+    int: ("INTEGER NOT NULL", _same, _integer),
+    str: ("TEXT NOT NULL", _same, _text),
     tuple[str, ...]: ("TEXT NOT NULL", _moves_text, _moves_from_text),
     tuple[float, ...]: ("TEXT NOT NULL", _json_text, _tuple_from_json),
     Outcome: ("TEXT NOT NULL", _outcome_text, _outcome_from_text),
@@ -282,7 +304,12 @@ class Store:
         keys = ("id", "name", "game", "specs", "seed", "opening_plies", "created", "games")
         out = [dict(zip(keys, row, strict=True)) for row in rows]
         for item in out:
-            item["specs"] = json.loads(item["specs"])
+            try:
+                item["specs"] = json.loads(_text(item["specs"]))
+            except ValueError as err:  # JSONDecodeError is one
+                raise StoreError(
+                    f"store {self.path}: tournament {item['id']} is unreadable ({err})"
+                ) from None
         return out
 
 
@@ -305,7 +332,8 @@ def _check_or_create(conn: sqlite3.Connection, path: str) -> None:
     try:
         check = conn.execute("PRAGMA quick_check").fetchone()[0]
         if check != "ok":
-            raise StoreError(f"store {path}: database is corrupt ({check})")
+            found = " ".join(str(check).split())  # SQLite lists its findings a line each
+            raise StoreError(f"store {path}: database is corrupt ({shorten(found, 160)})")
         tables = _tables(conn)
         if not tables:
             conn.execute("PRAGMA journal_mode=WAL")

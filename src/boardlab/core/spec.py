@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 import re
 import typing
 from collections.abc import Mapping
@@ -104,7 +105,13 @@ class OptionSpec:
         return value
 
     def check(self, owner: str, value: Any) -> None:
-        """SpecError unless ``value`` is within the declared choices and range."""
+        """SpecError unless ``value`` is of the option's type and within the declared choices and
+        range (values read from a file, e.g. a checkpoint's settings, come here unparsed)."""
+        if not _of_type(self.type_name, value):
+            raise SpecError(
+                f"{owner}: {self.name} must be {_TYPE_WORDS.get(self.type_name, self.type_name)}, "
+                f"got {shorten(repr(value))}"
+            )
         info = self.info
         if info.choices and value not in info.choices:
             accepted = ", ".join(format_value(c) for c in info.choices)
@@ -121,6 +128,28 @@ class OptionSpec:
                 raise SpecError(f"{owner}: {self.name} must be at least {_num(info.minimum)}, got {number}")
             if info.maximum is not None and number > info.maximum:
                 raise SpecError(f"{owner}: {self.name} must be at most {_num(info.maximum)}, got {number}")
+
+
+_TYPE_WORDS = {"int": "a whole number", "float": "a number", "bool": "true or false", "str": "a text"}
+
+
+def _of_type(type_name: str, value: Any) -> bool:
+    """True if ``value`` has the type an option of ``type_name`` holds (an int may stand for a float)."""
+    if type_name == "bool":
+        return isinstance(value, bool)
+    if isinstance(value, bool):
+        return False
+    if type_name == "int":
+        return isinstance(value, numbers.Integral)
+    if type_name == "float":
+        return isinstance(value, numbers.Real)
+    if type_name == "str":
+        return isinstance(value, str)
+    if type_name == "ints":
+        return isinstance(value, tuple | list) and all(
+            isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in value
+        )
+    return True
 
 
 def _num(x: float) -> str:

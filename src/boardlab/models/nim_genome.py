@@ -249,15 +249,16 @@ def _model_of(path: Path, header: Any) -> GenomeModel:
         raise ModelFileError(f"{path} is not a boardlab Nim GA model (format {FORMAT!r} expected)")
     if header.get("version") != VERSION:
         raise ModelMismatchError(
-            f"{path} is a version {header.get('version')!r} model; this boardlab reads version {VERSION}"
+            f"{path} is a version {repr(header.get('version'))[:20]} model; "
+            f"this boardlab reads version {VERSION}"
         )
     if header.get("method") != "ga":
         raise ModelMismatchError(f"{path} holds a {header.get('method')!r} model, not ga")
     if header.get("game") != "nim":
         raise ModelMismatchError(f"{path} was trained on {header.get('game')!r}, not nim")
     kind = header.get("genome")
-    if kind not in GENOMES:
-        raise ModelFileError(f"{path}: unknown genome {kind!r}; accepted: {', '.join(GENOMES)}")
+    if not isinstance(kind, str) or kind not in GENOMES:
+        raise ModelFileError(f"{path}: unknown genome {str(kind)[:20]!r}; accepted: {', '.join(GENOMES)}")
     names = gene_names(kind)
     if header.get("genes") != list(names):
         raise ModelMismatchError(f"{path}: its {kind} genome has other genes than this boardlab's")

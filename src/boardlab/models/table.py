@@ -25,7 +25,7 @@ game, method or version).
 from __future__ import annotations
 
 import json
-import zipfile
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,16 @@ import numpy as np
 from numba import njit
 
 from boardlab.core.files import atomic_write
+from boardlab.core.inputs import (
+    InputFileError,
+    check_fields,
+    finite_number,
+    load_npz,
+    npz_headers,
+    read_json,
+    short_reason,
+)
+from boardlab.core.machine import memory_problem
 
 FORMAT = "boardlab-tabular"
 VERSION = 1
@@ -46,7 +56,7 @@ MIN_CAPACITY = 1024
 MAX_HEADER_CHARS = 10_000_000
 
 
-class ModelFileError(ValueError):
+class ModelFileError(InputFileError):
     """A model file that cannot be used: unreadable, not a boardlab table, or inconsistent."""
 
 
@@ -244,32 +254,35 @@ def save_model(path: Path | str, model: TableModel) -> Path:
     return path
 
 
-def _check_archive(path: Path) -> None:
-    """ModelFileError unless ``path`` is a file that starts like a zip archive (an .npz)."""
-    try:
-        with open(path, "rb") as handle:
-            magic = handle.read(4)
-    except FileNotFoundError:
-        raise ModelFileError(f"model file {path} does not exist") from None
-    except OSError as error:
-        raise ModelFileError(f"cannot read model file {path} ({short_error(error)})") from None
-    if magic != b"PK\x03\x04":
-        raise ModelFileError(f"{path} is not a model file (not an .npz archive)")
+MAX_MODEL_BYTES = 1 << 36
+"""The largest model file read (64 GiB); the arrays it declares must fit in memory too."""
+
+
+def _arrays(path: Path, names: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """The checked arrays ``names`` of a model file (see :mod:`boardlab.core.inputs`)."""
+    headers = npz_headers(path, "model file", MAX_MODEL_BYTES)
+    if "header" not in headers:
+        raise ModelFileError(f"{path} is not a boardlab model file (no header)")
+    declared = sum(math.prod(shape) * dtype.itemsize for dtype, shape in headers.values())
+    problem = memory_problem(declared, f"model file {path}")
+    if problem:
+        raise ModelFileError(problem)
+    return load_npz(path, "model file", MAX_MODEL_BYTES, names)
 
 
 def read_header(path: Path | str) -> dict[str, Any]:
-    """The JSON header of a model file, checked for format and version (arrays not read)."""
+    """The JSON header of a model file, checked for format, version and values (arrays not read)."""
     path = Path(path)
-    _check_archive(path)
+    return _header_of(path, _as_model_error(lambda: _arrays(path, ("header",)))["header"])
+
+
+def _as_model_error(read: Any) -> Any:
     try:
-        with np.load(path, allow_pickle=False) as data:
-            return _header_of(path, data)
+        return read()
     except ModelFileError:
         raise
-    except FileNotFoundError:
-        raise ModelFileError(f"model file {path} does not exist") from None
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
-        raise ModelFileError(f"{path} is not a readable model file ({short_error(error)})") from None
+    except InputFileError as error:
+        raise ModelFileError(str(error)) from None
 
 
 def load_model(
@@ -283,47 +296,72 @@ def load_model(
     """Read a model file; ModelFileError if it is corrupt, ModelMismatchError if it does not
     match the ``game`` spec, ``kernel`` name, ``method`` or ``num_actions`` asked for."""
     path = Path(path)
-    _check_archive(path)
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            header = _header_of(path, data)
-            keys = data["keys"]
-            values = data["values"]
-    except ModelFileError:
-        raise
-    except FileNotFoundError:
-        raise ModelFileError(f"model file {path} does not exist") from None
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
-        raise ModelFileError(f"{path} is not a readable model file ({short_error(error)})") from None
+    arrays = _as_model_error(lambda: _arrays(path, ("header", "keys", "values")))
+    header = _header_of(path, arrays["header"])
     expected = {"game": game, "kernel": kernel, "method": method, "num_actions": num_actions}
     for name, want in expected.items():
         if want is not None and header.get(name) != want:
             raise ModelMismatchError(f"{path} holds a {name} of {header.get(name)!r}, not {want!r}")
-    _check_arrays(path, header, keys, values)
-    table = ValueTable.from_items(keys, values, fill=float(header.get("fill", 0.0)))
+    _check_arrays(path, header, arrays["keys"], arrays["values"])
+    table = ValueTable.from_items(arrays["keys"], arrays["values"], fill=float(header["fill"]))
     return TableModel(table, header)
 
 
-def _header_of(path: Path, data: Any) -> dict[str, Any]:
-    if "header" not in data.files:
-        raise ModelFileError(f"{path} is not a boardlab model file (no header)")
-    raw = data["header"]
+def _header_of(path: Path, raw: np.ndarray) -> dict[str, Any]:
     if raw.dtype.kind != "U" or raw.shape != () or len(str(raw)) > MAX_HEADER_CHARS:
         raise ModelFileError(f"{path}: the header is not a JSON text")
     try:
-        header = json.loads(str(raw))
+        header = json.loads(str(raw), parse_constant=_no_constant)
     except json.JSONDecodeError as error:
         raise ModelFileError(f"{path}: the header is not valid JSON ({error.msg})") from None
+    except (ValueError, RecursionError) as error:
+        raise ModelFileError(f"{path}: the header is not valid JSON ({short_error(error)})") from None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise ModelFileError(f"{path} is not a boardlab tabular model (format {FORMAT!r} expected)")
     if header.get("version") != VERSION:
         raise ModelMismatchError(
-            f"{path} is a version {header.get('version')!r} model; this boardlab reads version {VERSION}"
+            f"{path} is a version {repr(header.get('version'))[:20]} model; "
+            f"this boardlab reads version {VERSION}"
         )
-    for name, kind in (("game", str), ("kernel", str), ("method", str), ("num_actions", int), ("width", int)):
+    for name, kind in (("game", str), ("kernel", str), ("method", str), ("hyper", dict)):
         if not isinstance(header.get(name), kind):
             raise ModelFileError(f"{path}: the header has no valid {name!r}")
+    if header["method"] not in METHODS:
+        raise ModelFileError(f"{path}: the header's method must be one of {', '.join(METHODS)}")
+    for name, low, high in (("num_actions", 1, MAX_WIDTH), ("width", 1, MAX_WIDTH), ("entries", 0, 1 << 40)):
+        value = header.get(name)
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise ModelFileError(f"{path}: the header's {name!r} must be a whole number in [{low}, {high}]")
+    episodes = header.get("episodes", 0)
+    if isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 0:
+        raise ModelFileError(f"{path}: the header's 'episodes' must be a whole number, at least 0")
+    _as_model_error(lambda: finite_number(header.get("fill"), f"{path}: the header's 'fill'", -1e6, 1e6))
+    _check_hyper(path, header["hyper"])
+    _as_model_error(lambda: check_fields(header, str(path), {}, TRAINING_FIELDS))
+    if isinstance(header.get("seed"), int) and header["seed"] < 0:
+        raise ModelFileError(f"{path}: the header's 'seed' must be at least 0")
     return header
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a finite number")
+
+
+METHODS = ("qlearning", "mcrl")
+TRAINING_FIELDS = {"seed": "int", "rng": "str", "curve": "list", "stats": "list", "train_seconds": "number"}
+"""What a trainer keeps in the header, checked when present (a model file may lack them)."""
+MAX_WIDTH = 1 << 20
+_HYPER_NUMBERS = ("gamma", "shaping_weight", "alpha", "epsilon", "epsilon_end", "epsilon_decay", "q_init")
+
+
+def _check_hyper(path: Path, hyper: dict[str, Any]) -> None:
+    """The hyper-parameters greedy play reads must be usable: finite numbers, a text shaping
+    (the trainer checks the rest, against its declared ranges, when a run is resumed)."""
+    for name in _HYPER_NUMBERS:
+        if name in hyper:
+            _as_model_error(lambda name=name: finite_number(hyper[name], f"{path}: hyper-parameter {name!r}"))
+    if not isinstance(hyper.get("shaping", "none"), str):
+        raise ModelFileError(f"{path}: hyper-parameter 'shaping' must be a name")
 
 
 def _check_arrays(path: Path, header: dict[str, Any], keys: np.ndarray, values: np.ndarray) -> None:
@@ -342,39 +380,22 @@ def _check_arrays(path: Path, header: dict[str, Any], keys: np.ndarray, values: 
         raise ModelFileError(
             f"{path}: the header counts {header.get('entries')} entries, the file has {len(keys)}"
         )
-    if np.any(keys == EMPTY) or len(np.unique(keys)) != len(keys):
-        raise ModelFileError(f"{path}: the keys hold duplicates or empty marks")
+    # the keys are written sorted: one linear pass finds duplicates and empty marks
+    if np.any(keys == EMPTY) or (len(keys) > 1 and not np.all(keys[1:] > keys[:-1])):
+        raise ModelFileError(f"{path}: the keys hold duplicates, empty marks or are out of order")
     if not np.all(np.isfinite(values)):
         raise ModelFileError(f"{path}: the values hold NaN or infinite numbers")
 
 
 def short_error(error: BaseException) -> str:
     """An exception's message, cut to fit in a one-line error."""
-    text = str(error) or type(error).__name__
-    return text if len(text) <= 120 else text[:117] + "..."
+    return short_reason(error)
 
 
 def read_json_model(path: Path | str, what: str, max_bytes: int) -> Any:
-    """The parsed JSON of a model file; ModelFileError when it is missing, not a file, larger
-    than ``max_bytes`` or not JSON (``what`` names the kind of model in the message)."""
-    path = Path(path)
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        raise ModelFileError(f"model file {path} does not exist") from None
-    except OSError as error:
-        raise ModelFileError(f"cannot read model file {path} ({short_error(error)})") from None
-    if not path.is_file():
-        raise ModelFileError(f"model file {path} is not a file")
-    if size > max_bytes:
-        raise ModelFileError(f"{path} is too large for {what} ({size:,} bytes)")
-    try:
-        return json.loads(path.read_bytes().decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
-        reason = short_error(error)
-        raise ModelFileError(f"{path} is not a readable model file (not JSON: {reason})") from None
-    except OSError as error:
-        raise ModelFileError(f"cannot read model file {path} ({short_error(error)})") from None
+    """The parsed JSON of a model file; ModelFileError when it is missing, not a regular file,
+    larger than ``max_bytes`` or not JSON (``what`` names the kind of model in the message)."""
+    return _as_model_error(lambda: read_json(path, f"model file ({what})", max_bytes))
 
 
 __all__ = [

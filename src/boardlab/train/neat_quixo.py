@@ -69,6 +69,7 @@ from boardlab.agents.neat_player import (
     model_json,
 )
 from boardlab.core.files import atomic_write_text
+from boardlab.core.inputs import InputFileError, check_fields, read_json, short_reason
 from boardlab.core.spec import option
 from boardlab.games import GameOptionError, parse_game
 from boardlab.games.base import DRAW, ONGOING, WIN, compiled_for
@@ -81,6 +82,7 @@ from boardlab.train.run import (
     Method,
     RunDefaults,
     TrainingError,
+    check_state,
     checked_settings,
     play_matches,
     tallies,
@@ -90,6 +92,8 @@ from boardlab.train.run import parse_hyper as hyper_settings
 CHECKPOINT_FILE = "checkpoint.json"
 MODEL_FILE = "model.json"
 CHECKPOINT_FORMAT = "boardlab-neat-checkpoint"
+MAX_CHECKPOINT_BYTES = 1 << 30
+"""The largest checkpoint read (a population of large genomes stays far below)."""
 CHECKPOINT_VERSION = 1
 DEFAULT_AGAINST = ("random", "greedy", "alphabeta:depth=1")
 EVAL_OPENING = 2
@@ -370,6 +374,36 @@ def population_state(population: neat.Population) -> dict[str, Any]:
     }
 
 
+POPULATION_FIELDS = {
+    "generation": "int",
+    "next_genome": "int",
+    "next_species": "int",
+    "innovation": "int",
+    "genomes": "list",
+    "species": "list",
+    "genome_to_species": "list",
+    "random": "list",
+}
+
+
+def _check_population(state: Any, inputs: int, where: str) -> None:
+    """ModelFileError unless a saved population has its counters (whole numbers of at least 0)
+    and sound genomes (:func:`boardlab.agents.neat_player.check_genome`)."""
+    try:
+        check_fields(state, f"{where}: the population", POPULATION_FIELDS)
+        if state.get("next_node") is not None:  # None: neat-python numbers new nodes itself
+            check_fields(state, f"{where}: the population", {"next_node": "int"})
+    except InputFileError as error:
+        raise ModelFileError(str(error)) from None
+    counters = [state[name] for name, kind in POPULATION_FIELDS.items() if kind == "int"]
+    if state.get("next_node") is not None:
+        counters.append(state["next_node"])
+    if min(counters) < 0:
+        raise ModelFileError(f"{where}: the population's counters must be at least 0")
+    for genome in state["genomes"]:
+        check_genome(genome, inputs, 1)
+
+
 def restore_population(config: neat.Config, state: Mapping[str, Any]) -> neat.Population:
     """The neat-python ``Population`` saved by :func:`population_state` (Python's ``random``
     set back to where it was)."""
@@ -575,22 +609,37 @@ class Evolution(RunDefaults):
         ModelMismatchError when ``game`` (if given) is not the game it trains on."""
         path = Path(path)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ModelFileError(f"checkpoint {path} does not exist") from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise ModelFileError(f"checkpoint {path} is damaged: {error}") from None
+            data = read_json(path, "checkpoint", MAX_CHECKPOINT_BYTES)
+        except InputFileError as error:
+            raise ModelFileError(str(error)) from None
         if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
             raise ModelFileError(f"{path} is not a NEAT checkpoint")
         if data.get("version") != CHECKPOINT_VERSION:
             raise ModelFileError(f"{path} has version {data.get('version')}; expected {CHECKPOINT_VERSION}")
+        check_state(
+            data,
+            path,
+            {
+                "seed": "int",
+                "game": "str",
+                "hyper": "dict",
+                "population": "dict",
+                "pool": "list",
+                "history": "list",
+                "curve": "list",
+            },
+            {"train_seconds": "number", "fitness_games": "int"},
+        )
         try:
             trained = check_game(parse_game(data["game"]))
             params = params_for(data["hyper"])
-            config = make_config(params, int(np.prod(trained.kernel.obs_shape)))
+            inputs = int(np.prod(trained.kernel.obs_shape))
+            config = make_config(params, inputs)
+            _check_population(data["population"], inputs, f"checkpoint {path}")
             population = restore_population(config, data["population"])
-        except (KeyError, TypeError, ValueError, GameOptionError) as error:
-            raise ModelFileError(f"checkpoint {path} is damaged: {error}") from None
+        except (KeyError, TypeError, ValueError, GameOptionError, AssertionError) as error:
+            # neat-python checks the types of what it is given with assertions
+            raise ModelFileError(f"checkpoint {path} is damaged: {short_reason(error)}") from None
         if game is not None and game.spec != trained.spec:
             raise ModelMismatchError(f"{path} trains on {trained.spec}, not {game.spec}")
         return cls(

@@ -101,6 +101,7 @@ from boardlab.train.run import (
     Method,
     RunDefaults,
     TrainingError,
+    check_state,
     checked_settings,
     curve_point,
     final_results,
@@ -685,6 +686,19 @@ class Evolution(RunDefaults):
             asked = [g.spec for g in games]
             if asked != list(model.games):
                 raise ModelMismatchError(f"{path} trains on {'; '.join(model.games)}, not {'; '.join(asked)}")
+        check_state(
+            header,
+            path,
+            {
+                "seed": "int",
+                "epoch": "int",
+                "history": "list",
+                "curve": "list",
+                "state": "dict",
+                "hyper": "dict",
+            },
+            {"train_seconds": "number", "training_games": "int"},
+        )
         try:
             params = params_for(header["hyper"])
             state = header["state"]

@@ -61,7 +61,14 @@ from boardlab.models.table import ModelFileError, ModelMismatchError, short_erro
 from boardlab.play.pool import Workers
 from boardlab.play.session import Session
 from boardlab.train.plots import write_es_plots
-from boardlab.train.run import GameResult, Method, RunDefaults, TrainingError, checked_settings
+from boardlab.train.run import (
+    GameResult,
+    Method,
+    RunDefaults,
+    TrainingError,
+    check_state,
+    checked_settings,
+)
 from boardlab.train.run import parse_hyper as hyper_settings
 
 MODEL_FILE = "model.json"
@@ -647,6 +654,20 @@ class ESRun(RunDefaults):
         the game it trains on, ModelFileError when the file cannot be resumed."""
         model = rl.load_model(path)
         header = model.header
+        check_state(
+            header,
+            path,
+            {
+                "seed": "int",
+                "epoch": "int",
+                "history": "list",
+                "curve": "list",
+                "state": "dict",
+                "hyper": "dict",
+                "game_spec": "str",
+            },
+            {"train_seconds": "number", "training_games": "int"},
+        )
         try:
             trained = parse_game(str(header["game_spec"]))
             params = params_for(header["hyper"])

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import math
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -36,9 +37,11 @@ from typing import Any, ClassVar, Protocol, TypeVar
 
 from boardlab.agents.base import make_agent
 from boardlab.agents.decision import Decision, Limit
+from boardlab.core.inputs import InputFileError, check_fields, short_reason
 from boardlab.core.processes import Termination, raise_if_stopping
 from boardlab.core.spec import SpecError, build_options, check_options, options_of, split_spec
 from boardlab.games import parse_game
+from boardlab.models.table import ModelFileError
 from boardlab.play.pool import Workers
 from boardlab.play.session import Session
 
@@ -234,6 +237,51 @@ class Method:
     """Settings a resumed run may change: they do not change what it computes (``workers``)."""
     max_seed: int = 2**63 - 1
     error: type[TrainingError] = TrainingError
+
+
+def resume_run(method: Method, path: Path, games: Any) -> TrainingRun:
+    """The run saved at ``path`` (``method.resume``), its learning curve checked too, since the
+    driver reads it to know which points are done; ModelFileError naming the file when the
+    checkpoint cannot be resumed, whatever part of it is wrong."""
+    try:
+        run = method.resume(path, games)
+        check_curve(run.curve, f"checkpoint {path}", run.curve_key)
+    except ModelFileError:
+        raise
+    except InputFileError as error:
+        raise ModelFileError(str(error)) from None
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as error:
+        # a field of the wrong type met while rebuilding the run: the file is damaged
+        raise ModelFileError(f"checkpoint {path} cannot be resumed ({short_reason(error)})") from None
+    return run
+
+
+def check_state(
+    header: Any, path: Path, required: Mapping[str, str], optional: Mapping[str, str] | None = None
+) -> None:
+    """ModelFileError unless a checkpoint's JSON object has these fields of these kinds (see
+    :func:`boardlab.core.inputs.check_fields`) and a seed of at least 0: checked before a run
+    is rebuilt from it, so that a damaged field is named rather than met later."""
+    try:
+        check_fields(header, f"checkpoint {path}", required, optional)
+    except InputFileError as error:
+        raise ModelFileError(str(error)) from None
+    if header.get("seed", 0) < 0:
+        raise ModelFileError(f"checkpoint {path}: 'seed' must be at least 0")
+
+
+def check_curve(curve: Any, where: str, key: str) -> None:
+    """InputFileError unless ``curve`` is a list of learning-curve records: objects whose ``key``
+    (``episode`` or ``epoch``) is a whole number of at least 0 and whose numbers are finite."""
+    if not isinstance(curve, list):
+        raise InputFileError(f"{where}: the learning curve must be a list")
+    for record in curve:
+        check_fields(record, f"{where}: a learning-curve record", {key: "int"}, {"opponent": "str"})
+        if record[key] < 0:
+            raise InputFileError(f"{where}: a learning-curve record has a negative {key}")
+        for name, value in record.items():
+            if isinstance(value, float) and not math.isfinite(value):
+                raise InputFileError(f"{where}: a learning-curve record's {name!r} is not finite")
 
 
 # --- the driver --------------------------------------------------------------------------------
@@ -475,6 +523,8 @@ __all__ = [
     "TrainingError",
     "TrainingRun",
     "changed_settings",
+    "check_curve",
+    "check_state",
     "checked_settings",
     "curve_point",
     "final_results",
@@ -482,6 +532,7 @@ __all__ = [
     "play_games",
     "play_match",
     "play_matches",
+    "resume_run",
     "settings_from_texts",
     "tallies",
     "tally",

@@ -32,7 +32,7 @@ from boardlab.arena.schedule import (
     ArenaError,
     TournamentConfig,
 )
-from boardlab.arena.store import Store
+from boardlab.arena.store import Store, StoreError
 from boardlab.core.console import make_console
 from boardlab.core.files import output_problem, path_problem
 from boardlab.core.processes import sigterm_as_interrupt
@@ -149,6 +149,8 @@ def run_and_report(
                     on_start=on_start,
                     on_game=on_game,
                 )
+        except StoreError as err:  # a store holding damaged games: bad input, found before work
+            _fail(str(err))
         except ArenaError as err:
             _fail(str(err), code=1)
     if run.interrupted:

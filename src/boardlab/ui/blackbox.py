@@ -18,6 +18,7 @@ from rich.table import Table
 
 from boardlab.core.console import make_console
 from boardlab.core.files import atomic_write, output_problem
+from boardlab.core.inputs import InputFileError, load_npz
 from boardlab.core.processes import Termination, sigterm_as_interrupt
 from boardlab.core.spec import number_problem, one_line, shorten
 from boardlab.labs.blackbox import (
@@ -106,15 +107,23 @@ def save_checkpoint(path: Path, run: Run, strategy: str, seed: int) -> None:
     )
 
 
+MAX_CHECKPOINT_BYTES = 1 << 30
+"""The largest black-box checkpoint read (a genome and two numbers)."""
+
+
 def load_checkpoint(path: Path, strategy: str) -> tuple[np.ndarray, int] | None:
     """``(best genome, calls spent)`` from a checkpoint of the same strategy, else None."""
     if not path.exists():
         return None
     try:
-        with np.load(path, allow_pickle=False) as data:
-            if str(data["strategy"]) != strategy:
-                return None
-            genome, calls = data["best_genome"].astype(bool), int(data["calls"])
+        data = load_npz(path, "checkpoint", MAX_CHECKPOINT_BYTES, ("strategy", "best_genome", "calls"))
+        if data["strategy"].shape != () or data["calls"].shape != () or data["calls"].dtype.kind != "i":
+            raise ValueError("its strategy and calls must be single values")
+        if str(data["strategy"]) != strategy:
+            return None
+        genome, calls = data["best_genome"].astype(bool), int(data["calls"])
+    except InputFileError as error:
+        raise UsageProblem(f"unreadable checkpoint: {error}; delete it or run without --resume") from None
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
         raise UsageProblem(
             f"unreadable checkpoint {path}: {error}; delete it or run without --resume"

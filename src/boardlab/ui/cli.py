@@ -24,6 +24,7 @@ from typer.core import TyperGroup
 
 from boardlab.agents import list_agents
 from boardlab.core.console import fit_streams, make_console
+from boardlab.core.inputs import InputFileError
 from boardlab.core.processes import stop_requests
 from boardlab.core.spec import one_line, options_of
 from boardlab.games import available_games, parse_game
@@ -65,6 +66,9 @@ class OneLineErrors(TyperGroup):
         except Abort:
             _error_line("aborted")
             sys.exit(1)
+        except InputFileError as err:  # a file the user gave that cannot be used, whatever reads it
+            _error_line(str(err))
+            sys.exit(2)
         except OSError as err:  # the system refused a read or write (a full disk): not a bug
             if os.environ.get("BOARDLAB_DEBUG"):
                 raise

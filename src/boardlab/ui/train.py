@@ -47,6 +47,7 @@ from boardlab.train.run import (
     TrainingError,
     TrainingRun,
     changed_settings,
+    resume_run,
     settings_from_texts,
     tallies,
     train,
@@ -174,7 +175,7 @@ def _resumed(
 ) -> TrainingRun:
     """The run saved at ``path``; the settings and seed given must be its own (but the free ones)."""
     try:
-        run = method.resume(path, games)
+        run = resume_run(method, path, games)
     except ModelFileError as error:
         raise UsageProblem(str(error)) from None
     for name in changed_settings(settings, run.params, method.free):

@@ -18,6 +18,7 @@ or the new one, never half of one.
 
 from __future__ import annotations
 
+import os
 import struct
 import zlib
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from boardlab.core.files import atomic_write
+from boardlab.core.inputs import InputFileError, open_regular
 from boardlab.games.quixo.index import class_size
 
 MAGIC = b"BLQXTB\r\n"
@@ -33,11 +35,13 @@ VERSION = 1
 HEADER_SIZE = 64
 _HEADER = struct.Struct("<8sHBBBBHQQQQII")  # 56 bytes, padded to HEADER_SIZE
 DRAW_CODE, WIN_CODE, LOSS_CODE = 0, 1, 2
+MAX_TABLE_BYTES = 1 << 40
+"""No class table of a board boardlab solves comes near this (the file is memory-mapped, not read)."""
 RULEBOOKS = ("official", "course")
 """The Quixo rulebooks a table can be solved under, by flag value (see :mod:`boardlab.games.quixo`)."""
 
 
-class TablebaseFormatError(ValueError):
+class TablebaseFormatError(InputFileError):
     """A tablebase file that is missing, truncated, corrupt or not the one expected."""
 
 
@@ -143,14 +147,16 @@ def read_table_file(
     expected_flags = _flags(rulebook)
     path = Path(path)
     where = f"tablebase file {path}"
-    try:
-        actual_size = path.stat().st_size
-    except FileNotFoundError:
-        raise TablebaseFormatError(f"{where} is missing") from None
-    if actual_size < HEADER_SIZE:
+    if not path.exists():
+        raise TablebaseFormatError(f"{where} is missing")
+    try:  # a regular file only (a FIFO or a device is refused, never read)
+        with open_regular(path, "tablebase file", MAX_TABLE_BYTES) as f:
+            actual_size = os.fstat(f.fileno()).st_size
+            head = f.read(HEADER_SIZE)
+    except InputFileError as error:
+        raise TablebaseFormatError(str(error)) from None
+    if actual_size < HEADER_SIZE or len(head) < HEADER_SIZE:
         raise TablebaseFormatError(f"{where} is truncated: {actual_size} bytes, shorter than its header")
-    with open(path, "rb") as f:
-        head = f.read(HEADER_SIZE)
     fields = _HEADER.unpack(head[: _HEADER.size])
     magic, version, fsize, fa, fb, width, flags, count, wins, losses, draws, crc, head_crc = fields
     if magic != MAGIC:
