@@ -586,14 +586,25 @@ def _import_in_child(conn: Any, name: str, path: list[str], build: str | None, s
         conn.send_bytes(b"")
 
 
+class _Discard(io.TextIOBase):
+    """A text stream that drops what it is given."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+
 def _silence_output() -> None:
-    """Send what this process prints to /dev/null: a check is not a place to show it."""
+    """Drop what this process prints: a check is not a place to show it. Python's own streams
+    go nowhere, and what compiled code writes to the descriptors goes to /dev/null."""
     with contextlib.suppress(OSError):
         null = os.open(os.devnull, os.O_WRONLY)
         os.dup2(null, 1)
         os.dup2(null, 2)
         os.close(null)
-    sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (for the life of this process)
+    sys.stdout = sys.stderr = _Discard()
 
 
 def _import_file(path: Path) -> Any:
