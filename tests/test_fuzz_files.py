@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from reliability import count
 from typer.testing import CliRunner
@@ -232,6 +232,7 @@ def test_flipped_bytes_are_refused_cleanly(name: str, kinds: dict[str, Kind], tm
 
     @FUZZ
     @given(changes=flips)
+    @example(changes=[(3947, 128)])  # a damaged schema name that is not UTF-8
     def run(changes: list[tuple[int, int]]) -> None:
         _check(kind, _scratch(kind, tmp_path, _flipped(sound, changes)), must_fail=False)
 

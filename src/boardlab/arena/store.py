@@ -241,8 +241,8 @@ class Store:
         try:
             with self._conn:
                 yield self._conn
-        except sqlite3.DatabaseError as err:
-            raise StoreError(f"store {self.path}: {err}") from None
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as err:  # damaged names are not UTF-8
+            raise StoreError(f"store {self.path}: {shorten(str(err), 160)}") from None
 
     def register_tournament(self, config: TournamentConfig) -> str:
         """Record a tournament (once; later calls keep the first name) and return its id."""
@@ -351,8 +351,8 @@ def _check_or_create(conn: sqlite3.Connection, path: str) -> None:
             _migrate(conn, path)
         _check_columns(conn, path)
         conn.execute("PRAGMA journal_mode=WAL")
-    except sqlite3.DatabaseError as err:
-        raise StoreError(f"store {path}: not a usable SQLite database ({err})") from None
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as err:  # damaged names are not UTF-8
+        raise StoreError(f"store {path}: not a usable SQLite database ({shorten(str(err), 160)})") from None
 
 
 def _tables(conn: sqlite3.Connection) -> set[str]:
