@@ -1,11 +1,14 @@
-# Sourced by run.sh and test.sh: create .venv and install boardlab (editable) with dev tools.
-# Needs only python3 (3.11+) and pip; re-running is cheap once installed.
+# Sourced by run.sh and test.sh: create .venv and install boardlab (editable) with every extra
+# (torch, web, bridges, ray) and the dev tools. Needs only python3 (3.11+) and pip; re-running is
+# cheap once installed. PyTorch goes in first, pinned to its CPU build, so that the `torch` extra's
+# range is already satisfied and pip does not reach for a multi-GB CUDA build.
 PYTHON="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
 if [ ! -f .venv/.installed ] || [ pyproject.toml -nt .venv/.installed ]; then
     .venv/bin/python -m pip install --quiet --upgrade pip
-    .venv/bin/python -m pip install --quiet -e ".[dev]"
+    .venv/bin/python -m pip install --quiet "torch==2.13.0"
+    .venv/bin/python -m pip install --quiet -e ".[dev,torch,web,bridges,ray]"
     touch .venv/.installed
 fi
