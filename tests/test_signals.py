@@ -11,6 +11,7 @@ issue asks for two seconds, which these commands meet on an idle one.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -154,6 +155,58 @@ def test_neat_stops_mid_generation_and_resumes(tmp_path: Path) -> None:
     _assert_nothing_left(resumed.pid)
 
 
+def _epoch(model: Path) -> int:
+    try:
+        return int(json.loads(model.read_text())["epoch"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return -1
+
+
+def _evolution_args(kind: str, out: Path, epochs: int, *extra: str, final_games: int = 2) -> list[str]:
+    args = ["train", kind, "--out", str(out), "--epochs", str(epochs), "--final-games", str(final_games)]
+    return [*args, "--eval-games", "2", "--against", "random", *extra]
+
+
+@pytest.mark.parametrize(("kind", "extra"), [("es", ("--games", "20")), ("ga", ())])
+def test_evolution_stops_mid_run_and_resumes(kind: str, extra: tuple[str, ...], tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    model = out / "model.json"
+    code, output, seconds = _signal_when(
+        _evolution_args(kind, out, 500, *extra), lambda: _epoch(model) >= 1, signal.SIGTERM, settle=0.3
+    )
+    _assert_stopped(signal.SIGTERM, code, output, seconds)
+    done = _epoch(model)
+    assert done >= 1 and not (out / "summary.json").exists()
+    resumed = _start(_evolution_args(kind, out, done + 1, *extra, "--resume"))
+    output, _ = resumed.communicate(timeout=300)
+    assert resumed.returncode == 0, output
+    assert _epoch(model) == done + 1
+    _assert_nothing_left(resumed.pid)
+
+
+def test_evolution_stops_in_its_final_games(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    model = out / "model.json"
+    code, output, seconds = _signal_when(
+        _evolution_args("ga", out, 1, final_games=100_000), lambda: _epoch(model) == 1, signal.SIGINT
+    )
+    _assert_stopped(signal.SIGINT, code, output, seconds)
+    assert _epoch(model) == 1 and not (out / "summary.json").exists()
+
+
+# --- oracle: the judge's games --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_the_oracle_stops_in_its_games(signum: int, tmp_path: Path) -> None:
+    out = tmp_path / "oracle"
+    started = time.monotonic()
+    args = ["oracle", "alphabeta:depth=3", "--game", "tictactoe", "--games", "100000", "--out", str(out)]
+    code, output, seconds = _signal_when(args, lambda: time.monotonic() - started > 8, signum, settle=0)
+    _assert_stopped(signum, code, output, seconds)
+    assert not (out / "oracle.json").exists()  # nothing half-written
+
+
 def test_a_killed_trainer_s_workers_print_nothing(tmp_path: Path) -> None:
     out = tmp_path / "run"
     checkpoint = out / "checkpoint.json"
@@ -191,6 +244,37 @@ def test_processes_a_player_starts_end_with_the_match(tmp_path: Path) -> None:
         raise
     assert process.returncode == 0, output
     _assert_nothing_left(process.pid)
+
+
+def _helpers_started(session: int) -> bool:
+    for pid in session_members(session):
+        with contextlib.suppress(OSError):
+            if b"time.sleep(300)" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                return True
+    return False
+
+
+def test_processes_a_player_starts_end_when_the_match_is_killed(tmp_path: Path) -> None:
+    """``kill -9`` of the main process leaves nobody to end the agents' groups: each group's guard
+    does it."""
+    player = tmp_path / "spawning_player.py"
+    player.write_text(SPAWNING_PLAYER)
+    spec = f"course:player={player}:Player"
+    args = ["match", spec, "random", "-n", "40", "--game", "quixo", "-j", "2", "--db", str(tmp_path / "a.db")]
+    process = _start(args)
+    try:
+        deadline = time.monotonic() + 120
+        while not _helpers_started(process.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _helpers_started(process.pid), "the player never started its helper"
+        process.kill()
+        process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+    _assert_nothing_left(process.pid)
+    count("kills survived")
 
 
 def test_a_match_stops_mid_game_and_leaves_no_process(tmp_path: Path) -> None:

@@ -56,9 +56,37 @@ def die_with_parent() -> None:
 def own_process_group() -> None:
     """Make this child the leader of a new process group, so that :func:`end_group` also ends
     whatever it starts (an agent's own helper processes); called first in a child that runs
-    agents."""
+    agents, after :func:`die_with_parent`.
+
+    The group also gets a guard (Linux): a small forked process that ends the whole group as
+    soon as this child dies, however it dies. When the main process is killed with ``kill -9``
+    nobody is left to call :func:`end_group`, and what an agent started would live on.
+    """
     with contextlib.suppress(OSError, AttributeError):
         os.setpgid(0, 0)
+    if sys.platform.startswith("linux"):
+        _fork_group_guard()
+
+
+def _fork_group_guard() -> None:
+    leader = os.getpid()
+    try:
+        pid = os.fork()
+    except OSError:
+        return
+    if pid:
+        return
+    try:  # the guard: no file of its host's kept open (its pipes must close when the host dies)
+        os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, lambda *_: os.killpg(0, signal.SIGKILL))
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+        if os.getppid() != leader:  # the host died before the guard was armed
+            os.killpg(0, signal.SIGKILL)
+        while True:
+            signal.pause()
+    finally:
+        os._exit(0)
 
 
 def end_group(pid: int) -> None:

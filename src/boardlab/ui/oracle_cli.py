@@ -25,6 +25,7 @@ from boardlab.arena.oracle import (
 )
 from boardlab.core.console import make_console
 from boardlab.core.files import output_problem, path_problem
+from boardlab.core.processes import sigterm_as_interrupt
 from boardlab.core.spec import SpecError, shorten, top_level_items
 from boardlab.games import GameError, parse_game
 from boardlab.ui.game_args import TABLES_DEFAULT_HELP
@@ -157,7 +158,13 @@ def oracle_command(
         MofNCompleteColumn(),
         TimeElapsedColumn(),
     )
-    with Progress(*columns, console=console, transient=True) as bar:
+    judged = [0, games * len(specs)]
+
+    def progress(done: int, total: int) -> None:
+        judged[:] = [done, total]
+        bar.update(task, completed=done, total=total)
+
+    with Progress(*columns, console=console, transient=True) as bar, sigterm_as_interrupt() as termination:
         task = bar.add_task("games", total=games * len(specs))
         try:
             report = measure(
@@ -169,10 +176,18 @@ def oracle_command(
                 opening=opening,
                 from_ply=from_ply,
                 judge=judge,
-                progress=lambda done, total: bar.update(task, completed=done, total=total),
+                progress=progress,
             )
         except (AgentSpecError, OracleError) as err:
             _fail(str(err))
+        except KeyboardInterrupt:
+            how = "Terminated" if termination.received else "Interrupted"
+            typer.echo(
+                f"{how} after {judged[0]} of {judged[1]} games; nothing written to {out}. "
+                "The same command and seed replay the same games.",
+                err=True,
+            )
+            raise typer.Exit(termination.exit_code) from None
     _print_report(console, report)
     try:
         paths = [plot_accuracy([report], out / "oracle.png"), write_json(report, out / "oracle.json")]
