@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -24,6 +25,8 @@ from hypothesis import strategies as st
 from reliability import count
 from typer.testing import CliRunner
 
+from boardlab.arena import store as store_module
+from boardlab.arena.store import Store
 from boardlab.core import files, machine
 from boardlab.core.console import ASCII_FALLBACK, ascii_look_alike
 from boardlab.core.files import TEMPORARY_SUFFIX, output_problem
@@ -270,3 +273,44 @@ def test_commands_print_on_a_terminal_that_cannot_encode_their_characters(
     assert b"Error" not in result.stderr and b"UnicodeEncodeError" not in result.stdout + result.stderr
     if encoding == "ascii":
         assert (result.stdout + result.stderr).isascii()
+
+
+# --- a full disk under the arena store -------------------------------------------------------------
+
+
+def _store_room(monkeypatch: pytest.MonkeyPatch, pages: int) -> None:
+    """Stores opened from now on may grow by ``pages`` pages only: SQLite then refuses a write as
+    on a full disk ("database or disk is full")."""
+    real_connect = store_module._connect
+
+    def connect(path: str) -> sqlite3.Connection:
+        conn = real_connect(path)
+        store_module._check_or_create(conn, path)
+        (used,) = conn.execute("PRAGMA page_count").fetchone()
+        conn.execute(f"PRAGMA max_page_count = {used + pages}")
+        return conn
+
+    monkeypatch.setattr(store_module, "_connect", connect)
+
+
+def test_a_full_disk_under_the_store_keeps_the_games_stored_and_the_match_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "a.db"
+    match = ["match", "random", "greedy", "--game", "tictactoe", "-n", "300", "-j", "1", "--db", str(db)]
+    with monkeypatch.context() as patch:
+        _store_room(patch, 2)
+        result = _invoke(*match)
+    count("write failures survived")
+    assert result.exit_code == 1, result.output
+    (line,) = _error_lines(result.output)
+    assert "disk is full" in line and "resumes" in line and "unexpected" not in result.output
+    with Store(db) as store:
+        (tournament,) = store.tournaments()
+        kept = store.stored_indices(tournament["id"])
+    assert 0 < len(kept) < 300
+    resumed = _invoke(*match)
+    assert resumed.exit_code == 0, resumed.output
+    with Store(db) as store:
+        games = store.games(tournament["id"])
+    assert sorted(g.index for g in games) == list(range(300))  # nothing lost, nothing doubled

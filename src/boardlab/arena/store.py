@@ -38,6 +38,14 @@ class StoreError(ArenaError):
     """A store file that cannot be opened, is corrupt, or is not a boardlab arena store."""
 
 
+class StoreFullError(ArenaError):
+    """A write the system refused (a full disk, an I/O error): the store keeps every game
+    stored before it, and the same command resumes once the cause is fixed."""
+
+
+_REFUSED_WRITES = (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR)
+
+
 # --- the games table, derived from GameRecord -------------------------------------------------
 
 
@@ -241,6 +249,13 @@ class Store:
         try:
             with self._conn:
                 yield self._conn
+        except sqlite3.OperationalError as err:
+            if err.sqlite_errorcode & 0xFF in _REFUSED_WRITES:  # extended codes keep the primary below
+                raise StoreFullError(
+                    f"store {self.path}: {err}; every game stored before is kept, "
+                    "and the same command resumes once there is room"
+                ) from None
+            raise StoreError(f"store {self.path}: {shorten(str(err), 160)}") from None
         except (sqlite3.DatabaseError, UnicodeDecodeError) as err:  # damaged names are not UTF-8
             raise StoreError(f"store {self.path}: {shorten(str(err), 160)}") from None
 
