@@ -314,3 +314,42 @@ def test_a_full_disk_under_the_store_keeps_the_games_stored_and_the_match_resume
     with Store(db) as store:
         games = store.games(tournament["id"])
     assert sorted(g.index for g in games) == list(range(300))  # nothing lost, nothing doubled
+
+
+def _tables(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def test_a_full_disk_during_a_solve_keeps_the_finished_tables_and_the_solve_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    straight, cut = tmp_path / "straight", tmp_path / "cut"
+    assert _invoke("solve", "quixo", "--size", "3", "--dir", str(straight)).exit_code == 0
+    with monkeypatch.context() as patch:
+        _full_disk_after(patch, 3)
+        result = _invoke("solve", "quixo", "--size", "3", "--dir", str(cut))
+    count("write failures survived")
+    assert result.exit_code == 1, result.output
+    (line,) = _error_lines(result.output)
+    assert "No space left on device" in line and "kept" in line and "resumes" in line
+    assert not [p for p in cut.iterdir() if p.name.endswith(TEMPORARY_SUFFIX)], "a temporary left behind"
+    assert 0 < len(_tables(cut)) < len(_tables(straight))
+    assert _invoke("solve", "quixo", "--size", "3", "--dir", str(cut)).exit_code == 0
+    assert _tables(cut) == _tables(straight)
+
+
+def test_a_full_disk_during_blackbox_keeps_its_checkpoint_and_the_run_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "bb"
+    run = ["blackbox", "--instance", "1", "--strategy", "linkage", "--max-calls", "3000", "--out", str(out)]
+    with monkeypatch.context() as patch:
+        _full_disk_after(patch, 1)
+        result = _invoke(*run)
+    count("write failures survived")
+    assert result.exit_code == 1, result.output
+    (line,) = _error_lines(result.output)
+    assert "No space left on device" in line and "--resume" in line and "unexpected" not in result.output
+    assert not [p for p in out.iterdir() if p.name.endswith(TEMPORARY_SUFFIX)], "a temporary left behind"
+    resumed = _invoke(*run, "--resume")
+    assert resumed.exit_code == 0, resumed.output

@@ -46,9 +46,9 @@ class UsageProblem(Exception):
     """A bad command-line value; reported on one line with exit code 2."""
 
 
-def _fail(message: str) -> typer.Exit:
+def _fail(message: str, code: int = 2) -> typer.Exit:
     typer.echo(f"Error: {one_line(message)}", err=True)
-    return typer.Exit(code=2)
+    return typer.Exit(code=code)
 
 
 MAX_LOCI = 10_000
@@ -390,3 +390,9 @@ def register(app: typer.Typer) -> None:
                 _run_strategy_on(strategy, instances, stop, seed, loci, out, resume, console, termination)
             except UsageProblem as problem:
                 raise _fail(str(problem)) from None
+            except OSError as error:  # a full disk: the checkpoints already written are whole
+                raise _fail(
+                    f"cannot write into {out}: {error.strerror or error}; the last checkpoint there is "
+                    "kept (rerun with --resume once there is room)",
+                    code=1,
+                ) from None

@@ -41,10 +41,10 @@ def register(app: typer.Typer) -> None:
     )(analyze_command)
 
 
-def _fail(message: str) -> NoReturn:
+def _fail(message: str, code: int = 2) -> NoReturn:
     console = make_console(stderr=True, highlight=False, soft_wrap=True)
     console.print(f"[red]Error:[/red] {escape(one_line(message))}")
-    raise typer.Exit(2)
+    raise typer.Exit(code)
 
 
 def _check_dir(directory: Path | None) -> None:
@@ -150,7 +150,13 @@ def solve_command(
             report = solve(
                 size, folder, min_cubes=cells - blanks, progress=progress, verify=verify, rulebook=rulebook
             )
-        except (OSError, ValueError) as err:
+        except OSError as err:  # a full disk: what was written is whole
+            _fail(
+                f"cannot write into {folder}: {err.strerror or err}; the finished class pairs are kept "
+                "there, and the same command resumes once there is room",
+                code=1,
+            )
+        except ValueError as err:
             _fail(str(err))
         except KeyboardInterrupt:
             bar.stop()
