@@ -17,6 +17,7 @@ from boardlab.agents import make_agent
 from boardlab.agents.decision import Limit
 from boardlab.agents.perfect import PerfectAgent
 from boardlab.arena.oracle import game_positions, move_accuracy
+from boardlab.core.inputs import InputFileError
 from boardlab.games import OutOfTime, exact_play
 from boardlab.games.base import LOSS, ONGOING
 from boardlab.games.connect4 import ConnectFour
@@ -209,8 +210,12 @@ def test_book_on_a_small_board(tmp_path: Path) -> None:
     with pytest.raises(SolverError, match="5x4 book"):
         Solver(7, 6, book=loaded)
     np.savez(tmp_path / "other.npz", keys=np.arange(3))
-    with pytest.raises(SolverError, match="not a Connect Four book"):
+    with pytest.raises(InputFileError, match="has no array 'size'"):
         Book.load(tmp_path / "other.npz")
+    unsorted = {"size": np.array([5, 4, 3]), "keys": np.array([3, 1]), "scores": np.zeros(2, np.int8)}
+    np.savez(tmp_path / "unsorted.npz", **unsorted)
+    with pytest.raises(InputFileError, match="sorted"):
+        Book.load(tmp_path / "unsorted.npz")
 
 
 # --- the perfect agent and the oracle --------------------------------------------------------

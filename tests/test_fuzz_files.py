@@ -42,12 +42,14 @@ from boardlab.arena.summary import summarize
 from boardlab.core.inputs import InputFileError
 from boardlab.core.spec import one_line
 from boardlab.games import parse_game
+from boardlab.games.connect4.solver import Book, build_book
 from boardlab.games.quixo import table as qt
 from boardlab.games.quixo.solver import solve
 from boardlab.models import nim_genome
 from boardlab.models import table as tabular
 from boardlab.models.table import ModelFileError
 from boardlab.train import method
+from boardlab.train.eval_fit import Positions, self_play
 from boardlab.train.run import resume_run
 from boardlab.ui.cli import app
 
@@ -144,8 +146,22 @@ def kinds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Kind]:
         _checkpoint(folder, "ga", "nim"),
         _checkpoint(folder, "es", "quixo:size=3"),
         _checkpoint(folder, "neat", "quixo:size=3"),
+        Kind("Connect Four book", _book(folder), Book.load, error=InputFileError),
+        Kind("positions file", _positions(folder), Positions.load, error=InputFileError),
     ]
     return {kind.name: kind for kind in found}
+
+
+def _book(folder: Path) -> Path:
+    path = folder / "book.npz"
+    build_book(5, 4, 3, path)
+    return path
+
+
+def _positions(folder: Path) -> Path:
+    path = folder / "positions.npz"
+    self_play(3, 2, seed=1, players=("alphabeta:depth=1", "greedy")).save(path)
+    return path
 
 
 KIND_NAMES = [
@@ -159,6 +175,8 @@ KIND_NAMES = [
     "ga checkpoint",
     "es checkpoint",
     "neat checkpoint",
+    "Connect Four book",
+    "positions file",
 ]
 JSON_KINDS = [
     "NEAT model",

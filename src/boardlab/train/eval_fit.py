@@ -35,6 +35,7 @@ from scipy.optimize import minimize
 
 from boardlab.agents.base import make_agent
 from boardlab.core.files import atomic_write_bytes
+from boardlab.core.inputs import InputFileError, check_array, load_npz, npz_headers
 from boardlab.games.quixo import Quixo
 from boardlab.games.quixo.kernel import (
     CORNERS_IDX,
@@ -56,6 +57,8 @@ DEFAULT_PLAYERS = (
 OPENING_PLIES = (2, 14)  # random plies before the players take over (range, end excluded)
 GAME_PLIES = 200  # games still running are drawn
 HELD_OUT = 0.2
+MAX_POSITIONS_BYTES = 1 << 32
+"""Largest positions file read (millions of positions take tens of MB)."""
 L2 = 1e-4
 MODELS = ("tuned", "patterns")
 POSITION_ARRAYS = ("me", "opp", "result", "game")
@@ -85,16 +88,27 @@ class Positions:
     def load(cls, *paths: str | Path) -> Positions:
         """Read positions written by :meth:`save`; several files are joined, their games
         numbered apart."""
-        parts = []
-        for path in paths:
-            try:
-                with np.load(path, allow_pickle=False) as data:
-                    arrays = [np.asarray(data[name]) for name in POSITION_ARRAYS]
-                    players = data["players"] if "players" in data.files else ()
-                    parts.append(cls(*arrays, players=tuple(str(spec) for spec in players)))
-            except (OSError, KeyError, ValueError) as error:
-                raise ValueError(f"{path}: not a positions file ({error})") from None
-        return cls.join(parts)
+        return cls.join([cls._load_one(path) for path in paths])
+
+    @classmethod
+    def _load_one(cls, path: str | Path) -> Positions:
+        """One positions file, checked before use (InputFileError naming the file and the problem)."""
+        headers = npz_headers(path, "positions file", MAX_POSITIONS_BYTES)
+        names = [*POSITION_ARRAYS, *({"players"} & set(headers))]
+        data = load_npz(path, "positions file", MAX_POSITIONS_BYTES, names)
+        me = check_array(data["me"], f"{path}: me", dtype=np.int64, ndim=1)
+        n = (len(me),)
+        opp = check_array(data["opp"], f"{path}: opp", dtype=np.int64, shape=n)
+        result = check_array(data["result"], f"{path}: result", shape=n, finite=True, low=0.0, high=1.0)
+        game = check_array(data["game"], f"{path}: game", shape=n, low=0)
+        if result.dtype.kind != "f" or game.dtype.kind not in "iu" or np.any(me & opp):
+            raise InputFileError(
+                f"{path}: not a positions file (results must be floats, games whole numbers, masks disjoint)"
+            )
+        players = data.get("players", np.array([], dtype=str))
+        if players.dtype.kind != "U" or players.ndim != 1:
+            raise InputFileError(f"{path}: players must be a list of agent specs")
+        return cls(me, opp, result.astype(np.float64), game.astype(np.int64), tuple(str(p) for p in players))
 
     @classmethod
     def join(cls, parts: Sequence[Positions]) -> Positions:

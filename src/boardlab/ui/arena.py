@@ -173,7 +173,11 @@ def _report(run: TournamentRun, console: Console, out: Path) -> None:
     try:
         paths = [*write_plots(summary, out), write_summary_json(summary, out / "summary.json")]
     except OSError as err:
-        _fail(f"cannot write the plots into {out}: {err.strerror or err}", code=1)
+        _fail(
+            f"cannot write the plots into {out}: {err.strerror or err}; the games are kept in "
+            f"{run.store_path}, and the same command writes the plots without playing them again",
+            code=1,
+        )
     console.print(
         f"{run.played} new games, {len(run.records)} stored in {run.store_path} "
         f"(tournament {run.config.tournament_id})"

@@ -48,6 +48,7 @@ from numba import njit, types
 from numba.extending import intrinsic
 
 from boardlab.core.files import atomic_write
+from boardlab.core.inputs import InputFileError, check_array, load_npz
 from boardlab.core.processes import stoppable_call
 
 CONNECT = 4
@@ -62,6 +63,8 @@ ETC_EMPTY = 18
 up nearer the leaves costs more than it saves)."""
 
 BOOK_PATH = Path(__file__).with_name("connect4_book_7x6.npz")
+MAX_BOOK_BYTES = 1 << 30
+"""Largest book file read (the 7 x 6 book of 8-stone positions is a few MB)."""
 """Where :func:`default_book` looks for the 7 x 6 opening book (built by :func:`build_book`)."""
 
 MULT = np.int64(-7046029254386353131)  # 0x9E3779B97F4A7C15, odd: a bijection mod 2**k
@@ -601,17 +604,28 @@ class Book:
 
     @classmethod
     def load(cls, path: str | Path) -> Book:
-        """Read a book written by :meth:`save`."""
-        try:
-            with np.load(Path(path), allow_pickle=False) as data:
-                width, height, stones = (int(v) for v in data["size"])
-                keys = np.ascontiguousarray(data["keys"], dtype=np.int64)
-                scores = np.ascontiguousarray(data["scores"], dtype=np.int8)
-        except (KeyError, ValueError, OSError) as err:
-            raise SolverError(f"{path}: not a Connect Four book ({err})") from None
-        if keys.shape != scores.shape or np.any(np.diff(keys) <= 0):
-            raise SolverError(f"{path}: not a Connect Four book (keys must be sorted, one score each)")
+        """Read a book written by :meth:`save`; InputFileError naming the file and the problem
+        when it is not one (checked before use: shapes, dtypes, sorted keys, scores in range)."""
+        data = load_npz(path, "Connect Four book", MAX_BOOK_BYTES, ("size", "keys", "scores"))
+        size = check_array(data["size"], f"{path}: size", dtype=np.int64, shape=(3,), low=0, high=64)
+        width, height, stones = (int(v) for v in size)
+        if width * (height + 1) > 64 or stones > width * height:
+            raise InputFileError(f"{path}: a {width}x{height} board with {stones} stones is not a book's")
+        keys, scores = _checked_book_entries(path, data, width * height)
         return cls(width, height, stones, keys, scores)
+
+
+def _checked_book_entries(
+    path: str | Path, data: dict[str, np.ndarray], cells: int
+) -> tuple[np.ndarray, np.ndarray]:
+    keys = check_array(data["keys"], f"{path}: keys", dtype=np.int64, ndim=1)
+    bound = (cells + 1) // 2 + 1  # no score is larger than the moves one side has left
+    scores = check_array(
+        data["scores"], f"{path}: scores", dtype=np.int8, shape=(len(keys),), low=-bound, high=bound
+    )
+    if np.any(np.diff(keys) <= 0):
+        raise InputFileError(f"{path}: keys must be sorted and distinct")
+    return np.ascontiguousarray(keys), np.ascontiguousarray(scores)
 
 
 @functools.cache
@@ -899,8 +913,9 @@ def build_book(
     prm = solver.prm
     known: dict[int, int] = {}
     if partial.exists():
-        with np.load(partial, allow_pickle=False) as data:
-            known = dict(zip(data["keys"].tolist(), data["scores"].tolist(), strict=True))
+        data = load_npz(partial, "partial Connect Four book", MAX_BOOK_BYTES, ("keys", "scores"))
+        keys, scores = _checked_book_entries(partial, data, width * height)
+        known = dict(zip(keys.tolist(), scores.tolist(), strict=True))
     targets = positions_at(width, height, stones)
     last_save = time.monotonic()
     for i, words in enumerate(targets):
@@ -928,10 +943,9 @@ def build_book(
 
 
 def _save_partial(path: Path, known: dict[int, int]) -> None:
-    tmp = path.with_name(path.name + ".tmp.npz")
     keys = np.array(list(known), dtype=np.int64)
-    np.savez(tmp, keys=keys, scores=np.array(list(known.values()), dtype=np.int8))
-    tmp.replace(path)
+    scores = np.array(list(known.values()), dtype=np.int8)
+    atomic_write(path, lambda handle: np.savez(handle, keys=keys, scores=scores))
 
 
 def _score_from_children(solver: Solver, words: tuple[int, int], known: dict[int, int]) -> int:
