@@ -246,6 +246,35 @@ def test_processes_a_player_starts_end_with_the_match(tmp_path: Path) -> None:
     _assert_nothing_left(process.pid)
 
 
+BUILDING_PLAYER = """import subprocess
+import sys
+
+
+class Player:
+    def __init__(self):
+        # a helper process started by the constructor, wherever the player is built
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+
+    def make_move(self, game):
+        raise RuntimeError("this player only builds")
+"""
+
+
+def test_processes_a_player_s_constructor_starts_end_with_the_match(tmp_path: Path) -> None:
+    player = tmp_path / "building_player.py"
+    player.write_text(BUILDING_PLAYER)
+    spec = f"course:player={player}:Player"
+    args = ["match", spec, "random", "-n", "2", "--game", "quixo", "-j", "1", "--db", str(tmp_path / "a.db")]
+    process = _start(args)
+    try:
+        output, _ = process.communicate(timeout=300)
+    except subprocess.TimeoutExpired:
+        _assert_nothing_left(process.pid)
+        raise
+    assert process.returncode == 0, output
+    _assert_nothing_left(process.pid)
+
+
 def _helpers_started(session: int) -> bool:
     for pid in session_members(session):
         with contextlib.suppress(OSError):

@@ -58,6 +58,7 @@ __all__ = [
     "CoursePlayerAgent",
     "as_course_player",
     "check_import",
+    "check_player_path",
     "course_check_winner",
     "course_move_enum_of",
     "course_take_and_slide",
@@ -418,8 +419,6 @@ def load_course_player(
     takes one, else with no arguments.
     """
     if isinstance(target, str):
-        if not target.strip():
-            raise AgentSpecError("course: say which player, e.g. course:player=mypackage.players:MyPlayer")
         target = import_player_class(target.strip(), import_timeout, seed)
     player = _instantiate(target, seed) if isinstance(target, type) else target
     if not callable(getattr(player, "make_move", None)):
@@ -427,10 +426,9 @@ def load_course_player(
     return player
 
 
-def import_player_class(path: str, import_timeout: float = IMPORT_TIMEOUT, seed: int | None = None) -> Any:
-    """The object named by ``module:Name``, ``module.Name`` or ``file.py:Name``; the module
-    must import, and a class build (with ``seed``), within ``import_timeout`` seconds each
-    (checked in a child process)."""
+def _player_path(path: str) -> tuple[str, str]:
+    if not path:
+        raise AgentSpecError("course: say which player, e.g. course:player=mypackage.players:MyPlayer")
     module_part, sep, attr = path.rpartition(":")
     if not sep:
         module_part, _, attr = path.rpartition(".")
@@ -438,6 +436,21 @@ def import_player_class(path: str, import_timeout: float = IMPORT_TIMEOUT, seed:
         raise AgentSpecError(
             f"course: cannot read player {path!r}; write package.module:ClassName or path/file.py:ClassName"
         )
+    return module_part, attr
+
+
+def check_player_path(path: str, import_timeout: float = IMPORT_TIMEOUT, seed: int | None = None) -> None:
+    """AgentSpecError unless the player ``path`` names (as :func:`import_player_class` reads it)
+    imports and builds within ``import_timeout`` seconds each, tried in a child process only."""
+    module_part, attr = _player_path(path.strip())
+    check_import(module_part, import_timeout, attr, seed)
+
+
+def import_player_class(path: str, import_timeout: float = IMPORT_TIMEOUT, seed: int | None = None) -> Any:
+    """The object named by ``module:Name``, ``module.Name`` or ``file.py:Name``; the module
+    must import, and a class build (with ``seed``), within ``import_timeout`` seconds each
+    (checked in a child process)."""
+    module_part, attr = _player_path(path)
     module = _import_module(module_part, import_timeout, attr, seed)
     try:
         return functools.reduce(getattr, attr.split("."), module)
@@ -548,10 +561,17 @@ def _import_report(conn: Any, name: str, timeout: float, process: Any, build: st
                 "must not play, wait or loop"
             )
         failure = conn.recv_bytes().decode("utf-8", "replace")
+        if failure.startswith(WHOLE_MESSAGE.decode()):
+            return failure.removeprefix(WHOLE_MESSAGE.decode())
         return phase + failure if failure else ""
     except EOFError:
         process.join(5)
         return phase + f"its process ended ({describe_exit(process.exitcode)})"
+
+
+WHOLE_MESSAGE = b"\x00"
+"""Starts a report of the checking child that is the whole error message (a missing class, a
+class with no ``make_move``), not the failure of a phase."""
 
 
 def _import_in_child(conn: Any, name: str, path: list[str], build: str | None, seed: int | None) -> None:
@@ -575,15 +595,18 @@ def _import_in_child(conn: Any, name: str, path: list[str], build: str | None, s
     try:
         target = functools.reduce(getattr, build.split("."), module)
     except AttributeError:
-        conn.send_bytes(b"")  # the main process names the missing class
+        conn.send_bytes(WHOLE_MESSAGE + f"course: module {name!r} has no attribute {build!r}".encode())
         return
     try:
-        if isinstance(target, type):
-            _build(target, seed)
+        player = _build(target, seed) if isinstance(target, type) else target
     except BaseException as err:  # whatever the student's constructor does
         conn.send_bytes(describe_failure(err).removeprefix("raised ").encode("utf-8", "replace") or b"failed")
-    else:
+        return
+    if callable(getattr(player, "make_move", None)):
         conn.send_bytes(b"")
+    else:
+        message = f"course: {shorten(repr(player), 80)} has no make_move(game) method"
+        conn.send_bytes(WHOLE_MESSAGE + message.encode("utf-8", "replace"))
 
 
 class _Discard(io.TextIOBase):
@@ -690,10 +713,24 @@ class CoursePlayerAgent(Agent):
         super().__init__(seed, settings, **options)
         echo = sys.stderr if self.settings.output == "show" else None
         self.output = CappedOutput(MAX_OUTPUT, echo)
-        target = player if player is not None and not isinstance(player, str) else self.settings.player
-        with captured(self.output):
-            self.course_player = load_course_player(target, seed, self.settings.import_timeout)
+        self._target = player if player is not None and not isinstance(player, str) else self.settings.player
+        self._course_player: Any = None
+        if isinstance(self._target, str) and _in_main_process():
+            # checked in a child (module imported, class built, each in time); built here only when
+            # it plays, so that an agent built to check a spec starts nothing in this process
+            check_player_path(self._target, self.settings.import_timeout, seed)
+        else:
+            _ = self.course_player
         self.refused_moves = 0
+
+    @property
+    def course_player(self) -> Any:
+        """The course Player, built at its first use."""
+        if self._course_player is None:
+            timeout = self.settings.import_timeout
+            with captured(self.output):
+                self._course_player = load_course_player(self._target, self.seed, timeout)
+        return self._course_player
 
     def choose(self, state: Any) -> Any:
         legal = set(state.legal_moves())
