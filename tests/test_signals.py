@@ -25,6 +25,7 @@ import pytest
 from reliability import count, session_members
 
 from boardlab.models.table import read_header
+from boardlab.train.tabular import CHUNK
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
 
@@ -114,6 +115,21 @@ def test_training_stops_in_its_evaluation_against_the_solver(tmp_path: Path) -> 
     _assert_stopped(signal.SIGTERM, code, output, seconds)
     assert "--resume" in output
     assert read_header(out / "model.npz")["episodes"] == 0  # the checkpoint is whole
+
+
+def test_tabular_training_stops_between_its_compiled_chunks(tmp_path: Path) -> None:
+    """Q-learning on Connect Four stopped in its steps (the compiled episodes warmed first, so that
+    the signal finds chunks running, not the compiler)."""
+    warm_args = ["train", "qlearning", "--game", "connect4", "--out", str(tmp_path / "warm")]
+    warm = _start([*warm_args, "--episodes", "10", "--eval-games", "0", "--final-games", "0"])
+    assert warm.communicate(timeout=300)[1] is None and warm.returncode == 0
+    out = tmp_path / "run"
+    args = ["train", "qlearning", "--game", "connect4", "--out", str(out), "--episodes", "50000000"]
+    args += ["--eval-games", "2", "--against", "random", "--final-games", "0"]
+    code, output, seconds = _signal_when(args, (out / "model.npz").exists, signal.SIGINT, settle=3.0)
+    _assert_stopped(signal.SIGINT, code, output, seconds)
+    assert "--resume" in output
+    assert read_header(out / "model.npz")["episodes"] % CHUNK == 0  # whole chunks saved
 
 
 def _generation(checkpoint: Path) -> int:
