@@ -37,3 +37,16 @@ def session_members(session: int) -> list[int]:
         if int(fields[3]) == session and fields[0] != "Z":
             members.append(int(entry.name))
     return members
+
+
+def catches(pid: int, signum: int) -> bool:
+    """Whether process ``pid`` has a handler for ``signum`` (its ``SigCgt`` mask in /proc): a
+    command that answers SIGTERM has reached the work that handles it, past its start-up."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    for line in status.splitlines():
+        if line.startswith("SigCgt:"):
+            return bool(int(line.split()[1], 16) >> (signum - 1) & 1)
+    return False

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from reliability import catches
 from typer.testing import CliRunner
 
 from boardlab.agents.base import AgentSpecError, make_agent
@@ -89,7 +90,10 @@ def test_perft_stops_at_ctrl_c() -> None:
     warm.communicate(timeout=300)
     assert warm.returncode == 0
     process = _boardlab("perft", "--depth", "8", start_new_session=True)
-    time.sleep(4)  # past the start-up, into the deep counts
+    deadline = time.monotonic() + 120
+    while not catches(process.pid, signal.SIGTERM) and time.monotonic() < deadline:
+        time.sleep(0.02)  # until the counts have started (they answer SIGTERM and Ctrl-C alike)
+    time.sleep(0.5)
     process.send_signal(signal.SIGINT)
     try:
         _, stderr = process.communicate(timeout=20)
