@@ -5,27 +5,33 @@ OpenSpiel Python game named ``boardlab_<game>`` (``boardlab_quixo``, ``boardlab_
 ``boardlab_tictactoe``, ``boardlab_nim``) whose parameters are the game's options, so
 OpenSpiel's algorithms and bots run on them::
 
+    import numpy as np
     import pyspiel
+    from open_spiel.python.algorithms import mcts
     from boardlab.interop.openspiel import register_games
 
     register_games()
     game = pyspiel.load_game("boardlab_quixo(size=4,rules=course)")
-    bot = pyspiel.MCTSBot(game, pyspiel.RandomRolloutEvaluator(1, 0), 1.4, 500, 1000, False, 0, False)
+    rng = np.random.RandomState(0)
+    bot = mcts.MCTSBot(game, 1.4, 200, mcts.RandomRolloutEvaluator(1, rng), random_state=rng)
     action = bot.step(game.new_initial_state())
+
+(OpenSpiel's C++ ``MCTSBot`` crashes on Python games, its own ``python_tic_tac_toe`` too: use
+its Python MCTS on them.)
 
 A state's actions are boardlab's action numbers, its observation tensor the game's planes
 from the observing player's view (see :mod:`boardlab.interop.views`), its returns +1/−1/0.
 List-valued options (Nim's piles) are written as OpenSpiel writes lists: ``piles=3;4;5``.
 
-**OpenSpiel's bots as a boardlab agent.** ``openspiel:bot=mcts,sims=1000`` (and
-``bot=alphabeta``, ``bot=random``) plays any boardlab game: on the games both libraries have
+**OpenSpiel's bots on boardlab positions.** :func:`run_bot` (behind the agent
+``openspiel:bot=mcts,sims=1000`` of :mod:`boardlab.interop.openspiel_agent`; also
+``bot=alphabeta``, ``bot=random``) decides any boardlab position: on the games both libraries have
 (Connect Four 7x6, Tic-Tac-Toe, Nim without a move limit) OpenSpiel's own C++ game is set up
 from the position by replaying moves that reach it (the stones, in an order that alternates
 the colours; each pile's objects taken in one move), and actions are mapped between the two
 numberings (the same for a column or a cell ``row * 3 + column``; Nim's pile-major against
 OpenSpiel's take-major); elsewhere the bot runs on the registered Python game (MCTS then is
-OpenSpiel's Python implementation: its C++ ``MCTSBot`` crashes on Python games). The bot's
-answer is checked against boardlab's legal moves.
+OpenSpiel's Python implementation).
 
 Needs the ``bridges`` extra: ``pip install 'boardlab[bridges]'``.
 """
@@ -33,17 +39,15 @@ Needs the ``bridges`` extra: ``pip install 'boardlab[bridges]'``.
 from __future__ import annotations
 
 import functools
-import time
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
-from boardlab.agents.base import Agent, AgentSpecError
-from boardlab.agents.decision import Decision, Limit, SearchInfo
-from boardlab.core.spec import SpecError, format_value, option, options_of
+from boardlab.core.spec import format_value, options_of
 from boardlab.games import available_games, game_class, parse_game
 from boardlab.games.base import Game, GameError, State
+from boardlab.interop.openspiel_agent import NATIVE_GAMES, has_native
 from boardlab.interop.views import planes_for
 
 try:
@@ -54,20 +58,22 @@ except ImportError as err:  # pragma: no cover - the extra is installed in CI
     ) from err
 
 PREFIX = "boardlab_"
-NATIVE_GAMES = {"connect4": "connect_four", "tictactoe": "tic_tac_toe", "nim": "nim"}
-"""boardlab games OpenSpiel has in C++, with OpenSpiel's name: Connect Four 7x6 and
-Tic-Tac-Toe, and Nim without a move limit (any piles, misère or normal play)."""
-
 __all__ = [
     "NATIVE_GAMES",
     "PREFIX",
-    "OpenSpielAgent",
+    "BotAnswer",
     "OpenSpielBridgeError",
     "boardlab_game_of",
+    "from_native_action",
+    "has_native",
+    "native_game",
     "native_state",
     "register_games",
+    "run_bot",
     "spiel_game",
     "spiel_parameters",
+    "spiel_state_for",
+    "to_native_action",
 ]
 
 
@@ -249,13 +255,6 @@ def _loaded(game: Game) -> Any:
 # --- boardlab positions in OpenSpiel's own games ----------------------------------------------
 
 
-def has_native(game: Game) -> bool:
-    """True when OpenSpiel has ``game`` in C++ (see :data:`NATIVE_GAMES`)."""
-    if game.name == "nim":
-        return getattr(game, "k", None) == 0
-    return game.name in NATIVE_GAMES and game == type(game)()
-
-
 @functools.cache
 def native_game(game: Game) -> Any:
     """OpenSpiel's C++ game of a boardlab game that has one."""
@@ -349,151 +348,97 @@ def _connect4_moves(rows: list[list[int]]) -> list[int]:
     return order
 
 
-# --- OpenSpiel's bots as a boardlab agent -----------------------------------------------------
+# --- OpenSpiel's bots on boardlab positions -------------------------------------------------
 
-BOTS = ("mcts", "alphabeta", "random")
-ENGINES = ("auto", "native", "python")
+
+def spiel_state_for(position: State, engine: str = "auto") -> Any:
+    """The OpenSpiel state of a boardlab position: OpenSpiel's C++ game (``engine="native"``,
+    or ``"auto"`` where OpenSpiel has the game), else the registered Python game."""
+    if engine == "native" or (engine == "auto" and has_native(position.game)):
+        return native_state(position)
+    return spiel_game(position.game).state_of(position)
 
 
 @dataclass(frozen=True)
-class OpenSpielSettings:
-    """Options of the OpenSpiel agent."""
+class BotAnswer:
+    """A bot's answer in boardlab's numbering: the action, the policy over the action space
+    (MCTS: visit shares), the value for the side to move, the simulations run."""
 
-    bot: str = option(
-        "mcts", "OpenSpiel's bot: mcts (UCT, random rollouts), alphabeta or random", choices=BOTS
+    action: int
+    policy: np.ndarray | None = None
+    value: float | None = None
+    nodes: int = 0
+
+
+def run_bot(
+    position: State,
+    bot: str,
+    *,
+    engine: str = "auto",
+    simulations: int = 1000,
+    c: float = 1.4,
+    rollouts: int = 1,
+    depth: int | None = None,
+    seed: int = 0,
+) -> BotAnswer:
+    """OpenSpiel's ``bot`` (``mcts``, ``alphabeta`` or ``random``) deciding ``position``."""
+    spiel_state = spiel_state_for(position, engine)
+    if bot == "mcts":
+        answer = _mcts(spiel_state, simulations, c, rollouts, seed)
+    elif bot == "alphabeta":
+        answer = _alphabeta(spiel_state, depth)
+    elif bot == "random":
+        answer = BotAnswer(int(np.random.default_rng(seed).choice(spiel_state.legal_actions())))
+    else:
+        raise OpenSpielBridgeError(f"unknown OpenSpiel bot {bot!r}; expected mcts, alphabeta or random")
+    if isinstance(spiel_state, SpielState):
+        return answer
+    game = position.game
+    policy = answer.policy
+    if policy is not None:
+        policy = policy[[to_native_action(game, a) for a in range(game.kernel.num_actions)]]
+    return BotAnswer(from_native_action(game, answer.action), policy, answer.value, answer.nodes)
+
+
+def _mcts(spiel_state: Any, simulations: int, c: float, rollouts: int, seed: int) -> BotAnswer:
+    game = spiel_state.get_game()
+    if isinstance(spiel_state, SpielState):
+        # OpenSpiel's C++ MCTSBot crashes on Python games (its own python_tic_tac_toe too),
+        # so Python games get OpenSpiel's Python MCTS: the same UCT with random rollouts
+        from open_spiel.python.algorithms import mcts
+
+        evaluator = mcts.RandomRolloutEvaluator(rollouts, np.random.RandomState(seed))
+        random_state = np.random.RandomState(seed)
+        bot = mcts.MCTSBot(game, c, simulations, evaluator, solve=False, random_state=random_state)
+    else:
+        evaluator = pyspiel.RandomRolloutEvaluator(rollouts, seed)
+        bot = pyspiel.MCTSBot(game, evaluator, c, simulations, 1000, False, seed, False)
+    root = bot.mcts_search(spiel_state)
+    policy = np.zeros(game.num_distinct_actions(), dtype=np.float64)
+    for child in root.children:
+        policy[child.action] = child.explore_count
+    if policy.sum() > 0:
+        policy /= policy.sum()
+    best = root.best_child()
+    value = None
+    if best.explore_count > 0:
+        # a node holds the results of the player who moved into it: the side to move here
+        value = float(np.clip(best.total_reward / best.explore_count, -1, 1))
+        if best.player != spiel_state.current_player():
+            value = -value
+    return BotAnswer(int(best.action), policy, value, int(root.explore_count))
+
+
+def _alphabeta(spiel_state: Any, depth: int | None) -> BotAnswer:
+    from open_spiel.python.algorithms import minimax
+
+    game = spiel_state.get_game()
+    # at the depth cut a position counts as a draw: OpenSpiel's search has no evaluation
+    value, action = minimax.alpha_beta_search(
+        game,
+        state=spiel_state.clone(),
+        value_function=lambda _state: 0.0,
+        maximum_depth=depth or game.max_game_length(),
+        maximizing_player_id=spiel_state.current_player(),
     )
-    sims: int = option(1000, "MCTS simulations per move", minimum=1, maximum=10**8)
-    c: float = option(1.4, "MCTS exploration constant (UCT)", minimum=0, maximum=100)
-    rollouts: int = option(1, "random rollouts per MCTS leaf", minimum=1, maximum=10**4)
-    depth: int = option(
-        5, "alpha-beta depth in plies (0: to the end of the game, for small games)", minimum=0, maximum=100
-    )
-    engine: str = option(
-        "auto",
-        "the game the bot plays: native (OpenSpiel's C++ game), python (boardlab's rules "
-        "registered in OpenSpiel) or auto (native where OpenSpiel has the game)",
-        choices=ENGINES,
-    )
-
-
-class OpenSpielAgent(Agent):
-    """OpenSpiel's bots (MCTS, alpha-beta, random) playing boardlab games through the bridge.
-
-    Limits: MCTS honours ``Limit.iterations`` (simulations) and alpha-beta ``Limit.depth``;
-    OpenSpiel's bots have no clock, so a time limit is not honoured.
-    """
-
-    name = "openspiel"
-    summary = "OpenSpiel's bots (MCTS, alpha-beta, random) through the OpenSpiel bridge"
-    Settings: ClassVar[type] = OpenSpielSettings
-    settings: OpenSpielSettings
-
-    def __init__(self, seed: int | None = None, settings: Any = None, **options: Any) -> None:
-        super().__init__(seed, settings, **options)
-        self.np_rng = np.random.default_rng(seed)
-
-    @classmethod
-    def check_game(cls, settings: Any, game: Any) -> None:
-        super().check_game(settings, game)
-        if settings.engine == "native" and not has_native(game):
-            raise AgentSpecError(
-                f"openspiel: engine=native plays only {', '.join(NATIVE_GAMES)} with default options, "
-                f"not {game.spec}; use engine=auto or engine=python"
-            )
-
-    @classmethod
-    def default_limit(cls, settings: Any) -> Limit:
-        return Limit.from_options(iterations=settings.sims, depth=settings.depth)
-
-    def prepare(self, game: Any) -> None:
-        self._spiel_of(game.initial())
-
-    def _spiel_of(self, position: State) -> Any:
-        """The OpenSpiel state the bot searches: C++ where it can, else the Python game."""
-        engine = self.settings.engine
-        if engine == "native" or (engine == "auto" and has_native(position.game)):
-            return native_state(position)
-        try:
-            return spiel_game(position.game).state_of(position)
-        except (SpecError, pyspiel.SpielError) as err:
-            raise OpenSpielBridgeError(f"OpenSpiel cannot load {position.game.spec}: {err}") from None
-
-    def act(self, state: Any, limit: Limit | None = None) -> Decision:
-        budget = (limit or Limit()).over(self.limit)
-        spiel_state = self._spiel_of(state)
-        game = state.game
-        native = not isinstance(spiel_state, SpielState)
-        start = time.perf_counter()
-        bot = self.settings.bot
-        if bot == "mcts":
-            action, policy, value, nodes = self._mcts(spiel_state, budget.iterations or self.settings.sims)
-        elif bot == "alphabeta":
-            action, value, nodes = self._alphabeta(spiel_state, budget.depth)
-            policy = None
-        else:
-            action = int(self.np_rng.choice(spiel_state.legal_actions()))
-            policy, value, nodes = None, None, 0
-        if native:
-            action = from_native_action(game, action)
-            if policy is not None:
-                policy = policy[[to_native_action(game, a) for a in range(game.kernel.num_actions)]]
-        if action not in state.legal_indices():
-            raise OpenSpielBridgeError(
-                f"OpenSpiel's {bot} answered action {action}, not legal in {state.to_text()}"
-            )
-        info = SearchInfo(
-            nodes=nodes,
-            seconds=time.perf_counter() - start,
-            score=value,
-            pv=(str(state.move_from_index(action)),),
-            engine=f"openspiel-{bot}",
-        )
-        return Decision(state.move_from_index(action), policy=policy, value=value, info=info)
-
-    def _mcts(self, spiel_state: Any, simulations: int) -> tuple[int, np.ndarray, float | None, int]:
-        s = self.settings
-        seed = int(self.np_rng.integers(2**31))
-        game = spiel_state.get_game()
-        if isinstance(spiel_state, SpielState):
-            # OpenSpiel's C++ MCTSBot crashes on Python games (its own python_tic_tac_toe too),
-            # so Python games get OpenSpiel's Python MCTS: the same UCT with random rollouts
-            from open_spiel.python.algorithms import mcts
-
-            rollouts = mcts.RandomRolloutEvaluator(s.rollouts, np.random.RandomState(seed))
-            random_state = np.random.RandomState(seed)
-            bot = mcts.MCTSBot(game, s.c, simulations, rollouts, solve=False, random_state=random_state)
-        else:
-            evaluator = pyspiel.RandomRolloutEvaluator(s.rollouts, seed)
-            bot = pyspiel.MCTSBot(game, evaluator, s.c, simulations, 1000, False, seed, False)
-        root = bot.mcts_search(spiel_state)
-        num_actions = spiel_state.get_game().num_distinct_actions()
-        policy = np.zeros(num_actions, dtype=np.float64)
-        for child in root.children:
-            policy[child.action] = child.explore_count
-        total = policy.sum()
-        if total > 0:
-            policy /= total
-        best = root.best_child()
-        value = None
-        if best.explore_count > 0:
-            player = spiel_state.current_player()
-            # OpenSpiel's nodes hold the reward of the player who moved into them
-            value = float(np.clip(best.total_reward / best.explore_count, -1, 1))
-            if best.player != player:
-                value = -value
-        return int(best.action), policy, value, int(root.explore_count)
-
-    def _alphabeta(self, spiel_state: Any, depth: int | None) -> tuple[int, float, int]:
-        from open_spiel.python.algorithms import minimax
-
-        game = spiel_state.get_game()
-        player = spiel_state.current_player()
-        # at the depth cut a position counts as a draw: OpenSpiel's search has no evaluation
-        value, action = minimax.alpha_beta_search(
-            game,
-            state=spiel_state.clone(),
-            value_function=lambda _state: 0.0,
-            maximum_depth=depth or game.max_game_length(),
-            maximizing_player_id=player,
-        )
-        return int(action), float(np.clip(value, -1, 1)), 0
+    return BotAnswer(int(action), None, float(np.clip(value, -1, 1)))
