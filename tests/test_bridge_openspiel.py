@@ -3,6 +3,9 @@ boardlab's games as OpenSpiel Python games, and OpenSpiel's bots as a boardlab a
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pyspiel
 import pytest
@@ -176,3 +179,21 @@ def test_an_arena_match_against_an_openspiel_bot() -> None:
     # OpenSpiel's MCTS beats a random player at Connect Four
     run = match("openspiel:sims=300", "random", 4, game="connect4", workers=0, opening_plies=0)
     assert run.summary().points[0].sum() >= 3
+
+
+def test_without_openspiel_the_agents_still_list_and_the_agent_names_the_extra() -> None:
+    script = (
+        "import sys; sys.modules['pyspiel'] = None\n"  # as if open_spiel were not installed
+        "from boardlab.agents import AgentSpecError, list_agents, make_agent\n"
+        "assert 'openspiel' in {cls.name for cls in list_agents()}\n"
+        "try:\n"
+        "    make_agent('openspiel:sims=10')\n"
+        "except AgentSpecError as err:\n"
+        "    print(err)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert (
+        result.stdout.strip()
+        == "openspiel: the agent needs the bridges extra: pip install 'boardlab[bridges]'"
+    )
