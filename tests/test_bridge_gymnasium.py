@@ -9,7 +9,7 @@ import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from boardlab.agents import make_agent
@@ -39,6 +39,7 @@ def test_checker_passes_on_variants_and_searching_opponents(env_id: str, game: s
         check_env(gymnasium.make(env_id, game=game, opponent=opponent).unwrapped)
 
 
+@settings(max_examples=40)
 @given(
     env_id=st.sampled_from(sorted(ENVIRONMENTS)),
     side=st.sampled_from([0, 1, None]),
