@@ -163,6 +163,7 @@ QUICK_SETTINGS = {
     "alphabeta": "alphabeta:depth=3",
     "mcts": "mcts:iters=200,rollouts=2",
     "hybrid": "hybrid:time=0.05,search=(alphabeta:depth=2)",
+    "openspiel": "openspiel:sims=50",
 }
 
 

@@ -1,0 +1,139 @@
+"""The Gymnasium bridge: Gymnasium's environment checker on every registered environment, the
+episode against boardlab's rules and the opponent, and bad input."""
+
+from __future__ import annotations
+
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from boardlab.agents import make_agent
+from boardlab.games import GameOptionError, GameOverError, parse_game
+from boardlab.interop.gymnasium import ENVIRONMENTS, IllegalActionError, OpponentSpecError
+
+
+@pytest.mark.parametrize("env_id", sorted(ENVIRONMENTS))
+def test_gymnasium_checker_passes(env_id: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(gymnasium.make(env_id).unwrapped)  # also renders in every mode through the spec
+
+
+@pytest.mark.parametrize(
+    ("env_id", "game", "opponent"),
+    [
+        ("boardlab/Quixo-v0", "quixo", "alphabeta:depth=2"),
+        ("boardlab/Quixo-v0", "quixo:size=4,rules=course", "greedy"),
+        ("boardlab/ConnectFour-v0", "connect4:width=5,height=4", "greedy"),
+        ("boardlab/Nim-v0", "nim:piles=3-4-5,misere=false,k=2", "greedy"),
+    ],
+)
+def test_checker_passes_on_variants_and_searching_opponents(env_id: str, game: str, opponent: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(gymnasium.make(env_id, game=game, opponent=opponent).unwrapped)
+
+
+@settings(max_examples=40)
+@given(
+    env_id=st.sampled_from(sorted(ENVIRONMENTS)),
+    side=st.sampled_from([0, 1, None]),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_an_episode_follows_the_rules_and_the_opponent(env_id: str, side: int | None, seed: int) -> None:
+    env = gymnasium.make(env_id, opponent="greedy", side=side).unwrapped
+    observation, info = env.reset(seed=seed)
+    learner = info["side"]
+    assert side is None or learner == side
+    rng = np.random.default_rng(seed)
+    # the opponent is rebuilt from the seed the environment drew, so the same moves are expected
+    replay = parse_game(ENVIRONMENTS[env_id]).initial()
+    reward, terminated, truncated = 0.0, False, False
+    while not (terminated or truncated):
+        state = env.position
+        assert state.to_move == learner
+        np.testing.assert_array_equal(info["action_mask"], state.legal_mask().astype(np.int8))
+        np.testing.assert_array_equal(observation, state.observation())
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        observation, reward, terminated, truncated, info = env.step(action)
+        replay = state.play_index(action)
+        if not replay.is_over:
+            assert info["opponent_move"] is not None
+            replay = replay.play(replay.parse_move(info["opponent_move"]))
+        assert replay == env.position
+    outcome = env.position.outcome
+    expected = 0.0 if outcome.winner is None else 1.0 if outcome.winner == learner else -1.0
+    assert reward == expected and not info["action_mask"].any()
+
+
+def test_the_opponent_is_the_agent_of_its_spec_seeded_from_the_reset() -> None:
+    env = gymnasium.make("boardlab/Quixo-v0", opponent="random", side=1).unwrapped
+    env.reset(seed=5)
+    # Gymnasium's generator for seed 5 is numpy's default_rng(5); the opponent's seed is its first draw
+    agent = make_agent("random", seed=int(np.random.default_rng(5).integers(2**31)))
+    start = parse_game("quixo").initial()
+    assert env.position == start.play(agent.act(start).move)
+
+
+def test_a_seeded_reset_replays_the_same_games() -> None:
+    def episode(seed: int) -> list[str]:
+        env = gymnasium.make("boardlab/ConnectFour-v0", opponent="random").unwrapped
+        _, info = env.reset(seed=seed)
+        moves, done = [], False
+        while not done:
+            action = int(np.flatnonzero(info["action_mask"])[0])
+            _, _, terminated, truncated, info = env.step(action)
+            moves.append(str(info["opponent_move"]))
+            done = terminated or truncated
+        return moves
+
+    assert episode(7) == episode(7)
+
+
+def test_an_illegal_action_loses_or_raises() -> None:
+    env = gymnasium.make("boardlab/TicTacToe-v0", side=0).unwrapped
+    env.reset(seed=1)
+    taken = int(np.flatnonzero(env.position.observation()[1].ravel())[0]) if env.position.ply else None
+    _, _, _, _, info = env.step(4)
+    occupied = 4 if taken is None else taken
+    _, reward, terminated, truncated, info = env.step(occupied)
+    assert (reward, terminated, truncated, info["illegal_action"]) == (-1.0, True, False, True)
+    assert not info["action_mask"].any()
+    with pytest.raises(GameOverError):
+        env.step(0)
+
+    strict = gymnasium.make("boardlab/TicTacToe-v0", side=0, illegal="raise").unwrapped
+    strict.reset(seed=1)
+    strict.step(4)
+    with pytest.raises(IllegalActionError, match="not legal"):
+        strict.step(4)
+    with pytest.raises(IllegalActionError, match=r"0\.\.8"):
+        strict.step(9)
+
+
+def test_bad_input_gets_one_clear_error() -> None:
+    with pytest.raises(OpponentSpecError, match="opponent 'nosuch': unknown agent 'nosuch'"):
+        gymnasium.make("boardlab/Quixo-v0", opponent="nosuch")
+    with pytest.raises(OpponentSpecError, match="unknown option 'dpth'"):
+        gymnasium.make("boardlab/Quixo-v0", opponent="alphabeta:dpth=2")
+    with pytest.raises(OpponentSpecError, match="nim"):
+        gymnasium.make("boardlab/Quixo-v0", opponent="nimga")
+    with pytest.raises(GameOptionError):
+        gymnasium.make("boardlab/Quixo-v0", game="quixo:size=9")
+    with pytest.raises(ValueError, match="side"):
+        gymnasium.make("boardlab/Quixo-v0", side=2)
+
+
+def test_rgb_and_text_pictures() -> None:
+    env = gymnasium.make("boardlab/Quixo-v0", render_mode="rgb_array", side=0).unwrapped
+    env.reset(seed=0)
+    picture = env.render()
+    assert picture.dtype == np.uint8 and picture.shape[2] == 3
+    text_env = gymnasium.make("boardlab/Nim-v0", render_mode="ansi").unwrapped
+    text_env.reset(seed=0)
+    assert "to move" in text_env.render()

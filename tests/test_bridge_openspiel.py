@@ -1,0 +1,199 @@
+"""The OpenSpiel bridge: boardlab's rules against OpenSpiel's C++ games over many random games,
+boardlab's games as OpenSpiel Python games, and OpenSpiel's bots as a boardlab agent."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python.algorithms import mcts as python_mcts
+from open_spiel.python.algorithms import minimax
+
+from boardlab.agents import AgentSpecError, make_agent
+from boardlab.arena import match
+from boardlab.games import DRAW, LOSS, WIN, GameOptionError, exact_play, parse_game
+from boardlab.interop.openspiel import (
+    from_native_action,
+    native_game,
+    native_state,
+    register_games,
+    spiel_game,
+    to_native_action,
+)
+
+RANDOM_GAMES = 1000
+
+
+def _returns(state) -> list[float]:  # type: ignore[no-untyped-def]
+    outcome = state.outcome
+    if outcome is None or outcome.winner is None:
+        return [0.0, 0.0]
+    return [1.0, -1.0] if outcome.winner == 0 else [-1.0, 1.0]
+
+
+@pytest.mark.parametrize("spec", ["connect4", "tictactoe", "nim", "nim:piles=2-3-6,misere=false"])
+def test_boardlab_and_openspiel_agree_on_every_ply_of_random_games(spec: str) -> None:
+    """Legal actions, the end and the returns agree at every ply of 1,000 random games; every
+    25th game also rebuilds OpenSpiel's state from boardlab's position at each ply."""
+    game = parse_game(spec)
+    theirs_game = native_game(game)
+    rng = np.random.default_rng(2026)
+    plies = 0
+    for number in range(RANDOM_GAMES):
+        ours, theirs = game.initial(), theirs_game.new_initial_state()
+        while True:
+            assert ours.is_over == theirs.is_terminal()
+            if ours.is_over:
+                assert theirs.returns() == _returns(ours)
+                break
+            legal = sorted(ours.legal_indices())
+            assert sorted(from_native_action(game, a) for a in theirs.legal_actions()) == legal
+            if number % 25 == 0:
+                rebuilt = native_state(ours)
+                assert sorted(rebuilt.legal_actions()) == sorted(theirs.legal_actions())
+                if game.name != "nim":  # Nim's rebuilt state may take the piles in fewer moves
+                    assert str(rebuilt) == str(theirs)
+            action = int(rng.choice(legal))
+            ours = ours.play_index(action)
+            theirs.apply_action(to_native_action(game, action))
+            plies += 1
+    assert plies > RANDOM_GAMES * 4
+
+
+VARIANTS = (
+    "tictactoe",
+    "connect4",
+    "connect4:width=5,height=4",
+    "nim",
+    "nim:piles=3-4-5,misere=false,k=2",
+    "quixo:size=3",
+    "quixo:size=4,rules=course",
+    "quixo",
+)
+
+
+@pytest.mark.parametrize("spec", VARIANTS)
+def test_boardlab_games_pass_openspiels_random_simulation_test(spec: str) -> None:
+    game = spiel_game(spec)
+    assert game.num_distinct_actions() == parse_game(spec).kernel.num_actions
+    pyspiel.random_sim_test(game, num_sims=3, serialize=False, verbose=False)
+
+
+def test_registered_games_load_from_openspiel_strings() -> None:
+    assert set(register_games()) >= {
+        "boardlab_quixo",
+        "boardlab_connect4",
+        "boardlab_tictactoe",
+        "boardlab_nim",
+    }
+    game = pyspiel.load_game("boardlab_nim(piles=3;4;5,misere=false)")
+    assert game.new_initial_state().position.game == parse_game("nim:piles=3-4-5,misere=false")
+    quixo = pyspiel.load_game("boardlab_quixo(size=4,rules=course)")
+    assert quixo.num_distinct_actions() == 32 and quixo.max_game_length() == 200
+    with pytest.raises(GameOptionError, match="size=6 is not accepted"):
+        pyspiel.load_game("boardlab_quixo(size=6)")
+
+
+def test_openspiels_alpha_beta_on_boardlabs_tictactoe_agrees_with_boardlabs_solver() -> None:
+    game, exact = spiel_game("tictactoe"), exact_play("tictactoe")
+    rng = np.random.default_rng(4)
+    for _ in range(6):
+        state = game.new_initial_state()
+        for _ in range(3):
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        value, _ = minimax.alpha_beta_search(game, state)
+        assert value == exact.position_value(state.position).value
+
+
+def test_openspiels_mcts_plays_boardlab_quixo() -> None:
+    game = spiel_game("quixo:size=3")
+    rng = np.random.RandomState(0)
+    bot = python_mcts.MCTSBot(game, 1.4, 50, python_mcts.RandomRolloutEvaluator(1, rng), random_state=rng)
+    state = game.new_initial_state()
+    for _ in range(4):
+        action = bot.step(state)
+        assert action in state.position.legal_indices()
+        state.apply_action(action)
+    planes = np.asarray(state.observation_tensor(state.current_player())).reshape(2, 3, 3)
+    np.testing.assert_array_equal(planes, state.position.observation())
+
+
+@pytest.mark.parametrize(
+    ("spec", "game"),
+    [
+        ("openspiel:sims=200", "connect4"),
+        ("openspiel:sims=200", "nim"),
+        ("openspiel:sims=50", "quixo:size=3"),
+        ("openspiel:sims=50,engine=python", "tictactoe"),
+        ("openspiel:bot=alphabeta,depth=2", "quixo:size=3"),
+        ("openspiel:bot=random", "quixo"),
+    ],
+)
+def test_the_agent_answers_legal_moves_with_a_policy(spec: str, game: str) -> None:
+    agent = make_agent(spec, seed=3, game=parse_game(game))
+    state = parse_game(game).initial()
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        state = state.play_index(int(rng.choice(state.legal_indices())))
+        if state.is_over:
+            break
+        decision = agent.act(state)
+        assert state.is_legal(decision.move)
+        if decision.policy is not None:
+            assert decision.policy.shape == (state.kernel.num_actions,)
+            assert decision.policy.sum() == pytest.approx(1.0)
+            assert not decision.policy[~state.legal_mask()].any()
+            assert np.argmax(decision.policy) == state.move_index(decision.move)
+
+
+def test_the_agent_finds_the_winning_nim_move() -> None:
+    state = parse_game("nim:piles=1-2-5,misere=false").initial()  # nim-sum 6: take 2 from the pile of 5
+    for spec in ("openspiel:bot=alphabeta,depth=0", "openspiel:sims=2000"):
+        move = make_agent(spec, seed=0, game=state.game).act(state).move
+        assert str(move) == "3:2", spec
+
+
+def test_bad_agent_specs_are_refused() -> None:
+    with pytest.raises(AgentSpecError, match="bot"):
+        make_agent("openspiel:bot=cfr")
+    with pytest.raises(AgentSpecError, match="engine=native"):
+        make_agent("openspiel:engine=native", game=parse_game("quixo"))
+    with pytest.raises(AgentSpecError, match="engine=native"):
+        make_agent("openspiel:engine=native", game=parse_game("connect4:width=8"))
+
+
+def test_an_arena_match_against_an_openspiel_bot() -> None:
+    # perfect players on both sides: each game ends as its random opening's perfect-play value
+    run = match("perfect", "openspiel:bot=alphabeta,depth=0", 4, game="tictactoe", workers=0, seed=2)
+    exact = exact_play("tictactoe")
+    assert run.complete
+    for record in run.records:
+        opening = parse_game("tictactoe").initial()
+        for move in record.opening:
+            opening = opening.play(move)
+        value = exact.position_value(opening).value  # for X, to move after two plies
+        assert record.outcome.winner == {WIN: 0, DRAW: None, LOSS: 1}[value]
+    # OpenSpiel's MCTS beats a random player at Connect Four
+    run = match("openspiel:sims=300", "random", 4, game="connect4", workers=0, opening_plies=0)
+    assert run.summary().points[0].sum() >= 3
+
+
+def test_without_openspiel_the_agents_still_list_and_the_agent_names_the_extra() -> None:
+    script = (
+        "import sys; sys.modules['pyspiel'] = None\n"  # as if open_spiel were not installed
+        "from boardlab.agents import AgentSpecError, list_agents, make_agent\n"
+        "assert 'openspiel' in {cls.name for cls in list_agents()}\n"
+        "try:\n"
+        "    make_agent('openspiel:sims=10')\n"
+        "except AgentSpecError as err:\n"
+        "    print(err)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert (
+        result.stdout.strip()
+        == "openspiel: the agent needs the bridges extra: pip install 'boardlab[bridges]'"
+    )

@@ -1,0 +1,137 @@
+"""The PettingZoo bridge: PettingZoo's own API and seed tests on every game and variant, and
+the environment's games checked against boardlab's rules move by move."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pettingzoo.test import api_test, seed_test
+
+from boardlab.games import GameOptionError, parse_game
+from boardlab.interop.pettingzoo import AGENTS, IllegalActionError, RenderModeError, env, raw_env
+
+VARIANTS = (
+    "tictactoe",
+    "connect4",
+    "connect4:width=5,height=4,connect=3",
+    "nim",
+    "nim:piles=3-4-5,misere=false",
+    "nim:piles=2-6,k=3",
+    "quixo:size=3",
+    "quixo:size=4",
+    "quixo",
+    "quixo:size=3,rules=course",
+    "quixo:size=4,rules=course",
+    "quixo:rules=course",
+)
+
+
+@pytest.mark.parametrize("spec", VARIANTS)
+def test_pettingzoo_api_and_seed_tests(spec: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the classic games' warnings (dict observations, zeros)
+        api_test(env(spec), num_cycles=300, verbose_progress=False)
+        seed_test(lambda: env(spec), num_cycles=100)
+
+
+@given(spec=st.sampled_from(VARIANTS), seed=st.integers(0, 2**31 - 1))
+def test_environment_plays_boardlab_rules(spec: str, seed: int) -> None:
+    board = env(spec)
+    board.reset(seed=seed)
+    state = parse_game(spec).initial()
+    rng = np.random.default_rng(seed)
+    totals = dict.fromkeys(AGENTS, 0.0)
+    for agent in board.agent_iter():
+        observation, reward, termination, truncation, _ = board.last()
+        totals[agent] += reward
+        if termination or truncation:
+            assert state.is_over and not observation["action_mask"].any()
+            board.step(None)
+            continue
+        assert agent == AGENTS[state.to_move]
+        np.testing.assert_array_equal(observation["action_mask"], state.legal_mask().astype(np.int8))
+        np.testing.assert_array_equal(observation["observation"], state.observation())
+        waiting = board.observe(AGENTS[1 - state.to_move])
+        assert not waiting["action_mask"].any()
+        planes = state.observation()
+        np.testing.assert_array_equal(waiting["observation"], planes if len(planes) == 1 else planes[::-1])
+        action = int(rng.choice(state.legal_indices()))
+        state = state.play_index(action)
+        board.step(action)
+    winner = state.outcome.winner
+    expected = {a: 0.0 for a in AGENTS} if winner is None else {AGENTS[winner]: 1.0, AGENTS[1 - winner]: -1.0}
+    assert totals == expected
+
+
+def test_an_illegal_move_loses_for_the_mover_only() -> None:
+    board = env("connect4")
+    board.reset()
+    for _ in range(6):
+        board.step(3)  # fills column 4
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        board.step(3)
+    assert all(board.terminations.values())
+    assert board.rewards == {"player_0": -1.0, "player_1": 0.0}
+    _, reward, termination, _, _ = board.last()
+    assert termination and reward == -1.0
+
+
+def test_the_raw_environment_refuses_an_illegal_action() -> None:
+    board = raw_env("tictactoe")
+    board.reset()
+    board.step(4)
+    with pytest.raises(IllegalActionError, match="cannot play action 4"):
+        board.step(4)
+    with pytest.raises(IllegalActionError):
+        board.step(9)
+    with pytest.raises(IllegalActionError):
+        board.step("b2")
+
+
+def test_a_capped_game_is_truncated_with_no_reward() -> None:
+    board = env("quixo:size=5,ply_cap=2")
+    board.reset()
+    board.step(0)
+    board.step(int(np.flatnonzero(board.observe("player_1")["action_mask"])[0]))
+    assert all(board.truncations.values()) and not any(board.terminations.values())
+    assert board.rewards == {"player_0": 0.0, "player_1": 0.0}
+
+
+def test_bad_game_or_render_mode_is_refused() -> None:
+    with pytest.raises(GameOptionError, match="unknown game"):
+        env("chess")
+    with pytest.raises(GameOptionError):
+        env("quixo:size=6")
+    with pytest.raises(RenderModeError, match="human, ansi, rgb_array"):
+        env("quixo", render_mode="pygame")
+
+
+def test_render_modes(capsys: pytest.CaptureFixture[str]) -> None:
+    text_board = env("tictactoe", render_mode="ansi")
+    text_board.reset()
+    text_board.step(4)
+    text = text_board.render()
+    assert "X" in text and "O to move" in text
+
+    picture_board = env("connect4", render_mode="rgb_array")
+    picture_board.reset()
+    empty = picture_board.render()
+    picture_board.step(0)
+    picture_board.step(6)
+    picture = picture_board.render()
+    assert picture.dtype == np.uint8 and picture.ndim == 3 and picture.shape[2] == 3
+    changed = np.argwhere((picture != empty).any(axis=2))
+    assert len(changed) > 0
+    # X's stone bottom left, O's bottom right, in two different colours
+    bottom = picture[-5]
+    assert tuple(bottom[5]) != tuple(bottom[-6])
+
+    human_board = env("nim", render_mode="human")
+    human_board.reset()
+    human_board.step(0)
+    assert "(1)" in capsys.readouterr().out
