@@ -4,6 +4,6 @@
 set -e
 cd "$(dirname "$0")"
 . ./scripts/setup.sh
-.venv/bin/ruff check src tests benchmarks
+.venv/bin/ruff check src tests benchmarks examples
 .venv/bin/lint-imports --no-cache
 .venv/bin/pytest "$@"
