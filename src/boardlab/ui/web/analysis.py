@@ -25,7 +25,7 @@ from boardlab.ui.web.workers import Busy, ThinkError, ThinkPool
 DEFAULT_AGENT = "alphabeta"
 CACHE_SIZE = 512
 QUEUE_SECONDS = 20.0
-"""How long an analysis waits for a free worker before the server answers 503."""
+"""How long an analysis waits for a free worker before the server answers 429."""
 
 
 class Analyst:
@@ -50,7 +50,7 @@ class Analyst:
 
     def analyze(self, state: Any, seconds: float | None = None, agent: str | None = None) -> dict[str, Any]:
         """The analysis of ``state`` (see the module notes); WebInputError for a bad budget or
-        agent, and with status 503 when every worker stays busy."""
+        agent, and with status 429 when every worker stays busy."""
         budget = self.seconds if seconds is None else seconds
         if not 0 < budget <= self.max_seconds:
             raise WebInputError(f"analysis time must be in (0, {self.max_seconds:g}] seconds, got {budget:g}")
@@ -86,7 +86,7 @@ class Analyst:
             answer["exact"] = reply["exact"]
             answer["why"] = reply.get("why")
         except Busy as err:
-            raise WebInputError(str(err), 503) from None
+            raise WebInputError(str(err), 429) from None
         except ThinkError as err:
             answer["why"] = f"no exact value: {err}"
         if answer["exact"] is None or spec is not None:
@@ -102,7 +102,7 @@ class Analyst:
                 reply = self.search_pool.ask({**act, **request}, move_limit(budget), QUEUE_SECONDS)
                 answer["search"] = {"agent": spec, "seconds": round(reply["seconds"], 3), **reply["decision"]}
             except Busy as err:
-                raise WebInputError(str(err), 503) from None
+                raise WebInputError(str(err), 429) from None
             except ThinkError as err:
                 answer["search_error"] = f"{spec}: {err}"
         answer["seconds"] = round(time.perf_counter() - tic, 3)

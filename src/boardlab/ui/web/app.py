@@ -36,7 +36,7 @@ from boardlab.ui.web.replay import Replays
 from boardlab.ui.web.workers import ThinkPool
 
 REQUEST_SECONDS = 60.0
-"""Most seconds one request may take before the server answers 503."""
+"""Most seconds one request may take before the server answers 429."""
 MAX_BODY_BYTES = 64 * 1024
 SWEEP_SECONDS = 30.0
 """How often idle games are looked for."""
@@ -209,7 +209,7 @@ def create_app(settings: ServeSettings | None = None) -> FastAPI:
         try:
             return await asyncio.wait_for(call_next(request), REQUEST_SECONDS)
         except TimeoutError:
-            return _error(503, f"the request took longer than {REQUEST_SECONDS:g} s")
+            return _error(429, f"the request took longer than {REQUEST_SECONDS:g} s")
 
     @app.exception_handler(WebInputError)
     async def refused(request: Request, err: WebInputError) -> JSONResponse:

@@ -62,11 +62,13 @@ class HallSettings:
     """Seconds between two agents' moves when a person watches them."""
     allow_paths: bool = False
     agent_threads: int = 64
+    min_move_limit: float = MIN_MOVE_LIMIT
+    """Seconds an agent may always take per move before it forfeits (see :func:`move_limit`)."""
 
 
-def move_limit(think: float) -> float:
+def move_limit(think: float, least: float = MIN_MOVE_LIMIT) -> float:
     """Seconds an agent given ``think`` seconds per move may take before it forfeits."""
-    return max(MIN_MOVE_LIMIT, LIMIT_FACTOR * think)
+    return max(least, LIMIT_FACTOR * think)
 
 
 # --- checked input ------------------------------------------------------------------------
@@ -202,6 +204,7 @@ class WebGame:
         think: float,
         pool: ThinkPool,
         seed: int,
+        least: float = MIN_MOVE_LIMIT,
     ) -> None:
         self.id = game_id
         self.sides = sides
@@ -213,9 +216,9 @@ class WebGame:
                 agents.append(None)
                 continue
             agent = RemoteAgent(pool, f"{game_id}/{colour}", start.game.spec, spec, seed + colour, self.clock)
-            agent.limit_seconds = move_limit(think)
+            agent.limit_seconds = move_limit(think, least)
             agents.append(agent)
-        limit = move_limit(think)
+        limit = move_limit(think, least)
         self.session = Session(
             start, agents, limits=tuple(None if s is None else limit for s in sides), timer=self.clock
         )
@@ -396,7 +399,7 @@ class Hall:
         seed: int | None = None,
     ) -> WebGame:
         """A new game, its agents started if they move first; WebInputError for bad input or
-        when the hall is full of games still in use (503)."""
+        when the hall is full of games still in use (429)."""
         game = check_game(game_spec)
         checked = tuple(None if s is None else check_agent(s, game, self.settings.allow_paths) for s in sides)
         if not 0 < think <= self.settings.max_think:
@@ -408,7 +411,7 @@ class Hall:
             self._evict(room_for=1)
             if len(self._games) >= self.settings.max_games:
                 raise WebInputError(
-                    f"the server holds its most games ({self.settings.max_games}); try again later", 503
+                    f"the server holds its most games ({self.settings.max_games}); try again later", 429
                 )
             game_id = secrets.token_hex(8)
             web_game = WebGame(
@@ -419,6 +422,7 @@ class Hall:
                 think,
                 self.pool,  # type: ignore[arg-type]
                 secrets.randbelow(2**31) if seed is None else seed,
+                self.settings.min_move_limit,
             )
             self._games[game_id] = web_game
         self.start_agents(web_game)

@@ -1,0 +1,215 @@
+"""The web server's JSON API against the real app: games to the end, legality decided by the
+server, undo and resign, analysis equal to the exact play, agents that crash or hang forfeiting
+their game only, bounds on games, and no 5xx for any input over the OpenAPI schema."""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from broken_players import spec as broken_spec
+from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from web_helpers import replayed, settle
+
+from boardlab.games import exact_play, parse_game
+from boardlab.ui.web.app import ServeSettings, create_app
+from boardlab.ui.web.hall import HallSettings
+
+
+@pytest.fixture(scope="module")
+def client() -> Any:
+    hall = HallSettings(max_games=40, allow_paths=True, min_move_limit=1.5, pace=0.0, max_think=5.0)
+    with TestClient(create_app(ServeSettings(hall=hall, analysis_seconds=3.0))) as test_client:
+        yield test_client
+
+
+def new(client: Any, **body: Any) -> dict[str, Any]:
+    reply = client.post("/api/games", json=body)
+    assert reply.status_code == 201, reply.json()
+    return reply.json()  # type: ignore[no-any-return]
+
+
+def test_a_whole_tictactoe_game_against_perfect_play_never_wins_and_matches_the_engine(client: Any) -> None:
+    rng = random.Random(3)
+    view = new(client, game="tictactoe", sides=[None, "perfect"], think=0.5)
+    while view["outcome"] is None:
+        move = rng.choice(view["position"]["legal"])
+        reply = client.post(f"/api/games/{view['id']}/move", json={"move": move})
+        assert reply.status_code == 200, reply.json()
+        view = settle(client, view["id"])
+        state = replayed(view)
+        assert view["position"]["text"] == state.to_text()
+        assert view["position"]["cells"] == state.game.json_view(state)["cells"]
+    assert view["outcome"]["winner"] in (None, 1)  # perfect play never loses
+    assert all(m["seconds"] is not None for m in view["moves"] if m["mover"] == 1)
+
+
+def test_the_server_alone_decides_legality(client: Any) -> None:
+    view = new(client, game="connect4", sides=[None, None], moves="444444")
+    url = f"/api/games/{view['id']}/move"
+    full = client.post(url, json={"move": "4"})
+    assert full.status_code == 400 and "full" in full.json()["detail"]
+    assert client.post(url, json={"move": "9"}).status_code == 400
+    assert client.post(url, json={"move": ""}).status_code == 422
+    assert client.get(f"/api/games/{view['id']}").json()["moves"] == view["moves"]
+    quixo = new(client, game="quixo", sides=[None, None], moves="a1e1")
+    refused = client.post(f"/api/games/{quixo['id']}/move", json={"move": "e1a1"})  # X's cube, O to move
+    assert refused.status_code == 400 and "opponent" in refused.json()["detail"]
+
+
+def test_undo_takes_back_the_persons_move_and_the_agents_answer(client: Any) -> None:
+    view = new(client, game="connect4", sides=[None, "greedy"], think=0.2, seed=1)
+    client.post(f"/api/games/{view['id']}/move", json={"move": "4"})
+    view = settle(client, view["id"])
+    client.post(f"/api/games/{view['id']}/move", json={"move": "3"})
+    view = settle(client, view["id"])
+    assert len(view["moves"]) == 4
+    undone = client.post(f"/api/games/{view['id']}/undo").json()
+    assert [m["move"] for m in undone["moves"]] == [m["move"] for m in view["moves"][:2]]
+    assert undone["position"]["text"] == replayed(undone).to_text()
+
+
+def test_resign_ends_the_game_for_the_person(client: Any) -> None:
+    view = new(client, game="quixo:size=4", sides=[None, "random"], think=0.1)
+    resigned = client.post(f"/api/games/{view['id']}/resign").json()
+    assert resigned["outcome"] == {"winner": 1, "reason": "resignation", "detail": ""}
+    assert client.post(f"/api/games/{view['id']}/move", json={"move": "a1d1"}).status_code == 409
+
+
+def test_positions_load_from_text_and_from_moves(client: Any) -> None:
+    game = parse_game("quixo")
+    text = "XOX.O/...../..X../...../O...X O 6"
+    view = new(client, game="quixo", sides=[None, None], position=text)
+    assert view["position"]["text"] == game.parse_position(text).to_text()
+    c4 = new(client, game="connect4", sides=[None, None], moves="4453")
+    assert c4["position"]["text"] == parse_game("connect4").parse_position("4453").to_text()
+    assert [m["move"] for m in c4["moves"]] == ["4", "4", "5", "3"]
+    assert client.post("/api/games", json={"game": "quixo", "position": "XXXX"}).status_code == 400
+    assert client.post("/api/games", json={"game": "connect4", "moves": "4448"}).status_code == 400
+
+
+@pytest.mark.parametrize(
+    ("game", "moves"),
+    [
+        ("tictactoe", ["b2", "a1"]),
+        ("quixo:size=3", ["a1c1"]),
+        ("nim:piles=2-3-4", ["1:1"]),
+        ("connect4", list("44444455555")),
+    ],
+)
+def test_analysis_gives_the_exact_value_of_every_move(client: Any, game: str, moves: list[str]) -> None:
+    reply = client.post("/api/analysis", json={"game": game, "moves": ",".join(moves)})
+    assert reply.status_code == 200, reply.json()
+    answer = reply.json()["exact"]
+    state = parse_game(game).initial()
+    for move in moves:
+        state = state.play(move)
+    exact = exact_play(state.game)
+    expected = {
+        str(state.move_from_index(v.action)): (v.name, v.depth, v.score) for v in exact.move_values(state)
+    }
+    assert {m["move"]: (m["value"], m["depth"], m["score"]) for m in answer["moves"]} == expected
+
+
+def test_analysis_without_a_solver_shows_a_search(client: Any) -> None:
+    reply = client.post("/api/analysis", json={"game": "quixo", "agent": "mcts:iters=200", "seconds": 1})
+    assert reply.status_code == 200, reply.json()
+    answer = reply.json()
+    assert answer["exact"] is None and "tables" in answer["why"]
+    search = answer["search"]
+    assert search["agent"] == "mcts:iters=200"
+    assert search["move"] in parse_game("quixo").initial().to_json()["legal"]
+    assert search["info"]["nodes"] > 0
+
+
+@pytest.mark.parametrize(
+    ("player", "phrase"), [("RaisingPlayer", "broken"), ("DyingPlayer", "process ended")]
+)
+def test_an_agent_that_crashes_forfeits_its_game_and_the_server_goes_on(
+    client: Any, player: str, phrase: str
+) -> None:
+    other = new(client, game="tictactoe", sides=[None, "random"], think=0.1)
+    view = new(client, game="quixo", sides=[broken_spec(player, attempts=1), None], think=0.1)
+    view = settle(client, view["id"])
+    assert view["outcome"]["reason"] == "forfeit" and view["outcome"]["winner"] == 1
+    assert phrase in view["outcome"]["detail"]
+    assert client.post(f"/api/games/{other['id']}/move", json={"move": "b2"}).status_code == 200
+    assert len(settle(client, other["id"])["moves"]) == 2
+
+
+def test_an_agent_that_hangs_forfeits_after_its_limit(client: Any) -> None:
+    tic = time.monotonic()
+    view = new(client, game="quixo", sides=[broken_spec("HangingPlayer", attempts=1), None], think=0.05)
+    view = settle(client, view["id"])
+    assert view["outcome"]["reason"] == "forfeit" and "no answer within" in view["outcome"]["detail"]
+    assert time.monotonic() - tic < 30
+
+
+def test_paths_are_refused_unless_allowed() -> None:
+    with TestClient(create_app(ServeSettings(agent_workers=1))) as strict:
+        for spec in ("course:player=x.py:P", "rules:model=/etc/passwd", "alphabeta:weights=w.json"):
+            reply = strict.post("/api/games", json={"game": "quixo", "sides": [None, spec]})
+            assert reply.status_code == 400 and "--allow-paths" in reply.json()["detail"]
+        assert strict.post("/api/games", json={"sides": [None, "nosuchagent"]}).status_code == 400
+        assert strict.post("/api/games", json={"game": "chess"}).status_code == 400
+        assert strict.post("/api/games", json={"sides": [None, "optimal"]}).status_code == 400  # Nim only
+
+
+def test_the_hall_is_bounded_and_drops_idle_games() -> None:
+    hall = HallSettings(max_games=2, idle_seconds=0.2)
+    with TestClient(create_app(ServeSettings(hall=hall, agent_workers=1))) as small:
+        first = new(small, game="nim", sides=[None, None])
+        new(small, game="nim", sides=[None, None])
+        full = small.post("/api/games", json={"game": "nim", "sides": [None, None]})
+        assert full.status_code == 429
+        time.sleep(0.3)
+        new(small, game="nim", sides=[None, None])  # room made by dropping an idle game
+        assert small.get(f"/api/games/{first['id']}").status_code == 404
+
+
+# --- no 5xx on any input, over the OpenAPI schema ---------------------------------------------
+
+TEXTS = st.one_of(
+    st.sampled_from(
+        ["quixo", "connect4", "tictactoe", "nim", "quixo:size=3", "nim:piles=1-2", "greedy", "4"]
+    ),
+    st.sampled_from(["a1e1", "4453", "X...O/...../...../...../..... O 2", "perfect", "random", "1:1", "b2"]),
+    st.text(max_size=30),
+)
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | TEXTS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+def _operations(client: Any) -> list[tuple[str, str, list[str]]]:
+    schema = client.get("/openapi.json").json()
+    out = []
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            body = operation.get("requestBody", {}).get("content", {}).get("application/json", {})
+            ref = body.get("schema", {}).get("$ref", "")
+            fields = list(schema["components"]["schemas"][ref.split("/")[-1]]["properties"]) if ref else []
+            out.append((method, path, fields))
+    return out
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_no_input_gets_a_server_error(client: Any, data: Any) -> None:
+    operations = _operations(client)
+    method, path, fields = data.draw(st.sampled_from(operations))
+    game_id = data.draw(st.sampled_from(["0" * 16, "x", "..%2Fetc"]))
+    tournament = quote(data.draw(st.text(max_size=10)) or "t", safe="")
+    url = path.replace("{game_id}", game_id).replace("{tournament}", tournament)
+    url = url.replace("{index}", str(data.draw(st.integers(-5, 2**70))))
+    body = data.draw(st.fixed_dictionaries({}, optional={f: JSON for f in fields}) | JSON)
+    reply = client.request(method.upper(), url, json=body if method in ("post", "put") else None)
+    assert reply.status_code < 500, (method, url, body, reply.text)
+    assert isinstance(reply.json(), dict)
