@@ -190,8 +190,8 @@ def create_app(settings: ServeSettings | None = None) -> FastAPI:
         finally:
             sweeper.cancel()
             hall.close()
-            await asyncio.to_thread(agents.close)
-            await asyncio.to_thread(thinkers.close)
+            agents.close()
+            thinkers.close()
 
     app = FastAPI(
         title="boardlab",
