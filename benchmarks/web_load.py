@@ -1,10 +1,11 @@
 """Load check of ``boardlab serve``: many concurrent games against a fast agent over real HTTP.
 
-Starts the server (uvicorn on a free local port), then plays ``--games`` Connect Four games at
-once, each by an asynchronous client that makes a random legal move, polls until the agent has
-answered, and so on to the end. Every request's response time is recorded; at the end each
-game's move list is checked against the moves its client made (nothing lost: every person's
-move is there, in order, each followed by exactly one agent move unless the game ended).
+Starts the server (``boardlab serve`` in its own process, on a free local port), then plays
+``--games`` Connect Four games at once, each by an asynchronous client that makes a random
+legal move, polls until the agent has answered, and so on to the end. Every request's response
+time is recorded; at the end each game's move list is checked against the moves its client
+made (nothing lost: every person's move is there, in order, each followed by exactly one agent
+move unless the game ended).
 
     .venv/bin/python benchmarks/web_load.py --games 50 --agent greedy
 """
@@ -14,17 +15,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
+import signal
 import socket
 import statistics
-import threading
+import subprocess
+import sys
 import time
 from typing import Any
 
 import httpx
-import uvicorn
-
-from boardlab.ui.web.app import ServeSettings, create_app
-from boardlab.ui.web.hall import HallSettings
 
 
 def free_port() -> int:
@@ -67,16 +66,22 @@ async def play_one(client: httpx.AsyncClient, timings: Timings, seed: int, args:
     return played[0::2] == mine and len(played) in (2 * len(mine), 2 * len(mine) - 1)
 
 
-def run_server(settings: ServeSettings) -> tuple[uvicorn.Server, threading.Thread, str]:
+def run_server(args: argparse.Namespace) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.05)
-    return server, thread, f"http://127.0.0.1:{port}"
+    command = [sys.executable, "-c", "from boardlab.ui.cli import main; main()", "serve", "--port", str(port)]
+    command += ["--workers", str(args.workers), "--max-games", str(args.games + 10)]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            if httpx.get(base + "/api/meta", timeout=5).status_code == 200:
+                return server, base
+        except httpx.HTTPError:
+            pass
+        if server.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit(f"the server did not start (exit status {server.poll()})")
+        time.sleep(0.2)
 
 
 async def load(base: str, args: argparse.Namespace) -> tuple[Timings, list[bool], float]:
@@ -104,13 +109,12 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--poll", type=float, default=0.05)
     args = parser.parse_args()
-    settings = ServeSettings(hall=HallSettings(max_games=args.games + 10), agent_workers=args.workers)
-    server, thread, base = run_server(settings)
+    server, base = run_server(args)
     try:
         timings, results, wall = asyncio.run(load(base, args))
     finally:
-        server.should_exit = True
-        thread.join(30)
+        server.send_signal(signal.SIGINT)
+        server.wait(30)
     print(f"{args.games} concurrent {args.game} games against {args.agent} ({args.workers} agent workers)")
     print(
         f"wall time {wall:.1f} s; games complete and intact: {sum(results)}/{len(results)}; "

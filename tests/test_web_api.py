@@ -5,7 +5,9 @@ their game only, bounds on games, and no 5xx for any input over the OpenAPI sche
 from __future__ import annotations
 
 import random
+import socket
 import time
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -14,9 +16,13 @@ from broken_players import spec as broken_spec
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 from web_helpers import replayed, settle
 
+from boardlab.arena.store import Store
 from boardlab.games import exact_play, parse_game
+from boardlab.ui.cli import app
+from boardlab.ui.web import server
 from boardlab.ui.web.app import ServeSettings, create_app
 from boardlab.ui.web.hall import HallSettings
 
@@ -200,7 +206,7 @@ def _operations(client: Any) -> list[tuple[str, str, list[str]]]:
     return out
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_no_input_gets_a_server_error(client: Any, data: Any) -> None:
     operations = _operations(client)
@@ -213,3 +219,68 @@ def test_no_input_gets_a_server_error(client: Any, data: Any) -> None:
     reply = client.request(method.upper(), url, json=body if method in ("post", "put") else None)
     assert reply.status_code < 500, (method, url, body, reply.text)
     assert isinstance(reply.json(), dict)
+
+
+def test_two_agents_play_to_the_end_while_watched(client: Any) -> None:
+    view = new(client, game="nim:piles=2-3", sides=["random", "perfect"], think=0.2, seed=4)
+    view = settle(client, view["id"])
+    assert view["outcome"] is not None and view["outcome"]["reason"] == "rule"
+    assert replayed(view).is_over
+    assert client.post(f"/api/games/{view['id']}/undo").status_code == 409  # no person to undo for
+
+
+def test_an_agents_policy_and_value_are_shown_per_move(client: Any) -> None:
+    state = parse_game("tictactoe").initial().play("b2")
+    reply = client.post("/api/analysis", json={"game": "tictactoe", "moves": "b2", "agent": "perfect"})
+    search = reply.json()["search"]
+    assert search["agent"] == "perfect" and search["value"] == 0
+    shares = dict(search["policy_moves"])
+    assert set(shares) == {str(m) for m in state.legal_moves()}
+    assert abs(sum(shares.values()) - 1) < 1e-6
+    best = {str(state.move_from_index(a)) for a in exact_play(state.game).best_actions(state)}
+    assert {move for move, share in shares.items() if share > 0} == best
+    view = new(client, game="tictactoe", sides=[None, "perfect"], think=0.2, moves="b2")
+    answered = settle(client, view["id"])["moves"][-1]
+    assert answered["decision"]["value"] == 0 and answered["move"] in dict(
+        answered["decision"]["policy_moves"]
+    )
+
+
+def test_the_page_sees_an_agent_thinking(client: Any) -> None:
+    view = new(client, game="quixo", sides=[broken_spec("SlowPlayer", attempts=1), None], think=0.5)
+    deadline = time.monotonic() + 20
+    while (seen := client.get(f"/api/games/{view['id']}").json())["thinking"] is None:
+        assert time.monotonic() < deadline and seen["outcome"] is None
+        time.sleep(0.05)
+    assert seen["thinking"] == 0 and seen["thinking_for"] >= 0
+    assert client.post(f"/api/games/{view['id']}/resign").status_code == 409  # wait for the move
+    assert client.get("/api/meta").status_code == 200  # the server answers meanwhile
+
+
+def test_serve_refuses_a_missing_store_and_a_taken_port(tmp_path: Path) -> None:
+    missing = CliRunner().invoke(app, ["serve", "--db", str(tmp_path / "none.sqlite")])
+    assert missing.exit_code == 2 and "no such arena store" in missing.output
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = CliRunner().invoke(app, ["serve", "--port", str(taken.getsockname()[1])])
+    assert busy.exit_code == 2 and "cannot listen" in busy.output
+
+
+def test_serve_prints_its_address_and_starts_with_its_options(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    started: list[tuple[ServeSettings, str, int]] = []
+    monkeypatch.setattr(server, "serve", lambda settings, host, port: started.append((settings, host, port)))
+    store = tmp_path / "arena.sqlite"
+    Store(store).close()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    args = ["serve", "--port", str(port), "--db", str(store), "--max-games", "7", "--allow-paths"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert f"http://127.0.0.1:{port}/" in result.output
+    settings, host, bound = started[0]
+    assert (host, bound, settings.db, settings.hall.max_games) == ("127.0.0.1", port, str(store), 7)
+    assert settings.hall.allow_paths

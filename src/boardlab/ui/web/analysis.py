@@ -19,7 +19,7 @@ import time
 from collections import OrderedDict
 from typing import Any
 
-from boardlab.ui.web.hall import WebInputError, check_agent, move_limit
+from boardlab.ui.web.hall import WebInputError, check_agent, move_limit, said
 from boardlab.ui.web.workers import Busy, ThinkError, ThinkPool
 
 DEFAULT_AGENT = "alphabeta"
@@ -100,7 +100,9 @@ class Analyst:
             }
             try:
                 reply = self.search_pool.ask({**act, **request}, move_limit(budget), QUEUE_SECONDS)
-                answer["search"] = {"agent": spec, "seconds": round(reply["seconds"], 3), **reply["decision"]}
+                decision = reply["decision"]
+                shown = {"agent": spec, "move": decision["move"], "seconds": round(reply["seconds"], 3)}
+                answer["search"] = {**shown, **said(decision, state)}
             except Busy as err:
                 raise WebInputError(str(err), 429) from None
             except ThinkError as err:

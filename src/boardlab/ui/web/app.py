@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -21,7 +21,7 @@ from typing import Annotated, Any
 from fastapi import FastAPI, Request
 from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -156,6 +156,36 @@ def _validation_line(err: RequestValidationError) -> str:
     return f"{where or 'request'}: {first.get('msg', 'invalid')}"
 
 
+class Bounded:
+    """ASGI middleware bounding each request: a body of at most :data:`MAX_BODY_BYTES` (413) and
+    at most :data:`REQUEST_SECONDS` of work (429 when no answer has started by then)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        length = headers.get(b"content-length", b"0")
+        if not length.isdigit() or int(length) > MAX_BODY_BYTES:
+            await _error(413, f"a request body is at most {MAX_BODY_BYTES} bytes")(scope, receive, send)
+            return
+        started = False
+
+        async def watched(message: dict[str, Any]) -> None:
+            nonlocal started
+            started = True
+            await send(message)
+
+        try:
+            await asyncio.wait_for(self.app(scope, receive, watched), REQUEST_SECONDS)
+        except TimeoutError:
+            if not started:
+                await _error(429, f"the request took longer than {REQUEST_SECONDS:g} s")(scope, receive, send)
+
+
 def create_app(settings: ServeSettings | None = None) -> FastAPI:
     """The server's app; its worker processes start with the app's lifespan."""
     settings = settings or ServeSettings()
@@ -200,16 +230,7 @@ def create_app(settings: ServeSettings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.boardlab = state
-
-    @app.middleware("http")
-    async def bounded(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        length = request.headers.get("content-length", "0")
-        if not length.isdigit() or int(length) > MAX_BODY_BYTES:
-            return _error(413, f"a request body is at most {MAX_BODY_BYTES} bytes")
-        try:
-            return await asyncio.wait_for(call_next(request), REQUEST_SECONDS)
-        except TimeoutError:
-            return _error(429, f"the request took longer than {REQUEST_SECONDS:g} s")
+    app.add_middleware(Bounded)
 
     @app.exception_handler(WebInputError)
     async def refused(request: Request, err: WebInputError) -> JSONResponse:
@@ -235,39 +256,40 @@ def create_app(settings: ServeSettings | None = None) -> FastAPI:
         return state["meta"]  # type: ignore[no-any-return]
 
     @app.post("/api/games", status_code=201, summary="Start a game")
-    def new_game(body: NewGame) -> dict[str, Any]:
+    def new_game(body: NewGame) -> JSONResponse:
         hall: Hall = state["hall"]
         sides = (body.sides[0], body.sides[1])
         web_game = hall.create(
             body.game, sides, think=body.think, position=body.position, moves=body.moves, seed=body.seed
         )
-        return web_game.snapshot()
+        return JSONResponse(web_game.snapshot(), status_code=201)
 
     @app.get("/api/games/{game_id}", summary="A game as it stands (poll it while an agent thinks)")
-    def get_game(game_id: Annotated[str, PathParam(max_length=64)]) -> dict[str, Any]:
-        return state["hall"].get(game_id).snapshot()  # type: ignore[no-any-return]
+    async def get_game(game_id: Annotated[str, PathParam(max_length=64)]) -> JSONResponse:
+        # on the event loop, without a thread: a snapshot never waits for a lock
+        return JSONResponse(state["hall"].get(game_id).snapshot())
 
     @app.post("/api/games/{game_id}/move", summary="Play a person's move")
-    def play_move(game_id: str, body: MoveBody) -> dict[str, Any]:
+    def play_move(game_id: str, body: MoveBody) -> JSONResponse:
         hall: Hall = state["hall"]
         web_game = hall.get(game_id)
         web_game.play(body.move)
         hall.start_agents(web_game)
-        return web_game.snapshot()
+        return JSONResponse(web_game.snapshot())
 
     @app.post("/api/games/{game_id}/undo", summary="Take back the person's last move")
-    def undo(game_id: str) -> dict[str, Any]:
+    def undo(game_id: str) -> JSONResponse:
         hall: Hall = state["hall"]
         web_game = hall.get(game_id)
         web_game.undo()
         hall.start_agents(web_game)
-        return web_game.snapshot()
+        return JSONResponse(web_game.snapshot())
 
     @app.post("/api/games/{game_id}/resign", summary="The person resigns")
-    def resign(game_id: str) -> dict[str, Any]:
+    def resign(game_id: str) -> JSONResponse:
         web_game = state["hall"].get(game_id)
         web_game.resign()
-        return web_game.snapshot()  # type: ignore[no-any-return]
+        return JSONResponse(web_game.snapshot())
 
     @app.delete("/api/games/{game_id}", summary="Drop a game")
     def drop(game_id: str) -> dict[str, Any]:

@@ -249,7 +249,9 @@ class WebGame:
                 "move": turn.notation,
                 "mover": turn.mover,
                 "seconds": turn.seconds,
-                "decision": None if turn.decision is None else _said(turn.decision),
+                "decision": None
+                if turn.decision is None
+                else said(turn.decision.to_json(), session.positions[i]),
             }
             for i, turn in enumerate(session.turns)
         ]
@@ -302,15 +304,15 @@ class WebGame:
             self._refresh()
 
     def undo(self) -> None:
-        """Take back the last person's move and the agent's answers after it (or the last move
-        where nobody plays as a person)."""
+        """Take back the person's last move and the agent's answers after it (where two people
+        play, the last move)."""
         self._person_request()  # before the lock, which an agent's move holds while it thinks
         with self.lock:
             self._person_request()
             people = self.people
-            side = None
-            if len(people) == 1:
-                side = people[0]
+            if not people:
+                raise WebInputError("no person plays this game; there is nothing to take back", 409)
+            side = people[0] if len(people) == 1 else None
             try:
                 self.session.undo(side)
             except SessionError as err:
@@ -358,10 +360,15 @@ class WebGame:
                 self._refresh()
 
 
-def _said(decision: Decision) -> dict[str, Any]:
-    said = decision.to_json()
-    del said["move"]
-    return said
+def said(decision: dict[str, Any], state: Any) -> dict[str, Any]:
+    """What a decision (``Decision.to_json()``) said about ``state`` beside its move, its
+    policy also given per legal move in notation (``policy_moves``, largest first)."""
+    out = {key: value for key, value in decision.items() if key != "move"}
+    policy = decision.get("policy")
+    if policy is not None:
+        shares = [(str(state.move_from_index(a)), float(policy[a])) for a in state.legal_indices()]
+        out["policy_moves"] = sorted(shares, key=lambda item: -item[1])
+    return out
 
 
 def _undoable(session: Session) -> bool:

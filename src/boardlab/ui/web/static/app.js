@@ -199,7 +199,22 @@ function draw() {
   drawer(board, v);
   drawTurn(v);
   drawMoves();
+  drawLastDecision();
   if (!ui.replay) drawThinking(ui.view);
+}
+
+function drawLastDecision() {
+  // What the agent of the last move said beside it: value, search, policy (whatever it has).
+  const box = $("last-decision");
+  box.innerHTML = "";
+  if (ui.replay || !ui.view || !ui.view.moves.length) return;
+  const last = ui.view.moves[ui.view.moves.length - 1];
+  const d = last.decision;
+  if (!d || (d.value === undefined && !d.info && !d.policy_moves)) return;
+  const head = document.createElement("h2");
+  head.textContent = "Last agent move: " + ui.view.position.symbols[last.mover] + " " + last.move;
+  box.appendChild(head);
+  box.appendChild(decisionBox({ ...d, move: last.move, agent: ui.view.sides[last.mover] }, ui.view.position, "last-decision-info"));
 }
 
 function drawTurn(v) {
@@ -478,11 +493,11 @@ function drawAnalysis(a) {
   if (a.search_error) { const p = document.createElement("p"); p.textContent = a.search_error; box.appendChild(p); }
 }
 
-function decisionBox(d, position) {
+function decisionBox(d, position, id) {
   // Any agent's Decision, shown the same way: value, search info, and policy where it has one.
   const div = document.createElement("div");
-  div.id = "search-info";
-  const lines = [d.agent ? "Search (" + d.agent + "): move " + d.move : "move " + d.move];
+  div.id = id || "search-info";
+  const lines = [d.agent ? d.agent + ": move " + d.move : "move " + d.move];
   if (d.value !== undefined) lines.push("value " + d.value.toFixed(3) + " for the side to move");
   if (d.info) {
     if (d.info.score !== null) lines.push("evaluation " + Number(d.info.score).toFixed(2));
@@ -491,18 +506,18 @@ function decisionBox(d, position) {
     if (d.info.pv && d.info.pv.length) lines.push("line: " + d.info.pv.join(" "));
   }
   for (const line of lines) { const p = document.createElement("p"); p.textContent = line; div.appendChild(p); }
-  if (d.policy) {
-    const legal = position.legal;
+  if (d.policy_moves) {
     const table = document.createElement("table");
-    table.id = "policy";
-    const indexed = d.policy.map((p, i) => [p, i]).filter(([p]) => p > 0).sort((a, b) => b[0] - a[0]).slice(0, 12);
-    for (const [p, i] of indexed) {
+    table.className = "policy";
+    for (const [move, p] of d.policy_moves.slice(0, 12)) {
       const tr = document.createElement("tr");
-      tr.innerHTML = `<td>#${i}</td><td><span class="bar" style="width:${Math.round(p * 120)}px"></span> ${(100 * p).toFixed(1)}%</td>`;
+      tr.dataset.move = move;
+      tr.dataset.share = p;
+      tr.innerHTML = `<td>${move}</td><td><span class="bar" style="width:${Math.round(p * 120)}px"></span> ${(100 * p).toFixed(1)}%</td>`;
       table.appendChild(tr);
     }
     const cap = document.createElement("p");
-    cap.textContent = "policy over " + legal.length + " legal moves (action index: share)";
+    cap.textContent = "policy (largest shares of the moves)";
     div.appendChild(cap);
     div.appendChild(table);
   }
