@@ -332,3 +332,34 @@ def test_a_stored_game_is_replayed_with_its_thinking_times(page: Page, server: d
     for text, seconds in zip(shown[len(record.opening) :], record.move_times, strict=True):
         assert f"({seconds:.2f} s)" in text
     assert page.inner_text("#result").startswith("Game over")
+
+
+def test_hints_stay_on_and_an_agents_policy_is_shown(page: Page, server: dict[str, Any]) -> None:
+    open_page(page, server, "?game=tictactoe&x=person&o=perfect&think=0.2&hints=1")
+    assert analysis_rows(page) == exact_rows(new_game("tictactoe"))
+    page.click(".cell[data-x='1'][data-y='1']")
+    page.wait_for_function("() => document.querySelectorAll('#moves li').length === 2")
+    settle(page)
+    state = check_board(page, "tictactoe")
+    page.wait_for_function(
+        "n => document.querySelectorAll('#analysis-table tr[data-move]').length === n",
+        arg=len(state.legal_moves()),
+    )
+    assert analysis_rows(page) == exact_rows(state)  # the hints followed the game
+    before = new_game("tictactoe").play("b2")
+    shares = page.eval_on_selector_all(
+        "#last-decision-info .policy tr", "rows => rows.map(r => [r.dataset.move, Number(r.dataset.share)])"
+    )
+    best = {str(before.move_from_index(a)) for a in exact_play(before.game).best_actions(before)}
+    assert {move for move, share in shares if share > 0} == best
+    assert "value 0.000" in page.inner_text("#last-decision-info")
+
+
+def test_nim_is_played_by_clicking_an_object(page: Page, server: dict[str, Any]) -> None:
+    open_page(page, server, "?game=nim&x=person&o=person")
+    page.click(".pile[data-pile='3'] .token[data-i='1']")  # pile 3 holds 5: take the last 4
+    page.wait_for_function("() => document.querySelectorAll('#moves li').length === 1")
+    assert page_moves(page) == ["3:4"]
+    counts = page.eval_on_selector_all(".pile", "rows => rows.map(r => Number(r.dataset.count))")
+    assert counts == [1, 3, 1, 7]
+    assert page.locator(".pile.last[data-pile='3']").count() == 1

@@ -184,6 +184,8 @@ function updateUrl() {
   if (v.moves.length) params.set("moves", movesText(v.moves.map((m) => m.move)));
   params.set("x", v.sides[0] || "person");
   params.set("o", v.sides[1] || "person");
+  params.set("think", String(v.think));
+  if ($("hints").checked) params.set("hints", "1");
   history.replaceState(null, "", "?" + params.toString());
 }
 
@@ -585,7 +587,11 @@ async function start() {
   try { setGame(spec); } catch (err) { setGame("quixo"); say(err.message); }
   setSide(0, params.get("x") || "person");
   setSide(1, params.get("o") || "greedy");
-  if (params.get("think")) $("think").value = params.get("think");
+  const think = parseFloat(params.get("think"));
+  if (think > 0) {
+    if (![...$("think").options].some((o) => parseFloat(o.value) === think)) $("think").add(new Option(String(think), String(think)));
+    $("think").value = [...$("think").options].find((o) => parseFloat(o.value) === think).value;
+  }
   if (params.get("hints") === "1") $("hints").checked = true;
   $("new-game").onclick = () => newGame({});
   $("undo").onclick = () => act("/undo");
