@@ -6,17 +6,14 @@ Screenshots go to the session's results folder (``web-screens`` under pytest's t
 from __future__ import annotations
 
 import random
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import pytest
-import uvicorn
 from playwright.sync_api import Page, sync_playwright
+from web_helpers import running_server
 
 from boardlab.agents import make_agent
 from boardlab.arena.play import GameRecord
@@ -39,12 +36,6 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 WAIT_MS = 60_000
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def _stored_game(path: Path) -> GameRecord:
@@ -96,18 +87,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     settings = ServeSettings(
         hall=HallSettings(max_games=50, pace=0.05), analysis_seconds=5.0, db=str(folder / "arena.sqlite")
     )
-    port = _free_port()
-    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
-    uv = uvicorn.Server(config)
-    thread = threading.Thread(target=uv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not uv.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
-    yield {"url": f"http://127.0.0.1:{port}", "record": record}
-    uv.should_exit = True
-    thread.join(30)
+    with running_server(create_app(settings)) as url:
+        yield {"url": url, "record": record}
 
 
 @pytest.fixture(scope="session")

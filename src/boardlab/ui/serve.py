@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from boardlab.agents.base import AgentSpecError, parse_spec
 from boardlab.core.spec import one_line
 
 
@@ -29,6 +30,9 @@ def serve(
         float,
         typer.Option(min=0.05, max=600, help="default seconds per analysis (exact values, else a search)"),
     ] = 2.0,
+    analysis_agent: Annotated[
+        str, typer.Option(help="the agent whose decision the analysis shows where no exact play answers")
+    ] = "alphabeta",
     max_games: Annotated[int, typer.Option(min=1, max=100_000, help="most games held at once")] = 100,
     idle_minutes: Annotated[
         float, typer.Option(min=0.1, max=10_000, help="a game nobody looks at is dropped after this")
@@ -51,6 +55,10 @@ def serve(
         from boardlab.ui.web.server import serve as run_server
     except ImportError as err:
         _fail(f"serve needs the web extra (pip install 'boardlab[web]'): {err}")
+    try:
+        parse_spec(analysis_agent)
+    except AgentSpecError as err:
+        _fail(f"--analysis-agent: {err}")
     if db is not None and not db.is_file():
         _fail(f"--db {db}: no such arena store file")
     hall = HallSettings(
@@ -61,6 +69,7 @@ def serve(
         agent_workers=workers,
         analysis_workers=analysis_workers,
         analysis_seconds=min(analysis_seconds, max_think),
+        analysis_agent=analysis_agent,
         db=None if db is None else str(db),
     )
     try:

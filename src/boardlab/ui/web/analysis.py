@@ -20,7 +20,7 @@ from collections import OrderedDict
 from typing import Any
 
 from boardlab.ui.web.hall import WebInputError, check_agent, move_limit, said
-from boardlab.ui.web.workers import Busy, ThinkError, ThinkPool
+from boardlab.ui.web.workers import Busy, Overrun, ThinkError, ThinkPool
 
 DEFAULT_AGENT = "alphabeta"
 CACHE_SIZE = 512
@@ -39,13 +39,18 @@ class Analyst:
         seconds: float = 2.0,
         max_seconds: float = 30.0,
         allow_paths: bool = False,
+        agent: str = DEFAULT_AGENT,
     ) -> None:
         self.exact_pool = exact_pool
+        self.agent = agent
         self.search_pool = search_pool
         self.seconds = seconds
         self.max_seconds = max_seconds
         self.allow_paths = allow_paths
         self._cache: OrderedDict[tuple[str, str, str, float], dict[str, Any]] = OrderedDict()
+        self._too_slow: dict[tuple[str, float], int] = {}
+        """(game spec, budget) -> the largest ply at which an exact solve overran that budget:
+        earlier positions, as hard or harder, are not tried again (each overrun stops a worker)."""
         self._lock = threading.Lock()
 
     def analyze(self, state: Any, seconds: float | None = None, agent: str | None = None) -> dict[str, Any]:
@@ -81,16 +86,24 @@ class Analyst:
             answer["why"] = "the game is over"
             return answer
         request = {"game": state.game.spec, "position": state.to_text()}
-        try:
-            reply = self.exact_pool.ask({"kind": "exact", **request}, budget, QUEUE_SECONDS)
-            answer["exact"] = reply["exact"]
-            answer["why"] = reply.get("why")
-        except Busy as err:
-            raise WebInputError(str(err), 429) from None
-        except ThinkError as err:
-            answer["why"] = f"no exact value: {err}"
+        slow = self._too_slow.get((state.game.spec, budget), -1)
+        if state.ply <= slow:
+            answer["why"] = f"no exact value: a position at ply {slow} already took longer than {budget:g} s"
+        else:
+            try:
+                reply = self.exact_pool.ask({"kind": "exact", **request}, budget, QUEUE_SECONDS)
+                answer["exact"] = reply["exact"]
+                answer["why"] = reply.get("why")
+            except Busy as err:
+                raise WebInputError(str(err), 429) from None
+            except Overrun as err:
+                with self._lock:
+                    self._too_slow[(state.game.spec, budget)] = max(slow, int(state.ply))
+                answer["why"] = f"no exact value: {err}"
+            except ThinkError as err:
+                answer["why"] = f"no exact value: {err}"
         if answer["exact"] is None or spec is not None:
-            spec = spec or DEFAULT_AGENT
+            spec = spec or self.agent
             act = {
                 "kind": "act",
                 "key": f"analysis/{spec}",

@@ -52,6 +52,8 @@ class ServeSettings:
     agent_workers: int = 2
     analysis_workers: int = 1
     analysis_seconds: float = 2.0
+    analysis_agent: str = "alphabeta"
+    """The agent whose decision the analysis shows where no exact play answers."""
     db: str | None = None
 
 
@@ -156,6 +158,13 @@ def _validation_line(err: RequestValidationError) -> str:
     return f"{where or 'request'}: {first.get('msg', 'invalid')}"
 
 
+def _warm_games() -> None:
+    for name in available_games():
+        with contextlib.suppress(Exception):
+            state = parse_game(name).initial()
+            state.play(state.legal_moves()[0]).to_json()
+
+
 class Bounded:
     """ASGI middleware bounding each request: a body of at most :data:`MAX_BODY_BYTES` (413) and
     at most :data:`REQUEST_SECONDS` of work (429 when no answer has started by then)."""
@@ -204,10 +213,14 @@ def create_app(settings: ServeSettings | None = None) -> FastAPI:
                 settings.analysis_seconds,
                 settings.hall.max_think,
                 settings.hall.allow_paths,
+                settings.analysis_agent,
             ),
             replays=Replays(settings.db),
             meta=meta(settings),
         )
+
+        # compile each game's rules in this process now, not in a player's first request
+        warming = asyncio.create_task(asyncio.to_thread(_warm_games))
 
         async def sweep() -> None:
             while True:
@@ -219,6 +232,7 @@ def create_app(settings: ServeSettings | None = None) -> FastAPI:
             yield
         finally:
             sweeper.cancel()
+            warming.cancel()
             hall.close()
             agents.close()
             thinkers.close()
