@@ -295,7 +295,9 @@ def test_a_position_in_the_url_loads_as_it_reads(page: Page, server: dict[str, A
     assert "moves=4453" in page.url
 
 
-def test_a_stored_game_is_replayed_with_its_thinking_times(page: Page, server: dict[str, Any]) -> None:
+def test_a_stored_game_is_replayed_with_its_thinking_times(
+    page: Page, server: dict[str, Any], screens: Path
+) -> None:
     record: GameRecord = server["record"]
     open_page(page, server, "?game=tictactoe&x=person&o=person")
     page.wait_for_selector("#replay-games li[data-index='0']")
@@ -313,9 +315,12 @@ def test_a_stored_game_is_replayed_with_its_thinking_times(page: Page, server: d
     for text, seconds in zip(shown[len(record.opening) :], record.move_times, strict=True):
         assert f"({seconds:.2f} s)" in text
     assert page.inner_text("#result").startswith("Game over")
+    page.screenshot(path=str(screens / "replay.png"))
 
 
-def test_hints_stay_on_and_an_agents_policy_is_shown(page: Page, server: dict[str, Any]) -> None:
+def test_hints_stay_on_and_an_agents_policy_is_shown(
+    page: Page, server: dict[str, Any], screens: Path
+) -> None:
     open_page(page, server, "?game=tictactoe&x=person&o=perfect&think=0.2&hints=1")
     assert analysis_rows(page) == exact_rows(new_game("tictactoe"))
     page.click(".cell[data-x='1'][data-y='1']")
@@ -334,6 +339,7 @@ def test_hints_stay_on_and_an_agents_policy_is_shown(page: Page, server: dict[st
     best = {str(before.move_from_index(a)) for a in exact_play(before.game).best_actions(before)}
     assert {move for move, share in shares if share > 0} == best
     assert "value 0.000" in page.inner_text("#last-decision-info")
+    page.screenshot(path=str(screens / "tictactoe-hints.png"))
 
 
 def test_nim_is_played_by_clicking_an_object(page: Page, server: dict[str, Any]) -> None:

@@ -18,7 +18,10 @@ async function api(method, path, body) {
   return data;
 }
 
-function say(text) { $("message").textContent = text || ""; }
+function say(text, kind) {
+  $("message").textContent = text || "";
+  $("message").className = "message" + (kind ? " " + kind : "");
+}
 
 // --- setup: games, options, players -----------------------------------------------------
 
@@ -561,7 +564,7 @@ async function openReplay(tournament, index) {
     $("replay-controls").hidden = false;
     $("analysis").innerHTML = "";
     $("thinking").textContent = "";
-    say("replay: " + ui.replay.players[0] + " (X) vs " + ui.replay.players[1] + " (O)");
+    say("replay: " + ui.replay.players[0] + " (X) vs " + ui.replay.players[1] + " (O)", "info");
     drawReplay();
   } catch (err) { say(err.message); }
 }
