@@ -29,7 +29,7 @@ from boardlab.ui.web.hall import HallSettings
 
 @pytest.fixture(scope="module")
 def client() -> Any:
-    hall = HallSettings(max_games=40, allow_paths=True, min_move_limit=1.5, pace=0.0, max_think=5.0)
+    hall = HallSettings(max_games=200, allow_paths=True, min_move_limit=1.5, pace=0.0, max_think=5.0)
     with TestClient(
         create_app(ServeSettings(hall=hall, analysis_seconds=3.0, analysis_agent="greedy"))
     ) as test_client:
@@ -160,12 +160,17 @@ def test_an_agent_that_hangs_forfeits_after_its_limit(client: Any) -> None:
 
 def test_paths_are_refused_unless_allowed() -> None:
     with TestClient(create_app(ServeSettings(agent_workers=1))) as strict:
-        for spec in ("course:player=x.py:P", "rules:model=/etc/passwd", "alphabeta:weights=w.json"):
+        files = ("course:player=x.py:P", "rules:model=/etc/passwd", "alphabeta:weights=w.json")
+        for spec in (*files, "hybrid:search=(alphabeta:weights=w.json)"):
             reply = strict.post("/api/games", json={"game": "quixo", "sides": [None, spec]})
             assert reply.status_code == 400 and "--allow-paths" in reply.json()["detail"]
         assert strict.post("/api/games", json={"sides": [None, "nosuchagent"]}).status_code == 400
         assert strict.post("/api/games", json={"game": "chess"}).status_code == 400
         assert strict.post("/api/games", json={"sides": [None, "optimal"]}).status_code == 400  # Nim only
+        tables = strict.post("/api/games", json={"sides": [None, "perfect"]})  # no 5x5 tables built here
+        assert tables.status_code == 400 and "tables" in tables.json()["detail"]
+        evaluation = {"sides": [None, "alphabeta:eval=lines3,depth=1"], "game": "quixo"}
+        assert strict.post("/api/games", json=evaluation).status_code == 201
 
 
 def test_the_hall_is_bounded_and_drops_idle_games() -> None:

@@ -31,14 +31,20 @@ from boardlab.games import GameError, parse_game
 from boardlab.play.referee import AgentForfeit, read_decision
 from boardlab.play.session import Session, SessionError
 from boardlab.ui.web.boards import view as board_view
-from boardlab.ui.web.workers import ThinkError, ThinkPool
+from boardlab.ui.web.workers import Busy, Overrun, ThinkError, ThinkPool, WorkerDied
 
 MIN_MOVE_LIMIT = 5.0
 """Seconds an agent may always take per move before it forfeits..."""
 LIMIT_FACTOR = 10.0
 """...or this many times the thinking time it was given, whichever is more."""
 MAX_MOVES_TEXT = 4000
+CHECK_SECONDS = 30.0
+"""Most seconds a worker may take to build an agent when a game starts..."""
+CHECK_QUEUE_SECONDS = 2.0
+"""...and to come free for it."""
 PATH_AGENTS = ("course",)
+FILE_OPTIONS = ("model", "weights", "player")
+"""Agent options whose value is a file: refused unless the server allows paths."""
 """Agents that load code named by a path: refused unless the server allows paths."""
 
 
@@ -94,7 +100,7 @@ def check_agent(spec: str, game: Any, allow_paths: bool = False) -> str:
             raise WebInputError(f"agent {cls.name} loads code from a path; start serve with --allow-paths")
         for option in options_of(cls.Settings):
             value = getattr(settings, option.name)
-            if option.kind is str and not option.info.choices and value != option.default:
+            if option.kind is str and value != option.default and _names_a_file(option.name, value):
                 raise WebInputError(
                     f"agent option {option.name}= names a file; start serve with --allow-paths to use it"
                 )
@@ -104,6 +110,13 @@ def check_agent(spec: str, game: Any, allow_paths: bool = False) -> str:
     if problem is not None:
         raise WebInputError(f"{problem}; choose smaller tables")
     return spec_text(cls.name, settings)
+
+
+def _names_a_file(name: str, value: str) -> bool:
+    """True for an option that names a file, or a nested spec that sets one (hybrid's search=)."""
+    return name in FILE_OPTIONS or any(
+        mark in value for mark in ("/", "\\", *(f"{o}=" for o in FILE_OPTIONS))
+    )
 
 
 def _move_tokens(game: Any, text: str) -> list[str]:
@@ -414,6 +427,8 @@ class Hall:
                 f"thinking time must be in (0, {self.settings.max_think:g}] seconds, got {think:g}"
             )
         start, tokens = start_position(game, position, moves)
+        for spec in {s for s in checked if s is not None}:
+            self._check_in_worker(game, spec)
         with self._lock:
             self._evict(room_for=1)
             if len(self._games) >= self.settings.max_games:
@@ -434,6 +449,18 @@ class Hall:
             self._games[game_id] = web_game
         self.start_agents(web_game)
         return web_game
+
+    def _check_in_worker(self, game: Any, spec: str) -> None:
+        """WebInputError when the agent refuses the game as a worker builds it (a solver's
+        tables not built, a variant it cannot play); a pool too busy to ask is not waited for:
+        such an agent then forfeits at its first move."""
+        request = {"kind": "check", "game": game.spec, "agent": spec}
+        try:
+            self.pool.ask(request, CHECK_SECONDS, queue_seconds=CHECK_QUEUE_SECONDS)
+        except (Busy, Overrun, WorkerDied):
+            return
+        except ThinkError as err:
+            raise WebInputError(str(err)) from None
 
     def get(self, game_id: str) -> WebGame:
         """The game ``game_id``; WebInputError (404) when there is none."""

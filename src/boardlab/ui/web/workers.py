@@ -29,7 +29,7 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
-from boardlab.agents.base import make_agent
+from boardlab.agents.base import AgentSpecError, make_agent
 from boardlab.agents.decision import Decision, Limit
 from boardlab.core.processes import (
     describe_exit,
@@ -166,7 +166,16 @@ def _exact(
     }
 
 
-_HANDLERS = {"act": _act, "exact": _exact}
+def _check(
+    worker: _Worker, request: dict[str, Any], send: Callable[[dict[str, Any]], None]
+) -> dict[str, Any]:
+    """Build the agent for the game (what refuses a game it cannot play, e.g. missing tables)."""
+    send({"started": True})
+    make_agent(request["agent"], None, game=parse_game(request["game"]))
+    return {"ok": True}
+
+
+_HANDLERS = {"act": _act, "exact": _exact, "check": _check}
 
 
 def think_main(conn: Connection) -> None:
@@ -190,6 +199,8 @@ def think_main(conn: Connection) -> None:
                 continue
             try:
                 reply = handler(worker, request, send)
+            except AgentSpecError as err:  # an agent refusing the game: its own words
+                reply = {"error": str(err)}
             except BaseException as err:  # a bad position or spec got past the server's checks
                 reply = {"error": describe_failure(err)}
             send(reply)
