@@ -293,6 +293,14 @@ def test_a_position_in_the_url_loads_as_it_reads(page: Page, server: dict[str, A
     page.wait_for_function("() => document.querySelectorAll('#moves li').length === 4")
     check_board(page, "connect4")
     assert "moves=4453" in page.url
+    page.select_option("#game-select", "quixo")
+    page.fill("#paste", text)
+    page.click("#paste-load")
+    page.wait_for_function("() => document.querySelectorAll('#moves li').length === 0")
+    check_board(page, "quixo", text)
+    page.fill("#paste", "z9")
+    page.click("#paste-load")
+    page.wait_for_function("() => document.getElementById('message').textContent.includes('as a position')")
 
 
 def test_a_stored_game_is_replayed_with_its_thinking_times(

@@ -303,6 +303,8 @@ class ThinkPool:
 
     def _replace(self, slot: _Slot) -> _Slot:
         slot.stop(kill=True)
+        if self._closed:
+            return slot
         with self._lock:
             fresh = _Slot()
             self._slots[self._slots.index(slot)] = fresh

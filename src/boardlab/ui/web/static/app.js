@@ -129,6 +129,24 @@ async function newGame(extra) {
   } catch (err) { say(err.message); }
 }
 
+async function loadPasted(text) {
+  // The text is tried as moves from the start, then as a position: the server reads both.
+  const body = { game: gameSpec(), sides: [sideSpec(0), sideSpec(1)], think: parseFloat($("think").value) };
+  const errors = [];
+  for (const extra of [{ moves: text }, { position: text }]) {
+    try {
+      const view = await api("POST", "/api/games", { ...body, ...extra });
+      if (ui.gameId) api("DELETE", "/api/games/" + ui.gameId).catch(() => {});
+      ui.replay = null;
+      $("replay-controls").hidden = true;
+      say("");
+      show(view);
+      return;
+    } catch (err) { errors.push(err.message); }
+  }
+  say("as moves: " + errors[0] + "; as a position: " + errors[1]);
+}
+
 async function act(path, body) {
   if (!ui.gameId || ui.busy) return;
   ui.busy = true;
@@ -601,11 +619,7 @@ async function start() {
   $("resign").onclick = () => act("/resign");
   $("analyse").onclick = () => analyse();
   $("hints").onchange = () => { if ($("hints").checked) analyse(); else clearAnalysis(); };
-  $("paste-load").onclick = () => {
-    const text = $("paste").value.trim();
-    const looksLikeMoves = /^[0-9]+$/.test(text) || /^([a-z][0-9]){2}([ ,][a-z][0-9][a-z][0-9])*$/i.test(text);
-    newGame(looksLikeMoves ? { moves: text } : { position: text });
-  };
+  $("paste-load").onclick = () => loadPasted($("paste").value.trim());
   $("replay-first").onclick = () => stepReplay(0);
   $("replay-prev").onclick = () => stepReplay(ui.replayPly - 1);
   $("replay-next").onclick = () => stepReplay(ui.replayPly + 1);
