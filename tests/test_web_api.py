@@ -291,3 +291,10 @@ def test_serve_prints_its_address_and_starts_with_its_options(
     settings, host, bound = started[0]
     assert (host, bound, settings.db, settings.hall.max_games) == ("127.0.0.1", port, str(store), 7)
     assert settings.hall.allow_paths
+
+
+def test_bodies_are_bounded(client: Any) -> None:
+    huge = client.post("/api/games", content=b'{"game": "' + b"x" * 70_000 + b'"}')
+    assert huge.status_code == 413 and "at most" in huge.json()["detail"]
+    long_moves = client.post("/api/games", json={"game": "connect4", "moves": "4" * 5000})
+    assert long_moves.status_code == 422
