@@ -24,6 +24,9 @@ from boardlab.ui.web.workers import Busy, Overrun, ThinkError, ThinkPool
 
 DEFAULT_AGENT = "alphabeta"
 CACHE_SIZE = 512
+EXACT_SETUP_SECONDS = 30.0
+"""Most seconds a worker may take to open a game's exact play (tables, a full solve of a small
+game, compiling a solver) before the analysis goes on without it."""
 QUEUE_SECONDS = 20.0
 """How long an analysis waits for a free worker before the server answers 429."""
 
@@ -91,7 +94,9 @@ class Analyst:
             answer["why"] = f"no exact value: a position at ply {slow} already took longer than {budget:g} s"
         else:
             try:
-                reply = self.exact_pool.ask({"kind": "exact", **request}, budget, QUEUE_SECONDS)
+                reply = self.exact_pool.ask(
+                    {"kind": "exact", **request}, budget, QUEUE_SECONDS, setup_seconds=EXACT_SETUP_SECONDS
+                )
                 answer["exact"] = reply["exact"]
                 answer["why"] = reply.get("why")
             except Busy as err:

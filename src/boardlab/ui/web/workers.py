@@ -259,9 +259,14 @@ class ThinkPool:
             self._free.put(slot)
 
     def ask(
-        self, request: dict[str, Any], limit: float | None, queue_seconds: float = 60.0
+        self,
+        request: dict[str, Any],
+        limit: float | None,
+        queue_seconds: float = 60.0,
+        setup_seconds: float | None = None,
     ) -> dict[str, Any]:
-        """The answer to ``request`` from a worker, within ``limit`` seconds once started.
+        """The answer to ``request`` from a worker, within ``limit`` seconds once started (and
+        ``setup_seconds``, default the pool's set-up timeout, to start).
 
         Busy when no worker comes free in ``queue_seconds``; Overrun, WorkerDied, or a
         ThinkError with the worker's own message when it fails.
@@ -272,7 +277,8 @@ class ThinkPool:
             raise Busy(f"every worker stayed busy for {queue_seconds:g} s; try again") from None
         try:
             slot.conn.send_bytes(json.dumps(request, separators=(",", ":")).encode())
-            first = self._receive(slot, self.setup_timeout, "did not start within {limit:g} s (stopped)")
+            setup = self.setup_timeout if setup_seconds is None else setup_seconds
+            first = self._receive(slot, setup, "did not start within {limit:g} s (stopped)")
             reply = (
                 first
                 if "started" not in first
