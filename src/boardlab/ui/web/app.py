@@ -116,7 +116,7 @@ def meta(settings: ServeSettings) -> dict[str, Any]:
         games.append(
             {
                 "name": name,
-                "title": game.title,
+                "title": type(game).display_name or game.title,
                 "drawn": name in DRAWN,
                 "options": [_option(o) for o in options_of(type(game))],
                 "notation": game.notation_help,
