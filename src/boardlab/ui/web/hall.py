@@ -28,15 +28,15 @@ from boardlab.agents.decision import Decision, Limit
 from boardlab.core.machine import memory_problem
 from boardlab.core.spec import options_of, shorten, spec_text
 from boardlab.games import GameError, parse_game
-from boardlab.play.referee import AgentForfeit, read_decision
+from boardlab.play.referee import MOVE_TIMEOUT_FACTOR, AgentForfeit, read_decision
 from boardlab.play.session import Session, SessionError
 from boardlab.ui.web.boards import view as board_view
 from boardlab.ui.web.workers import Busy, Overrun, ThinkError, ThinkPool, WorkerDied
 
 MIN_MOVE_LIMIT = 5.0
-"""Seconds an agent may always take per move before it forfeits..."""
-LIMIT_FACTOR = 10.0
-"""...or this many times the thinking time it was given, whichever is more."""
+"""Seconds an agent may always take per move before it forfeits, or the referee's factor
+(:data:`~boardlab.play.referee.MOVE_TIMEOUT_FACTOR`) times the thinking time it was given,
+whichever is more. Lower than the terminal's 10 s: a page's player waits for the answer."""
 MAX_MOVES_TEXT = 4000
 CHECK_SECONDS = 30.0
 """Most seconds a worker may take to build an agent when a game starts..."""
@@ -74,7 +74,7 @@ class HallSettings:
 
 def move_limit(think: float, least: float = MIN_MOVE_LIMIT) -> float:
     """Seconds an agent given ``think`` seconds per move may take before it forfeits."""
-    return max(least, LIMIT_FACTOR * think)
+    return max(least, MOVE_TIMEOUT_FACTOR * think)
 
 
 # --- checked input ------------------------------------------------------------------------
