@@ -27,7 +27,7 @@ from boardlab.agents.base import AgentSpecError, parse_spec
 from boardlab.agents.decision import Decision, Limit
 from boardlab.core.machine import memory_problem
 from boardlab.core.spec import options_of, shorten, spec_text
-from boardlab.games import GameError, parse_game
+from boardlab.games import GameError, Reason, parse_game
 from boardlab.play.referee import MOVE_TIMEOUT_FACTOR, AgentForfeit, read_decision
 from boardlab.play.session import Session, SessionError
 from boardlab.ui.web.boards import view as board_view
@@ -283,7 +283,7 @@ class WebGame:
             "outcome_text": None if outcome is None else outcome.text(session.game.symbols),
             "clocks": list(session.clocks),
             "thinking": self.thinking,
-            "can_undo": (bool(session.turns) and outcome is None) or _undoable(session),
+            "can_undo": bool(self.people) and _undoable(session),
         }
 
     def snapshot(self) -> dict[str, Any]:
@@ -385,10 +385,11 @@ def said(decision: dict[str, Any], state: Any) -> dict[str, Any]:
 
 
 def _undoable(session: Session) -> bool:
+    """True when a move can be taken back: one was played, and no resignation or forfeit
+    ended the game."""
     outcome = session.outcome
-    return (
-        bool(session.turns) and outcome is not None and outcome.reason.value not in ("resignation", "forfeit")
-    )
+    ended_by_verdict = outcome is not None and outcome.reason in (Reason.RESIGNATION, Reason.FORFEIT)
+    return bool(session.turns) and not ended_by_verdict
 
 
 # --- the hall -----------------------------------------------------------------------------

@@ -222,6 +222,9 @@ function draw() {
   drawer(board, v);
   drawTurn(v);
   drawMoves();
+  const live = !ui.replay && ui.view;
+  $("undo").disabled = !live || !ui.view.can_undo || ui.view.thinking !== null;
+  $("resign").disabled = !live || ui.view.outcome !== null || !ui.view.sides.includes(null);
   drawLastDecision();
   if (!ui.replay) drawThinking(ui.view);
 }
