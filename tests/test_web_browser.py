@@ -80,7 +80,7 @@ def screens(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("web-screens")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     folder = tmp_path_factory.mktemp("web-server")
     record = _stored_game(folder / "arena.sqlite")
@@ -91,7 +91,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
         yield {"url": url, "record": record}
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # the one browser of the run: every browser test is in this module
 def browser_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     profile = tmp_path_factory.mktemp("chromium-profile")
     with sync_playwright() as playwright:
