@@ -6,4 +6,5 @@ cd "$(dirname "$0")"
 . ./scripts/setup.sh
 .venv/bin/ruff check src tests benchmarks examples
 .venv/bin/lint-imports --no-cache
+./scripts/ensure_chromium.sh
 .venv/bin/pytest "$@"

@@ -36,6 +36,7 @@ from boardlab.ui.blackbox import register as register_blackbox
 from boardlab.ui.game_args import game_of, position_of
 from boardlab.ui.oracle_cli import register as register_oracle
 from boardlab.ui.play import register as register_play
+from boardlab.ui.serve import register as register_serve
 from boardlab.ui.setcover import register as register_setcover
 from boardlab.ui.solve_cli import register as register_solvers
 from boardlab.ui.train import register as register_train
@@ -216,6 +217,7 @@ for register in (
     register_blackbox,
     register_solvers,
     register_oracle,
+    register_serve,
 ):
     register(app)
 

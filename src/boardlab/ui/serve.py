@@ -1,0 +1,86 @@
+"""The ``boardlab serve`` command: the browser board (:mod:`boardlab.ui.web`) on a local port."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from boardlab.agents.base import AgentSpecError, parse_spec
+from boardlab.core.spec import one_line
+
+
+def register(app: typer.Typer) -> None:
+    """Attach the ``serve`` command to a typer app."""
+    app.command("serve", help="Play, watch and analyse the games in the browser.")(serve)
+
+
+def serve(
+    host: Annotated[
+        str, typer.Option(help="address to listen on (other machines reach it only if not 127.0.0.1)")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="port to listen on")] = 8000,
+    db: Annotated[
+        Path | None, typer.Option("--db", help="an arena store whose games the page replays")
+    ] = None,
+    workers: Annotated[int, typer.Option(min=1, max=64, help="processes the agents think in")] = 2,
+    analysis_workers: Annotated[int, typer.Option(min=1, max=64, help="processes analyses run in")] = 1,
+    analysis_seconds: Annotated[
+        float,
+        typer.Option(min=0.05, max=600, help="default seconds per analysis (exact values, else a search)"),
+    ] = 2.0,
+    analysis_agent: Annotated[
+        str, typer.Option(help="the agent whose decision the analysis shows where no exact play answers")
+    ] = "alphabeta",
+    max_games: Annotated[int, typer.Option(min=1, max=100_000, help="most games held at once")] = 100,
+    idle_minutes: Annotated[
+        float, typer.Option(min=0.1, max=10_000, help="a game nobody looks at is dropped after this")
+    ] = 30.0,
+    max_think: Annotated[
+        float, typer.Option(min=0.05, max=3600, help="most seconds per move the page may give an agent")
+    ] = 30.0,
+    allow_paths: Annotated[
+        bool,
+        typer.Option(
+            "--allow-paths", help="let the page name agents that load files (course:player=PATH, model=)"
+        ),
+    ] = False,
+) -> None:
+    """Serve the browser board until Ctrl-C."""
+    try:
+        from boardlab.ui.web.app import ServeSettings
+        from boardlab.ui.web.hall import HallSettings
+        from boardlab.ui.web.server import ServeError, check_address
+        from boardlab.ui.web.server import serve as run_server
+    except ImportError as err:
+        _fail(f"serve needs the web extra (pip install 'boardlab[web]'): {err}")
+    try:
+        parse_spec(analysis_agent)
+    except AgentSpecError as err:
+        _fail(f"--analysis-agent: {err}")
+    if db is not None and not db.is_file():
+        _fail(f"--db {db}: no such arena store file")
+    hall = HallSettings(
+        max_games=max_games, idle_seconds=60 * idle_minutes, max_think=max_think, allow_paths=allow_paths
+    )
+    settings = ServeSettings(
+        hall=hall,
+        agent_workers=workers,
+        analysis_workers=analysis_workers,
+        analysis_seconds=min(analysis_seconds, max_think),
+        analysis_agent=analysis_agent,
+        db=None if db is None else str(db),
+    )
+    try:
+        check_address(host, port)
+    except ServeError as err:
+        _fail(str(err))
+    shown = f"[{host}]" if ":" in host else host
+    typer.echo(f"boardlab serving on http://{shown}:{port}/  (Ctrl-C stops it)")
+    run_server(settings, host, port)
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"Error: {one_line(message)}", err=True)
+    raise typer.Exit(2)

@@ -1,0 +1,132 @@
+"""The analysis panel's answers: exact values where a solver covers the position, else a search.
+
+For a position, :class:`Analyst` first asks the game's exact play (:mod:`boardlab.games.exact`,
+opened in a worker) for the value of every legal move, within the request's budget: Connect
+Four from its solver (a position the solver does not finish in time has its worker stopped),
+Quixo from its tables where built (3x3 at once, 4x4 and the 5x5 endgames once solved),
+Tic-Tac-Toe and Nim from a full solve. Where there is no exact answer, or when an agent is
+named, an agent from the registry (alpha-beta by default) decides within the budget and its
+:class:`~boardlab.agents.decision.Decision` is shown as it is: its value, its policy over the
+moves where it has one (an AlphaZero agent's network), and its search's score, depth, nodes
+and principal variation. Answers are kept in a small cache, so hints that stay on during play
+cost one analysis per position.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from typing import Any
+
+from boardlab.ui.web.hall import WebInputError, check_agent, move_limit, said
+from boardlab.ui.web.workers import Busy, Overrun, ThinkError, ThinkPool
+
+DEFAULT_AGENT = "alphabeta"
+CACHE_SIZE = 512
+EXACT_SETUP_SECONDS = 30.0
+"""Most seconds a worker may take to open a game's exact play (tables, a full solve of a small
+game, compiling a solver) before the analysis goes on without it."""
+QUEUE_SECONDS = 20.0
+"""How long an analysis waits for a free worker before the server answers 429."""
+
+
+class Analyst:
+    """Analyses positions: exact play in ``exact_pool`` (whose workers are stopped when a solve
+    overruns its budget), searches in ``search_pool`` (see the module notes)."""
+
+    def __init__(
+        self,
+        exact_pool: ThinkPool,
+        search_pool: ThinkPool,
+        seconds: float = 2.0,
+        max_seconds: float = 30.0,
+        allow_paths: bool = False,
+        agent: str = DEFAULT_AGENT,
+    ) -> None:
+        self.exact_pool = exact_pool
+        self.agent = agent
+        self.search_pool = search_pool
+        self.seconds = seconds
+        self.max_seconds = max_seconds
+        self.allow_paths = allow_paths
+        self._cache: OrderedDict[tuple[str, str, str, float], dict[str, Any]] = OrderedDict()
+        self._too_slow: dict[tuple[str, float], int] = {}
+        """(game spec, budget) -> the largest ply at which an exact solve overran that budget:
+        earlier positions, as hard or harder, are not tried again (each overrun stops a worker)."""
+        self._lock = threading.Lock()
+
+    def analyze(self, state: Any, seconds: float | None = None, agent: str | None = None) -> dict[str, Any]:
+        """The analysis of ``state`` (see the module notes); WebInputError for a bad budget or
+        agent, and with status 429 when every worker stays busy."""
+        budget = self.seconds if seconds is None else seconds
+        if not 0 < budget <= self.max_seconds:
+            raise WebInputError(f"analysis time must be in (0, {self.max_seconds:g}] seconds, got {budget:g}")
+        spec = (
+            None if agent is None or not agent.strip() else check_agent(agent, state.game, self.allow_paths)
+        )
+        key = (state.game.spec, state.to_text(), spec or "", budget)
+        with self._lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return {**self._cache[key], "cached": True}
+        answer = self._analyze(state, budget, spec)
+        with self._lock:
+            self._cache[key] = answer
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+        return {**answer, "cached": False}
+
+    def _analyze(self, state: Any, budget: float, spec: str | None) -> dict[str, Any]:
+        tic = time.perf_counter()
+        answer: dict[str, Any] = {
+            "position": state.to_text(),
+            "game": state.game.spec,
+            "exact": None,
+            "search": None,
+        }
+        if state.is_over:
+            answer["why"] = "the game is over"
+            return answer
+        request = {"game": state.game.spec, "position": state.to_text()}
+        slow = self._too_slow.get((state.game.spec, budget), -1)
+        if state.ply <= slow:
+            answer["why"] = f"no exact value: a position at ply {slow} already took longer than {budget:g} s"
+        else:
+            try:
+                reply = self.exact_pool.ask(
+                    {"kind": "exact", **request}, budget, QUEUE_SECONDS, setup_seconds=EXACT_SETUP_SECONDS
+                )
+                answer["exact"] = reply["exact"]
+                answer["why"] = reply.get("why")
+            except Busy as err:
+                raise WebInputError(str(err), 429) from None
+            except Overrun as err:
+                with self._lock:
+                    self._too_slow[(state.game.spec, budget)] = max(slow, int(state.ply))
+                answer["why"] = f"no exact value: {err}"
+            except ThinkError as err:
+                answer["why"] = f"no exact value: {err}"
+        if answer["exact"] is None or spec is not None:
+            spec = spec or self.agent
+            act = {
+                "kind": "act",
+                "key": f"analysis/{spec}",
+                "agent": spec,
+                "seed": 0,
+                "limit": {"time": budget},
+            }
+            try:
+                reply = self.search_pool.ask({**act, **request}, move_limit(budget), QUEUE_SECONDS)
+                decision = reply["decision"]
+                shown = {"agent": spec, "move": decision["move"], "seconds": round(reply["seconds"], 3)}
+                answer["search"] = {**shown, **said(decision, state)}
+            except Busy as err:
+                raise WebInputError(str(err), 429) from None
+            except ThinkError as err:
+                answer["search_error"] = f"{spec}: {err}"
+        answer["seconds"] = round(time.perf_counter() - tic, 3)
+        return answer
+
+
+__all__ = ["DEFAULT_AGENT", "Analyst"]

@@ -1,0 +1,337 @@
+"""The FastAPI application behind ``boardlab serve``: a JSON API and the one static page.
+
+Every answer the page needs comes from the API (its OpenAPI schema is at ``/openapi.json``,
+browsable at ``/docs``); the server alone decides what is legal. Input is checked before any
+work: a bad body, game, position, move or agent spec gets a 4xx with a one-line ``detail``.
+Each request has a time limit (:data:`REQUEST_SECONDS`) and a body size limit
+(:data:`MAX_BODY_BYTES`); agents and solvers run in worker processes
+(:mod:`boardlab.ui.web.workers`), so the server answers while they think.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import FastAPI, Request
+from fastapi import Path as PathParam
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from boardlab.agents.base import list_agents
+from boardlab.core.spec import format_value, one_line, options_of, shorten
+from boardlab.games import available_games, parse_game
+from boardlab.ui.web.analysis import Analyst
+from boardlab.ui.web.boards import DRAWN
+from boardlab.ui.web.hall import Hall, HallSettings, WebInputError, check_game, start_position
+from boardlab.ui.web.replay import Replays
+from boardlab.ui.web.workers import ThinkPool
+
+REQUEST_SECONDS = 60.0
+"""Most seconds one request may take before the server answers 429."""
+MAX_BODY_BYTES = 64 * 1024
+SWEEP_SECONDS = 30.0
+"""How often idle games are looked for."""
+SPEC_CHARS = 200
+TEXT_CHARS = 4000
+
+
+@dataclass(frozen=True)
+class ServeSettings:
+    """Everything a server is started with (the ``serve`` command's options)."""
+
+    hall: HallSettings = field(default_factory=HallSettings)
+    agent_workers: int = 2
+    analysis_workers: int = 1
+    analysis_seconds: float = 2.0
+    analysis_agent: str = "alphabeta"
+    """The agent whose decision the analysis shows where no exact play answers."""
+    db: str | None = None
+
+
+# --- request bodies -----------------------------------------------------------------------
+
+Spec = Annotated[str, Field(min_length=1, max_length=SPEC_CHARS)]
+
+
+class NewGame(BaseModel):
+    """A game to start: the game spec, who plays each side (an agent spec, or null for a
+    person), the agents' thinking time per move, and where it starts."""
+
+    game: Spec = "quixo"
+    sides: Annotated[list[Spec | None], Field(min_length=2, max_length=2)] = [None, "greedy"]
+    think: Annotated[float, Field(gt=0, le=3600)] = 1.0
+    position: Annotated[str, Field(max_length=TEXT_CHARS)] = ""
+    moves: Annotated[str, Field(max_length=TEXT_CHARS)] = ""
+    seed: Annotated[int | None, Field(ge=0, lt=2**31)] = None
+
+
+class MoveBody(BaseModel):
+    """A person's move in the game's notation."""
+
+    move: Annotated[str, Field(min_length=1, max_length=40)]
+
+
+class AnalysisBody(BaseModel):
+    """A position to analyse (the game's text notation, or moves from the start) within a
+    budget; ``agent`` names the agent whose decision is shown (default: exact values where
+    known, else alpha-beta)."""
+
+    game: Spec = "quixo"
+    position: Annotated[str, Field(max_length=TEXT_CHARS)] = ""
+    moves: Annotated[str, Field(max_length=TEXT_CHARS)] = ""
+    seconds: Annotated[float | None, Field(gt=0, le=3600)] = None
+    agent: Annotated[str | None, Field(max_length=SPEC_CHARS)] = None
+
+
+# --- the page's metadata ------------------------------------------------------------------
+
+
+def _option(option: Any) -> dict[str, Any]:
+    info = option.info
+    return {
+        "name": option.name,
+        "type": option.type_name,
+        "default": format_value(option.default),
+        "choices": [format_value(c) for c in info.choices],
+        "minimum": info.minimum,
+        "maximum": info.maximum,
+        "help": info.help,
+    }
+
+
+def meta(settings: ServeSettings) -> dict[str, Any]:
+    """The games and agents the page offers, and the server's bounds."""
+    games = []
+    for name in available_games():
+        game = parse_game(name)
+        games.append(
+            {
+                "name": name,
+                "title": type(game).display_name or game.title,
+                "drawn": name in DRAWN,
+                "options": [_option(o) for o in options_of(type(game))],
+                "notation": game.notation_help,
+            }
+        )
+    agents = [
+        {
+            "name": cls.name,
+            "summary": cls.summary,
+            "games": list(cls.games),
+            "options": [_option(o) for o in options_of(cls.Settings)],
+        }
+        for cls in list_agents()
+    ]
+    hall = settings.hall
+    return {
+        "games": games,
+        "agents": agents,
+        "max_think": hall.max_think,
+        "analysis_seconds": settings.analysis_seconds,
+        "allow_paths": hall.allow_paths,
+        "replay": settings.db is not None,
+    }
+
+
+# --- the app ------------------------------------------------------------------------------
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"detail": shorten(one_line(message), 300)}, status_code=status)
+
+
+def _validation_line(err: RequestValidationError) -> str:
+    errors = err.errors()
+    if not errors:
+        return "invalid request"
+    first = errors[0]
+    where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
+    return f"{where or 'request'}: {first.get('msg', 'invalid')}"
+
+
+def _warm_games() -> None:
+    for name in available_games():
+        with contextlib.suppress(Exception):
+            state = parse_game(name).initial()
+            state.play(state.legal_moves()[0]).to_json()
+
+
+class Bounded:
+    """ASGI middleware bounding each request: a body of at most :data:`MAX_BODY_BYTES` (413) and
+    at most :data:`REQUEST_SECONDS` of work (429 when no answer has started by then)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        length = headers.get(b"content-length", b"0")
+        if not length.isdigit() or int(length) > MAX_BODY_BYTES:
+            await _error(413, f"a request body is at most {MAX_BODY_BYTES} bytes")(scope, receive, send)
+            return
+        started = False
+
+        async def watched(message: dict[str, Any]) -> None:
+            nonlocal started
+            started = True
+            await send(message)
+
+        try:
+            await asyncio.wait_for(self.app(scope, receive, watched), REQUEST_SECONDS)
+        except TimeoutError:
+            if not started:
+                await _error(429, f"the request took longer than {REQUEST_SECONDS:g} s")(scope, receive, send)
+
+
+def create_app(settings: ServeSettings | None = None) -> FastAPI:
+    """The server's app; its worker processes start with the app's lifespan."""
+    settings = settings or ServeSettings()
+    state: dict[str, Any] = {}
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        agents = ThinkPool(settings.agent_workers)
+        thinkers = ThinkPool(settings.analysis_workers)
+        hall = Hall(agents, settings.hall)
+        state.update(
+            hall=hall,
+            analyst=Analyst(
+                thinkers,
+                agents,
+                settings.analysis_seconds,
+                settings.hall.max_think,
+                settings.hall.allow_paths,
+                settings.analysis_agent,
+            ),
+            replays=Replays(settings.db),
+            meta=meta(settings),
+        )
+
+        # compile each game's rules in this process now, not in a player's first request
+        warming = asyncio.create_task(asyncio.to_thread(_warm_games))
+
+        async def sweep() -> None:
+            while True:
+                await asyncio.sleep(SWEEP_SECONDS)
+                hall.sweep()
+
+        sweeper = asyncio.create_task(sweep())
+        try:
+            yield
+        finally:
+            sweeper.cancel()
+            warming.cancel()
+            hall.close()
+            agents.close()
+            thinkers.close()
+
+    app = FastAPI(
+        title="boardlab",
+        summary="Play, watch and analyse boardlab's games against its agents.",
+        version="1",
+        lifespan=lifespan,
+    )
+    app.state.boardlab = state
+    app.add_middleware(Bounded)
+
+    @app.exception_handler(WebInputError)
+    async def refused(request: Request, err: WebInputError) -> JSONResponse:
+        return _error(err.status, str(err))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, err: RequestValidationError) -> JSONResponse:
+        return _error(422, _validation_line(err))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, err: StarletteHTTPException) -> JSONResponse:
+        return _error(err.status_code, str(err.detail))
+
+    static = Path(str(resources.files("boardlab.ui.web") / "static"))
+    app.mount("/static", StaticFiles(directory=static), name="static")
+
+    @app.get("/", include_in_schema=False)
+    def page() -> FileResponse:
+        return FileResponse(static / "index.html")
+
+    @app.get("/api/meta", summary="The games, their options, the agents and the server's bounds")
+    def get_meta() -> dict[str, Any]:
+        return state["meta"]  # type: ignore[no-any-return]
+
+    @app.post("/api/games", status_code=201, summary="Start a game")
+    def new_game(body: NewGame) -> JSONResponse:
+        hall: Hall = state["hall"]
+        sides = (body.sides[0], body.sides[1])
+        web_game = hall.create(
+            body.game, sides, think=body.think, position=body.position, moves=body.moves, seed=body.seed
+        )
+        return JSONResponse(web_game.snapshot(), status_code=201)
+
+    @app.get("/api/games/{game_id}", summary="A game as it stands (poll it while an agent thinks)")
+    async def get_game(game_id: Annotated[str, PathParam(max_length=64)]) -> JSONResponse:
+        # on the event loop, without a thread: a snapshot never waits for a lock
+        return JSONResponse(state["hall"].get(game_id).snapshot())
+
+    @app.post("/api/games/{game_id}/move", summary="Play a person's move")
+    def play_move(game_id: str, body: MoveBody) -> JSONResponse:
+        hall: Hall = state["hall"]
+        web_game = hall.get(game_id)
+        web_game.play(body.move)
+        hall.start_agents(web_game)
+        return JSONResponse(web_game.snapshot())
+
+    @app.post("/api/games/{game_id}/undo", summary="Take back the person's last move")
+    def undo(game_id: str) -> JSONResponse:
+        hall: Hall = state["hall"]
+        web_game = hall.get(game_id)
+        web_game.undo()
+        hall.start_agents(web_game)
+        return JSONResponse(web_game.snapshot())
+
+    @app.post("/api/games/{game_id}/resign", summary="The person resigns")
+    def resign(game_id: str) -> JSONResponse:
+        web_game = state["hall"].get(game_id)
+        web_game.resign()
+        return JSONResponse(web_game.snapshot())
+
+    @app.delete("/api/games/{game_id}", summary="Drop a game")
+    def drop(game_id: str) -> dict[str, Any]:
+        state["hall"].drop(game_id)
+        return {"dropped": game_id}
+
+    @app.post("/api/analysis", summary="Exact values of every move, or a search's evaluation")
+    def analyse(body: AnalysisBody) -> dict[str, Any]:
+        game = check_game(body.game)
+        start, moves = start_position(game, body.position, body.moves)
+        position = start
+        for move in moves:
+            position = position.play(position.parse_move(move))
+        return state["analyst"].analyze(position, body.seconds, body.agent)  # type: ignore[no-any-return]
+
+    @app.get("/api/replay", summary="The tournaments of the arena store")
+    def tournaments() -> dict[str, Any]:
+        return {"tournaments": state["replays"].tournaments()}
+
+    @app.get("/api/replay/{tournament}", summary="The games of a tournament")
+    def games(tournament: str) -> dict[str, Any]:
+        return {"games": state["replays"].games(tournament)}
+
+    @app.get("/api/replay/{tournament}/{index}", summary="One stored game, position by position")
+    def replay(tournament: str, index: Annotated[int, PathParam(ge=0, lt=2**62)]) -> dict[str, Any]:
+        return state["replays"].game(tournament, index)  # type: ignore[no-any-return]
+
+    return app
+
+
+__all__ = ["AnalysisBody", "MoveBody", "NewGame", "ServeSettings", "create_app", "meta"]

@@ -1,0 +1,528 @@
+"""The server's games: each a :class:`~boardlab.play.session.Session` between people and agents.
+
+A :class:`Hall` holds at most ``max_games`` games; a game nobody has looked at for
+``idle_seconds`` is dropped, first when room is needed and otherwise by a periodic sweep. Each
+game's agents play from the hall's :class:`~boardlab.ui.web.workers.ThinkPool` through a
+:class:`RemoteAgent`, run by a thread of the hall's executor so that the server's event loop
+never waits on an agent. The session's clock is the workers' own measure of thinking time, so a
+move that waited for a free worker is not charged for the wait; an agent that overruns its limit
+per move, fails or dies forfeits its game, and every other game goes on.
+
+Agent specs come from the registry only: :func:`check_agent` refuses the ``course`` adapter and
+any option that names a file (``model=``, ``weights=``) unless the server allows paths.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import secrets
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from boardlab.agents.base import AgentSpecError, parse_spec
+from boardlab.agents.decision import Decision, Limit
+from boardlab.core.machine import memory_problem
+from boardlab.core.spec import options_of, shorten, spec_text
+from boardlab.games import GameError, Reason, parse_game
+from boardlab.play.referee import MOVE_TIMEOUT_FACTOR, AgentForfeit, read_decision
+from boardlab.play.session import Session, SessionError
+from boardlab.ui.web.boards import view as board_view
+from boardlab.ui.web.workers import Busy, Overrun, ThinkError, ThinkPool, WorkerDied
+
+MIN_MOVE_LIMIT = 5.0
+"""Seconds an agent may always take per move before it forfeits, or the referee's factor
+(:data:`~boardlab.play.referee.MOVE_TIMEOUT_FACTOR`) times the thinking time it was given,
+whichever is more. Lower than the terminal's 10 s: a page's player waits for the answer."""
+MAX_MOVES_TEXT = 4000
+CHECK_SECONDS = 30.0
+"""Most seconds a worker may take to build an agent when a game starts..."""
+CHECK_QUEUE_SECONDS = 2.0
+"""...and to come free for it."""
+PATH_AGENTS = ("course",)
+FILE_OPTIONS = ("model", "weights", "player")
+"""Agent options whose value is a file: refused unless the server allows paths."""
+"""Agents that load code named by a path: refused unless the server allows paths."""
+
+
+class WebInputError(ValueError):
+    """A request the server refuses (answered with a 4xx and this one-line message)."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class HallSettings:
+    """The bounds of a server's games."""
+
+    max_games: int = 100
+    idle_seconds: float = 1800.0
+    max_think: float = 30.0
+    """Most seconds per move a page may give an agent."""
+    pace: float = 0.4
+    """Seconds between two agents' moves when a person watches them."""
+    allow_paths: bool = False
+    agent_threads: int = 64
+    min_move_limit: float = MIN_MOVE_LIMIT
+    """Seconds an agent may always take per move before it forfeits (see :func:`move_limit`)."""
+
+
+def move_limit(think: float, least: float = MIN_MOVE_LIMIT) -> float:
+    """Seconds an agent given ``think`` seconds per move may take before it forfeits."""
+    return max(least, MOVE_TIMEOUT_FACTOR * think)
+
+
+# --- checked input ------------------------------------------------------------------------
+
+
+def check_game(spec: str) -> Any:
+    """The Game of ``spec``; WebInputError when it is unknown or its options are bad."""
+    try:
+        return parse_game(spec)
+    except GameError as err:
+        raise WebInputError(str(err)) from None
+
+
+def check_agent(spec: str, game: Any, allow_paths: bool = False) -> str:
+    """The canonical spec of an agent from the registry that can play ``game``; WebInputError
+    otherwise (and for agents or options that name files, unless ``allow_paths``)."""
+    try:
+        cls, settings = parse_spec(spec)
+    except AgentSpecError as err:
+        raise WebInputError(str(err)) from None
+    if not allow_paths:
+        if cls.name in PATH_AGENTS:
+            raise WebInputError(f"agent {cls.name} loads code from a path; start serve with --allow-paths")
+        for option in options_of(cls.Settings):
+            value = getattr(settings, option.name)
+            if option.kind is str and value != option.default and _names_a_file(option.name, value):
+                raise WebInputError(
+                    f"agent option {option.name}= names a file; start serve with --allow-paths to use it"
+                )
+    if cls.games and game.name not in cls.games:
+        raise WebInputError(f"agent {cls.name} plays only {', '.join(cls.games)}, not {game.name}")
+    problem = memory_problem(cls.memory_bytes(settings, game), f"agent {spec_text(cls.name, settings)}")
+    if problem is not None:
+        raise WebInputError(f"{problem}; choose smaller tables")
+    return spec_text(cls.name, settings)
+
+
+def _names_a_file(name: str, value: str) -> bool:
+    """True for an option that names a file, or a nested spec that sets one (hybrid's search=)."""
+    return name in FILE_OPTIONS or any(
+        mark in value for mark in ("/", "\\", *(f"{o}=" for o in FILE_OPTIONS))
+    )
+
+
+def _move_tokens(game: Any, text: str) -> list[str]:
+    tokens = [t for t in re.split(r"[\s,;]+", text.strip()) if t]
+    if len(tokens) == 1 and tokens[0].isdigit():
+        start = game.initial()
+        try:
+            start.parse_move(tokens[0])
+        except GameError:
+            return list(tokens[0])  # single-digit moves written together, as in 4453
+    return tokens
+
+
+def start_position(game: Any, position: str = "", moves: str = "") -> tuple[Any, list[str]]:
+    """The position a game starts from (``position`` in the game's text notation, or the start)
+    and the moves then played (``moves``: notation separated by spaces or commas, or digits
+    written together for games whose moves are digits); WebInputError when either is bad."""
+    if len(position) > MAX_MOVES_TEXT or len(moves) > MAX_MOVES_TEXT:
+        raise WebInputError(f"a position or move list is at most {MAX_MOVES_TEXT} characters")
+    try:
+        start = game.parse_position(position.strip()) if position.strip() else game.initial()
+    except GameError as err:
+        raise WebInputError(str(err)) from None
+    tokens = _move_tokens(game, moves) if moves.strip() else []
+    state = start
+    for number, token in enumerate(tokens, 1):
+        try:
+            state = state.play(state.parse_move(token))
+        except GameError as err:
+            raise WebInputError(f"move {number} ({shorten(token, 20)}): {err}") from None
+    return start, tokens
+
+
+# --- agents in the workers ----------------------------------------------------------------
+
+
+class ThinkingClock:
+    """A clock that moves only by the thinking time the workers measured."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+
+    def __call__(self) -> float:
+        return self.seconds
+
+
+class RemoteAgent:
+    """A session's agent whose decisions come from the think pool (see the module notes)."""
+
+    def __init__(
+        self, pool: ThinkPool, key: str, game: str, spec: str, seed: int, clock: ThinkingClock
+    ) -> None:
+        self.spec = spec
+        self._pool, self._key, self._game, self._seed, self._clock = pool, key, game, seed, clock
+        self._generation = 0
+        self.limit_seconds: float | None = None
+
+    def prepare(self, game: Any) -> None:
+        """Nothing here: a worker prepares the agent before its first move."""
+
+    def new_game(self) -> None:
+        """Forget the agent's memory: the next move is asked of a fresh agent."""
+        self._generation += 1
+
+    def act(self, state: Any, limit: Limit | None = None) -> Decision:
+        request = {
+            "kind": "act",
+            "key": f"{self._key}/{self._generation}",
+            "game": self._game,
+            "agent": self.spec,
+            "seed": self._seed,
+            "position": state.to_text(),
+            "limit": None if limit is None else asdict(limit),
+        }
+        try:
+            reply = self._pool.ask(request, self.limit_seconds, queue_seconds=3600.0)
+        except ThinkError as err:
+            raise AgentForfeit(str(err)) from None
+        self._clock.seconds += float(reply["seconds"])
+        try:
+            return read_decision(reply["decision"], state)
+        except (ValueError, TypeError, KeyError):
+            raise AgentForfeit("answered something that is not a decision") from None
+
+
+# --- one game -----------------------------------------------------------------------------
+
+
+class WebGame:
+    """A game on the server: its session, who plays each side, and the view the page reads."""
+
+    def __init__(
+        self,
+        game_id: str,
+        start: Any,
+        moves: list[str],
+        sides: tuple[str | None, str | None],
+        think: float,
+        pool: ThinkPool,
+        seed: int,
+        least: float = MIN_MOVE_LIMIT,
+    ) -> None:
+        self.id = game_id
+        self.sides = sides
+        self.think = think
+        self.clock = ThinkingClock()
+        agents: list[RemoteAgent | None] = []
+        for colour, spec in enumerate(sides):
+            if spec is None:
+                agents.append(None)
+                continue
+            agent = RemoteAgent(pool, f"{game_id}/{colour}", start.game.spec, spec, seed + colour, self.clock)
+            agent.limit_seconds = move_limit(think, least)
+            agents.append(agent)
+        limit = move_limit(think, least)
+        self.session = Session(
+            start, agents, limits=tuple(None if s is None else limit for s in sides), timer=self.clock
+        )
+        for move in moves:
+            self.session.play(move)
+        self.lock = threading.Lock()
+        self.thinking: int | None = None
+        self.thinking_since = 0.0
+        self.running = False
+        self.closed = False
+        self.version = 0
+        self.last_seen = time.monotonic()
+        self.view: dict[str, Any] = {}
+        self._refresh()
+
+    @property
+    def people(self) -> list[int]:
+        """The colours played by people."""
+        return [c for c, spec in enumerate(self.sides) if spec is None]
+
+    def _refresh(self) -> None:
+        session = self.session
+        last = session.turns[-1].move if session.turns else None
+        outcome = session.outcome
+        moves = [
+            {
+                "ply": i + 1,
+                "move": turn.notation,
+                "mover": turn.mover,
+                "seconds": turn.seconds,
+                "decision": None
+                if turn.decision is None
+                else said(turn.decision.to_json(), session.positions[i]),
+            }
+            for i, turn in enumerate(session.turns)
+        ]
+        self.version += 1
+        self.view = {
+            "id": self.id,
+            "version": self.version,
+            "game": session.game.spec,
+            "sides": list(self.sides),
+            "think": self.think,
+            "start": session.start.to_text(),
+            "start_initial": session.start.to_text() == session.game.initial().to_text(),
+            "position": board_view(session.state, last),
+            "moves": moves,
+            "outcome": None if outcome is None else outcome.to_json(),
+            "outcome_text": None if outcome is None else outcome.text(session.game.symbols),
+            "clocks": list(session.clocks),
+            "thinking": self.thinking,
+            "can_undo": bool(self.people) and _undoable(session),
+        }
+
+    def snapshot(self) -> dict[str, Any]:
+        """The latest view, with how long the agent to move has been thinking."""
+        self.last_seen = time.monotonic()
+        view = dict(self.view)
+        if view["thinking"] is not None:
+            view["thinking_for"] = round(time.monotonic() - self.thinking_since, 2)
+        return view
+
+    # --- a person's requests --------------------------------------------------------------------
+
+    def _person_request(self) -> None:
+        if self.running:
+            raise WebInputError("the agent is thinking; wait for its move", 409)
+
+    def play(self, move: str) -> None:
+        """Play a person's move; WebInputError if it is not that person's turn or not legal."""
+        self._person_request()  # before the lock, which an agent's move holds while it thinks
+        with self.lock:
+            self._person_request()
+            session = self.session
+            if session.is_over:
+                raise WebInputError("the game is over", 409)
+            if session.agents[session.to_move] is not None:
+                raise WebInputError("it is the agent's turn, not yours", 409)
+            try:
+                session.play(move)
+            except GameError as err:
+                raise WebInputError(str(err)) from None
+            self._refresh()
+
+    def undo(self) -> None:
+        """Take back the person's last move and the agent's answers after it (where two people
+        play, the last move)."""
+        self._person_request()  # before the lock, which an agent's move holds while it thinks
+        with self.lock:
+            self._person_request()
+            people = self.people
+            if not people:
+                raise WebInputError("no person plays this game; there is nothing to take back", 409)
+            side = people[0] if len(people) == 1 else None
+            try:
+                self.session.undo(side)
+            except SessionError as err:
+                raise WebInputError(str(err), 409) from None
+            self._refresh()
+
+    def resign(self) -> None:
+        """The person to move (or the only person) gives up."""
+        self._person_request()  # before the lock, which an agent's move holds while it thinks
+        with self.lock:
+            self._person_request()
+            session = self.session
+            people = self.people
+            if not people:
+                raise WebInputError("no person plays this game; nobody can resign it", 409)
+            colour = session.to_move if session.to_move in people else people[0]
+            try:
+                session.resign(colour)
+            except GameError as err:
+                raise WebInputError(str(err), 409) from None
+            self._refresh()
+
+    # --- the agents' moves ---------------------------------------------------------------------
+
+    def agent_turns(self, pace: float) -> None:
+        """Let the agents move while it is their turn (a thread of the hall runs this)."""
+        try:
+            while not self.closed:
+                with self.lock:
+                    session = self.session
+                    if not session.agent_to_move():
+                        return
+                    self.thinking, self.thinking_since = session.to_move, time.monotonic()
+                    self._refresh()
+                    session.agent_move(Limit(time=self.think))
+                    self.thinking = None
+                    self._refresh()
+                    watched = not self.people and not session.is_over
+                if watched and pace > 0:
+                    time.sleep(pace)
+        finally:
+            with self.lock:
+                self.running = False
+                self.thinking = None
+                self._refresh()
+
+
+def said(decision: dict[str, Any], state: Any) -> dict[str, Any]:
+    """What a decision (``Decision.to_json()``) said about ``state`` beside its move, its
+    policy also given per legal move in notation (``policy_moves``, largest first)."""
+    out = {key: value for key, value in decision.items() if key != "move"}
+    policy = decision.get("policy")
+    if policy is not None:
+        shares = [(str(state.move_from_index(a)), float(policy[a])) for a in state.legal_indices()]
+        out["policy_moves"] = sorted(shares, key=lambda item: -item[1])
+    return out
+
+
+def _undoable(session: Session) -> bool:
+    """True when a move can be taken back: one was played, and no resignation or forfeit
+    ended the game."""
+    outcome = session.outcome
+    ended_by_verdict = outcome is not None and outcome.reason in (Reason.RESIGNATION, Reason.FORFEIT)
+    return bool(session.turns) and not ended_by_verdict
+
+
+# --- the hall -----------------------------------------------------------------------------
+
+
+class Hall:
+    """Every game of a server, within its bounds (see the module notes)."""
+
+    def __init__(self, pool: ThinkPool, settings: HallSettings | None = None) -> None:
+        self.pool = pool
+        self.settings = settings or HallSettings()
+        self._games: dict[str, WebGame] = {}
+        self._lock = threading.Lock()
+        self._executor = ThreadPoolExecutor(self.settings.agent_threads, thread_name_prefix="boardlab-game")
+        self.evicted = 0
+
+    def __len__(self) -> int:
+        return len(self._games)
+
+    def create(
+        self,
+        game_spec: str,
+        sides: tuple[str | None, str | None],
+        *,
+        think: float = 1.0,
+        position: str = "",
+        moves: str = "",
+        seed: int | None = None,
+    ) -> WebGame:
+        """A new game, its agents started if they move first; WebInputError for bad input or
+        when the hall is full of games still in use (429)."""
+        game = check_game(game_spec)
+        checked = tuple(None if s is None else check_agent(s, game, self.settings.allow_paths) for s in sides)
+        if not 0 < think <= self.settings.max_think:
+            raise WebInputError(
+                f"thinking time must be in (0, {self.settings.max_think:g}] seconds, got {think:g}"
+            )
+        start, tokens = start_position(game, position, moves)
+        for spec in {s for s in checked if s is not None}:
+            self._check_in_worker(game, spec)
+        with self._lock:
+            self._evict(room_for=1)
+            if len(self._games) >= self.settings.max_games:
+                raise WebInputError(
+                    f"the server holds its most games ({self.settings.max_games}); try again later", 429
+                )
+            game_id = secrets.token_hex(8)
+            web_game = WebGame(
+                game_id,
+                start,
+                tokens,
+                checked,
+                think,
+                self.pool,  # type: ignore[arg-type]
+                secrets.randbelow(2**31) if seed is None else seed,
+                self.settings.min_move_limit,
+            )
+            self._games[game_id] = web_game
+        self.start_agents(web_game)
+        return web_game
+
+    def _check_in_worker(self, game: Any, spec: str) -> None:
+        """WebInputError when the agent refuses the game as a worker builds it (a solver's
+        tables not built, a variant it cannot play); a pool too busy to ask is not waited for:
+        such an agent then forfeits at its first move."""
+        request = {"kind": "check", "game": game.spec, "agent": spec}
+        try:
+            self.pool.ask(request, CHECK_SECONDS, queue_seconds=CHECK_QUEUE_SECONDS)
+        except (Busy, Overrun, WorkerDied):
+            return
+        except ThinkError as err:
+            raise WebInputError(str(err)) from None
+
+    def get(self, game_id: str) -> WebGame:
+        """The game ``game_id``; WebInputError (404) when there is none."""
+        web_game = self._games.get(game_id)
+        if web_game is None:
+            raise WebInputError(
+                f"no game {shorten(game_id, 40)!r} (it ended or was dropped after idling)", 404
+            )
+        return web_game
+
+    def drop(self, game_id: str) -> None:
+        """Forget a game (an agent still thinking finishes its move unseen)."""
+        with self._lock:
+            web_game = self._games.pop(game_id, None)
+        if web_game is None:
+            raise WebInputError(f"no game {shorten(game_id, 40)!r}", 404)
+        web_game.closed = True
+
+    def start_agents(self, web_game: WebGame) -> None:
+        """Start the agents' moves of a game in a thread if an agent is to move."""
+        with web_game.lock:
+            if web_game.running or not web_game.session.agent_to_move():
+                return
+            web_game.running = True
+        self._executor.submit(web_game.agent_turns, self.settings.pace)
+
+    def sweep(self) -> int:
+        """Drop the games idle too long; how many were dropped."""
+        with self._lock:
+            return self._evict(room_for=0)
+
+    def _evict(self, room_for: int) -> int:
+        now = time.monotonic()
+        idle = [g for g in self._games.values() if now - g.last_seen > self.settings.idle_seconds]
+        idle.sort(key=lambda g: g.last_seen)
+        dropped = 0
+        for web_game in idle:
+            if room_for and len(self._games) + room_for <= self.settings.max_games:
+                break
+            del self._games[web_game.id]
+            web_game.closed = True
+            dropped += 1
+        self.evicted += dropped
+        return dropped
+
+    def close(self) -> None:
+        """Stop every game's agents (their moves in progress end with the pool)."""
+        for web_game in self._games.values():
+            web_game.closed = True
+        with contextlib.suppress(RuntimeError):
+            self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+__all__ = [
+    "Hall",
+    "HallSettings",
+    "RemoteAgent",
+    "WebGame",
+    "WebInputError",
+    "check_agent",
+    "check_game",
+    "move_limit",
+    "start_position",
+]

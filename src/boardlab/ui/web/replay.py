@@ -1,0 +1,110 @@
+"""Replays of the games in an arena store (:mod:`boardlab.arena.store`), for the page.
+
+The store is opened for each request and closed after it, so a tournament still running
+beside the server shows its new games at the next look.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from boardlab.arena.store import Store, StoreError
+from boardlab.core.spec import shorten
+from boardlab.games import GameError, parse_game
+from boardlab.ui.web.boards import view as board_view
+from boardlab.ui.web.hall import WebInputError
+
+
+class Replays:
+    """The tournaments and games of the store at ``path`` (None: no store)."""
+
+    def __init__(self, path: str | Path | None) -> None:
+        self.path = None if path is None else Path(path)
+
+    def _store(self) -> Store:
+        if self.path is None:
+            raise WebInputError("no arena store: start serve with --db FILE", 404)
+        if not self.path.is_file():
+            raise WebInputError(f"the arena store {self.path} is gone", 404)
+        try:
+            return Store(self.path)
+        except StoreError as err:
+            raise WebInputError(str(err), 422) from None
+
+    def tournaments(self) -> list[dict[str, Any]]:
+        """Every tournament of the store, oldest first, with its number of games."""
+        with self._store() as store:
+            try:
+                return store.tournaments()
+            except StoreError as err:
+                raise WebInputError(str(err), 422) from None
+
+    def _games(self, tournament: str) -> list[Any]:
+        with self._store() as store:
+            try:
+                known = {t["id"] for t in store.tournaments()}
+                if tournament not in known:
+                    raise WebInputError(f"no tournament {shorten(tournament, 40)!r} in the store", 404)
+                return store.games(tournament)
+            except StoreError as err:
+                raise WebInputError(str(err), 422) from None
+
+    def games(self, tournament: str) -> list[dict[str, Any]]:
+        """The games of a tournament: players, result and length."""
+        symbols_of: dict[str, tuple[str, str]] = {}
+        out = []
+        for record in self._games(tournament):
+            if record.game not in symbols_of:
+                symbols_of[record.game] = _symbols(record.game)
+            out.append(
+                {
+                    "index": record.index,
+                    "game": record.game,
+                    "first": record.first_spec,
+                    "second": record.second_spec,
+                    "plies": record.plies,
+                    "result": record.outcome.text(symbols_of[record.game]),
+                }
+            )
+        return out
+
+    def game(self, tournament: str, index: int) -> dict[str, Any]:
+        """One game, every position from the start with the move that led to it and its
+        thinking time (None for the opening's moves)."""
+        found = [r for r in self._games(tournament) if r.index == index]
+        if not found:
+            raise WebInputError(f"tournament {shorten(tournament, 40)!r} has no game {index}", 404)
+        record = found[0]
+        try:
+            state = parse_game(record.game).initial()
+            positions = [board_view(state)]
+            opening = len(record.opening)
+            times: list[float | None] = [None] * opening + list(record.move_times)
+            for move in record.moves:
+                played = state.parse_move(move)
+                state = state.play(played)
+                positions.append(board_view(state, played))
+        except GameError as err:
+            raise WebInputError(f"game {index} cannot be replayed: {err}", 422) from None
+        return {
+            "tournament": tournament,
+            "index": record.index,
+            "game": record.game,
+            "players": [record.first_spec, record.second_spec],
+            "moves": list(record.moves),
+            "seconds": times[: len(record.moves)] + [None] * max(0, len(record.moves) - len(times)),
+            "opening": opening,
+            "result": record.outcome.text(state.game.symbols),
+            "positions": positions,
+        }
+
+
+def _symbols(game: str) -> tuple[str, str]:
+    try:
+        return parse_game(game).symbols
+    except GameError:
+        return ("X", "O")
+
+
+__all__ = ["Replays"]

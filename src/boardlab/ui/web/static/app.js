@@ -1,0 +1,640 @@
+// boardlab's page: draws what the server says and sends clicks as moves in the game's notation.
+// The server alone decides legality; this page only highlights the legal moves it was given.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const LETTERS = "abcdefghijklmnopqrstuvwxyz";
+const ui = {
+  meta: null, view: null, gameId: null, selected: null, analysis: null, polling: false,
+  replay: null, replayPly: 0, busy: false,
+};
+
+async function api(method, path, body) {
+  const init = { method, headers: {} };
+  if (body !== undefined) { init.headers["content-type"] = "application/json"; init.body = JSON.stringify(body); }
+  const reply = await fetch(path, init);
+  const data = await reply.json().catch(() => ({ detail: reply.statusText }));
+  if (!reply.ok) throw new Error(data.detail || reply.statusText);
+  return data;
+}
+
+function say(text, kind) {
+  $("message").textContent = text || "";
+  $("message").className = "message" + (kind ? " " + kind : "");
+}
+
+// --- setup: games, options, players -----------------------------------------------------
+
+function gameMeta(name) { return ui.meta.games.find((g) => g.name === name); }
+
+function fillGames() {
+  const select = $("game-select");
+  select.innerHTML = "";
+  for (const g of ui.meta.games) select.add(new Option(g.title, g.name));
+  select.onchange = () => { fillOptions({}); fillSides(); };
+}
+
+function fillOptions(values) {
+  const box = $("options");
+  box.innerHTML = "";
+  const meta = gameMeta($("game-select").value);
+  for (const o of meta.options) {
+    if (o.name === "ply_cap") continue;
+    const label = document.createElement("label");
+    label.textContent = o.name.replace("_", " ") + " ";
+    let input;
+    if (o.choices.length) {
+      input = document.createElement("select");
+      for (const c of o.choices) input.add(new Option(c, c));
+    } else if (o.type === "bool") {
+      input = document.createElement("select");
+      for (const c of ["true", "false"]) input.add(new Option(c, c));
+    } else {
+      input = document.createElement("input");
+      input.size = 8;
+    }
+    input.value = values[o.name] !== undefined ? values[o.name] : o.default;
+    input.dataset.opt = o.name;
+    input.dataset.default = o.default;
+    input.title = o.help;
+    input.id = "opt-" + o.name;
+    label.appendChild(input);
+    box.appendChild(label);
+  }
+  $("notation").textContent = meta.notation;
+}
+
+function gameSpec() {
+  const name = $("game-select").value;
+  const parts = [];
+  for (const input of $("options").querySelectorAll("[data-opt]")) {
+    if (input.value.trim() !== "" && input.value.trim() !== input.dataset.default) {
+      parts.push(input.dataset.opt + "=" + input.value.trim());
+    }
+  }
+  return parts.length ? name + ":" + parts.join(",") : name;
+}
+
+function fillSides() {
+  const game = $("game-select").value;
+  for (const colour of [0, 1]) {
+    const select = $("side-" + colour);
+    const keep = select.value;
+    select.innerHTML = "";
+    select.add(new Option("person", "person"));
+    for (const a of ui.meta.agents) {
+      if (a.games.length && !a.games.includes(game)) continue;
+      if (a.name === "course" && !ui.meta.allow_paths) continue;
+      select.add(new Option(a.name, a.name));
+    }
+    select.value = [...select.options].some((o) => o.value === keep) ? keep : (colour === 0 ? "person" : "greedy");
+  }
+}
+
+function sideSpec(colour) {
+  const name = $("side-" + colour).value;
+  if (name === "person") return null;
+  const opts = $("side-" + colour + "-opts").value.trim();
+  return opts ? name + ":" + opts : name;
+}
+
+function setSide(colour, spec) {
+  if (!spec || spec === "person") { $("side-" + colour).value = "person"; $("side-" + colour + "-opts").value = ""; return; }
+  const [name, ...rest] = spec.split(":");
+  $("side-" + colour).value = name;
+  $("side-" + colour + "-opts").value = rest.join(":");
+}
+
+function setGame(spec) {
+  const [name, rest] = [spec.split(":")[0], spec.split(":").slice(1).join(":")];
+  if (!gameMeta(name)) throw new Error("unknown game " + name);
+  $("game-select").value = name;
+  const values = {};
+  if (rest) for (const item of rest.split(",")) { const [k, v] = item.split("="); values[k] = v; }
+  fillOptions(values);
+  fillSides();
+}
+
+// --- games ------------------------------------------------------------------------------
+
+async function newGame(extra) {
+  say("");
+  ui.replay = null;
+  $("replay-controls").hidden = true;
+  if (ui.gameId) api("DELETE", "/api/games/" + ui.gameId).catch(() => {});
+  ui.gameId = null;
+  const body = { game: gameSpec(), sides: [sideSpec(0), sideSpec(1)], think: parseFloat($("think").value), ...extra };
+  try {
+    show(await api("POST", "/api/games", body));
+  } catch (err) { say(err.message); }
+}
+
+async function loadPasted(text) {
+  // The text is tried as moves from the start, then as a position: the server reads both.
+  const body = { game: gameSpec(), sides: [sideSpec(0), sideSpec(1)], think: parseFloat($("think").value) };
+  const errors = [];
+  for (const extra of [{ moves: text }, { position: text }]) {
+    try {
+      const view = await api("POST", "/api/games", { ...body, ...extra });
+      if (ui.gameId) api("DELETE", "/api/games/" + ui.gameId).catch(() => {});
+      ui.replay = null;
+      $("replay-controls").hidden = true;
+      say("");
+      show(view);
+      return;
+    } catch (err) { errors.push(err.message); }
+  }
+  say("as moves: " + errors[0] + "; as a position: " + errors[1]);
+}
+
+async function act(path, body) {
+  if (!ui.gameId || ui.busy) return;
+  ui.busy = true;
+  try {
+    say("");
+    show(await api("POST", "/api/games/" + ui.gameId + path, body));
+  } catch (err) { say(err.message); draw(); }
+  finally { ui.busy = false; }
+}
+
+function playMove(move) { ui.selected = null; act("/move", { move }); }
+
+function show(view) {
+  ui.view = view;
+  ui.gameId = view.id;
+  ui.selected = null;
+  draw();
+  updateUrl();
+  if (view.thinking !== null || agentToMove(view)) poll();
+  else if ($("hints").checked) analyse();
+  else clearAnalysis();
+}
+
+function agentToMove(view) {
+  return view.outcome === null && view.sides[view.position.to_move] !== null;
+}
+
+async function poll() {
+  if (ui.polling) return;
+  ui.polling = true;
+  try {
+    while (ui.view && ui.gameId === ui.view.id) {
+      await new Promise((r) => setTimeout(r, 200));
+      const id = ui.gameId;
+      let view;
+      try { view = await api("GET", "/api/games/" + id); } catch (err) { say(err.message); break; }
+      if (id !== ui.gameId) break;
+      if (view.version !== ui.view.version) { ui.view = view; draw(); updateUrl(); }
+      else drawThinking(view);
+      if (view.thinking === null && !agentToMove(view)) break;
+    }
+  } finally { ui.polling = false; }
+  if (ui.view && $("hints").checked) analyse(); else clearAnalysis();
+}
+
+function movesText(moves) {
+  return moves.every((m) => m.length === 1) ? moves.join("") : moves.join(",");
+}
+
+function updateUrl() {
+  const v = ui.view;
+  if (!v) return;
+  const params = new URLSearchParams();
+  params.set("game", v.game);
+  if (!v.start_initial) params.set("pos", v.start);
+  if (v.moves.length) params.set("moves", movesText(v.moves.map((m) => m.move)));
+  params.set("x", v.sides[0] || "person");
+  params.set("o", v.sides[1] || "person");
+  params.set("think", String(v.think));
+  if ($("hints").checked) params.set("hints", "1");
+  history.replaceState(null, "", "?" + params.toString());
+}
+
+// --- drawing ------------------------------------------------------------------------------
+
+function draw() {
+  const v = ui.replay ? ui.replay.positions[ui.replayPly] : ui.view && ui.view.position;
+  const board = $("board");
+  board.innerHTML = "";
+  if (!v) return;
+  $("title").textContent = v.title;
+  const drawer = { quixo: drawQuixo, connect4: drawConnect4, tictactoe: drawTicTacToe, nim: drawNim }[v.name] || drawList;
+  drawer(board, v);
+  drawTurn(v);
+  drawMoves();
+  const live = !ui.replay && ui.view;
+  $("undo").disabled = !live || !ui.view.can_undo || ui.view.thinking !== null;
+  $("resign").disabled = !live || ui.view.outcome !== null || !ui.view.sides.includes(null);
+  drawLastDecision();
+  if (!ui.replay) drawThinking(ui.view);
+}
+
+function drawLastDecision() {
+  // What the agent of the last move said beside it: value, search, policy (whatever it has).
+  const box = $("last-decision");
+  box.innerHTML = "";
+  if (ui.replay || !ui.view || !ui.view.moves.length) return;
+  const last = ui.view.moves[ui.view.moves.length - 1];
+  const d = last.decision;
+  if (!d || (d.value === undefined && !d.info && !d.policy_moves)) return;
+  const head = document.createElement("h2");
+  head.textContent = "Last agent move: " + ui.view.position.symbols[last.mover] + " " + last.move;
+  box.appendChild(head);
+  box.appendChild(decisionBox({ ...d, move: last.move, agent: ui.view.sides[last.mover] }, ui.view.position, "last-decision-info"));
+}
+
+function drawTurn(v) {
+  const turn = $("turn");
+  const outcome = ui.replay ? (ui.replayPly === ui.replay.positions.length - 1 ? ui.replay.result : null)
+    : ui.view.outcome_text;
+  turn.className = "turn";
+  $("result").textContent = outcome ? "Game over: " + outcome : "";
+  if (outcome) { turn.textContent = "game over"; return; }
+  const colour = v.to_move;
+  turn.classList.add("p" + colour);
+  let who = "";
+  if (!ui.replay) who = ui.view.sides[colour] === null ? " (you)" : " (" + ui.view.sides[colour] + ")";
+  turn.textContent = v.symbols[colour] + " to move" + who;
+  turn.dataset.toMove = String(colour);
+}
+
+function drawThinking(view) {
+  const box = $("thinking");
+  if (!view || view.thinking === null || view.thinking === undefined) { box.textContent = ""; return; }
+  const spec = view.sides[view.thinking];
+  box.textContent = view.position.symbols[view.thinking] + " (" + spec + ") is thinking" +
+    (view.thinking_for !== undefined ? " … " + view.thinking_for.toFixed(1) + " s" : " …");
+}
+
+function drawMoves() {
+  const list = $("moves");
+  list.innerHTML = "";
+  const moves = ui.replay
+    ? ui.replay.moves.map((m, i) => ({ ply: i + 1, move: m, mover: i % 2, seconds: ui.replay.seconds[i] }))
+    : ui.view.moves;
+  const symbols = ui.replay ? ui.replay.positions[0].symbols : ui.view.position.symbols;
+  for (const m of moves) {
+    const li = document.createElement("li");
+    li.className = "p" + m.mover + (ui.replay && m.ply === ui.replayPly ? " current" : "");
+    li.dataset.move = m.move;
+    let text = symbols[m.mover] + " " + m.move;
+    if (m.seconds !== null && m.seconds !== undefined) text += "  (" + m.seconds.toFixed(2) + " s)";
+    const said = m.decision;
+    if (said && said.value !== undefined) text += "  v=" + said.value.toFixed(2);
+    if (said && said.info && said.info.depth) text += " d" + said.info.depth;
+    li.textContent = text;
+    if (ui.replay) li.onclick = () => { ui.replayPly = m.ply; draw(); };
+    list.appendChild(li);
+  }
+  list.scrollTop = list.scrollHeight;
+}
+
+function canClick(v) {
+  return !ui.replay && ui.view && ui.view.outcome === null && ui.view.thinking === null &&
+    ui.view.sides[v.to_move] === null;
+}
+
+function cellDiv(x, y, value, symbols) {
+  const cell = document.createElement("div");
+  cell.className = "cell" + (value >= 0 ? " v" + value : "");
+  cell.dataset.x = x; cell.dataset.y = y;
+  cell.dataset.v = value >= 0 ? symbols[value] : ".";
+  cell.textContent = value >= 0 ? symbols[value] : "";
+  cell.setAttribute("role", "button");
+  cell.setAttribute("aria-label", LETTERS[x] + (y + 1));
+  return cell;
+}
+
+function markCell(cell, marks, x, y) {
+  const at = (p) => p && p[0] === x && p[1] === y;
+  if (at(marks.to)) cell.classList.add("last");
+  if (at(marks.from)) cell.classList.add("from");
+  if ((marks.lines || []).some((p) => p[0] === x && p[1] === y)) cell.classList.add("line");
+}
+
+function exactOf(move) {
+  const a = ui.analysis;
+  if (!a || !a.exact || a.position !== (ui.view && ui.view.position.text)) return null;
+  return a.exact.moves.find((m) => m.move === move) || null;
+}
+
+function valueLabel(m) {
+  if (m.score !== null && m.score !== undefined) return (m.score > 0 ? "+" : "") + m.score;
+  const letter = { win: "W", draw: "D", loss: "L" }[m.value];
+  return m.depth !== null && m.depth !== undefined && m.value !== "draw" ? letter + m.depth : letter;
+}
+
+function drawQuixo(board, v) {
+  const n = v.size;
+  const grid = document.createElement("div");
+  grid.className = "grid";
+  grid.style.gridTemplateColumns = `repeat(${n}, auto)`;
+  const click = canClick(v);
+  const sources = new Map();
+  for (const move of v.legal) {
+    const src = move.slice(0, 2);
+    if (!sources.has(src)) sources.set(src, []);
+    sources.get(src).push(move);
+  }
+  const ends = ui.selected ? sources.get(ui.selected) || [] : [];
+  for (let y = 0; y < n; y++) {
+    for (let x = 0; x < n; x++) {
+      const name = LETTERS[x] + (y + 1);
+      const cell = cellDiv(x, y, v.cells[y][x], v.symbols);
+      markCell(cell, v.marks, x, y);
+      if (click) {
+        if (sources.has(name)) cell.classList.add("clickable");
+        if (ui.selected === name) cell.classList.add("selected");
+        const end = ends.find((m) => m.slice(2) === name);
+        if (end) {
+          cell.classList.add("end");
+          const e = exactOf(end);
+          if (e) { const h = document.createElement("span"); h.className = "hint"; h.textContent = valueLabel(e); cell.appendChild(h); }
+        }
+        cell.onclick = () => quixoClick(name, sources, end);
+      }
+      grid.appendChild(cell);
+    }
+  }
+  board.appendChild(grid);
+}
+
+function quixoClick(name, sources, end) {
+  if (end) { playMove(end); return; }
+  if (ui.selected === name) { ui.selected = null; draw(); return; }
+  if (sources.has(name)) { ui.selected = name; say(""); draw(); return; }
+  ui.selected = null;
+  draw();
+  say("you cannot take the cube at " + name + ": take a blank or your own cube on the border");
+}
+
+function drawTicTacToe(board, v) {
+  const grid = document.createElement("div");
+  grid.className = "grid small";
+  grid.style.gridTemplateColumns = `repeat(${v.size}, auto)`;
+  const click = canClick(v);
+  for (let y = 0; y < v.size; y++) {
+    for (let x = 0; x < v.size; x++) {
+      const cell = cellDiv(x, y, v.cells[y][x], v.symbols);
+      markCell(cell, v.marks, x, y);
+      const move = LETTERS[x] + (y + 1);
+      if (click) {
+        if (v.legal.includes(move)) cell.classList.add("clickable");
+        const e = exactOf(move);
+        if (e) { const h = document.createElement("span"); h.className = "hint"; h.textContent = valueLabel(e); cell.appendChild(h); }
+        cell.onclick = () => playMove(move);
+      }
+      grid.appendChild(cell);
+    }
+  }
+  board.appendChild(grid);
+}
+
+function drawConnect4(board, v) {
+  const wrap = document.createElement("div");
+  wrap.className = "c4";
+  const click = canClick(v);
+  for (let c = 0; c < v.width; c++) {
+    const col = document.createElement("div");
+    col.className = "col";
+    col.dataset.col = c + 1;
+    const head = document.createElement("div");
+    head.className = "head";
+    head.textContent = String(c + 1);
+    col.appendChild(head);
+    for (let r = 0; r < v.height; r++) {
+      const value = v.board[r][c];
+      const disc = document.createElement("div");
+      disc.className = "disc" + (value >= 0 ? " v" + value : "");
+      disc.dataset.x = c; disc.dataset.y = r;
+      disc.dataset.v = value >= 0 ? v.symbols[value] : ".";
+      disc.textContent = value >= 0 ? v.symbols[value] : "";
+      const at = (p) => p && p[0] === c && p[1] === r;
+      if (at(v.marks.to)) disc.classList.add("last");
+      if ((v.marks.lines || []).some((p) => at(p))) disc.classList.add("line");
+      col.appendChild(disc);
+    }
+    const score = document.createElement("div");
+    score.className = "score";
+    const e = exactOf(String(c + 1));
+    if (e) { score.textContent = valueLabel(e); score.classList.add("val-" + e.value); }
+    col.appendChild(score);
+    if (click) col.onclick = () => playMove(String(c + 1));
+    wrap.appendChild(col);
+  }
+  board.appendChild(wrap);
+}
+
+function drawNim(board, v) {
+  const wrap = document.createElement("div");
+  wrap.className = "nim";
+  const click = canClick(v);
+  v.piles.forEach((count, p) => {
+    const row = document.createElement("div");
+    row.className = "pile" + (v.marks.pile === p ? " last" : "");
+    row.dataset.pile = p + 1;
+    row.dataset.count = count;
+    const label = document.createElement("span");
+    label.className = "label";
+    label.textContent = "pile " + (p + 1) + ": " + count;
+    row.appendChild(label);
+    for (let i = 0; i < count; i++) {
+      const token = document.createElement("span");
+      token.className = "token";
+      token.dataset.i = i;
+      const take = count - i;
+      token.title = "take " + take;
+      if (click) token.onclick = () => playMove((p + 1) + ":" + take);
+      row.appendChild(token);
+    }
+    wrap.appendChild(row);
+  });
+  board.appendChild(wrap);
+}
+
+function drawList(board, v) {
+  const wrap = document.createElement("div");
+  wrap.className = "legal-moves";
+  const pre = document.createElement("pre");
+  pre.textContent = v.text;
+  wrap.appendChild(pre);
+  if (canClick(v)) for (const move of v.legal) {
+    const b = document.createElement("button");
+    b.textContent = move;
+    b.onclick = () => playMove(move);
+    wrap.appendChild(b);
+  }
+  board.appendChild(wrap);
+}
+
+// --- analysis ---------------------------------------------------------------------------
+
+function clearAnalysis() { if (!$("hints").checked) { $("analysis").innerHTML = ""; ui.analysis = null; } }
+
+async function analyse() {
+  const v = ui.view;
+  if (!v || ui.replay) return;
+  const text = v.position.text;
+  $("analysis").textContent = "analysing…";
+  try {
+    const a = await api("POST", "/api/analysis", { game: v.game, position: text });
+    if (!ui.view || ui.view.position.text !== text) return;
+    ui.analysis = a;
+    drawAnalysis(a);
+    draw();
+  } catch (err) { $("analysis").textContent = err.message; }
+}
+
+function drawAnalysis(a) {
+  const box = $("analysis");
+  box.innerHTML = "";
+  const head = document.createElement("p");
+  if (a.exact) {
+    head.innerHTML = "";
+    head.textContent = "Exact (" + a.exact.title + "): the side to move " +
+      { win: "wins", draw: "draws", loss: "loses" }[a.exact.value] +
+      (a.exact.score !== null ? " (score " + a.exact.score + ")" : a.exact.depth ? " in " + a.exact.depth + " plies" : "");
+    head.id = "exact-head";
+    box.appendChild(head);
+    const table = document.createElement("table");
+    table.id = "analysis-table";
+    table.innerHTML = "<tr><th>move</th><th>value</th><th></th></tr>";
+    for (const m of a.exact.moves) {
+      const tr = document.createElement("tr");
+      tr.dataset.move = m.move;
+      tr.dataset.value = m.value;
+      if (m.score !== null) tr.dataset.score = m.score;
+      if (m.depth !== null) tr.dataset.depth = m.depth;
+      const words = m.value + (m.score !== null ? " " + (m.score > 0 ? "+" : "") + m.score
+        : m.depth !== null && m.value !== "draw" ? " in " + m.depth : "");
+      tr.innerHTML = `<td class="${m.best ? "best" : ""}">${m.move}</td><td class="val-${m.value}">${words}</td><td>${m.best ? "best" : ""}</td>`;
+      table.appendChild(tr);
+    }
+    box.appendChild(table);
+  } else if (a.why) {
+    head.textContent = a.why;
+    box.appendChild(head);
+  }
+  if (a.search) box.appendChild(decisionBox(a.search, ui.view.position));
+  if (a.search_error) { const p = document.createElement("p"); p.textContent = a.search_error; box.appendChild(p); }
+}
+
+function decisionBox(d, position, id) {
+  // Any agent's Decision, shown the same way: value, search info, and policy where it has one.
+  const div = document.createElement("div");
+  div.id = id || "search-info";
+  const lines = [d.agent ? d.agent + ": move " + d.move : "move " + d.move];
+  if (d.value !== undefined) lines.push("value " + d.value.toFixed(3) + " for the side to move");
+  if (d.info) {
+    if (d.info.score !== null) lines.push("evaluation " + Number(d.info.score).toFixed(2));
+    lines.push("depth " + d.info.depth + ", " + d.info.nodes + " nodes, " + Number(d.info.seconds).toFixed(2) + " s" +
+      (d.info.engine ? " (" + d.info.engine + ")" : ""));
+    if (d.info.pv && d.info.pv.length) lines.push("line: " + d.info.pv.join(" "));
+  }
+  for (const line of lines) { const p = document.createElement("p"); p.textContent = line; div.appendChild(p); }
+  if (d.policy_moves) {
+    const table = document.createElement("table");
+    table.className = "policy";
+    for (const [move, p] of d.policy_moves.slice(0, 12)) {
+      const tr = document.createElement("tr");
+      tr.dataset.move = move;
+      tr.dataset.share = p;
+      tr.innerHTML = `<td>${move}</td><td><span class="bar" style="width:${Math.round(p * 120)}px"></span> ${(100 * p).toFixed(1)}%</td>`;
+      table.appendChild(tr);
+    }
+    const cap = document.createElement("p");
+    cap.textContent = "policy (largest shares of the moves)";
+    div.appendChild(cap);
+    div.appendChild(table);
+  }
+  return div;
+}
+
+// --- replay ---------------------------------------------------------------------------------
+
+async function loadTournaments() {
+  if (!ui.meta.replay) return;
+  $("replay-box").hidden = false;
+  const select = $("tournaments");
+  try {
+    const { tournaments } = await api("GET", "/api/replay");
+    select.innerHTML = "";
+    for (const t of tournaments) select.add(new Option(`${t.name} (${t.game}, ${t.games} games)`, t.id));
+    select.onchange = () => loadReplayGames(select.value);
+    if (tournaments.length) loadReplayGames(tournaments[0].id);
+  } catch (err) { say(err.message); }
+}
+
+async function loadReplayGames(tournament) {
+  const list = $("replay-games");
+  list.innerHTML = "";
+  const { games } = await api("GET", "/api/replay/" + encodeURIComponent(tournament));
+  for (const g of games) {
+    const li = document.createElement("li");
+    li.textContent = `#${g.index} ${g.first} vs ${g.second}: ${g.result}, ${g.plies} plies`;
+    li.dataset.index = g.index;
+    li.onclick = () => openReplay(tournament, g.index);
+    list.appendChild(li);
+  }
+}
+
+async function openReplay(tournament, index) {
+  try {
+    ui.replay = await api("GET", "/api/replay/" + encodeURIComponent(tournament) + "/" + index);
+    ui.replayPly = 0;
+    $("replay-controls").hidden = false;
+    $("analysis").innerHTML = "";
+    $("thinking").textContent = "";
+    say("replay: " + ui.replay.players[0] + " (X) vs " + ui.replay.players[1] + " (O)", "info");
+    drawReplay();
+  } catch (err) { say(err.message); }
+}
+
+function drawReplay() {
+  $("replay-ply").textContent = ui.replayPly + " / " + ui.replay.moves.length;
+  draw();
+}
+
+function stepReplay(to) {
+  if (!ui.replay) return;
+  ui.replayPly = Math.max(0, Math.min(ui.replay.moves.length, to));
+  drawReplay();
+}
+
+// --- start ------------------------------------------------------------------------------------
+
+async function start() {
+  ui.meta = await api("GET", "/api/meta");
+  fillGames();
+  const params = new URLSearchParams(location.search);
+  const spec = params.get("game") || "quixo";
+  try { setGame(spec); } catch (err) { setGame("quixo"); say(err.message); }
+  setSide(0, params.get("x") || "person");
+  setSide(1, params.get("o") || "greedy");
+  const think = parseFloat(params.get("think"));
+  if (think > 0) {
+    if (![...$("think").options].some((o) => parseFloat(o.value) === think)) $("think").add(new Option(String(think), String(think)));
+    $("think").value = [...$("think").options].find((o) => parseFloat(o.value) === think).value;
+  }
+  if (params.get("hints") === "1") $("hints").checked = true;
+  $("new-game").onclick = () => newGame({});
+  $("undo").onclick = () => act("/undo");
+  $("resign").onclick = () => act("/resign");
+  $("analyse").onclick = () => analyse();
+  $("hints").onchange = () => { if ($("hints").checked) analyse(); else clearAnalysis(); };
+  $("paste-load").onclick = () => loadPasted($("paste").value.trim());
+  $("replay-first").onclick = () => stepReplay(0);
+  $("replay-prev").onclick = () => stepReplay(ui.replayPly - 1);
+  $("replay-next").onclick = () => stepReplay(ui.replayPly + 1);
+  $("replay-last").onclick = () => stepReplay(1e9);
+  document.addEventListener("keydown", (e) => {
+    if (!ui.replay) return;
+    if (e.key === "ArrowLeft") stepReplay(ui.replayPly - 1);
+    if (e.key === "ArrowRight") stepReplay(ui.replayPly + 1);
+  });
+  loadTournaments();
+  await newGame({ position: params.get("pos") || "", moves: params.get("moves") || "" });
+  document.body.dataset.ready = "1";
+}
+
+start().catch((err) => say(err.message));

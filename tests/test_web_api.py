@@ -1,0 +1,300 @@
+"""The web server's JSON API against the real app: games to the end, legality decided by the
+server, undo and resign, analysis equal to the exact play, agents that crash or hang forfeiting
+their game only, bounds on games, and no 5xx for any input over the OpenAPI schema."""
+
+from __future__ import annotations
+
+import random
+import socket
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from broken_players import spec as broken_spec
+from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+from web_helpers import replayed, settle
+
+from boardlab.arena.store import Store
+from boardlab.games import exact_play, parse_game
+from boardlab.ui.cli import app
+from boardlab.ui.web import server
+from boardlab.ui.web.app import ServeSettings, create_app
+from boardlab.ui.web.hall import HallSettings
+
+
+@pytest.fixture(scope="module")
+def client() -> Any:
+    hall = HallSettings(max_games=200, allow_paths=True, min_move_limit=1.5, pace=0.0, max_think=5.0)
+    with TestClient(
+        create_app(ServeSettings(hall=hall, analysis_seconds=3.0, analysis_agent="greedy"))
+    ) as test_client:
+        yield test_client
+
+
+def new(client: Any, **body: Any) -> dict[str, Any]:
+    reply = client.post("/api/games", json=body)
+    assert reply.status_code == 201, reply.json()
+    return reply.json()  # type: ignore[no-any-return]
+
+
+def test_a_whole_tictactoe_game_against_perfect_play_never_wins_and_matches_the_engine(client: Any) -> None:
+    rng = random.Random(3)
+    view = new(client, game="tictactoe", sides=[None, "perfect"], think=0.5)
+    while view["outcome"] is None:
+        move = rng.choice(view["position"]["legal"])
+        reply = client.post(f"/api/games/{view['id']}/move", json={"move": move})
+        assert reply.status_code == 200, reply.json()
+        view = settle(client, view["id"])
+        state = replayed(view)
+        assert view["position"]["text"] == state.to_text()
+        assert view["position"]["cells"] == state.game.json_view(state)["cells"]
+    assert view["outcome"]["winner"] in (None, 1)  # perfect play never loses
+    assert all(m["seconds"] is not None for m in view["moves"] if m["mover"] == 1)
+
+
+def test_the_server_alone_decides_legality(client: Any) -> None:
+    view = new(client, game="connect4", sides=[None, None], moves="444444")
+    url = f"/api/games/{view['id']}/move"
+    full = client.post(url, json={"move": "4"})
+    assert full.status_code == 400 and "full" in full.json()["detail"]
+    assert client.post(url, json={"move": "9"}).status_code == 400
+    assert client.post(url, json={"move": ""}).status_code == 422
+    assert client.get(f"/api/games/{view['id']}").json()["moves"] == view["moves"]
+    quixo = new(client, game="quixo", sides=[None, None], moves="a1e1")
+    refused = client.post(f"/api/games/{quixo['id']}/move", json={"move": "e1a1"})  # X's cube, O to move
+    assert refused.status_code == 400 and "opponent" in refused.json()["detail"]
+
+
+def test_undo_takes_back_the_persons_move_and_the_agents_answer(client: Any) -> None:
+    view = new(client, game="connect4", sides=[None, "greedy"], think=0.2, seed=1)
+    client.post(f"/api/games/{view['id']}/move", json={"move": "4"})
+    view = settle(client, view["id"])
+    client.post(f"/api/games/{view['id']}/move", json={"move": "3"})
+    view = settle(client, view["id"])
+    assert len(view["moves"]) == 4
+    undone = client.post(f"/api/games/{view['id']}/undo").json()
+    assert [m["move"] for m in undone["moves"]] == [m["move"] for m in view["moves"][:2]]
+    assert undone["position"]["text"] == replayed(undone).to_text()
+
+
+def test_resign_ends_the_game_for_the_person(client: Any) -> None:
+    view = new(client, game="quixo:size=4", sides=[None, "random"], think=0.1)
+    resigned = client.post(f"/api/games/{view['id']}/resign").json()
+    assert resigned["outcome"] == {"winner": 1, "reason": "resignation", "detail": ""}
+    assert client.post(f"/api/games/{view['id']}/move", json={"move": "a1d1"}).status_code == 409
+
+
+def test_positions_load_from_text_and_from_moves(client: Any) -> None:
+    game = parse_game("quixo")
+    text = "XOX.O/...../..X../...../O...X O 6"
+    view = new(client, game="quixo", sides=[None, None], position=text)
+    assert view["position"]["text"] == game.parse_position(text).to_text()
+    c4 = new(client, game="connect4", sides=[None, None], moves="4453")
+    assert c4["position"]["text"] == parse_game("connect4").parse_position("4453").to_text()
+    assert [m["move"] for m in c4["moves"]] == ["4", "4", "5", "3"]
+    assert client.post("/api/games", json={"game": "quixo", "position": "XXXX"}).status_code == 400
+    assert client.post("/api/games", json={"game": "connect4", "moves": "4448"}).status_code == 400
+
+
+@pytest.mark.parametrize(
+    ("game", "moves"),
+    [
+        ("tictactoe", ["b2", "a1"]),
+        ("quixo:size=3", ["a1c1"]),
+        ("nim:piles=2-3-4", ["1:1"]),
+        ("connect4", list("44444455555")),
+    ],
+)
+def test_analysis_gives_the_exact_value_of_every_move(client: Any, game: str, moves: list[str]) -> None:
+    reply = client.post("/api/analysis", json={"game": game, "moves": ",".join(moves)})
+    assert reply.status_code == 200, reply.json()
+    answer = reply.json()["exact"]
+    state = parse_game(game).initial()
+    for move in moves:
+        state = state.play(move)
+    exact = exact_play(state.game)
+    expected = {
+        str(state.move_from_index(v.action)): (v.name, v.depth, v.score) for v in exact.move_values(state)
+    }
+    assert {m["move"]: (m["value"], m["depth"], m["score"]) for m in answer["moves"]} == expected
+
+
+def test_analysis_without_a_solver_shows_a_search(client: Any) -> None:
+    reply = client.post("/api/analysis", json={"game": "quixo", "agent": "mcts:iters=200", "seconds": 1})
+    assert reply.status_code == 200, reply.json()
+    answer = reply.json()
+    assert answer["exact"] is None and "tables" in answer["why"]
+    search = answer["search"]
+    assert search["agent"] == "mcts:iters=200"
+    assert search["move"] in parse_game("quixo").initial().to_json()["legal"]
+    assert search["info"]["nodes"] > 0
+
+
+@pytest.mark.parametrize(
+    ("player", "phrase"), [("RaisingPlayer", "broken"), ("DyingPlayer", "process ended")]
+)
+def test_an_agent_that_crashes_forfeits_its_game_and_the_server_goes_on(
+    client: Any, player: str, phrase: str
+) -> None:
+    other = new(client, game="tictactoe", sides=[None, "random"], think=0.1)
+    view = new(client, game="quixo", sides=[broken_spec(player, attempts=1), None], think=0.1)
+    view = settle(client, view["id"])
+    assert view["outcome"]["reason"] == "forfeit" and view["outcome"]["winner"] == 1
+    assert phrase in view["outcome"]["detail"]
+    assert client.post(f"/api/games/{other['id']}/move", json={"move": "b2"}).status_code == 200
+    assert len(settle(client, other["id"])["moves"]) == 2
+
+
+def test_an_agent_that_hangs_forfeits_after_its_limit(client: Any) -> None:
+    tic = time.monotonic()
+    view = new(client, game="quixo", sides=[broken_spec("HangingPlayer", attempts=1), None], think=0.05)
+    view = settle(client, view["id"])
+    assert view["outcome"]["reason"] == "forfeit" and "no answer within" in view["outcome"]["detail"]
+    assert time.monotonic() - tic < 30
+
+
+def test_paths_are_refused_unless_allowed() -> None:
+    with TestClient(create_app(ServeSettings(agent_workers=1))) as strict:
+        files = ("course:player=x.py:P", "rules:model=/etc/passwd", "alphabeta:weights=w.json")
+        for spec in (*files, "hybrid:search=(alphabeta:weights=w.json)"):
+            reply = strict.post("/api/games", json={"game": "quixo", "sides": [None, spec]})
+            assert reply.status_code == 400 and "--allow-paths" in reply.json()["detail"]
+        assert strict.post("/api/games", json={"sides": [None, "nosuchagent"]}).status_code == 400
+        assert strict.post("/api/games", json={"game": "chess"}).status_code == 400
+        assert strict.post("/api/games", json={"sides": [None, "optimal"]}).status_code == 400  # Nim only
+        tables = strict.post("/api/games", json={"sides": [None, "perfect"]})  # no 5x5 tables built here
+        assert tables.status_code == 400 and "tables" in tables.json()["detail"]
+        evaluation = {"sides": [None, "alphabeta:eval=lines3,depth=1"], "game": "quixo"}
+        assert strict.post("/api/games", json=evaluation).status_code == 201
+
+
+def test_the_hall_is_bounded_and_drops_idle_games() -> None:
+    hall = HallSettings(max_games=2, idle_seconds=0.2)
+    with TestClient(create_app(ServeSettings(hall=hall, agent_workers=1))) as small:
+        first = new(small, game="nim", sides=[None, None])
+        new(small, game="nim", sides=[None, None])
+        full = small.post("/api/games", json={"game": "nim", "sides": [None, None]})
+        assert full.status_code == 429
+        time.sleep(0.3)
+        new(small, game="nim", sides=[None, None])  # room made by dropping an idle game
+        assert small.get(f"/api/games/{first['id']}").status_code == 404
+
+
+# --- no 5xx on any input, over the OpenAPI schema ---------------------------------------------
+
+TEXTS = st.one_of(
+    st.sampled_from(
+        ["quixo", "connect4", "tictactoe", "nim", "quixo:size=3", "nim:piles=1-2", "greedy", "4"]
+    ),
+    st.sampled_from(["a1e1", "4453", "X...O/...../...../...../..... O 2", "perfect", "random", "1:1", "b2"]),
+    st.text(max_size=30),
+)
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | TEXTS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+def _operations(client: Any) -> list[tuple[str, str, list[str]]]:
+    schema = client.get("/openapi.json").json()
+    out = []
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            body = operation.get("requestBody", {}).get("content", {}).get("application/json", {})
+            ref = body.get("schema", {}).get("$ref", "")
+            fields = list(schema["components"]["schemas"][ref.split("/")[-1]]["properties"]) if ref else []
+            out.append((method, path, fields))
+    return out
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_no_input_gets_a_server_error(client: Any, data: Any) -> None:
+    operations = _operations(client)
+    method, path, fields = data.draw(st.sampled_from(operations))
+    game_id = data.draw(st.sampled_from(["0" * 16, "x", "..%2Fetc"]))
+    tournament = quote(data.draw(st.text(max_size=10)) or "t", safe="")
+    url = path.replace("{game_id}", game_id).replace("{tournament}", tournament)
+    url = url.replace("{index}", str(data.draw(st.integers(-5, 2**70))))
+    body = data.draw(st.fixed_dictionaries({}, optional={f: JSON for f in fields}) | JSON)
+    reply = client.request(method.upper(), url, json=body if method in ("post", "put") else None)
+    assert reply.status_code < 500, (method, url, body, reply.text)
+    assert isinstance(reply.json(), dict)
+
+
+def test_two_agents_play_to_the_end_while_watched(client: Any) -> None:
+    view = new(client, game="nim:piles=2-3", sides=["random", "perfect"], think=0.2, seed=4)
+    view = settle(client, view["id"])
+    assert view["outcome"] is not None and view["outcome"]["reason"] == "rule"
+    assert replayed(view).is_over
+    assert client.post(f"/api/games/{view['id']}/undo").status_code == 409  # no person to undo for
+
+
+def test_an_agents_policy_and_value_are_shown_per_move(client: Any) -> None:
+    state = parse_game("tictactoe").initial().play("b2")
+    reply = client.post("/api/analysis", json={"game": "tictactoe", "moves": "b2", "agent": "perfect"})
+    search = reply.json()["search"]
+    assert search["agent"] == "perfect" and search["value"] == 0
+    shares = dict(search["policy_moves"])
+    assert set(shares) == {str(m) for m in state.legal_moves()}
+    assert abs(sum(shares.values()) - 1) < 1e-6
+    best = {str(state.move_from_index(a)) for a in exact_play(state.game).best_actions(state)}
+    assert {move for move, share in shares.items() if share > 0} == best
+    view = new(client, game="tictactoe", sides=[None, "perfect"], think=0.2, moves="b2")
+    answered = settle(client, view["id"])["moves"][-1]
+    assert answered["decision"]["value"] == 0 and answered["move"] in dict(
+        answered["decision"]["policy_moves"]
+    )
+
+
+def test_the_page_sees_an_agent_thinking(client: Any) -> None:
+    view = new(client, game="quixo", sides=[broken_spec("SlowPlayer", attempts=1), None], think=0.5)
+    deadline = time.monotonic() + 20
+    while (seen := client.get(f"/api/games/{view['id']}").json())["thinking"] is None:
+        assert time.monotonic() < deadline and seen["outcome"] is None
+        time.sleep(0.05)
+    assert seen["thinking"] == 0 and seen["thinking_for"] >= 0
+    assert client.post(f"/api/games/{view['id']}/resign").status_code == 409  # wait for the move
+    assert client.get("/api/meta").status_code == 200  # the server answers meanwhile
+
+
+def test_serve_refuses_a_missing_store_and_a_taken_port(tmp_path: Path) -> None:
+    missing = CliRunner().invoke(app, ["serve", "--db", str(tmp_path / "none.sqlite")])
+    assert missing.exit_code == 2 and "no such arena store" in missing.output
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = CliRunner().invoke(app, ["serve", "--port", str(taken.getsockname()[1])])
+    assert busy.exit_code == 2 and "cannot listen" in busy.output
+
+
+def test_serve_prints_its_address_and_starts_with_its_options(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    started: list[tuple[ServeSettings, str, int]] = []
+    monkeypatch.setattr(server, "serve", lambda settings, host, port: started.append((settings, host, port)))
+    store = tmp_path / "arena.sqlite"
+    Store(store).close()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    args = ["serve", "--port", str(port), "--db", str(store), "--max-games", "7", "--allow-paths"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert f"http://127.0.0.1:{port}/" in result.output
+    settings, host, bound = started[0]
+    assert (host, bound, settings.db, settings.hall.max_games) == ("127.0.0.1", port, str(store), 7)
+    assert settings.hall.allow_paths
+
+
+def test_bodies_are_bounded(client: Any) -> None:
+    huge = client.post("/api/games", content=b'{"game": "' + b"x" * 70_000 + b'"}')
+    assert huge.status_code == 413 and "at most" in huge.json()["detail"]
+    long_moves = client.post("/api/games", json={"game": "connect4", "moves": "4" * 5000})
+    assert long_moves.status_code == 422

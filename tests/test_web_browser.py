@@ -1,0 +1,360 @@
+"""The page in headless Chromium against the real server (uvicorn on a free port): whole games
+played by clicking, the drawn board checked against the engine after every move, undo, refused
+clicks, analysis equal to the exact play, positions from the URL and a stored game replayed.
+Screenshots go to the session's results folder (``web-screens`` under pytest's tmp dir)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from playwright.sync_api import Page, sync_playwright
+from web_helpers import running_server
+
+from boardlab.agents import make_agent
+from boardlab.arena.play import GameRecord
+from boardlab.arena.schedule import TournamentConfig
+from boardlab.arena.store import Store
+from boardlab.games import exact_play, new_game, parse_game
+from boardlab.play.session import Session
+from boardlab.ui.web.app import ServeSettings, create_app
+from boardlab.ui.web.hall import HallSettings
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+WAIT_MS = 60_000
+
+
+def _stored_game(path: Path) -> GameRecord:
+    """A Connect Four game between greedy and random, stored as a tournament's only game."""
+    config = TournamentConfig(
+        ("greedy", "random"), 1, game="connect4", seed=5, opening_plies=2, name="web test"
+    )
+    start = new_game("connect4")
+    opening = ["4", "3"]
+    for move in opening:
+        start = start.play(move)
+    agents = [make_agent(spec, seed=i, game=start.game) for i, spec in enumerate(config.specs)]
+    session = Session(start, agents)
+    outcome = session.run()
+    record = GameRecord(
+        tournament_id=config.tournament_id,
+        index=0,
+        game="connect4",
+        first_player=0,
+        second_player=1,
+        first_spec="greedy",
+        second_spec="random",
+        first_seed=0,
+        second_seed=1,
+        opening_index=0,
+        opening=tuple(opening),
+        moves=tuple(opening) + tuple(session.moves),
+        outcome=outcome,
+        plies=len(opening) + len(session.moves),
+        move_times=tuple(t.seconds or 0.0 for t in session.turns),
+        started="2026-11-26T00:00:00.000+00:00",
+        finished="2026-11-26T00:00:01.000+00:00",
+    )
+    with Store(path) as store:
+        store.register_tournament(config)
+        store.add_game(record)
+    return record
+
+
+@pytest.fixture(scope="session")
+def screens(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("web-screens")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    folder = tmp_path_factory.mktemp("web-server")
+    record = _stored_game(folder / "arena.sqlite")
+    settings = ServeSettings(
+        hall=HallSettings(max_games=50, pace=0.05), analysis_seconds=5.0, db=str(folder / "arena.sqlite")
+    )
+    with running_server(create_app(settings)) as url:
+        yield {"url": url, "record": record}
+
+
+@pytest.fixture(scope="module")  # the one browser of the run: every browser test is in this module
+def browser_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(profile),
+            executable_path=CHROMIUM,
+            args=CHROMIUM_ARGS,
+            headless=True,
+            viewport={"width": 1400, "height": 900},
+        )
+        yield context
+        context.close()
+
+
+@pytest.fixture
+def page(browser_context: Any) -> Iterator[Page]:
+    the_page = browser_context.new_page()
+    the_page.set_default_timeout(WAIT_MS)
+    yield the_page
+    the_page.close()
+
+
+# --- reading the page -------------------------------------------------------------------------
+
+
+def open_page(page: Page, server: dict[str, Any], query: str) -> None:
+    page.goto(server["url"] + "/" + query)
+    page.wait_for_selector("body[data-ready='1']")
+    settle(page)
+
+
+def settle(page: Page) -> None:
+    """Wait until no agent thinks or is to move: the turn marker names the person, or the game is over."""
+    page.wait_for_function(
+        "() => { const t = document.getElementById('turn').textContent;"
+        " return document.getElementById('thinking').textContent === '' &&"
+        " (t.includes('(you)') || t === 'game over'); }"
+    )
+
+
+def page_moves(page: Page) -> list[str]:
+    return page.eval_on_selector_all("#moves li", "items => items.map(li => li.dataset.move)")
+
+
+def drawn_cells(page: Page) -> dict[tuple[int, int], str]:
+    cells = page.eval_on_selector_all(
+        "#board [data-v]", "els => els.map(e => [Number(e.dataset.x), Number(e.dataset.y), e.dataset.v])"
+    )
+    return {(x, y): v for x, y, v in cells}
+
+
+def engine_cells(state: Any) -> dict[tuple[int, int], str]:
+    view = state.game.json_view(state)
+    rows = view["board"] if "board" in view else view["cells"]
+    symbols = state.game.symbols
+    return {(x, y): "." if v < 0 else symbols[v] for y, row in enumerate(rows) for x, v in enumerate(row)}
+
+
+def engine_state(game: str, moves: list[str], start: str = "") -> Any:
+    state = parse_game(game).parse_position(start) if start else new_game(game)
+    for move in moves:
+        state = state.play(move)
+    return state
+
+
+def check_board(page: Page, game: str, start: str = "") -> Any:
+    """The engine's position after the page's moves, once checked against the drawn board."""
+    state = engine_state(game, page_moves(page), start)
+    assert drawn_cells(page) == engine_cells(state)
+    return state
+
+
+# --- whole games by clicking ------------------------------------------------------------------
+
+
+def test_a_whole_connect_four_game_by_clicking(page: Page, server: dict[str, Any], screens: Path) -> None:
+    rng = random.Random(7)
+    open_page(page, server, "?game=connect4&x=person&o=greedy&think=0.1")
+    state = check_board(page, "connect4")
+    while not state.is_over:
+        column = str(rng.choice(state.legal_moves()))
+        played = len(page_moves(page))
+        page.click(f".col[data-col='{column}']")
+        page.wait_for_function(f"() => document.querySelectorAll('#moves li').length > {played}")
+        settle(page)
+        state = check_board(page, "connect4")
+    assert page.inner_text("#result").startswith("Game over")
+    if state.winner is not None:
+        assert page.locator(".disc.line").count() >= 4
+    page.screenshot(path=str(screens / "connect4-game.png"))
+
+
+def test_a_whole_quixo_game_by_clicking_with_the_legal_ends_highlighted(
+    page: Page, server: dict[str, Any], screens: Path
+) -> None:
+    rng = random.Random(11)
+    open_page(page, server, "?game=quixo&x=person&o=greedy&think=0.1")
+    state = check_board(page, "quixo")
+    while not state.is_over:
+        move = rng.choice(state.legal_moves())
+        page.click(f".cell[data-x='{move.x}'][data-y='{move.y}']")
+        ends = page.eval_on_selector_all(
+            ".cell.end", "els => els.map(e => [Number(e.dataset.x), Number(e.dataset.y)])"
+        )
+        legal_ends = {m.destination for m in state.legal_moves() if (m.x, m.y) == (move.x, move.y)}
+        assert {tuple(e) for e in ends} == legal_ends
+        x, y = move.destination
+        played = len(page_moves(page))
+        page.click(f".cell.end[data-x='{x}'][data-y='{y}']")
+        page.wait_for_function(f"() => document.querySelectorAll('#moves li').length > {played}")
+        settle(page)
+        state = check_board(page, "quixo")
+        assert page.locator(".cell.last").count() == 1 and page.locator(".cell.from").count() == 1
+    assert page.inner_text("#result").startswith("Game over")
+    if state.winner is not None:
+        assert page.locator(".cell.line").count() >= 5
+    page.screenshot(path=str(screens / "quixo-game.png"))
+
+
+def test_undo_takes_back_a_move_pair(page: Page, server: dict[str, Any]) -> None:
+    open_page(page, server, "?game=connect4&x=person&o=random&think=0.1")
+    for column in ("4", "3"):
+        played = len(page_moves(page))
+        page.click(f".col[data-col='{column}']")
+        page.wait_for_function(f"() => document.querySelectorAll('#moves li').length > {played}")
+        settle(page)
+    before = page_moves(page)
+    assert len(before) == 4
+    page.click("#undo")
+    page.wait_for_function("() => document.querySelectorAll('#moves li').length === 2")
+    assert page_moves(page) == before[:2]
+    check_board(page, "connect4")
+
+
+def test_illegal_clicks_are_refused(page: Page, server: dict[str, Any]) -> None:
+    open_page(page, server, "?game=connect4&moves=444444&x=person&o=person")
+    page.click(".col[data-col='4']")
+    page.wait_for_function("() => document.getElementById('message').textContent.includes('full')")
+    assert page_moves(page) == list("444444")
+    check_board(page, "connect4")
+    open_page(page, server, "?game=quixo&moves=a1e1&x=person&o=person")
+    page.click(".cell[data-x='4'][data-y='0']")  # X's cube, O to move
+    assert "cannot take" in page.inner_text("#message")
+    assert page.locator(".cell.end").count() == 0
+    assert page_moves(page) == ["a1e1"]
+
+
+# --- analysis, URLs, replay -------------------------------------------------------------------
+
+
+def analysis_rows(page: Page) -> dict[str, tuple[str, str | None, str | None]]:
+    page.wait_for_selector("#analysis-table tr[data-move]")
+    rows = page.eval_on_selector_all(
+        "#analysis-table tr[data-move]",
+        "rows => rows.map(r => [r.dataset.move, r.dataset.value,"
+        " r.dataset.depth || null, r.dataset.score || null])",
+    )
+    return {move: (value, depth, score) for move, value, depth, score in rows}
+
+
+def exact_rows(state: Any) -> dict[str, tuple[str, str | None, str | None]]:
+    values = exact_play(state.game).move_values(state)
+    return {
+        str(state.move_from_index(v.action)): (
+            v.name,
+            None if v.depth is None else str(v.depth),
+            None if v.score is None else str(v.score),
+        )
+        for v in values
+    }
+
+
+def test_analysis_shows_the_solvers_values(page: Page, server: dict[str, Any], screens: Path) -> None:
+    open_page(page, server, "?game=tictactoe&moves=b2,a1&x=person&o=person&hints=1")
+    assert analysis_rows(page) == exact_rows(engine_state("tictactoe", ["b2", "a1"]))
+    moves = list("4444445555531")
+    open_page(page, server, f"?game=connect4&moves={''.join(moves)}&x=person&o=person&hints=1")
+    state = engine_state("connect4", moves)
+    assert analysis_rows(page) == exact_rows(state)
+    labels = page.eval_on_selector_all(".c4 .score", "els => els.map(e => e.textContent)")
+    scores = {
+        str(state.move_from_index(v.action)): v.score for v in exact_play(state.game).move_values(state)
+    }
+    for column, label in enumerate(labels, 1):
+        expected = scores.get(str(column))
+        assert label == ("" if expected is None else f"{'+' if expected > 0 else ''}{expected}")
+    page.screenshot(path=str(screens / "connect4-analysis.png"))
+
+
+def test_a_position_in_the_url_loads_as_it_reads(page: Page, server: dict[str, Any], screens: Path) -> None:
+    text = "XOX.O/.O.X./..X../.O.X./O...X O 12"
+    open_page(page, server, f"?game=quixo&pos={quote(text)}&x=person&o=person")
+    state = check_board(page, "quixo", text)
+    assert state.to_text() == parse_game("quixo").parse_position(text).to_text()
+    assert page.get_attribute("#turn", "data-to-move") == "1"
+    page.fill("#paste", "4453")
+    page.select_option("#game-select", "connect4")
+    page.click("#paste-load")
+    page.wait_for_function("() => document.querySelectorAll('#moves li').length === 4")
+    check_board(page, "connect4")
+    assert "moves=4453" in page.url
+    page.select_option("#game-select", "quixo")
+    page.fill("#paste", text)
+    page.click("#paste-load")
+    page.wait_for_function("() => document.querySelectorAll('#moves li').length === 0")
+    check_board(page, "quixo", text)
+    page.fill("#paste", "z9")
+    page.click("#paste-load")
+    page.wait_for_function("() => document.getElementById('message').textContent.includes('as a position')")
+
+
+def test_a_stored_game_is_replayed_with_its_thinking_times(
+    page: Page, server: dict[str, Any], screens: Path
+) -> None:
+    record: GameRecord = server["record"]
+    open_page(page, server, "?game=tictactoe&x=person&o=person")
+    page.wait_for_selector("#replay-games li[data-index='0']")
+    page.click("#replay-games li[data-index='0']")
+    page.wait_for_selector("#replay-controls:not([hidden])")
+    state = new_game("connect4")
+    assert drawn_cells(page) == engine_cells(state)
+    for ply, move in enumerate(record.moves, 1):
+        page.click("#replay-next")
+        state = state.play(move)
+        assert page.inner_text("#replay-ply") == f"{ply} / {len(record.moves)}"
+        assert drawn_cells(page) == engine_cells(state)
+    shown = page.eval_on_selector_all("#moves li", "items => items.map(li => li.textContent)")
+    assert len(shown) == len(record.moves)
+    for text, seconds in zip(shown[len(record.opening) :], record.move_times, strict=True):
+        assert f"({seconds:.2f} s)" in text
+    assert page.inner_text("#result").startswith("Game over")
+    page.screenshot(path=str(screens / "replay.png"))
+
+
+def test_hints_stay_on_and_an_agents_policy_is_shown(
+    page: Page, server: dict[str, Any], screens: Path
+) -> None:
+    open_page(page, server, "?game=tictactoe&x=person&o=perfect&think=0.2&hints=1")
+    assert analysis_rows(page) == exact_rows(new_game("tictactoe"))
+    page.click(".cell[data-x='1'][data-y='1']")
+    page.wait_for_function("() => document.querySelectorAll('#moves li').length === 2")
+    settle(page)
+    state = check_board(page, "tictactoe")
+    page.wait_for_function(
+        "n => document.querySelectorAll('#analysis-table tr[data-move]').length === n",
+        arg=len(state.legal_moves()),
+    )
+    assert analysis_rows(page) == exact_rows(state)  # the hints followed the game
+    before = new_game("tictactoe").play("b2")
+    shares = page.eval_on_selector_all(
+        "#last-decision-info .policy tr", "rows => rows.map(r => [r.dataset.move, Number(r.dataset.share)])"
+    )
+    best = {str(before.move_from_index(a)) for a in exact_play(before.game).best_actions(before)}
+    assert {move for move, share in shares if share > 0} == best
+    assert "value 0.000" in page.inner_text("#last-decision-info")
+    page.screenshot(path=str(screens / "tictactoe-hints.png"))
+
+
+def test_nim_is_played_by_clicking_an_object(page: Page, server: dict[str, Any]) -> None:
+    open_page(page, server, "?game=nim&x=person&o=person")
+    page.click(".pile[data-pile='3'] .token[data-i='1']")  # pile 3 holds 5: take the last 4
+    page.wait_for_function("() => document.querySelectorAll('#moves li').length === 1")
+    assert page_moves(page) == ["3:4"]
+    counts = page.eval_on_selector_all(".pile", "rows => rows.map(r => Number(r.dataset.count))")
+    assert counts == [1, 3, 1, 7]
+    assert page.locator(".pile.last[data-pile='3']").count() == 1
