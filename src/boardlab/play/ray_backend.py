@@ -379,26 +379,30 @@ def _first_line(err: BaseException) -> str:
 # --- trusted compiled work -------------------------------------------------------------------
 
 
+def apply(function: Callable[[Any], Any], task: Any) -> Any:
+    """``function(task)``: what each Ray task of :class:`RayWorkers` runs (any importable
+    callable, built-ins included, which Ray cannot make remote by themselves)."""
+    return function(task)
+
+
 class RayWorkers:
     """A parallel map over Ray tasks, at most ``count`` at a time in flight (Ray itself places
-    them on the cluster's CPUs). Every task's result depends on the task alone."""
+    them on the cluster's CPUs). ``function`` must be importable on every machine (a module's
+    function, not a lambda or a test's). Every task's result depends on the task alone."""
 
     def __init__(self, ray: Any, count: int = 1) -> None:
         self.count = max(1, int(count))
         self._ray = ray
-        self._remote: dict[Callable[[Any], Any], Any] = {}
+        self._apply = ray.remote(num_cpus=1)(apply)
 
     def map(self, function: Callable[[Any], Any], tasks: Sequence[Any]) -> list[Any]:
         """``[function(t) for t in tasks]``, computed by Ray tasks (in order)."""
-        remote = self._remote.get(function)
-        if remote is None:
-            remote = self._remote[function] = self._ray.remote(num_cpus=1)(function)
         results: list[Any] = [None] * len(tasks)
         flying: dict[Any, int] = {}
         for i, task in enumerate(tasks):
             if len(flying) >= self.count:
                 self._collect(flying, results, 1)
-            flying[remote.remote(task)] = i
+            flying[self._apply.remote(function, task)] = i
         self._collect(flying, results, len(flying))
         return results
 
