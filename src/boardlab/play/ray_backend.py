@@ -25,6 +25,7 @@ import json
 import logging
 import os
 import socket
+import sys
 import time
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -91,6 +92,31 @@ def check_address(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
         raise BackendError(f"{where} (something answers there, but not a Ray head's GCS server)")
 
 
+@contextlib.contextmanager
+def _brief_connection(joining: bool) -> Iterator[None]:
+    """While joining a cluster, Ray tries its head for CONNECT_TIMEOUT seconds (not its own ~20 s),
+    and the warnings its compiled core writes about each try (to file descriptor 2, past Python's
+    logging) are dropped: a failure is reported once, by the caller, in one line."""
+    if not joining:
+        yield
+        return
+    wait_setting = "RAY_gcs_server_port_wait_time_s"
+    ours = wait_setting not in os.environ
+    if ours:
+        os.environ[wait_setting] = str(int(CONNECT_TIMEOUT))
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as devnull:
+            os.dup2(devnull.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        if ours:
+            os.environ.pop(wait_setting, None)
+
+
 class RayBackend:
     """Workers as Ray actors and tasks; use as a context manager.
 
@@ -116,8 +142,13 @@ class RayBackend:
             }
             try:
                 # "local" always starts a fresh instance: never join someone else's by accident
-                ray.init(address=address or "local", **options)
-            except (ConnectionError, RuntimeError, ValueError) as err:
+                with _brief_connection(address is not None):
+                    ray.init(address=address or "local", **options)
+            except ConnectionError:
+                raise BackendError(
+                    f"no Ray cluster answers at {address} (no Ray connection within {CONNECT_TIMEOUT:g} s)"
+                ) from None
+            except (RuntimeError, ValueError) as err:
                 where = f"at {address}" if address else "locally"
                 raise BackendError(f"cannot start Ray {where}: {' '.join(str(err).split())}") from None
             self._started = True
