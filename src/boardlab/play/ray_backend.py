@@ -341,7 +341,12 @@ class RayGamePool(Generic[T, R]):
             ref = slot.outcome if slot.task is not None else slot.ready if slot.pid is None else None
             if ref is not None:
                 pending[ref] = slot
-        done, _ = self._ray.wait(list(pending), num_returns=len(pending), timeout=WAIT_SECONDS)
+        if not pending:
+            return []
+        # the first to finish, within WAIT_SECONDS; then whatever else has finished by now
+        done, rest = self._ray.wait(list(pending), num_returns=1, timeout=WAIT_SECONDS)
+        if done and rest:
+            done += self._ray.wait(rest, num_returns=len(rest), timeout=0)[0]
         records: list[R] = []
         for ref in done:
             slot = pending[ref]
