@@ -10,6 +10,7 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,13 +37,13 @@ def _contents(records: Any) -> dict[int, tuple[Any, ...]]:
 def test_a_tournament_on_ray_equals_the_local_pool_game_for_game(ray_instance: Any, tmp_path: Path) -> None:
     # forfeits included: an agent whose process dies, one that hangs past its limit
     dying, hanging = broken_players.spec("DyingPlayer"), broken_players.spec("HangingPlayer")
-    config = TournamentConfig(("random", "greedy", dying, hanging), 1, "quixo", seed=11, opening_plies=1)
+    config = TournamentConfig(("random", dying, hanging), 1, "quixo", seed=11, opening_plies=1)
     runs = {}
     for name, backend in (("local", LocalBackend()), ("ray", RayBackend())):
         with Store(tmp_path / f"{name}.sqlite") as store:
             runs[name] = run_tournament(config, store, workers=2, move_timeout=0.5, backend=backend)
     local, on_ray = runs["local"], runs["ray"]
-    assert local.complete and on_ray.complete and len(on_ray.records) == config.total_games == 6
+    assert local.complete and on_ray.complete and len(on_ray.records) == config.total_games == 3
     assert _contents(on_ray.records) == _contents(local.records)
     forfeits = [r for r in on_ray.records if r.outcome.reason is Reason.FORFEIT]
     assert {r.second_spec if r.winner == 0 else r.first_spec for r in forfeits} == {dying, hanging}
@@ -73,7 +74,7 @@ def _kill_one_game(backend: _WatchedRay, killed: list[int], stop: threading.Even
 
 
 def test_an_actor_killed_mid_game_has_its_game_played_again(ray_instance: Any, tmp_path: Path) -> None:
-    config = TournamentConfig((napping_player.spec(), "random"), 6, "quixo", seed=5, opening_plies=2)
+    config = TournamentConfig((napping_player.spec(), "random"), 4, "quixo", seed=5, opening_plies=2)
     with Store(tmp_path / "local.sqlite") as store:
         local = run_tournament(config, store, workers=0)
     backend, killed, stop = _WatchedRay(), [], threading.Event()
@@ -94,6 +95,25 @@ def test_an_actor_killed_mid_game_has_its_game_played_again(ray_instance: Any, t
     assert sorted(r.index for r in stored) == sorted(indices) == list(range(config.total_games))
     assert _contents(stored) == _contents(local.records)
     assert not any(r.outcome.reason is Reason.FORFEIT for r in stored)
+
+
+def test_a_backend_reuses_its_actors_for_the_next_pool(ray_instance: Any) -> None:
+    backend, seen = _WatchedRay(), []
+    with backend:
+        for seed in (1, 2):
+            pids: set[int] = set()
+            seen.append(pids)
+            config = TournamentConfig(("random", "greedy"), 4, "tictactoe", seed=seed)
+            with Store(":memory:") as store:
+                note = _note_pids(backend, pids)
+                run = run_tournament(config, store, workers=2, backend=backend, on_game=note)
+            assert run.complete
+    # the second pool was served by the first pool's actors, configured again
+    assert len(backend.pools) == 2 and seen[0] and seen[1] <= seen[0]
+
+
+def _note_pids(backend: _WatchedRay, pids: set[int]) -> Callable[[Any], None]:
+    return lambda _: pids.update(backend.pools[-1].pids())
 
 
 def _free_port() -> int:
@@ -181,7 +201,7 @@ def test_cli_bad_backend_exits_2_with_one_line_before_any_file(
 
 def test_cli_match_on_ray_stores_every_game(ray_instance: Any, app: typer.Typer, tmp_path: Path) -> None:
     db = tmp_path / "a.sqlite"
-    args = ["match", "random", "greedy", "--game", "tictactoe", "-n", "4", "-j", "2", "--backend", "ray"]
+    args = ["match", "random", "greedy", "--game", "tictactoe", "-n", "4", "-j", "1", "--backend", "ray"]
     result = CliRunner().invoke(app, [*args, "--db", str(db), "--out", str(tmp_path / "out")])
     assert result.exit_code == 0, result.stderr
     with Store(db) as store:

@@ -153,6 +153,17 @@ class RayBackend:
                 raise BackendError(f"cannot start Ray {where}: {' '.join(str(err).split())}") from None
             self._started = True
         self._ray = ray
+        self._actor_class = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(GameActor)
+        self._idle: list[Any] = []  # actors a closed pool handed back, their game process stopped
+
+    def take_actor(self) -> Any:
+        """An actor for a new pool: one a closed pool handed back (its processes and compiled
+        code warm), else a new one."""
+        return self._idle.pop() if self._idle else self._actor_class.remote()
+
+    def keep_actors(self, actors: Sequence[Any]) -> None:
+        """Keep healthy idle ``actors`` for the next pool."""
+        self._idle.extend(actors)
 
     def default_size(self) -> int:
         """The CPUs of the whole cluster."""
@@ -168,14 +179,24 @@ class RayBackend:
         setup_timeout: float = SETUP_TIMEOUT,
     ) -> RayGamePool[T, R]:
         """A :class:`RayGamePool` of ``size`` actors."""
-        return RayGamePool(self._ray, size, game, limits, jobs, setup_timeout=setup_timeout)
+        return RayGamePool(self, size, game, limits, jobs, setup_timeout=setup_timeout)
 
     def workers(self, count: int) -> RayWorkers:
         """A :class:`RayWorkers` map over ``count`` concurrent Ray tasks."""
         return RayWorkers(self._ray, count)
 
+    @property
+    def ray(self) -> Any:
+        """The ray module."""
+        return self._ray
+
     def close(self) -> None:
-        """Shut down the local Ray instance if this backend started it (a cluster is left running)."""
+        """Stop the kept actors, and shut down the local Ray instance if this backend started it
+        (a cluster is left running)."""
+        for actor in self._idle:
+            with contextlib.suppress(Exception):
+                self._ray.kill(actor, no_restart=True)
+        self._idle = []
         if self._started and self._ray.is_initialized():
             self._ray.shutdown()
         self._started = False
@@ -219,18 +240,26 @@ def carried_jobs(runner: str) -> GameJobs[CarriedTask, str]:
 
 
 class GameActor:
-    """A Ray actor playing one game at a time through a one-process WorkerPool (see the module)."""
+    """A Ray actor playing one game at a time through a one-process WorkerPool (see the module).
 
-    def __init__(self, game: str, limits: dict[str, float | None], runner: str, setup_timeout: float) -> None:
+    :meth:`configure` sets up the pool for a game and its agents; an actor is configured again
+    for each caller's pool that reuses it (the process's forkserver stays warm).
+    """
+
+    def __init__(self) -> None:
+        self._pool: WorkerPool[CarriedTask, str] | None = None
+
+    def configure(self, game: str, limits: dict[str, float | None], runner: str, setup_timeout: float) -> int:
+        """Start a fresh one-process pool for ``game`` (stopping any earlier one); this actor's pid."""
+        self.close()
         self._pool = WorkerPool(1, game, limits, carried_jobs(runner), setup_timeout=setup_timeout)
-
-    def pid(self) -> int:
-        """This actor's process id (the caller waits on it to know the actor is up)."""
         return os.getpid()
 
     def play(self, index: int, text: str, first: str, second: str) -> str:
         """The JSON outcome of one task: ``{"result": ...}``, ``{"stopped": ...}`` or ``{"error": ...}``."""
         task = CarriedTask(index, text, (first, second))
+        if self._pool is None:
+            return json.dumps({"error": "a Ray worker was asked to play before it was configured"})
         try:
             outcomes = list(self._pool.play(iter([task])))
         except PoolError as err:
@@ -239,7 +268,9 @@ class GameActor:
 
     def close(self) -> None:
         """Stop the game process."""
-        self._pool.close()
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
 
 
 # --- the caller's side ----------------------------------------------------------------------
@@ -275,7 +306,7 @@ class RayGamePool(Generic[T, R]):
 
     def __init__(
         self,
-        ray: Any,
+        backend: RayBackend,
         size: int,
         game: str,
         limits: Mapping[str, float | None],
@@ -283,9 +314,9 @@ class RayGamePool(Generic[T, R]):
         *,
         setup_timeout: float = SETUP_TIMEOUT,
     ) -> None:
-        self._ray = ray
+        self._backend = backend
+        self._ray = backend.ray
         self._jobs = jobs
-        self._actor_class = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(GameActor)
         self._arguments = (game, dict(limits), jobs.runner, setup_timeout)
         self._max_lost = MAX_LOST_WORKERS + 2 * size
         self.counts = PoolCounts()
@@ -300,8 +331,12 @@ class RayGamePool(Generic[T, R]):
         self.close(kill=kind is not None)
 
     def _spawn(self) -> _Slot[T]:
-        actor = self._actor_class.remote(*self._arguments)
-        return _Slot(actor, actor.pid.remote())
+        actor = self._backend.take_actor()
+        return _Slot(actor, actor.configure.remote(*self._arguments))
+
+    def pids(self) -> list[int]:
+        """The process ids of the actors that are up."""
+        return [s.pid for s in self._slots if s.pid is not None]
 
     def busy(self) -> list[tuple[int, int, float]]:
         """``(task index, actor pid, seconds since the game was sent)`` of each game being played."""
@@ -396,15 +431,29 @@ class RayGamePool(Generic[T, R]):
         self._slots[self._slots.index(slot)] = self._spawn()
 
     def close(self, kill: bool = False) -> None:
-        """Stop every actor: idle ones let their game process stop first, unless ``kill``."""
-        idle = [s.actor for s in self._slots if s.task is None and s.pid is not None]
-        if idle and not kill:
+        """Stop the games: idle actors stop their game process and go back to the backend for
+        its next pool; busy or starting ones (or all, with ``kill``) are killed."""
+        idle = [s.actor for s in self._slots if s.task is None and s.pid is not None] if not kill else []
+        stopped = []
+        if idle:
+            closing = {a.close.remote(): a for a in idle}
             with contextlib.suppress(Exception):
-                self._ray.wait([a.close.remote() for a in idle], num_returns=len(idle), timeout=STOP_SECONDS)
+                done, _ = self._ray.wait(list(closing), num_returns=len(closing), timeout=STOP_SECONDS)
+                stopped = [closing[ref] for ref in done if _succeeded(self._ray, ref)]
+        self._backend.keep_actors(stopped)
         for slot in self._slots:
-            with contextlib.suppress(Exception):
-                self._ray.kill(slot.actor, no_restart=True)
+            if not any(slot.actor is actor for actor in stopped):
+                with contextlib.suppress(Exception):
+                    self._ray.kill(slot.actor, no_restart=True)
         self._slots = []
+
+
+def _succeeded(ray: Any, ref: Any) -> bool:
+    try:
+        ray.get(ref)
+    except ray.exceptions.RayError:
+        return False
+    return True
 
 
 def _first_line(err: BaseException) -> str:
