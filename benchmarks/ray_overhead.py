@@ -15,7 +15,6 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from dataclasses import dataclass
@@ -74,7 +73,6 @@ def measure(config: TournamentConfig, workers: int, backend: Backend) -> Timing:
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; returns the exit status."""
     args = _arguments(argv)
-    os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # a local instance of our own
     config = TournamentConfig(tuple(args.agents), args.games, args.game, args.seed, 2)
     local = measure(config, args.workers, LocalBackend())
     started = time.perf_counter()
