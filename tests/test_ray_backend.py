@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 
 from boardlab.arena import Store, TournamentConfig, run_tournament
 from boardlab.games import Reason
-from boardlab.play.backend import BackendError, LocalBackend, open_backend
+from boardlab.play.backend import BackendError, open_backend
 from boardlab.play.ray_backend import RayBackend, RayGamePool, check_address, split_address
 from boardlab.ui import arena as arena_cli
 
@@ -34,23 +34,6 @@ def _contents(records: Any) -> dict[int, tuple[Any, ...]]:
     return {r.index: r.game_content() for r in records}
 
 
-def test_a_tournament_on_ray_equals_the_local_pool_game_for_game(ray_instance: Any, tmp_path: Path) -> None:
-    # forfeits included: an agent whose process dies, one that hangs past its limit
-    dying, hanging = broken_players.spec("DyingPlayer"), broken_players.spec("HangingPlayer")
-    config = TournamentConfig(("random", dying, hanging), 1, "quixo", seed=11, opening_plies=1)
-    runs = {}
-    for name, backend in (("local", LocalBackend()), ("ray", RayBackend())):
-        with Store(tmp_path / f"{name}.sqlite") as store:
-            runs[name] = run_tournament(config, store, workers=2, move_timeout=0.5, backend=backend)
-    local, on_ray = runs["local"], runs["ray"]
-    assert local.complete and on_ray.complete and len(on_ray.records) == config.total_games == 3
-    assert _contents(on_ray.records) == _contents(local.records)
-    forfeits = [r for r in on_ray.records if r.outcome.reason is Reason.FORFEIT]
-    assert {r.second_spec if r.winner == 0 else r.first_spec for r in forfeits} == {dying, hanging}
-    assert any("no move within 0.5 s" in r.outcome.detail for r in forfeits)
-    assert any("process ended" in r.outcome.detail for r in forfeits)
-
-
 class _WatchedRay(RayBackend):
     """A Ray backend that lets the test see the pool it hands out."""
 
@@ -60,6 +43,35 @@ class _WatchedRay(RayBackend):
         pool = super().game_pool(*args, **kwargs)
         self.pools = [*getattr(self, "pools", []), pool]
         return pool
+
+
+def _note_pids(backend: _WatchedRay, pids: set[int]) -> Callable[[Any], None]:
+    return lambda _: pids.update(backend.pools[-1].pids())
+
+
+def test_a_tournament_on_ray_equals_the_local_pool_game_for_game(ray_instance: Any, tmp_path: Path) -> None:
+    # forfeits included: an agent whose process dies, one that hangs past its limit
+    dying, hanging = broken_players.spec("DyingPlayer"), broken_players.spec("HangingPlayer")
+    config = TournamentConfig(("random", dying, hanging), 1, "quixo", seed=11, opening_plies=1)
+    with Store(tmp_path / "local.sqlite") as store:
+        local = run_tournament(config, store, workers=2, move_timeout=0.5)
+    seen: tuple[set[int], set[int]] = (set(), set())
+    with _WatchedRay() as backend:
+        with Store(tmp_path / "ray.sqlite") as store:
+            note = _note_pids(backend, seen[0])
+            on_ray = run_tournament(config, store, workers=2, move_timeout=0.5, backend=backend, on_game=note)
+        # the next pool of the same backend is served by the same actors, configured again
+        small = TournamentConfig(("random", "greedy"), 2, "tictactoe")
+        with Store(":memory:") as store:
+            note = _note_pids(backend, seen[1])
+            assert run_tournament(small, store, workers=2, backend=backend, on_game=note).complete
+    assert seen[0] and seen[1] <= seen[0]
+    assert local.complete and on_ray.complete and len(on_ray.records) == config.total_games == 3
+    assert _contents(on_ray.records) == _contents(local.records)
+    forfeits = [r for r in on_ray.records if r.outcome.reason is Reason.FORFEIT]
+    assert {r.second_spec if r.winner == 0 else r.first_spec for r in forfeits} == {dying, hanging}
+    assert any("no move within 0.5 s" in r.outcome.detail for r in forfeits)
+    assert any("process ended" in r.outcome.detail for r in forfeits)
 
 
 def _kill_one_game(backend: _WatchedRay, killed: list[int], stop: threading.Event) -> None:
@@ -81,7 +93,7 @@ def test_an_actor_killed_mid_game_has_its_game_played_again(ray_instance: Any, t
     killer = threading.Thread(target=_kill_one_game, args=(backend, killed, stop))
     killer.start()
     try:
-        with Store(tmp_path / "ray.sqlite") as store:
+        with backend, Store(tmp_path / "ray.sqlite") as store:
             run = run_tournament(config, store, workers=2, backend=backend)
             stored = store.games(config.tournament_id)
             indices = store.stored_indices(config.tournament_id)
@@ -95,25 +107,6 @@ def test_an_actor_killed_mid_game_has_its_game_played_again(ray_instance: Any, t
     assert sorted(r.index for r in stored) == sorted(indices) == list(range(config.total_games))
     assert _contents(stored) == _contents(local.records)
     assert not any(r.outcome.reason is Reason.FORFEIT for r in stored)
-
-
-def test_a_backend_reuses_its_actors_for_the_next_pool(ray_instance: Any) -> None:
-    backend, seen = _WatchedRay(), []
-    with backend:
-        for seed in (1, 2):
-            pids: set[int] = set()
-            seen.append(pids)
-            config = TournamentConfig(("random", "greedy"), 4, "tictactoe", seed=seed)
-            with Store(":memory:") as store:
-                note = _note_pids(backend, pids)
-                run = run_tournament(config, store, workers=2, backend=backend, on_game=note)
-            assert run.complete
-    # the second pool was served by the first pool's actors, configured again
-    assert len(backend.pools) == 2 and seen[0] and seen[1] <= seen[0]
-
-
-def _note_pids(backend: _WatchedRay, pids: set[int]) -> Callable[[Any], None]:
-    return lambda _: pids.update(backend.pools[-1].pids())
 
 
 def _free_port() -> int:

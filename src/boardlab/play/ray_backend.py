@@ -165,6 +165,13 @@ class RayBackend:
         """Keep healthy idle ``actors`` for the next pool."""
         self._idle.extend(actors)
 
+    def release_actors(self) -> None:
+        """Stop the kept actors: each holds a CPU of the cluster while it waits."""
+        for actor in self._idle:
+            with contextlib.suppress(Exception):
+                self._ray.kill(actor, no_restart=True)
+        self._idle = []
+
     def default_size(self) -> int:
         """The CPUs of the whole cluster."""
         return max(1, int(self._ray.cluster_resources().get("CPU", 1)))
@@ -182,7 +189,9 @@ class RayBackend:
         return RayGamePool(self, size, game, limits, jobs, setup_timeout=setup_timeout)
 
     def workers(self, count: int) -> RayWorkers:
-        """A :class:`RayWorkers` map over ``count`` concurrent Ray tasks."""
+        """A :class:`RayWorkers` map over ``count`` concurrent Ray tasks (the kept actors are
+        stopped first, so that their CPUs are free for the tasks)."""
+        self.release_actors()
         return RayWorkers(self._ray, count)
 
     @property
@@ -193,10 +202,7 @@ class RayBackend:
     def close(self) -> None:
         """Stop the kept actors, and shut down the local Ray instance if this backend started it
         (a cluster is left running)."""
-        for actor in self._idle:
-            with contextlib.suppress(Exception):
-                self._ray.kill(actor, no_restart=True)
-        self._idle = []
+        self.release_actors()
         if self._started and self._ray.is_initialized():
             self._ray.shutdown()
         self._started = False
@@ -320,6 +326,8 @@ class RayGamePool(Generic[T, R]):
         self._arguments = (game, dict(limits), jobs.runner, setup_timeout)
         self._max_lost = MAX_LOST_WORKERS + 2 * size
         self.counts = PoolCounts()
+        self._setup_timeout = setup_timeout
+        self._opened = time.monotonic()
         self._slots: list[_Slot[T]] = [self._spawn() for _ in range(size)]
 
     def __enter__(self) -> RayGamePool[T, R]:
@@ -378,6 +386,11 @@ class RayGamePool(Generic[T, R]):
                 pending[ref] = slot
         if not pending:
             return []
+        if all(s.pid is None for s in self._slots) and time.monotonic() - self._opened > self._setup_timeout:
+            raise PoolError(
+                f"no Ray worker started within {self._setup_timeout:g} s: does the cluster have a free CPU "
+                "and boardlab installed on every machine?"
+            )
         # the first to finish, within WAIT_SECONDS; then whatever else has finished by now
         done, rest = self._ray.wait(list(pending), num_returns=1, timeout=WAIT_SECONDS)
         if done and rest:
@@ -429,6 +442,7 @@ class RayGamePool(Generic[T, R]):
         if self.counts.lost > self._max_lost:
             raise PoolError(f"Ray workers keep being lost; giving up (last: {self.counts.last_loss})")
         self._slots[self._slots.index(slot)] = self._spawn()
+        self._opened = time.monotonic()  # the replacement gets its own time to start
 
     def close(self, kill: bool = False) -> None:
         """Stop the games: idle actors stop their game process and go back to the backend for
