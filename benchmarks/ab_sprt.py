@@ -10,13 +10,17 @@ script prints W/D/L from the new version's side, the pentanomial counts (pairs s
 when the LLR leaves the bounds (H1 or H0 accepted) or after ``--max-games`` (inconclusive).
 See :mod:`boardlab.arena.sprt` for the test.
 
+``--backend ray`` plays the games on Ray (a local instance, or the cluster at ``--address``);
+the results come back to this process, which alone writes the store.
+
 Games are stored in ``--db`` as they end: running the same command again resumes (the stored
 games count) and a longer ``--max-games`` extends a stopped test.
 
 Usage:
     .venv/bin/python benchmarks/ab_sprt.py "hybrid:time=0.1,search=(alphabeta:contempt=20)" \\
         "hybrid:time=0.1,search=(alphabeta:contempt=10)" \\
-        --elo0 0 --elo1 20 --max-games 400 [--game quixo:rules=course] [--trinomial]
+        --elo0 0 --elo1 20 --max-games 400 [--game quixo:rules=course] [--trinomial] \\
+        [--backend ray [--address HOST:PORT]]
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from boardlab.arena import ArenaError, GameRecord, Store, TournamentConfig, run_
 from boardlab.arena.sprt import CONTINUE, INCONCLUSIVE, Sprt, SprtState
 from boardlab.core.processes import sigterm_as_interrupt
 from boardlab.games import Reason
+from boardlab.play.backend import BACKENDS, BackendError, open_backend
 
 
 class _Decided(Exception):
@@ -52,6 +57,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--trinomial", action="store_true", help="test single games, not game pairs")
     parser.add_argument("--db", type=Path, default=Path("results/ab.sqlite"), help="SQLite game store")
+    parser.add_argument("--backend", choices=BACKENDS, default="local", help="where the workers run")
+    parser.add_argument("--address", default=None, help="HOST:PORT of a Ray cluster to join (--backend ray)")
     args = parser.parse_args(argv)
     if args.max_games < 2:
         parser.error(f"--max-games must be at least 2, got {args.max_games}")
@@ -127,6 +134,11 @@ def main(argv: list[str] | None = None) -> int:
     except ArenaError as err:
         print(f"Error: {' '.join(str(err).split())}", file=sys.stderr)
         return 2
+    try:
+        backend = open_backend(args.backend, args.address)
+    except BackendError as err:
+        print(f"Error: {err}", file=sys.stderr)
+        return 2
     args.db.parent.mkdir(parents=True, exist_ok=True)
     test = AbTest(sprt, args.trinomial)
     sampling = "game" if args.trinomial else "pentanomial (game pairs)"
@@ -146,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
             if test.state().decision != CONTINUE:
                 raise _Decided
 
-    with sigterm_as_interrupt(), Store(args.db) as store:
+    with backend, sigterm_as_interrupt(), Store(args.db) as store:
         for record in store.games(config.tournament_id, below=games):
             test.add(record)
         if test.scores:
@@ -154,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         interrupted = False
         if test.state().decision == CONTINUE:
             try:
-                run = run_tournament(config, store, workers=args.workers, on_game=on_game)
+                run = run_tournament(config, store, workers=args.workers, on_game=on_game, backend=backend)
                 interrupted = run.interrupted
             except _Decided:
                 pass

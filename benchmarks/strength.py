@@ -7,9 +7,13 @@ table: wins/draws/losses overall and by colour, score, and the agent's Elo diffe
 the opponent with its 95 % interval (maximum likelihood, one virtual draw per player as prior,
 see boardlab.arena.ratings).
 
+``--backend ray`` plays the games on Ray (a local instance, or the cluster at ``--address``);
+the results come back to this process, which alone writes the store.
+
 Usage:
     .venv/bin/python benchmarks/strength.py --agent hybrid \\
-        --opponents random alphabeta:depth=3,eval=lines3 --games 1000 [--markdown]
+        --opponents random alphabeta:depth=3,eval=lines3 --games 1000 [--markdown] \\
+        [--backend ray [--address HOST:PORT]]
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from rich.table import Table
 from boardlab.arena import ArenaError, Store, TournamentConfig, TournamentRun, run_tournament
 from boardlab.arena.report import output_console, progress_bar
 from boardlab.arena.runner import validate_config
+from boardlab.play.backend import BACKENDS, Backend, BackendError, open_backend
 
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -39,6 +44,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--opening-plies", type=int, default=2, help="random opening plies")
     parser.add_argument("--db", type=Path, default=Path("results/strength.sqlite"), help="SQLite game store")
     parser.add_argument("--markdown", action="store_true", help="also print a Markdown table")
+    parser.add_argument("--backend", choices=BACKENDS, default="local", help="where the workers run")
+    parser.add_argument("--address", default=None, help="HOST:PORT of a Ray cluster to join (--backend ray)")
     return parser.parse_args(argv)
 
 
@@ -115,28 +122,45 @@ def main(argv: list[str] | None = None) -> int:
     console, status = output_console(), Console(stderr=True)
     try:
         configs = _configs(args)
-        store = Store(args.db)
-    except ArenaError as err:
+        backend = open_backend(args.backend, args.address)
+    except (ArenaError, BackendError) as err:
         print(f"Error: {' '.join(str(err).split())}", file=sys.stderr)
         return 2
+    with backend:
+        try:
+            store = Store(args.db)
+        except ArenaError as err:
+            print(f"Error: {' '.join(str(err).split())}", file=sys.stderr)
+            return 2
+        with store:
+            return _measure(args, configs, store, backend, console, status)
+
+
+def _measure(
+    args: argparse.Namespace,
+    configs: list[TournamentConfig],
+    store: Store,
+    backend: Backend,
+    console: Console,
+    status: Console,
+) -> int:
     rows = []
-    with store:
-        for config in configs:
-            with progress_bar(status, f"{config.specs[0]} vs {config.specs[1]}") as (on_start, on_game):
-                try:
-                    run = run_tournament(
-                        config, store, workers=args.workers, on_start=on_start, on_game=on_game
-                    )
-                except ArenaError as err:
-                    print(f"Error: {' '.join(str(err).split())}", file=sys.stderr)
-                    return 1
-            if run.interrupted:
-                status.print(
-                    f"Interrupted: the games played are stored in {args.db}; run the same command to resume.",
-                    soft_wrap=True,
+    for config in configs:
+        with progress_bar(status, f"{config.specs[0]} vs {config.specs[1]}") as (on_start, on_game):
+            try:
+                run = run_tournament(
+                    config, store, workers=args.workers, on_start=on_start, on_game=on_game, backend=backend
                 )
-                return 130
-            rows.append(_row(run))
+            except ArenaError as err:
+                print(f"Error: {' '.join(str(err).split())}", file=sys.stderr)
+                return 1
+        if run.interrupted:
+            status.print(
+                f"Interrupted: the games played are stored in {args.db}; run the same command to resume.",
+                soft_wrap=True,
+            )
+            return 130
+        rows.append(_row(run))
     _print_tables(args.agent, rows, console, args.markdown)
     return 0
 

@@ -12,7 +12,10 @@ import atexit
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
+from typing import Any
 
+import pytest
 from hypothesis import settings
 
 # Solved tables built on this machine (a user's ~/.cache) must not change what the tests see:
@@ -35,3 +38,19 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):  # type: igno
     if COUNTS:
         figures = ", ".join(f"{what}: {n:,}" for what, n in sorted(COUNTS.items()))
         terminalreporter.write_line(f"reliability: {figures}")
+
+
+@pytest.fixture(scope="session")
+def ray_instance() -> Iterator[Any]:
+    """A local 2-CPU Ray instance for the whole test session (started on first use, ~10 s).
+
+    ``address="local"`` always starts a fresh instance: never a cluster someone else runs.
+    """
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+    import ray
+
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    try:
+        yield ray
+    finally:
+        ray.shutdown()

@@ -29,7 +29,8 @@ from boardlab.arena.summary import Summary, summarize
 from boardlab.core.machine import memory_problem
 from boardlab.core.spec import shorten
 from boardlab.games import parse_game
-from boardlab.play.pool import PoolError, WorkerPool
+from boardlab.play.backend import Backend, LocalBackend
+from boardlab.play.pool import PoolError
 from boardlab.play.referee import describe_failure
 
 StartHook = Callable[[int, int], None]
@@ -107,22 +108,28 @@ def run_tournament(
     move_timeout: float | None = None,
     on_start: StartHook | None = None,
     on_game: GameHook | None = None,
+    backend: Backend | None = None,
 ) -> TournamentRun:
     """Play the games of ``config``'s schedule that ``store`` lacks and store each as it ends.
 
-    ``workers`` processes play in parallel (default: all cores); 0 plays in this process,
+    ``backend`` says where the workers run (default: processes on this machine, see
+    :func:`boardlab.play.backend.open_backend`); whatever it is, the results come back here and
+    only this process writes the store. ``workers`` play in parallel (default: all the
+    backend's cores); 0 plays in this process,
     where an agent that hangs cannot be stopped (for debugging, and for agents registered at
     run time, which worker processes do not know). ``max_games`` plays at most that many of
     the missing games, in schedule order. ``move_timeout`` is every agent's limit per move in
     seconds (0: none; default: :func:`~boardlab.arena.play.move_limit`, 10 times the agent's
     own time per move and at least 10 s); an agent over it forfeits the game.
     """
-    workers = default_workers() if workers is None else workers
+    backend = backend or LocalBackend()
+    workers = backend.default_size() if workers is None else workers
     if workers < 0:
         raise ArenaError(f"workers must be at least 0, got {workers}")
     limits = {spec: move_limit(spec, move_timeout) for spec in config.specs}
     validate_config(config)
-    check_memory(config, workers)
+    if backend.name == "local":  # a cluster's memory is not this machine's
+        check_memory(config, workers)
     tournament_id = store.register_tournament(config)
     stored = store.stored_indices(tournament_id)
     if stored:  # a damaged stored game is reported before any work, not after it
@@ -136,7 +143,7 @@ def run_tournament(
         on_start(config.total_games, already)
     played, interrupted = 0, False
     try:
-        with closing(_play_all(pending, missing, workers, config.game, limits)) as finished:
+        with closing(_play_all(pending, missing, workers, config.game, limits, backend)) as finished:
             for record in finished:
                 if store.add_game(record):
                     played += 1
@@ -161,14 +168,21 @@ def tournament(
     move_timeout: float | None = None,
     on_start: StartHook | None = None,
     on_game: GameHook | None = None,
+    backend: Backend | None = None,
 ) -> TournamentRun:
     """A round robin: every pair of ``specs`` plays ``games_per_pair`` games, colours alternating.
 
     ``store`` is an open :class:`Store`, a path to one, or None for a throw-away in-memory store.
-    ``workers`` and ``move_timeout`` are as in :func:`run_tournament`.
+    ``workers``, ``move_timeout`` and ``backend`` are as in :func:`run_tournament`.
     """
     config = TournamentConfig(tuple(specs), games_per_pair, game, seed, opening_plies, name)
-    options = {"workers": workers, "move_timeout": move_timeout, "on_start": on_start, "on_game": on_game}
+    options = {
+        "workers": workers,
+        "move_timeout": move_timeout,
+        "on_start": on_start,
+        "on_game": on_game,
+        "backend": backend,
+    }
     if isinstance(store, Store):
         return run_tournament(config, store, **options)  # type: ignore[arg-type]
     with Store(":memory:" if store is None else store) as opened:
@@ -189,6 +203,7 @@ def match(
     move_timeout: float | None = None,
     on_start: StartHook | None = None,
     on_game: GameHook | None = None,
+    backend: Backend | None = None,
 ) -> TournamentRun:
     """``games`` games between two agents, colours alternating (A moves first in even games)."""
     return tournament(
@@ -203,11 +218,17 @@ def match(
         move_timeout=move_timeout,
         on_start=on_start,
         on_game=on_game,
+        backend=backend,
     )
 
 
 def _play_all(
-    tasks: Iterator[GameTask], count: int, workers: int, game: str, limits: Mapping[str, float | None]
+    tasks: Iterator[GameTask],
+    count: int,
+    workers: int,
+    game: str,
+    limits: Mapping[str, float | None],
+    backend: Backend,
 ) -> Generator[GameRecord, None, None]:
     if count <= 0:
         return
@@ -216,7 +237,7 @@ def _play_all(
             yield play_game(task, (limits[task.first_spec], limits[task.second_spec]))
         return
     try:
-        with WorkerPool(min(workers, count), game, limits, ARENA_JOBS) as pool:
+        with backend.game_pool(min(workers, count), game, limits, ARENA_JOBS) as pool:
             yield from pool.play(tasks)
     except PoolError as err:
         raise ArenaError(str(err)) from None

@@ -37,6 +37,7 @@ from boardlab.core.console import make_console
 from boardlab.core.files import output_problem, path_problem
 from boardlab.core.processes import sigterm_as_interrupt
 from boardlab.core.spec import one_line, shorten
+from boardlab.play.backend import Backend, BackendError, open_backend
 from boardlab.play.referee import MAX_MOVE_TIMEOUT, MIN_MOVE_TIMEOUT, MOVE_TIMEOUT_FACTOR
 
 DEMO_SPECS: tuple[str, ...] = ("random", "greedy", "alphabeta:depth=3", "mcts:iters=1000", "hybrid:time=0.1")
@@ -67,6 +68,20 @@ MoveTimeoutOpt = Annotated[
     ),
 ]
 NameOpt = Annotated[str, typer.Option("--name", help="a label for the tournament in the store")]
+BackendOpt = Annotated[
+    str,
+    typer.Option(
+        "--backend",
+        help="where the workers run: local (processes on this machine) or ray (a Ray cluster; the ray extra)",
+    ),
+]
+AddressOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--address",
+        help="HOST:PORT of a Ray cluster's head to join (--backend ray; default: start a local Ray instance)",
+    ),
+]
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:
@@ -110,13 +125,31 @@ def _check_name(name: str) -> None:
         _fail(f"--name must be printable text of at most {MAX_NAME} characters, got {shorten(name)!r}")
 
 
+def connect_backend(name: str, address: str | None) -> Backend:
+    """The backend of ``--backend``/``--address``, connected; exits 2 with one line if it cannot be used
+    (an unknown name, Ray not installed, a cluster that does not answer)."""
+    try:
+        return open_backend(name, address)
+    except BackendError as err:
+        _fail(str(err))
+
+
 def run_and_report(
-    config: TournamentConfig, db: Path, workers: int | None, out: Path, move_timeout: float | None = None
+    config: TournamentConfig,
+    db: Path,
+    workers: int | None,
+    out: Path,
+    move_timeout: float | None = None,
+    backend: str = "local",
+    address: str | None = None,
 ) -> TournamentRun:
     """Run ``config`` into the store at ``db`` with a progress bar, then print and plot the results.
 
-    Exits 2 on bad input, 1 if a game fails, 130 when interrupted (Ctrl-C) and 143 when
-    terminated (SIGTERM); the stored games are kept.
+    ``backend`` and ``address`` say where the workers run (see
+    :func:`boardlab.play.backend.open_backend`); the games come back here and only this
+    process writes the store. Exits 2 on bad input (a Ray cluster that does not answer
+    included), 1 if a game fails, 130 when interrupted (Ctrl-C) and 143 when terminated
+    (SIGTERM); the stored games are kept.
     """
     for flag, path, folder in (("--db", db, False), ("--out", out, True)):
         problem = path_problem(path, folder=folder)
@@ -127,10 +160,23 @@ def run_and_report(
         for spec in config.specs:
             move_limit(spec, move_timeout)
         validate_config(config)
-        check_memory(config, default_workers() if workers is None else workers)
+        if backend == "local":  # a cluster's memory is not this machine's
+            check_memory(config, default_workers() if workers is None else workers)
     except ArenaError as err:
         _fail(str(err))
-    # the rest of the input is good: create the folders and prove them writable, before any game
+    with connect_backend(backend, address) as workers_backend:  # a cluster that does not answer: bad input
+        return _run_into_store(config, db, workers, out, move_timeout, workers_backend)
+
+
+def _run_into_store(
+    config: TournamentConfig,
+    db: Path,
+    workers: int | None,
+    out: Path,
+    move_timeout: float | None,
+    backend: Backend,
+) -> TournamentRun:
+    # the input is good: create the folders and prove them writable, before any game
     _check_path("--db", db, folder=False)
     _check_path("--out", out, folder=True)
     try:
@@ -148,6 +194,7 @@ def run_and_report(
                     move_timeout=move_timeout,
                     on_start=on_start,
                     on_game=on_game,
+                    backend=backend,
                 )
         except StoreError as err:  # a store holding damaged games: bad input, found before work
             _fail(str(err))
@@ -199,6 +246,8 @@ def match_command(
     ),
     name: NameOpt = "",
     move_timeout: MoveTimeoutOpt = None,
+    backend: BackendOpt = "local",
+    address: AddressOpt = None,
 ) -> None:
     """Play a match between two agents and rate them.
 
@@ -208,7 +257,7 @@ def match_command(
         games=games, workers=workers, opening_plies=opening_plies, seed=seed, move_timeout=move_timeout
     )
     config = _config((spec_a, spec_b), games, game, seed, opening_plies, name)
-    run_and_report(config, db, workers, out, move_timeout)
+    run_and_report(config, db, workers, out, move_timeout, backend, address)
 
 
 def tournament_command(
@@ -238,6 +287,8 @@ def tournament_command(
         bool, typer.Option("--demo", help="a short demonstration tournament (writes to results/demo)")
     ] = False,
     move_timeout: MoveTimeoutOpt = None,
+    backend: BackendOpt = "local",
+    address: AddressOpt = None,
 ) -> None:
     """Play a round-robin tournament between agents and rate them.
 
@@ -259,7 +310,7 @@ def tournament_command(
         name = name or "demo"
     out = out or Path("results/demo" if demo else "results/tournament")
     config = _config(specs, games_per_pair or DEFAULT_GAMES_PER_PAIR, game, seed, opening_plies, name)
-    run_and_report(config, db, workers, out, move_timeout)
+    run_and_report(config, db, workers, out, move_timeout, backend, address)
 
 
 def _config(

@@ -1,0 +1,202 @@
+"""The worker pool on Ray: the same games as the local pool, lost actors' games played again,
+clear errors for a cluster that does not answer. On a local 2-CPU Ray instance (one per session)."""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import broken_players
+import napping_player
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from boardlab.arena import Store, TournamentConfig, run_tournament
+from boardlab.games import Reason
+from boardlab.play.backend import BackendError, open_backend
+from boardlab.play.ray_backend import RayBackend, RayGamePool, check_address, split_address
+from boardlab.ui import arena as arena_cli
+
+KILL_AFTER_SECONDS = 0.3
+"""A game is killed once it has run this long: surely in the middle (a game takes about a second)."""
+
+
+def _contents(records: Any) -> dict[int, tuple[Any, ...]]:
+    return {r.index: r.game_content() for r in records}
+
+
+class _WatchedRay(RayBackend):
+    """A Ray backend that lets the test see the pool it hands out."""
+
+    pools: list[RayGamePool[Any, Any]]
+
+    def game_pool(self, *args: Any, **kwargs: Any) -> RayGamePool[Any, Any]:
+        pool = super().game_pool(*args, **kwargs)
+        self.pools = [*getattr(self, "pools", []), pool]
+        return pool
+
+
+def _note_pids(backend: _WatchedRay, pids: set[int]) -> Callable[[Any], None]:
+    return lambda _: pids.update(backend.pools[-1].pids())
+
+
+def test_a_tournament_on_ray_equals_the_local_pool_game_for_game(ray_instance: Any, tmp_path: Path) -> None:
+    # forfeits included: an agent whose process dies, one that hangs past its limit
+    dying, hanging = broken_players.spec("DyingPlayer"), broken_players.spec("HangingPlayer")
+    config = TournamentConfig(("random", dying, hanging), 1, "quixo", seed=11, opening_plies=1)
+    with Store(tmp_path / "local.sqlite") as store:
+        local = run_tournament(config, store, workers=2, move_timeout=0.5)
+    seen: tuple[set[int], set[int]] = (set(), set())
+    with _WatchedRay() as backend:
+        with Store(tmp_path / "ray.sqlite") as store:
+            note = _note_pids(backend, seen[0])
+            on_ray = run_tournament(config, store, workers=2, move_timeout=0.5, backend=backend, on_game=note)
+        # the next pool of the same backend is served by the same actors, configured again
+        small = TournamentConfig(("random", "greedy"), 2, "tictactoe")
+        with Store(":memory:") as store:
+            note = _note_pids(backend, seen[1])
+            assert run_tournament(small, store, workers=2, backend=backend, on_game=note).complete
+    assert seen[0] and seen[1] <= seen[0]
+    assert local.complete and on_ray.complete and len(on_ray.records) == config.total_games == 3
+    assert _contents(on_ray.records) == _contents(local.records)
+    forfeits = [r for r in on_ray.records if r.outcome.reason is Reason.FORFEIT]
+    assert {r.second_spec if r.winner == 0 else r.first_spec for r in forfeits} == {dying, hanging}
+    assert any("no move within 0.5 s" in r.outcome.detail for r in forfeits)
+    assert any("process ended" in r.outcome.detail for r in forfeits)
+
+
+def _kill_one_game(backend: _WatchedRay, killed: list[int], stop: threading.Event) -> None:
+    """SIGKILL the actor of the first game seen running for KILL_AFTER_SECONDS."""
+    while not stop.wait(0.02):
+        for pool in getattr(backend, "pools", []):
+            for index, pid, seconds in pool.busy():
+                if seconds >= KILL_AFTER_SECONDS:
+                    os.kill(pid, signal.SIGKILL)
+                    killed.append(index)
+                    return
+
+
+def test_an_actor_killed_mid_game_has_its_game_played_again(ray_instance: Any, tmp_path: Path) -> None:
+    config = TournamentConfig((napping_player.spec(), "random"), 4, "quixo", seed=5, opening_plies=2)
+    with Store(tmp_path / "local.sqlite") as store:
+        local = run_tournament(config, store, workers=0)
+    backend, killed, stop = _WatchedRay(), [], threading.Event()
+    killer = threading.Thread(target=_kill_one_game, args=(backend, killed, stop))
+    killer.start()
+    try:
+        with backend, Store(tmp_path / "ray.sqlite") as store:
+            run = run_tournament(config, store, workers=2, backend=backend)
+            stored = store.games(config.tournament_id)
+            indices = store.stored_indices(config.tournament_id)
+    finally:
+        stop.set()
+        killer.join()
+    (pool,) = backend.pools
+    assert len(killed) == 1 and pool.counts.replayed_indices == killed and pool.counts.lost == 1
+    # nothing lost, nothing doubled, and the replayed game is the game it would have been
+    assert run.complete and run.played == config.total_games
+    assert sorted(r.index for r in stored) == sorted(indices) == list(range(config.total_games))
+    assert _contents(stored) == _contents(local.records)
+    assert not any(r.outcome.reason is Reason.FORFEIT for r in stored)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_an_address_where_nothing_answers_is_one_clear_error_at_once() -> None:
+    address = f"127.0.0.1:{_free_port()}"
+    started = time.monotonic()
+    with pytest.raises(BackendError, match=f"no Ray cluster answers at {address}"):
+        open_backend("ray", address)
+    assert time.monotonic() - started < 5
+
+
+def test_an_address_where_something_else_answers_is_refused(tmp_path: Path) -> None:
+    with socket.socket() as server:  # a plain TCP server that says nothing HTTP/2 understands
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        address = f"127.0.0.1:{server.getsockname()[1]}"
+
+        def answer() -> None:
+            conn, _ = server.accept()
+            with conn:
+                conn.sendall(b"HTTP/1.0 400 Bad Request\r\n\r\n")
+
+        thread = threading.Thread(target=answer)
+        thread.start()
+        with pytest.raises(BackendError, match="not a Ray head"):
+            check_address(address, timeout=2)
+        thread.join()
+
+
+@pytest.mark.parametrize("address", ["nowhere", "host:", ":6379", "host:99999", "host:port"])
+def test_a_malformed_address_is_refused(address: str) -> None:
+    with pytest.raises(BackendError, match="HOST:PORT"):
+        split_address(address)
+
+
+def test_backend_names_and_a_missing_ray(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(BackendError, match="unknown backend 'spark'"):
+        open_backend("spark")
+    with pytest.raises(BackendError, match="--address is for the ray backend"):
+        open_backend("local", "127.0.0.1:6379")
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if the extra were not installed
+    with pytest.raises(BackendError, match=r"pip install 'boardlab\[ray\]'"):
+        open_backend("ray")
+
+
+def test_compiled_work_maps_the_same_on_ray(ray_instance: Any) -> None:
+    tasks = list(range(7))
+    with RayBackend() as backend, backend.workers(2) as workers:  # a function Ray's workers can import
+        assert workers.map(math.factorial, tasks) == [math.factorial(t) for t in tasks]
+    assert ray_instance.is_initialized()  # the backend leaves an instance it did not start
+
+
+@pytest.fixture
+def app() -> typer.Typer:
+    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    arena_cli.register(app)
+    return app
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--backend", "ray", "--address", "127.0.0.1:{port}"], "no Ray cluster answers at 127.0.0.1:"),
+        (["--backend", "local", "--address", "127.0.0.1:6379"], "--address is for the ray backend"),
+        (["--backend", "dask"], "unknown backend 'dask'"),
+    ],
+)
+def test_cli_bad_backend_exits_2_with_one_line_before_any_file(
+    app: typer.Typer, tmp_path: Path, options: list[str], message: str
+) -> None:
+    options = [o.format(port=_free_port()) for o in options]
+    db = tmp_path / "sub" / "a.sqlite"
+    args = ["tournament", "random", "greedy", "--db", str(db), "--out", str(tmp_path / "out"), *options]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2
+    assert result.stderr.startswith("Error: ") and message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not db.parent.exists()
+
+
+def test_cli_match_on_ray_stores_every_game(ray_instance: Any, app: typer.Typer, tmp_path: Path) -> None:
+    db = tmp_path / "a.sqlite"
+    args = ["match", "random", "greedy", "--game", "tictactoe", "-n", "4", "-j", "1", "--backend", "ray"]
+    result = CliRunner().invoke(app, [*args, "--db", str(db), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.stderr
+    with Store(db) as store:
+        (tournament,) = store.tournaments()
+        assert sorted(store.stored_indices(tournament["id"])) == [0, 1, 2, 3]
