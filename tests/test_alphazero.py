@@ -271,3 +271,154 @@ def test_gumbel_spends_its_budget_on_random_positions(seed: int, sims: int) -> N
     if n_legal <= sims and ttt_solution().value(state.words) == WIN:
         after = state.play_index(search.best())
         assert after.status != ONGOING or ttt_solution().value(after.words) != WIN
+
+
+# --- symmetry augmentation -------------------------------------------------------------------
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(["tictactoe", "connect4"]), st.integers(0, 10_000))
+def test_augmentation_moves_planes_and_policies_with_the_actions(spec: str, seed: int) -> None:
+    from boardlab.train.alphazero import augment
+
+    game = parse_game(spec)
+    kernel = game.kernel
+    rng = np.random.default_rng(seed)
+    state = game.initial()
+    for _ in range(int(rng.integers(0, 8))):
+        if state.is_over:
+            break
+        state = state.play_index(int(rng.choice(state.legal_indices())))
+    if state.is_over:
+        return
+    policy = rng.random(kernel.num_actions) * state.legal_mask()
+    syms = np.arange(kernel.num_symmetries)
+    n = len(syms)
+    obs, (policies, masks) = augment(
+        kernel,
+        np.repeat(state.observation()[None], n, 0),
+        [np.tile(policy, (n, 1)), np.tile(state.legal_mask(), (n, 1))],
+        syms,
+    )
+    for s in syms:
+        image = state.transform(int(s))
+        assert np.array_equal(obs[s], image.observation())
+        assert np.array_equal(masks[s], image.legal_mask())
+        # the probability of an action moves to the action's image
+        for action in state.legal_indices():
+            assert policies[s, kernel.action_maps[s, action]] == policy[action]
+
+
+# --- the trainer ---------------------------------------------------------------------------------
+
+
+def tiny_params(**overrides: object) -> object:
+    from boardlab.train.alphazero import AlphaZeroParams
+
+    values = dict(
+        blocks=1,
+        channels=16,
+        games=24,
+        parallel=12,
+        sims=12,
+        fast_sims=4,
+        full_share=0.5,
+        reuse=12.0,
+        lr=0.005,
+        versus_games=0,
+        eval_sims=8,
+        eval_positions=150,
+        workers=1,
+        hours=1.0,
+    )
+    values.update(overrides)
+    return AlphaZeroParams(**values)  # type: ignore[arg-type]
+
+
+def weights_of(run: object) -> dict[str, np.ndarray]:
+    from boardlab.train.alphazero import optimizer_tensors
+
+    net = {k: v.numpy().copy() for k, v in run.network.weights().items()}  # type: ignore[attr-defined]
+    opt = {"opt." + k: v.numpy().copy() for k, v in optimizer_tensors(run.optimizer).items()}  # type: ignore[attr-defined]
+    return net | opt
+
+
+def test_short_tictactoe_run_lowers_the_loss_and_raises_solver_accuracy(tmp_path: Path) -> None:
+    from boardlab.train.alphazero import AlphaZeroRun, read_shard
+
+    run = AlphaZeroRun.start(TTT, tiny_params(), seed=5)
+    run.save(tmp_path / "checkpoint.safetensors")
+    first = run.evaluate([], 0)
+    run.step(1)
+    shard = read_shard(next((tmp_path / "replay").glob("it000000-*.npz")), 9)
+    before = fixed_loss(run, shard)
+    for _ in range(3):
+        run.step(1)
+    after = fixed_loss(run, shard)
+    last = [r for r in run.curve if r["opponent"] == "solver"][-1]
+    assert after < before
+    assert last["raw_accuracy"] > first[0]["raw_accuracy"]
+    assert run.progress == 4 and len(run.state["history"]) == 4
+
+
+def fixed_loss(run: object, data: dict[str, np.ndarray]) -> float:
+    """Policy cross-entropy + value squared error of the network on fixed positions."""
+    from boardlab.games.base import observe_batch
+
+    net = run.network  # type: ignore[attr-defined]
+    logits, values = net.infer(observe_batch(TTT.kernel, data["words"]))
+    p = masked_softmax(logits, data["legal"])
+    cross = -(data["policy"] * np.log(np.maximum(p, 1e-12))).sum(1)
+    return float(
+        (cross * data["full"]).sum() / max(data["full"].sum(), 1) + ((values - data["value"]) ** 2).mean()
+    )
+
+
+def test_resume_continues_exactly(tmp_path: Path) -> None:
+    from boardlab.train.alphazero import AlphaZeroRun
+
+    params = tiny_params(games=12, eval_positions=20)
+    straight = AlphaZeroRun.start(TTT, params, seed=9)
+    straight.save(tmp_path / "a" / "checkpoint.safetensors")
+    straight.step(1)
+    straight.step(1)
+
+    first = AlphaZeroRun.start(TTT, params, seed=9)
+    first.save(tmp_path / "b" / "checkpoint.safetensors")
+    first.step(1)
+    first.save(tmp_path / "b" / "checkpoint.safetensors")
+    resumed = AlphaZeroRun.resume(tmp_path / "b" / "checkpoint.safetensors", TTT)
+    resumed.step(1)
+
+    a, b = weights_of(straight), weights_of(resumed)
+    assert a.keys() == b.keys()
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    untimed = [
+        [{k: v for k, v in r.items() if k != "hours"} for r in run.curve] for run in (straight, resumed)
+    ]
+    assert untimed[0] == untimed[1]
+    assert [h["policy_loss"] for h in straight.state["history"]] == [
+        h["policy_loss"] for h in resumed.state["history"]
+    ]
+
+
+def test_resume_refuses_a_plain_model_and_another_game(tmp_path: Path, model_dir: str) -> None:
+    from boardlab.models.table import ModelFileError
+    from boardlab.train.alphazero import AlphaZeroRun
+
+    with pytest.raises(ModelFileError, match="not a training checkpoint"):
+        AlphaZeroRun.resume(tiny_model(model_dir), TTT)
+    with pytest.raises(ModelFileError, match="not connect4"):
+        AlphaZeroRun.resume(tiny_model(model_dir), C4)
+
+
+def test_cli_refuses_a_damaged_checkpoint_on_one_line(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from boardlab.ui.cli import app
+
+    (tmp_path / "checkpoint.safetensors").write_bytes(b"\x10\0\0\0\0\0\0\0{not json")
+    result = CliRunner().invoke(app, ["train", "alphazero", "--out", str(tmp_path), "--resume"])
+    assert result.exit_code == 2
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and "checkpoint.safetensors is truncated or not a safetensors file" in lines[0]

@@ -21,7 +21,7 @@ One *iteration* (the run protocol's epoch) is:
    likely legal move) and with ``eval_sims`` PUCT simulations, on positions the game's exact
    play judges (Tic-Tac-Toe: every reachable position; Connect Four 7x6: the Begin-Easy,
    Middle-Easy and Middle-Medium benchmark sets in ``shared/data/connect4``; otherwise
-   positions of random games), and ``eval_games`` games with search against each fixed
+   positions of random games), and ``versus_games`` games with search against each fixed
    opponent. Recorded in the learning curve with the losses and the hours trained.
 
 The run saves after every iteration, atomically, one ``checkpoint.safetensors`` (weights,
@@ -130,7 +130,7 @@ class AlphaZeroParams:
     )
     lr: float = option(0.002, "AdamW learning rate", minimum=0.0, maximum=10.0)
     weight_decay: float = option(0.0001, "AdamW weight decay", minimum=0.0, maximum=10.0)
-    eval_games: int = option(
+    versus_games: int = option(
         10, "games with search against each fixed opponent per iteration", minimum=0, maximum=100_000
     )
     eval_sims: int = option(
@@ -464,6 +464,30 @@ def search_player(game: Game, recipe: Any) -> SearchPolicy:
     return SearchPolicy(game, network, int(recipe["sims"]))
 
 
+class _SearchChoices:
+    """A searching network seen as a greedy policy (its one chosen move per position), for
+    :func:`boardlab.train.tabular.perfect_play_report`; each search seeded by the position."""
+
+    def __init__(self, game: Game, network: Network, sims: int) -> None:
+        self.game, self.kernel = game, game.kernel
+        self.player = SearchPolicy(game, network, sims)
+
+    def best_actions(self, a: int, b: int) -> list[int]:
+        import random
+
+        return [self.player.choose_action(a, b, random.Random(a * 1_000_003 + b))]
+
+
+def exhaustive_check(game: Game, network: Network, sims: int) -> Any:
+    """Every position reachable when the network (with ``sims`` PUCT simulations) plays either
+    side and the opponent plays anything, checked against the solved game: the report of
+    :func:`boardlab.train.tabular.perfect_play_report` (perfect: never a move that gives away
+    value, hence never a loss to ``perfect`` nor a won position thrown away)."""
+    from boardlab.train.tabular import perfect_play_report
+
+    return perfect_play_report(_SearchChoices(game, network, sims))  # type: ignore[arg-type]
+
+
 def default_opponents(game: Game) -> list[str]:
     """The fixed opponents: random, and perfect where it plays the game (else MCTS)."""
     return ["random", "perfect" if PerfectAgent.supports(game) else "mcts:iters=400"]
@@ -589,6 +613,8 @@ class AlphaZeroRun(RunDefaults):
         """One iteration: self-play, training, evaluation."""
         if self.folder is None:
             raise TrainingError("the run needs a folder: save it (or attach one) before a step")
+        # one thread: measured several times faster than two on this 2-core machine under load
+        require_torch().set_num_threads(1)
         start = time.perf_counter()
         iteration = self.progress
         save_network(self.folder / MODEL_FILE, self.network)
@@ -715,6 +741,7 @@ class AlphaZeroRun(RunDefaults):
             records.append(
                 {
                     "epoch": at,
+                    "episode": at,
                     "opponent": "solver",
                     "hours": hours,
                     "positions": len(raw),
@@ -722,26 +749,36 @@ class AlphaZeroRun(RunDefaults):
                     "search_accuracy": float(j.keeps[rows, searched].mean()),
                 }
             )
-        if p.eval_games > 0 and self.opponents and self.folder is not None:
+        if p.versus_games > 0 and self.opponents and self.folder is not None:
             save_network(self.folder / MODEL_FILE, self.network)
             recipe = {"model": str(self.folder / MODEL_FILE), "sims": p.eval_sims}
             matches = []
             for index, opponent in enumerate(self.opponents):
-                half = p.eval_games // 2
-                for part, games in enumerate((half + half % 2, half + p.eval_games % 2 - half % 2)):
+                half = p.versus_games // 2
+                for part, games in enumerate((half + half % 2, half + p.versus_games % 2 - half % 2)):
                     if games > 0:
                         seed = (self.seed * 1_000_003 + at) * 101 + index * 2 + part
                         matches.append(Match(search_player, recipe, self.game.spec, opponent, games, seed))
             results = play_matches(self.workers(), matches)
             for opponent, counts in tallies(results, self.opponents).items():
                 score = (counts["wins"] + 0.5 * counts["draws"]) / max(counts["games"], 1)
-                records.append({"epoch": at, "opponent": opponent, "hours": hours, **counts, "score": score})
+                records.append(
+                    {
+                        "epoch": at,
+                        "episode": at,
+                        "opponent": opponent,
+                        "hours": hours,
+                        **counts,
+                        "score": score,
+                    }
+                )
         return records
 
     def evaluate(self, opponents: Sequence[str], games: int) -> list[dict[str, Any]]:
         """The curve point of the current iteration (every iteration evaluates itself; this
         gives the starting point of a fresh run). ``opponents`` become the fixed opponents;
-        the games per opponent are the run's ``eval_games``."""
+        the games per opponent are the run's ``versus_games``."""
+        require_torch().set_num_threads(1)
         if opponents:
             self.opponents = list(opponents)
             self.state["opponents"] = self.opponents
@@ -759,11 +796,11 @@ class AlphaZeroRun(RunDefaults):
         return path
 
     def final_games(self, opponents: Sequence[str], games: int) -> list[GameResult]:
-        """At most ``eval_games`` games with search against each opponent (searching games are
+        """At most ``versus_games`` games with search against each opponent (searching games are
         slow: the command's ``--final-games`` is capped by it)."""
         if self.folder is None:
             return []
-        count = min(games, max(self.params.eval_games, 2))
+        count = min(games, max(self.params.versus_games, 2))
         recipe = {"model": str(self.folder / MODEL_FILE), "sims": self.params.eval_sims}
         matches = [
             Match(search_player, recipe, self.game.spec, opponent, count, self.seed * 7919 + index)
@@ -946,6 +983,7 @@ __all__ = [
     "SelfPlayTask",
     "augment",
     "default_opponents",
+    "exhaustive_check",
     "judged_positions",
     "legal_mask",
     "play_selfplay",
