@@ -176,7 +176,8 @@ class Network:
     def infer(self, observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Logits (n, num_actions) and values (n,) of a float32 batch of observations."""
         torch = self._torch
-        self.module.eval()
+        if self.module.training:
+            self.module.eval()
         x = torch.from_numpy(np.ascontiguousarray(observations, dtype=np.float32))
         with torch.inference_mode():
             if self.mode == "script":

@@ -317,7 +317,7 @@ def run_gumbel_together(searches: Sequence[GumbelSearch], evaluator: Evaluator) 
                 part = slice(offset, offset + n)
                 if child.root_value is None and batch.nodes[0] == 0:
                     root_value = float(values[offset])
-                child.search.complete(batch, priors[part], values[part])
+                child.search.complete(batch, priors[part], values[part], checked=True)
             offset += n
             search.answered(child, action, before, root_value)
 

@@ -489,8 +489,10 @@ def exhaustive_check(game: Game, network: Network, sims: int) -> Any:
 
 
 def default_opponents(game: Game) -> list[str]:
-    """The fixed opponents: random, and perfect where it plays the game (else MCTS)."""
-    return ["random", "perfect" if PerfectAgent.supports(game) else "mcts:iters=400"]
+    """The fixed opponents: random, and perfect where the game is small enough to be solved at
+    once (Tic-Tac-Toe), else MCTS with 400 rollouts per move."""
+    small = PerfectAgent.supports(game) and game.spec == "tictactoe"
+    return ["random", "perfect" if small else "mcts:iters=400"]
 
 
 # --- the run ------------------------------------------------------------------------------------
