@@ -32,7 +32,7 @@ from boardlab.models.network import (
 )
 from boardlab.search.mcts import PUCT, Search, default_capacity
 
-DEFAULT_SIMULATIONS = 200  # when neither the call nor the spec sets a budget
+DEFAULT_SIMULATIONS = 400  # when neither the call nor the spec sets a budget
 MODEL_FILE = "model.safetensors"
 
 
@@ -43,7 +43,7 @@ class AlphaZeroSettings:
     model: str = option("", "network file from `boardlab train alphazero` (default: the shipped model)")
     sims: int = option(0, "simulations per move (0: use the time budget)", minimum=0, maximum=10**8)
     time: float = option(
-        0.0, "seconds per move (0: no limit; 200 simulations if both are 0)", minimum=0, maximum=3600
+        0.0, "seconds per move (0: no limit; 400 simulations if both are 0)", minimum=0, maximum=3600
     )
     c: float = option(1.5, "PUCT exploration constant", minimum=0, maximum=100)
     fpu: float = option(-0.2, "value of an unvisited move, in [-1, 1]", minimum=-1, maximum=1)

@@ -322,14 +322,50 @@ def augment(
 # --- evaluation --------------------------------------------------------------------------------
 
 
+CONNECT4_NODE_LIMIT = 300_000
+"""Nodes the solver may spend on one move of a benchmark position (more: the move is not judged)."""
+
+
 @dataclass
 class JudgedPositions:
-    """Positions with the actions that keep their perfect-play value."""
+    """Positions and a judge of their moves: ``keeps`` (bool (n, num_actions): the actions
+    that keep the perfect-play value) when every move was judged at once, else ``signs`` (the
+    sign of each position's exact value) and a solver that judges the moves asked about, each
+    once, within a node budget (a move it cannot solve in time is left unjudged)."""
 
     words: np.ndarray
     legal: np.ndarray
-    keeps: np.ndarray  # bool (n, num_actions)
     source: str
+    keeps: np.ndarray | None = None
+    signs: np.ndarray | None = None
+    solver: Any = None
+    game: Any = None
+    cache: dict[tuple[int, int], int | None] = dataclasses.field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def judge(self, index: int, action: int) -> bool | None:
+        """True when ``action`` keeps the value of position ``index``; None if unjudged."""
+        if self.keeps is not None:
+            return bool(self.keeps[index, action])
+        assert self.signs is not None and self.solver is not None
+        key = (index, int(action))
+        if key not in self.cache:
+            a, b = self.words[index]
+            state = self.game.state(int(a), int(b), 0, 0)
+            after = state.play_index(int(action))
+            value = self.solver.solve(after, weak=True, node_limit=CONNECT4_NODE_LIMIT)
+            self.cache[key] = None if value is None else -int(np.sign(value))
+        value = self.cache[key]
+        return None if value is None else value == int(self.signs[index])
+
+    def accuracy(self, actions: np.ndarray) -> tuple[float | None, int]:
+        """The share of the judged moves that keep the value (None: none judged), and how many
+        were judged."""
+        verdicts = [self.judge(i, int(a)) for i, a in enumerate(actions)]
+        judged = [v for v in verdicts if v is not None]
+        return (sum(judged) / len(judged) if judged else None), len(judged)
 
 
 def reachable_positions(game: Game, limit: int = 200_000) -> list[Any]:
@@ -350,8 +386,9 @@ def reachable_positions(game: Game, limit: int = 200_000) -> list[Any]:
     return order
 
 
-def connect4_positions(game: Game, per_set: int) -> list[Any]:
-    """The first ``per_set`` positions of each benchmark set named by the Connect Four target."""
+def connect4_positions(game: Game, per_set: int) -> list[tuple[Any, int]]:
+    """The first ``per_set`` positions of each benchmark set named by the Connect Four target,
+    with their exact scores (side to move)."""
     out = []
     for name in CONNECT4_SETS:
         path = connect4_data() / name
@@ -359,8 +396,26 @@ def connect4_positions(game: Game, per_set: int) -> list[Any]:
             return []
         lines = path.read_text().split("\n")
         for line in [x for x in lines if x.strip()][:per_set]:
-            out.append(game.parse_position(line.split()[0]))
+            moves, score = line.split()[:2]
+            out.append((game.parse_position(moves), int(score)))
     return out
+
+
+def connect4_judged(game: Game, count: int) -> JudgedPositions | None:
+    """Benchmark-set positions judged lazily by the solver (weak solves of the moves asked)."""
+    from boardlab.games.connect4.solver import Solver
+
+    pairs = connect4_positions(game, math.ceil(count / len(CONNECT4_SETS)))
+    pairs = [(state, score) for state, score in pairs if not state.is_over]
+    if not pairs:
+        return None
+    words = np.array([state.words for state, _ in pairs], np.int64)
+    legal = np.array([state.legal_mask() for state, _ in pairs])
+    signs = np.sign(np.array([score for _, score in pairs]))
+    names = "Begin-Easy, Middle-Easy, Middle-Medium"
+    return JudgedPositions(
+        words, legal, f"benchmark sets {names}", signs=signs, solver=Solver(7, 6), game=game
+    )
 
 
 def judged_positions(game: Game, count: int, seed: int) -> JudgedPositions | None:
@@ -374,9 +429,9 @@ def judged_positions(game: Game, count: int, seed: int) -> JudgedPositions | Non
     except (OracleError, ValueError):
         return None
     rng = np.random.default_rng(seed)
-    states, source = [], ""
-    if game.name == "connect4" and game.spec == "connect4":
-        states, source = connect4_positions(game, math.ceil(count / len(CONNECT4_SETS))), "benchmark sets"
+    states: list[Any] = []
+    if game.spec == "connect4" and connect4_data().is_dir():
+        return connect4_judged(game, count)
     if not states:
         small = reachable_positions(game, 20_000) if game.spec == "tictactoe" else []
         if small:
@@ -400,7 +455,7 @@ def judged_positions(game: Game, count: int, seed: int) -> JudgedPositions | Non
         return None
     words = np.array([s.words for s in chosen], np.int64)
     legal = np.array([s.legal_mask() for s in chosen])
-    return JudgedPositions(words, legal, np.array(keep), source)
+    return JudgedPositions(words, legal, source, keeps=np.array(keep))
 
 
 def _random_game_positions(game: Game, count: int, rng: np.random.Generator) -> list[Any]:
@@ -736,19 +791,22 @@ class AlphaZeroRun(RunDefaults):
         if self.judged is not None:
             j = self.judged
             raw = raw_policy_actions(self.network, kernel, j.words, j.legal)
-            rows = np.arange(len(raw))
             searched = search_policies(
                 kernel, j.words, self.network.evaluator(kernel), p.eval_sims, self.seed + at
             )
+            raw_accuracy, raw_judged = j.accuracy(raw)
+            search_accuracy, search_judged = j.accuracy(searched)
             records.append(
                 {
                     "epoch": at,
                     "episode": at,
                     "opponent": "solver",
                     "hours": hours,
-                    "positions": len(raw),
-                    "raw_accuracy": float(j.keeps[rows, raw].mean()),
-                    "search_accuracy": float(j.keeps[rows, searched].mean()),
+                    "positions": len(j),
+                    "raw_accuracy": raw_accuracy,
+                    "raw_judged": raw_judged,
+                    "search_accuracy": search_accuracy,
+                    "search_judged": search_judged,
                 }
             )
         if p.versus_games > 0 and self.opponents and self.folder is not None:
@@ -827,8 +885,8 @@ class AlphaZeroRun(RunDefaults):
         }
 
     def report_lines(self) -> list[str]:
-        solver = [r for r in self.curve if r["opponent"] == "solver"]
-        if not solver:
+        solver = [r for r in self.curve if r["opponent"] == "solver" and r["search_accuracy"] is not None]
+        if not solver or solver[-1]["raw_accuracy"] is None:
             return []
         r = solver[-1]
         source = self.judged.source if self.judged else "judged positions"
@@ -844,7 +902,7 @@ class AlphaZeroRun(RunDefaults):
             parts.append(f"loss p={h['policy_loss']:.3f} v={h['value_loss']:.3f}")
         last = [r for r in self.curve if r["epoch"] == self.progress]
         for r in last:
-            if "raw_accuracy" in r:
+            if r.get("raw_accuracy") is not None and r.get("search_accuracy") is not None:
                 parts.append(f"acc {r['raw_accuracy']:.0%}/{r['search_accuracy']:.0%}")
             elif "score" in r:
                 parts.append(f"{r['opponent']} {r['score']:.2f}")
@@ -907,7 +965,11 @@ def plot_training(state: dict[str, Any], out: Path, title: str) -> list[Path]:
     ax.grid(alpha=0.3)
     paths.append(atomic_savefig(fig, out / "alphazero_losses.png", dpi=110))
     plt.close(fig)
-    solver = [r for r in curve if r["opponent"] == "solver"]
+    solver = [
+        r
+        for r in curve
+        if r["opponent"] == "solver" and None not in (r["raw_accuracy"], r["search_accuracy"])
+    ]
     if solver:
         fig, ax = plt.subplots(figsize=(7, 4))
         hs = [r["hours"] for r in solver]
