@@ -63,6 +63,7 @@ from boardlab.models.network import (
     Network,
     NetworkFileError,
     NetworkShape,
+    TorchMissingError,
     masked_softmax,
     read_network,
     require_torch,
@@ -1008,9 +1009,17 @@ def plot_training(state: dict[str, Any], out: Path, title: str) -> list[Path]:
 
 
 def _start(game: Game, params: Any, seed: int) -> AlphaZeroRun:
-    if game.kernel.obs_shape[1] < 1:
-        raise TrainingError(f"{game.spec} has no observation planes to learn from")
-    return AlphaZeroRun.start(game, params, seed)
+    try:
+        return AlphaZeroRun.start(game, params, seed)
+    except TorchMissingError as error:
+        raise TrainingError(str(error)) from None
+
+
+def _resume(path: Path, game: Game) -> AlphaZeroRun:
+    try:
+        return AlphaZeroRun.resume(path, game)
+    except TorchMissingError as error:
+        raise ModelFileError(str(error)) from None
 
 
 KINDS = {
@@ -1018,7 +1027,7 @@ KINDS = {
         "alphazero",
         AlphaZeroParams,
         start=_start,
-        resume=lambda path, game: AlphaZeroRun.resume(path, game),
+        resume=_resume,
         unit="epochs",
         default_total=1_000_000,
         default_game="tictactoe",
