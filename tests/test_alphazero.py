@@ -422,3 +422,21 @@ def test_cli_refuses_a_damaged_checkpoint_on_one_line(tmp_path: Path) -> None:
     assert result.exit_code == 2
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and "checkpoint.safetensors is truncated or not a safetensors file" in lines[0]
+
+
+def test_connect4_positions_are_judged_like_the_solvers_analysis() -> None:
+    from boardlab.games.connect4.solver import Solver
+    from boardlab.train.alphazero import connect4_data, judged_positions
+
+    if not connect4_data().is_dir():
+        pytest.fail(f"the Connect Four benchmark sets are missing: {connect4_data()}")
+    judged = judged_positions(C4, 6, 0)  # two positions of each set
+    assert judged is not None and len(judged) == 6
+    solver = Solver(7, 6)
+    for index in (2, 3):  # Middle-Easy: solved at once
+        a, b = judged.words[index]
+        state = C4.state(int(a), int(b), 0, 0)
+        scores = solver.analyze(state)
+        best = np.sign(max(s for s in scores if s is not None))
+        for action in state.legal_indices():
+            assert judged.judge(index, action) == (np.sign(scores[action]) == best)
