@@ -72,8 +72,9 @@ def main() -> None:
     table.add_row("raw policy", f"{accuracy:.1%}", str(count), f"{time.perf_counter() - start:.0f}")
     for sims in args.sims:
         start = time.perf_counter()
-        actions = search_policies(game.kernel, judged.words, network.evaluator(game.kernel), sims, 0)
-        accuracy, count = judged.accuracy(actions)
+        rows = judged.searched
+        actions = search_policies(game.kernel, judged.words[rows], network.evaluator(game.kernel), sims, 0)
+        accuracy, count = judged.accuracy(actions, rows)
         table.add_row(
             f"{sims} simulations", f"{accuracy:.1%}", str(count), f"{time.perf_counter() - start:.0f}"
         )

@@ -341,6 +341,8 @@ class JudgedPositions:
     signs: np.ndarray | None = None
     solver: Any = None
     game: Any = None
+    sample: np.ndarray | None = None
+    """The rows searched for the accuracy with search (None: every row)."""
     cache: dict[tuple[int, int], int | None] = dataclasses.field(default_factory=dict)
 
     def __len__(self) -> int:
@@ -361,10 +363,16 @@ class JudgedPositions:
         value = self.cache[key]
         return None if value is None else value == int(self.signs[index])
 
-    def accuracy(self, actions: np.ndarray) -> tuple[float | None, int]:
+    @property
+    def searched(self) -> np.ndarray:
+        """The rows whose moves are judged with search."""
+        return self.sample if self.sample is not None else np.arange(len(self.words))
+
+    def accuracy(self, actions: np.ndarray, rows: np.ndarray | None = None) -> tuple[float | None, int]:
         """The share of the judged moves that keep the value (None: none judged), and how many
-        were judged."""
-        verdicts = [self.judge(i, int(a)) for i, a in enumerate(actions)]
+        were judged; ``actions[k]`` is played in position ``rows[k]`` (default: row k)."""
+        rows = np.arange(len(actions)) if rows is None else rows
+        verdicts = [self.judge(int(i), int(a)) for i, a in zip(rows, actions, strict=True)]
         judged = [v for v in verdicts if v is not None]
         return (sum(judged) / len(judged) if judged else None), len(judged)
 
@@ -430,17 +438,14 @@ def judged_positions(game: Game, count: int, seed: int) -> JudgedPositions | Non
     except (OracleError, ValueError):
         return None
     rng = np.random.default_rng(seed)
-    states: list[Any] = []
     if game.spec == "connect4" and connect4_data().is_dir():
         return connect4_judged(game, count)
-    if not states:
-        small = reachable_positions(game, 20_000) if game.spec == "tictactoe" else []
-        if small:
-            states, source = small, "reachable positions"
-            if len(states) > count:
-                states = [states[i] for i in sorted(rng.choice(len(states), count, replace=False))]
-        else:
-            states, source = _random_game_positions(game, count, rng), "random games"
+    small = reachable_positions(game, 20_000) if game.spec == "tictactoe" else []
+    if small:
+        # every reachable position for the raw policy (cheap), a sample of them for the search
+        states, source = small, "every reachable position (search: a sample)"
+    else:
+        states, source = _random_game_positions(game, count, rng), "random games"
     keep = []
     chosen = []
     for state in states:
@@ -456,7 +461,8 @@ def judged_positions(game: Game, count: int, seed: int) -> JudgedPositions | Non
         return None
     words = np.array([s.words for s in chosen], np.int64)
     legal = np.array([s.legal_mask() for s in chosen])
-    return JudgedPositions(words, legal, source, keeps=np.array(keep))
+    sample = np.sort(rng.choice(len(chosen), count, replace=False)) if len(chosen) > count else None
+    return JudgedPositions(words, legal, source, keeps=np.array(keep), sample=sample)
 
 
 def _random_game_positions(game: Game, count: int, rng: np.random.Generator) -> list[Any]:
@@ -792,11 +798,12 @@ class AlphaZeroRun(RunDefaults):
         if self.judged is not None:
             j = self.judged
             raw = raw_policy_actions(self.network, kernel, j.words, j.legal)
+            rows = j.searched
             searched = search_policies(
-                kernel, j.words, self.network.evaluator(kernel), p.eval_sims, self.seed + at
+                kernel, j.words[rows], self.network.evaluator(kernel), p.eval_sims, self.seed + at
             )
             raw_accuracy, raw_judged = j.accuracy(raw)
-            search_accuracy, search_judged = j.accuracy(searched)
+            search_accuracy, search_judged = j.accuracy(searched, rows)
             records.append(
                 {
                     "epoch": at,
