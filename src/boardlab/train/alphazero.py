@@ -54,7 +54,6 @@ from boardlab.games.base import (
     ONGOING,
     Game,
     Kernel,
-    legal_mask,
     observe_batch,
     transform_actions,
     transform_observations,
@@ -62,7 +61,6 @@ from boardlab.games.base import (
 from boardlab.models.network import (
     Network,
     NetworkFileError,
-    NetworkShape,
     TorchMissingError,
     masked_softmax,
     read_network,
@@ -1048,11 +1046,6 @@ KINDS = {
 """``boardlab train alphazero``."""
 
 
-def network_shape(game: Game, params: AlphaZeroParams) -> NetworkShape:
-    """The network shape a run with these settings trains."""
-    return NetworkShape.for_game(game, params.blocks, params.channels)
-
-
 __all__ = [
     "CHECKPOINT_FILE",
     "KINDS",
@@ -1065,7 +1058,6 @@ __all__ = [
     "default_opponents",
     "exhaustive_check",
     "judged_positions",
-    "legal_mask",
     "play_selfplay",
     "raw_policy_actions",
     "read_shard",
