@@ -440,3 +440,11 @@ def test_connect4_positions_are_judged_like_the_solvers_analysis() -> None:
         best = np.sign(max(s for s in scores if s is not None))
         for action in state.legal_indices():
             assert judged.judge(index, action) == (np.sign(scores[action]) == best)
+
+
+def test_agent_refuses_a_truncated_model_on_one_line(tmp_path: Path, model_dir: str) -> None:
+    data = tiny_model(model_dir).read_bytes()
+    (tmp_path / "cut.safetensors").write_bytes(data[: len(data) - 100])
+    with pytest.raises(AgentSpecError) as caught:
+        make_agent(f"alphazero:model={tmp_path / 'cut.safetensors'}", game=TTT)
+    assert "\n" not in str(caught.value) and "cut.safetensors" in str(caught.value)
