@@ -714,10 +714,12 @@ class Search:
         self.simulations += done
         return LeafBatch(leaves[:found], words[:found], legal[:found])
 
-    def complete(self, leaves: LeafBatch, priors: Any, values: Any) -> None:
+    def complete(self, leaves: LeafBatch, priors: Any, values: Any, checked: bool = False) -> None:
         """Expand the collected ``leaves`` with the evaluator's ``priors`` and back up its
-        ``values`` (see :class:`Evaluator`); EvaluatorError for a malformed answer."""
-        priors, values = checked_answer(priors, values, len(leaves), self.kernel.num_actions)
+        ``values`` (see :class:`Evaluator`); EvaluatorError for a malformed answer. ``checked``:
+        the caller has already passed the answer through :func:`checked_answer`."""
+        if not checked:
+            priors, values = checked_answer(priors, values, len(leaves), self.kernel.num_actions)
         self.simulations += self._complete(
             self.kernel.ctx, *self.tree.arrays(), leaves.nodes, len(leaves), priors, values
         )

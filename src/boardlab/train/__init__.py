@@ -1,5 +1,5 @@
 """Training: one run protocol and its driver (:mod:`boardlab.train.run`), one file per method
-(tabular RL, the Nim GA, the rules ES, NEAT; fitted evaluations in :mod:`~boardlab.train.eval_fit`)
+(tabular RL, the Nim GA, the rules ES, NEAT, AlphaZero; fitted evaluations in :mod:`~boardlab.train.eval_fit`)
 and the plots they share (:mod:`boardlab.train.plots`)."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ METHOD_MODULES = {
     "ga": "boardlab.train.nim_ga",
     "es": "boardlab.train.rules_es",
     "neat": "boardlab.train.neat_quixo",
+    "alphazero": "boardlab.train.alphazero",
 }
 """Each kind of ``boardlab train KIND`` and the module that holds its method (its ``KINDS``)."""
 

@@ -1,0 +1,155 @@
+"""The AlphaZero agent: PUCT tree search guided by a policy-value network.
+
+``alphazero:model=PATH,sims=N`` (or ``time=SECONDS``) searches each move with the batched
+MCTS of :mod:`boardlab.search.mcts`, the network (:mod:`boardlab.models.network`) giving the
+priors and the values of the leaves, ``batch`` leaves per network call. ``alphazero`` alone
+plays the model shipped in the package for the state's game. ``sims=1`` plays the network's
+raw policy (the most likely legal move). The decision carries the visit shares as its policy,
+the search's value and the most visited line.
+
+A model made for another game or another board size is refused with one line, when the agent
+is made for a game or at its first move. PyTorch is the optional ``torch`` extra.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from boardlab.agents.base import Agent, AgentSpecError
+from boardlab.agents.decision import Decision, Limit, SearchInfo
+from boardlab.agents.models import ModelCache, model_file, shipped_model_file
+from boardlab.core.spec import option
+from boardlab.models.network import (
+    Network,
+    NetworkFileError,
+    TorchMissingError,
+    read_header,
+    read_network,
+)
+from boardlab.search.mcts import PUCT, Search, default_capacity
+
+DEFAULT_SIMULATIONS = 400  # when neither the call nor the spec sets a budget
+MODEL_FILE = "model.safetensors"
+
+
+@dataclass(frozen=True)
+class AlphaZeroSettings:
+    """Options of the AlphaZero agent."""
+
+    model: str = option("", "network file from `boardlab train alphazero` (default: the shipped model)")
+    sims: int = option(0, "simulations per move (0: use the time budget)", minimum=0, maximum=10**8)
+    time: float = option(
+        0.0, "seconds per move (0: no limit; 400 simulations if both are 0)", minimum=0, maximum=3600
+    )
+    c: float = option(1.5, "PUCT exploration constant", minimum=0, maximum=100)
+    fpu: float = option(-0.2, "value of an unvisited move, in [-1, 1]", minimum=-1, maximum=1)
+    batch: int = option(8, "leaves per network call", minimum=1, maximum=4096)
+
+
+def shipped_model_name(game_spec: str) -> str:
+    """The file name of the network shipped for a game spec, e.g. ``alphazero-connect4.safetensors``."""
+    slug = game_spec.replace(":", "-").replace(",", "-").replace("=", "")
+    return f"alphazero-{slug}.safetensors"
+
+
+def shipped_model(game_spec: str) -> Path | None:
+    """The network shipped in the package for this game, or None."""
+    return shipped_model_file(shipped_model_name(game_spec))
+
+
+_NETWORKS: ModelCache[Network] = ModelCache(lambda path: read_network(path).network)
+
+
+class AlphaZeroAgent(Agent):
+    """PUCT search over a policy-value network (see the module docstring)."""
+
+    name = "alphazero"
+    summary = "PUCT search guided by a policy-value network (boardlab train alphazero)"
+    Settings: ClassVar[type] = AlphaZeroSettings
+    settings: AlphaZeroSettings
+
+    def __init__(self, seed: int | None = None, settings: Any = None, **options: Any) -> None:
+        super().__init__(seed, settings, **options)
+        self.np_rng = np.random.default_rng(seed)
+        self._networks: dict[str, Network] = {}
+
+    @classmethod
+    def default_limit(cls, settings: Any) -> Limit:
+        return Limit.from_options(time=settings.time, iterations=settings.sims)
+
+    @classmethod
+    def supports(cls, game: Any) -> bool:
+        return shipped_model(game.spec) is not None
+
+    @classmethod
+    def model_path(cls, settings: Any, game: Any) -> Path:
+        """The network file these settings play ``game`` with; AgentSpecError when there is none."""
+        command = f"boardlab train alphazero --game {game.spec}"
+        return model_file(
+            cls.name, settings.model, shipped_model(game.spec), command, MODEL_FILE, what=game.spec
+        )
+
+    @classmethod
+    def check_game(cls, settings: Any, game: Any) -> None:
+        path = cls.model_path(settings, game)
+        try:
+            shape, _ = read_header(path)
+        except NetworkFileError as error:
+            raise AgentSpecError(f"{cls.name}: {error}") from None
+        if shape.kernel != game.kernel.name or shape.game != game.spec:
+            raise AgentSpecError(f"{cls.name}: {path} is a network for {shape.game}, not {game.spec}")
+        cls._load(path)
+
+    @classmethod
+    def _load(cls, path: Path) -> Network:
+        try:
+            return _NETWORKS.get(path)
+        except (NetworkFileError, TorchMissingError) as error:
+            raise AgentSpecError(f"{cls.name}: {error}") from None
+
+    def network(self, game: Any) -> Network:
+        """The network for ``game``, read and checked once."""
+        if game.spec not in self._networks:
+            self.check_game(self.settings, game)
+            self._networks[game.spec] = self._load(self.model_path(self.settings, game))
+        return self._networks[game.spec]
+
+    def prepare(self, game: Any) -> None:
+        self.act(game.initial(), Limit(iterations=2))
+
+    def search(self, state: Any, limit: Limit | None = None) -> Search:
+        """The PUCT tree grown from ``state`` within ``limit`` (over the default limit)."""
+        budget = (limit or Limit()).over(self.limit)
+        iterations = budget.iterations or 0
+        seconds = budget.time or 0.0
+        if not iterations and not seconds:
+            iterations = DEFAULT_SIMULATIONS
+        s = self.settings
+        evaluator = self.network(state.game).evaluator(state.kernel)
+        me, opp = state.words
+        capacity = default_capacity(state.kernel, iterations, seconds / 20)
+        search = Search(state.kernel, me, opp, evaluator, PUCT, s.c, s.fpu, self.np_rng, capacity)
+        search.run(iterations, seconds, batch=s.batch)
+        return search
+
+    def act(self, state: Any, limit: Limit | None = None) -> Decision:
+        search = self.search(state, limit)
+        action, _ = search.best()
+        value = search.value()
+        line = search.principal_line(action)
+        info = SearchInfo(
+            depth=len(line),
+            nodes=search.simulations,
+            seconds=search.seconds,
+            score=value,
+            pv=state.line_notation(line),
+            engine="alphazero",
+        )
+        return Decision(state.move_from_index(action), policy=search.policy(), value=value, info=info)
+
+
+__all__ = ["AlphaZeroAgent", "AlphaZeroSettings", "shipped_model", "shipped_model_name"]

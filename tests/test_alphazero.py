@@ -1,0 +1,450 @@
+"""AlphaZero: the network and its model file, the Gumbel root with known evaluators, the agent,
+symmetry augmentation, and the trainer (loss falls, solver accuracy rises, resume is exact)."""
+
+from __future__ import annotations
+
+import ast
+import json
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from boardlab.agents import make_agent
+from boardlab.agents.base import AgentSpecError
+from boardlab.agents.decision import Limit
+from boardlab.games import parse_game
+from boardlab.games.base import ONGOING, WIN
+from boardlab.games.small_solver import Solution
+from boardlab.models.network import (
+    Network,
+    NetworkFileError,
+    NetworkMismatchError,
+    masked_softmax,
+    read_network,
+    save_network,
+)
+from boardlab.search.gumbel import GumbelSearch, GumbelSettings, run_gumbel_together
+
+TTT = parse_game("tictactoe")
+C4 = parse_game("connect4")
+SRC = Path(__file__).resolve().parents[1] / "src" / "boardlab"
+
+
+@cache
+def ttt_solution() -> Solution:
+    return Solution(TTT.kernel)
+
+
+@cache
+def tiny_model(tmp: str, game_spec: str = "tictactoe") -> Path:
+    path = Path(tmp) / f"{game_spec.replace(':', '-')}.safetensors"
+    save_network(path, Network.for_game(parse_game(game_spec), blocks=1, channels=8, seed=3))
+    return path
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return str(tmp_path_factory.mktemp("az-models"))
+
+
+# --- the network and its file -------------------------------------------------------------------
+
+
+def test_network_masks_illegal_actions_and_values_in_range() -> None:
+    net = Network.for_game(C4, blocks=1, channels=8, seed=1)
+    state = C4.parse_position("4444442")  # column 4 full
+    priors, values = net.evaluator(C4.kernel).evaluate(np.array([state.words]), state.legal_mask()[None])
+    assert priors.shape == (1, 7) and priors[0, 3] == 0.0
+    assert priors.sum() == pytest.approx(1.0) and -1 <= values[0] <= 1
+
+
+def test_eager_and_traced_inference_agree() -> None:
+    net = Network.for_game(C4, blocks=2, channels=8, seed=2)
+    obs = np.random.default_rng(0).random((5, *C4.kernel.obs_shape), dtype=np.float32)
+    net.mode = "eager"
+    logits_e, values_e = net.infer(obs)
+    net.mode = "script"
+    logits_s, values_s = net.infer(obs)
+    assert np.allclose(logits_e, logits_s, atol=1e-5) and np.allclose(values_e, values_s, atol=1e-5)
+
+
+def test_masked_softmax_is_a_distribution_over_legal_actions() -> None:
+    logits = np.array([[1.0, 50.0, -3.0], [0.0, 0.0, 0.0]])
+    legal = np.array([[True, False, True], [False, False, False]])
+    p = masked_softmax(logits, legal)
+    assert p[0, 1] == 0 and p[0].sum() == pytest.approx(1) and p[1].sum() == 0
+
+
+def test_model_file_round_trip(tmp_path: Path) -> None:
+    net = Network.for_game(TTT, blocks=1, channels=8, seed=4)
+    path = save_network(tmp_path / "m.safetensors", net, state={"iteration": 3})
+    back = read_network(path, TTT)
+    assert back.state == {"iteration": 3} and back.network.shape == net.shape
+    obs = np.stack([TTT.initial().observation()])
+    assert np.allclose(back.network.infer(obs)[0], net.infer(obs)[0], atol=1e-6)
+
+
+def test_truncated_corrupt_and_foreign_files_are_refused(tmp_path: Path, model_dir: str) -> None:
+    data = tiny_model(model_dir).read_bytes()
+    for cut in (0, 5, 40, len(data) // 2, len(data) - 1):
+        (tmp_path / "cut.safetensors").write_bytes(data[:cut])
+        with pytest.raises(NetworkFileError):
+            read_network(tmp_path / "cut.safetensors", TTT)
+    flipped = bytearray(data)
+    flipped[12] ^= 0xFF  # inside the JSON header
+    (tmp_path / "bad.safetensors").write_bytes(bytes(flipped))
+    with pytest.raises(NetworkFileError):
+        read_network(tmp_path / "bad.safetensors", TTT)
+    (tmp_path / "pickle.safetensors").write_bytes(b"\x80\x04\x95" + b"\0" * 64)
+    with pytest.raises(NetworkFileError):
+        read_network(tmp_path / "pickle.safetensors")
+    with pytest.raises(NetworkMismatchError, match="not connect4"):
+        read_network(tiny_model(model_dir), C4)
+    with pytest.raises(NetworkMismatchError, match="not connect4:width=8"):
+        read_network(tiny_model(model_dir, "connect4"), parse_game("connect4:width=8"))
+
+
+def test_weights_that_do_not_fit_the_metadata_are_refused(tmp_path: Path, model_dir: str) -> None:
+    from safetensors.torch import load, save
+
+    data = tiny_model(model_dir).read_bytes()
+    header = json.loads(data[8 : 8 + int.from_bytes(data[:8], "little")])
+    tensors = load(data)
+    tensors.pop(next(iter(tensors)))
+    (tmp_path / "short.safetensors").write_bytes(save(tensors, metadata=header["__metadata__"]))
+    with pytest.raises(NetworkFileError, match="do not fit"):
+        read_network(tmp_path / "short.safetensors", TTT)
+
+
+def test_nothing_is_loaded_with_pickle() -> None:
+    for name in ("models/network.py", "agents/alphazero.py", "train/alphazero.py", "search/gumbel.py"):
+        tree = ast.parse((SRC / name).read_text())
+        calls = {ast.unparse(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+        assert not any("pickle" in c or c.endswith("torch.load") for c in calls), name
+        for node in ast.walk(tree):
+            if isinstance(node, ast.keyword) and node.arg == "allow_pickle":
+                assert ast.unparse(node.value) == "False"
+
+
+# --- the agent ---------------------------------------------------------------------------------
+
+
+def test_agent_plays_legal_moves_with_policy_and_value(model_dir: str) -> None:
+    agent = make_agent(f"alphazero:model={tiny_model(model_dir)},sims=24", seed=1, game=TTT)
+    state = TTT.initial()
+    while not state.is_over:
+        decision = agent.act(state)
+        assert state.is_legal(decision.move)
+        assert decision.policy is not None and decision.policy.sum() == pytest.approx(1)
+        assert decision.policy[~state.legal_mask()].sum() == 0
+        assert decision.value is not None and -1 <= decision.value <= 1
+        assert decision.info is not None and decision.info.nodes == 24
+        state = state.play(decision.move)
+
+
+def test_agent_takes_a_win_in_one_with_search(model_dir: str) -> None:
+    agent = make_agent(f"alphazero:model={tiny_model(model_dir)},sims=200", seed=0, game=TTT)
+    state = TTT.parse_position("XX.OO....")  # X to move wins at c3... the top row
+    decision = agent.act(state)
+    assert state.play(decision.move).status != ONGOING
+
+
+def test_agent_refuses_a_model_of_another_game(model_dir: str) -> None:
+    with pytest.raises(AgentSpecError, match="network for tictactoe, not connect4"):
+        make_agent(f"alphazero:model={tiny_model(model_dir)}", game=C4)
+    with pytest.raises(AgentSpecError, match="does not exist"):
+        make_agent("alphazero:model=/nonexistent/m.safetensors", game=TTT)
+
+
+def test_agent_raw_policy_is_the_networks_best_move(model_dir: str) -> None:
+    path = tiny_model(model_dir)
+    agent = make_agent(f"alphazero:model={path},sims=1", seed=0, game=TTT)
+    net = read_network(path, TTT).network
+    state = TTT.parse_position("X...O....")
+    logits, _ = net.infer(state.observation()[None])
+    best = int(np.argmax(masked_softmax(logits, state.legal_mask()[None])[0]))
+    assert state.move_index(agent.act(state, Limit(iterations=1)).move) == best
+
+
+# --- the Gumbel root with known evaluators ----------------------------------------------------
+
+
+class UniformEvaluator:
+    """Uniform priors, value 0 everywhere."""
+
+    def evaluate(self, words: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return legal.astype(float), np.zeros(len(words))
+
+
+class ExactEvaluator:
+    """Tic-Tac-Toe's perfect-play value, uniform priors."""
+
+    def evaluate(self, words: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        sol = ttt_solution()
+        return legal.astype(float), np.array([float(sol.value((int(a), int(b)))) for a, b in words])
+
+
+def gumbel(
+    position: str, sims: int, evaluator: object, considered: int = 16, noise: bool = False
+) -> GumbelSearch:
+    state = TTT.parse_position(position)
+    search = GumbelSearch(
+        TTT.kernel,
+        state.a,
+        state.b,
+        sims,
+        GumbelSettings(considered=considered),
+        np.random.default_rng(0),
+        noise,
+    )
+    run_gumbel_together([search], evaluator)  # type: ignore[arg-type]
+    return search
+
+
+def test_sequential_halving_visits_with_equal_values() -> None:
+    # 9 actions considered, ceil(log2 9) = 4 phases: 9 -> 5 -> 3 -> 2 actions kept;
+    # 36 simulations: 1 visit each in phase 1, then the last phases spend what is left
+    search = gumbel(".........", 36, UniformEvaluator())
+    visits = search.visit_counts()
+    assert visits.sum() == 36
+    assert sorted(visits.tolist(), reverse=True)[:2] == [visits.max()] * 2 or visits.max() > 1
+    assert (visits >= 1).all() and len(search.considered) == 2
+    # every q equal: sigma adds nothing, and the target is the prior (uniform)
+    assert np.allclose(search.improved_policy(), np.full(9, 1 / 9))
+
+
+def test_sequential_halving_schedule_with_two_phases() -> None:
+    # 4 legal moves, 16 simulations: phase 1 gives 16 // (2 * 4) = 2 visits to each,
+    # phase 2 spends the other 8 on the 2 kept (4 each): 2, 2, 6, 6
+    search = gumbel("XOXOX....", 16, UniformEvaluator(), noise=False)
+    assert sorted(search.visit_counts()[search.legal].tolist()) == [2, 2, 6, 6]
+
+
+def test_gumbel_finds_the_win_and_its_target_favours_it() -> None:
+    # X to move: the top right corner wins at once; the others lose or draw
+    search = gumbel("XX.OO....", 16, ExactEvaluator())
+    assert search.best() == 2
+    target = search.improved_policy()
+    assert int(np.argmax(target)) == 2 and target[2] > 0.5
+    assert search.value() == 1.0
+
+
+def test_completed_q_uses_the_mixed_value_for_unvisited_actions() -> None:
+    # with 2 considered actions, 7 legal moves are never visited: their completed q is the
+    # root value mixed with the prior-weighted q of the visited ones
+    search = gumbel("XX.OO....", 4, ExactEvaluator(), considered=2)
+    visits = search.visit_counts()
+    q = search.completed_q()
+    visited = visits > 0
+    assert visited.sum() == 2
+    root = search.root_value
+    mean_q = q[visited].mean()  # uniform priors
+    mixed = (root + visits.sum() * mean_q) / (1 + visits.sum())
+    assert np.allclose(q[search.legal & ~visited], mixed)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 10_000), st.integers(1, 40))
+def test_gumbel_spends_its_budget_on_random_positions(seed: int, sims: int) -> None:
+    rng = np.random.default_rng(seed)
+    state = TTT.initial()
+    for _ in range(int(rng.integers(0, 6))):
+        if state.is_over:
+            break
+        state = state.play_index(int(rng.choice(state.legal_indices())))
+    if state.is_over:
+        return
+    search = GumbelSearch(TTT.kernel, state.a, state.b, sims, GumbelSettings(), rng, noise=True)
+    run_gumbel_together([search], ExactEvaluator())  # type: ignore[arg-type]
+    legal = state.legal_mask()
+    target = search.improved_policy()
+    assert target.sum() == pytest.approx(1) and target[~legal].sum() == 0
+    assert legal[search.best()]
+    n_legal = int(legal.sum())
+    if min(sims, n_legal) > 1:  # one action considered needs no visit
+        assert search.visit_counts().sum() >= min(sims, n_legal)
+    # never throws a won position away when the value is exact and every move gets a visit
+    if n_legal <= sims and ttt_solution().value(state.words) == WIN:
+        after = state.play_index(search.best())
+        assert after.status != ONGOING or ttt_solution().value(after.words) != WIN
+
+
+# --- symmetry augmentation -------------------------------------------------------------------
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(["tictactoe", "connect4"]), st.integers(0, 10_000))
+def test_augmentation_moves_planes_and_policies_with_the_actions(spec: str, seed: int) -> None:
+    from boardlab.train.alphazero import augment
+
+    game = parse_game(spec)
+    kernel = game.kernel
+    rng = np.random.default_rng(seed)
+    state = game.initial()
+    for _ in range(int(rng.integers(0, 8))):
+        if state.is_over:
+            break
+        state = state.play_index(int(rng.choice(state.legal_indices())))
+    if state.is_over:
+        return
+    policy = rng.random(kernel.num_actions) * state.legal_mask()
+    syms = np.arange(kernel.num_symmetries)
+    n = len(syms)
+    obs, (policies, masks) = augment(
+        kernel,
+        np.repeat(state.observation()[None], n, 0),
+        [np.tile(policy, (n, 1)), np.tile(state.legal_mask(), (n, 1))],
+        syms,
+    )
+    for s in syms:
+        image = state.transform(int(s))
+        assert np.array_equal(obs[s], image.observation())
+        assert np.array_equal(masks[s], image.legal_mask())
+        # the probability of an action moves to the action's image
+        for action in state.legal_indices():
+            assert policies[s, kernel.action_maps[s, action]] == policy[action]
+
+
+# --- the trainer ---------------------------------------------------------------------------------
+
+
+def tiny_params(**overrides: object) -> object:
+    from boardlab.train.alphazero import AlphaZeroParams
+
+    values = dict(
+        blocks=1,
+        channels=16,
+        games=24,
+        parallel=12,
+        sims=12,
+        fast_sims=4,
+        full_share=0.5,
+        reuse=12.0,
+        lr=0.005,
+        versus_games=0,
+        eval_sims=8,
+        eval_positions=150,
+        workers=1,
+        hours=1.0,
+    )
+    values.update(overrides)
+    return AlphaZeroParams(**values)  # type: ignore[arg-type]
+
+
+def weights_of(run: object) -> dict[str, np.ndarray]:
+    from boardlab.train.alphazero import optimizer_tensors
+
+    net = {k: v.numpy().copy() for k, v in run.network.weights().items()}  # type: ignore[attr-defined]
+    opt = {"opt." + k: v.numpy().copy() for k, v in optimizer_tensors(run.optimizer).items()}  # type: ignore[attr-defined]
+    return net | opt
+
+
+def test_short_tictactoe_run_lowers_the_loss_and_raises_solver_accuracy(tmp_path: Path) -> None:
+    from boardlab.train.alphazero import AlphaZeroRun, read_shard
+
+    run = AlphaZeroRun.start(TTT, tiny_params(), seed=5)
+    run.save(tmp_path / "checkpoint.safetensors")
+    first = run.evaluate([], 0)
+    run.step(1)
+    shard = read_shard(next((tmp_path / "replay").glob("it000000-*.npz")), 9)
+    before = fixed_loss(run, shard)
+    for _ in range(3):
+        run.step(1)
+    after = fixed_loss(run, shard)
+    last = [r for r in run.curve if r["opponent"] == "solver"][-1]
+    assert after < before
+    assert last["raw_accuracy"] > first[0]["raw_accuracy"]
+    assert run.progress == 4 and len(run.state["history"]) == 4
+
+
+def fixed_loss(run: object, data: dict[str, np.ndarray]) -> float:
+    """Policy cross-entropy + value squared error of the network on fixed positions."""
+    from boardlab.games.base import observe_batch
+
+    net = run.network  # type: ignore[attr-defined]
+    logits, values = net.infer(observe_batch(TTT.kernel, data["words"]))
+    p = masked_softmax(logits, data["legal"])
+    cross = -(data["policy"] * np.log(np.maximum(p, 1e-12))).sum(1)
+    return float(
+        (cross * data["full"]).sum() / max(data["full"].sum(), 1) + ((values - data["value"]) ** 2).mean()
+    )
+
+
+def test_resume_continues_exactly(tmp_path: Path) -> None:
+    from boardlab.train.alphazero import AlphaZeroRun
+
+    params = tiny_params(games=12, eval_positions=20)
+    straight = AlphaZeroRun.start(TTT, params, seed=9)
+    straight.save(tmp_path / "a" / "checkpoint.safetensors")
+    straight.step(1)
+    straight.step(1)
+
+    first = AlphaZeroRun.start(TTT, params, seed=9)
+    first.save(tmp_path / "b" / "checkpoint.safetensors")
+    first.step(1)
+    first.save(tmp_path / "b" / "checkpoint.safetensors")
+    resumed = AlphaZeroRun.resume(tmp_path / "b" / "checkpoint.safetensors", TTT)
+    resumed.step(1)
+
+    a, b = weights_of(straight), weights_of(resumed)
+    assert a.keys() == b.keys()
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    untimed = [
+        [{k: v for k, v in r.items() if k != "hours"} for r in run.curve] for run in (straight, resumed)
+    ]
+    assert untimed[0] == untimed[1]
+    assert [h["policy_loss"] for h in straight.state["history"]] == [
+        h["policy_loss"] for h in resumed.state["history"]
+    ]
+
+
+def test_resume_refuses_a_plain_model_and_another_game(tmp_path: Path, model_dir: str) -> None:
+    from boardlab.models.table import ModelFileError
+    from boardlab.train.alphazero import AlphaZeroRun
+
+    with pytest.raises(ModelFileError, match="not a training checkpoint"):
+        AlphaZeroRun.resume(tiny_model(model_dir), TTT)
+    with pytest.raises(ModelFileError, match="not connect4"):
+        AlphaZeroRun.resume(tiny_model(model_dir), C4)
+
+
+def test_cli_refuses_a_damaged_checkpoint_on_one_line(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from boardlab.ui.cli import app
+
+    (tmp_path / "checkpoint.safetensors").write_bytes(b"\x10\0\0\0\0\0\0\0{not json")
+    result = CliRunner().invoke(app, ["train", "alphazero", "--out", str(tmp_path), "--resume"])
+    assert result.exit_code == 2
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and "checkpoint.safetensors is truncated or not a safetensors file" in lines[0]
+
+
+def test_connect4_positions_are_judged_like_the_solvers_analysis() -> None:
+    from boardlab.games.connect4.solver import Solver
+    from boardlab.train.alphazero import connect4_data, judged_positions
+
+    if not connect4_data().is_dir():
+        pytest.fail(f"the Connect Four benchmark sets are missing: {connect4_data()}")
+    judged = judged_positions(C4, 6, 0)  # two positions of each set
+    assert judged is not None and len(judged) == 6
+    solver = Solver(7, 6)
+    for index in (2, 3):  # Middle-Easy: solved at once
+        a, b = judged.words[index]
+        state = C4.state(int(a), int(b), 0, 0)
+        scores = solver.analyze(state)
+        best = np.sign(max(s for s in scores if s is not None))
+        for action in state.legal_indices():
+            assert judged.judge(index, action) == (np.sign(scores[action]) == best)
+
+
+def test_agent_refuses_a_truncated_model_on_one_line(tmp_path: Path, model_dir: str) -> None:
+    data = tiny_model(model_dir).read_bytes()
+    (tmp_path / "cut.safetensors").write_bytes(data[: len(data) - 100])
+    with pytest.raises(AgentSpecError) as caught:
+        make_agent(f"alphazero:model={tmp_path / 'cut.safetensors'}", game=TTT)
+    assert "\n" not in str(caught.value) and "cut.safetensors" in str(caught.value)
