@@ -442,9 +442,15 @@ def _store(words, values, key, shift, mask, value, depth, flag, move):  # type: 
 
 def _build_and_warm(kernel: Kernel, evaluate: Evaluation | None = None) -> Any:
     search = build_search(kernel, evaluate)
-    # compile now, so that the first timed search is not charged for it
+    _warm(search, kernel, kernel.ctx)
+    return search
+
+
+def _warm(search: Any, kernel: Kernel, ctx: tuple[Any, ...]) -> None:
+    """Compile ``search`` for ``ctx`` now (a depth-1 search), so that the first timed search is
+    not charged for it; after the first call this costs microseconds."""
     search(
-        kernel.ctx,
+        ctx,
         np.int64(0),
         np.int64(0),
         1,
@@ -461,21 +467,25 @@ def _build_and_warm(kernel: Kernel, evaluate: Evaluation | None = None) -> Any:
         True,
         np.zeros(1, dtype=np.int64),
     )
-    return search
 
 
 @functools.cache
 def _builder_with(evaluate: Evaluation) -> Callable[[Kernel], Any]:
     """One builder per supplied evaluation, so that the compile cache keys on the function."""
-    return functools.partial(_build_and_warm, evaluate=evaluate)
+    return functools.partial(build_search, evaluate=evaluate)
 
 
-def compiled_search(kernel: Kernel, evaluate: Evaluation | None = None) -> Any:
-    """The compiled search for a kernel (and a supplied leaf evaluation), built and compiled
-    once per process."""
+def compiled_search(
+    kernel: Kernel, evaluate: Evaluation | None = None, ctx: tuple[Any, ...] | None = None
+) -> Any:
+    """The compiled search for a kernel (and a supplied leaf evaluation), built once per process
+    and compiled for ``ctx`` (default the kernel's; a supplied evaluation may read more of it,
+    e.g. a network's weights after the kernel's tables)."""
     if evaluate is None:
         return compiled_for(kernel, _build_and_warm)
-    return compiled_for(kernel, _builder_with(evaluate))
+    search = compiled_for(kernel, _builder_with(evaluate))
+    _warm(search, kernel, kernel.ctx if ctx is None else ctx)
+    return search
 
 
 @dataclass
@@ -529,7 +539,7 @@ class SearchRunner:
         self.history, self.killers = _ordering_tables(kernel)
         self.helpers = [_ordering_tables(kernel) for _ in range(threads - 1)]
         self.stop = np.zeros(1, dtype=np.int64)  # set to 1 to end the helpers' searches
-        self.search_fn = compiled_search(kernel, evaluate)
+        self.search_fn = compiled_search(kernel, evaluate, self.ctx)
         self.seen = new_seen()
         self.seen_count = 0
 

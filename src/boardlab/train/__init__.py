@@ -14,6 +14,7 @@ METHOD_MODULES = {
     "ga": "boardlab.train.nim_ga",
     "es": "boardlab.train.rules_es",
     "neat": "boardlab.train.neat_quixo",
+    "evalnet": "boardlab.train.evalnet",
 }
 """Each kind of ``boardlab train KIND`` and the module that holds its method (its ``KINDS``)."""
 

@@ -1,0 +1,492 @@
+"""Value networks for alpha-beta's leaves (NNUE-style): the file format, its loader and the
+compiled forward pass.
+
+A network values a position for its side to move from the two state words of the game's
+kernel, read as cell planes: input ``c`` is cell ``c`` of the mover's word, input ``cells + c``
+cell ``c`` of the opponent's. For games whose words are cell masks (Quixo, Tic-Tac-Toe) these
+are exactly the observation planes of :meth:`boardlab.games.base.Kernel.observe`, flattened;
+:func:`check_words_are_planes` verifies that for a kernel before a network is used on it.
+
+Two hidden layers with clipped activations (``clamp(x, 0, 1)``, as NNUE's ClippedReLU) lead to
+a scalar: the logit of the side to move winning. In the search that logit is multiplied by
+``scale`` (100 for Quixo, the units of ``tuned``, so that a contempt means the same with either
+evaluation). The first layer is evaluated sparsely (a row of weights per occupied cell, as an
+NNUE accumulator), the rest densely, in float32; a leaf is recomputed, not updated
+incrementally (``benchmarks/alphabeta_speed.py`` measures what that costs).
+
+Files are safetensors (written and read here without any library, and without pickle): the
+six float32 tensors ``w1 (inputs, h1)``, ``b1``, ``w2 (h1, h2)``, ``b2``, ``w3 (h2,)``, ``b3 (1,)``
+and, in the header's ``__metadata__``, ``boardlab`` = a JSON object naming the format, the
+game, board size, rulebooks and kernels it was trained for, the layer sizes and how it was
+trained. A file that is truncated, corrupt, of another game or of the wrong size is refused
+with :class:`EvalNetError` naming the file and what is wrong.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import math
+import struct
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from boardlab.core.files import atomic_write_bytes
+from boardlab.games.base import Kernel
+
+FORMAT = "boardlab-evalnet"
+VERSION = 1
+TENSORS = ("w1", "b1", "w2", "b2", "w3", "b3")
+MAX_FILE_BYTES = 64 << 20
+"""The largest network file read (a shipped one takes a few kilobytes)."""
+MAX_HEADER_BYTES = 1 << 20
+MAX_WIDTH = 4096
+SHIPPED = {"quixo5": "quixo5-evalnet.safetensors", "quixo5-course": "quixo5-evalnet.safetensors"}
+"""The network shipped for each kernel (package data beside this module)."""
+
+
+class EvalNetError(ValueError):
+    """A network file that cannot be used: unreadable, damaged, or made for another board."""
+
+
+@dataclass(frozen=True)
+class EvalNet:
+    """A value network and what it was made for.
+
+    ``kernels`` names the kernels whose positions it values (``quixo5``, ``quixo5-course``);
+    ``scale`` turns its logit into the search's units; ``trained`` records how it was made
+    (positions, held-out log-losses, the command).
+    """
+
+    game: str
+    size: int
+    rules: tuple[str, ...]
+    kernels: tuple[str, ...]
+    cells: int
+    w1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: np.ndarray
+    w3: np.ndarray
+    b3: np.ndarray
+    scale: float = 100.0
+    trained: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        problem = _shape_problem(self)
+        if problem:
+            raise EvalNetError(f"network: {problem}")
+
+    @property
+    def inputs(self) -> int:
+        """Input features: two planes of ``cells``."""
+        return 2 * self.cells
+
+    @property
+    def layers(self) -> tuple[int, int, int, int]:
+        """(inputs, first hidden, second hidden, outputs)."""
+        return (self.inputs, self.w1.shape[1], self.w2.shape[1], 1)
+
+    def metadata(self) -> dict[str, Any]:
+        """The JSON object stored in the file's header."""
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "game": self.game,
+            "size": self.size,
+            "rules": list(self.rules),
+            "kernels": list(self.kernels),
+            "cells": self.cells,
+            "layers": list(self.layers),
+            "activation": "clamp(0,1)",
+            "output": "logit of the side to move winning",
+            "scale": self.scale,
+            "trained": self.trained,
+        }
+
+    def tensors(self) -> dict[str, np.ndarray]:
+        """The weights by name, float32."""
+        return {name: np.ascontiguousarray(getattr(self, name), dtype=np.float32) for name in TENSORS}
+
+    def save(self, path: str | Path) -> Path:
+        """Write the network as safetensors, atomically."""
+        path = Path(path)
+        atomic_write_bytes(path, safetensors_bytes(self.tensors(), {"boardlab": json.dumps(self.metadata())}))
+        return path
+
+    def logits(self, me: np.ndarray, opp: np.ndarray) -> np.ndarray:
+        """The network's logits of positions given as word arrays (numpy, float32 arithmetic)."""
+        x = word_features(me, opp, self.cells)
+        h1 = np.clip(x @ self.w1 + self.b1, 0.0, 1.0)
+        h2 = np.clip(h1 @ self.w2 + self.b2, 0.0, 1.0)
+        return np.asarray(h2 @ self.w3 + self.b3[0], dtype=np.float32)
+
+    def search_ctx(self, kernel: Kernel) -> tuple[Any, ...]:
+        """``kernel.ctx`` followed by the weights, as :func:`net_evaluation` reads them (the
+        output layer already in the search's units)."""
+        check_fits(self, kernel)
+        return (
+            *kernel.ctx,
+            np.ascontiguousarray(self.w1, dtype=np.float32),
+            np.ascontiguousarray(self.b1, dtype=np.float32),
+            np.ascontiguousarray(self.w2, dtype=np.float32),
+            np.ascontiguousarray(self.b2, dtype=np.float32),
+            np.ascontiguousarray(self.w3 * self.scale, dtype=np.float32),
+            np.ascontiguousarray(self.b3 * self.scale, dtype=np.float32),
+        )
+
+
+def _shape_problem(net: EvalNet) -> str:
+    if not 1 <= net.cells <= 62:
+        return f"{net.cells} cells per plane; a state word holds 1 to 62"
+    arrays = {name: np.asarray(getattr(net, name)) for name in TENSORS}
+    h1 = arrays["w1"].shape[1] if arrays["w1"].ndim == 2 else -1
+    h2 = arrays["w2"].shape[1] if arrays["w2"].ndim == 2 else -1
+    expected = {
+        "w1": (net.inputs, h1),
+        "b1": (h1,),
+        "w2": (h1, h2),
+        "b2": (h2,),
+        "w3": (h2,),
+        "b3": (1,),
+    }
+    for name, shape in expected.items():
+        if arrays[name].shape != shape:
+            return f"tensor {name} has shape {arrays[name].shape}, expected {shape}"
+        if not np.all(np.isfinite(arrays[name])):
+            return f"tensor {name} holds a value that is not finite"
+    if not (1 <= h1 <= MAX_WIDTH and 1 <= h2 <= MAX_WIDTH):
+        return f"hidden layers of {h1} and {h2}; each must have 1 to {MAX_WIDTH} units"
+    if not (math.isfinite(net.scale) and net.scale > 0):
+        return f"scale {net.scale!r} must be a positive number"
+    return ""
+
+
+def word_features(me: np.ndarray, opp: np.ndarray, cells: int) -> np.ndarray:
+    """The input matrix (positions x 2 * cells, float32) of positions given as word arrays."""
+    shifts = np.arange(cells, dtype=np.int64)
+    own = (np.asarray(me, dtype=np.int64)[:, None] >> shifts) & 1
+    theirs = (np.asarray(opp, dtype=np.int64)[:, None] >> shifts) & 1
+    return np.concatenate([own, theirs], axis=1).astype(np.float32)
+
+
+def kernel_cells(kernel: Kernel) -> int:
+    """Cells per observation plane of a kernel."""
+    return int(np.prod(kernel.obs_shape[1:]))
+
+
+def check_words_are_planes(kernel: Kernel, samples: int = 64, seed: int = 0) -> None:
+    """EvalNetError unless the kernel's two state words are its two observation planes, cell by
+    cell (checked on random positions), which the networks' features assume."""
+    if len(kernel.obs_shape) != 3 or kernel.obs_shape[0] != 2:
+        raise EvalNetError(f"{kernel.name}: networks read two observation planes; it has {kernel.obs_shape}")
+    cells = kernel_cells(kernel)
+    rng = np.random.default_rng(seed)
+    out = np.zeros(kernel.obs_shape, dtype=np.float32)
+    for _ in range(samples):
+        owner = rng.integers(0, 3, cells)
+        me = int(sum(1 << c for c in range(cells) if owner[c] == 1))
+        opp = int(sum(1 << c for c in range(cells) if owner[c] == 2))
+        kernel.observe(kernel.ctx, np.int64(me), np.int64(opp), out)
+        planes = out.reshape(2, cells)
+        if not np.array_equal(
+            planes, word_features(np.array([me]), np.array([opp]), cells).reshape(2, cells)
+        ):
+            raise EvalNetError(f"{kernel.name}: its state words are not its observation planes")
+
+
+def check_fits(net: EvalNet, kernel: Kernel) -> None:
+    """EvalNetError unless ``net`` was made for ``kernel`` (game, board size, rulebook)."""
+    if kernel.name not in net.kernels:
+        raise EvalNetError(
+            f"the network is for {', '.join(net.kernels)} ({net.game} {net.size}x{net.size}, rules "
+            f"{'/'.join(net.rules)}), not {kernel.name}"
+        )
+    if kernel_cells(kernel) != net.cells:
+        raise EvalNetError(f"the network reads {net.cells} cells; {kernel.name} has {kernel_cells(kernel)}")
+
+
+# --- safetensors, by hand ------------------------------------------------------------------------
+
+
+def safetensors_bytes(tensors: dict[str, np.ndarray], metadata: dict[str, str]) -> bytes:
+    """The safetensors encoding of float32 ``tensors`` with string ``metadata``."""
+    header: dict[str, Any] = {"__metadata__": metadata}
+    offset = 0
+    blobs = []
+    for name, array in tensors.items():
+        blob = np.ascontiguousarray(array, dtype="<f4").tobytes()
+        header[name] = {
+            "dtype": "F32",
+            "shape": list(array.shape),
+            "data_offsets": [offset, offset + len(blob)],
+        }
+        offset += len(blob)
+        blobs.append(blob)
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)  # the data starts 8-aligned, as the format recommends
+    return struct.pack("<Q", len(text)) + text + b"".join(blobs)
+
+
+def read_safetensors(data: bytes, where: str) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    """The float32 tensors and the metadata of a safetensors file's bytes; EvalNetError when
+    they are not a whole, well-formed file."""
+    if len(data) < 8:
+        raise EvalNetError(f"{where}: not a safetensors file (only {len(data)} bytes)")
+    (size,) = struct.unpack("<Q", data[:8])
+    if size > MAX_HEADER_BYTES or 8 + size > len(data):
+        raise EvalNetError(f"{where}: truncated or not a safetensors file (header of {size} bytes)")
+    try:
+        header = json.loads(data[8 : 8 + size].decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise EvalNetError(f"{where}: damaged safetensors header ({error})") from None
+    if not isinstance(header, dict):
+        raise EvalNetError(f"{where}: damaged safetensors header (not an object)")
+    body = data[8 + size :]
+    metadata = header.pop("__metadata__", {})
+    if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
+        raise EvalNetError(f"{where}: its metadata must map names to strings")
+    tensors = {}
+    end = 0
+    for name, entry in header.items():
+        tensors[name] = _tensor(entry, body, f"{where}: tensor {name!r}")
+        end = max(end, entry["data_offsets"][1])
+    if end != len(body):
+        raise EvalNetError(f"{where}: {len(body) - end} bytes beyond its tensors (a damaged file)")
+    return tensors, metadata
+
+
+def _tensor(entry: Any, body: bytes, where: str) -> np.ndarray:
+    try:
+        dtype, shape, (start, stop) = entry["dtype"], entry["shape"], entry["data_offsets"]
+        shape = [int(d) for d in shape]
+        start, stop = int(start), int(stop)
+    except (TypeError, KeyError, ValueError) as error:
+        raise EvalNetError(f"{where}: damaged entry ({error!r})") from None
+    if dtype != "F32":
+        raise EvalNetError(f"{where}: dtype {dtype!r}; networks are stored as F32")
+    if any(d < 0 for d in shape) or not 0 <= start <= stop <= len(body):
+        raise EvalNetError(f"{where}: its bytes lie outside the file (truncated?)")
+    if stop - start != 4 * math.prod(shape):
+        raise EvalNetError(f"{where}: {stop - start} bytes for shape {shape}")
+    return np.frombuffer(body[start:stop], dtype="<f4").reshape(shape).astype(np.float32)
+
+
+# --- loading ---------------------------------------------------------------------------------------
+
+
+def load_evalnet(path: str | Path) -> EvalNet:
+    """The network in a safetensors file written by :meth:`EvalNet.save`; EvalNetError naming the
+    file and what is wrong when it cannot be used."""
+    where = str(path)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as error:
+        raise EvalNetError(f"{where}: cannot be read ({error.strerror or error})") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise EvalNetError(f"{where}: larger than {MAX_FILE_BYTES >> 20} MiB; not a network file")
+    return _cached_from_bytes(data, where)
+
+
+@functools.lru_cache(maxsize=16)
+def _cached_from_bytes(data: bytes, where: str) -> EvalNet:
+    return evalnet_from_bytes(data, where)
+
+
+def evalnet_from_bytes(data: bytes, where: str = "network") -> EvalNet:
+    """:func:`load_evalnet` of a file's bytes."""
+    tensors, metadata = read_safetensors(data, where)
+    try:
+        meta = json.loads(metadata["boardlab"])
+    except KeyError:
+        raise EvalNetError(f"{where}: not a boardlab network (no 'boardlab' metadata)") from None
+    except json.JSONDecodeError as error:
+        raise EvalNetError(f"{where}: damaged metadata ({error})") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise EvalNetError(f"{where}: not a boardlab network (format is not {FORMAT!r})")
+    if meta.get("version") != VERSION:
+        raise EvalNetError(
+            f"{where}: network format version {meta.get('version')!r}; this boardlab reads {VERSION}"
+        )
+    missing = [name for name in TENSORS if name not in tensors]
+    if missing:
+        raise EvalNetError(f"{where}: tensors missing: {', '.join(missing)}")
+    try:
+        net = EvalNet(
+            game=str(meta["game"]),
+            size=int(meta["size"]),
+            rules=tuple(str(r) for r in meta["rules"]),
+            kernels=tuple(str(k) for k in meta["kernels"]),
+            cells=int(meta["cells"]),
+            scale=float(meta["scale"]),
+            trained=dict(meta.get("trained", {})),
+            **{name: tensors[name] for name in TENSORS},
+        )
+    except (KeyError, TypeError, ValueError) as error:
+        if isinstance(error, EvalNetError):
+            raise EvalNetError(f"{where}: {str(error).removeprefix('network: ')}") from None
+        raise EvalNetError(f"{where}: damaged metadata ({error!r})") from None
+    if list(net.layers) != meta.get("layers"):
+        raise EvalNetError(
+            f"{where}: its metadata says layers {meta.get('layers')}, its tensors {list(net.layers)}"
+        )
+    return net
+
+
+def shipped_path(kernel: Kernel) -> Path:
+    """The shipped network file for a kernel; EvalNetError when none is shipped."""
+    name = SHIPPED.get(kernel.name)
+    if name is None:
+        raise EvalNetError(
+            f"no network is shipped for {kernel.name} (shipped: {', '.join(sorted(SHIPPED))}); "
+            "train one with boardlab train evalnet and give eval=net:PATH"
+        )
+    return Path(str(resources.files("boardlab.models").joinpath(name)))
+
+
+def net_for(kernel: Kernel, path: str = "") -> EvalNet:
+    """The network of ``path`` (the shipped one for the kernel when empty), checked to fit it."""
+    net = load_evalnet(path or shipped_path(kernel))
+    check_fits(net, kernel)
+    check_words_are_planes(kernel)
+    return net
+
+
+def file_digest(path: str | Path) -> str:
+    """A short content digest of a file (for reports)."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:12]
+
+
+# --- the compiled forward pass ---------------------------------------------------------------------
+
+
+_DE_BRUIJN = np.array(
+    [
+        0,
+        1,
+        28,
+        2,
+        29,
+        14,
+        24,
+        3,
+        30,
+        22,
+        20,
+        15,
+        25,
+        17,
+        4,
+        8,
+        31,
+        27,
+        13,
+        23,
+        21,
+        19,
+        16,
+        7,
+        26,
+        12,
+        18,
+        6,
+        11,
+        5,
+        10,
+        9,
+    ],
+    dtype=np.int64,
+)
+"""The index of a lone bit below 2**32 from its de Bruijn product (no branch per cell)."""
+
+
+@njit(cache=True, inline="always")
+def _bit_index(low):  # type: ignore[no-untyped-def]
+    if low >= 1 << 32:
+        return 32 + _DE_BRUIJN[(((low >> 32) * 0x077CB531) & 0xFFFFFFFF) >> 27]
+    return _DE_BRUIJN[((low * 0x077CB531) & 0xFFFFFFFF) >> 27]
+
+
+@njit(cache=True, inline="always")
+def _accumulate(h1, w1, bits, first):  # type: ignore[no-untyped-def]
+    # add the weight row of each set bit: as many rows as cubes, no test per empty cell
+    while bits:
+        low = bits & -bits
+        row = w1[first + _bit_index(low)]
+        for j in range(h1.shape[0]):
+            h1[j] += row[j]
+        bits ^= low
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def forward_words(w1, b1, w2, b2, w3, b3, me, opp):  # type: ignore[no-untyped-def]
+    """The network's output for one position given by its two words (float32 arithmetic).
+
+    The first layer adds the weight row of each occupied cell (an accumulator, as in NNUE);
+    ``w1`` holds the mover's cells in its first half of rows, the opponent's in the second.
+    """
+    h1 = b1.copy()
+    _accumulate(h1, w1, me, 0)
+    _accumulate(h1, w1, opp, w1.shape[0] // 2)
+    h2 = b2.copy()
+    for j in range(h1.shape[0]):
+        a = min(max(h1[j], np.float32(0.0)), np.float32(1.0))
+        row = w2[j]
+        for k in range(h2.shape[0]):
+            h2[k] += a * row[k]
+    total = b3[0]
+    for k in range(h2.shape[0]):
+        total += min(max(h2[k], np.float32(0.0)), np.float32(1.0)) * w3[k]
+    return float(total)
+
+
+@njit(cache=True)
+def forward_batch(w1, b1, w2, b2, w3, b3, me, opp):  # type: ignore[no-untyped-def]
+    """:func:`forward_words` of arrays of positions."""
+    out = np.empty(me.shape[0])
+    for i in range(me.shape[0]):
+        out[i] = forward_words(w1, b1, w2, b2, w3, b3, me[i], opp[i])
+    return out
+
+
+@functools.cache
+def net_evaluation(first: int) -> Any:
+    """A compiled leaf evaluation (the signature of ``kernel.evaluate``) reading a network's six
+    tensors from ``ctx[first:first + 6]`` (:meth:`EvalNet.search_ctx`); one per ``first``, so
+    that every network for a game shares one compiled search."""
+    i1, i2, i3, i4, i5, i6 = range(first, first + 6)
+
+    @njit(nogil=True)
+    def evaluate(ctx, me, opp, eval_id):  # type: ignore[no-untyped-def]
+        return forward_words(ctx[i1], ctx[i2], ctx[i3], ctx[i4], ctx[i5], ctx[i6], me, opp)
+
+    return evaluate
+
+
+__all__ = [
+    "FORMAT",
+    "SHIPPED",
+    "EvalNet",
+    "EvalNetError",
+    "check_fits",
+    "check_words_are_planes",
+    "evalnet_from_bytes",
+    "file_digest",
+    "forward_batch",
+    "forward_words",
+    "kernel_cells",
+    "load_evalnet",
+    "net_evaluation",
+    "net_for",
+    "read_safetensors",
+    "safetensors_bytes",
+    "shipped_path",
+    "word_features",
+]
