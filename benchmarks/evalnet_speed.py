@@ -39,20 +39,24 @@ def _positions(game: object, count: int, seed: int) -> list[tuple[int, int]]:
 
 
 @njit
-def _evaluate_all(evaluate, ctx, me, opp):  # type: ignore[no-untyped-def]
+def _evaluate_all(evaluate, ctx, me, opp, eval_id):  # type: ignore[no-untyped-def]
     total = 0.0
     for i in range(me.shape[0]):
-        total += evaluate(ctx, me[i], opp[i], 0)
+        total += evaluate(ctx, me[i], opp[i], eval_id)
     return total
 
 
 def _leaf_ns(
-    kernel: object, ctx: tuple[object, ...], evaluate: object, boards: tuple[np.ndarray, np.ndarray]
+    kernel: object,
+    ctx: tuple[object, ...],
+    evaluate: object,
+    boards: tuple[np.ndarray, np.ndarray],
+    eval_id: int = 0,
 ) -> float:
     me, opp = boards
-    _evaluate_all(evaluate, ctx, me[:10], opp[:10])
+    _evaluate_all(evaluate, ctx, me[:10], opp[:10], eval_id)
     start = time.perf_counter()
-    _evaluate_all(evaluate, ctx, me, opp)
+    _evaluate_all(evaluate, ctx, me, opp, eval_id)
     return (time.perf_counter() - start) / len(me) * 1e9
 
 
@@ -68,10 +72,10 @@ def main(argv: list[str] | None = None) -> int:
     kernel = game.kernel
     net = net_for(kernel, args.net)
     net_ctx = net.search_ctx(kernel)
-    evaluate = net_evaluation(len(kernel.ctx))
+    evaluate = net_evaluation(kernel, net)
     runners = {
         "tuned": SearchRunner(kernel, "tuned", win_probe=True),
-        "net": SearchRunner(kernel, "", win_probe=True, ctx=net_ctx, evaluate=evaluate),
+        "net": SearchRunner(kernel, net.base, win_probe=True, ctx=net_ctx, evaluate=evaluate),
     }
     positions = _positions(game, args.positions, 2026)
     jitter = np.zeros(kernel.num_actions)
@@ -92,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     weights = 1 << np.arange(25, dtype=np.int64)
     boards = ((owner == 1) @ weights, (owner == 2) @ weights)
     tuned_ns = _leaf_ns(kernel, kernel.ctx, kernel.evaluate, boards)
-    net_ns = _leaf_ns(kernel, net_ctx, evaluate, boards)
+    net_ns = _leaf_ns(kernel, net_ctx, evaluate, boards, max(net.base_id(kernel), 0))
     print(
         f"{args.game}, depth {args.depth}, {len(positions)} positions, {args.rounds} rounds; "
         f"network {net.layers}"

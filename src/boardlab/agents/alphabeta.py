@@ -207,12 +207,12 @@ class AlphaBetaAgent(Agent):
             net = evaluation_net(self.name, s.eval, kernel)
             ctx, evaluate = evaluation_weights(self.name, s.weights, s.eval, kernel), self.evaluation
             if net is not None:
-                ctx, evaluate = net.search_ctx(kernel), net_evaluation(len(kernel.ctx))
+                ctx, evaluate = net.search_ctx(kernel), net_evaluation(kernel, net)
             else:
                 evaluation_id(kernel, s.eval)  # AgentSpecError for an evaluation the game lacks
             self._runners[kernel.name] = SearchRunner(
                 kernel,
-                "" if net is not None else s.eval,
+                (net.base if net is not None else s.eval),
                 s.tt,
                 s.sym,
                 s.contempt,

@@ -10,9 +10,12 @@ are exactly the observation planes of :meth:`boardlab.games.base.Kernel.observe`
 Two hidden layers with clipped activations (``clamp(x, 0, 1)``, as NNUE's ClippedReLU) lead to
 a scalar: the logit of the side to move winning. In the search that logit is multiplied by
 ``scale`` (100 for Quixo, the units of ``tuned``, so that a contempt means the same with either
-evaluation). The first layer is evaluated sparsely (a row of weights per occupied cell, as an
-NNUE accumulator), the rest densely, in float32; a leaf is recomputed, not updated
-incrementally (``benchmarks/alphabeta_speed.py`` measures what that costs).
+evaluation). A network may be a correction of one of the game's evaluations (``base``, e.g.
+``tuned``): its output is then added to that evaluation's value over ``scale``.
+
+The first layer is evaluated sparsely (a row of weights per occupied cell, as an NNUE
+accumulator), the rest densely, in float32; a leaf is recomputed, not updated incrementally
+(``benchmarks/evalnet_speed.py`` measures what a leaf costs).
 
 Files are safetensors (written and read here without any library, and without pickle): the
 six float32 tensors ``w1 (inputs, h1)``, ``b1``, ``w2 (h1, h2)``, ``b2``, ``w3 (h2,)``, ``b3 (1,)``
@@ -76,6 +79,7 @@ class EvalNet:
     w3: np.ndarray
     b3: np.ndarray
     scale: float = 100.0
+    base: str = ""
     trained: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -107,6 +111,7 @@ class EvalNet:
             "activation": "clamp(0,1)",
             "output": "logit of the side to move winning",
             "scale": self.scale,
+            "base": self.base,
             "trained": self.trained,
         }
 
@@ -120,12 +125,26 @@ class EvalNet:
         atomic_write_bytes(path, safetensors_bytes(self.tensors(), {"boardlab": json.dumps(self.metadata())}))
         return path
 
-    def logits(self, me: np.ndarray, opp: np.ndarray) -> np.ndarray:
-        """The network's logits of positions given as word arrays (numpy, float32 arithmetic)."""
+    def logits(self, me: np.ndarray, opp: np.ndarray, kernel: Kernel | None = None) -> np.ndarray:
+        """The network's logits of positions given as word arrays (numpy, float32 arithmetic),
+        plus its ``base`` evaluation's (read from ``kernel``) when it has one."""
         x = word_features(me, opp, self.cells)
         h1 = np.clip(x @ self.w1 + self.b1, 0.0, 1.0)
         h2 = np.clip(h1 @ self.w2 + self.b2, 0.0, 1.0)
-        return np.asarray(h2 @ self.w3 + self.b3[0], dtype=np.float32)
+        out = np.asarray(h2 @ self.w3 + self.b3[0], dtype=np.float64)
+        if self.base:
+            if kernel is None:
+                raise EvalNetError(f"the network corrects {self.base}: its logits need the game's kernel")
+            out += base_logits(kernel, self.base_id(kernel), me, opp, self.scale)
+        return out
+
+    def base_id(self, kernel: Kernel) -> int:
+        """The id of the ``base`` evaluation in ``kernel`` (-1 for none); EvalNetError if it lacks it."""
+        if not self.base:
+            return -1
+        if self.base not in kernel.evaluations:
+            raise EvalNetError(f"the network corrects {self.base!r}, which {kernel.name} does not have")
+        return kernel.evaluations.index(self.base)
 
     def search_ctx(self, kernel: Kernel) -> tuple[Any, ...]:
         """``kernel.ctx`` followed by the weights, as :func:`net_evaluation` reads them (the
@@ -166,6 +185,14 @@ def _shape_problem(net: EvalNet) -> str:
     if not (math.isfinite(net.scale) and net.scale > 0):
         return f"scale {net.scale!r} must be a positive number"
     return ""
+
+
+def base_logits(kernel: Kernel, eval_id: int, me: np.ndarray, opp: np.ndarray, scale: float) -> np.ndarray:
+    """A game evaluation of each position, over ``scale`` (Quixo's ``tuned``: its logit)."""
+    values = [
+        kernel.evaluate(kernel.ctx, np.int64(a), np.int64(b), eval_id) for a, b in zip(me, opp, strict=True)
+    ]
+    return np.array(values, dtype=np.float64) / scale
 
 
 def word_features(me: np.ndarray, opp: np.ndarray, cells: int) -> np.ndarray:
@@ -210,6 +237,7 @@ def check_fits(net: EvalNet, kernel: Kernel) -> None:
         )
     if kernel_cells(kernel) != net.cells:
         raise EvalNetError(f"the network reads {net.cells} cells; {kernel.name} has {kernel_cells(kernel)}")
+    net.base_id(kernel)
 
 
 # --- safetensors, by hand ------------------------------------------------------------------------
@@ -326,6 +354,7 @@ def evalnet_from_bytes(data: bytes, where: str = "network") -> EvalNet:
             kernels=tuple(str(k) for k in meta["kernels"]),
             cells=int(meta["cells"]),
             scale=float(meta["scale"]),
+            base=str(meta.get("base", "")),
             trained=dict(meta.get("trained", {})),
             **{name: tensors[name] for name in TENSORS},
         )
@@ -456,18 +485,37 @@ def forward_batch(w1, b1, w2, b2, w3, b3, me, opp):  # type: ignore[no-untyped-d
     return out
 
 
-@functools.cache
-def net_evaluation(first: int) -> Any:
+_EVALUATIONS: dict[tuple[str, int, bool], Any] = {}
+
+
+def net_evaluation(kernel: Kernel, net: EvalNet | None = None) -> Any:
     """A compiled leaf evaluation (the signature of ``kernel.evaluate``) reading a network's six
-    tensors from ``ctx[first:first + 6]`` (:meth:`EvalNet.search_ctx`); one per ``first``, so
-    that every network for a game shares one compiled search."""
-    i1, i2, i3, i4, i5, i6 = range(first, first + 6)
+    tensors from ``ctx`` after the kernel's tables (:meth:`EvalNet.search_ctx`). With a network
+    that corrects a base evaluation, the search passes that evaluation's id (``eval_id``) and
+    its value is added. One per kernel and kind, so that every network for a game shares one
+    compiled search."""
+    first = len(kernel.ctx)
+    corrects = net is not None and bool(net.base)
+    key = (kernel.name, first, corrects)
+    if key not in _EVALUATIONS:
+        i1, i2, i3, i4, i5, i6 = range(first, first + 6)
+        base = kernel.evaluate
 
-    @njit(nogil=True)
-    def evaluate(ctx, me, opp, eval_id):  # type: ignore[no-untyped-def]
-        return forward_words(ctx[i1], ctx[i2], ctx[i3], ctx[i4], ctx[i5], ctx[i6], me, opp)
+        if corrects:
 
-    return evaluate
+            @njit(nogil=True)
+            def evaluate(ctx, me, opp, eval_id):  # type: ignore[no-untyped-def]
+                net = forward_words(ctx[i1], ctx[i2], ctx[i3], ctx[i4], ctx[i5], ctx[i6], me, opp)
+                return base(ctx, me, opp, eval_id) + net
+
+        else:
+
+            @njit(nogil=True)
+            def evaluate(ctx, me, opp, eval_id):  # type: ignore[no-untyped-def]
+                return forward_words(ctx[i1], ctx[i2], ctx[i3], ctx[i4], ctx[i5], ctx[i6], me, opp)
+
+        _EVALUATIONS[key] = evaluate
+    return _EVALUATIONS[key]
 
 
 __all__ = [
@@ -475,6 +523,7 @@ __all__ = [
     "SHIPPED",
     "EvalNet",
     "EvalNetError",
+    "base_logits",
     "check_fits",
     "check_words_are_planes",
     "evalnet_from_bytes",

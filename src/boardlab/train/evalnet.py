@@ -46,6 +46,7 @@ from boardlab.games import parse_game
 from boardlab.models.evalnet import (
     EvalNet,
     EvalNetError,
+    base_logits,
     check_words_are_planes,
     kernel_cells,
     word_features,
@@ -91,6 +92,16 @@ class EvalNetSettings:
         0.5, "weight of the search score in the target (the game's result has the rest)", minimum=0, maximum=1
     )
     scale: float = option(100.0, "search units per logit (Quixo's tuned: 100)", minimum=1e-3, maximum=1e6)
+    base: str = option(
+        "",
+        "a game evaluation the network corrects (its output is added to that evaluation's logit, "
+        "e.g. tuned; empty: the network alone)",
+    )
+    also: str = option(
+        "",
+        "';'-separated games (specs) the network is also declared fit for, of the same board: "
+        "quixo:rules=course (the rulebooks differ only when one push completes lines of both colours)",
+    )
     workers: int = option(2, "worker processes playing the data games", minimum=1, maximum=256)
     threads: int = option(2, "PyTorch threads", minimum=1, maximum=256)
 
@@ -102,7 +113,17 @@ class EvalNetSettings:
                 make_agent(spec, seed=0)
             except AgentSpecError as error:
                 return f"players: {error}"
+        for spec in self.also_specs:
+            try:
+                parse_game(spec)
+            except ValueError as error:
+                return f"also: {error}"
         return "" if len(self.player_specs) >= 1 else "players names no agent"
+
+    @property
+    def also_specs(self) -> list[str]:
+        """The game specs of ``also``."""
+        return [spec.strip() for spec in self.also.split(";") if spec.strip()]
 
     @property
     def player_specs(self) -> list[str]:
@@ -248,12 +269,7 @@ def log_loss(logits: np.ndarray, target: np.ndarray) -> float:
 
 def evaluation_logits(kernel: Any, me: np.ndarray, opp: np.ndarray, scale: float) -> np.ndarray:
     """The game's default evaluation of each position, over ``scale`` (Quixo's ``tuned``: its logit)."""
-    return (
-        np.array(
-            [kernel.evaluate(kernel.ctx, np.int64(a), np.int64(b), 0) for a, b in zip(me, opp, strict=True)]
-        )
-        / scale
-    )
+    return base_logits(kernel, 0, me, opp, scale)
 
 
 # --- PyTorch --------------------------------------------------------------------------------------------
@@ -352,8 +368,14 @@ class EvalNetRun(RunDefaults):
 
     @classmethod
     def start(cls, game: Any, params: EvalNetSettings, seed: int) -> EvalNetRun:
-        """A fresh run."""
-        return cls(check_game(game), params, seed)
+        """A fresh run; EvalNetTrainingError if the game has no evaluation ``base``."""
+        check_game(game)
+        if params.base and params.base not in game.kernel.evaluations:
+            raise EvalNetTrainingError(
+                f"base={params.base!r} is not an evaluation of {game.spec}; choose one of "
+                f"{', '.join(game.kernel.evaluations)}"
+            )
+        return cls(game, params, seed)
 
     # progress ---------------------------------------------------------------------------------------
 
@@ -429,11 +451,22 @@ class EvalNetRun(RunDefaults):
             raw = read_shards(self.data_folder, self.params.shards)
             held = raw["game"] % HELD_OUT_EVERY == 0
             target = targets(raw["result"], raw["score"], self.params.distill, self.params.scale)
-            me, opp, y = augmented(self.game.kernel, raw["me"][~held], raw["opp"][~held], target[~held])
             kernel = self.game.kernel
+            offset = np.zeros(len(target), dtype=np.float32)
+            if self.params.base:
+                base_id = kernel.evaluations.index(self.params.base)
+                offset = base_logits(kernel, base_id, raw["me"], raw["opp"], self.params.scale).astype(
+                    np.float32
+                )
+            # the base evaluations are blind to the board's symmetries: an image keeps its offset
+            me, opp, y, train_offset = augmented(
+                kernel, raw["me"][~held], raw["opp"][~held], target[~held], offset[~held]
+            )
             self._data = {
                 "x": word_features(me, opp, kernel_cells(kernel)),
                 "y": y,
+                "offset": train_offset,
+                "held_offset": offset[held],
                 "held_x": word_features(raw["me"][held], raw["opp"][held], kernel_cells(kernel)),
                 "held_result": raw["result"][held],
                 "held_target": target[held],
@@ -456,10 +489,12 @@ class EvalNetRun(RunDefaults):
         order = np.random.default_rng((self.seed, self.epoch)).permutation(len(data["y"]))
         x = torch.from_numpy(data["x"])
         y = torch.from_numpy(data["y"])
+        offset = torch.from_numpy(data["offset"])
         total, batches = 0.0, 0
         for start in range(0, len(order), self.params.batch):
             index = torch.from_numpy(order[start : start + self.params.batch])
-            loss = torch.nn.functional.binary_cross_entropy_with_logits(model(x[index]), y[index])
+            logits = model(x[index]) + offset[index]
+            loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, y[index])
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
@@ -504,14 +539,16 @@ class EvalNetRun(RunDefaults):
         if self.weights is None:
             raise EvalNetTrainingError("no epoch trained yet")
         kernel = self.game.kernel
-        rules = getattr(self.game, "rules", "")
+        games = [self.game, *(parse_game(spec) for spec in self.params.also_specs)]
+        rules = [str(getattr(game, "rules", "")) for game in games]
         return EvalNet(
             game=self.game.name,
             size=int(getattr(self.game, "size", 0)),
-            rules=(str(rules),) if rules else (),
-            kernels=(kernel.name,),
+            rules=tuple(dict.fromkeys(r for r in rules if r)),
+            kernels=tuple(dict.fromkeys(game.kernel.name for game in games)),
             cells=kernel_cells(kernel),
             scale=self.params.scale,
+            base=self.params.base,
             trained=self.summary_fit(),
             **self.weights,
         )
@@ -520,7 +557,7 @@ class EvalNetRun(RunDefaults):
         """Held-out log-losses against the games' results (the network's, the default
         evaluation's) and against the training targets (the network's)."""
         data = self.dataset()
-        logits = self.net_logits(data["held_x"])
+        logits = self.net_logits(data["held_x"]) + data["held_offset"]
         return {
             "held_out_log_loss": log_loss(logits, data["held_result"]),
             "baseline_log_loss": log_loss(data["held_baseline"], data["held_result"]),
