@@ -64,7 +64,7 @@ def base_net_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_compiled_forward_equals_pytorch() -> None:
     torch = pytest.importorskip("torch")
-    model = trainer.torch_model(50, 24, 8, seed=1)
+    model = trainer.torch_model(50, 20, 5, seed=1)
     with torch.no_grad():  # push some units past the clips, so that both ends are exercised
         model.l1.bias.uniform_(-1.0, 1.5)
         model.l2.bias.uniform_(-1.0, 1.5)
@@ -72,7 +72,7 @@ def test_compiled_forward_equals_pytorch() -> None:
     me, opp = random_positions(500, seed=2)
     with torch.no_grad():
         expected = model(torch.from_numpy(word_features(me, opp, 25))).numpy()
-    compiled = forward_batch(*net.tensors().values(), me, opp)
+    compiled = forward_batch(*net.compiled(), me, opp)
     np.testing.assert_allclose(compiled, expected, atol=1e-5)
     np.testing.assert_allclose(net.logits(me, opp), expected, atol=1e-5)
 
@@ -329,3 +329,30 @@ def test_data_shards_hold_whole_games() -> None:
     assert np.isfinite(arrays["score"]).any()
     again = trainer.play_shard(task)
     np.testing.assert_array_equal(again["me"], arrays["me"])  # seeded: a resumed run replays it
+
+
+def test_the_shipped_network_plays_both_rulebooks() -> None:
+    from boardlab.models.evalnet import net_for
+
+    for spec in ("quixo", "quixo:rules=course"):
+        game = parse_game(spec)
+        net = net_for(game.kernel)
+        assert net.layers[0] == 50 and game.kernel.name in net.kernels
+        agent = make_agent("alphabeta:depth=2,eval=net", seed=0, game=game)
+        state = game.initial()
+        assert agent.act(state).move in state.legal_moves()
+
+
+def test_settings_are_checked() -> None:
+    from boardlab.train.run import TrainingError, checked_settings
+
+    with pytest.raises(TrainingError, match="players"):
+        checked_settings(EvalNetSettings, "evalnet", {"players": "nonsense:x=1"})
+    with pytest.raises(TrainingError, match="also"):
+        checked_settings(EvalNetSettings, "evalnet", {"also": "quixo:size=9"})
+    with pytest.raises(TrainingError, match="base"):
+        EvalNetRun.start(parse_game("quixo"), EvalNetSettings(base="nothing"), 0)
+    run = EvalNetRun.start(parse_game("quixo"), EvalNetSettings(also="quixo:rules=course"), 0)
+    run.weights = trainer.model_tensors(trainer.torch_model(50, 32, 8, 0))
+    assert run.net().kernels == ("quixo5", "quixo5-course")
+    assert run.net().rules == ("official", "course")

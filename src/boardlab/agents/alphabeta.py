@@ -10,6 +10,7 @@ a compiled function passed in Python (``AlphaBetaAgent(evaluation=fn)``).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -206,8 +207,10 @@ class AlphaBetaAgent(Agent):
             s = self.settings
             net = evaluation_net(self.name, s.eval, kernel)
             ctx, evaluate = evaluation_weights(self.name, s.weights, s.eval, kernel), self.evaluation
+            thread_ctx = None
             if net is not None:
                 ctx, evaluate = net.search_ctx(kernel), net_evaluation(kernel, net)
+                thread_ctx = functools.partial(net.search_ctx, kernel)  # its scratch, per thread
             else:
                 evaluation_id(kernel, s.eval)  # AgentSpecError for an evaluation the game lacks
             self._runners[kernel.name] = SearchRunner(
@@ -221,6 +224,7 @@ class AlphaBetaAgent(Agent):
                 threads=s.threads,
                 ctx=ctx,
                 evaluate=evaluate,
+                thread_ctx=thread_ctx,
             )
         return self._runners[kernel.name]
 

@@ -146,19 +146,25 @@ class EvalNet:
             raise EvalNetError(f"the network corrects {self.base!r}, which {kernel.name} does not have")
         return kernel.evaluations.index(self.base)
 
+    def compiled(self, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+        """The network as :func:`forward_words` reads it: one flat float32 array (a header of the
+        layer sizes, then the tensors, the output layer times ``scale``) and scratch memory for
+        the hidden layers. Two arrays, not seven: the search passes ``ctx`` by value at every
+        call, and each array in it costs; the scratch apart, so that its writes cannot alias
+        the weights (which would keep the loops from being vectorised)."""
+        t = self.tensors()
+        n1, n2 = t["b1"].shape[0], t["b2"].shape[0]
+        header = np.array([self.inputs, n1, n2, 0], dtype=np.float32)
+        parts = [header, t["w1"].ravel(), t["b1"], t["w2"].ravel(), t["b2"]]
+        parts += [t["w3"] * np.float32(scale), t["b3"] * np.float32(scale)]
+        flat = np.ascontiguousarray(np.concatenate(parts), dtype=np.float32)
+        return flat, np.zeros(n1 + n2, np.float32)
+
     def search_ctx(self, kernel: Kernel) -> tuple[Any, ...]:
-        """``kernel.ctx`` followed by the weights, as :func:`net_evaluation` reads them (the
-        output layer already in the search's units)."""
+        """``kernel.ctx`` followed by :meth:`compiled` in the search's units, as
+        :func:`net_evaluation` reads it; one per search thread (it holds scratch memory)."""
         check_fits(self, kernel)
-        return (
-            *kernel.ctx,
-            np.ascontiguousarray(self.w1, dtype=np.float32),
-            np.ascontiguousarray(self.b1, dtype=np.float32),
-            np.ascontiguousarray(self.w2, dtype=np.float32),
-            np.ascontiguousarray(self.b2, dtype=np.float32),
-            np.ascontiguousarray(self.w3 * self.scale, dtype=np.float32),
-            np.ascontiguousarray(self.b3 * self.scale, dtype=np.float32),
-        )
+        return (*kernel.ctx, *self.compiled(self.scale))
 
 
 def _shape_problem(net: EvalNet) -> str:
@@ -443,45 +449,69 @@ def _bit_index(low):  # type: ignore[no-untyped-def]
     return _DE_BRUIJN[((low * 0x077CB531) & 0xFFFFFFFF) >> 27]
 
 
+HEADER = 4
+"""Floats before the tensors in :meth:`EvalNet.compiled`: inputs, first and second hidden units, 0."""
+
+
 @njit(cache=True, inline="always")
-def _accumulate(h1, w1, bits, first):  # type: ignore[no-untyped-def]
+def _accumulate(h1, flat, offset, n1, bits):  # type: ignore[no-untyped-def]
     # add the weight row of each set bit: as many rows as cubes, no test per empty cell
     while bits:
         low = bits & -bits
-        row = w1[first + _bit_index(low)]
-        for j in range(h1.shape[0]):
+        start = offset + _bit_index(low) * n1
+        row = flat[start : start + n1]  # a view: indices from 0 keep the loop vectorised
+        for j in range(n1):
             h1[j] += row[j]
         bits ^= low
 
 
 @njit(cache=True, nogil=True, fastmath=True)
-def forward_words(w1, b1, w2, b2, w3, b3, me, opp):  # type: ignore[no-untyped-def]
-    """The network's output for one position given by its two words (float32 arithmetic).
+def forward_words(flat, scratch, me, opp):  # type: ignore[no-untyped-def]
+    """The network's output for one position given by its two words (float32 arithmetic);
+    ``flat`` is :meth:`EvalNet.compiled`.
 
     The first layer adds the weight row of each occupied cell (an accumulator, as in NNUE);
-    ``w1`` holds the mover's cells in its first half of rows, the opponent's in the second.
+    its rows hold the mover's cells first, then the opponent's. The hidden layers live in
+    ``scratch``, so that a leaf allocates nothing (an allocation per leaf cost about as much as
+    the arithmetic); one search thread, one scratch.
     """
-    h1 = b1.copy()
-    _accumulate(h1, w1, me, 0)
-    _accumulate(h1, w1, opp, w1.shape[0] // 2)
-    h2 = b2.copy()
-    for j in range(h1.shape[0]):
+    inputs = int(flat[0])
+    n1 = int(flat[1])
+    n2 = int(flat[2])
+    w1 = HEADER
+    b1 = w1 + inputs * n1
+    w2 = b1 + n1
+    b2 = w2 + n1 * n2
+    w3 = b2 + n2
+    b3 = w3 + n2
+    h1 = scratch[:n1]
+    h2 = scratch[n1 : n1 + n2]
+    bias1 = flat[b1 : b1 + n1]
+    for j in range(n1):
+        h1[j] = bias1[j]
+    _accumulate(h1, flat, w1, n1, me)
+    _accumulate(h1, flat, w1 + (inputs // 2) * n1, n1, opp)
+    bias2 = flat[b2 : b2 + n2]
+    for k in range(n2):
+        h2[k] = bias2[k]
+    for j in range(n1):
         a = min(max(h1[j], np.float32(0.0)), np.float32(1.0))
-        row = w2[j]
-        for k in range(h2.shape[0]):
+        row = flat[w2 + j * n2 : w2 + (j + 1) * n2]
+        for k in range(n2):
             h2[k] += a * row[k]
-    total = b3[0]
-    for k in range(h2.shape[0]):
-        total += min(max(h2[k], np.float32(0.0)), np.float32(1.0)) * w3[k]
+    out = flat[w3 : w3 + n2]
+    total = flat[b3]
+    for k in range(n2):
+        total += min(max(h2[k], np.float32(0.0)), np.float32(1.0)) * out[k]
     return float(total)
 
 
 @njit(cache=True)
-def forward_batch(w1, b1, w2, b2, w3, b3, me, opp):  # type: ignore[no-untyped-def]
+def forward_batch(flat, scratch, me, opp):  # type: ignore[no-untyped-def]
     """:func:`forward_words` of arrays of positions."""
     out = np.empty(me.shape[0])
     for i in range(me.shape[0]):
-        out[i] = forward_words(w1, b1, w2, b2, w3, b3, me[i], opp[i])
+        out[i] = forward_words(flat, scratch, me[i], opp[i])
     return out
 
 
@@ -489,30 +519,30 @@ _EVALUATIONS: dict[tuple[str, int, bool], Any] = {}
 
 
 def net_evaluation(kernel: Kernel, net: EvalNet | None = None) -> Any:
-    """A compiled leaf evaluation (the signature of ``kernel.evaluate``) reading a network's six
-    tensors from ``ctx`` after the kernel's tables (:meth:`EvalNet.search_ctx`). With a network
-    that corrects a base evaluation, the search passes that evaluation's id (``eval_id``) and
-    its value is added. One per kernel and kind, so that every network for a game shares one
+    """A compiled leaf evaluation (the signature of ``kernel.evaluate``) reading a network from
+    ``ctx`` after the kernel's tables (:meth:`EvalNet.search_ctx`). With a network that
+    corrects a base evaluation, the search passes that evaluation's id (``eval_id``) and its
+    value is added. One per kernel and kind, so that every network for a game shares one
     compiled search."""
     first = len(kernel.ctx)
     corrects = net is not None and bool(net.base)
     key = (kernel.name, first, corrects)
     if key not in _EVALUATIONS:
-        i1, i2, i3, i4, i5, i6 = range(first, first + 6)
+        at, scratch_at = first, first + 1
         base = kernel.evaluate
 
         if corrects:
 
             @njit(nogil=True)
             def evaluate(ctx, me, opp, eval_id):  # type: ignore[no-untyped-def]
-                net = forward_words(ctx[i1], ctx[i2], ctx[i3], ctx[i4], ctx[i5], ctx[i6], me, opp)
+                net = forward_words(ctx[at], ctx[scratch_at], me, opp)
                 return base(ctx, me, opp, eval_id) + net
 
         else:
 
             @njit(nogil=True)
             def evaluate(ctx, me, opp, eval_id):  # type: ignore[no-untyped-def]
-                return forward_words(ctx[i1], ctx[i2], ctx[i3], ctx[i4], ctx[i5], ctx[i6], me, opp)
+                return forward_words(ctx[at], ctx[scratch_at], me, opp)
 
         _EVALUATIONS[key] = evaluate
     return _EVALUATIONS[key]

@@ -85,7 +85,7 @@ class EvalNetSettings:
     ply_cap: int = option(160, "plies after which a data game is drawn", minimum=10, maximum=10_000)
     data: str = option("", "folder of the data shards (default: data/ beside the checkpoint)")
     hidden1: int = option(32, "units of the first hidden layer", minimum=1, maximum=4096)
-    hidden2: int = option(8, "units of the second hidden layer", minimum=1, maximum=4096)
+    hidden2: int = option(8, "units of the second hidden layer", minimum=1, maximum=8)
     lr: float = option(2e-3, "Adam's learning rate", minimum=1e-6, maximum=1.0)
     batch: int = option(1024, "positions per gradient step", minimum=8, maximum=1_000_000)
     distill: float = option(
@@ -386,7 +386,9 @@ class EvalNetRun(RunDefaults):
     @property
     def title(self) -> str:
         p = self.params
-        return f"evalnet {2 * kernel_cells(self.game.kernel)}-{p.hidden1}-{p.hidden2}-1 on {self.game.spec}"
+        correcting = f" + {p.base}" if p.base else ""
+        layers = f"{2 * kernel_cells(self.game.kernel)}-{p.hidden1}-{p.hidden2}-1"
+        return f"evalnet {layers}{correcting} on {self.game.spec}"
 
     def status(self) -> str:
         return self._status
