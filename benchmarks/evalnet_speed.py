@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     net_ns = _leaf_ns(kernel, net_ctx, evaluate, boards, max(net.base_id(kernel), 0))
     print(
         f"{args.game}, depth {args.depth}, {len(positions)} positions, {args.rounds} rounds; "
-        f"network {net.layers}"
+        f"network {net.layers}{' + ' + net.base if net.base else ''}"
     )
     print(f"{'evaluation':<10} {'nodes':>10} {'median n/s':>12} {'best n/s':>12} {'ns/leaf':>9}")
     for name, ns in (("tuned", tuned_ns), ("net", net_ns)):

@@ -61,7 +61,9 @@ CHECKPOINT_FILE = "checkpoint.npz"
 MODEL_FILE = "evalnet.safetensors"
 CHECKPOINT_FORMAT = "boardlab-evalnet-run"
 LOSS_PLOT = "evalnet_losses.png"
-DEFAULT_PLAYERS = "hybrid:time=0.03;alphabeta:time=0.03,eval=patterns,contempt=20"
+DEFAULT_PLAYERS = (
+    "hybrid:time=0.03;alphabeta:time=0.03,eval=patterns,contempt=20;alphabeta:depth=3,eval=tuned"
+)
 DEFAULT_AGAINST = ("alphabeta:depth=2,eval=tuned",)
 HELD_OUT_EVERY = 10  # one game in ten is held out
 POSITION_ARRAYS = ("me", "opp", "result", "score", "game")
