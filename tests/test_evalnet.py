@@ -246,6 +246,7 @@ def test_agents_play_legal_moves_with_the_net(net_file: Path) -> None:
     game = parse_game("quixo")
     for spec in (
         f"alphabeta:depth=2,eval=net:{net_file}",
+        f"alphabeta:time=0.05,threads=2,eval=net:{net_file}",
         f"hybrid:time=0.05,search=(alphabeta:eval=net:{net_file})",
     ):
         agent = make_agent(spec, seed=1, game=game)

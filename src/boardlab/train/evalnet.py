@@ -87,7 +87,7 @@ class EvalNetSettings:
     ply_cap: int = option(160, "plies after which a data game is drawn", minimum=10, maximum=10_000)
     data: str = option("", "folder of the data shards (default: data/ beside the checkpoint)")
     hidden1: int = option(32, "units of the first hidden layer", minimum=1, maximum=4096)
-    hidden2: int = option(8, "units of the second hidden layer", minimum=1, maximum=8)
+    hidden2: int = option(8, "units of the second hidden layer", minimum=1, maximum=4096)
     lr: float = option(2e-3, "Adam's learning rate", minimum=1e-6, maximum=1.0)
     batch: int = option(1024, "positions per gradient step", minimum=8, maximum=1_000_000)
     distill: float = option(
@@ -105,7 +105,9 @@ class EvalNetSettings:
         "quixo:rules=course (the rulebooks differ only when one push completes lines of both colours)",
     )
     workers: int = option(2, "worker processes playing the data games", minimum=1, maximum=256)
-    threads: int = option(2, "PyTorch threads", minimum=1, maximum=256)
+    threads: int = option(
+        1, "PyTorch threads (more: faster, the last bits of the weights may differ)", minimum=1, maximum=256
+    )
 
     def problem(self) -> str:
         if self.shard_games > self.games:
