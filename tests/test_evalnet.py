@@ -176,7 +176,7 @@ def test_damaged_files_are_refused(net_file: Path, damage: str) -> None:
 def test_wrong_board_and_missing_files_are_refused_in_one_line(net_file: Path, tmp_path: Path) -> None:
     with pytest.raises(AgentSpecError, match="not quixo4"):
         make_agent(f"alphabeta:depth=1,eval=net:{net_file}", game=parse_game("quixo:size=4"))
-    with pytest.raises(AgentSpecError, match="cannot be read"):
+    with pytest.raises(AgentSpecError, match="does not exist"):
         make_agent(f"alphabeta:depth=1,eval=net:{tmp_path / 'none.safetensors'}", game=parse_game("quixo"))
     (tmp_path / "bad.safetensors").write_bytes(b"\x08" + b"\0" * 7 + b"garbage!")
     with pytest.raises(AgentSpecError) as error:

@@ -46,6 +46,7 @@ from boardlab.games.quixo import table as qt
 from boardlab.games.quixo.solver import solve
 from boardlab.models import nim_genome
 from boardlab.models import table as tabular
+from boardlab.models.evalnet import EvalNetError, load_evalnet
 from boardlab.models.table import ModelFileError
 from boardlab.train import method
 from boardlab.train.run import resume_run
@@ -144,6 +145,8 @@ def kinds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Kind]:
         _checkpoint(folder, "ga", "nim"),
         _checkpoint(folder, "es", "quixo:size=3"),
         _checkpoint(folder, "neat", "quixo:size=3"),
+        Kind("value network", _shipped("quixo5-evalnet.safetensors"), load_evalnet, error=EvalNetError),
+        _checkpoint(folder, "evalnet", "quixo"),
     ]
     return {kind.name: kind for kind in found}
 
@@ -159,6 +162,8 @@ KIND_NAMES = [
     "ga checkpoint",
     "es checkpoint",
     "neat checkpoint",
+    "value network",
+    "evalnet checkpoint",
 ]
 JSON_KINDS = [
     "NEAT model",

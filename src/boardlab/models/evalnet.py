@@ -41,6 +41,7 @@ import numpy as np
 from numba import njit
 
 from boardlab.core.files import atomic_write_bytes
+from boardlab.core.inputs import InputFileError, read_bytes
 from boardlab.games.base import Kernel
 
 FORMAT = "boardlab-evalnet"
@@ -278,8 +279,8 @@ def read_safetensors(data: bytes, where: str) -> tuple[dict[str, np.ndarray], di
         raise EvalNetError(f"{where}: truncated or not a safetensors file (header of {size} bytes)")
     try:
         header = json.loads(data[8 : 8 + size].decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise EvalNetError(f"{where}: damaged safetensors header ({error})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+        raise EvalNetError(f"{where}: damaged safetensors header ({type(error).__name__})") from None
     if not isinstance(header, dict):
         raise EvalNetError(f"{where}: damaged safetensors header (not an object)")
     body = data[8 + size :]
@@ -301,8 +302,8 @@ def _tensor(entry: Any, body: bytes, where: str) -> np.ndarray:
         dtype, shape, (start, stop) = entry["dtype"], entry["shape"], entry["data_offsets"]
         shape = [int(d) for d in shape]
         start, stop = int(start), int(stop)
-    except (TypeError, KeyError, ValueError) as error:
-        raise EvalNetError(f"{where}: damaged entry ({error!r})") from None
+    except (TypeError, KeyError, ValueError, OverflowError) as error:
+        raise EvalNetError(f"{where}: damaged entry ({type(error).__name__})") from None
     if dtype != "F32":
         raise EvalNetError(f"{where}: dtype {dtype!r}; networks are stored as F32")
     if any(d < 0 for d in shape) or not 0 <= start <= stop <= len(body):
@@ -318,15 +319,11 @@ def _tensor(entry: Any, body: bytes, where: str) -> np.ndarray:
 def load_evalnet(path: str | Path) -> EvalNet:
     """The network in a safetensors file written by :meth:`EvalNet.save`; EvalNetError naming the
     file and what is wrong when it cannot be used."""
-    where = str(path)
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except OSError as error:
-        raise EvalNetError(f"{where}: cannot be read ({error.strerror or error})") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise EvalNetError(f"{where}: larger than {MAX_FILE_BYTES >> 20} MiB; not a network file")
-    return _cached_from_bytes(data, where)
+    try:  # a regular file of a sane size, proven before it is read (a FIFO would block)
+        data = read_bytes(path, "network file", MAX_FILE_BYTES)
+    except InputFileError as error:
+        raise EvalNetError(str(error)) from None
+    return _cached_from_bytes(data, str(path))
 
 
 @functools.lru_cache(maxsize=16)
@@ -341,8 +338,8 @@ def evalnet_from_bytes(data: bytes, where: str = "network") -> EvalNet:
         meta = json.loads(metadata["boardlab"])
     except KeyError:
         raise EvalNetError(f"{where}: not a boardlab network (no 'boardlab' metadata)") from None
-    except json.JSONDecodeError as error:
-        raise EvalNetError(f"{where}: damaged metadata ({error})") from None
+    except (json.JSONDecodeError, RecursionError) as error:
+        raise EvalNetError(f"{where}: damaged metadata ({type(error).__name__})") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise EvalNetError(f"{where}: not a boardlab network (format is not {FORMAT!r})")
     if meta.get("version") != VERSION:
@@ -364,7 +361,7 @@ def evalnet_from_bytes(data: bytes, where: str = "network") -> EvalNet:
             trained=dict(meta.get("trained", {})),
             **{name: tensors[name] for name in TENSORS},
         )
-    except (KeyError, TypeError, ValueError) as error:
+    except (KeyError, TypeError, ValueError, OverflowError) as error:
         if isinstance(error, EvalNetError):
             raise EvalNetError(f"{where}: {str(error).removeprefix('network: ')}") from None
         raise EvalNetError(f"{where}: damaged metadata ({error!r})") from None

@@ -30,8 +30,6 @@ import json
 import math
 import random
 import time
-import zipfile
-import zlib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -41,6 +39,7 @@ import numpy as np
 
 from boardlab.agents.base import AgentSpecError, make_agent
 from boardlab.core.files import atomic_write_bytes
+from boardlab.core.inputs import InputFileError, load_npz, short_reason
 from boardlab.core.spec import option
 from boardlab.games import parse_game
 from boardlab.models.evalnet import (
@@ -68,6 +67,8 @@ DEFAULT_AGAINST = ("alphabeta:depth=2,eval=tuned",)
 HELD_OUT_EVERY = 10  # one game in ten is held out
 POSITION_ARRAYS = ("me", "opp", "result", "score", "game")
 FINAL_DEPTH = 2  # the network's alpha-beta depth in the final games
+MAX_SHARD_BYTES = 1 << 30
+MAX_CHECKPOINT_BYTES = 1 << 30
 
 
 class EvalNetTrainingError(TrainingError):
@@ -225,10 +226,9 @@ def read_shards(folder: Path, count: int) -> dict[str, np.ndarray]:
     for index in range(count):
         path = shard_path(folder, index)
         try:
-            with np.load(path, allow_pickle=False) as data:
-                arrays = {name: np.asarray(data[name]) for name in POSITION_ARRAYS}
-        except (OSError, KeyError, ValueError, EOFError, zlib.error, zipfile.BadZipFile) as error:
-            raise ModelFileError(f"{path}: not a data shard ({error}); delete it to play it again") from None
+            arrays = load_npz(path, "data shard", MAX_SHARD_BYTES, POSITION_ARRAYS)
+        except InputFileError as error:
+            raise ModelFileError(f"{error}; delete it to play it again") from None
         if len({len(a) for a in arrays.values()}) != 1:
             raise ModelFileError(f"{path}: its arrays differ in length; delete it to play it again")
         for name in POSITION_ARRAYS:
@@ -632,11 +632,12 @@ class EvalNetRun(RunDefaults):
         """The run saved at ``path``; ModelFileError when it cannot be read or is of another game."""
         path = Path(path)
         try:
-            with np.load(path, allow_pickle=False) as data:
-                header = json.loads(str(data["header"]))
-                arrays = {name: np.asarray(data[name]) for name in data.files if name != "header"}
-        except (OSError, KeyError, ValueError, EOFError, zlib.error, zipfile.BadZipFile) as error:
-            raise ModelFileError(f"checkpoint {path} cannot be read ({error})") from None
+            arrays = load_npz(path, "checkpoint", MAX_CHECKPOINT_BYTES)
+            header = json.loads(str(arrays.pop("header")))
+        except InputFileError as error:
+            raise ModelFileError(str(error)) from None
+        except (KeyError, ValueError) as error:
+            raise ModelFileError(f"checkpoint {path} is damaged ({short_reason(error)})") from None
         if not isinstance(header, dict) or header.get("format") != CHECKPOINT_FORMAT:
             raise ModelFileError(f"{path} is not an evalnet checkpoint")
         trained = check_game(parse_game(header["game"]))
