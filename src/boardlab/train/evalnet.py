@@ -83,7 +83,11 @@ class EvalNetSettings:
     shard_games: int = option(
         20, "games per data shard (the unit of resumable work)", minimum=1, maximum=100_000
     )
-    players: str = option(DEFAULT_PLAYERS, "';'-separated agent specs whose games make the dataset")
+    players: str = option(
+        "",
+        "';'-separated agent specs whose games make the dataset (empty: hybrid:time=0.03, "
+        "alphabeta:time=0.03,eval=patterns,contempt=20 and alphabeta:depth=3,eval=tuned)",
+    )
     opening: int = option(10, "a game opens with 2 to this many random plies", minimum=2, maximum=60)
     ply_cap: int = option(160, "plies after which a data game is drawn", minimum=10, maximum=10_000)
     data: str = option("", "folder of the data shards (default: data/ beside the checkpoint)")
@@ -133,7 +137,7 @@ class EvalNetSettings:
     @property
     def player_specs(self) -> list[str]:
         """The agent specs of ``players``."""
-        return [spec.strip() for spec in self.players.split(";") if spec.strip()]
+        return [spec.strip() for spec in (self.players or DEFAULT_PLAYERS).split(";") if spec.strip()]
 
     @property
     def shards(self) -> int:
