@@ -369,6 +369,7 @@ class EvalNetRun(RunDefaults):
     _data: dict[str, np.ndarray] | None = field(default=None, repr=False)
     _workers: Workers | None = field(default=None, repr=False)
     _status: str = ""
+    _last_train_loss: float | None = None
 
     curve_key: ClassVar[str] = "epoch"
     curve_unit: ClassVar[str] = "epochs"
@@ -600,9 +601,8 @@ class EvalNetRun(RunDefaults):
         if self.weights is None:
             return []
         record: dict[str, Any] = {"epoch": self.epoch, **{k: round(v, 5) for k, v in self.held_out().items()}}
-        train_loss = getattr(self, "_last_train_loss", None)
-        if train_loss is not None:
-            record["train_loss"] = round(train_loss, 5)
+        if self._last_train_loss is not None:
+            record["train_loss"] = round(self._last_train_loss, 5)
         return [record]
 
     # checkpoint ---------------------------------------------------------------------------------------
