@@ -47,6 +47,7 @@ from boardlab.games.quixo import table as qt
 from boardlab.games.quixo.solver import solve
 from boardlab.models import nim_genome
 from boardlab.models import table as tabular
+from boardlab.models.evalnet import EvalNetError, load_evalnet
 from boardlab.models.table import ModelFileError
 from boardlab.train import method
 from boardlab.train.eval_fit import Positions, self_play
@@ -148,6 +149,8 @@ def kinds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Kind]:
         _checkpoint(folder, "neat", "quixo:size=3"),
         Kind("Connect Four book", _book(folder), Book.load, error=InputFileError),
         Kind("positions file", _positions(folder), Positions.load, error=InputFileError),
+        Kind("value network", _shipped("quixo5-evalnet.safetensors"), load_evalnet, error=EvalNetError),
+        _checkpoint(folder, "evalnet", "quixo"),
     ]
     return {kind.name: kind for kind in found}
 
@@ -177,6 +180,8 @@ KIND_NAMES = [
     "neat checkpoint",
     "Connect Four book",
     "positions file",
+    "value network",
+    "evalnet checkpoint",
 ]
 JSON_KINDS = [
     "NEAT model",

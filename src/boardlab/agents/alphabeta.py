@@ -10,6 +10,7 @@ a compiled function passed in Python (``AlphaBetaAgent(evaluation=fn)``).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -20,6 +21,7 @@ from boardlab.agents.decision import Decision, Limit, SearchInfo
 from boardlab.core.inputs import InputFileError, read_json
 from boardlab.core.spec import option
 from boardlab.games.base import Kernel
+from boardlab.models.evalnet import EvalNet, EvalNetError, net_evaluation, net_for
 from boardlab.search import alphabeta as search
 from boardlab.search.alphabeta import (
     DEFAULT_DEEPEN,
@@ -44,7 +46,9 @@ __all__ = [
     "SearchRunner",
     "check_evaluation",
     "evaluation_id",
+    "evaluation_net",
     "evaluation_weights",
+    "is_net",
 ]
 
 
@@ -56,12 +60,36 @@ def evaluation_id(kernel: Kernel, name: str) -> int:
         raise AgentSpecError(str(error)) from None
 
 
+NET = "net"
+"""The evaluation name of a value network: ``eval=net`` (the one shipped for the game) or
+``eval=net:PATH`` (a network file of one's own, see :mod:`boardlab.models.evalnet`)."""
+
+
+def is_net(name: str) -> bool:
+    """True for ``net`` and ``net:PATH``."""
+    return name == NET or name.startswith(NET + ":")
+
+
+def evaluation_net(agent: str, name: str, kernel: Kernel) -> EvalNet | None:
+    """The network that ``eval=name`` names for ``kernel`` (None for the game's own evaluations);
+    AgentSpecError when it cannot be read or does not fit the game."""
+    if not is_net(name):
+        return None
+    try:
+        return net_for(kernel, name[len(NET) + 1 :])
+    except EvalNetError as error:
+        raise AgentSpecError(f"{agent}: eval={name}: {error}") from None
+
+
 def check_evaluation(agent: str, name: str, game: Any) -> None:
-    """AgentSpecError if ``game`` has no evaluation called ``name``."""
+    """AgentSpecError if ``game`` has no evaluation called ``name`` (or no network for ``net``)."""
+    if is_net(name):
+        evaluation_net(agent, name, game.kernel)
+        return
     if name and name not in game.evaluations:
         raise AgentSpecError(
             f"{agent}: eval={name!r} is not an evaluation of {game.name}; choose one of "
-            f"{', '.join(game.evaluations)}"
+            f"{', '.join(game.evaluations)}, or net (a value network), net:PATH"
         )
 
 
@@ -73,7 +101,11 @@ class AlphaBetaSettings:
     time: float = option(
         0.0, "seconds per move (0: no limit; depth 4 if both are 0)", minimum=0, maximum=3600
     )
-    eval: str = option("", "position evaluation (default: the game's first; see the game's list)")
+    eval: str = option(
+        "",
+        "position evaluation (default: the game's first; see the game's list), or net: the shipped "
+        "value network, net:PATH: a network file",
+    )
     tt: int = option(20, "log2 of the transposition table size", minimum=10, maximum=30)
     sym: bool = option(True, "share table entries between symmetric positions")
     contempt: float = option(
@@ -111,6 +143,8 @@ def evaluation_weights(agent: str, path: str, eval_name: str, kernel: Kernel) ->
     no file); AgentSpecError when the file cannot be read or does not fit."""
     if not path:
         return None
+    if is_net(eval_name):
+        raise AgentSpecError(f"{agent}: weights= sets fitted linear weights; a network (eval=net) takes none")
     name = eval_name or kernel.evaluations[0]
     if kernel.reweigh is None:
         raise AgentSpecError(f"{agent}: weights= needs fitted evaluation weights; {kernel.name} has none")
@@ -171,18 +205,26 @@ class AlphaBetaAgent(Agent):
         """The search tables for a game (one set per kernel)."""
         if kernel.name not in self._runners:
             s = self.settings
-            evaluation_id(kernel, s.eval)  # AgentSpecError for an evaluation the game lacks
+            net = evaluation_net(self.name, s.eval, kernel)
+            ctx, evaluate = evaluation_weights(self.name, s.weights, s.eval, kernel), self.evaluation
+            thread_ctx = None
+            if net is not None:
+                ctx, evaluate = net.search_ctx(kernel), net_evaluation(kernel, net)
+                thread_ctx = functools.partial(net.search_ctx, kernel)  # its scratch, per thread
+            else:
+                evaluation_id(kernel, s.eval)  # AgentSpecError for an evaluation the game lacks
             self._runners[kernel.name] = SearchRunner(
                 kernel,
-                s.eval,
+                (net.base if net is not None else s.eval),
                 s.tt,
                 s.sym,
                 s.contempt,
                 win_probe=s.probe,
                 deepen=s.deepen,
                 threads=s.threads,
-                ctx=evaluation_weights(self.name, s.weights, s.eval, kernel),
-                evaluate=self.evaluation,
+                ctx=ctx,
+                evaluate=evaluate,
+                thread_ctx=thread_ctx,
             )
         return self._runners[kernel.name]
 

@@ -14,6 +14,10 @@ boardlab (package data), used by the learned agents when no ``model=`` is given.
   (its command, weights and measured win rates are in the file).
 - ``quixo-neat.json`` is the ``neat`` agent's 5×5 champion, evolved with ``boardlab train
   neat`` (the genome as JSON, its hyper-parameters and neat-python configuration in the file).
+- ``quixo5-evalnet.safetensors`` is the value network of ``alphabeta:eval=net`` on 5×5 Quixo
+  (both rulebooks; :mod:`~boardlab.models.evalnet` holds its format and compiled forward pass),
+  trained with ``boardlab train evalnet`` as a correction of ``tuned`` (the command is in
+  BENCHMARKS.md; its training settings and held-out log-loss are in the file's metadata).
 - ``nim-ga.json`` is the ``nimga`` agent's model, a ``rules`` genome evolved with ``boardlab
   train ga`` on normal and misère Nim.
 """

@@ -442,9 +442,15 @@ def _store(words, values, key, shift, mask, value, depth, flag, move):  # type: 
 
 def _build_and_warm(kernel: Kernel, evaluate: Evaluation | None = None) -> Any:
     search = build_search(kernel, evaluate)
-    # compile now, so that the first timed search is not charged for it
+    _warm(search, kernel, kernel.ctx)
+    return search
+
+
+def _warm(search: Any, kernel: Kernel, ctx: tuple[Any, ...]) -> None:
+    """Compile ``search`` for ``ctx`` now (a depth-1 search), so that the first timed search is
+    not charged for it; after the first call this costs microseconds."""
     search(
-        kernel.ctx,
+        ctx,
         np.int64(0),
         np.int64(0),
         1,
@@ -461,21 +467,25 @@ def _build_and_warm(kernel: Kernel, evaluate: Evaluation | None = None) -> Any:
         True,
         np.zeros(1, dtype=np.int64),
     )
-    return search
 
 
 @functools.cache
 def _builder_with(evaluate: Evaluation) -> Callable[[Kernel], Any]:
     """One builder per supplied evaluation, so that the compile cache keys on the function."""
-    return functools.partial(_build_and_warm, evaluate=evaluate)
+    return functools.partial(build_search, evaluate=evaluate)
 
 
-def compiled_search(kernel: Kernel, evaluate: Evaluation | None = None) -> Any:
-    """The compiled search for a kernel (and a supplied leaf evaluation), built and compiled
-    once per process."""
+def compiled_search(
+    kernel: Kernel, evaluate: Evaluation | None = None, ctx: tuple[Any, ...] | None = None
+) -> Any:
+    """The compiled search for a kernel (and a supplied leaf evaluation), built once per process
+    and compiled for ``ctx`` (default the kernel's; a supplied evaluation may read more of it,
+    e.g. a network's weights after the kernel's tables)."""
     if evaluate is None:
         return compiled_for(kernel, _build_and_warm)
-    return compiled_for(kernel, _builder_with(evaluate))
+    search = compiled_for(kernel, _builder_with(evaluate))
+    _warm(search, kernel, kernel.ctx if ctx is None else ctx)
+    return search
 
 
 @dataclass
@@ -517,9 +527,12 @@ class SearchRunner:
         threads: int = 1,
         ctx: tuple[Any, ...] | None = None,
         evaluate: Evaluation | None = None,
+        thread_ctx: Callable[[], tuple[Any, ...]] | None = None,
     ) -> None:
         self.kernel = kernel
         self.ctx = kernel.ctx if ctx is None else ctx  # another ctx: other evaluation weights
+        # an evaluation keeping scratch memory in ctx needs a ctx of its own in each helper thread
+        self.helper_ctx = [self.ctx if thread_ctx is None else thread_ctx() for _ in range(threads - 1)]
         self.deepen = deepen
         self.win_probe = win_probe
         self.eval_id = evaluation_id(kernel, eval_name)
@@ -529,7 +542,7 @@ class SearchRunner:
         self.history, self.killers = _ordering_tables(kernel)
         self.helpers = [_ordering_tables(kernel) for _ in range(threads - 1)]
         self.stop = np.zeros(1, dtype=np.int64)  # set to 1 to end the helpers' searches
-        self.search_fn = compiled_search(kernel, evaluate)
+        self.search_fn = compiled_search(kernel, evaluate, self.ctx)
         self.seen = new_seen()
         self.seen_count = 0
 
@@ -602,11 +615,14 @@ class SearchRunner:
         root move among those it finished with that move's score (a lower bound of the
         position's value at ``depth``), or move -1 when it finished none.
         """
-        return self._search((self.history, self.killers), me, opp, depth, jitter, node_limit, deadline)
+        return self._search(
+            (self.history, self.killers), self.ctx, me, opp, depth, jitter, node_limit, deadline
+        )
 
     def _search(
         self,
         ordering: tuple[np.ndarray, np.ndarray],
+        ctx: tuple[Any, ...],
         me: int,
         opp: int,
         depth: int,
@@ -614,12 +630,12 @@ class SearchRunner:
         node_limit: int,
         deadline: float,
     ) -> tuple[int, float, int, bool]:
-        """:meth:`search` with the history and killer tables of one thread."""
+        """:meth:`search` with the history and killer tables and the ctx of one thread."""
         history, killers = ordering
         history *= 0.5  # keep recent cut-offs more telling than old ones
         killers[:] = -1
         move, score, nodes, aborted = self.search_fn(
-            self.ctx,
+            ctx,
             np.int64(me),
             np.int64(opp),
             depth,
@@ -665,7 +681,17 @@ class SearchRunner:
         deadline = start + seconds if seconds > 0 else np.inf
         with ThreadPoolExecutor(max_workers=max(len(self.helpers), 1)) as pool:
             helpers = [
-                pool.submit(self._help, tables, i % 2, me, opp, max_depth, deadline, rng.random(len(jitter)))
+                pool.submit(
+                    self._help,
+                    tables,
+                    self.helper_ctx[i],
+                    i % 2,
+                    me,
+                    opp,
+                    max_depth,
+                    deadline,
+                    rng.random(len(jitter)),
+                )
                 for i, tables in enumerate(self.helpers)
             ]
             try:
@@ -681,6 +707,7 @@ class SearchRunner:
     def _help(
         self,
         ordering: tuple[np.ndarray, np.ndarray],
+        ctx: tuple[Any, ...],
         offset: int,
         me: int,
         opp: int,
@@ -693,7 +720,9 @@ class SearchRunner:
         deadline; returns the nodes it searched."""
         nodes = 0
         for depth in range(1 + offset, min(max_depth + offset, MAX_DEPTH) + 1):
-            _, score, searched, aborted = self._search(ordering, me, opp, depth, jitter, NO_LIMIT, deadline)
+            _, score, searched, aborted = self._search(
+                ordering, ctx, me, opp, depth, jitter, NO_LIMIT, deadline
+            )
             nodes += searched
             if aborted or is_mate_score(score) or self.stop[0]:
                 break

@@ -15,6 +15,7 @@ METHOD_MODULES = {
     "es": "boardlab.train.rules_es",
     "neat": "boardlab.train.neat_quixo",
     "alphazero": "boardlab.train.alphazero",
+    "evalnet": "boardlab.train.evalnet",
 }
 """Each kind of ``boardlab train KIND`` and the module that holds its method (its ``KINDS``)."""
 

@@ -1,0 +1,359 @@
+"""The value network inside alpha-beta: file format, compiled forward pass, search, trainer."""
+
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from boardlab.agents.base import AgentSpecError, make_agent
+from boardlab.games import parse_game
+from boardlab.games.base import ONGOING
+from boardlab.games.quixo.kernel import kernel as quixo_kernel
+from boardlab.models.evalnet import (
+    EvalNet,
+    EvalNetError,
+    evalnet_from_bytes,
+    forward_batch,
+    load_evalnet,
+    net_evaluation,
+    safetensors_bytes,
+    word_features,
+)
+from boardlab.search.alphabeta import WIN, SearchRunner
+from boardlab.train import evalnet as trainer
+from boardlab.train.evalnet import EvalNetRun, EvalNetSettings
+
+KERNEL = quixo_kernel(5)
+
+
+def random_positions(count: int, seed: int, cells: int = 25) -> tuple[np.ndarray, np.ndarray]:
+    """Random boards: each cell blank, the mover's or the opponent's."""
+    owner = np.random.default_rng(seed).integers(0, 3, (count, cells))
+    weights = 1 << np.arange(cells, dtype=np.int64)
+    return (owner == 1) @ weights, (owner == 2) @ weights
+
+
+def random_net(
+    seed: int = 0, hidden: tuple[int, int] = (16, 8), scale: float = 100.0, base: str = ""
+) -> EvalNet:
+    model = trainer.torch_model(50, *hidden, seed)
+    return EvalNet(
+        "quixo", 5, ("official",), ("quixo5",), 25, scale=scale, base=base, **trainer.model_tensors(model)
+    )
+
+
+@pytest.fixture(scope="module")
+def net_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return random_net(3).save(tmp_path_factory.mktemp("net") / "net.safetensors")
+
+
+@pytest.fixture(scope="module")
+def base_net_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A network correcting tuned."""
+    return random_net(4, base="tuned").save(tmp_path_factory.mktemp("net") / "base.safetensors")
+
+
+# --- the forward pass --------------------------------------------------------------------------
+
+
+def test_compiled_forward_equals_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    model = trainer.torch_model(50, 20, 5, seed=1)
+    with torch.no_grad():  # push some units past the clips, so that both ends are exercised
+        model.l1.bias.uniform_(-1.0, 1.5)
+        model.l2.bias.uniform_(-1.0, 1.5)
+    net = EvalNet("quixo", 5, ("official",), ("quixo5",), 25, **trainer.model_tensors(model))
+    me, opp = random_positions(500, seed=2)
+    with torch.no_grad():
+        expected = model(torch.from_numpy(word_features(me, opp, 25))).numpy()
+    compiled = forward_batch(*net.compiled(), me, opp)
+    np.testing.assert_allclose(compiled, expected, atol=1e-5)
+    np.testing.assert_allclose(net.logits(me, opp), expected, atol=1e-5)
+
+
+def test_word_features_are_the_observation_planes() -> None:
+    me, opp = random_positions(20, seed=4)
+    out = np.zeros(KERNEL.obs_shape, dtype=np.float32)
+    features = word_features(me, opp, 25)
+    for i in range(len(me)):
+        KERNEL.observe(KERNEL.ctx, np.int64(me[i]), np.int64(opp[i]), out)
+        np.testing.assert_array_equal(out.reshape(-1), features[i])
+
+
+# --- symmetry augmentation ---------------------------------------------------------------------
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(0, 7))
+@settings(max_examples=60, deadline=None)
+def test_symmetric_words_match_the_kernel(seed: int, sym: int) -> None:
+    me, opp = random_positions(4, seed)
+    mine = trainer.symmetric_words(KERNEL, me, sym)
+    theirs = trainer.symmetric_words(KERNEL, opp, sym)
+    for i in range(len(me)):
+        a, b = KERNEL.symmetry(KERNEL.ctx, np.int64(me[i]), np.int64(opp[i]), sym)
+        assert (mine[i], theirs[i]) == (a, b)
+
+
+def test_augmentation_keeps_values_and_labels() -> None:
+    me, opp = random_positions(30, seed=5)
+    labels = np.linspace(0, 1, 30, dtype=np.float32)
+    a, b, y = trainer.augmented(KERNEL, me, opp, labels)
+    assert len(a) == 8 * 30 and np.array_equal(y, np.tile(labels, 8))
+    # a symmetric image has the same tuned value (an evaluation blind to the board's orientation)
+    tuned = trainer.evaluation_logits(KERNEL, a, b, 1.0).reshape(8, 30)
+    np.testing.assert_allclose(tuned, np.tile(tuned[0], (8, 1)))
+
+
+def test_targets_mix_result_and_search_score() -> None:
+    result = np.array([1.0, 0.0, 0.5, 0.5, 1.0], dtype=np.float32)
+    score = np.array([0.0, np.nan, 100.0, WIN - 3, -(WIN - 5)], dtype=np.float32)
+    t = trainer.targets(result, score, distill=0.5, scale=100.0)
+    np.testing.assert_allclose(t, [0.75, 0.0, 0.25 + 0.5 / (1 + np.exp(-1)), 0.75, 0.5], rtol=1e-6)
+
+
+# --- the file format ---------------------------------------------------------------------------
+
+
+def test_round_trip_and_safetensors_compatible(net_file: Path) -> None:
+    net = load_evalnet(net_file)
+    again = random_net(3)
+    for name, array in again.tensors().items():
+        np.testing.assert_array_equal(net.tensors()[name], array)
+    assert net.kernels == ("quixo5",) and net.layers == (50, 16, 8, 1)
+    safetensors_numpy = pytest.importorskip("safetensors.numpy")
+    loaded = safetensors_numpy.load_file(str(net_file))
+    np.testing.assert_array_equal(loaded["w1"], again.w1)
+
+
+def test_the_file_holds_no_pickle(net_file: Path) -> None:
+    data = net_file.read_bytes()
+    (size,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8 : 8 + size])
+    meta = json.loads(header["__metadata__"]["boardlab"])
+    assert meta["game"] == "quixo" and meta["size"] == 5 and meta["layers"] == [50, 16, 8, 1]
+    assert b"\x80\x04" not in data[:2]  # not a pickle stream
+
+
+@pytest.mark.parametrize(
+    "damage",
+    ["truncated", "empty", "header", "flipped", "extra", "metadata", "shape", "nan", "dtype"],
+)
+def test_damaged_files_are_refused(net_file: Path, damage: str) -> None:
+    data = net_file.read_bytes()
+    net = random_net(3)
+    meta = {"boardlab": json.dumps(net.metadata())}
+    tensors = net.tensors()
+    if damage == "truncated":
+        data = data[:-7]
+    elif damage == "empty":
+        data = b""
+    elif damage == "header":
+        data = struct.pack("<Q", 10**9) + data[8:]
+    elif damage == "flipped":
+        data = data[:20] + bytes([data[20] ^ 0x55]) + data[21:]
+    elif damage == "extra":
+        data = data + b"\0\0\0\0"
+    elif damage == "metadata":
+        data = safetensors_bytes(tensors, {"boardlab": "{not json"})
+    elif damage == "shape":
+        tensors["w2"] = tensors["w2"][:, :4]
+        data = safetensors_bytes(tensors, meta)
+    elif damage == "nan":
+        tensors["b1"][0] = np.nan
+        data = safetensors_bytes(tensors, meta)
+    elif damage == "dtype":
+        data = data.replace(b'"F32"', b'"F64"', 1)
+    with pytest.raises(EvalNetError):
+        evalnet_from_bytes(data, "net.safetensors")
+
+
+def test_wrong_board_and_missing_files_are_refused_in_one_line(net_file: Path, tmp_path: Path) -> None:
+    with pytest.raises(AgentSpecError, match="not quixo4"):
+        make_agent(f"alphabeta:depth=1,eval=net:{net_file}", game=parse_game("quixo:size=4"))
+    with pytest.raises(AgentSpecError, match="does not exist"):
+        make_agent(f"alphabeta:depth=1,eval=net:{tmp_path / 'none.safetensors'}", game=parse_game("quixo"))
+    (tmp_path / "bad.safetensors").write_bytes(b"\x08" + b"\0" * 7 + b"garbage!")
+    with pytest.raises(AgentSpecError) as error:
+        make_agent(f"alphabeta:depth=1,eval=net:{tmp_path / 'bad.safetensors'}", game=parse_game("quixo"))
+    assert "\n" not in str(error.value)
+    with pytest.raises(AgentSpecError, match="no network is shipped"):
+        make_agent("alphabeta:depth=1,eval=net", game=parse_game("tictactoe"))
+
+
+# --- the search ----------------------------------------------------------------------------------
+
+
+def naive_negamax(
+    net: EvalNet, me: int, opp: int, depth: int, ply: int, path: list[tuple[int, int]]
+) -> float:
+    """Plain negamax with the network's numpy forward at the leaves and the search's scores
+    for finished and repeated positions (draws at contempt 0)."""
+    if ply > 0:
+        state = KERNEL.status(KERNEL.ctx, np.int64(me), np.int64(opp))
+        if state != ONGOING:
+            return float(state * (WIN - ply))
+        if (me, opp) in path[-3::-2]:
+            return 0.0
+    if depth == 0:
+        return float(net.logits(np.array([me]), np.array([opp]), KERNEL)[0]) * net.scale
+    moves = np.empty(KERNEL.num_actions, dtype=np.int64)
+    best = -np.inf
+    for m in moves[: KERNEL.gen_moves(KERNEL.ctx, np.int64(me), np.int64(opp), moves)]:
+        a, b = KERNEL.play(KERNEL.ctx, np.int64(me), np.int64(opp), m)
+        best = max(best, -naive_negamax(net, int(a), int(b), depth - 1, ply + 1, [*path, (me, opp)]))
+    return best
+
+
+def child_values(net: EvalNet, me: int, opp: int, depth: int) -> dict[int, float]:
+    moves = np.empty(KERNEL.num_actions, dtype=np.int64)
+    values = {}
+    for m in moves[: KERNEL.gen_moves(KERNEL.ctx, np.int64(me), np.int64(opp), moves)]:
+        a, b = KERNEL.play(KERNEL.ctx, np.int64(me), np.int64(opp), m)
+        values[int(m)] = -naive_negamax(net, int(a), int(b), depth - 1, 1, [(me, opp)])
+    return values
+
+
+@pytest.mark.parametrize(("depth", "kind"), [(1, "net"), (2, "net"), (2, "base")])
+def test_alphabeta_with_the_net_agrees_with_naive_negamax(
+    net_file: Path, base_net_file: Path, depth: int, kind: str
+) -> None:
+    net = load_evalnet(net_file if kind == "net" else base_net_file)
+    assert net.base == ("tuned" if kind == "base" else "")
+    runner = SearchRunner(KERNEL, net.base, ctx=net.search_ctx(KERNEL), evaluate=net_evaluation(KERNEL, net))
+    me_all, opp_all = random_positions(40, seed=7)
+    checked = 0
+    for me, opp in zip(me_all, opp_all, strict=True):
+        me, opp = int(me), int(opp)
+        if KERNEL.status(KERNEL.ctx, np.int64(me), np.int64(opp)) != ONGOING or checked == 4:
+            continue
+        runner.reset()
+        move, score, _, aborted = runner.search(me, opp, depth, np.zeros(KERNEL.num_actions))
+        values = child_values(net, me, opp, depth)
+        assert not aborted and move in values  # a legal move
+        assert score == pytest.approx(max(values.values()), abs=1e-3)
+        assert values[move] == pytest.approx(max(values.values()), abs=1e-3)
+        checked += 1
+    assert checked == 4
+
+
+def test_agents_play_legal_moves_with_the_net(net_file: Path) -> None:
+    game = parse_game("quixo")
+    for spec in (
+        f"alphabeta:depth=2,eval=net:{net_file}",
+        f"alphabeta:time=0.05,threads=2,eval=net:{net_file}",
+        f"hybrid:time=0.05,search=(alphabeta:eval=net:{net_file})",
+    ):
+        agent = make_agent(spec, seed=1, game=game)
+        agent.prepare(game)
+        state = game.initial()
+        for _ in range(6):
+            decision = agent.act(state)
+            assert decision.move in state.legal_moves()
+            state = state.play(decision.move)
+
+
+# --- the trainer ---------------------------------------------------------------------------------
+
+
+def fake_shards(folder: Path, shards: int, games_per_shard: int, seed: int) -> None:
+    """Shards of random positions labelled by a rule the network can learn (more own cubes wins)."""
+    rng = np.random.default_rng(seed)
+    for index in range(shards):
+        count = 40 * games_per_shard
+        me, opp = random_positions(count, seed * 100 + index)
+        lead = np.bitwise_count(me).astype(int) - np.bitwise_count(opp).astype(int)
+        result = np.where(lead > 0, 1.0, np.where(lead < 0, 0.0, 0.5)).astype(np.float32)
+        score = np.where(rng.random(count) < 0.5, lead * 50.0, np.nan).astype(np.float32)
+        game = index * games_per_shard + np.arange(count) // 40
+        trainer.write_shard(
+            trainer.shard_path(folder, index),
+            {"me": me, "opp": opp, "result": result, "score": score, "game": game},
+        )
+
+
+def new_run(folder: Path) -> EvalNetRun:
+    params = EvalNetSettings(
+        games=20, shard_games=10, data=str(folder), hidden1=8, hidden2=4, batch=256, lr=0.01, threads=1
+    )
+    return EvalNetRun.start(parse_game("quixo"), params, seed=0)
+
+
+def test_training_lowers_the_loss_and_resumes_exactly(tmp_path: Path) -> None:
+    fake_shards(tmp_path / "data", shards=2, games_per_shard=10, seed=1)
+    run = new_run(tmp_path / "data")
+    run.save(tmp_path / "a" / "checkpoint.npz")
+    run.step()
+    first = run.held_out()["held_out_target_loss"]
+    for _ in range(3):
+        run.step()
+    assert run.held_out()["held_out_target_loss"] < first - 0.02
+    assert run.evaluate([], 0)[0]["epoch"] == 4
+    # stopped after two epochs and resumed: the same weights as the run without a stop
+    other = new_run(tmp_path / "data")
+    other.step()
+    other.step()
+    saved = other.save(tmp_path / "b" / "checkpoint.npz")
+    resumed = EvalNetRun.resume(saved, parse_game("quixo"))
+    resumed.step()
+    resumed.step()
+    for name, array in run.weights.items():  # type: ignore[union-attr]
+        np.testing.assert_allclose(resumed.weights[name], array, atol=1e-6)  # type: ignore[index]
+    # the network file written beside the checkpoint plays in the search
+    net = load_evalnet(tmp_path / "b" / trainer.MODEL_FILE)
+    assert net.kernels == ("quixo5",)
+    with np.load(saved, allow_pickle=False) as data:  # nothing pickled in the checkpoint
+        assert "header" in data.files
+
+
+def test_resume_refuses_a_damaged_checkpoint(tmp_path: Path) -> None:
+    from boardlab.models.table import ModelFileError
+
+    path = tmp_path / "checkpoint.npz"
+    path.write_bytes(b"PK\x03\x04 not really")
+    with pytest.raises(ModelFileError):
+        EvalNetRun.resume(path)
+
+
+def test_data_shards_hold_whole_games() -> None:
+    task = trainer.ShardTask("quixo:size=4", ("alphabeta:depth=1,eval=tuned",), 6, 2, 4, 40, seed=3)
+    arrays = trainer.play_shard(task)
+    assert set(np.unique(arrays["game"])) == {6, 7}
+    assert set(np.unique(arrays["result"])) <= {0.0, 0.5, 1.0}
+    assert len({len(a) for a in arrays.values()}) == 1
+    assert np.all(arrays["me"] & arrays["opp"] == 0)
+    assert np.isfinite(arrays["score"]).any()
+    again = trainer.play_shard(task)
+    np.testing.assert_array_equal(again["me"], arrays["me"])  # seeded: a resumed run replays it
+
+
+def test_the_shipped_network_plays_both_rulebooks() -> None:
+    from boardlab.models.evalnet import net_for
+
+    for spec in ("quixo", "quixo:rules=course"):
+        game = parse_game(spec)
+        net = net_for(game.kernel)
+        assert net.layers[0] == 50 and game.kernel.name in net.kernels
+        agent = make_agent("alphabeta:depth=2,eval=net", seed=0, game=game)
+        state = game.initial()
+        assert agent.act(state).move in state.legal_moves()
+
+
+def test_settings_are_checked() -> None:
+    from boardlab.train.run import TrainingError, checked_settings
+
+    with pytest.raises(TrainingError, match="players"):
+        checked_settings(EvalNetSettings, "evalnet", {"players": "nonsense:x=1"})
+    with pytest.raises(TrainingError, match="also"):
+        checked_settings(EvalNetSettings, "evalnet", {"also": "quixo:size=9"})
+    with pytest.raises(TrainingError, match="base"):
+        EvalNetRun.start(parse_game("quixo"), EvalNetSettings(base="nothing"), 0)
+    run = EvalNetRun.start(parse_game("quixo"), EvalNetSettings(also="quixo:rules=course"), 0)
+    run.weights = trainer.model_tensors(trainer.torch_model(50, 32, 8, 0))
+    assert run.net().kernels == ("quixo5", "quixo5-course")
+    assert run.net().rules == ("official", "course")
