@@ -17,12 +17,12 @@ The first layer is evaluated sparsely (a row of weights per occupied cell, as an
 accumulator), the rest densely, in float32; a leaf is recomputed, not updated incrementally
 (``benchmarks/evalnet_speed.py`` measures what a leaf costs).
 
-Files are safetensors (written and read here without any library, and without pickle): the
-six float32 tensors ``w1 (inputs, h1)``, ``b1``, ``w2 (h1, h2)``, ``b2``, ``w3 (h2,)``, ``b3 (1,)``
-and, in the header's ``__metadata__``, ``boardlab`` = a JSON object naming the format, the
-game, board size, rulebooks and kernels it was trained for, the layer sizes and how it was
-trained. A file that is truncated, corrupt, of another game or of the wrong size is refused
-with :class:`EvalNetError` naming the file and what is wrong.
+Files are safetensors (written and read with the safetensors library's NumPy API, never
+pickle): the six float32 tensors ``w1 (inputs, h1)``, ``b1``, ``w2 (h1, h2)``, ``b2``,
+``w3 (h2,)``, ``b3 (1,)`` and, in the header's ``__metadata__``, ``boardlab`` = a JSON object
+naming the format, the game, board size, rulebooks and kernels it was trained for, the layer
+sizes and how it was trained. A file that is truncated, corrupt, of another game or of the
+wrong size is refused with :class:`EvalNetError` naming the file and what is wrong.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ import numpy as np
 from numba import njit
 
 from boardlab.core.files import atomic_write_bytes
-from boardlab.core.inputs import InputFileError, read_bytes
+from boardlab.core.inputs import InputFileError, read_bytes, short_reason
 from boardlab.games.base import Kernel
 
 FORMAT = "boardlab-evalnet"
@@ -247,31 +247,36 @@ def check_fits(net: EvalNet, kernel: Kernel) -> None:
     net.base_id(kernel)
 
 
-# --- safetensors, by hand ------------------------------------------------------------------------
+# --- safetensors ----------------------------------------------------------------------------------
 
 
 def safetensors_bytes(tensors: dict[str, np.ndarray], metadata: dict[str, str]) -> bytes:
     """The safetensors encoding of float32 ``tensors`` with string ``metadata``."""
-    header: dict[str, Any] = {"__metadata__": metadata}
-    offset = 0
-    blobs = []
-    for name, array in tensors.items():
-        blob = np.ascontiguousarray(array, dtype="<f4").tobytes()
-        header[name] = {
-            "dtype": "F32",
-            "shape": list(array.shape),
-            "data_offsets": [offset, offset + len(blob)],
-        }
-        offset += len(blob)
-        blobs.append(blob)
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * (-len(text) % 8)  # the data starts 8-aligned, as the format recommends
-    return struct.pack("<Q", len(text)) + text + b"".join(blobs)
+    from safetensors.numpy import save
+
+    arrays = {name: np.ascontiguousarray(a, dtype="<f4") for name, a in tensors.items()}
+    return save(arrays, metadata=metadata)
 
 
 def read_safetensors(data: bytes, where: str) -> tuple[dict[str, np.ndarray], dict[str, str]]:
     """The float32 tensors and the metadata of a safetensors file's bytes; EvalNetError when
     they are not a whole, well-formed file."""
+    from safetensors import SafetensorError
+    from safetensors.numpy import load
+
+    metadata = _metadata(data, where)
+    try:
+        tensors = load(data)
+    except (SafetensorError, ValueError, TypeError) as error:
+        raise EvalNetError(f"{where}: damaged safetensors file ({short_reason(error)})") from None
+    for name, tensor in tensors.items():
+        if tensor.dtype != np.float32:
+            raise EvalNetError(f"{where}: tensor {name!r} is {tensor.dtype}; networks are stored as F32")
+    return tensors, metadata
+
+
+def _metadata(data: bytes, where: str) -> dict[str, str]:
+    """The string metadata of a safetensors file's header, checked before its tensors are read."""
     if len(data) < 8:
         raise EvalNetError(f"{where}: not a safetensors file (only {len(data)} bytes)")
     (size,) = struct.unpack("<Q", data[:8])
@@ -281,36 +286,10 @@ def read_safetensors(data: bytes, where: str) -> tuple[dict[str, np.ndarray], di
         header = json.loads(data[8 : 8 + size].decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
         raise EvalNetError(f"{where}: damaged safetensors header ({type(error).__name__})") from None
-    if not isinstance(header, dict):
-        raise EvalNetError(f"{where}: damaged safetensors header (not an object)")
-    body = data[8 + size :]
-    metadata = header.pop("__metadata__", {})
+    metadata = header.get("__metadata__", {}) if isinstance(header, dict) else None
     if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
         raise EvalNetError(f"{where}: its metadata must map names to strings")
-    tensors = {}
-    end = 0
-    for name, entry in header.items():
-        tensors[name] = _tensor(entry, body, f"{where}: tensor {name!r}")
-        end = max(end, entry["data_offsets"][1])
-    if end != len(body):
-        raise EvalNetError(f"{where}: {len(body) - end} bytes beyond its tensors (a damaged file)")
-    return tensors, metadata
-
-
-def _tensor(entry: Any, body: bytes, where: str) -> np.ndarray:
-    try:
-        dtype, shape, (start, stop) = entry["dtype"], entry["shape"], entry["data_offsets"]
-        shape = [int(d) for d in shape]
-        start, stop = int(start), int(stop)
-    except (TypeError, KeyError, ValueError, OverflowError) as error:
-        raise EvalNetError(f"{where}: damaged entry ({type(error).__name__})") from None
-    if dtype != "F32":
-        raise EvalNetError(f"{where}: dtype {dtype!r}; networks are stored as F32")
-    if any(d < 0 for d in shape) or not 0 <= start <= stop <= len(body):
-        raise EvalNetError(f"{where}: its bytes lie outside the file (truncated?)")
-    if stop - start != 4 * math.prod(shape):
-        raise EvalNetError(f"{where}: {stop - start} bytes for shape {shape}")
-    return np.frombuffer(body[start:stop], dtype="<f4").reshape(shape).astype(np.float32)
+    return metadata
 
 
 # --- loading ---------------------------------------------------------------------------------------
