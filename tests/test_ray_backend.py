@@ -16,6 +16,7 @@ from typing import Any
 
 import broken_players
 import napping_player
+import numpy as np
 import pytest
 import typer
 from typer.testing import CliRunner
@@ -200,3 +201,37 @@ def test_cli_match_on_ray_stores_every_game(ray_instance: Any, app: typer.Typer,
     with Store(db) as store:
         (tournament,) = store.tournaments()
         assert sorted(store.stored_indices(tournament["id"])) == [0, 1, 2, 3]
+
+
+# --- AlphaZero self-play on Ray -------------------------------------------------------------------
+
+
+def test_alphazero_self_play_on_ray_equals_the_local_workers(ray_instance: Any, tmp_path: Path) -> None:
+    """One Tic-Tac-Toe iteration (self-play, training, evaluation) gives the same network on both
+    backends: every random choice comes from the seed and the iteration, not from the workers."""
+    from test_alphazero import TTT, tiny_params, weights_of
+
+    from boardlab.train.alphazero import AlphaZeroRun
+
+    weights = []
+    for backend in ("local", "ray"):
+        run = AlphaZeroRun.start(TTT, tiny_params(games=12, eval_positions=20, workers=2, backend=backend), 9)
+        run.save(tmp_path / backend / "checkpoint.safetensors")
+        try:
+            run.step(1)
+        finally:
+            run.close()
+        weights.append(weights_of(run))
+    local, ray = weights
+    assert local.keys() == ray.keys() and all(np.array_equal(local[k], ray[k]) for k in local)
+
+
+def test_alphazero_training_on_a_ray_address_that_does_not_answer_is_one_line(tmp_path: Path) -> None:
+    from boardlab.ui.cli import app
+
+    out = tmp_path / "az"
+    args = ["train", "alphazero", "--game", "tictactoe", "--out", str(out), "--hours", "0.01"]
+    result = CliRunner().invoke(app, [*args, "--backend", "ray", "--address", f"127.0.0.1:{_free_port()}"])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("Error: ") and "no Ray cluster answers" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1

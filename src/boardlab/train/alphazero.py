@@ -68,7 +68,7 @@ from boardlab.models.network import (
     save_network,
 )
 from boardlab.models.table import ModelFileError
-from boardlab.play.pool import Workers
+from boardlab.play.backend import BACKENDS, Backend, BackendError, WorkMap, open_backend
 from boardlab.search.gumbel import GumbelSearch, GumbelSettings, run_gumbel_together
 from boardlab.search.mcts import PUCT, Search, evaluate_together
 from boardlab.train.run import (
@@ -139,6 +139,8 @@ class AlphaZeroParams:
         300, "solver-judged positions for the accuracy (0: none)", minimum=0, maximum=1_000_000
     )
     workers: int = option(0, "self-play processes (0: one per core)", minimum=0, maximum=256)
+    backend: str = option("local", "where self-play runs: local processes or Ray", choices=BACKENDS)
+    address: str = option("", "with backend=ray: the cluster's HOST:PORT (empty: a local Ray instance)")
 
     def problem(self) -> str | None:
         if self.fast_sims > self.sims:
@@ -146,7 +148,7 @@ class AlphaZeroParams:
         return None
 
 
-FREE = ("hours", "workers")
+FREE = ("hours", "workers", "backend", "address")
 """Settings a resumed run may change: they do not change what an iteration computes."""
 
 
@@ -578,7 +580,8 @@ class AlphaZeroRun(RunDefaults):
         self.judged: JudgedPositions | None = None
         self.prepared = False
         self.opponents: list[str] = list(state.get("opponents") or default_opponents(game))
-        self._workers: Workers | None = None
+        self._backend: Backend | None = None
+        self._workers: WorkMap | None = None
 
     # --- start and resume ---------------------------------------------------------------------
 
@@ -661,15 +664,29 @@ class AlphaZeroRun(RunDefaults):
             self.judged = judged_positions(self.game, self.params.eval_positions, self.seed)
             self.prepared = True
 
-    def workers(self) -> Workers:
+    def open_backend(self) -> None:
+        """Connect the backend self-play runs on (a Ray cluster is asked at once, so that one that
+        does not answer is a TrainingError before any work)."""
+        if self._backend is None:
+            try:
+                self._backend = open_backend(self.params.backend, self.params.address or None)
+            except BackendError as error:
+                raise TrainingError(str(error)) from None
+
+    def workers(self) -> WorkMap:
         if self._workers is None:
-            self._workers = Workers(self.params.workers or os.cpu_count() or 1)
+            self.open_backend()
+            assert self._backend is not None
+            self._workers = self._backend.workers(self.params.workers or self._backend.default_size())
         return self._workers
 
     def close(self) -> None:
         if self._workers is not None:
             self._workers.close()
             self._workers = None
+        if self._backend is not None:
+            self._backend.close()
+            self._backend = None
 
     def step(self, limit: int) -> None:
         """One iteration: self-play, training, evaluation."""

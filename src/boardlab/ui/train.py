@@ -228,6 +228,12 @@ def plan_command(kind: str, options: Mapping[str, Any], extra: Sequence[str]) ->
             run = chosen.start(games, settings, 0 if seed_value is None else seed_value)
         except TrainingError as error:
             raise UsageProblem(str(error)) from None
+    connect = getattr(run, "open_backend", None)  # a cluster that does not answer: before any work
+    if connect is not None:
+        try:
+            connect()
+        except TrainingError as error:
+            raise UsageProblem(str(error)) from None
     return Plan(kind, chosen, run, path.parent, total, every, eval_games, final_games, opponents)
 
 
