@@ -112,7 +112,7 @@ def test_positions_load_from_text_and_from_moves(client: Any) -> None:
 )
 def test_analysis_gives_the_exact_value_of_every_move(client: Any, game: str, moves: list[str]) -> None:
     # a generous budget: a loaded machine must not turn the exact answer into a search's
-    reply = client.post("/api/analysis", json={"game": game, "moves": ",".join(moves), "seconds": 20})
+    reply = client.post("/api/analysis", json={"game": game, "moves": ",".join(moves), "seconds": 5})
     assert reply.status_code == 200, reply.json()
     answer = reply.json()["exact"]
     state = parse_game(game).initial()

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from boardlab.agents.base import AgentSpecError, parse_spec
-from boardlab.core.spec import one_line
+from boardlab.core.spec import one_line, shorten
 
 
 def register(app: typer.Typer) -> None:
@@ -59,8 +59,13 @@ def serve(
         parse_spec(analysis_agent)
     except AgentSpecError as err:
         _fail(f"--analysis-agent: {err}")
-    if db is not None and not db.is_file():
-        _fail(f"--db {db}: no such arena store file")
+    if db is not None:
+        try:
+            usable = db.is_file()
+        except OSError as err:  # a name too long for the system, say
+            _fail(f"--db {shorten(str(db))}: {err.strerror or err}")
+        if not usable:
+            _fail(f"--db {shorten(str(db))}: no such arena store file")
     hall = HallSettings(
         max_games=max_games, idle_seconds=60 * idle_minutes, max_think=max_think, allow_paths=allow_paths
     )

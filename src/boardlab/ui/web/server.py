@@ -17,8 +17,10 @@ def check_address(host: str, port: int) -> None:
         with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             probe.bind((host, port))
-    except OSError as err:
-        raise ServeError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
+    except (OSError, UnicodeError, TypeError) as err:  # a host name that cannot even be encoded
+        shown = host if len(host) <= 60 else host[:57] + "..."
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else "not a host name"
+        raise ServeError(f"cannot listen on {shown}:{port}: {reason}") from None
 
 
 def serve(

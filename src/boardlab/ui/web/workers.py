@@ -233,7 +233,8 @@ class _Slot:
         if self.process.is_alive():
             self.process.kill()
         self.process.join(5)
-        self.conn.close()
+        with contextlib.suppress(OSError):  # closed already when the worker was replaced
+            self.conn.close()
 
 
 class ThinkPool:
