@@ -41,6 +41,7 @@ from boardlab.search.mcts import (
     Search,
     Tree,
     checked_answer,
+    replace_virtual_losses,
     select_puct,
 )
 
@@ -65,17 +66,6 @@ def build_collect_from(kernel: Kernel) -> Any:
     meets a leaf already collected ends that child's visits for this cycle."""
     gen_moves = kernel.gen_moves
     max_moves = kernel.num_actions
-
-    @njit
-    def replace_virtual_losses(node, reward, visits_a, value_a, parent_a, keep):  # type: ignore[no-untyped-def]
-        while node >= 0:
-            if keep:
-                value_a[node] += reward + 1.0
-            else:
-                visits_a[node] -= 1
-                value_a[node] += 1.0
-            reward = -reward
-            node = parent_a[node]
 
     @njit
     def collect_from(

@@ -387,6 +387,22 @@ def build_compiled_search(kernel: Kernel, evaluator: type[CompiledEvaluator], ru
 # --- the batched cycle (Python evaluators) -------------------------------------------------------
 
 
+@njit
+def replace_virtual_losses(node, reward, visits_a, value_a, parent_a, keep):  # type: ignore[no-untyped-def]
+    """Undo the virtual losses on the path from ``node`` up to the root: each node of the path
+    holds one virtual visit scored as a loss (-1) for the player who moved into it; ``keep``
+    turns it into a real visit worth ``reward`` (for the player who moved into ``node``), else
+    the visit goes."""
+    while node >= 0:
+        if keep:
+            value_a[node] += reward + 1.0
+        else:
+            visits_a[node] -= 1
+            value_a[node] += 1.0
+        reward = -reward
+        node = parent_a[node]
+
+
 def build_batched_search(kernel: Kernel, rule: str) -> tuple[Any, Any]:
     """Compiled ``collect`` and ``complete``, the two halves of a batched cycle (see the module
     docstring) selecting by ``rule``.
@@ -402,19 +418,6 @@ def build_batched_search(kernel: Kernel, rule: str) -> tuple[Any, Any]:
     max_moves = kernel.num_actions
     select = SELECTORS[rule]
     add_children = build_add_children(kernel)
-
-    @njit
-    def replace_virtual_losses(node, reward, visits_a, value_a, parent_a, keep):  # type: ignore[no-untyped-def]
-        # each node of the path holds one virtual visit scored as a loss (-1) for the player
-        # who moved into it; `keep` turns it into a real visit worth `reward`, else it goes
-        while node >= 0:
-            if keep:
-                value_a[node] += reward + 1.0
-            else:
-                visits_a[node] -= 1
-                value_a[node] += 1.0
-            reward = -reward
-            node = parent_a[node]
 
     @njit
     def collect(
