@@ -21,8 +21,13 @@ One *iteration* (the run protocol's epoch) is:
    likely legal move) and with ``eval_sims`` PUCT simulations, on positions the game's exact
    play judges (Tic-Tac-Toe: every reachable position; Connect Four 7x6: the Begin-Easy,
    Middle-Easy and Middle-Medium benchmark sets in ``shared/data/connect4``; otherwise
-   positions of random games), and ``versus_games`` games with search against each fixed
-   opponent. Recorded in the learning curve with the losses and the hours trained.
+   positions of random games); and, every ``elo_every`` iterations (and at the last one),
+   ``versus_games`` games with search against each fixed opponent, kept as arena games in
+   ``arena.sqlite`` (one tournament per evaluation, the learner being the snapshot
+   ``snapshots/itNNNNNN.safetensors`` of the iteration's network), and the Elo of the
+   iteration's learner fitted over every game of that store, the first fixed opponent at 0
+   (:mod:`boardlab.train.arena_games`). Recorded in the learning curve with the losses and the
+   hours trained.
 
 The run saves after every iteration, atomically, one ``checkpoint.safetensors`` (weights,
 optimiser moments and the JSON state) and the plain ``model.safetensors`` the ``alphazero``
@@ -36,6 +41,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import itertools
 import math
 import os
 import time
@@ -47,6 +53,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from boardlab.agents.perfect import PerfectAgent
+from boardlab.arena.schedule import derive_seed
+from boardlab.arena.store import Store
 from boardlab.core.files import atomic_savefig, atomic_write_bytes
 from boardlab.core.spec import option
 from boardlab.games import parse_game
@@ -71,20 +79,27 @@ from boardlab.models.table import ModelFileError
 from boardlab.play.backend import BACKENDS, Backend, BackendError, WorkMap, open_backend
 from boardlab.search.gumbel import GumbelSearch, GumbelSettings, run_gumbel_together
 from boardlab.search.mcts import PUCT, Search, evaluate_together
-from boardlab.train.run import (
-    GameResult,
-    Match,
-    Method,
-    RunDefaults,
-    TrainingError,
-    checked_settings,
-    play_matches,
-    tallies,
+from boardlab.train.arena_games import (
+    ARENA_FILE,
+    EvaluationGame,
+    elo_ratings,
+    elo_record,
+    evaluation_config,
+    game_result,
+    learner_tallies,
+    learner_tasks,
+    model_spec,
+    play_evaluation_game,
+    play_games_of,
+    play_into_store,
 )
+from boardlab.train.run import GameResult, Method, RunDefaults, TrainingError, checked_settings
 
 CHECKPOINT_FILE = "checkpoint.safetensors"
 MODEL_FILE = "model.safetensors"
 REPLAY_FOLDER = "replay"
+SNAPSHOT_FOLDER = "snapshots"
+"""The networks of the iterations whose games are in the arena store (what their spec plays)."""
 DEFAULT_MAX_PLIES = 1000
 CONNECT4_SETS = ("Test_L1_R1", "Test_L2_R1", "Test_L2_R2")
 """Begin-Easy, Middle-Easy and Middle-Medium: the sets the Connect Four target names."""
@@ -134,6 +149,12 @@ class AlphaZeroParams:
     )
     eval_sims: int = option(
         32, "simulations per move in evaluation games and search accuracy", minimum=1, maximum=100_000
+    )
+    elo_every: int = option(
+        5,
+        "iterations between evaluation games (stored in arena.sqlite and rated; each keeps a snapshot)",
+        minimum=1,
+        maximum=100_000,
     )
     eval_positions: int = option(
         300, "solver-judged positions for the accuracy (0: none)", minimum=0, maximum=1_000_000
@@ -503,7 +524,8 @@ def raw_policy_actions(network: Network, kernel: Kernel, words: np.ndarray, lega
 
 
 class SearchPolicy:
-    """A network with PUCT search as a :class:`~boardlab.train.run.Policy` (evaluation games)."""
+    """A network with PUCT search as a :class:`~boardlab.train.run.Policy` (the exhaustive check);
+    the same search as the ``alphazero`` agent with ``sims`` simulations."""
 
     def __init__(self, game: Game, network: Network, sims: int) -> None:
         self.game = game
@@ -519,11 +541,11 @@ class SearchPolicy:
         return search.best()[0]
 
 
-def search_player(game: Game, recipe: Any) -> SearchPolicy:
-    """The evaluation player of a :class:`~boardlab.train.run.Match` (recipe: model path, sims)."""
+def play_alphazero_game(job: EvaluationGame) -> str:
+    """An evaluation game in a worker (:func:`~boardlab.train.arena_games.play_evaluation_game`),
+    the network on one thread like self-play."""
     require_torch().set_num_threads(1)
-    network = _worker_network(str(recipe["model"]), game)
-    return SearchPolicy(game, network, int(recipe["sims"]))
+    return play_evaluation_game(job)
 
 
 class _SearchChoices:
@@ -626,6 +648,7 @@ class AlphaZeroRun(RunDefaults):
             network.module.parameters(), lr=params.lr, weight_decay=params.weight_decay
         )
         load_optimizer(optimizer, saved.optimizer, path)
+        state["hyper"] = dataclasses.asdict(params)  # a setting added since the run began: its default
         run = cls(game, params, network, optimizer, state)
         run.folder = path.parent
         return run
@@ -804,8 +827,8 @@ class AlphaZeroRun(RunDefaults):
         }
 
     def evaluation(self, at: int) -> list[dict[str, Any]]:
-        """Curve records at iteration ``at``: solver accuracy (raw and with search) and games
-        against the fixed opponents."""
+        """Curve records at iteration ``at``: solver accuracy (raw and with search) and, when
+        :meth:`games_due`, the games against the fixed opponents and the learner's Elo."""
         p, kernel = self.params, self.game.kernel
         self.prepare()
         hours = self.state["train_seconds"] / 3600
@@ -832,30 +855,49 @@ class AlphaZeroRun(RunDefaults):
                     "search_judged": search_judged,
                 }
             )
-        if p.versus_games > 0 and self.opponents and self.folder is not None:
-            save_network(self.folder / MODEL_FILE, self.network)
-            recipe = {"model": str(self.folder / MODEL_FILE), "sims": p.eval_sims}
-            matches = []
-            for index, opponent in enumerate(self.opponents):
-                half = p.versus_games // 2
-                for part, games in enumerate((half + half % 2, half + p.versus_games % 2 - half % 2)):
-                    if games > 0:
-                        seed = (self.seed * 1_000_003 + at) * 101 + index * 2 + part
-                        matches.append(Match(search_player, recipe, self.game.spec, opponent, games, seed))
-            results = play_matches(self.workers(), matches)
-            for opponent, counts in tallies(results, self.opponents).items():
-                score = (counts["wins"] + 0.5 * counts["draws"]) / max(counts["games"], 1)
-                records.append(
-                    {
-                        "epoch": at,
-                        "episode": at,
-                        "opponent": opponent,
-                        "hours": hours,
-                        **counts,
-                        "score": score,
-                    }
-                )
+        if p.versus_games > 0 and self.opponents and self.folder is not None and self.games_due(at):
+            records.extend(self.evaluation_games(at, hours))
         return records
+
+    def games_due(self, at: int) -> bool:
+        """Whether the evaluation of iteration ``at`` plays games: every ``elo_every``
+        iterations, and at the last one of a run whose hours are spent."""
+        return at % self.params.elo_every == 0 or self.finished
+
+    def learner_specs(self, model: str) -> tuple[str, str]:
+        """The learner's spec for the model ``model`` (relative to the run's folder), as the
+        store writes it and as a worker plays it (the model's full path)."""
+        assert self.folder is not None
+        sims = self.params.eval_sims
+        full = str((self.folder / model).resolve())
+        return model_spec("alphazero", model, sims), model_spec("alphazero", full, sims)
+
+    def evaluation_games(self, at: int, hours: float) -> list[dict[str, Any]]:
+        """The games of iteration ``at`` against the fixed opponents, stored in the run's arena
+        store (the network kept as the snapshot the learner's spec names); their tallies and the
+        learner's Elo over every stored game, as curve records."""
+        assert self.folder is not None
+        snapshot = f"{SNAPSHOT_FOLDER}/it{at:06d}.safetensors"
+        save_network(self.folder / snapshot, self.network)
+        stored, played = self.learner_specs(snapshot)
+        config = evaluation_config(
+            self.game.spec,
+            stored,
+            self.opponents,
+            self.params.versus_games,
+            derive_seed(self.seed, "alphazero evaluation", at),
+            f"alphazero iteration {at}",
+        )
+        with Store(self.folder / ARENA_FILE) as store:
+            games = play_into_store(self.workers(), store, config, {stored: played}, play_alphazero_game)
+            ratings = elo_ratings(store, self.game.spec, self.opponents[0], [stored, *self.opponents])
+        at_fields = {"epoch": at, "episode": at, "hours": hours}
+        records: list[dict[str, Any]] = []
+        for opponent, counts in learner_tallies(games, self.opponents).items():
+            score = (counts["wins"] + 0.5 * counts["draws"]) / max(counts["games"], 1)
+            records.append({**at_fields, "opponent": opponent, **counts, "score": score})
+        elo = elo_record(ratings, stored, self.opponents, at_fields)
+        return records + ([elo] if elo is not None else [])
 
     def evaluate(self, opponents: Sequence[str], games: int) -> list[dict[str, Any]]:
         """The curve point of the current iteration (every iteration evaluates itself; this
@@ -880,16 +922,16 @@ class AlphaZeroRun(RunDefaults):
 
     def final_games(self, opponents: Sequence[str], games: int) -> list[GameResult]:
         """At most ``versus_games`` games with search against each opponent (searching games are
-        slow: the command's ``--final-games`` is capped by it)."""
-        if self.folder is None:
-            return []
+        slow: the command's ``--final-games`` is capped by it), played by the ``alphazero`` agent
+        on the saved model like the evaluation games, but not stored."""
         count = min(games, max(self.params.versus_games, 2))
-        recipe = {"model": str(self.folder / MODEL_FILE), "sims": self.params.eval_sims}
-        matches = [
-            Match(search_player, recipe, self.game.spec, opponent, count, self.seed * 7919 + index)
-            for index, opponent in enumerate(opponents)
-        ]
-        return play_matches(self.workers(), matches) if matches and count > 0 else []
+        if self.folder is None or not opponents or count <= 0:
+            return []
+        stored, played = self.learner_specs(MODEL_FILE)
+        seed = derive_seed(self.seed, "alphazero final games")
+        config = evaluation_config(self.game.spec, stored, opponents, count, seed, "alphazero final games")
+        records = play_games_of(self.workers(), learner_tasks(config), {stored: played}, play_alphazero_game)
+        return [game_result(r) for r in records]
 
     def summary(self) -> dict[str, Any]:
         last = {r["opponent"]: r for r in self.curve if r["epoch"] == self.progress}
@@ -908,15 +950,26 @@ class AlphaZeroRun(RunDefaults):
         }
 
     def report_lines(self) -> list[str]:
+        lines = []
         solver = [r for r in self.curve if r["opponent"] == "solver" and r["search_accuracy"] is not None]
-        if not solver or solver[-1]["raw_accuracy"] is None:
-            return []
-        r = solver[-1]
-        source = self.judged.source if self.judged else "judged positions"
-        return [
-            f"Moves keeping the perfect-play value ({r['positions']} positions, {source}): raw policy "
-            f"{r['raw_accuracy']:.1%}, with {self.params.eval_sims} simulations {r['search_accuracy']:.1%}."
-        ]
+        if solver and solver[-1]["raw_accuracy"] is not None:
+            r = solver[-1]
+            source = self.judged.source if self.judged else "judged positions"
+            sims = self.params.eval_sims
+            lines.append(
+                f"Moves keeping the perfect-play value ({r['positions']} positions, {source}): raw policy "
+                f"{r['raw_accuracy']:.1%}, with {sims} simulations {r['search_accuracy']:.1%}."
+            )
+        elo = [r for r in self.curve if r["opponent"] == "elo"]
+        if elo:
+            r = elo[-1]
+            others = ", ".join(f"{o} {v[0]:+.0f}" for o, v in r["opponents_elo"].items() if o != r["anchor"])
+            where = f" in {self.folder / ARENA_FILE}" if self.folder is not None else ""
+            lines.append(
+                f"Elo of iteration {r['epoch']}: {r['elo']:+.0f} [{r['elo_low']:+.0f}, {r['elo_high']:+.0f}] "
+                f"({r['anchor']} 0{', ' + others if others else ''}), over the evaluation games{where}."
+            )
+        return lines
 
     def status(self) -> str:
         parts = [f"{self.state['train_seconds'] / 3600:.2f}/{self.params.hours:g} h"]
@@ -929,6 +982,8 @@ class AlphaZeroRun(RunDefaults):
                 parts.append(f"acc {r['raw_accuracy']:.0%}/{r['search_accuracy']:.0%}")
             elif "score" in r:
                 parts.append(f"{r['opponent']} {r['score']:.2f}")
+            elif r["opponent"] == "elo":
+                parts.append(f"Elo {r['elo']:+.0f}")
         return "  ".join(parts)
 
     def plots(self, out: Path) -> list[Path]:
@@ -970,7 +1025,7 @@ def load_optimizer(optimizer: Any, tensors: dict[str, Any], where: Path) -> None
 
 
 def plot_training(state: dict[str, Any], out: Path, title: str) -> list[Path]:
-    """Losses, solver accuracy and scores against the hours trained, as PNG files."""
+    """Losses, solver accuracy, Elo and scores against the hours trained, as PNG files."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -1008,6 +1063,9 @@ def plot_training(state: dict[str, Any], out: Path, title: str) -> list[Path]:
         ax.grid(alpha=0.3)
         paths.append(atomic_savefig(fig, out / "alphazero_accuracy.png", dpi=110))
         plt.close(fig)
+    elo = [r for r in curve if r["opponent"] == "elo"]
+    if elo:
+        paths.append(plot_elo(elo, out / "alphazero_elo.png", title))
     games = [r for r in curve if "score" in r]
     if games:
         fig, ax = plt.subplots(figsize=(7, 4))
@@ -1025,6 +1083,39 @@ def plot_training(state: dict[str, Any], out: Path, title: str) -> list[Path]:
         paths.append(atomic_savefig(fig, out / "alphazero_score.png", dpi=110))
         plt.close(fig)
     return paths
+
+
+def plot_elo(elo: Sequence[dict[str, Any]], path: Path, title: str) -> Path:
+    """Each evaluated iteration's Elo (as rated when it was played) with its interval against
+    the hours trained; the opponents as horizontal lines (their last rating, with its band)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    hours = np.array([r["hours"] for r in elo])
+    ratings = np.array([r["elo"] for r in elo])
+    errors = np.array([ratings - [r["elo_low"] for r in elo], [r["elo_high"] for r in elo] - ratings])
+    ax.errorbar(hours, ratings, yerr=errors, fmt=".-", capsize=2, lw=1, label="learner (95 % interval)")
+    last = elo[-1]
+    lines = last["opponents_elo"].items()
+    colours = itertools.cycle(["#7f7f7f", "#d62728", "#2ca02c", "#9467bd", "#8c564b"])
+    for colour, (opponent, (value, low, high)) in zip(colours, lines, strict=False):
+        anchor = " (anchor)" if opponent == last["anchor"] else f" {value:+.0f}"
+        ax.axhline(value, color=colour, ls="--", lw=1, label=f"{opponent}{anchor}")
+        if high > low:
+            ax.axhspan(low, high, color=colour, alpha=0.1, lw=0)
+    ax.set(
+        xlabel="hours of training",
+        ylabel=f"Elo ({last['anchor']} = 0)",
+        title=f"{title}: Elo ({len(elo)} evaluations)",
+    )
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    saved = atomic_savefig(fig, path, dpi=110)
+    plt.close(fig)
+    return saved
 
 
 # --- the method ---------------------------------------------------------------------------------
@@ -1075,7 +1166,9 @@ __all__ = [
     "default_opponents",
     "exhaustive_check",
     "judged_positions",
+    "play_alphazero_game",
     "play_selfplay",
+    "plot_elo",
     "raw_policy_actions",
     "read_shard",
     "search_policies",
