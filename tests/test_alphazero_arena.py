@@ -241,6 +241,14 @@ def test_the_connect4_checkpoint_of_before_the_arena_store_resumes(tmp_path: Pat
     assert run.opponents == ["random", "mcts:iters=400"]
     assert not any(r["opponent"] == "elo" for r in run.curve)
     assert [run.games_due(at) for at in (296, 300)] == [False, True]
+    # the command resumes it, and may set how often it plays evaluation games
+    from boardlab.ui.train import plan_command
+
+    options = dict(out=tmp_path, game="connect4", episodes=None, epochs=None, resume=True, force=False)
+    options |= dict(seed=None, eval_every="0", eval_games="0", final_games="0", against="", hyper=None)
+    for flags, every in (([], 5), (["--elo-every", "10"], 10)):
+        plan = plan_command("alphazero", options, flags)
+        assert plan.run.progress == 294 and plan.run.params.elo_every == every
 
 
 def test_final_games_are_played_by_the_agent_on_the_saved_model(straight: Any) -> None:

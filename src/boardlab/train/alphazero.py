@@ -169,8 +169,9 @@ class AlphaZeroParams:
         return None
 
 
-FREE = ("hours", "workers", "backend", "address")
-"""Settings a resumed run may change: they do not change what an iteration computes."""
+FREE = ("hours", "workers", "backend", "address", "elo_every")
+"""Settings a resumed run may change: they do not change the network an iteration computes
+(``elo_every`` only says which iterations play evaluation games)."""
 
 
 def gumbel_settings(p: AlphaZeroParams) -> GumbelSettings:
