@@ -1,6 +1,7 @@
 """Training: one run protocol and its driver (:mod:`boardlab.train.run`), one file per method
-(tabular RL, the Nim GA, the rules ES, NEAT, AlphaZero; fitted evaluations in :mod:`~boardlab.train.eval_fit`)
-and the plots they share (:mod:`boardlab.train.plots`)."""
+(tabular RL, the Nim GA, the rules ES, NEAT, AlphaZero; fitted evaluations in
+:mod:`~boardlab.train.eval_fit`), the plots they share (:mod:`boardlab.train.plots`) and
+evaluation games kept in an arena store with their Elo curve (:mod:`boardlab.train.arena_games`)."""
 
 from __future__ import annotations
 
