@@ -255,3 +255,20 @@ def test_final_games_are_played_by_the_agent_on_the_saved_model(straight: Any) -
     results = straight.final_games(["random"], 2)
     assert [(r.opponent, r.learner) for r in results] == [("random", 0), ("random", 1)]
     assert all(r.plies >= 5 for r in results)
+
+
+def test_a_damaged_store_stops_the_resumed_command_on_one_line_before_any_work(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from boardlab.train.alphazero import AlphaZeroRun
+    from boardlab.ui.cli import app
+
+    run = AlphaZeroRun.start(TTT, eval_params(), seed=1)
+    run.save(tmp_path / "checkpoint.safetensors")
+    (tmp_path / ARENA_FILE).write_bytes(b"SQLite format 3\0" + b"\x01" * 200)
+    result = CliRunner().invoke(app, ["train", "alphazero", "--out", str(tmp_path), "--resume"])
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and ARENA_FILE in lines[0] and "move it away" in lines[0]
+    assert AlphaZeroRun.resume(tmp_path / "checkpoint.safetensors", TTT).progress == 0
+    assert not (tmp_path / "replay").exists()

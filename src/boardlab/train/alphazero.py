@@ -54,7 +54,6 @@ import numpy as np
 
 from boardlab.agents.perfect import PerfectAgent
 from boardlab.arena.schedule import derive_seed
-from boardlab.arena.store import Store
 from boardlab.core.files import atomic_savefig, atomic_write_bytes
 from boardlab.core.spec import option
 from boardlab.games import parse_game
@@ -92,6 +91,7 @@ from boardlab.train.arena_games import (
     play_evaluation_game,
     play_games_of,
     play_into_store,
+    run_store,
 )
 from boardlab.train.run import GameResult, Method, RunDefaults, TrainingError, checked_settings
 
@@ -683,8 +683,12 @@ class AlphaZeroRun(RunDefaults):
         self.folder.mkdir(parents=True, exist_ok=True)
 
     def prepare(self) -> None:
-        """Find and judge the accuracy positions (Connect Four: solve their moves)."""
+        """Check the run's arena store, if it has one (a damaged one is found before any work),
+        and find and judge the accuracy positions (Connect Four: solve their moves)."""
         if not self.prepared:
+            if self.folder is not None and (self.folder / ARENA_FILE).exists():
+                with run_store(self.folder / ARENA_FILE):
+                    pass
             self.judged = judged_positions(self.game, self.params.eval_positions, self.seed)
             self.prepared = True
 
@@ -889,7 +893,7 @@ class AlphaZeroRun(RunDefaults):
             derive_seed(self.seed, "alphazero evaluation", at),
             f"alphazero iteration {at}",
         )
-        with Store(self.folder / ARENA_FILE) as store:
+        with run_store(self.folder / ARENA_FILE) as store:
             games = play_into_store(self.workers(), store, config, {stored: played}, play_alphazero_game)
             ratings = elo_ratings(store, self.game.spec, self.opponents[0], [stored, *self.opponents])
         at_fields = {"epoch": at, "episode": at, "hours": hours}

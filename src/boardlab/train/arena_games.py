@@ -26,14 +26,17 @@ interval of that difference.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from boardlab.arena.play import GameRecord, play_game
 from boardlab.arena.ratings import DEFAULT_PRIOR_DRAWS, fit_elo
 from boardlab.arena.schedule import GameTask, TournamentConfig, game_task
-from boardlab.arena.store import Store
+from boardlab.arena.store import Store, StoreError, StoreFullError
+from boardlab.core.inputs import InputFileError
 from boardlab.play.backend import WorkMap
 from boardlab.train.run import GameResult
 
@@ -41,6 +44,20 @@ ARENA_FILE = "arena.sqlite"
 """The run's arena store, in its folder."""
 LEARNER = 0
 """The learner's player index in an evaluation's tournament."""
+
+
+@contextmanager
+def run_store(path: Path) -> Iterator[Store]:
+    """The run's arena store at ``path`` (created when missing), open for the ``with`` body. A
+    store that cannot be used (damaged, not an arena store) is an InputFileError naming it, and
+    a write the system refused (a full disk) an OSError: the command says either on one line."""
+    try:
+        with Store(path) as store:
+            yield store
+    except StoreFullError as error:
+        raise OSError(str(error)) from None
+    except StoreError as error:
+        raise InputFileError(f"{error}; move it away and the run starts a new store") from None
 
 
 def model_spec(agent: str, model: str, sims: int) -> str:
@@ -222,5 +239,6 @@ __all__ = [
     "play_evaluation_game",
     "play_games_of",
     "play_into_store",
+    "run_store",
     "store_results",
 ]
