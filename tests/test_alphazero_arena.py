@@ -241,6 +241,8 @@ def test_the_connect4_checkpoint_of_before_the_arena_store_resumes(tmp_path: Pat
     assert run.opponents == ["random", "mcts:iters=400"]
     assert not any(r["opponent"] == "elo" for r in run.curve)
     assert [run.games_due(at) for at in (296, 300)] == [False, True]
+    run.state["train_seconds"] = run.params.hours * 3600  # the hours spent: the last iteration plays
+    assert run.finished and run.games_due(296)
     # the command resumes it, and may set how often it plays evaluation games
     from boardlab.ui.train import plan_command
 
