@@ -112,3 +112,52 @@ def test_demo_uses_the_available_demo_agents(
     assert "skips nosuch-agent" in stderr
     assert "Ratings (demo): 2 games" in stdout
     assert (out / "ratings.png").is_file()
+
+
+def _play(app: typer.Typer, db: Path, *args: str) -> None:
+    code, _, stderr = _invoke(app, *args, "--seed", "5", "-j", "1", "--db", str(db), "--out", str(db.parent))
+    assert code == 0, stderr
+
+
+def test_ratings_pools_the_tournaments_of_a_store(app: typer.Typer, tmp_path: Path) -> None:
+    """Two matches sharing a player are rated together, each spec one player; a tournament
+    alone, and another game of the store, are rated apart; plots only with --out."""
+    db = tmp_path / "arena.sqlite"
+    _play(app, db, "match", "greedy", "random", "-n", "4", "--name", "first")
+    _play(app, db, "match", "greedy", "alphabeta:depth=1", "-n", "2", "--name", "second")
+    _play(app, db, "match", "greedy", "random", "-n", "2", "--game", "tictactoe")
+    code, stdout, stderr = _invoke(app, "ratings", str(db), "--game", "quixo", "--out", str(tmp_path / "r"))
+    assert code == 0, stderr
+    assert "Ratings (quixo): 6 games" in stdout and "tictactoe" not in stdout
+    assert "Score matrix" in stdout  # three players
+    rows = [line for line in stdout.splitlines() if "greedy" in line and "│" in line]
+    assert rows and rows[0].split("│")[5].strip() == "6"  # greedy: one player, 6 games
+    assert (tmp_path / "r" / "ratings.png").is_file() and (tmp_path / "r" / "summary.json").is_file()
+    code, stdout, _ = _invoke(app, "ratings", str(db), "--tournament", "second")
+    assert code == 0 and "Ratings (quixo, second): 2 games" in stdout
+    code, stdout, _ = _invoke(app, "ratings", str(db))
+    assert code == 0 and "Ratings (quixo): 6 games" in stdout and "Ratings (tictactoe): 2 games" in stdout
+
+
+@pytest.mark.parametrize(
+    ("make", "args", "message"),
+    [
+        (None, [], "no such store"),
+        ("garbage", [], "not a usable SQLite database"),
+        ("match", ["--game", "connect4"], "holds no games to rate"),
+        ("match", ["--tournament", "nosuch"], "holds no games to rate"),
+    ],
+)
+def test_ratings_bad_input_exits_2_with_one_line(
+    app: typer.Typer, tmp_path: Path, make: str | None, args: list[str], message: str
+) -> None:
+    db = tmp_path / "arena.sqlite"
+    if make == "garbage":
+        db.write_bytes(b"\x00garbage" * 500)
+    elif make == "match":
+        _play(app, db, "match", "greedy", "random", "-n", "2")
+    before = db.read_bytes() if db.exists() else None
+    code, stdout, stderr = _invoke(app, "ratings", str(db), *args)
+    assert code == 2 and stderr.startswith("Error: ") and message in stderr
+    assert len(stderr.strip().splitlines()) == 1 and "Traceback" not in stdout + stderr
+    assert (db.read_bytes() if db.exists() else None) == before  # nothing written, nothing created

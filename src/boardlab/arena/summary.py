@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from boardlab.arena.play import GameRecord
 from boardlab.arena.ratings import DEFAULT_PRIOR_DRAWS, EloFit, fit_elo_matrices
 from boardlab.games import Reason
+
+if TYPE_CHECKING:
+    from boardlab.arena.store import Store
 
 
 @dataclass(frozen=True)
@@ -175,6 +178,27 @@ def summarize(
         endings=_endings(endings),
         forfeits=tuple(forfeits),
     )
+
+
+def pooled_games(
+    store: Store, game: str, tournament: str | None = None
+) -> tuple[list[str], list[GameRecord]]:
+    """Every stored game of ``game`` (only those of ``tournament``, an id or a name, if given),
+    each player being its spec across tournaments: the specs in order of first appearance, and
+    the games with their player indices into that list. A spec that played itself is left out
+    (its games say nothing about its rating)."""
+    players: dict[str, int] = {}
+    pooled = []
+    for item in store.tournaments():
+        if item["game"] != game or (tournament is not None and tournament not in (item["id"], item["name"])):
+            continue
+        for record in store.games(item["id"]):
+            if record.first_spec == record.second_spec:
+                continue
+            first = players.setdefault(record.first_spec, len(players))
+            second = players.setdefault(record.second_spec, len(players))
+            pooled.append(replace(record, first_player=first, second_player=second))
+    return list(players), pooled
 
 
 def _endings(counts: Counter[tuple[str, bool]]) -> tuple[tuple[str, int, int], ...]:

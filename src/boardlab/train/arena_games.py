@@ -36,6 +36,7 @@ from boardlab.arena.play import GameRecord, play_game
 from boardlab.arena.ratings import DEFAULT_PRIOR_DRAWS, fit_elo
 from boardlab.arena.schedule import GameTask, TournamentConfig, game_task
 from boardlab.arena.store import Store, StoreError, StoreFullError
+from boardlab.arena.summary import pooled_games
 from boardlab.core.inputs import InputFileError
 from boardlab.play.backend import WorkMap
 from boardlab.train.run import GameResult
@@ -170,29 +171,13 @@ class Rating:
         return [self.elo, self.low, self.high]
 
 
-def store_results(store: Store, game: str) -> tuple[list[str], list[tuple[int, int, float]]]:
-    """The players (specs, in order of appearance) of every game of ``game`` in the store, and
-    the games as ``(first, second, first's score)`` (a spec playing itself is left out)."""
-    players: dict[str, int] = {}
-    results = []
-    for tournament in store.tournaments():
-        if tournament["game"] != game:
-            continue
-        for record in store.games(tournament["id"]):
-            if record.first_spec == record.second_spec:
-                continue
-            a = players.setdefault(record.first_spec, len(players))
-            b = players.setdefault(record.second_spec, len(players))
-            results.append((a, b, record.outcome.score_for(0)))
-    return list(players), results
-
-
 def elo_ratings(
     store: Store, game: str, anchor: str, players: Sequence[str], prior_draws: float = DEFAULT_PRIOR_DRAWS
 ) -> dict[str, Rating]:
     """The Elo of each of ``players`` minus the anchor's, fitted over every game of ``game``
     in the store; empty when the anchor has not played (the anchor itself: 0, interval 0)."""
-    names, results = store_results(store, game)
+    names, records = pooled_games(store, game)
+    results = [(r.first_player, r.second_player, r.outcome.score_for(0)) for r in records]
     if anchor not in names or len(names) < 2:
         return {}
     fit = fit_elo(len(names), results, prior_draws)
@@ -240,5 +225,4 @@ __all__ = [
     "play_games_of",
     "play_into_store",
     "run_store",
-    "store_results",
 ]

@@ -1,4 +1,4 @@
-"""The `match` and `tournament` commands: thin wrappers over :mod:`boardlab.arena`.
+"""The `match`, `tournament` and `ratings` commands: thin wrappers over :mod:`boardlab.arena`.
 
 Both store every game in an SQLite file (``--db``), so re-running the same command resumes
 an interrupted run, and write a ratings table to the terminal and PNG plots plus a
@@ -6,6 +6,7 @@ an interrupted run, and write a ratings table to the terminal and PNG plots plus
 any game starts. Each agent plays under a time limit per move (``--move-timeout``); an agent
 that overruns it, fails or answers an illegal move forfeits that game and the run goes on.
 Ctrl-C and SIGTERM stop the run with every finished game stored (exit 130 and 143).
+``ratings`` reads a store only: every game of it pooled, each player being its spec.
 """
 
 from __future__ import annotations
@@ -18,7 +19,15 @@ from rich.console import Console
 
 from boardlab.agents.base import AgentSpecError, parse_spec
 from boardlab.arena.play import move_limit
-from boardlab.arena.report import output_console, print_report, progress_bar, write_summary_json
+from boardlab.arena.report import (
+    colour_table,
+    output_console,
+    print_report,
+    progress_bar,
+    ratings_table,
+    score_matrix_table,
+    write_summary_json,
+)
 from boardlab.arena.runner import (
     TournamentRun,
     check_memory,
@@ -33,6 +42,7 @@ from boardlab.arena.schedule import (
     TournamentConfig,
 )
 from boardlab.arena.store import Store, StoreError
+from boardlab.arena.summary import Summary, pooled_games, summarize
 from boardlab.core.console import make_console
 from boardlab.core.files import output_problem, path_problem
 from boardlab.core.processes import sigterm_as_interrupt
@@ -212,19 +222,26 @@ def _run_into_store(
     return run
 
 
-def _report(run: TournamentRun, console: Console, out: Path) -> None:
+def _write_plots(summary: Summary, out: Path, store: Path, again: str) -> list[Path]:
+    """The plots and summary.json of ``summary`` in ``out``; exit 1 with one line if they cannot
+    be written (the games stay in ``store``; ``again`` says what the same command then does)."""
     from boardlab.arena.plots import write_plots  # matplotlib only when plotting
 
-    summary = run.summary()
-    print_report(summary, console, run.config.label, run.records)
     try:
-        paths = [*write_plots(summary, out), write_summary_json(summary, out / "summary.json")]
+        return [*write_plots(summary, out), write_summary_json(summary, out / "summary.json")]
     except OSError as err:
         _fail(
-            f"cannot write the plots into {out}: {err.strerror or err}; the games are kept in "
-            f"{run.store_path}, and the same command writes the plots without playing them again",
+            f"cannot write the plots into {out}: {err.strerror or err}; "
+            f"the games are kept in {store}, {again}",
             code=1,
         )
+
+
+def _report(run: TournamentRun, console: Console, out: Path) -> None:
+    summary = run.summary()
+    print_report(summary, console, run.config.label, run.records)
+    again = "and the same command writes the plots without playing them again"
+    paths = _write_plots(summary, out, run.store_path, again)
     console.print(
         f"{run.played} new games, {len(run.records)} stored in {run.store_path} "
         f"(tournament {run.config.tournament_id})"
@@ -313,6 +330,61 @@ def tournament_command(
     run_and_report(config, db, workers, out, move_timeout, backend, address)
 
 
+MAX_MATRIX_PLAYERS = 12
+"""Above this many players ``ratings`` leaves out the score matrix (too wide to read)."""
+
+
+def ratings_command(
+    db: Annotated[Path, typer.Argument(help="SQLite store of games (match, tournament, train alphazero)")],
+    game: Annotated[
+        str | None, typer.Option("--game", help="rate the games of this game spec only (default: each game)")
+    ] = None,
+    tournament: Annotated[
+        str | None, typer.Option("--tournament", help="rate the games of this tournament only (id or name)")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="also write plots and summary.json into this folder")
+    ] = None,
+) -> None:
+    """Rate the players of every game in an arena store, its tournaments pooled.
+
+    A player is its agent spec, whatever tournament it played in; nothing is played.
+    Example: boardlab ratings results/arena.sqlite --game quixo
+    """
+    if not db.is_file():
+        _fail(f"{shorten(str(db))}: no such store (match and tournament write one with --db)")
+    if out is not None:
+        _check_path("--out", out, folder=True)
+    console = output_console()
+    try:
+        with Store(db) as store:
+            stored = store.tournaments()
+            games = sorted({t["game"] for t in stored if game is None or t["game"] == game})
+            pools = {g: pooled_games(store, g, tournament) for g in games}
+    except StoreError as err:
+        _fail(str(err))
+    pools = {g: pool for g, pool in pools.items() if pool[1]}
+    if not pools:
+        held = ", ".join(sorted({f"{t['game']} ({t['name'] or t['id']})" for t in stored})) or "nothing"
+        _fail(f"{shorten(str(db))} holds no games to rate with these options; it holds: {shorten(held, 300)}")
+    for name, (specs, records) in pools.items():
+        summary = summarize(specs, records)
+        console.print(
+            ratings_table(
+                summary, f"Ratings ({name}{', ' + tournament if tournament else ''}): {summary.n_games} games"
+            )
+        )
+        if 2 < len(specs) <= MAX_MATRIX_PLAYERS:
+            console.print(score_matrix_table(summary))
+        console.print(colour_table(summary))
+        if out is not None:
+            folder = (
+                out if len(pools) == 1 else out / name.replace(":", "-").replace(",", "-").replace("=", "")
+            )
+            paths = _write_plots(summary, folder, db, "and the same command writes them")
+            console.print("wrote " + ", ".join(str(p) for p in paths), soft_wrap=True)
+
+
 def _config(
     specs: tuple[str, ...] | list[str], games: int, game: str, seed: int, opening_plies: int, name: str
 ) -> TournamentConfig:
@@ -334,6 +406,7 @@ def _demo_specs() -> list[str]:
 
 
 def register(app: typer.Typer) -> None:
-    """Attach the `match` and `tournament` commands to ``app``."""
+    """Attach the `match`, `tournament` and `ratings` commands to ``app``."""
     app.command("match")(match_command)
     app.command("tournament")(tournament_command)
+    app.command("ratings")(ratings_command)
