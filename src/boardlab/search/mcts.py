@@ -413,9 +413,9 @@ def build_batched_search(kernel: Kernel, rule: str) -> tuple[Any, Any]:
     which with every node above it takes each descent's virtual loss. It writes each new leaf's
     node, state words and legal mask, backs up at once a descent that ends on a finished
     position (``done`` counts those), and adds to ``gained[j]`` the descents of ``j`` that did
-    either. A descent that
-    meets a leaf already collected ends the descents of ``j`` for this call. A negative
-    ``seed`` leaves the compiled random generator as it is (PUCT draws nothing from it).
+    either. A descent that meets a leaf already collected ends the descents of ``j`` for this
+    call. A negative ``seed`` leaves the compiled random generator as it is (PUCT draws nothing
+    from it).
     ``complete(ctx, *tree arrays, leaves, n, priors, values) -> simulations`` expands the
     ``n`` leaves and backs up their values.
     """
@@ -641,11 +641,12 @@ class Search:
 
     ``evaluator`` is a :class:`CompiledEvaluator` (run with :meth:`run`) or a batched
     :class:`Evaluator` (run with :meth:`run`, or cycle by cycle with :meth:`collect` and
-    :meth:`complete`, e.g. by :func:`evaluate_together`). ``rule`` is ``"uct"`` or ``"puct"``,
-    ``c`` its exploration constant and ``fpu`` PUCT's value of an unvisited child. Random
-    choices come from ``rng``, so the same seed gives the same search. ``capacity`` bounds the
-    tree's rows (an expansion takes one per legal move; past it leaves are only evaluated);
-    the arrays cost memory only as the tree grows.
+    :meth:`complete`, e.g. by :func:`evaluate_together`; :meth:`collect_below` descends
+    through chosen nodes, as the Gumbel root visits its considered actions). ``rule`` is
+    ``"uct"`` or ``"puct"``, ``c`` its exploration constant and ``fpu`` PUCT's value of an
+    unvisited child. Random choices come from ``rng``, so the same seed gives the same search.
+    ``capacity`` bounds the tree's rows (an expansion takes one per legal move; past it leaves
+    are only evaluated); the arrays cost memory only as the tree grows.
     """
 
     def __init__(
