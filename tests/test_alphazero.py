@@ -273,6 +273,55 @@ def test_gumbel_spends_its_budget_on_random_positions(seed: int, sims: int) -> N
         assert after.status != ONGOING or ttt_solution().value(after.words) != WIN
 
 
+class HashEvaluator:
+    """Priors and values that differ from position to position, a fixed function of the words."""
+
+    def evaluate(self, words: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        actions = np.arange(legal.shape[1])
+        mixed = (words[:, :1] % 1009) * 31 + (words[:, 1:] % 997) * 17 + actions * 7919
+        values = ((words[:, 0] * 3 + words[:, 1] * 5) % 201 - 100) / 100.0
+        return np.where(legal, mixed % 1000 / 1000 + 0.01, 0.0), values
+
+
+def c4_gumbel_searches(seed: int, sims: int) -> list[GumbelSearch]:
+    rng = np.random.default_rng(seed)
+    searches = []
+    for plies in (0, 3, 6):
+        state = C4.initial()
+        for _ in range(plies):
+            state = state.play_index(int(rng.choice(state.legal_indices())))
+        own = np.random.default_rng(seed + plies)
+        searches.append(GumbelSearch(C4.kernel, state.a, state.b, sims, GumbelSettings(considered=4), own))
+    return searches
+
+
+def outcome(search: GumbelSearch) -> tuple[object, ...]:
+    size = int(search.search.tree.size[0])
+    return (
+        search.visit_counts().tolist(),
+        search.improved_policy().tolist(),
+        search.best(),
+        search.value(),
+        search.search.tree.visits[:size].tolist(),
+    )
+
+
+@pytest.mark.parametrize("sims", [5, 40])
+def test_gumbel_searches_are_the_same_again_and_alone_as_together(sims: int) -> None:
+    together = c4_gumbel_searches(11, sims)
+    run_gumbel_together(together, HashEvaluator())
+    again = c4_gumbel_searches(11, sims)
+    run_gumbel_together(again, HashEvaluator())
+    alone = c4_gumbel_searches(11, sims)
+    for search in alone:
+        run_gumbel_together([search], HashEvaluator())
+    for a, b, c in zip(together, again, alone, strict=True):
+        assert a.used >= sims and outcome(a) == outcome(b) == outcome(c)
+    other = c4_gumbel_searches(12, sims)  # another seed, other Gumbel noise
+    run_gumbel_together(other, HashEvaluator())
+    assert [outcome(s) for s in other] != [outcome(s) for s in together]
+
+
 # --- symmetry augmentation -------------------------------------------------------------------
 
 

@@ -8,7 +8,7 @@ from functools import cache
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from boardlab.agents import make_agent
@@ -165,6 +165,55 @@ def test_illegal_actions_never_get_visits():
     assert policy[~legal].sum() == 0 and policy.sum() == pytest.approx(1.0)
     rows = search.tree.children(0)
     np.testing.assert_allclose(search.tree.prior[rows], 1.0 / legal.sum())
+
+
+@pytest.mark.parametrize("rule", [UCT, PUCT])
+def test_descents_below_the_root_are_the_plain_cycle(rule):
+    # the Gumbel root's forced descents and the plain cycle are one compiled descent
+    state = random_state(C4, 2, 4)
+    evaluator = FixedEvaluator(np.linspace(1, 2, C4.kernel.num_actions), 0.25)
+    plain, below = (exact_search(state, rule, 7, evaluator) for _ in range(2))
+    root = np.zeros(1, np.int64)
+    for limit in (1, 5, 8, 3, 8):
+        leaves = plain.collect(limit)
+        plain.complete(leaves, *evaluator.evaluate(leaves.words, leaves.legal))
+        finished = below.simulations
+        forced, gained = below.collect_below(root, np.array([limit]))
+        finished = below.simulations - finished
+        assert gained[0] == len(forced) + finished and len(forced) == len(leaves)
+        below.complete(forced, *evaluator.evaluate(forced.words, forced.legal))
+    assert plain.simulations == below.simulations
+    size = int(plain.tree.size[0])
+    for name in ("move", "visits", "value", "prior"):
+        assert np.array_equal(getattr(plain.tree, name)[:size], getattr(below.tree, name)[:size])
+
+
+@settings(max_examples=25)
+@given(
+    seed=st.integers(0, 10_000),
+    plies=st.integers(0, 5),
+    visits=st.lists(st.integers(0, 6), min_size=1, max_size=9),
+)
+def test_descents_forced_through_root_children_stay_below_them(seed, plies, visits):  # type: ignore[no-untyped-def]
+    state = random_state(TTT, seed, plies)
+    evaluator = ExactEvaluator()
+    search = exact_search(state, PUCT, seed, evaluator)
+    search.run(iterations=12, batch=3)
+    tree = search.tree
+    rows = tree.children(0)
+    n = min(len(visits), rows.stop - rows.start)
+    starts = np.arange(rows.start, rows.start + n, dtype=np.int64)
+    counts = np.array(visits[:n], np.int64)
+    before = tree.visits[starts].copy()
+    leaves, gained = search.collect_below(starts, counts)
+    assert np.all(gained <= counts)
+    for node in leaves.nodes:  # each new leaf lies below one of the forced children
+        while tree.parent[node] > 0:
+            node = tree.parent[node]
+        assert node in starts
+    search.complete(leaves, *evaluator.evaluate(leaves.words, leaves.legal))
+    assert np.array_equal(tree.visits[starts] - before, gained)
+    check_tree(search, evaluator.value)
 
 
 @pytest.mark.parametrize("rule", [UCT, PUCT])

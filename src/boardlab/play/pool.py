@@ -1,6 +1,6 @@
 """Worker processes: the games of every caller under a referee's clock (:class:`WorkerPool`),
 and trusted compiled work shared out among processes (:class:`Workers`, the trainers' fitness
-batches).
+batches); agents answering single requests live in :mod:`boardlab.play.agent_pool`.
 
 Each worker is a child process (see :mod:`boardlab.core.processes`: forked by the forkserver,
 killed by the kernel if its parent dies) joined to the main process by a pipe. Only JSON
@@ -40,11 +40,10 @@ from boardlab.core.processes import (
     describe_exit,
     die_with_parent,
     end_group,
-    own_process_group,
     worker_context,
 )
 from boardlab.games import parse_game
-from boardlab.play.referee import GRACE_SECONDS, SETUP_TIMEOUT
+from boardlab.play.referee import GRACE_SECONDS, SETUP_TIMEOUT, json_sender, start_child
 from boardlab.play.session import Report, SessionError, random_opening
 
 STOP_SECONDS = 5.0
@@ -145,22 +144,19 @@ def warm_up(game: str, specs: tuple[str, ...], report: Report | None = None) -> 
 # --- the worker process -------------------------------------------------------------------
 
 
-def _runner(path: str) -> Callable[[str, tuple[float | None, float | None], Report], str]:
+def named(path: str) -> Any:
+    """The object that ``module:name`` names (a worker is told what to run by name: only JSON
+    crosses its pipe)."""
     module, _, name = path.partition(":")
-    return getattr(importlib.import_module(module), name)  # type: ignore[no-any-return]
+    return getattr(importlib.import_module(module), name)
 
 
 def worker_main(conn: Connection, game: str, warm_specs: tuple[str, ...], runner: str) -> None:
     """A worker's life: warm up, then play each task sent until told to stop or orphaned."""
-    die_with_parent()
-    own_process_group()  # whatever its agents start is ended with the worker
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the main process to handle
-
-    def send(event: dict[str, Any]) -> None:
-        conn.send_bytes(json.dumps(event, separators=(",", ":")).encode())
-
+    start_child()
+    send = json_sender(conn)
     try:
-        play = _runner(runner)
+        play: Callable[[str, tuple[float | None, float | None], Report], str] = named(runner)
         warm_up(game, warm_specs, send)
         send({"ready": True})
         while True:

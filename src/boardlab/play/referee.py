@@ -15,6 +15,7 @@ import json
 import math
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from multiprocessing.connection import Connection
 from typing import Any
@@ -120,17 +121,50 @@ def read_decision(data: dict[str, Any], state: Any) -> Decision:
     )
 
 
-# --- an agent in a child process ------------------------------------------------------------
+# --- agents in child processes --------------------------------------------------------------
+
+Send = Callable[[dict[str, Any]], None]
+"""Sends one JSON message from a child process to the main process."""
+
+
+def json_sender(conn: Connection) -> Send:
+    """A :data:`Send` down ``conn``: each message as compact JSON."""
+
+    def send(message: dict[str, Any]) -> None:
+        conn.send_bytes(json.dumps(message, separators=(",", ":")).encode())
+
+    return send
+
+
+def start_child() -> None:
+    """A child process's first steps (an agent's host, a pool's worker): die with its parent,
+    lead a process group of its own (whatever its agents start is ended with it) and leave
+    Ctrl-C to the main process."""
+    die_with_parent()
+    own_process_group()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def stop_child(process: Any, conn: Connection, kill: bool = False) -> None:
+    """Stop a child process and every process its agents started: asked first (a second to
+    go) unless ``kill``, then its process group ended and the child killed if still there."""
+    if not kill and process.is_alive():
+        with contextlib.suppress(OSError):
+            conn.send_bytes(b'{"stop": true}')
+        process.join(1)
+    if process.pid is not None:
+        end_group(process.pid)
+    if process.is_alive():
+        process.kill()
+    process.join(5)
+    with contextlib.suppress(OSError):  # closed already when a pool replaced the child
+        conn.close()
 
 
 def _host(conn: Connection, game: str, spec: str, seed: int | None) -> None:
     """The child process: build and prepare the agent, then answer ``act`` requests."""
-    die_with_parent()
-    own_process_group()  # whatever the agent starts is ended with this process
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the main process
-
-    def send(reply: dict[str, Any]) -> None:
-        conn.send_bytes(json.dumps(reply).encode())
+    start_child()
+    send = json_sender(conn)
 
     caught = BaseException  # whatever the agent raises (Ctrl-C is ignored in this process)
     try:
@@ -256,13 +290,4 @@ class AgentProcess:
 
     def close(self) -> None:
         """Stop the child process and every process its agent started."""
-        if self._process.is_alive():
-            with contextlib.suppress(OSError):
-                self._conn.send_bytes(b'{"stop": true}')
-            self._process.join(1)
-        if self._process.pid is not None:
-            end_group(self._process.pid)
-        if self._process.is_alive():
-            self._process.kill()
-        self._process.join(5)
-        self._conn.close()
+        stop_child(self._process, self._conn)

@@ -16,10 +16,10 @@ Danihelka, Guez, Schrittwieser and Silver, *Policy improvement by planning with 
 
 Below the root the search is the ordinary PUCT of :mod:`boardlab.search.mcts`, in one tree:
 *visiting* a considered action is one descent forced through that root child (its first visit
-evaluates the child's own position), collected by a compiled ``collect_from`` that takes the
-visits owed to every considered action at once, and completed by the tree's batched
-``complete``. So the leaves of many Gumbel searches (many self-play games) share one
-evaluator call: :func:`run_gumbel_together`.
+evaluates the child's own position), collected by the tree's own compiled descent
+(:meth:`~boardlab.search.mcts.Search.collect_below`, the visits owed to every considered
+action at once) and completed by its batched ``complete``. So the leaves of many Gumbel
+searches (many self-play games) share one evaluator call: :func:`run_gumbel_together`.
 """
 
 from __future__ import annotations
@@ -27,23 +27,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
-from numba import njit
 
-from boardlab.games.base import ONGOING, Kernel, compiled_for, legal_mask
-from boardlab.search.mcts import (
-    PENDING,
-    PUCT,
-    Evaluator,
-    LeafBatch,
-    Search,
-    Tree,
-    checked_answer,
-    replace_virtual_losses,
-    select_puct,
-)
+from boardlab.games.base import ONGOING, Kernel, legal_mask
+from boardlab.search.mcts import PUCT, Evaluator, LeafBatch, Search, checked_answer
 
 
 @dataclass(frozen=True)
@@ -55,95 +43,6 @@ class GumbelSettings:
     c_scale: float = 1.0
     c_puct: float = 1.25
     fpu: float = 0.0
-
-
-def build_collect_from(kernel: Kernel) -> Any:
-    """A compiled ``collect_from(ctx, *tree arrays, starts, counts, c, fpu, leaves, words,
-    legal, gained) -> found``: for each ``j``, ``counts[j]`` PUCT descents forced through the
-    root child ``starts[j]``, with virtual losses as in the batched search; new leaves are
-    written out (node, state words, legal mask), descents ending on a finished position are
-    backed up at once, and ``gained[j]`` counts the visits the child received. A descent that
-    meets a leaf already collected ends that child's visits for this cycle."""
-    gen_moves = kernel.gen_moves
-    max_moves = kernel.num_actions
-
-    @njit
-    def collect_from(
-        ctx,
-        me_a,
-        opp_a,
-        move_a,
-        parent_a,
-        first_a,
-        count_a,
-        visits_a,
-        value_a,
-        prior_a,
-        terminal_a,
-        size_a,
-        starts,
-        counts,
-        c,
-        fpu,
-        leaves,
-        words,
-        legal,
-        gained,
-    ):  # type: ignore[no-untyped-def]
-        buf = np.empty(max_moves, dtype=np.int64)
-        found = 0
-        for j in range(len(starts)):
-            for _ in range(counts[j]):
-                visits_a[0] += 1
-                value_a[0] -= 1.0
-                node = starts[j]
-                visits_a[node] += 1
-                value_a[node] -= 1.0
-                while first_a[node] >= 0 and terminal_a[node] == ONGOING:
-                    parent = node
-                    node = select_puct(
-                        first_a[parent], count_a[parent], visits_a, value_a, prior_a, visits_a[parent], c, fpu
-                    )
-                    visits_a[node] += 1
-                    value_a[node] -= 1.0
-                if terminal_a[node] != ONGOING:
-                    replace_virtual_losses(node, -float(terminal_a[node]), visits_a, value_a, parent_a, True)
-                    gained[j] += 1
-                    continue
-                if count_a[node] == PENDING:
-                    replace_virtual_losses(node, 0.0, visits_a, value_a, parent_a, False)
-                    break
-                count_a[node] = PENDING
-                leaves[found] = node
-                words[found, 0] = me_a[node]
-                words[found, 1] = opp_a[node]
-                legal[found, :] = False
-                for k in range(gen_moves(ctx, me_a[node], opp_a[node], buf)):
-                    legal[found, buf[k]] = True
-                found += 1
-                gained[j] += 1
-        return found
-
-    return collect_from
-
-
-def _warm_collect_from(kernel: Kernel) -> Any:
-    collect_from = build_collect_from(kernel)
-    tree = Tree.create(kernel.num_actions + 1, 0, 0)
-    one = np.zeros(1, np.int64)
-    collect_from(
-        kernel.ctx,
-        *tree.arrays(),
-        one,
-        np.zeros(1, np.int64),
-        1.0,
-        0.0,
-        one,
-        np.zeros((1, 2), np.int64),
-        np.zeros((1, kernel.num_actions), np.bool_),
-        np.zeros(1, np.int64),
-    )
-    return collect_from
 
 
 class GumbelSearch:
@@ -182,7 +81,6 @@ class GumbelSearch:
         capacity = (self.simulations + 1) * kernel.num_actions + 1
         s = self.settings
         self.search = Search(kernel, me, opp, None, PUCT, s.c_puct, s.fpu, self.rng, capacity)  # type: ignore[arg-type]
-        self._collect_from = compiled_for(kernel, _warm_collect_from)
         self.node: dict[int, int] = {}  # root action -> its row in the tree
         self.considered: list[int] = []
         self._phase = -1  # -1: the root waits for its evaluation
@@ -208,28 +106,11 @@ class GumbelSearch:
         of the visits owed to each considered action in this phase."""
         if self._phase < 0:
             return self.search.collect(1)
-        tree = self.search.tree
         self._asked = list(self._wanted)
         starts = np.array([self.node[a] for a in self._asked], np.int64)
         counts = np.array([self._wanted[a] for a in self._asked], np.int64)
-        total = int(counts.sum())
-        leaves = np.empty(total, np.int64)
-        words = np.empty((total, 2), np.int64)
-        legal = np.empty((total, self.kernel.num_actions), np.bool_)
-        self._gained = np.zeros(len(starts), np.int64)
-        found = self._collect_from(
-            self.kernel.ctx,
-            *tree.arrays(),
-            starts,
-            counts,
-            self.search.c,
-            self.search.fpu,
-            leaves,
-            words,
-            legal,
-            self._gained,
-        )
-        return LeafBatch(leaves[:found], words[:found], legal[:found])
+        batch, self._gained = self.search.collect_below(starts, counts)
+        return batch
 
     def complete(self, batch: LeafBatch, priors: np.ndarray, values: np.ndarray) -> None:
         """Take the evaluations of the leaves :meth:`collect` gave (checked answers)."""
@@ -386,4 +267,4 @@ def run_gumbel_together(searches: Sequence[GumbelSearch], evaluator: Evaluator) 
             offset = end
 
 
-__all__ = ["GumbelSearch", "GumbelSettings", "build_collect_from", "run_gumbel_together"]
+__all__ = ["GumbelSearch", "GumbelSettings", "run_gumbel_together"]

@@ -407,10 +407,15 @@ def build_batched_search(kernel: Kernel, rule: str) -> tuple[Any, Any]:
     """Compiled ``collect`` and ``complete``, the two halves of a batched cycle (see the module
     docstring) selecting by ``rule``.
 
-    ``collect(ctx, *tree arrays, limit, c, fpu, seed, leaves, words, legal) -> (leaves, done)``
-    runs up to ``limit`` descents; it writes each new leaf's node, state words and legal mask
-    and counts the descents that ended on a finished position (backed up at once). It stops
-    early when a descent meets a leaf already collected.
+    ``collect(ctx, *tree arrays, starts, counts, c, fpu, seed, leaves, words, legal, gained)
+    -> (leaves, done)`` runs, for each ``j``, ``counts[j]`` descents forced through the node
+    ``starts[j]`` (the root for a plain search; a root child for the Gumbel root's visits),
+    which with every node above it takes each descent's virtual loss. It writes each new leaf's
+    node, state words and legal mask, backs up at once a descent that ends on a finished
+    position (``done`` counts those), and adds to ``gained[j]`` the descents of ``j`` that did
+    either. A descent that meets a leaf already collected ends the descents of ``j`` for this
+    call. A negative ``seed`` leaves the compiled random generator as it is (PUCT draws nothing
+    from it).
     ``complete(ctx, *tree arrays, leaves, n, priors, values) -> simulations`` expands the
     ``n`` leaves and backs up their values.
     """
@@ -433,45 +438,54 @@ def build_batched_search(kernel: Kernel, rule: str) -> tuple[Any, Any]:
         prior_a,
         terminal_a,
         size_a,
-        limit,
+        starts,
+        counts,
         c,
         fpu,
         seed,
         leaves,
         words,
         legal,
+        gained,
     ):  # type: ignore[no-untyped-def]
-        np.random.seed(seed)
+        if seed >= 0:
+            np.random.seed(seed)
         buf = np.empty(max_moves, dtype=np.int64)
         found = 0
         done = 0
-        for _ in range(limit):
-            node = 0
-            visits_a[0] += 1
-            value_a[0] -= 1.0
-            while first_a[node] >= 0 and terminal_a[node] == ONGOING:
-                parent = node
-                node = select(
-                    first_a[parent], count_a[parent], visits_a, value_a, prior_a, visits_a[parent], c, fpu
-                )
-                visits_a[node] += 1
-                value_a[node] -= 1.0
-            if terminal_a[node] != ONGOING:
-                replace_virtual_losses(node, -float(terminal_a[node]), visits_a, value_a, parent_a, True)
-                done += 1
-                continue
-            if count_a[node] == PENDING:
-                # the same leaf again: send the batch as it is rather than evaluate it twice
-                replace_virtual_losses(node, 0.0, visits_a, value_a, parent_a, False)
-                break
-            count_a[node] = PENDING
-            leaves[found] = node
-            words[found, 0] = me_a[node]
-            words[found, 1] = opp_a[node]
-            legal[found, :] = False
-            for k in range(gen_moves(ctx, me_a[node], opp_a[node], buf)):
-                legal[found, buf[k]] = True
-            found += 1
+        for j in range(len(starts)):
+            for _ in range(counts[j]):
+                node = starts[j]
+                while node >= 0:
+                    visits_a[node] += 1
+                    value_a[node] -= 1.0
+                    node = parent_a[node]
+                node = starts[j]
+                while first_a[node] >= 0 and terminal_a[node] == ONGOING:
+                    parent = node
+                    node = select(
+                        first_a[parent], count_a[parent], visits_a, value_a, prior_a, visits_a[parent], c, fpu
+                    )
+                    visits_a[node] += 1
+                    value_a[node] -= 1.0
+                if terminal_a[node] != ONGOING:
+                    replace_virtual_losses(node, -float(terminal_a[node]), visits_a, value_a, parent_a, True)
+                    gained[j] += 1
+                    done += 1
+                    continue
+                if count_a[node] == PENDING:
+                    # the same leaf again: send the batch as it is rather than evaluate it twice
+                    replace_virtual_losses(node, 0.0, visits_a, value_a, parent_a, False)
+                    break
+                count_a[node] = PENDING
+                leaves[found] = node
+                words[found, 0] = me_a[node]
+                words[found, 1] = opp_a[node]
+                legal[found, :] = False
+                for k in range(gen_moves(ctx, me_a[node], opp_a[node], buf)):
+                    legal[found, buf[k]] = True
+                found += 1
+                gained[j] += 1
         return found, done
 
     @njit
@@ -564,7 +578,8 @@ def _warm_batched(kernel: Kernel, rule: str) -> tuple[Any, Any]:
     tree = Tree.create(kernel.num_actions + 1, 0, 0)
     leaves, words = np.zeros(1, np.int64), np.zeros((1, 2), np.int64)
     legal = np.zeros((1, kernel.num_actions), np.bool_)
-    collect(kernel.ctx, *tree.arrays(), 0, 1.0, 0.0, 1, leaves, words, legal)
+    root, none = np.zeros(1, np.int64), np.zeros(1, np.int64)
+    collect(kernel.ctx, *tree.arrays(), root, none, 1.0, 0.0, 1, leaves, words, legal, np.zeros(1, np.int64))
     complete(kernel.ctx, *tree.arrays(), leaves, 0, np.zeros((1, kernel.num_actions)), np.zeros(1))
     return collect, complete
 
@@ -626,11 +641,12 @@ class Search:
 
     ``evaluator`` is a :class:`CompiledEvaluator` (run with :meth:`run`) or a batched
     :class:`Evaluator` (run with :meth:`run`, or cycle by cycle with :meth:`collect` and
-    :meth:`complete`, e.g. by :func:`evaluate_together`). ``rule`` is ``"uct"`` or ``"puct"``,
-    ``c`` its exploration constant and ``fpu`` PUCT's value of an unvisited child. Random
-    choices come from ``rng``, so the same seed gives the same search. ``capacity`` bounds the
-    tree's rows (an expansion takes one per legal move; past it leaves are only evaluated);
-    the arrays cost memory only as the tree grows.
+    :meth:`complete`, e.g. by :func:`evaluate_together`; :meth:`collect_below` descends
+    through chosen nodes, as the Gumbel root visits its considered actions). ``rule`` is
+    ``"uct"`` or ``"puct"``, ``c`` its exploration constant and ``fpu`` PUCT's value of an
+    unvisited child. Random choices come from ``rng``, so the same seed gives the same search.
+    ``capacity`` bounds the tree's rows (an expansion takes one per legal move; past it leaves
+    are only evaluated); the arrays cost memory only as the tree grows.
     """
 
     def __init__(
@@ -657,6 +673,9 @@ class Search:
         self.tree = Tree.create(capacity, me, opp, status)
         self.simulations = 0
         self.seconds = 0.0
+        self._root = np.zeros(1, np.int64)  # plain descents start at the root
+        self._limit = np.zeros(1, np.int64)
+        self._gained = np.zeros(1, np.int64)
         if isinstance(evaluator, CompiledEvaluator):
             self._run = compiled_search(kernel, evaluator, self.rule)
         else:
@@ -705,14 +724,37 @@ class Search:
     def collect(self, limit: int) -> LeafBatch:
         """Up to ``limit`` descents with virtual losses: the new leaves they reached (descents
         that reached a finished position are backed up at once and counted as simulations)."""
+        self._check_batched()
+        seed = int(self.rng.integers(2**31))
+        # one count, through the root: arrays kept from call to call (a cycle may be short)
+        self._limit[0], self._gained[0] = limit, 0
+        return self._descend(self._root, self._limit, limit, seed, self._gained)
+
+    def collect_below(self, starts: np.ndarray, counts: np.ndarray) -> tuple[LeafBatch, np.ndarray]:
+        """``counts[j]`` descents forced through the node ``starts[j]`` for each ``j`` (the
+        Gumbel root's visits to chosen root children), as :meth:`collect`; the new leaves and,
+        for each ``j``, the descents that reached a leaf or a finished position (those of a
+        ``j`` stop at a leaf already collected). Draws a seed from ``rng`` only for UCT, the
+        rule that makes random choices."""
+        self._check_batched()
+        seed = int(self.rng.integers(2**31)) if self.rule == UCT else -1
+        starts, counts = np.asarray(starts, np.int64), np.asarray(counts, np.int64)
+        gained = np.zeros(len(starts), np.int64)
+        return self._descend(starts, counts, int(counts.sum()), seed, gained), gained
+
+    def _check_batched(self) -> None:
         if isinstance(self.evaluator, CompiledEvaluator):
             raise TypeError("a search with a compiled evaluator runs whole; collect() is for batched ones")
-        leaves = np.empty(limit, np.int64)
-        words = np.empty((limit, 2), np.int64)
-        legal = np.empty((limit, self.kernel.num_actions), np.bool_)
-        seed = int(self.rng.integers(2**31))
+
+    def _descend(
+        self, starts: np.ndarray, counts: np.ndarray, total: int, seed: int, gained: np.ndarray
+    ) -> LeafBatch:
+        leaves = np.empty(total, np.int64)
+        words = np.empty((total, 2), np.int64)
+        legal = np.empty((total, self.kernel.num_actions), np.bool_)
+        tree = self.tree.arrays()
         found, done = self._collect(
-            self.kernel.ctx, *self.tree.arrays(), limit, self.c, self.fpu, seed, leaves, words, legal
+            self.kernel.ctx, *tree, starts, counts, self.c, self.fpu, seed, leaves, words, legal, gained
         )
         self.simulations += done
         return LeafBatch(leaves[:found], words[:found], legal[:found])

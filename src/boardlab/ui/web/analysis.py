@@ -19,8 +19,8 @@ import time
 from collections import OrderedDict
 from typing import Any
 
+from boardlab.play.agent_pool import AgentPool, Busy, Overrun, ThinkError
 from boardlab.ui.web.hall import WebInputError, check_agent, move_limit, said
-from boardlab.ui.web.workers import Busy, Overrun, ThinkError, ThinkPool
 
 DEFAULT_AGENT = "alphabeta"
 CACHE_SIZE = 512
@@ -37,8 +37,8 @@ class Analyst:
 
     def __init__(
         self,
-        exact_pool: ThinkPool,
-        search_pool: ThinkPool,
+        exact_pool: AgentPool,
+        search_pool: AgentPool,
         seconds: float = 2.0,
         max_seconds: float = 30.0,
         allow_paths: bool = False,

@@ -33,7 +33,7 @@ from boardlab.ui.web.analysis import Analyst
 from boardlab.ui.web.boards import DRAWN
 from boardlab.ui.web.hall import Hall, HallSettings, WebInputError, check_game, start_position
 from boardlab.ui.web.replay import Replays
-from boardlab.ui.web.workers import ThinkPool
+from boardlab.ui.web.workers import think_pool
 
 REQUEST_SECONDS = 60.0
 """Most seconds one request may take before the server answers 429."""
@@ -202,8 +202,8 @@ def create_app(settings: ServeSettings | None = None) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        agents = ThinkPool(settings.agent_workers)
-        thinkers = ThinkPool(settings.analysis_workers)
+        agents = think_pool(settings.agent_workers)
+        thinkers = think_pool(settings.analysis_workers)
         hall = Hall(agents, settings.hall)
         state.update(
             hall=hall,

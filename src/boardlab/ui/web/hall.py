@@ -2,7 +2,7 @@
 
 A :class:`Hall` holds at most ``max_games`` games; a game nobody has looked at for
 ``idle_seconds`` is dropped, first when room is needed and otherwise by a periodic sweep. Each
-game's agents play from the hall's :class:`~boardlab.ui.web.workers.ThinkPool` through a
+game's agents play from the hall's :class:`~boardlab.play.agent_pool.AgentPool` through a
 :class:`RemoteAgent`, run by a thread of the hall's executor so that the server's event loop
 never waits on an agent. The session's clock is the workers' own measure of thinking time, so a
 move that waited for a free worker is not charged for the wait; an agent that overruns its limit
@@ -28,10 +28,10 @@ from boardlab.agents.decision import Decision, Limit
 from boardlab.core.machine import memory_problem
 from boardlab.core.spec import options_of, shorten, spec_text
 from boardlab.games import GameError, Reason, parse_game
+from boardlab.play.agent_pool import AgentPool, Busy, Overrun, ThinkError, WorkerDied
 from boardlab.play.referee import MOVE_TIMEOUT_FACTOR, AgentForfeit, read_decision
 from boardlab.play.session import Session, SessionError
 from boardlab.ui.web.boards import view as board_view
-from boardlab.ui.web.workers import Busy, Overrun, ThinkError, ThinkPool, WorkerDied
 
 MIN_MOVE_LIMIT = 5.0
 """Seconds an agent may always take per move before it forfeits, or the referee's factor
@@ -167,7 +167,7 @@ class RemoteAgent:
     """A session's agent whose decisions come from the think pool (see the module notes)."""
 
     def __init__(
-        self, pool: ThinkPool, key: str, game: str, spec: str, seed: int, clock: ThinkingClock
+        self, pool: AgentPool, key: str, game: str, spec: str, seed: int, clock: ThinkingClock
     ) -> None:
         self.spec = spec
         self._pool, self._key, self._game, self._seed, self._clock = pool, key, game, seed, clock
@@ -215,7 +215,7 @@ class WebGame:
         moves: list[str],
         sides: tuple[str | None, str | None],
         think: float,
-        pool: ThinkPool,
+        pool: AgentPool,
         seed: int,
         least: float = MIN_MOVE_LIMIT,
     ) -> None:
@@ -398,7 +398,7 @@ def _undoable(session: Session) -> bool:
 class Hall:
     """Every game of a server, within its bounds (see the module notes)."""
 
-    def __init__(self, pool: ThinkPool, settings: HallSettings | None = None) -> None:
+    def __init__(self, pool: AgentPool, settings: HallSettings | None = None) -> None:
         self.pool = pool
         self.settings = settings or HallSettings()
         self._games: dict[str, WebGame] = {}
