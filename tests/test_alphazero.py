@@ -160,6 +160,33 @@ def test_agent_refuses_a_model_of_another_game(model_dir: str) -> None:
         make_agent("alphazero:model=/nonexistent/m.safetensors", game=TTT)
 
 
+def test_a_network_declared_fit_for_the_other_rulebook_plays_it(tmp_path: Path) -> None:
+    """``also`` lets a Quixo network play the course rulebook (same board); another board, or a
+    game it does not declare, is still refused; the trainer writes ``also`` into the files."""
+    from boardlab.train.alphazero import AlphaZeroRun
+
+    official, course = parse_game("quixo:size=4"), parse_game("quixo:size=4,rules=course")
+    plain = tmp_path / "plain.safetensors"
+    save_network(plain, Network.for_game(official, blocks=1, channels=8, seed=3))
+    with pytest.raises(AgentSpecError, match="not quixo:size=4,rules=course"):
+        make_agent(f"alphazero:model={plain}", game=course)
+    run = AlphaZeroRun.start(official, tiny_params(also="quixo:size=4,rules=course"), seed=1)
+    run.save(tmp_path / "run" / "checkpoint.safetensors")
+    model = tmp_path / "run" / "model.safetensors"
+    for path in (tmp_path / "run" / "checkpoint.safetensors", model):
+        assert read_network(path, course).network.shape.also == ("quixo:size=4,rules=course",)
+    agent = make_agent(f"alphazero:model={model},sims=16", seed=0, game=course)
+    state = course.initial()
+    assert state.move_index(agent.act(state).move) in state.legal_indices()
+    with pytest.raises(NetworkMismatchError, match="not quixo"):
+        read_network(tmp_path / "run" / "model.safetensors", parse_game("quixo"))
+    from boardlab.train.alphazero import AlphaZeroParams
+    from boardlab.train.run import TrainingError, checked_settings
+
+    with pytest.raises(TrainingError, match="also"):
+        checked_settings(AlphaZeroParams, "alphazero", {"also": "quixo:size=9"})
+
+
 def test_agent_raw_policy_is_the_networks_best_move(model_dir: str) -> None:
     path = tiny_model(model_dir)
     agent = make_agent(f"alphazero:model={path},sims=1", seed=0, game=TTT)

@@ -14,6 +14,7 @@ is made for a game or at its first move. PyTorch is the optional ``torch`` extra
 from __future__ import annotations
 
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -57,8 +58,24 @@ def shipped_model_name(game_spec: str) -> str:
 
 
 def shipped_model(game_spec: str) -> Path | None:
-    """The network shipped in the package for this game, or None."""
-    return shipped_model_file(shipped_model_name(game_spec))
+    """The network shipped in the package for this game, or None: the one trained on it, else
+    one that declares it in its ``also`` (e.g. the official-rules Quixo network for the course
+    rulebook)."""
+    own = shipped_model_file(shipped_model_name(game_spec))
+    if own is not None:
+        return own
+    for path in sorted(_shipped_folder().glob("alphazero-*.safetensors")):
+        try:
+            shape, _ = read_header(path)
+        except NetworkFileError:
+            continue
+        if game_spec in shape.also:
+            return path
+    return None
+
+
+def _shipped_folder() -> Path:
+    return Path(str(resources.files("boardlab.models")))
 
 
 _NETWORKS: ModelCache[Network] = ModelCache(lambda path: read_network(path).network)
@@ -100,7 +117,7 @@ class AlphaZeroAgent(Agent):
             shape, _ = read_header(path)
         except NetworkFileError as error:
             raise AgentSpecError(f"{cls.name}: {error}") from None
-        if shape.kernel != game.kernel.name or shape.game != game.spec:
+        if not shape.fits(game):
             raise AgentSpecError(f"{cls.name}: {path} is a network for {shape.game}, not {game.spec}")
         cls._load(path)
 

@@ -73,7 +73,10 @@ def require_torch() -> Any:
 
 @dataclass(frozen=True)
 class NetworkShape:
-    """What a network is built for (the game) and its size (blocks, channels)."""
+    """What a network is built for (the game) and its size (blocks, channels). ``also`` names
+    other games of the same board it is declared fit for (Quixo's other rulebook, which differs
+    only when one push completes lines of both colours): the search plays their rules, the
+    network's priors and values were learned on ``game``."""
 
     game: str
     kernel: str
@@ -81,6 +84,7 @@ class NetworkShape:
     num_actions: int
     blocks: int = 3
     channels: int = 32
+    also: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not 0 <= self.blocks <= MAX_BLOCKS or not 1 <= self.channels <= MAX_CHANNELS:
@@ -96,7 +100,17 @@ class NetworkShape:
         return cls(game.spec, kernel.name, tuple(kernel.obs_shape), kernel.num_actions, blocks, channels)
 
     def to_json(self) -> dict[str, Any]:
-        return {**asdict(self), "obs_shape": list(self.obs_shape)}
+        return {**asdict(self), "obs_shape": list(self.obs_shape), "also": list(self.also)}
+
+    def fits(self, game: Any) -> bool:
+        """Whether the network plays ``game``: its own game, or one of ``also`` on the same board."""
+        if game.spec == self.game:
+            return game.kernel.name == self.kernel
+        kernel = game.kernel
+        return game.spec in self.also and (tuple(kernel.obs_shape), kernel.num_actions) == (
+            self.obs_shape,
+            self.num_actions,
+        )
 
 
 def build_module(shape: NetworkShape) -> Any:
@@ -290,7 +304,7 @@ def parse_network(data: bytes, where: str, game: Any = None, mode: str = "script
     """:func:`read_network` of bytes already read (``where`` names them in errors)."""
     require_torch()
     shape, state = _header(data, where)
-    if game is not None and (shape.kernel != game.kernel.name or shape.game != game.spec):
+    if game is not None and not shape.fits(game):
         raise NetworkMismatchError(f"{where} is a network for {shape.game}, not {game.spec}")
     from safetensors.torch import load
 
@@ -347,7 +361,10 @@ def _header(data: bytes, where: str) -> tuple[NetworkShape, Any]:
         for k in ("num_actions", "blocks", "channels"):
             if not isinstance(fields[k], int) or isinstance(fields[k], bool) or not 0 <= fields[k] < 100_000:
                 raise ValueError(k)
-        shape = NetworkShape(obs_shape=(obs[0], obs[1], obs[2]), **fields)
+        also = meta.get("also", [])
+        if not (isinstance(also, list) and len(also) < 100 and all(isinstance(a, str) for a in also)):
+            raise ValueError("also")
+        shape = NetworkShape(obs_shape=(obs[0], obs[1], obs[2]), also=tuple(also), **fields)
     except (KeyError, ValueError) as error:
         raise NetworkFileError(f"{where}: its metadata is damaged ({_short(error)})") from None
     return shape, meta.get("state")

@@ -159,6 +159,11 @@ class AlphaZeroParams:
     eval_positions: int = option(
         300, "solver-judged positions for the accuracy (0: none)", minimum=0, maximum=1_000_000
     )
+    also: str = option(
+        "",
+        "';'-separated games (specs) of the same board the network is also declared fit for "
+        "(quixo:rules=course for a network trained on quixo)",
+    )
     workers: int = option(0, "self-play processes (0: one per core)", minimum=0, maximum=256)
     backend: str = option("local", "where self-play runs: local processes or Ray", choices=BACKENDS)
     address: str = option("", "with backend=ray: the cluster's HOST:PORT (empty: a local Ray instance)")
@@ -166,12 +171,23 @@ class AlphaZeroParams:
     def problem(self) -> str | None:
         if self.fast_sims > self.sims:
             return "fast_sims must not exceed sims"
+        for spec in self.also_specs:
+            try:
+                parse_game(spec)
+            except ValueError as error:
+                return f"also: {error}"
         return None
 
+    @property
+    def also_specs(self) -> tuple[str, ...]:
+        """The game specs of ``also``."""
+        return tuple(spec.strip() for spec in self.also.split(";") if spec.strip())
 
-FREE = ("hours", "workers", "backend", "address", "elo_every")
+
+FREE = ("hours", "workers", "backend", "address", "elo_every", "also")
 """Settings a resumed run may change: they do not change the network an iteration computes
-(``elo_every`` only says which iterations play evaluation games)."""
+(``elo_every`` only says which iterations play evaluation games, ``also`` only what the saved
+network declares it fits)."""
 
 
 def gumbel_settings(p: AlphaZeroParams) -> GumbelSettings:
@@ -921,6 +937,7 @@ class AlphaZeroRun(RunDefaults):
         path = Path(path)
         if self.folder is None:
             self.attach(path.parent)
+        self.network.shape = dataclasses.replace(self.network.shape, also=self.params.also_specs)
         save_network(path, self.network, optimizer_tensors(self.optimizer), self.state)
         save_network(path.parent / MODEL_FILE, self.network)
         return path
