@@ -187,6 +187,19 @@ def test_a_network_declared_fit_for_the_other_rulebook_plays_it(tmp_path: Path) 
         checked_settings(AlphaZeroParams, "alphazero", {"also": "quixo:size=9"})
 
 
+def test_agent_searches_on_its_own_number_of_threads(model_dir: str) -> None:
+    import torch
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        make_agent(f"alphazero:model={tiny_model(model_dir)},sims=4", seed=0, game=TTT).act(TTT.initial())
+        assert torch.get_num_threads() == 1  # the default: one thread per searching process
+        make_agent(f"alphazero:model={tiny_model(model_dir)},sims=4,threads=2", game=TTT).act(TTT.initial())
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_agent_raw_policy_is_the_networks_best_move(model_dir: str) -> None:
     path = tiny_model(model_dir)
     agent = make_agent(f"alphazero:model={path},sims=1", seed=0, game=TTT)
