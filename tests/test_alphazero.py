@@ -187,6 +187,24 @@ def test_a_network_declared_fit_for_the_other_rulebook_plays_it(tmp_path: Path) 
         checked_settings(AlphaZeroParams, "alphazero", {"also": "quixo:size=9"})
 
 
+def test_shipped_quixo_network_plays_both_rulebooks_and_beats_random() -> None:
+    """``alphazero`` alone on 5x5 Quixo plays the shipped network, under either rulebook (the
+    course rulebook through the network's ``also``), and wins every game against random."""
+    from boardlab.agents.alphazero import shipped_model
+    from boardlab.play.session import Session
+
+    official, course = parse_game("quixo"), parse_game("quixo:rules=course")
+    assert shipped_model("quixo") == shipped_model("quixo:rules=course") is not None
+    assert shipped_model("quixo:size=4") is None
+    for index, game in enumerate((official, course, official, course)):
+        seats = [make_agent("alphazero:sims=32", seed=index, game=game), make_agent("random", seed=index)]
+        if index % 2:
+            seats.reverse()
+        session = Session(game.initial(), seats)
+        outcome = session.run()
+        assert outcome.winner == index % 2, f"game {index} on {game.spec}: {outcome}"
+
+
 def test_agent_searches_on_its_own_number_of_threads(model_dir: str) -> None:
     import torch
     before = torch.get_num_threads()
