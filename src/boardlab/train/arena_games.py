@@ -6,8 +6,9 @@ arena store (:class:`~boardlab.arena.store.Store`, ``arena.sqlite`` in the run's
 thinking times), one tournament per evaluation. The learner is a real agent spec whose model
 file lies in the run's folder and is written relative to it
 (``alphazero:model=snapshots/it000012.safetensors,sims=32``): the store travels with the
-folder, and from inside the folder its games can be replayed (``boardlab serve --db
-arena.sqlite``) or the tournament continued (``boardlab tournament ... --db arena.sqlite``).
+folder, and from inside the folder its games can be rated (``boardlab ratings arena.sqlite``),
+replayed (``boardlab serve --db arena.sqlite``) or the tournament continued (``boardlab
+tournament ... --db arena.sqlite``).
 
 An evaluation is the part of a round robin (:mod:`boardlab.arena.schedule`) that the learner
 plays: player 0 is the learner, each pair learner-opponent plays ``games`` games with the
