@@ -173,6 +173,8 @@ def test_a_network_declared_fit_for_the_other_rulebook_plays_it(tmp_path: Path) 
     run = AlphaZeroRun.start(official, tiny_params(also="quixo:size=4,rules=course"), seed=1)
     run.save(tmp_path / "run" / "checkpoint.safetensors")
     model = tmp_path / "run" / "model.safetensors"
+    resumed = AlphaZeroRun.resume(tmp_path / "run" / "checkpoint.safetensors", official)
+    assert resumed.params.also == "quixo:size=4,rules=course"  # the stored settings name it
     for path in (tmp_path / "run" / "checkpoint.safetensors", model):
         assert read_network(path, course).network.shape.also == ("quixo:size=4,rules=course",)
     agent = make_agent(f"alphazero:model={model},sims=16", seed=0, game=course)

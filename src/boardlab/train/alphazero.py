@@ -938,6 +938,7 @@ class AlphaZeroRun(RunDefaults):
         if self.folder is None:
             self.attach(path.parent)
         self.network.shape = dataclasses.replace(self.network.shape, also=self.params.also_specs)
+        self.state["hyper"] = dataclasses.asdict(self.params)  # free settings a resume changed
         save_network(path, self.network, optimizer_tensors(self.optimizer), self.state)
         save_network(path.parent / MODEL_FILE, self.network)
         return path
