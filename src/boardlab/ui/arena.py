@@ -351,7 +351,11 @@ def ratings_command(
     A player is its agent spec, whatever tournament it played in; nothing is played.
     Example: boardlab ratings results/arena.sqlite --game quixo
     """
-    if not db.is_file():
+    try:
+        found = db.is_file()
+    except (OSError, ValueError) as err:  # a name the file system cannot hold, a NUL
+        _fail(f"{shorten(str(db))}: {getattr(err, 'strerror', None) or err}")
+    if not found:
         _fail(f"{shorten(str(db))}: no such store (match and tournament write one with --db)")
     if out is not None:
         _check_path("--out", out, folder=True)
