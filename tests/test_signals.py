@@ -36,6 +36,12 @@ WORDS = {signal.SIGINT: "Interrupted", signal.SIGTERM: "Terminated"}
 TINY_NEAT = "population=8,games=2,champion_games=1,pool=2,champion_every=1,workers=2"
 
 
+def _as_in_a_terminal() -> None:
+    """Ctrl-C as a command typed in a terminal gets it: a suite started in the background (``&``)
+    inherits SIGINT ignored, and so would every command it starts."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(args: list[str]) -> subprocess.Popen[str]:
     command = [sys.executable, "-c", "from boardlab.ui.cli import main; main()", *args]
     return subprocess.Popen(
@@ -44,6 +50,7 @@ def _start(args: list[str]) -> subprocess.Popen[str]:
         stderr=subprocess.STDOUT,
         text=True,
         start_new_session=True,
+        preexec_fn=_as_in_a_terminal,
         env={**os.environ, "COLUMNS": "200"},
     )
 
