@@ -107,8 +107,9 @@ def _brief_connection(joining: bool) -> Iterator[None]:
     sys.stderr.flush()
     saved = os.dup(2)
     try:
-        with open(os.devnull, "w") as devnull:
-            os.dup2(devnull.fileno(), 2)
+        null = os.open(os.devnull, os.O_WRONLY)  # silences stderr; writes no file
+        os.dup2(null, 2)
+        os.close(null)
         yield
     finally:
         os.dup2(saved, 2)
