@@ -93,7 +93,15 @@ from boardlab.train.arena_games import (
     play_into_store,
     run_store,
 )
-from boardlab.train.run import GameResult, Method, RunDefaults, TrainingError, checked_settings
+from boardlab.train.run import (
+    GameResult,
+    Method,
+    RunDefaults,
+    TrainingError,
+    checked_settings,
+    game_specs,
+    game_specs_problem,
+)
 
 CHECKPOINT_FILE = "checkpoint.safetensors"
 MODEL_FILE = "model.safetensors"
@@ -171,17 +179,12 @@ class AlphaZeroParams:
     def problem(self) -> str | None:
         if self.fast_sims > self.sims:
             return "fast_sims must not exceed sims"
-        for spec in self.also_specs:
-            try:
-                parse_game(spec)
-            except ValueError as error:
-                return f"also: {error}"
-        return None
+        return game_specs_problem("also", self.also)
 
     @property
     def also_specs(self) -> tuple[str, ...]:
         """The game specs of ``also``."""
-        return tuple(spec.strip() for spec in self.also.split(";") if spec.strip())
+        return game_specs(self.also)
 
 
 FREE = ("hours", "workers", "backend", "address", "elo_every", "also")

@@ -54,7 +54,14 @@ from boardlab.models.table import ModelFileError
 from boardlab.play.pool import Workers
 from boardlab.play.session import Session
 from boardlab.search.alphabeta import MATE_ZONE
-from boardlab.train.run import GameResult, Method, RunDefaults, TrainingError
+from boardlab.train.run import (
+    GameResult,
+    Method,
+    RunDefaults,
+    TrainingError,
+    game_specs,
+    game_specs_problem,
+)
 
 CHECKPOINT_FILE = "checkpoint.npz"
 MODEL_FILE = "evalnet.safetensors"
@@ -122,17 +129,15 @@ class EvalNetSettings:
                 make_agent(spec, seed=0)
             except AgentSpecError as error:
                 return f"players: {error}"
-        for spec in self.also_specs:
-            try:
-                parse_game(spec)
-            except ValueError as error:
-                return f"also: {error}"
+        problem = game_specs_problem("also", self.also)
+        if problem:
+            return problem
         return "" if len(self.player_specs) >= 1 else "players names no agent"
 
     @property
-    def also_specs(self) -> list[str]:
+    def also_specs(self) -> tuple[str, ...]:
         """The game specs of ``also``."""
-        return [spec.strip() for spec in self.also.split(";") if spec.strip()]
+        return game_specs(self.also)
 
     @property
     def player_specs(self) -> list[str]:

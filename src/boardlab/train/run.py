@@ -377,6 +377,21 @@ def train(
     return not requested()
 
 
+def game_specs(text: str) -> tuple[str, ...]:
+    """The game specs of a ``;``-separated setting (``also`` of the network trainers)."""
+    return tuple(spec.strip() for spec in text.split(";") if spec.strip())
+
+
+def game_specs_problem(name: str, text: str) -> str | None:
+    """Why the ``;``-separated game specs ``text`` of setting ``name`` are bad, or None."""
+    for spec in game_specs(text):
+        try:
+            parse_game(spec)
+        except ValueError as error:
+            return f"{name}: {error}"
+    return None
+
+
 # --- games against fixed opponents -------------------------------------------------------------
 
 
