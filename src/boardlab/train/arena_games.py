@@ -177,17 +177,19 @@ def elo_ratings(
 ) -> dict[str, Rating]:
     """The Elo of each of ``players`` minus the anchor's, fitted over every game of ``game``
     in the store; empty when the anchor has not played (the anchor itself: 0, interval 0)."""
-    names, records = pooled_games(store, game)
-    results = [(r.first_player, r.second_player, r.outcome.score_for(0)) for r in records]
+    stored, records = pooled_games(store, game)
+    # Players in sorted order, so the fit (to the last bit) does not depend on the order in
+    # which the workers finished their games.
+    names = sorted(stored)
+    index = [names.index(name) for name in stored]
+    results = [(index[r.first_player], index[r.second_player], r.outcome.score_for(0)) for r in records]
     if anchor not in names or len(names) < 2:
         return {}
     fit = fit_elo(len(names), results, prior_draws)
     base = names.index(anchor)
-    out = {}
-    for player in players:
-        if player in names:
-            out[player] = Rating(*fit.difference(names.index(player), base))
-    return out
+    return {
+        player: Rating(*fit.difference(names.index(player), base)) for player in players if player in names
+    }
 
 
 def elo_record(
