@@ -101,3 +101,14 @@ def test_truncated_store_is_rejected(tmp_path: Path) -> None:
 def test_directory_is_rejected(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="directory"):
         Store(tmp_path)
+
+
+def test_tournaments_registered_in_the_same_second_are_listed_in_registration_order(tmp_path: Path) -> None:
+    configs = [TournamentConfig(("random", "greedy"), 2, seed=seed, name=f"t{seed}") for seed in range(6)]
+    with Store(tmp_path / "arena.sqlite") as store:
+        for config in configs:  # well within one second; their ids are in no particular order
+            store.register_tournament(config)
+        listed = store.tournaments()
+    assert len({t["created"] for t in listed}) == 1
+    assert [t["name"] for t in listed] == [c.label for c in configs]
+    assert [t["id"] for t in listed] != sorted(c.tournament_id for c in configs)

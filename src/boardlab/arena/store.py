@@ -314,7 +314,7 @@ class Store:
             rows = conn.execute(
                 "SELECT t.id, t.name, t.game, t.specs, t.seed, t.opening_plies, t.created,"
                 " (SELECT COUNT(*) FROM games g WHERE g.tournament_id = t.id)"
-                " FROM tournaments t ORDER BY t.created, t.id"
+                " FROM tournaments t ORDER BY t.created, t.rowid"
             ).fetchall()
         keys = ("id", "name", "game", "specs", "seed", "opening_plies", "created", "games")
         out = [dict(zip(keys, row, strict=True)) for row in rows]
