@@ -209,6 +209,7 @@ def test_shipped_quixo_network_plays_both_rulebooks_and_beats_random() -> None:
 
 def test_agent_searches_on_its_own_number_of_threads(model_dir: str) -> None:
     import torch
+
     before = torch.get_num_threads()
     try:
         torch.set_num_threads(2)

@@ -145,8 +145,13 @@ def test_positions_survive_saving_and_joined_files_keep_their_games_apart(tmp_pa
 def test_a_file_that_holds_no_positions_is_a_clear_error(tmp_path):
     (tmp_path / "junk.npz").write_bytes(b"not a numpy file")
     np.savez(tmp_path / "other.npz", weights=np.zeros(3))
-    np.savez(tmp_path / "nan.npz", me=np.zeros(2, np.int64), opp=np.zeros(2, np.int64),
-             result=np.array([np.nan, 1.0]), game=np.zeros(2, np.int64))
+    np.savez(
+        tmp_path / "nan.npz",
+        me=np.zeros(2, np.int64),
+        opp=np.zeros(2, np.int64),
+        result=np.array([np.nan, 1.0]),
+        game=np.zeros(2, np.int64),
+    )
     for name in ("junk.npz", "other.npz", "missing.npz", "nan.npz"):
         with pytest.raises(InputFileError, match=name):
             Positions.load(tmp_path / name)
