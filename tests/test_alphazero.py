@@ -7,6 +7,7 @@ import ast
 import json
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -229,6 +230,43 @@ def test_agent_raw_policy_is_the_networks_best_move(model_dir: str) -> None:
     logits, _ = net.infer(state.observation()[None])
     best = int(np.argmax(masked_softmax(logits, state.legal_mask()[None])[0]))
     assert state.move_index(agent.act(state, Limit(iterations=1)).move) == best
+
+
+def ttt_positions(count: int, seed: int) -> list[Any]:
+    """``count`` Tic-Tac-Toe positions, still going, from random games."""
+    rng = np.random.default_rng(seed)
+    found: list[Any] = []
+    while len(found) < count:
+        state = TTT.initial()
+        while not state.is_over and len(found) < count:
+            found.append(state)
+            state = state.play_index(int(rng.choice(state.legal_indices())))
+    return found
+
+
+def test_the_proof_search_makes_an_untrained_network_play_perfectly(model_dir: str) -> None:
+    # nine plies of alpha-beta see to the end of Tic-Tac-Toe: each move keeps the value, with
+    # a network that knows nothing and a search of 4 simulations; without it, it does not
+    solution = ttt_solution()
+    spec = f"alphazero:model={tiny_model(model_dir)},sims=4"
+    proved = make_agent(f"{spec},proof=9", seed=0, game=TTT)
+    plain = make_agent(f"{spec},proof=0", seed=0, game=TTT)
+    plain_kept = []
+    for state in ttt_positions(150, seed=2):
+        value = solution.value(state)
+        decision = proved.act(state)
+        assert -solution.value(state.play(decision.move)) == value, state
+        assert (decision.value == 1.0) == (value == 1) and (decision.info.engine == "proof") == (value == 1)
+        plain_kept.append(-solution.value(state.play(plain.act(state).move)) == value)
+    assert not all(plain_kept)
+
+
+def test_the_proof_search_stays_out_of_the_way_of_the_network(model_dir: str) -> None:
+    # a position where nothing is forced within the proof's plies: the network's move stands
+    spec = f"alphazero:model={tiny_model(model_dir)},sims=1"
+    state = TTT.parse_position("X...O....")
+    proved, plain = (make_agent(f"{spec},proof={p}", seed=0, game=TTT).act(state) for p in (3, 0))
+    assert (proved.move, proved.value, proved.info.engine) == (plain.move, plain.value, "alphazero")
 
 
 # --- the Gumbel root with known evaluators ----------------------------------------------------

@@ -88,7 +88,7 @@ def test_the_store_holds_exactly_the_evaluation_games_as_counted_in_the_curve(st
         "it000002.safetensors",
     ]
     for (tournament, records), at in zip(tournaments, (0, 2), strict=True):
-        learner = f"alphazero:model=snapshots/it{at:06d}.safetensors,sims=8"
+        learner = f"alphazero:model=snapshots/it{at:06d}.safetensors,sims=8,proof=0"
         assert tournament["specs"] == [learner, *opponents]
         assert tournament["game"] == "tictactoe" and tournament["opening_plies"] == 0
         assert len(records) == tournament["games"] == VERSUS * len(opponents)

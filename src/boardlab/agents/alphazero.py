@@ -5,8 +5,15 @@ MCTS of :mod:`boardlab.search.mcts`, the network (:mod:`boardlab.models.network`
 priors and the values of the leaves, ``batch`` leaves per network call. ``alphazero`` alone
 plays the model shipped in the package for the state's game. ``sims=1`` plays the network's
 raw policy (the most likely legal move). The decision carries the visit shares as its policy,
-the search's value and the most visited line. While it searches, the process's PyTorch runs
-on ``threads`` threads (default 1).
+the search's value and the most visited line.
+
+Before the network is asked, an alpha-beta search of ``proof`` plies looks for a forced win,
+and the move the tree search picks is checked by one of ``proof - 1`` plies for a forced loss
+(then the next most visited move is tried): a short win whose move the network's policy
+ranks low is one the tree search may never visit, and alpha-beta proves such lines in a
+fraction of the time. ``proof=0`` leaves the move to the network search alone.
+
+While it searches, the process's PyTorch runs on ``threads`` threads (default 1).
 
 A model made for another game or another board size is refused with one line, when the agent
 is made for a game or at its first move. PyTorch is the optional ``torch`` extra.
@@ -14,6 +21,8 @@ is made for a game or at its first move. PyTorch is the optional ``torch`` extra
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -21,6 +30,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from boardlab.agents.alphabeta import AlphaBetaAgent, AlphaBetaSettings
 from boardlab.agents.base import Agent, AgentSpecError
 from boardlab.agents.decision import Decision, Limit, SearchInfo
 from boardlab.agents.models import ModelCache, model_file, shipped_model_file
@@ -33,9 +43,13 @@ from boardlab.models.network import (
     read_network,
     require_torch,
 )
+from boardlab.search.alphabeta import SearchResult, proven_value
 from boardlab.search.mcts import PUCT, Search, default_capacity
 
 DEFAULT_SIMULATIONS = 400  # when neither the call nor the spec sets a budget
+PROOF_TABLE = 18  # log2 of the proof search's transposition table
+PROOF_MARGIN = 0.05  # of a time limit, kept for the checks of the move after the search
+MIN_SEARCH_SHARE = 0.5  # of a time limit, left to the network search whatever the proof took
 MODEL_FILE = "model.safetensors"
 
 
@@ -51,6 +65,13 @@ class AlphaZeroSettings:
     c: float = option(1.5, "PUCT exploration constant", minimum=0, maximum=100)
     fpu: float = option(-0.2, "value of an unvisited move, in [-1, 1]", minimum=-1, maximum=1)
     batch: int = option(8, "leaves per network call", minimum=1, maximum=4096)
+    proof: int = option(
+        6,
+        "plies of alpha-beta looking for a forced win before the network search, and for a forced "
+        "loss after the move chosen (0: none)",
+        minimum=0,
+        maximum=12,
+    )
     threads: int = option(
         1,
         "PyTorch threads of the process while it searches (more: slower at small batches and "
@@ -111,6 +132,7 @@ class AlphaZeroAgent(Agent):
         super().__init__(seed, settings, **options)
         self.np_rng = np.random.default_rng(seed)
         self._networks: dict[str, Network] = {}
+        self.prover = AlphaBetaAgent(seed=seed, settings=AlphaBetaSettings(tt=PROOF_TABLE, contempt=0.0))
 
     @classmethod
     def default_limit(cls, settings: Any) -> Limit:
@@ -154,6 +176,8 @@ class AlphaZeroAgent(Agent):
         return self._networks[game.spec]
 
     def prepare(self, game: Any) -> None:
+        if self.settings.proof:
+            self.prover.prepare(game)
         self.act(game.initial(), Limit(iterations=2))
 
     def search(self, state: Any, limit: Limit | None = None) -> Search:
@@ -172,9 +196,58 @@ class AlphaZeroAgent(Agent):
         search.run(iterations, seconds, batch=s.batch)
         return search
 
+    def proved(self, state: Any, depth: int) -> SearchResult:
+        """``depth`` plies of alpha-beta from ``state`` (no positions of the game remembered:
+        a forced line needs no history)."""
+        return self.prover.runner(state.kernel).iterate(*state.words, depth, 0.0, self.np_rng)
+
+    def forced_win(self, state: Any) -> Decision | None:
+        """The move of a win that ``proof`` plies of alpha-beta prove, else None."""
+        if not self.settings.proof:
+            return None
+        result = self.proved(state, self.settings.proof)
+        if proven_value(result.score) != 1:
+            return None
+        policy = np.zeros(state.kernel.num_actions)
+        policy[result.move] = 1.0
+        info = SearchInfo(
+            depth=result.depth, nodes=result.nodes, seconds=result.seconds, score=result.score, engine="proof"
+        )
+        return Decision(state.move_from_index(result.move), policy=policy, value=1.0, info=info)
+
+    def loses(self, state: Any, action: int) -> bool:
+        """Whether ``proof - 1`` plies of alpha-beta prove the opponent wins after ``action``."""
+        after = state.play_index(action)
+        if after.is_over:
+            return after.winner is not None and after.winner != state.to_move
+        if self.settings.proof < 2:
+            return False
+        return proven_value(self.proved(after, self.settings.proof - 1).score) == 1
+
+    def choose_safe(self, state: Any, search: Search) -> int:
+        """The most visited root action not proven to lose (the most visited if all are)."""
+        moves, visits, _ = search.tree.root_children()
+        order = np.lexsort((self.np_rng.random(len(moves)), -visits))
+        if not self.settings.proof:
+            return int(moves[order[0]])
+        for k in order:
+            if not self.loses(state, int(moves[k])):
+                return int(moves[k])
+        return int(moves[order[0]])
+
     def act(self, state: Any, limit: Limit | None = None) -> Decision:
-        search = self.search(state, limit)
-        action, _ = search.best()
+        """The move within ``limit`` over the agent's default; a time limit covers the proof
+        search too."""
+        start = time.perf_counter()
+        won = self.forced_win(state)
+        if won is not None:
+            return won
+        budget = (limit or Limit()).over(self.limit)
+        if budget.time is not None:
+            left = budget.time - (time.perf_counter() - start) - PROOF_MARGIN * budget.time
+            budget = dataclasses.replace(budget, time=max(left, MIN_SEARCH_SHARE * budget.time))
+        search = self.search(state, budget)
+        action = self.choose_safe(state, search)
         value = search.value()
         line = search.principal_line(action)
         info = SearchInfo(

@@ -894,7 +894,11 @@ class AlphaZeroRun(RunDefaults):
         assert self.folder is not None
         sims = self.params.eval_sims
         full = str((self.folder / model).resolve())
-        return model_spec("alphazero", model, sims), model_spec("alphazero", full, sims)
+        # the network and its search alone: no alpha-beta proofs (see the agent's ``proof``)
+        return (
+            model_spec("alphazero", model, sims) + ",proof=0",
+            model_spec("alphazero", full, sims) + ",proof=0",
+        )
 
     def evaluation_games(self, at: int, hours: float) -> list[dict[str, Any]]:
         """The games of iteration ``at`` against the fixed opponents, stored in the run's arena
