@@ -3,7 +3,7 @@
 Plays Connect Four self-play exactly as the trainer's workers do (Gumbel root, playout-cap
 randomisation, ``--parallel`` games side by side whose leaves share one network call), one
 thread per process, and reports for each inference mode (eager PyTorch, TorchScript traced
-and frozen; ONNX Runtime when it is installed):
+and frozen, ONNX Runtime when it is installed):
 
 - simulations per second on one core (one process), and with every core busy (one process
   per core, the rates summed); a simulation is one position evaluated by the network;
@@ -28,7 +28,7 @@ from rich.console import Console
 from rich.table import Table
 
 from boardlab.games import parse_game
-from boardlab.models.network import Network, read_network
+from boardlab.models.network import Network, onnx_runtime, read_network
 from boardlab.play.pool import Workers
 from boardlab.train.alphazero import AlphaZeroParams, selfplay_games
 
@@ -61,6 +61,7 @@ class TimedEvaluator:
 
 
 def load(model: str, mode: str) -> Network:
+    """The network in inference ``mode``: eager, script or onnx (see :class:`Network`)."""
     game = parse_game("connect4")
     if model:
         network = read_network(model, game).network
@@ -95,14 +96,6 @@ def run_job(job: Job) -> dict[str, float]:
     }
 
 
-def onnx_available() -> bool:
-    try:
-        import onnxruntime  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -112,8 +105,12 @@ def main() -> None:
     )
     parser.add_argument("--seconds", type=float, default=15.0, help="self-play seconds per measurement")
     parser.add_argument("--parallel", type=int, default=32, help="games played side by side per process")
-    parser.add_argument("--modes", nargs="*", default=["eager", "script"])
+    parser.add_argument(
+        "--modes", nargs="*", default=None, help="eager, script, onnx (default: each one installed)"
+    )
     args = parser.parse_args()
+    if args.modes is None:
+        args.modes = ["eager", "script"] + (["onnx"] if onnx_runtime() is not None else [])
     model = args.model
     if not model:
         from boardlab.agents.alphazero import shipped_model
@@ -127,7 +124,7 @@ def main() -> None:
         f"Connect Four self-play, network {net.shape.blocks} blocks x {net.shape.channels} channels "
         f"({model or 'fresh, random weights'}), {args.parallel} games per process, {cores} cores, "
         f"{args.seconds:g} s per measurement; ONNX Runtime "
-        + ("installed" if onnx_available() else "not installed")
+        + ("installed" if onnx_runtime() is not None else "not installed")
     )
     table = Table(title="self-play: network-guided simulations per second")
     for column in (

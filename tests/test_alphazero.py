@@ -63,14 +63,38 @@ def test_network_masks_illegal_actions_and_values_in_range() -> None:
     assert priors.sum() == pytest.approx(1.0) and -1 <= values[0] <= 1
 
 
-def test_eager_and_traced_inference_agree() -> None:
-    net = Network.for_game(C4, blocks=2, channels=8, seed=2)
-    obs = np.random.default_rng(0).random((5, *C4.kernel.obs_shape), dtype=np.float32)
+@pytest.mark.parametrize("spec", ["connect4", "quixo:size=4", "tictactoe"])
+def test_every_inference_mode_gives_the_eager_answer_at_any_batch(spec: str) -> None:
+    import torch
+
+    from boardlab.models.network import INFERENCE_MODES
+
+    game = parse_game(spec)
+    net = Network.for_game(game, blocks=2, channels=8, seed=2)
+    obs = np.random.default_rng(0).random((9, *game.kernel.obs_shape), dtype=np.float32)
     net.mode = "eager"
     logits_e, values_e = net.infer(obs)
-    net.mode = "script"
-    logits_s, values_s = net.infer(obs)
-    assert np.allclose(logits_e, logits_s, atol=1e-5) and np.allclose(values_e, values_s, atol=1e-5)
+    for mode in INFERENCE_MODES[1:]:
+        net.mode = mode
+        for n in (1, 9, 4):  # one session or trace serves every batch size
+            logits, values = net.infer(obs[:n])
+            assert logits.shape == logits_e[:n].shape and values.shape == (n,)
+            assert np.allclose(logits, logits_e[:n], atol=1e-5) and np.allclose(values, values_e[:n], atol=1e-5)
+    # new weights: the compiled copies are dropped and rebuilt from them
+    with torch.no_grad():
+        for p in net.module.parameters():
+            p.mul_(0.5)
+    net.forget_compiled()
+    net.mode = "eager"
+    halved = net.infer(obs)
+    net.mode = "onnx"
+    assert np.allclose(net.infer(obs)[0], halved[0], atol=1e-5) and not np.allclose(halved[0], logits_e)
+
+
+def test_onnx_is_the_default_inference_where_installed() -> None:
+    assert Network.for_game(C4, blocks=1, channels=8).mode == "onnx"
+    with pytest.raises(ValueError, match="one of eager, script, onnx"):
+        Network(Network.for_game(C4, blocks=1, channels=8).shape, mode="jit")
 
 
 def test_masked_softmax_is_a_distribution_over_legal_actions() -> None:

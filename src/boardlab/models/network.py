@@ -21,6 +21,7 @@ or read, and :func:`require_torch` says in one line which extra to install.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import warnings
@@ -157,23 +158,49 @@ def build_module(shape: NetworkShape) -> Any:
 # --- the network -----------------------------------------------------------------------------
 
 
+INFERENCE_MODES = ("eager", "script", "onnx")
+
+
+def onnx_runtime() -> Any:
+    """The ``onnxruntime`` module, or None where it (or ``onnx``, which the export needs) is
+    not installed."""
+    try:
+        import onnx  # noqa: F401
+        import onnxruntime
+    except ImportError:
+        return None
+    return onnxruntime
+
+
+def default_mode() -> str:
+    """``onnx`` where ONNX Runtime is installed (the fastest measured here, see BENCHMARKS.md),
+    else ``script``."""
+    return "onnx" if onnx_runtime() is not None else "script"
+
+
 class Network:
     """A policy-value network for one game, with the inference the searches call.
 
-    ``mode`` picks how inference runs: ``eager`` PyTorch or ``script`` (TorchScript, traced
-    and frozen on first use; the benchmark measured it against eager, see
-    BENCHMARKS.md). Training uses :attr:`module` directly.
+    ``mode`` picks how inference runs: ``eager`` PyTorch, ``script`` (TorchScript, traced and
+    frozen on first use) or ``onnx`` (exported to ONNX on first use and run by ONNX Runtime on
+    as many threads as PyTorch has then); the default is the fastest installed, as the benchmark
+    measured them (BENCHMARKS.md). Training uses :attr:`module` directly.
     """
 
-    def __init__(self, shape: NetworkShape, module: Any = None, mode: str = "script") -> None:
+    def __init__(self, shape: NetworkShape, module: Any = None, mode: str = "") -> None:
         torch = require_torch()
-        if mode not in ("eager", "script"):
-            raise ValueError(f"inference mode must be eager or script, not {mode!r}")
+        mode = mode or default_mode()
+        if mode not in INFERENCE_MODES:
+            raise ValueError(f"inference mode must be one of {', '.join(INFERENCE_MODES)}, not {mode!r}")
+        if mode == "onnx" and onnx_runtime() is None:
+            raise TorchMissingError("inference mode onnx needs onnx and onnxruntime (the torch extra)")
         self.shape = shape
         self.module = module if module is not None else build_module(shape)
         self.mode = mode
         self._torch = torch
         self._scripted: Any = None
+        self._session: Any = None
+        self._session_threads = 0
 
     @classmethod
     def for_game(cls, game: Any, blocks: int = 3, channels: int = 32, seed: int = 0) -> Network:
@@ -192,6 +219,8 @@ class Network:
         torch = self._torch
         if self.module.training:
             self.module.eval()
+        if self.mode == "onnx":
+            return self._infer_onnx(np.ascontiguousarray(observations, dtype=np.float32))
         x = torch.from_numpy(np.ascontiguousarray(observations, dtype=np.float32))
         with torch.inference_mode():
             if self.mode == "script":
@@ -205,9 +234,39 @@ class Network:
                 logits, values = self.module(x)
         return logits.numpy(), values.numpy()
 
+    def _infer_onnx(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        threads = self._torch.get_num_threads()
+        if self._session is None or self._session_threads != threads:
+            self._session = self._onnx_session(x.shape[1:], threads)
+            self._session_threads = threads
+        logits, values = self._session.run(None, {"planes": x})
+        return logits, values.reshape(len(x))
+
+    def _onnx_session(self, plane_shape: tuple[int, ...], threads: int) -> Any:
+        """The module exported to ONNX (a free batch size) in an ONNX Runtime session."""
+        torch, runtime = self._torch, onnx_runtime()
+        buffer = io.BytesIO()
+        sample = torch.zeros((1, *plane_shape), dtype=torch.float32)
+        with warnings.catch_warnings():  # the TorchScript-based exporter: deprecated, and fast here
+            warnings.simplefilter("ignore")
+            torch.onnx.export(
+                self.module,
+                (sample,),
+                buffer,
+                input_names=["planes"],
+                output_names=["logits", "values"],
+                dynamic_axes={name: {0: "batch"} for name in ("planes", "logits", "values")},
+                dynamo=False,
+            )
+        options = runtime.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        return runtime.InferenceSession(buffer.getvalue(), options, providers=["CPUExecutionProvider"])
+
     def forget_compiled(self) -> None:
-        """Drop the TorchScript copy (after the weights changed)."""
+        """Drop the TorchScript copy and the ONNX session (after the weights changed)."""
         self._scripted = None
+        self._session = None
 
     def evaluator(self, kernel: Kernel | None = None) -> NetworkEvaluator:
         """A batched :class:`~boardlab.search.mcts.Evaluator` over this network."""
