@@ -4,6 +4,7 @@ stored games, resume stores nothing twice, and the arena's readers open the stor
 
 from __future__ import annotations
 
+import json
 import shutil
 from functools import cache
 from pathlib import Path
@@ -230,19 +231,35 @@ def test_the_elo_plot_is_drawn(straight: Any, tmp_path: Path) -> None:
     assert tmp_path / "alphazero_elo.png" in paths and (tmp_path / "alphazero_elo.png").stat().st_size > 0
 
 
-def test_the_connect4_checkpoint_of_before_the_arena_store_resumes(tmp_path: Path) -> None:
-    from boardlab.train.alphazero import AlphaZeroParams, AlphaZeroRun
+def checkpoint_from_before_the_arena_store(folder: Path) -> tuple[Path, int]:
+    """The committed Connect Four checkpoint written as a run from before the arena store wrote
+    it (no ``elo_every`` or ``also`` setting, no Elo records), and its iteration."""
+    from boardlab.models.network import save_network
+    from boardlab.train.alphazero import AlphaZeroRun, optimizer_tensors
 
     source = REPO / "checkpoints" / "alphazero-connect4" / "checkpoint.safetensors"
-    shutil.copy(source, tmp_path / "checkpoint.safetensors")
-    run = AlphaZeroRun.resume(tmp_path / "checkpoint.safetensors", parse_game("connect4"))
-    assert run.progress == 294 and run.params.elo_every == AlphaZeroParams().elo_every
+    run = AlphaZeroRun.resume(source, parse_game("connect4"))
+    state = json.loads(json.dumps(run.state))
+    for added in ("elo_every", "also"):
+        del state["hyper"][added]
+    state["curve"] = [r for r in state["curve"] if r["opponent"] != "elo"]
+    path = folder / "checkpoint.safetensors"
+    return save_network(path, run.network, optimizer_tensors(run.optimizer), state), run.progress
+
+
+def test_a_checkpoint_of_before_the_arena_store_resumes(tmp_path: Path) -> None:
+    from boardlab.train.alphazero import AlphaZeroParams, AlphaZeroRun
+
+    path, at = checkpoint_from_before_the_arena_store(tmp_path)
+    run = AlphaZeroRun.resume(path, parse_game("connect4"))
+    assert run.progress == at and run.params.elo_every == AlphaZeroParams().elo_every
     assert run.state["hyper"]["elo_every"] == run.params.elo_every
     assert run.opponents == ["random", "mcts:iters=400"]
     assert not any(r["opponent"] == "elo" for r in run.curve)
-    assert [run.games_due(at) for at in (296, 300)] == [False, True]
+    later = range(at + 1, at + 11)
+    assert [a for a in later if run.games_due(a)] == [a for a in later if a % run.params.elo_every == 0]
     run.state["train_seconds"] = run.params.hours * 3600  # the hours spent: the last iteration plays
-    assert run.finished and run.games_due(296)
+    assert run.finished and all(run.games_due(a) for a in later)
     # the command resumes it, and may set how often it plays evaluation games
     from boardlab.ui.train import plan_command
 
@@ -250,7 +267,7 @@ def test_the_connect4_checkpoint_of_before_the_arena_store_resumes(tmp_path: Pat
     options |= dict(seed=None, eval_every="0", eval_games="0", final_games="0", against="", hyper=None)
     for flags, every in (([], 5), (["--elo-every", "10"], 10)):
         plan = plan_command("alphazero", options, flags)
-        assert plan.run.progress == 294 and plan.run.params.elo_every == every
+        assert plan.run.progress == at and plan.run.params.elo_every == every
 
 
 def test_final_games_are_played_by_the_agent_on_the_saved_model(straight: Any) -> None:
