@@ -225,15 +225,16 @@ class AlphaZeroAgent(Agent):
         return proven_value(self.proved(after, self.settings.proof - 1).score) == 1
 
     def choose_safe(self, state: Any, search: Search) -> int:
-        """The most visited root action not proven to lose (the most visited if all are)."""
+        """The search's best action unless it is proven to lose; then the most visited one that
+        is not (the best action if every one is)."""
+        best, _ = search.best()
+        if not self.settings.proof or not self.loses(state, best):
+            return best
         moves, visits, _ = search.tree.root_children()
-        order = np.lexsort((self.np_rng.random(len(moves)), -visits))
-        if not self.settings.proof:
-            return int(moves[order[0]])
-        for k in order:
-            if not self.loses(state, int(moves[k])):
+        for k in np.argsort(-visits, kind="stable"):
+            if moves[k] != best and not self.loses(state, int(moves[k])):
                 return int(moves[k])
-        return int(moves[order[0]])
+        return best
 
     def act(self, state: Any, limit: Limit | None = None) -> Decision:
         """The move within ``limit`` over the agent's default; a time limit covers the proof
