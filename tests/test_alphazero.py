@@ -79,7 +79,8 @@ def test_every_inference_mode_gives_the_eager_answer_at_any_batch(spec: str) -> 
         for n in (1, 9, 4):  # one session or trace serves every batch size
             logits, values = net.infer(obs[:n])
             assert logits.shape == logits_e[:n].shape and values.shape == (n,)
-            assert np.allclose(logits, logits_e[:n], atol=1e-5) and np.allclose(values, values_e[:n], atol=1e-5)
+            assert np.allclose(logits, logits_e[:n], atol=1e-5)
+            assert np.allclose(values, values_e[:n], atol=1e-5)
     # new weights: the compiled copies are dropped and rebuilt from them
     with torch.no_grad():
         for p in net.module.parameters():
