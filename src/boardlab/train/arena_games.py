@@ -178,10 +178,10 @@ def elo_ratings(
     """The Elo of each of ``players`` minus the anchor's, fitted over every game of ``game``
     in the store; empty when the anchor has not played (the anchor itself: 0, interval 0)."""
     stored, records = pooled_games(store, game)
-    # Players in sorted order, so the fit (to the last bit) does not depend on the order in
-    # which the workers finished their games.
+    # players in sorted order: the fit, to the last bit, does not depend on the store's order
     names = sorted(stored)
-    index = [names.index(name) for name in stored]
+    rank = {name: k for k, name in enumerate(names)}
+    index = [rank[name] for name in stored]
     results = [(index[r.first_player], index[r.second_player], r.outcome.score_for(0)) for r in records]
     if anchor not in names or len(names) < 2:
         return {}
