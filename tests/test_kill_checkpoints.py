@@ -84,6 +84,16 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _catches_sigterm(pid: int) -> bool:
+    """Whether process ``pid`` has a SIGTERM handler installed (its caught-signals mask)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    mask = next((line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:")), "0")
+    return bool(int(mask, 16) & (1 << (signal.SIGTERM - 1)))
+
+
 def _kill_mid_run(args: list[str], started: Callable[[int], bool], kill: str, rng: random.Random) -> None:
     """Run the command, wait until ``started(pid)`` then a random moment, and kill it as ``kill`` says."""
     process = _start(args)
@@ -228,8 +238,9 @@ def test_killed_blackbox_runs_resume_with_nothing_lost_or_doubled(tmp_path: Path
 
 
 def _evolving(pid: int) -> bool:
-    """True once the black-box command has used more CPU than its start-up takes."""
-    return _cpu_seconds(pid) > STARTUP_CPU_SECONDS
+    """True once the black-box command has used more CPU than its start-up takes and handles
+    SIGTERM (a fresh checkout's imports, compiling their bytecode, may take longer)."""
+    return _cpu_seconds(pid) > STARTUP_CPU_SECONDS and _catches_sigterm(pid)
 
 
 # --- boardlab solve ------------------------------------------------------------------------------
