@@ -180,7 +180,8 @@ def test_killed_training_resumes_with_nothing_lost_or_doubled(tmp_path: Path) ->
         before = model.stat().st_mtime_ns if model.exists() else None
 
         def started(pid: int, before: int | None = before) -> bool:
-            return model.exists() and model.stat().st_mtime_ns != before  # a checkpoint written
+            # a checkpoint written, and the loop that handles SIGTERM running
+            return model.exists() and model.stat().st_mtime_ns != before and _catches_sigterm(pid)
 
         _kill_mid_run(_train_args(out, 10**9), started, kill, rng)
         now = _episodes(model)
