@@ -1,10 +1,11 @@
 #!/bin/sh
 # The whole test suite: set up .venv, install boardlab with its dev tools, lint, check that every
-# room imports only the rooms below it (pyproject.toml, [tool.importlinter]), run pytest.
+# room imports only the rooms below it (pyproject.toml, [tool.importlinter]), run pytest on two
+# processes (a test file stays on one of them).
 set -e
 cd "$(dirname "$0")"
 . ./scripts/setup.sh
 .venv/bin/ruff check src tests benchmarks examples
 .venv/bin/lint-imports --no-cache
 ./scripts/ensure_chromium.sh
-.venv/bin/pytest "$@"
+.venv/bin/pytest -n 2 --dist loadfile "$@"

@@ -31,6 +31,23 @@ default_profile = "ci" if os.environ.get("CI") else "boardlab"
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", default_profile))
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """In a pytest-xdist worker, hand the reliability counters to the controller."""
+    from reliability import COUNTS
+
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["reliability"] = dict(COUNTS)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):  # type: ignore[no-untyped-def]
+    """In the pytest-xdist controller, add up the counters of a worker that finished."""
+    from reliability import COUNTS
+
+    COUNTS.update(getattr(node, "workeroutput", {}).get("reliability", {}))
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):  # type: ignore[no-untyped-def]
     """Print the reliability counters (inputs tried, kills survived, games checked) if any ran."""
     from reliability import COUNTS

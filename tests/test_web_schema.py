@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 import schemathesis
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from web_helpers import running_server
 
 from boardlab.ui.web.app import ServeSettings, create_app
@@ -26,8 +27,15 @@ def base_url() -> Iterator[str]:
         yield url
 
 
-@schema.parametrize()
+# One test per operation, named by it (schemathesis's own parametrize gives every operation the
+# same test id, and pytest-xdist then runs only one of them)
+OPERATIONS = [result.ok() for result in schema.get_all_operations()]
+
+
+@pytest.mark.parametrize("operation", OPERATIONS, ids=[operation.label for operation in OPERATIONS])
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
-def test_no_operation_answers_a_server_error(case: Any, base_url: str) -> None:
+@given(data=st.data())
+def test_no_operation_answers_a_server_error(operation: Any, data: st.DataObject, base_url: str) -> None:
+    case = data.draw(operation.as_strategy())
     response = case.call(base_url=base_url, timeout=60)
     assert response.status_code < 500, (case.method, case.formatted_path, case.body, response.text)
