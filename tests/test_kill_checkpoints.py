@@ -12,6 +12,7 @@ as each start of a command costs seconds (training compiles its kernels).
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import random
@@ -27,7 +28,7 @@ import numpy as np
 import pytest
 from reliability import count, session_members
 
-from boardlab.core.processes import sigterm_as_interrupt, stop_requests
+from boardlab.core.processes import raise_if_stopping, sigterm_as_interrupt, stop_requests
 from boardlab.models.table import read_header
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
@@ -145,6 +146,24 @@ def test_sigterm_as_interrupt_raises_keyboard_interrupt() -> None:
         os.kill(os.getpid(), signal.SIGTERM)
         time.sleep(1)
     assert termination.received and termination.exit_code == 143
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_swallowed_by_a_callback_from_c_is_raised_again(signum: int) -> None:
+    # numba's compiler calls back into Python; an interrupt raised there is only reported
+    def compare(a: int, b: int) -> int:
+        os.kill(os.getpid(), signum)
+        time.sleep(0.05)  # the handler runs here, inside the callback
+        return 0
+
+    qsort = ctypes.CDLL(None).qsort  # a C function that calls back into Python
+    callback = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)(compare)
+    with pytest.raises(KeyboardInterrupt), sigterm_as_interrupt() as termination:
+        two = (ctypes.c_int * 2)(1, 2)
+        qsort(two, 2, ctypes.sizeof(ctypes.c_int), callback)  # swallows the KeyboardInterrupt
+        assert termination.requested
+        raise_if_stopping()
+    assert termination.received == (signum == signal.SIGTERM)
 
 
 # --- boardlab train ------------------------------------------------------------------------------

@@ -140,12 +140,12 @@ def describe_exit(exitcode: int | None) -> str:
 
 @dataclass
 class Termination:
-    """What stopped a block of long work: set by :func:`sigterm_as_interrupt` and :func:`stop_requests`."""
+    """What stopped a block of long work: set by :func:`stop_requests` and :func:`sigterm_as_interrupt`."""
 
     received: bool = False
     """SIGTERM arrived."""
     requested: bool = False
-    """Ctrl-C or SIGTERM arrived (set by :func:`stop_requests` only)."""
+    """Ctrl-C or SIGTERM arrived."""
     raising: bool = False
     """Within :meth:`interruptible`: a signal raises KeyboardInterrupt as well as setting the flag."""
 
@@ -218,23 +218,13 @@ def sigterm_as_interrupt() -> Iterator[Termination]:
     """Within the block, SIGTERM raises KeyboardInterrupt in the main thread, as Ctrl-C does.
 
     Long work then stops the same way for both (stored work kept, workers stopped); the
-    yielded :class:`Termination` says which signal it was. Outside the main thread this does
-    nothing (signals can only be handled there).
+    yielded :class:`Termination` says which signal it was. A signal whose KeyboardInterrupt
+    was swallowed (it landed in a callback from C) is remembered: :func:`raise_if_stopping`
+    raises it again. Outside the main thread this does nothing (signals can only be handled
+    there).
     """
-    termination = Termination()
-    if not _main_thread():
+    with stop_requests() as termination, termination.interruptible():
         yield termination
-        return
-
-    def on_sigterm(signum: int, frame: object) -> None:
-        termination.received = termination.requested = True
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, on_sigterm)
-    try:
-        yield termination
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 @contextlib.contextmanager

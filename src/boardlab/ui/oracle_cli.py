@@ -25,7 +25,7 @@ from boardlab.arena.oracle import (
 )
 from boardlab.core.console import make_console
 from boardlab.core.files import output_problem, path_problem
-from boardlab.core.processes import sigterm_as_interrupt
+from boardlab.core.processes import raise_if_stopping, sigterm_as_interrupt
 from boardlab.core.spec import SpecError, shorten, top_level_items
 from boardlab.games import GameError, parse_game
 from boardlab.ui.game_args import TABLES_DEFAULT_HELP
@@ -163,6 +163,7 @@ def oracle_command(
     def progress(done: int, total: int) -> None:
         judged[:] = [done, total]
         bar.update(task, completed=done, total=total)
+        raise_if_stopping()  # a Ctrl-C swallowed by a compile stops at the next game
 
     with Progress(*columns, console=console, transient=True) as bar, sigterm_as_interrupt() as termination:
         task = bar.add_task("games", total=games * len(specs))
