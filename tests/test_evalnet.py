@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from boardlab.agents.base import AgentSpecError, make_agent
+from boardlab.agents.decision import Limit
 from boardlab.games import parse_game
 from boardlab.games.base import ONGOING
 from boardlab.games.quixo.kernel import kernel as quixo_kernel
@@ -357,3 +358,47 @@ def test_settings_are_checked() -> None:
     run.weights = trainer.model_tensors(trainer.torch_model(50, 32, 8, 0))
     assert run.net().kernels == ("quixo5", "quixo5-course")
     assert run.net().rules == ("official", "course")
+
+
+def _scores(spec: str, game_spec: str, plies: int = 8) -> list[float]:
+    """Depth-3 scores of ``spec`` along one seeded random game."""
+    game = parse_game(game_spec)
+    agent = make_agent(spec, seed=0, game=game)
+    rng = np.random.default_rng(7)
+    state, scores = game.initial(), []
+    for _ in range(plies):
+        scores.append(agent.analyse(state).score)
+        moves = state.legal_moves()
+        state = state.play(moves[rng.integers(len(moves))])
+    return scores
+
+
+@pytest.mark.parametrize("game_spec", ["quixo", "quixo:rules=course"])
+def test_eval_best_is_the_shipped_network_where_one_is_shipped(game_spec: str) -> None:
+    best = _scores("alphabeta:depth=3,eval=best", game_spec)
+    assert best == _scores("alphabeta:depth=3,eval=net", game_spec)
+    assert best != _scores("alphabeta:depth=3", game_spec)  # not the game's first (tuned)
+
+
+@pytest.mark.parametrize("game_spec", ["quixo:size=4", "connect4"])
+def test_eval_best_is_the_game_s_first_evaluation_elsewhere(game_spec: str) -> None:
+    assert _scores("alphabeta:depth=3,eval=best", game_spec) == _scores("alphabeta:depth=3", game_spec)
+
+
+def test_eval_best_with_fitted_weights_is_the_weighted_evaluation(tmp_path: Path) -> None:
+    from boardlab.agents.alphabeta import BEST, chosen_evaluation
+
+    assert chosen_evaluation(BEST, KERNEL, weights="w.json") == ""
+    assert chosen_evaluation(BEST, KERNEL, custom=True) == ""
+    assert chosen_evaluation(BEST, KERNEL) == "net"
+    assert chosen_evaluation("lines3", KERNEL) == "lines3"
+
+
+def test_the_default_hybrid_searches_with_the_shipped_network() -> None:
+    game = parse_game("quixo")
+    hybrid = make_agent("hybrid", seed=0, game=game)
+    net = make_agent("alphabeta:eval=net,contempt=20", seed=0, game=game)
+    tuned = make_agent("alphabeta:contempt=20", seed=0, game=game)
+    state = game.initial().play(game.initial().legal_moves()[3])
+    searched = hybrid.searcher.analyse(state, Limit(depth=3)).score
+    assert searched == net.analyse(state, Limit(depth=3)).score != tuned.analyse(state, Limit(depth=3)).score

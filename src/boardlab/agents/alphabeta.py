@@ -4,8 +4,9 @@
 :class:`~boardlab.agents.decision.Decision`: the move, its search info (depth reached, nodes,
 seconds, score, the principal variation read from the transposition table) and a value only
 where the search proved a win or a loss. It searches to a fixed depth, or deepens within a
-time or node budget. Its leaves are valued by one of the game's evaluations (``eval=``), or by
-a compiled function passed in Python (``AlphaBetaAgent(evaluation=fn)``).
+time or node budget. Its leaves are valued by one of the game's evaluations (``eval=``), by a
+value network (``eval=net``; ``eval=best`` takes it where one is shipped for the game), or by a
+compiled function passed in Python (``AlphaBetaAgent(evaluation=fn)``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from boardlab.agents.decision import Decision, Limit, SearchInfo
 from boardlab.core.inputs import InputFileError, read_json
 from boardlab.core.spec import option
 from boardlab.games.base import Kernel
-from boardlab.models.evalnet import EvalNet, EvalNetError, net_evaluation, net_for
+from boardlab.models.evalnet import EvalNet, EvalNetError, net_evaluation, net_for, ships_for
 from boardlab.search import alphabeta as search
 from boardlab.search.alphabeta import (
     DEFAULT_DEEPEN,
@@ -40,11 +41,13 @@ from boardlab.search.alphabeta import (
 )
 
 __all__ = [
+    "BEST",
     "MAX_DEPTH",
     "AlphaBetaAgent",
     "AlphaBetaSettings",
     "SearchRunner",
     "check_evaluation",
+    "chosen_evaluation",
     "evaluation_id",
     "evaluation_net",
     "evaluation_weights",
@@ -63,6 +66,20 @@ def evaluation_id(kernel: Kernel, name: str) -> int:
 NET = "net"
 """The evaluation name of a value network: ``eval=net`` (the one shipped for the game) or
 ``eval=net:PATH`` (a network file of one's own, see :mod:`boardlab.models.evalnet`)."""
+
+
+BEST = "best"
+"""``eval=best``: the strongest evaluation measured for the game, its shipped value network where
+one is shipped (5×5 Quixo, both rulebooks), else the game's first evaluation. The hybrid's default."""
+
+
+def chosen_evaluation(name: str, kernel: Kernel, *, weights: str = "", custom: bool = False) -> str:
+    """The evaluation that ``eval=name`` stands for on ``kernel``: ``best`` is ``net`` where a
+    network is shipped for it and neither fitted ``weights`` nor a Python evaluation (``custom``)
+    are given, else the game's first (""); any other name is itself."""
+    if name != BEST:
+        return name
+    return NET if ships_for(kernel) and not weights and not custom else ""
 
 
 def is_net(name: str) -> bool:
@@ -104,7 +121,8 @@ class AlphaBetaSettings:
     eval: str = option(
         "",
         "position evaluation (default: the game's first; see the game's list), or net: the shipped "
-        "value network, net:PATH: a network file",
+        "value network, net:PATH: a network file, best: the shipped network where there is one, "
+        "else the game's first",
     )
     tt: int = option(20, "log2 of the transposition table size", minimum=10, maximum=30)
     sym: bool = option(True, "share table entries between symmetric positions")
@@ -190,8 +208,9 @@ class AlphaBetaAgent(Agent):
     @classmethod
     def check_game(cls, settings: Any, game: Any) -> None:
         super().check_game(settings, game)
-        check_evaluation(cls.name, settings.eval, game)
-        evaluation_weights(cls.name, settings.weights, settings.eval, game.kernel)
+        name = chosen_evaluation(settings.eval, game.kernel, weights=settings.weights)
+        check_evaluation(cls.name, name, game)
+        evaluation_weights(cls.name, settings.weights, name, game.kernel)
 
     @classmethod
     def default_limit(cls, settings: Any) -> Limit:
@@ -205,17 +224,18 @@ class AlphaBetaAgent(Agent):
         """The search tables for a game (one set per kernel)."""
         if kernel.name not in self._runners:
             s = self.settings
-            net = evaluation_net(self.name, s.eval, kernel)
-            ctx, evaluate = evaluation_weights(self.name, s.weights, s.eval, kernel), self.evaluation
+            name = chosen_evaluation(s.eval, kernel, weights=s.weights, custom=self.evaluation is not None)
+            net = evaluation_net(self.name, name, kernel)
+            ctx, evaluate = evaluation_weights(self.name, s.weights, name, kernel), self.evaluation
             thread_ctx = None
             if net is not None:
                 ctx, evaluate = net.search_ctx(kernel), net_evaluation(kernel, net)
                 thread_ctx = functools.partial(net.search_ctx, kernel)  # its scratch, per thread
             else:
-                evaluation_id(kernel, s.eval)  # AgentSpecError for an evaluation the game lacks
+                evaluation_id(kernel, name)  # AgentSpecError for an evaluation the game lacks
             self._runners[kernel.name] = SearchRunner(
                 kernel,
-                (net.base if net is not None else s.eval),
+                (net.base if net is not None else name),
                 s.tt,
                 s.sym,
                 s.contempt,

@@ -9,8 +9,9 @@ full boards and boards with one blank once built), the move comes from them: the
 win, the slowest loss, or a draw, chosen at random among equals from the agent's seed.
 
 Its alpha-beta is a spec of its own, ``search=(alphabeta:...)``, read over the hybrid's
-defaults for it (contempt 20, the leaf probe on, the game's first evaluation); its time is
-the hybrid's ``time`` times ``share``.
+defaults for it (contempt 20, the leaf probe on, ``eval=best``: the shipped value network where
+one is shipped for the game, else the game's first evaluation); its time is the hybrid's
+``time`` times ``share``.
 """
 
 from __future__ import annotations
@@ -24,9 +25,11 @@ from typing import Any, ClassVar
 import numpy as np
 
 from boardlab.agents.alphabeta import (
+    BEST,
     AlphaBetaAgent,
     AlphaBetaSettings,
     check_evaluation,
+    chosen_evaluation,
     evaluation_weights,
 )
 from boardlab.agents.base import Agent, AgentSpecError
@@ -44,7 +47,7 @@ ROLLOUT_CAP = 200
 DEFAULT_CONTEMPT = 20.0
 """A fifth of a logit of Quixo's `tuned`: enough to walk out of a repetition of a position a
 little below level, too little to give up a better position for it (see BENCHMARKS.md)."""
-SEARCH_DEFAULTS = AlphaBetaSettings(contempt=DEFAULT_CONTEMPT)
+SEARCH_DEFAULTS = AlphaBetaSettings(contempt=DEFAULT_CONTEMPT, eval=BEST)
 """The hybrid's alpha-beta where its ``search=`` spec says nothing else."""
 SEARCH_EXAMPLE = "search=(alphabeta:eval=lines3,contempt=10)"
 
@@ -81,7 +84,8 @@ class HybridSettings:
     )
     search: str = option(
         "alphabeta",
-        f"its alpha-beta, over contempt {DEFAULT_CONTEMPT:g} and alphabeta's defaults: {SEARCH_EXAMPLE}",
+        f"its alpha-beta, over contempt {DEFAULT_CONTEMPT:g}, eval=best and alphabeta's defaults: "
+        + SEARCH_EXAMPLE,
     )
     c: float = option(1.4, "MCTS exploration constant", minimum=0, maximum=100)
     tables: bool = option(True, "play perfectly where solved endgame tables cover the position")
@@ -128,8 +132,9 @@ class HybridAgent(Agent):
     def check_game(cls, settings: Any, game: Any) -> None:
         super().check_game(settings, game)
         searcher = search_settings(settings.search)
-        check_evaluation(cls.name, searcher.eval, game)
-        evaluation_weights(cls.name, searcher.weights, searcher.eval, game.kernel)
+        name = chosen_evaluation(searcher.eval, game.kernel, weights=searcher.weights)
+        check_evaluation(cls.name, name, game)
+        evaluation_weights(cls.name, searcher.weights, name, game.kernel)
 
     @classmethod
     def default_limit(cls, settings: Any) -> Limit:

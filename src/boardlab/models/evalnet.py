@@ -362,6 +362,11 @@ def shipped_path(kernel: Kernel) -> Path:
     return Path(str(resources.files("boardlab.models").joinpath(name)))
 
 
+def ships_for(kernel: Kernel) -> bool:
+    """True when a network is shipped for the kernel (its board size and rulebook)."""
+    return kernel.name in SHIPPED
+
+
 def net_for(kernel: Kernel, path: str = "") -> EvalNet:
     """The network of ``path`` (the shipped one for the kernel when empty), checked to fit it."""
     net = load_evalnet(path or shipped_path(kernel))
