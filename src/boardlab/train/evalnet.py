@@ -68,8 +68,10 @@ MODEL_FILE = "evalnet.safetensors"
 CHECKPOINT_FORMAT = "boardlab-evalnet-run"
 LOSS_PLOT = "evalnet_losses.png"
 DEFAULT_PLAYERS = (
-    "hybrid:time=0.03;alphabeta:time=0.03,eval=patterns,contempt=20;alphabeta:depth=3,eval=tuned"
+    "hybrid:time=0.03,search=(alphabeta:eval=tuned);alphabeta:time=0.03,eval=patterns,contempt=20;"
+    "alphabeta:depth=3,eval=tuned"
 )
+"""The players of the shipped network's data: the hybrid with `tuned` (version 7), not the network."""
 DEFAULT_AGAINST = ("alphabeta:depth=2,eval=tuned",)
 HELD_OUT_EVERY = 10  # one game in ten is held out
 POSITION_ARRAYS = ("me", "opp", "result", "score", "game")
@@ -92,8 +94,9 @@ class EvalNetSettings:
     )
     players: str = option(
         "",
-        "';'-separated agent specs whose games make the dataset (empty: hybrid:time=0.03, "
-        "alphabeta:time=0.03,eval=patterns,contempt=20 and alphabeta:depth=3,eval=tuned)",
+        "';'-separated agent specs whose games make the dataset (empty: "
+        "hybrid:time=0.03,search=(alphabeta:eval=tuned), alphabeta:time=0.03,eval=patterns,contempt=20 "
+        "and alphabeta:depth=3,eval=tuned)",
     )
     opening: int = option(10, "a game opens with 2 to this many random plies", minimum=2, maximum=60)
     ply_cap: int = option(160, "plies after which a data game is drawn", minimum=10, maximum=10_000)
