@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import json
+import shutil
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -573,6 +574,28 @@ def test_resume_continues_exactly(tmp_path: Path) -> None:
     assert [h["policy_loss"] for h in straight.state["history"]] == [
         h["policy_loss"] for h in resumed.state["history"]
     ]
+
+
+def test_a_resumed_run_trains_on_with_a_lower_learning_rate(tmp_path: Path) -> None:
+    from boardlab.train.alphazero import AlphaZeroRun
+    from boardlab.ui.train import plan_command
+
+    params = tiny_params(games=12, eval_positions=20)
+    straight = AlphaZeroRun.start(TTT, params, seed=9)
+    straight.save(tmp_path / "a" / "checkpoint.safetensors")
+    straight.step(1)
+    straight.save(tmp_path / "a" / "checkpoint.safetensors")
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+    straight.step(1)
+    options = dict(out=tmp_path / "b", game="tictactoe", episodes=None, epochs=None, resume=True, force=False)
+    options |= dict(seed=None, eval_every="0", eval_games="0", final_games="0", against="", hyper=None)
+    dropped = plan_command("alphazero", options, ["--lr", str(params.lr / 10)]).run
+    assert dropped.params.lr == params.lr / 10 and dropped.progress == 1
+    dropped.step(1)  # type: ignore[attr-defined]
+    assert [h["lr"] for h in dropped.state["history"]] == [params.lr, params.lr / 10]  # type: ignore[attr-defined]
+    assert all(group["lr"] == params.lr / 10 for group in dropped.optimizer.param_groups)  # type: ignore[attr-defined]
+    a, b = weights_of(straight), weights_of(dropped)
+    assert any(not np.array_equal(a[k], b[k]) for k in a)  # the same data, a smaller step
 
 
 def test_resume_refuses_a_plain_model_and_another_game(tmp_path: Path, model_dir: str) -> None:

@@ -33,8 +33,9 @@ The run saves after every iteration, atomically, one ``checkpoint.safetensors`` 
 optimiser moments and the JSON state) and the plain ``model.safetensors`` the ``alphazero``
 agent plays. Every random choice derives from the seed and the iteration, so a run stopped and
 resumed (``--resume``) computes exactly what an uninterrupted run computes, whatever the number
-of workers. ``hours`` bounds the wall time of the iterations (self-play, training, evaluation)
-summed over every session of the run.
+of workers, unless it is given a lower learning rate (``--lr``, the schedule's drop).
+``hours`` bounds the wall time of the iterations (self-play, training, evaluation) summed over
+every session of the run.
 """
 
 from __future__ import annotations
@@ -187,10 +188,11 @@ class AlphaZeroParams:
         return game_specs(self.also)
 
 
-FREE = ("hours", "workers", "backend", "address", "elo_every", "also")
-"""Settings a resumed run may change: they do not change the network an iteration computes
-(``elo_every`` only says which iterations play evaluation games, ``also`` only what the saved
-network declares it fits)."""
+FREE = ("hours", "workers", "backend", "address", "elo_every", "also", "lr")
+"""Settings a resumed run may change. All but ``lr`` leave the network an iteration computes as
+it was (``elo_every`` only says which iterations play evaluation games, ``also`` only what the
+saved network declares it fits); ``lr`` is the learning-rate drop of AlphaZero's schedule, given
+by hand when the curve flattens (each iteration records the rate it trained with)."""
 
 
 def gumbel_settings(p: AlphaZeroParams) -> GumbelSettings:
@@ -820,6 +822,8 @@ class AlphaZeroRun(RunDefaults):
         steps = max(1, math.ceil(p.reuse * new_positions / p.batch))
         module = self.network.module
         module.train()
+        for group in self.optimizer.param_groups:  # a resumed run may have lowered it
+            group["lr"] = p.lr
         totals = np.zeros(2)
         for _ in range(steps):
             rows = rng.integers(n, size=min(p.batch, n))
@@ -848,6 +852,7 @@ class AlphaZeroRun(RunDefaults):
             "policy_loss": float(totals[0] / steps),
             "value_loss": float(totals[1] / steps),
             "steps": steps,
+            "lr": p.lr,
         }
 
     def evaluation(self, at: int) -> list[dict[str, Any]]:
