@@ -385,7 +385,7 @@ def test_eval_best_is_the_game_s_first_evaluation_elsewhere(game_spec: str) -> N
     assert _scores("alphabeta:depth=3,eval=best", game_spec) == _scores("alphabeta:depth=3", game_spec)
 
 
-def test_eval_best_with_fitted_weights_is_the_weighted_evaluation(tmp_path: Path) -> None:
+def test_eval_best_leaves_fitted_weights_and_python_evaluations_to_the_game_s_own() -> None:
     from boardlab.agents.alphabeta import BEST, chosen_evaluation
 
     assert chosen_evaluation(BEST, KERNEL, weights="w.json") == ""
