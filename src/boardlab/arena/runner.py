@@ -27,6 +27,7 @@ from boardlab.arena.schedule import ArenaError, GameTask, TournamentConfig, iter
 from boardlab.arena.store import Store
 from boardlab.arena.summary import Summary, summarize
 from boardlab.core.machine import memory_problem
+from boardlab.core.processes import raise_if_stopping
 from boardlab.core.spec import shorten
 from boardlab.games import parse_game
 from boardlab.play.backend import Backend, LocalBackend
@@ -149,6 +150,7 @@ def run_tournament(
                     played += 1
                     if on_game is not None:
                         on_game(record)
+                raise_if_stopping()  # a Ctrl-C swallowed by a compile stops at the next game
     except KeyboardInterrupt:
         interrupted = True
     records = tuple(store.games(tournament_id, below=config.total_games))
