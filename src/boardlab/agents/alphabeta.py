@@ -47,6 +47,7 @@ __all__ = [
     "AlphaBetaSettings",
     "SearchRunner",
     "check_evaluation",
+    "check_search_evaluation",
     "chosen_evaluation",
     "evaluation_id",
     "evaluation_net",
@@ -108,6 +109,14 @@ def check_evaluation(agent: str, name: str, game: Any) -> None:
             f"{agent}: eval={name!r} is not an evaluation of {game.name}; choose one of "
             f"{', '.join(game.evaluations)}, or net (a value network), net:PATH"
         )
+
+
+def check_search_evaluation(agent: str, settings: Any, game: Any) -> None:
+    """AgentSpecError if the leaf evaluation of alpha-beta ``settings`` (``eval=``, ``weights=``)
+    cannot be used on ``game``."""
+    name = chosen_evaluation(settings.eval, game.kernel, weights=settings.weights)
+    check_evaluation(agent, name, game)
+    evaluation_weights(agent, settings.weights, name, game.kernel)
 
 
 @dataclass(frozen=True)
@@ -208,9 +217,7 @@ class AlphaBetaAgent(Agent):
     @classmethod
     def check_game(cls, settings: Any, game: Any) -> None:
         super().check_game(settings, game)
-        name = chosen_evaluation(settings.eval, game.kernel, weights=settings.weights)
-        check_evaluation(cls.name, name, game)
-        evaluation_weights(cls.name, settings.weights, name, game.kernel)
+        check_search_evaluation(cls.name, settings, game)
 
     @classmethod
     def default_limit(cls, settings: Any) -> Limit:

@@ -28,9 +28,7 @@ from boardlab.agents.alphabeta import (
     BEST,
     AlphaBetaAgent,
     AlphaBetaSettings,
-    check_evaluation,
-    chosen_evaluation,
-    evaluation_weights,
+    check_search_evaluation,
 )
 from boardlab.agents.base import Agent, AgentSpecError
 from boardlab.agents.decision import Decision, Limit, SearchInfo
@@ -131,10 +129,7 @@ class HybridAgent(Agent):
     @classmethod
     def check_game(cls, settings: Any, game: Any) -> None:
         super().check_game(settings, game)
-        searcher = search_settings(settings.search)
-        name = chosen_evaluation(searcher.eval, game.kernel, weights=searcher.weights)
-        check_evaluation(cls.name, name, game)
-        evaluation_weights(cls.name, searcher.weights, name, game.kernel)
+        check_search_evaluation(cls.name, search_settings(settings.search), game)
 
     @classmethod
     def default_limit(cls, settings: Any) -> Limit:
