@@ -483,29 +483,133 @@ class QuietOrphanStream(io.TextIOBase):
             self._stream.flush()
 
 
+def _serve(conn: Connection, main: int) -> None:
+    """A :class:`Workers` process: answers each ``(function, task)`` with ``(True, result)`` or
+    ``(False, error)`` until told to stop (None) or its pipe closes."""
+    _worker_start(main)
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return
+        if message is None:
+            return
+        function, task = message
+        try:
+            answer: tuple[bool, Any] = (True, function(task))
+        except Exception as error:  # handed to the caller, who raises it
+            answer = (False, error)
+        try:
+            conn.send(answer)
+        except (EOFError, OSError):
+            return
+        except Exception as error:  # a result or error that cannot cross the pipe
+            conn.send((False, PoolError(f"a task's answer could not be sent back: {error!r}")))
+
+
+@dataclass
+class _Helper:
+    process: Any
+    conn: Connection
+
+
 class Workers:
     """Runs tasks in ``count`` worker processes, started at the first parallel map (in this
     process when ``count`` is 1). Every task's result depends on the task alone, so the number
-    of workers never changes a result."""
+    of workers never changes a result.
+
+    Each worker has a pipe of its own and shares no lock with the others, so a map stopped
+    half-way (Ctrl-C, SIGTERM, an error) ends by killing the workers, which cannot hang; the
+    next map starts fresh ones.
+    """
 
     def __init__(self, count: int = 1) -> None:
         self.count = max(1, int(count))
-        self._pool: Any = None
+        self._helpers: list[_Helper] = []
 
     def map(self, function: Callable[[Any], Any], tasks: Sequence[Any]) -> list[Any]:
-        """``[function(t) for t in tasks]``, in parallel when there are workers."""
+        """``[function(t) for t in tasks]``, in parallel when there are workers: the error a task
+        raised, raised here; PoolError if a worker process dies."""
         if self.count <= 1 or len(tasks) <= 1:
             return [function(t) for t in tasks]
-        if self._pool is None:
-            self._pool = worker_context().Pool(self.count, initializer=_worker_start, initargs=(os.getpid(),))
-        return list(self._pool.map(function, tasks, chunksize=1))
+        try:
+            return self._map(function, tasks)
+        except BaseException:
+            self._kill()  # workers still busy with this map would answer the next one
+            raise
+
+    def _map(self, function: Callable[[Any], Any], tasks: Sequence[Any]) -> list[Any]:
+        if not self._helpers:
+            self._start()
+        results: list[Any] = [None] * len(tasks)
+        queue = iter(enumerate(tasks))
+        busy: dict[Connection, int] = {}
+
+        def hand_out(helper: _Helper) -> None:
+            item = next(queue, None)
+            if item is not None:
+                busy[helper.conn] = item[0]
+                helper.conn.send((function, item[1]))
+
+        for helper in self._helpers:
+            hand_out(helper)
+        by_source = {h.conn: h for h in self._helpers} | {h.process.sentinel: h for h in self._helpers}
+        while busy:
+            for source in wait(list(by_source)):
+                helper = by_source[source]
+                if helper.conn not in busy:
+                    continue
+                ok, value = self._answer(helper)
+                if not ok:
+                    raise value
+                results[busy.pop(helper.conn)] = value
+                hand_out(helper)
+        return results
+
+    @staticmethod
+    def _answer(helper: _Helper) -> tuple[bool, Any]:
+        try:
+            if helper.conn.poll():
+                return helper.conn.recv()  # type: ignore[no-any-return]
+        except (EOFError, OSError):
+            pass
+        helper.process.join(STOP_SECONDS)
+        raise PoolError(f"a worker process ended ({describe_exit(helper.process.exitcode)})")
+
+    def _start(self) -> None:
+        context = worker_context()
+        for _ in range(self.count):
+            ours, theirs = context.Pipe(duplex=True)
+            process = context.Process(
+                target=_serve, args=(theirs, os.getpid()), name="boardlab-worker", daemon=True
+            )
+            process.start()
+            theirs.close()
+            self._helpers.append(_Helper(process, ours))
+
+    def _kill(self) -> None:
+        for helper in self._helpers:
+            helper.process.kill()
+        self._reap()
+
+    def _reap(self) -> None:
+        deadline = time.monotonic() + STOP_SECONDS
+        for helper in self._helpers:
+            helper.process.join(max(0.0, deadline - time.monotonic()))
+            if helper.process.is_alive():
+                helper.process.kill()
+                helper.process.join()
+            helper.conn.close()
+        self._helpers = []
 
     def close(self) -> None:
-        """Stop the worker processes."""
-        if self._pool is not None:
-            self._pool.terminate()
-            self._pool.join()
-            self._pool = None
+        """Stop the worker processes: each finishes nothing more and exits (or is killed)."""
+        for helper in self._helpers:
+            try:
+                helper.conn.send(None)
+            except OSError:
+                helper.process.kill()
+        self._reap()
 
     def __enter__(self) -> Workers:
         return self
