@@ -402,3 +402,38 @@ def test_the_default_hybrid_searches_with_the_shipped_network() -> None:
     state = game.initial().play(game.initial().legal_moves()[3])
     searched = hybrid.searcher.analyse(state, Limit(depth=3)).score
     assert searched == net.analyse(state, Limit(depth=3)).score != tuned.analyse(state, Limit(depth=3)).score
+
+
+# --- labels from the solved tables --------------------------------------------------------------
+
+
+def test_table_labels_are_the_perfect_play_values() -> None:
+    from boardlab.games.quixo.solver import solve_in_memory
+
+    game = parse_game("quixo:size=3")
+    me, opp = random_positions(3_000, 7, cells=9)
+    scores = trainer.exact_scores(game, me, opp)
+    tables = solve_in_memory(3)
+    expected = [tables.value(int(a), int(b))[0] for a, b in zip(me, opp, strict=True)]
+    assert scores.tolist() == [trainer.EXACT_SCORE[v] for v in expected]
+    assert {1.0, 0.0} <= set(trainer.targets(np.full(len(me), 0.5), scores, 1.0, 100.0).tolist())
+
+
+def test_a_run_with_table_labels_trains_on_the_exact_values(tmp_path: Path) -> None:
+    game = parse_game("quixo:size=3")
+    me, opp = random_positions(400, 8, cells=9)
+    neutral = np.full(len(me), 0.5, dtype=np.float32)
+    arrays = {"me": me, "opp": opp, "result": neutral, "score": np.full(len(me), np.nan, np.float32)}
+    trainer.write_shard(trainer.shard_path(tmp_path, 0), {**arrays, "game": np.arange(len(me)) // 10})
+    params = EvalNetSettings(games=40, shard_games=40, data=str(tmp_path), labels="tables", distill=1.0)
+    data = EvalNetRun.start(game, params, seed=0).dataset()
+    held = np.arange(len(me)) // 10 % trainer.HELD_OUT_EVERY == 0
+    exact = trainer.exact_scores(game, me[held], opp[held])
+    np.testing.assert_array_equal(data["held_target"], np.where(exact > 0, 1.0, 0.0))
+    plain = EvalNetRun.start(game, EvalNetSettings(games=40, shard_games=40, data=str(tmp_path)), 0)
+    np.testing.assert_array_equal(plain.dataset()["held_target"], neutral[held])  # the results
+
+
+def test_table_labels_need_solved_tables() -> None:
+    with pytest.raises(trainer.EvalNetTrainingError, match="labels=tables needs solved tables of tictactoe"):
+        EvalNetRun.start(parse_game("tictactoe"), EvalNetSettings(labels="tables"), 0)

@@ -13,7 +13,9 @@ The run has two phases, both resumable:
 2. **Training.** A tenth of the games are held out. The others' positions are seen under the
    board's 8 symmetries; the network (:mod:`boardlab.models.evalnet`) is trained in PyTorch
    with Adam on the log-loss against ``(1 - distill) * result + distill * sigmoid(score /
-   scale)`` (distillation of the search's score; a proven win or loss counts as 1 or 0). Each
+   scale)`` (distillation of the search's score; a proven win or loss counts as 1 or 0; with
+   ``labels=tables`` the score is the position's perfect-play value from the solved tables,
+   the deepest search there is, where they reach). Each
    epoch reports the held-out log-loss against the games' results beside that of the game's
    default evaluation (Quixo's ``tuned``, whose values are logits times the same scale).
 
@@ -41,7 +43,9 @@ from boardlab.agents.base import AgentSpecError, make_agent
 from boardlab.core.files import atomic_write_bytes
 from boardlab.core.inputs import InputFileError, load_npz, short_reason
 from boardlab.core.spec import option
-from boardlab.games import parse_game
+from boardlab.games import exact_play, parse_game
+from boardlab.games.base import DRAW, LOSS, WIN
+from boardlab.games.exact import ExactPlay, ExactPlayError
 from boardlab.models.evalnet import (
     EvalNet,
     EvalNetError,
@@ -78,6 +82,8 @@ POSITION_ARRAYS = ("me", "opp", "result", "score", "game")
 FINAL_DEPTH = 2  # the network's alpha-beta depth in the final games
 MAX_SHARD_BYTES = 1 << 30
 MAX_CHECKPOINT_BYTES = 1 << 30
+EXACT_SCORE = {WIN: float(MATE_ZONE), DRAW: 0.0, LOSS: -float(MATE_ZONE)}
+"""A perfect-play value as a search score (see :func:`targets`: a proven win or loss counts 1 or 0)."""
 
 
 class EvalNetTrainingError(TrainingError):
@@ -109,6 +115,12 @@ class EvalNetSettings:
         0.5, "weight of the search score in the target (the game's result has the rest)", minimum=0, maximum=1
     )
     scale: float = option(100.0, "search units per logit (Quixo's tuned: 100)", minimum=1e-3, maximum=1e6)
+    labels: str = option(
+        "search",
+        "the score distilled: search (the mover's alpha-beta score) or tables (the perfect-play value "
+        "from the solved tables built here, e.g. 4x4 Quixo; the result where they do not reach)",
+        choices=("search", "tables"),
+    )
     base: str = option(
         "",
         "a game evaluation the network corrects (its output is added to that evaluation's logit, "
@@ -259,6 +271,29 @@ def targets(result: np.ndarray, score: np.ndarray, distill: float, scale: float)
     return np.where(np.isnan(score), result, mixed).astype(np.float32)
 
 
+def exact_scores(game: Any, me: np.ndarray, opp: np.ndarray) -> np.ndarray:
+    """Each position's perfect-play value for the mover as a search score (a proven win or
+    loss, or 0 for a draw), read from the game's solved tables; NaN where they do not reach.
+    EvalNetTrainingError when the game has no tables here."""
+    tables = solved_tables(game)
+    known: dict[tuple[int, int], float] = {}
+    out = np.empty(len(me), dtype=np.float32)
+    for index, key in enumerate(zip(me.tolist(), opp.tolist(), strict=True)):
+        if key not in known:
+            state = game.state(key[0], key[1], 0, 0)
+            known[key] = EXACT_SCORE[tables.position_value(state).value] if tables.covers(state) else math.nan
+        out[index] = known[key]
+    return out
+
+
+def solved_tables(game: Any) -> ExactPlay:
+    """The tables solved ahead for ``game`` on this machine; EvalNetTrainingError if none."""
+    try:
+        return exact_play(game, accept=lambda provider: provider.lookup)
+    except ExactPlayError as error:
+        raise EvalNetTrainingError(f"labels=tables needs solved tables of {game.spec}: {error}") from None
+
+
 def symmetric_words(kernel: Any, words: np.ndarray, sym: int) -> np.ndarray:
     """The words' image under symmetry ``sym`` (cell ``d`` of the image is cell
     ``kernel.cell_maps[sym, d]`` of the word), for words that are cell masks."""
@@ -392,6 +427,8 @@ class EvalNetRun(RunDefaults):
                 f"base={params.base!r} is not an evaluation of {game.spec}; choose one of "
                 f"{', '.join(game.kernel.evaluations)}"
             )
+        if params.labels == "tables":
+            solved_tables(game)
         return cls(game, params, seed)
 
     # progress ---------------------------------------------------------------------------------------
@@ -469,7 +506,10 @@ class EvalNetRun(RunDefaults):
         if self._data is None:
             raw = read_shards(self.data_folder, self.params.shards)
             held = raw["game"] % HELD_OUT_EVERY == 0
-            target = targets(raw["result"], raw["score"], self.params.distill, self.params.scale)
+            score = raw["score"]
+            if self.params.labels == "tables":
+                score = exact_scores(self.game, raw["me"], raw["opp"])
+            target = targets(raw["result"], score, self.params.distill, self.params.scale)
             kernel = self.game.kernel
             offset = np.zeros(len(target), dtype=np.float32)
             if self.params.base:
