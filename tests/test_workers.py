@@ -43,6 +43,17 @@ def test_a_worker_that_dies_is_an_error_not_a_hang() -> None:
     assert not _alive(workers)
 
 
+def test_a_worker_killed_while_idle_is_named_at_the_next_map() -> None:
+    with Workers(2) as workers:
+        workers.map(abs, [1, 2])
+        victim = workers._helpers[0].process
+        victim.kill()
+        victim.join()
+        with pytest.raises(PoolError, match="SIGKILL"):
+            workers.map(abs, [1, 2, 3])
+        assert workers.map(abs, [-4, -5]) == [4, 5]
+
+
 @pytest.fixture
 def ctrl_c() -> Iterator[None]:
     """SIGUSR1 raises KeyboardInterrupt, as Ctrl-C does (SIGINT itself may be ignored by a

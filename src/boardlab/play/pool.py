@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from multiprocessing.connection import Connection, wait
 from types import TracebackType
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, NoReturn, Protocol, TypeVar
 
 from boardlab.agents.base import make_agent
 from boardlab.core.processes import (
@@ -549,15 +549,19 @@ class Workers:
             item = next(queue, None)
             if item is not None:
                 busy[helper.conn] = item[0]
-                helper.conn.send((function, item[1]))
+                try:
+                    helper.conn.send((function, item[1]))
+                except OSError:  # it died while idle
+                    self._ended(helper)
 
         for helper in self._helpers:
             hand_out(helper)
-        by_source = {h.conn: h for h in self._helpers} | {h.process.sentinel: h for h in self._helpers}
+        by_conn = {h.conn: h for h in self._helpers}
         while busy:
-            for source in wait(list(by_source)):
-                helper = by_source[source]
-                if helper.conn not in busy:
+            helpers = [by_conn[c] for c in busy]
+            ready = set(wait([h.conn for h in helpers] + [h.process.sentinel for h in helpers]))
+            for helper in helpers:
+                if helper.conn not in ready and helper.process.sentinel not in ready:
                     continue
                 ok, value = self._answer(helper)
                 if not ok:
@@ -573,6 +577,10 @@ class Workers:
                 return helper.conn.recv()  # type: ignore[no-any-return]
         except (EOFError, OSError):
             pass
+        Workers._ended(helper)
+
+    @staticmethod
+    def _ended(helper: _Helper) -> NoReturn:
         helper.process.join(STOP_SECONDS)
         raise PoolError(f"a worker process ended ({describe_exit(helper.process.exitcode)})")
 
