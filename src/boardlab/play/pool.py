@@ -426,15 +426,21 @@ class WorkerPool(Generic[T, R]):
                     worker.conn.send_bytes(b'{"stop":true}')
                 except OSError:
                     worker.process.kill()
-        deadline = time.monotonic() + STOP_SECONDS
+        join_or_kill([worker.process for worker in self._workers])
         for worker in self._workers:
-            worker.process.join(max(0.0, deadline - time.monotonic()))
-            if worker.process.is_alive():
-                worker.process.kill()
-                worker.process.join()
             end_group(worker.process.pid)  # what its agents started
             worker.conn.close()
         self._workers = []
+
+
+def join_or_kill(processes: Sequence[Any]) -> None:
+    """Wait up to :data:`STOP_SECONDS` in all for ``processes`` to end; kill those still running."""
+    deadline = time.monotonic() + STOP_SECONDS
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))
+        if process.is_alive():
+            process.kill()
+            process.join()
 
 
 # --- trusted work: a plain parallel map ------------------------------------------------------
@@ -601,12 +607,8 @@ class Workers:
         self._reap()
 
     def _reap(self) -> None:
-        deadline = time.monotonic() + STOP_SECONDS
+        join_or_kill([helper.process for helper in self._helpers])
         for helper in self._helpers:
-            helper.process.join(max(0.0, deadline - time.monotonic()))
-            if helper.process.is_alive():
-                helper.process.kill()
-                helper.process.join()
             helper.conn.close()
         self._helpers = []
 
