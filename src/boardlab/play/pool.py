@@ -513,7 +513,7 @@ def _serve(conn: Connection, main: int) -> None:
             conn.send((False, PoolError(f"a task's answer could not be sent back: {error!r}")))
 
 
-@dataclass
+@dataclass(eq=False)  # told apart by identity: a key of the busy map
 class _Helper:
     process: Any
     conn: Connection
@@ -549,12 +549,12 @@ class Workers:
             self._start()
         results: list[Any] = [None] * len(tasks)
         queue = iter(enumerate(tasks))
-        busy: dict[Connection, int] = {}
+        busy: dict[_Helper, int] = {}
 
         def hand_out(helper: _Helper) -> None:
             item = next(queue, None)
             if item is not None:
-                busy[helper.conn] = item[0]
+                busy[helper] = item[0]
                 try:
                     helper.conn.send((function, item[1]))
                 except OSError:  # it died while idle
@@ -562,9 +562,8 @@ class Workers:
 
         for helper in self._helpers:
             hand_out(helper)
-        by_conn = {h.conn: h for h in self._helpers}
         while busy:
-            helpers = [by_conn[c] for c in busy]
+            helpers = list(busy)
             ready = set(wait([h.conn for h in helpers] + [h.process.sentinel for h in helpers]))
             for helper in helpers:
                 if helper.conn not in ready and helper.process.sentinel not in ready:
@@ -572,7 +571,7 @@ class Workers:
                 ok, value = self._answer(helper)
                 if not ok:
                     raise value
-                results[busy.pop(helper.conn)] = value
+                results[busy.pop(helper)] = value
                 hand_out(helper)
         return results
 
