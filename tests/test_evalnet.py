@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import struct
 from pathlib import Path
@@ -278,16 +279,25 @@ def fake_shards(folder: Path, shards: int, games_per_shard: int, seed: int) -> N
         )
 
 
-def new_run(folder: Path) -> EvalNetRun:
+def new_run(folder: Path, anneal: int = 0) -> EvalNetRun:
     params = EvalNetSettings(
-        games=20, shard_games=10, data=str(folder), hidden1=8, hidden2=4, batch=256, lr=0.01, threads=1
+        games=20,
+        shard_games=10,
+        data=str(folder),
+        hidden1=8,
+        hidden2=4,
+        batch=256,
+        lr=0.01,
+        anneal=anneal,
+        threads=1,
     )
     return EvalNetRun.start(parse_game("quixo"), params, seed=0)
 
 
-def test_training_lowers_the_loss_and_resumes_exactly(tmp_path: Path) -> None:
+@pytest.mark.parametrize("anneal", [0, 3])
+def test_training_lowers_the_loss_and_resumes_exactly(tmp_path: Path, anneal: int) -> None:
     fake_shards(tmp_path / "data", shards=2, games_per_shard=10, seed=1)
-    run = new_run(tmp_path / "data")
+    run = new_run(tmp_path / "data", anneal)
     run.save(tmp_path / "a" / "checkpoint.npz")
     run.step()
     first = run.held_out()["held_out_target_loss"]
@@ -296,7 +306,7 @@ def test_training_lowers_the_loss_and_resumes_exactly(tmp_path: Path) -> None:
     assert run.held_out()["held_out_target_loss"] < first - 0.02
     assert run.evaluate([], 0)[0]["epoch"] == 4
     # stopped after two epochs and resumed: the same weights as the run without a stop
-    other = new_run(tmp_path / "data")
+    other = new_run(tmp_path / "data", anneal)
     other.step()
     other.step()
     saved = other.save(tmp_path / "b" / "checkpoint.npz")
@@ -310,6 +320,18 @@ def test_training_lowers_the_loss_and_resumes_exactly(tmp_path: Path) -> None:
     assert net.kernels == ("quixo5",)
     with np.load(saved, allow_pickle=False) as data:  # nothing pickled in the checkpoint
         assert "header" in data.files
+
+
+def test_the_annealed_learning_rate_falls_on_a_half_cosine() -> None:
+    params = EvalNetSettings(lr=0.01, anneal=10)
+    floor = 0.01 / trainer.ANNEAL_FLOOR
+    assert trainer.annealed_lr(params, 0.0) == pytest.approx(0.01)
+    assert trainer.annealed_lr(params, 5.0) == pytest.approx((0.01 + floor) / 2)
+    rates = [trainer.annealed_lr(params, e / 4) for e in range(41)]
+    assert all(a > b for a, b in itertools.pairwise(rates))  # falling all the way
+    assert trainer.annealed_lr(params, 10.0) == pytest.approx(floor)
+    assert trainer.annealed_lr(params, 25.0) == pytest.approx(floor)  # and staying at the floor
+    assert trainer.annealed_lr(EvalNetSettings(lr=0.01), 7.5) == 0.01  # anneal 0: constant
 
 
 def test_resume_refuses_a_damaged_checkpoint(tmp_path: Path) -> None:

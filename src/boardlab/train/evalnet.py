@@ -77,6 +77,7 @@ DEFAULT_PLAYERS = (
 )
 """The players of the shipped network's data: the hybrid with `tuned` (version 7), not the network."""
 DEFAULT_AGAINST = ("alphabeta:depth=2,eval=tuned",)
+ANNEAL_FLOOR = 100.0  # the annealed learning rate ends at lr / ANNEAL_FLOOR
 HELD_OUT_EVERY = 10  # one game in ten is held out
 POSITION_ARRAYS = ("me", "opp", "result", "score", "game")
 FINAL_DEPTH = 2  # the network's alpha-beta depth in the final games
@@ -110,6 +111,13 @@ class EvalNetSettings:
     hidden1: int = option(32, "units of the first hidden layer", minimum=1, maximum=4096)
     hidden2: int = option(8, "units of the second hidden layer", minimum=1, maximum=4096)
     lr: float = option(2e-3, "Adam's learning rate", minimum=1e-6, maximum=1.0)
+    anneal: int = option(
+        0,
+        "epochs over which the learning rate falls on a half cosine to 1/100 of lr, then stays there "
+        "(0: constant)",
+        minimum=0,
+        maximum=100_000,
+    )
     batch: int = option(1024, "positions per gradient step", minimum=8, maximum=1_000_000)
     distill: float = option(
         0.5, "weight of the search score in the target (the game's result has the rest)", minimum=0, maximum=1
@@ -310,6 +318,16 @@ def augmented(kernel: Any, me: np.ndarray, opp: np.ndarray, *rest: np.ndarray) -
     out_me = np.concatenate([symmetric_words(kernel, me, s) for s in syms])
     out_opp = np.concatenate([symmetric_words(kernel, opp, s) for s in syms])
     return (out_me, out_opp, *(np.tile(a, len(syms)) for a in rest))
+
+
+def annealed_lr(params: EvalNetSettings, epochs_done: float) -> float:
+    """The learning rate after ``epochs_done`` epochs (fractional): ``lr`` falling on a half
+    cosine to ``lr / 100`` over ``anneal`` epochs, then constant; ``lr`` when ``anneal`` is 0."""
+    if params.anneal == 0:
+        return params.lr
+    floor = params.lr / ANNEAL_FLOOR
+    done = min(epochs_done / params.anneal, 1.0)
+    return floor + (params.lr - floor) * 0.5 * (1.0 + math.cos(math.pi * done))
 
 
 def log_loss(logits: np.ndarray, target: np.ndarray) -> float:
@@ -550,7 +568,10 @@ class EvalNetRun(RunDefaults):
         y = torch.from_numpy(data["y"])
         offset = torch.from_numpy(data["offset"])
         total, batches = 0.0, 0
+        per_epoch = math.ceil(len(order) / self.params.batch)
         for start in range(0, len(order), self.params.batch):
+            for group in optimiser.param_groups:
+                group["lr"] = annealed_lr(self.params, self.epoch + batches / per_epoch)
             index = torch.from_numpy(order[start : start + self.params.batch])
             logits = model(x[index]) + offset[index]
             loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, y[index])
