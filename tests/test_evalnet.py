@@ -305,6 +305,12 @@ def test_training_lowers_the_loss_and_resumes_exactly(tmp_path: Path, anneal: in
         run.step()
     assert run.held_out()["held_out_target_loss"] < first - 0.02
     assert run.evaluate([], 0)[0]["epoch"] == 4
+    run.curve.extend(run.evaluate([], 0))
+    results, against_targets = run.report_lines()
+    assert "games' results" in results and "tuned" in results  # the game's default evaluation beside it
+    assert against_targets.endswith(
+        f"(search labels, distill 0.5): network {run.curve[-1]['held_out_target_loss']:.4f}"
+    )
     # stopped after two epochs and resumed: the same weights as the run without a stop
     other = new_run(tmp_path / "data", anneal)
     other.step()

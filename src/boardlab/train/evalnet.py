@@ -775,7 +775,9 @@ class EvalNetRun(RunDefaults):
         base = self.summary_fit()["baseline"]
         return [
             f"held-out log-loss against the games' results: network {last['held_out_log_loss']:.4f}, "
-            f"{base} {last['baseline_log_loss']:.4f}"
+            f"{base} {last['baseline_log_loss']:.4f}",
+            f"held-out log-loss against the training targets ({self.params.labels} labels, distill "
+            f"{self.params.distill:g}): network {last['held_out_target_loss']:.4f}",
         ]
 
     def plots(self, out: Path) -> list[Path]:
