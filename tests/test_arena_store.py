@@ -112,3 +112,15 @@ def test_tournaments_registered_in_the_same_second_are_listed_in_registration_or
     assert len({t["created"] for t in listed}) == 1
     assert [t["name"] for t in listed] == [c.label for c in configs]
     assert [t["id"] for t in listed] != sorted(c.tournament_id for c in configs)
+
+
+def test_text_that_is_not_utf8_is_a_store_error(tmp_path: Path) -> None:
+    # the sqlite3 module raises this OperationalError itself, with no SQLite error code
+    path = tmp_path / "arena.sqlite"
+    with Store(path) as store:
+        store.register_tournament(CONFIG)
+        store.add_game(_record(0))
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE games SET moves = CAST(X'61ff62' AS TEXT)")
+    with pytest.raises(StoreError, match="decode"), Store(path) as store:
+        store.games(CONFIG.tournament_id)

@@ -250,7 +250,8 @@ class Store:
             with self._conn:
                 yield self._conn
         except sqlite3.OperationalError as err:
-            if err.sqlite_errorcode & 0xFF in _REFUSED_WRITES:  # extended codes keep the primary below
+            code = getattr(err, "sqlite_errorcode", None)  # absent on errors raised by the module itself
+            if code is not None and code & 0xFF in _REFUSED_WRITES:  # extended codes keep the primary below
                 raise StoreFullError(
                     f"store {self.path}: {err}; every game stored before is kept, "
                     "and the same command resumes once there is room"
