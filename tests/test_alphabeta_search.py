@@ -169,3 +169,19 @@ def test_a_different_supplied_evaluation_changes_the_search():
         plain = SearchRunner(kernel, "lines3", tt_log2=12).search(*state.words, 1, jitter)[1]
         changed += plain != pytest.approx(score)
     assert changed > 0
+
+
+def test_course_rules_share_no_table_entry_between_positions_of_different_results():
+    # Under the course rules a push completing lines of both colours goes to the first line in
+    # the scan order, which a top-bottom mirror reverses: a table shared across all eight
+    # symmetries once proved this mirror image lost after searching the position itself.
+    position = State.from_text("OXOOO/OXXO./XOOOO/XXXXO/XOOX. X", rules="course")
+    mirror = position.transform(5)
+    kernel = position.kernel
+    jitter = np.zeros(kernel.num_actions)
+    shared = SearchRunner(kernel, "lines3", tt_log2=14, win_probe=True)
+    shared.search(*position.words, 3, jitter)
+    after_the_position = shared.search(*mirror.words, 3, jitter)[1]
+    alone = SearchRunner(kernel, "lines3", tt_log2=14, win_probe=True, symmetric=False)
+    assert after_the_position == alone.search(*mirror.words, 3, jitter)[1]
+    assert not is_decided(after_the_position)

@@ -170,6 +170,12 @@ class Kernel:
     its weights from ``document`` (the game's weights file, as parsed JSON) instead of the
     shipped ones; ValueError when the evaluation has no weights or the document is not
     theirs. None for games without fitted evaluations."""
+    value_symmetries: tuple[int, ...] | None = None
+    """The symmetries that keep every position's result, where only some do (None: all of
+    them). Quixo under the course rules gives a push completing lines of both colours to the
+    first line in a scan order that only the identity and the main-diagonal transpose keep.
+    Exact tables (the alpha-beta transposition table, the tabular learners) share entries
+    only across these; learners that augment data use all the board's symmetries."""
 
     @property
     def num_symmetries(self) -> int:
@@ -193,14 +199,17 @@ def position_hash(a, b):  # type: ignore[no-untyped-def]
 
 def build_canonical(kernel: Kernel) -> Any:
     """A compiled ``canonical(ctx, a, b) -> (hash, sym)``: the hash of the smallest image of
-    the position over the game's symmetries, and the symmetry that gives it."""
+    the position over the symmetries that keep results (``Kernel.value_symmetries``), and the
+    symmetry that gives it."""
     symmetry = kernel.symmetry
-    count = kernel.num_symmetries
+    kept = kernel.value_symmetries
+    kept = range(kernel.num_symmetries) if kept is None else kept
+    others = np.array([s for s in kept if s], dtype=np.int64)
 
     @njit
     def canonical(ctx, a, b):  # type: ignore[no-untyped-def]
         best_a, best_b, best_sym = a, b, 0
-        for s in range(1, count):
+        for s in others:
             x, y = symmetry(ctx, a, b, s)
             if x < best_a or (x == best_a and y < best_b):
                 best_a, best_b, best_sym = x, y, s
@@ -412,7 +421,8 @@ class State:
         return int(position_hash(np.int64(self.a), np.int64(self.b)))
 
     def canonical_key(self) -> int:
-        """A 64-bit key shared by all symmetric images of the position."""
+        """A 64-bit key shared by the position's images under the symmetries that keep
+        results (all of the board's unless ``Kernel.value_symmetries`` says otherwise)."""
         key, _ = compiled_canonical(self.kernel)(self.kernel.ctx, np.int64(self.a), np.int64(self.b))
         return int(key)
 
@@ -539,12 +549,14 @@ class State:
         return out
 
     def transform(self, sym: int) -> Self:
-        """This position seen through symmetry ``sym``; side to move and ply are kept."""
+        """This position seen through symmetry ``sym``; side to move and ply are kept, and the
+        result is read from the image (a symmetry outside ``Kernel.value_symmetries`` can
+        change it)."""
         count = self.kernel.num_symmetries
         if not 0 <= sym < count:
             raise ValueError(f"symmetry must be in 0..{count - 1}, got {sym}")
         a, b = self.kernel.symmetry(self.kernel.ctx, np.int64(self.a), np.int64(self.b), sym)
-        return type(self)(self.game, int(a), int(b), self.to_move, self.ply, self.status)
+        return self.game.state(int(a), int(b), self.to_move, self.ply)
 
     # text ----------------------------------------------------------------------------------
 

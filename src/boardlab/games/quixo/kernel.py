@@ -58,6 +58,11 @@ the border, in the corners, and in all. The fit's intercept, the value of having
 follows them in the kernel's table and is added to every value."""
 
 
+TRANSPOSE = 6
+"""The main-diagonal transpose in :func:`symmetry_maps`: with the identity, the only symmetry
+that keeps the course rules' results (rows map to columns in the same scan order)."""
+
+
 def symmetry_maps(n: int) -> list[list[int]]:
     """The 8 symmetries of the square as cell permutations: ``perm[cell] = image cell``."""
     transforms = [
@@ -638,6 +643,7 @@ def build_kernel(n: int, rules: str = "official") -> Kernel:
         may_win=may_win_now,
         count_moves=count_moves,
         reweigh=lambda eval_name, document: reweighed(tables, eval_name, document),
+        value_symmetries=None if rules == "official" else (0, TRANSPOSE),
     )
 
 
