@@ -328,7 +328,7 @@ def test_any_position_text_reads_or_raises_a_parse_error(text: str) -> None:
 
 @given(boards(), st.integers(0, 1))
 @settings(max_examples=300)
-def test_course_results_are_kept_by_the_value_symmetries_alone(board: ref.Board, to_move: int) -> None:
+def test_course_results_and_keys_are_kept_by_the_value_symmetries(board: ref.Board, to_move: int) -> None:
     state = State.from_board(board, to_move, rules="course")
     kept = state.kernel.value_symmetries
     assert kept == (0, qk.TRANSPOSE)
@@ -342,7 +342,7 @@ def test_a_course_result_that_a_mirror_reverses_keeps_the_images_apart() -> None
     # X's top row comes first in the scan order; mirrored top to bottom, O's does
     state = State.from_text("XXXXX/O.XO./.XO.X/X.OX./OOOOO X", rules="course")
     mirror = state.transform(5)
-    assert (state.winner, mirror.winner) == (0, 1)
+    assert (state.winner, mirror.winner, state.transform(qk.TRANSPOSE).winner) == (0, 1, 0)
     assert state.canonical_key() != mirror.canonical_key()
     official = State.from_text("XXXXX/O.XO./.XO.X/X.OX./OOOOO X")
     assert official.canonical_key() == official.transform(5).canonical_key()
