@@ -182,6 +182,13 @@ class Kernel:
         """How many symmetries the game has (1: only the identity)."""
         return int(self.action_maps.shape[0])
 
+    @property
+    def kept_symmetries(self) -> tuple[int, ...]:
+        """The symmetries that keep every position's result: ``value_symmetries``, or all."""
+        if self.value_symmetries is None:
+            return tuple(range(self.num_symmetries))
+        return self.value_symmetries
+
 
 @njit(cache=True, inline="always")
 def _mix64(x):  # type: ignore[no-untyped-def]
@@ -202,9 +209,7 @@ def build_canonical(kernel: Kernel) -> Any:
     the position over the symmetries that keep results (``Kernel.value_symmetries``), and the
     symmetry that gives it."""
     symmetry = kernel.symmetry
-    kept = kernel.value_symmetries
-    kept = range(kernel.num_symmetries) if kept is None else kept
-    others = np.array([s for s in kept if s], dtype=np.int64)
+    others = np.array([s for s in kernel.kept_symmetries if s], dtype=np.int64)
 
     @njit
     def canonical(ctx, a, b):  # type: ignore[no-untyped-def]

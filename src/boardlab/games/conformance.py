@@ -149,7 +149,7 @@ def check_symmetries(game: Game, seed: int, pick: int = 0) -> None:
     state = line[pick % len(line)]
     obs = state.observation()
     where = f"{state.to_text()!r}"
-    kept = range(kernel.num_symmetries) if kernel.value_symmetries is None else kernel.value_symmetries
+    kept = kernel.kept_symmetries
     for sym in range(kernel.num_symmetries):
         image = state.transform(sym)
         _ensure(image.to_move == state.to_move, f"{where}: symmetry {sym} changes the side to move")
