@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -322,3 +324,41 @@ def test_alphabeta_scores_game_repetitions_as_draws_valued_at_minus_contempt(con
         for m in state.legal_indices()
     )
     assert score == pytest.approx(expected)
+
+
+FIRST_MOVE_COMPILES = """
+import sys
+from numba.core.dispatcher import Dispatcher
+from boardlab.agents import make_agent
+from boardlab.agents.decision import Limit
+from boardlab.games import parse_game
+
+compiled = []
+original = Dispatcher._compile_for_args
+def counting(self, *args, **kws):
+    compiled.append(self.py_func.__qualname__)
+    return original(self, *args, **kws)
+
+for pair in sys.argv[1:]:
+    spec, game_spec = pair.split("@")
+    game = parse_game(game_spec)
+    agent = make_agent(spec, seed=1, game=game)
+    agent.prepare(game)
+    Dispatcher._compile_for_args = counting
+    agent.act(game.initial(), Limit(time=0.05))
+    Dispatcher._compile_for_args = original
+    print(spec, game_spec, *compiled)
+    compiled.clear()
+"""
+
+
+def test_prepare_compiles_everything_the_first_move_calls():
+    """The first move's clock must not pay for a compile (nor for loading one from the cache)."""
+    pairs = ["alphabeta@quixo", "alphabeta@connect4"]  # the hybrid's alpha-beta is the same
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_MOVE_COMPILES, *pairs], capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == len(pairs)
+    assert [line for line in lines if len(line.split()) > 2] == []

@@ -545,6 +545,15 @@ class SearchRunner:
         self.search_fn = compiled_search(kernel, evaluate, self.ctx)
         self.seen = new_seen()
         self.seen_count = 0
+        self._warm_lookups()
+
+    def _warm_lookups(self) -> None:
+        """Compile what a move calls besides the search now, so that the first timed move is not
+        charged for it: the positions of the game and a line on the empty position."""
+        self.remember(0, 0)
+        self.forget_positions()
+        first = int(np.argmax(legal_mask(self.kernel, 0, 0)))
+        self.principal_variation(0, 0, first, 2)
 
     def reset(self) -> None:
         """Forget everything learned in earlier searches and the positions of the game."""
