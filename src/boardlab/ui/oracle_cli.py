@@ -95,7 +95,7 @@ def oracle_command(
         list[str] | None,
         typer.Option(
             "--opponents",
-            help="opponent specs, separated by spaces or commas "
+            help="opponent specs, separated by commas or by spaces within quotes "
             "(default: random greedy alphabeta:depth=2 mcts:iters=500)",
         ),
     ] = None,

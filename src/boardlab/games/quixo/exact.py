@@ -143,9 +143,10 @@ class QuixoTablesPlay(ExactPlay):
         cells = size * size
         if not any(table_set.has_class(a, cells - a) for a in range(cells + 1)):
             folder = getattr(table_set, "directory", "memory")
+            endgames = " (endgames only: boards with one blank cube or none)" if size == 5 else ""
             raise ExactPlayError(
                 f"the {size}x{size} Quixo tables are not built in {folder}; "
-                f"run `{_solve_command(size, rulebook)}`"
+                f"run `{_solve_command(size, rulebook)}`{endgames}"
             )
         return cls(game, table_set)
 
