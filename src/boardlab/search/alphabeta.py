@@ -549,11 +549,14 @@ class SearchRunner:
 
     def _warm_lookups(self) -> None:
         """Compile what a move calls besides the search now, so that the first timed move is not
-        charged for it: the positions of the game and a line on the empty position."""
+        charged for it: the positions of the game, and the table and a line on the empty board
+        (in Nim a finished game: there the table alone)."""
         self.remember(0, 0)
         self.forget_positions()
-        first = int(np.argmax(legal_mask(self.kernel, 0, 0)))
-        self.principal_variation(0, 0, first, 2)
+        self.table_move(0, 0)
+        legal = legal_mask(self.kernel, 0, 0)
+        if legal.any():
+            self.principal_variation(0, 0, int(np.argmax(legal)), 2)
 
     def reset(self) -> None:
         """Forget everything learned in earlier searches and the positions of the game."""
