@@ -687,6 +687,7 @@ class Trainer(RunDefaults):
                 "perfect": report.perfect,
                 "positions": report.positions,
                 "mistakes": len(report.mistakes),
+                "wrong_positions": report.wrong_positions,
             }
         return summary
 
@@ -698,11 +699,10 @@ class Trainer(RunDefaults):
         verdict = (
             "perfect play"
             if report.perfect
-            else f"{len(report.mistakes)} positions where a greedy move gives away value"
+            else f"{len(report.mistakes):,} greedy moves give away value, in"
+            f" {report.wrong_positions:,} of the {report.positions:,} positions where it chooses"
         )
-        return [
-            f"Checked against the solved game: {verdict} ({report.positions:,} positions where it chooses)."
-        ]
+        return [f"Checked against the solved game: {verdict}."]
 
     def status(self) -> str:
         """Exploration rate and the last curve point."""
@@ -728,7 +728,8 @@ class Mistake:
 
 @dataclass(frozen=True)
 class PerfectPlayReport:
-    """What :func:`perfect_play_report` found: positions where the learner chose, and mistakes."""
+    """What :func:`perfect_play_report` found: positions where the learner chose, and mistakes
+    (each a position and a greedy move there that gives away value)."""
 
     positions: int
     mistakes: tuple[Mistake, ...]
@@ -737,6 +738,11 @@ class PerfectPlayReport:
     def perfect(self) -> bool:
         """True when no greedy move anywhere gives away value."""
         return not self.mistakes
+
+    @property
+    def wrong_positions(self) -> int:
+        """Positions with a greedy move that gives away value (several may tie in one)."""
+        return len({mistake.position for mistake in self.mistakes})
 
 
 def perfect_play_report(policy: TabularPolicy, solution: Any = None, limit: int = 0) -> PerfectPlayReport:
