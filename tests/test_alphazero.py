@@ -620,6 +620,23 @@ def test_cli_refuses_a_damaged_checkpoint_on_one_line(tmp_path: Path) -> None:
     assert len(lines) == 1 and "checkpoint.safetensors is truncated or not a safetensors file" in lines[0]
 
 
+def test_without_the_benchmark_sets_connect4_judges_positions_of_random_games(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from boardlab.games.connect4.solver import Solver
+    from boardlab.train.alphazero import judged_positions
+
+    monkeypatch.setenv("BOARDLAB_CONNECT4_DATA", str(tmp_path / "missing"))
+    judged = judged_positions(C4, 8, 0)
+    assert judged is not None and 1 <= len(judged) <= 8
+    assert judged.source.startswith("random games") and str(tmp_path / "missing") in judged.source
+    solver = Solver(7, 6)
+    for (a, b), sign in zip(judged.words, judged.signs, strict=True):
+        state = C4.state(int(a), int(b), 0, 0)
+        assert not state.is_over
+        assert solver.solve(state, weak=True) == sign
+
+
 def test_connect4_positions_are_judged_like_the_solvers_analysis() -> None:
     from boardlab.games.connect4.solver import Solver
     from boardlab.train.alphazero import connect4_data, judged_positions

@@ -83,3 +83,25 @@ def test_values_that_leave_fitness_or_learning_undefined_are_refused(
     tmp_path: Path, kind: str, hyper: str, phrase: str
 ) -> None:
     _refused(["train", kind, "--hyper", hyper], tmp_path / "out", phrase)
+
+
+@pytest.mark.parametrize(
+    ("args", "phrase"),
+    [
+        (
+            ["evalnet", "--game", "tictactoe"],
+            "the default opponents (name others with --against) on tictactoe",
+        ),
+        (["evalnet", "--game", "tictactoe", "--against", "random"], "the default players (name others"),
+        (
+            ["evalnet", "--game", "tictactoe", "--against", "random", "--players", "alphabeta:eval=tuned"],
+            "players:",
+        ),
+        (["evalnet", "--game", "quixo:size=3", "--also", "quixo:size=4"], "also: quixo:size=4 is not played"),
+        (["alphazero", "--game", "tictactoe", "--also", "connect4"], "also: connect4 is not played"),
+    ],
+)
+def test_players_opponents_and_also_games_that_do_not_fit_the_game_are_refused_before_work(
+    tmp_path: Path, args: list[str], phrase: str
+) -> None:
+    _refused(["train", *args], tmp_path / "out", phrase)

@@ -453,21 +453,27 @@ def connect4_positions(game: Game, per_set: int) -> list[tuple[Any, int]]:
     return out
 
 
-def connect4_judged(game: Game, count: int) -> JudgedPositions | None:
-    """Benchmark-set positions judged lazily by the solver (weak solves of the moves asked)."""
+def connect4_judged(game: Game, count: int, rng: np.random.Generator) -> JudgedPositions | None:
+    """Benchmark-set positions judged lazily by the solver (weak solves of the moves asked);
+    positions of random games that the solver settles within its node budget where the sets
+    are not at hand."""
     from boardlab.games.connect4.solver import Solver
 
+    solver = Solver(7, 6)
     pairs = connect4_positions(game, math.ceil(count / len(CONNECT4_SETS)))
+    source = "benchmark sets Begin-Easy, Middle-Easy, Middle-Medium"
+    if not pairs:
+        states = _random_game_positions(game, 2 * count, rng)
+        solved = [(state, solver.solve(state, weak=True, node_limit=CONNECT4_NODE_LIMIT)) for state in states]
+        pairs = [(state, value) for state, value in solved if value is not None][:count]
+        source = f"random games (the benchmark sets are not in {connect4_data()})"
     pairs = [(state, score) for state, score in pairs if not state.is_over]
     if not pairs:
         return None
     words = np.array([state.words for state, _ in pairs], np.int64)
     legal = np.array([state.legal_mask() for state, _ in pairs])
     signs = np.sign(np.array([score for _, score in pairs]))
-    names = "Begin-Easy, Middle-Easy, Middle-Medium"
-    return JudgedPositions(
-        words, legal, f"benchmark sets {names}", signs=signs, solver=Solver(7, 6), game=game
-    )
+    return JudgedPositions(words, legal, source, signs=signs, solver=solver, game=game)
 
 
 def judged_positions(game: Game, count: int, seed: int) -> JudgedPositions | None:
@@ -481,8 +487,8 @@ def judged_positions(game: Game, count: int, seed: int) -> JudgedPositions | Non
     except (OracleError, ValueError):
         return None
     rng = np.random.default_rng(seed)
-    if game.spec == "connect4" and connect4_data().is_dir():
-        return connect4_judged(game, count)
+    if game.spec == "connect4":
+        return connect4_judged(game, count, rng)
     small = reachable_positions(game, 20_000) if game.spec == "tictactoe" else []
     if small:
         # every reachable position for the raw policy (cheap), a sample of them for the search

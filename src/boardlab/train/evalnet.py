@@ -413,6 +413,18 @@ def check_game(game: Any) -> Any:
     return game
 
 
+def check_players(game: Any, params: EvalNetSettings) -> None:
+    """EvalNetTrainingError unless every player of the data games plays ``game``."""
+    source = (
+        "players" if params.players else f"the default players (name others with --players) on {game.spec}"
+    )
+    for spec in params.player_specs:
+        try:
+            make_agent(spec, seed=0, game=game)
+        except AgentSpecError as error:
+            raise EvalNetTrainingError(f"{source}: {error}") from None
+
+
 @dataclass
 class EvalNetRun(RunDefaults):
     """A run of ``boardlab train evalnet`` (see the module docstring)."""
@@ -440,6 +452,7 @@ class EvalNetRun(RunDefaults):
     def start(cls, game: Any, params: EvalNetSettings, seed: int) -> EvalNetRun:
         """A fresh run; EvalNetTrainingError if the game has no evaluation ``base``."""
         check_game(game)
+        check_players(game, params)
         if params.base and params.base not in game.kernel.evaluations:
             raise EvalNetTrainingError(
                 f"base={params.base!r} is not an evaluation of {game.spec}; choose one of "
@@ -844,6 +857,7 @@ KINDS = {
         default_against=lambda game: DEFAULT_AGAINST,
         free=("workers", "threads"),
         error=EvalNetTrainingError,
+        check=check_players,
     )
 }
 

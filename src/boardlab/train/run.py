@@ -237,6 +237,9 @@ class Method:
     """Settings a resumed run may change: they do not change what it computes (``workers``)."""
     max_seed: int = 2**63 - 1
     error: type[TrainingError] = TrainingError
+    check: Callable[[Any, Any], None] = lambda game, settings: None
+    """``check(game, settings)``: TrainingError when the settings do not fit the game, before any
+    folder is made or work done."""
 
 
 def resume_run(method: Method, path: Path, games: Any) -> TrainingRun:
@@ -389,6 +392,17 @@ def game_specs_problem(name: str, text: str) -> str | None:
             parse_game(spec)
         except ValueError as error:
             return f"{name}: {error}"
+    return None
+
+
+def same_board_problem(game: Any, specs: Sequence[str]) -> str | None:
+    """Why one of the game ``specs`` (``also``) is not played on ``game``'s board (other
+    observation planes or actions, which a network of ``game`` cannot read), or None."""
+    kernel = game.kernel
+    for spec in specs:
+        other = parse_game(spec).kernel
+        if (other.obs_shape, other.num_actions) != (kernel.obs_shape, kernel.num_actions):
+            return f"also: {spec} is not played on the board of {game.spec}, which the network reads"
     return None
 
 

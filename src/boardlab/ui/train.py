@@ -48,6 +48,7 @@ from boardlab.train.run import (
     TrainingRun,
     changed_settings,
     resume_run,
+    same_board_problem,
     settings_from_texts,
     tallies,
     train,
@@ -161,12 +162,13 @@ def _opponents(against: str, default: Sequence[str], game: Any) -> list[str]:
     """The specs of ``--against`` (separated by ``;``), or ``default``, each built once for
     ``game`` so that a bad spec is refused now."""
     specs = [spec.strip() for spec in against.split(";") if spec.strip()] if against else []
+    source = "--against" if specs else f"the default opponents (name others with --against) on {game.spec}"
     specs = specs or list(default)
     for spec in specs:
         try:
             make_agent(spec, seed=0, game=game)
         except AgentSpecError as error:
-            raise UsageProblem(f"--against: {error}") from None
+            raise UsageProblem(f"{source}: {error}") from None
     return specs
 
 
@@ -220,6 +222,13 @@ def plan_command(kind: str, options: Mapping[str, Any], extra: Sequence[str]) ->
     seed_value = None if seed is None else _whole("--seed", seed, 0, chosen.max_seed)
     first_game = games[0] if isinstance(games, tuple) else games
     opponents = _opponents(options["against"], chosen.default_against(first_game), first_game)
+    problem = same_board_problem(first_game, getattr(settings, "also_specs", ()))
+    if problem is not None:
+        raise UsageProblem(problem)
+    try:
+        chosen.check(first_game, settings)
+    except TrainingError as error:
+        raise UsageProblem(str(error)) from None
     path = _out_folder(chosen, options["out"], options["resume"], options["force"])
     if options["resume"]:
         run = _resumed(chosen, path, games, settings, texts, seed_value)
