@@ -77,6 +77,8 @@ def test_a_hyper_parameter_outside_its_range_is_refused_before_work(
         ("qlearning", "alpha=nan", "alpha"),
         ("mcrl", "gamma=1.5", "gamma must be at most 1"),
         ("neat", "activations=tanh+junk", "activation 'junk'"),
+        ("neat", "activations=tanh+", "holds an empty name"),
+        ("neat", "activations=tanh++relu", "holds an empty name"),
     ],
 )
 def test_values_that_leave_fitness_or_learning_undefined_are_refused(

@@ -176,6 +176,8 @@ class NeatParams:
     def problem(self) -> str | None:
         """What is wrong across fields, or None."""
         for name in activation_names(self):
+            if not name:
+                return f"activations={self.activations[:40]!r} holds an empty name; join names with one '+'"
             if name not in ACTIVATIONS:
                 return f"activation {name[:20]!r} is not accepted; choose among {', '.join(ACTIVATIONS)}"
         if max(self.elitism, MIN_SPECIES_SIZE) > self.population:
@@ -196,7 +198,7 @@ def parse_hyper(text: str) -> NeatParams:
 
 def activation_names(params: NeatParams) -> list[str]:
     """The activations of ``params.activations`` (``tanh+relu`` → ``["tanh", "relu"]``)."""
-    return [name.strip() for name in params.activations.split("+") if name.strip()] or ["tanh"]
+    return [name.strip() for name in params.activations.split("+")]
 
 
 def config_text(params: NeatParams, num_inputs: int) -> str:
