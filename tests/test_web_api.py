@@ -268,6 +268,17 @@ def test_the_page_sees_an_agent_thinking(client: Any) -> None:
 def test_serve_refuses_a_missing_store_and_a_taken_port(tmp_path: Path) -> None:
     missing = CliRunner().invoke(app, ["serve", "--db", str(tmp_path / "none.sqlite")])
     assert missing.exit_code == 2 and "no such arena store" in missing.output
+    damaged = tmp_path / "damaged.sqlite"
+    Store(damaged).close()
+    damaged.write_bytes(damaged.read_bytes()[:3000])
+    refused = CliRunner().invoke(app, ["serve", "--db", str(damaged)])
+    assert refused.exit_code == 2 and "not a usable SQLite database" in refused.output
+    no_model = CliRunner().invoke(app, ["serve", "--analysis-agent", f"qlearning:model={tmp_path / 'x.npz'}"])
+    assert (
+        no_model.exit_code == 2
+        and "--analysis-agent" in no_model.output
+        and "does not exist" in no_model.output
+    )
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()

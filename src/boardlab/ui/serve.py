@@ -7,8 +7,41 @@ from typing import Annotated
 
 import typer
 
-from boardlab.agents.base import AgentSpecError, parse_spec
+from boardlab.agents.base import AgentSpecError, make_agent, parse_spec
+from boardlab.arena import ArenaError, Store
 from boardlab.core.spec import one_line, shorten
+from boardlab.games import available_games, parse_game
+
+
+def analysis_agent_problem(spec: str) -> str:
+    """Why the analysis agent ``spec`` plays none of the games (a bad spec, a missing model
+    file), or "" when it plays at least one of them."""
+    try:
+        parse_spec(spec)
+    except AgentSpecError as err:
+        return str(err)
+    problems = []
+    for name in available_games():
+        try:
+            make_agent(spec, seed=0, game=parse_game(name))
+            return ""
+        except AgentSpecError as err:
+            problems.append(str(err))
+    return problems[0] if problems else ""
+
+
+def store_problem(db: Path) -> str:
+    """Why ``db`` is not a readable arena store, or ""."""
+    try:
+        if not db.is_file():
+            return "no such arena store file"
+        with Store(db) as store:
+            store.tournaments()
+    except OSError as err:  # a name too long for the system, say
+        return str(err.strerror or err)
+    except ArenaError as err:
+        return one_line(str(err))
+    return ""
 
 
 def register(app: typer.Typer) -> None:
@@ -55,17 +88,13 @@ def serve(
         from boardlab.ui.web.server import serve as run_server
     except ImportError as err:
         _fail(f"serve needs the web extra (pip install 'boardlab[web]'): {err}")
-    try:
-        parse_spec(analysis_agent)
-    except AgentSpecError as err:
-        _fail(f"--analysis-agent: {err}")
+    problem = analysis_agent_problem(analysis_agent)
+    if problem:
+        _fail(f"--analysis-agent: {problem}")
     if db is not None:
-        try:
-            usable = db.is_file()
-        except OSError as err:  # a name too long for the system, say
-            _fail(f"--db {shorten(str(db))}: {err.strerror or err}")
-        if not usable:
-            _fail(f"--db {shorten(str(db))}: no such arena store file")
+        problem = store_problem(db)
+        if problem:
+            _fail(f"--db {shorten(str(db))}: {problem}")
     hall = HallSettings(
         max_games=max_games, idle_seconds=60 * idle_minutes, max_think=max_think, allow_paths=allow_paths
     )
