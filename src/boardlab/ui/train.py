@@ -408,7 +408,9 @@ def train_command(
     ] = None,
     game: Annotated[
         str | None,
-        typer.Option(help="Game spec, e.g. quixo:size=3 (default: tictactoe; ga nim; es and neat quixo)."),
+        typer.Option(
+            help="Game spec, e.g. quixo:size=3 (default: tictactoe; ga nim; es, neat and evalnet quixo)."
+        ),
     ] = None,
     episodes: Annotated[
         str | None,
@@ -419,7 +421,11 @@ def train_command(
     ] = None,
     epochs: Annotated[
         str | None,
-        typer.Option(metavar="N", help="ga, es, neat: epochs in all (default 50, es and neat 100)."),
+        typer.Option(
+            metavar="N",
+            help="ga, es, neat, evalnet, alphazero: epochs in all (default 50, es and neat 100, "
+            "evalnet 30; alphazero stops at --hours).",
+        ),
     ] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue the run saved in --out.")] = False,
     force: Annotated[bool, typer.Option("--force", help="Start over even if --out holds a run.")] = False,
@@ -452,8 +458,9 @@ def train_command(
     ] = False,
 ) -> None:
     """Train a player: tabular Q-learning or Monte Carlo values (qlearning, mcrl), an evolved Nim
-    player (ga), evolved Quixo rule weights (es) or a NEAT network (neat); then plot what it
-    learned. Each KIND takes its hyper-parameters as flags: boardlab train KIND --help."""
+    player (ga), evolved Quixo rule weights (es), a NEAT network (neat), AlphaZero (alphazero) or
+    alpha-beta's value network (evalnet); then plot what it learned. Each KIND takes its
+    hyper-parameters as flags: boardlab train KIND --help."""
     console = make_console()
     if show_help:
         _show_help(ctx, kind, console)
