@@ -356,7 +356,8 @@ def ratings_command(
     except (OSError, ValueError) as err:  # a name the file system cannot hold, a NUL
         _fail(f"{shorten(str(db))}: {getattr(err, 'strerror', None) or err}")
     if not found:
-        _fail(f"{shorten(str(db))}: no such store (match and tournament write one with --db)")
+        what = "not a regular file" if db.exists() else "no such store"
+        _fail(f"{shorten(str(db))}: {what} (match and tournament write one with --db)")
     if out is not None:
         _check_path("--out", out, folder=True)
     console = output_console()

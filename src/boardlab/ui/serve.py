@@ -34,7 +34,7 @@ def store_problem(db: Path) -> str:
     """Why ``db`` is not a readable arena store, or ""."""
     try:
         if not db.is_file():
-            return "no such arena store file"
+            return "not a regular file" if db.exists() else "no such arena store file"
         with Store(db) as store:
             store.tournaments()
     except OSError as err:  # a name too long for the system, say
