@@ -143,6 +143,7 @@ def test_ratings_pools_the_tournaments_of_a_store(app: typer.Typer, tmp_path: Pa
     ("make", "args", "message"),
     [
         (None, [], "no such store"),
+        ("folder", [], "not a regular file"),
         ("garbage", [], "not a usable SQLite database"),
         ("match", ["--game", "connect4"], "holds no games to rate"),
         ("match", ["--tournament", "nosuch"], "holds no games to rate"),
@@ -152,12 +153,14 @@ def test_ratings_bad_input_exits_2_with_one_line(
     app: typer.Typer, tmp_path: Path, make: str | None, args: list[str], message: str
 ) -> None:
     db = tmp_path / "arena.sqlite"
+    if make == "folder":
+        db.mkdir()
     if make == "garbage":
         db.write_bytes(b"\x00garbage" * 500)
     elif make == "match":
         _play(app, db, "match", "greedy", "random", "-n", "2")
-    before = db.read_bytes() if db.exists() else None
+    before = db.read_bytes() if db.is_file() else None
     code, stdout, stderr = _invoke(app, "ratings", str(db), *args)
     assert code == 2 and stderr.startswith("Error: ") and message in stderr
     assert len(stderr.strip().splitlines()) == 1 and "Traceback" not in stdout + stderr
-    assert (db.read_bytes() if db.exists() else None) == before  # nothing written, nothing created
+    assert (db.read_bytes() if db.is_file() else None) == before  # nothing written, nothing created
