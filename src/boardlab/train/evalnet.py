@@ -452,7 +452,6 @@ class EvalNetRun(RunDefaults):
     def start(cls, game: Any, params: EvalNetSettings, seed: int) -> EvalNetRun:
         """A fresh run; EvalNetTrainingError if the game has no evaluation ``base``."""
         check_game(game)
-        check_players(game, params)
         if params.base and params.base not in game.kernel.evaluations:
             raise EvalNetTrainingError(
                 f"base={params.base!r} is not an evaluation of {game.spec}; choose one of "
@@ -460,6 +459,7 @@ class EvalNetRun(RunDefaults):
             )
         if params.labels == "tables":
             solved_tables(game)
+        check_players(game, params)
         return cls(game, params, seed)
 
     # progress ---------------------------------------------------------------------------------------
