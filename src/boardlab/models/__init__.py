@@ -20,7 +20,7 @@ boardlab (package data), used by the learned agents when no ``model=`` is given.
   BENCHMARKS.md; its training settings and held-out log-loss are in the file's metadata).
 - ``alphazero-tictactoe.safetensors`` (``boardlab train alphazero --game tictactoe --hours 0.08
   --blocks 2 --reuse 16 --lr 0.003 --full-share 0.5``) plays perfectly at 400 simulations;
-  ``alphazero-connect4.safetensors`` is the Connect Four run's network after 2.78 hours
+  ``alphazero-connect4.safetensors`` is the Connect Four run's network after 4.75 hours
   (``boardlab train alphazero --game connect4 --hours 6 --games 128 --parallel 64 --reuse 8
   --versus-games 6``; its checkpoint, to resume the run, is in ``checkpoints/alphazero-connect4``).
 - ``nim-ga.json`` is the ``nimga`` agent's model, a ``rules`` genome evolved with ``boardlab
