@@ -99,6 +99,7 @@ from boardlab.train.run import (
     Method,
     RunDefaults,
     TrainingError,
+    check_same_board,
     checked_settings,
     game_specs,
     game_specs_problem,
@@ -1190,6 +1191,7 @@ KINDS = {
         default_against=default_opponents,
         free=FREE,
         error=TrainingError,
+        check=lambda game, params: check_same_board(game, params.also_specs),
     )
 }
 """``boardlab train alphazero``."""

@@ -63,6 +63,7 @@ from boardlab.train.run import (
     Method,
     RunDefaults,
     TrainingError,
+    check_same_board,
     game_specs,
     game_specs_problem,
 )
@@ -413,8 +414,10 @@ def check_game(game: Any) -> Any:
     return game
 
 
-def check_players(game: Any, params: EvalNetSettings) -> None:
-    """EvalNetTrainingError unless every player of the data games plays ``game``."""
+def check_settings(game: Any, params: EvalNetSettings) -> None:
+    """TrainingError unless every player of the data games plays ``game`` and the ``also``
+    games are of its board (the command's check, before any work)."""
+    check_same_board(game, params.also_specs)
     source = (
         "players" if params.players else f"the default players (name others with --players) on {game.spec}"
     )
@@ -459,7 +462,6 @@ class EvalNetRun(RunDefaults):
             )
         if params.labels == "tables":
             solved_tables(game)
-        check_players(game, params)
         return cls(game, params, seed)
 
     # progress ---------------------------------------------------------------------------------------
@@ -857,7 +859,7 @@ KINDS = {
         default_against=lambda game: DEFAULT_AGAINST,
         free=("workers", "threads"),
         error=EvalNetTrainingError,
-        check=check_players,
+        check=check_settings,
     )
 }
 

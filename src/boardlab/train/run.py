@@ -395,15 +395,16 @@ def game_specs_problem(name: str, text: str) -> str | None:
     return None
 
 
-def same_board_problem(game: Any, specs: Sequence[str]) -> str | None:
-    """Why one of the game ``specs`` (``also``) is not played on ``game``'s board (other
-    observation planes or actions, which a network of ``game`` cannot read), or None."""
+def check_same_board(game: Any, specs: Sequence[str]) -> None:
+    """TrainingError when one of the game ``specs`` (``also``) is not played on ``game``'s board
+    (other observation planes or actions, which a network of ``game`` cannot read)."""
     kernel = game.kernel
     for spec in specs:
         other = parse_game(spec).kernel
         if (other.obs_shape, other.num_actions) != (kernel.obs_shape, kernel.num_actions):
-            return f"also: {spec} is not played on the board of {game.spec}, which the network reads"
-    return None
+            raise TrainingError(
+                f"also: {spec} is not played on the board of {game.spec}, which the network reads"
+            )
 
 
 # --- games against fixed opponents -------------------------------------------------------------

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from boardlab.agents.base import AgentSpecError, make_agent, parse_spec
+from boardlab.agents.base import AgentSpecError, make_agent
 from boardlab.arena import ArenaError, Store
 from boardlab.core.spec import one_line, shorten
 from boardlab.games import available_games, parse_game
@@ -16,10 +16,6 @@ from boardlab.games import available_games, parse_game
 def analysis_agent_problem(spec: str) -> str:
     """Why the analysis agent ``spec`` plays none of the games (a bad spec, a missing model
     file), or "" when it plays at least one of them."""
-    try:
-        parse_spec(spec)
-    except AgentSpecError as err:
-        return str(err)
     problems = []
     for name in available_games():
         try:

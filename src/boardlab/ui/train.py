@@ -48,7 +48,6 @@ from boardlab.train.run import (
     TrainingRun,
     changed_settings,
     resume_run,
-    same_board_problem,
     settings_from_texts,
     tallies,
     train,
@@ -222,9 +221,6 @@ def plan_command(kind: str, options: Mapping[str, Any], extra: Sequence[str]) ->
     seed_value = None if seed is None else _whole("--seed", seed, 0, chosen.max_seed)
     first_game = games[0] if isinstance(games, tuple) else games
     opponents = _opponents(options["against"], chosen.default_against(first_game), first_game)
-    problem = same_board_problem(first_game, getattr(settings, "also_specs", ()))
-    if problem is not None:
-        raise UsageProblem(problem)
     try:
         chosen.check(first_game, settings)
     except TrainingError as error:
