@@ -11,16 +11,20 @@ plays it.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from boardlab.agents import list_agents, make_agent
+from boardlab.agents.base import Agent
 from boardlab.games import GAMES, available_games, parse_game
 from boardlab.games import conformance as contract
-from boardlab.games.base import Game, State
+from boardlab.games.base import Game, GameOverError, Reason, State
 from boardlab.games.conformance import ConformanceError, check_game
 from boardlab.games.tictactoe import TicTacToe
 
@@ -182,3 +186,73 @@ def test_every_agent_plays_every_game_it_supports(name: str) -> None:
             move = agent.choose(state)
             assert move in state.legal_moves(), f"{cls.name} played an illegal move"
             state = state.play(move)
+
+
+@functools.cache
+def finished_positions(game: Game) -> tuple[State, ...]:
+    """A position that the rules ended and, for a game with a ply cap option, one the cap ended."""
+    ends = (contract.random_line(game, seed)[-1] for seed in range(100))
+    ruled = next(e for e in ends if e.outcome is not None and e.outcome.reason in (Reason.RULE, Reason.DRAW))
+    if "ply_cap" not in {f.name for f in dataclasses.fields(game)}:
+        return (ruled,)
+    capped = contract.random_line(dataclasses.replace(game, ply_cap=2), seed=0)[-1]
+    assert capped.outcome is not None and capped.outcome.reason == Reason.PLY_CAP
+    return ruled, capped
+
+
+def quick_agent(name: str, game: Game) -> Agent:
+    """Agent ``name`` with small settings; the course agent around a stand-in player class."""
+    if name == "course":
+        from course_standin import FirstLegalPlayer
+
+        from boardlab.interop.course import CoursePlayerAgent
+
+        return CoursePlayerAgent(seed=1, player=FirstLegalPlayer)
+    return make_agent(QUICK_SETTINGS.get(name, name), seed=1, game=game)
+
+
+AGENTS_ON_GAMES = [
+    (VARIANTS[name][-1], cls.name)
+    for name in sorted(GAMES)
+    for cls in list_agents()
+    if cls.supports(parse_game(VARIANTS[name][-1]))
+]
+
+
+@pytest.mark.parametrize(("spec", "name"), AGENTS_ON_GAMES)
+def test_every_agent_refuses_a_finished_game(spec: str, name: str) -> None:
+    game = parse_game(spec)
+    agent = quick_agent(name, game)
+    for state in finished_positions(game):
+        with pytest.raises(GameOverError, match="finished game"):
+            agent.act(state)
+        with pytest.raises(GameOverError, match="finished game"):
+            agent.choose(state)
+
+
+class FirstMoveAgent(Agent):
+    """An agent written as a package outside boardlab would write one: ``choose`` only."""
+
+    name = "first-move"
+
+    def choose(self, state: Any) -> Any:
+        return state.legal_moves()[0]
+
+
+class FirstActionAgent(FirstMoveAgent):
+    """The same with ``act``, calling the parent's ``choose``."""
+
+    def act(self, state: Any, limit: Any = None) -> Any:
+        return super().act(state, limit)
+
+
+@pytest.mark.parametrize("cls", [FirstMoveAgent, FirstActionAgent])
+def test_an_agent_from_elsewhere_refuses_a_finished_game_too(cls: type[Agent]) -> None:
+    game = parse_game("quixo:size=3,ply_cap=40")
+    agent = cls(seed=0)
+    assert agent.choose(game.initial()) in game.initial().legal_moves()
+    for state in finished_positions(game):
+        with pytest.raises(GameOverError, match="first-move was asked to move in a finished game"):
+            agent.act(state)
+        with pytest.raises(GameOverError, match="finished game"):
+            agent.choose(state)

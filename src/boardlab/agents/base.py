@@ -14,10 +14,11 @@ Agents are found through the ``boardlab.agents`` entry-point group (``name =
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from boardlab.agents.decision import Decision, Limit
 from boardlab.core.machine import memory_problem
@@ -32,12 +33,36 @@ from boardlab.core.spec import (
     split_spec,
     unknown_option,
 )
+from boardlab.games.base import GameOverError
 
 ENTRY_POINT_GROUP = "boardlab.agents"
 
 
 class AgentSpecError(SpecError):
     """An unknown agent name, a bad option in an agent spec, or an agent used on a game it cannot play."""
+
+
+Method = TypeVar("Method", bound=Callable[..., Any])
+
+
+def refusing_finished_games(method: Method) -> Method:
+    """``method`` (an agent's ``act`` or ``choose``) raising GameOverError, before any work,
+    when the state it is given is over (by the rules or by the game's ply cap)."""
+    if getattr(method, "refuses_finished_games", False):
+        return method
+
+    @functools.wraps(method)
+    def guarded(self: Agent, state: Any, *args: Any, **kwargs: Any) -> Any:
+        outcome = state.outcome
+        if outcome is not None:
+            raise GameOverError(
+                f"agent {self.name} was asked to move in a finished game "
+                f"({outcome.text(state.game.symbols)}); no move can be played"
+            )
+        return method(self, state, *args, **kwargs)
+
+    guarded.refuses_finished_games = True  # type: ignore[attr-defined]
+    return guarded  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -54,6 +79,10 @@ class Agent:
     the games an agent can play (empty: every game). The settings are in ``self.settings``;
     an agent whose spec carries a budget (``time=``, ``depth=``, ``iters=``) states it in
     :meth:`default_limit`.
+
+    A finished game (ended by its rules or its ply cap) is refused for every agent in one
+    place: each subclass's own ``act`` and ``choose`` are wrapped, when the class is made, to
+    raise GameOverError before they start (:func:`refusing_finished_games`).
     """
 
     name: ClassVar[str] = "agent"
@@ -83,6 +112,9 @@ class Agent:
         super().__init_subclass__(**kwargs)
         if cls.act is Agent.act and cls.choose is Agent.choose:
             raise TypeError(f"agent class {cls.__name__} must implement act() or choose()")
+        for name in ("act", "choose"):
+            if name in cls.__dict__:
+                setattr(cls, name, refusing_finished_games(cls.__dict__[name]))
 
     @property
     def spec(self) -> str:
@@ -120,7 +152,7 @@ class Agent:
         return self.default_limit(self.settings)
 
     def act(self, state: Any, limit: Limit | None = None) -> Decision:
-        """The agent's decision for ``state`` (which must not be over) within ``limit``.
+        """The agent's decision for ``state`` within ``limit``; GameOverError if the game is over.
 
         ``limit`` overrides the agent's default budget in the dimensions it sets; agents
         without a budget ignore it.
@@ -128,7 +160,7 @@ class Agent:
         return Decision(self.choose(state))
 
     def choose(self, state: Any) -> Any:
-        """A legal move for ``state`` (which must not be over), within the default budget."""
+        """A legal move for ``state`` within the default budget; GameOverError if the game is over."""
         return self.act(state).move
 
     def new_game(self) -> None:
