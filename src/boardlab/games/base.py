@@ -82,6 +82,14 @@ class GameOptionError(GameError, SpecError):
     """An unknown game, or a game option outside what the game accepts."""
 
 
+def checked_action(action: Any, count: int) -> int:
+    """``action`` as a Python int when it is an integer in ``0..count - 1`` (NumPy integers are;
+    ``bool`` is not), else IllegalMoveError: the one check of an action given to a game."""
+    if isinstance(action, bool) or not isinstance(action, int | np.integer) or not 0 <= action < count:
+        raise IllegalMoveError(f"action {str(action)[:20]} is not in 0..{count - 1}")
+    return int(action)
+
+
 # --- outcomes ------------------------------------------------------------------------------
 
 
@@ -356,7 +364,8 @@ class Game(ABC):
 
     @abstractmethod
     def move_of(self, action: int) -> Any:
-        """The move object for an action (printing it gives its notation)."""
+        """The move object for an action (printing it gives its notation); IllegalMoveError for
+        anything but an integer in ``0..num_actions - 1`` (check it with :func:`checked_action`)."""
 
     @abstractmethod
     def action_of(self, move: Any) -> int:
@@ -493,7 +502,7 @@ class State:
         return self.game.action_of(move)
 
     def move_from_index(self, index: int) -> Any:
-        """The move of an action."""
+        """The move of an action; IllegalMoveError unless it is an integer in ``0..num_actions - 1``."""
         return self.game.move_of(index)
 
     def is_legal(self, move: Any) -> bool:
@@ -535,9 +544,7 @@ class State:
     def _check_legal(self, action: int) -> None:
         if self.is_over:
             raise GameOverError("the game is over; no more moves can be played")
-        count = self.kernel.num_actions
-        if isinstance(action, bool) or not isinstance(action, int | np.integer) or not 0 <= action < count:
-            raise IllegalMoveError(f"action {str(action)[:20]} is not in 0..{count - 1}")
+        checked_action(action, self.kernel.num_actions)
         if action not in self._legal:
             raise IllegalMoveError(self.illegal_reason(action))
 
@@ -637,6 +644,7 @@ __all__ = [
     "Reason",
     "State",
     "build_canonical",
+    "checked_action",
     "compiled_canonical",
     "compiled_for",
     "legal_mask",

@@ -277,6 +277,25 @@ def check_bad_moves(game: Game) -> None:
         _raises(GameOverError, lambda: end.play_index(0), "playing in a finished game")
 
 
+NOT_ACTIONS = (-1, 1.5, "0", None, True, 0.0)
+"""Values that are no action of any game (with ``num_actions`` itself, the first past the end)."""
+
+
+def check_bad_actions(game: Game) -> None:
+    """Anything but an integer in ``0..num_actions - 1`` (NumPy integers are; ``bool`` is not)
+    raises IllegalMoveError from ``move_from_index`` and ``move_of``."""
+    state = game.initial()
+    count = game.kernel.num_actions
+    for action in (*NOT_ACTIONS, count, count + 7):
+        _raises(IllegalMoveError, lambda a=action: state.move_from_index(a), f"move_from_index({action!r})")
+        _raises(IllegalMoveError, lambda a=action: game.move_of(a), f"move_of({action!r})")
+    for action in (np.int64(count - 1), np.int32(0), np.uint8(0)):
+        _ensure(
+            state.move_from_index(action) == game.move_of(int(action)),
+            f"move_from_index(np.{type(action).__name__}({action})) must be the move of {int(action)}",
+        )
+
+
 def _junk_texts(rng: random.Random, count: int, longest: int) -> list[str]:
     alphabet = string.printable + "\x00éXO./-:"
     return ["".join(rng.choice(alphabet) for _ in range(rng.randrange(longest + 1))) for _ in range(count)]
@@ -305,10 +324,12 @@ def check_game(game: Game, games: int = 10, seed: int = 0) -> None:
     for text in _junk_texts(rng, 50, 60):
         check_position_text(game, text)
     check_bad_moves(game)
+    check_bad_actions(game)
 
 
 __all__ = [
     "ConformanceError",
+    "check_bad_actions",
     "check_bad_moves",
     "check_finished_positions",
     "check_game",

@@ -36,6 +36,7 @@ from boardlab.games.base import (
     MoveParseError,
     PositionParseError,
     State,
+    checked_action,
 )
 from boardlab.games.connect4 import kernel as ck
 
@@ -169,9 +170,7 @@ class ConnectFour(Game):
 
     def move_of(self, action: int) -> Column:
         """The :class:`Column` of an action (its 0-based index)."""
-        if not 0 <= action < self.width:
-            raise IllegalMoveError(f"action {action} is not a column of a {self.width}-wide board")
-        return Column(int(action))
+        return Column(checked_action(action, self.width))
 
     def action_of(self, move: Any) -> int:
         """The action of a :class:`Column`; IllegalMoveError for anything else or off the board."""

@@ -27,6 +27,7 @@ from boardlab.games.base import (
     Kernel,
     MoveParseError,
     PositionParseError,
+    checked_action,
     parse_side_and_ply,
 )
 from boardlab.games.nim import kernel as nk
@@ -146,9 +147,7 @@ class Nim(base.Game):
     # moves ----------------------------------------------------------------------------------
 
     def move_of(self, action: int) -> Take:
-        action = int(action)
-        if not 0 <= action < len(self.piles) * self.max_take:
-            raise IllegalMoveError(f"actions of this game are 0..{len(self.piles) * self.max_take - 1}")
+        action = checked_action(action, len(self.piles) * self.max_take)
         return Take(action // self.max_take, action % self.max_take + 1)
 
     def action_of(self, move: Any) -> int:

@@ -30,6 +30,7 @@ from boardlab.games.base import (
     Kernel,
     MoveParseError,
     PositionParseError,
+    checked_action,
 )
 from boardlab.games.quixo import kernel as qk
 
@@ -139,8 +140,9 @@ def move_index(move: Move) -> int:
 
 
 def move_from_index(index: int, size: int = 5) -> Move:
-    """The move with a kernel index."""
-    return all_moves(size)[index]
+    """The move with a kernel index; IllegalMoveError for anything but an index of a move."""
+    moves = all_moves(size)
+    return moves[checked_action(index, len(moves))]
 
 
 QUIXO_HELP = (

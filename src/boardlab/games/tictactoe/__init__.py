@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 from rich.text import Text
 
 from boardlab.games import base
-from boardlab.games.base import IllegalMoveError, Kernel, MoveParseError, PositionParseError
+from boardlab.games.base import IllegalMoveError, Kernel, MoveParseError, PositionParseError, checked_action
 from boardlab.games.tictactoe import kernel as tk
 
 SIDE = tk.SIDE
@@ -72,9 +72,8 @@ class Cell:
 
     @classmethod
     def of_index(cls, index: int) -> Cell:
-        """The move of an action 0..8."""
-        if not 0 <= index < tk.CELLS:
-            raise IllegalMoveError(f"Tic-Tac-Toe actions are 0..8, got {index}")
+        """The move of an action 0..8; IllegalMoveError for anything else."""
+        index = checked_action(index, tk.CELLS)
         return cls(index % SIDE, index // SIDE)
 
 
@@ -109,7 +108,7 @@ class TicTacToe(base.Game):
     # moves ----------------------------------------------------------------------------------
 
     def move_of(self, action: int) -> Cell:
-        return Cell.of_index(int(action))
+        return Cell.of_index(action)
 
     def action_of(self, move: Any) -> int:
         if not isinstance(move, Cell) or not (0 <= move.x < SIDE and 0 <= move.y < SIDE):
