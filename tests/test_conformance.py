@@ -129,6 +129,10 @@ def test_bad_moves_raise_the_games_error_classes(game: Game) -> None:
     contract.check_bad_moves(game)
 
 
+def test_a_position_that_is_not_a_text_is_a_parse_error(game: Game) -> None:
+    contract.check_bad_positions(game)
+
+
 def test_only_an_integer_in_range_is_an_action(game: Game) -> None:
     contract.check_bad_actions(game)
 

@@ -175,6 +175,24 @@ def test_malformed_boards_and_masks() -> None:
         State.from_masks(0, 0, to_move=2, size=3)
 
 
+@pytest.mark.parametrize("junk", [None, 5, 1.5, b"a1e1", ["a1e1"]])
+def test_values_that_are_not_texts_are_parse_errors(junk: object) -> None:
+    with pytest.raises(MoveParseError, match="cannot read move"):
+        Move.parse(junk)  # type: ignore[arg-type]
+    with pytest.raises(MoveParseError, match="cannot read move"):
+        State.initial().parse_move(junk)  # type: ignore[arg-type]
+    with pytest.raises(PositionParseError, match="cannot read position"):
+        State.from_text(junk)  # type: ignore[arg-type]
+    with pytest.raises(PositionParseError, match="cannot read position"):
+        State.initial().game.parse_position(junk)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("junk", [None, 5, 1.5])
+def test_a_board_that_is_not_rows_is_a_parse_error(junk: object) -> None:
+    with pytest.raises(PositionParseError, match="rows"):
+        State.from_board(junk)  # type: ignore[arg-type]
+
+
 # --- finished games -----------------------------------------------------------------------
 
 

@@ -41,6 +41,8 @@ from boardlab.games.base import (
 
 LINE_PLIES = 400
 JUNK_MOVES = ("", "zz", "99999", "\x00")
+NOT_TEXTS = (None, 5, 1.5, b"1", ["1"])
+"""Values that are not texts at all, given where a move or position text is expected."""
 
 
 class ConformanceError(AssertionError):
@@ -263,10 +265,12 @@ def check_position_text(game: Game, text: str) -> None:
 
 
 def check_bad_moves(game: Game) -> None:
-    """Junk, illegal and out-of-range moves raise the game's error classes."""
+    """Junk, illegal and out-of-range moves raise the game's error classes; so do values that
+    are not texts given as move texts."""
     state = game.initial()
-    for junk in JUNK_MOVES:
+    for junk in (*JUNK_MOVES, *NOT_TEXTS):
         _raises(MoveParseError, lambda j=junk: state.parse_move(j), f"parse_move({junk!r})")
+        _raises(GameError, lambda j=junk: state.play(j), f"play({junk!r})")
     illegal = [a for a in range(game.kernel.num_actions) if a not in state.legal_indices()]
     for action in illegal[:3]:
         _raises(IllegalMoveError, lambda a=action: state.play_index(a), f"play_index({action})")
@@ -279,6 +283,12 @@ def check_bad_moves(game: Game) -> None:
 
 NOT_ACTIONS = (-1, 1.5, "0", None, True, 0.0)
 """Values that are no action of any game (with ``num_actions`` itself, the first past the end)."""
+
+
+def check_bad_positions(game: Game) -> None:
+    """Values that are not texts, given as position texts, raise PositionParseError."""
+    for junk in NOT_TEXTS:
+        _raises(PositionParseError, lambda j=junk: game.parse_position(j), f"parse_position({junk!r})")
 
 
 def check_bad_actions(game: Game) -> None:
@@ -324,6 +334,7 @@ def check_game(game: Game, games: int = 10, seed: int = 0) -> None:
     for text in _junk_texts(rng, 50, 60):
         check_position_text(game, text)
     check_bad_moves(game)
+    check_bad_positions(game)
     check_bad_actions(game)
 
 
@@ -331,6 +342,7 @@ __all__ = [
     "ConformanceError",
     "check_bad_actions",
     "check_bad_moves",
+    "check_bad_positions",
     "check_finished_positions",
     "check_game",
     "check_hashes",

@@ -79,7 +79,7 @@ class Move:
     def parse(cls, text: str, size: int = 5) -> Move:
         """Read ``a1e1``-style notation; raise MoveParseError naming what is wrong."""
         _check_size(size)
-        clean = text.strip().lower()
+        clean = text.strip().lower() if isinstance(text, str) else ""
         cells = []
         for part in (clean[0:2], clean[2:4]):
             if (
@@ -90,7 +90,7 @@ class Move:
             ):
                 last = "abcde"[size - 1]
                 raise MoveParseError(
-                    f"cannot read move {text!r}: expected source and insertion cells "
+                    f"cannot read move {str(text)[:20]!r}: expected source and insertion cells "
                     f"like 'a1{last}1' (columns a-{last}, rows 1-{size})"
                 )
             cells.append(("abcde".index(part[0]), int(part[1]) - 1))
@@ -332,7 +332,10 @@ class State(base.State):
         cls, board: list[list[int]] | np.ndarray, to_move: int = 0, ply: int = 0, rules: str = "official"
     ) -> State:
         """A position from rows of -1 (blank), 0 (X) and 1 (O), row 0 on top."""
-        rows = [list(row) for row in board]
+        try:
+            rows = [list(row) for row in board]
+        except TypeError:
+            raise PositionParseError(f"board must be rows of cells, got {str(board)[:40]!r}") from None
         size = len(rows)
         if size not in SIZES or any(len(r) != size for r in rows):
             raise PositionParseError(f"board must be square with side in {SIZES}")
@@ -348,9 +351,9 @@ class State(base.State):
     @classmethod
     def from_text(cls, text: str, ply_cap: int = DEFAULT_PLY_CAP, rules: str = "official") -> State:
         """Read ``CELLS [X|O] [PLY]`` (see the module docstring)."""
-        fields = text.split()
+        fields = text.split() if isinstance(text, str) else []
         if not 1 <= len(fields) <= 3:
-            raise PositionParseError(f"cannot read position {text[:60]!r}: expected 'CELLS [X|O] [PLY]'")
+            raise PositionParseError(f"cannot read position {str(text)[:60]!r}: expected 'CELLS [X|O] [PLY]'")
         cells = fields[0].replace("/", "").upper()
         size = round(len(cells) ** 0.5)
         if size not in SIZES or size * size != len(cells) or set(cells) - set("XO."):
