@@ -137,6 +137,10 @@ def test_only_an_integer_in_range_is_an_action(game: Game) -> None:
     contract.check_bad_actions(game)
 
 
+def test_only_an_integer_in_range_is_a_symmetry(game: Game) -> None:
+    contract.check_bad_symmetries(game)
+
+
 # --- the checks catch broken games ---------------------------------------------------------
 
 

@@ -239,6 +239,9 @@ def test_bad_arguments() -> None:
         State.initial().transform(8)
     with pytest.raises(ValueError, match="symmetry"):
         State.initial().transform(-1)
+    for sym in (8, -1, 1.5, "1", None, True):
+        with pytest.raises(ValueError, match="symmetry"):
+            Move(0, 0, Push.RIGHT).transform(sym)  # type: ignore[arg-type]
 
 
 def test_every_error_is_a_game_error() -> None:

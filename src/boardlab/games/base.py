@@ -90,6 +90,14 @@ def checked_action(action: Any, count: int) -> int:
     return int(action)
 
 
+def checked_symmetry(sym: Any, count: int) -> int:
+    """``sym`` as a Python int when it is an integer in ``0..count - 1`` (NumPy integers are;
+    ``bool`` is not), else ValueError: the check of a symmetry given to a game."""
+    if isinstance(sym, bool) or not isinstance(sym, int | np.integer) or not 0 <= sym < count:
+        raise ValueError(f"symmetry must be an integer in 0..{count - 1}, got {str(sym)[:20]!r}")
+    return int(sym)
+
+
 # --- outcomes ------------------------------------------------------------------------------
 
 
@@ -561,12 +569,10 @@ class State:
         return out
 
     def transform(self, sym: int) -> Self:
-        """This position seen through symmetry ``sym``; side to move and ply are kept, and the
-        result is read from the image (a symmetry outside ``Kernel.value_symmetries`` can
-        change it)."""
-        count = self.kernel.num_symmetries
-        if not 0 <= sym < count:
-            raise ValueError(f"symmetry must be in 0..{count - 1}, got {sym}")
+        """This position seen through symmetry ``sym`` (an integer in ``0..num_symmetries - 1``,
+        else ValueError); side to move and ply are kept, and the result is read from the image
+        (a symmetry outside ``Kernel.value_symmetries`` can change it)."""
+        sym = checked_symmetry(sym, self.kernel.num_symmetries)
         a, b = self.kernel.symmetry(self.kernel.ctx, np.int64(self.a), np.int64(self.b), sym)
         return self.game.state(int(a), int(b), self.to_move, self.ply)
 
@@ -645,6 +651,7 @@ __all__ = [
     "State",
     "build_canonical",
     "checked_action",
+    "checked_symmetry",
     "compiled_canonical",
     "compiled_for",
     "legal_mask",

@@ -306,6 +306,15 @@ def check_bad_actions(game: Game) -> None:
         )
 
 
+def check_bad_symmetries(game: Game) -> None:
+    """Anything but an integer in ``0..num_symmetries - 1`` raises ValueError from ``transform``."""
+    state = game.initial()
+    count = game.kernel.num_symmetries
+    for sym in (-1, count, 1.5, 0.0, "0", None, True):
+        _raises(ValueError, lambda s=sym: state.transform(s), f"transform({sym!r})")
+    _ensure(state.transform(np.int64(count - 1)) == state.transform(count - 1), "transform(np.int64)")
+
+
 def _junk_texts(rng: random.Random, count: int, longest: int) -> list[str]:
     alphabet = string.printable + "\x00éXO./-:"
     return ["".join(rng.choice(alphabet) for _ in range(rng.randrange(longest + 1))) for _ in range(count)]
@@ -336,6 +345,7 @@ def check_game(game: Game, games: int = 10, seed: int = 0) -> None:
     check_bad_moves(game)
     check_bad_positions(game)
     check_bad_actions(game)
+    check_bad_symmetries(game)
 
 
 __all__ = [
@@ -343,6 +353,7 @@ __all__ = [
     "check_bad_actions",
     "check_bad_moves",
     "check_bad_positions",
+    "check_bad_symmetries",
     "check_finished_positions",
     "check_game",
     "check_hashes",

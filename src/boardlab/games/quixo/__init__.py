@@ -31,6 +31,7 @@ from boardlab.games.base import (
     MoveParseError,
     PositionParseError,
     checked_action,
+    checked_symmetry,
 )
 from boardlab.games.quixo import kernel as qk
 
@@ -106,9 +107,10 @@ class Move:
         )
 
     def transform(self, sym: int) -> Move:
-        """This move seen through symmetry ``sym`` (0..7) of the board."""
-        index = move_index(self)
-        return move_from_index(int(_kernel(self.size).action_maps[sym, index]), self.size)
+        """This move seen through symmetry ``sym`` (0..7) of the board; ValueError for another ``sym``."""
+        maps = _kernel(self.size).action_maps
+        image = maps[checked_symmetry(sym, len(maps)), move_index(self)]
+        return move_from_index(int(image), self.size)
 
 
 _MOVES: dict[int, list[Move]] = {}
