@@ -141,6 +141,10 @@ def test_only_an_integer_in_range_is_a_symmetry(game: Game) -> None:
     contract.check_bad_symmetries(game)
 
 
+def test_a_game_built_with_a_bad_option_raises_a_game_option_error(game: Game) -> None:
+    contract.check_bad_options(game)
+
+
 # --- the checks catch broken games ---------------------------------------------------------
 
 

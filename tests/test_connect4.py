@@ -385,3 +385,20 @@ def test_options_and_spec() -> None:
 def test_bad_options(spec: str, words: str) -> None:
     with pytest.raises(GameOptionError, match=words):
         parse_game(spec)
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        ({"width": 1}, "at least 2"),
+        ({"width": "7"}, "whole number"),
+        ({"height": 7.0}, "whole number"),
+        ({"connect": True}, "whole number"),
+        ({"width": 9, "height": 7}, "at most 64"),
+    ],
+)
+def test_a_game_built_directly_with_bad_options_raises_a_game_option_error(
+    options: dict[str, object], words: str
+) -> None:
+    with pytest.raises(GameOptionError, match=words):
+        ConnectFour(**options)  # type: ignore[arg-type]

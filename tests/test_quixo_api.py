@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from boardlab.games.base import (
     GameError,
+    GameOptionError,
     GameOverError,
     IllegalMoveError,
     MoveParseError,
@@ -14,7 +17,16 @@ from boardlab.games.base import (
 from boardlab.games.base import (
     State as GameState,
 )
-from boardlab.games.quixo import Move, Push, State, all_moves, move_from_index, move_index, new_game
+from boardlab.games.quixo import (
+    Move,
+    Push,
+    Quixo,
+    State,
+    all_moves,
+    move_from_index,
+    move_index,
+    new_game,
+)
 from boardlab.games.quixo import kernel as qk
 
 # --- construction and basic facts ---------------------------------------------------------
@@ -242,6 +254,24 @@ def test_bad_arguments() -> None:
     for sym in (8, -1, 1.5, "1", None, True):
         with pytest.raises(ValueError, match="symmetry"):
             Move(0, 0, Push.RIGHT).transform(sym)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("build", "words"),
+    [
+        (lambda: Quixo(size=7), "size=7 is not accepted"),
+        (lambda: Quixo(rules="x"), "rules=x is not accepted"),
+        (lambda: Quixo(ply_cap=0), "at least 1"),
+        (lambda: Quixo(size="5"), "whole number"),
+        (lambda: State.from_masks(1, 2, rules="bogus"), "rules=bogus"),
+        (lambda: State.initial(4, rules="bogus"), "rules=bogus"),
+    ],
+)
+def test_a_game_built_directly_with_bad_options_raises_a_game_option_error(
+    build: Callable[[], object], words: str
+) -> None:
+    with pytest.raises(GameOptionError, match=words):
+        build()
 
 
 def test_every_error_is_a_game_error() -> None:

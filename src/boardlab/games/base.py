@@ -297,7 +297,9 @@ class Game(ABC):
 
     Subclasses are frozen dataclasses whose fields, declared with :func:`boardlab.core.spec.option`,
     are the options of the game's spec; they set the class variables and implement the
-    abstract methods. ``ply_cap`` (None: no cap) ends a game as a draw after that many plies.
+    abstract methods. An option outside what it accepts raises GameOptionError, whether the
+    game comes from a spec or is built directly (``Quixo(size=7)``). ``ply_cap`` (None: no cap)
+    ends a game as a draw after that many plies.
     """
 
     name: ClassVar[str] = ""
@@ -313,7 +315,10 @@ class Game(ABC):
     ``module:Name``, tried in order; a module is imported only when exact play is asked for."""
 
     def __post_init__(self) -> None:
-        check_options(self, self.name)
+        try:
+            check_options(self, self.name)
+        except SpecError as err:  # a game built directly, not from a spec: the same error
+            raise GameOptionError(str(err)) from None
 
     @property
     def spec(self) -> str:

@@ -15,6 +15,7 @@ games, so that a property-testing library can drive it (boardlab's tests use hyp
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import random
@@ -25,11 +26,13 @@ from typing import Any
 import numpy as np
 from rich.text import Text
 
+from boardlab.core.spec import options_of
 from boardlab.games import GAMES, game_class, parse_game
 from boardlab.games.base import (
     ONGOING,
     Game,
     GameError,
+    GameOptionError,
     GameOverError,
     IllegalMoveError,
     MoveParseError,
@@ -315,6 +318,16 @@ def check_bad_symmetries(game: Game) -> None:
     _ensure(state.transform(np.int64(count - 1)) == state.transform(count - 1), "transform(np.int64)")
 
 
+def check_bad_options(game: Game) -> None:
+    """The game built directly with an option of the wrong type raises GameOptionError."""
+    for spec in options_of(type(game)):
+        _raises(
+            GameOptionError,
+            lambda name=spec.name: dataclasses.replace(game, **{name: object()}),
+            f"{type(game).__name__}({spec.name}=object())",
+        )
+
+
 def _junk_texts(rng: random.Random, count: int, longest: int) -> list[str]:
     alphabet = string.printable + "\x00éXO./-:"
     return ["".join(rng.choice(alphabet) for _ in range(rng.randrange(longest + 1))) for _ in range(count)]
@@ -346,12 +359,14 @@ def check_game(game: Game, games: int = 10, seed: int = 0) -> None:
     check_bad_positions(game)
     check_bad_actions(game)
     check_bad_symmetries(game)
+    check_bad_options(game)
 
 
 __all__ = [
     "ConformanceError",
     "check_bad_actions",
     "check_bad_moves",
+    "check_bad_options",
     "check_bad_positions",
     "check_bad_symmetries",
     "check_finished_positions",

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 from rich.text import Text
 
-from boardlab.core.spec import SpecError, option
+from boardlab.core.spec import option
 from boardlab.games import base
 from boardlab.games.base import (
     GameOptionError,
@@ -92,10 +92,7 @@ class Nim(base.Game):
         ):
             raise GameOptionError(f"nim: piles must be whole numbers like 1-3-5-7, got {self.piles!r}")
         object.__setattr__(self, "piles", tuple(int(p) for p in self.piles))
-        try:
-            super().__post_init__()
-        except SpecError as err:
-            raise GameOptionError(str(err)) from None
+        super().__post_init__()
         if not self.piles or max(self.piles) < 1:
             raise GameOptionError("nim: piles must hold at least one object, e.g. piles=1-3-5-7")
         most = nk.max_piles(max(self.piles))
