@@ -173,6 +173,29 @@ def test_bad_position_text(text: str) -> None:
         Nim(piles=(2, 0, 3)).parse_position(text)
 
 
+@pytest.mark.parametrize(
+    ("piles", "to_move", "ply", "words"),
+    [
+        ([1.5, 3, 5, 7], 0, 0, "whole numbers"),
+        ([True, 3, 5, 7], 0, 0, "whole numbers"),
+        ("1357", 0, 0, "4 piles"),
+        ([1, 3, 5, 8], 0, 0, "0 to 7"),
+        ([1, 3, 5, 7], True, 0, "side to move"),
+        ([1, 3, 5, 7], 2, 0, "side to move"),
+        ([1, 3, 5, 7], 0, 1.5, "ply"),
+        ([1, 3, 5, 7], 0, -1, "ply"),
+    ],
+)
+def test_bad_positions_from_piles(piles: object, to_move: object, ply: object, words: str) -> None:
+    with pytest.raises(PositionParseError, match=words):
+        Nim().from_piles(piles, to_move, ply)  # type: ignore[arg-type]
+
+
+def test_positions_from_numpy_piles() -> None:
+    state = Nim().from_piles(list(np.array([1, 2, 3, 4])), np.int64(1), np.int64(3))
+    assert (state.piles, state.to_move, state.ply) == ([1, 2, 3, 4], 1, 3)
+
+
 def test_views() -> None:
     game = Nim(piles=(1, 3, 5, 7))
     state = game.initial().play("3:2")

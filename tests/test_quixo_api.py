@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
 import pytest
 
 from boardlab.games.base import (
@@ -185,6 +186,25 @@ def test_malformed_boards_and_masks() -> None:
         State.from_masks(1 << 9, 0, size=3)
     with pytest.raises(PositionParseError, match="side to move"):
         State.from_masks(0, 0, to_move=2, size=3)
+
+
+@pytest.mark.parametrize(
+    ("masks", "to_move", "ply", "words"),
+    [
+        ((1.5, 0), 0, 0, "cube masks must be integers"),
+        ((1, True), 0, 0, "cube masks must be integers"),
+        ((1, 2), True, 0, "side to move"),
+        ((1, 2), 0, 1.5, "ply"),
+        ((1, 2), 0, -1, "ply"),
+        ((1, 2), 0, "3", "ply"),
+    ],
+)
+def test_positions_from_masks_take_integers_only(
+    masks: tuple[object, object], to_move: object, ply: object, words: str
+) -> None:
+    with pytest.raises(PositionParseError, match=words):
+        State.from_masks(*masks, to_move, ply, size=3)  # type: ignore[arg-type]
+    assert State.from_masks(np.int64(1), np.int64(2), np.int64(1), np.int64(3), size=3).ply == 3
 
 
 @pytest.mark.parametrize("junk", [None, 5, 1.5, b"a1e1", ["a1e1"]])

@@ -150,6 +150,13 @@ def test_bad_position_text(text: str) -> None:
         GAME.parse_position(text)
 
 
+@pytest.mark.parametrize("masks", [(1.5, 0), (1, True), ("1", 0), (None, 0)])
+def test_positions_from_masks_take_integers_only(masks: tuple[object, object]) -> None:
+    with pytest.raises(PositionParseError, match="cell masks must be integers"):
+        GAME.from_masks(*masks)  # type: ignore[arg-type]
+    assert GAME.from_masks(np.int64(1), np.int64(2)).to_text() == "XO./.../... X 2"
+
+
 def test_position_parsing_details() -> None:
     state = GAME.parse_position("x.o/.x./...")
     assert state.to_move == 1 and state.ply == 3

@@ -625,6 +625,29 @@ def parse_side_and_ply(fields: Sequence[str], symbols: Sequence[str] = ("X", "O"
     return to_move, ply
 
 
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, int | np.integer) and not isinstance(value, bool)
+
+
+def checked_masks(what: str, *masks: Any) -> tuple[int, ...]:
+    """Bit masks as Python ints when each is an integer (NumPy integers are; ``bool`` is not),
+    else PositionParseError naming ``what`` they are (e.g. ``"cube masks"``)."""
+    if not all(_is_integer(m) for m in masks):
+        raise PositionParseError(f"{what} must be integers, got {', '.join(str(m)[:20] for m in masks)}")
+    return tuple(int(m) for m in masks)
+
+
+def checked_side_and_ply(to_move: Any, ply: Any) -> tuple[int, int]:
+    """``(to_move, ply)`` as Python ints when the side is 0 or 1 and the ply a non-negative
+    integer (NumPy integers are; ``bool`` and ``1.5`` are not), else PositionParseError: the
+    check of a position built from numbers rather than read from a text."""
+    if not _is_integer(to_move) or to_move not in (0, 1):
+        raise PositionParseError(f"side to move must be 0 or 1, got {str(to_move)[:20]!r}")
+    if not _is_integer(ply) or ply < 0:
+        raise PositionParseError(f"ply must be a non-negative integer, got {str(ply)[:20]!r}")
+    return int(to_move), int(ply)
+
+
 def symmetry_table_inverse(action_maps: np.ndarray) -> np.ndarray:
     """``inverse[s]``: the symmetry undoing ``s``, found from the action permutations."""
     count = action_maps.shape[0]
@@ -656,6 +679,8 @@ __all__ = [
     "State",
     "build_canonical",
     "checked_action",
+    "checked_masks",
+    "checked_side_and_ply",
     "checked_symmetry",
     "compiled_canonical",
     "compiled_for",

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import numpy as np
 from rich.text import Text
 
 from boardlab.core.spec import option
@@ -28,6 +29,7 @@ from boardlab.games.base import (
     MoveParseError,
     PositionParseError,
     checked_action,
+    checked_side_and_ply,
     parse_side_and_ply,
 )
 from boardlab.games.nim import kernel as nk
@@ -179,14 +181,16 @@ class Nim(base.Game):
         return self.from_piles(piles, to_move, ply)
 
     def from_piles(self, piles: list[int] | tuple[int, ...], to_move: int = 0, ply: int = 0) -> State:
-        """A position from its piles; PositionParseError if they do not fit this game."""
-        if len(piles) != len(self.piles):
-            raise PositionParseError(f"this game has {len(self.piles)} piles, got {len(piles)}")
+        """A position from its piles (whole numbers), the side to move (0 or 1) and the ply;
+        PositionParseError if they do not fit this game."""
+        if not isinstance(piles, list | tuple) or len(piles) != len(self.piles):
+            raise PositionParseError(f"this game has {len(self.piles)} piles, got {str(piles)[:40]}")
+        if any(isinstance(p, bool) or not isinstance(p, int | np.integer) for p in piles):
+            raise PositionParseError(f"piles must be whole numbers, got {str(list(piles))[:60]}")
         if any(not 0 <= p <= self.max_pile for p in piles):
             raise PositionParseError(f"piles must hold 0 to {self.max_pile} objects, got {list(piles)}")
-        if to_move not in (0, 1) or ply < 0:
-            raise PositionParseError(f"side to move must be 0 or 1 and ply at least 0, got {to_move}, {ply}")
-        a, b = nk.pack(tuple(piles), self.max_pile)
+        to_move, ply = checked_side_and_ply(to_move, ply)
+        a, b = nk.pack(tuple(int(p) for p in piles), self.max_pile)
         return self.state(a, b, to_move, ply)  # type: ignore[return-value]
 
     def board_text(self, state: base.State) -> str:

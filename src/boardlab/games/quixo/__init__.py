@@ -317,15 +317,13 @@ class State(base.State):
         ply_cap: int = DEFAULT_PLY_CAP,
         rules: str = "official",
     ) -> State:
-        """A position from bit masks; the outcome is computed from the lines on the board."""
+        """A position from bit masks (integers); the outcome is computed from the lines on the board."""
         _check_size(size)
+        x_cubes, o_cubes = base.checked_masks("cube masks", x_cubes, o_cubes)
         full = (1 << size * size) - 1
         if x_cubes & o_cubes or (x_cubes | o_cubes) & ~full or x_cubes < 0 or o_cubes < 0:
             raise PositionParseError("cube masks overlap or fall outside the board")
-        if to_move not in (0, 1):
-            raise PositionParseError(f"side to move must be 0 or 1, got {to_move}")
-        if ply < 0:
-            raise PositionParseError(f"ply must be a non-negative integer, got {ply}")
+        to_move, ply = base.checked_side_and_ply(to_move, ply)
         me, opp = (x_cubes, o_cubes) if to_move == 0 else (o_cubes, x_cubes)
         return Quixo(size, ply_cap, rules).state(me, opp, to_move, ply)  # type: ignore[return-value]
 

@@ -156,6 +156,7 @@ class TicTacToe(base.Game):
 
     def from_masks(self, x_cells: int, o_cells: int) -> State:
         """A position from the masks of X's and O's cells; PositionParseError if it cannot arise."""
+        x_cells, o_cells = base.checked_masks("cell masks", x_cells, o_cells)
         if x_cells & o_cells or (x_cells | o_cells) & ~tk.FULL or x_cells < 0 or o_cells < 0:
             raise PositionParseError("cell masks overlap or fall outside the 3 x 3 board")
         to_move = _side_from_counts(x_cells, o_cells)
