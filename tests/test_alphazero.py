@@ -30,6 +30,7 @@ from boardlab.models.network import (
     save_network,
 )
 from boardlab.search.gumbel import GumbelSearch, GumbelSettings, run_gumbel_together
+from boardlab.search.mcts import PUCT, EvaluatorError, Search
 
 TTT = parse_game("tictactoe")
 C4 = parse_game("connect4")
@@ -62,6 +63,15 @@ def test_network_masks_illegal_actions_and_values_in_range() -> None:
     priors, values = net.evaluator(C4.kernel).evaluate(np.array([state.words]), state.legal_mask()[None])
     assert priors.shape == (1, 7) and priors[0, 3] == 0.0
     assert priors.sum() == pytest.approx(1.0) and -1 <= values[0] <= 1
+
+
+def test_a_network_refuses_to_evaluate_another_games_positions() -> None:
+    net = Network.for_game(TTT, blocks=1, channels=8, seed=1)
+    with pytest.raises(EvaluatorError, match=r"network for tictactoe .* connect4-7x6-4"):
+        net.evaluator(C4.kernel)
+    state = C4.initial()
+    with pytest.raises(EvaluatorError, match="built for the kernel tictactoe"):
+        Search(C4.kernel, *state.words, net.evaluator(TTT.kernel), PUCT)
 
 
 @pytest.mark.parametrize("spec", ["connect4", "quixo:size=4", "tictactoe"])

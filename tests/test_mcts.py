@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 from boardlab.agents import make_agent
 from boardlab.agents.decision import Limit
 from boardlab.games import parse_game
-from boardlab.games.base import ONGOING
+from boardlab.games.base import ONGOING, Kernel
 from boardlab.games.small_solver import Solution
+from boardlab.search.gumbel import GumbelSearch, run_gumbel_together
 from boardlab.search.mcts import (
     PENDING,
     PUCT,
@@ -290,6 +291,41 @@ def test_a_malformed_answer_is_refused_with_one_line():
     assert finished.status != ONGOING
     with pytest.raises(ValueError, match="finished position"):
         Search(finished.kernel, *finished.words, Rollouts())
+
+
+class ObservingEvaluator(FixedEvaluator):
+    """Uniform priors and a draw, from an evaluator that says which kernel it observes with."""
+
+    def __init__(self, kernel: Kernel) -> None:
+        super().__init__(np.ones(kernel.num_actions))
+        self.kernel = kernel
+
+
+def test_an_evaluator_built_for_another_kernel_is_refused():
+    c4, ttt = C4.initial(), TTT.initial()
+    with pytest.raises(EvaluatorError, match="built for the kernel tictactoe, not for connect4"):
+        Search(C4.kernel, *c4.words, ObservingEvaluator(TTT.kernel), PUCT)
+    with pytest.raises(EvaluatorError, match="built for the kernel connect4"):
+        evaluate_together([exact_search(ttt)], ObservingEvaluator(C4.kernel), 4)
+    with pytest.raises(EvaluatorError, match="built for the kernel connect4"):
+        run_gumbel_together([GumbelSearch(TTT.kernel, *ttt.words, 4)], ObservingEvaluator(C4.kernel))
+    search = Search(C4.kernel, *c4.words, ObservingEvaluator(C4.kernel), PUCT)
+    assert search.run(iterations=8, batch=4) == 8
+
+
+@pytest.mark.parametrize("c", [-1.0, float("nan"), float("inf")])
+def test_a_bad_exploration_constant_is_refused(c: float) -> None:
+    state = TTT.initial()
+    with pytest.raises(ValueError, match="exploration constant c"):
+        Search(state.kernel, *state.words, ExactEvaluator(), PUCT, c=c)
+
+
+@pytest.mark.parametrize("batch", [0, -3, 1.5, True])
+def test_a_bad_batch_is_refused(batch: object) -> None:
+    search = exact_search(TTT.initial())
+    with pytest.raises(ValueError, match="batch must be"):
+        search.run(iterations=8, batch=batch)  # type: ignore[arg-type]
+    assert search.simulations == 0
 
 
 def test_the_agent_decides_with_policy_value_and_line():

@@ -34,6 +34,7 @@ import numpy as np
 from boardlab.core.files import atomic_write_bytes
 from boardlab.games.base import Kernel, observe_batch
 from boardlab.models.table import ModelFileError, ModelMismatchError
+from boardlab.search.mcts import EvaluatorError
 
 FORMAT = "boardlab-alphazero"
 VERSION = 1
@@ -269,7 +270,9 @@ class Network:
         self._session = None
 
     def evaluator(self, kernel: Kernel | None = None) -> NetworkEvaluator:
-        """A batched :class:`~boardlab.search.mcts.Evaluator` over this network."""
+        """A batched :class:`~boardlab.search.mcts.Evaluator` over this network, observing
+        positions with ``kernel``; EvaluatorError when the kernel's observations or actions are
+        not the network's."""
         return NetworkEvaluator(self, kernel)
 
     def weights(self) -> dict[str, Any]:
@@ -293,6 +296,16 @@ class NetworkEvaluator:
     batches and positions evaluated (the benchmark reads them)."""
 
     def __init__(self, network: Network, kernel: Kernel | None = None) -> None:
+        shape = network.shape
+        if kernel is not None and (tuple(kernel.obs_shape), kernel.num_actions) != (
+            tuple(shape.obs_shape),
+            shape.num_actions,
+        ):
+            raise EvaluatorError(
+                f"a network for {shape.game} (observations {tuple(shape.obs_shape)}, "
+                f"{shape.num_actions} actions) cannot evaluate positions of {kernel.name} "
+                f"(observations {tuple(kernel.obs_shape)}, {kernel.num_actions} actions)"
+            )
         self.network = network
         self.kernel = kernel
         self.calls = 0

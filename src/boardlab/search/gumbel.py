@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from boardlab.games.base import ONGOING, Kernel, legal_mask
-from boardlab.search.mcts import PUCT, Evaluator, LeafBatch, Search, checked_answer
+from boardlab.search.mcts import PUCT, Evaluator, LeafBatch, Search, check_evaluator, checked_answer
 
 
 @dataclass(frozen=True)
@@ -246,6 +246,8 @@ class GumbelSearch:
 def run_gumbel_together(searches: Sequence[GumbelSearch], evaluator: Evaluator) -> int:
     """Run every search to its end, each cycle's leaves of all of them evaluated in one call.
     Returns the number of evaluator calls."""
+    for search in searches:
+        check_evaluator(evaluator, search.kernel)
     calls = 0
     num_actions = searches[0].kernel.num_actions if searches else 0
     while True:

@@ -31,6 +31,7 @@ A finished position reached in the tree backs up its exact result and needs no e
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -52,7 +53,8 @@ PENDING = -1  # ``n_children`` of a leaf collected for the evaluator and not com
 
 
 class EvaluatorError(ValueError):
-    """An evaluator's answer that is not priors and values of the right shapes and ranges."""
+    """An evaluator's answer that is not priors and values of the right shapes and ranges, or
+    an evaluator built for another kernel than the search's."""
 
 
 class Evaluator(Protocol):
@@ -63,7 +65,8 @@ class Evaluator(Protocol):
     The answer is ``(priors, values)``: priors of shape (B, num_actions), non-negative (the
     search keeps the legal actions' and normalises them; all zero means uniform), and values
     of shape (B,) in [-1, 1]. A network evaluator turns the words into observations with
-    :func:`boardlab.games.base.observe_batch`.
+    :func:`boardlab.games.base.observe_batch`; an evaluator with a ``kernel`` attribute (the
+    kernel it observes positions with) is used only by searches over that kernel.
     """
 
     def evaluate(self, words: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
@@ -599,6 +602,17 @@ def _kind_of(evaluator: CompiledEvaluator) -> CompiledEvaluator:
     return type(evaluator)()
 
 
+def check_evaluator(evaluator: Any, kernel: Kernel) -> None:
+    """EvaluatorError if ``evaluator`` says it was built for another kernel (its ``kernel``
+    attribute) than ``kernel``: it would read the search's positions as another game's."""
+    built_for = getattr(evaluator, "kernel", None)
+    if isinstance(built_for, Kernel) and built_for.name != kernel.name:
+        raise EvaluatorError(
+            f"the evaluator was built for the kernel {built_for.name}, not for {kernel.name} "
+            "that the search plays: build it with the search's game (e.g. network.evaluator(game.kernel))"
+        )
+
+
 def compiled_mcts(kernel: Kernel) -> Any:
     """The compiled UCT search with random rollouts for a kernel, built once per process."""
     return compiled_search(kernel, Rollouts(), UCT)
@@ -642,8 +656,9 @@ class Search:
     ``evaluator`` is a :class:`CompiledEvaluator` (run with :meth:`run`) or a batched
     :class:`Evaluator` (run with :meth:`run`, or cycle by cycle with :meth:`collect` and
     :meth:`complete`, e.g. by :func:`evaluate_together`; :meth:`collect_below` descends
-    through chosen nodes, as the Gumbel root visits its considered actions). ``rule`` is
-    ``"uct"`` or ``"puct"``, ``c`` its exploration constant and ``fpu`` PUCT's value of an
+    through chosen nodes, as the Gumbel root visits its considered actions); an evaluator built
+    for another kernel is refused with EvaluatorError. ``rule`` is ``"uct"`` or ``"puct"``,
+    ``c`` its exploration constant (finite, at least 0) and ``fpu`` PUCT's value of an
     unvisited child. Random choices come from ``rng``, so the same seed gives the same search.
     ``capacity`` bounds the tree's rows (an expansion takes one per legal move; past it leaves
     are only evaluated); the arrays cost memory only as the tree grows.
@@ -664,6 +679,9 @@ class Search:
         status = int(kernel.status(kernel.ctx, np.int64(me), np.int64(opp)))
         if status != ONGOING:
             raise ValueError("MCTS was asked to search a finished position")
+        if not math.isfinite(c) or c < 0:
+            raise ValueError(f"the exploration constant c must be a finite number at least 0, got {c}")
+        check_evaluator(evaluator, kernel)
         self.kernel = kernel
         self.evaluator = evaluator
         self.rule = check_rule(rule)
@@ -683,14 +701,16 @@ class Search:
 
     def run(self, iterations: int = 0, seconds: float = 0.0, batch: int = 16) -> int:
         """Add ``iterations`` simulations (0: unlimited) or stop after ``seconds`` (0: unlimited),
-        the clock read between slices; a batched evaluator gets up to ``batch`` leaves a call.
-        Returns the simulations added."""
+        the clock read between slices; a batched evaluator gets up to ``batch`` (at least 1)
+        leaves a call. Returns the simulations added."""
         if iterations <= 0 and seconds <= 0:
             raise ValueError("a search needs a number of iterations or a time budget")
+        if isinstance(batch, bool) or not isinstance(batch, int | np.integer) or batch < 1:
+            raise ValueError(f"batch must be a whole number of leaves, at least 1, got {batch!r}")
         start = time.perf_counter()
         before = self.simulations
         compiled = isinstance(self.evaluator, CompiledEvaluator)
-        step = max(1, SLICE // self._rollouts()) if compiled else max(1, batch)
+        step = max(1, SLICE // self._rollouts()) if compiled else int(batch)
         while True:
             done = self.simulations - before
             size = step if iterations <= 0 else min(step, iterations - done)
@@ -833,6 +853,8 @@ def checked_answer(priors: Any, values: Any, n: int, num_actions: int) -> tuple[
 def evaluate_together(searches: Sequence[Search], evaluator: Evaluator, leaves_per_search: int) -> None:
     """One cycle of many searches sharing ``evaluator``: up to ``leaves_per_search`` leaves from
     each, evaluated in a single call (as self-play of many games feeds one network)."""
+    for search in searches:
+        check_evaluator(evaluator, search.kernel)
     batches = [search.collect(leaves_per_search) for search in searches]
     total = sum(len(batch) for batch in batches)
     if total == 0:
@@ -891,6 +913,7 @@ __all__ = [
     "Rollouts",
     "Search",
     "Tree",
+    "check_evaluator",
     "compiled_mcts",
     "default_capacity",
     "evaluate_together",
