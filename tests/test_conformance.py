@@ -6,7 +6,7 @@ package can run them on itself; here hypothesis drives them over many seeds and 
 the Python face and the compiled kernel agree move by move, finished positions have no moves,
 symmetries commute with play and map masks and observations consistently, texts round-trip,
 equal positions hash equal, bad input raises the game's error classes, and every generic agent
-plays it.
+plays it and refuses it once it is over.
 """
 
 from __future__ import annotations

@@ -6,8 +6,10 @@ by move, finished positions have no moves, outcomes name a winner or a draw, sym
 commute with play and map masks and observations consistently, observations have the
 declared shape from the mover's view, texts round-trip, equal positions hash equal and
 different ones differently, the people's views are JSON, and bad input raises the game's
-error classes. Each check is also a function of its own, taking a seed where it plays random
-games, so that a property-testing library can drive it (boardlab's tests use hypothesis).
+error classes (junk texts and values that are not texts, actions and symmetries that are not
+integers in range, options of the wrong type). Each check is also a function of its own,
+taking a seed where it plays random games, so that a property-testing library can drive it
+(boardlab's tests use hypothesis).
 
     from boardlab.games.conformance import check_game
     check_game(MyGame())
