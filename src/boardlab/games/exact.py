@@ -151,16 +151,40 @@ class ExactPlay(ABC):
 
     # coverage --------------------------------------------------------------------------------
 
-    def uncovered(self, state: Any) -> str | None:
-        """Why ``state`` is out of reach, or None when it is covered."""
+    def foreign(self, state: Any) -> str | None:
+        """Why ``state`` is not a position of this game variant, or None when it is one.
+
+        Variants that play by the same rules (the same kernel) count as one: the exact play of
+        ``quixo`` serves ``quixo:ply_cap=100``, whose cap its answers ignore anyway.
+        """
+        game = getattr(state, "game", None)
+        if not isinstance(game, Game):
+            return f"the exact play of {self.game.spec} answers its positions, not a {type(state).__name__}"
+        if game.kernel.name != self.game.kernel.name:
+            return (
+                f"a {game.spec} position is outside the exact play of {self.game.spec} ({self.title}); "
+                f"open the exact play of {game.spec}"
+            )
         return None
+
+    def check_game(self, state: Any) -> None:
+        """UncoveredPosition when ``state`` is not a position of this game variant (every
+        answer checks this first: another game's position would be read as garbage)."""
+        reason = self.foreign(state)
+        if reason is not None:
+            raise UncoveredPosition(reason)
+
+    def uncovered(self, state: Any) -> str | None:
+        """Why ``state`` is out of reach, or None when it is covered (by default: every
+        position of the game variant; a subclass adds its own limits to :meth:`foreign`)."""
+        return self.foreign(state)
 
     def covers(self, state: Any) -> bool:
         """True if the values of ``state`` and of its moves are known here."""
         return self.uncovered(state) is None
 
     def check_covered(self, state: Any) -> None:
-        """UncoveredPosition when ``state`` is not covered."""
+        """UncoveredPosition, saying why, when ``state`` is not covered."""
         reason = self.uncovered(state)
         if reason is not None:
             raise UncoveredPosition(reason)
@@ -170,10 +194,14 @@ class ExactPlay(ABC):
     @abstractmethod
     def move_values(self, state: Any) -> list[MoveValue]:
         """Every legal move of a covered position with its value for the mover, in the order
-        of ``state.legal_indices()`` (empty once the game is over)."""
+        of ``state.legal_indices()`` (empty once the game is over).
+
+        Implementations call :meth:`check_game` first; the answers of a position that is
+        covered otherwise are undefined (callers ask :meth:`covers` first)."""
 
     def position_value(self, state: Any) -> Value:
         """The value of a covered position for the side to move."""
+        self.check_game(state)
         outcome = state.outcome
         if outcome is not None:
             value = DRAW if outcome.winner is None else WIN if outcome.winner == state.to_move else LOSS
@@ -227,13 +255,19 @@ class SmallSolverPlay(ExactPlay):
         that can tell without solving overrides this)."""
 
     def move_values(self, state: Any) -> list[MoveValue]:
-        return [
-            MoveValue(action, value, depth)
-            for action, (value, depth) in self.solution.move_values(state).items()
-        ]
+        self.check_game(state)
+        try:
+            values = self.solution.move_values(state)
+        except SolverError as err:  # a position beyond the first solve that needs too much
+            raise UncoveredPosition(str(err)) from None
+        return [MoveValue(action, value, depth) for action, (value, depth) in values.items()]
 
     def position_value(self, state: Any) -> Value:
-        value, depth = self.solution.result(state)
+        self.check_game(state)
+        try:
+            value, depth = self.solution.result(state)
+        except SolverError as err:
+            raise UncoveredPosition(str(err)) from None
         return Value(value, depth)
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from boardlab.games.base import DRAW, LOSS, ONGOING, WIN, Kernel
+from boardlab.games.base import DRAW, LOSS, ONGOING, WIN, GameError, Kernel
 
 DEFAULT_LIMIT = 2_000_000
 """Positions a solve may visit before it gives up (a Python dict entry each)."""
@@ -29,8 +29,9 @@ Key = tuple[int, int]
 Result = tuple[int, int]  # (value for the side to move, plies to the end)
 
 
-class SolverError(ValueError):
-    """A game this solver cannot handle: too many positions, or positions that repeat."""
+class SolverError(GameError):
+    """A game this solver cannot handle (too many positions, or positions that repeat), or a
+    position of another game than the solution's."""
 
 
 class Solution:

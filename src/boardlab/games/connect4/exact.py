@@ -58,6 +58,7 @@ class ConnectFourSolverPlay(ExactPlay):
             raise ExactPlayError(str(err)) from None
 
     def move_values(self, state: Any) -> list[MoveValue]:
+        self.check_game(state)
         if state.is_over:
             return []
         scores = self.solver.analyze(state)
@@ -70,11 +71,13 @@ class ConnectFourSolverPlay(ExactPlay):
         return out
 
     def position_value(self, state: Any) -> Value:
+        self.check_game(state)
         score = self.solver.final_score(state) if state.is_over else self.solver.solve(state)
         assert score is not None
         return Value(_sign(score), 0 if state.is_over else None, score)
 
     def best_actions(self, state: Any, seconds: float | None = None) -> list[int]:
+        self.check_game(state)
         seconds = PERFECT_SECONDS if seconds is None else seconds
         solver = self.solver
         deadline = time.perf_counter() + seconds

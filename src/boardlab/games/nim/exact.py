@@ -52,6 +52,7 @@ class NimRule(ExactPlay):
         return cls(game)
 
     def move_values(self, state: Any) -> list[MoveValue]:
+        self.check_game(state)
         game: Any = self.game
         out = []
         for action in state.legal_indices():

@@ -151,6 +151,8 @@ class QuixoTablesPlay(ExactPlay):
         return cls(game, table_set)
 
     def uncovered(self, state: Any) -> str | None:
+        if (foreign := self.foreign(state)) is not None:
+            return foreign
         if covers(state, self.table_set):
             return None
         size = int(state.game.size)
@@ -161,9 +163,11 @@ class QuixoTablesPlay(ExactPlay):
         )
 
     def move_values(self, state: Any) -> list[MoveValue]:
+        self.check_game(state)
         return move_values(state, self.table_set)
 
     def position_value(self, state: Any) -> Value:
+        self.check_game(state)
         return Value(*position_value(state, self.table_set))
 
     def pieces(self, state: Any) -> int:
