@@ -12,11 +12,41 @@ from boardlab.games import new_game, parse_game
 
 @pytest.mark.parametrize(
     "bad",
-    [{"time": 0}, {"time": -1.0}, {"time": float("nan")}, {"depth": 0}, {"nodes": 2.5}, {"iterations": True}],
+    [
+        {"time": 0},
+        {"time": -1.0},
+        {"time": float("nan")},
+        {"time": "1"},
+        {"time": True},
+        {"depth": 0},
+        {"depth": 3.0},
+        {"depth": np.bool_(True)},
+        {"nodes": 2.5},
+        {"iterations": True},
+        {"iterations": "100"},
+    ],
 )
 def test_a_limit_refuses_budgets_that_are_not_positive(bad: dict) -> None:
-    with pytest.raises(LimitError):
+    (name,) = bad
+    with pytest.raises(LimitError, match=f"a {name} limit is a positive"):
         Limit(**bad)
+
+
+def test_a_limit_takes_numpy_numbers_and_keeps_them_as_pythons() -> None:
+    limit = Limit(time=np.float32(0.5), depth=np.int64(3), nodes=np.uint32(1000), iterations=np.int8(7))
+    assert limit == Limit(time=0.5, depth=3, nodes=1000, iterations=7)
+    assert [type(v) for v in vars(limit).values()] == [float, int, int, int]
+    assert Limit(time=2).time == 2.0
+
+
+@pytest.mark.parametrize(
+    "spec", ["random", "minimax:depth=1", "alphabeta:depth=1", "mcts:iters=10", "perfect"]
+)
+@pytest.mark.parametrize("limit", [5, 0.5, "5", {"time": 1}])
+def test_an_agent_refuses_a_limit_that_is_not_a_limit(spec: str, limit: object) -> None:
+    agent = make_agent(spec, seed=1)
+    with pytest.raises(LimitError, match="a limit is a Limit or None"):
+        agent.act(new_game("tictactoe"), limit)  # type: ignore[arg-type]
 
 
 def test_a_call_limit_overrides_the_default_only_where_it_is_set() -> None:

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from boardlab.agents.base import Agent, AgentSpecError
-from boardlab.agents.decision import Decision, Limit, SearchInfo
+from boardlab.agents.decision import Decision, Limit, SearchInfo, call_limit
 from boardlab.core.inputs import InputFileError, read_json
 from boardlab.core.spec import option
 from boardlab.games.base import Kernel
@@ -295,7 +295,7 @@ class AlphaBetaAgent(Agent):
         one node past it; depth 1 always finishes). ``value`` is 1 or -1 where the search
         proved a win or a loss, else None; ``info.pv`` is the expected line in notation.
         """
-        result = self.analyse(state, (limit or Limit()).over(self.limit))
+        result = self.analyse(state, call_limit(limit, self.limit))
         line = self.runner(state.kernel).principal_variation(*state.words, result.move, max(result.depth, 1))
         info = SearchInfo(
             depth=result.depth,

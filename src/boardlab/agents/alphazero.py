@@ -32,7 +32,7 @@ import numpy as np
 
 from boardlab.agents.alphabeta import AlphaBetaAgent, AlphaBetaSettings
 from boardlab.agents.base import Agent, AgentSpecError
-from boardlab.agents.decision import Decision, Limit, SearchInfo
+from boardlab.agents.decision import Decision, Limit, SearchInfo, call_limit
 from boardlab.agents.models import ModelCache, model_file, shipped_model_file
 from boardlab.core.spec import option
 from boardlab.models.network import (
@@ -182,7 +182,7 @@ class AlphaZeroAgent(Agent):
 
     def search(self, state: Any, limit: Limit | None = None) -> Search:
         """The PUCT tree grown from ``state`` within ``limit`` (over the default limit)."""
-        budget = (limit or Limit()).over(self.limit)
+        budget = call_limit(limit, self.limit)
         iterations = budget.iterations or 0
         seconds = budget.time or 0.0
         if not iterations and not seconds:
@@ -240,10 +240,10 @@ class AlphaZeroAgent(Agent):
         """The move within ``limit`` over the agent's default; a time limit covers the proof
         search too."""
         start = time.perf_counter()
+        budget = call_limit(limit, self.limit)
         won = self.forced_win(state)
         if won is not None:
             return won
-        budget = (limit or Limit()).over(self.limit)
         if budget.time is not None:
             left = budget.time - (time.perf_counter() - start) - PROOF_MARGIN * budget.time
             budget = dataclasses.replace(budget, time=max(left, MIN_SEARCH_SHARE * budget.time))

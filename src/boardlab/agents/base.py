@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
-from boardlab.agents.decision import Decision, Limit
+from boardlab.agents.decision import Decision, Limit, check_limit
 from boardlab.core.machine import memory_problem
 from boardlab.core.registry import Registry
 from boardlab.core.spec import (
@@ -157,6 +157,7 @@ class Agent:
         ``limit`` overrides the agent's default budget in the dimensions it sets; agents
         without a budget ignore it.
         """
+        check_limit(limit)
         return Decision(self.choose(state))
 
     def choose(self, state: Any) -> Any:

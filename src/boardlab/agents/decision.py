@@ -13,6 +13,7 @@ game's action space, its value for the side to move and what its search saw
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -38,14 +39,20 @@ class Limit:
     iterations: int | None = None
 
     def __post_init__(self) -> None:
-        if self.time is not None and (
-            isinstance(self.time, bool) or not math.isfinite(self.time) or self.time <= 0
-        ):
-            raise LimitError(f"a time limit is a positive number of seconds, got {self.time!r}")
+        # numpy's numbers are welcome (stored as Python's); True, "1" and 2.5 plies are not
+        if self.time is not None:
+            seconds = self.time
+            number = isinstance(seconds, numbers.Real) and not _is_bool(seconds)
+            if not number or not math.isfinite(seconds) or seconds <= 0:
+                raise LimitError(f"a time limit is a positive number of seconds, got {_shown(seconds)}")
+            object.__setattr__(self, "time", float(seconds))
         for name in ("depth", "nodes", "iterations"):
             value = getattr(self, name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
-                raise LimitError(f"a {name} limit is a positive whole number, got {value!r}")
+            if value is None:
+                continue
+            if _is_bool(value) or not isinstance(value, numbers.Integral) or value <= 0:
+                raise LimitError(f"a {name} limit is a positive whole number, got {_shown(value)}")
+            object.__setattr__(self, name, int(value))
 
     @classmethod
     def from_options(cls, time: float = 0.0, depth: int = 0, nodes: int = 0, iterations: int = 0) -> Limit:
@@ -68,6 +75,32 @@ class Limit:
             default,
             **{name: value for name, value in vars(self).items() if value is not None},
         )
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, bool | np.bool_)
+
+
+def _shown(value: Any) -> str:
+    """A value and its type for an error message, cut short."""
+    text = repr(value)
+    text = text if len(text) <= 40 else text[:37] + "..."
+    return f"{text} ({type(value).__name__})"
+
+
+def check_limit(limit: Any) -> Limit | None:
+    """``limit`` itself if it is a :class:`Limit` or None; LimitError for anything else (a
+    bare number of seconds, say)."""
+    if limit is not None and not isinstance(limit, Limit):
+        raise LimitError(f"a limit is a Limit or None (5 seconds: Limit(time=5)), got {_shown(limit)}")
+    return limit
+
+
+def call_limit(limit: Any, default: Limit) -> Limit:
+    """The budget of one call: ``limit`` (a Limit or None, see :func:`check_limit`) over the
+    agent's ``default`` in the dimensions it sets."""
+    checked = check_limit(limit)
+    return default if checked is None else checked.over(default)
 
 
 @dataclass(frozen=True)

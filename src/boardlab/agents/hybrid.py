@@ -31,7 +31,7 @@ from boardlab.agents.alphabeta import (
     check_search_evaluation,
 )
 from boardlab.agents.base import Agent, AgentSpecError
-from boardlab.agents.decision import Decision, Limit, SearchInfo
+from boardlab.agents.decision import Decision, Limit, SearchInfo, call_limit
 from boardlab.core.inputs import InputFileError
 from boardlab.core.spec import SpecError, build_options, one_line, option, options_of, split_spec
 from boardlab.games import ExactPlay, endgame_for
@@ -176,7 +176,7 @@ class HybridAgent(Agent):
         """The move within ``limit`` over the agent's default (time, and depth and nodes for
         its alpha-beta); ``info.engine`` says which part decided: "tables", "alphabeta" or
         "mcts"."""
-        budget = (limit or Limit()).over(self.limit)
+        budget = call_limit(limit, self.limit)
         decided = self._from_tables(state)
         if decided is not None:
             return decided

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from boardlab.agents.base import Agent
-from boardlab.agents.decision import Decision, Limit, SearchInfo
+from boardlab.agents.decision import Decision, Limit, SearchInfo, call_limit
 from boardlab.core.spec import option
 from boardlab.search.mcts import UCT, MctsResult, Rollouts, Search, compiled_mcts, default_capacity
 
@@ -58,7 +58,7 @@ class MctsAgent(Agent):
 
     def search(self, state: Any, limit: Limit | None = None) -> Search:
         """The search tree grown from ``state`` within ``limit`` (over the default limit)."""
-        budget = (limit or Limit()).over(self.limit)
+        budget = call_limit(limit, self.limit)
         iterations = budget.iterations or 0
         seconds = budget.time or 0.0
         if not iterations and not seconds:

@@ -11,7 +11,7 @@ import numpy as np
 
 from boardlab.agents.alphabeta import check_evaluation, evaluation_id
 from boardlab.agents.base import Agent
-from boardlab.agents.decision import Decision, Limit, SearchInfo
+from boardlab.agents.decision import Decision, Limit, SearchInfo, call_limit
 from boardlab.core.spec import option
 from boardlab.search.minimax import MAX_DEPTH, compiled_minimax
 
@@ -76,7 +76,7 @@ class MinimaxAgent(Agent):
         return MinimaxResult(int(moves[pick]), float(top), int(nodes), time.perf_counter() - start)
 
     def act(self, state: Any, limit: Limit | None = None) -> Decision:
-        depth = (limit or Limit()).over(self.limit).depth
+        depth = call_limit(limit, self.limit).depth
         self.last = result = self.analyse(state, depth)
         move = state.move_from_index(result.move)
         info = SearchInfo(

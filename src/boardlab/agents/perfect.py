@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from boardlab.agents.base import Agent, AgentSpecError, NoSettings
-from boardlab.agents.decision import Decision, Limit, SearchInfo
+from boardlab.agents.decision import Decision, Limit, SearchInfo, call_limit
 from boardlab.core.spec import option
 from boardlab.games import GAMES, ExactPlay, ExactPlayError, OutOfTime, exact_play, exact_providers
 from boardlab.games.small_solver import DEFAULT_LIMIT
@@ -115,9 +115,9 @@ class PerfectAgent(Agent):
 
     def act(self, state: Any, limit: Limit | None = None) -> Decision:
         started = time.perf_counter()
+        seconds = call_limit(limit, self.limit).time
         exact = self._exact_play(state.game)
         exact.check_covered(state)
-        seconds = (limit.over(self.limit) if limit is not None else self.limit).time
         if seconds is None:
             seconds = exact.default_seconds
         try:

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from boardlab.agents.base import Agent, AgentSpecError
-from boardlab.agents.decision import Decision, Limit, SearchInfo
+from boardlab.agents.decision import Decision, Limit, SearchInfo, call_limit
 from boardlab.core.spec import option
 
 NATIVE_GAMES = {"connect4": "connect_four", "tictactoe": "tic_tac_toe", "nim": "nim"}
@@ -98,7 +98,7 @@ class OpenSpielAgent(Agent):
         self.bridge.spiel_state_for(game.initial(), self.settings.engine)
 
     def act(self, state: Any, limit: Limit | None = None) -> Decision:
-        budget = (limit or Limit()).over(self.limit)
+        budget = call_limit(limit, self.limit)
         s = self.settings
         start = time.perf_counter()
         answer = self.bridge.run_bot(
