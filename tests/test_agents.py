@@ -103,6 +103,30 @@ def test_an_evaluation_the_game_lacks_is_refused_when_the_game_is_known():
         make_agent("course:player=x:Y", game=parse_game("tictactoe"))
 
 
+@pytest.mark.parametrize("spec", ["random", "alphabeta:depth=1", "mcts:iters=10"])
+@pytest.mark.parametrize("seed", [-1, "abc", 1.5, True, np.bool_(True)])
+def test_a_seed_that_is_no_whole_number_from_zero_is_refused_by_every_agent(spec, seed):
+    with pytest.raises(AgentSpecError, match="a seed is None or a whole number >= 0, got"):
+        make_agent(spec, seed=seed)
+
+
+def test_a_numpy_seed_is_a_seed():
+    agent = make_agent("alphabeta:depth=1", seed=np.int64(5))
+    assert agent.seed == 5 and type(agent.seed) is int
+
+
+def test_the_game_an_agent_is_made_for_may_be_a_spec():
+    assert make_agent("alphabeta:depth=2", game="quixo:size=4").spec == "alphabeta:depth=2"
+    with pytest.raises(AgentSpecError, match="choose one of tuned, lines2, lines3"):
+        make_agent("alphabeta:eval=magic", game="quixo")
+    with pytest.raises(AgentSpecError, match="plays only quixo, not tictactoe"):
+        make_agent("course:player=x:Y", game="tictactoe")
+    with pytest.raises(AgentSpecError, match="game 'quixo:size=9': quixo: size=9 is not accepted"):
+        make_agent("random", game="quixo:size=9")
+    with pytest.raises(AgentSpecError, match="game is a Game or a game spec"):
+        make_agent("random", game=5)
+
+
 def test_random_agent_is_reproducible_from_its_seed():
     state = random_position(3, 6)
     first = [make_agent("random", seed=7).choose(state) for _ in range(3)]

@@ -15,6 +15,7 @@ Agents are found through the ``boardlab.agents`` entry-point group (``name =
 from __future__ import annotations
 
 import functools
+import numbers
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -91,7 +92,7 @@ class Agent:
     games: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, seed: int | None = None, settings: Any = None, **options: Any) -> None:
-        self.seed = seed
+        self.seed = seed = check_seed(seed)
         self.rng = random.Random(seed)
         if settings is None:
             known = {o.name for o in options_of(self.Settings)}
@@ -209,19 +210,48 @@ def parse_spec(spec: str) -> tuple[type[Agent], Any]:
         raise AgentSpecError(str(err)) from None
 
 
+def check_seed(seed: Any) -> int | None:
+    """``seed`` as an int, or None; AgentSpecError unless it is None or a whole number >= 0
+    (numpy's generators, which several agents draw from, take no other)."""
+    if seed is None:
+        return None
+    # numpy's integers are Integral, its bool_ is not
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        shown = repr(seed) if len(repr(seed)) <= 40 else repr(seed)[:37] + "..."
+        raise AgentSpecError(f"a seed is None or a whole number >= 0, got {shown} ({type(seed).__name__})")
+    return int(seed)
+
+
 def make_agent(spec: str, seed: int | None = None, game: Any = None) -> Agent:
     """Build an agent from a spec such as ``alphabeta:depth=5,eval=lines3``.
 
-    With ``game`` (a Game), an agent that cannot play it, or that would need more memory than
-    the machine has available, is refused with AgentSpecError.
+    ``seed`` is None or a whole number >= 0. With ``game`` (a Game, or a game spec such as
+    ``connect4``), an agent that cannot play it, or that would need more memory than the
+    machine has available, is refused with AgentSpecError.
     """
+    check_seed(seed)
     cls, settings = parse_spec(spec)
     if game is not None:
+        game = _game_of(game)
         cls.check_game(settings, game)
         problem = memory_problem(cls.memory_bytes(settings, game), f"agent {spec_text(cls.name, settings)}")
         if problem is not None:
             raise AgentSpecError(f"{problem}; choose smaller tables")
     return cls(seed=seed, settings=settings)
+
+
+def _game_of(game: Any) -> Any:
+    """The Game of a Game or a game spec; AgentSpecError for anything else."""
+    from boardlab.games import Game, GameOptionError, parse_game
+
+    if isinstance(game, Game):
+        return game
+    if not isinstance(game, str):
+        raise AgentSpecError(f"game is a Game or a game spec such as 'connect4', got {type(game).__name__}")
+    try:
+        return parse_game(game)
+    except GameOptionError as err:
+        raise AgentSpecError(f"game {game[:60]!r}: {err}") from None
 
 
 def memory_of(spec: str, game: Any) -> int:
