@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from boardlab.agents.base import Agent, make_agent
-from boardlab.agents.decision import Decision, Limit, SearchInfo
+from boardlab.agents.decision import Decision, Limit, LimitError, SearchInfo
 from boardlab.games import Outcome, Reason, new_game, parse_game
 from boardlab.games.base import GameOverError, IllegalMoveError
 from boardlab.play.referee import AgentProcess, read_decision
@@ -131,6 +131,83 @@ def test_an_illegal_human_move_changes_nothing() -> None:
     with pytest.raises(IllegalMoveError):
         session.play("a1")
     assert session.moves == ["a1"] and session.state.ply == 1
+
+
+# --- arguments a session cannot take -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"limits": (-5, -5)}, r"limits\[0\] is None or a number of seconds > 0, got -5 \(int\)"),
+        ({"limits": (None, "x")}, r"limits\[1\] is None or a number of seconds > 0, got 'x'"),
+        ({"limits": (None, float("inf"))}, r"limits\[1\] is None or a number of seconds > 0"),
+        ({"limits": (True, None)}, r"limits\[0\]"),
+        ({"limits": "ab"}, "two sides"),
+        ({"repetitions": 2.5}, r"repetitions is None or a whole number >= 2, got 2.5 \(float\)"),
+        ({"repetitions": "3"}, r"repetitions is None or a whole number >= 2, got '3' \(str\)"),
+        ({"repetitions": 1}, "repetitions is None or a whole number >= 2"),
+        (
+            {"agents": ("random", None)},
+            r"agents\[0\] is an agent \(make_agent\(spec\)\) or None, got 'random'",
+        ),
+        ({"agents": (None,)}, "two sides"),
+    ],
+)
+def test_a_session_refuses_bad_arguments_when_it_is_made(options: dict[str, Any], message: str) -> None:
+    options = dict(options)
+    agents = options.pop("agents", (None, None))
+    with pytest.raises(SessionError, match=message):
+        Session(new_game("tictactoe"), agents, **options)
+
+
+def test_a_session_starts_from_a_position_only() -> None:
+    for start in ("connect4", parse_game("connect4"), None):
+        with pytest.raises(SessionError, match="start is a position such as new_game"):
+            Session(start)
+    session = Session(new_game("nim"), limits=(np.float64(0.5), 2), repetitions=np.int64(3))
+    assert session.limits == (0.5, 2.0) and session.repetitions == 3
+
+
+def test_bad_calls_are_refused_before_anything_changes() -> None:
+    session = Session(new_game("connect4"), (None, Scripted(FakeClock())))
+    for seconds in (-1.0, float("nan"), "1"):
+        with pytest.raises(SessionError, match="seconds is None or a number of seconds >= 0"):
+            session.play("4", seconds=seconds)  # type: ignore[arg-type]
+    with pytest.raises(SessionError, match="decision is a Decision or None"):
+        session.play("4", decision="4")  # type: ignore[arg-type]
+    assert session.moves == [] and session.clocks == (0.0, 0.0)
+    for colour in (5, -1, True, "0"):
+        with pytest.raises(SessionError, match="colour is 0 \\(the first player\\) or 1"):
+            session.resign(colour)  # type: ignore[arg-type]
+        with pytest.raises(SessionError, match="colour is 0"):
+            session.forfeit(colour, "nonsense")  # type: ignore[arg-type]
+    session.play("4")
+    with pytest.raises(SessionError, match="side is 0"):
+        session.undo(2)
+    with pytest.raises(LimitError, match="a limit is a Limit or None"):  # the caller's mistake: no forfeit
+        session.agent_move(5)  # type: ignore[arg-type]
+    with pytest.raises(LimitError):
+        session.run(5)  # type: ignore[arg-type]
+    assert not session.is_over and session.moves == ["4"]
+
+
+def test_a_record_gives_a_time_and_a_decision_for_each_move() -> None:
+    session = Session(new_game("tictactoe"))
+    session.play("b2", seconds=1.5)
+    session.play("a1")
+    record = session.record()
+    with pytest.raises(SessionError, match="2 moves, 1 times, 2 decisions"):
+        SessionRecord(record.game, record.start, record.moves, (1.5,), record.decisions, None)
+    with pytest.raises(SessionError, match="the time of move 2 is None or a number of seconds >= 0"):
+        SessionRecord(record.game, record.start, record.moves, (1.5, -2.0), record.decisions, None)
+    text = record.to_json().replace('"seconds":[1.5,null]', '"seconds":[1.5]')
+    with pytest.raises(
+        SessionError, match="not a game record: a record has a time and a decision for each move"
+    ):
+        SessionRecord.from_json(text)
+    with pytest.raises(SessionError, match="replay takes a SessionRecord"):
+        Session.replay(record.to_json())  # type: ignore[arg-type]
 
 
 # --- resign and forfeit ----------------------------------------------------------------------

@@ -17,6 +17,8 @@ forfeits and records behave the same everywhere.
 from __future__ import annotations
 
 import json
+import math
+import numbers
 import random
 import time
 from collections import Counter
@@ -24,8 +26,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from boardlab.agents.decision import Decision, Limit
-from boardlab.games import Outcome, Reason, parse_game
+from boardlab.agents.decision import Decision, Limit, check_limit
+from boardlab.games import Outcome, Reason, State, parse_game
 from boardlab.games.base import GameOverError
 from boardlab.play.referee import AgentForfeit, describe_failure, is_legal, shown_move
 
@@ -35,7 +37,35 @@ SECONDS_DIGITS = 6
 
 
 class SessionError(ValueError):
-    """A request the game cannot take now: a move after the end, an undo with nothing to take back."""
+    """A request the game cannot take now (an undo with nothing to take back), or an argument a
+    session cannot take (a start that is no position, a negative limit, a colour 5)."""
+
+
+def _shown(value: Any) -> str:
+    """A value and its type for an error message, cut short."""
+    text = repr(value)
+    return f"{text if len(text) <= 40 else text[:37] + '...'} ({type(value).__name__})"
+
+
+def _is_number(value: Any) -> bool:
+    """A finite real number: an int, a float or numpy's (bools are not numbers here)."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _check_seconds(value: Any, what: str) -> float | None:
+    """A thinking time as a float, or None; SessionError unless it is None or a finite number >= 0."""
+    if value is None:
+        return None
+    if not _is_number(value) or value < 0:
+        raise SessionError(f"{what} is None or a number of seconds >= 0, got {_shown(value)}")
+    return float(value)
+
+
+def _check_colour(colour: Any, what: str = "colour") -> int:
+    """A colour as an int; SessionError unless it is 0 (the first player) or 1."""
+    if isinstance(colour, bool) or not isinstance(colour, numbers.Integral) or colour not in (0, 1):
+        raise SessionError(f"{what} is 0 (the first player) or 1, got {_shown(colour)}")
+    return int(colour)
 
 
 class Player(Protocol):
@@ -88,6 +118,16 @@ class SessionRecord:
     decisions: tuple[dict[str, Any] | None, ...]
     outcome: Outcome | None
 
+    def __post_init__(self) -> None:
+        count = len(self.moves)
+        if len(self.seconds) != count or len(self.decisions) != count:
+            raise SessionError(
+                f"a record has a time and a decision for each move: {count} moves, "
+                f"{len(self.seconds)} times, {len(self.decisions)} decisions"
+            )
+        for i, seconds in enumerate(self.seconds):
+            _check_seconds(seconds, f"the time of move {i + 1}")
+
     def to_json(self) -> str:
         """The record as one line of JSON."""
         data = {
@@ -114,21 +154,24 @@ class SessionRecord:
                 decisions=tuple(data["decisions"]),
                 outcome=None if outcome is None else Outcome.from_json(outcome),
             )
+        except SessionError as err:
+            raise SessionError(f"not a game record: {err}") from None
         except (ValueError, KeyError, TypeError) as err:
             raise SessionError(f"not a game record: {type(err).__name__}: {err}") from None
 
 
 class Session:
-    """A game from ``start``, played by people and agents.
+    """A game from ``start`` (a position: ``new_game("connect4")``, ``game.initial()``), played
+    by people and agents.
 
     ``agents`` holds the agent of each colour (None: that side's moves come from
-    :meth:`play`). ``limits`` are each side's seconds per move (None: no limit): an agent
-    that thinks longer forfeits even if its move comes. ``repetitions`` (None: not counted,
-    as in every game's own rules today) ends the game as a draw when a position occurs that
-    many times. ``catch_interrupt`` lets a KeyboardInterrupt raised by an agent count as its
-    failure (in a worker process that ignores Ctrl-C it can only come from the agent);
-    otherwise it goes through to the caller. ``report`` receives the events of
-    :data:`Report`.
+    :meth:`play`). ``limits`` are each side's seconds per move (a positive number, or None:
+    no limit): an agent that thinks longer forfeits even if its move comes. ``repetitions``
+    (None: not counted, as in every game's own rules today; else a whole number >= 2) ends
+    the game as a draw when a position occurs that many times. ``catch_interrupt`` lets a
+    KeyboardInterrupt raised by an agent count as its failure (in a worker process that
+    ignores Ctrl-C it can only come from the agent); otherwise it goes through to the caller.
+    ``report`` receives the events of :data:`Report`.
     """
 
     def __init__(
@@ -142,14 +185,18 @@ class Session:
         report: Report | None = None,
         timer: Callable[[], float] = time.perf_counter,
     ) -> None:
-        if len(agents) != 2 or len(limits) != 2:
-            raise SessionError("a session has two sides: give two agents (or None) and two limits")
-        if repetitions is not None and repetitions < 2:
-            raise SessionError(f"a repetition count is at least 2, got {repetitions}")
+        if not isinstance(start, State):
+            raise SessionError(
+                f"start is a position such as new_game('connect4') or game.initial(), got {_shown(start)}"
+            )
+        if repetitions is not None and (
+            isinstance(repetitions, bool) or not isinstance(repetitions, numbers.Integral) or repetitions < 2
+        ):
+            raise SessionError(f"repetitions is None or a whole number >= 2, got {_shown(repetitions)}")
         self.start = start
-        self.agents: list[Player | None] = list(agents)
-        self.limits = tuple(limits)
-        self.repetitions = repetitions
+        self.agents: list[Player | None] = _checked_agents(agents)
+        self.limits = _checked_limits(limits)
+        self.repetitions = None if repetitions is None else int(repetitions)
         self.report = report or (lambda event: None)
         self._caught: type[BaseException] | tuple[type[BaseException], ...] = (
             BaseException if catch_interrupt else (Exception, SystemExit)
@@ -211,11 +258,15 @@ class Session:
     # --- moves -------------------------------------------------------------------------------
 
     def play(self, move: Any, *, seconds: float | None = None, decision: Decision | None = None) -> Turn:
-        """Play ``move`` (a move object or its notation) for the side to move.
+        """Play ``move`` (a move object or its notation) for the side to move; ``seconds`` is
+        the time it took (None or >= 0), ``decision`` what was said beside it (a Decision).
 
         A GameError (IllegalMoveError, MoveParseError) if it is no legal move here; a
-        GameOverError once the game is over.
+        GameOverError once the game is over; SessionError for a bad time or decision.
         """
+        seconds = _check_seconds(seconds, "seconds")
+        if decision is not None and not isinstance(decision, Decision):
+            raise SessionError(f"decision is a Decision or None, got {_shown(decision)}")
         self._check_open()
         if isinstance(move, str):
             move = self.state.parse_move(move)
@@ -232,7 +283,9 @@ class Session:
 
     def agent_move(self, limit: Limit | None = None) -> Turn | None:
         """Ask the agent to move for its decision within ``limit`` (None: its own budget) and
-        play it; None if the agent forfeits instead (:attr:`outcome` says why)."""
+        play it; None if the agent forfeits instead (:attr:`outcome` says why). LimitError for
+        a ``limit`` that is no Limit (the caller's mistake, not the agent's)."""
+        check_limit(limit)
         self._check_open()
         return self._agent_turn(limit)
 
@@ -262,6 +315,7 @@ class Session:
 
     def run(self, limit: Limit | None = None) -> Outcome:
         """Let the agents play until the game ends (every side to move must be an agent)."""
+        check_limit(limit)
         outcome = self.outcome
         if outcome is None:
             self.report({"turn": self.to_move})
@@ -321,6 +375,8 @@ class Session:
         :attr:`outcome`). SessionError if there is nothing to take back or the game ended by
         resignation or forfeit.
         """
+        if side is not None:
+            side = _check_colour(side, "side")
         if self._verdict is not None:
             raise SessionError(f"the game is over ({self._verdict.reason.value}); nothing can be taken back")
         movers = [i for i, turn in enumerate(self.turns) if side is None or turn.mover == side]
@@ -337,13 +393,15 @@ class Session:
         return taken
 
     def resign(self, colour: int) -> Outcome:
-        """``colour`` gives up: the other side wins."""
+        """``colour`` (0 or 1) gives up: the other side wins."""
+        colour = _check_colour(colour)
         self._check_open()
         self._verdict = Outcome(1 - colour, Reason.RESIGNATION)
         return self._verdict
 
     def forfeit(self, colour: int, detail: str) -> Outcome:
-        """``colour`` loses by forfeit (``detail`` says what it did)."""
+        """``colour`` (0 or 1) loses by forfeit (``detail`` says what it did)."""
+        colour = _check_colour(colour)
         self._check_open()
         self._verdict = Outcome(1 - colour, Reason.FORFEIT, detail)
         return self._verdict
@@ -376,6 +434,8 @@ class Session:
 
         A GameError if a move of the record is not legal where it was played.
         """
+        if not isinstance(record, SessionRecord):
+            raise SessionError(f"replay takes a SessionRecord (from_json reads one), got {_shown(record)}")
         game = parse_game(record.game)
         session = cls(game.parse_position(record.start), **options)
         for move, seconds in zip(record.moves, record.seconds, strict=True):
@@ -384,6 +444,33 @@ class Session:
         if outcome is not None and outcome.reason in (Reason.RESIGNATION, Reason.FORFEIT):
             session._verdict = outcome
         return session
+
+
+def _two_sides(values: Any) -> list[Any]:
+    if isinstance(values, str) or not isinstance(values, Sequence) or len(values) != 2:
+        raise SessionError("a session has two sides: give two agents (or None) and two limits")
+    return list(values)
+
+
+def _checked_agents(agents: Any) -> list[Player | None]:
+    """Each side's agent (anything with ``act``) or None; SessionError for anything else."""
+    sides = _two_sides(agents)
+    for colour, agent in enumerate(sides):
+        if agent is not None and not callable(getattr(agent, "act", None)):
+            raise SessionError(
+                f"agents[{colour}] is an agent (make_agent(spec)) or None, got {_shown(agent)}"
+            )
+    return sides
+
+
+def _checked_limits(limits: Any) -> tuple[float | None, float | None]:
+    """Each side's seconds per move as a float or None; SessionError for anything else."""
+    sides = _two_sides(limits)
+    for colour, limit in enumerate(sides):
+        if limit is not None and (not _is_number(limit) or limit <= 0):
+            raise SessionError(f"limits[{colour}] is None or a number of seconds > 0, got {_shown(limit)}")
+    first, second = (None if limit is None else float(limit) for limit in sides)
+    return first, second
 
 
 def _position_key(state: Any) -> tuple[int, int, int]:
