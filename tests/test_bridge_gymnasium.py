@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from boardlab.agents import make_agent
 from boardlab.games import GameOptionError, GameOverError, parse_game
-from boardlab.interop.gymnasium import ENVIRONMENTS, IllegalActionError, OpponentSpecError
+from boardlab.interop.gymnasium import ENVIRONMENTS, BoardlabEnv, IllegalActionError, OpponentSpecError
 
 
 @pytest.mark.parametrize("env_id", sorted(ENVIRONMENTS))
@@ -127,6 +127,34 @@ def test_bad_input_gets_one_clear_error() -> None:
         gymnasium.make("boardlab/Quixo-v0", game="quixo:size=9")
     with pytest.raises(ValueError, match="side"):
         gymnasium.make("boardlab/Quixo-v0", side=2)
+
+
+@pytest.mark.parametrize("side", [1.0, True, "1", np.float64(0.0)])
+def test_a_side_is_a_whole_zero_or_one(side: object) -> None:
+    with pytest.raises(ValueError, match=r"side must be 0 .*, 1 or None"):
+        gymnasium.make("boardlab/TicTacToe-v0", side=side)
+    _, info = gymnasium.make("boardlab/TicTacToe-v0", side=np.int64(1)).reset(seed=0)
+    assert info["side"] == 1 and type(info["side"]) is int
+
+
+def test_an_id_plays_its_own_game_and_its_variants_only() -> None:
+    with pytest.raises(
+        GameOptionError, match="plays quixo: game= picks one of its variants, not nim; boardlab/Nim-v0"
+    ):
+        gymnasium.make("boardlab/Quixo-v0", game="nim")
+    with pytest.raises(GameOptionError, match="plays nim"):
+        gymnasium.make("boardlab/Nim-v0", game=parse_game("tictactoe"))
+    assert gymnasium.make("boardlab/Nim-v0", game="nim:piles=2-3").unwrapped.game == parse_game(
+        "nim:piles=2-3"
+    )
+    assert BoardlabEnv(game="connect4").game.name == "connect4"  # the bare class plays any game
+
+
+def test_the_opponent_is_given_as_a_spec() -> None:
+    with pytest.raises(OpponentSpecError, match="got an agent: give its spec, opponent='greedy'"):
+        gymnasium.make("boardlab/TicTacToe-v0", opponent=make_agent("greedy", seed=0))
+    with pytest.raises(OpponentSpecError, match="opponent is an agent spec such as 'greedy', got int"):
+        gymnasium.make("boardlab/TicTacToe-v0", opponent=3)
 
 
 def test_rgb_and_text_pictures() -> None:

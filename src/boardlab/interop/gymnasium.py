@@ -9,13 +9,15 @@
     observation, reward, terminated, truncated, info = env.step(action)
 
 Registered ids: ``boardlab/Quixo-v0``, ``boardlab/ConnectFour-v0``, ``boardlab/TicTacToe-v0``,
-``boardlab/Nim-v0``; ``game=`` picks a variant (``gymnasium.make("boardlab/Quixo-v0",
-game="quixo:size=4,rules=course")``). Without importing this module first, name it in the id:
+``boardlab/Nim-v0``; ``game=`` picks a variant of the id's game (``gymnasium.make("boardlab/Quixo-v0",
+game="quixo:size=4,rules=course")``; another game is refused with GameOptionError). Without
+importing this module first, name it in the id:
 ``gymnasium.make("boardlab.interop.gymnasium:boardlab/Quixo-v0")``.
 
 - The learner plays one side (``side=0`` first, ``1`` second, None: drawn each episode from the
   environment's random generator); the opponent is any boardlab agent spec, built with a seed
-  drawn from that generator, so a seeded reset replays the same games.
+  drawn from that generator, so a seeded reset replays the same games (the opponent is given as
+  its spec, not as an agent, for that reason).
 - Observations are the game's float32 planes of ``kernel.obs_shape`` from the learner's view;
   ``info["action_mask"]`` (int8 over the action space) marks the legal actions, all zeros once
   the episode is over; ``info["opponent_move"]`` is the opponent's last move in notation.
@@ -32,13 +34,14 @@ Needs the ``bridges`` extra: ``pip install 'boardlab[bridges]'``.
 
 from __future__ import annotations
 
-from typing import Any
+import numbers
+from typing import Any, ClassVar
 
 import numpy as np
 
 from boardlab.agents.base import Agent, AgentSpecError, make_agent
 from boardlab.games import parse_game
-from boardlab.games.base import Game, GameOverError, Reason, State
+from boardlab.games.base import Game, GameOptionError, GameOverError, Reason, State
 from boardlab.interop.pettingzoo import (
     RENDER_MODES,
     IllegalActionError,
@@ -68,9 +71,13 @@ ILLEGAL_ACTIONS = ("lose", "raise")
 __all__ = [
     "ENVIRONMENTS",
     "BoardlabEnv",
+    "ConnectFourEnv",
     "IllegalActionError",
+    "NimEnv",
     "OpponentSpecError",
+    "QuixoEnv",
     "RenderModeError",
+    "TicTacToeEnv",
     "register_environments",
 ]
 
@@ -80,25 +87,35 @@ class OpponentSpecError(AgentSpecError):
 
 
 class BoardlabEnv(gymnasium.Env):
-    """One boardlab game (any spec) against a fixed boardlab opponent (any agent spec)."""
+    """One boardlab game (any spec; default ``plays``, else Tic-Tac-Toe) against a fixed boardlab
+    opponent (any agent spec).
+
+    The registered ids make the subclasses that play one game (:class:`QuixoEnv`, ...), whose
+    ``game=`` picks a variant of that game only.
+    """
 
     metadata: dict[str, Any] = {"render_modes": list(RENDER_MODES), "render_fps": 1}  # noqa: RUF012
+    plays: ClassVar[str | None] = None
+    """The game this environment plays, whose variants ``game=`` may pick (None: any game)."""
 
     def __init__(
         self,
-        game: str | Game = "tictactoe",
+        game: str | Game | None = None,
         opponent: str = "random",
         side: int | None = None,
         illegal: str = "lose",
         render_mode: str | None = None,
     ) -> None:
         check_render_mode(render_mode)
-        if side not in (None, 0, 1):
-            raise ValueError(f"side must be 0 (the learner moves first), 1 or None (drawn), got {side!r}")
+        if side is not None:
+            if isinstance(side, bool) or not isinstance(side, numbers.Integral) or side not in (0, 1):
+                shown = f"{side!r} ({type(side).__name__})"
+                raise ValueError(f"side must be 0 (the learner moves first), 1 or None (drawn), got {shown}")
+            side = int(side)
         if illegal not in ILLEGAL_ACTIONS:
             raise ValueError(f"illegal must be one of {', '.join(ILLEGAL_ACTIONS)}, got {illegal!r}")
-        self.game = parse_game(game)
-        self.opponent_spec = opponent
+        self.game = self._game_of(game)
+        self.opponent_spec = _opponent_spec(opponent)
         self.opponent: Agent = self._make_opponent(seed=None)
         self.side = side
         self.illegal = illegal
@@ -111,6 +128,19 @@ class BoardlabEnv(gymnasium.Env):
         self.last_move: Any = None
         self.opponent_move: str | None = None
         self.forfeited = False
+
+    def _game_of(self, game: str | Game | None) -> Game:
+        """The game to play: ``game`` (default :attr:`plays`), which must be a variant of
+        :attr:`plays` where the environment plays one game."""
+        chosen = parse_game(self.plays or "tictactoe" if game is None else game)
+        if self.plays is not None and chosen.name != self.plays:
+            ids = [env_id for env_id, name in ENVIRONMENTS.items() if name == chosen.name]
+            elsewhere = f"; {ids[0]} plays {chosen.name}" if ids else ""
+            raise GameOptionError(
+                f"this environment plays {self.plays}: game= picks one of its variants, "
+                f"not {chosen.spec}{elsewhere}"
+            )
+        return chosen
 
     def _make_opponent(self, seed: int | None) -> Agent:
         try:
@@ -196,6 +226,18 @@ class BoardlabEnv(gymnasium.Env):
         return None
 
 
+def _opponent_spec(opponent: Any) -> str:
+    """The opponent's agent spec; OpponentSpecError for an agent object or anything else."""
+    if isinstance(opponent, Agent):
+        raise OpponentSpecError(
+            "opponent is an agent spec, rebuilt with a fresh seed at each reset so that a seeded reset "
+            f"replays the same games; got an agent: give its spec, opponent={opponent.spec!r}"
+        )
+    if not isinstance(opponent, str):
+        raise OpponentSpecError(f"opponent is an agent spec such as 'greedy', got {type(opponent).__name__}")
+    return opponent
+
+
 def _action_index(action: Any, count: int) -> int:
     """The action as an int in ``0..count-1``; IllegalActionError for anything else."""
     if isinstance(action, np.ndarray) and action.shape == ():
@@ -206,11 +248,41 @@ def _action_index(action: Any, count: int) -> int:
     return int(action)
 
 
+class QuixoEnv(BoardlabEnv):
+    """``boardlab/Quixo-v0``: Quixo, any size and rulebook."""
+
+    plays = "quixo"
+
+
+class ConnectFourEnv(BoardlabEnv):
+    """``boardlab/ConnectFour-v0``: Connect Four, any board."""
+
+    plays = "connect4"
+
+
+class TicTacToeEnv(BoardlabEnv):
+    """``boardlab/TicTacToe-v0``: Tic-Tac-Toe."""
+
+    plays = "tictactoe"
+
+
+class NimEnv(BoardlabEnv):
+    """``boardlab/Nim-v0``: Nim, any piles."""
+
+    plays = "nim"
+
+
+_CLASSES: dict[str, type[BoardlabEnv]] = {
+    cls.plays: cls for cls in (QuixoEnv, ConnectFourEnv, TicTacToeEnv, NimEnv) if cls.plays is not None
+}
+
+
 def register_environments() -> None:
     """Register the ``boardlab/...-v0`` ids with Gymnasium (again: no harm)."""
     for env_id, game in ENVIRONMENTS.items():
         if env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, entry_point=f"{__name__}:BoardlabEnv", kwargs={"game": game})
+            entry_point = f"{__name__}:{_CLASSES[game].__name__}"
+            gymnasium.register(id=env_id, entry_point=entry_point, kwargs={"game": game})
 
 
 register_environments()
