@@ -3,6 +3,7 @@ boardlab's games as OpenSpiel Python games, and OpenSpiel's bots as a boardlab a
 
 from __future__ import annotations
 
+import pickle
 import subprocess
 import sys
 
@@ -21,6 +22,7 @@ from boardlab.interop.openspiel import (
     native_state,
     register_games,
     spiel_game,
+    spiel_state_for,
     to_native_action,
 )
 
@@ -95,6 +97,36 @@ def test_registered_games_load_from_openspiel_strings() -> None:
     assert quixo.num_distinct_actions() == 32 and quixo.max_game_length() == 200
     with pytest.raises(GameOptionError, match="size=6 is not accepted"):
         pyspiel.load_game("boardlab_quixo(size=6)")
+
+
+@pytest.mark.parametrize("spec", ["tictactoe", "nim:piles=3-4-5,misere=false", "quixo:size=4,rules=course"])
+def test_registered_games_pickle_as_openspiels_own_python_games_do(spec: str) -> None:
+    game = spiel_game(spec)
+    again = pickle.loads(pickle.dumps(game))
+    assert again == game and again.boardlab == parse_game(spec)
+    assert again.new_initial_state().legal_actions() == game.new_initial_state().legal_actions()
+
+
+def test_a_pickled_game_loads_where_no_game_was_registered_yet() -> None:
+    script = (
+        "import pickle, sys; print(pickle.loads(sys.stdin.buffer.read()).new_initial_state().legal_actions())"
+    )
+    data = pickle.dumps(spiel_game("nim:piles=1-2"))
+    result = subprocess.run([sys.executable, "-c", script], input=data, capture_output=True, timeout=120)
+    assert result.returncode == 0, result.stderr.decode()
+    assert result.stdout.decode().strip() == "[0, 2, 3]"  # Nim 1-2: take 1 of the first, 1 or 2 of the second
+
+
+def test_a_state_made_from_a_position_counts_moves_from_its_ply() -> None:
+    position = parse_game("quixo:size=4").initial().play_index(0).play_index(0)
+    state = spiel_state_for(position)
+    assert (state.move_number(), state.history()) == (2, [])  # the moves before are not known
+    state.apply_action(state.legal_actions()[0])
+    assert (state.move_number(), len(state.history())) == (3, 1)
+    assert state.clone().move_number() == 3
+    assert spiel_game("quixo:size=4").new_initial_state().move_number() == 0
+    native = spiel_state_for(parse_game("tictactoe").initial().play("b2").play("a1"))
+    assert native.move_number() == 2 and sorted(native.history()) == [0, 4]
 
 
 def test_openspiels_alpha_beta_on_boardlabs_tictactoe_agrees_with_boardlabs_solver() -> None:

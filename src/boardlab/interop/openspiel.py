@@ -177,13 +177,28 @@ class SpielGame(pyspiel.Game):
         """The observer of the game's planes (perfect information: every view sees the board)."""
         return PlanesObserver(self.boardlab, params)
 
+    def __reduce__(self) -> tuple[Any, tuple[str, dict[str, Any]]]:
+        # pickled as OpenSpiel pickles a game, by its name and parameters: the classes are made
+        # by register_games, and unpickling registers them first (OpenSpiel's tools pickle games)
+        return _load_registered, (self.short_name, self.get_parameters())
+
 
 class SpielState(pyspiel.State):
-    """An OpenSpiel state over an immutable boardlab position (``position``)."""
+    """An OpenSpiel state over an immutable boardlab position (``position``).
+
+    A state made from a position past the start (:meth:`SpielGame.state_of`) knows its ply but
+    not the moves that reached it: ``history()`` holds only the actions applied since, while
+    ``move_number()`` counts from the position's ply.
+    """
 
     def __init__(self, game: SpielGame, position: State) -> None:
         super().__init__(game)
         self.position = position
+        self.plies_before = int(position.ply)  # played before this state was made: not in history()
+
+    def move_number(self) -> int:
+        """The position's ply: the plies before this state was made and the actions since."""
+        return self.plies_before + int(super().move_number())
 
     def current_player(self) -> int:
         return int(pyspiel.PlayerId.TERMINAL) if self.position.is_over else self.position.to_move
@@ -239,6 +254,12 @@ def register_games() -> tuple[str, ...]:
             pyspiel.register_game(_game_type(name, cls), game_class_for)
         names.append(short_name)
     return tuple(names)
+
+
+def _load_registered(short_name: str, params: dict[str, Any]) -> Any:
+    """The registered game ``short_name`` with ``params`` (what a pickled game is read back as)."""
+    register_games()
+    return pyspiel.load_game(short_name, params)
 
 
 def spiel_game(game: Game | str) -> Any:
@@ -353,7 +374,15 @@ def _connect4_moves(rows: list[list[int]]) -> list[int]:
 
 def spiel_state_for(position: State, engine: str = "auto") -> Any:
     """The OpenSpiel state of a boardlab position: OpenSpiel's C++ game (``engine="native"``,
-    or ``"auto"`` where OpenSpiel has the game), else the registered Python game."""
+    or ``"auto"`` where OpenSpiel has the game), else the registered Python game.
+
+    A boardlab position does not carry the moves that reached it. On the Python game the state
+    starts at the position: ``move_number()`` is the position's ply and ``history()`` holds only
+    the actions applied since. OpenSpiel's own games are set up by replaying moves that reach the
+    position (see :func:`native_state`): ``history()`` is that order, which need not be the
+    game's, and in Nim, where each pile's objects are taken in one move, ``move_number()`` counts
+    those moves rather than the position's ply.
+    """
     if engine == "native" or (engine == "auto" and has_native(position.game)):
         return native_state(position)
     return spiel_game(position.game).state_of(position)
