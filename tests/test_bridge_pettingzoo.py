@@ -12,7 +12,14 @@ from hypothesis import strategies as st
 from pettingzoo.test import api_test, seed_test
 
 from boardlab.games import GameOptionError, parse_game
-from boardlab.interop.pettingzoo import AGENTS, IllegalActionError, RenderModeError, env, raw_env
+from boardlab.interop.pettingzoo import (
+    AGENTS,
+    IllegalActionError,
+    RenderModeError,
+    UnknownAgentError,
+    env,
+    raw_env,
+)
 
 VARIANTS = (
     "tictactoe",
@@ -109,6 +116,16 @@ def test_bad_game_or_render_mode_is_refused() -> None:
         env("quixo:size=6")
     with pytest.raises(RenderModeError, match="human, ansi, rgb_array"):
         env("quixo", render_mode="pygame")
+
+
+def test_observing_an_unknown_agent_names_it() -> None:
+    board = env("tictactoe")
+    board.reset()
+    for agent in ("player_9", 0, None):
+        with pytest.raises(
+            UnknownAgentError, match=f"unknown agent '{agent}'; the agents are player_0, player_1"
+        ):
+            board.observe(agent)
 
 
 def test_render_modes(capsys: pytest.CaptureFixture[str]) -> None:

@@ -56,7 +56,7 @@ except ImportError as err:  # pragma: no cover - the extra is installed in CI
 AGENTS = ("player_0", "player_1")
 RENDER_MODES = ("human", "ansi", "rgb_array")
 
-__all__ = ["AGENTS", "IllegalActionError", "RenderModeError", "env", "raw_env"]
+__all__ = ["AGENTS", "IllegalActionError", "RenderModeError", "UnknownAgentError", "env", "raw_env"]
 
 
 class IllegalActionError(IllegalMoveError):
@@ -65,6 +65,10 @@ class IllegalActionError(IllegalMoveError):
 
 class RenderModeError(ValueError):
     """A render mode the environments do not have."""
+
+
+class UnknownAgentError(ValueError):
+    """An agent name that is not ``player_0`` or ``player_1``."""
 
 
 def check_render_mode(render_mode: str | None) -> None:
@@ -147,7 +151,10 @@ class raw_env(AECEnv):
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """The planes from ``agent``'s view and its action mask (zeros unless it is to move)."""
+        """The planes from ``agent``'s view and its action mask (zeros unless it is to move);
+        UnknownAgentError for a name that is not one of :data:`AGENTS`."""
+        if agent not in AGENTS:
+            raise UnknownAgentError(f"unknown agent {str(agent)[:40]!r}; the agents are {', '.join(AGENTS)}")
         colour = AGENTS.index(agent)
         mask = np.zeros(self.game.kernel.num_actions, dtype=np.int8)
         if agent == self.agent_selection and not self.state_now.is_over:
