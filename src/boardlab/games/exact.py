@@ -123,7 +123,8 @@ class ExactPlay(ABC):
 
     Subclasses implement :meth:`open` (refusing variants they cannot serve with
     :class:`ExactPlayError`), :meth:`move_values` and, where cheaper than from the moves,
-    :meth:`position_value` and :meth:`best_actions`.
+    :meth:`position_value` and :meth:`best_actions`, each refusing another variant's position
+    with :meth:`check_game` first.
     """
 
     knows_depth: ClassVar[bool] = True
@@ -176,7 +177,8 @@ class ExactPlay(ABC):
 
     def uncovered(self, state: Any) -> str | None:
         """Why ``state`` is out of reach, or None when it is covered (by default: every
-        position of the game variant; a subclass adds its own limits to :meth:`foreign`)."""
+        position of the game variant; a subclass that covers less gives :meth:`foreign`'s
+        reason first, then its own)."""
         return self.foreign(state)
 
     def covers(self, state: Any) -> bool:
@@ -196,8 +198,8 @@ class ExactPlay(ABC):
         """Every legal move of a covered position with its value for the mover, in the order
         of ``state.legal_indices()`` (empty once the game is over).
 
-        Implementations call :meth:`check_game` first; the answers of a position that is
-        covered otherwise are undefined (callers ask :meth:`covers` first)."""
+        Implementations call :meth:`check_game` first. For a position of the variant that is
+        not covered the answer is undefined: callers ask :meth:`covers` first."""
 
     def position_value(self, state: Any) -> Value:
         """The value of a covered position for the side to move."""

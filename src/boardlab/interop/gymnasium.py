@@ -132,7 +132,7 @@ class BoardlabEnv(gymnasium.Env):
     def _game_of(self, game: str | Game | None) -> Game:
         """The game to play: ``game`` (default :attr:`plays`), which must be a variant of
         :attr:`plays` where the environment plays one game."""
-        chosen = parse_game(self.plays or "tictactoe" if game is None else game)
+        chosen = parse_game((self.plays or "tictactoe") if game is None else game)
         if self.plays is not None and chosen.name != self.plays:
             ids = [env_id for env_id, name in ENVIRONMENTS.items() if name == chosen.name]
             elsewhere = f"; {ids[0]} plays {chosen.name}" if ids else ""
