@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import socket
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -310,3 +311,21 @@ def test_bodies_are_bounded(client: Any) -> None:
     assert huge.status_code == 413 and "at most" in huge.json()["detail"]
     long_moves = client.post("/api/games", json={"game": "connect4", "moves": "4" * 5000})
     assert long_moves.status_code == 422
+
+
+def test_a_body_sent_in_chunks_is_bounded_by_the_bytes_received(client: Any) -> None:
+    def chunks() -> Iterator[bytes]:  # a valid game padded to 4 MiB, with no content-length
+        yield b'{"game": "nim", "sides": [null, null]'
+        for _ in range(64):
+            yield b" " * 65_536
+        yield b"}"
+
+    huge = client.post("/api/games", content=chunks(), headers={"content-type": "application/json"})
+    assert "content-length" not in huge.request.headers
+    assert huge.status_code == 413 and "at most" in huge.json()["detail"]
+    small = client.post(
+        "/api/games",
+        content=iter([b'{"game": "nim", ', b'"sides": [null, null]}']),
+        headers={"content-type": "application/json"},
+    )
+    assert small.status_code == 201, small.json()

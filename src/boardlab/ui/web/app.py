@@ -165,9 +165,20 @@ def _warm_games() -> None:
             state.play(state.legal_moves()[0]).to_json()
 
 
+class BodyTooLarge(StarletteHTTPException):
+    """A request body longer than :data:`MAX_BODY_BYTES`, found while it is read (413)."""
+
+    def __init__(self) -> None:
+        super().__init__(413, f"a request body is at most {MAX_BODY_BYTES} bytes")
+
+
 class Bounded:
     """ASGI middleware bounding each request: a body of at most :data:`MAX_BODY_BYTES` (413) and
-    at most :data:`REQUEST_SECONDS` of work (429 when no answer has started by then)."""
+    at most :data:`REQUEST_SECONDS` of work (429 when no answer has started by then).
+
+    A body's declared length is checked first; the bytes received are counted as well, so a body
+    sent in chunks (no ``content-length``) is refused as soon as it passes the limit, unread
+    beyond it."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
@@ -179,9 +190,19 @@ class Bounded:
         headers = dict(scope.get("headers") or [])
         length = headers.get(b"content-length", b"0")
         if not length.isdigit() or int(length) > MAX_BODY_BYTES:
-            await _error(413, f"a request body is at most {MAX_BODY_BYTES} bytes")(scope, receive, send)
+            await _error(413, BodyTooLarge().detail)(scope, receive, send)
             return
         started = False
+        received = 0
+
+        async def counted() -> dict[str, Any]:
+            nonlocal received
+            message: dict[str, Any] = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > MAX_BODY_BYTES:
+                    raise BodyTooLarge()
+            return message
 
         async def watched(message: dict[str, Any]) -> None:
             nonlocal started
@@ -189,7 +210,10 @@ class Bounded:
             await send(message)
 
         try:
-            await asyncio.wait_for(self.app(scope, receive, watched), REQUEST_SECONDS)
+            await asyncio.wait_for(self.app(scope, counted, watched), REQUEST_SECONDS)
+        except BodyTooLarge as err:  # read outside a route (a route's handler answers it itself)
+            if not started:
+                await _error(413, err.detail)(scope, receive, send)
         except TimeoutError:
             if not started:
                 await _error(429, f"the request took longer than {REQUEST_SECONDS:g} s")(scope, receive, send)
