@@ -83,6 +83,17 @@ def test_undo_takes_back_the_persons_move_and_the_agents_answer(client: Any) -> 
     assert undone["position"]["text"] == replayed(undone).to_text()
 
 
+def test_undo_is_offered_only_when_a_persons_move_can_be_taken_back(client: Any) -> None:
+    view = settle(client, new(client, game="tictactoe", sides=["greedy", None], think=0.1)["id"])
+    assert len(view["moves"]) == 1 and not view["can_undo"]  # only the agent's opening move
+    assert client.post(f"/api/games/{view['id']}/undo").status_code == 409
+    client.post(f"/api/games/{view['id']}/move", json={"move": view["position"]["legal"][0]})
+    view = settle(client, view["id"])
+    assert view["can_undo"]
+    undone = client.post(f"/api/games/{view['id']}/undo").json()
+    assert len(undone["moves"]) == 1 and not undone["can_undo"]
+
+
 def test_resign_ends_the_game_for_the_person(client: Any) -> None:
     view = new(client, game="quixo:size=4", sides=[None, "random"], think=0.1)
     resigned = client.post(f"/api/games/{view['id']}/resign").json()

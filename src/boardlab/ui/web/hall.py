@@ -283,7 +283,7 @@ class WebGame:
             "outcome_text": None if outcome is None else outcome.text(session.game.symbols),
             "clocks": list(session.clocks),
             "thinking": self.thinking,
-            "can_undo": bool(self.people) and _undoable(session),
+            "can_undo": _undoable(session, self.people),
         }
 
     def snapshot(self) -> dict[str, Any]:
@@ -384,12 +384,12 @@ def said(decision: dict[str, Any], state: Any) -> dict[str, Any]:
     return out
 
 
-def _undoable(session: Session) -> bool:
-    """True when a move can be taken back: one was played, and no resignation or forfeit
-    ended the game."""
+def _undoable(session: Session, people: list[int]) -> bool:
+    """True when a person's move can be taken back: a person played one (an agent's opening
+    move alone is not taken back), and no resignation or forfeit ended the game."""
     outcome = session.outcome
     ended_by_verdict = outcome is not None and outcome.reason in (Reason.RESIGNATION, Reason.FORFEIT)
-    return bool(session.turns) and not ended_by_verdict
+    return any(turn.mover in people for turn in session.turns) and not ended_by_verdict
 
 
 # --- the hall -----------------------------------------------------------------------------
