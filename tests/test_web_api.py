@@ -98,6 +98,7 @@ def test_resign_ends_the_game_for_the_person(client: Any) -> None:
     view = new(client, game="quixo:size=4", sides=[None, "random"], think=0.1)
     resigned = client.post(f"/api/games/{view['id']}/resign").json()
     assert resigned["outcome"] == {"winner": 1, "reason": "resignation", "detail": ""}
+    assert resigned["outcome_text"] == "O wins (resignation)"
     assert client.post(f"/api/games/{view['id']}/move", json={"move": "a1d1"}).status_code == 409
 
 
@@ -111,6 +112,20 @@ def test_positions_load_from_text_and_from_moves(client: Any) -> None:
     assert [m["move"] for m in c4["moves"]] == ["4", "4", "5", "3"]
     assert client.post("/api/games", json={"game": "quixo", "position": "XXXX"}).status_code == 400
     assert client.post("/api/games", json={"game": "connect4", "moves": "4448"}).status_code == 400
+
+
+@pytest.mark.parametrize(
+    ("game", "moves", "text"),
+    [
+        ("tictactoe", "b2 a1 c1 a3 a2 c2 b3 b1 c3", "draw (full board)"),
+        ("tictactoe", "b2 a1 a2 c2 b1 c3 c1 a3 b3", "X wins (three in a row)"),
+        ("nim:piles=2,misere=false", "1:2", "X wins (took the last object)"),
+        ("quixo:size=3,ply_cap=2", "a1c1 a3c3", "draw (ply cap: 2 plies)"),
+    ],
+)
+def test_the_outcome_reads_as_a_sentence(client: Any, game: str, moves: str, text: str) -> None:
+    view = new(client, game=game, sides=[None, None], moves=moves)
+    assert view["outcome_text"] == view["position"]["outcome_text"] == text
 
 
 @pytest.mark.parametrize(

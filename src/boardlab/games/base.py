@@ -137,8 +137,12 @@ class Outcome:
         return 1.0 if self.winner == colour else 0.0
 
     def text(self, symbols: Sequence[str] = ("X", "O")) -> str:
-        """A short human sentence, e.g. ``X wins (rule: a complete line)``."""
+        """A short human sentence: ``X wins (a complete line)``, ``draw (full board)``,
+        ``draw (ply cap: 200 plies)``, ``O wins (resignation)``. An end by the game's rules is
+        told by its detail alone; any other end names its reason."""
         head = "draw" if self.winner is None else f"{symbols[self.winner]} wins"
+        if self.reason in (Reason.RULE, Reason.DRAW):
+            return f"{head} ({self.detail})" if self.detail else head
         why = self.reason.value.replace("_", " ")
         return f"{head} ({why}{': ' + self.detail if self.detail else ''})"
 
