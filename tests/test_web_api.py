@@ -115,6 +115,20 @@ def test_positions_load_from_text_and_from_moves(client: Any) -> None:
 
 
 @pytest.mark.parametrize(
+    ("game", "words"),
+    [
+        ("nim:misere=false", "Whoever takes the last object wins."),
+        ("quixo:size=3", "a1c1 takes a1 and pushes it in at c1"),
+        ("connect4:width=9", "1-9 from the left"),
+    ],
+)
+def test_a_games_view_carries_its_variants_notation_help(client: Any, game: str, words: str) -> None:
+    view = new(client, game=game, sides=[None, None])
+    assert words in view["position"]["notation"]
+    assert view["position"]["notation"] == parse_game(game).notation_help
+
+
+@pytest.mark.parametrize(
     ("game", "moves", "text"),
     [
         ("tictactoe", "b2 a1 c1 a3 a2 c2 b3 b1 c3", "draw (full board)"),

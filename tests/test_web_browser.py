@@ -358,3 +358,10 @@ def test_nim_is_played_by_clicking_an_object(page: Page, server: dict[str, Any])
     counts = page.eval_on_selector_all(".pile", "rows => rows.map(r => Number(r.dataset.count))")
     assert counts == [1, 3, 1, 7]
     assert page.locator(".pile.last[data-pile='3']").count() == 1
+
+
+def test_the_notation_help_is_the_chosen_variants(page: Page, server: dict[str, Any]) -> None:
+    open_page(page, server, "?game=nim:misere=false&x=person&o=person")
+    assert "Whoever takes the last object wins." in page.inner_text("#notation")
+    open_page(page, server, "?game=quixo:size=3&x=person&o=person")
+    assert "a1c1 takes a1" in page.inner_text("#notation")

@@ -149,11 +149,13 @@ def move_from_index(index: int, size: int = 5) -> Move:
 
 QUIXO_HELP = (
     "A move names the border cube you take, then the cell at the end of its row or column where it "
-    "is pushed back in: a1e1 takes a1 and pushes it in at e1 (row 1 slides left); c1c5 takes c1 "
-    "and pushes it in at c5 (column c slides up). Take a blank cube or one of yours, never the "
-    "opponent's. Columns are letters from the left, rows numbers from the top. A full line of your "
-    "symbol wins; completing a line of the opponent's loses, even with one of yours."
+    "is pushed back in: a1{last}1 takes a1 and pushes it in at {last}1 (row 1 slides left); "
+    "{mid}1{mid}{size} takes {mid}1 and pushes it in at {mid}{size} (column {mid} slides up). Take a "
+    "blank cube or one of yours, never the opponent's. Columns are letters from the left, rows "
+    "numbers from the top. A full line of your symbol wins; completing a line of the opponent's "
+    "loses, even with one of yours."
 )
+"""The help of :attr:`Quixo.notation_help`, its examples filled in for the board's size."""
 
 CELL_TEXT = {-1: BLANK, 0: "X", 1: "O"}
 CELL_STYLES = {-1: "dim", 0: "bold red", 1: "bold cyan"}
@@ -190,9 +192,11 @@ class Quixo(base.Game):
 
     @property
     def notation_help(self) -> str:
+        letters = "abcdefghijklmnopqrstuvwxyz"
+        text = QUIXO_HELP.format(last=letters[self.size - 1], mid=letters[self.size // 2], size=self.size)
         if self.rules == "official":
-            return QUIXO_HELP
-        return QUIXO_HELP.replace(
+            return text
+        return text.replace(
             "completing a line of the opponent's loses, even with one of yours.",
             "a move completing lines of both colours goes to the owner of the first complete line "
             "in the course referee's scan order: rows from the top, columns from the left, then the "

@@ -81,6 +81,7 @@ def view(state: Any, last_move: Any = None) -> dict[str, Any]:
         "name": state.game.name,
         "title": state.game.title,
         "symbols": list(state.game.symbols),
+        "notation": state.game.notation_help,
         "outcome_text": None if outcome is None else outcome.text(state.game.symbols),
         "marks": marks(state, last_move),
     }

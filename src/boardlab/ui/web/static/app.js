@@ -61,7 +61,9 @@ function fillOptions(values) {
     label.appendChild(input);
     box.appendChild(label);
   }
-  $("notation").textContent = meta.notation;
+  // the help of the game on the board (its variant's own); the default variant's for another game
+  const shown = ui.view && ui.view.position;
+  $("notation").textContent = shown && shown.name === meta.name ? shown.notation : meta.notation;
 }
 
 function gameSpec() {
@@ -218,6 +220,7 @@ function draw() {
   board.innerHTML = "";
   if (!v) return;
   $("title").textContent = v.title;
+  $("notation").textContent = v.notation;
   const drawer = { quixo: drawQuixo, connect4: drawConnect4, tictactoe: drawTicTacToe, nim: drawNim }[v.name] || drawList;
   drawer(board, v);
   drawTurn(v);
