@@ -365,3 +365,15 @@ def test_the_notation_help_is_the_chosen_variants(page: Page, server: dict[str, 
     assert "Whoever takes the last object wins." in page.inner_text("#notation")
     open_page(page, server, "?game=quixo:size=3&x=person&o=person")
     assert "a1c1 takes a1" in page.inner_text("#notation")
+
+
+def test_moves_on_a_board_wider_than_nine_survive_a_reload(page: Page, server: dict[str, Any]) -> None:
+    open_page(page, server, "?game=connect4:width=12,height=4&x=person&o=person")
+    for played, column in enumerate(("1", "2"), 1):
+        page.click(f".col[data-col='{column}']")
+        page.wait_for_function(f"() => document.querySelectorAll('#moves li').length === {played}")
+    assert "moves=1%2C2" in page.url  # not "12", which reads as one move in column 12
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']")
+    assert page_moves(page) == ["1", "2"]
+    check_board(page, "connect4:width=12,height=4")

@@ -194,8 +194,11 @@ async function poll() {
   if (ui.view && $("hints").checked) analyse(); else clearAnalysis();
 }
 
-function movesText(moves) {
-  return moves.every((m) => m.length === 1) ? moves.join("") : moves.join(",");
+function movesText(moves, position) {
+  // Digits written together ("4453") only where the server reads them one move each: single-digit
+  // moves on a board at most 9 wide (on a wider one "12" is column 12); commas otherwise.
+  const compact = moves.every((m) => /^[0-9]$/.test(m)) && position.width !== undefined && position.width <= 9;
+  return moves.join(compact ? "" : ",");
 }
 
 function updateUrl() {
@@ -204,7 +207,7 @@ function updateUrl() {
   const params = new URLSearchParams();
   params.set("game", v.game);
   if (!v.start_initial) params.set("pos", v.start);
-  if (v.moves.length) params.set("moves", movesText(v.moves.map((m) => m.move)));
+  if (v.moves.length) params.set("moves", movesText(v.moves.map((m) => m.move), v.position));
   params.set("x", v.sides[0] || "person");
   params.set("o", v.sides[1] || "person");
   params.set("think", String(v.think));
