@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Page, Route, sync_playwright
 from web_helpers import running_server
 
 from boardlab.agents import make_agent
@@ -377,3 +377,29 @@ def test_moves_on_a_board_wider_than_nine_survive_a_reload(page: Page, server: d
     page.wait_for_selector("body[data-ready='1']")
     assert page_moves(page) == ["1", "2"]
     check_board(page, "connect4:width=12,height=4")
+
+
+def test_resign_waits_for_the_agent_and_a_refusal_goes_with_the_agents_move(
+    page: Page, server: dict[str, Any]
+) -> None:
+    open_page(page, server, "?game=quixo&x=person&o=greedy&think=0.1")
+    held: list[Route] = []  # the page's polls wait here: it sees the agent to move until they go on
+    page.route(
+        "**/api/games/*",
+        lambda route: held.append(route) if route.request.method == "GET" else route.continue_(),
+    )
+    page.click(".cell[data-x='0'][data-y='0']")
+    page.click(".cell.end[data-x='4'][data-y='0']")
+    page.wait_for_function("() => document.querySelectorAll('#moves li').length === 1")
+    assert page.is_disabled("#resign") and page.is_disabled("#undo")
+    # a request sent while the agent thinks gets the server's refusal (the API tests check it)
+    refusal = {"detail": "the agent is thinking; wait for its move"}
+    page.route("**/resign", lambda route: route.fulfill(status=409, json=refusal))
+    page.evaluate("act('/resign')")
+    page.wait_for_function("() => document.getElementById('message').textContent.includes('thinking')")
+    page.unroute("**/api/games/*")
+    for route in held:
+        route.continue_()
+    page.wait_for_function("() => document.querySelectorAll('#moves li').length === 2")
+    assert page.inner_text("#message") == ""  # the refusal was about the position before
+    assert page.is_enabled("#resign") and page.is_enabled("#undo")

@@ -23,6 +23,11 @@ function say(text, kind) {
   $("message").className = "message" + (kind ? " " + kind : "");
 }
 
+function clearError() {
+  // an error answered about an earlier position (not an information line) goes when a new one comes
+  if (!$("message").classList.contains("info")) say("");
+}
+
 // --- setup: games, options, players -----------------------------------------------------
 
 function gameMeta(name) { return ui.meta.games.find((g) => g.name === name); }
@@ -186,7 +191,7 @@ async function poll() {
       let view;
       try { view = await api("GET", "/api/games/" + id); } catch (err) { say(err.message); break; }
       if (id !== ui.gameId) break;
-      if (view.version !== ui.view.version) { ui.view = view; draw(); updateUrl(); }
+      if (view.version !== ui.view.version) { ui.view = view; clearError(); draw(); updateUrl(); }
       else drawThinking(view);
       if (view.thinking === null && !agentToMove(view)) break;
     }
@@ -229,8 +234,10 @@ function draw() {
   drawTurn(v);
   drawMoves();
   const live = !ui.replay && ui.view;
-  $("undo").disabled = !live || !ui.view.can_undo || ui.view.thinking !== null;
-  $("resign").disabled = !live || ui.view.outcome !== null || !ui.view.sides.includes(null);
+  // while an agent thinks (or is about to) the server refuses a person's undo and resignation
+  const waiting = live && (ui.view.thinking !== null || agentToMove(ui.view));
+  $("undo").disabled = !live || !ui.view.can_undo || waiting;
+  $("resign").disabled = !live || ui.view.outcome !== null || !ui.view.sides.includes(null) || waiting;
   drawLastDecision();
   if (!ui.replay) drawThinking(ui.view);
 }
