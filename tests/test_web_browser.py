@@ -403,3 +403,29 @@ def test_resign_waits_for_the_agent_and_a_refusal_goes_with_the_agents_move(
     page.wait_for_function("() => document.querySelectorAll('#moves li').length === 2")
     assert page.inner_text("#message") == ""  # the refusal was about the position before
     assert page.is_enabled("#resign") and page.is_enabled("#undo")
+
+
+@pytest.mark.parametrize(
+    ("query", "game", "words"),
+    [
+        ("?game=chess", "quixo", ["no game chess", "playing Quixo"]),
+        ("?game=quixo:size=9", "quixo", ["size must be one of 3, 4, 5, not 9", "playing size=5"]),
+        ("?game=tictactoe&x=foo", "tictactoe", ["x=foo: no agent foo", "person plays X"]),
+        ("?game=connect4&moves=4448", "connect4", ["move 4 (8)", "starts from the beginning"]),
+        ("?game=nim:piles=abc", "nim", ["piles must be whole numbers", "Nim with its default options"]),
+    ],
+)
+def test_bad_settings_in_the_url_are_said_and_fall_back(
+    page: Page, server: dict[str, Any], query: str, game: str, words: list[str]
+) -> None:
+    open_page(page, server, query)  # the page shows what was wrong, and a game nonetheless
+    message = page.inner_text("#message")
+    assert all(w in message for w in words), message
+    assert page.input_value("#game-select") == game and page.input_value("#side-0") == "person"
+    assert page.locator("#board > *").count() > 0  # a game is on the board
+
+
+def test_a_ply_cap_in_the_url_is_kept(page: Page, server: dict[str, Any]) -> None:
+    open_page(page, server, "?game=quixo:ply_cap=7&x=person&o=person")
+    assert page.input_value("#opt-ply_cap") == "7" and page.inner_text("#message") == ""
+    assert "game=quixo%3Aply_cap%3D7" in page.url

@@ -23,6 +23,8 @@ function say(text, kind) {
   $("message").className = "message" + (kind ? " " + kind : "");
 }
 
+function sentence(text) { return /[.!?]$/.test(text) ? text : text + "."; }
+
 function clearError() {
   // an error answered about an earlier position (not an information line) goes when a new one comes
   if (!$("message").classList.contains("info")) say("");
@@ -44,7 +46,7 @@ function fillOptions(values) {
   box.innerHTML = "";
   const meta = gameMeta($("game-select").value);
   for (const o of meta.options) {
-    if (o.name === "ply_cap") continue;
+    if (o.name === "ply_cap" && values.ply_cap === undefined) continue; // shown when the URL sets it
     const label = document.createElement("label");
     label.textContent = o.name.replace("_", " ") + " ";
     let input;
@@ -105,27 +107,68 @@ function sideSpec(colour) {
   return opts ? name + ":" + opts : name;
 }
 
+const DEFAULT_SIDES = ["person", "greedy"];
+const DEFAULT_GAME = "quixo";
+
 function setSide(colour, spec) {
-  if (!spec || spec === "person") { $("side-" + colour).value = "person"; $("side-" + colour + "-opts").value = ""; return; }
-  const [name, ...rest] = spec.split(":");
-  $("side-" + colour).value = name;
-  $("side-" + colour + "-opts").value = rest.join(":");
+  // Sets the side from a spec; what went wrong (an agent not offered for the game), or "".
+  const [name, ...rest] = (spec || "person").split(":");
+  const select = $("side-" + colour);
+  if (![...select.options].some((o) => o.value === name)) {
+    const agent = ui.meta.agents.find((a) => a.name === name);
+    const game = $("game-select").value;
+    const why = !agent ? "no agent " + name
+      : agent.games.length && !agent.games.includes(game) ? "agent " + name + " plays only " + agent.games.join(", ")
+      : "agent " + name + " needs serve --allow-paths";
+    setSide(colour, DEFAULT_SIDES[colour]);
+    return (colour ? "o" : "x") + "=" + spec + ": " + why + "; " + select.options[select.selectedIndex].text +
+      " plays " + ["X", "O"][colour] + ".";
+  }
+  select.value = name;
+  $("side-" + colour + "-opts").value = name === "person" ? "" : rest.join(":");
+  return "";
 }
 
 function setGame(spec) {
-  const [name, rest] = [spec.split(":")[0], spec.split(":").slice(1).join(":")];
-  if (!gameMeta(name)) throw new Error("unknown game " + name);
+  // Sets the game and its options from a spec; what could not be set (each falls back to the
+  // default), as sentences.
+  const notes = [];
+  const [name, ...tail] = spec.split(":");
+  const rest = tail.join(":");
+  if (!gameMeta(name)) {
+    const names = ui.meta.games.map((g) => g.name).join(", ");
+    notes.push("game=" + spec + ": no game " + name + " (the games: " + names + "); playing " + gameMeta(DEFAULT_GAME).title + ".");
+    setGame(DEFAULT_GAME);
+    return notes;
+  }
+  const meta = gameMeta(name);
   $("game-select").value = name;
   const values = {};
-  if (rest) for (const item of rest.split(",")) { const [k, v] = item.split("="); values[k] = v; }
+  if (rest) for (const item of rest.split(",")) {
+    const [key, ...v] = item.split("=");
+    const value = v.join("=");
+    const option = meta.options.find((o) => o.name === key);
+    const choices = option && (option.choices.length ? option.choices : option.type === "bool" ? ["true", "false"] : null);
+    if (!option) {
+      notes.push("game=" + spec + ": " + name + " has no option " + key + " (its options: " +
+        meta.options.map((o) => o.name).join(", ") + ").");
+    } else if (choices && !choices.includes(value)) {
+      notes.push("game=" + spec + ": " + key + " must be one of " + choices.join(", ") + ", not " + value +
+        "; playing " + key + "=" + option.default + ".");
+    } else values[key] = value;
+  }
   fillOptions(values);
   fillSides();
+  return notes;
 }
 
 // --- games ------------------------------------------------------------------------------
 
-async function newGame(extra) {
-  say("");
+async function newGame(extra, notes) {
+  // Starts a game from the panel's settings; null once the server started it, else the server's
+  // reason. ``notes`` (what the URL asked for that could not be set) are shown with the outcome.
+  const told = (notes || []).join(" ");
+  say(told);
   ui.replay = null;
   $("replay-controls").hidden = true;
   if (ui.gameId) api("DELETE", "/api/games/" + ui.gameId).catch(() => {});
@@ -133,7 +176,8 @@ async function newGame(extra) {
   const body = { game: gameSpec(), sides: [sideSpec(0), sideSpec(1)], think: parseFloat($("think").value), ...extra };
   try {
     show(await api("POST", "/api/games", body));
-  } catch (err) { say(err.message); }
+    return null;
+  } catch (err) { say((told ? told + " " : "") + sentence(err.message)); return sentence(err.message); }
 }
 
 async function loadPasted(text) {
@@ -616,15 +660,38 @@ function stepReplay(to) {
 
 // --- start ------------------------------------------------------------------------------------
 
+async function fallBack(told, placed) {
+  // The server refused the URL's game: the same game from its start, then with its default
+  // options, then with the default players, until one starts; the server's reasons stay shown.
+  const name = $("game-select").value;
+  const steps = [];
+  if (placed) steps.push([() => {}, "The game starts from the beginning."]);
+  if (gameSpec() !== name) steps.push([() => fillOptions({}), "Playing " + gameMeta(name).title + " with its default options."]);
+  if (sideSpec(0) !== null || sideSpec(1) !== DEFAULT_SIDES[1]) {
+    steps.push([() => { setSide(0, DEFAULT_SIDES[0]); setSide(1, DEFAULT_SIDES[1]); }, "Playing with the default players."]);
+  }
+  for (const [change, what] of steps) {
+    change();
+    told.push(what);
+    const refused = await newGame({}, told);
+    if (!refused) return;
+    if (!told.includes(refused)) told.push(refused);
+  }
+}
+
 async function start() {
   ui.meta = await api("GET", "/api/meta");
   fillGames();
   const params = new URLSearchParams(location.search);
-  const spec = params.get("game") || "quixo";
-  try { setGame(spec); } catch (err) { setGame("quixo"); say(err.message); }
-  setSide(0, params.get("x") || "person");
-  setSide(1, params.get("o") || "greedy");
+  const notes = setGame(params.get("game") || DEFAULT_GAME);
+  for (const colour of [0, 1]) {
+    const note = setSide(colour, params.get(colour ? "o" : "x") || DEFAULT_SIDES[colour]);
+    if (note) notes.push(note);
+  }
   const think = parseFloat(params.get("think"));
+  if (params.get("think") !== null && !(think > 0)) {
+    notes.push("think=" + params.get("think") + ": not a positive number of seconds; agents get " + $("think").value + " s per move.");
+  }
   if (think > 0) {
     if (![...$("think").options].some((o) => parseFloat(o.value) === think)) $("think").add(new Option(String(think), String(think)));
     $("think").value = [...$("think").options].find((o) => parseFloat(o.value) === think).value;
@@ -646,7 +713,9 @@ async function start() {
     if (e.key === "ArrowRight") stepReplay(ui.replayPly + 1);
   });
   loadTournaments();
-  await newGame({ position: params.get("pos") || "", moves: params.get("moves") || "" });
+  const position = params.get("pos") || "", moves = params.get("moves") || "";
+  const refused = await newGame({ position, moves }, notes);
+  if (refused) await fallBack([...notes, refused], position || moves);
   document.body.dataset.ready = "1";
 }
 
