@@ -429,3 +429,26 @@ def test_a_ply_cap_in_the_url_is_kept(page: Page, server: dict[str, Any]) -> Non
     open_page(page, server, "?game=quixo:ply_cap=7&x=person&o=person")
     assert page.input_value("#opt-ply_cap") == "7" and page.inner_text("#message") == ""
     assert "game=quixo%3Aply_cap%3D7" in page.url
+
+
+def test_nim_marks_exactly_what_a_click_takes(page: Page, server: dict[str, Any]) -> None:
+    open_page(page, server, "?game=nim:k=2&x=person&o=person")  # pile 4 holds 7: take 1 or 2
+    tokens = ".pile[data-pile='4'] .token"
+    looks = "ts => ts.map(t => [t.classList.contains('takable'), getComputedStyle(t).cursor])"
+    assert page.eval_on_selector_all(tokens, looks) == [[False, "auto"]] * 5 + [[True, "pointer"]] * 2
+    marked = "ts => ts.map(t => getComputedStyle(t).backgroundColor === 'rgb(213, 94, 0)')"
+    page.hover(f"{tokens}[data-i='5']")
+    assert page.eval_on_selector_all(tokens, marked) == [False] * 5 + [True] * 2
+    page.hover(f"{tokens}[data-i='2']")  # three objects: more than k allows
+    assert page.eval_on_selector_all(tokens, marked) == [False] * 7
+    page.click(f"{tokens}[data-i='5']")
+    page.wait_for_function("() => document.querySelectorAll('#moves li').length === 1")
+    assert page_moves(page) == ["4:2"]
+
+
+def test_large_nim_piles_wrap_within_the_window(page: Page, server: dict[str, Any], screens: Path) -> None:
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_page(page, server, "?game=nim:piles=3-40-120&x=person&o=person")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+    assert page.locator(".pile[data-pile='3'] .token").count() == 120
+    page.screenshot(path=str(screens / "nim-large.png"))

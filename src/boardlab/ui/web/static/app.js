@@ -483,8 +483,10 @@ function drawConnect4(board, v) {
 }
 
 function drawNim(board, v) {
+  // A click on an object takes it and every object after it to the end of its pile; only the
+  // objects whose take is legal (within k) can be clicked, and hovering one marks what it takes.
   const wrap = document.createElement("div");
-  wrap.className = "nim";
+  wrap.className = "nim" + (Math.max(0, ...v.piles) > 20 ? " dense" : "");
   const click = canClick(v);
   v.piles.forEach((count, p) => {
     const row = document.createElement("div");
@@ -495,15 +497,21 @@ function drawNim(board, v) {
     label.className = "label";
     label.textContent = "pile " + (p + 1) + ": " + count;
     row.appendChild(label);
+    const tokens = document.createElement("span");
+    tokens.className = "tokens";
     for (let i = 0; i < count; i++) {
       const token = document.createElement("span");
       token.className = "token";
       token.dataset.i = i;
-      const take = count - i;
-      token.title = "take " + take;
-      if (click) token.onclick = () => playMove((p + 1) + ":" + take);
-      row.appendChild(token);
+      const move = (p + 1) + ":" + (count - i);
+      if (click && v.legal.includes(move)) {
+        token.classList.add("takable");
+        token.title = "take " + (count - i);
+        token.onclick = () => playMove(move);
+      }
+      tokens.appendChild(token);
     }
+    row.appendChild(tokens);
     wrap.appendChild(row);
   });
   board.appendChild(wrap);
