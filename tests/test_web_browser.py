@@ -452,3 +452,21 @@ def test_large_nim_piles_wrap_within_the_window(page: Page, server: dict[str, An
     assert page.evaluate("document.documentElement.scrollWidth") <= 1280
     assert page.locator(".pile[data-pile='3'] .token").count() == 120
     page.screenshot(path=str(screens / "nim-large.png"))
+
+
+def test_the_page_fits_a_phone_and_a_wide_board_fits_a_laptop(
+    page: Page, server: dict[str, Any], screens: Path
+) -> None:
+    fits = (
+        "() => { const w = document.documentElement.clientWidth, b = document.getElementById('board')"
+        ".getBoundingClientRect(), s = document.querySelector('.side-panel').getBoundingClientRect();"
+        " return [document.documentElement.scrollWidth <= w, b.left >= 0 && b.right <= w, s.right <= w,"
+        " b.top < document.querySelector('.setup').getBoundingClientRect().top]; }"
+    )
+    page.set_viewport_size({"width": 390, "height": 844})
+    for game in ("quixo", "connect4:width=12,height=4"):
+        open_page(page, server, f"?game={game}&x=person&o=person")
+        assert page.evaluate(fits) == [True, True, True, True]  # one column, the board first
+        page.screenshot(path=str(screens / f"phone-{game.split(':')[0]}.png"))
+    page.set_viewport_size({"width": 1280, "height": 800})  # three columns: the board in the middle
+    assert page.evaluate(fits) == [True, True, True, False]

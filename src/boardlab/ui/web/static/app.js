@@ -386,6 +386,7 @@ function drawQuixo(board, v) {
   const grid = document.createElement("div");
   grid.className = "grid";
   grid.style.gridTemplateColumns = `repeat(${n}, auto)`;
+  grid.style.setProperty("--n", n);
   const click = canClick(v);
   const sources = new Map();
   for (const move of v.legal) {
@@ -429,6 +430,7 @@ function drawTicTacToe(board, v) {
   const grid = document.createElement("div");
   grid.className = "grid small";
   grid.style.gridTemplateColumns = `repeat(${v.size}, auto)`;
+  grid.style.setProperty("--n", v.size);
   const click = canClick(v);
   for (let y = 0; y < v.size; y++) {
     for (let x = 0; x < v.size; x++) {
@@ -450,6 +452,7 @@ function drawTicTacToe(board, v) {
 function drawConnect4(board, v) {
   const wrap = document.createElement("div");
   wrap.className = "c4";
+  wrap.style.setProperty("--cols", v.width);
   const click = canClick(v);
   for (let c = 0; c < v.width; c++) {
     const col = document.createElement("div");
