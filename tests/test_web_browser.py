@@ -198,6 +198,15 @@ def test_a_whole_quixo_game_by_clicking_with_the_legal_ends_highlighted(
         )
         legal_ends = {m.destination for m in state.legal_moves() if (m.x, m.y) == (move.x, move.y)}
         assert {tuple(e) for e in ends} == legal_ends
+        arrows = page.eval_on_selector_all(
+            ".cell.end",
+            "els => els.map(e => [+e.dataset.x, +e.dataset.y, e.querySelector('.dir').textContent])",
+        )
+        for x, y, arrow in arrows:  # the way the cube goes in: the line slides toward its cell
+            if x == move.x:
+                assert arrow == ("↓" if y < move.y else "↑")
+            else:
+                assert arrow == ("→" if x < move.x else "←")
         x, y = move.destination
         played = len(page_moves(page))
         page.click(f".cell.end[data-x='{x}'][data-y='{y}']")

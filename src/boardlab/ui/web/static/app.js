@@ -406,6 +406,13 @@ function drawQuixo(board, v) {
         const end = ends.find((m) => m.slice(2) === name);
         if (end) {
           cell.classList.add("end");
+          const dir = document.createElement("span");
+          dir.className = "dir";
+          dir.textContent = entryArrow(ui.selected, x, y);
+          dir.setAttribute("aria-hidden", "true");
+          cell.appendChild(dir);
+          cell.setAttribute("aria-label", LETTERS[x] + (y + 1) + ": push in here, the line sliding " +
+            { "↓": "down", "↑": "up", "→": "right", "←": "left" }[dir.textContent]);
           const e = exactOf(end);
           if (e) { const h = document.createElement("span"); h.className = "hint"; h.textContent = valueLabel(e); cell.appendChild(h); }
         }
@@ -415,6 +422,13 @@ function drawQuixo(board, v) {
     }
   }
   board.appendChild(grid);
+}
+
+function entryArrow(source, x, y) {
+  // The way the cube moves as it goes in at (x, y): the line slides from there toward the source.
+  const sx = LETTERS.indexOf(source[0]), sy = parseInt(source.slice(1), 10) - 1;
+  if (sx === x) return y < sy ? "↓" : "↑";
+  return x < sx ? "→" : "←";
 }
 
 function quixoClick(name, sources, end) {
