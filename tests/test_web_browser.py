@@ -333,6 +333,17 @@ def test_a_stored_game_is_replayed_with_its_thinking_times(
         assert f"({seconds:.2f} s)" in text
     assert page.inner_text("#result").startswith("Game over")
     page.screenshot(path=str(screens / "replay.png"))
+    page.focus("#paste")
+    page.keyboard.press("ArrowLeft")  # typing in a box does not step the replay
+    assert page.inner_text("#replay-ply") == f"{len(record.moves)} / {len(record.moves)}"
+    page.focus("#replay-last")
+    page.keyboard.press("ArrowLeft")
+    assert page.inner_text("#replay-ply") == f"{len(record.moves) - 1} / {len(record.moves)}"
+    page.click("#analyse")  # the replay's position, one move before its end
+    before_end = new_game("connect4")
+    for move in record.moves[:-1]:
+        before_end = before_end.play(move)
+    assert analysis_rows(page) == exact_rows(before_end)
 
 
 def test_hints_stay_on_and_an_agents_policy_is_shown(

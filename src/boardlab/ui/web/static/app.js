@@ -297,7 +297,7 @@ function drawLastDecision() {
   const head = document.createElement("h2");
   head.textContent = "Last agent move: " + ui.view.position.symbols[last.mover] + " " + last.move;
   box.appendChild(head);
-  box.appendChild(decisionBox({ ...d, move: last.move, agent: ui.view.sides[last.mover] }, ui.view.position, "last-decision-info"));
+  box.appendChild(decisionBox({ ...d, move: last.move, agent: ui.view.sides[last.mover] }, "last-decision-info"));
 }
 
 function drawTurn(v) {
@@ -369,9 +369,15 @@ function markCell(cell, marks, x, y) {
   if ((marks.lines || []).some((p) => p[0] === x && p[1] === y)) cell.classList.add("line");
 }
 
+function shownPosition() {
+  // the position on the board: the replay's current one, or the live game's
+  if (ui.replay) return ui.replay.positions[ui.replayPly];
+  return ui.view ? ui.view.position : null;
+}
+
 function exactOf(move) {
-  const a = ui.analysis;
-  if (!a || !a.exact || a.position !== (ui.view && ui.view.position.text)) return null;
+  const a = ui.analysis, shown = shownPosition();
+  if (!a || !a.exact || !shown || a.position !== shown.text) return null;
   return a.exact.moves.find((m) => m.move === move) || null;
 }
 
@@ -554,13 +560,15 @@ function drawList(board, v) {
 function clearAnalysis() { if (!$("hints").checked) { $("analysis").innerHTML = ""; ui.analysis = null; } }
 
 async function analyse() {
-  const v = ui.view;
-  if (!v || ui.replay) return;
-  const text = v.position.text;
+  // the position on the board, a replay's included
+  const shown = shownPosition();
+  if (!shown) return;
+  const text = shown.text;
   $("analysis").textContent = "analysing…";
   try {
-    const a = await api("POST", "/api/analysis", { game: v.game, position: text });
-    if (!ui.view || ui.view.position.text !== text) return;
+    const a = await api("POST", "/api/analysis", { game: shown.game, position: text });
+    const now = shownPosition();
+    if (!now || now.text !== text) return;
     ui.analysis = a;
     drawAnalysis(a);
     draw();
@@ -597,11 +605,11 @@ function drawAnalysis(a) {
     head.textContent = a.why;
     box.appendChild(head);
   }
-  if (a.search) box.appendChild(decisionBox(a.search, ui.view.position));
+  if (a.search) box.appendChild(decisionBox(a.search));
   if (a.search_error) { const p = document.createElement("p"); p.textContent = a.search_error; box.appendChild(p); }
 }
 
-function decisionBox(d, position, id) {
+function decisionBox(d, id) {
   // Any agent's Decision, shown the same way: value, search info, and policy where it has one.
   const div = document.createElement("div");
   div.id = id || "search-info";
@@ -675,6 +683,7 @@ async function openReplay(tournament, index) {
 function drawReplay() {
   $("replay-ply").textContent = ui.replayPly + " / " + ui.replay.moves.length;
   draw();
+  if ($("hints").checked) analyse(); else clearAnalysis();
 }
 
 function stepReplay(to) {
@@ -733,7 +742,8 @@ async function start() {
   $("replay-next").onclick = () => stepReplay(ui.replayPly + 1);
   $("replay-last").onclick = () => stepReplay(1e9);
   document.addEventListener("keydown", (e) => {
-    if (!ui.replay) return;
+    // the arrow keys step a replay, except while typing in a box or choosing in a list
+    if (!ui.replay || e.target.closest("input, select, textarea, [contenteditable]")) return;
     if (e.key === "ArrowLeft") stepReplay(ui.replayPly - 1);
     if (e.key === "ArrowRight") stepReplay(ui.replayPly + 1);
   });
