@@ -490,3 +490,14 @@ def test_the_page_fits_a_phone_and_a_wide_board_fits_a_laptop(
         page.screenshot(path=str(screens / f"phone-{game.split(':')[0]}.png"))
     page.set_viewport_size({"width": 1280, "height": 800})  # three columns: the board in the middle
     assert page.evaluate(fits) == [True, True, True, False]
+
+
+def test_the_page_loads_without_console_errors(page: Page, server: dict[str, Any]) -> None:
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    open_page(page, server, "?game=tictactoe&x=person&o=person")
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']")
+    assert errors == []
+    # the icon is inline, so no browser asks for /favicon.ico (a 404 and an error on a first visit)
+    assert page.eval_on_selector("link[rel='icon']", "link => link.href.startsWith('data:image/svg+xml')")
