@@ -276,6 +276,9 @@ def exact_rows(state: Any) -> dict[str, tuple[str, str | None, str | None]]:
 def test_analysis_shows_the_solvers_values(page: Page, server: dict[str, Any], screens: Path) -> None:
     open_page(page, server, "?game=tictactoe&moves=b2,a1&x=person&o=person&hints=1")
     assert analysis_rows(page) == exact_rows(engine_state("tictactoe", ["b2", "a1"]))
+    # a drawn position: its source named once, no length for a draw
+    head = page.text_content("#exact-head") or ""
+    assert head.startswith("Exact, from a full solve (") and head.endswith("the side to move draws")
     moves = list("4444445555531")
     open_page(page, server, f"?game=connect4&moves={''.join(moves)}&x=person&o=person&hints=1")
     state = engine_state("connect4", moves)

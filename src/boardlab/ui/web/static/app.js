@@ -581,9 +581,10 @@ function drawAnalysis(a) {
   const head = document.createElement("p");
   if (a.exact) {
     head.innerHTML = "";
-    head.textContent = "Exact (" + a.exact.title + "): the side to move " +
+    const within = a.exact.depth && a.exact.value !== "draw" ? " in " + a.exact.depth + " plies" : "";
+    head.textContent = "Exact, from " + a.exact.title + ": the side to move " +
       { win: "wins", draw: "draws", loss: "loses" }[a.exact.value] +
-      (a.exact.score !== null ? " (score " + a.exact.score + ")" : a.exact.depth ? " in " + a.exact.depth + " plies" : "");
+      (a.exact.score !== null ? " (score " + a.exact.score + ")" : within);
     head.id = "exact-head";
     box.appendChild(head);
     const table = document.createElement("table");
