@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from boardlab.core.spec import format_value, options_of
 from boardlab.train import METHOD_MODULES, method
-from boardlab.train.run import RunDefaults, train
+from boardlab.train.run import RUN_FILES, RunDefaults, train
 from boardlab.ui.train import register
 
 # --- the driver ----------------------------------------------------------------------------------
@@ -147,3 +147,41 @@ def test_bad_method_flags_are_one_line_errors(tmp_path: Path, args: list[str], m
     assert result.exit_code == 2
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and message in lines[0], result.output
+
+
+def test_every_method_s_checkpoint_and_model_tell_a_folder_holds_a_run() -> None:
+    for kind in METHOD_MODULES:
+        chosen = method(kind)
+        assert {chosen.checkpoint_file, chosen.model_file} <= set(RUN_FILES), kind
+
+
+@pytest.mark.parametrize(
+    ("kind", "files", "phrase"),
+    [
+        ("qlearning", {"summary.json": '{"method": "ga"}', "model.json": "{}"}, "holds a ga run"),
+        ("mcrl", {"summary.json": '{"method": "qlearning"}', "model.npz": ""}, "holds a qlearning run"),
+        ("ga", {"checkpoint.npz": ""}, "holds a run (checkpoint.npz)"),
+        ("ga", {"summary.json": "not json"}, "holds a run (summary.json)"),
+    ],
+)
+def test_a_folder_holding_another_run_is_refused_without_force(
+    tmp_path: Path, kind: str, files: dict[str, str], phrase: str
+) -> None:
+    out = tmp_path / "run"
+    out.mkdir()
+    for name, text in files.items():
+        (out / name).write_text(text)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    result = _train(kind, "--out", str(out), "--episodes" if kind != "ga" else "--epochs", "1")
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert result.exit_code == 2 and len(lines) == 1 and phrase in lines[0], result.output
+    assert "--force" in lines[0]
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_resume_and_force_together_are_refused(tmp_path: Path) -> None:
+    result = _train("qlearning", "--out", str(tmp_path / "q"), "--resume", "--force", "--episodes", "80")
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert result.exit_code == 2 and len(lines) == 1, result.output
+    assert "--resume" in lines[0] and "--force" in lines[0] and "one of them" in lines[0]
+    assert not (tmp_path / "q").exists()

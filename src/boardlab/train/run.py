@@ -48,6 +48,17 @@ from boardlab.play.session import Session
 S = TypeVar("S")
 
 SUMMARY_FILE = "summary.json"
+RUN_FILES = (
+    SUMMARY_FILE,
+    "model.npz",
+    "model.json",
+    "model.safetensors",
+    "checkpoint.json",
+    "checkpoint.npz",
+    "checkpoint.safetensors",
+    "evalnet.safetensors",
+)
+"""The files that tell a folder holds a run of some kind (every method's checkpoint and model)."""
 
 
 class TrainingError(ValueError):
@@ -542,6 +553,7 @@ def play_matches(workers: Workers, matches: Sequence[Match]) -> list[GameResult]
 
 
 __all__ = [
+    "RUN_FILES",
     "SUMMARY_FILE",
     "CheckpointWriteError",
     "GameResult",

@@ -34,6 +34,7 @@ from rich.table import Table
 from boardlab.agents.base import AgentSpecError, make_agent
 from boardlab.core.console import make_console
 from boardlab.core.files import atomic_write_text, output_problem, path_problem
+from boardlab.core.inputs import InputFileError, read_json
 from boardlab.core.processes import Termination, stop_requests
 from boardlab.core.spec import SpecError, format_value, one_line, options_of, split_spec
 from boardlab.games import GameOptionError
@@ -41,6 +42,7 @@ from boardlab.models.table import ModelFileError
 from boardlab.train import METHOD_MODULES, method
 from boardlab.train.plots import write_plots
 from boardlab.train.run import (
+    RUN_FILES,
     SUMMARY_FILE,
     CheckpointWriteError,
     Method,
@@ -54,6 +56,7 @@ from boardlab.train.run import (
 )
 
 MAX_TOTAL = {"episodes": 10**12, "epochs": 10**7}
+MAX_SUMMARY_BYTES = 1 << 20
 
 
 class UsageProblem(Exception):
@@ -149,12 +152,32 @@ def _out_folder(method: Method, out: Path | None, resume: bool, force: bool) -> 
     path = out / method.checkpoint_file
     if resume and not path.exists():
         raise UsageProblem(f"nothing to resume: {path} does not exist")
-    if not resume and path.exists() and not force:
-        raise UsageProblem(f"{path} exists; pass --resume to continue it or --force to start over")
+    if not resume and not force:
+        found = [name for name in RUN_FILES if (out / name).exists()]
+        kind = _summary_kind(out / SUMMARY_FILE)
+        if path.exists() and kind in (None, method.name):
+            raise UsageProblem(f"{path} exists; pass --resume to continue it or --force to start over")
+        if found:
+            run = "a run" if kind is None else f"a {kind} run"
+            raise UsageProblem(
+                f"--out {str(out)[:80]} holds {run} ({', '.join(found)}); pass --force to start over "
+                "there, or name another folder"
+            )
     problem = output_problem(out, folder=True)  # proven writable now, not after the training
     if problem is not None:
         raise UsageProblem(f"--out {str(out)[:80]}: {problem}")
     return path
+
+
+def _summary_kind(path: Path) -> str | None:
+    """The kind of the run whose ``summary.json`` is ``path`` (its ``method``), None if unknown."""
+    if not path.is_file():
+        return None
+    try:
+        kind = read_json(path, "summary", MAX_SUMMARY_BYTES).get("method")
+    except (InputFileError, AttributeError):
+        return None
+    return kind if isinstance(kind, str) and kind in METHOD_MODULES else None
 
 
 def _opponents(against: str, default: Sequence[str], game: Any) -> list[str]:
@@ -202,6 +225,8 @@ def plan_command(kind: str, options: Mapping[str, Any], extra: Sequence[str]) ->
         raise UsageProblem(f"say what to train: boardlab train KIND --out DIR, KIND one of {kinds}")
     if kind not in METHOD_MODULES:
         raise UsageProblem(f"unknown kind {kind[:40]!r}; accepted: {kinds}")
+    if options["resume"] and options["force"]:
+        raise UsageProblem("--resume continues the run in --out and --force starts it over: pass one of them")
     chosen = method(kind)
     other = "epochs" if chosen.unit == "episodes" else "episodes"
     if options[other] is not None:
