@@ -27,6 +27,7 @@ from boardlab.models.evalnet import (
     safetensors_bytes,
     word_features,
 )
+from boardlab.models.table import ModelFileError
 from boardlab.search.alphabeta import WIN, SearchRunner
 from boardlab.train import evalnet as trainer
 from boardlab.train.evalnet import EvalNetRun, EvalNetSettings
@@ -276,6 +277,7 @@ def fake_shards(folder: Path, shards: int, games_per_shard: int, seed: int) -> N
         trainer.write_shard(
             trainer.shard_path(folder, index),
             {"me": me, "opp": opp, "result": result, "score": score, "game": game},
+            "quixo",
         )
 
 
@@ -452,7 +454,8 @@ def test_a_run_with_table_labels_trains_on_the_exact_values(tmp_path: Path) -> N
     me, opp = random_positions(400, 8, cells=9)
     neutral = np.full(len(me), 0.5, dtype=np.float32)
     arrays = {"me": me, "opp": opp, "result": neutral, "score": np.full(len(me), np.nan, np.float32)}
-    trainer.write_shard(trainer.shard_path(tmp_path, 0), {**arrays, "game": np.arange(len(me)) // 10})
+    arrays["game"] = np.arange(len(me)) // 10
+    trainer.write_shard(trainer.shard_path(tmp_path, 0), arrays, game.spec)
     params = EvalNetSettings(games=40, shard_games=40, data=str(tmp_path), labels="tables", distill=1.0)
     data = EvalNetRun.start(game, params, seed=0).dataset()
     held = np.arange(len(me)) // 10 % trainer.HELD_OUT_EVERY == 0
@@ -465,3 +468,86 @@ def test_a_run_with_table_labels_trains_on_the_exact_values(tmp_path: Path) -> N
 def test_table_labels_need_solved_tables() -> None:
     with pytest.raises(trainer.EvalNetTrainingError, match="labels=tables needs solved tables of tictactoe"):
         EvalNetRun.start(parse_game("tictactoe"), EvalNetSettings(labels="tables"), 0)
+
+
+def _train(*args: str) -> tuple[int, list[str]]:
+    from typer.testing import CliRunner
+
+    from boardlab.ui.cli import app
+
+    command = ["train", "evalnet", "--epochs", "1", "--players", "alphabeta:depth=1", *args]
+    result = CliRunner().invoke(app, [*command, "--workers", "1", "--eval-games", "0", "--final-games", "0"])
+    return result.exit_code, [line for line in result.output.splitlines() if line.strip()]
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("data", ["afile", "binary", "afile/below"])
+def test_a_data_path_that_is_no_folder_is_refused_before_anything_is_written(
+    tmp_path: Path, data: str
+) -> None:
+    (tmp_path / "afile").write_text("text\n")
+    (tmp_path / "binary").write_bytes(bytes(range(256)))
+    finished = tmp_path / "done"  # a finished run, started over with --force
+    finished.mkdir()
+    for name in ("checkpoint.npz", "evalnet.safetensors", "summary.json"):
+        (finished / name).write_bytes(name.encode())
+    for out, more in ((tmp_path / "new", ()), (finished, ("--force",))):
+        code, lines = _train(
+            "--out", str(out), "--data", str(tmp_path / data), "--games", "2", "--shard-games", "1", *more
+        )
+        assert code == 2 and len(lines) == 1 and lines[0].startswith("Error: --data"), lines
+        assert "expected a folder" in lines[0] or "is a file, not a folder" in lines[0]
+    assert not (tmp_path / "new").exists()
+    assert _files(finished) == {
+        n: n.encode() for n in ("checkpoint.npz", "evalnet.safetensors", "summary.json")
+    }
+
+
+def test_a_resumed_run_whose_data_folder_is_a_file_is_refused_before_work(tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("text\n")
+    settings = EvalNetSettings(
+        games=2, shard_games=1, players="alphabeta:depth=1", data=str(tmp_path / "afile")
+    )
+    EvalNetRun.start(parse_game("quixo"), settings, 0).save(tmp_path / "run" / trainer.CHECKPOINT_FILE)
+    before = _files(tmp_path / "run")
+    code, lines = _train("--out", str(tmp_path / "run"), "--resume")
+    assert code == 2 and len(lines) == 1 and "afile: it is a file; expected a folder" in lines[0], lines
+    assert _files(tmp_path / "run") == before
+
+
+def test_shards_name_their_game_and_another_game_s_shards_are_refused_before_work(tmp_path: Path) -> None:
+    fake_shards(tmp_path / "d5", shards=2, games_per_shard=10, seed=1)  # 5x5 Quixo, named
+    assert str(load_npz_arrays(trainer.shard_path(tmp_path / "d5", 0))[trainer.GAME_ARRAY]) == "quixo"
+    args = ["--game", "quixo:size=4", "--games", "20", "--shard-games", "10"]
+    code, lines = _train("--out", str(tmp_path / "a"), "--data", str(tmp_path / "d5"), *args)
+    assert code == 2 and len(lines) == 1 and "holds games of quixo, not quixo:size=4" in lines[0], lines
+    assert not (tmp_path / "a" / trainer.CHECKPOINT_FILE).exists()
+    # a finished 5x5 run started over on 4x4 with --force: its data/ is of the other game
+    run = tmp_path / "b"
+    fake_shards(run / "data", shards=2, games_per_shard=10, seed=1)
+    (run / trainer.CHECKPOINT_FILE).write_bytes(b"old")
+    code, lines = _train("--out", str(run), "--force", *args)
+    assert code == 2 and len(lines) == 1 and "holds games of quixo, not quixo:size=4" in lines[0], lines
+    assert (run / trainer.CHECKPOINT_FILE).read_bytes() == b"old"
+
+
+def test_shards_that_do_not_name_their_game_are_checked_by_their_cells(tmp_path: Path) -> None:
+    fake_shards(tmp_path / "named", shards=1, games_per_shard=10, seed=1)
+    arrays = load_npz_arrays(trainer.shard_path(tmp_path / "named", 0))
+    del arrays[trainer.GAME_ARRAY]
+    (tmp_path / "old").mkdir()
+    np.savez_compressed(trainer.shard_path(tmp_path / "old", 0), **arrays)  # as written before
+    assert trainer.data_problem(tmp_path / "old", 1, parse_game("quixo")) is None
+    assert len(trainer.read_shards(tmp_path / "old", 1, parse_game("quixo"))["me"]) == len(arrays["me"])
+    problem = trainer.data_problem(tmp_path / "old", 1, parse_game("quixo:size=4"))
+    assert problem is not None and "not on the board of quixo:size=4" in problem
+    with pytest.raises(ModelFileError, match="not on the board of quixo:size=4"):
+        trainer.read_shards(tmp_path / "old", 1, parse_game("quixo:size=4"))
+
+
+def load_npz_arrays(path: Path) -> dict[str, np.ndarray]:
+    with np.load(path, allow_pickle=False) as data:
+        return {name: data[name] for name in data.files}

@@ -40,8 +40,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from boardlab.agents.base import AgentSpecError, make_agent
-from boardlab.core.files import atomic_write_bytes
-from boardlab.core.inputs import InputFileError, load_npz, short_reason
+from boardlab.core.files import atomic_write_bytes, output_problem, path_problem
+from boardlab.core.inputs import InputFileError, load_npz, npz_headers, short_reason
 from boardlab.core.spec import option
 from boardlab.games import exact_play, parse_game
 from boardlab.games.base import DRAW, LOSS, WIN
@@ -81,6 +81,9 @@ DEFAULT_AGAINST = ("alphabeta:depth=2,eval=tuned",)
 ANNEAL_FLOOR = 100.0  # the annealed learning rate ends at lr / ANNEAL_FLOOR
 HELD_OUT_EVERY = 10  # one game in ten is held out
 POSITION_ARRAYS = ("me", "opp", "result", "score", "game")
+GAME_ARRAY = "game_spec"
+"""The array of a shard that names the game its positions are of (shards written before it
+existed are checked by their positions' cells instead)."""
 FINAL_DEPTH = 2  # the network's alpha-beta depth in the final games
 MAX_SHARD_BYTES = 1 << 30
 MAX_CHECKPOINT_BYTES = 1 << 30
@@ -246,24 +249,68 @@ def shard_path(folder: Path, index: int) -> Path:
     return folder / f"shard-{index:05d}.npz"
 
 
-def write_shard(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    """Write a shard atomically (numpy npz, no pickle)."""
+def write_shard(path: Path, arrays: dict[str, np.ndarray], game: str) -> None:
+    """Write a shard of the game ``game`` (a spec) atomically (numpy npz, no pickle)."""
     buffer = io.BytesIO()
-    np.savez_compressed(buffer, **arrays)
+    np.savez_compressed(buffer, **arrays, **{GAME_ARRAY: np.array(game)})
     atomic_write_bytes(path, buffer.getvalue())
 
 
-def read_shards(folder: Path, count: int) -> dict[str, np.ndarray]:
-    """The positions of shards 0..count-1, joined; ModelFileError naming a damaged shard."""
+def foreign_shard(path: Path, arrays: dict[str, np.ndarray], game: Any) -> str | None:
+    """Why the shard at ``path`` (its ``arrays``: :data:`GAME_ARRAY`, or ``me`` and ``opp`` for
+    a shard that does not name its game) is not data of ``game``, or None."""
+    again = "name another --data folder, or delete it to play it again"
+    if GAME_ARRAY in arrays:
+        spec = arrays[GAME_ARRAY]
+        named = str(spec)[:60] if spec.dtype.kind == "U" and spec.shape == () else "an unreadable game"
+        if named == game.spec:
+            return None
+        return f"data shard {path} holds games of {named}, not {game.spec}; {again}"
+    cells = kernel_cells(game.kernel)
+    me, opp = arrays["me"], arrays["opp"]
+    if me.dtype.kind != "i" or opp.dtype.kind != "i" or me.ndim != 1 or opp.ndim != 1:
+        return f"data shard {path}: its positions are not arrays of board words; {again}"
+    if np.any(me < 0) or np.any(opp < 0) or np.any((me | opp) >> cells) or np.any(me & opp):
+        return f"data shard {path} holds positions that are not on the board of {game.spec}; {again}"
+    return None
+
+
+def data_problem(folder: Path, count: int, game: Any) -> str | None:
+    """Why the shards 0..count-1 already in ``folder`` cannot be data of ``game`` (damaged, or
+    of another game), or None: checked before any work, reading only the game each names."""
+    for index in range(count):
+        path = shard_path(folder, index)
+        if not path.exists():
+            continue
+        try:
+            names = npz_headers(path, "data shard", MAX_SHARD_BYTES)
+            wanted = (GAME_ARRAY,) if GAME_ARRAY in names else ("me", "opp")
+            problem = foreign_shard(path, load_npz(path, "data shard", MAX_SHARD_BYTES, wanted), game)
+        except InputFileError as error:
+            return f"{error}; delete it to play it again"
+        if problem is not None:
+            return problem
+    return None
+
+
+def read_shards(folder: Path, count: int, game: Any) -> dict[str, np.ndarray]:
+    """The positions of shards 0..count-1, joined; ModelFileError naming a damaged shard or one
+    of another game than ``game``."""
     parts: dict[str, list[np.ndarray]] = {name: [] for name in POSITION_ARRAYS}
     for index in range(count):
         path = shard_path(folder, index)
         try:
-            arrays = load_npz(path, "data shard", MAX_SHARD_BYTES, POSITION_ARRAYS)
+            arrays = load_npz(path, "data shard", MAX_SHARD_BYTES)
+            missing = [name for name in POSITION_ARRAYS if name not in arrays]
+            if missing:
+                raise InputFileError(f"data shard {path} has no array {missing[0]!r}")
         except InputFileError as error:
             raise ModelFileError(f"{error}; delete it to play it again") from None
-        if len({len(a) for a in arrays.values()}) != 1:
+        if len({len(arrays[name]) for name in POSITION_ARRAYS}) != 1:
             raise ModelFileError(f"{path}: its arrays differ in length; delete it to play it again")
+        problem = foreign_shard(path, arrays, game)
+        if problem is not None:
+            raise ModelFileError(problem)
         for name in POSITION_ARRAYS:
             parts[name].append(arrays[name])
     return {name: np.concatenate(parts[name]) for name in POSITION_ARRAYS}
@@ -418,6 +465,10 @@ def check_settings(game: Any, params: EvalNetSettings) -> None:
     """TrainingError unless every player of the data games plays ``game`` and the ``also``
     games are of its board (the command's check, before any work)."""
     check_same_board(game, params.also_specs)
+    if params.data:
+        problem = path_problem(Path(params.data), folder=True)
+        if problem is not None:
+            raise EvalNetTrainingError(f"--data {params.data[:80]}: {problem}")
     source = (
         "players" if params.players else f"the default players (name others with --players) on {game.spec}"
     )
@@ -426,6 +477,21 @@ def check_settings(game: Any, params: EvalNetSettings) -> None:
             make_agent(spec, seed=0, game=game)
         except AgentSpecError as error:
             raise EvalNetTrainingError(f"{source}: {error}") from None
+
+
+def check_data(run: EvalNetRun, out: Path) -> None:
+    """EvalNetTrainingError unless the data folder of ``run`` (fresh or resumed) in ``out`` is a
+    folder it can write and the shards already there are of its game: before any work."""
+    folder = Path(run.params.data) if run.params.data else out / "data"
+    where = f"--data {str(folder)[:80]}" if run.params.data else f"the data folder {folder}"
+    problem = path_problem(folder, folder=True)
+    if problem is None and folder.is_dir():
+        problem = data_problem(folder, run.params.shards, run.game)
+        if problem is not None:
+            raise EvalNetTrainingError(problem)
+    problem = problem or output_problem(folder, folder=True)
+    if problem is not None:
+        raise EvalNetTrainingError(f"{where}: {problem}")
 
 
 @dataclass
@@ -509,7 +575,7 @@ class EvalNetRun(RunDefaults):
             batch = range(done, min(p.shards, done + workers.count))
             tasks = [self._shard_task(index) for index in batch]
             for index, arrays in zip(batch, workers.map(play_shard, tasks), strict=True):
-                write_shard(shard_path(folder, index), arrays)
+                write_shard(shard_path(folder, index), arrays, self.game.spec)
             played += len(batch)
             self._status = f"data: {min(p.shards, done + len(batch)) * p.shard_games:,}/{p.games:,} games"
 
@@ -537,7 +603,7 @@ class EvalNetRun(RunDefaults):
     def dataset(self) -> dict[str, np.ndarray]:
         """The positions split into training (augmented by symmetry) and held-out arrays."""
         if self._data is None:
-            raw = read_shards(self.data_folder, self.params.shards)
+            raw = read_shards(self.data_folder, self.params.shards, self.game)
             held = raw["game"] % HELD_OUT_EVERY == 0
             score = raw["score"]
             if self.params.labels == "tables":
@@ -860,6 +926,7 @@ KINDS = {
         free=("workers", "threads"),
         error=EvalNetTrainingError,
         check=check_settings,
+        check_run=check_data,
     )
 }
 
@@ -872,6 +939,8 @@ __all__ = [
     "EvalNetTrainingError",
     "ShardTask",
     "augmented",
+    "check_data",
+    "data_problem",
     "log_loss",
     "play_shard",
     "read_shards",

@@ -251,6 +251,10 @@ class Method:
     check: Callable[[Any, Any], None] = lambda game, settings: None
     """``check(game, settings)``: TrainingError when the settings do not fit the game, before any
     folder is made or work done."""
+    check_run: Callable[[Any, Path], None] = lambda run, out: None
+    """``check_run(run, out)``: TrainingError when the run, fresh or resumed, cannot work in the
+    folder ``out`` (e.g. a data folder of its own that is a file, or holds another game's data),
+    before any work."""
 
 
 def resume_run(method: Method, path: Path, games: Any) -> TrainingRun:

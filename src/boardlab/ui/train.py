@@ -258,6 +258,10 @@ def plan_command(kind: str, options: Mapping[str, Any], extra: Sequence[str]) ->
             run = chosen.start(games, settings, 0 if seed_value is None else seed_value)
         except TrainingError as error:
             raise UsageProblem(str(error)) from None
+    try:
+        chosen.check_run(run, path.parent)
+    except TrainingError as error:
+        raise UsageProblem(str(error)) from None
     connect = getattr(run, "open_backend", None)  # a cluster that does not answer: before any work
     if connect is not None:
         try:
