@@ -164,3 +164,24 @@ def test_ratings_bad_input_exits_2_with_one_line(
     assert code == 2 and stderr.startswith("Error: ") and message in stderr
     assert len(stderr.strip().splitlines()) == 1 and "Traceback" not in stdout + stderr
     assert (db.read_bytes() if db.is_file() else None) == before  # nothing written, nothing created
+
+
+def test_a_store_that_is_an_output_file_is_refused(app: typer.Typer, tmp_path: Path) -> None:
+    """--db naming summary.json or a plot of --out would be replaced by it: refused before any game."""
+    out = tmp_path / "o"
+    db = out / "summary.json"
+    code, _, stderr = _invoke(
+        app, "match", "random", "greedy", "--game", "tictactoe", "-n", "2", "-j", "1",
+        "--db", str(db), "--out", str(out),
+    )  # fmt: skip
+    assert code == 2 and "is one of the files written into --out" in stderr
+    assert not db.exists()
+    store = tmp_path / "ratings.png"
+    _play(
+        app, tmp_path / "played" / "a.sqlite", "match", "greedy", "random", "-n", "2", "--game", "tictactoe"
+    )
+    (tmp_path / "played" / "a.sqlite").rename(store)
+    before = store.read_bytes()
+    code, _, stderr = _invoke(app, "ratings", str(store), "--out", str(tmp_path / "." / ""))
+    assert code == 2 and "is one of the files written into --out" in stderr
+    assert store.read_bytes() == before

@@ -14,7 +14,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from boardlab.arena.summary import Summary
+from boardlab.arena.summary import PLOT_NAMES, Summary
 from boardlab.core.files import atomic_savefig
 
 OUTCOME_COLOURS = ("#4c9a2a", "#b0b0b0", "#c0392b")  # win, draw, loss
@@ -142,11 +142,7 @@ def plot_ratings(summary: Summary, path: Path) -> Path:
 
 
 def write_plots(summary: Summary, out_dir: str | Path) -> list[Path]:
-    """Write every plot as PNG into ``out_dir`` and return the paths."""
+    """Write every plot as PNG into ``out_dir`` (the names of :data:`PLOT_NAMES`) and return the paths."""
     out = Path(out_dir)
-    return [
-        plot_score_matrix(summary, out / "score_matrix.png"),
-        plot_outcomes_by_side(summary, out / "outcomes_by_side.png"),
-        plot_game_lengths(summary, out / "game_lengths.png"),
-        plot_ratings(summary, out / "ratings.png"),
-    ]
+    plots = (plot_score_matrix, plot_outcomes_by_side, plot_game_lengths, plot_ratings)
+    return [plot(summary, out / name) for plot, name in zip(plots, PLOT_NAMES, strict=True)]

@@ -16,6 +16,11 @@ from boardlab.games import Reason
 if TYPE_CHECKING:
     from boardlab.arena.store import Store
 
+PLOT_NAMES: tuple[str, ...] = ("score_matrix.png", "outcomes_by_side.png", "game_lengths.png", "ratings.png")
+"""The plots a summary is drawn as (:func:`boardlab.arena.plots.write_plots`), in order."""
+OUTPUT_NAMES: tuple[str, ...] = (*PLOT_NAMES, "summary.json")
+"""Every file ``match``, ``tournament`` and ``ratings --out`` write into their folder."""
+
 
 @dataclass(frozen=True)
 class Outcomes:

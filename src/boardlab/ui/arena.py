@@ -42,7 +42,7 @@ from boardlab.arena.schedule import (
     TournamentConfig,
 )
 from boardlab.arena.store import Store, StoreError
-from boardlab.arena.summary import Summary, pooled_games, summarize
+from boardlab.arena.summary import OUTPUT_NAMES, Summary, pooled_games, summarize
 from boardlab.core.console import make_console
 from boardlab.core.files import output_problem, path_problem
 from boardlab.core.processes import sigterm_as_interrupt
@@ -130,6 +130,21 @@ def _check_path(flag: str, path: Path, *, folder: bool) -> None:
         _fail(f"{flag} {shorten(str(path))}: {problem}")
 
 
+def _check_store_not_output(db: Path, folders: list[Path]) -> None:
+    """Exit 2 if the store ``db`` is one of the files written into ``folders`` (the plots and
+    summary.json), which would replace the stored games; paths compared resolved."""
+    try:
+        store = db.resolve()
+        outputs = {(folder / name).resolve() for folder in folders for name in OUTPUT_NAMES}
+    except (OSError, RuntimeError, ValueError):  # a link loop, a NUL: path_problem names these
+        return
+    if store in outputs:
+        _fail(
+            f"--db {shorten(str(db))} is one of the files written into --out "
+            f"({', '.join(OUTPUT_NAMES)}); name another store or another --out folder"
+        )
+
+
 def _check_name(name: str) -> None:
     if len(name) > MAX_NAME or not name.isprintable():
         _fail(f"--name must be printable text of at most {MAX_NAME} characters, got {shorten(name)!r}")
@@ -165,6 +180,7 @@ def run_and_report(
         problem = path_problem(path, folder=folder)
         if problem is not None:
             _fail(f"{flag} {shorten(str(path))}: {problem}")
+    _check_store_not_output(db, [out])
     _check_name(config.name)
     try:
         for spec in config.specs:
@@ -359,6 +375,7 @@ def ratings_command(
         what = "not a regular file" if db.exists() else "no such store"
         _fail(f"{shorten(str(db))}: {what} (match and tournament write one with --db)")
     if out is not None:
+        _check_store_not_output(db, [out])  # the folder of each game is checked once they are known
         _check_path("--out", out, folder=True)
     console = output_console()
     try:
@@ -372,6 +389,9 @@ def ratings_command(
     if not pools:
         held = ", ".join(sorted({f"{t['game']} ({t['name'] or t['id']})" for t in stored})) or "nothing"
         _fail(f"{shorten(str(db))} holds no games to rate with these options; it holds: {shorten(held, 300)}")
+    folders = {name: _ratings_folder(out, name, len(pools)) for name in pools} if out is not None else {}
+    if out is not None:
+        _check_store_not_output(db, list(folders.values()))
     for name, (specs, records) in pools.items():
         summary = summarize(specs, records)
         console.print(
@@ -383,11 +403,13 @@ def ratings_command(
             console.print(score_matrix_table(summary))
         console.print(colour_table(summary))
         if out is not None:
-            folder = (
-                out if len(pools) == 1 else out / name.replace(":", "-").replace(",", "-").replace("=", "")
-            )
-            paths = _write_plots(summary, folder, db, "and the same command writes them")
+            paths = _write_plots(summary, folders[name], db, "and the same command writes them")
             console.print("wrote " + ", ".join(str(p) for p in paths), soft_wrap=True)
+
+
+def _ratings_folder(out: Path, game: str, pools: int) -> Path:
+    """Where ``ratings --out`` writes the plots of ``game``: ``out`` itself for one game."""
+    return out if pools == 1 else out / game.replace(":", "-").replace(",", "-").replace("=", "")
 
 
 def _config(
