@@ -145,6 +145,7 @@ def test_ratings_pools_the_tournaments_of_a_store(app: typer.Typer, tmp_path: Pa
         (None, [], "no such store"),
         ("folder", [], "not a regular file"),
         ("garbage", [], "not a usable SQLite database"),
+        ("empty", [], "holds no games to rate"),
         ("match", ["--game", "connect4"], "holds no games to rate"),
         ("match", ["--tournament", "nosuch"], "holds no games to rate"),
     ],
@@ -157,6 +158,8 @@ def test_ratings_bad_input_exits_2_with_one_line(
         db.mkdir()
     if make == "garbage":
         db.write_bytes(b"\x00garbage" * 500)
+    elif make == "empty":
+        db.write_bytes(b"")
     elif make == "match":
         _play(app, db, "match", "greedy", "random", "-n", "2")
     before = db.read_bytes() if db.is_file() else None

@@ -232,3 +232,17 @@ def test_record_json_round_trip_and_content() -> None:
         assert store.games(TID) == [record]
         with pytest.raises(ValueError, match="one word"):
             store.add_game(dataclasses.replace(record, index=6, moves=("a1 e1",)))
+
+
+def test_a_read_only_store_migrates_a_copy_and_never_writes_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    write_v1_store(path)
+    before = path.read_bytes()
+    with Store(path, read_only=True) as store:
+        assert [r.outcome.reason for r in store.games(TID)] == [Reason.RULE, Reason.RULE, Reason.PLY_CAP]
+    assert path.read_bytes() == before
+    empty = tmp_path / "empty.dat"
+    empty.write_bytes(b"")
+    with Store(empty, read_only=True) as store:  # an empty file: a store without games
+        assert store.tournaments() == []
+    assert empty.read_bytes() == b"" and not list(tmp_path.glob("empty.dat?*"))  # no journal either

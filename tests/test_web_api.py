@@ -23,6 +23,7 @@ from web_helpers import replayed, settle
 from boardlab.arena.store import Store
 from boardlab.games import exact_play, parse_game
 from boardlab.ui.cli import app
+from boardlab.ui.serve import store_problem
 from boardlab.ui.web import server
 from boardlab.ui.web.app import ServeSettings, create_app
 from boardlab.ui.web.hall import HallSettings
@@ -325,6 +326,13 @@ def test_serve_refuses_a_missing_store_and_a_taken_port(tmp_path: Path) -> None:
         taken.listen()
         busy = CliRunner().invoke(app, ["serve", "--port", str(taken.getsockname()[1])])
     assert busy.exit_code == 2 and "cannot listen" in busy.output
+
+
+def test_serve_reads_its_store_without_writing_it(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.dat"
+    empty.write_bytes(b"")
+    assert store_problem(empty) == ""  # a store without games
+    assert empty.read_bytes() == b"" and sorted(p.name for p in tmp_path.iterdir()) == ["empty.dat"]
 
 
 def test_serve_prints_its_address_and_starts_with_its_options(

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
+import urllib.parse
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -221,13 +222,21 @@ class Store:
     Use as a context manager or call :meth:`close`. Raises :class:`StoreError` with the path
     and the reason when the file cannot be used. A store of an older schema is migrated in
     one transaction when opened.
+
+    ``read_only=True`` (commands that only read: ``ratings``, ``serve --db``) opens the file
+    with SQLite's ``mode=ro`` and never writes it: an empty file reads as a store without
+    games, and a store of an older schema is migrated in a copy held in memory.
     """
 
-    def __init__(self, path: str | Path = ":memory:") -> None:
+    def __init__(self, path: str | Path = ":memory:", *, read_only: bool = False) -> None:
         self.path = str(path)
-        self._conn = _connect(self.path)
+        self.read_only = read_only and self.path != ":memory:"
+        self._conn = _connect(self.path, self.read_only)
         try:
-            _check_or_create(self._conn, self.path)
+            if self.read_only:
+                self._conn = _check_read_only(self._conn, self.path)
+            else:
+                _check_or_create(self._conn, self.path)
         except BaseException:
             self._conn.close()
             raise
@@ -329,7 +338,15 @@ class Store:
         return out
 
 
-def _connect(path: str) -> sqlite3.Connection:
+def _connect(path: str, read_only: bool = False) -> sqlite3.Connection:
+    if read_only:
+        if Path(path).is_dir():
+            raise StoreError(f"store {path}: is a directory, expected a database file")
+        uri = "file:" + urllib.parse.quote(str(Path(path).absolute())) + "?mode=ro"
+        try:
+            return sqlite3.connect(uri, uri=True, timeout=30.0)
+        except sqlite3.Error as err:
+            raise StoreError(f"store {path}: cannot open ({err})") from None
     if path != ":memory:":
         file = Path(path)
         if file.is_dir():
@@ -368,6 +385,36 @@ def _check_or_create(conn: sqlite3.Connection, path: str) -> None:
         _check_columns(conn, path)
         conn.execute("PRAGMA journal_mode=WAL")
     except (sqlite3.DatabaseError, UnicodeDecodeError) as err:  # damaged names are not UTF-8
+        raise StoreError(f"store {path}: not a usable SQLite database ({shorten(str(err), 160)})") from None
+
+
+def _check_read_only(conn: sqlite3.Connection, path: str) -> sqlite3.Connection:
+    """The checks of :func:`_check_or_create` on a read-only connection; the connection to read
+    from: ``conn``, or a copy in memory where the schema had to be created or migrated."""
+    try:
+        check = conn.execute("PRAGMA quick_check").fetchone()[0]
+        if check != "ok":
+            found = " ".join(str(check).split())
+            raise StoreError(f"store {path}: database is corrupt ({shorten(found, 160)})")
+        tables = _tables(conn)
+        if tables:
+            version = _schema_version(conn, path, tables)
+            missing = {"tournaments", "games"} - tables
+            if missing:
+                raise StoreError(f"store {path}: missing tables {', '.join(sorted(missing))}")
+            if version == SCHEMA_VERSION:
+                _check_columns(conn, path)
+                return conn
+        copy = sqlite3.connect(":memory:")
+        try:
+            conn.backup(copy)
+            conn.close()
+            _check_or_create(copy, path)
+        except BaseException:
+            copy.close()
+            raise
+        return copy
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as err:
         raise StoreError(f"store {path}: not a usable SQLite database ({shorten(str(err), 160)})") from None
 
 

@@ -379,7 +379,7 @@ def ratings_command(
         _check_path("--out", out, folder=True)
     console = output_console()
     try:
-        with Store(db) as store:
+        with Store(db, read_only=True) as store:  # never written, an empty file included
             stored = store.tournaments()
             games = sorted({t["game"] for t in stored if game is None or t["game"] == game})
             pools = {g: pooled_games(store, g, tournament) for g in games}

@@ -31,7 +31,7 @@ def store_problem(db: Path) -> str:
     try:
         if not db.is_file():
             return "not a regular file" if db.exists() else "no such arena store file"
-        with Store(db) as store:
+        with Store(db, read_only=True) as store:
             store.tournaments()
     except OSError as err:  # a name too long for the system, say
         return str(err.strerror or err)

@@ -28,7 +28,7 @@ class Replays:
         if not self.path.is_file():
             raise WebInputError(f"the arena store {self.path} is gone", 404)
         try:
-            return Store(self.path)
+            return Store(self.path, read_only=True)
         except StoreError as err:
             raise WebInputError(str(err), 422) from None
 
