@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -188,3 +189,22 @@ def test_a_store_that_is_an_output_file_is_refused(app: typer.Typer, tmp_path: P
     code, _, stderr = _invoke(app, "ratings", str(store), "--out", str(tmp_path / "." / ""))
     assert code == 2 and "is one of the files written into --out" in stderr
     assert store.read_bytes() == before
+
+
+def test_a_store_with_a_player_out_of_range_is_refused_before_any_game(
+    app: typer.Typer, tmp_path: Path
+) -> None:
+    db = tmp_path / "played" / "a.sqlite"
+    _play(app, db, "match", "random", "greedy", "-n", "2", "--game", "tictactoe", "--name", "tn")
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE games SET first_player = 7")
+    conn.close()
+    code, stdout, stderr = _invoke(
+        app, "match", "random", "greedy", "--game", "tictactoe", "-n", "4", "--seed", "5", "-j", "1",
+        "--name", "tn", "--db", str(db), "--out", str(tmp_path / "m"),
+    )  # fmt: skip
+    assert code == 2 and "first_player 7 is not a player index" in stderr and "tn" not in stdout
+    assert len(stderr.strip().splitlines()) == 1
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM games").fetchone() == (2,)  # no new game
+    conn.close()

@@ -124,3 +124,28 @@ def test_text_that_is_not_utf8_is_a_store_error(tmp_path: Path) -> None:
         conn.execute("UPDATE games SET moves = CAST(X'61ff62' AS TEXT)")
     with pytest.raises(StoreError, match="decode"), Store(path) as store:
         store.games(CONFIG.tournament_id)
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "message"),
+    [
+        ("first_player", 7, "first_player 7 is not a player index of the 2 players"),
+        ("second_player", -1, "second_player -1 is not a player index"),
+        ("plies", -3, "plies -3 is negative"),
+        ("opening", "h8h1", "the opening is not the start of the moves"),
+    ],
+)
+def test_stored_values_out_of_range_are_a_store_error(
+    tmp_path: Path, column: str, value: object, message: str
+) -> None:
+    """Values a summary indexes with are checked when read, naming the game and its tournament."""
+    path = tmp_path / "arena.sqlite"
+    with Store(path) as store:
+        store.register_tournament(CONFIG)
+        store.add_game(_record(0))
+    with sqlite3.connect(path) as conn:
+        conn.execute(f"UPDATE games SET {column} = ?", (value,))
+    conn.close()
+    with pytest.raises(StoreError, match=message) as caught, Store(path) as store:
+        store.games(CONFIG.tournament_id)
+    assert f"game 0 of tournament {CONFIG.tournament_id}" in str(caught.value)

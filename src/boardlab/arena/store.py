@@ -180,8 +180,22 @@ def _row(record: GameRecord) -> tuple[Any, ...]:
     return (*values, *(value(record) for _, _, value in _DERIVED))
 
 
-def _record(row: tuple[Any, ...]) -> GameRecord:
-    return GameRecord(**{c.field: c.decode(value) for c, value in zip(_COLUMNS, row, strict=True)})
+def _record(row: tuple[Any, ...], players: int | None = None) -> GameRecord:
+    """The game of a stored row; ValueError if a value is out of its range (a player index
+    that is not one of the tournament's ``players``, a negative count, an opening longer than
+    the game), which the summaries would otherwise index with."""
+    record = GameRecord(**{c.field: c.decode(value) for c, value in zip(_COLUMNS, row, strict=True)})
+    for name in ("first_player", "second_player"):
+        value = getattr(record, name)
+        if value < 0 or (players is not None and value >= players):
+            held = f" of the {players} players" if players is not None else ""
+            raise ValueError(f"{name} {value} is not a player index{held}")
+    for name in ("index", "opening_index", "plies"):
+        if getattr(record, name) < 0:
+            raise ValueError(f"{name} {getattr(record, name)} is negative")
+    if len(record.opening) > len(record.moves) or record.moves[: len(record.opening)] != record.opening:
+        raise ValueError("the opening is not the start of the moves")
+    return record
 
 
 # --- migrations -------------------------------------------------------------------------------
@@ -308,10 +322,17 @@ class Store:
                 " ORDER BY game_index",
                 (tournament_id, limit),
             ).fetchall()
+            specs = conn.execute("SELECT specs FROM tournaments WHERE id = ?", (tournament_id,)).fetchone()
+        players = None
+        try:
+            listed = json.loads(specs[0]) if specs is not None and isinstance(specs[0], str) else None
+            players = len(listed) if isinstance(listed, list) else None
+        except ValueError:
+            pass  # tournaments() names a tournament whose specs are unreadable
         records = []
         for row in rows:
             try:
-                records.append(_record(row))
+                records.append(_record(row, players))
             except (ValueError, TypeError, KeyError, AttributeError) as err:
                 raise StoreError(
                     f"store {self.path}: game {row[1]} of tournament {row[0]} is unreadable ({err})"
