@@ -208,3 +208,19 @@ def test_a_store_with_a_player_out_of_range_is_refused_before_any_game(
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT COUNT(*) FROM games").fetchone() == (2,)  # no new game
     conn.close()
+
+
+def test_a_refused_command_removes_only_the_empty_folders_it_created(
+    app: typer.Typer, tmp_path: Path
+) -> None:
+    junk = tmp_path / "junk.dat"
+    junk.write_bytes(b"junk" * 200)
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    for out in (tmp_path / "new" / "m", kept):
+        code, _, stderr = _invoke(app, "match", "random", "greedy", "--game", "tictactoe", "-n", "2",
+                                  "--db", str(junk), "--out", str(out))  # fmt: skip
+        assert code == 2 and "not a usable SQLite database" in stderr
+    code, _, stderr = _invoke(app, "ratings", str(junk), "--out", str(tmp_path / "r"))
+    assert code == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["junk.dat", "kept"]

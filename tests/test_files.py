@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from boardlab.core.files import atomic_write, atomic_write_text, remove_stale_temporaries
+from boardlab.core.files import (
+    atomic_write,
+    atomic_write_text,
+    make_folders,
+    output_problem,
+    remove_stale_temporaries,
+    removed_if_refused,
+)
 
 
 def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path: Path) -> None:
@@ -46,3 +53,23 @@ def test_a_killed_writers_temporary_is_removed_by_the_next_write(tmp_path: Path)
     atomic_write_text(target, "whole")
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([target.name, live.name, other.name])
     assert remove_stale_temporaries(tmp_path / "other.npz") == [other]
+
+
+def test_a_refused_block_removes_the_empty_folders_it_created(tmp_path: Path) -> None:
+    existing = tmp_path / "existing"
+    existing.mkdir()
+    with pytest.raises(KeyError), removed_if_refused(lambda error: isinstance(error, KeyError)):
+        assert output_problem(tmp_path / "a" / "b" / "store.sqlite", folder=False) is None
+        assert output_problem(existing, folder=True) is None
+        make_folders(tmp_path / "full" / "inner")
+        (tmp_path / "full" / "kept.txt").write_text("")
+        raise KeyError("refused")
+    # the new empty folders are gone; one holding a file, and one that existed, stay
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["existing", "full"]
+    assert [p.name for p in (tmp_path / "full").iterdir()] == ["kept.txt"]
+    with pytest.raises(ValueError), removed_if_refused(lambda error: isinstance(error, KeyError)):
+        make_folders(tmp_path / "other")
+        raise ValueError("not a refusal")
+    with removed_if_refused():
+        make_folders(tmp_path / "done")
+    assert (tmp_path / "other").is_dir() and (tmp_path / "done").is_dir()

@@ -185,3 +185,10 @@ def test_resume_and_force_together_are_refused(tmp_path: Path) -> None:
     assert result.exit_code == 2 and len(lines) == 1, result.output
     assert "--resume" in lines[0] and "--force" in lines[0] and "one of them" in lines[0]
     assert not (tmp_path / "q").exists()
+
+
+def test_a_refused_command_leaves_no_empty_out_folder(tmp_path: Path) -> None:
+    out = tmp_path / "new" / "q"
+    result = _train("qlearning", "--out", str(out), "--episodes", "10", "--shaping", "zz")
+    assert result.exit_code == 2 and "shaping" in result.output
+    assert list(tmp_path.iterdir()) == []

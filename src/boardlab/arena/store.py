@@ -27,6 +27,7 @@ from typing import Any
 
 from boardlab.arena.play import GameRecord, record_types
 from boardlab.arena.schedule import ArenaError, TournamentConfig
+from boardlab.core.files import make_folders
 from boardlab.core.spec import shorten
 from boardlab.games import Outcome
 
@@ -373,7 +374,7 @@ def _connect(path: str, read_only: bool = False) -> sqlite3.Connection:
         if file.is_dir():
             raise StoreError(f"store {path}: is a directory, expected a database file")
         try:
-            file.parent.mkdir(parents=True, exist_ok=True)
+            make_folders(file.parent)
         except OSError as err:
             raise StoreError(f"store {path}: cannot create its folder ({err.strerror})") from None
     try:

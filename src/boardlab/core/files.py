@@ -11,10 +11,12 @@ is gone.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from pathlib import Path
 from typing import IO, Any
 
@@ -164,7 +166,7 @@ def output_problem(path: str | Path, *, folder: bool) -> str | None:
     target = Path(path)
     place = target if folder else target.parent
     try:
-        place.mkdir(parents=True, exist_ok=True)
+        make_folders(place)
         descriptor, probe = tempfile.mkstemp(prefix=".boardlab-probe.", suffix=TEMPORARY_SUFFIX, dir=place)
         os.close(descriptor)
         os.unlink(probe)
@@ -182,3 +184,46 @@ def _existing_ancestor(path: Path) -> Path:
         except OSError:  # a name too long to look up
             continue
     return Path("/")
+
+
+_CREATED: ContextVar[list[Path] | None] = ContextVar("boardlab_created_folders", default=None)
+"""The folders :func:`make_folders` created inside the innermost :func:`removed_if_refused`."""
+
+
+def make_folders(place: str | Path) -> None:
+    """``place`` and its missing parents created (``mkdir -p``), each folder created noted for
+    :func:`removed_if_refused`; OSError as from :meth:`Path.mkdir`."""
+    place = Path(place).absolute()
+    missing = []
+    for candidate in (place, *place.parents):
+        if candidate.is_dir():
+            break
+        missing.append(candidate)
+    place.mkdir(parents=True, exist_ok=True)
+    created = _CREATED.get()
+    if created is not None:
+        created.extend(reversed(missing))  # outermost first
+
+
+@contextlib.contextmanager
+def removed_if_refused(refused: Callable[[BaseException], bool] = lambda error: True) -> Iterator[None]:
+    """Remove the folders created (by :func:`make_folders`, :func:`output_problem`) inside this
+    block when it ends with an exception ``refused`` accepts (a command refused before any
+    work), innermost first and each only if still empty: a refused command leaves no empty
+    output folder behind, and never removes a folder that existed before or holds a file."""
+    created: list[Path] = []
+    token = _CREATED.set(created)
+    try:
+        yield
+    except BaseException as error:
+        if refused(error):
+            for folder in reversed(created):
+                with contextlib.suppress(OSError):  # a folder that is not empty stays
+                    folder.rmdir()
+            created.clear()
+        raise
+    finally:
+        _CREATED.reset(token)
+        outer = _CREATED.get()
+        if outer is not None:
+            outer.extend(created)  # an enclosing block removes them if it is refused

@@ -44,7 +44,7 @@ from boardlab.arena.schedule import (
 from boardlab.arena.store import Store, StoreError
 from boardlab.arena.summary import OUTPUT_NAMES, Summary, pooled_games, summarize
 from boardlab.core.console import make_console
-from boardlab.core.files import output_problem, path_problem
+from boardlab.core.files import output_problem, path_problem, removed_if_refused
 from boardlab.core.processes import sigterm_as_interrupt
 from boardlab.core.spec import one_line, shorten
 from boardlab.play.backend import Backend, BackendError, open_backend
@@ -174,8 +174,27 @@ def run_and_report(
     :func:`boardlab.play.backend.open_backend`); the games come back here and only this
     process writes the store. Exits 2 on bad input (a Ray cluster that does not answer
     included), 1 if a game fails, 130 when interrupted (Ctrl-C) and 143 when terminated
-    (SIGTERM); the stored games are kept.
+    (SIGTERM); the stored games are kept. A refused command (exit 2) removes the folders it
+    created for ``db`` and ``out`` while they are still empty.
     """
+    with removed_if_refused(_refused):
+        return _check_and_run(config, db, workers, out, move_timeout, backend, address)
+
+
+def _refused(error: BaseException) -> bool:
+    """Whether ``error`` ends a command refused as bad input (exit 2)."""
+    return isinstance(error, typer.Exit) and error.exit_code == 2
+
+
+def _check_and_run(
+    config: TournamentConfig,
+    db: Path,
+    workers: int | None,
+    out: Path,
+    move_timeout: float | None,
+    backend: str,
+    address: str | None,
+) -> TournamentRun:
     for flag, path, folder in (("--db", db, False), ("--out", out, True)):
         problem = path_problem(path, folder=folder)
         if problem is not None:
@@ -374,6 +393,11 @@ def ratings_command(
     if not found:
         what = "not a regular file" if db.exists() else "no such store"
         _fail(f"{shorten(str(db))}: {what} (match and tournament write one with --db)")
+    with removed_if_refused(_refused):  # an --out created for a store then refused is removed
+        _rate(db, game, tournament, out)
+
+
+def _rate(db: Path, game: str | None, tournament: str | None, out: Path | None) -> None:
     if out is not None:
         _check_store_not_output(db, [out])  # the folder of each game is checked once they are known
         _check_path("--out", out, folder=True)

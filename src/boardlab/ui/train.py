@@ -33,7 +33,7 @@ from rich.table import Table
 
 from boardlab.agents.base import AgentSpecError, make_agent
 from boardlab.core.console import make_console
-from boardlab.core.files import atomic_write_text, output_problem, path_problem
+from boardlab.core.files import atomic_write_text, output_problem, path_problem, removed_if_refused
 from boardlab.core.inputs import InputFileError, read_json
 from boardlab.core.processes import Termination, stop_requests
 from boardlab.core.spec import SpecError, format_value, one_line, options_of, split_spec
@@ -494,7 +494,8 @@ def train_command(
     options |= {"force": force, "seed": seed, "eval_every": eval_every, "eval_games": eval_games}
     options |= {"final_games": final_games, "against": against, "hyper": hyper}
     try:
-        plan = plan_command(kind, options, ctx.args)
+        with removed_if_refused(lambda error: isinstance(error, UsageProblem)):  # no empty --out left
+            plan = plan_command(kind, options, ctx.args)
     except UsageProblem as problem:
         raise _fail(str(problem)) from None
     run_plan(console, plan)
