@@ -149,6 +149,8 @@ def test_ratings_pools_the_tournaments_of_a_store(app: typer.Typer, tmp_path: Pa
         ("empty", [], "holds no games to rate"),
         ("match", ["--game", "connect4"], "holds no games to rate"),
         ("match", ["--tournament", "nosuch"], "holds no games to rate"),
+        ("match", ["--game", "chess"], "--game: unknown game 'chess'"),
+        (None, ["--game", "quixo:size=2"], "--game: quixo: size=2 is not accepted"),
     ],
 )
 def test_ratings_bad_input_exits_2_with_one_line(

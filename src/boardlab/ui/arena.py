@@ -47,6 +47,7 @@ from boardlab.core.console import make_console
 from boardlab.core.files import output_problem, path_problem, removed_if_refused
 from boardlab.core.processes import sigterm_as_interrupt
 from boardlab.core.spec import one_line, shorten
+from boardlab.games import GameError, parse_game
 from boardlab.play.backend import Backend, BackendError, open_backend
 from boardlab.play.referee import MAX_MOVE_TIMEOUT, MIN_MOVE_TIMEOUT, MOVE_TIMEOUT_FACTOR
 
@@ -386,6 +387,11 @@ def ratings_command(
     A player is its agent spec, whatever tournament it played in; nothing is played.
     Example: boardlab ratings results/arena.sqlite --game quixo
     """
+    if game is not None:  # a bad spec is named as such, not as a game the store lacks
+        try:
+            game = parse_game(game).spec
+        except GameError as err:
+            _fail(f"--game: {err}")
     try:
         found = db.is_file()
     except (OSError, ValueError) as err:  # a name the file system cannot hold, a NUL
@@ -397,6 +403,14 @@ def ratings_command(
         _rate(db, game, tournament, out)
 
 
+def _canonical_game(spec: str) -> str:
+    """The canonical spec of a stored game (``quixo:size=5`` is ``quixo``), or the text as stored."""
+    try:
+        return parse_game(spec).spec
+    except GameError:
+        return spec
+
+
 def _rate(db: Path, game: str | None, tournament: str | None, out: Path | None) -> None:
     if out is not None:
         _check_store_not_output(db, [out])  # the folder of each game is checked once they are known
@@ -405,7 +419,7 @@ def _rate(db: Path, game: str | None, tournament: str | None, out: Path | None) 
     try:
         with Store(db, read_only=True) as store:  # never written, an empty file included
             stored = store.tournaments()
-            games = sorted({t["game"] for t in stored if game is None or t["game"] == game})
+            games = sorted({t["game"] for t in stored if game is None or _canonical_game(t["game"]) == game})
             pools = {g: pooled_games(store, g, tournament) for g in games}
     except StoreError as err:
         _fail(str(err))
