@@ -201,11 +201,11 @@ def test_a_store_with_a_player_out_of_range_is_refused_before_any_game(
     with sqlite3.connect(db) as conn:
         conn.execute("UPDATE games SET first_player = 7")
     conn.close()
-    code, stdout, stderr = _invoke(
+    code, _, stderr = _invoke(
         app, "match", "random", "greedy", "--game", "tictactoe", "-n", "4", "--seed", "5", "-j", "1",
         "--name", "tn", "--db", str(db), "--out", str(tmp_path / "m"),
     )  # fmt: skip
-    assert code == 2 and "first_player 7 is not a player index" in stderr and "tn" not in stdout
+    assert code == 2 and "first_player 7 is not a player index" in stderr and "(tn)" in stderr
     assert len(stderr.strip().splitlines()) == 1
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT COUNT(*) FROM games").fetchone() == (2,)  # no new game

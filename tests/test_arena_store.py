@@ -148,4 +148,4 @@ def test_stored_values_out_of_range_are_a_store_error(
     conn.close()
     with pytest.raises(StoreError, match=message) as caught, Store(path) as store:
         store.games(CONFIG.tournament_id)
-    assert f"game 0 of tournament {CONFIG.tournament_id}" in str(caught.value)
+    assert f"game 0 of tournament {CONFIG.tournament_id} (store test)" in str(caught.value)

@@ -323,7 +323,10 @@ class Store:
                 " ORDER BY game_index",
                 (tournament_id, limit),
             ).fetchall()
-            specs = conn.execute("SELECT specs FROM tournaments WHERE id = ?", (tournament_id,)).fetchone()
+            specs = conn.execute(
+                "SELECT specs, name FROM tournaments WHERE id = ?", (tournament_id,)
+            ).fetchone()
+        named = f" ({shorten(specs[1], 80)})" if specs is not None and isinstance(specs[1], str) else ""
         players = None
         try:
             listed = json.loads(specs[0]) if specs is not None and isinstance(specs[0], str) else None
@@ -336,7 +339,7 @@ class Store:
                 records.append(_record(row, players))
             except (ValueError, TypeError, KeyError, AttributeError) as err:
                 raise StoreError(
-                    f"store {self.path}: game {row[1]} of tournament {row[0]} is unreadable ({err})"
+                    f"store {self.path}: game {row[1]} of tournament {row[0]}{named} is unreadable ({err})"
                 ) from None
         return records
 
