@@ -360,6 +360,20 @@ def test_cli_solves_and_analyzes_under_the_course_rules(cli: typer.Typer, tmp_pa
     assert "X to move: loss in 2 plies" in official.output
 
 
+@pytest.mark.parametrize(("there", "wanted"), [("official", "quixo:rules=course"), ("course", "quixo")])
+def test_cli_solve_refuses_a_folder_of_the_other_rulebook(
+    cli: typer.Typer, tmp_path: Path, there: str, wanted: str
+) -> None:
+    # one table of the other rulebook is enough: the solve would overwrite it (same file names)
+    qt.write_table(tmp_path, 3, 0, 0, np.zeros(1, np.uint8), np.zeros(1, np.int64), there)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    result = CliRunner().invoke(cli, ["solve", wanted, "--size", "3", "--dir", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    text = result.output.strip()
+    assert len(text.splitlines()) == 1 and f"under the {there} rules" in text and "another folder" in text
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

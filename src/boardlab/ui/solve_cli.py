@@ -20,7 +20,7 @@ from boardlab.core.processes import sigterm_as_interrupt
 from boardlab.core.spec import one_line, shorten
 from boardlab.games import LOSS, WIN, ExactPlayError, GameError, GameOptionError, exact_play, parse_game
 from boardlab.games.quixo import SIZES, State
-from boardlab.games.quixo.solver import QuixoTables, default_table_dir, solve
+from boardlab.games.quixo.solver import QuixoTables, check_folder, default_table_dir, solve
 from boardlab.ui.connect4_cli import analyze_connect4, solve_connect4
 from boardlab.ui.game_args import TABLES_DEFAULT_HELP, game_of, position_of
 
@@ -127,6 +127,10 @@ def solve_command(
     problem = output_problem(folder, folder=True)  # before hours of solving, not after
     if problem is not None:
         _fail(f"--dir {shorten(str(folder))}: {problem}")
+    try:  # tables of the other rulebook there would be overwritten
+        check_folder(folder, size, rulebook)
+    except ValueError as err:
+        _fail(f"--dir: {err}")
     console = make_console(highlight=False)
     rules_note = "" if rulebook == "official" else f", {rulebook} rules"
     console.print(f"Solving {size}x{size} Quixo (at most {blanks} blank cubes{rules_note}) into {folder}")

@@ -55,6 +55,7 @@ from boardlab.games.quixo.table import (
     WIN_CODE,
     ClassTable,
     TablebaseFormatError,
+    folder_rulebook,
     pack_values,
     read_table,
     table_path,
@@ -786,6 +787,25 @@ def _check_request(size: int, min_cubes: int, rulebook: str) -> int:
     return cells
 
 
+def check_folder(directory: Path, size: int, rulebook: str = "official") -> None:
+    """Raise ValueError if ``directory`` holds ``size`` x ``size`` tables of another rulebook.
+
+    A solve there would overwrite them (the file names do not say the rulebook), so it is
+    refused before anything is written; the message names a folder to use instead.
+    """
+    folder = Path(directory)
+    found = folder_rulebook(folder, size)
+    if found is None or found == rulebook:
+        return
+    instead = default_table_dir(size, rulebook)
+    if instead.resolve() == folder.resolve():
+        instead = folder.with_name(f"{folder.name}-{rulebook}")
+    raise ValueError(
+        f"{folder} holds {size}x{size} tables solved under the {found} rules, not the {rulebook} "
+        f"rules; solve into another folder, such as {instead}"
+    )
+
+
 def _drive(
     size: int,
     rulebook: str,
@@ -845,6 +865,7 @@ def solve(
     """
     _check_request(size, min_cubes, rulebook)
     folder = Path(directory) if directory is not None else default_table_dir(size, rulebook)
+    check_folder(folder, size, rulebook)
     folder.mkdir(parents=True, exist_ok=True)
     for stale in folder.glob(f".quixo{size}_*.tmp"):  # left by a solve that was killed mid-write
         stale.unlink(missing_ok=True)

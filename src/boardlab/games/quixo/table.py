@@ -194,3 +194,29 @@ def read_table_file(
     depth_raw = raw[HEADER_SIZE + values_len :]
     depths = depth_raw if width == 1 else depth_raw.view("<u2")
     return ClassTable(size, a, b, values, depths, wins, losses, draws, rulebook)
+
+
+def folder_rulebook(directory: Path, size: int) -> str | None:
+    """The rulebook of the ``size`` x ``size`` tables already in ``directory`` (None: none readable).
+
+    Only the headers are read: a file too damaged to tell is skipped (a solve rebuilds it).
+    """
+    folder = Path(directory)
+    if not folder.is_dir():
+        return None
+    for path in sorted(folder.glob(f"quixo{size}_*.qtb")):
+        try:
+            with open_regular(path, "tablebase file", MAX_TABLE_BYTES) as f:
+                head = f.read(HEADER_SIZE)
+        except (InputFileError, OSError):
+            continue
+        if len(head) < HEADER_SIZE:
+            continue
+        fields = _HEADER.unpack(head[: _HEADER.size])
+        magic, version, fsize, flags, head_crc = fields[0], fields[1], fields[2], fields[6], fields[12]
+        if magic != MAGIC or version != VERSION or fsize != size or flags >= len(RULEBOOKS):
+            continue
+        if head_crc != zlib.crc32(head[: _HEADER.size - 4]):
+            continue
+        return RULEBOOKS[flags]
+    return None
