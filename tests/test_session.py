@@ -473,3 +473,14 @@ def test_a_session_plays_an_agent_process_and_records_its_search() -> None:
         turn = session.agent_move()
     assert turn is not None and turn.decision is not None and turn.decision.info is not None
     assert session.record().decisions[0]["info"]["depth"] == 2  # type: ignore[index]
+
+
+def test_an_agent_process_is_warmed_up_so_its_first_move_is_timed_on_thinking_only() -> None:
+    # reading the first position and generating moves compile the game's code (tenths of a
+    # second in a fresh process): that belongs to the start-up, not to the first move's clock
+    with AgentProcess("tictactoe", "random", 0, 0.25) as remote:
+        session = Session(new_game("tictactoe"), (None, remote), limits=(None, 0.25))
+        assert session.prepare_agents() is None
+        session.play(session.state.legal_moves()[4])
+        turn = session.agent_move()
+        assert turn is not None and session.outcome is None, session.outcome
