@@ -31,6 +31,16 @@ def test_perft_from_a_position_text():
     assert "18" in result.output
 
 
+def test_perft_honours_the_games_ply_cap():
+    # the cap ends every game after one ply: the 20 games of one move are the leaves of depth 2
+    result = runner.invoke(
+        app, ["perft", "--game", "quixo:size=3,ply_cap=1", "--depth", "2"], terminal_width=200
+    )
+    assert result.exit_code == 0, result.output
+    rows = [line.split("│")[1:3] for line in result.output.splitlines() if line.count("│") == 4]
+    assert [(depth.strip(), leaves.strip()) for depth, leaves in rows] == [("1", "20"), ("2", "20")]
+
+
 def test_perft_of_every_game_prints_its_published_counts():
     for game, depth, counts in (
         ("connect4", 8, ("2,401", "823,536", "5,673,234")),

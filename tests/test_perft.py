@@ -86,3 +86,21 @@ def test_negative_depth_is_refused() -> None:
     game = parse_game("tictactoe")
     with pytest.raises(ValueError, match="depth"):
         perft(game.kernel, *game.initial_words(), -1)
+
+
+@pytest.mark.parametrize("ended", [True, False])
+def test_the_ply_cap_ends_games_as_the_plain_walk_sees_it(ended: bool) -> None:
+    # the compiled kernels do not see the ply cap; perft is told how far away it is
+    for cap in (1, 2, 3):
+        game = parse_game(f"quixo:size=3,ply_cap={cap}")
+        rng = random.Random(cap)
+        for start_plies in (0, 1, cap):
+            state = game.initial()
+            for _ in range(start_plies):
+                if state.is_over:
+                    break
+                state = state.play_index(rng.choice(state.legal_indices()))
+            left = cap - state.ply
+            for depth in range(5):
+                expected = naive_perft(state, depth, ended)
+                assert perft(game.kernel, *state.words, depth, ended, plies_left=left) == expected

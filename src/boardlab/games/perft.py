@@ -98,11 +98,28 @@ def build_playouts(kernel: Kernel) -> Any:
     return playouts
 
 
-def perft(kernel: Kernel, a: int, b: int, depth: int, ended: bool = True) -> int:
+def capped_depth(depth: int, ended: bool, plies_left: int | None) -> int | None:
+    """The depth to count to when the game's ply cap ends every game ``plies_left`` plies from
+    here (None: no cap): a line that reaches the cap is a finished game (a draw), which the
+    compiled kernels do not see. None when nothing is counted (every line ends before
+    ``depth`` and ended games are not leaves)."""
+    if plies_left is None or plies_left >= depth:
+        return depth
+    return max(plies_left, 0) if ended else None
+
+
+def perft(
+    kernel: Kernel, a: int, b: int, depth: int, ended: bool = True, plies_left: int | None = None
+) -> int:
     """Leaves of the game tree of ``kernel`` from ``(a, b)`` to ``depth`` plies; a game that
-    ends earlier is a leaf if ``ended``, else it counts nothing."""
+    ends earlier (by its rules, or by the ply cap ``plies_left`` plies from here: None, no
+    cap) is a leaf if ``ended``, else it counts nothing."""
     if depth < 0:
         raise ValueError(f"perft depth must be 0 or more, got {depth}")
+    capped = capped_depth(depth, ended, plies_left)
+    if capped is None:
+        return 0
+    depth = capped
     count = compiled_for(kernel, build_perft)(kernel.ctx, np.int64(a), np.int64(b), int(depth), bool(ended))
     return int(count)
 
@@ -114,4 +131,4 @@ def random_playouts(kernel: Kernel, a: int, b: int, games: int, max_plies: int, 
     return int(playouts(kernel.ctx, np.int64(a), np.int64(b), int(games), int(max_plies), int(seed)))
 
 
-__all__ = ["build_perft", "build_playouts", "perft", "random_playouts"]
+__all__ = ["build_perft", "build_playouts", "capped_depth", "perft", "random_playouts"]

@@ -29,7 +29,7 @@ from boardlab.core.processes import stop_requests
 from boardlab.core.spec import one_line, options_of
 from boardlab.games import available_games, parse_game
 from boardlab.games.base import ONGOING
-from boardlab.games.perft import perft
+from boardlab.games.perft import capped_depth, perft
 from boardlab.search.bench import engine_figures
 from boardlab.ui.arena import register as register_arena
 from boardlab.ui.blackbox import register as register_blackbox
@@ -139,10 +139,15 @@ PERFT_COMPILED_DEPTH = 5
 Quixo); above it the root is split in Python, so that Ctrl-C is heard between calls."""
 
 
-def _perft(kernel: Any, a: int, b: int, depth: int, ended: bool, stop: Any) -> int:
-    """Leaves at ``depth``; deep counts are split into compiled calls so that ``stop`` (set
-    by Ctrl-C or SIGTERM) is looked at every few milliseconds (the count is then partial)."""
+def _perft(kernel: Any, a: int, b: int, depth: int, ended: bool, stop: Any, plies_left: int | None) -> int:
+    """Leaves at ``depth`` (the ply cap ``plies_left`` plies away, None: none, ends a game);
+    deep counts are split into compiled calls so that ``stop`` (set by Ctrl-C or SIGTERM) is
+    looked at every few milliseconds (the count is then partial)."""
 
+    capped = capped_depth(depth, ended, plies_left)
+    if capped is None:
+        return 0
+    depth = capped
     ctx = kernel.ctx
     if depth <= PERFT_COMPILED_DEPTH or kernel.status(ctx, np.int64(a), np.int64(b)) != ONGOING:
         return perft(kernel, a, b, depth, ended)
@@ -153,7 +158,7 @@ def _perft(kernel: Any, a: int, b: int, depth: int, ended: bool, stop: Any) -> i
         if stop:
             break
         x, y = kernel.play(ctx, np.int64(a), np.int64(b), move)
-        total += _perft(kernel, int(x), int(y), depth - 1, ended, stop)
+        total += _perft(kernel, int(x), int(y), depth - 1, ended, stop, None)  # the cap is past depth
     return total
 
 
@@ -164,18 +169,20 @@ def perft_command(
     size: int | None = typer.Option(None, help="Quixo's board side: 3, 4 or 5 (as --game quixo:size=N)."),
     position: str = typer.Option("", help="Start position text (default: the game's start)."),
 ) -> None:
-    """Count the leaves of a game tree at each depth (a game that ends earlier is a leaf, or
-    not counted where the game's published counts are of move sequences: Connect Four,
-    Tic-Tac-Toe)."""
+    """Count the leaves of a game tree at each depth (a game that ends earlier, by its rules or
+    its ply cap, is a leaf, or not counted where the game's published counts are of move
+    sequences: Connect Four, Tic-Tac-Toe)."""
     state = position_of(game, size, position)
     ended = state.game.perft_ended_leaves
+    cap = state.game.ply_cap
+    plies_left = None if cap is None else cap - state.ply
     table = Table(title=f"perft of {state.game.title} from {state.to_text()}")
     for column in ("depth", "leaves", "seconds"):
         table.add_column(column, justify="right")
     with stop_requests() as stop:
         for d in range(1, depth + 1):
             start = time.perf_counter()
-            leaves = _perft(state.kernel, state.a, state.b, d, ended, stop)
+            leaves = _perft(state.kernel, state.a, state.b, d, ended, stop, plies_left)
             if stop:
                 break
             table.add_row(str(d), f"{leaves:,}", f"{time.perf_counter() - start:.4f}")
