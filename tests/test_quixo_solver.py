@@ -345,6 +345,30 @@ def test_cli_analyze_lists_every_move(cli: typer.Typer, disk3: Path) -> None:
     assert "16 legal moves" in result.output
 
 
+def test_cli_analyze_reports_a_position_at_the_ply_cap_as_over(cli: typer.Typer, disk3: Path) -> None:
+    result = CliRunner().invoke(
+        cli, ["analyze", "X.O.O.X.. O 250", "--game", "quixo:size=3", "--dir", str(disk3)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "O to move: draw (ply cap: 200 plies)" in result.output and "No move to play" in result.output
+    assert "win" not in result.output
+
+
+def test_cli_analyze_gives_values_under_the_ply_cap(cli: typer.Typer, disk3: Path) -> None:
+    # X loses in 2 without a cap; at ply 9 of 10 only the moves that lose at once still lose
+    args = ["analyze", "X.OX.OOO. X 9", "--game", "quixo:size=3,ply_cap=10", "--dir", str(disk3)]
+    result = CliRunner().invoke(cli, args, terminal_width=200)
+    assert result.exit_code == 0, result.output
+    assert "X to move: draw by the ply cap (10 plies; without it: loss in 2 plies)" in result.output
+    rows = [
+        [cell.strip() for cell in line.split("│")[1:-1]] for line in result.output.splitlines() if "│" in line
+    ]
+    assert rows and all(depth in ("1", "-") for _, _, depth, _ in rows)
+    assert {value for _, value, depth, _ in rows if depth == "-"} == {"draw (cap; loss in 2 plies without)"}
+    assert all(best == "*" for _, value, _, best in rows if value.startswith("draw"))
+    assert "ends the game 1 ply from here" in result.output
+
+
 def test_cli_solves_and_analyzes_under_the_course_rules(cli: typer.Typer, tmp_path: Path) -> None:
     solved = CliRunner().invoke(cli, ["solve", "quixo:rules=course", "--size", "3", "--dir", str(tmp_path)])
     assert solved.exit_code == 0, solved.output

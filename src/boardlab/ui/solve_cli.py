@@ -18,7 +18,18 @@ from boardlab.core.console import make_console
 from boardlab.core.files import output_problem, path_problem
 from boardlab.core.processes import sigterm_as_interrupt
 from boardlab.core.spec import one_line, shorten
-from boardlab.games import LOSS, WIN, ExactPlayError, GameError, GameOptionError, exact_play, parse_game
+from boardlab.games import (
+    DRAW,
+    LOSS,
+    WIN,
+    ExactPlayError,
+    GameError,
+    GameOptionError,
+    Reason,
+    exact_play,
+    parse_game,
+)
+from boardlab.games.exact import VALUE_NAMES, depth_rank
 from boardlab.games.quixo import SIZES, State
 from boardlab.games.quixo.solver import QuixoTables, check_folder, default_table_dir, solve
 from boardlab.ui.connect4_cli import analyze_connect4, solve_connect4
@@ -53,11 +64,25 @@ def _check_dir(directory: Path | None) -> None:
         _fail(f"--dir {shorten(str(directory))}: {problem}")
 
 
+def _under_cap(value: int, depth: int | None, plies_left: int | None) -> tuple[int, int | None, bool]:
+    """A value of the exact play (solved without the ply cap) under a cap ``plies_left`` plies
+    away (None: no cap), and whether the cap changed it. A win or loss that perfect play takes
+    longer than that to reach is a draw under the cap: the winner cannot force it sooner, and
+    the other side cannot win at all. An unknown depth is left as it is."""
+    if plies_left is None or value == DRAW or depth is None or depth <= plies_left:
+        return value, depth, False
+    return DRAW, None, True
+
+
+def _plies(count: int) -> str:
+    return f"{count} ply" if count == 1 else f"{count} plies"
+
+
 def _describe(value: int, depth: int | None) -> str:
 
     if depth is None:
         return {WIN: "win", LOSS: "loss"}.get(value, "draw")
-    plies = f"{depth} ply" if depth == 1 else f"{depth} plies"
+    plies = _plies(depth)
     if value == WIN:
         return "won already" if depth == 0 else f"win in {plies}"
     if value == LOSS:
@@ -252,6 +277,15 @@ def analyze_command(
     started = time.perf_counter()
     _check_dir(directory)
     state = read_position(game, position)
+    outcome = state.outcome
+    if outcome is not None and outcome.reason == Reason.PLY_CAP:  # over whatever the tables say
+        console = make_console(highlight=False)
+        console.print(str(state))
+        console.print(f"{state.game.symbols[state.to_move]} to move: {outcome.text(state.game.symbols)}")
+        console.print("No move to play: the game is over.")
+        return
+    cap = state.game.ply_cap
+    plies_left = None if cap is None else cap - state.ply
     try:
         exact = exact_play(state.game, tables=directory)
         exact.check_covered(state)
@@ -264,21 +298,39 @@ def analyze_command(
     console = make_console(highlight=False)
     side = state.game.symbols[state.to_move]
     console.print(str(state))
-    console.print(f"{side} to move: {_describe(value.value, value.depth)}")
+    capped_value, capped_depth, cut = _under_cap(value.value, value.depth, plies_left)
+    line = _describe(capped_value, capped_depth)
+    if cut:
+        line += f" by the ply cap ({cap} plies; without it: {_describe(value.value, value.depth)})"
+    console.print(f"{side} to move: {line}")
     if not moves:
         console.print("No move to play: the game is over.")
         return
-    moves.sort(key=lambda m: m.rank, reverse=True)
-    best = moves[0].rank
+    rows = []
+    for m in moves:
+        move_value, move_depth, move_cut = _under_cap(m.value, m.depth, plies_left)
+        rank = depth_rank(move_value, move_depth) if plies_left is not None else m.rank
+        rows.append((rank, m, move_value, move_depth, move_cut))
+    rows.sort(key=lambda row: row[0], reverse=True)
+    best = rows[0][0]
     table = Table(title=f"{len(moves)} legal moves, best first")
     for column in ("move", "value for " + side, "plies to the end", "best"):
         table.add_column(column)
-    for m in moves:
+    for rank, m, move_value, move_depth, move_cut in rows:
         table.add_row(
             str(state.move_from_index(m.action)),
-            m.name,
-            "-" if m.depth is None else str(m.depth),
-            "*" if m.rank == best else "",
+            f"draw (cap; {_describe(m.value, m.depth)} without)" if move_cut else VALUE_NAMES[move_value],
+            "-" if move_depth is None else str(move_depth),
+            "*" if rank == best else "",
         )
     console.print(table)
+    if any(row[4] for row in rows):
+        console.print(
+            f"(cap: the ply cap of {cap} plies ends the game {_plies(plies_left)} from here, "
+            "before perfect play would; the tables are solved without it)"
+        )
+    if plies_left is not None and any(
+        m.value != DRAW and m.depth is None for m in moves
+    ):  # no depth: the cap's effect is unknown
+        console.print(f"(values without the ply cap of {cap} plies, which ends this game in {plies_left})")
     console.print(f"({time.perf_counter() - started:.2f} s)")
