@@ -97,3 +97,12 @@ def test_solve_and_analyze_dispatch_to_connect4() -> None:
     assert analyzed.exit_code == 0 and "best" in analyzed.output
     full = runner.invoke(app, ["solve", "connect4", "44444444"])
     assert full.exit_code == 2 and "ply 7: column 4 is full" in full.output
+
+
+def test_a_float_option_that_is_not_a_number_says_so_before_its_range():
+    for value in ("nan", "inf"):
+        result = runner.invoke(app, ["serve", "--analysis-seconds", value, "--port", "1"])
+        assert result.exit_code == 2
+        assert "must be a finite number" in result.output and "600" not in result.output, result.output
+    result = runner.invoke(app, ["serve", "--analysis-seconds", "700"])
+    assert result.exit_code == 2 and "600" in result.output

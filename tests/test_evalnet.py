@@ -187,6 +187,8 @@ def test_wrong_board_and_missing_files_are_refused_in_one_line(net_file: Path, t
     assert "\n" not in str(error.value)
     with pytest.raises(AgentSpecError, match="no network is shipped"):
         make_agent("alphabeta:depth=1,eval=net", game=parse_game("tictactoe"))
+    with pytest.raises(AgentSpecError, match="no network file after 'net:'"):  # not the shipped one
+        make_agent("alphabeta:depth=1,eval=net:", game=parse_game("quixo"))
 
 
 # --- the search ----------------------------------------------------------------------------------

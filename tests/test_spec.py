@@ -87,3 +87,19 @@ def test_a_nested_spec_value_round_trips_through_spec_text(inner: str, size: int
     name, texts = split_spec(spec_text("outer", settings))
     assert name == "outer"
     assert build_options(Outer, "outer", texts) == settings
+
+
+@dataclass(frozen=True)
+class Timed:
+    time: float = option(0.0, "seconds (0: no limit)", minimum=0, maximum=3600)
+
+
+@pytest.mark.parametrize("text", ["1e-400", "0.5e-330", "-3e-999"])
+def test_a_float_too_small_to_hold_is_refused_not_read_as_zero(text: str) -> None:
+    with pytest.raises(SpecError, match="too small"):
+        build_options(Timed, "timed", {"time": text})
+
+
+@pytest.mark.parametrize(("text", "value"), [("0", 0.0), ("0e-400", 0.0), ("0.000", 0.0), ("1e-300", 1e-300)])
+def test_zero_and_small_floats_are_read_as_written(text: str, value: float) -> None:
+    assert build_options(Timed, "timed", {"time": text}).time == value

@@ -93,8 +93,13 @@ def evaluation_net(agent: str, name: str, kernel: Kernel) -> EvalNet | None:
     AgentSpecError when it cannot be read or does not fit the game."""
     if not is_net(name):
         return None
+    path = name[len(NET) + 1 :]
+    if name != NET and not path.strip():  # not the shipped network: that is eval=net
+        raise AgentSpecError(
+            f"{agent}: eval={name}: no network file after 'net:' (eval=net takes the shipped network)"
+        )
     try:
-        return net_for(kernel, name[len(NET) + 1 :])
+        return net_for(kernel, path)
     except EvalNetError as error:
         raise AgentSpecError(f"{agent}: eval={name}: {error}") from None
 

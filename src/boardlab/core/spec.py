@@ -184,7 +184,10 @@ def _convert(spec: OptionSpec, owner: str, text: str) -> Any:
     if spec.kind is float:
         if not _FLOAT.fullmatch(text) or len(text) > 40:
             raise bad("a finite number (ASCII digits)")
-        return float(text)
+        number = float(text)
+        if number == 0 and any(c in "123456789" for c in re.split("[eE]", text)[0]):
+            raise bad("a number a float can hold (this one is too small and would read as 0)")
+        return number
     if spec.kind is tuple:
         parts = text.split("-")
         if not text or any(not p.isascii() or not p.isdigit() or len(p) > 18 for p in parts):

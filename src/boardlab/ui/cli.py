@@ -9,6 +9,7 @@ on one line with exit status 1; ``BOARDLAB_DEBUG=1`` shows its traceback instead
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import time
@@ -19,7 +20,7 @@ import numpy as np
 import typer
 from rich.table import Table
 from typer import Abort
-from typer._click.exceptions import ClickException
+from typer._click.exceptions import BadParameter, ClickException
 from typer.core import TyperGroup
 
 from boardlab.agents import list_agents
@@ -82,6 +83,40 @@ class OneLineErrors(TyperGroup):
             _error_line(f"unexpected {type(err).__name__}: {err} (a bug; BOARDLAB_DEBUG=1 shows where)")
             sys.exit(1)
         sys.exit(code if isinstance(code, int) else 0)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            _finite_floats_only(command)
+        return command
+
+
+def _finite_floats_only(command: Any) -> None:
+    """Make every float option of ``command`` (and of its sub-commands) refuse ``nan`` and
+    ``inf`` as not being numbers, before its range check: the parser reads them as floats,
+    and a range check says ``nan`` "should be <= 600", which misleads."""
+    for sub in getattr(command, "commands", {}).values():
+        _finite_floats_only(sub)
+    for param in getattr(command, "params", ()):
+        descriptor = getattr(param, "type_descriptor", None)
+        if getattr(descriptor, "annotation", None) is not float or getattr(param, "_finite_only", False):
+            continue
+        checked = param.process_value
+
+        def process_value(ctx: Any, value: Any, param: Any = param, checked: Any = checked) -> Any:
+            if isinstance(value, str):
+                try:
+                    number = float(value)
+                except ValueError:
+                    number = 0.0  # not a number at all: the parser says so
+                if not math.isfinite(number):
+                    raise BadParameter(
+                        f"must be a finite number, got {value.strip()!r}", ctx=ctx, param=param
+                    )
+            return checked(ctx, value)
+
+        param.process_value = process_value
+        param._finite_only = True
 
 
 def _error_line(message: str) -> None:
