@@ -9,6 +9,7 @@ atomic writer's final rename.
 from __future__ import annotations
 
 import errno
+import itertools
 import json
 import os
 import sqlite3
@@ -32,6 +33,7 @@ from boardlab.core.console import ASCII_FALLBACK, ascii_look_alike
 from boardlab.core.files import TEMPORARY_SUFFIX, output_problem
 from boardlab.games import ExactPlayError, exact_play, parse_game
 from boardlab.games.nim.exact import NimRule, NimSolverPlay
+from boardlab.games.nim.exact import moves as nim_moves
 from boardlab.ui.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -218,6 +220,23 @@ def test_a_nim_game_too_large_for_a_full_solve_is_refused_at_once_by_oracle_as_b
         assert "2,825,761 positions" in line
     assert not (tmp_path / "o").exists() and not (tmp_path / "m.sqlite").exists()
     assert isinstance(exact_play(parse_game(game)), NimRule)  # the judge: the rule, no solve
+
+
+def test_a_nim_game_of_few_positions_but_many_moves_is_judged_by_the_rule_not_solved() -> None:
+    # 90,601 positions (under the limit) but 27 million moves: minutes of solving
+    game = parse_game("nim:piles=300-300")
+    with pytest.raises(ExactPlayError, match="27,180,300 moves"):
+        NimSolverPlay.check_size(game, 2_000_000)
+    assert isinstance(exact_play(game), NimRule)
+    assert isinstance(exact_play(parse_game("nim:piles=300-300,k=3")), NimSolverPlay)
+
+
+@pytest.mark.parametrize("spec", ["nim:piles=1-2", "nim:piles=3-4-5", "nim:piles=4-0-6,k=2", "nim:piles=7"])
+def test_the_moves_a_nim_solve_looks_at_are_counted_exactly(spec: str) -> None:
+    game = parse_game(spec)
+    every = itertools.product(*(range(p + 1) for p in game.piles))
+    naive = sum(sum(min(q, game.k or max(game.piles)) for q in piles) for piles in every)
+    assert nim_moves(game) == naive
 
 
 def test_a_nim_solve_needing_more_memory_than_the_machine_has_is_refused_before_it_starts(

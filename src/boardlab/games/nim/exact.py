@@ -16,9 +16,25 @@ BYTES_PER_POSITION = 250
 """Memory a solved position takes in the small solver's table (a dict of tuples), rounded up."""
 
 
+MOVES_PER_POSITION_LIMIT = 2
+"""A full solve looks at each move of each position (about a million a second): it is refused
+beyond this many moves per position of its ``limit`` (4 million moves, a few seconds, by
+default), however few the positions (``nim:piles=300-300``: 90,601 positions, 27 million moves)."""
+
+
 def positions(game: Any) -> int:
     """How many positions the piles of ``game`` can be in."""
     return math.prod(p + 1 for p in game.piles)
+
+
+def moves(game: Any) -> int:
+    """How many moves all the positions of ``game`` have together (what a full solve looks at)."""
+    most = game.k or max(game.piles, default=0)
+    total = 0
+    for i, pile in enumerate(game.piles):
+        others = math.prod(p + 1 for j, p in enumerate(game.piles) if j != i)
+        total += sum(min(q, most) for q in range(pile + 1)) * others
+    return total
 
 
 class NimSolverPlay(SmallSolverPlay):
@@ -34,6 +50,12 @@ class NimSolverPlay(SmallSolverPlay):
                 f"{name} has {count:,} positions, more than the limit of {limit:,} for a full solve"
             )
         # the cost is known before the solve: refuse it now rather than after minutes of work
+        work = moves(game)
+        if work > MOVES_PER_POSITION_LIMIT * limit:
+            raise ExactPlayError(
+                f"{name} has {work:,} moves over its {count:,} positions, more than the "
+                f"{MOVES_PER_POSITION_LIMIT * limit:,} a full solve looks at"
+            )
         problem = memory_problem(count * BYTES_PER_POSITION, f"a full solve of {name}")
         if problem is not None:
             raise ExactPlayError(problem)
@@ -63,4 +85,4 @@ class NimRule(ExactPlay):
         return out
 
 
-__all__ = ["NimRule", "NimSolverPlay", "positions"]
+__all__ = ["MOVES_PER_POSITION_LIMIT", "NimRule", "NimSolverPlay", "moves", "positions"]
