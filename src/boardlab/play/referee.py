@@ -161,22 +161,26 @@ def stop_child(process: Any, conn: Connection, kill: bool = False) -> None:
         conn.close()
 
 
-def _warm(the_game: Any, game: str, spec: str) -> None:
-    """Compile what answering a request uses (reading a position, the legality check) and, as
-    the arena does, the agent's search with a copy of the agent (its own memory and random
-    numbers untouched), so that the first move's clock counts thinking only. Only a speed-up:
-    a failure is left for the first move to meet and report."""
-    from boardlab.play.pool import warm_up  # here: pool imports this module
-
+def _warm(the_game: Any) -> None:
+    """Compile the game's code that answering a request uses (reading a position as text, its
+    moves, playing one, the legality check), so that the first move's clock counts the agent's
+    thinking only; the agent compiles its own in ``prepare``. Only a speed-up: a failure is
+    left for the first move to meet and report. The agent itself is not asked: one that hangs
+    or dies must forfeit its first move, not its start."""
     with contextlib.suppress(Exception):
-        start = the_game.initial()
-        state = the_game.parse_position(start.to_text())
-        is_legal(state, state.legal_moves()[0])
-    warm_up(game, (spec,))
+        state = the_game.initial()
+        for _ in range(2):
+            state = the_game.parse_position(state.to_text())
+            if state.outcome is not None:
+                break
+            move = state.legal_moves()[0]
+            is_legal(state, move)
+            state = state.play(move)
 
 
 def _host(conn: Connection, game: str, spec: str, seed: int | None) -> None:
-    """The child process: build and prepare the agent, warm it up, then answer ``act`` requests."""
+    """The child process: build and prepare the agent, warm the game's code up, then answer
+    ``act`` requests."""
     start_child()
     send = json_sender(conn)
 
@@ -189,7 +193,7 @@ def _host(conn: Connection, game: str, spec: str, seed: int | None) -> None:
         except caught as err:
             send({"error": "failed to start: " + describe_failure(err)})
             return
-        _warm(the_game, game, spec)
+        _warm(the_game)
         send({"ready": True})
         while True:
             request = json.loads(conn.recv_bytes())

@@ -20,7 +20,7 @@ import numpy as np
 import typer
 from rich.table import Table
 from typer import Abort
-from typer._click.exceptions import BadParameter, ClickException
+from typer._click.exceptions import ClickException, UsageError
 from typer.core import TyperGroup
 
 from boardlab.agents import list_agents
@@ -110,9 +110,8 @@ def _finite_floats_only(command: Any) -> None:
                 except ValueError:
                     number = 0.0  # not a number at all: the parser says so
                 if not math.isfinite(number):
-                    raise BadParameter(
-                        f"must be a finite number, got {value.strip()!r}", ctx=ctx, param=param
-                    )
+                    name = max(param.opts, key=len, default=param.name)
+                    raise UsageError(f"{name} must be a finite number, got {value.strip()}", ctx=ctx)
             return checked(ctx, value)
 
         param.process_value = process_value
