@@ -27,7 +27,7 @@ from boardlab.agents import list_agents
 from boardlab.core.console import fit_streams, make_console
 from boardlab.core.inputs import InputFileError
 from boardlab.core.processes import stop_requests
-from boardlab.core.spec import one_line, options_of
+from boardlab.core.spec import one_line, options_of, shorten
 from boardlab.games import available_games, parse_game
 from boardlab.games.base import ONGOING
 from boardlab.games.perft import capped_depth, perft
@@ -111,7 +111,7 @@ def _finite_floats_only(command: Any) -> None:
                     number = 0.0  # not a number at all: the parser says so
                 if not math.isfinite(number):
                     name = max(param.opts, key=len, default=param.name)
-                    raise UsageError(f"{name} must be a finite number, got {value.strip()}", ctx=ctx)
+                    raise UsageError(f"{name} must be a finite number, got {shorten(value.strip())}", ctx=ctx)
             return checked(ctx, value)
 
         param.process_value = process_value
