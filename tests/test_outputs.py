@@ -302,8 +302,10 @@ def _store_room(monkeypatch: pytest.MonkeyPatch, pages: int) -> None:
     on a full disk ("database or disk is full")."""
     real_connect = store_module._connect
 
-    def connect(path: str) -> sqlite3.Connection:
-        conn = real_connect(path)
+    def connect(path: str, read_only: bool = False) -> sqlite3.Connection:
+        conn = real_connect(path, read_only)
+        if read_only:
+            return conn
         store_module._check_or_create(conn, path)
         (used,) = conn.execute("PRAGMA page_count").fetchone()
         conn.execute(f"PRAGMA max_page_count = {used + pages}")

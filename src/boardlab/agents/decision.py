@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from boardlab.core.spec import shown_value
+
 
 class LimitError(ValueError):
     """A limit that is not a positive budget (time in seconds, depth, nodes, iterations)."""
@@ -44,14 +46,14 @@ class Limit:
             seconds = self.time
             number = isinstance(seconds, numbers.Real) and not _is_bool(seconds)
             if not number or not math.isfinite(seconds) or seconds <= 0:
-                raise LimitError(f"a time limit is a positive number of seconds, got {_shown(seconds)}")
+                raise LimitError(f"a time limit is a positive number of seconds, got {shown_value(seconds)}")
             object.__setattr__(self, "time", float(seconds))
         for name in ("depth", "nodes", "iterations"):
             value = getattr(self, name)
             if value is None:
                 continue
             if _is_bool(value) or not isinstance(value, numbers.Integral) or value <= 0:
-                raise LimitError(f"a {name} limit is a positive whole number, got {_shown(value)}")
+                raise LimitError(f"a {name} limit is a positive whole number, got {shown_value(value)}")
             object.__setattr__(self, name, int(value))
 
     @classmethod
@@ -81,18 +83,11 @@ def _is_bool(value: Any) -> bool:
     return isinstance(value, bool | np.bool_)
 
 
-def _shown(value: Any) -> str:
-    """A value and its type for an error message, cut short."""
-    text = repr(value)
-    text = text if len(text) <= 40 else text[:37] + "..."
-    return f"{text} ({type(value).__name__})"
-
-
 def check_limit(limit: Any) -> Limit | None:
     """``limit`` itself if it is a :class:`Limit` or None; LimitError for anything else (a
     bare number of seconds, say)."""
     if limit is not None and not isinstance(limit, Limit):
-        raise LimitError(f"a limit is a Limit or None (5 seconds: Limit(time=5)), got {_shown(limit)}")
+        raise LimitError(f"a limit is a Limit or None (5 seconds: Limit(time=5)), got {shown_value(limit)}")
     return limit
 
 

@@ -41,6 +41,11 @@ def shorten(text: str, limit: int = MAX_VALUE_SHOWN) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def shown_value(value: Any, limit: int = 40) -> str:
+    """A value and its type for an error message, its repr cut to ``limit`` characters."""
+    return f"{shorten(repr(value), limit)} ({type(value).__name__})"
+
+
 MAX_WORD_SHOWN = 200
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f\ud800-\udfff]")
 

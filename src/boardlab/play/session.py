@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from boardlab.agents.decision import Decision, Limit, check_limit
+from boardlab.core.spec import shown_value
 from boardlab.games import Outcome, Reason, State, parse_game
 from boardlab.games.base import GameOverError
 from boardlab.play.referee import AgentForfeit, describe_failure, is_legal, shown_move
@@ -41,12 +42,6 @@ class SessionError(ValueError):
     session cannot take (a start that is no position, a negative limit, a colour 5)."""
 
 
-def _shown(value: Any) -> str:
-    """A value and its type for an error message, cut short."""
-    text = repr(value)
-    return f"{text if len(text) <= 40 else text[:37] + '...'} ({type(value).__name__})"
-
-
 def _is_number(value: Any) -> bool:
     """A finite real number: an int, a float or numpy's (bools are not numbers here)."""
     return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
@@ -57,14 +52,14 @@ def _check_seconds(value: Any, what: str) -> float | None:
     if value is None:
         return None
     if not _is_number(value) or value < 0:
-        raise SessionError(f"{what} is None or a number of seconds >= 0, got {_shown(value)}")
+        raise SessionError(f"{what} is None or a number of seconds >= 0, got {shown_value(value)}")
     return float(value)
 
 
 def _check_colour(colour: Any, what: str = "colour") -> int:
     """A colour as an int; SessionError unless it is 0 (the first player) or 1."""
     if isinstance(colour, bool) or not isinstance(colour, numbers.Integral) or colour not in (0, 1):
-        raise SessionError(f"{what} is 0 (the first player) or 1, got {_shown(colour)}")
+        raise SessionError(f"{what} is 0 (the first player) or 1, got {shown_value(colour)}")
     return int(colour)
 
 
@@ -187,12 +182,13 @@ class Session:
     ) -> None:
         if not isinstance(start, State):
             raise SessionError(
-                f"start is a position such as new_game('connect4') or game.initial(), got {_shown(start)}"
+                "start is a position such as new_game('connect4') or game.initial(), "
+                f"got {shown_value(start)}"
             )
         if repetitions is not None and (
             isinstance(repetitions, bool) or not isinstance(repetitions, numbers.Integral) or repetitions < 2
         ):
-            raise SessionError(f"repetitions is None or a whole number >= 2, got {_shown(repetitions)}")
+            raise SessionError(f"repetitions is None or a whole number >= 2, got {shown_value(repetitions)}")
         self.start = start
         self.agents: list[Player | None] = _checked_agents(agents)
         self.limits = _checked_limits(limits)
@@ -266,7 +262,7 @@ class Session:
         """
         seconds = _check_seconds(seconds, "seconds")
         if decision is not None and not isinstance(decision, Decision):
-            raise SessionError(f"decision is a Decision or None, got {_shown(decision)}")
+            raise SessionError(f"decision is a Decision or None, got {shown_value(decision)}")
         self._check_open()
         if isinstance(move, str):
             move = self.state.parse_move(move)
@@ -435,7 +431,9 @@ class Session:
         A GameError if a move of the record is not legal where it was played.
         """
         if not isinstance(record, SessionRecord):
-            raise SessionError(f"replay takes a SessionRecord (from_json reads one), got {_shown(record)}")
+            raise SessionError(
+                f"replay takes a SessionRecord (from_json reads one), got {shown_value(record)}"
+            )
         game = parse_game(record.game)
         session = cls(game.parse_position(record.start), **options)
         for move, seconds in zip(record.moves, record.seconds, strict=True):
@@ -458,7 +456,7 @@ def _checked_agents(agents: Any) -> list[Player | None]:
     for colour, agent in enumerate(sides):
         if agent is not None and not callable(getattr(agent, "act", None)):
             raise SessionError(
-                f"agents[{colour}] is an agent (make_agent(spec)) or None, got {_shown(agent)}"
+                f"agents[{colour}] is an agent (make_agent(spec)) or None, got {shown_value(agent)}"
             )
     return sides
 
@@ -468,7 +466,9 @@ def _checked_limits(limits: Any) -> tuple[float | None, float | None]:
     sides = _two_sides(limits)
     for colour, limit in enumerate(sides):
         if limit is not None and (not _is_number(limit) or limit <= 0):
-            raise SessionError(f"limits[{colour}] is None or a number of seconds > 0, got {_shown(limit)}")
+            raise SessionError(
+                f"limits[{colour}] is None or a number of seconds > 0, got {shown_value(limit)}"
+            )
     first, second = (None if limit is None else float(limit) for limit in sides)
     return first, second
 
