@@ -23,6 +23,7 @@ import struct
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -140,12 +141,10 @@ def read_table(
     return read_table_file(path, size, a, b, verify, rulebook)
 
 
-def read_table_file(
-    path: Path, size: int, a: int, b: int, verify: bool = True, rulebook: str = "official"
-) -> ClassTable:
-    """Memory-map one table file and check it is the class expected, solved under ``rulebook``."""
-    expected_flags = _flags(rulebook)
-    path = Path(path)
+def _read_header(path: Path) -> tuple[int, tuple[Any, ...]]:
+    """The file size and header fields of a table file; TablebaseFormatError if it is missing,
+    not a regular file, truncated, not a boardlab table, of another format version, or its
+    header checksum fails."""
     where = f"tablebase file {path}"
     if not path.exists():
         raise TablebaseFormatError(f"{where} is missing")
@@ -158,13 +157,25 @@ def read_table_file(
     if actual_size < HEADER_SIZE or len(head) < HEADER_SIZE:
         raise TablebaseFormatError(f"{where} is truncated: {actual_size} bytes, shorter than its header")
     fields = _HEADER.unpack(head[: _HEADER.size])
-    magic, version, fsize, fa, fb, width, flags, count, wins, losses, draws, crc, head_crc = fields
+    magic, version, head_crc = fields[0], fields[1], fields[12]
     if magic != MAGIC:
         raise TablebaseFormatError(f"{where} is not a boardlab Quixo table (bad magic {magic!r})")
     if head_crc != zlib.crc32(head[: _HEADER.size - 4]):
         raise TablebaseFormatError(f"{where} has a corrupt header (checksum mismatch)")
     if version != VERSION:
         raise TablebaseFormatError(f"{where} has format version {version}; this boardlab reads {VERSION}")
+    return actual_size, fields
+
+
+def read_table_file(
+    path: Path, size: int, a: int, b: int, verify: bool = True, rulebook: str = "official"
+) -> ClassTable:
+    """Memory-map one table file and check it is the class expected, solved under ``rulebook``."""
+    expected_flags = _flags(rulebook)
+    path = Path(path)
+    where = f"tablebase file {path}"
+    actual_size, fields = _read_header(path)
+    _, _, fsize, fa, fb, width, flags, count, wins, losses, draws, crc, _ = fields
     if (fsize, fa, fb) != (size, a, b):
         raise TablebaseFormatError(
             f"{where} holds class ({fa}, {fb}) of a {fsize}x{fsize} board, "
@@ -206,17 +217,10 @@ def folder_rulebook(directory: Path, size: int) -> str | None:
         return None
     for path in sorted(folder.glob(f"quixo{size}_*.qtb")):
         try:
-            with open_regular(path, "tablebase file", MAX_TABLE_BYTES) as f:
-                head = f.read(HEADER_SIZE)
-        except (InputFileError, OSError):
+            _, fields = _read_header(path)
+        except (TablebaseFormatError, OSError):
             continue
-        if len(head) < HEADER_SIZE:
-            continue
-        fields = _HEADER.unpack(head[: _HEADER.size])
-        magic, version, fsize, flags, head_crc = fields[0], fields[1], fields[2], fields[6], fields[12]
-        if magic != MAGIC or version != VERSION or fsize != size or flags >= len(RULEBOOKS):
-            continue
-        if head_crc != zlib.crc32(head[: _HEADER.size - 4]):
-            continue
-        return RULEBOOKS[flags]
+        fsize, flags = fields[2], fields[6]
+        if fsize == size and flags < len(RULEBOOKS):
+            return RULEBOOKS[flags]
     return None
