@@ -852,9 +852,10 @@ def checked_answer(priors: Any, values: Any, n: int, num_actions: int) -> tuple[
 
 def evaluate_together(searches: Sequence[Search], evaluator: Evaluator, leaves_per_search: int) -> None:
     """One cycle of many searches sharing ``evaluator``: up to ``leaves_per_search`` leaves from
-    each, evaluated in a single call (as self-play of many games feeds one network)."""
-    for search in searches:
-        check_evaluator(evaluator, search.kernel)
+    each, evaluated in a single call (as self-play of many games feeds one network). The
+    searches play one game (their leaves go in one batch), so the evaluator is checked once."""
+    if searches:
+        check_evaluator(evaluator, searches[0].kernel)
     batches = [search.collect(leaves_per_search) for search in searches]
     total = sum(len(batch) for batch in batches)
     if total == 0:
