@@ -6,6 +6,7 @@ from __future__ import annotations
 import pickle
 import subprocess
 import sys
+from typing import Any
 
 import numpy as np
 import pyspiel
@@ -14,6 +15,7 @@ from open_spiel.python.algorithms import mcts as python_mcts
 from open_spiel.python.algorithms import minimax
 
 from boardlab.agents import AgentSpecError, make_agent
+from boardlab.agents.decision import Limit
 from boardlab.arena import match
 from boardlab.games import DRAW, LOSS, WIN, GameOptionError, exact_play, parse_game
 from boardlab.interop.openspiel import (
@@ -186,6 +188,73 @@ def test_the_agent_finds_the_winning_nim_move() -> None:
     for spec in ("openspiel:bot=alphabeta,depth=0", "openspiel:sims=2000"):
         move = make_agent(spec, seed=0, game=state.game).act(state).move
         assert str(move) == "3:2", spec
+
+
+class _FakeClock:
+    """A stand-in for OpenSpiel's bots and the agent's clock: MCTS costs a millisecond a
+    simulation, alpha-beta ten times more a ply deeper, and their answers name what they ran."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.runs: list[tuple[int, int | None]] = []
+
+    def perf_counter(self) -> float:
+        return self.now
+
+    def run_bot(self, state, bot, *, simulations, depth, **_):  # type: ignore[no-untyped-def]
+        from boardlab.interop.openspiel import BotAnswer
+
+        self.runs.append((simulations, depth))
+        self.now += simulations / 1000 if bot == "mcts" else 0.001 * 10 ** (depth or 0)
+        return BotAnswer(state.legal_indices()[0], None, 0.0, simulations)
+
+
+def _paced_agent(spec: str, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, _FakeClock]:
+    from boardlab.interop import openspiel_agent
+
+    clock = _FakeClock()
+    agent = make_agent(spec, seed=0, game=parse_game("connect4"))
+    monkeypatch.setattr(openspiel_agent, "time", clock)
+    monkeypatch.setattr(agent.bridge, "run_bot", clock.run_bot)
+    return agent, clock
+
+
+def test_mcts_fits_its_simulations_to_a_time_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first short search measures the speed (1,000 a second here); each search then fills
+    most of the time left, and a count given beside the time caps it."""
+    agent, clock = _paced_agent("openspiel:time=0.5", monkeypatch)
+    state = parse_game("connect4").initial()
+    agent.act(state)
+    assert clock.runs == [(16, None), (387, None)]  # 0.8 x (0.5 s - 16 ms) x 1,000/s
+    agent.act(state)
+    assert clock.runs[2:] == [(400, None)]
+    agent.act(state, Limit(time=0.5, iterations=100))
+    assert clock.runs[3:] == [(100, None)]
+    agent.act(state, Limit(iterations=30))
+    assert clock.runs[4:] == [(30, None)]
+
+
+def test_alphabeta_deepens_while_the_next_depth_fits_the_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Depths 1, 2, 3 cost 0.01, 0.1 and 1 s: with 0.5 s the third is not begun, with 2 s it
+    is, and the depth limit stops it first."""
+    agent, clock = _paced_agent("openspiel:bot=alphabeta,depth=0,time=0.5", monkeypatch)
+    state = parse_game("connect4").initial()
+    agent.act(state)
+    assert clock.runs == [(0, 1), (0, 2)]
+    agent.act(state, Limit(time=2.0))
+    assert clock.runs[2:] == [(0, 1), (0, 2), (0, 3)]
+    agent.act(state, Limit(time=2.0, depth=1))
+    assert clock.runs[5:] == [(0, 1)]
+
+
+def test_a_time_limit_gives_mcts_more_than_the_measuring_search() -> None:
+    state = parse_game("connect4").initial()
+    agent = make_agent("openspiel:time=0.05", seed=0, game=state.game)
+    for _ in range(2):
+        decision = agent.act(state)
+        assert state.is_legal(decision.move)
+        assert decision.info.nodes > 16
+        state = state.play(decision.move)
 
 
 def test_bad_agent_specs_are_refused() -> None:

@@ -24,6 +24,11 @@ NATIVE_GAMES = {"connect4": "connect_four", "tictactoe": "tic_tac_toe", "nim": "
 Tic-Tac-Toe, and Nim without a move limit (any piles, misère or normal play)."""
 BOTS = ("mcts", "alphabeta", "random")
 ENGINES = ("auto", "native", "python")
+DEFAULT_SIMULATIONS = 1000
+PROBE_SIMULATIONS = 16
+"""Simulations of the first search under a time limit, which measures the bot's speed."""
+TIME_SHARE = 0.8
+"""Share of a time limit a search is planned to fill (the speed of the last one is a guess)."""
 
 __all__ = ["BOTS", "ENGINES", "NATIVE_GAMES", "OpenSpielAgent", "OpenSpielSettings", "has_native"]
 
@@ -42,7 +47,10 @@ class OpenSpielSettings:
     bot: str = option(
         "mcts", "OpenSpiel's bot: mcts (UCT, random rollouts), alphabeta or random", choices=BOTS
     )
-    sims: int = option(1000, "MCTS simulations per move", minimum=1, maximum=10**8)
+    sims: int = option(0, "MCTS simulations per move (0: use the time budget)", minimum=0, maximum=10**8)
+    time: float = option(
+        0.0, "seconds per move (0: no limit; 1000 simulations if both are 0)", minimum=0, maximum=3600
+    )
     c: float = option(1.4, "MCTS exploration constant (UCT)", minimum=0, maximum=100)
     rollouts: int = option(1, "random rollouts per MCTS leaf", minimum=1, maximum=10**4)
     depth: int = option(
@@ -59,8 +67,11 @@ class OpenSpielSettings:
 class OpenSpielAgent(Agent):
     """OpenSpiel's bots (MCTS, alpha-beta, random) playing boardlab games through the bridge.
 
-    Limits: MCTS honours ``Limit.iterations`` (simulations) and alpha-beta ``Limit.depth``;
-    OpenSpiel's bots have no clock, so a time limit is not honoured. The decision carries
+    Limits: MCTS honours ``Limit.iterations`` (simulations) and alpha-beta ``Limit.depth``.
+    OpenSpiel's bots have no clock, so ``Limit.time`` is kept from outside: MCTS runs as many
+    simulations as the speed of its last search says fit in most of the time (a first, short
+    search measures it), alpha-beta deepens one ply at a time while the next depth is expected
+    to fit; with both a time and a count, whichever comes first. The decision carries
     MCTS's visit shares as the policy and the best move's mean result (MCTS) or the search's
     value (alpha-beta) as the value.
     """
@@ -80,6 +91,8 @@ class OpenSpielAgent(Agent):
             ) from None
         self.bridge = openspiel
         self.np_rng = np.random.default_rng(seed)
+        self.rate: float | None = None
+        """Simulations a second of the last MCTS search, which paces the next under a time limit."""
 
     @classmethod
     def check_game(cls, settings: Any, game: Any) -> None:
@@ -92,28 +105,25 @@ class OpenSpielAgent(Agent):
 
     @classmethod
     def default_limit(cls, settings: Any) -> Limit:
-        return Limit.from_options(iterations=settings.sims, depth=settings.depth)
+        iterations = settings.sims or (0 if settings.time else DEFAULT_SIMULATIONS)
+        return Limit.from_options(time=settings.time, iterations=iterations, depth=settings.depth)
 
     def prepare(self, game: Any) -> None:
         self.bridge.spiel_state_for(game.initial(), self.settings.engine)
 
     def act(self, state: Any, limit: Limit | None = None) -> Decision:
         budget = call_limit(limit, self.limit)
-        s = self.settings
         start = time.perf_counter()
-        answer = self.bridge.run_bot(
-            state,
-            s.bot,
-            engine=s.engine,
-            simulations=budget.iterations or s.sims,
-            c=s.c,
-            rollouts=s.rollouts,
-            depth=budget.depth,
-            seed=int(self.np_rng.integers(2**31)),
-        )
+        if budget.time is None or self.settings.bot == "random":
+            answer = self._run(state, budget.iterations or DEFAULT_SIMULATIONS, budget.depth)
+        elif self.settings.bot == "mcts":
+            answer = self._timed_mcts(state, start + budget.time, budget.iterations or 10**8)
+        else:
+            answer = self._timed_alphabeta(state, start + budget.time, budget.depth)
         if answer.action not in state.legal_indices():
             raise self.bridge.OpenSpielBridgeError(
-                f"OpenSpiel's {s.bot} answered action {answer.action}, not legal in {state.to_text()}"
+                f"OpenSpiel's {self.settings.bot} answered action {answer.action}, "
+                f"not legal in {state.to_text()}"
             )
         move = state.move_from_index(answer.action)
         info = SearchInfo(
@@ -121,6 +131,58 @@ class OpenSpielAgent(Agent):
             seconds=time.perf_counter() - start,
             score=answer.value,
             pv=(str(move),),
-            engine=f"openspiel-{s.bot}",
+            engine=f"openspiel-{self.settings.bot}",
         )
         return Decision(move, policy=answer.policy, value=answer.value, info=info)
+
+    def _run(self, state: Any, simulations: int, depth: int | None) -> Any:
+        """The bot's answer with ``simulations`` (MCTS) or to ``depth`` (alpha-beta); MCTS
+        records its speed in :attr:`rate`."""
+        s = self.settings
+        start = time.perf_counter()
+        answer = self.bridge.run_bot(
+            state,
+            s.bot,
+            engine=s.engine,
+            simulations=simulations,
+            c=s.c,
+            rollouts=s.rollouts,
+            depth=depth,
+            seed=int(self.np_rng.integers(2**31)),
+        )
+        if s.bot == "mcts":
+            self.rate = simulations / max(time.perf_counter() - start, 1e-6)
+        return answer
+
+    def _timed_mcts(self, state: Any, deadline: float, most: int) -> Any:
+        """MCTS of at most ``most`` simulations, as many as the speed of the last search says
+        end by ``deadline`` (a ``time.perf_counter()`` reading); without a last search, a short
+        one measures the speed first, and answers if the time left holds no longer one."""
+        probe = None
+        if self.rate is None:
+            probe = self._run(state, min(PROBE_SIMULATIONS, most), None)
+        left = deadline - time.perf_counter()
+        simulations = min(most, int((self.rate or 0.0) * left * TIME_SHARE))
+        if probe is not None and simulations <= min(PROBE_SIMULATIONS, most):
+            return probe
+        return self._run(state, max(1, simulations), None)
+
+    def _timed_alphabeta(self, state: Any, deadline: float, depth_limit: int | None) -> Any:
+        """Alpha-beta one ply deeper at a time, up to ``depth_limit`` (None: the longest game),
+        while the next depth is expected to end by ``deadline``: each depth is taken to cost
+        the last one's time times the growth seen from the one before (at least 2)."""
+        deepest = (
+            depth_limit
+            or self.bridge.spiel_state_for(state, self.settings.engine).get_game().max_game_length()
+        )
+        answer, last, growth = None, 0.0, 2.0
+        for depth in range(1, deepest + 1):
+            if answer is not None and time.perf_counter() + last * growth > deadline:
+                break
+            began = time.perf_counter()
+            answer = self._run(state, 0, depth)
+            took = time.perf_counter() - began
+            if last > 0:
+                growth = max(2.0, took / last)
+            last = took
+        return answer
