@@ -105,7 +105,10 @@ class PerfectAgent(Agent):
         return ""
 
     def prepare(self, game: Any) -> None:
-        self._exact_play(game)
+        exact = self._exact_play(game)
+        exact.warm()
+        if exact.default_seconds is not None:
+            _runner(game)  # an exact play that searches may leave the move to alpha-beta
 
     def _exact_play(self, game: Any) -> ExactPlay:
         if game not in self._exact:

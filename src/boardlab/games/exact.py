@@ -141,6 +141,11 @@ class ExactPlay(ABC):
     def __init__(self, game: Game) -> None:
         self.game = game
 
+    def warm(self) -> None:
+        """Compile (or load from the cache) what an answer runs, so that a timed answer pays
+        for thinking only; nothing to do by default."""
+        return None
+
     @classmethod
     @abstractmethod
     def open(cls, game: Game, *, tables: Path | str | None = None, limit: int = DEFAULT_LIMIT) -> ExactPlay:

@@ -50,6 +50,11 @@ class ConnectFourSolverPlay(ExactPlay):
         super().__init__(game)
         self.solver = solver
 
+    def warm(self) -> None:
+        first = self.game.initial()
+        self.solver.solve(first, node_limit=1)
+        self.solver.move_scores_at_least(first, column_order(self.solver.width)[0], 0, node_limit=1)
+
     @classmethod
     def open(cls, game: Game, *, tables: Path | str | None = None, limit: int = DEFAULT_LIMIT) -> ExactPlay:
         try:
