@@ -379,7 +379,7 @@ for pair in sys.argv[1:]:
 def test_prepare_compiles_everything_the_first_move_calls():
     """The first move's clock must not pay for a compile (nor for loading one from the cache)."""
     # the hybrid's alpha-beta is the same; perfect hands an unsolved Connect Four move to alpha-beta
-    pairs = ["alphabeta@quixo", "alphabeta@connect4", "perfect@connect4"]
+    pairs = ["alphabeta@quixo", "alphabeta@connect4", "perfect@connect4", "perfect@quixo:size=3"]
     done = subprocess.run(
         [sys.executable, "-c", FIRST_MOVE_COMPILES, *pairs], capture_output=True, text=True, timeout=600
     )

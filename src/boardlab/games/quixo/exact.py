@@ -150,6 +150,9 @@ class QuixoTablesPlay(ExactPlay):
             )
         return cls(game, table_set)
 
+    def warm(self) -> None:
+        self.move_values(self.start(random.Random(0)))
+
     def uncovered(self, state: Any) -> str | None:
         if (foreign := self.foreign(state)) is not None:
             return foreign
