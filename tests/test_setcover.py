@@ -282,6 +282,14 @@ def test_anytime_search_returns_a_cover_and_a_bound_when_stopped_early() -> None
     assert result.lower_bound >= start_heuristic(problem, "k_largest")
 
 
+def test_anytime_node_limit_counts_only_the_nodes_visited() -> None:
+    problem = make_challenge_problem(200, 200, 0.1, seed=3)
+    for max_nodes in (1, 3, 7):
+        result = solve_anytime(problem, max_nodes=max_nodes)
+        assert result.budget_exhausted
+        assert result.expansions == max_nodes
+
+
 def test_anytime_bounds_bracket_the_optimum_at_every_node_limit() -> None:
     for problem in _solvable_lab_problems(6, 25, 50, 0.2):
         optimum = solve_milp(problem).size
@@ -343,6 +351,14 @@ def test_cli_variants_run(args: tuple[str, ...]) -> None:
     result = _run(*args)
     assert result.exit_code == 0, result.output
     assert "set cover" in result.output
+
+
+def test_cli_max_expansions_also_bounds_the_anytime_search() -> None:
+    args = ("--points", "30", "--sets", "30", "--density", "0.1", "--generator", "challenge", "--no-milp")
+    assert "proven optimal" in _run(*args, "--anytime").output  # 11 nodes without a limit
+    result = _run(*args, "--anytime", "--max-expansions", "3")
+    assert result.exit_code == 0, result.output
+    assert "not proven" in result.output and "proven optimal" not in result.output
 
 
 @pytest.mark.parametrize(

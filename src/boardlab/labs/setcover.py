@@ -563,9 +563,9 @@ class _BranchAndBound:
             raise _OutOfBudget
 
     def _visit(self, uncovered: int, allowed: list[int], taken: list[int], bound: float) -> None:
-        self.nodes += 1
-        if self.max_nodes is not None and self.nodes > self.max_nodes:
+        if self.max_nodes is not None and self.nodes >= self.max_nodes:
             raise _OutOfBudget
+        self.nodes += 1
         self._check_time()
         if not uncovered:
             if len(taken) < len(self.best):

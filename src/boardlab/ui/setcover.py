@@ -107,10 +107,10 @@ def _runs(
             for name in HEURISTICS
         ]
         if anytime:
-            results.append(solve_anytime(problem, time_limit=time_limit))
+            results.append(solve_anytime(problem, time_limit=time_limit, max_nodes=max_expansions))
         return results
     if anytime:
-        return [solve_anytime(problem, heuristic, time_limit=time_limit)]
+        return [solve_anytime(problem, heuristic, time_limit=time_limit, max_nodes=max_expansions)]
     return [
         solve_astar(problem, heuristic, weight=weight, time_limit=time_limit, max_expansions=max_expansions)
     ]
@@ -191,7 +191,10 @@ def register(app: typer.Typer) -> None:
             typer.Option(help="Anytime search (greedy + depth-first branch and bound) within --time-limit."),
         ] = False,
         time_limit: Annotated[float, typer.Option(help="Seconds allowed to each search.")] = 30.0,
-        max_expansions: Annotated[int | None, typer.Option(help="Expansion limit of each A* search.")] = None,
+        max_expansions: Annotated[
+            int | None,
+            typer.Option(help="Expansion limit of each search (nodes visited by the anytime search)."),
+        ] = None,
         milp: Annotated[bool, typer.Option(help="Also solve the integer programme.")] = True,
         milp_time_limit: Annotated[float, typer.Option(help="Seconds allowed to HiGHS.")] = 60.0,
     ) -> None:
