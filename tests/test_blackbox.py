@@ -277,3 +277,27 @@ def test_cli_resume_with_a_spent_or_broken_checkpoint_is_a_usage_error(tmp_path:
     )
     assert broken.exit_code == 2 and "unreadable checkpoint" in broken.output
     assert "Traceback" not in spent.output + broken.output
+
+
+def test_cli_resume_with_a_checkpoint_of_another_length_is_refused_and_kept(tmp_path: Path) -> None:
+    first = invoke("--instance", "2", "--strategy", "umda", "--max-calls", "200", "--out", str(tmp_path))
+    assert first.exit_code == 0, first.output
+    checkpoint = blackbox_cli.checkpoint_path(tmp_path, 2, "umda")
+    saved = checkpoint.read_bytes()
+    other = invoke(
+        "--instance",
+        "2",
+        "--strategy",
+        "umda",
+        "--max-calls",
+        "400",
+        "--loci",
+        "500",
+        "--out",
+        str(tmp_path),
+        "--resume",
+    )
+    assert other.exit_code == 2, other.output
+    lines = other.output.strip().splitlines()
+    assert len(lines) == 1 and "1000 loci, not --loci 500" in lines[0], lines
+    assert checkpoint.read_bytes() == saved

@@ -156,11 +156,19 @@ WarmStart = tuple[np.ndarray | None, int]
 def _warm_start(
     strategy: str, instance: int, stop: StopRule, loci: int, out: Path, resume: bool
 ) -> WarmStart:
-    """Where a run starts: from its checkpoint with ``--resume`` (when one fits), else fresh."""
+    """Where a run starts: from its checkpoint with ``--resume`` (when there is one), else fresh.
+
+    A checkpoint of another genome length is refused rather than overwritten by a fresh run.
+    """
     path = checkpoint_path(out, instance, strategy)
     warm = load_checkpoint(path, strategy) if resume else None
-    if warm is None or len(warm[0]) != loci:
+    if warm is None:
         return None, 0
+    if len(warm[0]) != loci:
+        raise UsageProblem(
+            f"the checkpoint {path} holds a genome of {len(warm[0])} loci, not --loci {loci}; "
+            f"resume with --loci {len(warm[0])}, or run without --resume to start afresh"
+        )
     if stop.max_calls is not None and warm[1] >= stop.max_calls:
         raise UsageProblem(
             f"the checkpoint {path} already spent {warm[1]:,} calls; raise --max-calls to resume"
