@@ -301,3 +301,20 @@ def test_cli_resume_with_a_checkpoint_of_another_length_is_refused_and_kept(tmp_
     lines = other.output.strip().splitlines()
     assert len(lines) == 1 and "1000 loci, not --loci 500" in lines[0], lines
     assert checkpoint.read_bytes() == saved
+
+
+def test_cli_compare_stops_each_run_at_the_target(tmp_path: Path) -> None:
+    args = ("--strategy", "compare", "--instance", "1", "--target", "0.3", "--max-calls", "600")
+    result = invoke(*args, "--out", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    rows = json.loads((tmp_path / "compare.json").read_text())
+    assert [r["stop_reason"] for r in rows] == ["target", "target"]
+    assert all(r["calls"] < 600 and r["best_fitness"] >= 0.3 for r in rows)
+
+
+def test_cli_compare_refuses_resume(tmp_path: Path) -> None:
+    result = invoke("--strategy", "compare", "--resume", "--out", str(tmp_path))
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        "Error: --resume does not apply to --strategy compare, which keeps no checkpoint"
+    ]

@@ -213,17 +213,18 @@ def compare_parent_selection(
     loci: int = LOCI,
     config: GAConfig = COMPARISON_GA,
     on_row: Callable[[ComparisonRow], None] | None = None,
+    target: float = 1.0,
 ) -> list[ComparisonRow]:
     """The same GA, parents chosen by black-box fitness vs by raw count of ones, per instance.
 
     Both variants evaluate every child with the black box (so calls are comparable) and stop on
-    fitness 1.0, ``max_calls`` or ``stagnation`` generations without a better best.
+    fitness ``target``, ``max_calls`` or ``stagnation`` generations without a better best.
     """
     rows = []
     for instance in instances:
         for key_name, key in PARENT_KEYS.items():
             problem = make_problem(instance)
-            stop = StopRule(target_fitness=1.0, max_calls=max_calls, stagnation=stagnation)
+            stop = StopRule(target_fitness=target, max_calls=max_calls, stagnation=stagnation)
             run = Run(problem.evaluate_population, stop)
             rng = np.random.default_rng(seed)
             result = genetic_algorithm(run, loci, config, rng, parent_key=key)

@@ -34,6 +34,8 @@ from boardlab.labs.blackbox import (
 from boardlab.labs.evolve import EvolutionResult, Run, StopRule
 
 COMPARE = "compare"
+COMPARE_CALLS = 30_000
+"""The default budget of each run of the comparison."""
 CHECKPOINT_SECONDS = 5.0
 
 
@@ -57,7 +59,13 @@ MAX_CALLS = 10**9
 
 
 def _validate(
-    strategy: str, instance: int | None, max_calls: int | None, loci: int, seed: int = 0, target: float = 1.0
+    strategy: str,
+    instance: int | None,
+    max_calls: int | None,
+    loci: int,
+    seed: int = 0,
+    target: float = 1.0,
+    resume: bool = False,
 ) -> None:
     if strategy not in accepted_strategies():
         raise UsageProblem(
@@ -65,6 +73,8 @@ def _validate(
         )
     if instance is not None and not 1 <= instance <= MAX_LOCI:
         raise UsageProblem(f"--instance must be in 1..{MAX_LOCI} (the lab uses 1, 2, 5, 10)")
+    if strategy == COMPARE and resume:
+        raise UsageProblem("--resume does not apply to --strategy compare, which keeps no checkpoint")
     # every strand needs a locus: the instance with the most strands sets the shortest genome
     strands = instance if instance is not None else max(INSTANCES)
     if not strands <= loci <= MAX_LOCI:
@@ -262,8 +272,8 @@ def _write_json(path: Path, payload: object) -> None:
 
 def _run_comparison(
     instances: list[int],
+    stop: StopRule,
     seed: int,
-    max_calls: int,
     loci: int,
     out: Path,
     console: Console,
@@ -278,7 +288,14 @@ def _run_comparison(
     try:
         with _progress() as progress:
             task = progress.add_task("comparison", total=2 * len(instances), best=0.0)
-            compare_parent_selection(instances, seed=seed, max_calls=max_calls, loci=loci, on_row=on_row)
+            compare_parent_selection(
+                instances,
+                seed=seed,
+                max_calls=stop.max_calls or COMPARE_CALLS,
+                loci=loci,
+                on_row=on_row,
+                target=stop.target_fitness if stop.target_fitness is not None else 1.0,
+            )
     except KeyboardInterrupt:
         console.print(f"[yellow]{termination.how.lower()}[/]: {len(rows)} of {2 * len(instances)} runs done")
         console.print(_comparison_table(rows))
@@ -377,7 +394,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Evolve genomes for the lab's black-box problem and report the best fitness found."""
         try:
-            _validate(strategy, instance, max_calls, loci, seed, target)
+            _validate(strategy, instance, max_calls, loci, seed, target, resume)
             out_problem = output_problem(out, folder=True)
             if out_problem is not None:
                 raise UsageProblem(f"--out {shorten(str(out))}: {out_problem}")
@@ -391,7 +408,8 @@ def register(app: typer.Typer) -> None:
         instances = list(INSTANCES) if instance is None else [instance]
         with sigterm_as_interrupt() as termination:  # SIGTERM saves and stops like Ctrl-C
             if strategy == COMPARE:
-                _run_comparison(instances, seed, max_calls or 30_000, loci, out, console, termination)
+                stop = StopRule(target_fitness=target, max_calls=max_calls or COMPARE_CALLS)
+                _run_comparison(instances, stop, seed, loci, out, console, termination)
                 return
             stop = StopRule(target_fitness=target, max_calls=max_calls or 100_000)
             try:
