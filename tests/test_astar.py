@@ -122,6 +122,21 @@ def test_weight_below_one_is_rejected() -> None:
         _search_graph({0: [(1, 1.0)]}, 0, 1, weight=0.5)
 
 
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"weight": math.nan}, "weight"),
+        ({"weight": math.inf}, "weight"),
+        ({"max_expansions": -1}, "max_expansions"),
+        ({"time_limit": -1.0}, "time_limit"),
+        ({"time_limit": math.nan}, "time_limit"),
+    ],
+)
+def test_non_finite_weights_and_bad_limits_are_rejected(options: dict[str, float], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        _search_graph({0: [(1, 1.0)]}, 0, 1, **options)
+
+
 def test_breadth_first_order_is_fifo_by_depth_then_generation() -> None:
     tree: Graph = {0: [(1, 1.0), (2, 1.0)], 1: [(3, 1.0), (4, 1.0)], 2: [(5, 1.0)], 5: [(6, 1.0)]}
     expanded: list[int] = []

@@ -300,6 +300,26 @@ def test_anytime_bounds_bracket_the_optimum_at_every_node_limit() -> None:
             assert result.lower_bound <= optimum <= len(result.chosen)
 
 
+@pytest.mark.parametrize(
+    "solve",
+    [
+        lambda p: solve_astar(p, weight=math.nan),
+        lambda p: solve_astar(p, time_limit=-1.0),
+        lambda p: solve_anytime(p, time_limit=math.nan),
+        lambda p: solve_anytime(p, max_nodes=-1),
+        lambda p: solve_milp(p, time_limit=-1.0),
+    ],
+)
+def test_solvers_refuse_bad_weights_and_limits(solve) -> None:
+    with pytest.raises(ValueError, match=r"weight|time_limit|max_expansions"):
+        solve(greedy_trap_problem())
+
+
+def test_from_sets_names_a_point_outside_the_range() -> None:
+    with pytest.raises(ValueError, match=r"set 1 holds point -1, not in range\(3\)"):
+        SetCoverProblem.from_sets(3, [[0, 1], [-1, 2]])
+
+
 def test_anytime_search_refuses_inadmissible_heuristics() -> None:
     with pytest.raises(ValueError, match="admissible"):
         solve_anytime(greedy_trap_problem(), "uncovered")

@@ -126,8 +126,8 @@ def best_first_search(
             put on the frontier. Admissible heuristics give optimal results; inconsistent ones
             are handled by reopening a state reached again with a smaller ``g``.
         key: maps a state to the hashable identity used by the closed set (default: the state).
-        weight: factor on ``h``; with an admissible heuristic the cost found is at most
-            ``weight`` times the optimum.
+        weight: factor on ``h``, a finite number >= 1; with an admissible heuristic the cost
+            found is at most ``weight`` times the optimum.
         max_expansions: stop after this many expansions.
         time_limit: stop after this many seconds (checked once per expansion).
         raise_on_budget: raise :class:`BudgetExhaustedError` instead of returning a
@@ -135,9 +135,13 @@ def best_first_search(
 
     Returns:
         A :class:`SearchResult` with the path, its cost, the counters and a lower bound.
+
+    Raises:
+        ValueError: a weight below 1 or not finite, a negative limit, a NaN time limit.
     """
-    if weight < 1.0:
-        raise ValueError(f"weight must be >= 1, got {weight}")
+    if not 1.0 <= weight < math.inf:
+        raise ValueError(f"weight must be a finite number >= 1, got {weight}")
+    check_budget(max_expansions, time_limit)
     key_of = key if key is not None else _identity
     began = time.perf_counter()
     nodes: list[_Node[State]] = []
@@ -204,6 +208,14 @@ def best_first_search(
                 # still bounds them from below
                 return stop(finish(SearchStatus.BUDGET_EXHAUSTED, open_bound=node.g + node.h))
     return finish(SearchStatus.NO_SOLUTION)
+
+
+def check_budget(max_expansions: int | None, time_limit: float | None) -> None:
+    """Refuse a negative expansion limit and a time limit that is negative or NaN (``ValueError``)."""
+    if max_expansions is not None and max_expansions < 0:
+        raise ValueError(f"max_expansions must be >= 0, got {max_expansions}")
+    if time_limit is not None and not time_limit >= 0:
+        raise ValueError(f"time_limit must be a number of seconds >= 0, got {time_limit}")
 
 
 def _identity(state: State) -> Hashable:

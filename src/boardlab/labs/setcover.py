@@ -46,7 +46,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from boardlab.labs.astar import SearchStatus, best_first_search
+from boardlab.labs.astar import SearchStatus, best_first_search, check_budget
 
 
 class UnsolvableInstanceError(ValueError):
@@ -129,7 +129,11 @@ class SetCoverProblem:
 
     @classmethod
     def from_sets(cls, num_points: int, sets: Sequence[Sequence[int]]) -> SetCoverProblem:
-        """Build a problem from lists of point indices."""
+        """Build a problem from lists of point indices (each in ``range(num_points)``)."""
+        for index, points in enumerate(sets):
+            outside = [p for p in points if not 0 <= p < num_points]
+            if outside:
+                raise ValueError(f"set {index} holds point {outside[0]}, not in range({num_points})")
         return cls(num_points=num_points, sets=tuple(_bitset(points) for points in sets))
 
 
@@ -440,6 +444,7 @@ def solve_astar(
     Raises:
         UnknownHeuristicError: unknown heuristic name.
         UnsolvableInstanceError: some point is in no set.
+        ValueError: a weight below 1 or not finite, a negative limit, a NaN time limit.
     """
     spec = get_heuristic(heuristic)
     _require_solvable(problem)
@@ -565,8 +570,8 @@ class _BranchAndBound:
     def _visit(self, uncovered: int, allowed: list[int], taken: list[int], bound: float) -> None:
         if self.max_nodes is not None and self.nodes >= self.max_nodes:
             raise _OutOfBudget
-        self.nodes += 1
         self._check_time()
+        self.nodes += 1
         if not uncovered:
             if len(taken) < len(self.best):
                 self.best = sorted(taken)
@@ -639,12 +644,14 @@ def solve_anytime(
 
     Raises:
         UnknownHeuristicError: unknown heuristic name.
-        ValueError: the heuristic is not admissible (bounds would not be proofs).
+        ValueError: the heuristic is not admissible (bounds would not be proofs), a negative
+            limit or a NaN time limit.
         UnsolvableInstanceError: some point is in no set.
     """
     spec = get_heuristic(heuristic)
     if not spec.admissible:
         raise ValueError(f"the anytime search needs an admissible heuristic, not {heuristic!r}")
+    check_budget(max_nodes, time_limit)
     began = time.perf_counter()
     search = _BranchAndBound(
         problem=problem,
@@ -702,10 +709,16 @@ class MilpResult:
 
 def solve_milp(problem: SetCoverProblem, time_limit: float | None = None) -> MilpResult:
     """Minimum set cover as the integer programme ``min sum x_s`` s.t. every point is covered,
-    ``x`` binary, solved by HiGHS (``scipy.optimize.milp``) with an optional time limit."""
+    ``x`` binary, solved by HiGHS (``scipy.optimize.milp``) with an optional time limit.
+
+    Raises:
+        ValueError: a time limit that is negative or NaN (HiGHS would ignore it).
+        UnsolvableInstanceError: some point is in no set.
+    """
     from scipy.optimize import Bounds, LinearConstraint, milp
     from scipy.sparse import csr_array
 
+    check_budget(None, time_limit)
     _require_solvable(problem)
     began = time.perf_counter()
     coverage = csr_array(problem.to_matrix().T.astype(np.float64))
