@@ -13,6 +13,7 @@ prints its score beside a random player's. Needs the ``torch`` and ``bridges`` e
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -136,12 +137,32 @@ def evaluate(policy: Any, games: int, seed: int) -> float:
     return points / games
 
 
-def main() -> None:
+def _whole_number(minimum: int) -> Callable[[str], int]:
+    """An argparse type: a whole number at least ``minimum``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    return parse
+
+
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--episodes", type=int, default=Settings.episodes)
-    parser.add_argument("--seed", type=int, default=Settings.seed)
-    parser.add_argument("--games", type=int, default=1000, help="evaluation games")
-    args = parser.parse_args()
+    parser.add_argument(
+        "--episodes",
+        type=_whole_number(Settings.batch),
+        default=Settings.episodes,
+        help=f"training episodes (at least one batch of {Settings.batch})",
+    )
+    parser.add_argument("--seed", type=_whole_number(0), default=Settings.seed)
+    parser.add_argument("--games", type=_whole_number(1), default=1000, help="evaluation games")
+    args = parser.parse_args(argv)
     policy = train(Settings(episodes=args.episodes, seed=args.seed))
     trained = evaluate(policy, args.games, seed=args.seed + 1)
     baseline = evaluate(None, args.games, seed=args.seed + 1)
