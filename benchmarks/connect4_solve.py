@@ -6,6 +6,8 @@ For each set: the positions solved, how many gave the published score (strong) a
 disturbed by other jobs on a shared machine), the mean nodes and the nodes per CPU second.
 The transposition table is cold for every position (reset between positions, in O(1) by an
 epoch; the reset is not timed), one core, no opening book unless ``--book``.
+The sets are read from ``shared/data/connect4`` beside the checkout (``BOARDLAB_CONNECT4_DATA``
+overrides it).
 
 Two references: the figures measured for the brief on this machine (``C++ brief``), and,
 with ``--pons DIR`` (a checkout of the C++ solver), the C++ solver run here on exactly the
@@ -39,7 +41,12 @@ from rich.table import Table
 from boardlab.games.connect4 import ConnectFour
 from boardlab.games.connect4.solver import DEFAULT_TT_LOG2, Solver, default_book
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4"
+DATA = Path(
+    os.environ.get(
+        "BOARDLAB_CONNECT4_DATA", Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4"
+    )
+)
+"""The benchmark sets: ``shared/data/connect4`` beside the checkout, or ``BOARDLAB_CONNECT4_DATA``."""
 
 # set -> (name, reference seconds per position, reference nodes per position, default count)
 REFERENCE = {
@@ -178,7 +185,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--sets", nargs="*", default=list(REFERENCE), help="set files (default: all six)")
+    parser.add_argument(
+        "--sets",
+        nargs="*",
+        choices=list(REFERENCE),
+        default=list(REFERENCE),
+        help="set files (default: all six)",
+    )
     parser.add_argument("--count", type=int, default=None, help="positions per set (default: 1000/200/50)")
     parser.add_argument("--stride", type=int, default=1, help="take every STRIDE-th position first")
     parser.add_argument("--no-weak", action="store_true", help="skip the weak solves")
@@ -190,6 +203,12 @@ def main() -> None:
     parser.add_argument("--tt-log2", type=int, default=DEFAULT_TT_LOG2)
     parser.add_argument("--json", type=Path, default=None, help="write the figures as JSON too")
     args = parser.parse_args()
+    missing = [key for key in args.sets if not (DATA / key).is_file()]
+    if missing:
+        parser.error(
+            f"no set file {', '.join(missing)} in {DATA} "
+            "(set BOARDLAB_CONNECT4_DATA to the folder of the sets)"
+        )
 
     console = Console(width=max(Console().width, 200))
     book = default_book() if args.book else None

@@ -213,11 +213,16 @@ def plot(results: dict[int, list[dict[str, Any]]], path: Path) -> Path:
 
 
 def parse_budgets(text: str) -> dict[int, int]:
-    """``3=200000,4=1000000`` -> {3: 200000, 4: 1000000}."""
+    """``3=200000,4=1000000`` -> {3: 200000, 4: 1000000}; ``ValueError`` for anything else."""
     out = {}
     for part in text.split(","):
         size, _, count = part.partition("=")
-        out[int(size)] = int(count)
+        try:
+            out[int(size)] = int(count)
+        except ValueError:
+            raise ValueError(
+                f"--episodes takes SIZE=EPISODES pairs such as 3=200000,4=1000000, got {text!r}"
+            ) from None
     return out
 
 
@@ -233,7 +238,13 @@ def main() -> None:
     args = parser.parse_args()
     console = Console(width=130)
     console.print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at the start")
-    budgets = parse_budgets(args.episodes)
+    try:
+        budgets = parse_budgets(args.episodes)
+    except ValueError as error:
+        parser.error(str(error))
+    unbudgeted = [size for size in args.sizes.split(",") if not size.isdigit() or int(size) not in budgets]
+    if unbudgeted:
+        parser.error(f"--episodes gives no budget for size {', '.join(unbudgeted)} of --sizes {args.sizes}")
     results: dict[int, list[dict[str, Any]]] = {}
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as scratch:
