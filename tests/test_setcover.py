@@ -4,6 +4,7 @@ anytime search and the `boardlab setcover` command."""
 from __future__ import annotations
 
 import contextlib
+import io
 import math
 import random
 from itertools import combinations
@@ -12,6 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rich.console import Console
 from typer.testing import CliRunner
 
 from boardlab.labs.setcover import (
@@ -31,6 +33,7 @@ from boardlab.labs.setcover import (
     solve_milp,
     start_heuristic,
 )
+from boardlab.ui import setcover as setcover_cli
 from boardlab.ui.cli import app
 
 runner = CliRunner()
@@ -379,6 +382,20 @@ def test_cli_max_expansions_also_bounds_the_anytime_search() -> None:
     result = _run(*args, "--anytime", "--max-expansions", "3")
     assert result.exit_code == 0, result.output
     assert "not proven" in result.output and "proven optimal" not in result.output
+
+
+def test_cli_says_which_search_is_running_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    screen = io.StringIO()
+    monkeypatch.setattr(
+        setcover_cli, "make_console", lambda **_: Console(file=screen, force_terminal=True, width=120)
+    )
+    result = _run("--heuristic", "all", "--anytime", "--time-limit", "5")
+    assert result.exit_code == 0, result.output
+    shown = screen.getvalue()
+    for name in HEURISTICS:
+        assert f"A* with {name}, up to 5 s..." in shown
+    assert "anytime search with dual_bound, up to 5 s..." in shown
+    assert "the integer programme (HiGHS), up to 60 s..." in shown
 
 
 @pytest.mark.parametrize(

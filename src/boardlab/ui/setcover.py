@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Annotated
 
 import typer
+from rich.console import Console
 from rich.table import Table
 
 from boardlab.core.console import make_console
@@ -100,20 +101,23 @@ def _runs(
     anytime: bool,
     time_limit: float,
     max_expansions: int | None,
+    console: Console,
 ) -> list[CoverResult]:
-    if heuristic == ALL:
-        results = [
-            solve_astar(problem, name, weight=weight, time_limit=time_limit, max_expansions=max_expansions)
-            for name in HEURISTICS
-        ]
-        if anytime:
-            results.append(solve_anytime(problem, time_limit=time_limit, max_nodes=max_expansions))
-        return results
+    """Each search asked for, one after the other, with a line saying which one is running."""
+    names = list(HEURISTICS) if heuristic == ALL else [] if anytime else [heuristic]
+    method = "A*" if weight == 1.0 else f"weighted A* (w={weight:g})"
+    results = []
+    for name in names:
+        with console.status(f"{method} with {name}, up to {time_limit:g} s..."):
+            result = solve_astar(
+                problem, name, weight=weight, time_limit=time_limit, max_expansions=max_expansions
+            )
+        results.append(result)
     if anytime:
-        return [solve_anytime(problem, heuristic, time_limit=time_limit, max_nodes=max_expansions)]
-    return [
-        solve_astar(problem, heuristic, weight=weight, time_limit=time_limit, max_expansions=max_expansions)
-    ]
+        name = "dual_bound" if heuristic == ALL else heuristic
+        with console.status(f"anytime search with {name}, up to {time_limit:g} s..."):
+            results.append(solve_anytime(problem, name, time_limit=time_limit, max_nodes=max_expansions))
+    return results
 
 
 def _format_sets(chosen: Sequence[int]) -> str:
@@ -219,8 +223,11 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(code=2) from None
         console = make_console(width=max(make_console().width, 110))
         console.print(f"{generator} instance: {points} points, {sets} sets, density {density}, seed {seed}")
-        results = _runs(problem, heuristic, weight, anytime, time_limit, max_expansions)
-        milp_result = solve_milp(problem, time_limit=milp_time_limit) if milp else None
+        results = _runs(problem, heuristic, weight, anytime, time_limit, max_expansions, console)
+        milp_result = None
+        if milp:
+            with console.status(f"the integer programme (HiGHS), up to {milp_time_limit:g} s..."):
+                milp_result = solve_milp(problem, time_limit=milp_time_limit)
         console.print(_results_table(results, milp_result))
         for result in results:
             console.print(
