@@ -113,7 +113,11 @@ def main(argv: list[str] | None = None) -> int:
                 positions = positions_for(size, args.games, args.workers, args.seed, args.players, progress)
                 if args.save:
                     positions.save(args.save)
-            fits.append((fit(size, positions, model=args.model), positions))
+            try:
+                fits.append((fit(size, positions, model=args.model), positions))
+            except ValueError as error:
+                console.print(f"{size}x{size}: {error}; nothing written", style="red", markup=False)
+                return 2
     for fitted, positions in fits:
         report(console, fitted)
         weights = fitted.to_json()

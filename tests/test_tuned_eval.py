@@ -125,6 +125,14 @@ def test_fit_on_self_play_reports_each_feature_and_beats_nothing_known():
     assert set(fitted.baselines) == {"lines2", "lines3", "shipped"}
 
 
+def test_fit_refuses_too_few_games_to_hold_one_out():
+    rng = np.random.default_rng(0)
+    me, opp = rng.integers(0, 1 << 9, 40), rng.integers(0, 1 << 9, 40)
+    positions = Positions(me & ~opp, opp, rng.integers(0, 2, 40) / 1.0, np.arange(40) % 4)  # 4 games
+    with pytest.raises(ValueError, match="at least 5 games"):
+        fit(3, positions)
+
+
 def test_positions_survive_saving_and_joined_files_keep_their_games_apart(tmp_path):
     players = ("alphabeta:depth=1", "alphabeta:depth=2,eval=lines3")
     first = self_play(3, 4, seed=1, players=players)

@@ -23,6 +23,7 @@ hand-picked evaluations on the same positions.
 from __future__ import annotations
 
 import io
+import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -320,11 +321,23 @@ def fit(size: int, positions: Positions, seed: int = 0, model: str = "tuned") ->
     """Fit the weights of ``model`` (one of :data:`MODELS`) on the positions of a random 80% of
     the games; judge them on the rest, next to the best logistic rescaling of ``lines2`` and
     ``lines3``, the shipped ``tuned`` weights as they stand (``shipped``) and, for
-    ``patterns``, a fit of ``tuned``'s features, on the same positions."""
+    ``patterns``, a fit of ``tuned``'s features, on the same positions.
+
+    Raises:
+        ValueError: an unknown model, or too few games to hold one out (the log-losses would
+            be NaN, which no weights file may hold).
+    """
     if model not in MODELS:
         raise ValueError(f"unknown evaluation model {model!r}; expected one of {', '.join(MODELS)}")
     games = np.unique(positions.game)
-    held = np.random.default_rng(seed).choice(games, int(HELD_OUT * len(games)), replace=False)
+    held_out = int(HELD_OUT * len(games))
+    if held_out < 1:
+        fewest = math.ceil(1 / HELD_OUT)
+        raise ValueError(
+            f"fitting needs at least {fewest} games, so that one is held out to judge the fit; "
+            f"got {len(games)}"
+        )
+    held = np.random.default_rng(seed).choice(games, held_out, replace=False)
     test = np.isin(positions.game, held)
     train = ~test
     y = positions.result
