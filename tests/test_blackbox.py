@@ -318,3 +318,10 @@ def test_cli_compare_refuses_resume(tmp_path: Path) -> None:
     assert result.output.strip().splitlines() == [
         "Error: --resume does not apply to --strategy compare, which keeps no checkpoint"
     ]
+
+
+def test_cli_table_names_the_target_its_calls_column_counts_to(tmp_path: Path) -> None:
+    args = ("--instance", "2", "--strategy", "ga", "--target", "0.55", "--max-calls", "3000")
+    result = invoke(*args, "--out", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert "calls@0.55" in result.output and "calls@1.0" not in result.output

@@ -229,9 +229,10 @@ class _Interrupted(Exception):
         self.run = run
 
 
-def _strategy_table(results: dict[int, EvolutionResult], strategy: str) -> Table:
+def _strategy_table(results: dict[int, EvolutionResult], strategy: str, target: float | None) -> Table:
     table = Table(title=f"black-box evolution: {strategy}")
-    for column in ("a", "best", "calls@best", "calls@1.0", "gen@best", "gens", "calls", "stop"):
+    reached = f"calls@{1.0 if target is None else target:g}"  # the calls to reach the target
+    for column in ("a", "best", "calls@best", reached, "gen@best", "gens", "calls", "stop"):
         table.add_column(column, justify="right", no_wrap=True)
     for instance, result in results.items():
         table.add_row(
@@ -350,9 +351,9 @@ def _run_strategy_on(
         )
         if run.best_genome is not None:
             results[interrupted.instance] = run.result()
-        console.print(_strategy_table(results, strategy))
+        console.print(_strategy_table(results, strategy, stop.target_fitness))
         raise typer.Exit(code=termination.exit_code) from None
-    console.print(_strategy_table(results, strategy))
+    console.print(_strategy_table(results, strategy, stop.target_fitness))
     panels = {f"instance {instance}": {strategy: result} for instance, result in results.items()}
     plot = plot_histories(panels, out / f"blackbox_{strategy}.png", f"strategy {strategy}", x_axis="calls")
     _write_json(
