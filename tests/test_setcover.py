@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 from typer.testing import CliRunner
 
+from boardlab.core import machine
 from boardlab.labs.setcover import (
     ADMISSIBLE_HEURISTICS,
     HEURISTICS,
@@ -396,6 +397,17 @@ def test_cli_says_which_search_is_running_on_a_terminal(monkeypatch: pytest.Monk
         assert f"A* with {name}, up to 5 s..." in shown
     assert "anytime search with dual_bound, up to 5 s..." in shown
     assert "the integer programme (HiGHS), up to 60 s..." in shown
+
+
+def test_cli_counts_the_milp_in_the_memory_an_instance_needs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(machine, "available_memory", lambda: 200 << 20)  # 200 MiB
+    args = ("--points", "2000", "--sets", "2000", "--density", "0.9", "--generator", "challenge")
+    quick = ("--time-limit", "0.2", "--milp-time-limit", "0.2", "--max-expansions", "1")
+    refused = _run(*args, *quick)  # 36 MB of instance, but HiGHS needs over 300 MB
+    assert refused.exit_code == 2, refused.output
+    lines = refused.output.strip().splitlines()
+    assert len(lines) == 1 and "with the MILP (--no-milp needs less) needs" in lines[0], lines
+    assert _run(*args, *quick, "--no-milp").exit_code == 0
 
 
 @pytest.mark.parametrize(

@@ -55,6 +55,7 @@ def _validate(
     max_expansions: int | None,
     milp_time_limit: float,
     seed: int = 0,
+    milp: bool = True,
 ) -> None:
     for problem in (
         number_problem("--points", points, 1, MAX_POINTS),
@@ -67,12 +68,11 @@ def _validate(
     ):
         if problem is not None:
             raise UsageProblem(problem)
-    # the instance is a sets x points matrix of random numbers, then of booleans
-    memory = memory_problem(9 * points * sets, f"an instance of {points} points and {sets} sets")
-    if memory is not None:
-        raise UsageProblem(memory)
     if not 0.0 < density <= 1.0:
         raise UsageProblem(f"--density must be in (0, 1], got {density}")
+    memory = memory_problem(_memory_needed(points, sets, density, milp), _instance_words(points, sets, milp))
+    if memory is not None:
+        raise UsageProblem(memory)
     if generator not in GENERATORS:
         raise UsageProblem(f"unknown generator {shorten(generator)!r}; accepted: {', '.join(GENERATORS)}")
     if heuristic != ALL and heuristic not in HEURISTICS:
@@ -84,6 +84,23 @@ def _validate(
         raise UsageProblem(f"--time-limit must be > 0, got {time_limit}")
     if milp_time_limit <= 0:
         raise UsageProblem(f"--milp-time-limit must be > 0, got {milp_time_limit}")
+
+
+MILP_BYTES_PER_POINT_IN_A_SET = 96
+"""Memory of the integer programme for each point a set holds: the copies of the constraint
+matrix that scipy and HiGHS make (measured: about 85 bytes)."""
+
+
+def _memory_needed(points: int, sets: int, density: float, milp: bool) -> int:
+    """Bytes the command needs at its peak: the instance is a sets x points matrix of random
+    numbers, then of booleans (9 bytes a cell); the MILP adds its copies of the covered cells."""
+    cells = points * sets
+    return int(cells * (9 + (MILP_BYTES_PER_POINT_IN_A_SET * density if milp else 0)))
+
+
+def _instance_words(points: int, sets: int, milp: bool) -> str:
+    what = f"an instance of {points} points and {sets} sets"
+    return f"{what} with the MILP (--no-milp needs less)" if milp else what
 
 
 def _make_problem(generator: str, points: int, sets: int, density: float, seed: int) -> SetCoverProblem:
@@ -216,6 +233,7 @@ def register(app: typer.Typer) -> None:
                 max_expansions,
                 milp_time_limit,
                 seed,
+                milp,
             )
             problem = _make_problem(generator, points, sets, density, seed)
         except UsageProblem as problem_error:
