@@ -354,6 +354,12 @@ def test_cli_solves_and_compares_with_the_milp() -> None:
     assert "sets chosen by astar (dual_bound):" in result.output
 
 
+def test_cli_counts_a_single_set_in_the_singular() -> None:
+    result = _run("--points", "1", "--sets", "1", "--density", "1")
+    assert result.exit_code == 0, result.output
+    assert "MILP optimum (HiGHS): 1 set in" in result.output
+
+
 def test_cli_table_over_all_heuristics() -> None:
     result = _run("--heuristic", "all", "--seed", "0", "--anytime", "--time-limit", "20")
     assert result.exit_code == 0, result.output

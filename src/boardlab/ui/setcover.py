@@ -175,10 +175,15 @@ def _results_table(results: list[CoverResult], milp: MilpResult | None) -> Table
     return table
 
 
+def _count(chosen: Sequence[int]) -> str:
+    return f"{len(chosen)} set" if len(chosen) == 1 else f"{len(chosen)} sets"
+
+
 def _milp_line(milp: MilpResult) -> str:
     if milp.proven_optimal:
-        return f"MILP optimum (HiGHS): {milp.size} sets in {milp.seconds:.2f} s: {_format_sets(milp.chosen)}"
-    best = f"best {milp.size} sets, gap {milp.gap:.1%}" if milp.chosen else "no cover found"
+        found = f"{_count(milp.chosen)} in {milp.seconds:.2f} s"
+        return f"MILP optimum (HiGHS): {found}: {_format_sets(milp.chosen)}"
+    best = f"best {_count(milp.chosen)}, gap {milp.gap:.1%}" if milp.chosen else "no cover found"
     return (
         f"MILP (HiGHS) stopped by its time limit after {milp.seconds:.2f} s: {best}, "
         f"lower bound {milp.lower_bound}"
