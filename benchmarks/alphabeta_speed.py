@@ -104,6 +104,9 @@ def main() -> int:
     parser.add_argument("--positions", type=int, default=8, help="random positions per game")
     parser.add_argument("--games", nargs="+", default=list(WORKLOADS), choices=list(WORKLOADS))
     args = parser.parse_args()
+    for option in ("rounds", "positions"):
+        if getattr(args, option) < 1:
+            parser.error(f"--{option.replace('_', '-')} must be at least 1, got {getattr(args, option)}")
     header = ("game", "depth", "nodes old", "nodes new", "old n/s", "new n/s", "new/old", "best new/old")
     print(f"{header[0]:<10}" + "".join(f" {h:>12}" for h in header[1:]))
     for game in args.games:

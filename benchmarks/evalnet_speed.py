@@ -68,6 +68,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--positions", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args(argv)
+    for option in ("depth", "positions", "rounds"):
+        if getattr(args, option) < 1:
+            parser.error(f"--{option.replace('_', '-')} must be at least 1, got {getattr(args, option)}")
     game = parse_game(args.game)
     kernel = game.kernel
     net = net_for(kernel, args.net)

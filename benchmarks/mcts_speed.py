@@ -182,6 +182,9 @@ def main() -> None:
     parser.add_argument("--against", type=Path, help="another checkout to compare with")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    for option in ("sims", "repeats"):
+        if getattr(args, option) < 1:
+            parser.error(f"--{option.replace('_', '-')} must be at least 1, got {getattr(args, option)}")
     if args.worker:
         worker()
         return

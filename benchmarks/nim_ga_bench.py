@@ -229,6 +229,9 @@ def main() -> None:
     parser.add_argument("--ship-selection", choices=SELECTIONS, default="roulette")
     parser.add_argument("--ship-seed", type=int, default=1)
     args = parser.parse_args()
+    for option in ("seeds", "epochs", "rules_epochs"):
+        if getattr(args, option) < 1:
+            parser.error(f"--{option.replace('_', '-')} must be at least 1, got {getattr(args, option)}")
     console = Console(width=160)
     evolve([parse_game("nim")], GAParams(genome="target", population=4, games=2), 0, 1)  # warm-up: compile
     evolve([parse_game("nim")], GAParams(population=4, games=2), 0, 1)

@@ -37,7 +37,11 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         default=["", "probe=0", "sym=0"],
         help="alpha-beta options of each configuration ('' for the plain search)",
     )
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    for option in ("depth", "positions"):
+        if getattr(args, option) < 1:
+            parser.error(f"--{option} must be at least 1, got {getattr(args, option)}")
+    return args
 
 
 def _positions(game_spec: str, count: int) -> list[tuple[int, int]]:
