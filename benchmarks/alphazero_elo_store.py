@@ -93,6 +93,9 @@ def main() -> None:
     parser.add_argument("--versus", type=int, default=10, help="games per opponent per evaluation")
     parser.add_argument("--play", type=int, default=0, help="real Connect Four games per opponent to time")
     args = parser.parse_args()
+    for option in ("evaluations", "versus"):
+        if getattr(args, option) < 1:
+            parser.error(f"--{option} must be at least 1, got {getattr(args, option)}")
     console = Console()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

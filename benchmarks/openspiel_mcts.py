@@ -105,6 +105,9 @@ def main() -> None:
     )
     parser.add_argument("--workers", type=int, default=2, help="worker processes of the matches")
     args = parser.parse_args()
+    for option in ("sims", "games", "positions", "workers"):
+        if getattr(args, option) < 1:
+            parser.error(f"--{option} must be at least 1, got {getattr(args, option)}")
     console = Console(width=120)
 
     speed = Table(title=f"MCTS simulations per second of a decision (median of {args.positions} positions)")
