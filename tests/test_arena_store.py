@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from boardlab.arena.play import GameRecord
 from boardlab.arena.schedule import TournamentConfig
-from boardlab.arena.store import Store, StoreError
+from boardlab.arena.store import Store, StoreError, write_schema
 from boardlab.games import Outcome, Reason
 
 CONFIG = TournamentConfig(("random", "greedy"), 2, seed=4, name="store test")
@@ -67,6 +69,31 @@ def test_store_uses_wal(tmp_path: Path) -> None:
     Store(path).close()
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_a_store_that_another_command_creates_meanwhile_is_opened(tmp_path: Path) -> None:
+    # two commands given the same new --db: the other one is creating the tables while this one
+    # sees an empty file (it holds the write lock, and commits a moment later)
+    path = tmp_path / "arena.sqlite"
+    other = sqlite3.connect(path, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")
+
+    def create() -> None:
+        time.sleep(0.3)
+        write_schema(other)
+        other.commit()
+
+    creator = threading.Thread(target=create)
+    creator.start()
+    try:
+        with Store(path) as store:
+            store.register_tournament(CONFIG)
+            assert store.add_game(_record(0))
+    finally:
+        creator.join()
+        other.close()
+    with Store(path) as store:
+        assert store.games(CONFIG.tournament_id) == [_record(0)]
 
 
 def test_garbage_file_is_rejected(tmp_path: Path) -> None:

@@ -393,14 +393,10 @@ def _check_or_create(conn: sqlite3.Connection, path: str) -> None:
             found = " ".join(str(check).split())  # SQLite lists its findings a line each
             raise StoreError(f"store {path}: database is corrupt ({shorten(found, 160)})")
         tables = _tables(conn)
-        if not tables:
+        if not tables and _create_schema(conn):
             conn.execute("PRAGMA journal_mode=WAL")
-            meta = (
-                f"INSERT INTO arena_meta VALUES ('application', '{APPLICATION}');"
-                f"INSERT INTO arena_meta VALUES ('schema_version', '{SCHEMA_VERSION}');"
-            )
-            conn.executescript("BEGIN;" + _SCHEMA + meta + "COMMIT;")
             return
+        tables = tables or _tables(conn)  # another process created the store meanwhile
         version = _schema_version(conn, path, tables)
         missing = {"tournaments", "games"} - tables
         if missing:
@@ -411,6 +407,31 @@ def _check_or_create(conn: sqlite3.Connection, path: str) -> None:
         conn.execute("PRAGMA journal_mode=WAL")
     except (sqlite3.DatabaseError, UnicodeDecodeError) as err:  # damaged names are not UTF-8
         raise StoreError(f"store {path}: not a usable SQLite database ({shorten(str(err), 160)})") from None
+
+
+def _create_schema(conn: sqlite3.Connection) -> bool:
+    """Create the tables of an empty store under SQLite's write lock; False (nothing written) if
+    another process (a second command given the same ``--db``) created them first."""
+    conn.execute("BEGIN IMMEDIATE")  # the write lock: the check below and the creation are one step
+    try:
+        if _tables(conn):
+            conn.rollback()
+            return False
+        write_schema(conn)
+        conn.commit()
+    except BaseException:
+        conn.rollback()
+        raise
+    return True
+
+
+def write_schema(conn: sqlite3.Connection) -> None:
+    """The statements creating an empty store of :data:`SCHEMA_VERSION`, in the caller's transaction."""
+    for statement in _SCHEMA.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+    conn.execute("INSERT INTO arena_meta VALUES ('application', ?)", (APPLICATION,))
+    conn.execute("INSERT INTO arena_meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
 
 
 def _check_read_only(conn: sqlite3.Connection, path: str) -> sqlite3.Connection:
