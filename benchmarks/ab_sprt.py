@@ -88,6 +88,12 @@ class AbTest:
             mover = (len(record.opening) + i) % 2
             self.seconds[0 if mover == new_colour else 1].append(spent)
 
+    def completes(self, record: GameRecord) -> bool:
+        """True when the counted ``record`` completes an observation of the test: any game
+        (trinomial), or the second of a pair to finish, whichever of the pair's two games it is
+        (with several workers the odd game may end first)."""
+        return self.trinomial or record.index ^ 1 in self.scores
+
     def pair_scores(self) -> list[float]:
         """Points of the new version out of 2 in each complete pair (games 2m and 2m + 1)."""
         return [
@@ -153,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def on_game(record: GameRecord) -> None:
         test.add(record)
-        if args.trinomial or (record.index % 2 == 1 and record.index - 1 in test.scores):
+        if test.completes(record):
             print(test.line(), flush=True)
             if test.state().decision != CONTINUE:
                 raise _Decided

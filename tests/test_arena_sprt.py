@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import importlib.util
 import math
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 from scipy.optimize import minimize
 
+from boardlab.arena.play import GameRecord
 from boardlab.arena.ratings import expected_score
 from boardlab.arena.sprt import (
     CONTINUE,
@@ -24,6 +28,7 @@ from boardlab.arena.sprt import (
     normal_llr,
     pair_counts,
 )
+from boardlab.games import Outcome, Reason
 
 
 def _constrained_max_loglik(counts: list[float], scores: tuple[float, ...], mean: float) -> float:
@@ -129,3 +134,48 @@ def test_decisions():
     state = test.trinomial([1, 0.5, 0])
     assert state.observations == 3
     assert (state.lower, state.upper) == pytest.approx(test.bounds)
+
+
+def _ab_sprt_script() -> Any:
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "ab_sprt.py"
+    spec = importlib.util.spec_from_file_location("ab_sprt_script", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _game(index: int, new_wins: bool) -> GameRecord:
+    new_first = index % 2 == 0
+    winner = (0 if new_first else 1) if new_wins else (1 if new_first else 0)
+    return GameRecord(
+        tournament_id="ab",
+        index=index,
+        game="tictactoe",
+        first_player=0 if new_first else 1,
+        second_player=1 if new_first else 0,
+        first_spec="new" if new_first else "old",
+        second_spec="old" if new_first else "new",
+        first_seed=1,
+        second_seed=2,
+        opening_index=index // 2,
+        opening=(),
+        moves=("b2",),
+        outcome=Outcome(winner, Reason.RULE, "a line"),
+        plies=1,
+        move_times=(0.0,),
+        started="2026-01-01T00:00:00+00:00",
+        finished="2026-01-01T00:00:01+00:00",
+    )
+
+
+def test_the_ab_script_tests_a_pair_whichever_of_its_games_ends_last() -> None:
+    # with several workers, game 2m + 1 may end before game 2m: the pair is complete all the same
+    test = _ab_sprt_script().AbTest(Sprt(0, 100), trinomial=False)
+    completed = []
+    for index in (1, 0, 2, 3, 5, 4):
+        record = _game(index, new_wins=True)
+        test.add(record)
+        completed.append(test.completes(record))
+    assert completed == [False, True, False, True, False, True]
+    assert test.pair_scores() == [2.0, 2.0, 2.0]
