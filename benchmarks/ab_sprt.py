@@ -145,7 +145,12 @@ def main(argv: list[str] | None = None) -> int:
     except BackendError as err:
         print(f"Error: {err}", file=sys.stderr)
         return 2
-    args.db.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        store = Store(args.db)  # makes its folder
+    except ArenaError as err:
+        backend.close()
+        print(f"Error: {' '.join(str(err).split())}", file=sys.stderr)
+        return 2
     test = AbTest(sprt, args.trinomial)
     sampling = "game" if args.trinomial else "pentanomial (game pairs)"
     print(f"A/B: new {args.new}  vs  old {args.old}  on {args.game}", flush=True)
@@ -164,8 +169,13 @@ def main(argv: list[str] | None = None) -> int:
             if test.state().decision != CONTINUE:
                 raise _Decided
 
-    with backend, sigterm_as_interrupt(), Store(args.db) as store:
-        for record in store.games(config.tournament_id, below=games):
+    with backend, sigterm_as_interrupt(), store:
+        try:
+            stored = store.games(config.tournament_id, below=games)
+        except ArenaError as err:  # a damaged stored game
+            print(f"Error: {' '.join(str(err).split())}", file=sys.stderr)
+            return 2
+        for record in stored:
             test.add(record)
         if test.scores:
             print(f"resumed with {len(test.scores)} stored games: {test.line()}", flush=True)

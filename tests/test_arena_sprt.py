@@ -179,3 +179,17 @@ def test_the_ab_script_tests_a_pair_whichever_of_its_games_ends_last() -> None:
         completed.append(test.completes(record))
     assert completed == [False, True, False, True, False, True]
     assert test.pair_scores() == [2.0, 2.0, 2.0]
+
+
+def test_the_ab_script_refuses_a_store_it_cannot_use_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    garbage = tmp_path / "garbage.sqlite"
+    garbage.write_text("not a database")
+    script = _ab_sprt_script()
+    for db, message in ((tmp_path, "is a directory"), (garbage, "not a usable SQLite database")):
+        argv = ["random", "greedy", "--game", "tictactoe", "--max-games", "4", "--db", str(db)]
+        assert script.main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("Error: store ") and message in err and len(err.strip().splitlines()) == 1
+    assert garbage.read_text() == "not a database"
