@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from boardlab.arena.play import GameRecord
-from boardlab.arena.plots import LABEL_CHARS, plot_label, write_plots
+from boardlab.arena.plots import LABEL_CHARS, outcomes_figure, plot_label, write_plots
 from boardlab.arena.report import colour_table, print_report, write_summary_json
 from boardlab.arena.summary import player_names, summarize
 from boardlab.games import Outcome, Reason
@@ -118,3 +118,14 @@ def test_a_plot_label_shortens_only_a_piece_too_long_for_a_line() -> None:
     label = plot_label(f"course:{path},seed=1")
     assert all(len(line) <= LABEL_CHARS for line in label.split("\n"))
     assert label.startswith("course:\n/home/student/") and "…" in label and label.endswith("\nseed=1")
+
+
+def test_the_outcomes_legend_hides_no_bar() -> None:
+    figure = outcomes_figure(summarize(SPECS, GAMES))
+    renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    figure.draw(renderer)
+    (ax,) = figure.axes
+    legends = [*figure.legends, *([ax.get_legend()] if ax.get_legend() else [])]
+    assert legends
+    for legend in legends:
+        assert not legend.get_window_extent(renderer).overlaps(ax.get_window_extent(renderer))

@@ -78,6 +78,12 @@ def plot_score_matrix(summary: Summary, path: Path) -> Path:
 
 def plot_outcomes_by_side(summary: Summary, path: Path) -> Path:
     """Stacked bars of wins, draws and losses for each player moving first and moving second."""
+    return _save(outcomes_figure(summary), path)
+
+
+def outcomes_figure(summary: Summary) -> Figure:
+    """The figure of :func:`plot_outcomes_by_side`. Every bar spans the whole width, so the
+    legend goes below the axes, where it hides none of them."""
     labels, rows = [], []
     for i in summary.ranking():
         for side, outcomes in (("first", summary.as_first[i]), ("second", summary.as_second[i])):
@@ -99,8 +105,8 @@ def plot_outcomes_by_side(summary: Summary, path: Path) -> Path:
     ax.set_xlim(0, 1)
     ax.set_xlabel("fraction of games")
     ax.set_title("Outcomes by starting side")
-    ax.legend(loc="lower right", fontsize=8)
-    return _save(figure, path)
+    figure.legend(loc="outside lower center", ncols=3, fontsize=8)
+    return figure
 
 
 def plot_game_lengths(summary: Summary, path: Path) -> Path:
