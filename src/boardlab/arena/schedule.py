@@ -25,6 +25,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import combinations
 
+from boardlab.games import GameError, parse_game
+
 SCHEDULE_VERSION = 1
 MAX_GAMES_PER_PAIR = 10**9
 """More games than anyone can play: a bigger count is refused as a typo."""
@@ -55,7 +57,8 @@ class TournamentConfig:
 
     ``games_per_pair`` says how many games each pair plays in this run; it is not part of the
     tournament's identity (see the module docstring), so raising it later adds games to the
-    same stored tournament.
+    same stored tournament. ``game`` is kept as its game's canonical spec (``quixo:size=5``
+    and ``Quixo`` are ``quixo``); ArenaError if it names no game.
     """
 
     specs: tuple[str, ...]
@@ -67,6 +70,10 @@ class TournamentConfig:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "specs", tuple(s.strip() for s in self.specs))
+        try:  # the game as one text however it was written (quixo:size=5 is quixo): one tournament
+            object.__setattr__(self, "game", parse_game(self.game).spec)
+        except GameError as err:
+            raise ArenaError(str(err)) from None
         if len(self.specs) < 2:
             raise ArenaError(f"a tournament needs at least 2 agent specs, got {len(self.specs)}")
         if len(self.specs) > MAX_PLAYERS:

@@ -11,7 +11,7 @@ import numpy as np
 
 from boardlab.arena.play import GameRecord
 from boardlab.arena.ratings import DEFAULT_PRIOR_DRAWS, EloFit, fit_elo_matrices
-from boardlab.games import Reason
+from boardlab.games import GameError, Reason, parse_game
 
 if TYPE_CHECKING:
     from boardlab.arena.store import Store
@@ -185,17 +185,30 @@ def summarize(
     )
 
 
+def canonical_game(spec: Any) -> Any:
+    """The canonical spec of a stored game (``quixo:size=5`` is ``quixo``), or what is stored
+    as it is when it names no game."""
+    try:
+        return parse_game(spec).spec
+    except (GameError, TypeError, AttributeError):
+        return spec
+
+
 def pooled_games(
     store: Store, game: str, tournament: str | None = None
 ) -> tuple[list[str], list[GameRecord]]:
     """Every stored game of ``game`` (only those of ``tournament``, an id or a name, if given),
     each player being its spec across tournaments: the specs in order of first appearance, and
     the games with their player indices into that list. A spec that played itself is left out
-    (its games say nothing about its rating)."""
+    (its games say nothing about its rating). A tournament stored with the game written
+    another way (``quixo:size=5`` for ``quixo``, by an older version) is the same game."""
     players: dict[str, int] = {}
     pooled = []
+    wanted = canonical_game(game)
     for item in store.tournaments():
-        if item["game"] != game or (tournament is not None and tournament not in (item["id"], item["name"])):
+        if canonical_game(item["game"]) != wanted:
+            continue
+        if tournament is not None and tournament not in (item["id"], item["name"]):
             continue
         for record in store.games(item["id"]):
             if record.first_spec == record.second_spec:

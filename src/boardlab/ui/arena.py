@@ -42,7 +42,7 @@ from boardlab.arena.schedule import (
     TournamentConfig,
 )
 from boardlab.arena.store import Store, StoreError
-from boardlab.arena.summary import OUTPUT_NAMES, Summary, pooled_games, summarize
+from boardlab.arena.summary import OUTPUT_NAMES, Summary, canonical_game, pooled_games, summarize
 from boardlab.core.console import make_console
 from boardlab.core.files import output_problem, path_problem, removed_if_refused
 from boardlab.core.processes import sigterm_as_interrupt
@@ -403,14 +403,6 @@ def ratings_command(
         _rate(db, game, tournament, out)
 
 
-def _canonical_game(spec: str) -> str:
-    """The canonical spec of a stored game (``quixo:size=5`` is ``quixo``), or the text as stored."""
-    try:
-        return parse_game(spec).spec
-    except GameError:
-        return spec
-
-
 def _rate(db: Path, game: str | None, tournament: str | None, out: Path | None) -> None:
     if out is not None:
         _check_store_not_output(db, [out])  # the folder of each game is checked once they are known
@@ -419,7 +411,7 @@ def _rate(db: Path, game: str | None, tournament: str | None, out: Path | None) 
     try:
         with Store(db, read_only=True) as store:  # never written, an empty file included
             stored = store.tournaments()
-            games = sorted({t["game"] for t in stored if game is None or _canonical_game(t["game"]) == game})
+            games = sorted({g for g in map(canonical_game, (t["game"] for t in stored)) if game in (None, g)})
             pools = {g: pooled_games(store, g, tournament) for g in games}
     except StoreError as err:
         _fail(str(err))
