@@ -49,9 +49,9 @@ from boardlab.play.session import Report, SessionError, random_opening
 STOP_SECONDS = 5.0
 """How long a stopping worker is given before it is killed."""
 MAX_LOST_WORKERS = 20
+"""Workers that may die outside any agent's call before the run gives up."""
 ORPHAN_CHECK_SECONDS = 0.2
 """How long a worker's message to stderr waits to learn whether the main process has just died."""
-"""Workers that may die outside any agent's call before the run gives up."""
 
 
 class PoolError(Exception):
