@@ -13,7 +13,13 @@ from rich.console import Console
 
 from boardlab.arena.play import GameRecord
 from boardlab.arena.plots import LABEL_CHARS, outcomes_figure, plot_label, write_plots
-from boardlab.arena.report import colour_table, print_report, write_summary_json
+from boardlab.arena.report import (
+    colour_table,
+    print_report,
+    ratings_table,
+    score_matrix_table,
+    write_summary_json,
+)
 from boardlab.arena.summary import player_names, summarize
 from boardlab.games import Outcome, Reason
 
@@ -129,3 +135,27 @@ def test_the_outcomes_legend_hides_no_bar() -> None:
     assert legends
     for legend in legends:
         assert not legend.get_window_extent(renderer).overlaps(ax.get_window_extent(renderer))
+
+
+def test_tables_keep_every_number_whole_beside_long_names() -> None:
+    # course players' paths are long: they fold, while no number is cut or dropped
+    long = tuple(
+        f"course:player=/home/student/projects/quixo/{n}_player.py:Player" for n in ("first", "second")
+    )
+    specs = (*long, "random")
+    games = [
+        dataclasses.replace(g, first_spec=specs[g.first_player], second_spec=specs[g.second_player])
+        for g in GAMES
+    ]
+    summary = summarize(specs, games)
+    for width in (130, 100):
+        console = Console(record=True, width=width)
+        for table in (ratings_table(summary), score_matrix_table(summary), colour_table(summary)):
+            console.print(table)
+        text = console.export_text()
+        assert "…" not in text
+        for i in range(3):
+            overall = summary.overall(i)
+            assert f"{overall.score:.1%}" in text and overall.text() in text
+            assert f"{summary.elo.ratings[i]:+.0f}" in text  # type: ignore[union-attr]
+        assert "time/move" in text or "time/mov" in text

@@ -8,6 +8,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -28,6 +29,8 @@ from boardlab.core.files import atomic_write_text
 from boardlab.games import Reason
 
 PIPE_WIDTH = 130
+PLAYER_MIN_WIDTH = 16
+"""Columns a player's name keeps however narrow the terminal (a longer name folds)."""
 MAX_FORFEITS_SHOWN = 10
 
 
@@ -48,8 +51,21 @@ def _seconds(value: float) -> str:
 
 
 def _player_column(table: Table, summary: Summary) -> None:
-    # names are never cut; the number columns wrap first on a narrow terminal
-    table.add_column("player", no_wrap=True, min_width=max(map(len, summary.names)))
+    # a long name (a course player's path) folds onto more lines: it is never cut, and never
+    # takes the room of the numbers
+    longest = max(map(len, summary.names))
+    table.add_column("player", overflow="fold", min_width=min(longest, PLAYER_MIN_WIDTH))
+
+
+def _fitted(table: Table) -> Table:
+    """``table`` with every column but the players' as wide as its longest cell: a number is
+    never cut (``100.…``) or wrapped; a header too long for its column, a name included, folds."""
+    for column in table.columns:
+        if column.header == "player":
+            continue
+        column.overflow = "fold"
+        column.min_width = max((cell_len(str(cell)) for cell in column.cells), default=0)
+    return table
 
 
 def ratings_table(summary: Summary, title: str = "Ratings") -> Table:
@@ -62,7 +78,7 @@ def ratings_table(summary: Summary, title: str = "Ratings") -> Table:
     show_forfeits = any(summary.forfeits)
     names = ["Elo", f"{level} interval", "games", "W-D-L", "score", "time/move"]
     for name in names + (["forfeits"] if show_forfeits else []):
-        table.add_column(name, justify="right", no_wrap=name.endswith("interval"))
+        table.add_column(name, justify="right")
     for rank, i in enumerate(summary.ranking(), start=1):
         overall = summary.overall(i)
         if summary.elo is not None:
@@ -79,7 +95,7 @@ def ratings_table(summary: Summary, title: str = "Ratings") -> Table:
             f"Elo by maximum likelihood, mean 0; prior: {summary.elo.prior_draws:g} virtual draw(s) "
             "per player against a mean-rated opponent"
         )
-    return table
+    return _fitted(table)
 
 
 def score_matrix_table(summary: Summary, title: str = "Score matrix (row player's score)") -> Table:
@@ -96,7 +112,7 @@ def score_matrix_table(summary: Summary, title: str = "Score matrix (row player'
             games = int(summary.games[i, j])
             cells.append("" if i == j or not games else f"{scores[i, j]:.0%} ({games})")
         table.add_row(summary.names[i], *cells)
-    return table
+    return _fitted(table)
 
 
 def colour_table(summary: Summary, title: str = "Results by colour") -> Table:
@@ -109,7 +125,7 @@ def colour_table(summary: Summary, title: str = "Results by colour") -> Table:
         first, second = summary.as_first[i], summary.as_second[i]
         table.add_row(summary.names[i], first.text(), _pct(first.score), second.text(), _pct(second.score))
     table.caption = _first_player_caption(summary.first_player) + _endings_caption(summary)
-    return table
+    return _fitted(table)
 
 
 def _first_player_caption(first: Outcomes) -> str:
