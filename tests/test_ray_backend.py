@@ -24,7 +24,13 @@ from typer.testing import CliRunner
 from boardlab.arena import Store, TournamentConfig, run_tournament
 from boardlab.games import Reason
 from boardlab.play.backend import BackendError, open_backend
-from boardlab.play.ray_backend import RayBackend, RayGamePool, check_address, split_address
+from boardlab.play.ray_backend import (
+    SETTINGS_FRAME,
+    RayBackend,
+    RayGamePool,
+    check_address,
+    split_address,
+)
 from boardlab.ui import arena as arena_cli
 
 KILL_AFTER_SECONDS = 0.3
@@ -140,6 +146,30 @@ def test_an_address_where_something_else_answers_is_refused(tmp_path: Path) -> N
         with pytest.raises(BackendError, match="not a Ray head"):
             check_address(address, timeout=2)
         thread.join()
+
+
+def test_an_address_of_another_cluster_than_the_one_joined_is_refused(ray_instance: Any) -> None:
+    with socket.socket() as server:  # answers the handshake as a Ray head's GCS server does
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        address = f"127.0.0.1:{server.getsockname()[1]}"
+
+        def answer() -> None:
+            conn, _ = server.accept()
+            with conn:
+                conn.recv(64)
+                conn.sendall(SETTINGS_FRAME)
+
+        thread = threading.Thread(target=answer)
+        thread.start()
+        refused = r"already connected to the Ray cluster at .*, not 127\.0\.0\.1"
+        with pytest.raises(BackendError, match=refused):
+            RayBackend(address)
+        thread.join()
+    joined = ray_instance.get_runtime_context().gcs_address
+    with RayBackend(joined) as backend:  # the cluster this process joined: used as it is
+        assert backend.default_size() == 2
+    assert ray_instance.is_initialized()
 
 
 @pytest.mark.parametrize("address", ["nowhere", "host:", ":6379", "host:99999", "host:port"])

@@ -118,12 +118,27 @@ def _brief_connection(joining: bool) -> Iterator[None]:
             os.environ.pop(wait_setting, None)
 
 
+def _check_same_cluster(ray: Any, address: str) -> None:
+    """BackendError if this process is already connected to a Ray cluster other than the one at
+    ``address`` (Ray joins one cluster per process: the address would be silently ignored)."""
+    try:
+        joined = str(ray.get_runtime_context().gcs_address or "")
+    except Exception:  # an older Ray without it: nothing to compare
+        return
+    if joined and split_address(joined)[1] != split_address(address)[1]:
+        raise BackendError(
+            f"this process is already connected to the Ray cluster at {joined}, not {address}; "
+            "Ray joins one cluster per process (call ray.shutdown() first)"
+        )
+
+
 class RayBackend:
     """Workers as Ray actors and tasks; use as a context manager.
 
     Joins the cluster at ``address`` (``HOST:PORT`` of its head) or, without one, uses the
     Ray instance this process already started, else starts a local one (and shuts down on
-    close only what it started). BackendError if Ray is missing or the cluster does not answer.
+    close only what it started). BackendError if Ray is missing, the cluster does not answer,
+    or this process already joined another cluster.
     """
 
     name = "ray"
@@ -153,6 +168,8 @@ class RayBackend:
                 where = f"at {address}" if address else "locally"
                 raise BackendError(f"cannot start Ray {where}: {' '.join(str(err).split())}") from None
             self._started = True
+        elif address is not None:
+            _check_same_cluster(ray, address)
         self._ray = ray
         self._actor_class = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(GameActor)
         self._idle: list[Any] = []  # actors a closed pool handed back, their game process stopped
