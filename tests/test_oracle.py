@@ -299,6 +299,10 @@ def test_cli_lists_the_draws_lost_and_names_opponents_on_a_narrow_terminal(
         (["oracle", "random", "--game", "tictactoe", "--size", "3"], "--size is for Quixo"),
         (["oracle", "random", "--size", "3", "--games", "0"], "--games"),
         (["oracle", "random", "--game", "nim"], "no exact judge for nim"),
+        (
+            ["oracle", "random", "--size", "3", "--from-ply", "200"],
+            "ends by ply 200; no move would be judged",
+        ),
     ],
 )
 def test_cli_bad_input_is_one_line_and_exit_2(
@@ -311,6 +315,18 @@ def test_cli_bad_input_is_one_line_and_exit_2(
     text = result.output.strip()
     assert message in text and len(text.splitlines()) == 1, text
     assert not (tmp_path / "none").exists()
+
+
+def test_cli_judging_no_move_writes_nothing_and_exits_2(cli: typer.Typer, tmp_path: Path) -> None:
+    # Tic-Tac-Toe has no ply cap, but no game of it reaches ply 9 with a move left to judge
+    args = ["oracle", "random", "--game", "tictactoe", "--games", "1", "--opponents", "random"]
+    result = CliRunner().invoke(cli, [*args, "--from-ply", "9", "--out", str(tmp_path)], terminal_width=400)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip().splitlines() == [
+        "Error: no move of random was judged: every game ended before ply 9 (--from-ply) or left the "
+        "positions the judge covers; nothing written"
+    ]
+    assert not list(tmp_path.iterdir())
 
 
 def test_option_parsing() -> None:

@@ -147,6 +147,9 @@ def oracle_command(
         _fail(str(err))
     except KeyError as err:  # a table missing after the check (removed meanwhile)
         _fail(str(err.args[0]) if err.args else str(err))
+    cap = the_game.ply_cap
+    if cap is not None and from_ply >= cap:
+        _fail(f"--from-ply {from_ply}: a game of {the_game.spec} ends by ply {cap}; no move would be judged")
     out_problem = output_problem(out, folder=True)  # before the games, not after them
     if out_problem is not None:
         _fail(f"--out {shorten(str(out))}: {out_problem}")
@@ -189,6 +192,11 @@ def oracle_command(
                 err=True,
             )
             raise typer.Exit(termination.exit_code) from None
+    if not report.moves:  # an empty report says nothing: none is written
+        _fail(
+            f"no move of {agent} was judged: every game ended before ply {from_ply} (--from-ply) "
+            "or left the positions the judge covers; nothing written"
+        )
     _print_report(console, report)
     try:
         paths = [plot_accuracy([report], out / "oracle.png"), write_json(report, out / "oracle.json")]
