@@ -31,7 +31,7 @@ import sys
 import time
 from pathlib import Path
 
-from boardlab.arena import ArenaError, GameRecord, Store, TournamentConfig, run_tournament
+from boardlab.arena import ArenaError, GameRecord, Store, TournamentConfig, run_tournament, validate_config
 from boardlab.arena.sprt import CONTINUE, INCONCLUSIVE, Sprt, SprtState
 from boardlab.core.processes import sigterm_as_interrupt
 from boardlab.games import Reason
@@ -137,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     games = args.max_games + args.max_games % 2  # whole pairs
     try:
         config = TournamentConfig((args.new, args.old), games, args.game, args.seed, args.opening_plies)
+        validate_config(config)  # a bad agent spec or game: one line before any work
     except ArenaError as err:
         print(f"Error: {' '.join(str(err).split())}", file=sys.stderr)
         return 2

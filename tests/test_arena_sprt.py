@@ -193,3 +193,17 @@ def test_the_ab_script_refuses_a_store_it_cannot_use_in_one_line(
         err = capsys.readouterr().err
         assert err.startswith("Error: store ") and message in err and len(err.strip().splitlines()) == 1
     assert garbage.read_text() == "not a database"
+
+
+def test_the_ab_script_refuses_a_bad_agent_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "sub" / "ab.sqlite"
+    argv = ["random", "nosuch", "--game", "tictactoe", "--max-games", "4", "--db", str(db)]
+    assert _ab_sprt_script().main(argv) == 2
+    captured = capsys.readouterr()
+    assert (
+        captured.err.startswith("Error: unknown agent 'nosuch'")
+        and len(captured.err.strip().splitlines()) == 1
+    )
+    assert not captured.out and not db.parent.exists()
