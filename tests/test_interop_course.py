@@ -362,3 +362,10 @@ def test_a_wrong_move_enum_is_refused_when_wrapping() -> None:
     player = as_course_player("random", move_enum=StandinMove)
     assert player.rules == "course"
     assert Game().play(player, RandomPlayer(seed=1)) in (0, 1)
+
+
+def test_a_seed_with_an_agent_is_refused_not_ignored() -> None:
+    agent = make_agent("random", 3)
+    with pytest.raises(AgentSpecError, match="seed=5 is for an agent spec"):
+        as_course_player(agent, seed=5)
+    assert as_course_player(agent).agent is agent

@@ -399,7 +399,13 @@ def as_course_player(
     rules: str = "course",
 ) -> CourseAgentPlayer:
     """A course Player playing like a boardlab agent (an Agent or a spec such as ``greedy``),
-    under the course referee's rules unless ``rules="official"``."""
+    under the course referee's rules unless ``rules="official"``. ``seed`` is for a spec: an
+    Agent already has its own, and one given with it is refused rather than ignored."""
+    if not isinstance(agent_or_spec, str) and seed is not None:
+        raise AgentSpecError(
+            f"as_course_player: seed={seed!r} is for an agent spec; {agent_or_spec.spec!r} is an Agent "
+            "built with its own seed (make_agent(spec, seed))"
+        )
     agent = make_agent(agent_or_spec, seed) if isinstance(agent_or_spec, str) else agent_or_spec
     return CourseAgentPlayer(agent, move_enum=move_enum, rules=rules)
 
