@@ -109,6 +109,50 @@ def test_a_connect4_solve_stops_in_its_compiled_search(signum: int) -> None:
     _assert_stopped(signum, code, output, seconds)
 
 
+# --- the start: Ctrl-C before a command's own handling ---------------------------------------------
+
+INTERRUPT_WHILE_IMPORTING = """
+import importlib.abc, os, signal, sys
+
+class Interrupt(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "boardlab.agents":  # the first of the modules the command line loads
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, Interrupt())
+from boardlab.ui.cli import main
+main()
+"""
+
+
+def test_ctrl_c_while_the_command_line_loads_is_one_line() -> None:
+    process = subprocess.run(
+        [sys.executable, "-c", INTERRUPT_WHILE_IMPORTING, "agents"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=_as_in_a_terminal,
+    )
+    assert process.returncode == 130, process.stderr
+    assert process.stderr == "Interrupted while starting; nothing was done.\n"
+    assert process.stdout == ""
+
+
+def test_ctrl_c_before_a_command_s_own_handling_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from boardlab.ui import cli, train
+
+    def interrupted(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train, "plan_command", interrupted)  # e.g. while it builds the opponents
+    result = CliRunner().invoke(cli.app, ["train", "qlearning", "--out", "x"])
+    assert result.exit_code == 130
+    assert result.output == "Interrupted before the training started; nothing was done.\n"
+
+
 # --- train: the evaluation, the steps and the final games ----------------------------------------
 
 

@@ -9,6 +9,10 @@ on one line with exit status 1; ``BOARDLAB_DEBUG=1`` shows its traceback instead
 
 from __future__ import annotations
 
+from boardlab.ui import starting  # first: Ctrl-C while the modules below load ends cleanly
+
+# isort: split
+
 import math
 import os
 import sys
@@ -261,6 +265,8 @@ for register in (
     register_serve,
 ):
     register(app)
+
+starting.done()
 
 
 def main() -> None:

@@ -494,10 +494,13 @@ def train_command(
     options |= {"force": force, "seed": seed, "eval_every": eval_every, "eval_games": eval_games}
     options |= {"final_games": final_games, "against": against, "hyper": hyper}
     try:
-        with removed_if_refused(lambda error: isinstance(error, UsageProblem)):  # no empty --out left
-            plan = plan_command(kind, options, ctx.args)
+        with removed_if_refused(lambda error: isinstance(error, UsageProblem | KeyboardInterrupt)):
+            plan = plan_command(kind, options, ctx.args)  # no empty --out left when refused
     except UsageProblem as problem:
         raise _fail(str(problem)) from None
+    except KeyboardInterrupt:  # while the command is checked (opponents built, a run read)
+        make_console(stderr=True).print("Interrupted before the training started; nothing was done.")
+        raise typer.Exit(130) from None
     run_plan(console, plan)
 
 
