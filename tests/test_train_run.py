@@ -192,3 +192,44 @@ def test_a_refused_command_leaves_no_empty_out_folder(tmp_path: Path) -> None:
     result = _train("qlearning", "--out", str(out), "--episodes", "10", "--shaping", "zz")
     assert result.exit_code == 2 and "shaping" in result.output
     assert list(tmp_path.iterdir()) == []
+
+
+NEAT_RECORD = {"generation": 0, "best": 0.5, "mean": 0.2, "species": {"1": 8}, "nodes": 2, "connections": 3}
+
+
+@pytest.mark.parametrize(
+    ("kind", "field", "bad"),
+    [
+        ("ga", "fitness", []),  # the plots take its max
+        ("ga", "epoch", "3"),
+        ("ga", "genes", {"mean": [0.1]}),
+        ("es", "weights", [0.5, "x"]),
+        ("es", "best_child", "x"),
+        ("neat", "species", {"x": 1}),  # the species plot sorts its ids as numbers
+        ("neat", "best", None),
+    ],
+)
+def test_a_checkpoint_whose_history_is_damaged_is_refused_when_resumed(
+    tmp_path: Path, kind: str, field: str, bad: Any
+) -> None:
+    """The per-epoch history is read by the plots at the end of the training: a damaged record is
+    refused by --resume, not met as a crash after the run has trained."""
+    from boardlab.models.table import ModelFileError
+    from boardlab.train.run import resume_run
+
+    chosen = method(kind)
+    games = chosen.games(chosen.default_game)
+    tiny = {"es": {"games": 2, "workers": 1}}.get(kind, {})
+    run = chosen.start(games, chosen.settings(**tiny), 0)
+    path = tmp_path / chosen.checkpoint_file
+    try:
+        run.save(path)
+    finally:
+        run.close()
+    data = json.loads(path.read_text())
+    if kind == "neat":
+        data["history"] = [{**NEAT_RECORD, "pool": 0}]
+    data["history"][0][field] = bad
+    path.write_text(json.dumps(data))
+    with pytest.raises(ModelFileError, match=f"history record 0.*{field}|{field}.*history"):
+        resume_run(chosen, path, games).close()

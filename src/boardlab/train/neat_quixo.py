@@ -82,6 +82,7 @@ from boardlab.train.run import (
     Method,
     RunDefaults,
     TrainingError,
+    check_history,
     check_state,
     checked_settings,
     play_matches,
@@ -95,6 +96,16 @@ CHECKPOINT_FORMAT = "boardlab-neat-checkpoint"
 MAX_CHECKPOINT_BYTES = 1 << 30
 """The largest checkpoint read (a population of large genomes stays far below)."""
 CHECKPOINT_VERSION = 1
+HISTORY_FIELDS = {
+    "generation": "int",
+    "best": "number",
+    "mean": "number",
+    "species": "counts",
+    "nodes": "int",
+    "connections": "int",
+    "pool": "int",
+}
+"""What the plots, the summary and the progress bar read in each generation's record."""
 DEFAULT_AGAINST = ("random", "greedy", "alphabeta:depth=1")
 EVAL_OPENING = 2
 """Random plies opening each game against the fixed opponents."""
@@ -644,6 +655,7 @@ class Evolution(RunDefaults):
             raise ModelFileError(f"checkpoint {path} is damaged: {short_reason(error)}") from None
         if game is not None and game.spec != trained.spec:
             raise ModelMismatchError(f"{path} trains on {trained.spec}, not {game.spec}")
+        check_history(data["history"], path, HISTORY_FIELDS)
         return cls(
             trained,
             params,

@@ -101,6 +101,7 @@ from boardlab.train.run import (
     Method,
     RunDefaults,
     TrainingError,
+    check_history,
     check_state,
     checked_settings,
     curve_point,
@@ -744,7 +745,52 @@ class Evolution(RunDefaults):
             or not isinstance(curve, list)
         ):
             raise ModelFileError(f"{path}: the saved history does not match its epoch count")
+        _check_history(history, path, params, len(gene_names(model.kind)))
         return run
+
+
+def _check_history(history: list[Any], path: Path, params: GAParams, genes: int) -> None:
+    """ModelFileError unless every epoch's record holds what the plots and the summary read."""
+    check_history(
+        history,
+        path,
+        {
+            "epoch": "int",
+            "games": "int",
+            "fitness": "numbers",
+            "reference": "int",
+            "genes": "dict",
+            "diversity": "number",
+        },
+        {
+            "mistakes": "int",
+            "training_games": "int",
+            "population": "list",
+            "accuracy": "dict",
+        },
+        {"fitness": params.population},
+    )
+    spread = ("mean", "min", "max")
+    check_history(
+        [r["genes"] for r in history],
+        path,
+        dict.fromkeys(spread, "numbers"),
+        None,
+        dict.fromkeys(spread, genes),
+        "the genes of history record",
+    )
+    for record in history:
+        if not all(_finite(v) for v in record.get("accuracy", {}).values()):
+            raise ModelFileError(
+                f"checkpoint {path}: a history record's 'accuracy' is not an object of numbers"
+            )
+        rows = record.get("population", [])
+        if not all(isinstance(g, list) and len(g) == genes and all(map(_finite, g)) for g in rows):
+            raise ModelFileError(f"checkpoint {path}: a history record's 'population' is not genomes")
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _rng_state(rng: np.random.Generator) -> dict[str, Any]:

@@ -66,6 +66,7 @@ from boardlab.train.run import (
     Method,
     RunDefaults,
     TrainingError,
+    check_history,
     check_state,
     checked_settings,
 )
@@ -703,7 +704,22 @@ class ESRun(RunDefaults):
             raise ModelFileError(f"{path}: the saved parent is not {rl.NUM_RULES} weights in [0, 1]")
         if run.epoch < 0 or len(run.history) != run.epoch + 1 or trained.size != model.size:
             raise ModelFileError(f"{path}: the saved history does not match its epoch count")
+        check_history(run.history, path, HISTORY_FIELDS, {"games": "int", "mean_plies": "number"}, WEIGHTS)
         return run
+
+
+HISTORY_FIELDS = {
+    "epoch": "int",
+    "sigma": "number",
+    "parent_fitness": "number",
+    "best_child": "number?",
+    "mean_child": "number?",
+    "accepted": "bool",
+    "fitness": "number",
+    "weights": "numbers",
+}
+"""What the plots, the summary and the progress bar read in each epoch's record."""
+WEIGHTS = {"weights": rl.NUM_RULES}
 
 
 # --- the method ------------------------------------------------------------------------------

@@ -288,6 +288,67 @@ def check_state(
         raise ModelFileError(f"checkpoint {path}: 'seed' must be at least 0")
 
 
+def check_history(
+    history: Any,
+    path: Path,
+    fields: Mapping[str, str],
+    optional: Mapping[str, str] | None = None,
+    sizes: Mapping[str, int] | None = None,
+    what: str = "history record",
+) -> None:
+    """ModelFileError unless a checkpoint's per-epoch ``history`` (what the plots, the summary
+    and the progress bar read) is a list of JSON objects with these fields: the kinds of
+    :func:`boardlab.core.inputs.check_fields`, and ``numbers`` (a list of finite numbers, of
+    the length in ``sizes`` if named there), ``number?`` (a finite number or null) and
+    ``counts`` (an object of whole numbers keyed by whole numbers, e.g. species sizes).
+    Checked when the run is resumed, so that a damaged record is named then, not met by the
+    plots at the end of the training. ``what`` names a record in the messages."""
+    special = ("numbers", "number?", "counts")
+    kinds = {**(optional or {}), **fields}
+    plain = {name: kind for name, kind in fields.items() if kind not in special}
+    plain_optional = {name: kind for name, kind in (optional or {}).items() if kind not in special}
+    if not isinstance(history, list):
+        raise ModelFileError(f"checkpoint {path}: the history must be a list")
+    for index, record in enumerate(history):
+        where = f"checkpoint {path}: {what} {index}"
+        try:
+            check_fields(record, where, plain, plain_optional)
+            for name in fields:
+                if name not in record:
+                    raise InputFileError(f"{where} lacks {name!r}")
+        except InputFileError as error:
+            raise ModelFileError(str(error)) from None
+        for name, kind in kinds.items():
+            if name in record and kind in special and not _fits(record[name], kind, (sizes or {}).get(name)):
+                raise ModelFileError(f"{where}: {name!r} is not {_SPECIAL_WORDS[kind]}")
+
+
+_SPECIAL_WORDS = {
+    "numbers": "a list of finite numbers of the right length",
+    "number?": "a finite number or null",
+    "counts": "an object of whole numbers keyed by whole numbers",
+}
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _fits(value: Any, kind: str, size: int | None) -> bool:
+    if kind == "number?":
+        return value is None or _finite(value)
+    if kind == "counts":
+        return isinstance(value, dict) and all(
+            k.isascii() and k.isdigit() and isinstance(v, int) and not isinstance(v, bool)
+            for k, v in value.items()
+        )
+    return (
+        isinstance(value, list)
+        and all(_finite(v) for v in value)
+        and (len(value) == size if size is not None else len(value) > 0)
+    )
+
+
 def check_curve(curve: Any, where: str, key: str) -> None:
     """InputFileError unless ``curve`` is a list of learning-curve records: objects whose ``key``
     (``episode`` or ``epoch``) is a whole number of at least 0 and whose numbers are finite."""
@@ -570,6 +631,7 @@ __all__ = [
     "TrainingRun",
     "changed_settings",
     "check_curve",
+    "check_history",
     "check_state",
     "checked_settings",
     "curve_point",
