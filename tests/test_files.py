@@ -73,3 +73,19 @@ def test_a_refused_block_removes_the_empty_folders_it_created(tmp_path: Path) ->
     with removed_if_refused():
         make_folders(tmp_path / "done")
     assert (tmp_path / "other").is_dir() and (tmp_path / "done").is_dir()
+
+
+def test_written_files_get_the_umask_s_permissions_or_keep_the_replaced_file_s(tmp_path: Path) -> None:
+    """A model, summary or plot is readable as any file the user creates (not 0600, mkstemp's)."""
+    old = os.umask(0o022)
+    try:
+        fresh = atomic_write_text(tmp_path / "summary.json", "{}")
+        assert fresh.stat().st_mode & 0o777 == 0o644
+        os.umask(0o077)
+        assert atomic_write_text(tmp_path / "other.json", "{}").stat().st_mode & 0o777 == 0o600
+        fresh.chmod(0o640)
+        assert (
+            atomic_write_text(fresh, "{ }").stat().st_mode & 0o777 == 0o640
+        )  # a replaced file keeps its own
+    finally:
+        os.umask(old)

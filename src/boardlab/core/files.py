@@ -29,6 +29,7 @@ def atomic_write(path: str | Path, write: Callable[[IO[bytes]], object]) -> Path
     prefix = f"{_temporary_prefix(target)}{os.getpid()}."
     descriptor, temporary = tempfile.mkstemp(prefix=prefix, suffix=TEMPORARY_SUFFIX, dir=target.parent)
     try:
+        os.fchmod(descriptor, _mode_for(target))
         with os.fdopen(descriptor, "wb") as handle:
             write(handle)
             handle.flush()
@@ -42,6 +43,22 @@ def atomic_write(path: str | Path, write: Callable[[IO[bytes]], object]) -> Path
 
 
 TEMPORARY_SUFFIX = ".tmp"
+
+
+def _mode_for(target: Path) -> int:
+    """The permissions of the file written at ``target``: those of the file it replaces, else
+    what ``open`` gives a new file under the process's umask (``mkstemp`` alone gives 0600, so
+    that a model or plot would be readable by its owner only)."""
+    try:
+        return target.stat().st_mode & 0o7777
+    except OSError:
+        return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)  # reading the umask means setting it: put it back at once
+    os.umask(mask)
+    return mask
 
 
 def _temporary_prefix(target: Path) -> str:
