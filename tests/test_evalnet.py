@@ -6,6 +6,7 @@ import itertools
 import json
 import struct
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -351,6 +352,49 @@ def test_resume_refuses_a_damaged_checkpoint(tmp_path: Path) -> None:
     path.write_bytes(b"PK\x03\x04 not really")
     with pytest.raises(ModelFileError):
         EvalNetRun.resume(path)
+
+
+def _damage(header: dict[str, Any], arrays: dict[str, np.ndarray], damage: str) -> None:
+    if damage in ("hidden1", "batch", "lr", "labels"):
+        header["hyper"][damage] = {"hidden1": 0, "batch": 0, "lr": -1.0, "labels": "zzz"}[damage]
+    elif damage in ("epoch", "adam_steps", "seed"):
+        header[damage] = -1
+    elif damage == "w1 shape":
+        arrays["w_w1"] = arrays["w_w1"][1:]
+    elif damage == "b1 not finite":
+        arrays["w_b1"] = np.full_like(arrays["w_b1"], np.nan)
+    elif damage == "w2 missing":
+        del arrays["w_w2"]
+    elif damage == "moment shape":
+        arrays["a_m0"] = arrays["a_m0"][:, :3]
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        *("hidden1", "batch", "lr", "labels", "epoch", "adam_steps", "seed"),
+        *("w1 shape", "b1 not finite", "w2 missing", "moment shape"),
+    ],
+)
+def test_resume_refuses_settings_and_weights_that_do_not_fit(tmp_path: Path, damage: str) -> None:
+    """Out-of-range settings, negative counters and weights or moments of another shape are
+    refused by --resume in one line, not met as a crash in the first epoch."""
+    from boardlab.train import method
+    from boardlab.train.run import resume_run
+
+    fake_shards(tmp_path / "data", shards=2, games_per_shard=10, seed=1)
+    run = new_run(tmp_path / "data")
+    run.step()
+    saved = run.save(tmp_path / "run" / "checkpoint.npz")
+    with np.load(saved, allow_pickle=False) as data:
+        arrays = {name: data[name] for name in data.files}
+    header = json.loads(str(arrays["header"]))
+    _damage(header, arrays, damage)
+    arrays["header"] = np.array(json.dumps(header))
+    with saved.open("wb") as handle:
+        np.savez(handle, **arrays)
+    with pytest.raises(ModelFileError, match="checkpoint"):
+        resume_run(method("evalnet"), saved, parse_game("quixo")).close()
 
 
 def test_data_shards_hold_whole_games() -> None:

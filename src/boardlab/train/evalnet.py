@@ -66,6 +66,8 @@ from boardlab.train.run import (
     RunDefaults,
     TrainingError,
     check_same_board,
+    check_state,
+    checked_settings,
     game_specs,
     game_specs_problem,
 )
@@ -796,12 +798,18 @@ class EvalNetRun(RunDefaults):
             raise ModelFileError(f"checkpoint {path} is damaged ({short_reason(error)})") from None
         if not isinstance(header, dict) or header.get("format") != CHECKPOINT_FORMAT:
             raise ModelFileError(f"{path} is not an evalnet checkpoint")
+        check_state(header, path, STATE_FIELDS, {"train_seconds": "number"})
+        for name in ("epoch", "adam_steps"):
+            if header[name] < 0:
+                raise ModelFileError(f"checkpoint {path}: {name!r} must be at least 0")
         trained = check_game(parse_game(header["game"]))
         if game is not None and game.spec != trained.spec:
             raise ModelFileError(f"{path} trains on {trained.spec}, not {game.spec}")
-        params = EvalNetSettings(**header["hyper"])
+        params = checked_settings(EvalNetSettings, "evalnet", header["hyper"], EvalNetTrainingError)
+        check_settings(trained, params)
         weights = {k[2:]: v for k, v in arrays.items() if k.startswith("w_")} or None
         moments = {k[2:]: v for k, v in arrays.items() if k.startswith("a_")} or None
+        _check_tensors(path, weights, moments, _shapes(2 * kernel_cells(trained.kernel), params))
         return cls(
             trained,
             params,
@@ -910,6 +918,55 @@ def plot_losses(curve: Sequence[dict[str, Any]], path: Path, title: str, baselin
     ax.legend(fontsize=8)
     figure.suptitle(f"{title}: losses")
     return _save(figure, path)
+
+
+STATE_FIELDS = {
+    "seed": "int",
+    "epoch": "int",
+    "adam_steps": "int",
+    "curve": "list",
+    "hyper": "dict",
+    "game": "str",
+}
+"""The checkpoint header's fields a resumed run reads, and their kinds."""
+
+Shapes = dict[str, tuple[int, ...]]
+
+
+def _shapes(inputs: int, params: EvalNetSettings) -> tuple[Shapes, Shapes]:
+    """The shapes of the weights (the file's layout) and of Adam's moments (PyTorch's, one pair
+    per parameter in the module's order) of a network of ``inputs`` inputs and these settings."""
+    h1, h2 = params.hidden1, params.hidden2
+    weights = {"w1": (inputs, h1), "b1": (h1,), "w2": (h1, h2), "b2": (h2,), "w3": (h2,), "b3": (1,)}
+    torch_shapes = [(h1, inputs), (h1,), (h2, h1), (h2,), (1, h2), (1,)]
+    moments = {f"{kind}{i}": shape for i, shape in enumerate(torch_shapes) for kind in "mv"}
+    return weights, moments
+
+
+def _check_tensors(
+    path: Path,
+    weights: dict[str, np.ndarray] | None,
+    moments: dict[str, np.ndarray] | None,
+    shapes: tuple[Shapes, Shapes],
+) -> None:
+    """ModelFileError unless the checkpoint's weights and moments are those of the network its
+    settings describe (every array, of its shape, finite floats; the second moments at least 0)."""
+    if moments is not None and weights is None:
+        raise ModelFileError(f"checkpoint {path} holds Adam's moments without the weights")
+    for what, arrays, expected in (("weights", weights, shapes[0]), ("moments", moments, shapes[1])):
+        if arrays is None:
+            continue
+        if sorted(arrays) != sorted(expected):
+            raise ModelFileError(
+                f"checkpoint {path}: the {what} are not those of the network its settings say"
+            )
+        for name, array in arrays.items():
+            if array.dtype.kind != "f" or array.shape != expected[name] or not np.all(np.isfinite(array)):
+                raise ModelFileError(
+                    f"checkpoint {path}: {what} {name!r} is not finite floats of shape {expected[name]}"
+                )
+            if name.startswith("v") and np.any(array < 0):
+                raise ModelFileError(f"checkpoint {path}: moments {name!r} holds a negative value")
 
 
 KINDS = {
