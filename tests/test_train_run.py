@@ -203,6 +203,7 @@ NEAT_RECORD = {"generation": 0, "best": 0.5, "mean": 0.2, "species": {"1": 8}, "
         ("ga", "fitness", []),  # the plots take its max
         ("ga", "epoch", "3"),
         ("ga", "genes", {"mean": [0.1]}),
+        ("ga", "fitness", [10**30] * 40),  # numpy would hold it as an object, which the plots refuse
         ("es", "weights", [0.5, "x"]),
         ("es", "best_child", "x"),
         ("neat", "species", {"x": 1}),  # the species plot sorts its ids as numbers
@@ -232,4 +233,39 @@ def test_a_checkpoint_whose_history_is_damaged_is_refused_when_resumed(
     data["history"][0][field] = bad
     path.write_text(json.dumps(data))
     with pytest.raises(ModelFileError, match=f"history record 0.*{field}|{field}.*history"):
+        resume_run(chosen, path, games).close()
+
+
+@pytest.mark.parametrize(
+    ("field", "bad"),
+    [
+        ("episode", "x"),
+        ("opponent", "DEL"),
+        ("wins", None),
+        ("games", "10"),
+        ("draws", -1),
+        ("losses", "DEL"),
+    ],
+)
+def test_a_checkpoint_whose_curve_records_are_damaged_is_refused_when_resumed(
+    tmp_path: Path, field: str, bad: Any
+) -> None:
+    """The shared plots read each curve record's episode, opponent and counts: a damaged one is
+    refused by --resume, not met as a crash after the run has trained."""
+    from boardlab.models.table import ModelFileError
+    from boardlab.train.run import resume_run
+
+    chosen = method("ga")
+    games = chosen.games("nim")
+    run = chosen.start(games, chosen.settings(), 0)
+    run.curve.extend(run.evaluate(["random"], 2))
+    path = run.save(tmp_path / chosen.checkpoint_file)
+    data = json.loads(path.read_text())
+    record = next(r for r in data["curve"] if "wins" in r)
+    if bad == "DEL":
+        del record[field]
+    else:
+        record[field] = bad
+    path.write_text(json.dumps(data))
+    with pytest.raises(ModelFileError, match="learning-curve record"):
         resume_run(chosen, path, games).close()

@@ -106,6 +106,7 @@ from boardlab.train.run import (
     checked_settings,
     curve_point,
     final_results,
+    plain_number,
 )
 from boardlab.train.run import parse_hyper as hyper_settings
 
@@ -780,17 +781,13 @@ def _check_history(history: list[Any], path: Path, params: GAParams, genes: int)
         "the genes of history record",
     )
     for record in history:
-        if not all(_finite(v) for v in record.get("accuracy", {}).values()):
+        if not all(plain_number(v) for v in record.get("accuracy", {}).values()):
             raise ModelFileError(
                 f"checkpoint {path}: a history record's 'accuracy' is not an object of numbers"
             )
         rows = record.get("population", [])
-        if not all(isinstance(g, list) and len(g) == genes and all(map(_finite, g)) for g in rows):
+        if not all(isinstance(g, list) and len(g) == genes and all(map(plain_number, g)) for g in rows):
             raise ModelFileError(f"checkpoint {path}: a history record's 'population' is not genomes")
-
-
-def _finite(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _rng_state(rng: np.random.Generator) -> dict[str, Any]:

@@ -330,13 +330,17 @@ _SPECIAL_WORDS = {
 }
 
 
-def _finite(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+def plain_number(value: Any) -> bool:
+    """True for a finite float or a whole number within 64 bits (not a bool): what numpy and
+    the plots read as a number (a larger whole number becomes an object array)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return isinstance(value, int) and not isinstance(value, bool) and abs(value) < 2**63
 
 
 def _fits(value: Any, kind: str, size: int | None) -> bool:
     if kind == "number?":
-        return value is None or _finite(value)
+        return value is None or plain_number(value)
     if kind == "counts":
         return isinstance(value, dict) and all(
             k.isascii() and k.isdigit() and isinstance(v, int) and not isinstance(v, bool)
@@ -344,20 +348,30 @@ def _fits(value: Any, kind: str, size: int | None) -> bool:
         )
     return (
         isinstance(value, list)
-        and all(_finite(v) for v in value)
+        and all(plain_number(v) for v in value)
         and (len(value) == size if size is not None else len(value) > 0)
     )
 
 
 def check_curve(curve: Any, where: str, key: str) -> None:
     """InputFileError unless ``curve`` is a list of learning-curve records: objects whose ``key``
-    (``episode`` or ``epoch``) is a whole number of at least 0 and whose numbers are finite."""
+    (``episode`` or ``epoch``) is a whole number of at least 0 and whose numbers are finite; a
+    record of games (``wins``) or of mistakes (``mistakes``), which the shared plots read, holds
+    its opponent, its ``episode`` and its counts as whole numbers of at least 0."""
     if not isinstance(curve, list):
         raise InputFileError(f"{where}: the learning curve must be a list")
     for record in curve:
         check_fields(record, f"{where}: a learning-curve record", {key: "int"}, {"opponent": "str"})
-        if record[key] < 0:
-            raise InputFileError(f"{where}: a learning-curve record has a negative {key}")
+        counts = [name for name in ("wins", "mistakes") if name in record]
+        if counts:
+            required = {"episode": "int", "opponent": "str", **dict.fromkeys(counts, "int")}
+            if "wins" in record:
+                required |= dict.fromkeys(("draws", "losses", "games"), "int")
+            check_fields(record, f"{where}: a learning-curve record", required)
+            counts = [name for name, kind in required.items() if kind == "int"]
+        for name in {key, *counts}:
+            if record[name] < 0:
+                raise InputFileError(f"{where}: a learning-curve record has a negative {name}")
         for name, value in record.items():
             if isinstance(value, float) and not math.isfinite(value):
                 raise InputFileError(f"{where}: a learning-curve record's {name!r} is not finite")
@@ -637,6 +651,7 @@ __all__ = [
     "curve_point",
     "final_results",
     "parse_hyper",
+    "plain_number",
     "play_games",
     "play_match",
     "play_matches",
