@@ -618,6 +618,33 @@ def test_resume_refuses_a_plain_model_and_another_game(tmp_path: Path, model_dir
         AlphaZeroRun.resume(tiny_model(model_dir), C4)
 
 
+@pytest.mark.parametrize(
+    ("field", "bad"),
+    [
+        ("iteration", "x"),  # the driver reads it as the progress
+        ("seed", None),
+        ("train_seconds", []),
+        ("games", -1),
+        ("history", [{"epoch": 1, "hours": 0.1, "policy_loss": 1.0}]),  # the losses plot reads value_loss
+        ("curve", [{"epoch": 1, "episode": 0, "opponent": "elo", "hours": 0.1}]),  # the Elo plot reads elo
+        ("curve", [{"epoch": 1, "episode": 0, "hours": 0.1, "raw_accuracy": 0.5}]),  # no opponent
+    ],
+)
+def test_resume_refuses_a_checkpoint_whose_state_is_damaged(tmp_path: Path, field: str, bad: Any) -> None:
+    """The counters, history and curve of the saved state are checked when the run is resumed,
+    so that a damaged field is one line, not a crash in the progress bar or the plots."""
+    from boardlab.models.table import ModelFileError
+    from boardlab.train import method
+    from boardlab.train.alphazero import AlphaZeroRun
+    from boardlab.train.run import resume_run
+
+    run = AlphaZeroRun.start(TTT, tiny_params(), seed=0)
+    run.state[field] = bad
+    path = run.save(tmp_path / "checkpoint.safetensors")
+    with pytest.raises(ModelFileError, match="checkpoint"):
+        resume_run(method("alphazero"), path, TTT).close()
+
+
 def test_cli_refuses_a_damaged_checkpoint_on_one_line(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 

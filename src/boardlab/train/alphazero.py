@@ -99,7 +99,9 @@ from boardlab.train.run import (
     Method,
     RunDefaults,
     TrainingError,
+    check_history,
     check_same_board,
+    check_state,
     checked_settings,
     game_specs,
     game_specs_problem,
@@ -665,6 +667,7 @@ class AlphaZeroRun(RunDefaults):
         state = saved.state
         if not isinstance(state, dict) or "iteration" not in state:
             raise NetworkFileError(f"{path} is a model file, not a training checkpoint")
+        check_saved_state(state, path)
         try:
             hyper = {k: v for k, v in state["hyper"].items()}
             params = checked_settings(AlphaZeroParams, "alphazero", hyper)
@@ -1168,6 +1171,49 @@ def _start(game: Game, params: Any, seed: int) -> AlphaZeroRun:
         return AlphaZeroRun.start(game, params, seed)
     except TorchMissingError as error:
         raise TrainingError(str(error)) from None
+
+
+STATE_FIELDS = {
+    "seed": "int",
+    "iteration": "int",
+    "train_seconds": "number",
+    "positions": "int",
+    "games": "int",
+    "history": "list",
+    "curve": "list",
+}
+"""The fields of a checkpoint's state a resumed run reads, and their kinds."""
+HISTORY_FIELDS = {"epoch": "int", "hours": "number", "policy_loss": "number", "value_loss": "number"}
+CURVE_FIELDS: dict[str, dict[str, str]] = {
+    "": {"opponent": "str", "hours": "number"},  # every record
+    "solver": {"raw_accuracy": "number?", "search_accuracy": "number?"},
+    "elo": {
+        "elo": "number",
+        "elo_low": "number",
+        "elo_high": "number",
+        "opponents_elo": "dict",
+        "anchor": "str",
+    },
+    "score": {"score": "number"},  # a record of games
+}
+"""What the plots and the progress bar read in the learning curve's records, by kind."""
+
+
+def check_saved_state(state: dict[str, Any], path: Path) -> None:
+    """ModelFileError unless a checkpoint's state holds its counters, history and curve records
+    with the fields the run, its plots and its summary read (checked before any work)."""
+    check_state(state, path, STATE_FIELDS, {"opponents": "list"})
+    for name in ("iteration", "positions", "games"):
+        if state[name] < 0:
+            raise ModelFileError(f"checkpoint {path}: {name!r} must be at least 0")
+    check_history(state["history"], path, HISTORY_FIELDS)
+    curve = state["curve"]
+    check_history(curve, path, CURVE_FIELDS[""], what="learning-curve record")
+    for kind in ("solver", "elo"):
+        check_history(
+            [r for r in curve if r["opponent"] == kind], path, CURVE_FIELDS[kind], what=f"{kind} record"
+        )
+    check_history([r for r in curve if "score" in r], path, CURVE_FIELDS["score"], what="games record")
 
 
 def _resume(path: Path, game: Game) -> AlphaZeroRun:
