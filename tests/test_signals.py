@@ -153,6 +153,20 @@ def test_ctrl_c_before_a_command_s_own_handling_is_one_line(monkeypatch: pytest.
     assert result.output == "Interrupted before the training started; nothing was done.\n"
 
 
+def test_ctrl_c_that_a_command_does_not_answer_itself_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from boardlab.ui import cli, train
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train, "make_console", interrupted)  # the command's first line
+    result = CliRunner().invoke(cli.app, ["train", "qlearning", "--out", "x"])
+    assert result.exit_code == 130
+    assert result.output == "Interrupted.\n"
+
+
 # --- train: the evaluation, the steps and the final games ----------------------------------------
 
 

@@ -88,6 +88,13 @@ class OneLineErrors(TyperGroup):
             sys.exit(1)
         sys.exit(code if isinstance(code, int) else 0)
 
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:  # Ctrl-C that a command did not answer itself (its arguments read)
+            typer.echo("Interrupted.", err=True)
+            raise typer.Exit(130) from None
+
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         command = super().get_command(ctx, cmd_name)
         if command is not None:
