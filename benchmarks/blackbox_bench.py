@@ -148,25 +148,17 @@ def _generality_table(seeds: int) -> None:
     print()
 
 
-def _positive(text: str) -> int:
-    """An argparse type: a whole number >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=_positive, default=20)
-    parser.add_argument("--max-calls", type=_positive, default=100_000)
-    parser.add_argument("--compare-calls", type=_positive, default=30_000)
-    parser.add_argument("--baseline-calls", type=_positive, default=100_000)
+    parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument("--max-calls", type=int, default=100_000)
+    parser.add_argument("--compare-calls", type=int, default=30_000)
+    parser.add_argument("--baseline-calls", type=int, default=100_000)
     parser.add_argument("--no-baselines", action="store_true")
     args = parser.parse_args()
+    for option in ("seeds", "max_calls", "compare_calls", "baseline_calls"):
+        if getattr(args, option) < 1:
+            parser.error(f"--{option.replace('_', '-')} must be at least 1, got {getattr(args, option)}")
     _best_strategy_table(args.seeds, args.max_calls)
     _comparison_table(args.compare_calls)
     if not args.no_baselines:

@@ -106,24 +106,13 @@ def compare_candidates(args: argparse.Namespace) -> None:
         )
 
 
-def _positive(text: str) -> int:
-    """An argparse type: a whole number >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
 def main(argv: list[str] | None = None) -> None:
     """Run the benchmark and print its table."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default="", help="model.json (default: the shipped model)")
     parser.add_argument("--guard", default="model", choices=("model", "on", "off"), help="the agent's guard")
     parser.add_argument("--agent", default="", help="measure this agent spec instead (a baseline)")
-    parser.add_argument("--games", type=_positive, default=1000, help="games against each opponent")
+    parser.add_argument("--games", type=int, default=1000, help="games against each opponent")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--opening", type=int, default=2, help="random opening plies of each game")
     parser.add_argument("--opponents", nargs="+", default=list(OPPONENTS))
@@ -131,6 +120,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--candidates", default="", help="a run's checkpoint.json: compare its champions")
     parser.add_argument("--write-best", default="", help="with --candidates: write the best model here")
     args = parser.parse_args(argv)
+    if args.games < 1:
+        parser.error(f"--games must be at least 1, got {args.games}")
     if args.candidates:
         compare_candidates(args)
         return

@@ -57,25 +57,16 @@ def play(model: str, opponent: str, games: int, seed: int) -> dict[str, float]:
     return {**counts, "seconds": time.perf_counter() - started}
 
 
-def _positive(text: str) -> int:
-    """An argparse type: a whole number >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="", help="model file (default: the shipped model)")
-    parser.add_argument("--games", type=_positive, default=1000)
+    parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--opponents", nargs="+", default=list(OPPONENTS))
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     args = parser.parse_args()
+    if args.games < 1:
+        parser.error(f"--games must be at least 1, got {args.games}")
     model = args.model or str(shipped_model())
     weights = RulesAgent.model(RulesSettings(model=model)).weights
     console = Console()
