@@ -10,7 +10,8 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -130,42 +131,42 @@ def test_an_address_where_nothing_answers_is_one_clear_error_at_once() -> None:
     assert time.monotonic() - started < 5
 
 
-def test_an_address_where_something_else_answers_is_refused(tmp_path: Path) -> None:
-    with socket.socket() as server:  # a plain TCP server that says nothing HTTP/2 understands
+@contextmanager
+def _answering_once(reply: bytes, read_first: bool = False) -> Iterator[str]:
+    """The address of a local TCP server that answers its first connection with ``reply``
+    (having read what the client sent first, if ``read_first``)."""
+    with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
         server.listen()
-        address = f"127.0.0.1:{server.getsockname()[1]}"
 
         def answer() -> None:
             conn, _ = server.accept()
             with conn:
-                conn.sendall(b"HTTP/1.0 400 Bad Request\r\n\r\n")
+                if read_first:
+                    conn.recv(64)
+                conn.sendall(reply)
 
         thread = threading.Thread(target=answer)
         thread.start()
-        with pytest.raises(BackendError, match="not a Ray head"):
-            check_address(address, timeout=2)
+        yield f"127.0.0.1:{server.getsockname()[1]}"
         thread.join()
+
+
+def test_an_address_where_something_else_answers_is_refused(tmp_path: Path) -> None:
+    # a plain TCP server that says nothing HTTP/2 understands
+    reply = b"HTTP/1.0 400 Bad Request\r\n\r\n"
+    with _answering_once(reply) as address, pytest.raises(BackendError, match="not a Ray head"):
+        check_address(address, timeout=2)
 
 
 def test_an_address_of_another_cluster_than_the_one_joined_is_refused(ray_instance: Any) -> None:
-    with socket.socket() as server:  # answers the handshake as a Ray head's GCS server does
-        server.bind(("127.0.0.1", 0))
-        server.listen()
-        address = f"127.0.0.1:{server.getsockname()[1]}"
-
-        def answer() -> None:
-            conn, _ = server.accept()
-            with conn:
-                conn.recv(64)
-                conn.sendall(SETTINGS_FRAME)
-
-        thread = threading.Thread(target=answer)
-        thread.start()
-        refused = r"already connected to the Ray cluster at .*, not 127\.0\.0\.1"
-        with pytest.raises(BackendError, match=refused):
-            RayBackend(address)
-        thread.join()
+    # answers the handshake as a Ray head's GCS server does
+    refused = r"already connected to the Ray cluster at .*, not 127\.0\.0\.1"
+    with (
+        _answering_once(SETTINGS_FRAME, read_first=True) as address,
+        pytest.raises(BackendError, match=refused),
+    ):
+        RayBackend(address)
     joined = ray_instance.get_runtime_context().gcs_address
     with RayBackend(joined) as backend:  # the cluster this process joined: used as it is
         assert backend.default_size() == 2
