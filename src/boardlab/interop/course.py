@@ -249,7 +249,7 @@ def course_check_winner(board: np.ndarray) -> int:
     """The course's ``check_winner``: the first complete line found (rows, columns, diagonals), or -1.
 
     This is not the official rule (a move completing the opponent's line loses even if it
-    also completes the mover's); boardlab's engine applies the official rule.
+    also completes the mover's); boardlab's engine applies it under ``rules="course"``.
     """
     n = board.shape[0]
     lines = [board[i, :] for i in range(n)] + [board[:, i] for i in range(n)]
