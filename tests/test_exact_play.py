@@ -49,3 +49,12 @@ def test_a_position_the_small_solver_cannot_reach_is_an_uncovered_position() -> 
     assert isinstance(caught.value, GameError)
     with pytest.raises(GameError, match="more than 10 positions"):
         solve(game.initial(), limit=10)
+
+
+def test_a_quixo_game_ended_by_its_ply_cap_is_a_draw_not_the_tables_value() -> None:
+    state = new_game("quixo:size=3,ply_cap=2")
+    for _ in range(2):
+        state = state.play_index(state.legal_indices()[0])
+    assert state.outcome is not None and state.outcome.winner is None
+    value = exact_play(state.game).position_value(state)
+    assert (value.name, value.depth) == ("draw", 0)

@@ -112,6 +112,16 @@ def best_of(values: Sequence[MoveValue]) -> list[int]:
     return [v.action for v in values if v.rank == top]
 
 
+def final_value(state: Any) -> Value | None:
+    """The value of a finished position for the side to move (depth 0), None while the game
+    goes on."""
+    outcome = state.outcome
+    if outcome is None:
+        return None
+    value = DRAW if outcome.winner is None else WIN if outcome.winner == state.to_move else LOSS
+    return Value(value, 0)
+
+
 def value_of_moves(values: Sequence[MoveValue]) -> Value:
     """A position's value from the values of its moves (at least one)."""
     best = max(values, key=lambda v: v.rank)
@@ -207,13 +217,10 @@ class ExactPlay(ABC):
         not covered the answer is undefined: callers ask :meth:`covers` first."""
 
     def position_value(self, state: Any) -> Value:
-        """The value of a covered position for the side to move."""
+        """The value of a covered position for the side to move (of a finished one: its
+        outcome, whatever ended it, e.g. a ply cap the answers otherwise ignore)."""
         self.check_game(state)
-        outcome = state.outcome
-        if outcome is not None:
-            value = DRAW if outcome.winner is None else WIN if outcome.winner == state.to_move else LOSS
-            return Value(value, 0)
-        return value_of_moves(self.move_values(state))
+        return final_value(state) or value_of_moves(self.move_values(state))
 
     def best_actions(self, state: Any, seconds: float | None = None) -> list[int]:
         """The best moves of a covered, ongoing position (at least one; by default in the
@@ -292,5 +299,6 @@ __all__ = [
     "Value",
     "best_of",
     "depth_rank",
+    "final_value",
     "value_of_moves",
 ]

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from boardlab.games.base import Game
-from boardlab.games.exact import ExactPlay, ExactPlayError, MoveValue, Value, best_of
+from boardlab.games.exact import ExactPlay, ExactPlayError, MoveValue, Value, best_of, final_value
 from boardlab.games.quixo.solver import DRAW, QuixoTables, TableSet, solve_in_memory
 from boardlab.games.small_solver import DEFAULT_LIMIT
 
@@ -171,7 +171,8 @@ class QuixoTablesPlay(ExactPlay):
 
     def position_value(self, state: Any) -> Value:
         self.check_game(state)
-        return Value(*position_value(state, self.table_set))
+        # the tables ignore the ply cap: a game it ended is a draw, whatever they say
+        return final_value(state) or Value(*position_value(state, self.table_set))
 
     def pieces(self, state: Any) -> int:
         return (int(state.a) | int(state.b)).bit_count()
