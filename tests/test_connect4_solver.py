@@ -314,3 +314,13 @@ def test_cli_bad_input_is_one_line_and_exit_2(args: tuple[str, ...], message: st
     code, out = run(*args)
     assert code == 2, out
     assert message in out and out.strip().startswith("Error:") and len(out.strip().splitlines()) == 1
+
+
+def test_a_win_scores_half_the_cells_plus_one_minus_the_winners_stones_on_any_board() -> None:
+    # docs/solvers.md: (W * H + 1) // 2 + 1 minus the winner's stones; 4x4: 9 - 4 for a win
+    # with the 4th stone, and the opponent's loss to come is the negative
+    game = ConnectFour(width=4, height=4)
+    state = game.parse_position("121212")
+    exact = exact_play(game)
+    assert exact.position_value(state).score == 5
+    assert [m.score for m in exact.move_values(state)] == [5, 0, -5, -5]
