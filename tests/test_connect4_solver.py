@@ -324,3 +324,10 @@ def test_a_win_scores_half_the_cells_plus_one_minus_the_winners_stones_on_any_bo
     exact = exact_play(game)
     assert exact.position_value(state).score == 5
     assert [m.score for m in exact.move_values(state)] == [5, 0, -5, -5]
+
+
+def test_a_finished_game_has_no_best_moves_rather_than_running_out_of_time() -> None:
+    game = ConnectFour(width=4, height=4)
+    state = game.parse_position("1212121")  # X's four in column 1
+    assert state.is_over
+    assert exact_play(game).best_actions(state, seconds=0.5) == []

@@ -224,9 +224,9 @@ class ExactPlay(ABC):
 
     def best_actions(self, state: Any, seconds: float | None = None) -> list[int]:
         """The best moves of a covered, ongoing position (at least one; by default in the
-        order of ``state.legal_indices()``). An exact play that searches spends at most about
-        ``seconds`` (default :attr:`default_seconds`) and may return only the best moves it
-        proved in time; OutOfTime when it proved none."""
+        order of ``state.legal_indices()``; none once the game is over). An exact play that
+        searches spends at most about ``seconds`` (default :attr:`default_seconds`) and may
+        return only the best moves it proved in time; OutOfTime when it proved none."""
         return best_of(self.move_values(state))
 
     # judging ---------------------------------------------------------------------------------

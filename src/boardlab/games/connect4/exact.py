@@ -83,6 +83,8 @@ class ConnectFourSolverPlay(ExactPlay):
 
     def best_actions(self, state: Any, seconds: float | None = None) -> list[int]:
         self.check_game(state)
+        if state.is_over:  # no move to prove (not a search that ran out of time)
+            return []
         seconds = PERFECT_SECONDS if seconds is None else seconds
         solver = self.solver
         deadline = time.perf_counter() + seconds
