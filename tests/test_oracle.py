@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 import typer
@@ -17,6 +18,7 @@ from boardlab.arena.oracle import (
     judge_for,
     judge_move,
     measure,
+    play_judged_game,
     plot_accuracy,
     write_json,
 )
@@ -374,3 +376,20 @@ def test_5x5_starts_decided_at_once_are_not_kept() -> None:
     judge.game, judge.endgames_only, judge.table_set = parse_game("quixo"), True, Tables()
     with pytest.raises(ExactPlayError, match="no open endgame position"):
         judge.start(random.Random(0))
+
+
+def test_a_win_the_ply_cap_comes_before_is_judged_a_draw_not_thrown() -> None:
+    # O wins in 3 plies here without a cap; a cap 2 plies away makes every move a draw
+    game = parse_game("quixo:size=3,ply_cap=7")
+    judge = judge_for(game)
+    start = game.parse_position("X..O.O..X O 5")
+    slow = next(v.action for v in judge.move_values(start) if v.value == LOSS)
+
+    class Stub:
+        def choose(self, state: Any) -> Any:
+            return state.move_from_index(slow if state.ply == 5 else state.legal_indices()[0])
+
+    judged = play_judged_game(game, Stub(), Stub(), start.to_move, start, judge, {})  # type: ignore[arg-type]
+    assert judged.final.outcome.reason.value == "ply_cap"
+    assert (judged.tally.won, judged.tally.thrown, judged.tally.drawn, judged.tally.kept) == (0, 0, 1, 1)
+    assert judged.thrown == []

@@ -37,7 +37,7 @@ from typing import Any
 from boardlab.agents.base import Agent, make_agent
 from boardlab.core.files import atomic_savefig, atomic_write_text
 from boardlab.games import DRAW, LOSS, WIN, ExactPlay, ExactPlayError, Game, Reason, exact_play, parse_game
-from boardlab.games.exact import VALUE_NAMES, MoveValue
+from boardlab.games.exact import VALUE_NAMES, MoveValue, under_cap
 
 DEFAULT_OPPONENTS = ("random", "greedy", "alphabeta:depth=2", "mcts:iters=500")
 DEFAULT_GAMES = 10
@@ -387,6 +387,12 @@ def _agent(spec: str, seed: int, game: Game) -> Agent:
     return agent
 
 
+def _judged_values(judge: ExactPlay, state: Any) -> list[MoveValue]:
+    # the judge's values hold without the game's ply cap; a win or loss past it is a draw
+    cap = getattr(state.game, "ply_cap", None)
+    return under_cap(judge.move_values(state), None if cap is None else cap - int(state.ply))
+
+
 def judge_move(values: Sequence[MoveValue], action: int) -> Tally:
     """The tally of one move: ``action`` played where the moves have ``values``."""
     by_action = {v.action: v for v in values}
@@ -445,7 +451,7 @@ def play_judged_game(
     while state.outcome is None:
         mover = state.to_move
         judged = mover == colour and state.ply >= from_ply and judge.covers(state)
-        values = judge.move_values(state) if judged else None
+        values = _judged_values(judge, state) if judged else None
         move = players[mover].choose(state)
         if mover == colour:
             if values is None:

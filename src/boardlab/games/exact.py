@@ -112,6 +112,21 @@ def best_of(values: Sequence[MoveValue]) -> list[int]:
     return [v.action for v in values if v.rank == top]
 
 
+def under_cap(values: Sequence[MoveValue], plies_left: int | None) -> list[MoveValue]:
+    """Move values solved without a ply cap, under a cap ``plies_left`` plies away (None: no
+    cap): a win or loss that perfect play reaches only after the cap is a draw under it (the
+    winner cannot force it sooner, and the other side cannot win at all). Values without a
+    depth, or with the game's own score, are left as they are."""
+    if plies_left is None:
+        return list(values)
+    return [
+        MoveValue(v.action, DRAW)
+        if v.value != DRAW and v.score is None and v.depth is not None and v.depth > plies_left
+        else v
+        for v in values
+    ]
+
+
 def final_value(state: Any) -> Value | None:
     """The value of a finished position for the side to move (depth 0), None while the game
     goes on."""
@@ -300,5 +315,6 @@ __all__ = [
     "best_of",
     "depth_rank",
     "final_value",
+    "under_cap",
     "value_of_moves",
 ]
