@@ -112,17 +112,19 @@ def best_of(values: Sequence[MoveValue]) -> list[int]:
     return [v.action for v in values if v.rank == top]
 
 
+def cut_by_cap(value: int, depth: int | None, plies_left: int | None) -> bool:
+    """True when a value solved without a ply cap is a draw under a cap ``plies_left`` plies
+    away (None: no cap): a win or loss that perfect play reaches only after the cap (the winner
+    cannot force it sooner, and the other side cannot win at all). A value without a depth is
+    left as it is."""
+    return plies_left is not None and value != DRAW and depth is not None and depth > plies_left
+
+
 def under_cap(values: Sequence[MoveValue], plies_left: int | None) -> list[MoveValue]:
-    """Move values solved without a ply cap, under a cap ``plies_left`` plies away (None: no
-    cap): a win or loss that perfect play reaches only after the cap is a draw under it (the
-    winner cannot force it sooner, and the other side cannot win at all). Values without a
-    depth, or with the game's own score, are left as they are."""
-    if plies_left is None:
-        return list(values)
+    """Move values solved without a ply cap, under a cap ``plies_left`` plies away (see
+    :func:`cut_by_cap`); values with the game's own score are left as they are."""
     return [
-        MoveValue(v.action, DRAW)
-        if v.value != DRAW and v.score is None and v.depth is not None and v.depth > plies_left
-        else v
+        MoveValue(v.action, DRAW) if v.score is None and cut_by_cap(v.value, v.depth, plies_left) else v
         for v in values
     ]
 
@@ -313,6 +315,7 @@ __all__ = [
     "UncoveredPosition",
     "Value",
     "best_of",
+    "cut_by_cap",
     "depth_rank",
     "final_value",
     "under_cap",

@@ -29,7 +29,7 @@ from boardlab.games import (
     exact_play,
     parse_game,
 )
-from boardlab.games.exact import VALUE_NAMES, depth_rank
+from boardlab.games.exact import VALUE_NAMES, cut_by_cap, depth_rank
 from boardlab.games.quixo import SIZES, State
 from boardlab.games.quixo.solver import QuixoTables, check_folder, default_table_dir, solve
 from boardlab.ui.connect4_cli import analyze_connect4, solve_connect4
@@ -66,12 +66,10 @@ def _check_dir(directory: Path | None) -> None:
 
 def _under_cap(value: int, depth: int | None, plies_left: int | None) -> tuple[int, int | None, bool]:
     """A value of the exact play (solved without the ply cap) under a cap ``plies_left`` plies
-    away (None: no cap), and whether the cap changed it. A win or loss that perfect play takes
-    longer than that to reach is a draw under the cap: the winner cannot force it sooner, and
-    the other side cannot win at all. An unknown depth is left as it is."""
-    if plies_left is None or value == DRAW or depth is None or depth <= plies_left:
-        return value, depth, False
-    return DRAW, None, True
+    away (None: no cap), and whether the cap changed it (see :func:`cut_by_cap`)."""
+    if cut_by_cap(value, depth, plies_left):
+        return DRAW, None, True
+    return value, depth, False
 
 
 def _plies(count: int) -> str:
