@@ -387,3 +387,11 @@ def test_prepare_compiles_everything_the_first_move_calls():
     lines = done.stdout.splitlines()
     assert len(lines) == len(pairs)
     assert [line for line in lines if len(line.split()) > 2] == []
+
+
+def test_perfect_values_a_win_past_the_ply_cap_as_a_draw():
+    """O wins in 3 plies without a cap; with the cap 2 plies away every move draws."""
+    capped = parse_game("quixo:size=3,ply_cap=7").parse_position("X..O.O..X O 5")
+    free = parse_game("quixo:size=3").parse_position("X..O.O..X O 5")
+    assert make_agent("perfect", seed=0, game=free.game).act(free).value == 1.0
+    assert make_agent("perfect", seed=0, game=capped.game).act(capped).value == 0.0

@@ -29,6 +29,7 @@ from boardlab.agents.base import Agent, AgentSpecError, NoSettings
 from boardlab.agents.decision import Decision, Limit, SearchInfo, call_limit
 from boardlab.core.spec import option
 from boardlab.games import GAMES, ExactPlay, ExactPlayError, OutOfTime, exact_play, exact_providers
+from boardlab.games.exact import DRAW, Value, cut_by_cap
 from boardlab.games.small_solver import DEFAULT_LIMIT
 from boardlab.search.alphabeta import MAX_DEPTH, SearchRunner
 
@@ -131,7 +132,7 @@ class PerfectAgent(Agent):
             return self._alphabeta(state, remaining)
         policy = np.zeros(state.kernel.num_actions)
         policy[actions] = 1.0 / len(actions)
-        value = exact.position_value(state).value
+        value = _value_under_cap(state, exact.position_value(state))
         info = SearchInfo(seconds=time.perf_counter() - started, engine="exact")
         return Decision(state.move_from_index(self.rng.choice(actions)), policy, float(value), info)
 
@@ -143,6 +144,17 @@ class PerfectAgent(Agent):
             depth=int(result.depth), nodes=int(result.nodes), seconds=result.seconds, engine="alphabeta"
         )
         return Decision(state.move_from_index(int(result.move)), info=info)
+
+
+def _value_under_cap(state: Any, value: Value) -> int:
+    """The position's value for the mover under its game's ply cap (the exact play's values hold
+    without it; its best moves stay best under it: the fastest win, the slowest loss)."""
+    cap = getattr(state.game, "ply_cap", None)
+    return (
+        DRAW
+        if cut_by_cap(value.value, value.depth, None if cap is None else cap - state.ply)
+        else value.value
+    )
 
 
 class OptimalAgent(PerfectAgent):
