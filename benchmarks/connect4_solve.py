@@ -39,14 +39,9 @@ from rich.console import Console
 from rich.table import Table
 
 from boardlab.games.connect4 import ConnectFour
-from boardlab.games.connect4.solver import DEFAULT_TT_LOG2, Solver, default_book
+from boardlab.games.connect4.solver import DEFAULT_TT_LOG2, Solver, benchmark_sets_folder, default_book
 
-DATA = Path(
-    os.environ.get(
-        "BOARDLAB_CONNECT4_DATA", Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4"
-    )
-)
-"""The benchmark sets: ``shared/data/connect4`` beside the checkout, or ``BOARDLAB_CONNECT4_DATA``."""
+DATA = benchmark_sets_folder()
 
 # set -> (name, reference seconds per position, reference nodes per position, default count)
 REFERENCE = {

@@ -675,11 +675,11 @@ def test_without_the_benchmark_sets_connect4_judges_positions_of_random_games(
 
 
 def test_connect4_positions_are_judged_like_the_solvers_analysis() -> None:
-    from boardlab.games.connect4.solver import Solver
-    from boardlab.train.alphazero import connect4_data, judged_positions
+    from boardlab.games.connect4.solver import Solver, benchmark_sets_folder
+    from boardlab.train.alphazero import judged_positions
 
-    if not connect4_data().is_dir():
-        pytest.fail(f"the Connect Four benchmark sets are missing: {connect4_data()}")
+    if not benchmark_sets_folder().is_dir():
+        pytest.fail(f"the Connect Four benchmark sets are missing: {benchmark_sets_folder()}")
     judged = judged_positions(C4, 6, 0)  # two positions of each set
     assert judged is not None and len(judged) == 6
     solver = Solver(7, 6)

@@ -3,7 +3,6 @@ small boards, the book, the perfect agent, the oracle and the CLI."""
 
 from __future__ import annotations
 
-import os
 import random
 from functools import cache
 from pathlib import Path
@@ -25,9 +24,7 @@ from boardlab.games.connect4 import solver as c4
 from boardlab.games.connect4.solver import Book, Solver, SolverError
 from boardlab.ui.connect4_cli import register
 
-DATA = Path(
-    os.environ.get("BOARDLAB_CONNECT4_DATA", Path(__file__).resolve().parents[2] / "shared/data/connect4")
-)
+DATA = c4.benchmark_sets_folder()
 # (file, how many of its first positions): End-Easy, Middle-Easy, Begin-Easy
 SAMPLE = (("Test_L3_R1", 40), ("Test_L2_R1", 30), ("Test_L1_R1", 12))
 

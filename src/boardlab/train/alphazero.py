@@ -66,6 +66,7 @@ from boardlab.games.base import (
     transform_actions,
     transform_observations,
 )
+from boardlab.games.connect4.solver import benchmark_sets_folder
 from boardlab.models.network import (
     Network,
     NetworkFileError,
@@ -115,12 +116,6 @@ SNAPSHOT_FOLDER = "snapshots"
 DEFAULT_MAX_PLIES = 1000
 CONNECT4_SETS = ("Test_L1_R1", "Test_L2_R1", "Test_L2_R2")
 """Begin-Easy, Middle-Easy and Middle-Medium: the sets the Connect Four target names."""
-
-
-def connect4_data() -> Path:
-    """The folder of the Connect Four benchmark sets (``BOARDLAB_CONNECT4_DATA`` overrides it)."""
-    default = Path(__file__).resolve().parents[4] / "shared" / "data" / "connect4"
-    return Path(os.environ.get("BOARDLAB_CONNECT4_DATA", default))
 
 
 # --- hyper-parameters ---------------------------------------------------------------------------
@@ -446,7 +441,7 @@ def connect4_positions(game: Game, per_set: int) -> list[tuple[Any, int]]:
     with their exact scores (side to move)."""
     out = []
     for name in CONNECT4_SETS:
-        path = connect4_data() / name
+        path = benchmark_sets_folder() / name
         if not path.is_file():
             return []
         lines = path.read_text().split("\n")
@@ -469,7 +464,7 @@ def connect4_judged(game: Game, count: int, rng: np.random.Generator) -> JudgedP
         states = _random_game_positions(game, 2 * count, rng)
         solved = [(state, solver.solve(state, weak=True, node_limit=CONNECT4_NODE_LIMIT)) for state in states]
         pairs = [(state, value) for state, value in solved if value is not None][:count]
-        source = f"random games (the benchmark sets are not in {connect4_data()})"
+        source = f"random games (the benchmark sets are not in {benchmark_sets_folder()})"
     pairs = [(state, score) for state, score in pairs if not state.is_over]
     if not pairs:
         return None

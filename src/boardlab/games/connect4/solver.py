@@ -37,6 +37,7 @@ Only lines of four are supported (``connect=4``); boards need ``(height + 1) * w
 from __future__ import annotations
 
 import functools
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -626,6 +627,13 @@ def _checked_book_entries(
     if np.any(np.diff(keys) <= 0):
         raise InputFileError(f"{path}: keys must be sorted and distinct")
     return np.ascontiguousarray(keys), np.ascontiguousarray(scores)
+
+
+def benchmark_sets_folder() -> Path:
+    """The folder of the published Connect Four benchmark sets (``Test_L1_R1`` ...):
+    ``shared/data/connect4`` beside the checkout, or ``BOARDLAB_CONNECT4_DATA``."""
+    default = Path(__file__).resolve().parents[5] / "shared" / "data" / "connect4"
+    return Path(os.environ.get("BOARDLAB_CONNECT4_DATA", default))
 
 
 @functools.cache
