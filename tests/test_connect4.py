@@ -340,6 +340,54 @@ def test_bad_positions(game: ConnectFour, text: str, error: type[Exception], wor
         game.parse_position(text)
 
 
+def _reachable_boards(width: int, height: int, connect: int) -> set[str]:
+    """The board texts of every position the naive reference reaches from the empty board."""
+    seen: set[str] = set()
+    frontier = [ReferenceGame(width, height, connect)]
+    while frontier:
+        ref = frontier.pop()
+        text = "/".join("".join(".XO"[cell + 1] for cell in row) for row in ref.rows_top_first())
+        if text in seen:
+            continue
+        seen.add(text)
+        for col in ref.legal_moves():
+            child = ReferenceGame(width, height, connect, [row[:] for row in ref.board], ref.to_move)
+            child.play(col)
+            frontier.append(child)
+    return seen
+
+
+@pytest.mark.parametrize("size", [(3, 3, 3), (3, 4, 3)])
+def test_a_board_is_read_exactly_when_a_game_reaches_it(size: tuple[int, int, int]) -> None:
+    width, height, connect = size
+    game = ConnectFour(width, height, connect)
+    columns = [
+        "".join(stones).ljust(height, ".")
+        for n in range(height + 1)
+        for stones in itertools.product("XO", repeat=n)
+    ]
+    read = set()
+    for board in itertools.product(columns, repeat=width):  # every board that obeys gravity
+        text = "/".join("".join(column[row] for column in board) for row in reversed(range(height)))
+        try:
+            game.parse_position(text)
+        except PositionParseError:
+            continue
+        read.add(text)
+    assert read == _reachable_boards(width, height, connect)
+
+
+def test_a_board_whose_stones_cannot_be_dropped_in_turn_is_refused(game: ConnectFour) -> None:
+    # counts, gravity and lines are fine, but O dropped the last stone and none of O's is on top
+    with pytest.raises(PositionParseError, match="no game reaches this board"):
+        game.parse_position("......./......./......./......./..X.X../..O.O.. X 4")
+    with pytest.raises(PositionParseError, match="no game reaches"):
+        game.parse_position("......./......./......./......./...X.../...O... X 2")
+    # X's first stone must lie on the bottom row: here every one of X's stones is above an O
+    with pytest.raises(PositionParseError, match="no game reaches"):
+        game.parse_position("......./......./......./...X.../..XXX../..OOO.. O 7")
+
+
 def test_views(game: ConnectFour) -> None:
     state = game.parse_position("4453")
     lines = game.board_text(state).splitlines()

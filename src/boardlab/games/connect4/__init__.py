@@ -15,6 +15,12 @@ Position texts come in two forms, both read by :meth:`ConnectFour.parse_position
 - the board, written by :meth:`ConnectFour.position_text`: the rows from the top joined by
   ``/`` (``X`` the first player, ``O`` the second, ``.`` empty), then the side to move and
   the ply, e.g. ``......./......./......./......./...O.../...XX.. X 3``.
+
+A board is read only if a game reaches it: stones on stones, X as many as O or one more,
+no line of the side to move, a line of the other side only if its last stone made it, and
+an order in which the stones can be dropped in turn, X first (searched from the top; on
+boards with more than 2**28 combinations of column heights the search stops after
+``DROP_ORDER_BUDGET`` steps and reads the board).
 """
 
 from __future__ import annotations
@@ -43,6 +49,8 @@ from boardlab.games.connect4 import kernel as ck
 SYMBOLS = "XO"
 EMPTY = "."
 STONE_STYLES = ("bold red", "bold yellow")
+DROP_ORDER_BUDGET = 20_000_000
+"""Steps the search for a dropping order may take on boards too large to remember its dead ends."""
 NUMBER_WORDS = ("", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
 
@@ -262,7 +270,8 @@ class ConnectFour(Game):
                         self.width, self.height, col, self.height - 1 - top_row
                     )
         mover, opp = masks[to_move], masks[1 - to_move]
-        self._check_lines(mover, opp, to_move)
+        last_columns = self._last_columns(mover, opp, to_move)
+        self._check_drop_order(rows, last_columns)
         return self.state(mover, mover | opp, to_move, stones)  # type: ignore[return-value]
 
     def _read_rows(self, cells: str) -> list[str]:
@@ -289,8 +298,12 @@ class ConnectFour(Game):
                 raise PositionParseError(f"column {col + 1} has a stone above an empty cell")
         return rows
 
-    def _check_lines(self, mover: int, opp: int, to_move: int) -> None:
-        """A finished game has one line, of the player who moved last, made by its last stone."""
+    def _last_columns(self, mover: int, opp: int, to_move: int) -> int:
+        """The columns (a bit mask) whose top stone may have been the last one dropped.
+
+        A finished game has one line, of the player who moved last, made by its last stone:
+        on such a board only the columns whose top stone completes every line qualify.
+        """
         ctx = self.kernel.ctx
         if ck.has_line(ctx, np.int64(mover)):
             raise PositionParseError(
@@ -298,19 +311,40 @@ class ConnectFour(Game):
                 "so the game ended before"
             )
         if not ck.has_line(ctx, np.int64(opp)):
-            return
+            return (1 << self.width) - 1
         h1 = self.height + 1
         both = mover | opp
+        columns = 0
         for col in range(self.width):
             column = (both >> (col * h1)) & ((1 << h1) - 1)
             if column == 0:
                 continue
             top = 1 << (col * h1 + column.bit_length() - 1)
             if opp & top and not ck.has_line(ctx, np.int64(opp ^ top)):
-                return
-        raise PositionParseError(
-            f"{SYMBOLS[1 - to_move]} has {self.connect} in a row that no single last stone completed"
-        )
+                columns |= 1 << col
+        if not columns:
+            raise PositionParseError(
+                f"{SYMBOLS[1 - to_move]} has {self.connect} in a row that no single last stone completed"
+            )
+        return columns
+
+    def _check_drop_order(self, rows: list[str], last_columns: int) -> None:
+        """Refuse a board that no game reaches: its stones cannot be dropped in turn, X first.
+
+        The order is searched from the top (see :func:`kernel.drop_order_exists`); on boards too
+        large to search to the end within its budget the board is taken as it is.
+        """
+        colours = np.zeros(self.width, np.int64)
+        heights = np.zeros(self.width, np.int64)
+        for col in range(self.width):
+            column = [row[col] for row in reversed(rows) if row[col] != EMPTY]
+            heights[col] = len(column)
+            colours[col] = sum(1 << r for r, ch in enumerate(column) if ch == SYMBOLS[1])
+        if ck.drop_order_exists(colours, heights, np.int64(last_columns), DROP_ORDER_BUDGET) == 0:
+            raise PositionParseError(
+                "no game reaches this board: its stones cannot be dropped in turn, X first, "
+                "with each one landing where it lies"
+            )
 
     # views -------------------------------------------------------------------------------------
 

@@ -196,6 +196,78 @@ def _runs(p, shift, k):  # type: ignore[no-untyped-def]
     return run
 
 
+ORDER_MEMO_BITS = 1 << 28
+"""Column-height combinations up to which :func:`drop_order_exists` remembers dead ends
+(one bit each, 32 MB at most); past it the search runs on a step budget."""
+
+
+@njit(cache=True)
+def drop_order_exists(colours, heights, first_columns, budget):  # type: ignore[no-untyped-def]
+    """1 if the stones can be dropped in turn, the first player first, to build the board, 0
+    if not, -1 if the step budget ran out (only on boards past ``ORDER_MEMO_BITS``).
+
+    ``colours[c]`` has bit ``r`` set when the stone in row ``r`` of column ``c`` is the second
+    player's, ``heights[c]`` counts the column's stones. The search takes the stones back
+    from the top, last mover first; ``first_columns`` is a bit mask of the columns whose top
+    stone may be the last one dropped. A board from which no stone can be taken back is
+    remembered by its column heights, so the search visits each combination at most once.
+    """
+    width = heights.shape[0]
+    strides = np.empty(width, np.int64)
+    product = 1
+    for c in range(width):
+        strides[c] = product
+        product *= heights[c] + 1
+        if product > ORDER_MEMO_BITS:
+            product = ORDER_MEMO_BITS + 1
+    memo = product <= ORDER_MEMO_BITS
+    dead = np.zeros((product >> 3) + 1 if memo else 1, np.uint8)
+    h = heights.copy()
+    total = 0
+    for c in range(width):
+        total += h[c]
+    code = 0
+    for c in range(width):
+        code += h[c] * strides[c]
+    tried = np.zeros(total + 1, np.int64)  # tried[d]: the next column to try at depth d
+    taken = np.zeros(total + 1, np.int64)  # taken[d]: the column taken back at depth d
+    depth = 0
+    steps = 0
+    while True:
+        if depth == total:
+            return 1
+        steps += 1
+        if not memo and steps > budget:
+            return -1
+        mover = (total - depth - 1) & 1  # the player who dropped the stone on top now
+        moved = False
+        if tried[depth] == 0 and memo and (dead[code >> 3] >> (code & 7)) & 1:
+            tried[depth] = width
+        while tried[depth] < width:
+            c = tried[depth]
+            tried[depth] += 1
+            if depth == 0 and not (first_columns >> c) & 1:
+                continue
+            if h[c] > 0 and ((colours[c] >> (h[c] - 1)) & 1) == mover:
+                h[c] -= 1
+                code -= strides[c]
+                taken[depth] = c
+                depth += 1
+                tried[depth] = 0
+                moved = True
+                break
+        if moved:
+            continue
+        if memo:
+            dead[code >> 3] |= np.uint8(1 << (code & 7))
+        if depth == 0:
+            return 0
+        depth -= 1
+        c = taken[depth]
+        h[c] += 1
+        code += strides[c]
+
+
 @njit(cache=True)
 def has_line(ctx, p):  # type: ignore[no-untyped-def]
     """True if the stones ``p`` hold ``connect`` in a row in some direction."""
