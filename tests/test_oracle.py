@@ -18,6 +18,7 @@ from boardlab.arena.oracle import (
     judge_for,
     judge_move,
     measure,
+    move_accuracy,
     play_judged_game,
     plot_accuracy,
     write_json,
@@ -393,3 +394,24 @@ def test_a_win_the_ply_cap_comes_before_is_judged_a_draw_not_thrown() -> None:
     assert judged.final.outcome.reason.value == "ply_cap"
     assert (judged.tally.won, judged.tally.thrown, judged.tally.drawn, judged.tally.kept) == (0, 0, 1, 1)
     assert judged.thrown == []
+
+
+def test_move_accuracy_judges_under_the_ply_cap() -> None:
+    # O wins in 3 plies without a cap; 2 plies from the cap every move draws, none is thrown
+    position = parse_game("quixo:size=3,ply_cap=7").parse_position("X..O.O..X O 5")
+    accuracy = move_accuracy("random", [position], seed=1)
+    assert (accuracy.positions, accuracy.kept, accuracy.won, accuracy.thrown) == (1, 1, 0, 0)
+
+
+def test_move_accuracy_refuses_a_position_its_judge_does_not_cover() -> None:
+    class Tables:  # stands in for 5x5 tables of endgames with no blank cube
+        size, rulebook = 5, "official"
+
+        def covers(self, me: int, opp: int) -> bool:
+            return (me | opp).bit_count() == 25
+
+    game = parse_game("quixo")
+    judge = QuixoTablesPlay.__new__(QuixoTablesPlay)
+    judge.game, judge.endgames_only, judge.table_set = game, True, Tables()
+    with pytest.raises(OracleError, match="not covered by the judge: the 5x5 Quixo tables"):
+        move_accuracy("random", [game.initial()], judge=judge)

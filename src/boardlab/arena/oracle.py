@@ -590,7 +590,10 @@ def move_accuracy(
     agent_spec: str, positions: Iterable[Any], seed: int | None = 0, judge: ExactPlay | None = None
 ) -> MoveAccuracy:
     """Ask the agent of ``agent_spec`` for a move in each ongoing position and judge it with
-    ``judge`` (default: the game's exact play)."""
+    ``judge`` (default: the game's exact play), under the game's ply cap as the oracle judges.
+
+    A position the judge does not cover raises OracleError saying why.
+    """
     agent = None
     total = Tally()
     for state in positions:
@@ -600,7 +603,10 @@ def move_accuracy(
             agent = make_agent(agent_spec, seed=seed, game=state.game)
             judge = judge if judge is not None else judge_for(state.game)
         assert judge is not None
-        values = judge.move_values(state)
+        reason = judge.uncovered(state)
+        if reason is not None:
+            raise OracleError(f"position {state.to_text()} is not covered by the judge: {reason}")
+        values = _judged_values(judge, state)
         total.add(judge_move(values, _action(state, agent.choose(state))))
     return MoveAccuracy(agent_spec, total.moves, total.exact, total.kept, total.won, total.thrown)
 
