@@ -328,3 +328,9 @@ def test_a_finished_game_has_no_best_moves_rather_than_running_out_of_time() -> 
     state = game.parse_position("1212121")  # X's four in column 1
     assert state.is_over
     assert exact_play(game).best_actions(state, seconds=0.5) == []
+
+
+@pytest.mark.parametrize("book", [True, "book.npz"])
+def test_book_that_is_no_book_is_refused(book: object) -> None:
+    with pytest.raises(SolverError, match="book must be a Book, None or False"):
+        Solver(5, 4, tt_log2=10, book=book)

@@ -70,7 +70,7 @@ def remove_stale_temporaries(target: str | Path) -> list[Path]:
     paths removed. Temporaries of live processes (a concurrent writer) are left alone."""
     target = Path(target)
     prefix = _temporary_prefix(target)
-    removed = []
+    removed: list[Path] = []
     try:
         candidates = [p for p in target.parent.iterdir() if p.name.startswith(prefix)]
     except OSError:

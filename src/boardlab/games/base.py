@@ -54,6 +54,10 @@ from rich.text import Text
 
 from boardlab.core.spec import SpecError, check_options, spec_text
 
+Integer = int | np.integer[Any]
+"""An action or symmetry as callers may give it: a Python or a NumPy integer (``bool`` is
+refused at run time by :func:`checked_action` and :func:`checked_symmetry`)."""
+
 LOSS, DRAW, WIN, ONGOING = -1, 0, 1, 2
 """Kernel status codes, for the side to move."""
 
@@ -380,7 +384,7 @@ class Game(ABC):
     # moves -------------------------------------------------------------------------------
 
     @abstractmethod
-    def move_of(self, action: int) -> Any:
+    def move_of(self, action: Integer) -> Any:
         """The move object for an action (printing it gives its notation); IllegalMoveError for
         anything but an integer in ``0..num_actions - 1`` (check it with :func:`checked_action`)."""
 
@@ -518,7 +522,7 @@ class State:
         """The action of a move."""
         return self.game.action_of(move)
 
-    def move_from_index(self, index: int) -> Any:
+    def move_from_index(self, index: Integer) -> Any:
         """The move of an action; IllegalMoveError unless it is an integer in ``0..num_actions - 1``."""
         return self.game.move_of(index)
 
@@ -545,7 +549,7 @@ class State:
         self._check_legal(index)
         kernel = self.kernel
         a, b = kernel.play(kernel.ctx, np.int64(self.a), np.int64(self.b), index)
-        return self.game.state(int(a), int(b), 1 - self.to_move, self.ply + 1)  # type: ignore[return-value]
+        return self._at(int(a), int(b), 1 - self.to_move, self.ply + 1)
 
     def line_notation(self, actions: Sequence[int]) -> tuple[str, ...]:
         """A line of actions from this position as moves in the game's notation, cut where the
@@ -577,13 +581,19 @@ class State:
         self.kernel.observe(self.kernel.ctx, np.int64(self.a), np.int64(self.b), out)
         return out
 
-    def transform(self, sym: int) -> Self:
+    def transform(self, sym: Integer) -> Self:
         """This position seen through symmetry ``sym`` (an integer in ``0..num_symmetries - 1``,
         else ValueError); side to move and ply are kept, and the result is read from the image
         (a symmetry outside ``Kernel.value_symmetries`` can change it)."""
         sym = checked_symmetry(sym, self.kernel.num_symmetries)
         a, b = self.kernel.symmetry(self.kernel.ctx, np.int64(self.a), np.int64(self.b), sym)
-        return self.game.state(int(a), int(b), self.to_move, self.ply)
+        return self._at(int(a), int(b), self.to_move, self.ply)
+
+    def _at(self, a: int, b: int, to_move: int, ply: int) -> Self:
+        # a position of this game, of this State class (the game's ``state_class``)
+        state = self.game.state(a, b, to_move, ply)
+        assert isinstance(state, type(self))
+        return state
 
     # text ----------------------------------------------------------------------------------
 

@@ -59,9 +59,13 @@ def _ensure(condition: Any, message: str) -> None:
         raise ConformanceError(message)
 
 
-def _raises(error: type[Exception], action: Callable[[], Any], what: str) -> None:
+def _raises(
+    error: type[Exception], what: str, action: Callable[..., object], *args: object, **kwargs: object
+) -> None:
+    # ``action(*args, **kwargs)`` must raise ``error``; the arguments are often deliberately of
+    # the wrong type, hence the untyped call
     try:
-        action()
+        action(*args, **kwargs)
     except error:
         return
     except Exception as err:
@@ -117,9 +121,7 @@ def check_finished_positions(game: Game, seed: int) -> None:
                 state.legal_moves() == [] and not state.legal_mask().any(),
                 f"{state.to_text()!r}: a finished position has moves",
             )
-            _raises(
-                GameOverError, lambda s=state: s.play_index(0), f"playing in finished {state.to_text()!r}"
-            )
+            _raises(GameOverError, f"playing in finished {state.to_text()!r}", state.play_index, 0)
         else:
             _ensure(
                 state.legal_moves() and state.legal_mask().sum() == len(state.legal_moves()),
@@ -274,16 +276,16 @@ def check_bad_moves(game: Game) -> None:
     are not texts given as move texts."""
     state = game.initial()
     for junk in (*JUNK_MOVES, *NOT_TEXTS):
-        _raises(MoveParseError, lambda j=junk: state.parse_move(j), f"parse_move({junk!r})")
-        _raises(GameError, lambda j=junk: state.play(j), f"play({junk!r})")
+        _raises(MoveParseError, f"parse_move({junk!r})", state.parse_move, junk)
+        _raises(GameError, f"play({junk!r})", state.play, junk)
     illegal = [a for a in range(game.kernel.num_actions) if a not in state.legal_indices()]
     for action in illegal[:3]:
-        _raises(IllegalMoveError, lambda a=action: state.play_index(a), f"play_index({action})")
-    _raises(GameError, lambda: state.play_index(game.kernel.num_actions + 5), "an action out of range")
+        _raises(IllegalMoveError, f"play_index({action})", state.play_index, action)
+    _raises(GameError, "an action out of range", state.play_index, game.kernel.num_actions + 5)
     ends = (line[-1] for seed in range(50) if (line := random_line(game, seed))[-1].is_over)
     end = next(ends, None)
     if end is not None:
-        _raises(GameOverError, lambda: end.play_index(0), "playing in a finished game")
+        _raises(GameOverError, "playing in a finished game", end.play_index, 0)
 
 
 NOT_ACTIONS = (-1, 1.5, "0", None, True, 0.0)
@@ -293,7 +295,7 @@ NOT_ACTIONS = (-1, 1.5, "0", None, True, 0.0)
 def check_bad_positions(game: Game) -> None:
     """Values that are not texts, given as position texts, raise PositionParseError."""
     for junk in NOT_TEXTS:
-        _raises(PositionParseError, lambda j=junk: game.parse_position(j), f"parse_position({junk!r})")
+        _raises(PositionParseError, f"parse_position({junk!r})", game.parse_position, junk)
 
 
 def check_bad_actions(game: Game) -> None:
@@ -302,12 +304,12 @@ def check_bad_actions(game: Game) -> None:
     state = game.initial()
     count = game.kernel.num_actions
     for action in (*NOT_ACTIONS, count, count + 7):
-        _raises(IllegalMoveError, lambda a=action: state.move_from_index(a), f"move_from_index({action!r})")
-        _raises(IllegalMoveError, lambda a=action: game.move_of(a), f"move_of({action!r})")
-    for action in (np.int64(count - 1), np.int32(0), np.uint8(0)):
+        _raises(IllegalMoveError, f"move_from_index({action!r})", state.move_from_index, action)
+        _raises(IllegalMoveError, f"move_of({action!r})", game.move_of, action)
+    for number in (np.int64(count - 1), np.int32(0), np.uint8(0)):
         _ensure(
-            state.move_from_index(action) == game.move_of(int(action)),
-            f"move_from_index(np.{type(action).__name__}({action})) must be the move of {int(action)}",
+            state.move_from_index(number) == game.move_of(int(number)),
+            f"move_from_index(np.{type(number).__name__}({number})) must be the move of {int(number)}",
         )
 
 
@@ -316,7 +318,7 @@ def check_bad_symmetries(game: Game) -> None:
     state = game.initial()
     count = game.kernel.num_symmetries
     for sym in (-1, count, 1.5, 0.0, "0", None, True):
-        _raises(ValueError, lambda s=sym: state.transform(s), f"transform({sym!r})")
+        _raises(ValueError, f"transform({sym!r})", state.transform, sym)
     _ensure(state.transform(np.int64(count - 1)) == state.transform(count - 1), "transform(np.int64)")
 
 
@@ -325,8 +327,10 @@ def check_bad_options(game: Game) -> None:
     for spec in options_of(type(game)):
         _raises(
             GameOptionError,
-            lambda name=spec.name: dataclasses.replace(game, **{name: object()}),
             f"{type(game).__name__}({spec.name}=object())",
+            dataclasses.replace,
+            game,
+            **{spec.name: object()},
         )
 
 

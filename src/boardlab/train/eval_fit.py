@@ -312,9 +312,9 @@ def shipped_tuned(size: int) -> np.ndarray:
     """The shipped ``tuned`` weights of ``size`` in the order of :func:`feature_names`, the
     intercept last."""
     weights = tuned_weights(size)
-    lines = [float(weights["lines"][f"{a},{b}"]) for a, b in line_pairs(size)]  # type: ignore[index]
-    scalars = [float(weights[name]) for name in TUNED_SCALARS]  # type: ignore[arg-type]
-    return np.array([*lines, *scalars, float(weights["fit"]["intercept"])])  # type: ignore[index]
+    lines = [float(weights["lines"][f"{a},{b}"]) for a, b in line_pairs(size)]
+    scalars = [float(weights[name]) for name in TUNED_SCALARS]
+    return np.array([*lines, *scalars, float(weights["fit"]["intercept"])])
 
 
 def fit(size: int, positions: Positions, seed: int = 0, model: str = "tuned") -> Fit:

@@ -38,6 +38,7 @@ from boardlab.games.base import (
     GameOptionError,
     GameOverError,
     IllegalMoveError,
+    Integer,
     Kernel,
     MoveParseError,
     PositionParseError,
@@ -176,7 +177,7 @@ class ConnectFour(Game):
 
     # moves -------------------------------------------------------------------------------------
 
-    def move_of(self, action: int) -> Column:
+    def move_of(self, action: Integer) -> Column:
         """The :class:`Column` of an action (its 0-based index)."""
         return Column(checked_action(action, self.width))
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from boardlab.games.base import Game
 from boardlab.games.connect4.solver import Solver, SolverError, column_order
@@ -30,7 +31,10 @@ def _sign(score: int) -> int:
     return WIN if score > 0 else LOSS if score < 0 else DRAW
 
 
-def _within(attempt: Callable[[int], Any], deadline: float, chunk: int) -> Any:
+T = TypeVar("T")
+
+
+def _within(attempt: Callable[[int], T | None], deadline: float, chunk: int) -> T | None:
     # repeat a node-limited attempt (the table keeps its progress) until it answers or the
     # clock passes the deadline
     while True:
@@ -97,7 +101,7 @@ class ConnectFourSolverPlay(ExactPlay):
         for col in column_order(solver.width):
             if col not in playable:
                 continue
-            keeps = _within(lambda n, c=col: solver.move_scores_at_least(state, c, score, n), deadline, chunk)
+            keeps = _within(partial(solver.move_scores_at_least, state, col, score), deadline, chunk)
             if keeps is None:
                 break
             if keeps:

@@ -42,7 +42,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from numba import njit, types
@@ -662,7 +662,7 @@ class Solver:
         connect: int = CONNECT,
         *,
         tt_log2: int = DEFAULT_TT_LOG2,
-        book: Book | bool | None = None,
+        book: Book | Literal[False] | None = None,
         etc_empty: int = ETC_EMPTY,
     ) -> None:
         if connect != CONNECT:
@@ -675,6 +675,8 @@ class Solver:
             raise SolverError(f"board {width}x{height} needs (height + 1) * width = {bits} bits; at most 64")
         if book is None:
             book = default_book() if (width, height) == (7, 6) else False
+        elif book is not False and not isinstance(book, Book):
+            raise SolverError(f"book must be a Book, None or False (no book), not {book!r}")
         if book and (book.width, book.height) != (width, height):
             raise SolverError(f"a {book.width}x{book.height} book cannot serve a {width}x{height} board")
         self.width, self.height = width, height
@@ -759,7 +761,11 @@ class Solver:
             )
         return int(position.a), int(position.b)
 
-    def _args(self) -> tuple[Any, ...]:
+    def _args(
+        self,
+    ) -> tuple[
+        np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray
+    ]:
         return (
             self.prm,
             self.cols,
@@ -886,7 +892,7 @@ def positions_at(width: int, height: int, stones: int) -> list[tuple[int, int]]:
     """The ongoing positions with ``stones`` stones, one per mirror pair, as state words,
     in the order of their move sequences (neighbours share much of their search)."""
     solver = Solver(width, height, tt_log2=10, book=False)
-    level = {(0, 0): (0, 0)}  # canonical key -> words
+    level = {int(canonical_key(solver.prm, 0, 0)): (0, 0)}  # canonical key -> words
     for _ in range(stones):
         nxt: dict[int, tuple[int, int]] = {}
         for words in level.values():

@@ -25,6 +25,7 @@ from boardlab.games import base
 from boardlab.games.base import (
     GameOptionError,
     IllegalMoveError,
+    Integer,
     Kernel,
     MoveParseError,
     PositionParseError,
@@ -145,7 +146,7 @@ class Nim(base.Game):
 
     # moves ----------------------------------------------------------------------------------
 
-    def move_of(self, action: int) -> Take:
+    def move_of(self, action: Integer) -> Take:
         action = checked_action(action, len(self.piles) * self.max_take)
         return Take(action // self.max_take, action % self.max_take + 1)
 

@@ -27,6 +27,7 @@ from boardlab.games import base
 from boardlab.games.base import (
     GameOptionError,
     IllegalMoveError,
+    Integer,
     Kernel,
     MoveParseError,
     PositionParseError,
@@ -141,7 +142,7 @@ def move_index(move: Move) -> int:
         raise IllegalMoveError(f"{move!r} is not a Quixo move on a {move.size}x{move.size} board") from None
 
 
-def move_from_index(index: int, size: int = 5) -> Move:
+def move_from_index(index: Integer, size: int = 5) -> Move:
     """The move with a kernel index; IllegalMoveError for anything but an index of a move."""
     moves = all_moves(size)
     return moves[checked_action(index, len(moves))]
@@ -213,7 +214,7 @@ class Quixo(base.Game):
     def initial_words(self) -> tuple[int, int]:
         return 0, 0
 
-    def move_of(self, action: int) -> Move:
+    def move_of(self, action: Integer) -> Move:
         return move_from_index(action, self.size)
 
     def action_of(self, move: Any) -> int:

@@ -76,10 +76,10 @@ def rank_tables(cells: int) -> RankTables:
     rank16 = np.zeros(1 << 16, dtype=np.int64)
     pop16 = np.zeros(1 << 16, dtype=np.int64)
     for half in range(2):
-        byte = (low >> (8 * half)) & 255
+        bytes_of_half = (low >> (8 * half)) & 255
         if half < chunks:
-            rank16 += rank_chunk[half, pop16, byte]
-        pop16 += pop8[byte]
+            rank16 += rank_chunk[half, pop16, bytes_of_half]
+        pop16 += pop8[bytes_of_half]
     scalars = np.array([cells, chunks], dtype=np.int64)
     return RankTables(
         binom, rank_chunk, pop8, pext8, pdep8, rank16.astype(np.int32), pop16.astype(np.uint8), scalars
@@ -98,7 +98,7 @@ def class_size(cells: int, a: int, b: int) -> int:
 @njit(cache=True, inline="always")
 def popcount(x: np.int64, rk: RankTables) -> np.int64:
     """Number of set bits of a mask of at most ``8 * chunks`` bits."""
-    total = 0
+    total = np.int64(0)
     for k in range(rk.scalars[1]):
         total += np.int64(rk.pop8[(x >> (8 * k)) & 255])
     return total
@@ -120,7 +120,7 @@ def rank(x: np.int64, rk: RankTables) -> np.int64:
 @njit(cache=True, inline="always")
 def unrank(r: np.int64, k: np.int64, rk: RankTables) -> np.int64:
     """The k-subset with colex rank ``r`` (inverse of :func:`rank`)."""
-    out = 0
+    out = np.int64(0)
     cell = rk.scalars[0] - 1
     for i in range(k, 0, -1):
         while rk.binom[cell, i] > r:
@@ -134,8 +134,8 @@ def unrank(r: np.int64, k: np.int64, rk: RankTables) -> np.int64:
 @njit(cache=True, inline="always")
 def pext(x: np.int64, mask: np.int64, rk: RankTables) -> np.int64:
     """The bits of ``x`` at the set bits of ``mask``, packed to the low end."""
-    out = 0
-    shift = 0
+    out = np.int64(0)
+    shift = np.int64(0)
     for k in range(rk.scalars[1]):
         mb = (mask >> (8 * k)) & 255
         out |= np.int64(rk.pext8[mb, (x >> (8 * k)) & 255]) << shift
@@ -146,7 +146,7 @@ def pext(x: np.int64, mask: np.int64, rk: RankTables) -> np.int64:
 @njit(cache=True, inline="always")
 def pdep(x: np.int64, mask: np.int64, rk: RankTables) -> np.int64:
     """Spread the low bits of ``x`` over the set bits of ``mask`` (inverse of :func:`pext`)."""
-    out = 0
+    out = np.int64(0)
     for k in range(rk.scalars[1]):
         mb = (mask >> (8 * k)) & 255
         out |= np.int64(rk.pdep8[mb, x & 255]) << (8 * k)

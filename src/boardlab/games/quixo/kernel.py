@@ -177,7 +177,7 @@ def _move_sym_table(n: int, maps: list[list[int]]) -> np.ndarray:
     return table
 
 
-def tuned_weights(n: int) -> dict[str, object]:
+def tuned_weights(n: int) -> dict[str, Any]:
     """The fitted weights of the ``tuned`` evaluation for an n x n board, as shipped.
 
     ``lines`` maps ``"a,b"`` (own and opponent cubes in one row, column or diagonal, a > b)
@@ -198,7 +198,7 @@ def tuned_table(n: int, weights: dict[str, Any] | None = None) -> np.ndarray:
     if weights is None:
         weights = tuned_weights(n)
     table = np.zeros((n + 1) ** 2 + len(TUNED_SCALARS) + 1, dtype=np.int64)
-    for key, value in weights["lines"].items():  # type: ignore[attr-defined]
+    for key, value in weights["lines"].items():
         own, opp = (int(part) for part in key.split(","))
         table[own * (n + 1) + opp] = round(value * WEIGHT_UNIT)
         table[opp * (n + 1) + own] = -round(value * WEIGHT_UNIT)

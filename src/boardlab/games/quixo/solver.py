@@ -688,7 +688,7 @@ class TableSet:
             raise ValueError("cube masks overlap or fall outside the board")
         a, b = me.bit_count(), opp.bit_count()
         table = self.table(a, b)
-        i = int(index_of(np.int64(me), np.int64(opp), a, b, self.rules.rk))
+        i = int(index_of(np.int64(me), np.int64(opp), np.int64(a), np.int64(b), self.rules.rk))
         code = int(table.values[i >> 2]) >> ((i & 3) << 1) & 3
         return _CODE_TO_VALUE[code], int(table.depths[i])
 

@@ -199,7 +199,7 @@ def read_table_file(
     raw = np.memmap(path, dtype=np.uint8, mode="r")
     if verify:
         payload = raw[HEADER_SIZE:]
-        if zlib.crc32(payload) != crc:
+        if zlib.crc32(payload.data) != crc:
             raise TablebaseFormatError(f"{where} is corrupt (payload checksum mismatch)")
     values = raw[HEADER_SIZE : HEADER_SIZE + (count + 3) // 4]
     depth_raw = raw[HEADER_SIZE + values_len :]

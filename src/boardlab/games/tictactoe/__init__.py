@@ -22,7 +22,14 @@ from typing import Any, ClassVar
 from rich.text import Text
 
 from boardlab.games import base
-from boardlab.games.base import IllegalMoveError, Kernel, MoveParseError, PositionParseError, checked_action
+from boardlab.games.base import (
+    IllegalMoveError,
+    Integer,
+    Kernel,
+    MoveParseError,
+    PositionParseError,
+    checked_action,
+)
 from boardlab.games.tictactoe import kernel as tk
 
 SIDE = tk.SIDE
@@ -71,10 +78,10 @@ class Cell:
         )
 
     @classmethod
-    def of_index(cls, index: int) -> Cell:
+    def of_index(cls, index: Integer) -> Cell:
         """The move of an action 0..8; IllegalMoveError for anything else."""
-        index = checked_action(index, tk.CELLS)
-        return cls(index % SIDE, index // SIDE)
+        action = checked_action(index, tk.CELLS)
+        return cls(action % SIDE, action // SIDE)
 
 
 ALL_CELLS = tuple(Cell.of_index(i) for i in range(tk.CELLS))
@@ -107,7 +114,7 @@ class TicTacToe(base.Game):
 
     # moves ----------------------------------------------------------------------------------
 
-    def move_of(self, action: int) -> Cell:
+    def move_of(self, action: Integer) -> Cell:
         return Cell.of_index(action)
 
     def action_of(self, move: Any) -> int:
