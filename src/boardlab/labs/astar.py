@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 State = TypeVar("State")
 
@@ -78,7 +78,7 @@ class SearchResult(Generic[State]):
 class BudgetExhaustedError(RuntimeError):
     """Raised by :func:`best_first_search` when ``raise_on_budget`` is set and a limit is hit."""
 
-    def __init__(self, result: SearchResult[object]) -> None:
+    def __init__(self, result: SearchResult[Any]) -> None:
         super().__init__(
             f"search budget exhausted after {result.expansions} expansions "
             f"({result.seconds:.2f} s); proven lower bound {result.lower_bound:g}"

@@ -517,7 +517,7 @@ def _mask_indices(mask: int, width: int) -> NDArray[np.intp]:
 
 class _Child(NamedTuple):
     bound: float  # sets taken so far + 1 + admissible bound of what is left
-    index: int  # the set this child takes
+    set_index: int  # the set this child takes
     uncovered: int
     allowed: list[int]
 
@@ -585,7 +585,7 @@ class _BranchAndBound:
             frame.position = position
             if child.bound >= len(self.best):
                 continue
-            taken.append(child.index)
+            taken.append(child.set_index)
             self._visit(child.uncovered, child.allowed, taken, child.bound)
             taken.pop()
         self.frames.pop()

@@ -12,11 +12,10 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
-from boardlab.games import Game, parse_game
+from boardlab.games import Game, State, parse_game
 from boardlab.games.perft import perft, random_playouts
 from boardlab.search.alphabeta import SearchRunner
 from boardlab.search.mcts import mcts_search
@@ -36,12 +35,12 @@ class Figure:
     detail: str = ""
 
 
-def midgame_positions(game: Game | str = "quixo", count: int = 20, seed: int = 5) -> list[Any]:
+def midgame_positions(game: Game | str = "quixo", count: int = 20, seed: int = 5) -> list[State]:
     """A fixed set of mid-game positions: 8 to 20 random plies from the start, kept when the
     game goes on (in a game too short for that, the last position before its end)."""
     game = parse_game(game)
     rng = random.Random(seed)
-    positions: list[Any] = []
+    positions: list[State] = []
     attempts = 0
     while len(positions) < count:
         attempts += 1
@@ -80,7 +79,7 @@ def perft_speed(game: Game | str = "quixo", depth: int = 5) -> Figure:
     return Figure(f"perft({depth})", seconds, "s", f"{leaves:,} leaves")
 
 
-def alphabeta_speed(depth: int, positions: list[Any], eval_name: str = "") -> list[Figure]:
+def alphabeta_speed(depth: int, positions: list[State], eval_name: str = "") -> list[Figure]:
     """Average time per move and nodes per second of a fixed-depth search (fresh tables)."""
     runner = SearchRunner(positions[0].kernel, eval_name)
     jitter = np.zeros(runner.kernel.num_actions)
@@ -105,7 +104,7 @@ def alphabeta_speed(depth: int, positions: list[Any], eval_name: str = "") -> li
     ]
 
 
-def mcts_speed(iterations: int, positions: list[Any]) -> Figure:
+def mcts_speed(iterations: int, positions: list[State]) -> Figure:
     """MCTS simulations per second with random rollouts."""
     rng = np.random.default_rng(0)
     kernel = positions[0].kernel

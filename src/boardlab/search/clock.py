@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import ctypes
 import time
+from collections.abc import Callable
 
 import numpy as np
 from numba import njit, objmode
 
 
-def _clock_gettime() -> tuple[object, int] | None:
+def _clock_gettime() -> tuple[Callable[[int, int], int], int] | None:
     try:
         function = ctypes.CDLL(None).clock_gettime
         clock_id = time.CLOCK_MONOTONIC

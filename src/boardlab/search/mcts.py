@@ -166,12 +166,20 @@ class Tree:
     def create(cls, capacity: int, me: int, opp: int, status: int = ONGOING) -> Tree:
         # rows are written when a node is created, so the arrays need no initial fill
         # (large budgets then cost no memory until the tree grows)
-        ints = [np.empty(capacity, dtype=np.int64) for _ in range(8)]
+        me_, opp_, move, parent, first_child, n_children, visits, terminal = (
+            np.empty(capacity, dtype=np.int64) for _ in range(8)
+        )
         tree = cls(
-            *ints[:7],
+            me_,
+            opp_,
+            move,
+            parent,
+            first_child,
+            n_children,
+            visits,
             value=np.empty(capacity, dtype=np.float64),
             prior=np.empty(capacity, dtype=np.float64),
-            terminal=ints[7],
+            terminal=terminal,
             size=np.ones(1, dtype=np.int64),
         )
         tree.me[0], tree.opp[0], tree.move[0], tree.parent[0] = me, opp, -1, -1

@@ -109,7 +109,7 @@ def linkage_hill_climber(
     run.end_generation()
     while not run.done:
         full_round = groups is None or not config.cheap_refresh
-        if full_round:
+        if groups is None or full_round:
             groups, moves = _full_sweep(run, current, config.effect_tolerance)
         else:
             moves = _cheap_refresh(run, current, groups, config.effect_tolerance)
