@@ -301,7 +301,8 @@ class AlphaBetaAgent(Agent):
         proved a win or a loss, else None; ``info.pv`` is the expected line in notation.
         """
         result = self.analyse(state, call_limit(limit, self.limit))
-        line = self.runner(state.kernel).principal_variation(*state.words, result.move, max(result.depth, 1))
+        me, opp = state.words
+        line = self.runner(state.kernel).principal_variation(me, opp, result.move, max(result.depth, 1))
         info = SearchInfo(
             depth=result.depth,
             nodes=result.nodes,

@@ -199,7 +199,8 @@ class AlphaZeroAgent(Agent):
     def proved(self, state: Any, depth: int) -> SearchResult:
         """``depth`` plies of alpha-beta from ``state`` (no positions of the game remembered:
         a forced line needs no history)."""
-        return self.prover.runner(state.kernel).iterate(*state.words, depth, 0.0, self.np_rng)
+        me, opp = state.words
+        return self.prover.runner(state.kernel).iterate(me, opp, depth, 0.0, self.np_rng)
 
     def forced_win(self, state: Any) -> Decision | None:
         """The move of a win that ``proof`` plies of alpha-beta prove, else None."""

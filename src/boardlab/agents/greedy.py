@@ -32,7 +32,7 @@ def classify_moves(kernel: Kernel, me: int, opp: int) -> tuple[list[int], list[i
     return wins, safe, losing
 
 
-def _opponent_wins_next(kernel: Kernel, me: np.int64, opp: np.int64, buf: np.ndarray) -> bool:
+def _opponent_wins_next(kernel: Kernel, me: int, opp: int, buf: np.ndarray) -> bool:
     ctx = kernel.ctx
     for m in buf[: kernel.gen_moves(ctx, me, opp, buf)].tolist():
         a, b = kernel.play(ctx, me, opp, m)

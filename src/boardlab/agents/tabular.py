@@ -14,6 +14,7 @@ damaged file, is refused with a clear message.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -43,8 +44,7 @@ def shipped_model(game_spec: str, method: str) -> Path | None:
 
 
 _MODELS: dict[str, ModelCache[TableModel]] = {
-    method: ModelCache(lambda path, method=method: load_model(path, method=method))
-    for method in ("qlearning", "mcrl")
+    method: ModelCache(partial(load_model, method=method)) for method in ("qlearning", "mcrl")
 }
 
 

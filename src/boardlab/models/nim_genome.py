@@ -12,15 +12,16 @@ hold one weight in [-1, 1] per move feature (:data:`FEATURES`) and play conventi
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numba import njit
+from numpy.typing import ArrayLike
 
-from boardlab.games import GameOptionError, parse_game
+from boardlab.games import Game, GameOptionError, parse_game
+from boardlab.games.nim import Nim
 from boardlab.games.nim import kernel as nk
 from boardlab.models.table import ModelFileError, ModelMismatchError, read_json_model
 
@@ -179,7 +180,7 @@ class GenomePolicy:
     :func:`boardlab.train.run.play_games` plays it against any agent.
     """
 
-    def __init__(self, kind: str, genome: Sequence[float], game: Any) -> None:
+    def __init__(self, kind: str, genome: ArrayLike, game: Any) -> None:
         if kind not in GENOMES:
             raise ValueError(f"unknown genome {kind!r}; accepted: {', '.join(GENOMES)}")
         if game.name != "nim":
@@ -232,7 +233,12 @@ class GenomeModel:
     def conventions(self) -> set[str]:
         """The play conventions of the training games (``normal``, ``misere``)."""
 
-        return {"misere" if parse_game(spec).misere else "normal" for spec in self.games}
+        return {"misere" if _is_misere(parse_game(spec)) else "normal" for spec in self.games}
+
+
+def _is_misere(game: Game) -> bool:
+    # the training games are checked to be Nim games when the model is read
+    return isinstance(game, Nim) and game.misere
 
 
 def load_model(path: Path | str) -> GenomeModel:
