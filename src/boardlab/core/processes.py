@@ -89,15 +89,18 @@ def _fork_group_guard() -> None:
         os._exit(0)
 
 
-def end_group(pid: int) -> None:
+def end_group(pid: int | None) -> None:
     """SIGKILL the process group ``pid`` (led by that child, see :func:`own_process_group`): what
     an agent started dies with its host, even after the host is gone (a group's number stays its
-    own while any member lives). Nothing if no such group is left."""
+    own while any member lives). Nothing if no such group is left, or for the pid None of a
+    process never started."""
+    if pid is None:
+        return
     with contextlib.suppress(OSError, AttributeError):
         os.killpg(pid, signal.SIGKILL)
 
 
-def worker_context() -> multiprocessing.context.BaseContext:
+def worker_context() -> multiprocessing.context.SpawnContext | multiprocessing.context.ForkServerContext:
     """Forkserver where available (children forked from a warm, thread-free server), else spawn.
 
     Plain fork is avoided: the main process may hold threads and locks (numba, the progress

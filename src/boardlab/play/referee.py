@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -303,7 +303,7 @@ class AgentProcess:
             self._fail(reply["error"])
         return reply
 
-    def _fail(self, detail: str) -> Any:
+    def _fail(self, detail: str) -> NoReturn:
         self.failed = detail
         raise AgentForfeit(detail)
 

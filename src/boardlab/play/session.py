@@ -295,16 +295,20 @@ class Session:
         try:
             decision = agent.act(state, limit)
         except AgentForfeit as err:
-            return self._lost(colour, err.detail)
+            self._lost(colour, err.detail)
+            return None
         except self._caught as err:
-            return self._lost(colour, describe_failure(err))
+            self._lost(colour, describe_failure(err))
+            return None
         spent = self._timer() - tic
         allowed = self.limits[colour]
         if allowed is not None and spent > allowed:
-            return self._lost(colour, f"took {spent:.2f} s, over its limit of {allowed:g} s per move")
+            self._lost(colour, f"took {spent:.2f} s, over its limit of {allowed:g} s per move")
+            return None
         move = decision.move if isinstance(decision, Decision) else decision
         if not isinstance(decision, Decision) or not is_legal(state, move):
-            return self._lost(colour, f"answered {shown_move(move)}, not a legal move")
+            self._lost(colour, f"answered {shown_move(move)}, not a legal move")
+            return None
         turn = self._push(move, round(spent, SECONDS_DIGITS), decision)
         self.report({"move": turn.notation, "seconds": turn.seconds, "turn": self._next_clock()})
         return turn
@@ -344,7 +348,7 @@ class Session:
         """Prepare the agents given to the session and reset their memory, first colour first;
         the forfeit of the first that fails, else None."""
         for colour, agent in enumerate(self.agents):
-            if agent is not None and (forfeit := self.seat(colour, lambda agent=agent: agent)) is not None:
+            if agent is not None and (forfeit := self.seat(colour, _given(agent))) is not None:
                 return forfeit
         return None
 
@@ -444,6 +448,10 @@ class Session:
         return session
 
 
+def _given(agent: Player) -> Callable[[], Player]:
+    return lambda: agent
+
+
 def _two_sides(values: Any) -> list[Any]:
     if isinstance(values, str) or not isinstance(values, Sequence) or len(values) != 2:
         raise SessionError("a session has two sides: give two agents (or None) and two limits")
@@ -496,7 +504,8 @@ def random_opening(game: str, plies: int, seed: int) -> tuple[Any, list[str]]:
     rng = random.Random(seed)
     start = parse_game(game).initial()
     for _ in range(OPENING_ATTEMPTS):
-        state, moves = start, []
+        state = start
+        moves: list[str] = []
         while len(moves) < plies and not state.is_over:
             move = rng.choice(state.legal_moves())
             moves.append(str(move))
