@@ -9,6 +9,7 @@ tournament when it starts (:func:`boardlab.arena.play.warm_up`). Nothing here st
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 
 import numba  # noqa: F401 - the largest import of a worker
 
@@ -24,7 +25,7 @@ def load_modules() -> None:
     Only a speed-up: a module that fails to import is left for the worker to meet and report
     with the game it concerns, instead of breaking the server that forks every worker.
     """
-    loaders = [(game_class, name) for name in GAMES]
+    loaders: list[tuple[Callable[[str], type], str]] = [(game_class, name) for name in GAMES]
     with contextlib.suppress(Exception):
         loaders += [(agent_class, name) for name in agent_names()]
     for load, name in loaders:

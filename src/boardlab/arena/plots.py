@@ -115,7 +115,9 @@ def plot_game_lengths(summary: Summary, path: Path) -> Path:
     figure = _figure(7, 4)
     ax = figure.subplots()
     if plies.size:
-        bins = np.arange(plies.min(), plies.max() + 2) - 0.5 if np.ptp(plies) < 60 else 40
+        bins: list[float] | int = (
+            (np.arange(plies.min(), plies.max() + 2) - 0.5).tolist() if np.ptp(plies) < 60 else 40
+        )
         ax.hist(plies, bins=bins, color="#3b6ea5")
         median = float(np.median(plies))
         ax.axvline(median, color="black", linestyle="--", label=f"median {median:g}")

@@ -84,8 +84,8 @@ class Summary:
 
     def ranking(self) -> list[int]:
         """Player indices from best to worst (by Elo, else by score)."""
-        if self.elo is not None:
-            return sorted(range(len(self.names)), key=lambda i: -float(self.elo.ratings[i]))
+        if (elo := self.elo) is not None:
+            return sorted(range(len(self.names)), key=lambda i: -float(elo.ratings[i]))
         return sorted(range(len(self.names)), key=lambda i: -np.nan_to_num(self.overall(i).score))
 
     def score_matrix(self) -> np.ndarray:
