@@ -264,6 +264,16 @@ def test_a_resumed_run_gives_the_same_result(tmp_path: Path) -> None:
         ESRun.resume(tmp_path / "b.json", parse_game("quixo:size=4"))
 
 
+@pytest.mark.parametrize("spec", ["tictactoe", "nim"])
+def test_a_checkpoint_of_another_game_is_refused(tmp_path: Path, spec: str) -> None:
+    run = ESRun.start(parse_game("quixo"), params_for(TINY), seed=4)
+    run.save(tmp_path / "run.json")
+    header = json.loads((tmp_path / "run.json").read_text())
+    (tmp_path / "run.json").write_text(json.dumps({**header, "game_spec": spec}))
+    with pytest.raises(ModelFileError, match="cannot be resumed"):
+        ESRun.resume(str(tmp_path / "run.json"))
+
+
 def test_worker_processes_play_the_same_games() -> None:
     game = parse_game("quixo")
     weights = np.random.default_rng(0).random((3, len(RULES)))

@@ -325,7 +325,10 @@ SHARD_KEYS = ("words", "legal", "policy", "value", "full")
 def write_shard(path: Path, data: dict[str, np.ndarray]) -> Path:
     """Write a replay shard atomically (npz, no pickled objects)."""
     buffer = io.BytesIO()
-    np.savez_compressed(buffer, **{k: data[k] for k in SHARD_KEYS})
+    columns: dict[str, Any] = {
+        k: data[k] for k in SHARD_KEYS
+    }  # Any: for mypy, ndarray values might fill savez's allow_pickle
+    np.savez_compressed(buffer, **columns)
     return atomic_write_bytes(path, buffer.getvalue())
 
 
@@ -1047,10 +1050,10 @@ def load_optimizer(optimizer: Any, tensors: dict[str, Any], where: Path) -> None
     fresh = optimizer.state_dict()
     state: dict[int, dict[str, Any]] = {}
     for key, value in tensors.items():
-        index, _, name = key.partition(".")
-        if not index.isdigit() or name not in ("step", "exp_avg", "exp_avg_sq"):
+        number, _, name = key.partition(".")
+        if not number.isdigit() or name not in ("step", "exp_avg", "exp_avg_sq"):
             raise ModelFileError(f"{where}: unknown optimiser tensor {key!r}")
-        state.setdefault(int(index), {})[name] = value
+        state.setdefault(int(number), {})[name] = value
     params = fresh["param_groups"][0]["params"]
     for index, entry in state.items():
         if index not in params or set(entry) != {"step", "exp_avg", "exp_avg_sq"}:

@@ -208,7 +208,7 @@ def play_shard(task: ShardTask) -> dict[str, np.ndarray]:
     for number in range(task.first_game, task.first_game + task.games):
         pair = [rng.choice(agents), rng.choice(agents)]
         rows.extend((*row, number) for row in _one_game(game, pair, rng, task.opening, task.ply_cap))
-    columns = list(zip(*rows, strict=True)) if rows else [[]] * 5
+    columns: list[tuple[Any, ...]] = list(zip(*rows, strict=True)) if rows else [()] * 5
     return {
         "me": np.array(columns[0], dtype=np.int64),
         "opp": np.array(columns[1], dtype=np.int64),
@@ -256,7 +256,11 @@ def shard_path(folder: Path, index: int) -> Path:
 def write_shard(path: Path, arrays: dict[str, np.ndarray], game: str) -> None:
     """Write a shard of the game ``game`` (a spec) atomically (numpy npz, no pickle)."""
     buffer = io.BytesIO()
-    np.savez_compressed(buffer, **arrays, **{GAME_ARRAY: np.array(game)})
+    named: dict[str, Any] = {
+        **arrays,
+        GAME_ARRAY: np.array(game),
+    }  # Any: for mypy, ndarray values might fill savez's allow_pickle
+    np.savez_compressed(buffer, **named)
     atomic_write_bytes(path, buffer.getvalue())
 
 
@@ -776,7 +780,9 @@ class EvalNetRun(RunDefaults):
             "train_seconds": self.train_seconds,
             "curve": self.curve,
         }
-        arrays = {f"w_{k}": v for k, v in (self.weights or {}).items()}
+        arrays: dict[str, Any] = {
+            f"w_{k}": v for k, v in (self.weights or {}).items()
+        }  # Any: for mypy, ndarray values might fill savez's allow_pickle
         arrays |= {f"a_{k}": v for k, v in (self.moments or {}).items()}
         buffer = io.BytesIO()
         np.savez(buffer, header=np.array(json.dumps(header)), **arrays)

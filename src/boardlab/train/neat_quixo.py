@@ -55,6 +55,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from random import Random
 from typing import Any, ClassVar
 
 import neat
@@ -450,7 +451,7 @@ def restore_population(config: neat.Config, state: Mapping[str, Any]) -> neat.Po
 # --- playing games -----------------------------------------------------------------------------
 
 
-Chooser = Callable[[int, int, random.Random], int]
+Chooser = Callable[[int, int, Random], int]
 
 
 class Players:
@@ -465,12 +466,12 @@ class Players:
         self._kinds = np.empty(count, dtype=np.int64)
         self._greedy = compiled_for(self.kernel, build_greedy_kinds)
 
-    def random(self, a: int, b: int, rng: random.Random) -> int:
+    def random(self, a: int, b: int, rng: Random) -> int:
         """A uniformly random legal action."""
         n = self.kernel.gen_moves(self.kernel.ctx, np.int64(a), np.int64(b), self._actions)
         return int(self._actions[rng.randrange(n)])
 
-    def greedy(self, a: int, b: int, rng: random.Random) -> int:
+    def greedy(self, a: int, b: int, rng: Random) -> int:
         """The ``greedy`` agent's choice: a win, else a safe move, else any, at random."""
         n = self._greedy(self.kernel.ctx, np.int64(a), np.int64(b), self._actions, self._reply, self._kinds)
         kinds = self._kinds[:n]
@@ -483,9 +484,7 @@ class Players:
         policy = NeatPolicy(Network.from_genome(genome, inputs, 1), self.game, guard)
         return policy.choose_action
 
-    def play(
-        self, first: Chooser, second: Chooser, opening: int, rng: random.Random
-    ) -> tuple[int | None, int]:
+    def play(self, first: Chooser, second: Chooser, opening: int, rng: Random) -> tuple[int | None, int]:
         """One game: the winner's seat (None for a draw) and the plies played; the first
         ``opening`` plies are random."""
         kernel, ctx = self.kernel, self.kernel.ctx
@@ -533,7 +532,9 @@ def fitness_games(task: FitnessTask) -> list[float]:
     """The learner's score (1, ½, 0) in each fitness game of ``task``, in a fixed order."""
     players = _players(task.game)
     learner = players.network(task.genome, task.guard)
-    opponents: list[Chooser] = [players.random] * task.games + [players.greedy] * task.games
+    random_player: Chooser = players.random
+    greedy_player: Chooser = players.greedy
+    opponents = [random_player] * task.games + [greedy_player] * task.games
     for champion in task.champions:
         opponents += [players.network(champion, task.guard)] * task.champion_games
     scores = []

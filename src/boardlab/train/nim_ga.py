@@ -70,6 +70,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 from numba import njit
+from numpy.typing import ArrayLike
 
 from boardlab.core.files import atomic_write_text
 from boardlab.core.spec import option
@@ -412,7 +413,7 @@ def all_positions(game: Any) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(words_a, np.int64), np.ascontiguousarray(words_b, np.int64)
 
 
-def verdicts(kind: str, genome: Sequence[float], game: Any) -> np.ndarray:
+def verdicts(kind: str, genome: ArrayLike, game: Any) -> np.ndarray:
     """:func:`judge_positions` over :func:`all_positions` of ``game``."""
     words_a, words_b = all_positions(game)
     out = np.empty(len(words_a), dtype=np.int8)
@@ -422,14 +423,14 @@ def verdicts(kind: str, genome: Sequence[float], game: Any) -> np.ndarray:
     return out
 
 
-def accuracy(kind: str, genome: Sequence[float], game: Any) -> Accuracy:
+def accuracy(kind: str, genome: ArrayLike, game: Any) -> Accuracy:
     """How often the genome's best moves win the won positions of ``game`` (every position
     within its starting piles)."""
     out = verdicts(kind, genome, game)
     return Accuracy(game.spec, len(out), int(np.sum(out != 2)), int(np.sum(out == 1)))
 
 
-def mistakes(kind: str, genome: Sequence[float], game: Any, limit: int = 10) -> list[str]:
+def mistakes(kind: str, genome: ArrayLike, game: Any, limit: int = 10) -> list[str]:
     """Up to ``limit`` won positions (as piles text) where a best-scoring move gives the win away."""
     out = verdicts(kind, genome, game)
     words_a, words_b = all_positions(game)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from matplotlib import colormaps
+from matplotlib import color_sequences
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
@@ -221,7 +221,7 @@ def plot_wins(runs: Mapping[str, Sequence[Mapping[str, Any]]], path: Path, title
     a second panel with the best genome's optimal-move share when the runs were judged."""
     judged = any("accuracy" in r for history in runs.values() for r in history)
     figure = _figure(10.5, 6.0 if judged else 3.6)
-    axes = np.atleast_1d(figure.subplots(2 if judged else 1, 1, sharex=True))
+    axes = figure.subplots(2 if judged else 1, 1, sharex=True, squeeze=False)[:, 0]
     for colour, (label, history) in zip(itertools.cycle(RUN_COLOURS), runs.items()):
         epochs = [r["epoch"] for r in history]
         axes[0].plot(epochs, [wins_share(r) for r in history], color=colour, label=f"{label}: population")
@@ -485,7 +485,7 @@ def plot_species(history: Sequence[Mapping[str, Any]], path: Path, title: str) -
     keys = sorted({k for h in history for k in h["species"]}, key=int)
     sizes = np.array([[h["species"].get(k, 0) for h in history] for k in keys]) if keys else np.zeros((0, 0))
     if len(keys):
-        palette = colormaps["tab20"].colors
+        palette = color_sequences["tab20"]
         colours = [palette[i % len(palette)] for i in range(len(keys))]
         ax.stackplot(generations, sizes, labels=[f"species {k}" for k in keys], colors=colours)
     ax.set_xlabel("generation")

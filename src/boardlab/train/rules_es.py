@@ -55,6 +55,7 @@ from boardlab.core.files import atomic_write_text
 from boardlab.core.spec import option
 from boardlab.games import GameOptionError, parse_game
 from boardlab.games.base import LOSS, ONGOING, WIN
+from boardlab.games.quixo import Quixo
 from boardlab.games.quixo import kernel as qk
 from boardlab.labs.evolve import gaussian_mutation
 from boardlab.models.table import ModelFileError, ModelMismatchError, short_error
@@ -385,9 +386,9 @@ def game_seeds(seed: int, epoch: int, count: int, salt: int = GAMES_SALT) -> tup
 # --- the run -----------------------------------------------------------------------------------
 
 
-def check_game(game: Any) -> Any:
+def check_game(game: Any) -> Quixo:
     """The training game, checked: Quixo."""
-    if getattr(game, "name", None) != "quixo":
+    if not isinstance(game, Quixo):
         raise ESTrainingError(
             f"es evolves Quixo rule players; {getattr(game, 'spec', game)!r} is not Quixo (e.g. --game quixo)"
         )
@@ -670,7 +671,7 @@ class ESRun(RunDefaults):
             {"train_seconds": "number", "training_games": "int"},
         )
         try:
-            trained = parse_game(str(header["game_spec"]))
+            trained = check_game(parse_game(str(header["game_spec"])))
             params = params_for(header["hyper"])
             state = header["state"]
             parent = np.array(state["parent"], dtype=np.float64)

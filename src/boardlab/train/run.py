@@ -100,9 +100,9 @@ def checked_settings(
         raise error(str(problem)) from None
     except TypeError as problem:
         raise error(f"{owner}: bad hyper-parameters ({problem})") from None
-    problem = getattr(settings, "problem", lambda: None)()
-    if problem:
-        raise error(f"{owner}: {problem}")
+    complaint = getattr(settings, "problem", lambda: None)()
+    if complaint:
+        raise error(f"{owner}: {complaint}")
     return settings
 
 
@@ -145,8 +145,16 @@ class TrainingRun(Protocol):
     checkpoint_seconds: ClassVar[float]
     """Seconds between two checkpoints when no evaluation point comes first (0: every step)."""
     params: Any
-    seed: int
-    curve: list[dict[str, Any]]
+
+    @property
+    def seed(self) -> int:
+        """The run's seed."""
+        ...
+
+    @property
+    def curve(self) -> list[dict[str, Any]]:
+        """The learning-curve records so far (the run appends to this list)."""
+        ...
 
     @property
     def progress(self) -> int:
@@ -230,7 +238,7 @@ class Method:
     """What ``boardlab train KIND`` needs to know about a method beyond its run class."""
 
     name: str
-    settings: type
+    settings: type[Any]
     start: Callable[[Any, Any, int], TrainingRun]
     """``start(games, settings, seed)``: a fresh run."""
     resume: Callable[[Path, Any], TrainingRun]
@@ -275,7 +283,7 @@ def resume_run(method: Method, path: Path, games: Any) -> TrainingRun:
 
 
 def check_state(
-    header: Any, path: Path, required: Mapping[str, str], optional: Mapping[str, str] | None = None
+    header: Any, path: Path | str, required: Mapping[str, str], optional: Mapping[str, str] | None = None
 ) -> None:
     """ModelFileError unless a checkpoint's JSON object has these fields of these kinds (see
     :func:`boardlab.core.inputs.check_fields`) and a seed of at least 0: checked before a run
@@ -290,7 +298,7 @@ def check_state(
 
 def check_history(
     history: Any,
-    path: Path,
+    path: Path | str,
     fields: Mapping[str, str],
     optional: Mapping[str, str] | None = None,
     sizes: Mapping[str, int] | None = None,

@@ -174,7 +174,10 @@ class MonteCarloParams:
     )
 
 
-SETTINGS: dict[str, type] = {"qlearning": QLearningParams, "mcrl": MonteCarloParams}
+SETTINGS: dict[str, type[QLearningParams] | type[MonteCarloParams]] = {
+    "qlearning": QLearningParams,
+    "mcrl": MonteCarloParams,
+}
 """Method name -> its hyper-parameter dataclass."""
 
 METHOD_TITLES = {"qlearning": "Q-learning", "mcrl": "Monte Carlo value learning"}
