@@ -258,7 +258,7 @@ def _run_into_store(
     return run
 
 
-def _write_plots(summary: Summary, out: Path, store: Path, again: str) -> list[Path]:
+def _write_plots(summary: Summary, out: Path, store: str | Path, again: str) -> list[Path]:
     """The plots and summary.json of ``summary`` in ``out``; exit 1 with one line if they cannot
     be written (the games stay in ``store``; ``again`` says what the same command then does)."""
     from boardlab.arena.plots import write_plots  # matplotlib only when plotting

@@ -21,6 +21,7 @@ from rich.table import Table
 
 from boardlab.core.console import make_console
 from boardlab.games import GameError, parse_game
+from boardlab.games.connect4 import ConnectFour
 from boardlab.games.connect4.solver import BOOK_PATH, CONNECT, Solver, build_book, score_text
 
 SYMBOLS = "XO"
@@ -39,7 +40,7 @@ def load_position(position: str, game_spec: str = "connect4") -> tuple[Any, Any]
         game = parse_game(game_spec)
     except (GameError, ValueError) as err:
         _fail(str(err))
-    if game.name != "connect4":
+    if not isinstance(game, ConnectFour):
         _fail(f"this command solves Connect Four (connect4), not {game.name}")
     if game.connect != CONNECT:
         _fail(f"the Connect Four solver handles lines of {CONNECT} only, not connect={game.connect}")
@@ -90,10 +91,8 @@ def solve_connect4(position: str = "", weak: bool = False, game: str = "connect4
     _header(console, the_game, state)
     mover = SYMBOLS[state.to_move]
     solver = Solver.for_game(the_game)
-    if state.is_over:
-        console.print(
-            f"game over: {state.outcome.text()}; score for {mover} {_signed(solver.final_score(state))}"
-        )
+    if (final := solver.final_score(state)) is not None:  # the game is over
+        console.print(f"game over: {state.outcome.text()}; score for {mover} {_signed(final)}")
         return
     solver.count_from_zero()
     start = time.perf_counter()

@@ -4,6 +4,7 @@ and a JSON file."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -205,7 +206,7 @@ def oracle_command(
     console.print("Wrote " + ", ".join(str(p) for p in paths))
 
 
-def _table(title: str, caption: str, columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> Table:
+def _table(title: str, caption: str, columns: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> Table:
     """A table with the opponent first and right-aligned figures; the last row is the total."""
     table = Table(title=title, caption=caption)
     table.add_column(columns[0], overflow="fold", min_width=OPPONENT_WIDTH)
@@ -317,7 +318,7 @@ def _plies(plies: int | None) -> str:
 
 
 def _print_positions(
-    console: Console, title: str, caption: str, columns: tuple[str, ...], rows: list[tuple[str, ...]]
+    console: Console, title: str, caption: str, columns: tuple[str, ...], rows: Sequence[tuple[str, ...]]
 ) -> None:
     """A table of positions (opponent, ply, position, then ``columns``), the first
     :data:`THROWN_SHOWN` of ``rows``; nothing when there are none."""

@@ -30,12 +30,11 @@ from boardlab.games import (
     parse_game,
 )
 from boardlab.games.exact import VALUE_NAMES, cut_by_cap, depth_rank
-from boardlab.games.quixo import SIZES, State
+from boardlab.games.quixo import SIZES, Quixo, State
 from boardlab.games.quixo.solver import QuixoTables, check_folder, default_table_dir, solve
 from boardlab.ui.connect4_cli import analyze_connect4, solve_connect4
 from boardlab.ui.game_args import TABLES_DEFAULT_HELP, game_of, position_of
 
-SOLVABLE = ("quixo",)
 DEFAULT_SOLVE_SIZE = 4
 MAX_BLANKS_5X5 = 1
 
@@ -226,7 +225,7 @@ def _quixo_rulebook(game: str, command: str) -> str:
         parsed = parse_game(game.strip().lower())
     except GameOptionError as err:
         _fail(f"cannot {command} {shorten(game)!r}: {err}")
-    if parsed.name not in SOLVABLE:
+    if not isinstance(parsed, Quixo):
         accepted = "quixo, quixo:rules=course or connect4"
         _fail(f"cannot {command} {shorten(game)!r}; accepted: {accepted}")
     return str(parsed.rules)
@@ -322,7 +321,7 @@ def analyze_command(
             "*" if rank == best else "",
         )
     console.print(table)
-    if any(row[4] for row in rows):
+    if plies_left is not None and any(row[4] for row in rows):  # a move cut by the ply cap
         console.print(
             f"(cap: the ply cap of {cap} plies ends the game {_plies(plies_left)} from here, "
             "before perfect play would; the tables are solved without it)"

@@ -422,7 +422,10 @@ class Hall:
         """A new game, its agents started if they move first; WebInputError for bad input or
         when the hall is full of games still in use (429)."""
         game = check_game(game_spec)
-        checked = tuple(None if s is None else check_agent(s, game, self.settings.allow_paths) for s in sides)
+        first, second = (
+            None if s is None else check_agent(s, game, self.settings.allow_paths) for s in sides
+        )
+        checked = (first, second)
         if not 0 < think <= self.settings.max_think:
             raise WebInputError(
                 f"thinking time must be in (0, {self.settings.max_think:g}] seconds, got {think:g}"
@@ -443,7 +446,7 @@ class Hall:
                 tokens,
                 checked,
                 think,
-                self.pool,  # type: ignore[arg-type]
+                self.pool,
                 secrets.randbelow(2**31) if seed is None else seed,
                 self.settings.min_move_limit,
             )
