@@ -211,8 +211,11 @@ def course_move_enum_of(game: Any) -> type[enum.Enum] | None:
     """The ``Move`` enum defined beside a course game's class, if there is one."""
     module = sys.modules.get(type(game).__module__)
     candidate = getattr(module, "Move", None)
-    is_enum = isinstance(candidate, type) and issubclass(candidate, enum.Enum)
-    if is_enum and set(Push.__members__) <= set(candidate.__members__):
+    if (
+        isinstance(candidate, type)
+        and issubclass(candidate, enum.Enum)
+        and set(Push.__members__) <= set(candidate.__members__)
+    ):
         return candidate
     return None
 
