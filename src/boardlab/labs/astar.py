@@ -219,7 +219,7 @@ def check_budget(max_expansions: int | None, time_limit: float | None) -> None:
 
 
 def _identity(state: State) -> Hashable:
-    return state  # type: ignore[return-value]
+    return state
 
 
 def _over_budget(expansions: int, max_expansions: int | None, began: float, time_limit: float | None) -> bool:

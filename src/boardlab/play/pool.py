@@ -165,7 +165,7 @@ def worker_main(conn: Connection, game: str, warm_specs: tuple[str, ...], runner
                 return
             limits = tuple(message["limits"])
             try:
-                result = play(message["task"], limits, send)  # type: ignore[arg-type]
+                result = play(message["task"], limits, send)
             except TaskError as err:
                 send({"error": str(err)})
             except BaseException as err:  # not an agent's doing: boardlab's own bug

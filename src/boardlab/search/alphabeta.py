@@ -133,7 +133,7 @@ def build_search(kernel: Kernel, evaluate: Evaluation | None = None) -> Any:
         return False
 
     @njit(nogil=True)
-    def search(
+    def search(  # type: ignore[no-untyped-def]
         ctx,
         me0,
         opp0,
@@ -150,7 +150,7 @@ def build_search(kernel: Kernel, evaluate: Evaluation | None = None) -> Any:
         contempt,
         win_probe,
         stop,
-    ):  # type: ignore[no-untyped-def]
+    ):
         size = depth + 2
         moves = np.empty((size, max_moves), dtype=np.int64)
         order = np.empty((size, max_moves), dtype=np.float64)

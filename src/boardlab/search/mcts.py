@@ -277,7 +277,7 @@ def build_add_children(kernel: Kernel) -> Any:
     play, status = kernel.play, kernel.status
 
     @njit(inline="always")
-    def add_children(
+    def add_children(  # type: ignore[no-untyped-def]
         ctx,
         node,
         moves,
@@ -292,7 +292,7 @@ def build_add_children(kernel: Kernel) -> Any:
         value_a,
         terminal_a,
         size_a,
-    ):  # type: ignore[no-untyped-def]
+    ):
         first = size_a[0]
         size_a[0] += n
         for k in range(n):
@@ -325,7 +325,7 @@ def build_compiled_search(kernel: Kernel, evaluator: type[CompiledEvaluator], ru
     add_children = build_add_children(kernel)
 
     @njit
-    def run(
+    def run(  # type: ignore[no-untyped-def]
         ctx,
         me_a,
         opp_a,
@@ -343,7 +343,7 @@ def build_compiled_search(kernel: Kernel, evaluator: type[CompiledEvaluator], ru
         fpu,
         params,
         seed,
-    ):  # type: ignore[no-untyped-def]
+    ):
         np.random.seed(seed)
         buf = np.empty(max_moves, dtype=np.int64)
         capacity = me_a.shape[0]
@@ -436,7 +436,7 @@ def build_batched_search(kernel: Kernel, rule: str) -> tuple[Any, Any]:
     add_children = build_add_children(kernel)
 
     @njit
-    def collect(
+    def collect(  # type: ignore[no-untyped-def]
         ctx,
         me_a,
         opp_a,
@@ -458,7 +458,7 @@ def build_batched_search(kernel: Kernel, rule: str) -> tuple[Any, Any]:
         words,
         legal,
         gained,
-    ):  # type: ignore[no-untyped-def]
+    ):
         if seed >= 0:
             np.random.seed(seed)
         buf = np.empty(max_moves, dtype=np.int64)
@@ -500,7 +500,7 @@ def build_batched_search(kernel: Kernel, rule: str) -> tuple[Any, Any]:
         return found, done
 
     @njit
-    def complete(
+    def complete(  # type: ignore[no-untyped-def]
         ctx,
         me_a,
         opp_a,
@@ -517,7 +517,7 @@ def build_batched_search(kernel: Kernel, rule: str) -> tuple[Any, Any]:
         n_leaves,
         priors,
         values,
-    ):  # type: ignore[no-untyped-def]
+    ):
         buf = np.empty(max_moves, dtype=np.int64)
         capacity = me_a.shape[0]
         simulations = 0

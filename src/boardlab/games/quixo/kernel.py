@@ -203,8 +203,8 @@ def tuned_table(n: int, weights: dict[str, Any] | None = None) -> np.ndarray:
         table[own * (n + 1) + opp] = round(value * WEIGHT_UNIT)
         table[opp * (n + 1) + own] = -round(value * WEIGHT_UNIT)
     for i, name in enumerate(TUNED_SCALARS):
-        table[(n + 1) ** 2 + i] = round(float(weights[name]) * WEIGHT_UNIT)  # type: ignore[arg-type]
-    table[-1] = round(float(weights["fit"]["intercept"]) * WEIGHT_UNIT)  # type: ignore[index]
+        table[(n + 1) ** 2 + i] = round(float(weights[name]) * WEIGHT_UNIT)
+    table[-1] = round(float(weights["fit"]["intercept"]) * WEIGHT_UNIT)
     return table
 
 

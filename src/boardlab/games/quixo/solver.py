@@ -439,9 +439,9 @@ def _unmove_pair(moves, rk, cls, nslots, d, st, done, dep, ext, queue, start, en
 
 
 @njit(cache=True, inline="always")
-def _open_level(
+def _open_level(  # type: ignore[no-untyped-def]
     rk, cls, nslots, d, st, done, dep, queue, tail, events, ev_start, dhead, nxt, top, start, end
-):  # type: ignore[no-untyped-def]
+):
     """Settle the positions whose depth d comes from outside the pair; close the level's queue
     segment. False once nothing is left to do."""
     for x in range(nslots):
@@ -473,7 +473,7 @@ def _open_level(
 
 
 @njit(cache=True)
-def _run_levels(
+def _run_levels(  # type: ignore[no-untyped-def]
     moves,
     rk,
     cls,
@@ -490,7 +490,7 @@ def _run_levels(
     nxt,
     top,
     max_depth,
-):  # type: ignore[no-untyped-def]
+):
     """Step 2 on one core: resolve level after level until nothing moves; return the last
     level (-1: the depth overflowed)."""
     start = np.zeros(2, dtype=np.int64)
@@ -514,7 +514,7 @@ def _run_levels(
 
 
 @njit(cache=True)
-def _run_levels_parallel(
+def _run_levels_parallel(  # type: ignore[no-untyped-def]
     moves,
     rk,
     cls,
@@ -531,7 +531,7 @@ def _run_levels_parallel(
     nxt,
     top,
     max_depth,
-):  # type: ignore[no-untyped-def]
+):
     """Step 2 with the two classes of the pair un-moved on two cores (large levels only)."""
     start = np.zeros(2, dtype=np.int64)
     end = np.zeros(2, dtype=np.int64)
