@@ -652,7 +652,8 @@ class Solver:
     Scores are exact game-theoretic facts, so the table may be kept from one solve to the
     next (later solves get faster); :meth:`reset` empties it in O(1) for cold-table timings.
     Positions are :class:`~boardlab.games.connect4.ConnectFourState` objects or their state
-    words ``(a, b)``. ``book`` None uses :func:`default_book` on 7 x 6; pass False for none.
+    words ``(a, b)``. ``book`` None uses :func:`default_book` on 7 x 6; pass False for none
+    (anything else but a :class:`Book` raises SolverError).
     """
 
     def __init__(
