@@ -1,0 +1,243 @@
+"""The documentation's examples keep working: README.md and docs/*.md, page by page.
+
+- ``test_python_blocks[PAGE]`` runs every fenced ```` ```python ```` block of the page, in order,
+  in one namespace (a later block may use what an earlier one made), in an empty scratch
+  folder. A block is left out only where the line just before its fence (blank lines aside)
+  is the marker ``<!-- not run: REASON -->``, REASON saying why a reader can run it but this
+  test cannot (it trains for minutes, it needs the course's own template...); a left-out
+  block is still compiled, so its syntax is checked.
+- ``test_commands[PAGE]`` reads every ``boardlab COMMAND ...`` of the page (in shell blocks
+  and in `inline code`, also written without ``boardlab`` as in `perft --size 4`) and checks
+  that the command exists and has every ``--flag`` (and ``-n``) it is given; for ``boardlab
+  train KIND`` the flags are train's own and those of KIND's settings. A line running a
+  script (``.venv/bin/python benchmarks/strength.py --games 100``) names a file of the
+  checkout whose source has each flag.
+- ``test_flags[PAGE]``: every other ``--flag`` in the page's inline code is a flag of some
+  ``boardlab`` command (train's kinds included) or of a script of the checkout, and every
+  ``tests/``, ``benchmarks/``, ``examples/`` or ``scripts/`` path named there exists.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import re
+import shlex
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGE_IDS = [str(p.relative_to(ROOT)) for p in PAGES]
+
+FENCE = re.compile(r"^\s*```\s*([\w+-]*)\s*$")
+NOT_RUN = re.compile(r"^<!--\s*not run:\s*(\S.*?)\s*-->$")
+INLINE = re.compile(r"`([^`\n]+)`")
+FLAG = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*|-[a-z])(?=$|[\s=\]|,;)])")
+SCRIPT = re.compile(r"(?:^|\s)((?:benchmarks|examples|scripts)/[\w./-]+\.(?:py|sh))")
+REPO_PATH = re.compile(r"^(?:tests|benchmarks|examples|scripts)/[\w./-]+$")
+SHELLS = {"", "sh", "bash", "console", "shell"}
+
+
+@dataclass(frozen=True)
+class Block:
+    """A fenced block of a page: its language, first line (1-based), text, and why it is not run."""
+
+    lang: str
+    line: int
+    text: str
+    not_run: str | None
+
+
+@dataclass(frozen=True)
+class Page:
+    """A page split into its fenced blocks and its prose (everything outside them)."""
+
+    blocks: tuple[Block, ...]
+    prose: str
+
+
+@functools.cache
+def read_page(path: Path) -> Page:
+    """The blocks and the prose of the page at ``path``."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    blocks: list[Block] = []
+    prose: list[str] = []
+    i = 0
+    while i < len(lines):
+        opening = FENCE.match(lines[i])
+        if opening is None:
+            prose.append(lines[i])
+            i += 1
+            continue
+        end = next((j for j in range(i + 1, len(lines)) if FENCE.match(lines[j])), len(lines))
+        before = [line.strip() for line in lines[:i] if line.strip()]
+        marker = NOT_RUN.match(before[-1]) if before else None
+        text = "\n".join(lines[i + 1 : end]) + "\n"
+        blocks.append(Block(opening.group(1).lower(), i + 1, text, marker.group(1) if marker else None))
+        i = end + 1
+    return Page(tuple(blocks), "\n".join(prose))
+
+
+def _inline_spans(page: Page) -> list[str]:
+    return INLINE.findall(page.prose)
+
+
+@contextlib.contextmanager
+def _scratch(folder: Path) -> Iterator[None]:
+    """Run in ``folder`` (the examples write results/, net.safetensors...)."""
+    before = Path.cwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
+@pytest.mark.parametrize("path", PAGES, ids=PAGE_IDS)
+def test_python_blocks(path: Path, tmp_path: Path) -> None:
+    blocks = [b for b in read_page(path).blocks if b.lang == "python"]
+    if not blocks:
+        pytest.skip("no Python blocks")
+    namespace: dict[str, Any] = {"__name__": f"docs_{path.stem}"}
+    with _scratch(tmp_path):
+        for block in blocks:
+            where = f"{path.relative_to(ROOT)}:{block.line}"
+            code = compile(block.text, where, "exec")
+            if block.not_run is None:
+                exec(code, namespace)
+
+
+# --- commands and flags --------------------------------------------------------------------------
+
+
+@functools.cache
+def cli_flags() -> dict[str, frozenset[str]]:
+    """Each ``boardlab`` command's flags; ``train KIND`` also under ``"train KIND"``, with the
+    flags of KIND's settings."""
+    from typer.main import get_command
+
+    from boardlab.core.spec import options_of
+    from boardlab.train import METHOD_MODULES, method
+    from boardlab.ui.cli import app
+
+    group = get_command(app)
+    flags: dict[str, frozenset[str]] = {}
+    for name, command in group.commands.items():  # type: ignore[attr-defined]
+        opts = {"--help"}
+        for param in command.params:
+            opts.update(o for o in (*param.opts, *param.secondary_opts) if o.startswith("-"))
+        flags[name] = frozenset(opts)
+    for kind in METHOD_MODULES:
+        own = {"--" + o.name.replace("_", "-") for o in options_of(method(kind).settings)}
+        flags[f"train {kind}"] = flags["train"] | own
+    return flags
+
+
+def _command_lines(page: Page) -> list[str]:
+    """The command lines of the page's shell blocks (continuations joined, comments cut)."""
+    lines: list[str] = []
+    for block in page.blocks:
+        if block.lang in SHELLS:
+            joined = block.text.replace("\\\n", " ")
+            lines += [re.sub(r"\s+#.*$", "", line).strip() for line in joined.splitlines()]
+    return [line for line in lines if line]
+
+
+def _boardlab_commands(page: Page) -> list[str]:
+    """Every ``boardlab ...`` of the page, from ``boardlab``'s first argument on."""
+    commands = [line.split("boardlab ", 1)[1] for line in _command_lines(page) if "boardlab " in line]
+    names = set(cli_flags())
+    for span in _inline_spans(page):
+        if span.startswith("boardlab "):
+            commands.append(span[len("boardlab ") :])
+        elif span.split(" ", 1)[0] in names and " -" in span:  # `perft --size 4`, `train --out`
+            commands.append(span)
+    return [c for c in commands if not c.startswith(("serving", "["))]
+
+
+def _words(command: str) -> list[str]:
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return command.split()
+
+
+def _problems_of_command(command: str) -> list[str]:
+    words = _words(command)
+    flags = cli_flags()
+    if not words or words[0] not in flags:
+        return [f"boardlab {command}: no command {words[0] if words else ''!r}"]
+    name = words[0]
+    if name == "train":
+        kind = words[1] if len(words) > 1 else ""
+        if f"train {kind}" in flags:
+            name = f"train {kind}"
+        elif kind and not kind.startswith("-") and kind not in ("KIND", "..."):
+            return [f"boardlab {command}: train has no kind {kind!r}"]
+        else:  # `train --out`, `train KIND --help`: train's own flags or any kind's
+            known = frozenset().union(*(v for k, v in flags.items() if k.startswith("train")))
+            return [f"boardlab {command}: no {f}" for f in _flags_in(words[1:]) if f not in known]
+    return [f"boardlab {command}: {name} has no {f}" for f in _flags_in(words[1:]) if f not in flags[name]]
+
+
+def _flags_in(words: list[str]) -> list[str]:
+    found: list[str] = []
+    for word in words:
+        match = FLAG.match(word.strip("[]"))
+        if match:
+            found.append(match.group(1))
+    return found
+
+
+def _script_problems(line: str) -> list[str]:
+    """A line running a script of the checkout: the script exists and has each flag."""
+    match = SCRIPT.search(line)
+    if match is None:
+        return []
+    script = ROOT / match.group(1)
+    if not script.is_file():
+        return [f"{line}: no file {match.group(1)}"]
+    source = script.read_text(encoding="utf-8")
+    rest = line[match.end() :]
+    return [f"{line}: {match.group(1)} has no {f}" for f in _flags_in(rest.split()) if f not in source]
+
+
+@pytest.mark.parametrize("path", PAGES, ids=PAGE_IDS)
+def test_commands(path: Path) -> None:
+    page = read_page(path)
+    problems: list[str] = []
+    for command in _boardlab_commands(page):
+        problems += _problems_of_command(command)
+    for line in _command_lines(page) + _inline_spans(page):
+        problems += _script_problems(line)
+    assert not problems, "\n".join(problems)
+
+
+@functools.cache
+def every_flag() -> frozenset[str]:
+    """The flags of every ``boardlab`` command and train kind, and those the checkout's scripts
+    name (as a string in their source)."""
+    flags = set().union(*cli_flags().values())
+    for folder in ("benchmarks", "examples", "scripts"):
+        for script in (ROOT / folder).glob("*.*"):
+            flags.update(re.findall(r"[\"'](--[a-z][a-z0-9-]*)[\"']", script.read_text(encoding="utf-8")))
+    return frozenset(flags)
+
+
+@pytest.mark.parametrize("path", PAGES, ids=PAGE_IDS)
+def test_flags(path: Path) -> None:
+    page = read_page(path)
+    problems: list[str] = []
+    for span in _inline_spans(page):
+        if REPO_PATH.match(span) and not (ROOT / span).exists():
+            problems.append(f"`{span}`: no such file in the checkout")
+        for flag in _flags_in(span.split()):
+            if flag.startswith("--") and flag not in every_flag():
+                problems.append(f"`{span}`: no command or script has {flag}")
+    assert not problems, "\n".join(problems)
