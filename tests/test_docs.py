@@ -15,12 +15,15 @@
 - ``test_flags[PAGE]``: every other ``--flag`` in the page's inline code is a flag of some
   ``boardlab`` command (train's kinds included) or of a script of the checkout, and every
   ``tests/``, ``benchmarks/``, ``examples/`` or ``scripts/`` path named there exists.
+- ``test_names[PAGE]``: every ``boardlab.x.y`` in the page's inline code imports (a module, or
+  an attribute of one), and every ``boardlab/...`` file named there is in ``src/``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import importlib
 import os
 import re
 import shlex
@@ -240,4 +243,38 @@ def test_flags(path: Path) -> None:
         for flag in _flags_in(span.split()):
             if flag.startswith("--") and flag not in every_flag():
                 problems.append(f"`{span}`: no command or script has {flag}")
+    assert not problems, "\n".join(problems)
+
+
+def _resolve(dotted: str) -> object:
+    """The module or attribute that ``boardlab.x.y`` names (ImportError, AttributeError if none)."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        module_name = ".".join(parts[:cut])
+        try:
+            found: object = importlib.import_module(module_name)
+        except ModuleNotFoundError as error:
+            if error.name is not None and module_name.startswith(error.name):
+                continue  # not a module: an attribute of a shorter one
+            raise
+        for attribute in parts[cut:]:
+            found = getattr(found, attribute)
+        return found
+    raise ImportError(dotted)
+
+
+@pytest.mark.parametrize("path", PAGES, ids=PAGE_IDS)
+def test_names(path: Path) -> None:
+    """Every ``boardlab.x.y`` in the page's inline code can be imported, and every
+    ``boardlab/...`` file named there is in the package."""
+    problems: list[str] = []
+    for span in _inline_spans(read_page(path)):
+        for dotted in re.findall(r"\bboardlab(?:\.\w+)+", span):
+            try:
+                _resolve(dotted)
+            except (ImportError, AttributeError) as error:
+                problems.append(f"`{span}`: {dotted} is not there ({error})")
+        for file in re.findall(r"(?:^|\s)(boardlab/[\w./-]+\.\w+)", span):
+            if not (ROOT / "src" / file).exists():
+                problems.append(f"`{span}`: no file src/{file}")
     assert not problems, "\n".join(problems)
