@@ -16,7 +16,8 @@
   ``boardlab`` command (train's kinds included) or of a script of the checkout, and every
   ``tests/``, ``benchmarks/``, ``examples/`` or ``scripts/`` path named there exists.
 - ``test_names[PAGE]``: every ``boardlab.x.y`` in the page's inline code imports (a module, or
-  an attribute of one), and every ``boardlab/...`` file named there is in ``src/``.
+  an attribute of one), every ``boardlab/...`` file named there is in ``src/``, and every
+  ``BOARDLAB_...`` environment variable of the page is read by the package or its tests.
 """
 
 from __future__ import annotations
@@ -277,4 +278,18 @@ def test_names(path: Path) -> None:
         for file in re.findall(r"(?:^|\s)(boardlab/[\w./-]+\.\w+)", span):
             if not (ROOT / "src" / file).exists():
                 problems.append(f"`{span}`: no file src/{file}")
+    for variable in sorted(set(re.findall(r"\bBOARDLAB_[A-Z0-9_]+", path.read_text(encoding="utf-8")))):
+        if variable not in environment_variables():
+            problems.append(f"{variable}: neither boardlab nor its tests read it")
     assert not problems, "\n".join(problems)
+
+
+@functools.cache
+def environment_variables() -> frozenset[str]:
+    """The ``BOARDLAB_...`` names that the package's and the tests' sources mention."""
+    names: set[str] = set()
+    for folder in ("src", "tests"):
+        for source in (ROOT / folder).rglob("*.py"):
+            if source.name != "test_docs.py":
+                names.update(re.findall(r"\bBOARDLAB_[A-Z0-9_]+", source.read_text(encoding="utf-8")))
+    return frozenset(names)
