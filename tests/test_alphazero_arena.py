@@ -291,3 +291,28 @@ def test_a_damaged_store_stops_the_resumed_command_on_one_line_before_any_work(t
     assert len(lines) == 1 and ARENA_FILE in lines[0] and "move it away" in lines[0]
     assert AlphaZeroRun.resume(tmp_path / "checkpoint.safetensors", TTT).progress == 0
     assert not (tmp_path / "replay").exists()
+
+
+def test_hours_spent_in_an_evaluation_still_give_the_last_iteration_its_games(tmp_path: Path) -> None:
+    """The run's last iteration plays evaluation games even when its hours run out while the
+    evaluation judges moves (after the check of whether games are due)."""
+    from boardlab.train.alphazero import AlphaZeroRun
+
+    run = AlphaZeroRun.start(TTT, eval_params(elo_every=5, versus_games=1, eval_positions=5), seed=3)
+    run.save(tmp_path / "checkpoint.safetensors")
+    run.opponents = ["random"]
+    judged = run.evaluation
+
+    def judged_until_the_hours_are_spent(at: int) -> list[dict[str, Any]]:
+        records = judged(at)
+        run.state["train_seconds"] = run.params.hours * 3600  # the evaluation took the last of them
+        return records
+
+    run.evaluation = judged_until_the_hours_are_spent  # type: ignore[method-assign]
+    try:
+        run.step(1)
+    finally:
+        run.close()
+    assert run.finished and run.progress == 1
+    assert [t["name"] for t, _ in stored(tmp_path)] == ["alphazero iteration 1"]
+    assert {r["epoch"] for r in run.curve if r["opponent"] in ("random", "elo")} == {1}

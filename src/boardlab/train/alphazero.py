@@ -773,8 +773,14 @@ class AlphaZeroRun(RunDefaults):
             "evaluations_per_second": played["evaluations"] / max(played["worker_seconds"], 1e-9),
         }
         self.state["history"].append(record)
+        hours, due = self.state["train_seconds"] / 3600, self.games_due(iteration + 1)
         self.curve.extend(self.evaluation(iteration + 1))
         self.state["train_seconds"] += time.perf_counter() - start - seconds
+        if not due and self.finished and self.plays_games:
+            # the evaluation spent the last of the hours: this is the run's last iteration, which plays
+            started = time.perf_counter()
+            self.curve.extend(self.evaluation_games(iteration + 1, hours))
+            self.state["train_seconds"] += time.perf_counter() - started
 
     def self_play(self, iteration: int) -> dict[str, Any]:
         """The self-play games of one iteration, chunked among the workers; their counts."""
@@ -892,9 +898,14 @@ class AlphaZeroRun(RunDefaults):
                     "search_judged": search_judged,
                 }
             )
-        if p.versus_games > 0 and self.opponents and self.folder is not None and self.games_due(at):
+        if self.plays_games and self.games_due(at):
             records.extend(self.evaluation_games(at, hours))
         return records
+
+    @property
+    def plays_games(self) -> bool:
+        """Whether evaluations play games: games per opponent, opponents and a folder for the store."""
+        return self.params.versus_games > 0 and bool(self.opponents) and self.folder is not None
 
     def games_due(self, at: int) -> bool:
         """Whether the evaluation of iteration ``at`` plays games: every ``elo_every``
