@@ -11,10 +11,12 @@
   that the command exists and has every ``--flag`` (and ``-n``) it is given; for ``boardlab
   train KIND`` the flags are train's own and those of KIND's settings. A line running a
   script (``.venv/bin/python benchmarks/strength.py --games 100``) names a file of the
-  checkout whose source has each flag.
+  checkout whose source has each flag. The keys of ``--hyper key=value,...`` are KIND's
+  hyper-parameters.
 - ``test_flags[PAGE]``: every other ``--flag`` in the page's inline code is a flag of some
   ``boardlab`` command (train's kinds included) or of a script of the checkout, and every
-  ``tests/``, ``benchmarks/``, ``examples/`` or ``scripts/`` path named there exists.
+  ``tests/``, ``benchmarks/``, ``examples/`` or ``scripts/`` path named there exists; the
+  keys of a ``--hyper key=value,...`` there are hyper-parameters of some train kind.
 - ``test_names[PAGE]``: every ``boardlab.x.y`` in the page's inline code imports (a module, or
   an attribute of one), every ``boardlab/...`` file named there is in ``src/``, and every
   ``BOARDLAB_...`` environment variable of the page is read by the package or its tests.
@@ -187,7 +189,36 @@ def _problems_of_command(command: str) -> list[str]:
         else:  # `train --out`, `train KIND --help`: train's own flags or any kind's
             known = frozenset().union(*(v for k, v in flags.items() if k.startswith("train")))
             return [f"boardlab {command}: no {f}" for f in _flags_in(words[1:]) if f not in known]
-    return [f"boardlab {command}: {name} has no {f}" for f in _flags_in(words[1:]) if f not in flags[name]]
+        problems = [f"boardlab {command}: {kind} has no {key}" for key in _hyper_keys(words, kind)]
+    else:
+        problems = []
+    return problems + [
+        f"boardlab {command}: {name} has no {f}" for f in _flags_in(words[1:]) if f not in flags[name]
+    ]
+
+
+@functools.cache
+def hyper_parameters() -> dict[str, frozenset[str]]:
+    """The keys ``--hyper`` takes, by train kind ("" for those of every kind)."""
+    from boardlab.core.spec import options_of
+    from boardlab.train import METHOD_MODULES, method
+
+    keys = {kind: frozenset(o.name for o in options_of(method(kind).settings)) for kind in METHOD_MODULES}
+    return {**keys, "": frozenset().union(*keys.values())}
+
+
+def _hyper_keys(words: list[str], kind: str) -> list[str]:
+    """The keys of ``--hyper key=value,...`` among ``words`` that ``kind`` (or, for "", no
+    kind) does not take."""
+    unknown: list[str] = []
+    for i, word in enumerate(words):
+        value = word[len("--hyper=") :] if word.startswith("--hyper=") else None
+        if word == "--hyper" and i + 1 < len(words):
+            value = words[i + 1]
+        if value is not None and "=" in value:  # `--hyper key=value,...` (not `--hyper STR`)
+            keys = [pair.split("=", 1)[0] for pair in value.split(",") if "=" in pair]
+            unknown += [k for k in keys if k not in hyper_parameters()[kind]]
+    return unknown
 
 
 def _flags_in(words: list[str]) -> list[str]:
@@ -244,6 +275,7 @@ def test_flags(path: Path) -> None:
         for flag in _flags_in(span.split()):
             if flag.startswith("--") and flag not in every_flag():
                 problems.append(f"`{span}`: no command or script has {flag}")
+        problems += [f"`{span}`: no train kind takes {key}" for key in _hyper_keys(span.split(), "")]
     assert not problems, "\n".join(problems)
 
 
