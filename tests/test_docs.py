@@ -215,7 +215,7 @@ def _hyper_keys(words: list[str], kind: str) -> list[str]:
         value = word[len("--hyper=") :] if word.startswith("--hyper=") else None
         if word == "--hyper" and i + 1 < len(words):
             value = words[i + 1]
-        if value is not None and "=" in value:  # `--hyper key=value,...` (not `--hyper STR`)
+        if value is not None and "=" in value and "..." not in value:  # not `--hyper STR`, `key=value,...`
             keys = [pair.split("=", 1)[0] for pair in value.split(",") if "=" in pair]
             unknown += [k for k in keys if k not in hyper_parameters()[kind]]
     return unknown
