@@ -30,7 +30,7 @@ from rich.progress import Progress
 from rich.table import Table
 
 from boardlab.core.files import atomic_write_text
-from boardlab.train.eval_fit import DEFAULT_PLAYERS, MODELS, Fit, Positions, fit, self_play
+from boardlab.train.eval_fit import DEFAULT_PLAYERS, FEWEST_GAMES, MODELS, Fit, Positions, fit, self_play
 
 DATA = Path(__file__).resolve().parents[1] / "src/boardlab/games/data"
 SHOWN = 10
@@ -51,7 +51,14 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--load", type=Path, nargs="+", help="fit on positions saved by --save, not new games (one size)"
     )
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.load is None and args.games < FEWEST_GAMES:
+        parser.error(
+            f"--games: at least {FEWEST_GAMES} (one game in {FEWEST_GAMES} is held out to judge the fit)"
+        )
+    if args.workers < 1:
+        parser.error("--workers: at least 1")
+    return args
 
 
 def positions_for(

@@ -278,3 +278,36 @@ def test_weights_need_a_game_with_fitted_weights(tmp_path):
     path = _weights_file(tmp_path / "w.json", 1.0)
     with pytest.raises(AgentSpecError, match="has none"):
         make_agent(f"alphabeta:weights={path}", game=parse_game("connect4"))
+
+
+def _fit_script() -> Any:
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "fit_quixo_eval.py"
+    spec = importlib.util.spec_from_file_location("fit_quixo_eval", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("flags", [["--games", "4"], ["--games", "-1"], ["--workers", "0"]])
+def test_fit_script_refuses_too_few_games_or_workers_before_playing(
+    flags: list[str], tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """benchmarks/fit_quixo_eval.py (games.md) refuses a count it cannot fit with before it
+    plays any game: one game in five is held out, so fewer than five games is no fit."""
+    script = _fit_script()
+
+    def no_games(*args: object) -> None:
+        raise AssertionError("games were played")
+
+    monkeypatch.setattr(script, "positions_for", no_games)
+    with pytest.raises(SystemExit) as stopped:
+        script.main(["--sizes", "5", "--out", str(tmp_path / "w.json"), *flags])
+    assert stopped.value.code == 2
+    assert flags[0] in capsys.readouterr().err
+    assert not (tmp_path / "w.json").exists()

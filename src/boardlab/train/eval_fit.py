@@ -58,6 +58,8 @@ DEFAULT_PLAYERS = (
 OPENING_PLIES = (2, 14)  # random plies before the players take over (range, end excluded)
 GAME_PLIES = 200  # games still running are drawn
 HELD_OUT = 0.2
+FEWEST_GAMES = math.ceil(1 / HELD_OUT)
+"""The fewest games a fit takes: one of them is held out to judge it."""
 MAX_POSITIONS_BYTES = 1 << 32
 """Largest positions file read (millions of positions take tens of MB)."""
 L2 = 1e-4
@@ -332,9 +334,8 @@ def fit(size: int, positions: Positions, seed: int = 0, model: str = "tuned") ->
     games = np.unique(positions.game)
     held_out = int(HELD_OUT * len(games))
     if held_out < 1:
-        fewest = math.ceil(1 / HELD_OUT)
         raise ValueError(
-            f"fitting needs at least {fewest} games, so that one is held out to judge the fit; "
+            f"fitting needs at least {FEWEST_GAMES} games, so that one is held out to judge the fit; "
             f"got {len(games)}"
         )
     held = np.random.default_rng(seed).choice(games, held_out, replace=False)
