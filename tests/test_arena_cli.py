@@ -50,6 +50,13 @@ def test_bad_input_exits_2_with_one_line(
     assert "Traceback" not in stdout + stderr
 
 
+def test_a_throw_away_store_says_no_game_is_kept(app: typer.Typer, tmp_path: Path) -> None:
+    args = ["match", "random", "random", "-n", "2", "--game", "tictactoe", "-j", "1"]
+    code, stdout, _ = _invoke(app, *args, "--db", ":memory:", "--out", str(tmp_path / "m"))
+    assert code == 0 and "2 new games, none kept (--db :memory:)" in stdout
+    assert "stored in" not in stdout and not (tmp_path / ":memory:").exists()
+
+
 def test_out_that_is_a_file_exits_2(app: typer.Typer, tmp_path: Path) -> None:
     out = tmp_path / "taken"
     out.write_text("")

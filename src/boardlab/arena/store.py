@@ -36,6 +36,10 @@ SCHEMA_VERSION = 2
 """1: the first store. 2: games keep their Outcome (``outcome``, JSON)."""
 
 
+MEMORY_STORE = ":memory:"
+"""The path of a throw-away store, kept in memory while its connection is open."""
+
+
 class StoreError(ArenaError):
     """A store file that cannot be opened, is corrupt, or is not a boardlab arena store."""
 
@@ -232,7 +236,7 @@ _MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _migrate_1_to
 
 
 class Store:
-    """A connection to an arena store; ``":memory:"`` gives a throw-away one.
+    """A connection to an arena store; ``MEMORY_STORE`` (``":memory:"``) gives a throw-away one.
 
     Use as a context manager or call :meth:`close`. Raises :class:`StoreError` with the path
     and the reason when the file cannot be used. A store of an older schema is migrated in
@@ -243,9 +247,9 @@ class Store:
     games, and a store of an older schema is migrated in a copy held in memory.
     """
 
-    def __init__(self, path: str | Path = ":memory:", *, read_only: bool = False) -> None:
+    def __init__(self, path: str | Path = MEMORY_STORE, *, read_only: bool = False) -> None:
         self.path = str(path)
-        self.read_only = read_only and self.path != ":memory:"
+        self.read_only = read_only and self.path != MEMORY_STORE
         self._conn = _connect(self.path, self.read_only)
         try:
             if self.read_only:
@@ -372,7 +376,7 @@ def _connect(path: str, read_only: bool = False) -> sqlite3.Connection:
             return sqlite3.connect(uri, uri=True, timeout=30.0)
         except sqlite3.Error as err:
             raise StoreError(f"store {path}: cannot open ({err})") from None
-    if path != ":memory:":
+    if path != MEMORY_STORE:
         file = Path(path)
         if file.is_dir():
             raise StoreError(f"store {path}: is a directory, expected a database file")

@@ -41,7 +41,7 @@ from boardlab.arena.schedule import (
     ArenaError,
     TournamentConfig,
 )
-from boardlab.arena.store import Store, StoreError
+from boardlab.arena.store import MEMORY_STORE, Store, StoreError
 from boardlab.arena.summary import OUTPUT_NAMES, Summary, canonical_game, pooled_games, summarize
 from boardlab.core.console import make_console
 from boardlab.core.files import output_problem, path_problem, removed_if_refused
@@ -248,14 +248,21 @@ def _run_into_store(
             _fail(str(err), code=1)
     if run.interrupted:
         how = "Terminated" if termination.received else "Interrupted"
-        status.print(
-            f"{how}: {len(run.records)} of {run.total} games are stored in {db}. "
-            "Run the same command again to resume.",
-            soft_wrap=True,
+        done = f"{len(run.records)} of {run.total} games"
+        kept = (
+            f"{done} were played and none kept (--db {MEMORY_STORE})"
+            if _throw_away(db)
+            else f"{done} are stored in {db}. Run the same command again to resume."
         )
+        status.print(f"{how}: {kept}", soft_wrap=True)
         raise typer.Exit(termination.exit_code)
     _report(run, console, out)
     return run
+
+
+def _throw_away(db: str | Path) -> bool:
+    """True for ``--db :memory:``, a store that lives only while the command runs."""
+    return str(db) == MEMORY_STORE
 
 
 def _write_plots(summary: Summary, out: Path, store: str | Path, again: str) -> list[Path]:
@@ -278,10 +285,12 @@ def _report(run: TournamentRun, console: Console, out: Path) -> None:
     print_report(summary, console, run.config.label, run.records)
     again = "and the same command writes the plots without playing them again"
     paths = _write_plots(summary, out, run.store_path, again)
-    console.print(
-        f"{run.played} new games, {len(run.records)} stored in {run.store_path} "
-        f"(tournament {run.config.tournament_id})"
+    kept = (
+        f"none kept (--db {MEMORY_STORE})"
+        if _throw_away(run.store_path)
+        else f"{len(run.records)} stored in {run.store_path}"
     )
+    console.print(f"{run.played} new games, {kept} (tournament {run.config.tournament_id})")
     console.print("wrote " + ", ".join(str(p) for p in paths), soft_wrap=True)
 
 
