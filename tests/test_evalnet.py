@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import struct
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -550,6 +551,15 @@ def test_a_data_path_that_is_no_folder_is_refused_before_anything_is_written(
     assert _files(finished) == {
         n: n.encode() for n in ("checkpoint.npz", "evalnet.safetensors", "summary.json")
     }
+
+
+def test_training_without_pytorch_is_refused_before_any_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "torch", None)  # as where the torch extra is not installed
+    code, lines = _train("--out", str(tmp_path / "run"), "--games", "2", "--shard-games", "1")
+    assert code == 2 and lines == ["Error: train evalnet needs PyTorch: pip install 'boardlab[torch]'"]
+    assert not (tmp_path / "run").exists()
 
 
 def test_a_resumed_run_whose_data_folder_is_a_file_is_refused_before_work(tmp_path: Path) -> None:

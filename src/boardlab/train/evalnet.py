@@ -29,6 +29,7 @@ a run starts.
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import json
 import math
@@ -400,11 +401,20 @@ def evaluation_logits(kernel: Any, me: np.ndarray, opp: np.ndarray, scale: float
 # --- PyTorch --------------------------------------------------------------------------------------------
 
 
+TORCH_MISSING = "train evalnet needs PyTorch: pip install 'boardlab[torch]'"
+
+
+def check_torch() -> None:
+    """EvalNetTrainingError naming the torch extra when PyTorch is not installed (found, not imported)."""
+    if importlib.util.find_spec("torch") is None:
+        raise EvalNetTrainingError(TORCH_MISSING)
+
+
 def _torch() -> Any:
     try:
         import torch
     except ImportError:
-        raise EvalNetTrainingError("train evalnet needs PyTorch: pip install 'boardlab[torch]'") from None
+        raise EvalNetTrainingError(TORCH_MISSING) from None
     return torch
 
 
@@ -471,7 +481,8 @@ def check_game(game: Any) -> Any:
 
 def check_settings(game: Any, params: EvalNetSettings) -> None:
     """TrainingError unless every player of the data games plays ``game`` and the ``also``
-    games are of its board (the command's check, before any work)."""
+    games are of its board, and PyTorch is installed (the command's check, before any work)."""
+    check_torch()
     check_same_board(game, params.also_specs)
     if params.data:
         problem = path_problem(Path(params.data), folder=True)
@@ -1005,6 +1016,7 @@ __all__ = [
     "ShardTask",
     "augmented",
     "check_data",
+    "check_torch",
     "data_problem",
     "log_loss",
     "play_shard",
