@@ -667,6 +667,7 @@ def test_without_the_benchmark_sets_connect4_judges_positions_of_random_games(
     judged = judged_positions(C4, 8, 0)
     assert judged is not None and 1 <= len(judged) <= 8
     assert judged.source.startswith("random games") and str(tmp_path / "missing") in judged.source
+    assert "BOARDLAB_CONNECT4_DATA" in judged.source  # how to point an installed package at them
     solver = Solver(7, 6)
     for (a, b), sign in zip(judged.words, judged.signs, strict=True):
         state = C4.state(int(a), int(b), 0, 0)

@@ -467,7 +467,10 @@ def connect4_judged(game: Game, count: int, rng: np.random.Generator) -> JudgedP
         states = _random_game_positions(game, 2 * count, rng)
         solved = [(state, solver.solve(state, weak=True, node_limit=CONNECT4_NODE_LIMIT)) for state in states]
         pairs = [(state, value) for state, value in solved if value is not None][:count]
-        source = f"random games (the benchmark sets are not in {benchmark_sets_folder()})"
+        source = (
+            f"random games (the benchmark sets are not in {benchmark_sets_folder()}; "
+            "BOARDLAB_CONNECT4_DATA names their folder)"
+        )
     pairs = [(state, score) for state, score in pairs if not state.is_over]
     if not pairs:
         return None
