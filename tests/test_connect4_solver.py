@@ -189,6 +189,26 @@ def test_reset_is_cold_and_the_epoch_wraps(game: ConnectFour) -> None:
     assert solver.meta[c4.M_EPOCH] == 1 and not solver.tt.any()
 
 
+def test_the_default_book_lives_in_the_tables_folder_not_in_the_package(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An installed package may be read-only: the book goes where Quixo's tables go."""
+    monkeypatch.setenv("BOARDLAB_TABLES", str(tmp_path))
+    Book(7, 6, 0, np.array([1], np.int64), np.array([0], np.int8)).save(tmp_path / "connect4-book-7x6.npz")
+    c4.default_book.cache_clear()
+    try:
+        book = c4.default_book()
+        assert book is not None and (book.width, book.height, len(book)) == (7, 6, 1)
+    finally:
+        c4.default_book.cache_clear()
+    monkeypatch.delenv("BOARDLAB_TABLES")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert (
+        c4.default_book_path()
+        == tmp_path / "home" / ".cache" / "boardlab" / "tables" / "connect4-book-7x6.npz"
+    )
+
+
 def test_book_on_a_small_board(tmp_path: Path) -> None:
     path = tmp_path / "book.npz"
     book = c4.build_book(5, 4, 3, path)

@@ -21,6 +21,13 @@ from pathlib import Path
 from typing import IO, Any
 
 
+def tables_root() -> Path:
+    """Where solved tables (Quixo's, the Connect Four book) go by default: ``$BOARDLAB_TABLES``
+    or ``~/.cache/boardlab/tables``; never the installed package, which may be read-only."""
+    root = os.environ.get("BOARDLAB_TABLES")
+    return Path(root).expanduser() if root else Path.home() / ".cache" / "boardlab" / "tables"
+
+
 def atomic_write(path: str | Path, write: Callable[[IO[bytes]], object]) -> Path:
     """Call ``write(handle)`` on a temporary binary file beside ``path``, then move it there."""
     target = Path(path)

@@ -22,7 +22,7 @@ from rich.table import Table
 from boardlab.core.console import make_console
 from boardlab.games import GameError, parse_game
 from boardlab.games.connect4 import ConnectFour
-from boardlab.games.connect4.solver import BOOK_PATH, CONNECT, Solver, build_book, score_text
+from boardlab.games.connect4.solver import CONNECT, Solver, build_book, default_book_path, score_text
 
 SYMBOLS = "XO"
 
@@ -157,7 +157,7 @@ def build_book_connect4(stones: int = 4, path: Path | None = None) -> None:
 
     if not 0 <= stones <= 8:
         _fail(f"--stones must be in 0..8 (each stone multiplies the work by about 4), got {stones}")
-    target = path if path is not None else BOOK_PATH
+    target = path if path is not None else default_book_path()
     console = make_console(highlight=False)
     console.print(f"Building the Connect Four opening book ({stones} stones) into {target}")
     columns = (TextColumn("positions"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())

@@ -48,7 +48,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
-from boardlab.core.files import atomic_write
+from boardlab.core.files import atomic_write, tables_root
 from boardlab.core.inputs import InputFileError, check_array, load_npz
 from boardlab.core.processes import stoppable_call
 
@@ -63,10 +63,9 @@ ETC_EMPTY = 18
 7 x 6: about 8% less time on Middle-Medium and Begin-Medium than without; looking children
 up nearer the leaves costs more than it saves)."""
 
-BOOK_PATH = Path(__file__).with_name("connect4_book_7x6.npz")
+BOOK_FILE = "connect4-book-7x6.npz"
 MAX_BOOK_BYTES = 1 << 30
 """Largest book file read (the 7 x 6 book of 8-stone positions is a few MB)."""
-"""Where :func:`default_book` looks for the 7 x 6 opening book (built by :func:`build_book`)."""
 
 MULT = np.int64(-7046029254386353131)  # 0x9E3779B97F4A7C15, odd: a bijection mod 2**k
 
@@ -636,10 +635,17 @@ def benchmark_sets_folder() -> Path:
     return Path(os.environ.get("BOARDLAB_CONNECT4_DATA", default))
 
 
+def default_book_path() -> Path:
+    """Where :func:`default_book` looks for the 7 x 6 opening book and :func:`build_book` puts
+    it: beside Quixo's tables (``$BOARDLAB_TABLES`` or ``~/.cache/boardlab/tables``)."""
+    return tables_root() / BOOK_FILE
+
+
 @functools.cache
 def default_book() -> Book | None:
-    """The 7 x 6 book at :data:`BOOK_PATH`, or None when it has not been built."""
-    return Book.load(BOOK_PATH) if BOOK_PATH.exists() else None
+    """The 7 x 6 book at :func:`default_book_path`, or None when it has not been built."""
+    path = default_book_path()
+    return Book.load(path) if path.exists() else None
 
 
 _EMPTY_KEYS = np.zeros(0, dtype=np.int64)
@@ -915,14 +921,14 @@ def build_book(
     tt_log2: int = 24,
 ) -> Book:
     """Solve every position with ``stones`` stones, derive the positions with fewer, and
-    save the book as ``.npz`` (default :data:`BOOK_PATH` on 7 x 6).
+    save the book as ``.npz`` (default :func:`default_book_path`, for 7 x 6 only).
 
     The solved positions are saved to ``<path>.partial.npz`` as they come, so a killed
     build resumes where it stopped. ``progress(done, total)`` is called after each one.
     The table is kept warm from one position to the next: scores are facts, and
     neighbouring positions share most of their search.
     """
-    path = Path(path) if path is not None else BOOK_PATH
+    path = Path(path) if path is not None else default_book_path()
     partial = path.with_name(path.name + ".partial.npz")
     solver = Solver(width, height, tt_log2=tt_log2, book=False)
     prm = solver.prm
@@ -952,7 +958,7 @@ def build_book(
     book = Book(width, height, stones, keys, np.array([known[k] for k in keys.tolist()], dtype=np.int8))
     book.save(path)
     partial.unlink(missing_ok=True)
-    if path == BOOK_PATH:
+    if path == default_book_path():
         default_book.cache_clear()
     return book
 
@@ -976,7 +982,7 @@ def _score_from_children(solver: Solver, words: tuple[int, int], known: dict[int
 
 
 __all__ = [
-    "BOOK_PATH",
+    "BOOK_FILE",
     "CONNECT",
     "DEFAULT_TT_LOG2",
     "Book",
@@ -985,6 +991,7 @@ __all__ = [
     "build_book",
     "column_order",
     "default_book",
+    "default_book_path",
     "positions_at",
     "score_text",
     "solver_for",

@@ -28,7 +28,6 @@ loser holds out as long as it can. Values and depths are always for the side to 
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit, prange
 
+from boardlab.core.files import tables_root
 from boardlab.games.quixo.index import (
     RankTables,
     class_size,
@@ -92,9 +92,7 @@ _PARALLEL_MIN = 1 << 17  # below this many positions a class is solved on one co
 def default_table_dir(size: int, rulebook: str = "official") -> Path:
     """Where built tables go: ``$BOARDLAB_TABLES`` or ``~/.cache/boardlab/tables``, per size
     (and a folder of their own for the course rules)."""
-    root = os.environ.get("BOARDLAB_TABLES")
-    base = Path(root).expanduser() if root else Path.home() / ".cache" / "boardlab" / "tables"
-    return base / (f"quixo{size}" if rulebook == "official" else f"quixo{size}-{rulebook}")
+    return tables_root() / (f"quixo{size}" if rulebook == "official" else f"quixo{size}-{rulebook}")
 
 
 # --- constant tables --------------------------------------------------------------------------
