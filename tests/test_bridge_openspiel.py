@@ -234,6 +234,41 @@ def test_mcts_fits_its_simulations_to_a_time_limit(monkeypatch: pytest.MonkeyPat
     assert clock.runs[4:] == [(30, None)]
 
 
+class _StoppingEarly(_FakeClock):
+    """The fake bots, but as OpenSpiel's MCTS does with one legal move: it stops at once."""
+
+    def run_bot(self, state, bot, *, simulations, depth, **kw):  # type: ignore[no-untyped-def]
+        from boardlab.interop.openspiel import BotAnswer
+
+        if len(state.legal_indices()) > 1:
+            return super().run_bot(state, bot, simulations=simulations, depth=depth, **kw)
+        self.runs.append((simulations, depth))
+        self.now += 1e-6
+        return BotAnswer(state.legal_indices()[0], None, 0.0, 2)
+
+
+def test_mcts_measures_the_speed_again_for_a_new_game(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A search that stopped early (one legal move) does not set the speed, and a position
+    before the one measured (the next game's start, new_game called or not) is measured again:
+    the last move of a game once paced the next game's first to a million times its time."""
+    from boardlab.interop import openspiel_agent
+
+    clock = _StoppingEarly()
+    game = parse_game("tictactoe")
+    agent = make_agent("openspiel:time=0.5", seed=0, game=game)
+    monkeypatch.setattr(openspiel_agent, "time", clock)
+    monkeypatch.setattr(agent.bridge, "run_bot", clock.run_bot)
+    agent.act(game.parse_position("XOX/.O./.X. O 5"))
+    assert clock.runs == [(16, None), (387, None)]
+    agent.act(game.parse_position("XOX/XOO/OX. X 8"))
+    assert clock.runs[2:] == [(400, None)]  # stopped at once: 2 simulations
+    for _ in range(2):
+        agent.act(game.initial())
+        assert clock.runs[3:] == [(16, None), (387, None)]
+        del clock.runs[3:]
+        agent.new_game()
+
+
 def test_alphabeta_deepens_while_the_next_depth_fits_the_time(monkeypatch: pytest.MonkeyPatch) -> None:
     """Depths 1, 2, 3 cost 0.01, 0.1 and 1 s: with 0.5 s the third is not begun, with 2 s it
     is, and the depth limit stops it first."""

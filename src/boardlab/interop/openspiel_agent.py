@@ -93,6 +93,8 @@ class OpenSpielAgent(Agent):
         self.np_rng = np.random.default_rng(seed)
         self.rate: float | None = None
         """Simulations a second of the last MCTS search, which paces the next under a time limit."""
+        self.rate_at: tuple[Any, int] | None = None
+        """The game and ply of the position :attr:`rate` was measured on."""
 
     @classmethod
     def check_game(cls, settings: Any, game: Any) -> None:
@@ -107,6 +109,9 @@ class OpenSpielAgent(Agent):
     def default_limit(cls, settings: Any) -> Limit:
         iterations = settings.sims or (0 if settings.time else DEFAULT_SIMULATIONS)
         return Limit.from_options(time=settings.time, iterations=iterations, depth=settings.depth)
+
+    def new_game(self) -> None:
+        self.rate = self.rate_at = None
 
     def prepare(self, game: Any) -> None:
         self.bridge.spiel_state_for(game.initial(), self.settings.engine)
@@ -150,22 +155,27 @@ class OpenSpielAgent(Agent):
             depth=depth,
             seed=int(self.np_rng.integers(2**31)),
         )
-        if s.bot == "mcts":
+        if s.bot == "mcts" and answer.nodes >= simulations:
+            # a search that stopped early (one legal move) says nothing of the speed
             self.rate = simulations / max(time.perf_counter() - start, 1e-6)
+            self.rate_at = (state.game, state.ply)
         return answer
 
     def _timed_mcts(self, state: Any, deadline: float, most: int) -> Any:
         """MCTS of at most ``most`` simulations, as many as the speed of the last search says
-        end by ``deadline`` (a ``time.perf_counter()`` reading); without a last search, a short
-        one measures the speed first, and answers if the time left holds no longer one."""
-        probe = None
-        if self.rate is None:
-            probe = self._run(state, min(PROBE_SIMULATIONS, most), None)
-        left = deadline - time.perf_counter()
-        simulations = min(most, int((self.rate or 0.0) * left * TIME_SHARE))
-        if probe is not None and simulations <= min(PROBE_SIMULATIONS, most):
+        end by ``deadline`` (a ``time.perf_counter()`` reading); without a last search in this
+        game at this ply or before (an earlier position's random games are longer, so slower),
+        a short one measures the speed first, and answers if it stopped early (one legal move)
+        or the time left holds no longer one."""
+        if self.rate_at is not None and self.rate_at[0] == state.game and self.rate_at[1] <= state.ply:
+            left = deadline - time.perf_counter()
+            return self._run(state, max(1, min(most, int((self.rate or 0.0) * left * TIME_SHARE))), None)
+        probe_size = min(PROBE_SIMULATIONS, most)
+        probe = self._run(state, probe_size, None)
+        simulations = min(most, int((self.rate or 0.0) * (deadline - time.perf_counter()) * TIME_SHARE))
+        if self.rate_at != (state.game, state.ply) or simulations <= probe_size:
             return probe
-        return self._run(state, max(1, simulations), None)
+        return self._run(state, simulations, None)
 
     def _timed_alphabeta(self, state: Any, deadline: float, depth_limit: int | None) -> Any:
         """Alpha-beta one ply deeper at a time, up to ``depth_limit`` (None: the longest game),
