@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from rich.text import Text
 
-from boardlab.agents.base import AgentSpecError
+from boardlab.agents.base import AgentSpecError, make_agent
 from boardlab.agents.perfect import OptimalAgent, PerfectAgent
 from boardlab.games import parse_game
 from boardlab.games.base import (
@@ -286,8 +286,9 @@ def test_the_literal_misere_rule_fails_with_k() -> None:
 def test_agents_games() -> None:
     assert OptimalAgent.supports(Nim())
     assert not OptimalAgent.supports(parse_game("tictactoe"))
-    with pytest.raises(AgentSpecError):
-        OptimalAgent.check_game(OptimalAgent.Settings(), parse_game("tictactoe"))
+    for other in ("tictactoe", "quixo:size=3"):  # games with exact play, but no closed form
+        with pytest.raises(AgentSpecError, match=f"^agent optimal plays only nim, not {other[:5]}"):
+            make_agent("optimal", game=other)
     huge = Nim(piles=(1000, 1000, 1000))
     assert OptimalAgent.supports(huge)
     assert not PerfectAgent.supports(huge)

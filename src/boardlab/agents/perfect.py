@@ -94,6 +94,8 @@ class PerfectAgent(Agent):
 
     @classmethod
     def check_game(cls, settings: Any, game: Any) -> None:
+        if game.name not in cls.games:
+            super().check_game(settings, game)  # "plays only ..., not <game>"
         try:
             cls.exact_for(game, getattr(settings, "limit", DEFAULT_LIMIT))
         except ExactPlayError as err:
