@@ -305,6 +305,27 @@ def test_the_proof_search_stays_out_of_the_way_of_the_network(model_dir: str) ->
     assert (proved.move, proved.value, proved.info.engine) == (plain.move, plain.value, "alphazero")
 
 
+def test_a_time_limit_covers_the_proof_searches(model_dir: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the forced-win search gets a quarter of the time and the check of the move chosen what is
+    # left: unlimited, their 6 and 5 plies took 0.07 and 0.02 s a move on 5x5 Quixo, twice a
+    # 0.1 s limit; without a time limit they search their plies in full
+    agent = make_agent(f"alphazero:model={tiny_model(model_dir)},proof=5", seed=0, game=TTT)
+    asked: list[float] = []
+    searched = agent.proved
+
+    def proved(state: Any, depth: int, seconds: float = 0.0) -> Any:
+        asked.append(seconds)
+        return searched(state, depth, seconds)
+
+    monkeypatch.setattr(agent, "proved", proved)
+    state = TTT.parse_position("X...O....")  # nothing forced: the tree search's move is checked
+    agent.act(state, Limit(time=0.2))
+    assert len(asked) == 2 and 0 < asked[0] <= 0.05 and 0 < asked[1] <= 0.2
+    asked.clear()
+    agent.act(state, Limit(iterations=8))
+    assert asked == [0.0, 0.0]
+
+
 # --- the Gumbel root with known evaluators ----------------------------------------------------
 
 

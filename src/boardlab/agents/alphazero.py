@@ -48,7 +48,8 @@ from boardlab.search.mcts import PUCT, Search, default_capacity
 
 DEFAULT_SIMULATIONS = 400  # when neither the call nor the spec sets a budget
 PROOF_TABLE = 18  # log2 of the proof search's transposition table
-PROOF_MARGIN = 0.05  # of a time limit, kept for the checks of the move after the search
+PROOF_SHARE = 0.25  # of a time limit, the most the search for a forced win may take
+CHECK_SHARE = 0.1  # of a time limit, kept for the checks of the move after the search
 MIN_SEARCH_SHARE = 0.5  # of a time limit, left to the network search whatever the proof took
 MODEL_FILE = "model.safetensors"
 
@@ -196,17 +197,18 @@ class AlphaZeroAgent(Agent):
         search.run(iterations, seconds, batch=s.batch)
         return search
 
-    def proved(self, state: Any, depth: int) -> SearchResult:
-        """``depth`` plies of alpha-beta from ``state`` (no positions of the game remembered:
-        a forced line needs no history)."""
+    def proved(self, state: Any, depth: int, seconds: float = 0.0) -> SearchResult:
+        """``depth`` plies of alpha-beta from ``state``, or as many as ``seconds`` allow (0: no
+        limit; no positions of the game remembered: a forced line needs no history)."""
         me, opp = state.words
-        return self.prover.runner(state.kernel).iterate(me, opp, depth, 0.0, self.np_rng)
+        return self.prover.runner(state.kernel).iterate(me, opp, depth, seconds, self.np_rng)
 
-    def forced_win(self, state: Any) -> Decision | None:
-        """The move of a win that ``proof`` plies of alpha-beta prove, else None."""
+    def forced_win(self, state: Any, seconds: float = 0.0) -> Decision | None:
+        """The move of a win that ``proof`` plies of alpha-beta prove (as many plies as
+        ``seconds`` allow; 0: no limit), else None."""
         if not self.settings.proof:
             return None
-        result = self.proved(state, self.settings.proof)
+        result = self.proved(state, self.settings.proof, seconds)
         if proven_value(result.score) != 1:
             return None
         policy = np.zeros(state.kernel.num_actions)
@@ -216,24 +218,28 @@ class AlphaZeroAgent(Agent):
         )
         return Decision(state.move_from_index(result.move), policy=policy, value=1.0, info=info)
 
-    def loses(self, state: Any, action: int) -> bool:
-        """Whether ``proof - 1`` plies of alpha-beta prove the opponent wins after ``action``."""
+    def loses(self, state: Any, action: int, deadline: float | None = None) -> bool:
+        """Whether ``proof - 1`` plies of alpha-beta (as many as there is time for until
+        ``deadline``, a ``time.perf_counter()`` reading) prove the opponent wins after ``action``."""
         after = state.play_index(action)
         if after.is_over:
             return after.winner is not None and after.winner != state.to_move
         if self.settings.proof < 2:
             return False
-        return proven_value(self.proved(after, self.settings.proof - 1).score) == 1
+        seconds = 0.0 if deadline is None else max(deadline - time.perf_counter(), 1e-4)
+        return proven_value(self.proved(after, self.settings.proof - 1, seconds).score) == 1
 
-    def choose_safe(self, state: Any, search: Search) -> int:
+    def choose_safe(self, state: Any, search: Search, deadline: float | None = None) -> int:
         """The search's best action unless it is proven to lose; then the most visited one that
-        is not (the best action if every one is)."""
+        is not (the best action if every one is, or once ``deadline`` has passed)."""
         best, _ = search.best()
-        if not self.settings.proof or not self.loses(state, best):
+        if not self.settings.proof or not self.loses(state, best, deadline):
             return best
         moves, visits, _ = search.tree.root_children()
         for k in np.argsort(-visits, kind="stable"):
-            if moves[k] != best and not self.loses(state, int(moves[k])):
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+            if moves[k] != best and not self.loses(state, int(moves[k]), deadline):
                 return int(moves[k])
         return best
 
@@ -242,14 +248,16 @@ class AlphaZeroAgent(Agent):
         search too."""
         start = time.perf_counter()
         budget = call_limit(limit, self.limit)
-        won = self.forced_win(state)
+        won = self.forced_win(state, 0.0 if budget.time is None else PROOF_SHARE * budget.time)
         if won is not None:
             return won
+        deadline = None
         if budget.time is not None:
-            left = budget.time - (time.perf_counter() - start) - PROOF_MARGIN * budget.time
+            deadline = start + budget.time
+            left = budget.time - (time.perf_counter() - start) - CHECK_SHARE * budget.time
             budget = dataclasses.replace(budget, time=max(left, MIN_SEARCH_SHARE * budget.time))
         search = self.search(state, budget)
-        action = self.choose_safe(state, search)
+        action = self.choose_safe(state, search, deadline)
         value = search.value()
         line = search.principal_line(action)
         info = SearchInfo(
