@@ -311,7 +311,7 @@ def test_a_player_instance_is_accepted() -> None:
         ("course:player=course_standin:NoSuchPlayer", "no attribute 'NoSuchPlayer'"),
         ("course:player=course_standin:random", "no make_move"),
         ("course:player=nodots", "cannot read player"),
-        ("course:player=missing/file.py:Player", "no such file"),
+        ("course:player=missing/file.py:Player", "^course: no such file 'missing/file.py'$"),
         ("course:player=course_standin:Player", "building Player failed"),
     ],
 )

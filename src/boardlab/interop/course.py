@@ -561,6 +561,8 @@ def _import_report(conn: Any, name: str, timeout: float, process: Any, build: st
                 "must not play, wait or loop when it is imported"
             )
         failure = conn.recv_bytes().decode("utf-8", "replace")
+        if failure.startswith(WHOLE_MESSAGE.decode()):
+            return failure.removeprefix(WHOLE_MESSAGE.decode())
         if failure or build is None:
             return phase + failure if failure else ""
         phase = f"course: building {build} failed: "
@@ -595,6 +597,9 @@ def _import_in_child(conn: Any, name: str, path: list[str], build: str | None, s
     conn.send_bytes(b"")
     try:
         module = _load_module(name)
+    except AgentSpecError as err:  # boardlab's own refusal (no such file): the whole message
+        conn.send_bytes(WHOLE_MESSAGE + str(err).encode("utf-8", "replace"))
+        return
     except BaseException as err:  # whatever the student's module does
         conn.send_bytes(_import_failure(err).encode("utf-8", "replace") or b"failed")
         return
