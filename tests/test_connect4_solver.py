@@ -4,8 +4,10 @@ small boards, the book, the perfect agent, the oracle and the CLI."""
 from __future__ import annotations
 
 import random
+import time
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -259,6 +261,25 @@ def test_perfect_falls_back_to_alpha_beta_out_of_time(game: ConnectFour) -> None
     decision = make_agent("perfect", seed=1, game=game).act(state, Limit(time=0.05))
     assert decision.move.index in state.legal_indices() and decision.value is None
     assert decision.info is not None and decision.info.engine == "alphabeta" and decision.info.depth > 0
+
+
+def test_perfect_out_of_time_keeps_to_a_short_time_limit(
+    game: ConnectFour, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # alpha-beta gets what the solver left, not 0.05 s more: at time=0.05 a move took 0.087 s
+    agent = make_agent("perfect", seed=1, game=game)
+    planned: list[float] = []
+    fallback = agent._alphabeta
+
+    def spy(state: Any, seconds: float) -> Any:
+        planned.append(time.perf_counter() + seconds)
+        return fallback(state, seconds)
+
+    monkeypatch.setattr(agent, "_alphabeta", spy)
+    agent.prepare(game)
+    start = time.perf_counter()
+    agent.act(game.parse_position("44"), Limit(time=0.05))
+    assert len(planned) == 1 and planned[0] <= start + 0.05 + 0.01  # was 0.04 over
 
 
 def test_move_accuracy(game: ConnectFour) -> None:

@@ -37,6 +37,8 @@ SOLVE_SHARE = 0.85
 """Share of a move's time an exact play that searches may spend; alpha-beta gets the rest
 when it proves no move."""
 MIN_FALLBACK_SECONDS = 0.05
+"""Least time alpha-beta gets when the exact play proves no move, if the move's time has it
+(else what the exact play's share leaves: the whole move keeps to its time)."""
 
 
 @dataclass(frozen=True)
@@ -130,7 +132,8 @@ class PerfectAgent(Agent):
             actions = exact.best_actions(state, None if seconds is None else SOLVE_SHARE * seconds)
         except OutOfTime:
             assert seconds is not None  # only an exact play that searches runs out of time
-            remaining = max(MIN_FALLBACK_SECONDS, started + seconds - time.perf_counter())
+            floor = min(MIN_FALLBACK_SECONDS, (1 - SOLVE_SHARE) * seconds)
+            remaining = max(floor, started + seconds - time.perf_counter())
             return self._alphabeta(state, remaining)
         policy = np.zeros(state.kernel.num_actions)
         policy[actions] = 1.0 / len(actions)
