@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 from typer.testing import CliRunner
 
 from boardlab.ui.cli import app
@@ -107,3 +111,25 @@ def test_a_float_option_that_is_not_a_number_says_so_before_its_range():
         assert "600" not in result.output
     result = runner.invoke(app, ["serve", "--analysis-seconds", "700"])
     assert result.exit_code == 2 and "600" in result.output
+
+
+# loaded by the commands that plot, train networks, serve or bridge: never by the CLI's start-up
+HEAVY_MODULES = ("matplotlib", "torch", "fastapi", "uvicorn", "ray", "onnxruntime", "pyspiel")
+
+
+def _fresh_python(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=60, env=env)
+
+
+def test_the_cli_starts_without_the_heavy_modules():
+    code = f"import sys, boardlab.ui.cli; print(sorted(m for m in {HEAVY_MODULES!r} if m in sys.modules))"
+    result = _fresh_python("-c", code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+def test_python_dash_m_boardlab_is_the_boardlab_command():
+    result = _fresh_python("-m", "boardlab", "games", "--bogus")
+    assert result.returncode == 2
+    assert result.stderr.strip() == "Error: No such option: --bogus (see: boardlab games --help)"

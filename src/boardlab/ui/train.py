@@ -40,7 +40,6 @@ from boardlab.core.spec import SpecError, format_value, one_line, options_of, sp
 from boardlab.games import GameOptionError
 from boardlab.models.table import ModelFileError
 from boardlab.train import METHOD_MODULES, method
-from boardlab.train.plots import write_plots
 from boardlab.train.run import (
     RUN_FILES,
     SUMMARY_FILE,
@@ -396,6 +395,8 @@ def _train_and_report(console: Console, plan: Plan, checkpoint: Path, stop: Term
             "model_bytes": model.stat().st_size,
             "final": tallies(results, plan.opponents),
         }
+        from boardlab.train.plots import write_plots  # matplotlib: loaded only to plot
+
         try:
             atomic_write_text(out / SUMMARY_FILE, json.dumps(summary, indent=2))
             plots = write_plots(out, run.curve, results, run.title, run.curve_unit) + run.plots(out)
