@@ -113,8 +113,19 @@ def test_a_float_option_that_is_not_a_number_says_so_before_its_range():
     assert result.exit_code == 2 and "600" in result.output
 
 
-# loaded by the commands that plot, train networks, serve or bridge: never by the CLI's start-up
-HEAVY_MODULES = ("matplotlib", "torch", "fastapi", "uvicorn", "ray", "onnxruntime", "pyspiel")
+# loaded by the commands that compile game code, plot, train networks, serve or bridge: never by
+# the CLI's start-up (numba alone costs about half a second, and brings scipy)
+HEAVY_MODULES = (
+    "numba",
+    "scipy",
+    "matplotlib",
+    "torch",
+    "fastapi",
+    "uvicorn",
+    "ray",
+    "onnxruntime",
+    "pyspiel",
+)
 
 
 def _fresh_python(*args: str) -> subprocess.CompletedProcess[str]:

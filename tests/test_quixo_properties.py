@@ -10,7 +10,8 @@ import quixo_reference as ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from boardlab.games.base import MoveParseError, PositionParseError, compiled_canonical, position_hash
+from boardlab.games.base import MoveParseError, PositionParseError, compiled_canonical
+from boardlab.games.hashing import position_hash
 from boardlab.games.quixo import Move, Push, State, all_moves
 from boardlab.games.quixo import kernel as qk
 

@@ -28,8 +28,8 @@ by the side about to move, which keeps negamax and learning code side-relative. 
 - ``count_moves(ctx, a, b) -> n`` (optional): the number of legal actions, without listing
   them (perft counts its last ply with it).
 
-Generic helpers built here on top of a kernel: :func:`position_hash` (a 64-bit hash of the
-state words, the same whatever a table stores), :func:`build_canonical` (the hash of the
+Generic helpers built here on top of a kernel: :func:`~boardlab.games.hashing.position_hash` (a
+64-bit hash of the state words, the same whatever a table stores), :func:`build_canonical` (the hash of the
 symmetry-reduced position and the symmetry reaching it), legal-action masks and batched
 observations and symmetries for learners.
 
@@ -49,7 +49,6 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
 import numpy as np
-from numba import njit
 from rich.text import Text
 
 from boardlab.core.spec import SpecError, check_options, spec_text
@@ -214,24 +213,14 @@ class Kernel:
         return self.value_symmetries
 
 
-@njit(cache=True, inline="always")
-def _mix64(x):  # type: ignore[no-untyped-def]
-    # the splitmix64 finaliser, in wrapping int64 arithmetic
-    x = (x ^ ((x >> 30) & 0x3FFFFFFFF)) * np.int64(-4658895280553007687)
-    x = (x ^ ((x >> 27) & 0x1FFFFFFFFF)) * np.int64(-7723592293110705685)
-    return x ^ ((x >> 31) & 0x1FFFFFFFF)
-
-
-@njit(cache=True)
-def position_hash(a, b):  # type: ignore[no-untyped-def]
-    """A 64-bit hash of a position's state words (equal words, equal hash)."""
-    return _mix64(_mix64(np.int64(a)) ^ np.int64(b))
-
-
 def build_canonical(kernel: Kernel) -> Any:
     """A compiled ``canonical(ctx, a, b) -> (hash, sym)``: the hash of the smallest image of
     the position over the symmetries that keep results (``Kernel.value_symmetries``), and the
     symmetry that gives it."""
+    from numba import njit  # compiled code: numba loaded only when a kernel's search needs it
+
+    from boardlab.games.hashing import position_hash
+
     symmetry = kernel.symmetry
     others = np.array([s for s in kernel.kept_symmetries if s], dtype=np.int64)
 
@@ -453,6 +442,8 @@ class State:
 
     def position_hash(self) -> int:
         """A 64-bit hash of the position (its state words)."""
+        from boardlab.games.hashing import position_hash
+
         return int(position_hash(np.int64(self.a), np.int64(self.b)))
 
     def canonical_key(self) -> int:
@@ -701,7 +692,6 @@ __all__ = [
     "legal_mask",
     "observe_batch",
     "parse_side_and_ply",
-    "position_hash",
     "symmetry_table_inverse",
     "transform_actions",
     "transform_observations",

@@ -44,6 +44,7 @@ from boardlab.core.inputs import (
     short_reason,
 )
 from boardlab.core.machine import memory_problem
+from boardlab.models.errors import ModelFileError, ModelMismatchError
 
 FORMAT = "boardlab-tabular"
 VERSION = 1
@@ -54,14 +55,6 @@ value shared by two positions, as likely as any other hash collision."""
 MAX_LOAD = 0.5
 MIN_CAPACITY = 1024
 MAX_HEADER_CHARS = 10_000_000
-
-
-class ModelFileError(InputFileError):
-    """A model file that cannot be used: unreadable, not a boardlab table, or inconsistent."""
-
-
-class ModelMismatchError(ModelFileError):
-    """A sound model file made for another game, method, version or action count."""
 
 
 # --- compiled access ---------------------------------------------------------------------------

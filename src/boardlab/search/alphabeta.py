@@ -48,8 +48,8 @@ from boardlab.games.base import (
     compiled_canonical,
     compiled_for,
     legal_mask,
-    position_hash,
 )
+from boardlab.games.hashing import position_hash
 from boardlab.search.clock import now
 
 WIN = 1_000_000.0

@@ -41,7 +41,7 @@ from boardlab.core.inputs import InputFileError, check_fields, short_reason
 from boardlab.core.processes import Termination, raise_if_stopping
 from boardlab.core.spec import SpecError, build_options, check_options, options_of, split_spec
 from boardlab.games import parse_game
-from boardlab.models.table import ModelFileError
+from boardlab.models.errors import ModelFileError
 from boardlab.play.pool import Workers
 from boardlab.play.session import Session
 

@@ -34,8 +34,6 @@ from boardlab.core.processes import stop_requests
 from boardlab.core.spec import one_line, options_of, shorten
 from boardlab.games import available_games, parse_game
 from boardlab.games.base import ONGOING
-from boardlab.games.perft import capped_depth, perft
-from boardlab.search.bench import engine_figures
 from boardlab.ui.arena import register as register_arena
 from boardlab.ui.blackbox import register as register_blackbox
 from boardlab.ui.game_args import game_of, position_of
@@ -188,6 +186,7 @@ def _perft(kernel: Any, a: int, b: int, depth: int, ended: bool, stop: Any, plie
     """Leaves at ``depth`` (the ply cap ``plies_left`` plies away, None: none, ends a game);
     deep counts are split into compiled calls so that ``stop`` (set by Ctrl-C or SIGTERM) is
     looked at every few milliseconds (the count is then partial)."""
+    from boardlab.games.perft import capped_depth, perft  # compiled code: loaded by this command only
 
     capped = capped_depth(depth, ended, plies_left)
     if capped is None:
@@ -253,6 +252,8 @@ def bench_command(
     table = Table(title=f"{the_game.title} engine speed (one core, compile time excluded)")
     for column in ("figure", "value", "unit", "detail"):
         table.add_column(column)
+    from boardlab.search.bench import engine_figures  # compiled code: loaded by this command only
+
     with console.status("measuring..."):
         figures = engine_figures(the_game, quick, eval_name)
     for f in figures:

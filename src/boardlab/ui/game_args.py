@@ -16,7 +16,6 @@ from rich.markup import escape
 
 from boardlab.core.spec import SpecError, one_line, shorten, split_spec
 from boardlab.games import GameError, parse_game
-from boardlab.games.quixo import State as QuixoState
 
 TABLES_DEFAULT_HELP = "default: $BOARDLAB_TABLES/quixoN or ~/.cache/boardlab/tables/quixoN, N the board side"
 """Where solved tables are looked for, as the ``--tables`` / ``--dir`` options' help says it."""
@@ -92,6 +91,8 @@ def position_of(game: str, size: int | None, position: str, default_size: int | 
         return the_game.initial()
     try:
         if the_game.name == SIZED and not sizes_given(game, size):
+            from boardlab.games.quixo import State as QuixoState  # the game's kernel: loaded on use
+
             side = QuixoState.from_text(position).size  # the text's own board side
             the_game = game_of(game, side)
         return the_game.parse_position(position)

@@ -30,9 +30,6 @@ from boardlab.games import (
     parse_game,
 )
 from boardlab.games.exact import VALUE_NAMES, cut_by_cap, depth_rank
-from boardlab.games.quixo import SIZES, Quixo, State
-from boardlab.games.quixo.solver import QuixoTables, check_folder, default_table_dir, solve
-from boardlab.ui.connect4_cli import analyze_connect4, solve_connect4
 from boardlab.ui.game_args import TABLES_DEFAULT_HELP, game_of, position_of
 
 DEFAULT_SOLVE_SIZE = 4
@@ -113,6 +110,10 @@ def solve_command(
     """Build the tables class pair by class pair (fullest boards first); a run that was cut
     short resumes from the last finished pair. Ctrl-C and SIGTERM stop it with the finished
     pairs kept (exit 130 and 143)."""
+    # the games' compiled code is loaded by the commands that use it, not at start-up
+    from boardlab.games.quixo import SIZES
+    from boardlab.games.quixo.solver import check_folder, default_table_dir, solve
+    from boardlab.ui.connect4_cli import solve_connect4
 
     if game.strip().lower().startswith("connect4"):
         if size is not None or blanks is not None or directory is not None:
@@ -196,6 +197,7 @@ def solve_command(
 
 
 def _print_report(console: Console, report: Any) -> None:
+    from boardlab.games.quixo.solver import QuixoTables
 
     rules_note = "" if report.rulebook == "official" else f", {report.rulebook} rules"
     table = Table(title=f"{report.size}x{report.size} Quixo{rules_note}, side to move")
@@ -220,6 +222,7 @@ def _print_report(console: Console, report: Any) -> None:
 
 def _quixo_rulebook(game: str, command: str) -> str:
     """The rulebook of a Quixo game spec (``quixo``, ``quixo:rules=course``); exit 2 otherwise."""
+    from boardlab.games.quixo import Quixo
 
     try:
         parsed = parse_game(game.strip().lower())
@@ -233,6 +236,7 @@ def _quixo_rulebook(game: str, command: str) -> str:
 
 def parse_quixo_position(text: str, rulebook: str = "official") -> Any:
     """A Quixo State from position text (``XO.O.../... X 5``: cells, side to move, ply)."""
+    from boardlab.games.quixo import State
 
     return State.from_text(text, rules=rulebook)
 
@@ -267,6 +271,7 @@ def analyze_command(
 ) -> None:
     """Print the value and depth to the end of a position, and every legal move's value, from
     the game's exact play."""
+    from boardlab.ui.connect4_cli import analyze_connect4
 
     if game.strip().lower().startswith("connect4"):
         analyze_connect4(position, game=game.strip().lower())

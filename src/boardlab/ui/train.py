@@ -38,7 +38,7 @@ from boardlab.core.inputs import InputFileError, read_json
 from boardlab.core.processes import Termination, stop_requests
 from boardlab.core.spec import SpecError, format_value, one_line, options_of, split_spec
 from boardlab.games import GameOptionError
-from boardlab.models.table import ModelFileError
+from boardlab.models.errors import ModelFileError
 from boardlab.train import METHOD_MODULES, method
 from boardlab.train.run import (
     RUN_FILES,
