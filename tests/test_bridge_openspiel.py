@@ -282,6 +282,46 @@ def test_alphabeta_deepens_while_the_next_depth_fits_the_time(monkeypatch: pytes
     assert clock.runs[5:] == [(0, 1)]
 
 
+class _UnevenDepths(_FakeClock):
+    """Alpha-beta as OpenSpiel's runs on Quixo 4x4: 5 ms, 10 ms, then 93 ms and 300 ms."""
+
+    COSTS = (0.005, 0.010, 0.093, 0.300, 3.0)
+
+    def run_bot(self, state, bot, *, simulations, depth, **_):  # type: ignore[no-untyped-def]
+        from boardlab.interop.openspiel import BotAnswer
+
+        self.runs.append((simulations, depth))
+        self.now += self.COSTS[depth - 1]
+        return BotAnswer(state.legal_indices()[0], None, 0.0, 0)
+
+
+@pytest.mark.parametrize("seconds", [0.1, 0.2, 0.5, 1.0])
+def test_alphabeta_does_not_begin_the_expensive_depth_after_a_cheap_one(
+    seconds: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cheap ply (10 ms after 5 ms) does not promise a cheap next one: the search keeps
+    within its time, where it once began depth 3 with 0.1 s and took 0.108 s."""
+    from boardlab.interop import openspiel_agent
+
+    clock = _UnevenDepths()
+    state = parse_game("quixo:size=4").initial()
+    agent = make_agent("openspiel:bot=alphabeta,depth=0", seed=0, game=state.game)
+    monkeypatch.setattr(openspiel_agent, "time", clock)
+    monkeypatch.setattr(agent.bridge, "run_bot", clock.run_bot)
+    agent.act(state, Limit(time=seconds))
+    assert clock.now <= seconds
+    assert clock.runs[:2] == [(0, 1), (0, 2)]
+
+
+def test_the_next_depths_cost_takes_the_largest_growth_seen() -> None:
+    from boardlab.interop.openspiel_agent import next_depth_cost
+
+    assert next_depth_cost([0.01], 30) == pytest.approx(0.02)
+    assert next_depth_cost([0.005, 0.010], 32) == pytest.approx(0.16)  # 5 ms x 32 root moves
+    assert next_depth_cost([0.005, 0.010, 0.093], 32) == pytest.approx(0.093**2 / 0.010)
+    assert next_depth_cost([0.005, 0.010, 0.093, 0.1], 32) == pytest.approx(0.093 * 0.1 / 0.010)
+
+
 def test_a_time_limit_gives_mcts_more_than_the_measuring_search() -> None:
     state = parse_game("connect4").initial()
     agent = make_agent("openspiel:time=0.05", seed=0, game=state.game)

@@ -28,9 +28,18 @@ DEFAULT_SIMULATIONS = 1000
 PROBE_SIMULATIONS = 16
 """Simulations of the first search under a time limit, which measures the bot's speed."""
 TIME_SHARE = 0.8
-"""Share of a time limit a search is planned to fill (the speed of the last one is a guess)."""
+"""Share of a time limit (MCTS) or of the time left (alpha-beta's next depth) a search is
+planned to fill: its speed or cost is a guess."""
 
-__all__ = ["BOTS", "ENGINES", "NATIVE_GAMES", "OpenSpielAgent", "OpenSpielSettings", "has_native"]
+__all__ = [
+    "BOTS",
+    "ENGINES",
+    "NATIVE_GAMES",
+    "OpenSpielAgent",
+    "OpenSpielSettings",
+    "has_native",
+    "next_depth_cost",
+]
 
 
 def has_native(game: Any) -> bool:
@@ -179,20 +188,39 @@ class OpenSpielAgent(Agent):
 
     def _timed_alphabeta(self, state: Any, deadline: float, depth_limit: int | None) -> Any:
         """Alpha-beta one ply deeper at a time, up to ``depth_limit`` (None: the longest game),
-        while the next depth is expected to end by ``deadline``: each depth is taken to cost
-        the last one's time times the growth seen from the one before (at least 2)."""
+        while the next depth is expected to end by ``deadline`` (see :func:`next_depth_cost`),
+        in :data:`TIME_SHARE` of the time left (the guess is rough)."""
         deepest = (
             depth_limit
             or self.bridge.spiel_state_for(state, self.settings.engine).get_game().max_game_length()
         )
-        answer, last, growth = None, 0.0, 2.0
+        branching = len(state.legal_indices())
+        answer = None
+        costs: list[float] = []
         for depth in range(1, deepest + 1):
-            if answer is not None and time.perf_counter() + last * growth > deadline:
+            expected = next_depth_cost(costs, branching) / TIME_SHARE if costs else 0.0
+            if answer is not None and time.perf_counter() + expected > deadline:
                 break
             began = time.perf_counter()
             answer = self._run(state, 0, depth)
-            took = time.perf_counter() - began
-            if last > 0:
-                growth = max(2.0, took / last)
-            last = took
+            costs.append(time.perf_counter() - began)
         return answer
+
+
+def next_depth_cost(costs: list[float], branching: int) -> float:
+    """The expected time of alpha-beta's next depth, from the times of depths 1, 2, ... so far
+    (``costs``, not empty) and the number of moves at the root (``branching``).
+
+    Alpha-beta's cost grows unevenly: a ply that adds a level of the side to move's replies
+    costs little more than the last, the next one many times more (Quixo 4x4: 5 ms, 10 ms,
+    then 100 ms). So the guess is the largest of twice the last time, the last ply's growth
+    again, and the growth over two plies applied to the depth two plies back, with the
+    number of root moves standing in for that growth until three depths have been timed.
+    """
+    last = max(costs[-1], 1e-9)
+    guess = 2.0 * last
+    if len(costs) >= 2:
+        before = max(costs[-2], 1e-9)
+        two_ply = last / max(costs[-3], 1e-9) if len(costs) >= 3 else float(max(branching, 2))
+        guess = max(guess, last * last / before, before * two_ply)
+    return guess
