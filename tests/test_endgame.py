@@ -38,6 +38,18 @@ def test_hybrid_plays_the_tables_best_moves(spec: str) -> None:
         assert state.game.action_of(move) in best
 
 
+def test_hybrid_gives_the_tables_value_with_their_move() -> None:
+    """A move from the tables carries the position's value for the mover, as perfect's does."""
+    hybrid, perfect = make_agent("hybrid:time=0.05", seed=3), make_agent("perfect", seed=3)
+    values = set()
+    for state in random_positions("quixo:size=3", 30, seed=5):
+        decision = hybrid.act(state)
+        assert decision.info is not None and decision.info.engine == "tables"
+        assert decision.value == perfect.act(state).value
+        values.add(decision.value)
+    assert {-1.0, 1.0} <= values
+
+
 def test_hybrid_without_tables_searches() -> None:
     agent = make_agent("hybrid:time=0.05,tables=false", seed=3)
     state = random_positions("quixo:size=3", 1, seed=2)[0]

@@ -32,6 +32,7 @@ from boardlab.agents.alphabeta import (
 )
 from boardlab.agents.base import Agent, AgentSpecError
 from boardlab.agents.decision import Decision, Limit, SearchInfo, call_limit
+from boardlab.agents.perfect import value_under_cap
 from boardlab.core.inputs import InputFileError
 from boardlab.core.spec import SpecError, build_options, one_line, option, options_of, split_spec
 from boardlab.games import ExactPlay, endgame_for
@@ -156,7 +157,8 @@ class HybridAgent(Agent):
         return self._endgames[game]
 
     def _from_tables(self, state: Any) -> Decision | None:
-        """The tables' move where they cover ``state``, else None. A table that fails its
+        """The tables' move, with the position's value for the mover (as the perfect agent
+        gives it), where they cover ``state``, else None. A table that fails its
         checks (a flipped byte, a truncated file) is reported once, on stderr, and the agent
         then searches without the tables of that game rather than losing the game."""
         endgame = self._endgame(state.game)
@@ -164,13 +166,14 @@ class HybridAgent(Agent):
             if endgame is None or not endgame.covers(state):
                 return None
             best = endgame.best_actions(state)
+            value = value_under_cap(state, endgame.position_value(state))
         except InputFileError as error:
             self._endgames[state.game] = None
             print(f"{self.name}: {one_line(str(error))}; searching without the tables", file=sys.stderr)
             return None
         self.last_engine = "tables"
         move = state.move_from_index(best[int(self.np_rng.integers(len(best)))])
-        return Decision(move, info=SearchInfo(pv=(str(move),), engine="tables"))
+        return Decision(move, value=float(value), info=SearchInfo(pv=(str(move),), engine="tables"))
 
     def act(self, state: Any, limit: Limit | None = None) -> Decision:
         """The move within ``limit`` over the agent's default (time, and depth and nodes for

@@ -137,7 +137,7 @@ class PerfectAgent(Agent):
             return self._alphabeta(state, remaining)
         policy = np.zeros(state.kernel.num_actions)
         policy[actions] = 1.0 / len(actions)
-        value = _value_under_cap(state, exact.position_value(state))
+        value = value_under_cap(state, exact.position_value(state))
         info = SearchInfo(seconds=time.perf_counter() - started, engine="exact")
         return Decision(state.move_from_index(self.rng.choice(actions)), policy, float(value), info)
 
@@ -151,7 +151,7 @@ class PerfectAgent(Agent):
         return Decision(state.move_from_index(int(result.move)), info=info)
 
 
-def _value_under_cap(state: Any, value: Value) -> int:
+def value_under_cap(state: Any, value: Value) -> int:
     """The position's value for the mover under its game's ply cap (the exact play's values hold
     without it; its best moves stay best under it: the fastest win, the slowest loss)."""
     cap = getattr(state.game, "ply_cap", None)
