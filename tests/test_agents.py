@@ -395,3 +395,18 @@ def test_perfect_values_a_win_past_the_ply_cap_as_a_draw():
     free = parse_game("quixo:size=3").parse_position("X..O.O..X O 5")
     assert make_agent("perfect", seed=0, game=free.game).act(free).value == 1.0
     assert make_agent("perfect", seed=0, game=capped.game).act(capped).value == 0.0
+
+
+@pytest.mark.parametrize(
+    ("spec", "engine"),
+    [
+        ("minimax:depth=2", "minimax"),
+        ("alphabeta:depth=2", "alphabeta"),
+        ("mcts:iters=20", "mcts"),
+        ("perfect", "exact"),
+    ],
+)
+def test_a_searching_agent_names_its_engine(spec: str, engine: str) -> None:
+    state = parse_game("tictactoe").initial()
+    decision = make_agent(spec, seed=0, game=state.game).act(state)
+    assert decision.info is not None and decision.info.engine == engine

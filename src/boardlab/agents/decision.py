@@ -104,7 +104,8 @@ class SearchInfo:
 
     ``score`` is in the search's own units (an evaluation, or a mean result for MCTS);
     ``pv`` holds the principal variation as moves in the game's notation; ``engine`` names
-    the part of a composite agent that decided (``"tables"``, ``"alphabeta"``, ``"mcts"``).
+    the search that decided: the agent's own (``"minimax"``, ``"alphabeta"``, ``"mcts"``...)
+    or the part of a composite agent that decided (``"tables"``, ``"alphabeta"``, ``"mcts"``).
     """
 
     depth: int = 0

@@ -80,6 +80,11 @@ class MinimaxAgent(Agent):
         self.last = result = self.analyse(state, depth)
         move = state.move_from_index(result.move)
         info = SearchInfo(
-            depth=depth or 0, nodes=result.nodes, seconds=result.seconds, score=result.score, pv=(str(move),)
+            depth=depth or 0,
+            nodes=result.nodes,
+            seconds=result.seconds,
+            score=result.score,
+            pv=(str(move),),
+            engine="minimax",
         )
         return Decision(move, info=info)
