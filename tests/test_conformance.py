@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from boardlab.agents import list_agents, make_agent
-from boardlab.agents.base import Agent
+from boardlab.agents.base import Agent, NotAStateError
 from boardlab.games import GAMES, available_games, parse_game
 from boardlab.games import conformance as contract
 from boardlab.games.base import Game, GameOverError, Reason, State
@@ -246,6 +246,22 @@ def test_every_agent_refuses_a_finished_game(spec: str, name: str) -> None:
             agent.choose(state)
 
 
+ONE_GAME_PER_AGENT = list({name: (spec, name) for spec, name in AGENTS_ON_GAMES}.values())
+
+
+@pytest.mark.parametrize(("spec", "name"), ONE_GAME_PER_AGENT)
+def test_every_agent_refuses_what_is_not_a_state(spec: str, name: str) -> None:
+    """A position's text, a number or None is refused with one clear error, not an
+    AttributeError from deep inside the agent."""
+    game = parse_game(spec)
+    agent = quick_agent(name, game)
+    for thing in (game.initial().to_text(), 5, None):
+        with pytest.raises(NotAStateError, match=f"agent {name} decides for a game's State"):
+            agent.act(thing)
+        with pytest.raises(TypeError, match="not "):
+            agent.choose(thing)
+
+
 class FirstMoveAgent(Agent):
     """An agent written as a package outside boardlab would write one: ``choose`` only."""
 
@@ -267,6 +283,8 @@ def test_an_agent_from_elsewhere_refuses_a_finished_game_too(cls: type[Agent]) -
     game = parse_game("quixo:size=3,ply_cap=40")
     agent = cls(seed=0)
     assert agent.choose(game.initial()) in game.initial().legal_moves()
+    with pytest.raises(NotAStateError, match="first-move decides for a game's State"):
+        agent.choose("X.O/.../... O 2")
     for state in finished_positions(game):
         with pytest.raises(GameOverError, match="first-move was asked to move in a finished game"):
             agent.act(state)

@@ -1,5 +1,21 @@
 """Agents, generic over games: build them from spec strings with :func:`make_agent`."""
 
-from boardlab.agents.base import Agent, AgentSpecError, agent_class, list_agents, make_agent, parse_spec
+from boardlab.agents.base import (
+    Agent,
+    AgentSpecError,
+    NotAStateError,
+    agent_class,
+    list_agents,
+    make_agent,
+    parse_spec,
+)
 
-__all__ = ["Agent", "AgentSpecError", "agent_class", "list_agents", "make_agent", "parse_spec"]
+__all__ = [
+    "Agent",
+    "AgentSpecError",
+    "NotAStateError",
+    "agent_class",
+    "list_agents",
+    "make_agent",
+    "parse_spec",
+]

@@ -34,7 +34,7 @@ from boardlab.core.spec import (
     split_spec,
     unknown_option,
 )
-from boardlab.games.base import GameOverError
+from boardlab.games.base import GameOverError, State
 
 ENTRY_POINT_GROUP = "boardlab.agents"
 
@@ -43,17 +43,28 @@ class AgentSpecError(SpecError):
     """An unknown agent name, a bad option in an agent spec, or an agent used on a game it cannot play."""
 
 
+class NotAStateError(TypeError):
+    """An agent asked to decide for something that is not a game's State (a string, a board)."""
+
+
 Method = TypeVar("Method", bound=Callable[..., Any])
 
 
 def refusing_finished_games(method: Method) -> Method:
-    """``method`` (an agent's ``act`` or ``choose``) raising GameOverError, before any work,
-    when the state it is given is over (by the rules or by the game's ply cap)."""
+    """``method`` (an agent's ``act`` or ``choose``) raising, before any work, NotAStateError
+    when what it is given is not a State, and GameOverError when the state is over (by the
+    rules or by the game's ply cap)."""
     if getattr(method, "refuses_finished_games", False):
         return method
 
     @functools.wraps(method)
     def guarded(self: Agent, state: Any, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(state, State):
+            shown = repr(state) if len(repr(state)) <= 40 else repr(state)[:37] + "..."
+            raise NotAStateError(
+                f"agent {self.name} decides for a game's State (e.g. new_game('quixo') or "
+                f"game.parse_position(text)), not {shown} ({type(state).__name__})"
+            )
         outcome = state.outcome
         if outcome is not None:
             raise GameOverError(
@@ -81,9 +92,10 @@ class Agent:
     an agent whose spec carries a budget (``time=``, ``depth=``, ``iters=``) states it in
     :meth:`default_limit`.
 
-    A finished game (ended by its rules or its ply cap) is refused for every agent in one
-    place: each subclass's own ``act`` and ``choose`` are wrapped, when the class is made, to
-    raise GameOverError before they start (:func:`refusing_finished_games`).
+    Something that is not a State, and a finished game (ended by its rules or its ply cap),
+    are refused for every agent in one place: each subclass's own ``act`` and ``choose`` are
+    wrapped, when the class is made, to raise NotAStateError or GameOverError before they
+    start (:func:`refusing_finished_games`).
     """
 
     name: ClassVar[str] = "agent"
