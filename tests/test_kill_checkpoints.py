@@ -166,6 +166,25 @@ def test_a_signal_swallowed_by_a_callback_from_c_is_raised_again(signum: int) ->
     assert termination.received == (signum == signal.SIGTERM)
 
 
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_during_a_numba_compile_is_raised_after_it(signum: int) -> None:
+    # raised inside numba's compiler it broke the compiler ("no compiled object yet for
+    # <Library ...>" on the next call) or crashed the process at exit
+    from numba.core.compiler_lock import global_compiler_lock
+
+    compiled = False
+    with pytest.raises(KeyboardInterrupt), sigterm_as_interrupt() as termination:
+        with global_compiler_lock:  # as a compile holds it
+            os.kill(os.getpid(), signum)
+            for _ in range(20):
+                time.sleep(0.01)  # the handler runs between these, and must not raise
+            assert termination.requested
+            compiled = True
+        for _ in range(500):
+            time.sleep(0.01)  # the signal comes again once the lock is free, and raises here
+    assert compiled and termination.received == (signum == signal.SIGTERM)
+
+
 # --- boardlab train ------------------------------------------------------------------------------
 
 EVAL_EVERY = 250

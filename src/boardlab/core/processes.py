@@ -230,6 +230,26 @@ def sigterm_as_interrupt() -> Iterator[Termination]:
         yield termination
 
 
+def _compiling() -> bool:
+    """True while this thread holds numba's compiler lock (an exception raised there leaves the
+    compiler's state broken: a later call fails, or the process crashes at exit)."""
+    lock_module = sys.modules.get("numba.core.compiler_lock")  # no numba loaded: no compile
+    return lock_module is not None and bool(lock_module.global_compiler_lock.is_locked())
+
+
+def _signal_again_after_compiling(signum: int) -> None:
+    """Send ``signum`` to this process again once the compiler lock is free, from a helper
+    thread: the handler then raises where it is safe."""
+    lock = sys.modules["numba.core.compiler_lock"].global_compiler_lock
+
+    def resend() -> None:
+        with lock:  # waits for the compile under way
+            pass
+        os.kill(os.getpid(), signum)
+
+    threading.Thread(target=resend, name="signal-after-compile", daemon=True).start()
+
+
 @contextlib.contextmanager
 def stop_requests() -> Iterator[Termination]:
     """Within the block, Ctrl-C and SIGTERM only set a flag: the yielded :class:`Termination`.
@@ -246,7 +266,9 @@ def stop_requests() -> Iterator[Termination]:
     def on_signal(signum: int, frame: object) -> None:
         termination.requested = True
         termination.received = termination.received or signum == signal.SIGTERM
-        if termination.raising:  # again at each signal: work that swallowed one still stops
+        if termination.raising and _compiling():
+            _signal_again_after_compiling(signum)
+        elif termination.raising:  # again at each signal: work that swallowed one still stops
             raise KeyboardInterrupt
 
     previous = {signum: signal.signal(signum, on_signal) for signum in (signal.SIGINT, signal.SIGTERM)}
