@@ -32,10 +32,10 @@ from boardlab.agents.alphabeta import (
 )
 from boardlab.agents.base import Agent, AgentSpecError
 from boardlab.agents.decision import Decision, Limit, SearchInfo, call_limit
-from boardlab.agents.perfect import value_under_cap
 from boardlab.core.inputs import InputFileError
 from boardlab.core.spec import SpecError, build_options, one_line, option, options_of, split_spec
 from boardlab.games import ExactPlay, endgame_for
+from boardlab.games.exact import value_under_cap
 from boardlab.search.alphabeta import MATE_ZONE, Evaluation
 from boardlab.search.mcts import compiled_mcts, mcts_search
 

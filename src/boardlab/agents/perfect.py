@@ -29,7 +29,7 @@ from boardlab.agents.base import Agent, AgentSpecError, NoSettings
 from boardlab.agents.decision import Decision, Limit, SearchInfo, call_limit
 from boardlab.core.spec import option
 from boardlab.games import GAMES, ExactPlay, ExactPlayError, OutOfTime, exact_play, exact_providers
-from boardlab.games.exact import DRAW, Value, cut_by_cap
+from boardlab.games.exact import value_under_cap
 from boardlab.games.small_solver import DEFAULT_LIMIT
 from boardlab.search.alphabeta import MAX_DEPTH, SearchRunner
 
@@ -149,17 +149,6 @@ class PerfectAgent(Agent):
             depth=int(result.depth), nodes=int(result.nodes), seconds=result.seconds, engine="alphabeta"
         )
         return Decision(state.move_from_index(int(result.move)), info=info)
-
-
-def value_under_cap(state: Any, value: Value) -> int:
-    """The position's value for the mover under its game's ply cap (the exact play's values hold
-    without it; its best moves stay best under it: the fastest win, the slowest loss)."""
-    cap = getattr(state.game, "ply_cap", None)
-    return (
-        DRAW
-        if cut_by_cap(value.value, value.depth, None if cap is None else cap - state.ply)
-        else value.value
-    )
 
 
 class OptimalAgent(PerfectAgent):

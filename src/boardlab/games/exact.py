@@ -120,6 +120,18 @@ def cut_by_cap(value: int, depth: int | None, plies_left: int | None) -> bool:
     return plies_left is not None and value != DRAW and depth is not None and depth > plies_left
 
 
+def value_under_cap(state: Any, value: Value) -> int:
+    """The position's value for the mover under its game's ply cap (the exact play's values
+    hold without it, see :func:`cut_by_cap`; its best moves stay best under it: the fastest win,
+    the slowest loss)."""
+    cap = getattr(state.game, "ply_cap", None)
+    return (
+        DRAW
+        if cut_by_cap(value.value, value.depth, None if cap is None else cap - state.ply)
+        else value.value
+    )
+
+
 def under_cap(values: Sequence[MoveValue], plies_left: int | None) -> list[MoveValue]:
     """Move values solved without a ply cap, under a cap ``plies_left`` plies away (see
     :func:`cut_by_cap`); values with the game's own score are left as they are."""
@@ -320,4 +332,5 @@ __all__ = [
     "final_value",
     "under_cap",
     "value_of_moves",
+    "value_under_cap",
 ]
