@@ -24,7 +24,8 @@ from typer.testing import CliRunner
 
 from boardlab.arena import Store, TournamentConfig, run_tournament
 from boardlab.games import Reason
-from boardlab.play.backend import BackendError, open_backend
+from boardlab.play.backend import open_backend
+from boardlab.play.pool import BackendError
 from boardlab.play.ray_backend import (
     SETTINGS_FRAME,
     RayBackend,

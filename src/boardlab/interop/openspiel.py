@@ -47,7 +47,6 @@ import numpy as np
 from boardlab.core.spec import format_value, options_of
 from boardlab.games import available_games, game_class, parse_game
 from boardlab.games.base import Game, GameError, State
-from boardlab.interop.openspiel_agent import NATIVE_GAMES, has_native
 from boardlab.interop.views import planes_for
 
 try:
@@ -58,6 +57,9 @@ except ImportError as err:  # pragma: no cover - the extra is installed in CI
     ) from err
 
 PREFIX = "boardlab_"
+NATIVE_GAMES = {"connect4": "connect_four", "tictactoe": "tic_tac_toe", "nim": "nim"}
+"""boardlab games OpenSpiel has in C++, with OpenSpiel's name: Connect Four 7x6 and
+Tic-Tac-Toe, and Nim without a move limit (any piles, misère or normal play)."""
 __all__ = [
     "NATIVE_GAMES",
     "PREFIX",
@@ -105,6 +107,13 @@ def boardlab_game_of(name: str, params: dict[str, Any]) -> Game:
     base = name.removeprefix(PREFIX)
     texts = [f"{key}={format_value(value).replace(';', '-')}" for key, value in sorted(params.items())]
     return parse_game(f"{base}:{','.join(texts)}" if texts else base)
+
+
+def has_native(game: Game) -> bool:
+    """True when OpenSpiel has ``game`` (a boardlab Game) in C++ (see :data:`NATIVE_GAMES`)."""
+    if game.name == "nim":
+        return getattr(game, "k", None) == 0
+    return game.name in NATIVE_GAMES and game == type(game)()
 
 
 def max_game_length(game: Game) -> int:

@@ -1,16 +1,18 @@
 """OpenSpiel's bots as a boardlab agent: ``openspiel:bot=mcts,sims=1000``.
 
 The agent plays any boardlab game through :mod:`boardlab.interop.openspiel`: on the games
-OpenSpiel has in C++ (:data:`NATIVE_GAMES`) its own game is set up from each position, elsewhere
-the bot runs on boardlab's rules registered as an OpenSpiel Python game. This module imports
-without OpenSpiel, so that listing the agents works where the ``bridges`` extra is absent;
-making the agent then fails with one line naming the extra.
+OpenSpiel has in C++ (:data:`~boardlab.interop.openspiel.NATIVE_GAMES`) its own game is set up
+from each position, elsewhere the bot runs on boardlab's rules registered as an OpenSpiel Python
+game. This module imports the bridge (and so OpenSpiel) only when an agent is made or checked,
+so that listing the agents works where the ``bridges`` extra is absent; making the agent then
+fails with one line naming the extra.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any, ClassVar
 
 import numpy as np
@@ -19,9 +21,6 @@ from boardlab.agents.base import Agent, AgentSpecError
 from boardlab.agents.decision import Decision, Limit, SearchInfo, call_limit
 from boardlab.core.spec import option
 
-NATIVE_GAMES = {"connect4": "connect_four", "tictactoe": "tic_tac_toe", "nim": "nim"}
-"""boardlab games OpenSpiel has in C++, with OpenSpiel's name: Connect Four 7x6 and
-Tic-Tac-Toe, and Nim without a move limit (any piles, misère or normal play)."""
 BOTS = ("mcts", "alphabeta", "random")
 ENGINES = ("auto", "native", "python")
 DEFAULT_SIMULATIONS = 1000
@@ -34,19 +33,21 @@ planned to fill: its speed or cost is a guess."""
 __all__ = [
     "BOTS",
     "ENGINES",
-    "NATIVE_GAMES",
     "OpenSpielAgent",
     "OpenSpielSettings",
-    "has_native",
     "next_depth_cost",
 ]
 
 
-def has_native(game: Any) -> bool:
-    """True when OpenSpiel has ``game`` (a boardlab Game) in C++ (see :data:`NATIVE_GAMES`)."""
-    if game.name == "nim":
-        return getattr(game, "k", None) == 0
-    return game.name in NATIVE_GAMES and game == type(game)()
+def _bridge() -> ModuleType:
+    """The OpenSpiel bridge module; AgentSpecError naming the extra if OpenSpiel is missing."""
+    try:
+        from boardlab.interop import openspiel
+    except ImportError:
+        raise AgentSpecError(
+            "openspiel: the agent needs the bridges extra: pip install 'boardlab[bridges]'"
+        ) from None
+    return openspiel
 
 
 @dataclass(frozen=True)
@@ -92,13 +93,7 @@ class OpenSpielAgent(Agent):
 
     def __init__(self, seed: int | None = None, settings: Any = None, **options: Any) -> None:
         super().__init__(seed, settings, **options)
-        try:
-            from boardlab.interop import openspiel
-        except ImportError:
-            raise AgentSpecError(
-                "openspiel: the agent needs the bridges extra: pip install 'boardlab[bridges]'"
-            ) from None
-        self.bridge = openspiel
+        self.bridge = _bridge()
         self.np_rng = np.random.default_rng(seed)
         self.rate: float | None = None
         """Simulations a second of the last MCTS search, which paces the next under a time limit."""
@@ -108,7 +103,7 @@ class OpenSpielAgent(Agent):
     @classmethod
     def check_game(cls, settings: Any, game: Any) -> None:
         super().check_game(settings, game)
-        if settings.engine == "native" and not has_native(game):
+        if settings.engine == "native" and not _bridge().has_native(game):
             raise AgentSpecError(
                 "openspiel: engine=native plays only Connect Four 7x6, Tic-Tac-Toe and Nim with k=0, "
                 f"not {game.spec}; use engine=auto or engine=python"

@@ -22,17 +22,13 @@ from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Protocol, TypeVar
 
-from boardlab.play.pool import GameJobs, Task, WorkerPool, Workers
+from boardlab.play.pool import BackendError, GameJobs, Task, WorkerPool, Workers
 from boardlab.play.referee import SETUP_TIMEOUT
 
 BACKENDS = ("local", "ray")
 
 T = TypeVar("T", bound=Task)
 R = TypeVar("R")
-
-
-class BackendError(Exception):
-    """A backend that cannot be used: an unknown name, a missing extra, a cluster that does not answer."""
 
 
 class GamePool(Protocol[T, R]):

@@ -58,6 +58,10 @@ class PoolError(Exception):
     """A game the pool could not play (bad input, or boardlab's own bug), or workers that keep dying."""
 
 
+class BackendError(Exception):
+    """A backend that cannot be used: an unknown name, a missing extra, a cluster that does not answer."""
+
+
 class TaskError(Exception):
     """Raised by a runner for a task it cannot play; its message is passed on as it is."""
 

@@ -32,8 +32,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Generic, TypeVar
 
-from boardlab.play.backend import BackendError
-from boardlab.play.pool import MAX_LOST_WORKERS, GameJobs, PoolError, Stopped, Task, WorkerPool
+from boardlab.play.pool import MAX_LOST_WORKERS, BackendError, GameJobs, PoolError, Stopped, Task, WorkerPool
 from boardlab.play.referee import SETUP_TIMEOUT
 
 CONNECT_TIMEOUT = 5.0

@@ -77,7 +77,8 @@ from boardlab.models.network import (
     save_network,
 )
 from boardlab.models.table import ModelFileError
-from boardlab.play.backend import BACKENDS, Backend, BackendError, WorkMap, open_backend
+from boardlab.play.backend import BACKENDS, Backend, WorkMap, open_backend
+from boardlab.play.pool import BackendError
 from boardlab.search.gumbel import GumbelSearch, GumbelSettings, run_gumbel_together
 from boardlab.search.mcts import PUCT, Search, evaluate_together
 from boardlab.train.arena_games import (
