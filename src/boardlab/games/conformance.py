@@ -247,6 +247,10 @@ def check_views(game: Game, seed: int = 3) -> None:
     if game.name in GAMES and game_class(game.name) is type(game):  # else: no spec boardlab reads
         _ensure(parse_game(game.spec) == game, f"the spec {game.spec!r} does not rebuild the game")
     _ensure(game.title and game.evaluations and game.notation_help, "title, evaluations and notation help")
+    _ensure(
+        game.evaluations == game.kernel.evaluations,
+        f"the game names evaluations {game.evaluations}, its kernel {game.kernel.evaluations}",
+    )
 
 
 # --- bad input ----------------------------------------------------------------------------------

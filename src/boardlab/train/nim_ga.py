@@ -77,6 +77,7 @@ from boardlab.core.spec import option
 from boardlab.games import parse_game
 from boardlab.games.base import ONGOING, WIN
 from boardlab.games.nim import kernel as nk
+from boardlab.games.nim.layout import layout, pack, unpack
 from boardlab.labs.evolve import (
     CROSSOVERS,
     SELECTIONS,
@@ -341,7 +342,7 @@ def epoch_batch(games: Sequence[Any], params: GAParams, seed: int, epoch: int) -
                     piles = rng.integers(0, bounds + 1)
                     while not piles.any():
                         piles = rng.integers(0, bounds + 1)
-                a, b = nk.pack(tuple(int(p) for p in piles), game.max_pile)
+                a, b = pack(tuple(int(p) for p in piles), game.max_pile)
                 rows.append((v, a, b, index % 2, OPPONENTS[opponent]))
     longest = max(sum(g.piles) for g in games) + 1
     columns = list(zip(*rows, strict=True))
@@ -403,7 +404,7 @@ def all_positions(game: Any) -> tuple[np.ndarray, np.ndarray]:
     if not judgeable(game):
         raise GATrainingError(f"{game.spec} has more than {MAX_JUDGED:,} positions to judge")
     piles = np.array(list(itertools.product(*(range(p + 1) for p in game.piles))), dtype=np.int64)
-    bits, per_word = nk.layout(game.max_pile)
+    bits, per_word = layout(game.max_pile)
     shifts = (np.arange(len(game.piles)) % per_word) * bits
     in_a = np.arange(len(game.piles)) < per_word
     words_a = (piles[:, in_a] << shifts[in_a]).sum(axis=1) if in_a.any() else np.zeros(len(piles), np.int64)
@@ -435,9 +436,7 @@ def mistakes(kind: str, genome: ArrayLike, game: Any, limit: int = 10) -> list[s
     out = verdicts(kind, genome, game)
     words_a, words_b = all_positions(game)
     found = np.flatnonzero(out == 0)[:limit]
-    return [
-        "-".join(map(str, nk.unpack(words_a[n], words_b[n], len(game.piles), game.max_pile))) for n in found
-    ]
+    return ["-".join(map(str, unpack(words_a[n], words_b[n], len(game.piles), game.max_pile))) for n in found]
 
 
 # --- the evolution -----------------------------------------------------------------------------

@@ -45,7 +45,10 @@ from boardlab.games.base import (
     State,
     checked_action,
 )
-from boardlab.games.connect4 import kernel as ck
+from boardlab.games.connect4.layout import EVALUATIONS, MAX_BITS, bit
+
+# The compiled kernel (numba) is imported where it is used: naming a game and listing its
+# options and evaluations load no compiler.
 
 SYMBOLS = "XO"
 EMPTY = "."
@@ -90,9 +93,9 @@ class ConnectFourState(State):
 
     def cell(self, col: int, row: int) -> int:
         """-1 (empty), 0 (X) or 1 (O) at column ``col`` and row ``row`` (row 0 at the bottom)."""
-        bit = 1 << ck.bit(self.game.width, self.game.height, col, row)
+        mask = 1 << bit(self.game.width, self.game.height, col, row)
         x, o = self.stones
-        return 0 if x & bit else 1 if o & bit else -1
+        return 0 if x & mask else 1 if o & mask else -1
 
     def board(self) -> list[list[int]]:
         """Rows of -1 (empty), 0 (X) and 1 (O), the top row first."""
@@ -126,9 +129,9 @@ class ConnectFour(Game):
     def __post_init__(self) -> None:
         super().__post_init__()
         bits = (self.height + 1) * self.width
-        if bits > ck.MAX_BITS:
+        if bits > MAX_BITS:
             raise GameOptionError(
-                f"connect4: (height + 1) * width must be at most {ck.MAX_BITS} (one bitboard word), "
+                f"connect4: (height + 1) * width must be at most {MAX_BITS} (one bitboard word), "
                 f"got ({self.height} + 1) * {self.width} = {bits}"
             )
         if self.connect > max(self.width, self.height):
@@ -162,9 +165,15 @@ class ConnectFour(Game):
 
     # the kernel --------------------------------------------------------------------------------
 
+    @property
+    def evaluations(self) -> tuple[str, ...]:
+        return EVALUATIONS  # the kernel's, named without compiling it
+
     def build_kernel(self) -> Kernel:
         """The compiled rules for this board (see :mod:`boardlab.games.connect4.kernel`)."""
-        return ck.build_kernel(self.width, self.height, self.connect)
+        from boardlab.games.connect4.kernel import build_kernel  # compiled code: loaded at its first use
+
+        return build_kernel(self.width, self.height, self.connect)
 
     @property
     def state_class(self) -> type[State]:
@@ -267,7 +276,7 @@ class ConnectFour(Game):
         for top_row, row in enumerate(rows):
             for col, ch in enumerate(row):
                 if ch != EMPTY:
-                    masks[SYMBOLS.index(ch)] |= 1 << ck.bit(
+                    masks[SYMBOLS.index(ch)] |= 1 << bit(
                         self.width, self.height, col, self.height - 1 - top_row
                     )
         mover, opp = masks[to_move], masks[1 - to_move]
@@ -305,13 +314,15 @@ class ConnectFour(Game):
         A finished game has one line, of the player who moved last, made by its last stone:
         on such a board only the columns whose top stone completes every line qualify.
         """
+        from boardlab.games.connect4.kernel import has_line  # compiled code: loaded at its first use
+
         ctx = self.kernel.ctx
-        if ck.has_line(ctx, np.int64(mover)):
+        if has_line(ctx, np.int64(mover)):
             raise PositionParseError(
                 f"{SYMBOLS[to_move]} is to move but already has {self.connect} in a row, "
                 "so the game ended before"
             )
-        if not ck.has_line(ctx, np.int64(opp)):
+        if not has_line(ctx, np.int64(opp)):
             return (1 << self.width) - 1
         h1 = self.height + 1
         both = mover | opp
@@ -321,7 +332,7 @@ class ConnectFour(Game):
             if column == 0:
                 continue
             top = 1 << (col * h1 + column.bit_length() - 1)
-            if opp & top and not ck.has_line(ctx, np.int64(opp ^ top)):
+            if opp & top and not has_line(ctx, np.int64(opp ^ top)):
                 columns |= 1 << col
         if not columns:
             raise PositionParseError(
@@ -335,13 +346,15 @@ class ConnectFour(Game):
         The order is searched from the top (see :func:`kernel.drop_order_exists`); on boards too
         large to search to the end within its budget the board is taken as it is.
         """
+        from boardlab.games.connect4.kernel import drop_order_exists  # compiled code: loaded at its first use
+
         colours = np.zeros(self.width, np.int64)
         heights = np.zeros(self.width, np.int64)
         for col in range(self.width):
             column = [row[col] for row in reversed(rows) if row[col] != EMPTY]
             heights[col] = len(column)
             colours[col] = sum(1 << r for r, ch in enumerate(column) if ch == SYMBOLS[1])
-        if ck.drop_order_exists(colours, heights, np.int64(last_columns), DROP_ORDER_BUDGET) == 0:
+        if drop_order_exists(colours, heights, np.int64(last_columns), DROP_ORDER_BUDGET) == 0:
             raise PositionParseError(
                 "no game reaches this board: its stones cannot be dropped in turn, X first, "
                 "with each one landing where it lies"
@@ -420,7 +433,7 @@ class ConnectFour(Game):
     def _holds(self, stones: int, col: int, row: int) -> bool:
         if not (0 <= col < self.width and 0 <= row < self.height):
             return False
-        return bool(stones >> ck.bit(self.width, self.height, col, row) & 1)
+        return bool(stones >> bit(self.width, self.height, col, row) & 1)
 
 
 def _board(state: State) -> list[list[int]]:

@@ -29,6 +29,7 @@ import numpy as np
 from numba import njit
 
 from boardlab.games.base import DRAW, LOSS, ONGOING, Kernel, symmetry_table_inverse
+from boardlab.games.connect4.layout import EVALUATIONS, MAX_BITS, bit
 
 # ctx[0] scalars
 W_IDX, H_IDX, K_IDX, H1_IDX, BOTTOM_IDX, BOARD_IDX, CENTRE_IDX, ODD_ROWS_IDX = range(8)
@@ -36,26 +37,17 @@ W_IDX, H_IDX, K_IDX, H1_IDX, BOTTOM_IDX, BOARD_IDX, CENTRE_IDX, ODD_ROWS_IDX = r
 # cell either the side's stone (OWN), an empty cell (EMPTY) or anything.
 P_EVAL, P_GROUP, P_SHIFT, P_VALID, P_LENGTH, P_OWN, P_EMPTY, P_WEIGHT = range(8)
 
-EVALUATIONS = ("threats", "threes", "patterns")
-"""Names of the heuristic evaluations, the default first (ids index this tuple)."""
 EVAL_THREATS, EVAL_THREES, EVAL_PATTERNS = 0, 1, 2
 
 BIG = 10_000.0
 """Value of a position the evaluation sees as decided (a win next move, a double threat);
 far below the mate scores of the searches, above any heuristic sum."""
 
-MAX_BITS = 64
-
 
 def _to_int64(value: int) -> int:
     """A Python integer of at most 64 bits as the signed int64 with the same bits."""
     value &= (1 << 64) - 1
     return value - (1 << 64) if value >= 1 << 63 else value
-
-
-def bit(width: int, height: int, col: int, row: int) -> int:
-    """The bit index of cell ``(col, row)``, row 0 at the bottom (no bounds check)."""
-    return col * (height + 1) + row
 
 
 def directions(height: int) -> tuple[int, int, int, int]:

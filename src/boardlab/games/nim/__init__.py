@@ -33,7 +33,10 @@ from boardlab.games.base import (
     checked_side_and_ply,
     parse_side_and_ply,
 )
-from boardlab.games.nim import kernel as nk
+from boardlab.games.nim.layout import EVALUATIONS, max_piles, pack, unpack
+
+# The compiled kernel (numba) is imported where it is used: naming a game and listing its
+# options and evaluations load no compiler.
 
 MAX_PILE = 1000
 """The largest starting pile accepted (it bounds the action space and the observation)."""
@@ -98,7 +101,7 @@ class Nim(base.Game):
         super().__post_init__()
         if not self.piles or max(self.piles) < 1:
             raise GameOptionError("nim: piles must hold at least one object, e.g. piles=1-3-5-7")
-        most = nk.max_piles(max(self.piles))
+        most = max_piles(max(self.piles))
         if len(self.piles) > most:
             raise GameOptionError(
                 f"nim: {len(self.piles)} piles of up to {max(self.piles)} objects do not fit the state "
@@ -138,11 +141,17 @@ class Nim(base.Game):
     def state_class(self) -> type[State]:
         return State
 
+    @property
+    def evaluations(self) -> tuple[str, ...]:
+        return EVALUATIONS  # the kernel's, named without compiling it
+
     def build_kernel(self) -> Kernel:
-        return nk.build_kernel(self.piles, self.k, self.misere)
+        from boardlab.games.nim.kernel import build_kernel  # compiled code: loaded at its first use
+
+        return build_kernel(self.piles, self.k, self.misere)
 
     def initial_words(self) -> tuple[int, int]:
-        return nk.pack(self.piles, self.max_pile)
+        return pack(self.piles, self.max_pile)
 
     # moves ----------------------------------------------------------------------------------
 
@@ -191,7 +200,7 @@ class Nim(base.Game):
         if any(not 0 <= p <= self.max_pile for p in piles):
             raise PositionParseError(f"piles must hold 0 to {self.max_pile} objects, got {list(piles)}")
         to_move, ply = checked_side_and_ply(to_move, ply)
-        a, b = nk.pack(tuple(int(p) for p in piles), self.max_pile)
+        a, b = pack(tuple(int(p) for p in piles), self.max_pile)
         return self.state(a, b, to_move, ply)  # type: ignore[return-value]
 
     def board_text(self, state: base.State) -> str:
@@ -223,7 +232,7 @@ class Nim(base.Game):
 def piles_of(state: base.State) -> list[int]:
     """The piles of a Nim position."""
     game: Nim = state.game  # type: ignore[assignment]
-    return nk.unpack(state.a, state.b, len(game.piles), game.max_pile)
+    return unpack(state.a, state.b, len(game.piles), game.max_pile)
 
 
 @dataclass(frozen=True)

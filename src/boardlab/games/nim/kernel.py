@@ -15,24 +15,10 @@ import numpy as np
 from numba import njit
 
 from boardlab.games.base import LOSS, ONGOING, WIN, Kernel
-
-WORD_BITS = 63
-EVALUATIONS = ("nimsum",)
-"""Evaluation names by id; the first is the default."""
+from boardlab.games.nim.layout import EVALUATIONS, layout
 
 # ctx[0] scalars
 N_PILES, BITS, PER_WORD, MAX_TAKE, MISERE, LIMIT, MAX_PILE = range(7)
-
-
-def layout(max_pile: int) -> tuple[int, int]:
-    """``(bits, per_word)``: the field width for piles up to ``max_pile`` and fields per word."""
-    bits = max(1, int(max_pile).bit_length())
-    return bits, WORD_BITS // bits
-
-
-def max_piles(max_pile: int) -> int:
-    """How many piles of up to ``max_pile`` objects fit in the two state words."""
-    return 2 * layout(max_pile)[1]
 
 
 def build_tables(piles: tuple[int, ...], k: int, misere: bool) -> tuple[np.ndarray, ...]:
@@ -44,23 +30,6 @@ def build_tables(piles: tuple[int, ...], k: int, misere: bool) -> tuple[np.ndarr
     max_take = min(k, max_pile) if k else max_pile
     scalars = np.array([len(piles), bits, per_word, max_take, int(misere), k, max_pile], dtype=np.int64)
     return (scalars,)
-
-
-def pack(piles: tuple[int, ...] | list[int], max_pile: int) -> tuple[int, int]:
-    """The state words holding ``piles`` (each at most ``max_pile``)."""
-    bits, per_word = layout(max_pile)
-    words = [0, 0]
-    for i, p in enumerate(piles):
-        words[i // per_word] |= int(p) << ((i % per_word) * bits)
-    return words[0], words[1]
-
-
-def unpack(a: int, b: int, n_piles: int, max_pile: int) -> list[int]:
-    """The piles held in the state words."""
-    bits, per_word = layout(max_pile)
-    mask = (1 << bits) - 1
-    words = (int(a), int(b))
-    return [words[i // per_word] >> ((i % per_word) * bits) & mask for i in range(n_piles)]
 
 
 @njit(cache=True, inline="always")

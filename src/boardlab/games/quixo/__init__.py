@@ -34,7 +34,10 @@ from boardlab.games.base import (
     checked_action,
     checked_symmetry,
 )
-from boardlab.games.quixo import kernel as qk
+from boardlab.games.quixo.layout import EVALUATIONS, RULES, insert_cell, move_list
+
+# The compiled kernel (numba) is imported where it is used: naming a game and listing its
+# options and evaluations load no compiler.
 
 SIZES = (3, 4, 5)
 DEFAULT_PLY_CAP = 200
@@ -72,7 +75,7 @@ class Move:
     @property
     def destination(self) -> tuple[int, int]:
         """The cell where the cube re-enters the board."""
-        return qk.insert_cell(self.size, self.x, self.y, int(self.push))
+        return insert_cell(self.size, self.x, self.y, int(self.push))
 
     def __str__(self) -> str:
         return _cell_name(self.x, self.y) + _cell_name(*self.destination)
@@ -100,7 +103,7 @@ class Move:
         if 0 < x < size - 1 and 0 < y < size - 1:
             raise MoveParseError(f"move {text!r}: {_cell_name(x, y)} is not on the border")
         for push in Push:
-            if qk.insert_cell(size, x, y, int(push)) == (dx, dy) and (dx, dy) != (x, y):
+            if insert_cell(size, x, y, int(push)) == (dx, dy) and (dx, dy) != (x, y):
                 return cls(x, y, push, size)
         raise MoveParseError(
             f"move {text!r}: a cube taken at {_cell_name(x, y)} can only be pushed in at the "
@@ -119,14 +122,16 @@ _MOVE_INDEX: dict[int, dict[Move, int]] = {}
 
 
 def _kernel(size: int) -> Kernel:
-    return qk.kernel(size)
+    from boardlab.games.quixo.kernel import kernel  # compiled code: loaded at its first use
+
+    return kernel(size)
 
 
 def all_moves(size: int = 5) -> list[Move]:
     """Every move shape on the board, in kernel index order."""
     _check_size(size)
     if size not in _MOVES:
-        _MOVES[size] = [Move(x, y, Push(e), size) for x, y, e in qk.move_list(size)]
+        _MOVES[size] = [Move(x, y, Push(e), size) for x, y, e in move_list(size)]
         _MOVE_INDEX[size] = {m: i for i, m in enumerate(_MOVES[size])}
     return _MOVES[size]
 
@@ -183,7 +188,7 @@ class Quixo(base.Game):
         "official",
         "who wins when a move completes lines of both colours: official (the mover loses) or "
         "course (the first line in the course referee's scan order)",
-        choices=qk.RULES,
+        choices=RULES,
     )
 
     @property
@@ -208,8 +213,14 @@ class Quixo(base.Game):
     def state_class(self) -> type[State]:
         return State
 
+    @property
+    def evaluations(self) -> tuple[str, ...]:
+        return EVALUATIONS  # the kernel's, named without compiling it
+
     def build_kernel(self) -> Kernel:
-        return qk.kernel(self.size, self.rules)
+        from boardlab.games.quixo.kernel import kernel  # compiled code: loaded at its first use
+
+        return kernel(self.size, self.rules)
 
     def initial_words(self) -> tuple[int, int]:
         return 0, 0

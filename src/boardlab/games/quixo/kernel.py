@@ -22,29 +22,27 @@ import numpy as np
 from numba import njit
 
 from boardlab.games.base import LOSS, ONGOING, WIN, Kernel, symmetry_table_inverse
-
-TOP, BOTTOM, LEFT, RIGHT = 0, 1, 2, 3
+from boardlab.games.quixo.layout import (
+    BOTTOM,
+    EVALUATIONS,
+    LEFT,
+    RULES,
+    TOP,
+    insert_cell,
+    move_list,
+)
 
 # ctx[0] move table columns
 SRC, KEEP, SHIFT, INSERT, END = 0, 1, 2, 3, 4
 # ctx[1] scalars
 N_IDX, NMOVES_IDX, NLINES_IDX, CORNERS_IDX, EDGES_IDX, RULES_IDX = 0, 1, 2, 3, 4, 5
 OFFICIAL, COURSE = 0, 1
-RULES = ("official", "course")
-"""Rulebooks by id: who wins when a move completes lines of both colours (see :func:`status`)."""
 
 # n own cubes in a line -> n * 3^n (lines3), n * 2^n (lines2); 0..5 -> 0,1,10,..,10000 (density)
 _LINES3_WEIGHT = np.array([n * 3.0**n for n in range(6)])
 _LINES2_WEIGHT = np.array([n * 2.0**n for n in range(6)])
 _DENSITY_WEIGHT = np.array([0.0] + [10.0 ** (n - 1) for n in range(1, 6)])
 
-EVALUATIONS = ("tuned", "lines2", "lines3", "density", "longest", "winloss", "fullest", "patterns")
-"""Evaluation names by id; the first is the default. ``tuned`` is a weighted sum of features
-whose weights were fitted to game outcomes, plus the fitted value of having the move (see
-:func:`tuned_weights`). ``fullest`` (own cubes in the fullest own line minus the opponent's
-in its fullest line, over n; in [-1, 1]) is meant as the potential of reward shaping in the
-tabular learners. ``patterns`` is a fitted weight for every arrangement of cubes along a line
-(see :func:`pattern_weights`), plus the fitted value of having the move."""
 TUNED, LINES2, LINES3, DENSITY, LONGEST, WINLOSS, FULLEST, PATTERNS = range(len(EVALUATIONS))
 TUNED_FILE = "quixo-tuned.json"
 PATTERNS_FILE = "quixo-patterns.json"
@@ -84,29 +82,6 @@ def symmetry_maps(n: int) -> list[list[int]]:
                 perm[y * n + x] = ty * n + tx
         maps.append(perm)
     return maps
-
-
-def move_list(n: int) -> list[tuple[int, int, int]]:
-    """Every ``(x, y, end)`` move shape on an n x n board, in kernel index order."""
-    moves = []
-    for y in range(n):
-        for x in range(n):
-            if 0 < x < n - 1 and 0 < y < n - 1:
-                continue
-            for end, allowed in (
-                (TOP, y != 0),
-                (BOTTOM, y != n - 1),
-                (LEFT, x != 0),
-                (RIGHT, x != n - 1),
-            ):
-                if allowed:
-                    moves.append((x, y, end))
-    return moves
-
-
-def insert_cell(n: int, x: int, y: int, end: int) -> tuple[int, int]:
-    """The cell where a cube taken at ``(x, y)`` re-enters the board for a push end."""
-    return {TOP: (x, 0), BOTTOM: (x, n - 1), LEFT: (0, y), RIGHT: (n - 1, y)}[end]
 
 
 def _move_row(n: int, x: int, y: int, end: int) -> list[int]:

@@ -47,7 +47,7 @@ from boardlab.games.quixo.index import (
     rank_tables,
     unrank,
 )
-from boardlab.games.quixo.kernel import insert_cell, move_list
+from boardlab.games.quixo.layout import insert_cell, move_list
 from boardlab.games.quixo.table import (
     DRAW_CODE,
     LOSS_CODE,

@@ -30,9 +30,11 @@ from boardlab.games.base import (
     PositionParseError,
     checked_action,
 )
-from boardlab.games.tictactoe import kernel as tk
+from boardlab.games.tictactoe.layout import CELLS, EVALUATIONS, FULL, SIDE, line_masks
 
-SIDE = tk.SIDE
+# The compiled kernel (numba) is imported where it is used: naming a game and listing its
+# options and evaluations load no compiler.
+
 SYMBOLS = "XO"
 BLANK = "."
 COLUMNS = "abc"
@@ -80,11 +82,11 @@ class Cell:
     @classmethod
     def of_index(cls, index: Integer) -> Cell:
         """The move of an action 0..8; IllegalMoveError for anything else."""
-        action = checked_action(index, tk.CELLS)
+        action = checked_action(index, CELLS)
         return cls(action % SIDE, action // SIDE)
 
 
-ALL_CELLS = tuple(Cell.of_index(i) for i in range(tk.CELLS))
+ALL_CELLS = tuple(Cell.of_index(i) for i in range(CELLS))
 
 
 @dataclass(frozen=True)
@@ -106,8 +108,14 @@ class TicTacToe(base.Game):
     def state_class(self) -> type[State]:
         return State
 
+    @property
+    def evaluations(self) -> tuple[str, ...]:
+        return EVALUATIONS  # the kernel's, named without compiling it
+
     def build_kernel(self) -> Kernel:
-        return tk.build_kernel()
+        from boardlab.games.tictactoe.kernel import build_kernel  # compiled code: loaded at its first use
+
+        return build_kernel()
 
     def initial_words(self) -> tuple[int, int]:
         return 0, 0
@@ -138,7 +146,7 @@ class TicTacToe(base.Game):
         if not 1 <= len(fields) <= 3:
             raise PositionParseError(f"cannot read position {str(text)[:60]!r}: expected 'CELLS [X|O] [PLY]'")
         cells = fields[0].replace("/", "").upper()
-        if len(cells) != tk.CELLS or set(cells) - set("XO."):
+        if len(cells) != CELLS or set(cells) - set("XO."):
             raise PositionParseError(
                 f"cannot read position {text[:60]!r}: expected 9 cells of 'X', 'O', '.' like 'X.O/.X./...'"
             )
@@ -163,13 +171,15 @@ class TicTacToe(base.Game):
 
     def from_masks(self, x_cells: int, o_cells: int) -> State:
         """A position from the masks of X's and O's cells; PositionParseError if it cannot arise."""
+        from boardlab.games.tictactoe.kernel import has_line  # compiled code: loaded at its first use
+
         x_cells, o_cells = base.checked_masks("cell masks", x_cells, o_cells)
-        if x_cells & o_cells or (x_cells | o_cells) & ~tk.FULL or x_cells < 0 or o_cells < 0:
+        if x_cells & o_cells or (x_cells | o_cells) & ~FULL or x_cells < 0 or o_cells < 0:
             raise PositionParseError("cell masks overlap or fall outside the 3 x 3 board")
         to_move = _side_from_counts(x_cells, o_cells)
         me, opp = (x_cells, o_cells) if to_move == 0 else (o_cells, x_cells)
         ctx = self.kernel.ctx
-        if tk.has_line(ctx, me):
+        if has_line(ctx, me):
             raise PositionParseError(
                 f"{SYMBOLS[to_move]} is to move but already has three in a row: the game ended before"
             )
@@ -245,7 +255,7 @@ def _masks(state: base.State) -> tuple[int, int]:
 
 def _cells(state: base.State) -> str:
     x_cells, o_cells = _masks(state)
-    return "".join("X" if x_cells >> i & 1 else "O" if o_cells >> i & 1 else BLANK for i in range(tk.CELLS))
+    return "".join("X" if x_cells >> i & 1 else "O" if o_cells >> i & 1 else BLANK for i in range(CELLS))
 
 
 def _board(state: base.State) -> list[list[int]]:
@@ -258,10 +268,10 @@ def winning_cells(state: base.State) -> list[tuple[int, int]]:
     """The ``(x, y)`` cells of every complete line on the board, top-left first (none while playing)."""
     bits = 0
     for side in _masks(state):
-        for line in tk.line_masks():
+        for line in line_masks():
             if side & line == line:
                 bits |= line
-    return [(i % SIDE, i // SIDE) for i in range(tk.CELLS) if bits >> i & 1]
+    return [(i % SIDE, i // SIDE) for i in range(CELLS) if bits >> i & 1]
 
 
 @dataclass(frozen=True)

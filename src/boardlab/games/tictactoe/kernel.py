@@ -11,28 +11,13 @@ import numpy as np
 from numba import njit
 
 from boardlab.games.base import DRAW, LOSS, ONGOING, Kernel, symmetry_table_inverse
-
-SIDE = 3
-CELLS = SIDE * SIDE
-FULL = (1 << CELLS) - 1
-
-EVALUATIONS = ("lines",)
-"""Evaluation names by id; the first is the default."""
+from boardlab.games.tictactoe.layout import CELLS, EVALUATIONS, FULL, SIDE, line_masks
 
 # ctx indices
 LINES, SYM_PERM, LINE_WEIGHT = 0, 1, 2
 
 # an open line holding n stones of one side is worth n * 3^n to that side
 _LINE_WEIGHT = np.array([n * 3.0**n for n in range(SIDE + 1)])
-
-
-def line_masks() -> list[int]:
-    """The 8 lines (3 rows, 3 columns, 2 diagonals) as cell masks."""
-    rows = [sum(1 << (y * SIDE + x) for x in range(SIDE)) for y in range(SIDE)]
-    cols = [sum(1 << (y * SIDE + x) for y in range(SIDE)) for x in range(SIDE)]
-    diag = sum(1 << (i * SIDE + i) for i in range(SIDE))
-    anti = sum(1 << (i * SIDE + SIDE - 1 - i) for i in range(SIDE))
-    return rows + cols + [diag, anti]
 
 
 def symmetry_maps() -> np.ndarray:
