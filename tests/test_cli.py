@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 
+import typer
 from typer.testing import CliRunner
 
 from boardlab.ui.cli import app
@@ -138,6 +140,41 @@ def test_the_cli_starts_without_the_heavy_modules():
     result = _fresh_python("-c", code)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+# what each command line below loads, one command after another in a fresh interpreter: the
+# heavy modules found in sys.modules after it ran
+_LOADS = """
+import contextlib, io, json, sys
+from boardlab.ui.cli import app
+found = {{}}
+for args in {commands!r}:
+    with contextlib.redirect_stdout(io.StringIO()):
+        app(args, prog_name="boardlab", standalone_mode=False)
+    found[" ".join(args)] = sorted(m for m in {heavy!r} if m in sys.modules)
+print(json.dumps(found))
+"""
+
+
+def _heavy_modules_loaded_by(commands: list[list[str]]) -> dict[str, list[str]]:
+    result = _fresh_python("-c", _LOADS.format(commands=commands, heavy=HEAVY_MODULES))
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+def test_listing_the_games_and_the_agents_compiles_nothing():
+    # names, options and evaluations come from the game and agent classes; their kernels,
+    # searches and models are imported by the commands that play
+    assert _heavy_modules_loaded_by([["games"], ["agents"]]) == {"games": [], "agents": []}
+
+
+def test_the_help_of_every_command_loads_no_heavy_module():
+    # `train KIND --help` lists the hyper-parameters of the KIND's method, whose module
+    # holds compiled code: it is left out, `train --help` is in
+    commands = [[name, "--help"] for name in typer.main.get_command(app).commands]
+    assert len(commands) > 10
+    loaded = _heavy_modules_loaded_by(commands)
+    assert loaded == {" ".join(args): [] for args in commands}
 
 
 def test_python_dash_m_boardlab_is_the_boardlab_command():

@@ -20,11 +20,10 @@ from boardlab.agents.rules import (
     BAD_RULE,
     RULES,
     RulesAgent,
-    choose_move,
     load_model,
-    rule_moves,
     save_model,
 )
+from boardlab.agents.rules_kernel import choose_move, rule_moves
 from boardlab.games import parse_game
 from boardlab.games.base import ONGOING
 from boardlab.games.quixo import kernel as qk

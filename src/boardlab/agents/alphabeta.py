@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -22,9 +22,7 @@ from boardlab.agents.decision import Decision, Limit, SearchInfo, call_limit
 from boardlab.core.inputs import InputFileError, read_json
 from boardlab.core.spec import option
 from boardlab.games.base import Kernel
-from boardlab.models.evalnet import EvalNet, EvalNetError, net_evaluation, net_for, ships_for
-from boardlab.search import alphabeta as search
-from boardlab.search.alphabeta import (
+from boardlab.search.settings import (
     DEFAULT_DEEPEN,
     DEFAULT_DEPTH,
     DEFAULT_WIN_PROBE,
@@ -32,20 +30,20 @@ from boardlab.search.alphabeta import (
     MAX_DEPTH,
     MAX_THREADS,
     NO_LIMIT,
-    Evaluation,
-    EvaluationError,
-    SearchResult,
-    SearchRunner,
-    new_table,
-    proven_value,
 )
+
+if TYPE_CHECKING:
+    from boardlab.models.evalnet import EvalNet
+    from boardlab.search.alphabeta import Evaluation, SearchResult, SearchRunner
+
+# The search and the value networks are compiled (numba): they are imported where a search
+# is built or run, so that naming and listing the agents loads no compiler.
 
 __all__ = [
     "BEST",
     "MAX_DEPTH",
     "AlphaBetaAgent",
     "AlphaBetaSettings",
-    "SearchRunner",
     "check_evaluation",
     "check_search_evaluation",
     "chosen_evaluation",
@@ -56,11 +54,22 @@ __all__ = [
 ]
 
 
+def __getattr__(name: str) -> Any:
+    """``SearchRunner``, still named here: the compiled search's, imported when first asked for."""
+    if name == "SearchRunner":
+        from boardlab.search.alphabeta import SearchRunner
+
+        return SearchRunner
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def evaluation_id(kernel: Kernel, name: str) -> int:
     """The id of a game's evaluation by name ("" for its first); AgentSpecError if it has none."""
+    from boardlab.search import alphabeta as search
+
     try:
         return search.evaluation_id(kernel, name)
-    except EvaluationError as error:
+    except search.EvaluationError as error:
         raise AgentSpecError(str(error)) from None
 
 
@@ -80,6 +89,8 @@ def chosen_evaluation(name: str, kernel: Kernel, *, weights: str = "", custom: b
     are given, else the game's first (""); any other name is itself."""
     if name != BEST:
         return name
+    from boardlab.models.evalnet import ships_for
+
     return NET if ships_for(kernel) and not weights and not custom else ""
 
 
@@ -93,6 +104,8 @@ def evaluation_net(agent: str, name: str, kernel: Kernel) -> EvalNet | None:
     AgentSpecError when it cannot be read or does not fit the game."""
     if not is_net(name):
         return None
+    from boardlab.models.evalnet import EvalNetError, net_for
+
     path = name[len(NET) + 1 :]
     if name != NET and not path.strip():  # not the shipped network: that is eval=net
         raise AgentSpecError(
@@ -230,11 +243,16 @@ class AlphaBetaAgent(Agent):
 
     @classmethod
     def memory_bytes(cls, settings: Any, game: Any) -> int:
+        from boardlab.search.alphabeta import new_table
+
         return new_table(0).nbytes << settings.tt  # the transposition table
 
     def runner(self, kernel: Kernel) -> SearchRunner:
         """The search tables for a game (one set per kernel)."""
         if kernel.name not in self._runners:
+            from boardlab.models.evalnet import net_evaluation
+            from boardlab.search.alphabeta import SearchRunner
+
             s = self.settings
             name = chosen_evaluation(s.eval, kernel, weights=s.weights, custom=self.evaluation is not None)
             net = evaluation_net(self.name, name, kernel)
@@ -300,6 +318,8 @@ class AlphaBetaAgent(Agent):
         one node past it; depth 1 always finishes). ``value`` is 1 or -1 where the search
         proved a win or a loss, else None; ``info.pv`` is the expected line in notation.
         """
+        from boardlab.search.alphabeta import proven_value
+
         result = self.analyse(state, call_limit(limit, self.limit))
         me, opp = state.words
         line = self.runner(state.kernel).principal_variation(me, opp, result.move, max(result.depth, 1))

@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -43,8 +43,13 @@ from boardlab.models.network import (
     read_network,
     require_torch,
 )
-from boardlab.search.alphabeta import SearchResult, proven_value
-from boardlab.search.mcts import PUCT, Search, default_capacity
+
+if TYPE_CHECKING:
+    from boardlab.search.alphabeta import SearchResult
+    from boardlab.search.mcts import Search
+
+# The searches are compiled (numba): they are imported where they run, so that naming and
+# listing the agents loads no compiler.
 
 DEFAULT_SIMULATIONS = 400  # when neither the call nor the spec sets a budget
 PROOF_TABLE = 18  # log2 of the proof search's transposition table
@@ -183,6 +188,8 @@ class AlphaZeroAgent(Agent):
 
     def search(self, state: Any, limit: Limit | None = None) -> Search:
         """The PUCT tree grown from ``state`` within ``limit`` (over the default limit)."""
+        from boardlab.search.mcts import PUCT, Search, default_capacity
+
         budget = call_limit(limit, self.limit)
         iterations = budget.iterations or 0
         seconds = budget.time or 0.0
@@ -206,6 +213,8 @@ class AlphaZeroAgent(Agent):
     def forced_win(self, state: Any, seconds: float = 0.0) -> Decision | None:
         """The move of a win that ``proof`` plies of alpha-beta prove (as many plies as
         ``seconds`` allow; 0: no limit), else None."""
+        from boardlab.search.alphabeta import proven_value
+
         if not self.settings.proof:
             return None
         result = self.proved(state, self.settings.proof, seconds)
@@ -226,6 +235,8 @@ class AlphaZeroAgent(Agent):
             return after.winner is not None and after.winner != state.to_move
         if self.settings.proof < 2:
             return False
+        from boardlab.search.alphabeta import proven_value
+
         seconds = 0.0 if deadline is None else max(deadline - time.perf_counter(), 1e-4)
         return proven_value(self.proved(after, self.settings.proof - 1, seconds).score) == 1
 

@@ -20,7 +20,7 @@ import functools
 import sys
 import time
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -36,8 +36,12 @@ from boardlab.core.inputs import InputFileError
 from boardlab.core.spec import SpecError, build_options, one_line, option, options_of, split_spec
 from boardlab.games import ExactPlay, endgame_for
 from boardlab.games.exact import value_under_cap
-from boardlab.search.alphabeta import MATE_ZONE, Evaluation
-from boardlab.search.mcts import compiled_mcts, mcts_search
+
+if TYPE_CHECKING:
+    from boardlab.search.alphabeta import Evaluation
+
+# The searches are compiled (numba): they are imported where they run, so that naming and
+# listing the agents loads no compiler.
 
 ALPHABETA_SHARE = 0.75  # of the time per move
 MIN_MCTS_SHARE = 0.05  # MCTS is not started with less time than this share
@@ -144,6 +148,8 @@ class HybridAgent(Agent):
         self.searcher.new_game()
 
     def prepare(self, game: Any) -> None:
+        from boardlab.search.mcts import compiled_mcts
+
         self.searcher.prepare(game)
         compiled_mcts(game.kernel)  # the first hand-over must not pay for a compile
         self._endgame(game)
@@ -179,6 +185,9 @@ class HybridAgent(Agent):
         """The move within ``limit`` over the agent's default (time, and depth and nodes for
         its alpha-beta); ``info.engine`` says which part decided: "tables", "alphabeta" or
         "mcts"."""
+        from boardlab.search.alphabeta import MATE_ZONE
+        from boardlab.search.mcts import mcts_search
+
         budget = call_limit(limit, self.limit)
         decided = self._from_tables(state)
         if decided is not None:

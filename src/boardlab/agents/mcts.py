@@ -7,14 +7,19 @@ the simulations for the side to move as the value, and the most visited line.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from boardlab.agents.base import Agent
 from boardlab.agents.decision import Decision, Limit, SearchInfo, call_limit
 from boardlab.core.spec import option
-from boardlab.search.mcts import UCT, MctsResult, Rollouts, Search, compiled_mcts, default_capacity
+
+if TYPE_CHECKING:
+    from boardlab.search.mcts import MctsResult, Search
+
+# The search is compiled (numba): it is imported where it runs, so that naming and listing the
+# agents loads no compiler.
 
 DEFAULT_ITERATIONS = 1000  # when neither the call nor the spec sets a budget
 
@@ -54,10 +59,14 @@ class MctsAgent(Agent):
         return Limit.from_options(time=settings.time, iterations=settings.iters)
 
     def prepare(self, game: Any) -> None:
+        from boardlab.search.mcts import compiled_mcts
+
         compiled_mcts(game.kernel)
 
     def search(self, state: Any, limit: Limit | None = None) -> Search:
         """The search tree grown from ``state`` within ``limit`` (over the default limit)."""
+        from boardlab.search.mcts import UCT, Rollouts, Search, default_capacity
+
         budget = call_limit(limit, self.limit)
         iterations = budget.iterations or 0
         seconds = budget.time or 0.0
@@ -80,6 +89,8 @@ class MctsAgent(Agent):
         return search
 
     def act(self, state: Any, limit: Limit | None = None) -> Decision:
+        from boardlab.search.mcts import MctsResult
+
         search = self.search(state, limit)
         action, mean = search.best()
         self.last = MctsResult(action, search.simulations, search.seconds, mean)

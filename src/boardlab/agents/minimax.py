@@ -13,7 +13,10 @@ from boardlab.agents.alphabeta import check_evaluation, evaluation_id
 from boardlab.agents.base import Agent
 from boardlab.agents.decision import Decision, Limit, SearchInfo, call_limit
 from boardlab.core.spec import option
-from boardlab.search.minimax import MAX_DEPTH, compiled_minimax
+from boardlab.search.settings import MINIMAX_MAX_DEPTH as MAX_DEPTH
+
+# The search is compiled (numba): it is imported where it runs, so that naming and listing the
+# agents loads no compiler.
 
 
 @dataclass(frozen=True)
@@ -56,10 +59,14 @@ class MinimaxAgent(Agent):
         return Limit(depth=settings.depth)
 
     def prepare(self, game: Any) -> None:
+        from boardlab.search.minimax import compiled_minimax
+
         compiled_minimax(game.kernel)
 
     def analyse(self, state: Any, depth: int | None = None) -> MinimaxResult:
         """Search ``state`` to ``depth`` (default: the set depth); ties are broken from the seed."""
+        from boardlab.search.minimax import compiled_minimax
+
         kernel = state.kernel
         negamax = compiled_minimax(kernel)
         start = time.perf_counter()

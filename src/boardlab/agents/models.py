@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from boardlab.agents.base import AgentSpecError
-from boardlab.models.table import ModelFileError
+from boardlab.models.errors import ModelFileError
 
 Model = TypeVar("Model")
 

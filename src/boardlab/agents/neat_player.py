@@ -37,14 +37,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from boardlab.agents.base import Agent, AgentSpecError
 from boardlab.agents.models import ModelCache, model_file, shipped_model_file
 from boardlab.core.inputs import InputFileError, read_json
 from boardlab.core.spec import option
 from boardlab.games.base import DRAW, LOSS, ONGOING, WIN, Kernel, compiled_for
-from boardlab.models.table import ModelFileError, ModelMismatchError
+from boardlab.models.errors import ModelFileError, ModelMismatchError
 
 FORMAT = "boardlab-neat"
 VERSION = 1
@@ -380,6 +379,8 @@ def build_after_moves(kernel: Kernel) -> Any:
     """A compiled ``after_moves(ctx, a, b, actions, statuses, observations) -> n``: the legal
     actions, the status of each resulting position (for the side then to move) and its
     observation planes."""
+    from numba import njit  # compiled code: numba loaded only when a network plays
+
     gen_moves, play, status, observe = kernel.gen_moves, kernel.play, kernel.status, kernel.observe
 
     @njit
@@ -399,6 +400,8 @@ def build_greedy_kinds(kernel: Kernel) -> Any:
     """A compiled ``kinds(ctx, a, b, actions, reply, out) -> n``: the legal actions and for each
     2 (wins at once), 1 (safe) or 0 (loses at once or lets the opponent win next): the
     classification of :func:`boardlab.agents.greedy.classify_moves`, in one compiled call."""
+    from numba import njit  # compiled code: numba loaded only when a network plays
+
     gen_moves, play, status = kernel.gen_moves, kernel.play, kernel.status
 
     @njit

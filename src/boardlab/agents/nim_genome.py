@@ -15,13 +15,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from boardlab.agents.base import Agent, AgentSpecError
 from boardlab.agents.models import ModelCache, model_file, shipped_model_file
 from boardlab.core.spec import option
-from boardlab.models.nim_genome import GenomeModel, GenomePolicy, load_model
-from boardlab.models.table import ModelFileError
+from boardlab.models.errors import ModelFileError
+
+if TYPE_CHECKING:
+    from boardlab.models.nim_genome import GenomeModel, GenomePolicy
+
+# The genome's scoring is compiled (numba): :mod:`boardlab.models.nim_genome` is imported where
+# a model is read or played, so that naming and listing the agents loads no compiler.
 
 SHIPPED_MODEL = "nim-ga.json"
 
@@ -38,7 +43,13 @@ def shipped_model() -> Path | None:
     return shipped_model_file(SHIPPED_MODEL)
 
 
-_MODELS: ModelCache[GenomeModel] = ModelCache(load_model)
+def _load_model(path: Path) -> GenomeModel:
+    from boardlab.models.nim_genome import load_model
+
+    return load_model(path)
+
+
+_MODELS: ModelCache[GenomeModel] = ModelCache(_load_model)
 cached_model = _MODELS.get
 
 
@@ -83,6 +94,8 @@ class NimGenomeAgent(Agent):
 
     def policy(self, game: Any) -> GenomePolicy:
         """The genome's player on ``game`` (the model read and checked once)."""
+        from boardlab.models.nim_genome import GenomePolicy
+
         if game.spec not in self._policies:
             self.check_game(self.settings, game)
             model = self.model(self.settings)

@@ -21,7 +21,7 @@ import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -31,7 +31,10 @@ from boardlab.core.spec import option
 from boardlab.games import GAMES, ExactPlay, ExactPlayError, OutOfTime, exact_play, exact_providers
 from boardlab.games.exact import value_under_cap
 from boardlab.games.small_solver import DEFAULT_LIMIT
-from boardlab.search.alphabeta import MAX_DEPTH, SearchRunner
+from boardlab.search.settings import MAX_DEPTH
+
+if TYPE_CHECKING:
+    from boardlab.search.alphabeta import SearchRunner
 
 SOLVE_SHARE = 0.85
 """Share of a move's time an exact play that searches may spend; alpha-beta gets the rest
@@ -64,6 +67,8 @@ def _closed_form(provider: type[ExactPlay]) -> bool:
 
 @functools.cache
 def _runner(game: Any) -> SearchRunner:
+    from boardlab.search.alphabeta import SearchRunner  # compiled code: loaded at its first use
+
     return SearchRunner(game.kernel, "", tt_log2=20)
 
 

@@ -16,13 +16,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from boardlab.agents.base import Agent, AgentSpecError
 from boardlab.agents.models import ModelCache, model_file, shipped_model_file
 from boardlab.core.spec import option
-from boardlab.models.table import ModelFileError, TableModel, load_model, read_header
-from boardlab.models.tabular import TabularPolicy, shaping_index
+from boardlab.models.errors import ModelFileError
+
+if TYPE_CHECKING:
+    from boardlab.models.table import TableModel
+
+# The tables' code is compiled (numba): it is imported where a model is read or played, so
+# that naming and listing the agents loads no compiler.
 
 
 @dataclass(frozen=True)
@@ -43,8 +48,14 @@ def shipped_model(game_spec: str, method: str) -> Path | None:
     return shipped_model_file(shipped_model_name(game_spec, method))
 
 
+def _load_model(path: Path, method: str) -> TableModel:
+    from boardlab.models.table import load_model
+
+    return load_model(path, method=method)
+
+
 _MODELS: dict[str, ModelCache[TableModel]] = {
-    method: ModelCache(partial(load_model, method=method)) for method in ("qlearning", "mcrl")
+    method: ModelCache(partial(_load_model, method=method)) for method in ("qlearning", "mcrl")
 }
 
 
@@ -83,6 +94,9 @@ class TabularAgent(Agent):
 
     @classmethod
     def check_game(cls, settings: Any, game: Any) -> None:
+        from boardlab.models.table import read_header
+        from boardlab.models.tabular import shaping_index
+
         path = cls.model_path(settings, game)
         try:
             header = read_header(path)
@@ -111,6 +125,8 @@ class TabularAgent(Agent):
 
     def policy(self, game: Any) -> Any:
         """The greedy policy for ``game`` (the model read and checked once)."""
+        from boardlab.models.tabular import TabularPolicy
+
         if game.spec not in self._policies:
             self.check_game(self.settings, game)
             path = self.model_path(self.settings, game)

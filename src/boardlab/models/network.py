@@ -33,8 +33,7 @@ import numpy as np
 
 from boardlab.core.files import atomic_write_bytes
 from boardlab.games.base import Kernel, observe_batch
-from boardlab.models.table import ModelFileError, ModelMismatchError
-from boardlab.search.mcts import EvaluatorError
+from boardlab.models.errors import ModelFileError, ModelMismatchError
 
 FORMAT = "boardlab-alphazero"
 VERSION = 1
@@ -296,6 +295,8 @@ class NetworkEvaluator:
     batches and positions evaluated (the benchmark reads them)."""
 
     def __init__(self, network: Network, kernel: Kernel | None = None) -> None:
+        from boardlab.search.mcts import EvaluatorError  # compiled code: the search is loaded to use one
+
         shape = network.shape
         if kernel is not None and (tuple(kernel.obs_shape), kernel.num_actions) != (
             tuple(shape.obs_shape),

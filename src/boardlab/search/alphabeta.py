@@ -51,22 +51,15 @@ from boardlab.games.base import (
 )
 from boardlab.games.hashing import position_hash
 from boardlab.search.clock import now
+from boardlab.search.settings import DEFAULT_DEEPEN, MAX_DEPTH, NO_LIMIT
 
 WIN = 1_000_000.0
 MATE_ZONE = WIN - 10_000.0
-MAX_CONTEMPT = 100_000.0
-"""Largest contempt either way: a draw's value stays far from the exact win and loss scores."""
 INF = 1e18
 EXACT, LOWER, UPPER = 0, 1, 2
 HASH_MULT = np.int64(-7046029254386353131)  # 0x9E3779B97F4A7C15 as a signed 64-bit integer
-MAX_DEPTH = 64
 SEEN_SIZE = 1024  # slots of the set of game positions (at most half are used)
 CLOCK_EVERY = 1024  # nodes between two looks at the clock
-NO_LIMIT = 1 << 62
-DEFAULT_DEPTH = 4
-DEFAULT_WIN_PROBE = True
-DEFAULT_DEEPEN = 0.5  # share of the time after which no new depth is started
-MAX_THREADS = 64
 
 
 @njit(cache=True)

@@ -95,9 +95,6 @@ def build_minimax(kernel: Kernel) -> Any:
     return negamax
 
 
-MAX_DEPTH = 32
-
-
 def _build_and_warm(kernel: Kernel) -> Any:
     negamax = build_minimax(kernel)
     negamax(kernel.ctx, np.int64(0), np.int64(0), 1, 0)  # compile now, outside any clock

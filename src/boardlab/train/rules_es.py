@@ -49,6 +49,7 @@ import numpy as np
 from numba import njit
 
 from boardlab.agents import rules as rl
+from boardlab.agents import rules_kernel
 from boardlab.agents.base import AgentSpecError, make_agent
 from boardlab.agents.decision import Decision, Limit
 from boardlab.core.files import atomic_write_text
@@ -192,7 +193,7 @@ def parse_opponent(spec: str, game: Any) -> Opponent:
 def _rules_move(ctx, me, opp, weights, moves, masks):  # type: ignore[no-untyped-def]
     u_rule = np.random.random()
     u_move = np.random.random()
-    return rl.choose_move(ctx, me, opp, weights, u_rule, u_move, moves, masks)
+    return rules_kernel.choose_move(ctx, me, opp, weights, u_rule, u_move, moves, masks)
 
 
 @njit(cache=True)
@@ -290,7 +291,7 @@ class RulePlayer:
 
     def act(self, state: Any, limit: Limit | None = None) -> Decision:
         u_rule, u_move = self.rng.random(2)
-        action = rl.choose_move(
+        action = rules_kernel.choose_move(
             self.ctx,
             np.int64(state.a),
             np.int64(state.b),

@@ -13,12 +13,17 @@ import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from boardlab.games.base import Game
-from boardlab.games.connect4.solver import Solver, SolverError, column_order
 from boardlab.games.exact import DRAW, LOSS, WIN, ExactPlay, ExactPlayError, MoveValue, OutOfTime, Value
 from boardlab.games.small_solver import DEFAULT_LIMIT
+
+if TYPE_CHECKING:
+    from boardlab.games.connect4.solver import Solver
+
+# The solver is compiled (numba): it is imported when a game is solved, so that asking what
+# the exact play offers (its class) loads no compiler.
 
 PERFECT_SECONDS = 10.0
 """The budget of a best-move search when the caller gives none."""
@@ -55,12 +60,16 @@ class ConnectFourSolverPlay(ExactPlay):
         self.solver = solver
 
     def warm(self) -> None:
+        from boardlab.games.connect4.solver import column_order
+
         first = self.game.initial()
         self.solver.solve(first, node_limit=1)
         self.solver.move_scores_at_least(first, column_order(self.solver.width)[0], 0, node_limit=1)
 
     @classmethod
     def open(cls, game: Game, *, tables: Path | str | None = None, limit: int = DEFAULT_LIMIT) -> ExactPlay:
+        from boardlab.games.connect4.solver import Solver, SolverError
+
         try:
             return cls(game, Solver.for_game(game))
         except SolverError as err:
@@ -86,6 +95,8 @@ class ConnectFourSolverPlay(ExactPlay):
         return Value(_sign(score), 0 if state.is_over else None, score)
 
     def best_actions(self, state: Any, seconds: float | None = None) -> list[int]:
+        from boardlab.games.connect4.solver import column_order
+
         self.check_game(state)
         if state.is_over:  # no move to prove (not a search that ran out of time)
             return []

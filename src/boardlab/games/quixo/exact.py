@@ -17,12 +17,17 @@ from __future__ import annotations
 import random
 import threading
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from boardlab.games.base import Game
+from boardlab.games.base import DRAW, Game
 from boardlab.games.exact import ExactPlay, ExactPlayError, MoveValue, Value, best_of, final_value
-from boardlab.games.quixo.solver import DRAW, QuixoTables, TableSet, solve_in_memory
 from boardlab.games.small_solver import DEFAULT_LIMIT
+
+if TYPE_CHECKING:
+    from boardlab.games.quixo.solver import TableSet
+
+# The solver is compiled (numba): it is imported when tables are opened or solved, so that
+# asking what the exact play offers (its class) loads no compiler.
 
 _TABLES: dict[tuple[int, str, str], TableSet] = {}
 _LOCK = threading.Lock()
@@ -43,6 +48,8 @@ def state_sides(state: Any) -> tuple[int, int, int]:
 def tables_for(size: int, directory: Path | str | None = None, rulebook: str = "official") -> TableSet:
     """The tables of a board size and rulebook: 3x3 solved in memory on first use (a few
     milliseconds), 4x4 and 5x5 read from ``directory`` (default: the user cache folder)."""
+    from boardlab.games.quixo.solver import QuixoTables, solve_in_memory
+
     key = (size, str(directory) if directory is not None else "", rulebook)
     with _LOCK:
         if key not in _TABLES:
