@@ -54,15 +54,6 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """``SearchRunner``, still named here: the compiled search's, imported when first asked for."""
-    if name == "SearchRunner":
-        from boardlab.search.alphabeta import SearchRunner
-
-        return SearchRunner
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def evaluation_id(kernel: Kernel, name: str) -> int:
     """The id of a game's evaluation by name ("" for its first); AgentSpecError if it has none."""
     from boardlab.search import alphabeta as search

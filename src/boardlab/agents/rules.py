@@ -44,6 +44,7 @@ import numpy as np
 
 from boardlab.agents.base import Agent, AgentSpecError
 from boardlab.agents.models import ModelCache, model_file, shipped_model_file
+from boardlab.agents.rules_layout import BAD_RULE, NUM_RULES, RULES
 from boardlab.core.files import atomic_write_text
 from boardlab.core.spec import option
 from boardlab.models.errors import ModelFileError, ModelMismatchError
@@ -53,18 +54,6 @@ VERSION = 1
 SHIPPED_MODEL = "quixo-rules.json"
 MAX_MODEL_BYTES = 64 * 1024 * 1024
 
-RULES = (
-    "empty_row",
-    "empty_column",
-    "complete",
-    "block",
-    "grow_row",
-    "grow_column",
-    "contest_row",
-    "contest_column",
-    "leave_threat",
-    "any",
-)
 RULE_HELP = {
     "empty_row": "a row holds none of my cubes -> push one of mine into it",
     "empty_column": "a column holds none of my cubes -> push one of mine into it",
@@ -78,33 +67,6 @@ RULE_HELP = {
     "any": "any legal move (fallback)",
 }
 """What each rule-action pair means (conditions on the mover's view; N is the board side)."""
-
-(
-    EMPTY_ROW,
-    EMPTY_COLUMN,
-    COMPLETE,
-    BLOCK,
-    GROW_ROW,
-    GROW_COLUMN,
-    CONTEST_ROW,
-    CONTEST_COLUMN,
-    LEAVE_THREAT,
-    ANY,
-) = range(len(RULES))
-NUM_RULES = len(RULES)
-BAD_RULE = "leave_threat"
-
-COMPILED = ("rule_masks", "pick_from_masks", "choose_move", "active_rules", "rule_moves")
-"""The compiled rules, in :mod:`boardlab.agents.rules_kernel` (numba): still named here, and
-imported when first asked for, so that naming and listing the agents loads no compiler."""
-
-
-def __getattr__(name: str) -> Any:
-    if name in COMPILED:
-        from boardlab.agents import rules_kernel
-
-        return getattr(rules_kernel, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # --- model files -------------------------------------------------------------------------------

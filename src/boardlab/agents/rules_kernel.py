@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from boardlab.agents.rules import (
+from boardlab.agents.rules_layout import (
     ANY,
     BLOCK,
     COMPLETE,
