@@ -229,3 +229,25 @@ def test_cli_bad_arguments_exit_2_with_one_line(args: list[str], message: str) -
     assert message in result.output
     assert "Traceback" not in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def _interrupt(prompt: str) -> str:
+    raise KeyboardInterrupt
+
+
+def test_ctrl_c_at_the_prompt_reaches_the_caller() -> None:
+    console = Console(file=io.StringIO(), width=200, highlight=False)
+    game = TerminalGame(new_game("tictactoe"), make_agent("random", 1), console=console, input_fn=_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        game.run()
+    assert "Game left unfinished" not in console.file.getvalue()  # type: ignore[attr-defined]
+
+
+def test_cli_ctrl_c_at_the_prompt_exits_130_with_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Console, "input", lambda self, prompt="", **_: _interrupt(prompt))
+    result = CliRunner().invoke(cli_app(), ["play", "--game", "tictactoe", "--agent", "random"])
+    assert result.exit_code == 130, result.output
+    assert result.output.rstrip().endswith("Interrupted.")
+    assert "Game left unfinished" not in result.output
+    assert "Traceback" not in result.output
+

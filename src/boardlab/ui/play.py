@@ -10,9 +10,11 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Callable
-from typing import Annotated, NoReturn, TypeVar
+from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
+from rich.console import Console
+from rich.text import Text
 
 from boardlab.agents.base import make_agent
 from boardlab.core.console import make_console
@@ -82,24 +84,26 @@ def play(
         sys.stdin.reconfigure(errors="replace")  # type: ignore[union-attr]  # bad bytes: a refused move
     with sigterm_as_interrupt() as termination:
         try:
-            with console.status(f"starting {shorten(agent)}..."):
-                opponent = AgentProcess(state.game.spec, agent, seed, limit)
-        except AgentForfeit as err:
-            _fail(f"the agent {shorten(agent)} cannot play: {err.detail}", code=1)
-        except KeyboardInterrupt:
-            typer.echo("Interrupted.", err=True)
+            _play_game(state, agent, seed, limit, human_side, console)
+            if termination.requested:  # a signal that landed where it could not raise
+                raise KeyboardInterrupt
+        except KeyboardInterrupt:  # the agent's process is stopped by now
+            typer.echo(f"{termination.how}.", err=True)
             raise typer.Exit(termination.exit_code) from None
-        with opponent:
-            try:
-                game_view = TerminalGame(
-                    state, opponent, human_side, console=console, agent_label=agent, move_timeout=limit
-                )
-                game_view.run()
-                if termination.received:  # SIGTERM while the human was typing
-                    raise KeyboardInterrupt
-            except KeyboardInterrupt:
-                typer.echo("Interrupted.", err=True)
-                raise typer.Exit(termination.exit_code) from None
+
+
+def _play_game(
+    state: Any, agent: str, seed: int | None, limit: float | None, side: int, console: Console
+) -> None:
+    """Start the agent's process, play the game in the terminal, then stop the process; a
+    KeyboardInterrupt (Ctrl-C, SIGTERM) passes through once the process is stopped."""
+    try:
+        with console.status(Text(f"starting {shorten(agent)}...")):
+            opponent = AgentProcess(state.game.spec, agent, seed, limit)
+    except AgentForfeit as err:
+        _fail(f"the agent {shorten(agent)} cannot play: {err.detail}", code=1)
+    with opponent:
+        TerminalGame(state, opponent, side, console=console, agent_label=agent, move_timeout=limit).run()
 
 
 def _human_side(human_first: bool | None, side: str | None) -> int:

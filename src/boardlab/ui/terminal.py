@@ -4,7 +4,8 @@
 highlighted), reads the human's input through an injectable ``input_fn`` and writes through
 a rich ``Console``, so a test can drive a whole game with scripted lines and read the
 output back from a buffer. Commands: a move in the game's notation, ``moves``, ``undo``,
-``resign``, ``help``, ``board`` and ``quit``; end of input counts as ``quit``.
+``resign``, ``help``, ``board`` and ``quit``; end of input counts as ``quit``, and Ctrl-C
+(KeyboardInterrupt) reaches the caller, which stops (``boardlab play`` exits 130).
 """
 
 from __future__ import annotations
@@ -60,7 +61,8 @@ class TerminalGame:
 
     ``human_side`` is 0 to move first (X) or 1 to move second (O). ``input_fn`` gets the
     prompt and returns the line typed (default: ``console.input``); it may raise
-    ``EOFError`` or ``KeyboardInterrupt`` to leave. The agent's per-game memory is reset at
+    ``EOFError`` to leave as ``quit`` does, and a ``KeyboardInterrupt`` it raises (Ctrl-C)
+    reaches the caller. The agent's per-game memory is reset at
     the start and after each ``undo``. An agent that fails, answers an illegal move or thinks
     longer than ``move_timeout`` seconds (None: no limit) forfeits the game. To stop an agent
     that never answers, give an :class:`~boardlab.play.referee.AgentProcess` as the agent.
@@ -131,9 +133,12 @@ class TerminalGame:
             except UnicodeDecodeError:  # bytes a strict terminal encoding cannot read: not a move
                 self.console.print(Text.assemble(("Refused: ", "bold red"), "the input is not readable text"))
                 continue
-            except (EOFError, KeyboardInterrupt):
+            except EOFError:  # Ctrl-D: as quit
                 self.console.print()
                 return "quit"
+            except KeyboardInterrupt:  # Ctrl-C: the caller's to answer, on a line of its own
+                self.console.print()
+                raise
             command = line.strip().lower()
             if not command:
                 continue
