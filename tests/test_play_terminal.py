@@ -251,3 +251,29 @@ def test_cli_ctrl_c_at_the_prompt_exits_130_with_one_line(monkeypatch: pytest.Mo
     assert "Game left unfinished" not in result.output
     assert "Traceback" not in result.output
 
+
+class _Failing:
+    """An agent whose every move raises."""
+
+    spec = "failing"
+
+    def prepare(self, game: object) -> None:
+        pass
+
+    def new_game(self) -> None:
+        pass
+
+    def act(self, state: object, limit: object = None) -> object:
+        raise RuntimeError("broken")
+
+
+def test_an_agent_label_with_brackets_is_shown_as_written() -> None:
+    console = Console(file=io.StringIO(), width=200, highlight=False)
+    label = "course:player=/tmp/[red]x/p.py:P"
+    game = TerminalGame(
+        new_game("tictactoe"), _Failing(), console=console, input_fn=Script(["b2"]), agent_label=label
+    )
+    result = game.run()
+    out = console.file.getvalue()  # type: ignore[attr-defined]
+    assert result.outcome is not None and result.outcome.reason is Reason.FORFEIT
+    assert f"O to move ({label})" in out

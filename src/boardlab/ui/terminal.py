@@ -180,7 +180,7 @@ class TerminalGame:
     def _agent_turn(self) -> bool:
         """Play the agent's move; False if it forfeits instead."""
         if self.console.is_terminal:
-            with self.console.status(f"{self.agent_label} is thinking..."):
+            with self.console.status(Text(f"{self.agent_label} is thinking...")):
                 turn = self.session.agent_move()
         else:
             turn = self.session.agent_move()
@@ -230,7 +230,7 @@ class TerminalGame:
         if not self.state.is_over:
             side = self.state.to_move
             who = "you" if side == self.human_side else self.agent_label
-            self.console.print(f"{self.symbols[side]} to move ({who})")
+            self.console.print(Text(f"{self.symbols[side]} to move ({who})"))
 
     def _describe(self, turn: Turn) -> str:
         who = "you" if turn.mover == self.human_side else self.agent_label
