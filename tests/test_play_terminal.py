@@ -135,7 +135,7 @@ def test_a_full_game_against_random(human_side: int, game: str) -> None:
     last_line = out.strip().splitlines()[-1]
     if result.outcome.reason is Reason.RULE:
         detail = result.outcome.detail
-        assert f"{'XO'[result.winner]} wins with {detail} after {len(result.moves)} moves" in last_line
+        assert f"{'XO'[result.winner]} wins after {len(result.moves)} moves ({detail})" in last_line
         assert ("you win" in last_line) == result.human_won
     else:
         assert last_line.startswith("Draw")
@@ -147,7 +147,7 @@ def test_the_human_can_win() -> None:
     result, out, _ = play_script(["e2a2"], state=state)
     assert result.outcome is not None and result.outcome.reason is Reason.RULE
     assert result.human_won
-    assert out.strip().endswith("X wins with a complete line after 1 move: you win.")
+    assert out.strip().endswith("X wins after 1 move (a complete line): you win.")
 
 
 def test_the_board_shows_coordinates_and_the_last_move() -> None:
@@ -209,7 +209,7 @@ def test_cli_full_game() -> None:
     )
     assert result.exit_code == 0, result.output
     last_line = result.output.strip().splitlines()[-1]
-    assert "wins with a complete line" in last_line or last_line.startswith("Draw")
+    assert "(a complete line): " in last_line or last_line.startswith("Draw")
 
 
 @pytest.mark.parametrize(
@@ -277,3 +277,22 @@ def test_an_agent_label_with_brackets_is_shown_as_written() -> None:
     out = console.file.getvalue()  # type: ignore[attr-defined]
     assert result.outcome is not None and result.outcome.reason is Reason.FORFEIT
     assert f"O to move ({label})" in out
+
+
+@pytest.mark.parametrize(
+    ("game", "detail"),
+    [
+        ("nim:piles=1", "left the last object to the opponent"),
+        ("nim:piles=1,misere=false", "took the last object"),
+    ],
+)
+def test_a_nim_result_reads_as_a_sentence(game: str, detail: str) -> None:
+    console = Console(file=io.StringIO(), width=200, highlight=False)
+    game_view = TerminalGame(
+        new_game(game), make_agent("random", 1), console=console, input_fn=Script(["1:1"])
+    )
+    result = game_view.run()
+    winner = "XO"[result.winner or 0]
+    who = "you win" if result.human_won else "random wins"
+    last_line = console.file.getvalue().strip().splitlines()[-1]  # type: ignore[attr-defined]
+    assert last_line == f"{winner} wins after 1 move ({detail}): {who}."

@@ -270,7 +270,8 @@ def result_line(result: PlayResult, agent_label: str, symbols: tuple[str, str] =
     if outcome.winner is None:
         return f"Draw after {moves} ({outcome.text(symbols).removeprefix('draw (').rstrip(')')})."
     who = "you win" if result.human_won else f"{agent_label} wins"
-    return f"{symbols[outcome.winner]} wins with {outcome.detail or 'the rules'} after {moves}: {who}."
+    why = f" ({outcome.detail})" if outcome.detail else ""  # a phrase of its own: "took the last object"
+    return f"{symbols[outcome.winner]} wins after {moves}{why}: {who}."
 
 
 def play_in_terminal(
