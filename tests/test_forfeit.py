@@ -207,6 +207,7 @@ def test_a_broken_agent_forfeits_in_the_terminal_game(name: str, timeout: float)
     text = " ".join(result.stdout.split())
     assert "forfeits after 1 move" in text and "you win" in text
     assert broken_players.BROKEN[name] in text
+    assert "AgentForfeit" not in text  # the player's own failure, not the adapter's wrapping of it
 
 
 def test_a_bad_move_timeout_is_refused() -> None:

@@ -81,7 +81,10 @@ def move_limit(spec: str, timeout: float | None = None) -> float | None:
 
 
 def describe_failure(err: BaseException) -> str:
-    """What an agent's exception says about it, in one short line."""
+    """What an agent's exception says about it, in one short line (an :class:`AgentForfeit`'s
+    own detail: an agent that wraps another, as the course adapter does, already said it)."""
+    if isinstance(err, AgentForfeit):
+        return shorten(" ".join(err.detail.split()), MAX_DETAIL)
     if isinstance(err, SystemExit):
         return f"called sys.exit({shorten(repr(err.code), 40)})"
     try:
