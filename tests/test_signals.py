@@ -391,3 +391,26 @@ def test_a_match_stops_mid_game_and_leaves_no_process(tmp_path: Path) -> None:
     args = ["match", "mcts:iters=4000", "greedy", "-n", "40", "--game", "quixo", "-j", "2", "--db", str(db)]
     code, output, seconds = _signal_when(args, db.exists, signal.SIGTERM, settle=2.0)
     _assert_stopped(signal.SIGTERM, code, output, seconds)
+
+
+def test_the_forkserver_starts_shielded_from_ctrl_c() -> None:
+    # Ctrl-C reaches the forkserver too (the terminal's process group); while it imported its
+    # modules, before it ignores Ctrl-C, it ended with a traceback and the command's agents with it
+    code = (
+        "import os, signal, time\n"
+        "from multiprocessing import forkserver\n"
+        "from boardlab.core.processes import worker_context\n"
+        "worker_context()\n"
+        "pid = forkserver._forkserver._forkserver_pid\n"
+        "os.kill(pid, signal.SIGINT)\n"
+        "blocked = [l for l in open(f'/proc/{pid}/status') if l.startswith('SigBlk:')][0]\n"
+        "print(int(blocked.split()[1], 16) >> (signal.SIGINT - 1) & 1)\n"
+        "time.sleep(0.3)\n"
+        "print(os.waitpid(pid, os.WNOHANG)[0] == 0)\n"
+        "os.kill(pid, signal.SIGKILL)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, preexec_fn=_as_in_a_terminal
+    )
+    assert done.stdout.split() == ["1", "True"], done.stdout + done.stderr
+    assert "Traceback" not in done.stderr

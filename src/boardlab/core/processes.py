@@ -104,14 +104,40 @@ def worker_context() -> multiprocessing.context.SpawnContext | multiprocessing.c
     """Forkserver where available (children forked from a warm, thread-free server), else spawn.
 
     Plain fork is avoided: the main process may hold threads and locks (numba, the progress
-    bar). The server imports every game and agent module once (:mod:`boardlab.arena._preload`).
+    bar). The server imports every game and agent module once (:mod:`boardlab.arena._preload`);
+    it is started here, shielded from Ctrl-C (see :func:`_start_forkserver`).
     """
     _quiet_resource_tracker()
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["__main__", "boardlab.arena._preload"])
+    _start_forkserver()
     return context
+
+
+def _start_forkserver() -> None:
+    """Start the forkserver, if it is not running, with SIGINT blocked (as multiprocessing starts
+    its resource tracker).
+
+    The server is in the terminal's process group, so Ctrl-C reaches it too; it ignores Ctrl-C
+    only once its modules are imported, and a Ctrl-C in the seconds before that ended it with a
+    traceback. Started with SIGINT blocked, it drops such a Ctrl-C when it ignores the signal
+    (the processes it forks ignore Ctrl-C too: it is the main process's to answer). A Ctrl-C
+    meant for this process while the server starts is answered when the block ends.
+    """
+    from multiprocessing import forkserver, resource_tracker
+
+    # the server needs the tracker, whose own start unblocks SIGINT: started first, unshielded
+    resource_tracker.ensure_running()
+    if not hasattr(signal, "pthread_sigmask"):
+        forkserver.ensure_running()
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        forkserver.ensure_running()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 TRACKER_WARNING = "ignore:resource_tracker:UserWarning"
