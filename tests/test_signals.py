@@ -414,3 +414,41 @@ def test_the_forkserver_starts_shielded_from_ctrl_c() -> None:
     )
     assert done.stdout.split() == ["1", "True"], done.stdout + done.stderr
     assert "Traceback" not in done.stderr
+
+
+SWALLOWED_WHILE_IMPORTING = """
+import os, signal, time
+import boardlab.ui.starting
+try:
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(5)
+except BaseException:  # a module whose import swallows whatever it meets
+    pass
+print("went on")
+"""
+
+INTERRUPT_WHILE_BUILDING = """
+import os, signal, sys
+import typer.main
+from boardlab.ui import cli
+
+build = typer.main.get_group
+
+def interrupted(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGINT)  # while typer builds the command line, after the imports
+    return build(*args, **kwargs)
+
+typer.main.get_group = interrupted
+sys.argv = ["boardlab", "games"]
+cli.main()
+"""
+
+
+@pytest.mark.parametrize("code", [SWALLOWED_WHILE_IMPORTING, INTERRUPT_WHILE_BUILDING])
+def test_ctrl_c_while_the_command_line_starts_always_ends_it(code: str) -> None:
+    process = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, preexec_fn=_as_in_a_terminal
+    )
+    assert process.returncode == 130, process.stderr
+    assert process.stderr == "Interrupted while starting; nothing was done.\n"
+    assert process.stdout == ""

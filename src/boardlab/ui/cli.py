@@ -88,6 +88,7 @@ class OneLineErrors(TyperGroup):
 
     def invoke(self, ctx: Any) -> Any:
         try:
+            starting.done()  # the command begins: its own Ctrl-C handling takes over
             return super().invoke(ctx)
         except KeyboardInterrupt:  # Ctrl-C that a command did not answer itself (its arguments read)
             typer.echo("Interrupted.", err=True)
@@ -279,4 +280,5 @@ starting.done()
 
 def main() -> None:
     """Entry point of the `boardlab` script."""
+    starting.arm()  # Ctrl-C while the command line is built and read: nothing was done yet
     app()

@@ -1,15 +1,21 @@
-"""Ctrl-C while the ``boardlab`` command loads its modules: one line and exit 130, no traceback.
+"""Ctrl-C while the ``boardlab`` command starts: one line and exit 130, no traceback.
 
 Importing this module (the first thing :mod:`boardlab.ui.cli` does) makes SIGINT end the
 process at once with ``Interrupted while starting; nothing was done.``: no command has begun,
-so there is nothing to save. :func:`done` (called once the command line's modules are loaded)
-gives back Python's own handler, which the commands' Ctrl-C handling builds on. Nothing is
-installed outside the main thread, or where the handler is not Python's default (an embedding
-program's own, or SIGINT ignored by a shell that started the command in the background).
+so there is nothing to save. The process ends with ``os._exit``: a ``SystemExit`` raised in the
+middle of some module's import can be swallowed there, and the command would go on after saying
+it stopped. :func:`done` (called once the command line's modules are loaded, and again as the
+command begins) gives back Python's own handler, which the commands' Ctrl-C handling builds on;
+:func:`arm` (called by the ``boardlab`` script's entry point) takes SIGINT again for the time
+the command line is built and read. Nothing is installed outside the main thread, or where the
+handler is not Python's default (an embedding program's own, or SIGINT ignored by a shell that
+started the command in the background).
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
 import sys
 import threading
@@ -20,8 +26,12 @@ CODE = 130
 
 
 def _stop(signum: int, frame: FrameType | None) -> None:
-    sys.stderr.write(MESSAGE + "\n")
-    raise SystemExit(CODE)
+    with contextlib.suppress(Exception):  # a closed or broken stream: the exit comes all the same
+        if sys.stdout is not None:
+            sys.stdout.flush()
+        sys.stderr.write(MESSAGE + "\n")
+        sys.stderr.flush()
+    os._exit(CODE)
 
 
 def _install() -> bool:
@@ -36,6 +46,12 @@ def _install() -> bool:
 _installed = _install()
 
 
+def arm() -> None:
+    """Take SIGINT again until :func:`done`, as importing this module did (where it may)."""
+    global _installed
+    _installed = _installed or _install()
+
+
 def done() -> None:
     """Give SIGINT back to Python's default handler, if this module took it."""
     global _installed
@@ -44,4 +60,4 @@ def done() -> None:
     _installed = False
 
 
-__all__ = ["CODE", "MESSAGE", "done"]
+__all__ = ["CODE", "MESSAGE", "arm", "done"]
