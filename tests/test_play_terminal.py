@@ -56,7 +56,7 @@ def test_malformed_input_is_refused_and_the_prompt_comes_back() -> None:
     result, out, script = play_script(["zz", "c3c1", "a1b2", "", "quit"])
     assert "Refused: cannot read move 'zz'" in out
     assert "c3 is not on the border" in out
-    assert "a1 can only be pushed in at the other end" in out
+    assert "a1 can only be pushed in at a5 or e1" in out
     assert len(script.prompts) == 5
     assert result.outcome is None
     assert result.moves == ()

@@ -102,12 +102,15 @@ class Move:
         (x, y), (dx, dy) = cells
         if 0 < x < size - 1 and 0 < y < size - 1:
             raise MoveParseError(f"move {text!r}: {_cell_name(x, y)} is not on the border")
-        for push in Push:
-            if insert_cell(size, x, y, int(push)) == (dx, dy) and (dx, dy) != (x, y):
+        ends = [(push, insert_cell(size, x, y, int(push))) for push in Push]
+        ends = [(push, cell) for push, cell in ends if cell != (x, y)]
+        for push, cell in ends:
+            if cell == (dx, dy):
                 return cls(x, y, push, size)
+        names = [_cell_name(*cell) for _, cell in ends]
         raise MoveParseError(
-            f"move {text!r}: a cube taken at {_cell_name(x, y)} can only be pushed in at the "
-            "other end of its row or column"
+            f"move {text!r}: a cube taken at {_cell_name(x, y)} can only be pushed in at "
+            f"{', '.join(names[:-1])} or {names[-1]} (an end of its row or column)"
         )
 
     def transform(self, sym: int) -> Move:
