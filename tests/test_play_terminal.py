@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import io
 import itertools
+import os
 import random
+import subprocess
+import sys
 from collections.abc import Iterable
 
 import pytest
@@ -296,3 +299,12 @@ def test_a_nim_result_reads_as_a_sentence(game: str, detail: str) -> None:
     who = "you win" if result.human_won else "random wins"
     last_line = console.file.getvalue().strip().splitlines()[-1]  # type: ignore[attr-defined]
     assert last_line == f"{winner} wins after 1 move ({detail}): {who}."
+
+
+def test_cli_with_standard_input_closed_exits_2_with_one_line() -> None:
+    command = [sys.executable, "-c", "from boardlab.ui.cli import main; main()", "play", "--game", "nim"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, preexec_fn=lambda: os.close(0))
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("Error: standard input is closed")
+    assert len(done.stderr.splitlines()) == 1
+    assert done.stdout == ""

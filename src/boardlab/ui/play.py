@@ -77,6 +77,8 @@ def play(
         limit = move_limit(agent, move_timeout)
     except TimeLimitError as err:
         _fail("--" + str(err).replace("move timeout", "move-timeout", 1))
+    if sys.stdin is None or sys.stdin.closed:  # started with standard input closed (<&-)
+        _fail("standard input is closed; play reads your moves from it (a terminal, a file or a pipe)")
     state = _build(lambda: new_game(game), "game")
     _build(lambda: make_agent(agent, seed, game=state.game), "agent")
     console = make_console(highlight=False)
