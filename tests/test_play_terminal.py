@@ -301,10 +301,18 @@ def test_a_nim_result_reads_as_a_sentence(game: str, detail: str) -> None:
     assert last_line == f"{winner} wins after 1 move ({detail}): {who}."
 
 
-def test_cli_with_standard_input_closed_exits_2_with_one_line() -> None:
+@pytest.mark.parametrize(("fd", "stream"), [(0, "input"), (1, "output")])
+def test_cli_with_a_standard_stream_closed_exits_2_with_one_line(fd: int, stream: str) -> None:
     command = [sys.executable, "-c", "from boardlab.ui.cli import main; main()", "play", "--game", "nim"]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=60, preexec_fn=lambda: os.close(0))
+    done = subprocess.run(
+        command,
+        input="quit\n" if fd else None,
+        stdout=None if fd else subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=60,
+        preexec_fn=lambda: os.close(fd),
+    )
     assert done.returncode == 2, done.stderr
-    assert done.stderr.startswith("Error: standard input is closed")
+    assert done.stderr.startswith(f"Error: standard {stream} is closed")
     assert len(done.stderr.splitlines()) == 1
-    assert done.stdout == ""

@@ -79,6 +79,8 @@ def play(
         _fail("--" + str(err).replace("move timeout", "move-timeout", 1))
     if sys.stdin is None or sys.stdin.closed:  # started with standard input closed (<&-)
         _fail("standard input is closed; play reads your moves from it (a terminal, a file or a pipe)")
+    if sys.stdout is None or sys.stdout.closed:  # started with standard output closed (>&-)
+        _fail("standard output is closed; play shows the board and its prompt there")
     state = _build(lambda: new_game(game), "game")
     _build(lambda: make_agent(agent, seed, game=state.game), "agent")
     console = make_console(highlight=False)
