@@ -281,4 +281,7 @@ starting.done()
 def main() -> None:
     """Entry point of the `boardlab` script."""
     starting.arm()  # Ctrl-C while the command line is built and read: nothing was done yet
-    app()
+    try:
+        app()
+    finally:
+        starting.done()  # a command line refused before any command began
