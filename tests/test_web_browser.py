@@ -440,6 +440,7 @@ def test_resign_waits_for_the_agent_and_a_refusal_goes_with_the_agents_move(
             ["not 9; playing size=5", "move 2 (a1)", "the beginning"],
         ),
         ("?game=nim:piles=abc", "nim", ["piles must be whole numbers", "Nim with its default options"]),
+        ("?game=nim&o=greedy&think=100", "nim", ["think=100", "at most 30 s", "they get 1 s"]),
     ],
 )
 def test_bad_settings_in_the_url_are_said_and_fall_back(
@@ -450,6 +451,17 @@ def test_bad_settings_in_the_url_are_said_and_fall_back(
     assert all(w in message for w in words), message
     assert page.input_value("#game-select") == game and page.input_value("#side-0") == "person"
     assert page.locator("#board > *").count() > 0  # a game is on the board
+
+
+def test_the_page_offers_no_thinking_time_above_the_servers_bound(page: Page, server: dict[str, Any]) -> None:
+    def bounded(route: Route) -> None:  # a server started with --max-think 2
+        route.fulfill(json={**route.fetch().json(), "max_think": 2})
+
+    page.route("**/api/meta", bounded)
+    open_page(page, server, "?game=nim&o=greedy&think=3")
+    offered = page.eval_on_selector_all("#think option", "os => os.map(o => Number(o.value))")
+    assert offered == [0.1, 0.3, 1, 2] and page.input_value("#think") == "1"
+    assert "think=3" in page.inner_text("#message") and page.locator("#board > *").count() > 0
 
 
 def test_a_ply_cap_in_the_url_is_kept(page: Page, server: dict[str, Any]) -> None:

@@ -714,6 +714,17 @@ async function fallBack(told, placed) {
   }
 }
 
+function boundThink() {
+  // Only thinking times the server takes (--max-think) are offered, its bound among them.
+  const most = ui.meta.max_think, select = $("think");
+  const over = [...select.options].filter((o) => parseFloat(o.value) > most);
+  if (!over.length) return;
+  const chosenOver = parseFloat(select.value) > most;
+  for (const option of over) option.remove();
+  select.add(new Option(String(most), String(most)));
+  if (chosenOver) select.value = String(most);
+}
+
 async function start() {
   ui.meta = await api("GET", "/api/meta");
   fillGames();
@@ -723,11 +734,14 @@ async function start() {
     const note = setSide(colour, params.get(colour ? "o" : "x") || DEFAULT_SIDES[colour]);
     if (note) notes.push(note);
   }
+  boundThink();
   const think = parseFloat(params.get("think"));
   if (params.get("think") !== null && !(think > 0)) {
     notes.push("think=" + params.get("think") + ": not a positive number of seconds; agents get " + $("think").value + " s per move.");
+  } else if (think > ui.meta.max_think) {
+    notes.push("think=" + params.get("think") + ": this server gives agents at most " + ui.meta.max_think + " s per move; they get " + $("think").value + " s.");
   }
-  if (think > 0) {
+  if (think > 0 && think <= ui.meta.max_think) {
     if (![...$("think").options].some((o) => parseFloat(o.value) === think)) $("think").add(new Option(String(think), String(think)));
     $("think").value = [...$("think").options].find((o) => parseFloat(o.value) === think).value;
   }
