@@ -464,6 +464,19 @@ def test_the_page_offers_no_thinking_time_above_the_servers_bound(page: Page, se
     assert "think=3" in page.inner_text("#message") and page.locator("#board > *").count() > 0
 
 
+def test_a_refused_new_game_leaves_the_game_on_the_board_playable(page: Page, server: dict[str, Any]) -> None:
+    open_page(page, server, "?game=tictactoe&x=person&o=person")
+    page.click(".cell[data-x='0'][data-y='0']")
+    page.wait_for_function("() => document.querySelectorAll('#moves li').length === 1")
+    page.select_option("#side-1", "alphabeta")
+    page.fill("#side-1-opts", "depth=abc")
+    page.click("#new-game")
+    page.wait_for_function("() => document.getElementById('message').textContent.includes('depth')")
+    page.click(".cell[data-x='1'][data-y='1']")  # the game on the board was not dropped
+    page.wait_for_function("() => document.querySelectorAll('#moves li').length === 2")
+    assert page_moves(page) == ["a1", "b2"]
+
+
 def test_a_ply_cap_in_the_url_is_kept(page: Page, server: dict[str, Any]) -> None:
     open_page(page, server, "?game=quixo:size=3,ply_cap=7&x=person&o=person")
     assert page.input_value("#opt-ply_cap") == "7" and page.inner_text("#message") == ""

@@ -167,17 +167,18 @@ function setGame(spec) {
 async function newGame(extra, notes) {
   // Starts a game from the panel's settings; null once the server started it, else the server's
   // reason. ``notes`` (what the URL asked for that could not be set) are shown with the outcome.
+  // The game on the board is dropped once the new one started: a refused one leaves it playable.
   const told = (notes || []).join(" ");
   say(told);
+  const body = { game: gameSpec(), sides: [sideSpec(0), sideSpec(1)], think: parseFloat($("think").value), ...extra };
+  let view;
+  try { view = await api("POST", "/api/games", body); }
+  catch (err) { say((told ? told + " " : "") + sentence(err.message)); return sentence(err.message); }
+  if (ui.gameId) api("DELETE", "/api/games/" + ui.gameId).catch(() => {});
   ui.replay = null;
   $("replay-controls").hidden = true;
-  if (ui.gameId) api("DELETE", "/api/games/" + ui.gameId).catch(() => {});
-  ui.gameId = null;
-  const body = { game: gameSpec(), sides: [sideSpec(0), sideSpec(1)], think: parseFloat($("think").value), ...extra };
-  try {
-    show(await api("POST", "/api/games", body));
-    return null;
-  } catch (err) { say((told ? told + " " : "") + sentence(err.message)); return sentence(err.message); }
+  show(view);
+  return null;
 }
 
 async function loadPasted(text) {
