@@ -477,6 +477,20 @@ def test_a_refused_new_game_leaves_the_game_on_the_board_playable(page: Page, se
     assert page_moves(page) == ["a1", "b2"]
 
 
+def test_a_page_left_or_reloaded_drops_its_game(page: Page, server: dict[str, Any]) -> None:
+    # each load starts a game from the URL: one left behind at each reload filled the server
+    open_page(page, server, "?game=nim&x=person&o=person")
+    first = page.evaluate("ui.gameId")
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']")
+    assert page.evaluate("ui.gameId") not in (None, first)
+    for _ in range(100):
+        if page.request.get(f"{server['url']}/api/games/{first}").status == 404:
+            break
+        page.wait_for_timeout(50)
+    assert page.request.get(f"{server['url']}/api/games/{first}").status == 404
+
+
 def test_a_ply_cap_in_the_url_is_kept(page: Page, server: dict[str, Any]) -> None:
     open_page(page, server, "?game=quixo:size=3,ply_cap=7&x=person&o=person")
     assert page.input_value("#opt-ply_cap") == "7" and page.inner_text("#message") == ""

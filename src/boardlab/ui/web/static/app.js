@@ -763,6 +763,12 @@ async function start() {
     if (e.key === "ArrowLeft") stepReplay(ui.replayPly - 1);
     if (e.key === "ArrowRight") stepReplay(ui.replayPly + 1);
   });
+  // the game on the board goes with the page (a reload starts another from the URL); a page
+  // shown again from the browser's cache starts its game again from the URL the same way
+  window.addEventListener("pagehide", () => {
+    if (ui.gameId) fetch("/api/games/" + ui.gameId, { method: "DELETE", keepalive: true }).catch(() => {});
+  });
+  window.addEventListener("pageshow", (e) => { if (e.persisted) location.reload(); });
   loadTournaments();
   const position = params.get("pos") || "", moves = params.get("moves") || "";
   const refused = await newGame({ position, moves }, notes);
