@@ -491,6 +491,14 @@ def test_a_page_left_or_reloaded_drops_its_game(page: Page, server: dict[str, An
     assert page.request.get(f"{server['url']}/api/games/{first}").status == 404
 
 
+def test_a_full_server_is_said_once(page: Page, server: dict[str, Any]) -> None:
+    full = {"detail": "the server holds its most games (50); try again later"}
+    page.route("**/api/games", lambda route: route.fulfill(status=429, json=full))
+    page.goto(server["url"] + "/?game=nim&x=person&o=random")  # the default players are refused too
+    page.wait_for_selector("body[data-ready='1']")
+    assert page.inner_text("#message").count("most games") == 1, page.inner_text("#message")
+
+
 def test_a_ply_cap_in_the_url_is_kept(page: Page, server: dict[str, Any]) -> None:
     open_page(page, server, "?game=quixo:size=3,ply_cap=7&x=person&o=person")
     assert page.input_value("#opt-ply_cap") == "7" and page.inner_text("#message") == ""

@@ -173,7 +173,11 @@ async function newGame(extra, notes) {
   const body = { game: gameSpec(), sides: [sideSpec(0), sideSpec(1)], think: parseFloat($("think").value), ...extra };
   let view;
   try { view = await api("POST", "/api/games", body); }
-  catch (err) { say((told ? told + " " : "") + sentence(err.message)); return sentence(err.message); }
+  catch (err) {
+    const reason = sentence(err.message);
+    say(told.includes(reason) ? told : (told ? told + " " : "") + reason);  // said once
+    return reason;
+  }
   if (ui.gameId) api("DELETE", "/api/games/" + ui.gameId).catch(() => {});
   ui.replay = null;
   $("replay-controls").hidden = true;
