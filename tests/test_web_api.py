@@ -271,6 +271,52 @@ def test_no_input_gets_a_server_error(client: Any, data: Any) -> None:
     assert isinstance(reply.json(), dict)
 
 
+ACTIONS = st.lists(
+    st.one_of(
+        st.tuples(st.just("legal"), st.integers(0, 99)),
+        st.tuples(st.just("move"), TEXTS),
+        st.tuples(st.sampled_from(["undo", "resign"]), st.none()),
+    ),
+    max_size=14,
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    game=st.sampled_from(
+        [
+            "quixo:size=3",
+            "quixo:size=4,rules=course",
+            "connect4:width=5,height=4",
+            "tictactoe",
+            "nim:piles=1-2-3",
+        ]
+    ),
+    actions=ACTIONS,
+)
+def test_a_persons_requests_in_any_order_get_no_server_error(
+    client: Any, game: str, actions: list[Any]
+) -> None:
+    view = new(client, game=game, sides=[None, None])
+    for kind, detail in actions:
+        legal = view["position"]["legal"]
+        if kind == "legal" and not legal:
+            continue
+        move = legal[detail % len(legal)] if kind == "legal" else detail
+        body = {"move": move} if kind in ("legal", "move") else None
+        path = kind if kind in ("undo", "resign") else "move"
+        reply = client.post(f"/api/games/{view['id']}/{path}", json=body)
+        assert reply.status_code < 500, (kind, move, reply.text)
+        assert reply.status_code in (200, 400, 409, 422) and isinstance(
+            reply.json()["detail" if reply.status_code != 200 else "id"], str
+        )
+        if kind == "legal":  # a legal move is played, unless the game ended (by resignation)
+            assert reply.status_code == (409 if view["outcome"] else 200), reply.json()
+        view = client.get(f"/api/games/{view['id']}").json()
+        assert replayed(view).to_text() == view["position"]["text"]
+    client.delete(f"/api/games/{view['id']}")
+
+
 def test_two_agents_play_to_the_end_while_watched(client: Any) -> None:
     view = new(client, game="nim:piles=2-3", sides=["random", "perfect"], think=0.2, seed=4)
     view = settle(client, view["id"])
