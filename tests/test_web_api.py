@@ -374,6 +374,14 @@ def test_serve_refuses_a_missing_store_and_a_taken_port(tmp_path: Path) -> None:
     assert busy.exit_code == 2 and "cannot listen" in busy.output
 
 
+@pytest.mark.parametrize("host", ["", "  "])
+def test_serve_refuses_an_empty_host(host: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # an empty address would listen on every interface, not on 127.0.0.1
+    monkeypatch.setattr(server, "serve", lambda settings, host, port: None)
+    empty = CliRunner().invoke(app, ["serve", "--host", host])
+    assert empty.exit_code == 2 and "--host" in empty.output and "0.0.0.0" in empty.output
+
+
 def test_serve_reads_its_store_without_writing_it(tmp_path: Path) -> None:
     empty = tmp_path / "empty.dat"
     empty.write_bytes(b"")

@@ -84,6 +84,8 @@ def serve(
         from boardlab.ui.web.server import serve as run_server
     except ImportError as err:
         _fail(f"serve needs the web extra (pip install 'boardlab[web]'): {err}")
+    if not host.strip():  # the system would listen on every interface
+        _fail("--host is empty; give an address (127.0.0.1 for this machine, 0.0.0.0 for every interface)")
     problem = analysis_agent_problem(analysis_agent)
     if problem:
         _fail(f"--analysis-agent: {problem}")
