@@ -178,6 +178,11 @@ def test_analysis_without_a_solver_shows_a_search(client: Any) -> None:
     assert search["info"]["nodes"] > 0
 
 
+def test_analysis_by_an_agent_that_cannot_play_the_game_is_refused_in_its_words(client: Any) -> None:
+    reply = client.post("/api/analysis", json={"game": "connect4", "agent": "qlearning", "seconds": 0.2})
+    assert reply.status_code == 400 and reply.json()["detail"].startswith("qlearning: no model is shipped")
+
+
 @pytest.mark.parametrize(
     ("player", "phrase"), [("RaisingPlayer", "broken"), ("DyingPlayer", "process ended")]
 )

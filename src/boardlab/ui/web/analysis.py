@@ -20,7 +20,7 @@ from collections import OrderedDict
 from typing import Any
 
 from boardlab.play.agent_pool import AgentPool, Busy, Overrun, ThinkError
-from boardlab.ui.web.hall import WebInputError, check_agent, move_limit, said
+from boardlab.ui.web.hall import WebInputError, check_agent, check_in_worker, move_limit, said
 
 DEFAULT_AGENT = "alphabeta"
 CACHE_SIZE = 512
@@ -54,6 +54,8 @@ class Analyst:
         self._too_slow: dict[tuple[str, float], int] = {}
         """(game spec, budget) -> the largest ply at which an exact solve overran that budget:
         earlier positions, as hard or harder, are not tried again (each overrun stops a worker)."""
+        self._built: set[tuple[str, str]] = set()
+        """(game spec, agent spec) pairs a worker has built: checked once."""
         self._lock = threading.Lock()
 
     def analyze(self, state: Any, seconds: float | None = None, agent: str | None = None) -> dict[str, Any]:
@@ -65,6 +67,9 @@ class Analyst:
         spec = (
             None if agent is None or not agent.strip() else check_agent(agent, state.game, self.allow_paths)
         )
+        if spec is not None and (state.game.spec, spec) not in self._built:
+            check_in_worker(self.search_pool, state.game, spec)  # the agent's own refusal: a 400
+            self._built.add((state.game.spec, spec))
         key = (state.game.spec, state.to_text(), spec or "", budget)
         with self._lock:
             if key in self._cache:

@@ -112,6 +112,19 @@ def check_agent(spec: str, game: Any, allow_paths: bool = False) -> str:
     return spec_text(cls.name, settings)
 
 
+def check_in_worker(pool: AgentPool, game: Any, spec: str) -> None:
+    """WebInputError when the agent refuses the game as a worker of ``pool`` builds it (a
+    solver's tables not built, a model not shipped); a pool too busy to ask is not waited for:
+    such an agent then fails at its first move."""
+    request = {"kind": "check", "game": game.spec, "agent": spec}
+    try:
+        pool.ask(request, CHECK_SECONDS, queue_seconds=CHECK_QUEUE_SECONDS)
+    except (Busy, Overrun, WorkerDied):
+        return
+    except ThinkError as err:
+        raise WebInputError(str(err)) from None
+
+
 def _names_a_file(name: str, value: str) -> bool:
     """True for an option that names a file, or a nested spec that sets one (hybrid's search=)."""
     return name in FILE_OPTIONS or any(
@@ -432,7 +445,7 @@ class Hall:
             )
         start, tokens = start_position(game, position, moves)
         for spec in {s for s in checked if s is not None}:
-            self._check_in_worker(game, spec)
+            check_in_worker(self.pool, game, spec)
         with self._lock:
             self._evict(room_for=1)
             if len(self._games) >= self.settings.max_games:
@@ -453,18 +466,6 @@ class Hall:
             self._games[game_id] = web_game
         self.start_agents(web_game)
         return web_game
-
-    def _check_in_worker(self, game: Any, spec: str) -> None:
-        """WebInputError when the agent refuses the game as a worker builds it (a solver's
-        tables not built, a variant it cannot play); a pool too busy to ask is not waited for:
-        such an agent then forfeits at its first move."""
-        request = {"kind": "check", "game": game.spec, "agent": spec}
-        try:
-            self.pool.ask(request, CHECK_SECONDS, queue_seconds=CHECK_QUEUE_SECONDS)
-        except (Busy, Overrun, WorkerDied):
-            return
-        except ThinkError as err:
-            raise WebInputError(str(err)) from None
 
     def get(self, game_id: str) -> WebGame:
         """The game ``game_id``; WebInputError (404) when there is none."""
@@ -526,6 +527,7 @@ __all__ = [
     "WebInputError",
     "check_agent",
     "check_game",
+    "check_in_worker",
     "move_limit",
     "start_position",
 ]
