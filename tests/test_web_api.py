@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import socket
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,12 +14,13 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
+import uvicorn
 from broken_players import spec as broken_spec
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
-from web_helpers import replayed, settle
+from web_helpers import free_port, replayed, settle
 
 from boardlab.arena.store import Store
 from boardlab.games import exact_play, parse_game
@@ -382,7 +384,7 @@ def test_serve_refuses_a_missing_store_and_a_taken_port(tmp_path: Path) -> None:
 @pytest.mark.parametrize("host", ["", "  "])
 def test_serve_refuses_an_empty_host(host: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # an empty address would listen on every interface, not on 127.0.0.1
-    monkeypatch.setattr(server, "serve", lambda settings, host, port: None)
+    monkeypatch.setattr(server, "serve", lambda settings, host, port, announce: None)
     empty = CliRunner().invoke(app, ["serve", "--host", host])
     assert empty.exit_code == 2 and "--host" in empty.output and "0.0.0.0" in empty.output
 
@@ -398,7 +400,9 @@ def test_serve_prints_its_address_and_starts_with_its_options(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     started: list[tuple[ServeSettings, str, int]] = []
-    monkeypatch.setattr(server, "serve", lambda settings, host, port: started.append((settings, host, port)))
+    monkeypatch.setattr(
+        server, "serve", lambda settings, host, port, announce: started.append((settings, host, port))
+    )
     store = tmp_path / "arena.sqlite"
     Store(store).close()
     with socket.socket() as probe:
@@ -407,10 +411,33 @@ def test_serve_prints_its_address_and_starts_with_its_options(
     args = ["serve", "--port", str(port), "--db", str(store), "--max-games", "7", "--allow-paths"]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
-    assert f"http://127.0.0.1:{port}/" in result.output
+    assert "http://" not in result.output  # not before the server listens: it never did here
     settings, host, bound = started[0]
     assert (host, bound, settings.db, settings.hall.max_games) == ("127.0.0.1", port, str(store), 7)
     assert settings.hall.allow_paths
+
+
+def test_serve_says_its_address_once_the_page_can_be_opened(monkeypatch: pytest.MonkeyPatch) -> None:
+    said: list[bool] = []
+
+    def announce() -> None:  # the page answers when the address is said
+        with socket.create_connection(("127.0.0.1", port), timeout=10):
+            said.append(True)
+        running.should_exit = True
+
+    async def page(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        return None
+
+    port = free_port()
+    config = uvicorn.Config(page, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
+    running = server.announcing_server(config, announce)
+    thread = threading.Thread(target=running.run, daemon=True)
+    thread.start()
+    thread.join(30)
+    assert said == [True]
+    monkeypatch.setattr(server, "serve", lambda settings, host, port, announce: announce())
+    result = CliRunner().invoke(app, ["serve", "--port", str(free_port())])
+    assert result.exit_code == 0 and result.output.endswith("/  (Ctrl-C stops it)\n"), result.output
 
 
 def test_bodies_are_bounded(client: Any) -> None:

@@ -109,8 +109,12 @@ def serve(
     except ServeError as err:
         _fail(str(err))
     shown = f"[{host}]" if ":" in host else host
-    typer.echo(f"boardlab serving on http://{shown}:{port}/  (Ctrl-C stops it)")
-    run_server(settings, host, port)
+    typer.echo("boardlab is starting its workers...")
+
+    def announce() -> None:  # once the page can be opened
+        typer.echo(f"boardlab serving on http://{shown}:{port}/  (Ctrl-C stops it)")
+
+    run_server(settings, host, port, announce=announce)
 
 
 def _fail(message: str) -> typer.Exit:

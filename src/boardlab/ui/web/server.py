@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
+import sys
+from collections.abc import Callable
+from typing import Any
 
 from boardlab.ui.web.app import ServeSettings, create_app
+
+STARTUP_FAILURE = 3
+"""uvicorn's exit status when the app could not start."""
 
 
 class ServeError(ValueError):
@@ -23,14 +30,40 @@ def check_address(host: str, port: int) -> None:
         raise ServeError(f"cannot listen on {shown}:{port}: {reason}") from None
 
 
+def announcing_server(config: Any, announce: Callable[[], None] | None) -> Any:
+    """A uvicorn server that calls ``announce`` once it listens: its app started (the worker
+    processes take seconds) and its socket bound, so the address it says can be opened."""
+    import uvicorn
+
+    class Announcing(uvicorn.Server):
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets)
+            if self.started and not self.should_exit and announce is not None:  # not if stopping
+                announce()
+
+    return Announcing(config)
+
+
 def serve(
-    settings: ServeSettings, host: str = "127.0.0.1", port: int = 8000, log_level: str = "warning"
+    settings: ServeSettings,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    log_level: str = "warning",
+    announce: Callable[[], None] | None = None,
 ) -> None:
-    """Serve the page and the API at ``host:port`` until interrupted."""
+    """Serve the page and the API at ``host:port`` until interrupted; ``announce`` is called
+    once the server listens."""
     import uvicorn
 
     check_address(host, port)
-    uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level, timeout_graceful_shutdown=3)
+    config = uvicorn.Config(
+        create_app(settings), host=host, port=port, log_level=log_level, timeout_graceful_shutdown=3
+    )
+    server = announcing_server(config, announce)
+    with contextlib.suppress(KeyboardInterrupt):  # as uvicorn.run: Ctrl-C is the way to stop it
+        server.run()
+    if not server.started:
+        sys.exit(STARTUP_FAILURE)
 
 
-__all__ = ["ServeError", "check_address", "serve"]
+__all__ = ["ServeError", "announcing_server", "check_address", "serve"]
