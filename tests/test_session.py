@@ -267,7 +267,7 @@ def test_an_agent_that_cannot_start_forfeits_before_play() -> None:
     assert session.seat(0, lambda: make_agent("random", 1)) is None
     outcome = session.seat(1, lambda: make_agent("no-such-agent"))
     assert outcome is not None and outcome.winner == 0 and outcome.reason is Reason.FORFEIT
-    assert outcome.detail.startswith("failed to start: raised AgentSpecError: unknown agent")
+    assert outcome.detail.startswith("failed to start: unknown agent 'no-such-agent'")
     assert events == [{"setup": 0}, {"setup": 1}]
 
 

@@ -81,10 +81,14 @@ def move_limit(spec: str, timeout: float | None = None) -> float | None:
 
 
 def describe_failure(err: BaseException) -> str:
-    """What an agent's exception says about it, in one short line (an :class:`AgentForfeit`'s
-    own detail: an agent that wraps another, as the course adapter does, already said it)."""
+    """What an agent's exception says about it, in one short line: an :class:`AgentForfeit`'s
+    own detail (an agent that wraps another, as the course adapter does, already said it) and an
+    AgentSpecError's own message (a refusal worded for people: a bad option, a game the agent
+    does not play), else the exception's class and message."""
     if isinstance(err, AgentForfeit):
         return shorten(" ".join(err.detail.split()), MAX_DETAIL)
+    if isinstance(err, AgentSpecError):
+        return shorten(" ".join(str(err).split()), MAX_DETAIL)
     if isinstance(err, SystemExit):
         return f"called sys.exit({shorten(repr(err.code), 40)})"
     try:
