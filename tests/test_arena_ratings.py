@@ -135,3 +135,21 @@ def test_bad_scores_are_rejected() -> None:
         fit_elo(2, [(1, 1, 1.0)])
     with pytest.raises(RatingError):
         fit_elo_matrices(np.zeros((1, 1)), np.zeros((1, 1)))
+
+
+def test_known_elo_values_and_the_score_bounds() -> None:
+    # 75 % is +190.85 Elo, 10/11 is +400: 400 * log10(3) and 400 * log10(10)
+    assert elo_from_score(0.75) == pytest.approx(190.848, abs=1e-3)
+    assert expected_score(400) == pytest.approx(10 / 11)
+    assert expected_score(-190.848) == pytest.approx(0.25, abs=1e-6)
+    for score in (0.0, 1.0, -0.1, 1.5):
+        with pytest.raises(RatingError, match="strictly between 0 and 1"):
+            elo_from_score(score)
+
+
+def test_bad_game_scores_and_priors_are_rejected() -> None:
+    for score in (2, -1, 0.25):
+        with pytest.raises(RatingError, match="a game score"):
+            result_matrices(2, [(0, 1, score)])
+    with pytest.raises(RatingError, match="prior draws"):
+        pair_elo(5, 0, 5, prior_draws=-0.5)

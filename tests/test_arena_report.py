@@ -20,7 +20,9 @@ from boardlab.arena.report import (
     score_matrix_table,
     write_summary_json,
 )
-from boardlab.arena.summary import player_names, summarize
+from boardlab.arena.schedule import TournamentConfig
+from boardlab.arena.store import Store
+from boardlab.arena.summary import Outcomes, player_names, pooled_games, summarize
 from boardlab.games import Outcome, Reason
 
 SPECS = ("random", "greedy", "random")
@@ -159,3 +161,40 @@ def test_tables_keep_every_number_whole_beside_long_names() -> None:
             assert f"{overall.score:.1%}" in text and overall.text() in text
             assert f"{summary.elo.ratings[i]:+.0f}" in text  # type: ignore[union-attr]
         assert "time/move" in text or "time/mov" in text
+
+
+def test_outcomes_count_a_draw_as_half_a_point() -> None:
+    outcomes = Outcomes(wins=3, draws=2, losses=1)
+    assert outcomes.games == 6 and outcomes.points == 4.0 and outcomes.score == 4 / 6
+    assert np.isnan(Outcomes().score)
+
+
+def test_endings_are_listed_most_frequent_first_draws_included() -> None:
+    draw = dataclasses.replace(GAMES[2], outcome=Outcome(None, Reason.PLY_CAP))
+    win = dataclasses.replace(GAMES[0], outcome=Outcome(0, Reason.RULE))
+    summary = summarize(SPECS, [win, draw, draw, draw])
+    assert summary.endings == (("ply_cap", 0, 3), ("rule", 1, 0))
+
+
+def test_pooled_games_rate_specs_across_tournaments_and_leave_out_self_play() -> None:
+    with Store() as store:
+        for specs in (("random", "greedy"), ("greedy", "random", "random")):
+            config = TournamentConfig(specs, 1, game="quixo")
+            store.register_tournament(config)
+            for a, b in config.pairs:
+                record = dataclasses.replace(
+                    GAMES[0],
+                    tournament_id=config.tournament_id,
+                    index=config.pairs.index((a, b)),
+                    first_player=a,
+                    second_player=b,
+                    first_spec=specs[a],
+                    second_spec=specs[b],
+                )
+                store.add_game(record)
+        players, games = pooled_games(store, "quixo:size=5")
+    assert players == ["random", "greedy"]
+    assert len(games) == 3  # random-random is left out
+    assert all({g.first_spec, g.second_spec} == {"random", "greedy"} for g in games)
+    assert all(players[g.first_player] == g.first_spec for g in games)
+    assert all(players[g.second_player] == g.second_spec for g in games)

@@ -6,7 +6,17 @@ from collections import Counter
 
 import pytest
 
-from boardlab.arena.schedule import ArenaError, TournamentConfig, build_schedule, derive_seed, game_task
+from boardlab.arena.schedule import (
+    MAX_GAMES_PER_PAIR,
+    MAX_LISTED_GAMES,
+    MAX_OPENING_PLIES,
+    MAX_PLAYERS,
+    ArenaError,
+    TournamentConfig,
+    build_schedule,
+    derive_seed,
+    game_task,
+)
 
 
 def test_schedule_is_a_function_of_the_config() -> None:
@@ -80,6 +90,10 @@ def test_derive_seed_is_stable_and_63_bit() -> None:
         (("random", "greedy"), 0, 2, 0, "games per pair"),
         (("random", "greedy"), 2, -1, 0, "opening plies"),
         (("random", "greedy"), 2, 2, -5, "seed"),
+        (("random", "greedy"), 2, 2, 2**63, "seed"),
+        (("random", "greedy"), MAX_GAMES_PER_PAIR + 1, 2, 0, "games per pair"),
+        (("random", "greedy"), 2, MAX_OPENING_PLIES + 1, 0, "opening plies"),
+        (("random",) * (MAX_PLAYERS + 1), 2, 2, 0, "at most"),
     ],
 )
 def test_bad_configs_are_rejected(
@@ -100,3 +114,17 @@ def test_a_game_written_another_way_is_the_same_tournament() -> None:
     )
     with pytest.raises(ArenaError, match="chess"):
         TournamentConfig(("random", "greedy"), 4, game="chess")
+
+
+def test_the_largest_accepted_values_are_accepted() -> None:
+    config = TournamentConfig(
+        ("random",) * MAX_PLAYERS, MAX_GAMES_PER_PAIR, opening_plies=MAX_OPENING_PLIES, seed=2**63 - 1
+    )
+    assert config.seed == 2**63 - 1
+
+
+def test_a_schedule_too_long_to_list_is_refused() -> None:
+    config = TournamentConfig(("random", "greedy"), MAX_LISTED_GAMES + 1, game="tictactoe")
+    with pytest.raises(ArenaError, match="too long to list"):
+        build_schedule(config)
+    assert len(build_schedule(TournamentConfig(("random", "greedy"), 3, game="tictactoe"))) == 3

@@ -20,6 +20,7 @@ from boardlab.arena.sprt import (
     PENTANOMIAL_SCORES,
     TRINOMIAL_SCORES,
     Sprt,
+    SprtState,
     elo_estimate,
     game_counts,
     gsprt_llr,
@@ -85,6 +86,30 @@ def test_normal_approximation_is_the_textbook_formula_and_close_to_the_gsprt():
     assert gsprt_llr(counts, scores, 0, 10) == pytest.approx(direct, rel=0.02)
 
 
+@pytest.mark.parametrize(("elo0", "elo1"), [(-10.0, 15.0), (5.0, 30.0)])
+def test_gsprt_llr_with_a_nonzero_lower_hypothesis(elo0, elo1):
+    counts = [30, 50, 40]
+    direct = _constrained_max_loglik(
+        counts, TRINOMIAL_SCORES, expected_score(elo1)
+    ) - _constrained_max_loglik(counts, TRINOMIAL_SCORES, expected_score(elo0))
+    assert gsprt_llr(counts, TRINOMIAL_SCORES, elo0, elo1) == pytest.approx(direct, abs=1e-4)
+
+
+def test_an_empty_cell_counts_next_to_nothing():
+    # the regularised LLR stays within a hair of the constrained likelihoods of the counts as given
+    counts = [0, 10, 30]
+    direct = _constrained_max_loglik(counts, TRINOMIAL_SCORES, expected_score(20)) - _constrained_max_loglik(
+        counts, TRINOMIAL_SCORES, expected_score(0)
+    )
+    assert gsprt_llr(counts, TRINOMIAL_SCORES, 0, 20) == pytest.approx(direct, abs=0.01)
+
+
+def test_a_decision_is_taken_on_reaching_a_bound():
+    estimate = elo_estimate([1, 1, 1], TRINOMIAL_SCORES)
+    assert SprtState(math.log(19), -math.log(19), math.log(19), estimate, 3).decision == H1_ACCEPTED
+    assert SprtState(-math.log(19), -math.log(19), math.log(19), estimate, 3).decision == H0_ACCEPTED
+
+
 def test_llr_sign_follows_the_score():
     assert gsprt_llr([10, 20, 40], TRINOMIAL_SCORES, 0, 20) > 0  # 62.5 %: nearer elo1
     assert gsprt_llr([40, 20, 10], TRINOMIAL_SCORES, 0, 20) < 0
@@ -99,10 +124,12 @@ def test_wald_bounds():
     assert lower == pytest.approx(-math.log(19))
     assert upper == pytest.approx(math.log(19))
     assert llr_bounds(0.05, 0.1) == pytest.approx((math.log(0.1 / 0.95), math.log(0.9 / 0.05)))
-    with pytest.raises(ValueError, match="alpha and beta"):
-        llr_bounds(0.0, 0.05)
-    with pytest.raises(ValueError, match="elo0 must be below elo1"):
-        Sprt(10, 0)
+    for alpha, beta in ((0.0, 0.05), (0.05, 0.0), (0.5, 0.05), (0.05, 0.5)):
+        with pytest.raises(ValueError, match="alpha and beta"):
+            llr_bounds(alpha, beta)
+    for elo0, elo1 in ((10, 0), (10, 10)):
+        with pytest.raises(ValueError, match="elo0 must be below elo1"):
+            Sprt(elo0, elo1)
 
 
 def test_elo_estimates():
@@ -131,8 +158,9 @@ def test_decisions():
     assert test.pentanomial([2.0] * 80).decision == H1_ACCEPTED
     assert test.pentanomial([0.0] * 80).decision == H0_ACCEPTED
     assert test.pentanomial([1.0, 1.5, 0.5]).decision == CONTINUE
-    state = test.trinomial([1, 0.5, 0])
-    assert state.observations == 3
+    state = test.trinomial([1, 0.5, 0, 1, 1])
+    assert state.observations == 5
+    assert test.pentanomial([1.0, 2.0]).observations == 2
     assert (state.lower, state.upper) == pytest.approx(test.bounds)
 
 
