@@ -216,6 +216,27 @@ def test_canonical_key_is_shared_by_all_symmetric_images(state: State) -> None:
     assert (image.a, image.b) == min((state.transform(s).a, state.transform(s).b) for s in range(8))
 
 
+MASK64 = 2**64 - 1
+
+
+def _splitmix64_finaliser(x: int) -> int:
+    """The splitmix64 finaliser on unsigned 64-bit integers (Steele, Lea and Flood 2014)."""
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK64
+    return x ^ (x >> 31)
+
+
+def test_the_reference_finaliser_gives_splitmix64s_published_first_output() -> None:
+    # splitmix64 seeded with 0 first outputs the finaliser of its increment, the golden gamma
+    assert _splitmix64_finaliser(0x9E3779B97F4A7C15) == 0xE220A8397B1DCDAF
+
+
+@given(st.integers(-(2**63), 2**63 - 1), st.integers(-(2**63), 2**63 - 1))
+def test_position_hash_is_splitmix64_of_both_words(a: int, b: int) -> None:
+    expected = _splitmix64_finaliser(_splitmix64_finaliser(a & MASK64) ^ (b & MASK64))
+    assert int(position_hash(np.int64(a), np.int64(b))) & MASK64 == expected
+
+
 @st.composite
 def board_pairs(draw: st.DrawFn) -> tuple[ref.Board, ref.Board]:
     """A board and either a symmetric image of it, the image with one cell changed, or any board."""

@@ -149,6 +149,11 @@ def test_move_values_and_best_actions() -> None:
     lost = TTT.parse_position(".X./..X/OOX O 5")
     assert solution.result(lost) == (LOSS, 4)
     assert [str(TTT.move_of(a)) for a in solution.best_actions(lost)] == ["c1"]
+    # X wins at once with one move and in 3 plies with two others: only the fastest is best
+    fast = TTT.parse_position(".../OOX/..X X 4")
+    wins = {a: d for a, (v, d) in solution.move_values(fast).items() if v == WIN}
+    assert sorted(wins.values()) == [1, 3, 3]
+    assert solution.best_actions(fast) == [a for a, d in wins.items() if d == 1]
 
 
 def test_queries_extend_the_table() -> None:
