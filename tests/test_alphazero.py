@@ -367,8 +367,10 @@ def test_sequential_halving_visits_with_equal_values() -> None:
     search = gumbel(".........", 36, UniformEvaluator())
     visits = search.visit_counts()
     assert visits.sum() == 36
-    assert sorted(visits.tolist(), reverse=True)[:2] == [visits.max()] * 2 or visits.max() > 1
-    assert (visits >= 1).all() and len(search.considered) == 2
+    # 9 x 1, then 5 x 1, then 3 x 3 (36 // (4 * 3)), then the 13 left to the 2 kept: 7 and 6;
+    # equal scores keep the first actions (a stable order)
+    assert visits.tolist() == [12, 11, 5, 2, 2, 1, 1, 1, 1]
+    assert search.considered == [0, 1]
     # every q equal: sigma adds nothing, and the target is the prior (uniform)
     assert np.allclose(search.improved_policy(), np.full(9, 1 / 9))
 
@@ -401,6 +403,62 @@ def test_completed_q_uses_the_mixed_value_for_unvisited_actions() -> None:
     mean_q = q[visited].mean()  # uniform priors
     mixed = (root + visits.sum() * mean_q) / (1 + visits.sum())
     assert np.allclose(q[search.legal & ~visited], mixed)
+
+
+class SkewedExactEvaluator:
+    """Tic-Tac-Toe's perfect-play value, priors growing with the action index."""
+
+    def evaluate(self, words: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        _, values = ExactEvaluator().evaluate(words, legal)
+        return legal * np.arange(1.0, legal.shape[1] + 1), values
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_policy_target_and_the_choice_follow_the_paper(seed: int) -> None:
+    # recompute Gumbel AlphaZero's formulas from what the search reports, priors not uniform
+    state = TTT.parse_position("X...O.X.. O 3")
+    settings = GumbelSettings(considered=4)
+    search = GumbelSearch(TTT.kernel, state.a, state.b, 12, settings, np.random.default_rng(seed))
+    run_gumbel_together([search], SkewedExactEvaluator())  # type: ignore[arg-type]
+    legal = search.legal
+    logits = np.where(legal, np.log(np.arange(1.0, 10.0)), -np.inf)
+    priors = np.where(legal, np.exp(logits), 0.0) / np.exp(logits[legal]).sum()
+    visits, q = search.visit_counts(), search.q_values()
+    visited = visits > 0
+    mean_q = (priors[visited] * q[visited]).sum() / priors[visited].sum()
+    mixed = (search.root_value + visits.sum() * mean_q) / (1 + visits.sum())
+    completed = np.where(visited, q, np.where(legal, mixed, 0.0))
+    np.testing.assert_allclose(search.completed_q(), completed)
+    low, high = completed[legal].min(), completed[legal].max()
+    assert high > low
+    sigma = (settings.c_visit + visits.max()) * settings.c_scale * (completed - low) / (high - low)
+    z = np.exp(np.where(legal, logits + sigma, -np.inf) - (logits + sigma)[legal].max())
+    np.testing.assert_allclose(search.improved_policy(), z / z.sum())
+    scores = {a: search.gumbel[a] + logits[a] + sigma[a] for a in search.considered}
+    assert search.best() == max(search.considered, key=scores.__getitem__)
+
+
+class SkewedUniformEvaluator:
+    """Value 0 everywhere, priors growing with the action index."""
+
+    def evaluate(self, words: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return legal * np.arange(1.0, legal.shape[1] + 1), np.zeros(len(words))
+
+
+def test_with_equal_values_the_gumbel_noise_and_the_prior_choose() -> None:
+    # every q is 0 (no visit reaches the end of a game): sigma adds nothing, and the action
+    # played is the one of largest g + logit, which the noise makes another than the likeliest
+    logits = np.log(np.arange(1.0, 10.0))
+    chosen = []
+    for seed in range(8):
+        rng = np.random.default_rng(seed)
+        search = GumbelSearch(TTT.kernel, 0, 0, 8, GumbelSettings(considered=4), rng)
+        run_gumbel_together([search], SkewedUniformEvaluator())  # type: ignore[arg-type]
+        assert not search.q_values().any()
+        top = np.argsort(-(search.gumbel + logits), kind="stable")
+        assert search.best() == int(top[0])
+        chosen.append(search.best())
+    assert len(set(chosen)) > 1
 
 
 @settings(max_examples=15, deadline=None)
