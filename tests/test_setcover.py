@@ -147,6 +147,16 @@ def test_admissible_heuristics_are_ordered_and_below_the_true_remaining_cost(
         return
     assert values == sorted(values), dict(zip(ADMISSIBLE_HEURISTICS, values, strict=True))
     assert values[-1] <= truth
+    # the simple bounds are exactly their formulas (rounded up, not down)
+    size = uncovered.bit_count()
+    useful = sorted(((s & uncovered).bit_count() for s in allowed), reverse=True)
+    largest = max(s.bit_count() for s in sets)
+    expected = 0 if size == 0 else math.inf if largest == 0 else math.ceil(size / largest)
+    assert HEURISTICS["ceil_largest"].function(problem, uncovered, allowed) == expected
+    expected = 0 if size == 0 else math.ceil(size / useful[0])
+    assert HEURISTICS["ceil_largest_useful"].function(problem, uncovered, allowed) == expected
+    expected = next(k for k in range(len(useful) + 1) if sum(useful[:k]) >= size)
+    assert HEURISTICS["k_largest"].function(problem, uncovered, allowed) == expected
     assert point_weight_bound(uncovered, allowed) <= truth + 1e-9
 
 
