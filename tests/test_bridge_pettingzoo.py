@@ -20,6 +20,7 @@ from boardlab.interop.pettingzoo import (
     env,
     raw_env,
 )
+from boardlab.interop.views import PLAYER_COLOURS
 
 VARIANTS = (
     "tictactoe",
@@ -146,7 +147,9 @@ def test_render_modes(capsys: pytest.CaptureFixture[str]) -> None:
     assert len(changed) > 0
     # X's stone bottom left, O's bottom right, in two different colours
     bottom = picture[-5]
-    assert tuple(bottom[5]) != tuple(bottom[-6])
+    assert tuple(bottom[5]) == PLAYER_COLOURS[0] and tuple(bottom[-6]) == PLAYER_COLOURS[1]
+    picture_board.step(1)  # O to move now: the colours stay with the players
+    assert tuple(picture_board.render()[-5][5]) == PLAYER_COLOURS[0]
 
     human_board = env("nim", render_mode="human")
     human_board.reset()
