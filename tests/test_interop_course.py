@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import random
 from pathlib import Path
 
@@ -136,6 +137,63 @@ def test_course_check_winner_is_the_first_line_found() -> None:
     board[4, :] = 1
     assert course_check_winner(board) == 1  # rows are scanned before columns
     assert standin_game(board.tolist(), 0).check_winner() == 1
+
+
+def test_course_check_winner_agrees_with_the_templates_referee_on_every_line() -> None:
+    rng = np.random.default_rng(7)
+    lines = [(np.full(5, i), np.arange(5)) for i in range(5)] + [
+        (np.arange(5), np.full(5, i)) for i in range(5)
+    ]
+    lines += [(np.arange(5), np.arange(5)), (np.arange(5), np.arange(4, -1, -1))]
+    for trial in range(240):
+        board = rng.integers(-1, 2, size=(5, 5)).astype(np.int8)
+        ys, xs = lines[trial % len(lines)]
+        board[ys, xs] = trial // len(lines) % 2
+        assert course_check_winner(board) == standin_game(board.tolist(), 0).check_winner()
+    anti = np.full((5, 5), -1, dtype=np.int8)
+    anti[np.arange(5), np.arange(4, -1, -1)] = 1
+    assert course_check_winner(anti) == 1
+
+
+def test_read_board_takes_the_largest_value_of_any_unsigned_type_as_blank() -> None:
+    signed = np.array(ROW_WIN, dtype=np.int64)
+    for dtype in (np.uint16, np.uint32):
+        unsigned = np.where(signed < 0, np.iinfo(dtype).max, signed).astype(dtype)
+        assert read_board(unsigned).tolist() == ROW_WIN
+
+
+@pytest.mark.parametrize(
+    ("from_pos", "slide", "message"),
+    [
+        ((True, 1), 2, "whole numbers"),
+        ((4, np.True_), 2, "whole numbers"),
+        ((4, 1), 4, "slide"),
+        ((4, 1), -1, "slide"),
+        ((4, 1), True, "slide"),
+    ],
+)
+def test_course_moves_refuse_bools_and_slides_out_of_range(
+    from_pos: object, slide: object, message: str
+) -> None:
+    with pytest.raises(CourseInteropError, match=message):
+        from_course_move(from_pos, slide)
+
+
+def test_a_move_enum_is_matched_by_name_not_by_value() -> None:
+    class Reordered(enum.Enum):  # the ends in another order than boardlab's
+        LEFT = 0
+        RIGHT = 1
+        TOP = 2
+        BOTTOM = 3
+
+    for move in (
+        Move(4, 1, Push.LEFT),
+        Move(0, 1, Push.RIGHT),
+        Move(2, 4, Push.TOP),
+        Move(2, 0, Push.BOTTOM),
+    ):
+        (x, y), slide = to_course_move(move, Reordered)
+        assert slide.name == move.push.name and from_course_move((x, y), slide) == move
 
 
 # --- boardlab agent as a course Player ------------------------------------------------------
