@@ -105,6 +105,14 @@ def test_moves_that_are_no_quixo_move_are_illegal() -> None:
 # --- move notation ------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("size", [3, 4, 5])
+def test_every_move_reads_back_from_its_notation(size: int) -> None:
+    moves = all_moves(size)
+    assert [Move.parse(str(move), size) for move in moves] == moves
+    # a corner cube goes in at 2 ends, another border cube at 3
+    assert len({str(move) for move in moves}) == len(moves) == 4 * 2 + 4 * (size - 2) * 3
+
+
 @pytest.mark.parametrize(
     ("text", "size", "complaint"),
     [
@@ -115,6 +123,8 @@ def test_moves_that_are_no_quixo_move_are_illegal() -> None:
         ("a0a5", 5, "rows 1-5"),
         ("a6a1", 5, "rows 1-5"),
         ("d1a1", 3, "columns a-c"),
+        ("a4a1", 3, "rows 1-3"),
+        ("a1a5", 4, "rows 1-4"),
         ("a1-e1", 5, "expected source and insertion cells"),
         ("1ae1", 5, "expected source and insertion cells"),
         ("c3c1", 5, "c3 is not on the border"),
