@@ -176,3 +176,17 @@ def test_stored_values_out_of_range_are_a_store_error(
     with pytest.raises(StoreError, match=message) as caught, Store(path) as store:
         store.games(CONFIG.tournament_id)
     assert f"game 0 of tournament {CONFIG.tournament_id} (store test)" in str(caught.value)
+
+
+def test_tournaments_are_listed_oldest_first(tmp_path: Path) -> None:
+    path = tmp_path / "arena.sqlite"
+    configs = [TournamentConfig(("random", "greedy"), 2, seed=seed, name=f"t{seed}") for seed in (1, 2, 3)]
+    with Store(path) as store:
+        for config in configs:
+            store.register_tournament(config)
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE tournaments SET created = '2000-01-01T00:00:00+00:00' WHERE name = 't3'")
+        conn.execute("UPDATE tournaments SET created = '2099-01-01T00:00:00+00:00' WHERE name = 't1'")
+    conn.close()
+    with Store(path) as store:
+        assert [item["name"] for item in store.tournaments()] == ["t3", "t2", "t1"]
