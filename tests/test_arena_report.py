@@ -198,3 +198,21 @@ def test_pooled_games_rate_specs_across_tournaments_and_leave_out_self_play() ->
     assert all({g.first_spec, g.second_spec} == {"random", "greedy"} for g in games)
     assert all(players[g.first_player] == g.first_spec for g in games)
     assert all(players[g.second_player] == g.second_spec for g in games)
+
+
+def test_a_narrow_terminal_loses_no_column_of_the_report() -> None:
+    # the tables cannot fold their numbers into 60 columns: they run wider rather than drop
+    # the last columns (score, time/move) off the edge of the terminal
+    specs = ("random", "alphabeta:depth=1,time=0.05", "greedy")
+    games = [
+        dataclasses.replace(g, first_spec=specs[g.first_player], second_spec=specs[g.second_player])
+        for g in GAMES
+    ]
+    summary = summarize(specs, games)
+    console = Console(record=True, width=60)
+    print_report(summary, console)
+    text = console.export_text()
+    assert "time/move" in text and "virtual draw(s) per player against" in text  # not "time/mov\ne"
+    for i in range(3):
+        assert f"{summary.overall(i).score:.1%}" in text
+        assert f"{summary.as_second[i].score:.1%}" in text or np.isnan(summary.as_second[i].score)

@@ -59,12 +59,15 @@ def _player_column(table: Table, summary: Summary) -> None:
 
 def _fitted(table: Table) -> Table:
     """``table`` with every column but the players' as wide as its longest cell: a number is
-    never cut (``100.…``) or wrapped; a header too long for its column, a name included, folds."""
+    never cut (``100.…``) or wrapped; a header too long for its column folds between its words
+    (a name longer than a player's column, anywhere)."""
     for column in table.columns:
         if column.header == "player":
             continue
         column.overflow = "fold"
-        column.min_width = max((cell_len(str(cell)) for cell in column.cells), default=0)
+        word = max((cell_len(w) for w in str(column.header).split()), default=0)
+        cells = max((cell_len(str(cell)) for cell in column.cells), default=0)
+        column.min_width = max(cells, min(word, PLAYER_MIN_WIDTH))
     return table
 
 
@@ -141,15 +144,21 @@ def _endings_caption(summary: Summary) -> str:
     return "; ended by " + ", ".join(parts) if parts else ""
 
 
+def print_table(console: Console, table: Table) -> None:
+    """Print ``table`` whole: in a terminal too narrow for its numbers it runs wider (the
+    terminal wraps it) rather than lose its last columns off the edge."""
+    console.print(table, crop=False)
+
+
 def print_report(
     summary: Summary, console: Console, title: str = "", records: Sequence[GameRecord] = ()
 ) -> None:
     """Print the ratings, score matrix and colour tables, then the forfeited games of ``records``."""
     heading = f" ({title})" if title else ""
-    console.print(ratings_table(summary, f"Ratings{heading}: {summary.n_games} games"))
+    print_table(console, ratings_table(summary, f"Ratings{heading}: {summary.n_games} games"))
     if len(summary.names) > 2:
-        console.print(score_matrix_table(summary))
-    console.print(colour_table(summary))
+        print_table(console, score_matrix_table(summary))
+    print_table(console, colour_table(summary))
     lines = forfeit_lines(records, summary.names)
     for line in lines:
         console.print(line, soft_wrap=True, markup=False, highlight=False)

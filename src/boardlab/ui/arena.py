@@ -23,6 +23,7 @@ from boardlab.arena.report import (
     colour_table,
     output_console,
     print_report,
+    print_table,
     progress_bar,
     ratings_table,
     score_matrix_table,
@@ -434,14 +435,11 @@ def _rate(db: Path, game: str | None, tournament: str | None, out: Path | None) 
         _check_store_not_output(db, list(folders.values()))
     for name, (specs, records) in pools.items():
         summary = summarize(specs, records)
-        console.print(
-            ratings_table(
-                summary, f"Ratings ({name}{', ' + tournament if tournament else ''}): {summary.n_games} games"
-            )
-        )
+        heading = f"Ratings ({name}{', ' + tournament if tournament else ''}): {summary.n_games} games"
+        print_table(console, ratings_table(summary, heading))
         if 2 < len(specs) <= MAX_MATRIX_PLAYERS:
-            console.print(score_matrix_table(summary))
-        console.print(colour_table(summary))
+            print_table(console, score_matrix_table(summary))
+        print_table(console, colour_table(summary))
         if out is not None:
             paths = _write_plots(summary, folders[name], db, "and the same command writes them")
             console.print("wrote " + ", ".join(str(p) for p in paths), soft_wrap=True)
