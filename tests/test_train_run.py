@@ -269,3 +269,43 @@ def test_a_checkpoint_whose_curve_records_are_damaged_is_refused_when_resumed(
     path.write_text(json.dumps(data))
     with pytest.raises(ModelFileError, match="learning-curve record"):
         resume_run(chosen, path, games).close()
+
+
+def _curve_point(episode: int, opponent: str, wins: int) -> dict[str, Any]:
+    return {
+        "episode": episode,
+        "opponent": opponent,
+        "games": 100,
+        "wins": wins,
+        "draws": 0,
+        "losses": 100 - wins,
+    }
+
+
+def test_the_learning_curve_legends_hide_no_point_and_the_mistakes_have_headroom() -> None:
+    from boardlab.train.plots import learning_curve_figure
+
+    curve = [_curve_point(e, o, w) for e in (0, 100, 200) for o, w in (("random", 40), ("perfect", 0))]
+    curve += [{"episode": e, "mistakes": m} for e, m in ((0, 200), (100, 190), (200, 180))]
+    figure = learning_curve_figure(curve, "test")
+    renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    figure.draw(renderer)
+    *outcome_axes, mistakes = figure.axes
+    for ax in outcome_axes:
+        legend = ax.get_legend()
+        assert legend is not None
+        assert not legend.get_window_extent(renderer).overlaps(ax.get_window_extent(renderer))
+    assert mistakes.get_ylim()[1] >= 1.5 * 200  # the highest point is not cut by the frame
+    ticks = [t for t in mistakes.xaxis.get_majorticklocs() if 0 <= t <= 200]
+    assert all(float(t).is_integer() for t in ticks)
+
+
+def test_ga_epochs_are_whole_numbers_on_the_axis() -> None:
+    from boardlab.train.plots import wins_figure
+
+    history = [{"epoch": e, "fitness": [1, 2, 3], "games": 4} for e in range(4)]
+    figure = wins_figure({"run": history}, "test")
+    figure.draw(figure.canvas.get_renderer())  # type: ignore[attr-defined]
+    (ax,) = figure.axes
+    ticks = [t for t in ax.xaxis.get_majorticklocs() if 0 <= t <= 3]
+    assert ticks and all(float(t).is_integer() for t in ticks)

@@ -57,6 +57,14 @@ def plot_learning_curve(
     """Share of wins, draws and losses against each opponent over training (``unit`` counts the
     curve's ``episode`` field; one panel each), and a panel counting the greedy moves that give
     away value."""
+    return _save(learning_curve_figure(curve, title, unit), path)
+
+
+def learning_curve_figure(
+    curve: Sequence[dict[str, Any]], title: str, unit: str = "training episodes"
+) -> Figure:
+    """The figure of :func:`plot_learning_curve`: the legends stand beside the panels, where
+    they hide no point of the curves."""
     opponents = _opponents(curve)
     judged = sorted((r["episode"], r["mistakes"]) for r in curve if "mistakes" in r)
     panels = len(opponents) + (1 if judged else 0)
@@ -75,20 +83,21 @@ def plot_learning_curve(
         ax.set_ylabel("share of games")
         ax.set_title(f"greedy play against {opponent} ({games} games per point, both colours)", fontsize=10)
         ax.grid(alpha=0.3)
-        ax.legend(loc="center right", fontsize=8)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
     if judged:
         ax = axes[len(opponents)]
         ax.plot([e for e, _ in judged], [m for _, m in judged], marker="o", markersize=3, color="#6c3483")
         ax.set_ylabel("greedy moves")
         ax.set_yscale("symlog", linthresh=1)
-        ax.set_ylim(bottom=0)
+        ax.set_ylim(0, 2.0 * max(max(m for _, m in judged), 1))  # room above the highest point
         ax.set_title(
             "greedy moves that give away game-theoretic value (exact solver, both colours)", fontsize=10
         )
         ax.grid(alpha=0.3)
     axes[-1].set_xlabel(unit)
+    axes[-1].xaxis.set_major_locator(MaxNLocator(integer=True))
     figure.suptitle(title)
-    return _save(figure, path)
+    return figure
 
 
 def _counts(results: Sequence[Any], opponent: str, learner: int | None = None) -> list[int]:
@@ -219,6 +228,11 @@ def wins_share(record: Mapping[str, Any]) -> float:
 def plot_wins(runs: Mapping[str, Sequence[Mapping[str, Any]]], path: Path, title: str) -> Path:
     """Total wins of the population over epochs (and the best genome's), one line per run;
     a second panel with the best genome's optimal-move share when the runs were judged."""
+    return _save(wins_figure(runs, title), path)
+
+
+def wins_figure(runs: Mapping[str, Sequence[Mapping[str, Any]]], title: str) -> Figure:
+    """The figure of :func:`plot_wins`: epochs are whole numbers on its axis."""
     judged = any("accuracy" in r for history in runs.values() for r in history)
     figure = _figure(10.5, 6.0 if judged else 3.6)
     axes = figure.subplots(2 if judged else 1, 1, sharex=True, squeeze=False)[:, 0]
@@ -255,8 +269,9 @@ def plot_wins(runs: Mapping[str, Sequence[Mapping[str, Any]]], path: Path, title
         axes[1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         axes[1].grid(alpha=0.3)
     axes[-1].set_xlabel("epoch")
+    axes[-1].xaxis.set_major_locator(MaxNLocator(integer=True))
     figure.suptitle(title)
-    return _save(figure, path)
+    return figure
 
 
 def plot_genomes(runs: Mapping[str, Sequence[Mapping[str, Any]]], kind: str, path: Path, title: str) -> Path:
@@ -305,6 +320,7 @@ def plot_genomes(runs: Mapping[str, Sequence[Mapping[str, Any]]], kind: str, pat
         ax.plot(epochs, [r["diversity"] for r in history], color=colour)
         ax.set_ylabel("diversity")
         ax.set_xlabel("epoch")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
     figure.suptitle(f"{title}\n(diversity: mean distance between genomes / the largest possible)")
@@ -511,10 +527,12 @@ __all__ = [
     "GA_PLOT_FILES",
     "NEAT_PLOT_FILES",
     "PLOT_FILES",
+    "learning_curve_figure",
     "plot_end_turns",
     "plot_learning_curve",
     "plot_outcomes",
     "plot_outcomes_by_starter",
+    "wins_figure",
     "wins_share",
     "write_es_plots",
     "write_ga_plots",
