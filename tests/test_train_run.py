@@ -309,3 +309,32 @@ def test_ga_epochs_are_whole_numbers_on_the_axis() -> None:
     (ax,) = figure.axes
     ticks = [t for t in ax.xaxis.get_majorticklocs() if 0 <= t <= 3]
     assert ticks and all(float(t).is_integer() for t in ticks)
+
+
+def test_the_es_fitness_legend_hides_no_line_and_epochs_are_whole() -> None:
+    from boardlab.train.plots import es_fitness_figure
+
+    history = [{"epoch": 0, "parent_fitness": 0.9, "best_child": None, "games": 10}]
+    history += [
+        {
+            "epoch": e,
+            "parent_fitness": f,
+            "best_child": 1.0,
+            "mean_child": 0.85,
+            "sigma": 0.5,
+            "accepted": e == 1,
+        }
+        for e, f in ((1, 1.0), (2, 1.0), (3, 0.8))
+    ]
+    for record in history:
+        record["games"] = 10
+    figure = es_fitness_figure(history, "test")
+    renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    figure.draw(renderer)
+    ax = figure.axes[0]
+    legends = [*figure.legends, *([ax.get_legend()] if ax.get_legend() else [])]
+    assert len(legends) == 1
+    assert [t.get_text() for t in legends[0].get_texts()][:2] == ["parent", "best child"]
+    assert not legends[0].get_window_extent(renderer).overlaps(ax.get_window_extent(renderer))
+    ticks = [t for t in ax.xaxis.get_majorticklocs() if 0 <= t <= 3]
+    assert ticks and all(float(t).is_integer() for t in ticks)

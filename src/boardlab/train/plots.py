@@ -372,7 +372,13 @@ def write_ga_plots(
 
 def plot_es_fitness(history: Sequence[Mapping[str, Any]], path: Path, title: str) -> Path:
     """The parent's fitness (re-measured each epoch), the best and mean child's, and σ."""
-    figure = _figure(8.5, 4.2)
+    return _save(es_fitness_figure(history, title), path)
+
+
+def es_fitness_figure(history: Sequence[Mapping[str, Any]], title: str) -> Figure:
+    """The figure of :func:`plot_es_fitness`: its legend stands below the axes, where it hides
+    no line."""
+    figure = _figure(8.5, 4.6)
     ax = figure.subplots()
     epochs = [r["epoch"] for r in history]
     ax.plot(epochs, [r["parent_fitness"] for r in history], color="#1f77b4", marker="o", ms=3, label="parent")
@@ -404,9 +410,10 @@ def plot_es_fitness(history: Sequence[Mapping[str, Any]], path: Path, title: str
     sigma_ax.plot([r["epoch"] for r in later], [r["sigma"] for r in later], color="#ff7f0e", lw=1, alpha=0.7)
     sigma_ax.set_ylabel("σ (mutation step)", color="#ff7f0e")
     sigma_ax.set_ylim(bottom=0)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    figure.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=4, fontsize=8)
     ax.set_title(title)
-    return _save(figure, path)
+    return figure
 
 
 def plot_weights(history: Sequence[Mapping[str, Any]], path: Path, title: str, log_floor: float) -> Path:
@@ -434,6 +441,7 @@ def plot_weights(history: Sequence[Mapping[str, Any]], path: Path, title: str, l
     axes[1].set_ylim(10.0**log_floor / 2, 1.5)
     axes[1].set_ylabel("weight (log scale)")
     axes[1].set_xlabel("epoch")
+    axes[1].xaxis.set_major_locator(MaxNLocator(integer=True))
     return _save(figure, path)
 
 
@@ -527,6 +535,7 @@ __all__ = [
     "GA_PLOT_FILES",
     "NEAT_PLOT_FILES",
     "PLOT_FILES",
+    "es_fitness_figure",
     "learning_curve_figure",
     "plot_end_turns",
     "plot_learning_curve",
