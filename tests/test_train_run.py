@@ -338,3 +338,32 @@ def test_the_es_fitness_legend_hides_no_line_and_epochs_are_whole() -> None:
     assert not legends[0].get_window_extent(renderer).overlaps(ax.get_window_extent(renderer))
     ticks = [t for t in ax.xaxis.get_majorticklocs() if 0 <= t <= 3]
     assert ticks and all(float(t).is_integer() for t in ticks)
+
+
+def _neat_history() -> list[dict[str, Any]]:
+    return [
+        {"generation": g, "best": b, "mean": m, "connections": c, "species": {"1": 8}}
+        for g, b, m, c in ((0, 0.74, 0.59, 18), (1, 0.98, 0.83, 17), (2, 0.05, 0.02, 17))
+    ]
+
+
+def _legends_clear_of_axes(figure: Any) -> None:
+    renderer = figure.canvas.get_renderer()
+    figure.draw(renderer)
+    ax = figure.axes[0]
+    legends = [*figure.legends, *([ax.get_legend()] if ax.get_legend() else [])]
+    assert legends
+    for legend in legends:
+        assert not legend.get_window_extent(renderer).overlaps(ax.get_window_extent(renderer))
+
+
+def test_the_neat_plots_keep_their_legends_off_the_data_and_count_in_whole_numbers() -> None:
+    from boardlab.train.plots import neat_fitness_figure, species_figure
+
+    fitness, species = neat_fitness_figure(_neat_history(), "test"), species_figure(_neat_history(), "test")
+    for figure in (fitness, species):
+        _legends_clear_of_axes(figure)
+        ticks = [t for t in figure.axes[0].xaxis.get_majorticklocs() if 1 <= t <= 3]
+        assert ticks and all(float(t).is_integer() for t in ticks)
+    connections = [t for t in fitness.axes[1].yaxis.get_majorticklocs() if 17 <= t <= 18]
+    assert all(float(t).is_integer() for t in connections)

@@ -484,7 +484,13 @@ NEAT_PLOT_FILES = {"fitness": "fitness.png", "species": "species.png"}
 
 def plot_neat_fitness(history: Sequence[Mapping[str, Any]], path: Path, title: str) -> Path:
     """Best and mean fitness over generations, with the champion's size."""
-    figure = _figure(7.5, 4.2)
+    return _save(neat_fitness_figure(history, title), path)
+
+
+def neat_fitness_figure(history: Sequence[Mapping[str, Any]], title: str) -> Figure:
+    """The figure of :func:`plot_neat_fitness`: its legend stands below the axes, where it
+    hides no line, and generations and connections are whole numbers on the axes."""
+    figure = _figure(7.5, 4.6)
     ax = figure.subplots()
     generations = [h["generation"] + 1 for h in history]
     ax.plot(generations, [h["best"] for h in history], color="#1f77b4", label="best")
@@ -494,15 +500,28 @@ def plot_neat_fitness(history: Sequence[Mapping[str, Any]], path: Path, title: s
     ax.set_ylim(0, 1.02)
     ax.grid(alpha=0.3)
     size = ax.twinx()
-    size.plot(generations, [h["connections"] for h in history], color="#7f7f7f", lw=0.8, ls=":")
+    connections = [h["connections"] for h in history]
+    size.plot(generations, connections, color="#7f7f7f", lw=0.8, ls=":", label="champion's connections")
     size.set_ylabel("champion's enabled connections (dotted)")
-    ax.legend(loc="lower right")
+    for axis in (ax.xaxis, size.yaxis):
+        axis.set_major_locator(MaxNLocator(integer=True))
+    handles, labels = ax.get_legend_handles_labels()
+    more_handles, more_labels = size.get_legend_handles_labels()
+    figure.legend(
+        handles + more_handles, labels + more_labels, loc="outside lower center", ncols=3, fontsize=8
+    )
     ax.set_title(title)
-    return _save(figure, path)
+    return figure
 
 
 def plot_species(history: Sequence[Mapping[str, Any]], path: Path, title: str) -> Path:
     """Members of each species over generations (stacked)."""
+    return _save(species_figure(history, title), path)
+
+
+def species_figure(history: Sequence[Mapping[str, Any]], title: str) -> Figure:
+    """The figure of :func:`plot_species`: the stack fills the axes, so its legend stands
+    beside them."""
     figure = _figure(7.5, 4.2)
     ax = figure.subplots()
     generations = [h["generation"] + 1 for h in history]
@@ -516,9 +535,11 @@ def plot_species(history: Sequence[Mapping[str, Any]], path: Path, title: str) -
     ax.set_ylabel("genomes")
     ax.set_title(f"{title} ({len(keys)} species in all)")
     if len(keys) <= 12:
-        ax.legend(loc="upper left", fontsize=7, ncols=2)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7)
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_locator(MaxNLocator(integer=True))
     ax.margins(x=0)
-    return _save(figure, path)
+    return figure
 
 
 def write_neat_plots(out: Path, history: Sequence[Mapping[str, Any]], name: str) -> list[Path]:
@@ -537,10 +558,12 @@ __all__ = [
     "PLOT_FILES",
     "es_fitness_figure",
     "learning_curve_figure",
+    "neat_fitness_figure",
     "plot_end_turns",
     "plot_learning_curve",
     "plot_outcomes",
     "plot_outcomes_by_starter",
+    "species_figure",
     "wins_figure",
     "wins_share",
     "write_es_plots",
