@@ -415,3 +415,19 @@ def test_move_accuracy_refuses_a_position_its_judge_does_not_cover() -> None:
     judge.game, judge.endgames_only, judge.table_set = game, True, Tables()
     with pytest.raises(OracleError, match="not covered by the judge: the 5x5 Quixo tables"):
         move_accuracy("random", [game.initial()], judge=judge)
+
+
+def test_cli_on_a_very_narrow_terminal_keeps_every_column_and_header_whole(
+    cli: typer.Typer, tmp_path: Path
+) -> None:
+    # 60 columns cannot hold the tables: they run wider rather than cut a header ("drawi…")
+    # or drop the last columns off the edge
+    args = ["oracle", "random", "--game", "tictactoe", "--games", "2", "--seed", "2"]
+    args += ["--opponents", "greedy", "--out", str(tmp_path)]
+    result = CliRunner().invoke(cli, args, env={"COLUMNS": "60"})
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.output
+    headers = ("distinct", "draws lost", "drawing", "plies", "exact")
+    assert all(name in result.output for name in headers), result.output
+    data = json.loads((tmp_path / "oracle.json").read_text())
+    assert f"{data['accuracy']:.1%}" in result.output

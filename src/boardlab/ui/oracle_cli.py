@@ -237,30 +237,32 @@ def _print_report(console: Console, report: OracleReport) -> None:
         (name, f"{t.won:,}", f"{t.thrown:,}", games, f"{t.drawn:,}", f"{t.lost:,}")
         for name, _, t, _, games in lines
     ]
-    console.print(
+    _print_table(
+        console,
         _table(
             f"{report.agent} on {report.game}, judged by {report.judge}",
             "accuracy: moves keeping the perfect-play value; exact: also the fastest win or the slowest "
             "loss; distinct: accuracy with each position counted once per game",
             ("opponent", "W-D-L", "moves", "accuracy", "exact", "distinct"),
             accuracy,
-        )
+        ),
     )
-    console.print(
+    _print_table(
+        console,
         _table(
             "Won and drawn positions given up",
             "won, drawn: the agent's moves from won or drawn positions; wins thrown: moves from a won "
             "position that no longer win; draws lost: moves from a drawn position that lose",
             ("opponent", "won", "wins thrown", "games thrown", "drawn", "draws lost"),
             given_up,
-        )
+        ),
     )
     stages = Table(title=f"Accuracy by {report.pieces_label} on the board")
     for column in (report.pieces_label, "moves", "accuracy", "exact"):
         stages.add_column(column, justify="right")
     for pieces, t in sorted(report.by_pieces.items()):
         stages.add_row(str(pieces), f"{t.moves:,}", _share(t.accuracy), _share(t.exact_accuracy))
-    console.print(stages)
+    _print_table(console, stages)
     if report.won_games:
         console.print(
             f"The agent stood won in {report.won_games} of {report.games} games "
@@ -327,9 +329,15 @@ def _print_positions(
     table = Table(title=f"{title} ({len(rows)}; all of them in oracle.json)", caption=caption)
     table.add_column("opponent", overflow="fold", min_width=OPPONENT_WIDTH)
     table.add_column("ply", justify="right")
-    table.add_column("position", overflow="fold")  # whole, to be copied
+    table.add_column("position", overflow="fold", min_width=len("position"))  # whole, to be copied
     for column in columns:
-        table.add_column(column, justify="right")
+        table.add_column(column, justify="right", no_wrap=True, min_width=len(column))
     for row in rows[:THROWN_SHOWN]:
         table.add_row(*row)
-    console.print(table)
+    _print_table(console, table)
+
+
+def _print_table(console: Console, table: Table) -> None:
+    """Print ``table`` whole: on a terminal too narrow for its figures it runs wider (the
+    terminal wraps it) rather than lose its last columns off the edge."""
+    console.print(table, crop=False)
