@@ -316,3 +316,22 @@ def test_hours_spent_in_an_evaluation_still_give_the_last_iteration_its_games(tm
     assert run.finished and run.progress == 1
     assert [t["name"] for t, _ in stored(tmp_path)] == ["alphazero iteration 1"]
     assert {r["epoch"] for r in run.curve if r["opponent"] in ("random", "elo")} == {1}
+
+
+def test_the_training_plots_leave_the_caller_s_matplotlib_backend_alone(tmp_path: Path) -> None:
+    import matplotlib
+
+    from boardlab.train.alphazero import plot_training
+
+    elo = {"elo": 10.0, "elo_low": -40.0, "elo_high": 60.0, "anchor": "random"}
+    elo |= {"opponent": "elo", "hours": 0.1, "opponents_elo": {"random": (0.0, 0.0, 0.0)}}
+    state = {"history": [{"hours": h, "policy_loss": 2.0 - h, "value_loss": 0.5} for h in (0.05, 0.1)]}
+    state["curve"] = [elo]
+    before = matplotlib.get_backend()
+    try:
+        matplotlib.use("svg")  # e.g. a notebook's backend: plotting must not switch it to Agg
+        paths = plot_training(state, tmp_path, "test")
+        assert matplotlib.get_backend() == "svg"
+    finally:
+        matplotlib.use(before)
+    assert [p.name for p in paths] == ["alphazero_losses.png", "alphazero_elo.png"]

@@ -140,6 +140,19 @@ def test_plot_is_written(tmp_path: Path) -> None:
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_plotting_leaves_the_caller_s_matplotlib_backend_alone(tmp_path: Path) -> None:
+    import matplotlib
+
+    result = run_strategy("umda", 5, StopRule(max_calls=200), seed=0)
+    before = matplotlib.get_backend()
+    try:
+        matplotlib.use("svg")  # e.g. a notebook's backend: a plot must not switch it to Agg
+        plot_histories({"instance 5": {"umda": result}}, tmp_path / "p.png")
+        assert matplotlib.get_backend() == "svg"
+    finally:
+        matplotlib.use(before)
+
+
 # -- the command line -----------------------------------------------------------------------
 
 

@@ -248,15 +248,16 @@ def plot_histories(
 
     ``panels`` maps a panel title to ``{series label: result}``; one subplot per panel.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    # drawn on the Agg canvas directly: no pyplot, so the caller's backend is left alone
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
     count = len(panels)
     columns = min(count, 2)
     rows = (count + columns - 1) // columns
-    figure, axes = plt.subplots(rows, columns, figsize=(6 * columns, 4 * rows), squeeze=False)
+    figure = Figure(figsize=(6 * columns, 4 * rows), layout="constrained")
+    FigureCanvasAgg(figure)
+    axes = figure.subplots(rows, columns, squeeze=False)
     for axis, (panel_title, series) in zip(axes.ravel(), panels.items(), strict=False):
         for index, (label, result) in enumerate(series.items()):
             colour = f"C{index}"
@@ -275,7 +276,5 @@ def plot_histories(
         axis.set_visible(False)
     if title:
         figure.suptitle(title)
-    figure.tight_layout()
     atomic_savefig(figure, path, dpi=110)
-    plt.close(figure)
     return path

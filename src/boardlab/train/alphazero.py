@@ -1082,17 +1082,23 @@ def load_optimizer(optimizer: Any, tensors: dict[str, Any], where: Path) -> None
 # --- plots --------------------------------------------------------------------------------------
 
 
+def _axes() -> tuple[Any, Any]:
+    """A figure on the Agg canvas (no pyplot: the caller's matplotlib backend is left alone)
+    and its axes."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(7, 4), layout="constrained")
+    FigureCanvasAgg(figure)
+    return figure, figure.subplots()
+
+
 def plot_training(state: dict[str, Any], out: Path, title: str) -> list[Path]:
     """Losses, solver accuracy, Elo and scores against the hours trained, as PNG files."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     out = Path(out)
     history, curve = state["history"], state["curve"]
     paths = []
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = _axes()
     hours = [h["hours"] for h in history]
     ax.plot(hours, [h["policy_loss"] for h in history], label="policy (cross-entropy)")
     ax.plot(hours, [h["value_loss"] for h in history], label="value (squared error)")
@@ -1100,14 +1106,13 @@ def plot_training(state: dict[str, Any], out: Path, title: str) -> list[Path]:
     ax.legend()
     ax.grid(alpha=0.3)
     paths.append(atomic_savefig(fig, out / "alphazero_losses.png", dpi=110))
-    plt.close(fig)
     solver = [
         r
         for r in curve
         if r["opponent"] == "solver" and None not in (r["raw_accuracy"], r["search_accuracy"])
     ]
     if solver:
-        fig, ax = plt.subplots(figsize=(7, 4))
+        fig, ax = _axes()
         hs = [r["hours"] for r in solver]
         ax.plot(hs, [r["raw_accuracy"] for r in solver], marker=".", label="raw policy")
         ax.plot(hs, [r["search_accuracy"] for r in solver], marker=".", label="with search")
@@ -1120,13 +1125,12 @@ def plot_training(state: dict[str, Any], out: Path, title: str) -> list[Path]:
         ax.legend()
         ax.grid(alpha=0.3)
         paths.append(atomic_savefig(fig, out / "alphazero_accuracy.png", dpi=110))
-        plt.close(fig)
     elo = [r for r in curve if r["opponent"] == "elo"]
     if elo:
         paths.append(plot_elo(elo, out / "alphazero_elo.png", title))
     games = [r for r in curve if "score" in r]
     if games:
-        fig, ax = plt.subplots(figsize=(7, 4))
+        fig, ax = _axes()
         for opponent in dict.fromkeys(r["opponent"] for r in games):
             rs = [r for r in games if r["opponent"] == opponent]
             ax.plot([r["hours"] for r in rs], [r["score"] for r in rs], marker=".", label=f"vs {opponent}")
@@ -1139,19 +1143,13 @@ def plot_training(state: dict[str, Any], out: Path, title: str) -> list[Path]:
         ax.legend()
         ax.grid(alpha=0.3)
         paths.append(atomic_savefig(fig, out / "alphazero_score.png", dpi=110))
-        plt.close(fig)
     return paths
 
 
 def plot_elo(elo: Sequence[dict[str, Any]], path: Path, title: str) -> Path:
     """Each evaluated iteration's Elo (as rated when it was played) with its interval against
     the hours trained; the opponents as horizontal lines (their last rating, with its band)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = _axes()
     hours = np.array([r["hours"] for r in elo])
     ratings = np.array([r["elo"] for r in elo])
     errors = np.array([ratings - [r["elo_low"] for r in elo], [r["elo_high"] for r in elo] - ratings])
@@ -1172,7 +1170,6 @@ def plot_elo(elo: Sequence[dict[str, Any]], path: Path, title: str) -> Path:
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     saved = atomic_savefig(fig, path, dpi=110)
-    plt.close(fig)
     return saved
 
 
