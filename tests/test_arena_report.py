@@ -216,3 +216,17 @@ def test_a_narrow_terminal_loses_no_column_of_the_report() -> None:
     for i in range(3):
         assert f"{summary.overall(i).score:.1%}" in text
         assert f"{summary.as_second[i].score:.1%}" in text or np.isnan(summary.as_second[i].score)
+
+
+def test_a_single_game_plots_whole_plies_and_counts_each_bar() -> None:
+    from boardlab.arena.plots import game_lengths_figure
+
+    summary = summarize(SPECS, GAMES[:1])
+    figure = game_lengths_figure(summary)
+    figure.draw(figure.canvas.get_renderer())  # type: ignore[attr-defined]
+    (ax,) = figure.axes
+    assert list(ax.get_xticks()) == [GAMES[0].plies]  # not 5.55, 5.70, ...
+    assert ax.get_title() == "Game length (1 game)"
+    labels = [t.get_text() for t in outcomes_figure(summary).axes[0].get_yticklabels()]
+    assert "all games, first player (1 game)" in labels
+    assert any(label.endswith("(first, 0 games)") for label in labels)  # an empty bar says why

@@ -87,10 +87,10 @@ def outcomes_figure(summary: Summary) -> Figure:
     labels, rows = [], []
     for i in summary.ranking():
         for side, outcomes in (("first", summary.as_first[i]), ("second", summary.as_second[i])):
-            labels.append(f"{plot_label(summary.names[i])} ({side})")
+            labels.append(f"{plot_label(summary.names[i])} ({side}, {_games(outcomes.games)})")
             rows.append((outcomes.wins, outcomes.draws, outcomes.losses))
-    labels.append("all games, first player")
     first = summary.first_player
+    labels.append(f"all games, first player ({_games(first.games)})")
     rows.append((first.wins, first.draws, first.losses))
     counts = np.array(rows, dtype=float)
     fractions = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1)
@@ -109,8 +109,17 @@ def outcomes_figure(summary: Summary) -> Figure:
     return figure
 
 
+def _games(count: int) -> str:
+    return f"{count} game{'s' * (count != 1)}"
+
+
 def plot_game_lengths(summary: Summary, path: Path) -> Path:
     """Histogram of game lengths in plies."""
+    return _save(game_lengths_figure(summary), path)
+
+
+def game_lengths_figure(summary: Summary) -> Figure:
+    """The figure of :func:`plot_game_lengths`: a tick on every length when they are few."""
     plies = np.array(summary.plies, dtype=int)
     figure = _figure(7, 4)
     ax = figure.subplots()
@@ -123,11 +132,14 @@ def plot_game_lengths(summary: Summary, path: Path) -> Path:
         ax.axvline(median, color="black", linestyle="--", label=f"median {median:g}")
         ax.legend()
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    if plies.size and np.ptp(plies) < 15:  # too few lengths for the locator's whole numbers
+        ax.set_xticks(range(int(plies.min()), int(plies.max()) + 1))
+    else:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("plies")
     ax.set_ylabel("games")
-    ax.set_title(f"Game length ({plies.size} games)")
-    return _save(figure, path)
+    ax.set_title(f"Game length ({_games(plies.size)})")
+    return figure
 
 
 def plot_ratings(summary: Summary, path: Path) -> Path:
