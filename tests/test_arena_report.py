@@ -230,3 +230,16 @@ def test_a_single_game_plots_whole_plies_and_counts_each_bar() -> None:
     labels = [t.get_text() for t in outcomes_figure(summary).axes[0].get_yticklabels()]
     assert "all games, first player (1 game)" in labels
     assert any(label.endswith("(first, 0 games)") for label in labels)  # an empty bar says why
+
+
+def test_the_game_length_legend_stands_above_the_bars() -> None:
+    from boardlab.arena.plots import game_lengths_figure
+
+    figure = game_lengths_figure(summarize(SPECS, GAMES[:1]))  # one bar, as wide as the axes
+    renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    figure.draw(renderer)
+    (ax,) = figure.axes
+    legend = ax.get_legend()
+    assert legend is not None
+    box = legend.get_window_extent(renderer)
+    assert all(not box.overlaps(bar.get_window_extent(renderer)) for bar in ax.patches)

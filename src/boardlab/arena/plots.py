@@ -127,10 +127,11 @@ def game_lengths_figure(summary: Summary) -> Figure:
         bins: list[float] | int = (
             (np.arange(plies.min(), plies.max() + 2) - 0.5).tolist() if np.ptp(plies) < 60 else 40
         )
-        ax.hist(plies, bins=bins, color="#3b6ea5")
+        counts, _, _ = ax.hist(plies, bins=bins, color="#3b6ea5")
+        ax.set_ylim(0, 1.3 * float(counts.max()))  # room above the bars for the legend
         median = float(np.median(plies))
         ax.axvline(median, color="black", linestyle="--", label=f"median {median:g}")
-        ax.legend()
+        ax.legend(loc="upper right")
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     if plies.size and np.ptp(plies) < 15:  # too few lengths for the locator's whole numbers
         ax.set_xticks(range(int(plies.min()), int(plies.max()) + 1))
