@@ -128,7 +128,7 @@ def game_lengths_figure(summary: Summary) -> Figure:
             (np.arange(plies.min(), plies.max() + 2) - 0.5).tolist() if np.ptp(plies) < 60 else 40
         )
         counts, _, _ = ax.hist(plies, bins=bins, color="#3b6ea5")
-        ax.set_ylim(0, 1.3 * float(counts.max()))  # room above the bars for the legend
+        ax.set_ylim(0, 1.3 * float(np.max(counts)))  # room above the bars for the legend
         median = float(np.median(plies))
         ax.axvline(median, color="black", linestyle="--", label=f"median {median:g}")
         ax.legend(loc="upper right")
