@@ -367,3 +367,17 @@ def test_the_neat_plots_keep_their_legends_off_the_data_and_count_in_whole_numbe
         assert ticks and all(float(t).is_integer() for t in ticks)
     connections = [t for t in fitness.axes[1].yaxis.get_majorticklocs() if 17 <= t <= 18]
     assert all(float(t).is_integer() for t in connections)
+
+
+def test_the_final_table_puts_opponents_left_and_counts_right() -> None:
+    from rich.console import Console
+
+    from boardlab.ui.train import final_table
+
+    final = {"random": {"games": 1000, "wins": 462, "draws": 133, "losses": 405}}
+    final["alphabeta:depth=2"] = {"games": 1000, "wins": 0, "draws": 215, "losses": 785}
+    console = Console(record=True, width=80)
+    console.print(final_table("test", final))
+    rows = [line for line in console.export_text().splitlines() if "random" in line]
+    assert rows and rows[0].startswith("│ random ")  # not "│            random │"
+    assert "1,000" in rows[0] and rows[0].rstrip().endswith("405 │")

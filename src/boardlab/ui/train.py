@@ -273,6 +273,18 @@ def plan_command(kind: str, options: Mapping[str, Any], extra: Sequence[str]) ->
 # --- help --------------------------------------------------------------------------------------
 
 
+def final_table(title: str, final: dict[str, dict[str, int]]) -> Table:
+    """The final games against each opponent: its spec on the left (folded when long), the
+    counts on the right."""
+    table = Table(title=title)
+    table.add_column("opponent", overflow="fold")
+    for column in ("games", "wins", "draws", "losses"):
+        table.add_column(column, justify="right", no_wrap=True)
+    for opponent, counts in final.items():
+        table.add_row(opponent, *(f"{counts[k]:,}" for k in ("games", "wins", "draws", "losses")))
+    return table
+
+
 def settings_table(kind: str, settings: type) -> Table:
     """The hyper-parameter flags of ``kind``: flag, default and what it does."""
     table = Table(title=f"{kind}: hyper-parameters (flags, or --hyper key=value,...)")
@@ -407,12 +419,8 @@ def _train_and_report(console: Console, plan: Plan, checkpoint: Path, stop: Term
                 code=1,
             ) from None
     seconds = float(summary.get("train_seconds", 0.0))
-    table = Table(title=f"{run.title}: {run.progress:,} {plan.method.unit} in {seconds:.2f} s of training")
-    for column in ("opponent", "games", "wins", "draws", "losses"):
-        table.add_column(column, justify="right")
-    for opponent, counts in summary["final"].items():
-        table.add_row(opponent, *(str(counts[k]) for k in ("games", "wins", "draws", "losses")))
-    console.print(table)
+    title = f"{run.title}: {run.progress:,} {plan.method.unit} in {seconds:.2f} s of training"
+    console.print(final_table(title, summary["final"]))
     for line in run.report_lines():
         console.print(line, soft_wrap=True)
     console.print(
