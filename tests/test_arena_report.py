@@ -243,3 +243,16 @@ def test_the_game_length_legend_stands_above_the_bars() -> None:
     assert legend is not None
     box = legend.get_window_extent(renderer)
     assert all(not box.overlaps(bar.get_window_extent(renderer)) for bar in ax.patches)
+
+
+def test_the_score_matrix_writes_white_on_its_dark_cells() -> None:
+    from matplotlib.colors import to_rgb
+
+    from boardlab.arena.plots import score_matrix_figure
+
+    summary = summarize(SPECS, GAMES)
+    (ax, _colourbar) = score_matrix_figure(summary).axes
+    for text in ax.texts:
+        score = float(text.get_text().split("%")[0]) / 100
+        dark = score < 0.2 or score > 0.8  # deep red or deep green under the text
+        assert to_rgb(text.get_color()) == ((1.0, 1.0, 1.0) if dark else (0.0, 0.0, 0.0))

@@ -18,6 +18,8 @@ from boardlab.arena.summary import PLOT_NAMES, Summary
 from boardlab.core.files import atomic_savefig
 
 OUTCOME_COLOURS = ("#4c9a2a", "#b0b0b0", "#c0392b")  # win, draw, loss
+DARK_CELL = 0.3
+"""Scores further than this from 50% colour their heatmap cell dark: its text is white."""
 LABEL_CHARS = 36
 """Longest line of a player's label: longer specs wrap after their commas and colons, and a
 piece longer than this on its own (a course player's path) is shortened in the middle."""
@@ -56,6 +58,11 @@ def _save(figure: Figure, path: Path) -> Path:
 
 def plot_score_matrix(summary: Summary, path: Path) -> Path:
     """Heatmap of the fraction of points each row player took from each column player."""
+    return _save(score_matrix_figure(summary), path)
+
+
+def score_matrix_figure(summary: Summary) -> Figure:
+    """The figure of :func:`plot_score_matrix`: white text on its dark cells, black on light."""
     order = summary.ranking()
     scores = summary.score_matrix()[np.ix_(order, order)]
     names = [plot_label(summary.names[i]) for i in order]
@@ -70,10 +77,12 @@ def plot_score_matrix(summary: Summary, path: Path) -> Path:
         for col in range(len(names)):
             if not np.isnan(scores[row, col]):
                 games = int(summary.games[order[row], order[col]])
-                ax.text(col, row, f"{scores[row, col]:.0%}\n({games})", ha="center", va="center", fontsize=8)
+                colour = "white" if abs(scores[row, col] - 0.5) > DARK_CELL else "black"
+                text = f"{scores[row, col]:.0%}\n({games})"
+                ax.text(col, row, text, ha="center", va="center", fontsize=8, color=colour)
     ax.set_title("Score of row player against column player")
     figure.colorbar(image, ax=ax, label="score")
-    return _save(figure, path)
+    return figure
 
 
 def plot_outcomes_by_side(summary: Summary, path: Path) -> Path:
