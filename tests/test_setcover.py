@@ -364,6 +364,14 @@ def test_cli_solves_and_compares_with_the_milp() -> None:
     assert "sets chosen by astar (dual_bound):" in result.output
 
 
+def test_cli_table_right_aligns_the_sizes_and_bounds() -> None:
+    result = _run("--points", "12", "--sets", "20", "--density", "0.2", "--seed", "0")
+    assert result.exit_code == 0, result.output
+    row = next(line for line in result.output.splitlines() if line.startswith("│ astar"))
+    cells = row.split("│")[1:-1]
+    assert cells[2] == "    4 " and cells[3] == "     4 "  # size, bound: not "│ 4    │"
+
+
 def test_cli_counts_a_single_set_in_the_singular() -> None:
     result = _run("--points", "1", "--sets", "1", "--density", "1")
     assert result.exit_code == 0, result.output

@@ -157,8 +157,11 @@ def _status(result: CoverResult, milp: MilpResult | None) -> str:
 
 def _results_table(results: list[CoverResult], milp: MilpResult | None) -> Table:
     table = Table(title="set cover")
-    for column in ("method", "heuristic", "size", "bound", "status"):
+    for column in ("method", "heuristic"):
         table.add_column(column, no_wrap=True)
+    for column in ("size", "bound"):
+        table.add_column(column, justify="right", no_wrap=True)
+    table.add_column("status", no_wrap=True)
     for column in ("expanded", "generated", "seconds"):
         table.add_column(column, justify="right", no_wrap=True)
     for result in results:
