@@ -215,6 +215,10 @@ def test_cli_runs_a_strategy_and_writes_table_plot_and_json(tmp_path: Path) -> N
     assert (tmp_path / "blackbox_linkage.png").exists()
     summary = json.loads((tmp_path / "blackbox_linkage.json").read_text())
     assert summary[0]["best_fitness"] == 1.0 and summary[0]["calls"] <= 5000
+    # the stop reason is a word: on the left of its column, like its header
+    header = next(line for line in result.output.splitlines() if line.startswith("┃") and " stop " in line)
+    row = next(line for line in result.output.splitlines() if line.startswith("│ 10 │"))
+    assert header.split("┃")[-2].startswith(" stop ") and row.split("│")[-2].startswith(" target ")
 
 
 def test_cli_compare_writes_the_comparison(tmp_path: Path) -> None:

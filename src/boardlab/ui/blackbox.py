@@ -232,8 +232,9 @@ class _Interrupted(Exception):
 def _strategy_table(results: dict[int, EvolutionResult], strategy: str, target: float | None) -> Table:
     table = Table(title=f"black-box evolution: {strategy}")
     reached = f"calls@{1.0 if target is None else target:g}"  # the calls to reach the target
-    for column in ("a", "best", "calls@best", reached, "gen@best", "gens", "calls", "stop"):
+    for column in ("a", "best", "calls@best", reached, "gen@best", "gens", "calls"):
         table.add_column(column, justify="right", no_wrap=True)
+    table.add_column("stop", no_wrap=True)  # a word: on the left
     for instance, result in results.items():
         table.add_row(
             str(instance),
@@ -250,7 +251,9 @@ def _strategy_table(results: dict[int, EvolutionResult], strategy: str, target: 
 
 def _comparison_table(rows: list[ComparisonRow]) -> Table:
     table = Table(title="parent selection: black-box fitness vs raw count of ones")
-    for column in ("a", "parents by", "best", "gen@best", "gens", "calls", "pop"):
+    table.add_column("a", justify="right", no_wrap=True)
+    table.add_column("parents by", no_wrap=True)  # a word: on the left
+    for column in ("best", "gen@best", "gens", "calls", "pop"):
         table.add_column(column, justify="right", no_wrap=True)
     for row in rows:
         result = row.result
