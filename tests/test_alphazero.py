@@ -4,6 +4,7 @@ symmetry augmentation, and the trainer (loss falls, solver accuracy rises, resum
 from __future__ import annotations
 
 import ast
+import itertools
 import json
 import shutil
 from functools import cache
@@ -778,3 +779,87 @@ def test_agent_refuses_a_truncated_model_on_one_line(tmp_path: Path, model_dir: 
     with pytest.raises(AgentSpecError) as caught:
         make_agent(f"alphazero:model={tmp_path / 'cut.safetensors'}", game=TTT)
     assert "\n" not in str(caught.value) and "cut.safetensors" in str(caught.value)
+
+
+def selfplay_games_of(full_share: float, seed: int) -> tuple[list[dict[str, np.ndarray]], int]:
+    """Tic-tac-toe self-play games of a tiny network, split into games (each starts on the empty
+    board), and the number of positions the network evaluated."""
+    from boardlab.train.alphazero import selfplay_games
+
+    evaluator = Network.for_game(TTT, blocks=1, channels=8, seed=seed).evaluator(TTT.kernel)
+    data = selfplay_games(TTT, evaluator, tiny_params(full_share=full_share), seed, 6)
+    a0, b0 = TTT.initial_words()
+    starts = [int(i) for i in np.flatnonzero((data["words"][:, 0] == a0) & (data["words"][:, 1] == b0))]
+    assert starts[0] == 0 and len(starts) == 6
+    bounds = [*starts, len(data["value"])]
+    games = [{k: v[s:e] for k, v in data.items()} for s, e in itertools.pairwise(bounds)]
+    return games, evaluator.positions
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_selfplay_values_are_the_final_result_from_each_movers_side(seed: int) -> None:
+    games, _ = selfplay_games_of(0.5, seed)
+    for game in games:
+        values, plies = game["value"], len(game["value"])
+        # the last mover of tic-tac-toe wins, or fills the board for a draw
+        assert values[-1] == 1.0 or (values[-1] == 0.0 and plies == 9)
+        assert np.array_equal(values[:-1], -values[1:])
+        assert np.all(game["policy"][~game["legal"]] == 0)
+        assert np.allclose(game["policy"].sum(1), 1.0, atol=1e-5)
+
+
+@pytest.mark.parametrize("share", [0.0, 1.0])
+def test_playout_cap_randomisation_marks_and_limits_the_fast_searches(share: float) -> None:
+    games, evaluated = selfplay_games_of(share, 3)
+    full = np.concatenate([g["full"] for g in games])
+    assert np.all(full == (share == 1.0))
+    params = tiny_params()
+    budget = params.sims if share == 1.0 else params.fast_sims  # type: ignore[attr-defined]
+    assert evaluated <= len(full) * (budget + 1)
+    if share == 0.0:
+        assert evaluated < len(full) * (params.sims)  # type: ignore[attr-defined]
+
+
+def test_the_replay_window_holds_the_last_window_iterations(tmp_path: Path) -> None:
+    from boardlab.train.alphazero import AlphaZeroRun, write_shard
+
+    run = AlphaZeroRun.start(TTT, tiny_params(window=3), seed=0)
+    run.attach(tmp_path)
+    for it in range(6):
+        for chunk in range(2):
+            n = 1 + chunk
+            write_shard(
+                tmp_path / "replay" / f"it{it:06d}-{chunk:04d}.npz",
+                {
+                    "words": np.zeros((n, 2), np.int64),
+                    "legal": np.ones((n, 9), np.bool_),
+                    "policy": np.full((n, 9), 1 / 9, np.float32),
+                    "value": np.full(n, it, np.float32),
+                    "full": np.ones(n, np.bool_),
+                },
+            )
+    assert sorted(set(run.window(4)["value"].tolist())) == [2.0, 3.0, 4.0]
+    assert run.window(4)["value"].tolist() == [2.0] * 3 + [3.0] * 3 + [4.0] * 3
+    assert sorted(set(run.window(1)["value"].tolist())) == [0.0, 1.0]
+
+
+@pytest.mark.parametrize(
+    ("key", "shape"), [("policy", (3, 8)), ("legal", (3, 10)), ("words", (3,)), ("full", (2,))]
+)
+def test_a_replay_shard_with_a_column_of_the_wrong_shape_is_refused(
+    tmp_path: Path, key: str, shape: tuple[int, ...]
+) -> None:
+    from boardlab.models.table import ModelFileError
+    from boardlab.train.alphazero import read_shard, write_shard
+
+    data = {
+        "words": np.zeros((3, 2), np.int64),
+        "legal": np.ones((3, 9), np.bool_),
+        "policy": np.zeros((3, 9), np.float32),
+        "value": np.zeros(3, np.float32),
+        "full": np.ones(3, np.bool_),
+    }
+    data[key] = np.zeros(shape, data[key].dtype)
+    path = write_shard(tmp_path / "shard.npz", data)
+    with pytest.raises(ModelFileError, match=key):
+        read_shard(path, 9)

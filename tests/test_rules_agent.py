@@ -354,3 +354,63 @@ def test_cli_bad_input_exits_2_with_one_line(tmp_path: Path) -> None:
         assert result.exit_code == 2, (args, result.output)
         lines = [line for line in result.output.splitlines() if line.strip()]
         assert len(lines) == 1 and lines[0].startswith("Error:"), (args, result.output)
+
+
+def test_sigma_decays_geometrically_from_the_first_epoch_with_children() -> None:
+    from boardlab.train.rules_es import sigma_at
+
+    geometric = params_for({"sigma": 1.0, "sigma_final": 0.01, "decay": 2})
+    assert [sigma_at(geometric, e) for e in (1, 2, 3, 50)] == pytest.approx([1.0, 0.1, 0.01, 0.01])
+    linear = params_for({"sigma": 0.5, "sigma_final": 0.0, "decay": 4})
+    assert [sigma_at(linear, e) for e in (1, 3, 5, 9)] == pytest.approx([0.5, 0.25, 0.0, 0.0])
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(["log", "linear"]), st.floats(0.0, 4.0), st.integers(0, 2**32))
+def test_mutated_weights_stay_in_the_unit_interval(scale: str, sigma: float, seed: int) -> None:
+    from boardlab.train.rules_es import mutate
+
+    rng = np.random.default_rng(seed)
+    parent = rng.random(12)
+    children = mutate(parent, params_for({"scale": scale, "offspring": 5}), sigma, rng)
+    assert children.shape == (5, 12)
+    assert np.all((children >= 0) & (children <= 1))
+
+
+@pytest.mark.parametrize(
+    ("confirm", "first", "again", "accepted"),
+    [
+        (False, [0.5, 0.2, 0.7, 0.4], None, True),  # the best child beats the parent
+        (False, [0.5, 0.5, 0.3, 0.1], None, False),  # a tie keeps the parent
+        (True, [0.5, 0.2, 0.7, 0.4], [0.6, 0.6], False),  # a tie on the second games keeps it too
+        (True, [0.5, 0.2, 0.7, 0.4], [0.6, 0.8], True),
+    ],
+)
+def test_the_best_child_replaces_the_parent_only_when_it_wins_more(
+    monkeypatch: pytest.MonkeyPatch,
+    confirm: bool,
+    first: list[float],
+    again: list[float] | None,
+    accepted: bool,
+) -> None:
+    run = ESRun.start(
+        parse_game("quixo"), params_for({**TINY, "games": 2, "offspring": 3, "confirm": confirm}), seed=1
+    )
+    parent = run.parent.copy()
+    results = [np.array(first), np.array(again or [])]
+    monkeypatch.setattr(run, "_fitness", lambda genomes, salt=0: (results.pop(0), np.zeros(len(genomes))))
+    chosen: list[np.ndarray] = []
+    real_mutate = __import__("boardlab.train.rules_es", fromlist=["mutate"]).mutate
+
+    def mutate(*args: object) -> np.ndarray:
+        chosen.append(real_mutate(*args))
+        return chosen[-1]
+
+    monkeypatch.setattr("boardlab.train.rules_es.mutate", mutate)
+    run.step()
+    assert run.history[-1]["accepted"] is accepted
+    if accepted:
+        assert np.array_equal(run.parent, chosen[0][1])  # the child of the best score: 0.7
+        assert run.stale == 0
+    else:
+        assert np.array_equal(run.parent, parent) and run.stale == 1

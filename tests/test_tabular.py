@@ -484,3 +484,48 @@ def test_shipped_quixo_3x3_models():
     model = load_model(shipped_model("quixo:size=3", "mcrl"), game="quixo:size=3", method="mcrl")
     report = perfect_play_report(TabularPolicy(model, quixo), _QuixoTablesAsSolution())
     assert report.perfect and report.positions > 3000
+
+
+PLAIN = {"alpha": 0.5, "gamma": 0.9, "opening": 0, "shaping": "none"}
+
+
+def test_plain_q_learning_matches_a_hand_computation():
+    game, states = _forced_line()
+    trainer = Trainer.start(game, "qlearning", params_for("qlearning", {**PLAIN, "q_init": 0.0}))
+    trainer.train(2)
+    # episode 1: only the last moves learn (-1 for the loser, +1 for the winner); episode 2: the
+    # first moves take gamma times the value of the position their side meets next
+    learned = [_table_value(trainer, s) for s in states[:4]]
+    assert learned == pytest.approx([-0.225, 0.225, -0.75, 0.75], abs=1e-6)
+
+
+def test_plain_monte_carlo_matches_a_hand_computation():
+    game, states = _forced_line()
+    trainer = Trainer.start(game, "mcrl", params_for("mcrl", PLAIN))
+    trainer.train(1)
+    # the fourth ply wins: each position learns alpha times +-gamma**k, from its mover's side
+    learned = [_table_value(trainer, s) for s in states[:4]]
+    assert learned == pytest.approx([-0.3645, 0.405, -0.45, 0.5], abs=1e-6)
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("opponent", ["self", "random"])
+def test_the_training_counters_follow_the_winner_and_the_learners_seat(method, opponent):
+    game, _ = _forced_line()  # the second player always wins
+    trainer = Trainer.start(game, method, params_for(method, {**PLAIN, "opponent": opponent}))
+    trainer.train(4)
+    learner = [4, 0, 0] if opponent == "self" else [2, 0, 2]  # against random: seats alternate
+    assert trainer.stats.tolist() == [0, 0, 4, *learner]
+
+
+def test_the_exploration_rate_falls_linearly_to_its_end():
+    from boardlab.train.tabular import _epsilon
+
+    game, _ = _forced_line()
+    values = {"epsilon": 0.9, "epsilon_end": 0.1, "epsilon_decay": 100}
+    trainer = Trainer.start(game, "qlearning", params_for("qlearning", values))
+    expected = {0: 0.9, 25: 0.7, 50: 0.5, 99: 0.108, 100: 0.1, 10**6: 0.1}
+    for episode, rate in expected.items():
+        assert trainer.epsilon(episode) == pytest.approx(rate)
+        assert _epsilon(episode, 0.9, 0.1, 100.0) == pytest.approx(rate)  # the compiled schedule
+    assert _epsilon(0, 0.9, 0.1, 0.0) == pytest.approx(0.1)
