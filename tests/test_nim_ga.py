@@ -369,3 +369,48 @@ def test_cli_bad_input_exits_2_with_one_line(tmp_path):
         assert len(lines) == 1 and lines[0].startswith("Error:"), (args, result.output)
     result = CliRunner().invoke(_app(), ["train", "qlearning", "--epochs", "3", *out], terminal_width=200)
     assert result.exit_code == 2 and "--epochs" in result.output
+
+
+def test_the_best_pick_draws_among_all_the_best_scores():
+    from boardlab.train.nim_ga import _pick_best
+
+    scores = np.array([1.0, 3.0, 2.0, 3.0, 3.0, 9.0])
+    picks = [_pick_best(scores, 5, u) for u in (0.0, 0.34, 0.67, 0.999)]  # the sixth is not counted
+    assert picks == [1, 3, 4, 4]
+    assert _pick_best(np.array([-2.0, -1.0, -3.0]), 3, 0.5) == 1
+
+
+def test_an_epoch_keeps_the_elites_and_mutates_on_the_scale_of_the_genes(monkeypatch):
+    from boardlab.train import nim_ga
+
+    run = Evolution.start([parse_game("nim:piles=1-3-5")], GAParams(population=8, games=4, elitism=3), seed=5)
+    order = np.argsort(-run.fitness, kind="stable")[:3]
+    elites = run.population[order].copy()
+    seen = []
+    real = nim_ga.gaussian_mutation
+
+    def spy(children, sigma, rng, **kwargs):
+        seen.append(sigma)
+        return real(children, sigma, rng, **kwargs)
+
+    monkeypatch.setattr(nim_ga, "gaussian_mutation", spy)
+    run.step()
+    assert np.array_equal(run.population[:3], elites)
+    low, high = gene_bounds(run.kind)
+    assert seen == [pytest.approx(run.params.sigma * (high - low))]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda h: h["state"]["population"][0].__setitem__(0, 1.5), "outside"),
+        (lambda h: h["history"].pop(), "epoch count"),
+    ],
+)
+def test_a_saved_population_out_of_range_or_a_short_history_is_refused(tmp_path, small_run, change, message):
+    header = json.loads(json.dumps(small_run.header()))
+    change(header)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(header))
+    with pytest.raises(ModelFileError, match=message):
+        Evolution.resume(path)
