@@ -863,3 +863,28 @@ def test_a_replay_shard_with_a_column_of_the_wrong_shape_is_refused(
     path = write_shard(tmp_path / "shard.npz", data)
     with pytest.raises(ModelFileError, match=key):
         read_shard(path, 9)
+
+
+@pytest.mark.parametrize("damage", ["nan", "shape", "version"])
+def test_weights_that_are_not_finite_or_misshapen_and_other_versions_are_refused(
+    tmp_path: Path, model_dir: str, damage: str
+) -> None:
+    import torch
+    from safetensors.torch import load, save
+
+    data = tiny_model(model_dir).read_bytes()
+    metadata = json.loads(data[8 : 8 + int.from_bytes(data[:8], "little")])["__metadata__"]
+    tensors = load(data)
+    name = next(k for k, v in tensors.items() if v.is_floating_point() and v.dim() >= 2)
+    if damage == "nan":
+        tensors[name] = tensors[name].clone()
+        tensors[name].view(-1)[0] = float("nan")
+    elif damage == "shape":
+        tensors[name] = torch.zeros((*tensors[name].shape[:-1], tensors[name].shape[-1] + 1))
+    else:
+        meta = json.loads(metadata["boardlab"])
+        metadata["boardlab"] = json.dumps({**meta, "version": meta["version"] + 1})
+    (tmp_path / "bad.safetensors").write_bytes(save(tensors, metadata=metadata))
+    message = {"nan": "not finite", "shape": "has shape", "version": "version"}[damage]
+    with pytest.raises(NetworkFileError, match=message):
+        read_network(tmp_path / "bad.safetensors", TTT)

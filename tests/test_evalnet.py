@@ -607,3 +607,26 @@ def test_shards_that_do_not_name_their_game_are_checked_by_their_cells(tmp_path:
 def load_npz_arrays(path: Path) -> dict[str, np.ndarray]:
     with np.load(path, allow_pickle=False) as data:
         return {name: data[name] for name in data.files}
+
+
+@pytest.mark.parametrize("damage", ["version", "layers", "values"])
+def test_other_versions_wrong_layers_and_non_text_metadata_are_refused(damage: str) -> None:
+    net = random_net(3)
+    meta = net.metadata()
+    metadata: dict[str, Any] = {}
+    if damage == "version":
+        meta["version"] = meta["version"] + 1
+    elif damage == "layers":
+        meta["layers"] = [50, 16, 4, 1]
+    metadata["boardlab"] = json.dumps(meta)
+    data = safetensors_bytes(net.tensors(), metadata)
+    if damage == "values":  # a metadata value that is not a text: written by hand
+        (size,) = struct.unpack("<Q", data[:8])
+        header = json.loads(data[8 : 8 + size])
+        header["__metadata__"]["extra"] = 5
+        text = json.dumps(header).encode()
+        data = struct.pack("<Q", len(text)) + text + data[8 + size :]
+    with pytest.raises(
+        EvalNetError, match={"version": "version", "layers": "layers", "values": "strings"}[damage]
+    ):
+        evalnet_from_bytes(data, "net.safetensors")
