@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any, ClassVar
 
+import numpy as np
 import pytest
 import typer
 from hypothesis import given, settings
@@ -381,3 +382,39 @@ def test_the_final_table_puts_opponents_left_and_counts_right() -> None:
     rows = [line for line in console.export_text().splitlines() if "random" in line]
     assert rows and rows[0].startswith("│ random ")  # not "│            random │"
     assert "1,000" in rows[0] and rows[0].rstrip().endswith("405 │")
+
+
+# --- evaluation games ----------------------------------------------------------------------------
+
+
+def test_tally_counts_the_learners_wins_draws_and_losses() -> None:
+    from boardlab.train.run import GameResult, tally
+
+    results = [
+        GameResult("x", learner, winner, 5)
+        for learner, winner in [(0, 0), (1, 1), (0, None), (0, 1), (1, 0), (1, 0)]
+    ]
+    assert tally(results) == {"wins": 2, "draws": 1, "losses": 3, "games": 6}
+
+
+class FirstMove:
+    """A policy that takes the first legal move."""
+
+    def __init__(self, game: Any) -> None:
+        self.game = game
+
+    def choose_action(self, a: int, b: int, rng: Any) -> int:
+        kernel = self.game.kernel
+        moves = np.empty(kernel.num_actions, dtype=np.int64)
+        kernel.gen_moves(kernel.ctx, np.int64(a), np.int64(b), moves)
+        return int(moves[0])
+
+
+def test_evaluation_games_alternate_the_learners_seat() -> None:
+    from boardlab.games import parse_game
+    from boardlab.train.run import play_games
+
+    game = parse_game("nim:piles=4,k=1,misere=false")  # one object a move: the second player wins
+    results = play_games(FirstMove(game), "random", 4, seed=1)
+    assert [(r.learner, r.winner, r.plies) for r in results] == [(0, 1, 4), (1, 1, 4)] * 2
+    assert [r.score for r in results] == [-1, 1, -1, 1]
