@@ -888,3 +888,33 @@ def test_weights_that_are_not_finite_or_misshapen_and_other_versions_are_refused
     message = {"nan": "not finite", "shape": "has shape", "version": "version"}[damage]
     with pytest.raises(NetworkFileError, match=message):
         read_network(tmp_path / "bad.safetensors", TTT)
+
+
+def test_self_play_stops_at_the_ply_cap_with_a_draw(monkeypatch: pytest.MonkeyPatch) -> None:
+    from boardlab.train import alphazero
+
+    monkeypatch.setattr(alphazero, "max_plies", lambda game: 3)  # no tic-tac-toe game is over so soon
+    games, _ = selfplay_games_of(0.5, 2)
+    assert all(len(g["value"]) == 3 and not g["value"].any() for g in games)
+
+
+@pytest.mark.parametrize("full", [False, True])
+def test_only_the_fully_searched_positions_train_the_policy(tmp_path: Path, full: bool) -> None:
+    from boardlab.train.alphazero import AlphaZeroRun, write_shard
+
+    run = AlphaZeroRun.start(TTT, tiny_params(window=1), seed=0)
+    run.attach(tmp_path)
+    a0, b0 = TTT.initial_words()
+    n = 8
+    write_shard(
+        tmp_path / "replay" / "it000000-0000.npz",
+        {
+            "words": np.tile(np.array([a0, b0], np.int64), (n, 1)),
+            "legal": np.ones((n, 9), np.bool_),
+            "policy": np.full((n, 9), 1 / 9, np.float32),
+            "value": np.zeros(n, np.float32),
+            "full": np.full(n, full, np.bool_),
+        },
+    )
+    losses = run.train_iteration(0, n)
+    assert (losses["policy_loss"] > 0) == full
