@@ -418,3 +418,23 @@ def test_evaluation_games_alternate_the_learners_seat() -> None:
     results = play_games(FirstMove(game), "random", 4, seed=1)
     assert [(r.learner, r.winner, r.plies) for r in results] == [(0, 1, 4), (1, 1, 4)] * 2
     assert [r.score for r in results] == [-1, 1, -1, 1]
+
+
+def test_every_step_is_checkpointed_when_the_run_saves_after_each(tmp_path: Path) -> None:
+    path = tmp_path / "checkpoint.json"
+    run, seen = Counter(2), []
+    assert train(
+        run, 7, checkpoint=path, on_step=lambda r: seen.append(json.loads(path.read_text())["units"])
+    )
+    assert seen == [0, 2, 4, 6, 7, 7]
+
+
+def test_a_negative_seed_and_a_list_of_the_wrong_length_are_refused() -> None:
+    from boardlab.models.table import ModelFileError
+    from boardlab.train.run import check_history, check_state
+
+    with pytest.raises(ModelFileError, match="seed"):
+        check_state({"seed": -1}, "x", {"seed": "int"})
+    history = [{"epoch": 1, "means": [1.0, 2.0, 3.0]}]
+    with pytest.raises(ModelFileError, match="means"):
+        check_history(history, "x", {"epoch": "int", "means": "numbers"}, sizes={"means": 2})
