@@ -438,3 +438,20 @@ def test_a_negative_seed_and_a_list_of_the_wrong_length_are_refused() -> None:
     history = [{"epoch": 1, "means": [1.0, 2.0, 3.0]}]
     with pytest.raises(ModelFileError, match="means"):
         check_history(history, "x", {"epoch": "int", "means": "numbers"}, sizes={"means": 2})
+
+
+class Unsaveable(Counter):
+    def save(self, path: Path) -> Path:
+        raise OSError(28, "No space left on device")
+
+
+@pytest.mark.parametrize(("units", "kept"), [(0, None), (4, 4)])
+def test_a_failed_checkpoint_names_the_progress_the_last_one_holds(
+    tmp_path: Path, units: int, kept: int | None
+) -> None:
+    from boardlab.train.run import CheckpointWriteError
+
+    run = Unsaveable(2, {"units": units, "squares": 0, "curve": [{"episode": units}]})
+    with pytest.raises(CheckpointWriteError) as error:
+        train(run, 8, checkpoint=tmp_path / "checkpoint.json")
+    assert error.value.kept == kept  # a resumed run starts from the checkpoint it was read from
