@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from boardlab.agents import Agent, make_agent
-from boardlab.agents.decision import Decision, Limit, LimitError, SearchInfo
+from boardlab.agents.decision import Decision, Limit, LimitError, SearchInfo, call_limit
 from boardlab.games import new_game, parse_game
 
 
@@ -56,6 +60,27 @@ def test_a_call_limit_overrides_the_default_only_where_it_is_set() -> None:
     assert Limit().over(default) == default
     assert Limit.from_options(time=0, depth=4, iterations=0) == Limit(depth=4)
     assert Limit().is_open and not Limit(nodes=5).is_open
+
+
+_budgets = st.fixed_dictionaries(
+    {},
+    optional={
+        "time": st.floats(0.001, 100.0),
+        "depth": st.integers(1, 50),
+        "nodes": st.integers(1, 10**9),
+        "iterations": st.integers(1, 10**6),
+    },
+)
+
+
+@given(limit=_budgets, default=_budgets)
+def test_a_limit_is_open_only_without_budgets_and_merges_dimension_by_dimension(
+    limit: dict[str, Any], default: dict[str, Any]
+) -> None:
+    assert Limit(**limit).is_open == (not limit)
+    merged = call_limit(Limit(**limit), Limit(**default))
+    assert merged == Limit(**{**default, **limit})
+    assert call_limit(None, Limit(**default)) == Limit(**default)
 
 
 def test_a_decision_value_lies_between_loss_and_win() -> None:

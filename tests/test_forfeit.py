@@ -20,7 +20,7 @@ from boardlab.agents.base import AGENTS, Agent, register
 from boardlab.arena import ArenaError, Store, TournamentConfig, match, run_tournament, tournament
 from boardlab.arena.play import move_limit
 from boardlab.games import Reason
-from boardlab.play.referee import MIN_MOVE_TIMEOUT
+from boardlab.play.referee import MAX_MOVE_TIMEOUT, MIN_MOVE_TIMEOUT
 from boardlab.ui.cli import app
 
 
@@ -87,6 +87,11 @@ def test_default_move_limits() -> None:
     assert move_limit("alphabeta:time=3", 0) is None
     with pytest.raises(ArenaError, match="move timeout"):
         move_limit("random", float("nan"))
+    assert move_limit("no-such-agent") == move_limit("alphabeta:time=x") == MIN_MOVE_TIMEOUT  # refused later
+    assert move_limit("random", MAX_MOVE_TIMEOUT) == MAX_MOVE_TIMEOUT  # both ends are accepted
+    for outside in (-0.001, MAX_MOVE_TIMEOUT + 1, True):
+        with pytest.raises(ArenaError, match="move timeout must be 0 \\(no limit\\) to 86400 seconds"):
+            move_limit("random", outside)
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from collections import Counter
@@ -16,8 +17,8 @@ from boardlab.agents.base import Agent, make_agent
 from boardlab.agents.decision import Decision, Limit, LimitError, SearchInfo
 from boardlab.games import Outcome, Reason, new_game, parse_game
 from boardlab.games.base import GameOverError, IllegalMoveError
-from boardlab.play.referee import AgentProcess, read_decision
-from boardlab.play.session import Session, SessionError, SessionRecord, Turn
+from boardlab.play.referee import AgentForfeit, AgentProcess, is_legal, read_decision
+from boardlab.play.session import Session, SessionError, SessionRecord, Turn, random_opening
 
 
 class FakeClock:
@@ -140,6 +141,7 @@ def test_an_illegal_human_move_changes_nothing() -> None:
     ("options", "message"),
     [
         ({"limits": (-5, -5)}, r"limits\[0\] is None or a number of seconds > 0, got -5 \(int\)"),
+        ({"limits": (None, 0)}, r"limits\[1\] is None or a number of seconds > 0, got 0 \(int\)"),
         ({"limits": (None, "x")}, r"limits\[1\] is None or a number of seconds > 0, got 'x'"),
         ({"limits": (None, float("inf"))}, r"limits\[1\] is None or a number of seconds > 0"),
         ({"limits": (True, None)}, r"limits\[0\]"),
@@ -336,6 +338,17 @@ def test_games_that_seek_repetitions_do_end_by_them(repetitions: int) -> None:
     assert reasons[Reason.REPETITION] >= 5, reasons
 
 
+def test_a_move_taken_back_no_longer_counts_towards_a_repetition() -> None:
+    session = Session(parse_game("quixo:size=4").initial(), repetitions=2)
+    move = session.state.legal_moves()[0]
+    for _ in range(3):  # the same position reached again after each take-back: met once only
+        session.play(move)
+        assert not session.is_over
+        session.undo()
+    session.play(move)
+    assert not session.is_over and session.outcome is None
+
+
 def test_repetitions_are_not_counted_unless_asked() -> None:
     session = Session(parse_game("quixo:size=3,ply_cap=40").initial())
     rng = random.Random(1)
@@ -354,6 +367,21 @@ def test_the_ply_cap_ends_the_game_as_the_rules_say(seed: int, cap: int) -> None
     assert outcome == session.state.outcome and len(session.moves) <= cap
     if outcome is not None and outcome.reason is Reason.PLY_CAP:
         assert len(session.moves) == cap and outcome.winner is None
+
+
+@given(seed=st.integers(0, 2**32 - 1), plies=st.integers(0, 8))
+def test_a_random_opening_is_a_replayable_prefix_that_leaves_the_game_open(seed: int, plies: int) -> None:
+    state, moves = random_opening("tictactoe", plies, seed)  # from 5 plies on, many end the game
+    again = new_game("tictactoe")
+    for move in moves:
+        again = again.play(again.parse_move(move))
+    assert len(moves) == plies and state == again and not state.is_over
+    assert random_opening("tictactoe", plies, seed) == (state, moves)
+
+
+def test_no_opening_that_leaves_the_game_open_is_refused() -> None:
+    with pytest.raises(SessionError, match="no opening of 9 random plies"):
+        random_opening("tictactoe", 9, 0)
 
 
 # --- undo against a naive model ----------------------------------------------------------------
@@ -452,6 +480,24 @@ def test_a_decision_crosses_the_process_boundary_whole() -> None:
     assert back == decision and np.array_equal(back.policy, policy)  # type: ignore[arg-type]
 
 
+@given(
+    index=st.integers(0, 8),
+    weights=st.lists(st.floats(0.0, 1.0), min_size=9, max_size=9),
+    value=st.one_of(st.none(), st.sampled_from([-1.0, 0.0, 1.0]), st.floats(-1.0, 1.0)),
+    depth=st.integers(0, 40),
+)
+def test_any_decision_crosses_the_process_boundary_whole(
+    index: int, weights: list[float], value: float | None, depth: int
+) -> None:
+    state = new_game("tictactoe")
+    policy = np.array(weights) / (sum(weights) or 1.0)
+    info = SearchInfo(depth=depth, nodes=depth * 3, seconds=0.25, score=value, pv=("b2",) * min(depth, 3))
+    decision = Decision(state.legal_moves()[index], policy=policy, value=value, info=info)
+    back = read_decision(json.loads(json.dumps(decision.to_json())), state)
+    assert back == decision and back.policy is not None
+    assert np.allclose(back.policy, policy, rtol=0, atol=1e-6)
+
+
 def test_an_agent_process_answers_the_decision_of_the_agent_within_the_callers_limit() -> None:
     state = new_game("tictactoe")
     here = make_agent("minimax:depth=1", 3).act(state, Limit(depth=2))
@@ -464,6 +510,26 @@ def test_an_agent_process_answers_the_decision_of_the_agent_within_the_callers_l
         here.info.nodes,
         here.info.pv,
     )
+
+
+@pytest.mark.parametrize("seconds", [0.1, 0.2, 0.21, 0.39])
+def test_an_agent_process_whose_move_comes_over_its_limit_forfeits(seconds: float) -> None:
+    state = new_game("tictactoe")
+    said = Decision(state.legal_moves()[0]).to_json()
+    remote = AgentProcess.__new__(AgentProcess)  # its child's reply stood in for: a move and its time
+    remote.spec, remote.limit, remote.failed = "random", 0.2, None
+    remote._ask = lambda *_: {"decision": said, "seconds": seconds}  # type: ignore[method-assign]
+    if seconds <= 0.2:
+        assert remote.act(state).move == state.legal_moves()[0]
+    else:
+        with pytest.raises(AgentForfeit, match=f"took {seconds:.2f} s, over its limit of 0.2 s per move"):
+            remote.act(state)
+        assert remote.failed is not None and remote.failed.startswith("took")
+
+
+def test_a_legality_check_that_fails_says_not_legal() -> None:
+    assert not is_legal(None, "a1") and not is_legal("not a state", 3)
+    assert is_legal(new_game("tictactoe"), new_game("tictactoe").legal_moves()[0])
 
 
 def test_a_session_plays_an_agent_process_and_records_its_search() -> None:
