@@ -8,7 +8,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from boardlab.core.spec import SpecError, build_options, option, spec_text, split_spec
+from boardlab.core.spec import (
+    SpecError,
+    build_options,
+    check_options,
+    number_problem,
+    option,
+    spec_text,
+    split_spec,
+)
 
 
 @dataclass(frozen=True)
@@ -103,3 +111,93 @@ def test_a_float_too_small_to_hold_is_refused_not_read_as_zero(text: str) -> Non
 @pytest.mark.parametrize(("text", "value"), [("0", 0.0), ("0e-400", 0.0), ("0.000", 0.0), ("1e-300", 1e-300)])
 def test_zero_and_small_floats_are_read_as_written(text: str, value: float) -> None:
     assert build_options(Timed, "timed", {"time": text}).time == value
+
+
+@dataclass(frozen=True)
+class Ranged:
+    count: int = option(3, "a count", minimum=1, maximum=9)
+    rate: float = option(0.5, "a rate", minimum=0.0, maximum=1.0)
+    big: int = option(0, "any whole number")
+    flag: bool = option(False, "a flag")
+    mode: str = option("fast", "a mode", choices=("fast", "slow"))
+    text: str = option("", "free text")
+    sizes: tuple[int, ...] = option((1, 2), "sizes")
+
+
+_balanced = st.lists(
+    st.sampled_from(["a", "b", ",", "=", ":", "()", "(a)", "(a,b)", "x(y)"]), max_size=5
+).map("".join)
+_ranged = st.builds(
+    Ranged,
+    count=st.integers(1, 9),
+    rate=st.floats(0.0, 1.0),
+    big=st.integers(-(2**63), 2**63 - 1),
+    flag=st.booleans(),
+    mode=st.sampled_from(["fast", "slow"]),
+    text=_balanced,
+    sizes=st.lists(st.integers(0, 10**6), min_size=1, max_size=4).map(tuple),
+)
+
+
+@given(_ranged)
+def test_options_of_every_kind_round_trip_through_spec_text(settings: Ranged) -> None:
+    name, texts = split_spec(spec_text("ranged", settings))
+    assert name == "ranged" and build_options(Ranged, "ranged", texts) == settings
+    assert set(texts) == {key for key in vars(settings) if getattr(settings, key) != getattr(Ranged(), key)}
+
+
+@given(st.integers(-20, 30))
+def test_a_whole_number_is_accepted_exactly_within_its_range(count: int) -> None:
+    if 1 <= count <= 9:
+        assert build_options(Ranged, "ranged", {"count": str(count)}).count == count
+    else:
+        bound = "at least 1" if count < 1 else "at most 9"
+        with pytest.raises(SpecError, match=f"ranged: count must be {bound}, got {count}"):
+            build_options(Ranged, "ranged", {"count": str(count)})
+
+
+@given(st.floats(-1.0, 2.0))
+def test_a_number_is_accepted_exactly_within_its_range(rate: float) -> None:
+    if 0.0 <= rate <= 1.0:
+        assert build_options(Ranged, "ranged", {"rate": repr(rate)}).rate == rate
+    else:
+        bound = "at least 0," if rate < 0 else "at most 1,"
+        with pytest.raises(SpecError, match=f"rate must be {bound}"):
+            build_options(Ranged, "ranged", {"rate": repr(rate)})
+
+
+def test_whole_numbers_beyond_64_bits_choices_and_booleans() -> None:
+    for text in (str(2**63), str(-(2**63) - 1)):
+        with pytest.raises(SpecError, match="big must be a whole number"):
+            build_options(Ranged, "ranged", {"big": text})
+    with pytest.raises(SpecError, match="mode=medium is not accepted; choose one of fast, slow"):
+        build_options(Ranged, "ranged", {"mode": "medium"})
+    for text in ("1", "TRUE", "yes", "On"):
+        assert build_options(Ranged, "ranged", {"flag": text}).flag is True
+    for text in ("0", "False", "no", "OFF"):
+        assert build_options(Ranged, "ranged", {"flag": text}).flag is False
+    with pytest.raises(SpecError, match="flag must be true or false"):
+        build_options(Ranged, "ranged", {"flag": "2"})
+    with pytest.raises(SpecError, match="option 'count' is given twice"):
+        split_spec("ranged:count=2,count=3")
+    for value in (True, 2.5, "3"):  # values read from a file come unparsed
+        with pytest.raises(SpecError, match="count must be a whole number"):
+            check_options(Ranged(count=value), "ranged")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        (1, None),
+        (5, None),
+        (0, "--n must be >= 1, got 0"),
+        (6, "--n must be <= 5, got 6"),
+        (5.5, "--n must be <= 5, got 5.5"),
+        (float("nan"), "--n must be a finite number, got nan"),
+        (None, None),
+    ],
+)
+def test_a_command_line_number_is_checked_against_both_bounds(
+    value: float | None, problem: str | None
+) -> None:
+    assert number_problem("--n", value, low=1, high=5) == problem
