@@ -75,6 +75,18 @@ def test_a_refused_block_removes_the_empty_folders_it_created(tmp_path: Path) ->
     assert (tmp_path / "other").is_dir() and (tmp_path / "done").is_dir()
 
 
+def test_an_enclosing_refused_block_removes_the_folders_of_the_blocks_inside_it(tmp_path: Path) -> None:
+    with pytest.raises(KeyError), removed_if_refused():
+        with removed_if_refused():  # ends well: its folders are the enclosing block's to remove
+            make_folders(tmp_path / "inner" / "deeper")
+        with pytest.raises(ValueError), removed_if_refused(lambda error: isinstance(error, KeyError)):
+            make_folders(tmp_path / "kept" / "deeper")  # its refusal is not this one's
+            raise ValueError("not a refusal")
+        assert (tmp_path / "inner" / "deeper").is_dir()
+        raise KeyError("refused")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_written_files_get_the_umask_s_permissions_or_keep_the_replaced_file_s(tmp_path: Path) -> None:
     """A model, summary or plot is readable as any file the user creates (not 0600, mkstemp's)."""
     old = os.umask(0o022)

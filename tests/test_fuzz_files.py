@@ -644,3 +644,62 @@ def test_the_shared_reader_refuses_what_is_not_a_regular_file(tmp_path: Path) ->
     big.write_bytes(b"x" * 1001)
     with pytest.raises(InputFileError, match="too large"):
         read_bytes(big, "model file", 1000)
+
+
+def test_the_shared_reader_takes_a_file_of_exactly_its_size_limit(tmp_path: Path) -> None:
+    from boardlab.core.inputs import read_bytes
+
+    path = tmp_path / "exact"
+    path.write_bytes(b"x" * 1000)
+    assert read_bytes(path, "model file", 1000) == b"x" * 1000
+    with pytest.raises(InputFileError, match="too large"):
+        read_bytes(path, "model file", 999)
+
+
+@pytest.mark.parametrize("depth", [1, 199, 200, 201, 400])
+def test_json_is_refused_exactly_when_nested_deeper_than_the_limit(tmp_path: Path, depth: int) -> None:
+    from boardlab.core.inputs import MAX_JSON_DEPTH, read_json
+
+    path = tmp_path / "nested.json"
+    path.write_text("[" * depth + "]" * depth)
+    if depth <= MAX_JSON_DEPTH:
+        assert read_json(path, "weights file", 10_000) == json.loads(path.read_text())
+    else:
+        with pytest.raises(InputFileError, match=f"nested deeper than {MAX_JSON_DEPTH}"):
+            read_json(path, "weights file", 10_000)
+    # brackets inside a string, after an escaped quote, are text: no nesting at all
+    path.write_text(json.dumps({"note": '\\"' + "[" * (2 * depth)}))
+    assert read_json(path, "weights file", 10_000) == {"note": '\\"' + "[" * (2 * depth)}
+
+
+@given(st.floats(-2.0, 3.0, allow_nan=False), st.booleans())
+def test_checked_numbers_and_arrays_keep_both_bounds(value: float, as_array: bool) -> None:
+    from boardlab.core.inputs import check_array, finite_number
+
+    inside = 0.0 <= value <= 1.0
+    check: Callable[[], object] = (
+        (lambda: check_array(np.array([0.5, value]), "w", low=0.0, high=1.0))
+        if as_array
+        else (lambda: finite_number(value, "w", low=0.0, high=1.0))
+    )
+    if inside:
+        check()
+    else:
+        with pytest.raises(InputFileError, match="w "):
+            check()
+    for bound in (0.0, 1.0):
+        assert finite_number(bound, "w", low=0.0, high=1.0) == bound
+        check_array(np.array([bound]), "w", low=0.0, high=1.0)
+
+
+def test_checked_fields_tell_a_bool_from_a_number() -> None:
+    from boardlab.core.inputs import check_fields
+
+    record = {"count": 3, "rate": 0.5, "flag": True}
+    kinds = {"count": "int", "rate": "number", "flag": "bool"}
+    assert check_fields(record, "header", kinds) == record
+    for name, bad in (("count", True), ("rate", False), ("rate", float("nan")), ("flag", 1), ("count", 3.0)):
+        with pytest.raises(InputFileError, match=f"header: '{name}' must be"):
+            check_fields({**record, name: bad}, "header", kinds)
+    with pytest.raises(InputFileError, match="header lacks 'rate'"):
+        check_fields({"count": 3, "flag": True}, "header", kinds)
