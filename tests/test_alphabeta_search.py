@@ -4,6 +4,7 @@ it keeps and refuses."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 import numpy as np
@@ -24,6 +25,7 @@ from boardlab.search.alphabeta import (
     new_seen,
     seen_add,
 )
+from boardlab.search.clock import now
 
 
 def _runner(state: State, eval_name: str = "lines2", **features: object) -> SearchRunner:
@@ -185,3 +187,16 @@ def test_course_rules_share_no_table_entry_between_positions_of_different_result
     alone = SearchRunner(kernel, "lines3", tt_log2=14, win_probe=True, symmetric=False)
     assert after_the_position == alone.search(*mirror.words, 3, jitter)[1]
     assert not is_decided(after_the_position)
+
+
+def test_the_compiled_clock_keeps_time_with_perf_counter() -> None:
+    now()  # compiled before it is timed
+    readings = []
+    for _ in range(4):
+        before = time.perf_counter()
+        reading = now()
+        after = time.perf_counter()
+        assert before - 1e-3 <= reading <= after + 1e-3
+        readings.append(reading)
+        time.sleep(0.01)
+    assert readings == sorted(readings) and readings[-1] - readings[0] >= 0.025
