@@ -15,6 +15,7 @@ from boardlab.arena.play import GameRecord
 from boardlab.arena.plots import LABEL_CHARS, outcomes_figure, plot_label, write_plots
 from boardlab.arena.report import (
     colour_table,
+    forfeit_lines,
     print_report,
     ratings_table,
     score_matrix_table,
@@ -256,3 +257,40 @@ def test_the_score_matrix_writes_white_on_its_dark_cells() -> None:
         score = float(text.get_text().split("%")[0]) / 100
         dark = score < 0.2 or score > 0.8  # deep red or deep green under the text
         assert to_rgb(text.get_color()) == ((1.0, 1.0, 1.0) if dark else (0.0, 0.0, 0.0))
+
+
+def _forfeited(index: int, first: int, second: int, winner: int) -> GameRecord:
+    outcome = Outcome(winner, Reason.FORFEIT, f"broke in game {index}")
+    return dataclasses.replace(_game(index, first, second, winner, 3), outcome=outcome)
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from([(0, 1), (1, 0), (2, 1), (1, 2)]), st.sampled_from([0, 1, None])),
+        max_size=8,
+    ),
+    st.integers(1, 5),
+)
+def test_forfeit_lines_name_the_loser_of_each_forfeited_game(
+    games: list[tuple[tuple[int, int], int | None]], limit: int
+) -> None:
+    names = ["random", "greedy", "random#2"]
+    records = [
+        _forfeited(i, first, second, winner) if winner is not None else _game(i, first, second, None, 5)
+        for i, ((first, second), winner) in enumerate(games)
+    ]
+    lines = forfeit_lines(records, names, limit)
+    lost = [
+        (i, (second if winner == 0 else first))
+        for i, ((first, second), winner) in enumerate(games)
+        if winner is not None
+    ]
+    if not lost:
+        assert lines == []
+        return
+    assert lines[0] == f"{len(lost)} game{'s' if len(lost) != 1 else ''} forfeited:"
+    shown = [
+        f"  game {i}: {names[loser]} forfeits after 3 plies: broke in game {i}" for i, loser in lost[:limit]
+    ]
+    more = [f"  ... and {len(lost) - limit} more (see the store)"] if len(lost) > limit else []
+    assert lines[1:] == shown + more
