@@ -162,6 +162,7 @@ def test_position_text_accepts_slashes_case_and_missing_fields() -> None:
     assert (plain.to_move, plain.ply) == (0, 0)
     assert State.from_text("X...O/...../...../...../..... o 7").to_move == 1
     assert State.from_text("X...O/...../...../...../..... o 7").ply == 7
+    assert State.from_text("X...O/...../...../...../..... o 999999999").ply == 999_999_999
 
 
 @pytest.mark.parametrize(
@@ -177,6 +178,7 @@ def test_position_text_accepts_slashes_case_and_missing_fields() -> None:
         ("......... X 1.5", "ply must be a non-negative integer"),
         ("......... X \u00b2", "ply must be a non-negative integer"),
         ("......... X \u0663", "ply must be a non-negative integer"),
+        ("......... X 1234567890", "ply must be a non-negative integer"),  # ten digits or more
     ],
 )
 def test_malformed_position_text(text: str, complaint: str) -> None:

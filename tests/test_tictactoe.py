@@ -11,7 +11,7 @@ from rich.text import Text
 
 from boardlab.agents import Agent, make_agent
 from boardlab.agents.perfect import PerfectAgent
-from boardlab.games import parse_game
+from boardlab.games import Outcome, Reason, parse_game
 from boardlab.games.base import (
     DRAW,
     LOSS,
@@ -291,3 +291,13 @@ def test_perfect_agent_wins_fastest() -> None:
     for seed in range(5):
         assert str(PerfectAgent(seed=seed).choose(state)) == "c1"
     assert PerfectAgent.supports(GAME)
+
+
+@pytest.mark.parametrize("winner", [0, 1, None])
+def test_an_outcome_scores_its_winner_and_reads_back_whole(winner: int | None) -> None:
+    outcome = Outcome(winner, Reason.FORFEIT if winner is not None else Reason.DRAW, "a detail")
+    scores = [outcome.score_for(0), outcome.score_for(1)]
+    assert scores == ([0.5, 0.5] if winner is None else [float(winner == 0), float(winner == 1)])
+    assert Outcome.from_json(outcome.to_json()) == outcome
+    head = "draw" if winner is None else f"{'XO'[winner]} wins"
+    assert outcome.text() == (f"{head} (forfeit: a detail)" if winner is not None else f"{head} (a detail)")
