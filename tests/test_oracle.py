@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import random
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,10 @@ import typer
 from typer.testing import CliRunner
 
 from boardlab import games
+from boardlab.arena import oracle
 from boardlab.arena.oracle import (
+    GameJudgement,
+    MoveAccuracy,
     OracleError,
     Tally,
     judge_for,
@@ -205,10 +209,50 @@ def test_same_seed_same_report() -> None:
     assert first == second
 
 
+def test_a_report_adds_up_the_games_it_played(monkeypatch: pytest.MonkeyPatch) -> None:
+    played: list[tuple[int, Any, GameJudgement]] = []
+    judge_game = oracle.play_judged_game
+
+    def recorded(game: Any, agent: Any, opponent: Any, colour: int, start: Any, *rest: Any) -> GameJudgement:
+        judged = judge_game(game, agent, opponent, colour, start, *rest)
+        played.append((colour, start, judged))
+        return judged
+
+    monkeypatch.setattr(oracle, "play_judged_game", recorded)
+    report = measure("random", "tictactoe", opponents=("random",), games=4, seed=3)
+    assert len(played) == report.games == 4
+    for o, result in enumerate(report.opponents):
+        games = played[4 * o : 4 * o + 4]
+        assert [colour for colour, _, _ in games] == [0, 1, 0, 1]
+        assert games[0][1] == games[1][1] and games[2][1] == games[3][1]  # one opening per pair of games
+        winners = [judged.final.outcome.winner for _, _, judged in games]
+        colours = [colour for colour, _, _ in games]
+        assert (result.wins, result.draws, result.losses) == (
+            sum(w == c for w, c in zip(winners, colours, strict=True)),
+            winners.count(None),
+            sum(w == 1 - c for w, c in zip(winners, colours, strict=True)),
+        )
+        assert result.thrown_games == sum(judged.tally.thrown > 0 for _, _, judged in games)
+        assert result.won_games == sum(judged.stood_won for _, _, judged in games)
+        stood = [judged.stood_won for _, _, judged in games]
+        assert result.unconverted == sum(
+            s and w != c for s, w, c in zip(stood, winners, colours, strict=True)
+        )
+        assert result.tally.moves == sum(judged.tally.moves for _, _, judged in games)
+        assert result.tally.thrown == sum(judged.tally.thrown for _, _, judged in games)
+    assert 0 < report.thrown_games < report.tally.thrown  # a game can throw more than one win away
+
+
+def test_move_accuracy_shares() -> None:
+    accuracy = MoveAccuracy("random", positions=10, kept=4, kept_outcome=6, won=5, thrown=2)
+    assert (accuracy.kept_share, accuracy.outcome_share, accuracy.thrown_share) == (0.4, 0.6, 0.4)
+    assert math.isnan(MoveAccuracy("random", 0, 0, 0, 0, 0).thrown_share)
+
+
 def test_moves_before_from_ply_are_played_not_judged() -> None:
     report = measure("random", "tictactoe", opponents=["random"], games=2, seed=0, from_ply=4)
     assert report.moves > 0 and report.unjudged > 0
-    assert min(report.by_pieces) >= 4  # tictactoe counts plies
+    assert min(report.by_pieces) == 4  # tictactoe counts plies
     assert measure("random", "tictactoe", opponents=["random"], games=2, from_ply=99).moves == 0
 
 
