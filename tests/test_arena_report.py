@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from hypothesis import given
@@ -294,3 +295,26 @@ def test_forfeit_lines_name_the_loser_of_each_forfeited_game(
     ]
     more = [f"  ... and {len(lost) - limit} more (see the store)"] if len(lost) > limit else []
     assert lines[1:] == shown + more
+
+
+def _cells(table: Any) -> list[list[str]]:
+    return [[str(cell) for cell in column.cells] for column in table.columns]
+
+
+def test_the_score_matrix_shows_each_row_players_score_against_each_column_player() -> None:
+    summary = summarize(SPECS, GAMES)
+    order = summary.ranking()
+    columns = _cells(score_matrix_table(summary))
+    scores = summary.score_matrix()
+    assert columns[0] == [summary.names[i] for i in order]
+    for c, j in enumerate(order, start=1):
+        for r, i in enumerate(order):
+            games = int(summary.games[i, j])
+            assert columns[c][r] == ("" if i == j or not games else f"{scores[i, j]:.0%} ({games})")
+
+
+def test_times_per_move_are_shown_in_milliseconds_below_a_second() -> None:
+    for seconds, shown in ((0.5, "500.0 ms"), (0.999, "999.0 ms"), (1.0, "1.00 s"), (2.5, "2.50 s")):
+        games = [dataclasses.replace(g, move_times=(seconds,) * len(g.move_times)) for g in GAMES]
+        summary = summarize(SPECS, games)
+        assert set(_cells(ratings_table(summary))[7]) == {shown}
