@@ -147,6 +147,8 @@ def test_more_games_extend_a_stored_tournament(tmp_path: Path) -> None:
     match("random", "random", 4, seed=6, store=db, workers=1)
     longer = match("random", "random", 6, seed=6, store=db, workers=1)
     assert longer.already_stored == 4 and longer.played == 2 and len(longer.records) == 6
+    shorter = match("random", "random", 3, seed=6, store=db, workers=1)  # the games beyond 3 are not its
+    assert (shorter.already_stored, shorter.played, len(shorter.records), shorter.complete) == (3, 0, 3, True)
 
 
 def test_parallel_workers_play_the_same_games() -> None:
