@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from boardlab.core.spec import (
@@ -140,6 +140,9 @@ _ranged = st.builds(
 
 
 @given(_ranged)
+@example(Ranged(text="(a)"))
+@example(Ranged(text="()"))
+@example(Ranged(text="(a)(b)"))
 def test_options_of_every_kind_round_trip_through_spec_text(settings: Ranged) -> None:
     name, texts = split_spec(spec_text("ranged", settings))
     assert name == "ranged" and build_options(Ranged, "ranged", texts) == settings
