@@ -17,7 +17,7 @@ from reliability import count, session_members
 from typer.testing import CliRunner
 
 from boardlab.agents.base import AGENTS, Agent, register
-from boardlab.arena import ArenaError, Store, TournamentConfig, match, run_tournament, tournament
+from boardlab.arena import ArenaError, Store, TournamentConfig, match, run_tournament, runner, tournament
 from boardlab.arena.play import move_limit
 from boardlab.games import Reason
 from boardlab.play.referee import MAX_MOVE_TIMEOUT, MIN_MOVE_TIMEOUT
@@ -226,3 +226,10 @@ def test_a_player_hanging_while_imported_is_refused_by_the_terminal_game(tmp_pat
     result = CliRunner().invoke(app, ["play", "--agent", spec], input="quit\n")
     assert result.exit_code == 2, result.output
     assert result.stderr.startswith("Error: course: importing") and "took over 0.5 s" in result.stderr
+
+
+def test_each_agent_is_held_to_its_own_limit_in_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    limits = {"test-sleepy": 0.1, "random": 60.0}
+    monkeypatch.setattr(runner, "move_limit", lambda spec, timeout=None: limits[spec])
+    run = match("random", "test-sleepy", 2, game="tictactoe", workers=0, opening_plies=0)  # both colours
+    assert all(r.outcome.reason is Reason.FORFEIT and _loser(r) == "test-sleepy" for r in run.records)
