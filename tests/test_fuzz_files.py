@@ -652,8 +652,8 @@ def test_the_shared_reader_takes_a_file_of_exactly_its_size_limit(tmp_path: Path
     path = tmp_path / "exact"
     path.write_bytes(b"x" * 1000)
     assert read_bytes(path, "model file", 1000) == b"x" * 1000
-    with pytest.raises(InputFileError, match="too large"):
-        read_bytes(path, "model file", 999)
+    with pytest.raises(InputFileError, match=r"too large \(1,000 bytes; at most 999 accepted\)"):
+        read_bytes(path, "model file", 999)  # told by its size, before anything is read
 
 
 @pytest.mark.parametrize("depth", [1, 199, 200, 201, 400])
