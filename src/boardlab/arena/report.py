@@ -24,7 +24,7 @@ from rich.table import Table
 from boardlab.arena.play import GameRecord
 from boardlab.arena.runner import GameHook, StartHook
 from boardlab.arena.summary import Outcomes, Summary
-from boardlab.core.console import make_console
+from boardlab.core.console import make_console, print_whole
 from boardlab.core.files import atomic_write_text
 from boardlab.games import Reason
 
@@ -144,21 +144,15 @@ def _endings_caption(summary: Summary) -> str:
     return "; ended by " + ", ".join(parts) if parts else ""
 
 
-def print_table(console: Console, table: Table) -> None:
-    """Print ``table`` whole: in a terminal too narrow for its numbers it runs wider (the
-    terminal wraps it) rather than lose its last columns off the edge."""
-    console.print(table, crop=False)
-
-
 def print_report(
     summary: Summary, console: Console, title: str = "", records: Sequence[GameRecord] = ()
 ) -> None:
     """Print the ratings, score matrix and colour tables, then the forfeited games of ``records``."""
     heading = f" ({title})" if title else ""
-    print_table(console, ratings_table(summary, f"Ratings{heading}: {summary.n_games} games"))
+    print_whole(console, ratings_table(summary, f"Ratings{heading}: {summary.n_games} games"))
     if len(summary.names) > 2:
-        print_table(console, score_matrix_table(summary))
-    print_table(console, colour_table(summary))
+        print_whole(console, score_matrix_table(summary))
+    print_whole(console, colour_table(summary))
     lines = forfeit_lines(records, summary.names)
     for line in lines:
         console.print(line, soft_wrap=True, markup=False, highlight=False)

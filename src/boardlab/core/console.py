@@ -18,6 +18,7 @@ import unicodedata
 from typing import Any
 
 from rich.console import Console
+from rich.table import Table
 
 ASCII_FALLBACK = "boardlab-ascii"
 """The name of the codec error handler that writes ASCII look-alikes."""
@@ -108,4 +109,10 @@ def make_console(*, stderr: bool = False, **options: Any) -> Console:
     return Console(stderr=stderr, **options)
 
 
-__all__ = ["ASCII_FALLBACK", "ascii_look_alike", "fit_streams", "make_console"]
+def print_whole(console: Console, table: Table) -> None:
+    """Print ``table`` whole: on a terminal too narrow for its figures it runs wider (the
+    terminal wraps it) rather than lose its last columns off the edge."""
+    console.print(table, crop=False)
+
+
+__all__ = ["ASCII_FALLBACK", "ascii_look_alike", "fit_streams", "make_console", "print_whole"]

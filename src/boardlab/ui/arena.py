@@ -23,7 +23,6 @@ from boardlab.arena.report import (
     colour_table,
     output_console,
     print_report,
-    print_table,
     progress_bar,
     ratings_table,
     score_matrix_table,
@@ -44,7 +43,7 @@ from boardlab.arena.schedule import (
 )
 from boardlab.arena.store import MEMORY_STORE, Store, StoreError
 from boardlab.arena.summary import OUTPUT_NAMES, Summary, canonical_game, pooled_games, summarize
-from boardlab.core.console import make_console
+from boardlab.core.console import make_console, print_whole
 from boardlab.core.files import output_problem, path_problem, removed_if_refused
 from boardlab.core.processes import sigterm_as_interrupt
 from boardlab.core.spec import one_line, shorten
@@ -436,10 +435,10 @@ def _rate(db: Path, game: str | None, tournament: str | None, out: Path | None) 
     for name, (specs, records) in pools.items():
         summary = summarize(specs, records)
         heading = f"Ratings ({name}{', ' + tournament if tournament else ''}): {summary.n_games} games"
-        print_table(console, ratings_table(summary, heading))
+        print_whole(console, ratings_table(summary, heading))
         if 2 < len(specs) <= MAX_MATRIX_PLAYERS:
-            print_table(console, score_matrix_table(summary))
-        print_table(console, colour_table(summary))
+            print_whole(console, score_matrix_table(summary))
+        print_whole(console, colour_table(summary))
         if out is not None:
             paths = _write_plots(summary, folders[name], db, "and the same command writes them")
             console.print("wrote " + ", ".join(str(p) for p in paths), soft_wrap=True)

@@ -24,7 +24,7 @@ from boardlab.arena.oracle import (
     plot_accuracy,
     write_json,
 )
-from boardlab.core.console import make_console
+from boardlab.core.console import make_console, print_whole
 from boardlab.core.files import output_problem, path_problem
 from boardlab.core.processes import raise_if_stopping, sigterm_as_interrupt
 from boardlab.core.spec import SpecError, shorten, top_level_items
@@ -237,7 +237,7 @@ def _print_report(console: Console, report: OracleReport) -> None:
         (name, f"{t.won:,}", f"{t.thrown:,}", games, f"{t.drawn:,}", f"{t.lost:,}")
         for name, _, t, _, games in lines
     ]
-    _print_table(
+    print_whole(
         console,
         _table(
             f"{report.agent} on {report.game}, judged by {report.judge}",
@@ -247,7 +247,7 @@ def _print_report(console: Console, report: OracleReport) -> None:
             accuracy,
         ),
     )
-    _print_table(
+    print_whole(
         console,
         _table(
             "Won and drawn positions given up",
@@ -262,7 +262,7 @@ def _print_report(console: Console, report: OracleReport) -> None:
         stages.add_column(column, justify="right")
     for pieces, t in sorted(report.by_pieces.items()):
         stages.add_row(str(pieces), f"{t.moves:,}", _share(t.accuracy), _share(t.exact_accuracy))
-    _print_table(console, stages)
+    print_whole(console, stages)
     if report.won_games:
         console.print(
             f"The agent stood won in {report.won_games} of {report.games} games "
@@ -334,10 +334,4 @@ def _print_positions(
         table.add_column(column, justify="right", no_wrap=True, min_width=len(column))
     for row in rows[:THROWN_SHOWN]:
         table.add_row(*row)
-    _print_table(console, table)
-
-
-def _print_table(console: Console, table: Table) -> None:
-    """Print ``table`` whole: on a terminal too narrow for its figures it runs wider (the
-    terminal wraps it) rather than lose its last columns off the edge."""
-    console.print(table, crop=False)
+    print_whole(console, table)
