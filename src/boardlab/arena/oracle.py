@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from boardlab.agents.base import Agent, make_agent
-from boardlab.core.files import atomic_savefig, atomic_write_text
+from boardlab.core.files import agg_figure, atomic_savefig, atomic_write_text
 from boardlab.games import DRAW, LOSS, WIN, ExactPlay, ExactPlayError, Game, Reason, exact_play, parse_game
 from boardlab.games.exact import VALUE_NAMES, MoveValue, under_cap
 
@@ -647,14 +647,11 @@ def write_json(report: OracleReport, path: Path | str) -> Path:
 def plot_accuracy(reports: Sequence[OracleReport], path: Path | str) -> Path:
     """A PNG of accuracy against the pieces on the board, one line per report, written
     atomically. With one report, the exactly-best share and the moves judged are shown too."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator, PercentFormatter
 
     if not reports:
         raise OracleError("nothing to plot: no report given")
-    figure = Figure(figsize=(8, 4.8), dpi=110, layout="constrained")
-    FigureCanvasAgg(figure)
+    figure = agg_figure(8, 4.8)
     ax = figure.subplots()
     label = reports[0].pieces_label
     if len(reports) == 1:

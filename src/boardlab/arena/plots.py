@@ -10,12 +10,11 @@ import re
 from pathlib import Path
 
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from boardlab.arena.summary import PLOT_NAMES, Summary
-from boardlab.core.files import atomic_savefig
+from boardlab.core.files import agg_figure, atomic_savefig
 
 OUTCOME_COLOURS = ("#4c9a2a", "#b0b0b0", "#c0392b")  # win, draw, loss
 DARK_CELL = 0.3
@@ -46,12 +45,6 @@ def _label_lines(labels: list[str]) -> int:
     return max((label.count("\n") + 1 for label in labels), default=1)
 
 
-def _figure(width: float, height: float) -> Figure:
-    figure = Figure(figsize=(width, height), dpi=110, layout="constrained")
-    FigureCanvasAgg(figure)
-    return figure
-
-
 def _save(figure: Figure, path: Path) -> Path:
     return atomic_savefig(figure, path)
 
@@ -68,7 +61,7 @@ def score_matrix_figure(summary: Summary) -> Figure:
     names = [plot_label(summary.names[i]) for i in order]
     size = max(4.0, 1.0 + 0.9 * len(names))
     label_room = 0.08 * max(len(line) for name in names for line in name.split("\n"))  # inches
-    figure = _figure(size + 1.5 + label_room, size + 0.6 * label_room)
+    figure = agg_figure(size + 1.5 + label_room, size + 0.6 * label_room)
     ax = figure.subplots()
     image = ax.imshow(np.ma.masked_invalid(scores), cmap="RdYlGn", vmin=0, vmax=1)
     ax.set_xticks(range(len(names)), names, rotation=35, ha="right")
@@ -103,7 +96,7 @@ def outcomes_figure(summary: Summary) -> Figure:
     rows.append((first.wins, first.draws, first.losses))
     counts = np.array(rows, dtype=float)
     fractions = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1)
-    figure = _figure(8, 1.2 + (0.15 + 0.2 * _label_lines(labels)) * len(labels))
+    figure = agg_figure(8, 1.2 + (0.15 + 0.2 * _label_lines(labels)) * len(labels))
     ax = figure.subplots()
     left = np.zeros(len(labels))
     for column, (name, colour) in enumerate(zip(("win", "draw", "loss"), OUTCOME_COLOURS, strict=True)):
@@ -130,7 +123,7 @@ def plot_game_lengths(summary: Summary, path: Path) -> Path:
 def game_lengths_figure(summary: Summary) -> Figure:
     """The figure of :func:`plot_game_lengths`: a tick on every length when they are few."""
     plies = np.array(summary.plies, dtype=int)
-    figure = _figure(7, 4)
+    figure = agg_figure(7, 4)
     ax = figure.subplots()
     if plies.size:
         bins: list[float] | int = (
@@ -155,7 +148,7 @@ def game_lengths_figure(summary: Summary) -> Figure:
 def plot_ratings(summary: Summary, path: Path) -> Path:
     """Elo ratings with their intervals, best first."""
     labels = [plot_label(name) for name in summary.names]
-    figure = _figure(7, 1.2 + (0.25 + 0.2 * _label_lines(labels)) * len(labels))
+    figure = agg_figure(7, 1.2 + (0.25 + 0.2 * _label_lines(labels)) * len(labels))
     ax = figure.subplots()
     if summary.elo is not None:
         order = summary.ranking()

@@ -128,6 +128,17 @@ def atomic_write_text(path: str | Path, text: str) -> Path:
     return atomic_write_bytes(path, text.encode("utf-8"))
 
 
+def agg_figure(width: float, height: float, dpi: float = 110) -> Any:
+    """A matplotlib ``Figure`` (constrained layout) on the Agg canvas, made without pyplot: a
+    caller's backend (a notebook's) is left alone, and nothing is kept open once it is saved."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(width, height), dpi=dpi, layout="constrained")
+    FigureCanvasAgg(figure)
+    return figure
+
+
 def atomic_savefig(figure: Any, path: str | Path, **options: Any) -> Path:
     """Save a matplotlib figure as PNG (or ``format=``) to ``path`` atomically."""
     buffer = io.BytesIO()

@@ -17,7 +17,7 @@ from typing import Literal
 
 import numpy as np
 
-from boardlab.core.files import atomic_savefig
+from boardlab.core.files import agg_figure, atomic_savefig
 from boardlab.labs.evolve import (
     CompactGAConfig,
     EvolutionResult,
@@ -248,15 +248,10 @@ def plot_histories(
 
     ``panels`` maps a panel title to ``{series label: result}``; one subplot per panel.
     """
-    # drawn on the Agg canvas directly: no pyplot, so the caller's backend is left alone
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     count = len(panels)
     columns = min(count, 2)
     rows = (count + columns - 1) // columns
-    figure = Figure(figsize=(6 * columns, 4 * rows), layout="constrained")
-    FigureCanvasAgg(figure)
+    figure = agg_figure(6 * columns, 4 * rows)  # no pyplot: the caller's backend is left alone
     axes = figure.subplots(rows, columns, squeeze=False)
     for axis, (panel_title, series) in zip(axes.ravel(), panels.items(), strict=False):
         for index, (label, result) in enumerate(series.items()):

@@ -55,7 +55,7 @@ import numpy as np
 
 from boardlab.agents.perfect import PerfectAgent
 from boardlab.arena.schedule import derive_seed
-from boardlab.core.files import atomic_savefig, atomic_write_bytes
+from boardlab.core.files import agg_figure, atomic_savefig, atomic_write_bytes
 from boardlab.core.spec import option
 from boardlab.games import parse_game
 from boardlab.games.base import (
@@ -1085,11 +1085,7 @@ def load_optimizer(optimizer: Any, tensors: dict[str, Any], where: Path) -> None
 def _axes() -> tuple[Any, Any]:
     """A figure on the Agg canvas (no pyplot: the caller's matplotlib backend is left alone)
     and its axes."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=(7, 4), layout="constrained")
-    FigureCanvasAgg(figure)
+    figure = agg_figure(7, 4)
     return figure, figure.subplots()
 
 

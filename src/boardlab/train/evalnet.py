@@ -894,10 +894,11 @@ class EvalNetRun(RunDefaults):
 
 def plot_losses(curve: Sequence[dict[str, Any]], path: Path, title: str, baseline: str) -> Path:
     """The training and held-out losses by epoch, with the default evaluation's held-out loss."""
-    from boardlab.train.plots import _figure, _save
+    from boardlab.core.files import agg_figure
+    from boardlab.train.plots import _save
 
     rows = [r for r in curve if "held_out_log_loss" in r]
-    figure = _figure(7.5, 4.2)
+    figure = agg_figure(7.5, 4.2)
     ax = figure.subplots()
     epochs = [r["epoch"] for r in rows]
     ax.plot(

@@ -25,22 +25,15 @@ from typing import Any
 
 import numpy as np
 from matplotlib import color_sequences
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from boardlab.agents import rules as rl
-from boardlab.core.files import atomic_savefig
+from boardlab.core.files import agg_figure, atomic_savefig
 from boardlab.models.nim_genome import gene_names
 
 OUTCOMES = ("wins", "draws", "losses")
 COLOURS = {"wins": "#4c9a2a", "draws": "#9e9e9e", "losses": "#c0392b"}
-
-
-def _figure(width: float, height: float) -> Figure:
-    figure = Figure(figsize=(width, height), dpi=110, layout="constrained")
-    FigureCanvasAgg(figure)
-    return figure
 
 
 def _save(figure: Figure, path: Path) -> Path:
@@ -68,7 +61,7 @@ def learning_curve_figure(
     opponents = _opponents(curve)
     judged = sorted((r["episode"], r["mistakes"]) for r in curve if "mistakes" in r)
     panels = len(opponents) + (1 if judged else 0)
-    figure = _figure(7.5, 2.4 * max(panels, 1) + 0.6)
+    figure = agg_figure(7.5, 2.4 * max(panels, 1) + 0.6)
     axes = np.atleast_1d(figure.subplots(max(panels, 1), 1, sharex=True))
     for ax, opponent in zip(axes, opponents, strict=False):
         rows = sorted(
@@ -126,7 +119,7 @@ def _stacked_bars(ax: Any, labels: list[str], rows: list[list[int]]) -> None:
 def plot_outcomes(results: Sequence[Any], path: Path, title: str) -> Path:
     """Total wins, draws and losses of the learner against each opponent."""
     opponents = list(dict.fromkeys(r.opponent for r in results))
-    figure = _figure(7.5, 1.4 + 0.5 * len(opponents))
+    figure = agg_figure(7.5, 1.4 + 0.5 * len(opponents))
     ax = figure.subplots()
     _stacked_bars(ax, [f"vs {o}" for o in opponents], [_counts(results, o) for o in opponents])
     ax.set_title(title)
@@ -142,7 +135,7 @@ def plot_outcomes_by_starter(results: Sequence[Any], path: Path, title: str) -> 
         rows.append(_counts(results, opponent, 0))
         labels.append(f"vs {opponent}, {opponent} first")
         rows.append(_counts(results, opponent, 1))
-    figure = _figure(7.5, 1.4 + 0.45 * len(labels))
+    figure = agg_figure(7.5, 1.4 + 0.45 * len(labels))
     ax = figure.subplots()
     _stacked_bars(ax, labels, rows)
     ax.set_title(title)
@@ -152,7 +145,7 @@ def plot_outcomes_by_starter(results: Sequence[Any], path: Path, title: str) -> 
 def plot_end_turns(results: Sequence[Any], path: Path, title: str) -> Path:
     """For each opponent, how many games the learner won and drew, by the ply the game ended."""
     opponents = list(dict.fromkeys(r.opponent for r in results))
-    figure = _figure(7.5, 2.4 * max(len(opponents), 1) + 0.6)
+    figure = agg_figure(7.5, 2.4 * max(len(opponents), 1) + 0.6)
     axes = np.atleast_1d(figure.subplots(max(len(opponents), 1), 1))
     longest = max((r.plies for r in results), default=1)
     plies = np.arange(1, longest + 1)
@@ -234,7 +227,7 @@ def plot_wins(runs: Mapping[str, Sequence[Mapping[str, Any]]], path: Path, title
 def wins_figure(runs: Mapping[str, Sequence[Mapping[str, Any]]], title: str) -> Figure:
     """The figure of :func:`plot_wins`: epochs are whole numbers on its axis."""
     judged = any("accuracy" in r for history in runs.values() for r in history)
-    figure = _figure(10.5, 6.0 if judged else 3.6)
+    figure = agg_figure(10.5, 6.0 if judged else 3.6)
     axes = figure.subplots(2 if judged else 1, 1, sharex=True, squeeze=False)[:, 0]
     for colour, (label, history) in zip(itertools.cycle(RUN_COLOURS), runs.items()):
         epochs = [r["epoch"] for r in history]
@@ -280,10 +273,10 @@ def plot_genomes(runs: Mapping[str, Sequence[Mapping[str, Any]]], kind: str, pat
     names = gene_names(kind)
     columns = max(1, len(runs))
     if kind == "target":
-        figure = _figure(max(6.8, 4.2 * columns + 0.8), 7.2)
+        figure = agg_figure(max(6.8, 4.2 * columns + 0.8), 7.2)
         axes = figure.subplots(3, columns, sharex=True, squeeze=False)
     else:
-        figure = _figure(5.2 * columns + 1.6, 9.0)
+        figure = agg_figure(5.2 * columns + 1.6, 9.0)
         axes = figure.subplots(2, columns, sharex="col", squeeze=False, gridspec_kw={"height_ratios": [4, 1]})
     for column, (colour, (label, history)) in enumerate(zip(itertools.cycle(RUN_COLOURS), runs.items())):
         epochs = np.array([r["epoch"] for r in history])
@@ -330,7 +323,7 @@ def plot_genomes(runs: Mapping[str, Sequence[Mapping[str, Any]]], kind: str, pat
 def plot_wins_vs_diversity(runs: Mapping[str, Sequence[Mapping[str, Any]]], path: Path, title: str) -> Path:
     """Total wins of the population against its diversity, one point per epoch (lighter early,
     darker late), one marker per run."""
-    figure = _figure(7.0, 4.6)
+    figure = agg_figure(7.0, 4.6)
     ax = figure.subplots()
     markers = itertools.cycle("os^Dv")
     for colour, marker, (label, history) in zip(itertools.cycle(RUN_COLOURS), markers, runs.items()):
@@ -378,7 +371,7 @@ def plot_es_fitness(history: Sequence[Mapping[str, Any]], path: Path, title: str
 def es_fitness_figure(history: Sequence[Mapping[str, Any]], title: str) -> Figure:
     """The figure of :func:`plot_es_fitness`: its legend stands below the axes, where it hides
     no line."""
-    figure = _figure(8.5, 4.6)
+    figure = agg_figure(8.5, 4.6)
     ax = figure.subplots()
     epochs = [r["epoch"] for r in history]
     ax.plot(epochs, [r["parent_fitness"] for r in history], color="#1f77b4", marker="o", ms=3, label="parent")
@@ -419,7 +412,7 @@ def es_fitness_figure(history: Sequence[Mapping[str, Any]], title: str) -> Figur
 def plot_weights(history: Sequence[Mapping[str, Any]], path: Path, title: str, log_floor: float) -> Path:
     """The parent's weight of every rule over the epochs, on a linear and a log scale down to
     ``10**log_floor`` (the bad rule drawn thick and red)."""
-    figure = _figure(9.5, 7.4)
+    figure = agg_figure(9.5, 7.4)
     axes = figure.subplots(2, 1, sharex=True)
     epochs = [r["epoch"] for r in history]
     weights = np.array([r["weights"] for r in history])
@@ -490,7 +483,7 @@ def plot_neat_fitness(history: Sequence[Mapping[str, Any]], path: Path, title: s
 def neat_fitness_figure(history: Sequence[Mapping[str, Any]], title: str) -> Figure:
     """The figure of :func:`plot_neat_fitness`: its legend stands below the axes, where it
     hides no line, and generations and connections are whole numbers on the axes."""
-    figure = _figure(7.5, 4.6)
+    figure = agg_figure(7.5, 4.6)
     ax = figure.subplots()
     generations = [h["generation"] + 1 for h in history]
     ax.plot(generations, [h["best"] for h in history], color="#1f77b4", label="best")
@@ -522,7 +515,7 @@ def plot_species(history: Sequence[Mapping[str, Any]], path: Path, title: str) -
 def species_figure(history: Sequence[Mapping[str, Any]], title: str) -> Figure:
     """The figure of :func:`plot_species`: the stack fills the axes, so its legend stands
     beside them."""
-    figure = _figure(7.5, 4.2)
+    figure = agg_figure(7.5, 4.2)
     ax = figure.subplots()
     generations = [h["generation"] + 1 for h in history]
     keys = sorted({k for h in history for k in h["species"]}, key=int)
