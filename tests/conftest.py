@@ -9,6 +9,7 @@ to pick another registered profile.
 from __future__ import annotations
 
 import atexit
+import functools
 import os
 import shutil
 import tempfile
@@ -16,6 +17,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import typer.main
+import typer.testing
 from hypothesis import settings
 
 # Solved tables built on this machine (a user's ~/.cache) must not change what the tests see:
@@ -23,6 +26,10 @@ from hypothesis import settings
 _TABLES = tempfile.mkdtemp(prefix="boardlab-test-tables-")
 os.environ["BOARDLAB_TABLES"] = _TABLES
 atexit.register(shutil.rmtree, _TABLES, ignore_errors=True)
+
+# typer's CliRunner builds the click command from the app's signatures on every invoke (about
+# 50 ms, most of what a refused command line costs); the app does not change, so build it once
+typer.testing._get_command = functools.cache(typer.main.get_command)
 
 settings.register_profile("boardlab", deadline=None, print_blob=True)
 # CI runs the same examples every time, so that a red run is a change's fault, not luck's
