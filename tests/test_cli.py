@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import subprocess
@@ -181,3 +182,14 @@ def test_python_dash_m_boardlab_is_the_boardlab_command():
     result = _fresh_python("-m", "boardlab", "games", "--bogus")
     assert result.returncode == 2
     assert result.stderr.strip() == "Error: No such option: --bogus (see: boardlab games --help)"
+
+
+def test_the_command_list_shows_each_summary_as_one_flowing_paragraph():
+    # a docstring's line breaks are for the source: in `boardlab --help` each command's summary
+    # wraps at the terminal's width, not where the source line ended
+    command = typer.main.get_command(app)
+    listing = runner.invoke(app, ["--help"], env={"COLUMNS": "1000"}).output
+    for name, sub in command.commands.items():
+        summary = " ".join(inspect.cleandoc(sub.help or "").split("\n\n")[0].split())
+        row = next(line for line in listing.splitlines() if line.startswith(f"│ {name} "))
+        assert summary in row, (name, row)

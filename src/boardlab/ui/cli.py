@@ -13,6 +13,7 @@ from boardlab.ui import starting  # first: Ctrl-C while the modules below load e
 
 # isort: split
 
+import inspect
 import math
 import os
 import sys
@@ -47,6 +48,13 @@ from boardlab.ui.train import register as register_train
 
 class OneLineErrors(TyperGroup):
     """The app's command group: usage errors and unexpected failures reported on one line."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for command in self.commands.values():  # the list in --help: each summary one paragraph
+            if command.short_help is None and command.help:
+                summary = inspect.cleandoc(command.help).split("\n\n")[0]
+                command.short_help = " ".join(summary.split())
 
     def main(  # type: ignore[override]
         self,
