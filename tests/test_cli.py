@@ -11,17 +11,57 @@ import sys
 import typer
 from typer.testing import CliRunner
 
+from boardlab.agents import list_agents
+from boardlab.core.spec import options_of
 from boardlab.ui.cli import app
 
 runner = CliRunner()
+WIDE = {"COLUMNS": "200"}  # rich tables one row per line
 
 
-def test_agents_lists_every_agent_with_its_parameters():
-    result = runner.invoke(app, ["agents"], terminal_width=200)
+def test_agents_lists_every_agent_with_its_option_names():
+    result = runner.invoke(app, ["agents"], env=WIDE)
     assert result.exit_code == 0
-    for name in ("random", "greedy", "alphabeta", "mcts", "hybrid", "course"):
-        assert name in result.output
-    assert "eval=lines3" in result.output
+    rows = {line.split()[1]: line for line in result.output.splitlines() if line.startswith("│ ")}
+    for cls in list_agents():
+        assert all(spec.name in rows[cls.name] for spec in options_of(cls.Settings)), rows[cls.name]
+    assert "log2 of the transposition table size" not in result.output  # the help is per agent
+    assert "boardlab agents NAME" in result.output
+
+
+def test_agents_with_names_shows_each_option_its_default_and_what_it_accepts():
+    result = runner.invoke(app, ["agents", "alphabeta", "mcts:iters=50"], env=WIDE)
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    tt = next(line for line in lines if line.startswith("│ tt "))
+    assert "20" in tt and "log2 of the transposition table size (10..30)" in tt
+    assert any(line.startswith("│ iters ") for line in lines)  # the second agent, from its spec
+    rollouts = next(line for line in lines if line.startswith("│ rollouts "))
+    assert "random rollouts per new leaf (their mean is backed up) (1..10000)" in rollouts
+
+
+def test_agents_and_games_refuse_an_unknown_name_or_a_bad_spec_before_printing():
+    for args, message in (
+        (["agents", "alphabeta", "nosuch"], "unknown agent 'nosuch'; known agents: alphabeta,"),
+        (["agents", "alphabeta:depth=x"], "alphabeta: depth must be a whole number"),
+        (["games", "go"], "unknown game 'go'; known games: connect4,"),
+        (["games", "connect4:width=99"], "connect4: width must be at most"),
+    ):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2 and result.output.startswith(f"Error: {message}"), result.output
+        assert result.output.count("\n") == 1
+
+
+def test_games_lists_every_game_and_with_a_name_its_options_and_evaluations():
+    overview = runner.invoke(app, ["games"], env=WIDE)
+    assert overview.exit_code == 0
+    assert all(f"│ {name} " in overview.output for name in ("connect4", "nim", "quixo", "tictactoe"))
+    assert "board side" not in overview.output  # the help is per game
+    detail = runner.invoke(app, ["games", "quixo:size=4"], env=WIDE)
+    assert detail.exit_code == 0 and "quixo: Quixo 4x4" in detail.output
+    size = next(line for line in detail.output.splitlines() if line.startswith("│ size "))
+    assert "5" in size and "board side [3|4|5]" in size
+    assert "evaluations (first is the default): tuned, " in detail.output
 
 
 def test_perft_prints_the_published_counts():
@@ -166,7 +206,8 @@ def _heavy_modules_loaded_by(commands: list[list[str]]) -> dict[str, list[str]]:
 def test_listing_the_games_and_the_agents_compiles_nothing():
     # names, options and evaluations come from the game and agent classes; their kernels,
     # searches and models are imported by the commands that play
-    assert _heavy_modules_loaded_by([["games"], ["agents"]]) == {"games": [], "agents": []}
+    commands = [["games"], ["agents"], ["games", "quixo"], ["agents", "alphabeta", "hybrid"]]
+    assert _heavy_modules_loaded_by(commands) == {" ".join(args): [] for args in commands}
 
 
 def test_the_help_of_every_command_loads_no_heavy_module():

@@ -96,11 +96,16 @@ class OptionSpec:
         """``int``, ``float``, ``bool``, ``str`` or ``ints`` (a list like ``1-3-5``)."""
         return "ints" if self.kind is tuple else self.kind.__name__
 
-    def describe(self) -> str:
-        """``name=default  help [choices] (range)`` for help tables."""
-        text = f"{self.name}={format_value(self.default)}  {self.info.help}"
-        if self.info.choices:
-            text += f" [{'|'.join(format_value(c) for c in self.info.choices)}]"
+    def explained(self) -> str:
+        """``help [choices]`` or ``help (low..high)``: what the option sets and what it accepts."""
+        info = self.info
+        text = info.help
+        if info.choices:
+            text += f" [{'|'.join(format_value(c) for c in info.choices)}]"
+        if info.minimum is not None or info.maximum is not None:
+            low = "" if info.minimum is None else format_value(info.minimum)
+            high = "" if info.maximum is None else format_value(info.maximum)
+            text += f" ({low}..{high})"
         return text
 
     def parse(self, owner: str, text: str) -> Any:

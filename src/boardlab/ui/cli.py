@@ -28,16 +28,15 @@ from typer import Abort
 from typer._click.exceptions import ClickException, UsageError
 from typer.core import TyperGroup
 
-from boardlab.agents import list_agents
 from boardlab.core.console import fit_streams, make_console
 from boardlab.core.inputs import InputFileError
 from boardlab.core.processes import stop_requests
-from boardlab.core.spec import one_line, options_of, shorten
-from boardlab.games import available_games, parse_game
+from boardlab.core.spec import one_line, shorten
 from boardlab.games.base import ONGOING
 from boardlab.ui.arena import register as register_arena
 from boardlab.ui.blackbox import register as register_blackbox
 from boardlab.ui.game_args import game_of, position_of
+from boardlab.ui.listing import register as register_listing
 from boardlab.ui.oracle_cli import register as register_oracle
 from boardlab.ui.play import register as register_play
 from boardlab.ui.serve import register as register_serve
@@ -149,41 +148,13 @@ app = typer.Typer(
     cls=OneLineErrors,
 )
 console = make_console()
+register_listing(app)  # agents, games: first in the list of commands
 
 
 def fail(message: str) -> typer.Exit:
     """Print a one-line error and return the exit (code 2) to raise."""
     _error_line(message)
     return typer.Exit(2)
-
-
-@app.command("agents")
-def agents_command() -> None:
-    """List every agent with its parameters (spec: NAME:key=value,...)."""
-
-    table = Table(title="Agents (build them from a spec such as alphabeta:depth=5,eval=lines3)")
-    table.add_column("name", style="bold")
-    table.add_column("what it does")
-    table.add_column("games")
-    table.add_column("options (default)")
-    for cls in list_agents():
-        options = "\n".join(o.describe() for o in options_of(cls.Settings))
-        table.add_row(cls.name, cls.summary, ", ".join(cls.games) or "all", options or "-")
-    console.print(table)
-
-
-@app.command("games")
-def games_command() -> None:
-    """List every game with its options and evaluations (spec: NAME:key=value,...)."""
-
-    table = Table(title="Games (build them from a spec such as connect4:width=8,height=7)")
-    for column in ("name", "title", "options (default)", "evaluations (first is the default)"):
-        table.add_column(column)
-    for name in available_games():
-        game = parse_game(name)
-        options = "\n".join(o.describe() for o in options_of(type(game)))
-        table.add_row(name, game.title, options or "-", ", ".join(game.evaluations))
-    console.print(table)
 
 
 PERFT_COMPILED_DEPTH = 5

@@ -53,6 +53,7 @@ from boardlab.train.run import (
     tallies,
     train,
 )
+from boardlab.ui.listing import flag, options_table
 
 MAX_TOTAL = {"episodes": 10**12, "epochs": 10**7}
 MAX_SUMMARY_BYTES = 1 << 20
@@ -88,10 +89,6 @@ def _whole(flag: str, text: str, low: int, high: int) -> int:
     return int(clean)
 
 
-def _flag(name: str) -> str:
-    return "--" + name.replace("_", "-")
-
-
 def hyper_texts(kind: str, settings: type, extra: Sequence[str], hyper: str | None) -> dict[str, str]:
     """The texts of the settings given as flags (``--alpha 0.2``, ``--alpha=0.2``) and in
     ``--hyper key=value,...``, by field name; UsageProblem for anything else."""
@@ -105,14 +102,14 @@ def hyper_texts(kind: str, settings: type, extra: Sequence[str], hyper: str | No
         name, eq, value = arg[2:].partition("=")
         key = name.replace("-", "_")
         if key not in known:
-            flags = ", ".join(_flag(k) for k in known)
-            raise UsageProblem(f"{kind} has no {_flag(name[:40])}; its hyper-parameters: {flags}")
+            flags = ", ".join(flag(k) for k in known)
+            raise UsageProblem(f"{kind} has no {flag(name[:40])}; its hyper-parameters: {flags}")
         if not eq:
             if not args:
-                raise UsageProblem(f"{_flag(key)} needs a value")
+                raise UsageProblem(f"{flag(key)} needs a value")
             value = args.pop(0)
         if key in texts:
-            raise UsageProblem(f"{_flag(key)} is given twice")
+            raise UsageProblem(f"{flag(key)} is given twice")
         texts[key] = value
     if hyper is not None:
         try:
@@ -121,7 +118,7 @@ def hyper_texts(kind: str, settings: type, extra: Sequence[str], hyper: str | No
             raise UsageProblem(f"--hyper: {error}") from None
         for key, value in pairs.items():
             if key in texts:
-                raise UsageProblem(f"{key} is given both as {_flag(key)} and in --hyper")
+                raise UsageProblem(f"{key} is given both as {flag(key)} and in --hyper")
             texts[key] = value
     return texts
 
@@ -204,7 +201,7 @@ def _resumed(
     for name in changed_settings(settings, run.params, method.free):
         if name in given:
             raise UsageProblem(
-                f"{_flag(name)} {format_value(getattr(settings, name))} differs from the run being resumed "
+                f"{flag(name)} {format_value(getattr(settings, name))} differs from the run being resumed "
                 f"({format_value(getattr(run.params, name))}); a resumed run keeps its hyper-parameters"
             )
     if seed is not None and seed != run.seed:
@@ -287,23 +284,8 @@ def final_table(title: str, final: dict[str, dict[str, int]]) -> Table:
 
 def settings_table(kind: str, settings: type) -> Table:
     """The hyper-parameter flags of ``kind``: flag, default and what it does."""
-    table = Table(title=f"{kind}: hyper-parameters (flags, or --hyper key=value,...)")
-    table.add_column("flag", style="bold", no_wrap=True)
-    table.add_column("default", justify="right")
-    table.add_column("what it sets")
-    for spec in options_of(settings):
-        info = spec.info
-        text = info.help
-        if info.choices:
-            text += f" [{'|'.join(format_value(c) for c in info.choices)}]"
-        if info.minimum is not None or info.maximum is not None:
-            low = "" if info.minimum is None else format_value(info.minimum)
-            high = "" if info.maximum is None else format_value(info.maximum)
-            text += f" ({low}..{high})"
-        table.add_row(
-            f"{_flag(spec.name)} {spec.type_name.upper()}", format_value(spec.default), escape(text)
-        )
-    return table
+    title = f"{kind}: hyper-parameters (flags, or --hyper key=value,...)"
+    return options_table(title, options_of(settings), flags=True)
 
 
 def _show_help(ctx: typer.Context, kind: str, console: Console) -> None:
