@@ -12,7 +12,7 @@ Ctrl-C and SIGTERM stop the run with every finished game stored (exit 130 and 14
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -46,11 +46,12 @@ from boardlab.arena.summary import OUTPUT_NAMES, Summary, canonical_game, pooled
 from boardlab.core.console import make_console, print_whole
 from boardlab.core.files import output_problem, path_problem, removed_if_refused
 from boardlab.core.processes import sigterm_as_interrupt
-from boardlab.core.spec import one_line, shorten
+from boardlab.core.spec import shorten
 from boardlab.games import GameError, parse_game
 from boardlab.play.backend import Backend, open_backend
 from boardlab.play.pool import BackendError
 from boardlab.play.referee import MAX_MOVE_TIMEOUT, MIN_MOVE_TIMEOUT, MOVE_TIMEOUT_FACTOR
+from boardlab.ui.errors import fail
 
 DEMO_SPECS: tuple[str, ...] = ("random", "greedy", "alphabeta:depth=3", "mcts:iters=1000", "hybrid:time=0.1")
 """Players of ``tournament --demo``; agents not (yet) available are skipped with a note."""
@@ -96,11 +97,6 @@ AddressOpt = Annotated[
 ]
 
 
-def _fail(message: str, code: int = 2) -> NoReturn:
-    typer.echo(f"Error: {one_line(message)}", err=True)
-    raise typer.Exit(code)
-
-
 _BOUNDS: dict[str, tuple[int | float, int | float]] = {
     "games": (1, MAX_GAMES_PER_PAIR),
     "games_per_pair": (1, MAX_GAMES_PER_PAIR),
@@ -118,18 +114,18 @@ def _check_counts(**counts: float | None) -> None:
         low, high = _BOUNDS[key]
         flag = "--" + key.replace("_", "-")
         if value != value or value in (float("inf"), float("-inf")):
-            _fail(f"{flag} must be a finite number, got {value}")
+            fail(f"{flag} must be a finite number, got {value}")
         if value < low:
-            _fail(f"{flag} must be at least {low}, got {shorten(str(value))}")
+            fail(f"{flag} must be at least {low}, got {shorten(str(value))}")
         if value > high:
-            _fail(f"{flag} must be at most {high}, got {shorten(str(value))}")
+            fail(f"{flag} must be at most {high}, got {shorten(str(value))}")
 
 
 def _check_path(flag: str, path: Path, *, folder: bool) -> None:
     """Exit 2 if ``path`` cannot be written (see :func:`boardlab.core.files.output_problem`)."""
     problem = output_problem(path, folder=folder)
     if problem is not None:
-        _fail(f"{flag} {shorten(str(path))}: {problem}")
+        fail(f"{flag} {shorten(str(path))}: {problem}")
 
 
 def _check_store_not_output(db: Path, folders: list[Path]) -> None:
@@ -141,7 +137,7 @@ def _check_store_not_output(db: Path, folders: list[Path]) -> None:
     except (OSError, RuntimeError, ValueError):  # a link loop, a NUL: path_problem names these
         return
     if store in outputs:
-        _fail(
+        fail(
             f"--db {shorten(str(db))} is one of the files written into --out "
             f"({', '.join(OUTPUT_NAMES)}); name another store or another --out folder"
         )
@@ -149,7 +145,7 @@ def _check_store_not_output(db: Path, folders: list[Path]) -> None:
 
 def _check_name(name: str) -> None:
     if len(name) > MAX_NAME or not name.isprintable():
-        _fail(f"--name must be printable text of at most {MAX_NAME} characters, got {shorten(name)!r}")
+        fail(f"--name must be printable text of at most {MAX_NAME} characters, got {shorten(name)!r}")
 
 
 def connect_backend(name: str, address: str | None) -> Backend:
@@ -158,7 +154,7 @@ def connect_backend(name: str, address: str | None) -> Backend:
     try:
         return open_backend(name, address)
     except BackendError as err:
-        _fail(str(err))
+        fail(str(err))
 
 
 def run_and_report(
@@ -200,7 +196,7 @@ def _check_and_run(
     for flag, path, folder in (("--db", db, False), ("--out", out, True)):
         problem = path_problem(path, folder=folder)
         if problem is not None:
-            _fail(f"{flag} {shorten(str(path))}: {problem}")
+            fail(f"{flag} {shorten(str(path))}: {problem}")
     _check_store_not_output(db, [out])
     _check_name(config.name)
     try:
@@ -210,7 +206,7 @@ def _check_and_run(
         if backend == "local":  # a cluster's memory is not this machine's
             check_memory(config, default_workers() if workers is None else workers)
     except ArenaError as err:
-        _fail(str(err))
+        fail(str(err))
     with connect_backend(backend, address) as workers_backend:  # a cluster that does not answer: bad input
         return _run_into_store(config, db, workers, out, move_timeout, workers_backend)
 
@@ -229,7 +225,7 @@ def _run_into_store(
     try:
         store = Store(db)
     except ArenaError as err:
-        _fail(str(err))
+        fail(str(err))
     console, status = output_console(), make_console(stderr=True)
     with store, sigterm_as_interrupt() as termination:
         try:
@@ -244,9 +240,9 @@ def _run_into_store(
                     backend=backend,
                 )
         except StoreError as err:  # a store holding damaged games: bad input, found before work
-            _fail(str(err))
+            fail(str(err))
         except ArenaError as err:
-            _fail(str(err), code=1)
+            fail(str(err), code=1)
     if run.interrupted:
         how = "Terminated" if termination.received else "Interrupted"
         done = f"{len(run.records)} of {run.total} games"
@@ -274,7 +270,7 @@ def _write_plots(summary: Summary, out: Path, store: str | Path, again: str) -> 
     try:
         return [*write_plots(summary, out), write_summary_json(summary, out / "summary.json")]
     except OSError as err:
-        _fail(
+        fail(
             f"cannot write the plots into {out}: {err.strerror or err}; "
             f"the games are kept in {store}, {again}",
             code=1,
@@ -367,7 +363,7 @@ def tournament_command(
     specs = list(specs or [])
     if demo:
         if specs:
-            _fail("--demo plays its own agents; give either --demo or agent specs")
+            fail("--demo plays its own agents; give either --demo or agent specs")
         specs = _demo_specs()
         games_per_pair = games_per_pair or DEMO_GAMES_PER_PAIR
         name = name or "demo"
@@ -401,14 +397,14 @@ def ratings_command(
         try:
             game = parse_game(game).spec
         except GameError as err:
-            _fail(f"--game: {err}")
+            fail(f"--game: {err}")
     try:
         found = db.is_file()
     except (OSError, ValueError) as err:  # a name the file system cannot hold, a NUL
-        _fail(f"{shorten(str(db))}: {getattr(err, 'strerror', None) or err}")
+        fail(f"{shorten(str(db))}: {getattr(err, 'strerror', None) or err}")
     if not found:
         what = "not a regular file" if db.exists() else "no such store"
-        _fail(f"{shorten(str(db))}: {what} (match and tournament write one with --db)")
+        fail(f"{shorten(str(db))}: {what} (match and tournament write one with --db)")
     with removed_if_refused(_refused):  # an --out created for a store then refused is removed
         _rate(db, game, tournament, out)
 
@@ -424,11 +420,11 @@ def _rate(db: Path, game: str | None, tournament: str | None, out: Path | None) 
             games = sorted({g for g in map(canonical_game, (t["game"] for t in stored)) if game in (None, g)})
             pools = {g: pooled_games(store, g, tournament) for g in games}
     except StoreError as err:
-        _fail(str(err))
+        fail(str(err))
     pools = {g: pool for g, pool in pools.items() if pool[1]}
     if not pools:
         held = ", ".join(sorted({f"{t['game']} ({t['name'] or t['id']})" for t in stored})) or "nothing"
-        _fail(f"{shorten(str(db))} holds no games to rate with these options; it holds: {shorten(held, 300)}")
+        fail(f"{shorten(str(db))} holds no games to rate with these options; it holds: {shorten(held, 300)}")
     folders = {name: _ratings_folder(out, name, len(pools)) for name in pools} if out is not None else {}
     if out is not None:
         _check_store_not_output(db, list(folders.values()))
@@ -455,7 +451,7 @@ def _config(
     try:
         return TournamentConfig(tuple(specs), games, game, seed, opening_plies, name)
     except ArenaError as err:
-        _fail(str(err))
+        fail(str(err))
 
 
 def _demo_specs() -> list[str]:

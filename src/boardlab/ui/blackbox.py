@@ -20,7 +20,7 @@ from boardlab.core.console import make_console
 from boardlab.core.files import atomic_write, output_problem
 from boardlab.core.inputs import InputFileError, load_npz
 from boardlab.core.processes import Termination, sigterm_as_interrupt
-from boardlab.core.spec import number_problem, one_line, shorten
+from boardlab.core.spec import number_problem, shorten
 from boardlab.labs.blackbox import (
     INSTANCES,
     LOCI,
@@ -32,6 +32,7 @@ from boardlab.labs.blackbox import (
     run_strategy,
 )
 from boardlab.labs.evolve import EvolutionResult, Run, StopRule
+from boardlab.ui.errors import fail
 
 COMPARE = "compare"
 COMPARE_CALLS = 30_000
@@ -46,11 +47,6 @@ def accepted_strategies() -> list[str]:
 
 class UsageProblem(Exception):
     """A bad command-line value; reported on one line with exit code 2."""
-
-
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    typer.echo(f"Error: {one_line(message)}", err=True)
-    return typer.Exit(code=code)
 
 
 MAX_LOCI = 10_000
@@ -403,12 +399,12 @@ def register(app: typer.Typer) -> None:
             if out_problem is not None:
                 raise UsageProblem(f"--out {shorten(str(out))}: {out_problem}")
         except UsageProblem as problem:
-            raise _fail(str(problem)) from None
+            fail(str(problem))
         console = make_console()
         try:
             out.mkdir(parents=True, exist_ok=True)
         except OSError as error:
-            raise _fail(f"cannot create --out directory {out}: {error.strerror}") from None
+            fail(f"cannot create --out directory {out}: {error.strerror}")
         instances = list(INSTANCES) if instance is None else [instance]
         with sigterm_as_interrupt() as termination:  # SIGTERM saves and stops like Ctrl-C
             if strategy == COMPARE:
@@ -419,10 +415,10 @@ def register(app: typer.Typer) -> None:
             try:
                 _run_strategy_on(strategy, instances, stop, seed, loci, out, resume, console, termination)
             except UsageProblem as problem:
-                raise _fail(str(problem)) from None
+                fail(str(problem))
             except OSError as error:  # a full disk: the checkpoints already written are whole
-                raise _fail(
+                fail(
                     f"cannot write into {out}: {error.strerror or error}; the last checkpoint there is "
                     "kept (rerun with --resume once there is room)",
                     code=1,
-                ) from None
+                )

@@ -31,10 +31,11 @@ from typer.core import TyperGroup
 from boardlab.core.console import fit_streams, make_console
 from boardlab.core.inputs import InputFileError
 from boardlab.core.processes import stop_requests
-from boardlab.core.spec import one_line, shorten
+from boardlab.core.spec import shorten
 from boardlab.games.base import ONGOING
 from boardlab.ui.arena import register as register_arena
 from boardlab.ui.blackbox import register as register_blackbox
+from boardlab.ui.errors import error_line, fail
 from boardlab.ui.game_args import game_of, position_of
 from boardlab.ui.listing import register as register_listing
 from boardlab.ui.oracle_cli import register as register_oracle
@@ -72,24 +73,24 @@ class OneLineErrors(TyperGroup):
             if type(err).__name__ != "NoArgsIsHelpError":  # the help is already shown
                 ctx = getattr(err, "ctx", None)
                 hint = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
-                _error_line(f"{err.format_message()}{hint}")
+                error_line(f"{err.format_message()}{hint}")
             sys.exit(err.exit_code)
         except Abort:
-            _error_line("aborted")
+            error_line("aborted")
             sys.exit(1)
         except InputFileError as err:  # a file the user gave that cannot be used, whatever reads it
-            _error_line(str(err))
+            error_line(str(err))
             sys.exit(2)
         except OSError as err:  # the system refused a read or write (a full disk): not a bug
             if os.environ.get("BOARDLAB_DEBUG"):
                 raise
             where = f" ({err.filename})" if err.filename else ""
-            _error_line(f"{err.strerror or err}{where}")
+            error_line(f"{err.strerror or err}{where}")
             sys.exit(1)
         except Exception as err:  # a bug: still one line, unless debugging
             if os.environ.get("BOARDLAB_DEBUG"):
                 raise
-            _error_line(f"unexpected {type(err).__name__}: {err} (a bug; BOARDLAB_DEBUG=1 shows where)")
+            error_line(f"unexpected {type(err).__name__}: {err} (a bug; BOARDLAB_DEBUG=1 shows where)")
             sys.exit(1)
         sys.exit(code if isinstance(code, int) else 0)
 
@@ -135,10 +136,6 @@ def _finite_floats_only(command: Any) -> None:
         param._finite_only = True
 
 
-def _error_line(message: str) -> None:
-    typer.echo(f"Error: {one_line(message)}", err=True)
-
-
 app = typer.Typer(
     name="boardlab",
     help="Board-game AI toolkit: engines, agents, arena and labs.",
@@ -149,12 +146,6 @@ app = typer.Typer(
 )
 console = make_console()
 register_listing(app)  # agents, games: first in the list of commands
-
-
-def fail(message: str) -> typer.Exit:
-    """Print a one-line error and return the exit (code 2) to raise."""
-    _error_line(message)
-    return typer.Exit(2)
 
 
 PERFT_COMPILED_DEPTH = 5
@@ -226,9 +217,7 @@ def bench_command(
 
     the_game = game_of(game)
     if eval_name and eval_name not in the_game.evaluations:
-        raise fail(
-            f"{the_game.name} has no evaluation {eval_name!r}; it has {', '.join(the_game.evaluations)}"
-        )
+        fail(f"{the_game.name} has no evaluation {eval_name!r}; it has {', '.join(the_game.evaluations)}")
     table = Table(title=f"{the_game.title} engine speed (one core, compile time excluded)")
     for column in ("figure", "value", "unit", "detail"):
         table.add_column(column)

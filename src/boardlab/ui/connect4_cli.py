@@ -12,24 +12,19 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from boardlab.core.console import make_console
 from boardlab.games import GameError, parse_game
 from boardlab.games.connect4 import ConnectFour
 from boardlab.games.connect4.solver import CONNECT, Solver, build_book, default_book_path, score_text
+from boardlab.ui.errors import fail
 
 SYMBOLS = "XO"
-
-
-def _fail(message: str) -> NoReturn:
-    make_console(stderr=True, highlight=False, soft_wrap=True).print(f"[red]Error:[/red] {escape(message)}")
-    raise typer.Exit(2)
 
 
 def load_position(position: str, game_spec: str = "connect4") -> tuple[Any, Any]:
@@ -39,11 +34,11 @@ def load_position(position: str, game_spec: str = "connect4") -> tuple[Any, Any]
     try:
         game = parse_game(game_spec)
     except (GameError, ValueError) as err:
-        _fail(str(err))
+        fail(str(err))
     if not isinstance(game, ConnectFour):
-        _fail(f"this command solves Connect Four (connect4), not {game.name}")
+        fail(f"this command solves Connect Four (connect4), not {game.name}")
     if game.connect != CONNECT:
-        _fail(f"the Connect Four solver handles lines of {CONNECT} only, not connect={game.connect}")
+        fail(f"the Connect Four solver handles lines of {CONNECT} only, not connect={game.connect}")
     text = position.strip()
     try:
         if not text:
@@ -53,7 +48,7 @@ def load_position(position: str, game_spec: str = "connect4") -> tuple[Any, Any]
         # anything else is read as moves, so that junk is reported at the ply it starts
         return game, game.play_moves(text)
     except GameError as err:
-        _fail(str(err))
+        fail(str(err))
 
 
 def _columns(cols: list[int]) -> str:
@@ -156,7 +151,7 @@ def build_book_connect4(stones: int = 4, path: Path | None = None) -> None:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     if not 0 <= stones <= 8:
-        _fail(f"--stones must be in 0..8 (each stone multiplies the work by about 4), got {stones}")
+        fail(f"--stones must be in 0..8 (each stone multiplies the work by about 4), got {stones}")
     target = path if path is not None else default_book_path()
     console = make_console(highlight=False)
     console.print(f"Building the Connect Four opening book ({stones} stones) into {target}")
@@ -172,7 +167,7 @@ def build_book_connect4(stones: int = 4, path: Path | None = None) -> None:
                 progress=lambda done, total: bar.update(task, completed=done, total=total),
             )
         except OSError as err:
-            _fail(str(err))
+            fail(str(err))
     console.print(f"{len(book):,} positions with at most {stones} stones in {target}")
 
 

@@ -8,27 +8,16 @@ is refused (one ``Error:`` line, exit 2, no work done) rather than one of them s
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
+from typing import Any
 
-import typer
-from rich.console import Console
-from rich.markup import escape
-
-from boardlab.core.spec import SpecError, one_line, shorten, split_spec
+from boardlab.core.spec import SpecError, shorten, split_spec
 from boardlab.games import GameError, parse_game
+from boardlab.ui.errors import fail
 
 TABLES_DEFAULT_HELP = "default: $BOARDLAB_TABLES/quixoN or ~/.cache/boardlab/tables/quixoN, N the board side"
 """Where solved tables are looked for, as the ``--tables`` / ``--dir`` options' help says it."""
 SIZED = "quixo"
 """The game whose board side ``--size`` gives."""
-
-
-def fail(message: str) -> NoReturn:
-    """Print ``Error: message`` on one line of stderr and end the command with exit status 2."""
-    Console(stderr=True, highlight=False, soft_wrap=True).print(
-        f"[red]Error:[/red] {escape(one_line(message))}"
-    )
-    raise typer.Exit(2)
 
 
 def game_spec(game: str, size: int | None, default_size: int | None = None) -> str:

@@ -6,11 +6,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -29,6 +28,7 @@ from boardlab.core.files import output_problem, path_problem
 from boardlab.core.processes import raise_if_stopping, sigterm_as_interrupt
 from boardlab.core.spec import SpecError, shorten, top_level_items
 from boardlab.games import GameError, parse_game
+from boardlab.ui.errors import fail
 from boardlab.ui.game_args import TABLES_DEFAULT_HELP
 from boardlab.ui.game_args import game_spec as shared_game_spec
 
@@ -43,11 +43,6 @@ def register(app: typer.Typer) -> None:
         "oracle",
         help="Move accuracy of an agent against perfect play (Quixo tables, Tic-Tac-Toe, Nim, Connect Four).",
     )(oracle_command)
-
-
-def _fail(message: str) -> NoReturn:
-    make_console(stderr=True, highlight=False, soft_wrap=True).print(f"[red]Error:[/red] {escape(message)}")
-    raise typer.Exit(2)
 
 
 def split_specs(texts: list[str]) -> list[str]:
@@ -125,35 +120,35 @@ def oracle_command(
     a won position away; accuracy by the number of pieces on the board is plotted."""
 
     if games < 1:
-        _fail(f"--games must be at least 1, got {games}")
+        fail(f"--games must be at least 1, got {games}")
     if opening < 0:
-        _fail(f"--opening must be 0 or more, got {opening}")
+        fail(f"--opening must be 0 or more, got {opening}")
     if from_ply < 0:
-        _fail(f"--from-ply must be 0 or more, got {from_ply}")
+        fail(f"--from-ply must be 0 or more, got {from_ply}")
     out_problem = path_problem(out, folder=True)
     if out_problem is not None:
-        _fail(f"--out {shorten(str(out))}: {out_problem}")
+        fail(f"--out {shorten(str(out))}: {out_problem}")
     try:
         specs = split_specs(opponents) if opponents else list(DEFAULT_OPPONENTS)
     except SpecError as error:
-        _fail(str(error))
+        fail(str(error))
     if not specs:
-        _fail("--opponents names no agent")
+        fail("--opponents names no agent")
     try:
         the_game = parse_game(game_spec(game, size))
         judge = judge_for(the_game, tables)
         for spec in (agent, *specs):
             make_agent(spec, seed=0, game=the_game)
     except (AgentSpecError, GameError, OracleError) as err:
-        _fail(str(err))
+        fail(str(err))
     except KeyError as err:  # a table missing after the check (removed meanwhile)
-        _fail(str(err.args[0]) if err.args else str(err))
+        fail(str(err.args[0]) if err.args else str(err))
     cap = the_game.ply_cap
     if cap is not None and from_ply >= cap:
-        _fail(f"--from-ply {from_ply}: a game of {the_game.spec} ends by ply {cap}; no move would be judged")
+        fail(f"--from-ply {from_ply}: a game of {the_game.spec} ends by ply {cap}; no move would be judged")
     out_problem = output_problem(out, folder=True)  # before the games, not after them
     if out_problem is not None:
-        _fail(f"--out {shorten(str(out))}: {out_problem}")
+        fail(f"--out {shorten(str(out))}: {out_problem}")
     console = make_console(highlight=False)
     console.print(f"Judging {agent} on {the_game.title} with {judge.title}")
     columns = (
@@ -184,7 +179,7 @@ def oracle_command(
                 progress=progress,
             )
         except (AgentSpecError, OracleError) as err:
-            _fail(str(err))
+            fail(str(err))
         except KeyboardInterrupt:
             how = "Terminated" if termination.received else "Interrupted"
             typer.echo(
@@ -194,7 +189,7 @@ def oracle_command(
             )
             raise typer.Exit(termination.exit_code) from None
     if not report.moves:  # an empty report says nothing: none is written
-        _fail(
+        fail(
             f"no move of {agent} was judged: every game ended before ply {from_ply} (--from-ply) "
             "or left the positions the judge covers; nothing written"
         )
@@ -202,7 +197,7 @@ def oracle_command(
     try:
         paths = [plot_accuracy([report], out / "oracle.png"), write_json(report, out / "oracle.json")]
     except OSError as err:
-        _fail(f"cannot write into {out}: {err.strerror or err}")
+        fail(f"cannot write into {out}: {err.strerror or err}")
     console.print("Wrote " + ", ".join(str(p) for p in paths))
 
 

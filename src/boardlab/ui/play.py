@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Callable
-from typing import Annotated, Any, NoReturn, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -19,7 +19,7 @@ from rich.text import Text
 from boardlab.agents.base import make_agent
 from boardlab.core.console import make_console
 from boardlab.core.processes import sigterm_as_interrupt
-from boardlab.core.spec import one_line, shorten
+from boardlab.core.spec import shorten
 from boardlab.games import new_game
 from boardlab.play.referee import (
     MIN_MOVE_TIMEOUT,
@@ -29,6 +29,7 @@ from boardlab.play.referee import (
     TimeLimitError,
     move_limit,
 )
+from boardlab.ui.errors import fail
 from boardlab.ui.terminal import TerminalGame
 
 SIDES = {"x": 0, "o": 1}
@@ -72,15 +73,15 @@ def play(
     resign, help and quit also work."""
     human_side = _human_side(human_first, side)
     if seed is not None and not 0 <= seed < 2**63:
-        _fail(f"--seed must be in 0..2**63-1, got {shorten(str(seed))}")
+        fail(f"--seed must be in 0..2**63-1, got {shorten(str(seed))}")
     try:
         limit = move_limit(agent, move_timeout)
     except TimeLimitError as err:
-        _fail("--" + str(err).replace("move timeout", "move-timeout", 1))
+        fail("--" + str(err).replace("move timeout", "move-timeout", 1))
     if sys.stdin is None or sys.stdin.closed:  # started with standard input closed (<&-)
-        _fail("standard input is closed; play reads your moves from it (a terminal, a file or a pipe)")
+        fail("standard input is closed; play reads your moves from it (a terminal, a file or a pipe)")
     if sys.stdout is None or sys.stdout.closed:  # started with standard output closed (>&-)
-        _fail("standard output is closed; play shows the board and its prompt there")
+        fail("standard output is closed; play shows the board and its prompt there")
     state = _build(lambda: new_game(game), "game")
     _build(lambda: make_agent(agent, seed, game=state.game), "agent")
     console = make_console(highlight=False)
@@ -105,7 +106,7 @@ def _play_game(
         with console.status(Text(f"starting {shorten(agent)}...")):
             opponent = AgentProcess(state.game.spec, agent, seed, limit)
     except AgentForfeit as err:
-        _fail(f"the agent {shorten(agent)} cannot play: {err.detail}", code=1)
+        fail(f"the agent {shorten(agent)} cannot play: {err.detail}", code=1)
     with opponent:
         TerminalGame(state, opponent, side, console=console, agent_label=agent, move_timeout=limit).run()
 
@@ -115,11 +116,11 @@ def _human_side(human_first: bool | None, side: str | None) -> int:
     from_side = None
     if side is not None:
         if side.strip().lower() not in SIDES:
-            _fail(f"--side must be x or o, got {shorten(side)!r}")
+            fail(f"--side must be x or o, got {shorten(side)!r}")
         from_side = SIDES[side.strip().lower()]
     from_flag = None if human_first is None else (0 if human_first else 1)
     if from_side is not None and from_flag is not None and from_side != from_flag:
-        _fail(f"--side {side} contradicts --human-{'first' if human_first else 'second'}")
+        fail(f"--side {side} contradicts --human-{'first' if human_first else 'second'}")
     for choice in (from_side, from_flag):
         if choice is not None:
             return choice
@@ -131,11 +132,6 @@ def _build(factory: Callable[[], T], what: str) -> T:
     try:
         return factory()
     except ValueError as err:
-        _fail(str(err))
+        fail(str(err))
     except Exception as err:  # an agent's constructor may fail in its own way
-        _fail(f"cannot build the {what}: {type(err).__name__}: {err}")
-
-
-def _fail(message: str, code: int = 2) -> NoReturn:
-    typer.echo(f"Error: {one_line(message)}", err=True)
-    raise typer.Exit(code)
+        fail(f"cannot build the {what}: {type(err).__name__}: {err}")

@@ -11,6 +11,7 @@ from boardlab.agents.base import AgentSpecError, make_agent
 from boardlab.arena import ArenaError, Store
 from boardlab.core.spec import one_line, shorten
 from boardlab.games import available_games, parse_game
+from boardlab.ui.errors import fail
 
 
 def analysis_agent_problem(spec: str) -> str:
@@ -83,16 +84,16 @@ def serve(
         from boardlab.ui.web.server import ServeError, check_address
         from boardlab.ui.web.server import serve as run_server
     except ImportError as err:
-        _fail(f"serve needs the web extra (pip install 'boardlab[web]'): {err}")
+        fail(f"serve needs the web extra (pip install 'boardlab[web]'): {err}")
     if not host.strip():  # the system would listen on every interface
-        _fail("--host is empty; give an address (127.0.0.1 for this machine, 0.0.0.0 for every interface)")
+        fail("--host is empty; give an address (127.0.0.1 for this machine, 0.0.0.0 for every interface)")
     problem = analysis_agent_problem(analysis_agent)
     if problem:
-        _fail(f"--analysis-agent: {problem}")
+        fail(f"--analysis-agent: {problem}")
     if db is not None:
         problem = store_problem(db)
         if problem:
-            _fail(f"--db {shorten(str(db))}: {problem}")
+            fail(f"--db {shorten(str(db))}: {problem}")
     hall = HallSettings(
         max_games=max_games, idle_seconds=60 * idle_minutes, max_think=max_think, allow_paths=allow_paths
     )
@@ -107,7 +108,7 @@ def serve(
     try:
         check_address(host, port)
     except ServeError as err:
-        _fail(str(err))
+        fail(str(err))
     shown = f"[{host}]" if ":" in host else host
     typer.echo("boardlab is starting its workers...")
 
@@ -115,8 +116,3 @@ def serve(
         typer.echo(f"boardlab serving on http://{shown}:{port}/  (Ctrl-C stops it)")
 
     run_server(settings, host, port, announce=announce)
-
-
-def _fail(message: str) -> typer.Exit:
-    typer.echo(f"Error: {one_line(message)}", err=True)
-    raise typer.Exit(2)

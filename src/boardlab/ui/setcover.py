@@ -12,7 +12,7 @@ from rich.table import Table
 
 from boardlab.core.console import make_console
 from boardlab.core.machine import memory_problem
-from boardlab.core.spec import number_problem, one_line, shorten
+from boardlab.core.spec import number_problem, shorten
 from boardlab.labs.setcover import (
     HEURISTICS,
     CoverResult,
@@ -26,6 +26,7 @@ from boardlab.labs.setcover import (
     solve_astar,
     solve_milp,
 )
+from boardlab.ui.errors import fail
 
 ALL = "all"
 GENERATORS = ("lab", "challenge")
@@ -245,8 +246,7 @@ def register(app: typer.Typer) -> None:
             )
             problem = _make_problem(generator, points, sets, density, seed)
         except UsageProblem as problem_error:
-            typer.echo(f"Error: {one_line(str(problem_error))}", err=True)
-            raise typer.Exit(code=2) from None
+            fail(str(problem_error))
         console = make_console(width=max(make_console().width, 110))
         console.print(f"{generator} instance: {points} points, {sets} sets, density {density}, seed {seed}")
         results = _runs(problem, heuristic, weight, anytime, time_limit, max_expansions, console)

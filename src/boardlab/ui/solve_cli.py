@@ -6,18 +6,17 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from boardlab.core.console import make_console
 from boardlab.core.files import output_problem, path_problem
 from boardlab.core.processes import sigterm_as_interrupt
-from boardlab.core.spec import one_line, shorten
+from boardlab.core.spec import shorten
 from boardlab.games import (
     DRAW,
     LOSS,
@@ -30,6 +29,7 @@ from boardlab.games import (
     parse_game,
 )
 from boardlab.games.exact import VALUE_NAMES, cut_by_cap, depth_rank
+from boardlab.ui.errors import fail
 from boardlab.ui.game_args import TABLES_DEFAULT_HELP, game_of, position_of
 
 DEFAULT_SOLVE_SIZE = 4
@@ -48,16 +48,10 @@ def register(app: typer.Typer) -> None:
     )(analyze_command)
 
 
-def _fail(message: str, code: int = 2) -> NoReturn:
-    console = make_console(stderr=True, highlight=False, soft_wrap=True)
-    console.print(f"[red]Error:[/red] {escape(one_line(message))}")
-    raise typer.Exit(code)
-
-
 def _check_dir(directory: Path | None) -> None:
     problem = None if directory is None else path_problem(directory, folder=True)
     if problem is not None:
-        _fail(f"--dir {shorten(str(directory))}: {problem}")
+        fail(f"--dir {shorten(str(directory))}: {problem}")
 
 
 def _under_cap(value: int, depth: int | None, plies_left: int | None) -> tuple[int, int | None, bool]:
@@ -117,7 +111,7 @@ def solve_command(
 
     if game.strip().lower().startswith("connect4"):
         if size is not None or blanks is not None or directory is not None:
-            _fail(
+            fail(
                 "--size, --blanks and --dir are for Quixo; a Connect Four solve takes its board from the spec"
             )
         with sigterm_as_interrupt() as termination:
@@ -129,31 +123,31 @@ def solve_command(
         return
     rulebook = _quixo_rulebook(game, "solve")
     if position:
-        _fail("a Quixo solve takes no position; analyze a position with: boardlab analyze POSITION")
+        fail("a Quixo solve takes no position; analyze a position with: boardlab analyze POSITION")
     _check_dir(directory)
     if size is not None and size not in SIZES:
-        _fail(f"--size must be 3, 4 or 5, got {size}")
+        fail(f"--size must be 3, 4 or 5, got {size}")
     size = int(game_of(game.strip().lower(), size, DEFAULT_SOLVE_SIZE).size)  # --size and the spec agree
     cells = size * size
     if blanks is None:
         if size == 5:
-            _fail(
+            fail(
                 "5x5 Quixo is too large to solve in full; "
                 f"pass --blanks 0..{MAX_BLANKS_5X5} for endgame tables"
             )
         blanks = cells
     if not 0 <= blanks <= cells:
-        _fail(f"--blanks must be in 0..{cells}, got {blanks}")
+        fail(f"--blanks must be in 0..{cells}, got {blanks}")
     if size == 5 and blanks > MAX_BLANKS_5X5:
-        _fail(f"5x5 endgame tables go up to --blanks {MAX_BLANKS_5X5} (more needs far more memory)")
+        fail(f"5x5 endgame tables go up to --blanks {MAX_BLANKS_5X5} (more needs far more memory)")
     folder = directory if directory is not None else default_table_dir(size, rulebook)
     problem = output_problem(folder, folder=True)  # before hours of solving, not after
     if problem is not None:
-        _fail(f"--dir {shorten(str(folder))}: {problem}")
+        fail(f"--dir {shorten(str(folder))}: {problem}")
     try:  # tables of the other rulebook there would be overwritten
         check_folder(folder, size, rulebook)
     except ValueError as err:
-        _fail(f"--dir: {err}")
+        fail(f"--dir: {err}")
     console = make_console(highlight=False)
     rules_note = "" if rulebook == "official" else f", {rulebook} rules"
     console.print(f"Solving {size}x{size} Quixo (at most {blanks} blank cubes{rules_note}) into {folder}")
@@ -178,13 +172,13 @@ def solve_command(
                 size, folder, min_cubes=cells - blanks, progress=progress, verify=verify, rulebook=rulebook
             )
         except OSError as err:  # a full disk: what was written is whole
-            _fail(
+            fail(
                 f"cannot write into {folder}: {err.strerror or err}; the finished class pairs are kept "
                 "there, and the same command resumes once there is room",
                 code=1,
             )
         except ValueError as err:
-            _fail(str(err))
+            fail(str(err))
         except KeyboardInterrupt:
             bar.stop()
             typer.echo(
@@ -227,10 +221,10 @@ def _quixo_rulebook(game: str, command: str) -> str:
     try:
         parsed = parse_game(game.strip().lower())
     except GameOptionError as err:
-        _fail(f"cannot {command} {shorten(game)!r}: {err}")
+        fail(f"cannot {command} {shorten(game)!r}: {err}")
     if not isinstance(parsed, Quixo):
         accepted = "quixo, quixo:rules=course or connect4"
-        _fail(f"cannot {command} {shorten(game)!r}; accepted: {accepted}")
+        fail(f"cannot {command} {shorten(game)!r}; accepted: {accepted}")
     return str(parsed.rules)
 
 
@@ -248,7 +242,7 @@ def read_position(game: str, text: str) -> Any:
     try:
         parse_game(game.strip().lower())
     except GameError as err:
-        _fail(f"cannot analyze {shorten(game)!r}: {err}")
+        fail(f"cannot analyze {shorten(game)!r}: {err}")
     return position_of(game.strip().lower(), None, text)
 
 
@@ -294,9 +288,9 @@ def analyze_command(
         value = exact.position_value(state)
         moves = exact.move_values(state)
     except KeyError as err:
-        _fail(str(err.args[0]) if err.args else str(err))
+        fail(str(err.args[0]) if err.args else str(err))
     except (ExactPlayError, OSError, ValueError) as err:
-        _fail(str(err))
+        fail(str(err))
     console = make_console(highlight=False)
     side = state.game.symbols[state.to_move]
     console.print(str(state))

@@ -23,11 +23,10 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -36,7 +35,7 @@ from boardlab.core.console import make_console
 from boardlab.core.files import atomic_write_text, output_problem, path_problem, removed_if_refused
 from boardlab.core.inputs import InputFileError, read_json
 from boardlab.core.processes import Termination, stop_requests
-from boardlab.core.spec import SpecError, format_value, one_line, options_of, split_spec
+from boardlab.core.spec import SpecError, format_value, options_of, split_spec
 from boardlab.games import GameOptionError
 from boardlab.models.errors import ModelFileError
 from boardlab.train import METHOD_MODULES, method
@@ -53,6 +52,7 @@ from boardlab.train.run import (
     tallies,
     train,
 )
+from boardlab.ui.errors import fail
 from boardlab.ui.listing import flag, options_table
 
 MAX_TOTAL = {"episodes": 10**12, "epochs": 10**7}
@@ -63,19 +63,13 @@ class UsageProblem(Exception):
     """Bad command-line input, reported on one line with exit code 2."""
 
 
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    text = escape(one_line(message))
-    make_console(stderr=True).print(f"[red]Error:[/red] {text}", highlight=False, soft_wrap=True)
-    return typer.Exit(code)
-
-
-def _write_failure(error: CheckpointWriteError, unit: str) -> typer.Exit:
+def _write_failure(error: CheckpointWriteError, unit: str) -> NoReturn:
     """The one line and exit 1 of a run stopped by a checkpoint it could not write."""
     if error.kept is None:
         after = "nothing of this run was saved"
     else:
         after = f"the checkpoint of {error.kept:,} {unit} is kept: run the same command with --resume"
-    return _fail(f"{error}; {after}", code=1)
+    fail(f"{error}; {after}", code=1)
 
 
 # --- reading the command line ------------------------------------------------------------------
@@ -376,7 +370,7 @@ def _train_and_report(console: Console, plan: Plan, checkpoint: Path, stop: Term
                 stop=stop,
             )
         except CheckpointWriteError as error:
-            raise _write_failure(error, plan.method.unit) from None
+            _write_failure(error, plan.method.unit)
     if not finished:
         raise KeyboardInterrupt  # reported by run_plan, with the checkpoint just saved
     # the final games, summary and plots are redone whole by --resume: a signal drops them
@@ -395,11 +389,11 @@ def _train_and_report(console: Console, plan: Plan, checkpoint: Path, stop: Term
             atomic_write_text(out / SUMMARY_FILE, json.dumps(summary, indent=2))
             plots = write_plots(out, run.curve, results, run.title, run.curve_unit) + run.plots(out)
         except OSError as error:
-            raise _fail(
+            fail(
                 f"cannot write the summary and plots into {out}: {error.strerror or error}; the trained "
                 f"model is saved in {model}",
                 code=1,
-            ) from None
+            )
     seconds = float(summary.get("train_seconds", 0.0))
     title = f"{run.title}: {run.progress:,} {plan.method.unit} in {seconds:.2f} s of training"
     console.print(final_table(title, summary["final"]))
@@ -488,7 +482,7 @@ def train_command(
         with removed_if_refused(lambda error: isinstance(error, UsageProblem | KeyboardInterrupt)):
             plan = plan_command(kind, options, ctx.args)  # no empty --out left when refused
     except UsageProblem as problem:
-        raise _fail(str(problem)) from None
+        fail(str(problem))
     except KeyboardInterrupt:  # while the command is checked (opponents built, a run read)
         make_console(stderr=True).print("Interrupted before the training started; nothing was done.")
         raise typer.Exit(130) from None
