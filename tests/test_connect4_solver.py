@@ -4,17 +4,16 @@ small boards, the book, the perfect agent, the oracle and the CLI."""
 from __future__ import annotations
 
 import random
-import time
 from functools import cache
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import typer
 from typer.testing import CliRunner
 
-from boardlab.agents import make_agent
+from boardlab.agents import make_agent, perfect
 from boardlab.agents.decision import Limit
 from boardlab.agents.perfect import PerfectAgent
 from boardlab.arena.oracle import game_positions, move_accuracy
@@ -263,23 +262,20 @@ def test_perfect_falls_back_to_alpha_beta_out_of_time(game: ConnectFour) -> None
     assert decision.info is not None and decision.info.engine == "alphabeta" and decision.info.depth > 0
 
 
-def test_perfect_out_of_time_keeps_to_a_short_time_limit(
-    game: ConnectFour, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(("spent", "left"), [(0.03, 0.02), (0.06, 0.05 * (1 - perfect.SOLVE_SHARE))])
+def test_perfect_out_of_time_gives_alphabeta_what_the_solver_left(
+    game: ConnectFour, monkeypatch: pytest.MonkeyPatch, spent: float, left: float
 ) -> None:
-    # alpha-beta gets what the solver left, not 0.05 s more: at time=0.05 a move took 0.087 s
+    # at time=0.05 alpha-beta got the whole 0.05 s again after the solver (a move took 0.087 s); the
+    # agent's clock is faked so that the solver has spent `spent` of the move's time when it gives up
     agent = make_agent("perfect", seed=1, game=game)
-    planned: list[float] = []
-    fallback = agent._alphabeta
-
-    def spy(state: Any, seconds: float) -> Any:
-        planned.append(time.perf_counter() + seconds)
-        return fallback(state, seconds)
-
-    monkeypatch.setattr(agent, "_alphabeta", spy)
+    given: list[float] = []
+    monkeypatch.setattr(agent, "_alphabeta", lambda state, seconds: given.append(seconds))
     agent.prepare(game)
-    start = time.perf_counter()
+    clock = iter([100.0, 100.0 + spent])
+    monkeypatch.setattr(perfect, "time", SimpleNamespace(perf_counter=lambda: next(clock)))
     agent.act(game.parse_position("44"), Limit(time=0.05))
-    assert len(planned) == 1 and planned[0] <= start + 0.05 + 0.01  # was 0.04 over
+    assert given == [pytest.approx(left)]
 
 
 def test_move_accuracy(game: ConnectFour) -> None:
