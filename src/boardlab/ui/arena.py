@@ -292,8 +292,10 @@ def _report(run: TournamentRun, console: Console, out: Path) -> None:
 
 
 def match_command(
-    spec_a: Annotated[str, typer.Argument(help="first agent spec, e.g. greedy or alphabeta:depth=3")],
-    spec_b: Annotated[str, typer.Argument(help="second agent spec")],
+    spec_a: Annotated[
+        str, typer.Argument(metavar="SPEC_A", help="first agent spec, e.g. greedy or alphabeta:depth=3")
+    ],
+    spec_b: Annotated[str, typer.Argument(metavar="SPEC_B", help="second agent spec")],
     games: Annotated[int, typer.Option("--games", "-n", help="games to play (colours alternate)")] = 100,
     game: GameOpt = "quixo",
     workers: WorkersOpt = None,
@@ -320,7 +322,9 @@ def match_command(
 
 
 def tournament_command(
-    specs: Annotated[list[str] | None, typer.Argument(help="agent specs (at least two)")] = None,
+    specs: Annotated[
+        list[str] | None, typer.Argument(metavar="SPECS", help="agent specs (at least two)")
+    ] = None,
     games_per_pair: Annotated[
         int | None,
         typer.Option(
@@ -377,7 +381,9 @@ MAX_MATRIX_PLAYERS = 12
 
 
 def ratings_command(
-    db: Annotated[Path, typer.Argument(help="SQLite store of games (match, tournament, train alphazero)")],
+    db: Annotated[
+        Path, typer.Argument(metavar="DB", help="SQLite store of games (match, tournament, train alphazero)")
+    ],
     game: Annotated[
         str | None, typer.Option("--game", help="rate the games of this game spec only (default: each game)")
     ] = None,

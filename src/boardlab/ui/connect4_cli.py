@@ -176,9 +176,11 @@ def register(app: typer.Typer) -> None:
 
     @app.command("solve", help="Exact score, best moves and a perfect line of a Connect Four position.")
     def solve_command(
-        game: Annotated[str, typer.Argument(help="the game: connect4 (or connect4:width=8,height=7)")],
+        game: Annotated[
+            str, typer.Argument(metavar="GAME", help="the game: connect4 (or connect4:width=8,height=7)")
+        ],
         position: Annotated[
-            str, typer.Argument(help="moves from the empty board like 4453, or a board")
+            str, typer.Argument(metavar="POSITION", help="moves from the empty board like 4453, or a board")
         ] = "",
         weak: Annotated[bool, typer.Option("--weak", help="only win, draw or loss (faster)")] = False,
     ) -> None:
@@ -187,7 +189,7 @@ def register(app: typer.Typer) -> None:
     @app.command("analyze", help="The exact score of every move of a Connect Four position.")
     def analyze_command(
         position: Annotated[
-            str, typer.Argument(help="moves from the empty board like 4453, or a board")
+            str, typer.Argument(metavar="POSITION", help="moves from the empty board like 4453, or a board")
         ] = "",
         game: Annotated[str, typer.Option("--game", "-g", help="the game spec")] = "connect4",
         weak: Annotated[bool, typer.Option("--weak", help="only win, draw or loss (faster)")] = False,

@@ -110,7 +110,14 @@ def register(app: typer.Typer) -> None:
 
     @app.command("agents")
     def agents_command(
-        names: Annotated[list[str] | None, typer.Argument(metavar="[NAME]...", show_default=False)] = None,
+        names: Annotated[
+            list[str] | None,
+            typer.Argument(
+                metavar="NAME",
+                help="agents to show in full: names, or specs such as mcts:iters=500",
+                show_default=False,
+            ),
+        ] = None,
     ) -> None:
         """List every agent with its option names; with NAMEs, each option of those agents with its
         default and accepted values (spec: NAME:key=value,...)."""
@@ -118,7 +125,14 @@ def register(app: typer.Typer) -> None:
 
     @app.command("games")
     def games_command(
-        names: Annotated[list[str] | None, typer.Argument(metavar="[NAME]...", show_default=False)] = None,
+        names: Annotated[
+            list[str] | None,
+            typer.Argument(
+                metavar="NAME",
+                help="games to show in full: names, or specs such as quixo:size=4",
+                show_default=False,
+            ),
+        ] = None,
     ) -> None:
         """List every game with its option names and evaluations; with NAMEs, each option of those
         games with its default and accepted values (spec: NAME:key=value,...)."""

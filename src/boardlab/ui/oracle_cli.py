@@ -74,7 +74,7 @@ def _share(x: float) -> str:
 
 
 def oracle_command(
-    agent: Annotated[str, typer.Argument(help="agent spec, e.g. mcts:iters=1000")],
+    agent: Annotated[str, typer.Argument(metavar="AGENT", help="agent spec, e.g. mcts:iters=1000")],
     game: Annotated[
         str,
         typer.Option(

@@ -80,10 +80,11 @@ def _describe(value: int, depth: int | None) -> str:
 
 def solve_command(
     game: Annotated[
-        str, typer.Argument(help="the game to solve: quixo, quixo:rules=course or connect4")
+        str, typer.Argument(metavar="GAME", help="the game to solve: quixo, quixo:rules=course or connect4")
     ] = "quixo",
     position: Annotated[
-        str, typer.Argument(help="connect4: the moves played, e.g. 4453 (empty: the start)")
+        str,
+        typer.Argument(metavar="POSITION", help="connect4: the moves played, e.g. 4453 (empty: the start)"),
     ] = "",
     weak: Annotated[bool, typer.Option("--weak", help="connect4: win / draw / loss only, faster")] = False,
     size: Annotated[
@@ -248,7 +249,10 @@ def read_position(game: str, text: str) -> Any:
 
 def analyze_command(
     position: Annotated[
-        str, typer.Argument(help='position text, e.g. "X.O.O.X.. O 4" (Quixo) or 4453 (Connect Four)')
+        str,
+        typer.Argument(
+            metavar="POSITION", help='position text, e.g. "X.O.O.X.. O 4" (Quixo) or 4453 (Connect Four)'
+        ),
     ],
     directory: Annotated[
         Path | None,
