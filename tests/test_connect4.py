@@ -401,7 +401,8 @@ def test_views(game: ConnectFour) -> None:
     assert view["cells"][-1] == "..OXX.." and view["heights"] == [0, 0, 1, 2, 1, 0, 0]
     assert view["board"][-1] == [-1, -1, 1, 0, 0, -1, -1]
     assert view["win_cells"] == [] and view["legal"] == [str(c) for c in range(1, 8)]
-    assert "1-7" in game.notation_help
+    # the help shown at a move prompt says how to write a move, not a whole game (not one move there)
+    assert game.notation_help == "A move is a column number, 1-7 from the left (e.g. 4)."
 
 
 # --- options -------------------------------------------------------------------------------------

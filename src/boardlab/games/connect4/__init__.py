@@ -156,12 +156,8 @@ class ConnectFour(Game):
 
     @property
     def notation_help(self) -> str:
-        """How moves and games are written."""
-        return (
-            f"A move is a column number, 1-{self.width} from the left (e.g. {self.width // 2 + 1}). "
-            "A game can be given as its moves: one digit per move like 4453 (boards up to 9 wide), "
-            "or numbers separated by spaces."
-        )
+        """How a move is written (a whole game as moves, ``4453``, is for position inputs)."""
+        return f"A move is a column number, 1-{self.width} from the left (e.g. {self.width // 2 + 1})."
 
     # the kernel --------------------------------------------------------------------------------
 
