@@ -321,6 +321,9 @@ def test_a_stored_game_is_replayed_with_its_thinking_times(
     record: GameRecord = server["record"]
     open_page(page, server, "?game=tictactoe&x=person&o=person")
     page.wait_for_selector("#replay-games li[data-index='0']")
+    assert page.inner_text("#tournaments option") == "web test (connect4, 1 game)"
+    plies = len(record.moves)
+    assert page.inner_text("#replay-games li[data-index='0']").endswith(f", {plies} plies")
     page.click("#replay-games li[data-index='0']")
     page.wait_for_selector("#replay-controls:not([hidden])")
     state = new_game("connect4")

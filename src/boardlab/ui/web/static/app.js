@@ -23,6 +23,8 @@ function say(text, kind) {
   $("message").className = "message" + (kind ? " " + kind : "");
 }
 
+function counted(n, one, many = one + "s") { return n + " " + (n === 1 ? one : many); }
+
 function sentence(text) { return /[.!?]$/.test(text) ? text : text + "."; }
 
 function clearError() {
@@ -586,7 +588,7 @@ function drawAnalysis(a) {
   const head = document.createElement("p");
   if (a.exact) {
     head.innerHTML = "";
-    const within = a.exact.depth && a.exact.value !== "draw" ? " in " + a.exact.depth + " plies" : "";
+    const within = a.exact.depth && a.exact.value !== "draw" ? " in " + counted(a.exact.depth, "ply", "plies") : "";
     head.textContent = "Exact, from " + a.exact.title + ": the side to move " +
       { win: "wins", draw: "draws", loss: "loses" }[a.exact.value] +
       (a.exact.score !== null ? " (score " + a.exact.score + ")" : within);
@@ -655,7 +657,7 @@ async function loadTournaments() {
   try {
     const { tournaments } = await api("GET", "/api/replay");
     select.innerHTML = "";
-    for (const t of tournaments) select.add(new Option(`${t.name} (${t.game}, ${t.games} games)`, t.id));
+    for (const t of tournaments) select.add(new Option(`${t.name} (${t.game}, ${counted(t.games, "game")})`, t.id));
     select.onchange = () => loadReplayGames(select.value);
     if (tournaments.length) loadReplayGames(tournaments[0].id);
   } catch (err) { say(err.message); }
@@ -667,7 +669,7 @@ async function loadReplayGames(tournament) {
   const { games } = await api("GET", "/api/replay/" + encodeURIComponent(tournament));
   for (const g of games) {
     const li = document.createElement("li");
-    li.textContent = `#${g.index} ${g.first} vs ${g.second}: ${g.result}, ${g.plies} plies`;
+    li.textContent = `#${g.index} ${g.first} vs ${g.second}: ${g.result}, ${counted(g.plies, "ply", "plies")}`;
     li.dataset.index = g.index;
     li.onclick = () => openReplay(tournament, g.index);
     list.appendChild(li);
