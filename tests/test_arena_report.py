@@ -318,3 +318,15 @@ def test_times_per_move_are_shown_in_milliseconds_below_a_second() -> None:
         games = [dataclasses.replace(g, move_times=(seconds,) * len(g.move_times)) for g in GAMES]
         summary = summarize(SPECS, games)
         assert set(_cells(ratings_table(summary))[7]) == {shown}
+
+
+def test_counts_of_one_are_singular_in_the_report() -> None:
+    # a forfeit on the first move, in a match of one game
+    record = dataclasses.replace(_forfeited(0, 0, 1, 1), plies=1, moves=("a1e1",), move_times=())
+    assert forfeit_lines([record], ["random", "greedy"]) == [
+        "1 game forfeited:",
+        "  game 0: random forfeits after 1 ply: broke in game 0",
+    ]
+    console = Console(record=True, width=120)
+    print_report(summarize(SPECS[:2], [record]), console, "random vs greedy", [record])
+    assert "Ratings (random vs greedy): 1 game " in console.export_text()

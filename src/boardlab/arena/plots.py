@@ -14,6 +14,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from boardlab.arena.summary import PLOT_NAMES, Summary
+from boardlab.core.console import counted
 from boardlab.core.files import agg_figure, atomic_savefig
 
 OUTCOME_COLOURS = ("#4c9a2a", "#b0b0b0", "#c0392b")  # win, draw, loss
@@ -112,7 +113,7 @@ def outcomes_figure(summary: Summary) -> Figure:
 
 
 def _games(count: int) -> str:
-    return f"{count} game{'s' * (count != 1)}"
+    return counted(count, "game")
 
 
 def plot_game_lengths(summary: Summary, path: Path) -> Path:

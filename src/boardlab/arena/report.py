@@ -24,7 +24,7 @@ from rich.table import Table
 from boardlab.arena.play import GameRecord
 from boardlab.arena.runner import GameHook, StartHook
 from boardlab.arena.summary import Outcomes, Summary
-from boardlab.core.console import make_console, print_whole
+from boardlab.core.console import counted, make_console, ply_count, print_whole
 from boardlab.core.files import atomic_write_text
 from boardlab.games import Reason
 
@@ -139,7 +139,7 @@ def _endings_caption(summary: Summary) -> str:
     """``; ended by rule 40 (35 wins, 5 draws), ply cap 2 (2 draws)``: how the games ended."""
     parts = []
     for reason, wins, draws in summary.endings:
-        kinds = [f"{n} {word}{'s' * (n != 1)}" for n, word in ((wins, "win"), (draws, "draw")) if n]
+        kinds = [counted(n, word) for n, word in ((wins, "win"), (draws, "draw")) if n]
         parts.append(f"{reason.replace('_', ' ')} {wins + draws} ({', '.join(kinds)})")
     return "; ended by " + ", ".join(parts) if parts else ""
 
@@ -149,7 +149,7 @@ def print_report(
 ) -> None:
     """Print the ratings, score matrix and colour tables, then the forfeited games of ``records``."""
     heading = f" ({title})" if title else ""
-    print_whole(console, ratings_table(summary, f"Ratings{heading}: {summary.n_games} games"))
+    print_whole(console, ratings_table(summary, f"Ratings{heading}: {counted(summary.n_games, 'game')}"))
     if len(summary.names) > 2:
         print_whole(console, score_matrix_table(summary))
     print_whole(console, colour_table(summary))
@@ -165,11 +165,13 @@ def forfeit_lines(
     lost = [r for r in records if r.outcome.reason is Reason.FORFEIT and r.winner is not None]
     if not lost:
         return []
-    lines = [f"{len(lost)} game{'s' * (len(lost) != 1)} forfeited:"]
+    lines = [f"{counted(len(lost), 'game')} forfeited:"]
     for record in lost[:limit]:
         loser = record.second_player if record.winner == 0 else record.first_player
         detail = record.outcome.detail
-        lines.append(f"  game {record.index}: {names[loser]} forfeits after {record.plies} plies: {detail}")
+        lines.append(
+            f"  game {record.index}: {names[loser]} forfeits after {ply_count(record.plies)}: {detail}"
+        )
     if len(lost) > limit:
         lines.append(f"  ... and {len(lost) - limit} more (see the store)")
     return lines

@@ -109,10 +109,28 @@ def make_console(*, stderr: bool = False, **options: Any) -> Console:
     return Console(stderr=stderr, **options)
 
 
+def counted(n: int, one: str, many: str = "") -> str:
+    """``1 game``, ``2 games``, ``1,600 games``; ``many`` for plurals not made with an s (``plies``)."""
+    return f"{n:,} {one if n == 1 else many or one + 's'}"
+
+
+def ply_count(n: int) -> str:
+    """``1 ply``, ``2 plies``."""
+    return counted(n, "ply", "plies")
+
+
 def print_whole(console: Console, table: Table) -> None:
     """Print ``table`` whole: on a terminal too narrow for its figures it runs wider (the
     terminal wraps it) rather than lose its last columns off the edge."""
     console.print(table, crop=False)
 
 
-__all__ = ["ASCII_FALLBACK", "ascii_look_alike", "fit_streams", "make_console", "print_whole"]
+__all__ = [
+    "ASCII_FALLBACK",
+    "ascii_look_alike",
+    "counted",
+    "fit_streams",
+    "make_console",
+    "ply_count",
+    "print_whole",
+]

@@ -51,6 +51,7 @@ from typing import Any, ClassVar, Self
 import numpy as np
 from rich.text import Text
 
+from boardlab.core.console import ply_count
 from boardlab.core.spec import SpecError, check_options, spec_text
 
 Integer = int | np.integer[Any]
@@ -464,7 +465,7 @@ class State:
             return Outcome(None, Reason.DRAW, self.game.draw_detail)
         cap = self.game.ply_cap
         if cap is not None and self.ply >= cap:
-            return Outcome(None, Reason.PLY_CAP, f"{cap} plies")
+            return Outcome(None, Reason.PLY_CAP, ply_count(cap))
         return None
 
     @property

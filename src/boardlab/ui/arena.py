@@ -43,7 +43,7 @@ from boardlab.arena.schedule import (
 )
 from boardlab.arena.store import MEMORY_STORE, Store, StoreError
 from boardlab.arena.summary import OUTPUT_NAMES, Summary, canonical_game, pooled_games, summarize
-from boardlab.core.console import make_console, print_whole
+from boardlab.core.console import counted, make_console, print_whole
 from boardlab.core.files import output_problem, path_problem, removed_if_refused
 from boardlab.core.processes import sigterm_as_interrupt
 from boardlab.core.spec import shorten
@@ -245,7 +245,7 @@ def _run_into_store(
             fail(str(err), code=1)
     if run.interrupted:
         how = "Terminated" if termination.received else "Interrupted"
-        done = f"{len(run.records)} of {run.total} games"
+        done = f"{len(run.records)} of {counted(run.total, 'game')}"
         kept = (
             f"{done} were played and none kept (--db {MEMORY_STORE})"
             if _throw_away(db)
@@ -436,7 +436,9 @@ def _rate(db: Path, game: str | None, tournament: str | None, out: Path | None) 
         _check_store_not_output(db, list(folders.values()))
     for name, (specs, records) in pools.items():
         summary = summarize(specs, records)
-        heading = f"Ratings ({name}{', ' + tournament if tournament else ''}): {summary.n_games} games"
+        heading = (
+            f"Ratings ({name}{', ' + tournament if tournament else ''}): {counted(summary.n_games, 'game')}"
+        )
         print_whole(console, ratings_table(summary, heading))
         if 2 < len(specs) <= MAX_MATRIX_PLAYERS:
             print_whole(console, score_matrix_table(summary))

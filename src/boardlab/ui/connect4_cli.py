@@ -18,7 +18,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from boardlab.core.console import make_console
+from boardlab.core.console import make_console, ply_count
 from boardlab.games import GameError, parse_game
 from boardlab.games.connect4 import ConnectFour
 from boardlab.games.connect4.solver import CONNECT, Solver, build_book, default_book_path, score_text
@@ -106,7 +106,7 @@ def solve_connect4(position: str = "", weak: bool = False, game: str = "connect4
         meaning = score_text(score, state.ply, the_game.width, the_game.height)
         console.print(f"score       {_signed(score)}  ({mover}: {meaning})")
         console.print(f"best moves  {_columns(best)}")
-        console.print(f"perfect play {_line(line, the_game.width)}  ({len(line)} plies)")
+        console.print(f"perfect play {_line(line, the_game.width)}  ({ply_count(len(line))})")
     seconds = time.perf_counter() - start
     console.print(f"[dim]{solver.nodes:,} nodes in {seconds:.3f} s[/dim]")
 

@@ -23,7 +23,7 @@ from boardlab.arena.oracle import (
     plot_accuracy,
     write_json,
 )
-from boardlab.core.console import make_console, print_whole
+from boardlab.core.console import counted, make_console, print_whole
 from boardlab.core.files import output_problem, path_problem
 from boardlab.core.processes import raise_if_stopping, sigterm_as_interrupt
 from boardlab.core.spec import SpecError, shorten, top_level_items
@@ -260,13 +260,13 @@ def _print_report(console: Console, report: OracleReport) -> None:
     print_whole(console, stages)
     if report.won_games:
         console.print(
-            f"The agent stood won in {report.won_games} of {report.games} games "
+            f"The agent stood won in {report.won_games} of {counted(report.games, 'game')} "
             f"and did not win {report.unconverted} of them."
         )
     if report.capped:
         console.print(
-            f"{report.capped} of {report.games} games were drawn by the ply cap; the moves of such games "
-            "(often a loop of repeated positions) weigh heavily on the move counts; see distinct."
+            f"{report.capped} of {counted(report.games, 'game')} were drawn by the ply cap; the moves of "
+            "such games (often a loop of repeated positions) weigh heavily on the move counts; see distinct."
         )
     if report.unjudged:
         console.print(

@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from boardlab.core.console import make_console
+from boardlab.core.console import counted, make_console
 from boardlab.core.machine import memory_problem
 from boardlab.core.spec import number_problem, shorten
 from boardlab.labs.setcover import (
@@ -180,7 +180,7 @@ def _results_table(results: list[CoverResult], milp: MilpResult | None) -> Table
 
 
 def _count(chosen: Sequence[int]) -> str:
-    return f"{len(chosen)} set" if len(chosen) == 1 else f"{len(chosen)} sets"
+    return counted(len(chosen), "set")
 
 
 def _milp_line(milp: MilpResult) -> str:

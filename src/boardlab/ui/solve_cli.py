@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from boardlab.core.console import make_console
+from boardlab.core.console import make_console, ply_count
 from boardlab.core.files import output_problem, path_problem
 from boardlab.core.processes import sigterm_as_interrupt
 from boardlab.core.spec import shorten
@@ -62,15 +62,11 @@ def _under_cap(value: int, depth: int | None, plies_left: int | None) -> tuple[i
     return value, depth, False
 
 
-def _plies(count: int) -> str:
-    return f"{count} ply" if count == 1 else f"{count} plies"
-
-
 def _describe(value: int, depth: int | None) -> str:
 
     if depth is None:
         return {WIN: "win", LOSS: "loss"}.get(value, "draw")
-    plies = _plies(depth)
+    plies = ply_count(depth)
     if value == WIN:
         return "won already" if depth == 0 else f"win in {plies}"
     if value == LOSS:
@@ -301,7 +297,7 @@ def analyze_command(
     capped_value, capped_depth, cut = _under_cap(value.value, value.depth, plies_left)
     line = _describe(capped_value, capped_depth)
     if cut:
-        line += f" by the ply cap ({cap} plies; without it: {_describe(value.value, value.depth)})"
+        line += f" by the ply cap ({ply_count(cap)}; without it: {_describe(value.value, value.depth)})"
     console.print(f"{side} to move: {line}")
     if not moves:
         console.print("No move to play: the game is over.")
@@ -326,11 +322,13 @@ def analyze_command(
     console.print(table)
     if plies_left is not None and any(row[4] for row in rows):  # a move cut by the ply cap
         console.print(
-            f"(cap: the ply cap of {cap} plies ends the game {_plies(plies_left)} from here, "
+            f"(cap: the ply cap of {ply_count(cap)} ends the game {ply_count(plies_left)} from here, "
             "before perfect play would; the tables are solved without it)"
         )
     if plies_left is not None and any(
         m.value != DRAW and m.depth is None for m in moves
     ):  # no depth: the cap's effect is unknown
-        console.print(f"(values without the ply cap of {cap} plies, which ends this game in {plies_left})")
+        console.print(
+            f"(values without the ply cap of {ply_count(cap)}, which ends this game in {plies_left})"
+        )
     console.print(f"({time.perf_counter() - started:.2f} s)")

@@ -17,7 +17,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from boardlab.core.console import make_console
+from boardlab.core.console import counted, make_console
 from boardlab.games.base import GameError, MoveParseError, Outcome, Reason
 from boardlab.play.session import Player, Session, SessionError, Turn
 
@@ -258,8 +258,7 @@ class TerminalGame:
 
 def result_line(result: PlayResult, agent_label: str, symbols: tuple[str, str] = ("X", "O")) -> str:
     """One line saying how the game ended and who won."""
-    plies = len(result.moves)
-    moves = f"{plies} move" + ("" if plies == 1 else "s")
+    moves = counted(len(result.moves), "move")
     outcome = result.outcome
     if outcome is None:
         return f"Game left unfinished after {moves}."

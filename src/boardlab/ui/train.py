@@ -31,7 +31,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from boardlab.agents.base import AgentSpecError, make_agent
-from boardlab.core.console import make_console
+from boardlab.core.console import counted, make_console
 from boardlab.core.files import atomic_write_text, output_problem, path_problem, removed_if_refused
 from boardlab.core.inputs import InputFileError, read_json
 from boardlab.core.processes import Termination, stop_requests
@@ -375,7 +375,7 @@ def _train_and_report(console: Console, plan: Plan, checkpoint: Path, stop: Term
         raise KeyboardInterrupt  # reported by run_plan, with the checkpoint just saved
     # the final games, summary and plots are redone whole by --resume: a signal drops them
     with stop.interruptible():
-        with console.status(f"playing {plan.final_games} games against each opponent..."):
+        with console.status(f"playing {counted(plan.final_games, 'game')} against each opponent..."):
             results = run.final_games(plan.opponents, plan.final_games)
         model = out / plan.method.model_file
         summary = {

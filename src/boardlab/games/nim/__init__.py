@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 import numpy as np
 from rich.text import Text
 
+from boardlab.core.console import counted
 from boardlab.core.spec import option
 from boardlab.games import base
 from boardlab.games.base import (
@@ -247,4 +248,4 @@ class State(base.State):
     def illegal_reason(self, action: int) -> str:
         move = self.game.move_of(action)
         left = self.piles[move.pile]
-        return f"move {move}: pile {move.pile + 1} holds {left} object{'s' * (left != 1)}"
+        return f"move {move}: pile {move.pile + 1} holds {counted(left, 'object')}"
