@@ -204,10 +204,24 @@ def test_views() -> None:
     view = state.to_json()
     assert view["piles"] == [1, 3, 3, 7] and view["start"] == [1, 3, 5, 7] and view["misere"]
     assert state.to_text() == "1-3-3-7 O 1"
-    assert str(state).splitlines()[2] == " 3 |||  (3)"
+    assert str(state).splitlines()[2] == "  3 |||  (3)"
+    assert str(game.initial().play("1:1")).splitlines()[0] == "  1 -  (0)"
     rendered = state.render(last_move=Take(2, 2))
     assert isinstance(rendered, Text) and "|||xx" in rendered.plain
     assert "PILE:COUNT" in game.notation_help
+
+
+def test_large_piles_are_drawn_to_scale_within_a_terminal_line() -> None:
+    state = Nim(piles=(3, 200, 45)).initial().play("2:150")
+    rows = state.render(last_move=Take(1, 150)).plain.splitlines()
+    # 200 objects at most in a row (50 left, 150 taken): a mark for 4, the counts exact
+    assert rows == [
+        "(a mark stands for up to 4 objects)",
+        "  1 |  (3)",
+        "  2 " + "|" * 13 + "x" * 38 + "  (50)",
+        "  3 " + "|" * 12 + "  (45)",
+    ]
+    assert max(len(r) for r in str(Nim(piles=(1000,) * 3).initial()).splitlines()) < 80
 
 
 def test_kernel_properties() -> None:

@@ -41,6 +41,8 @@ from boardlab.games.nim.layout import EVALUATIONS, max_piles, pack, unpack
 
 MAX_PILE = 1000
 """The largest starting pile accepted (it bounds the action space and the observation)."""
+MAX_MARKS = 50
+"""The most marks a pile is drawn with in a terminal; larger piles are drawn to scale."""
 SYMBOLS = "XO"
 DEFAULT_PILES = (1, 3, 5, 7)
 
@@ -205,17 +207,26 @@ class Nim(base.Game):
         return self.state(a, b, to_move, ply)  # type: ignore[return-value]
 
     def board_text(self, state: base.State) -> str:
-        return "\n".join(f"{i + 1:>2} {'|' * p or '-'}  ({p})" for i, p in enumerate(piles_of(state)))
+        return self.render(state).plain
 
     def render(self, state: base.State, last_move: Any = None) -> Text:
-        """The piles as rows of marks; the objects taken by the last move shown faded."""
+        """The piles as rows of marks, the objects taken by the last move shown faded; piles of
+        more than :data:`MAX_MARKS` objects are drawn to scale, a mark for several objects (the
+        counts beside them stay exact), so that every row fits a terminal's line."""
         taken = {last_move.pile: last_move.count} if isinstance(last_move, Take) else {}
+        piles = piles_of(state)
+        widest = max(p + taken.get(i, 0) for i, p in enumerate(piles))
+        per_mark = -(-widest // MAX_MARKS)  # objects a mark stands for (1 up to MAX_MARKS)
         text = Text()
-        for i, p in enumerate(piles_of(state)):
+        if per_mark > 1:
+            text.append(f"(a mark stands for up to {per_mark} objects)\n", style="dim")
+        for i, p in enumerate(piles):
             text.append(f"{i + 1:>3} ", style="dim")
-            text.append("|" * p, style="bold yellow")
+            text.append("|" * -(-p // per_mark), style="bold yellow")
             if i in taken:
-                text.append("x" * taken[i], style="dim red")
+                text.append("x" * -(-taken[i] // per_mark), style="dim red")
+            elif not p:
+                text.append("-", style="dim")
             text.append(f"  ({p})", style="dim")
             if i < len(self.piles) - 1:
                 text.append("\n")
