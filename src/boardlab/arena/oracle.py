@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from boardlab.agents.base import Agent, make_agent
+from boardlab.core.console import counted
 from boardlab.core.files import agg_figure, atomic_savefig, atomic_write_text
 from boardlab.games import DRAW, LOSS, WIN, ExactPlay, ExactPlayError, Game, Reason, exact_play, parse_game
 from boardlab.games.exact import VALUE_NAMES, MoveValue, under_cap
@@ -670,8 +671,8 @@ def plot_accuracy(reports: Sequence[OracleReport], path: Path | str) -> Path:
         exact = [report.by_pieces[k].exact_accuracy for k in keys]
         ax.plot(keys, exact, "s--", color="#ff7f0e", markersize=4, label="exactly best (depth too)")
         ax.set_title(
-            f"{report.agent} on {report.game}: accuracy {report.accuracy:.1%} over {report.moves:,} moves, "
-            f"{report.games} games",
+            f"{report.agent} on {report.game}: accuracy {report.accuracy:.1%} over "
+            f"{counted(report.moves, 'move')}, {counted(report.games, 'game')}",
             fontsize=10,
         )
         handles = ax.get_legend_handles_labels()[0] + bars.get_legend_handles_labels()[0]

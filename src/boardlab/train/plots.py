@@ -29,6 +29,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from boardlab.agents import rules as rl
+from boardlab.core.console import counted
 from boardlab.core.files import agg_figure, atomic_savefig
 from boardlab.models.nim_genome import gene_names
 
@@ -74,7 +75,9 @@ def learning_curve_figure(
         games = rows[-1]["games"] if rows else 0
         ax.set_ylim(-0.03, 1.03)
         ax.set_ylabel("share of games")
-        ax.set_title(f"greedy play against {opponent} ({games} games per point, both colours)", fontsize=10)
+        ax.set_title(
+            f"greedy play against {opponent} ({counted(games, 'game')} per point, both colours)", fontsize=10
+        )
         ax.grid(alpha=0.3)
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
     if judged:
@@ -155,7 +158,9 @@ def plot_end_turns(results: Sequence[Any], path: Path, title: str) -> Path:
         draws = np.array([sum(1 for r in games if r.score == 0 and r.plies == p) for p in plies])
         ax.bar(plies - 0.2, wins, width=0.4, color=COLOURS["wins"], label="wins")
         ax.bar(plies + 0.2, draws, width=0.4, color=COLOURS["draws"], label="draws")
-        ax.set_title(f"against {opponent}: games ended at each ply ({len(games)} games)", fontsize=10)
+        ax.set_title(
+            f"against {opponent}: games ended at each ply ({counted(len(games), 'game')})", fontsize=10
+        )
         ax.set_ylabel("games")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.legend(loc="upper left", fontsize=8)
@@ -188,7 +193,9 @@ def write_plots(
     if results:
         games = len(results)
         paths.append(
-            plot_outcomes(results, out / PLOT_FILES["outcomes"], f"{name}: outcomes of {games} games")
+            plot_outcomes(
+                results, out / PLOT_FILES["outcomes"], f"{name}: outcomes of {counted(games, 'game')}"
+            )
         )
         paths.append(
             plot_outcomes_by_starter(
