@@ -23,7 +23,7 @@ import sys
 import time
 from typing import Any
 
-import httpx
+import httpx2
 
 
 def free_port() -> int:
@@ -37,7 +37,7 @@ class Timings:
         self.seconds: dict[str, list[float]] = {}
         self.errors: list[str] = []
 
-    async def call(self, client: httpx.AsyncClient, kind: str, method: str, url: str, **kw: Any) -> Any:
+    async def call(self, client: httpx2.AsyncClient, kind: str, method: str, url: str, **kw: Any) -> Any:
         tic = time.perf_counter()
         reply = await client.request(method, url, **kw)
         self.seconds.setdefault(kind, []).append(time.perf_counter() - tic)
@@ -46,7 +46,7 @@ class Timings:
         return reply.json()
 
 
-async def play_one(client: httpx.AsyncClient, timings: Timings, seed: int, args: argparse.Namespace) -> bool:
+async def play_one(client: httpx2.AsyncClient, timings: Timings, seed: int, args: argparse.Namespace) -> bool:
     rng = random.Random(seed)
     body = {"game": args.game, "sides": [None, args.agent], "think": args.think, "seed": seed}
     view = await timings.call(client, "new game", "POST", "/api/games", json=body)
@@ -75,9 +75,9 @@ def run_server(args: argparse.Namespace) -> tuple[subprocess.Popen[bytes], str]:
     deadline = time.monotonic() + 120
     while True:
         try:
-            if httpx.get(base + "/api/meta", timeout=5).status_code == 200:
+            if httpx2.get(base + "/api/meta", timeout=5).status_code == 200:
                 return server, base
-        except httpx.HTTPError:
+        except httpx2.HTTPError:
             pass
         if server.poll() is not None or time.monotonic() > deadline:
             raise SystemExit(f"the server did not start (exit status {server.poll()})")
@@ -86,8 +86,8 @@ def run_server(args: argparse.Namespace) -> tuple[subprocess.Popen[bytes], str]:
 
 async def load(base: str, args: argparse.Namespace) -> tuple[Timings, list[bool], float]:
     timings = Timings()
-    limits = httpx.Limits(max_connections=args.games + 10)
-    async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as client:
+    limits = httpx2.Limits(max_connections=args.games + 10)
+    async with httpx2.AsyncClient(base_url=base, timeout=120, limits=limits) as client:
         await timings.call(
             client,
             "warm-up",
