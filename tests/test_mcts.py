@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from boardlab.agents import make_agent
+from boardlab.agents import AgentSpecError, make_agent
 from boardlab.agents.decision import Limit
 from boardlab.games import parse_game
 from boardlab.games.base import ONGOING, Kernel
@@ -26,6 +26,7 @@ from boardlab.search.mcts import (
     Rollouts,
     Search,
     evaluate_together,
+    mcts_search,
 )
 
 TTT = parse_game("tictactoe")
@@ -362,3 +363,109 @@ def test_rollouts_stop_at_a_passed_deadline_and_play_all_without_one() -> None:
     cut = value(state.kernel.ctx, me, opp, buf, (9, 3 * CLOCK_EVERY + 1, 1e-9))
     assert round(full * (3 * CLOCK_EVERY + 1)) == pytest.approx(full * (3 * CLOCK_EVERY + 1))
     assert round(cut * CLOCK_EVERY) == pytest.approx(cut * CLOCK_EVERY)
+
+
+def test_rollouts_need_a_positive_cap_and_count() -> None:
+    for bad in ({"cap": 0}, {"count": 0}, {"count": -2}):
+        with pytest.raises(ValueError, match="positive cap and count"):
+            Rollouts(**bad)
+    with pytest.raises(AgentSpecError, match="rollouts"):
+        make_agent("mcts:rollouts=0")
+
+
+def test_a_search_without_a_budget_is_refused_and_adds_nothing() -> None:
+    state = TTT.initial()
+    search = Search(state.kernel, *state.words, Rollouts(), rng=np.random.default_rng(0), capacity=1000)
+    with pytest.raises(ValueError, match="iterations or a time budget"):
+        search.run()
+    assert search.simulations == 0 and search.tree.visits[0] == 0
+    with pytest.raises(ValueError, match="has not run"):
+        search.best()
+
+
+def test_runs_add_exactly_the_iterations_asked_and_their_time() -> None:
+    state = random_state(C4, 3, 6)
+    search = Search(
+        state.kernel, *state.words, Rollouts(count=3), rng=np.random.default_rng(0), capacity=50_000
+    )
+    assert search.run(iterations=301) == 301
+    assert search.run(seconds=0.02) > 0
+    first = search.seconds
+    assert first >= 0.02
+    search.run(seconds=0.02)
+    assert search.seconds >= first + 0.02  # the time of every run, not the last one's
+    assert search.simulations == search.tree.visits[0]
+
+
+def test_the_value_is_the_roots_mean_for_the_side_to_move() -> None:
+    # X to move wins at once (the top row): most simulations go there, each a win for X
+    state = TTT.initial()
+    for action in (0, 3, 1, 4):
+        state = state.play_index(action)
+    result, _ = mcts_search(state.kernel, *state.words, 2000, 0.0, 1.4, 50, np.random.default_rng(0))
+    assert result.move == 2 and result.value == 1.0
+    decision = make_agent("mcts:iters=2000", seed=0).act(state)
+    assert decision.value is not None and decision.value > 0.5
+
+
+def test_equal_visits_are_broken_from_the_seed() -> None:
+    state = TTT.initial()
+    picks = set()
+    for seed in range(20):
+        search = Search(
+            state.kernel, *state.words, Rollouts(), rng=np.random.default_rng(seed), capacity=1000
+        )
+        search.run(iterations=9)  # one visit to each root move
+        assert sorted(search.tree.root_children()[1].tolist()) == [1] * 9
+        picks.add(search.best()[0])
+    assert len(picks) > 3
+
+
+def test_the_principal_line_follows_visited_nodes_only() -> None:
+    for seed in range(3):
+        state = random_state(C4, seed, 6)
+        search = Search(
+            state.kernel, *state.words, Rollouts(), rng=np.random.default_rng(seed), capacity=50_000
+        )
+        search.run(iterations=40 + 7 * seed)
+        tree, node = search.tree, 0
+        line = search.principal_line()
+        assert line
+        for action in line:
+            rows = tree.children(node)
+            node = rows.start + int(np.flatnonzero(tree.move[rows] == action)[0])
+            assert tree.visits[node] > 0
+            assert tree.visits[node] == tree.visits[rows].max()
+
+
+def test_a_malformed_number_of_values_or_a_non_finite_prior_is_refused() -> None:
+    state = TTT.initial()
+    search = exact_search(state)
+    leaves = search.collect(1)
+    with pytest.raises(EvaluatorError, match="1 values"):
+        search.complete(leaves, np.ones((1, 9)), np.zeros(2))
+    for bad in (np.nan, np.inf):
+        with pytest.raises(EvaluatorError, match="finite"):
+            search.complete(leaves, np.full((1, 9), bad), np.zeros(1))
+    search.complete(leaves, np.ones((1, 9)), np.ones(1))  # a value of exactly 1 is accepted
+
+
+def test_a_timed_search_grows_a_tree_past_the_root() -> None:
+    state = random_state(C4, 1, 6)
+    _, tree = mcts_search(state.kernel, *state.words, 0, 0.05, 1.4, 200, np.random.default_rng(0))
+    # more than the root and its children: nodes below them were expanded
+    assert (tree.first_child[1:] >= 0).sum() > 1
+    _, small = mcts_search(
+        state.kernel, *state.words, 20, 0.0, 1.4, 200, np.random.default_rng(0), capacity=500
+    )
+    assert len(small.visits) == 500
+
+
+def test_the_mcts_agent_passes_on_its_options_and_reports_the_roots_value() -> None:
+    state = random_state(C4, 2, 8)
+    agent = make_agent("mcts:iters=200,c=2.5,rollout=7,rollouts=3", seed=4)
+    search = agent.search(state)
+    assert (search.c, search.evaluator.cap, search.evaluator.count, search.simulations) == (2.5, 7, 3, 200)
+    decision = make_agent("mcts:iters=200,c=2.5,rollout=7,rollouts=3", seed=4).act(state)
+    assert decision.value == search.value()
+    assert decision.info is not None and decision.info.depth == len(decision.info.pv)
