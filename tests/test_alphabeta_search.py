@@ -200,3 +200,59 @@ def test_the_compiled_clock_keeps_time_with_perf_counter() -> None:
         readings.append(reading)
         time.sleep(0.01)
     assert readings == sorted(readings) and readings[-1] - readings[0] >= 0.025
+
+
+def _fresh(state: State) -> SearchRunner:
+    return SearchRunner(state.kernel, "lines3", tt_log2=14)
+
+
+def test_a_node_limit_reports_the_last_finished_depth() -> None:
+    state = random_position(31, 12)
+    totals = [_fresh(state).iterate(*state.words, d, 0.0, np.random.default_rng(0)).nodes for d in (1, 2, 3)]
+    assert totals[0] < totals[1] < totals[2]
+    for limit, depth in ((totals[1] + 1, 2), ((totals[1] + totals[2]) // 2, 2), (totals[2], 3)):
+        result = _fresh(state).iterate(*state.words, 6, 0.0, np.random.default_rng(0), node_limit=limit)
+        assert result.depth == depth, limit
+        assert result.move in state.legal_indices()
+
+
+def _trap_facts(state: State) -> tuple[int, int, bool]:
+    """Nodes of depths 1-3 and 1-4, and whether the depth-3 choice is proven lost at depth 4
+    while the position is not."""
+    three = _fresh(state).iterate(*state.words, 3, 0.0, np.random.default_rng(0))
+    four = _fresh(state).iterate(*state.words, 4, 0.0, np.random.default_rng(0))
+    child = state.play_index(three.move)
+    _, reply, _, _ = _fresh(child).search(*child.words, 3, np.zeros(state.kernel.num_actions))
+    lost = reply >= MATE_ZONE and abs(four.score) < MATE_ZONE and abs(three.score) < MATE_ZONE
+    return three.nodes, four.nodes, lost
+
+
+def test_a_cut_off_depth_never_reports_a_loss_the_position_does_not_have() -> None:
+    state = random_position(219, 29)  # found by a scan of random positions
+    three, four, lost = _trap_facts(state)
+    assert lost
+    for limit in np.linspace(three + 1, four - 1, 25).astype(int):
+        result = _fresh(state).iterate(*state.words, 4, 0.0, np.random.default_rng(0), node_limit=int(limit))
+        assert result.score > -MATE_ZONE, limit
+
+
+def test_positions_of_an_earlier_game_do_not_count_as_repetitions() -> None:
+    # draws are worth much to this agent: a child taken for a repetition would be its best move
+    def draw_seeker() -> AlphaBetaAgent:
+        return AlphaBetaAgent(seed=0, depth=1, contempt=-10000)
+
+    parent = random_position(41, 12)
+    child = parent.play_index(parent.legal_indices()[0])
+    fresh = draw_seeker().analyse(parent)
+    assert fresh.score < 10000 - 1e-6
+    # the child met in a later ply of one game, then the parent asked for without new_game()
+    agent = draw_seeker()
+    agent.analyse(child)
+    assert agent.analyse(parent).score == fresh.score
+    # the parent asked for twice, with new_game() in between: its child is not the game's either
+    agent = draw_seeker()
+    agent.analyse(parent)
+    agent.new_game()
+    assert agent.analyse(parent).score == fresh.score
+    agent.analyse(parent)  # the same game: the move it played led to a position met before
+    assert agent.analyse(parent).score == pytest.approx(10000)
