@@ -11,12 +11,16 @@ import numpy as np
 import pytest
 
 from boardlab.agents import AgentSpecError, list_agents, make_agent, parse_spec
+from boardlab.agents.base import memory_of
+from boardlab.agents.decision import Limit
 from boardlab.agents.greedy import classify_moves
-from boardlab.agents.hybrid import DEFAULT_CONTEMPT
+from boardlab.agents.hybrid import DEFAULT_CONTEMPT, HybridAgent
 from boardlab.games import parse_game
+from boardlab.games.base import DRAW, ONGOING, Kernel, legal_mask
 from boardlab.games.quixo import State
 from boardlab.search.alphabeta import MATE_ZONE, WIN, SearchRunner
 from boardlab.search.mcts import mcts_search
+from boardlab.search.minimax import compiled_minimax
 
 
 def random_position(seed: int, plies: int, size: int = 5) -> State:
@@ -410,3 +414,76 @@ def test_a_searching_agent_names_its_engine(spec: str, engine: str) -> None:
     state = parse_game("tictactoe").initial()
     decision = make_agent(spec, seed=0, game=state.game).act(state)
     assert decision.info is not None and decision.info.engine == engine
+
+
+def plain_negamax(kernel: Kernel, a: int, b: int, depth: int, ply: int, eval_id: int) -> tuple[float, int]:
+    """The value of (a, b) for its side to move and the positions visited, by plain recursion."""
+    ctx = kernel.ctx
+    status = int(kernel.status(ctx, np.int64(a), np.int64(b)))
+    if status == DRAW:
+        return 0.0, 1
+    if status != ONGOING:
+        return status * (WIN - ply), 1
+    if depth == 0:
+        return float(kernel.evaluate(ctx, np.int64(a), np.int64(b), eval_id)), 1
+    best, nodes = -np.inf, 1
+    for move in np.flatnonzero(legal_mask(kernel, a, b)):
+        child = kernel.play(ctx, np.int64(a), np.int64(b), np.int64(move))
+        value, visited = plain_negamax(kernel, int(child[0]), int(child[1]), depth - 1, ply + 1, eval_id)
+        best, nodes = max(best, -value), nodes + visited
+    return best, nodes
+
+
+@pytest.mark.parametrize(
+    ("game_spec", "plies", "depth"), [("tictactoe", 3, 6), ("connect4", 6, 3), ("quixo", 8, 2)]
+)
+def test_minimax_root_values_and_node_count_equal_plain_negamax(
+    game_spec: str, plies: int, depth: int
+) -> None:
+    game = parse_game(game_spec)
+    kernel = game.kernel
+    rng = np.random.default_rng(plies)
+    for _ in range(3):
+        state = game.initial()
+        for _ in range(plies):
+            state = state.play_index(int(rng.choice(state.legal_indices())))
+        if state.is_over:
+            continue
+        a, b = state.words
+        for eval_id in range(len(kernel.evaluations)):
+            values, moves, nodes = compiled_minimax(kernel)(
+                kernel.ctx, np.int64(a), np.int64(b), depth, eval_id
+            )
+            assert sorted(moves.tolist()) == sorted(state.legal_indices())
+            total = 1
+            for move, value in zip(moves.tolist(), values.tolist(), strict=True):
+                child = state.play_index(move)
+                expected, visited = plain_negamax(kernel, *child.words, depth - 1, 1, eval_id)
+                assert value == pytest.approx(-expected), (state, move)
+                total += visited
+            assert nodes == total
+        values, moves, nodes = compiled_minimax(kernel)(kernel.ctx, np.int64(a), np.int64(b), depth, 0)
+        result = make_agent(f"minimax:depth={depth}", seed=0).analyse(state)
+        assert (result.score, result.nodes) == (values.max(), nodes)
+        assert values[moves.tolist().index(result.move)] == values.max()
+
+
+def test_minimax_breaks_ties_from_its_seed() -> None:
+    state = parse_game("tictactoe").initial().play_index(4)  # X in the centre: the corners tie
+    moves = {make_agent("minimax:depth=2", seed=seed).choose(state) for seed in range(16)}
+    assert len(moves) > 1
+
+
+def test_declared_memory_is_the_table_the_search_allocates() -> None:
+    game = parse_game("connect4")
+    for spec in ("alphabeta:tt=12", "hybrid:search=(alphabeta:tt=11)", "alphabeta:tt=10,threads=2"):
+        agent = make_agent(spec, seed=0, game=game)
+        searcher = agent.searcher if isinstance(agent, HybridAgent) else agent
+        assert memory_of(spec, game) == searcher.runner(game.kernel).table.nbytes
+
+
+def test_a_calls_time_limit_overrides_the_hybrids_own() -> None:
+    state = random_position(3, 8)
+    agent = make_agent("hybrid:time=600,tables=false", seed=0, game=state.game)
+    decision = agent.act(state, Limit(time=0.05))
+    assert decision.info is not None and decision.info.seconds < 30

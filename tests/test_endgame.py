@@ -106,3 +106,19 @@ def test_hybrid_reports_a_damaged_table_once_and_searches_without_it(
         assert agent.last_engine in ("alphabeta", "mcts")
     reports = capsys.readouterr().err.strip().splitlines()
     assert len(reports) == 1 and "checksum" in reports[0] and "searching without the tables" in reports[0]
+
+
+def test_hybrid_tables_value_a_win_past_the_ply_cap_as_a_draw() -> None:
+    capped = parse_game("quixo:size=3,ply_cap=7").parse_position("X..O.O..X O 5")
+    free = parse_game("quixo:size=3").parse_position("X..O.O..X O 5")
+    for state, value in ((free, 1.0), (capped, 0.0)):
+        decision = make_agent("hybrid:time=0.05", seed=0, game=state.game).act(state)
+        assert decision.info is not None and decision.info.engine == "tables"
+        assert decision.value == value
+
+
+def test_hybrid_tables_choose_among_equal_moves_from_the_seed() -> None:
+    game = parse_game("quixo:size=3")
+    state = game.initial()
+    moves = {make_agent("hybrid:time=0.05", seed=seed, game=game).choose(state) for seed in range(12)}
+    assert len(moves) > 1
