@@ -424,18 +424,21 @@ def test_equal_visits_are_broken_from_the_seed() -> None:
 def test_the_principal_line_follows_visited_nodes_only() -> None:
     for seed in range(3):
         state = random_state(C4, seed, 6)
-        search = Search(
+        rollouts = Search(
             state.kernel, *state.words, Rollouts(), rng=np.random.default_rng(seed), capacity=50_000
         )
-        search.run(iterations=40 + 7 * seed)
-        tree, node = search.tree, 0
-        line = search.principal_line()
-        assert line
-        for action in line:
-            rows = tree.children(node)
-            node = rows.start + int(np.flatnonzero(tree.move[rows] == action)[0])
-            assert tree.visits[node] > 0
-            assert tree.visits[node] == tree.visits[rows].max()
+        rollouts.run(iterations=40 + 7 * seed)
+        batched = exact_search(random_state(TTT, seed, 2), seed=seed)  # expanded leaves: unvisited children
+        batched.run(iterations=30 + 7 * seed, batch=4)
+        for search in (rollouts, batched):
+            tree, node = search.tree, 0
+            line = search.principal_line()
+            assert line
+            for action in line:
+                rows = tree.children(node)
+                node = rows.start + int(np.flatnonzero(tree.move[rows] == action)[0])
+                assert tree.visits[node] > 0
+                assert tree.visits[node] == tree.visits[rows].max()
 
 
 def test_a_malformed_number_of_values_or_a_non_finite_prior_is_refused() -> None:
