@@ -239,7 +239,7 @@ def test_a_cut_off_depth_never_reports_a_loss_the_position_does_not_have() -> No
 def test_positions_of_an_earlier_game_do_not_count_as_repetitions() -> None:
     # draws are worth much to this agent: a child taken for a repetition would be its best move
     def draw_seeker() -> AlphaBetaAgent:
-        return AlphaBetaAgent(seed=0, depth=1, contempt=-10000)
+        return AlphaBetaAgent(seed=0, depth=1, contempt=-10000, tt=10)
 
     parent = random_position(41, 12)
     child = parent.play_index(parent.legal_indices()[0])
