@@ -4,6 +4,7 @@ their game only, bounds on games, and no 5xx for any input over the OpenAPI sche
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import socket
 import threading
@@ -22,13 +23,16 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 from web_helpers import free_port, replayed, settle
 
+from boardlab.arena.play import GameRecord
+from boardlab.arena.schedule import TournamentConfig
 from boardlab.arena.store import Store
-from boardlab.games import exact_play, parse_game
+from boardlab.games import Outcome, Reason, exact_play, parse_game
 from boardlab.ui.cli import app
 from boardlab.ui.serve import store_problem
 from boardlab.ui.web import server
 from boardlab.ui.web.app import ServeSettings, create_app
-from boardlab.ui.web.hall import HallSettings
+from boardlab.ui.web.hall import HallSettings, WebInputError
+from boardlab.ui.web.replay import Replays
 
 
 @pytest.fixture(scope="module")
@@ -463,3 +467,117 @@ def test_a_body_sent_in_chunks_is_bounded_by_the_bytes_received(client: Any) -> 
         headers={"content-type": "application/json"},
     )
     assert small.status_code == 201, small.json()
+
+
+# --- replays of an arena store ------------------------------------------------------------------
+
+
+def _record(
+    config: TournamentConfig, index: int, moves: tuple[str, ...], times: tuple[float, ...]
+) -> GameRecord:
+    state = parse_game(config.game).initial()
+    for move in moves:
+        state = state.play(state.parse_move(move))
+    outcome = state.outcome or Outcome(1 - state.to_move, Reason.RESIGNATION)
+    return GameRecord(
+        tournament_id=config.tournament_id,
+        index=index,
+        game=config.game,
+        first_player=index % 2,
+        second_player=1 - index % 2,
+        first_spec=config.specs[index % 2],
+        second_spec=config.specs[1 - index % 2],
+        first_seed=0,
+        second_seed=1,
+        opening_index=0,
+        opening=moves[:2],
+        moves=moves,
+        outcome=outcome,
+        plies=len(moves),
+        move_times=times,
+        started="2026-11-26T00:00:00.000+00:00",
+        finished="2026-11-26T00:00:01.000+00:00",
+    )
+
+
+@pytest.fixture
+def stored(tmp_path: Path) -> tuple[Path, str, list[GameRecord]]:
+    """A store with a tournament of two Tic-Tac-Toe games: a win on the board and a resignation."""
+    config = TournamentConfig(("greedy", "random"), 1, game="tictactoe", name="replays")
+    records = [
+        _record(config, 0, ("a1", "b1", "a2", "b2", "a3"), (0.25, 0.5, 0.75)),
+        _record(config, 1, ("b2", "a1", "c3"), ()),  # a move without its time
+    ]
+    path = tmp_path / "arena.sqlite"
+    with Store(path) as store:
+        store.register_tournament(config)
+        for record in records:
+            store.add_game(record)
+    return path, config.tournament_id, records
+
+
+def test_a_stored_game_replays_position_by_position(stored: tuple[Path, str, list[GameRecord]]) -> None:
+    path, tournament, records = stored
+    replays = Replays(path)
+    assert [(t["id"], t["games"]) for t in replays.tournaments()] == [(tournament, 2)]
+    listed = replays.games(tournament)
+    assert [(g["index"], g["first"], g["second"], g["plies"]) for g in listed] == [
+        (0, "greedy", "random", 5),
+        (1, "random", "greedy", 3),
+    ]
+    assert [g["result"] for g in listed] == [r.outcome.text(("X", "O")) for r in records]
+    for record in records:
+        game = replays.game(tournament, record.index)
+        assert game["index"] == record.index and game["moves"] == list(record.moves)
+        assert game["players"] == [record.first_spec, record.second_spec]
+        assert game["result"] == record.outcome.text(("X", "O"))
+        state = parse_game("tictactoe").initial()
+        texts = [state.to_text()]
+        for move in record.moves:
+            state = state.play(state.parse_move(move))
+            texts.append(state.to_text())
+        assert [p["text"] for p in game["positions"]] == texts
+        # each position marks the move that led to it
+        assert "to" not in game["positions"][0]["marks"]
+        assert all("to" in p["marks"] for p in game["positions"][1:])
+        assert game["opening"] == 2
+        # the opening's moves have no thinking time; a move without a stored time has none either
+        assert len(game["seconds"]) == len(record.moves)
+        assert game["seconds"][:2] == [None, None]
+        assert game["seconds"][2:] == list(record.move_times) + [None] * (
+            len(record.moves) - 2 - len(record.move_times)
+        )
+    assert replays.game(tournament, 0)["positions"][-1]["outcome"]["winner"] == 0
+    assert replays.game(tournament, 1)["positions"][1]["marks"]["to"] == [1, 1]  # b2, the centre
+
+
+def test_replays_refuse_what_the_store_does_not_hold(stored: tuple[Path, str, list[GameRecord]]) -> None:
+    path, tournament, records = stored
+    with pytest.raises(WebInputError, match="start serve with --db") as no_store:
+        Replays(None).tournaments()
+    assert no_store.value.status == 404
+    with pytest.raises(WebInputError, match="no tournament") as unknown:
+        Replays(path).games("nope")
+    assert unknown.value.status == 404
+    with pytest.raises(WebInputError, match="has no game 2") as no_game:
+        Replays(path).game(tournament, 2)
+    assert no_game.value.status == 404
+    with Store(path) as store:  # a game written by something else, with a move the rules refuse
+        store.add_game(
+            dataclasses.replace(records[1], index=2, opening=("b2", "b2"), moves=("b2", "b2", "c3"))
+        )
+    with pytest.raises(WebInputError, match="game 2 cannot be replayed") as illegal:
+        Replays(path).game(tournament, 2)
+    assert illegal.value.status == 422
+    empty = path.with_name("empty.sqlite")
+    empty.write_bytes(b"")
+    assert Replays(empty).tournaments() == []  # read, never written
+    assert empty.read_bytes() == b"" and not empty.with_name("empty.sqlite-journal").exists()
+    path.unlink()
+    with pytest.raises(WebInputError, match="is gone") as gone:
+        Replays(path).tournaments()
+    assert gone.value.status == 404
+    path.write_bytes(b"not a database at all" * 100)
+    with pytest.raises(WebInputError) as broken:
+        Replays(path).tournaments()
+    assert broken.value.status == 422
