@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import time
 from collections.abc import Iterator
 from itertools import pairwise
 
@@ -117,6 +118,28 @@ def test_weighted_astar_cost_within_weight_of_optimum() -> None:
         assert weighted.lower_bound <= optimal.cost
 
 
+def test_a_large_weight_follows_the_heuristic_to_a_costlier_goal() -> None:
+    # admissible h; the cheap path (0, 2, 4, 3: cost 3) starts where h looks worse
+    graph: Graph = {0: [(1, 1.0), (2, 1.0)], 1: [(3, 10.0)], 2: [(4, 1.0)], 4: [(3, 1.0)]}
+    heuristic = {0: 2.0, 1: 1.0, 2: 2.0, 4: 1.0, 3: 0.0}
+
+    def search(weight: float):
+        return best_first_search(
+            0, lambda n: iter(graph.get(n, [])), lambda n: n == 3, heuristic.__getitem__, weight=weight
+        )
+
+    optimal, greedy = search(1.0), search(5.0)
+    assert (optimal.path, optimal.cost, optimal.expansions) == ([0, 2, 4, 3], 3.0, 5)
+    assert (greedy.path, greedy.cost, greedy.expansions) == ([0, 1, 3], 11.0, 3)
+    assert greedy.cost <= 5.0 * optimal.cost
+
+
+def test_the_cost_is_the_paths_cost_whatever_the_heuristic_says_at_the_goal() -> None:
+    graph: Graph = {0: [(1, 2.0)], 1: [(2, 3.0)]}
+    result = best_first_search(0, lambda n: iter(graph.get(n, [])), lambda n: n == 2, lambda n: 1.0)
+    assert (result.path, result.cost) == ([0, 1, 2], 5.0)
+
+
 def test_weight_below_one_is_rejected() -> None:
     with pytest.raises(ValueError, match="weight"):
         _search_graph({0: [(1, 1.0)]}, 0, 1, weight=0.5)
@@ -191,6 +214,68 @@ def test_dead_ends_with_infinite_heuristic_are_pruned() -> None:
     assert result.cost == 6.0
 
 
+def test_a_goal_reached_only_through_a_dead_end_is_not_found() -> None:
+    # the heuristic's verdict is trusted: the only way to the goal passes node 1, a dead end
+    graph: Graph = {0: [(1, 1.0)], 1: [(2, 1.0)]}
+    expanded: list[int] = []
+
+    def successors(node: int) -> Iterator[tuple[int, float]]:
+        expanded.append(node)
+        return iter(graph.get(node, []))
+
+    result = best_first_search(0, successors, lambda n: n == 2, lambda n: math.inf if n == 1 else 0.0)
+    assert result.status is SearchStatus.NO_SOLUTION
+    assert expanded == [0]
+    assert result.lower_bound == math.inf
+
+
+def test_a_state_reached_again_at_the_same_cost_is_expanded_once() -> None:
+    # a diamond: d is reached through b and through c, both at cost 2
+    graph = {"a": [("b", 1.0), ("c", 1.0)], "b": [("d", 1.0)], "c": [("d", 1.0)], "d": [("e", 1.0)], "e": []}
+    expanded: list[str] = []
+
+    def successors(node: str) -> Iterator[tuple[str, float]]:
+        expanded.append(node)
+        return iter(graph[node])
+
+    result = best_first_search("a", successors, lambda n: n == "e", lambda n: 0.0)
+    assert result.cost == 3.0
+    assert sorted(expanded) == ["a", "b", "c", "d"]
+    assert result.expansions == 5
+
+
+def test_a_state_reached_again_more_cheaply_is_expanded_once_and_keeps_the_bound_exact() -> None:
+    # 1 is first reached directly (g = 5), then through 2 (g = 2); 4 is unreachable
+    graph: Graph = {0: [(1, 5.0), (2, 1.0)], 2: [(1, 1.0)], 1: [(3, 10.0)]}
+    expanded: list[int] = []
+
+    def successors(node: int) -> Iterator[tuple[int, float]]:
+        expanded.append(node)
+        return iter(graph.get(node, []))
+
+    stopped = best_first_search(0, successors, lambda n: n == 4, lambda n: 0.0, max_expansions=3)
+    assert expanded == [0, 2, 1]
+    assert stopped.lower_bound == 12.0  # node 3; the dearer entry of 1 (g = 5) proves nothing
+    expanded.clear()
+    finished = best_first_search(0, successors, lambda n: n == 4, lambda n: 0.0)
+    assert finished.status is SearchStatus.NO_SOLUTION
+    assert sorted(expanded) == [0, 1, 2, 3]
+
+
+def test_a_search_stopped_amid_a_nodes_children_keeps_a_valid_bound() -> None:
+    # the time runs out once the dear child of 0 is pushed: the cheap one (cost 1) is not
+    def successors(node: int) -> Iterator[tuple[int, float]]:
+        if node == 0:
+            time.sleep(0.1)
+            yield 1, 5.0
+            yield 2, 1.0
+
+    result = best_first_search(0, successors, lambda n: n == 2, lambda n: 0.0, time_limit=0.05)
+    assert result.status is SearchStatus.BUDGET_EXHAUSTED
+    assert result.generated == 1  # stopped at once, not after the rest of the children
+    assert result.lower_bound <= 1.0
+
+
 def _counting_chain() -> tuple[object, object]:
     return (lambda n: iter([(n + 1, 1.0)])), (lambda n: n == 1_000_000)
 
@@ -203,6 +288,13 @@ def test_expansion_limit_returns_budget_exhausted_with_a_valid_bound() -> None:
     assert result.path == []
     assert result.expansions == 50
     assert result.lower_bound == 50.0  # node 50 is on the frontier with g = 50
+
+
+def test_a_zero_expansion_limit_expands_nothing() -> None:
+    successors, is_goal = _counting_chain()
+    result = best_first_search(0, successors, is_goal, lambda n: 0.0, max_expansions=0)  # type: ignore[arg-type]
+    assert result.status is SearchStatus.BUDGET_EXHAUSTED
+    assert (result.expansions, result.lower_bound) == (0, 0.0)
 
 
 def test_expansion_limit_can_raise() -> None:
