@@ -160,6 +160,36 @@ def test_an_address_where_something_else_answers_is_refused(tmp_path: Path) -> N
         check_address(address, timeout=2)
 
 
+@pytest.mark.parametrize(
+    ("reply", "answers"),
+    [
+        (SETTINGS_FRAME, True),  # what a gRPC server says first
+        (SETTINGS_FRAME[:3] + b"\x07" + SETTINGS_FRAME[4:], False),  # nine bytes, but not SETTINGS
+        (SETTINGS_FRAME[:5], False),  # cut short
+    ],
+    ids=["settings", "another-frame", "cut-short"],
+)
+def test_only_an_http2_settings_frame_passes_for_a_ray_head(reply: bytes, answers: bool) -> None:
+    with _answering_once(reply, read_first=True) as address:
+        if answers:
+            check_address(address, timeout=2)
+        else:
+            with pytest.raises(BackendError, match="not a Ray head"):
+                check_address(address, timeout=2)
+
+
+@pytest.mark.parametrize(
+    ("address", "split"),
+    [
+        ("ray://head:10001", ("head", 10001)),
+        ("[::1]:6379", ("::1", 6379)),
+        (" 10.0.0.2:65535 ", ("10.0.0.2", 65535)),
+    ],
+)
+def test_a_cluster_address_splits_into_host_and_port(address: str, split: tuple[str, int]) -> None:
+    assert split_address(address) == split
+
+
 def test_an_address_of_another_cluster_than_the_one_joined_is_refused(ray_instance: Any) -> None:
     # answers the handshake as a Ray head's GCS server does
     refused = r"already connected to the Ray cluster at .*, not 127\.0\.0\.1"
@@ -174,7 +204,9 @@ def test_an_address_of_another_cluster_than_the_one_joined_is_refused(ray_instan
     assert ray_instance.is_initialized()
 
 
-@pytest.mark.parametrize("address", ["nowhere", "host:", ":6379", "host:99999", "host:port"])
+@pytest.mark.parametrize(
+    "address", ["nowhere", "host:", ":6379", "host:99999", "host:65536", "host:0", "host:port"]
+)
 def test_a_malformed_address_is_refused(address: str) -> None:
     with pytest.raises(BackendError, match="HOST:PORT"):
         split_address(address)
