@@ -9,6 +9,7 @@ import random
 import socket
 import threading
 import time
+import types
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,12 +27,26 @@ from web_helpers import free_port, replayed, settle
 from boardlab.arena.play import GameRecord
 from boardlab.arena.schedule import TournamentConfig
 from boardlab.arena.store import Store
+from boardlab.core import machine
 from boardlab.games import Outcome, Reason, exact_play, parse_game
+from boardlab.play.agent_pool import Busy, Overrun, ThinkError
 from boardlab.ui.cli import app
 from boardlab.ui.serve import store_problem
-from boardlab.ui.web import server
+from boardlab.ui.web import analysis, server
+from boardlab.ui.web import hall as hall_module
+from boardlab.ui.web.analysis import Analyst
 from boardlab.ui.web.app import ServeSettings, create_app
-from boardlab.ui.web.hall import HallSettings, WebInputError
+from boardlab.ui.web.hall import (
+    MIN_MOVE_LIMIT,
+    Hall,
+    HallSettings,
+    WebGame,
+    WebInputError,
+    check_agent,
+    move_limit,
+    said,
+    start_position,
+)
 from boardlab.ui.web.replay import Replays
 
 
@@ -114,7 +129,9 @@ def test_positions_load_from_text_and_from_moves(client: Any) -> None:
     text = "XOX.O/...../..X../...../O...X O 6"
     view = new(client, game="quixo", sides=[None, None], position=text)
     assert view["position"]["text"] == game.parse_position(text).to_text()
+    assert view["start_initial"] is False  # the page shows where such a game started
     c4 = new(client, game="connect4", sides=[None, None], moves="4453")
+    assert c4["start_initial"] is True
     assert c4["position"]["text"] == parse_game("connect4").parse_position("4453").to_text()
     assert [m["move"] for m in c4["moves"]] == ["4", "4", "5", "3"]
     assert client.post("/api/games", json={"game": "quixo", "position": "XXXX"}).status_code == 400
@@ -212,10 +229,39 @@ def test_an_agent_that_hangs_forfeits_after_its_limit(client: Any) -> None:
     assert time.monotonic() - tic < 30
 
 
+def test_an_agent_may_always_take_the_floor_or_ten_times_its_thinking_time() -> None:
+    assert move_limit(0.05) == MIN_MOVE_LIMIT  # a short thinking time still leaves the floor
+    assert move_limit(0.05, least=1.5) == 1.5
+    assert move_limit(3.0) == 10 * 3.0 > MIN_MOVE_LIMIT
+
+
+def test_an_agent_is_checked_against_its_game_and_the_memory_before_any_worker(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    quixo = parse_game("quixo")
+    with pytest.raises(WebInputError, match="agent optimal plays only nim, not quixo"):
+        check_agent("optimal", quixo)
+    assert check_agent("alphabeta:depth=2", quixo) == "alphabeta:depth=2"
+    monkeypatch.setattr(machine, "available_memory", lambda: 1 << 20)  # 1 MiB left
+    with pytest.raises(WebInputError, match=r"needs .* of memory.*choose smaller tables"):
+        check_agent("alphabeta:depth=2", quixo)
+
+
+def test_a_single_move_that_is_not_digits_is_not_split() -> None:
+    tictactoe = parse_game("tictactoe")
+    with pytest.raises(WebInputError, match=r"move 1 \(b9\)"):
+        start_position(tictactoe, moves="b9")
+    connect4 = parse_game("connect4")
+    assert start_position(connect4, moves="4453")[1] == ["4", "4", "5", "3"]
+    for long_text in ({"moves": "4" * 4001}, {"position": "." * 4001}):
+        with pytest.raises(WebInputError, match="at most 4000 characters"):
+            start_position(connect4, **long_text)
+
+
 def test_paths_are_refused_unless_allowed() -> None:
     with TestClient(create_app(ServeSettings(agent_workers=1))) as strict:
         files = ("course:player=x.py:P", "rules:model=/etc/passwd", "alphabeta:weights=w.json")
-        for spec in (*files, "hybrid:search=(alphabeta:weights=w.json)"):
+        for spec in (*files, "course", "hybrid:search=(alphabeta:weights=w.json)"):
             reply = strict.post("/api/games", json={"game": "quixo", "sides": [None, spec]})
             assert reply.status_code == 400 and "--allow-paths" in reply.json()["detail"]
         assert strict.post("/api/games", json={"sides": [None, "nosuchagent"]}).status_code == 400
@@ -237,6 +283,66 @@ def test_the_hall_is_bounded_and_drops_idle_games() -> None:
         time.sleep(0.3)
         new(small, game="nim", sides=[None, None])  # room made by dropping an idle game
         assert small.get(f"/api/games/{first['id']}").status_code == 404
+
+
+def test_a_person_cannot_move_for_the_agent() -> None:
+    # the agent moves first; its thread is not started here, so its turn stays open
+    start = parse_game("tictactoe").initial()
+    web_game = WebGame("g", start, [], ("random", None), 1.0, None, seed=0)  # type: ignore[arg-type]
+    with pytest.raises(WebInputError, match="it is the agent's turn, not yours") as refused:
+        web_game.play("b2")
+    assert refused.value.status == 409 and web_game.session.turns == []
+
+
+def test_where_two_people_play_the_one_to_move_resigns() -> None:
+    start = parse_game("tictactoe").initial()
+    web_game = WebGame("g", start, ["b2"], (None, None), 1.0, None, seed=0)  # type: ignore[arg-type]
+    web_game.resign()
+    assert web_game.view["outcome"]["winner"] == 0
+    assert web_game.view["outcome_text"] == "X wins (resignation)"
+    assert web_game.view["can_undo"] is False  # a resignation is not taken back
+    with pytest.raises(WebInputError):
+        web_game.undo()
+
+
+def test_two_agents_watched_are_paced_between_their_moves(monkeypatch: pytest.MonkeyPatch) -> None:
+    pauses: list[float] = []
+    clock = types.SimpleNamespace(monotonic=time.monotonic, sleep=pauses.append)
+    monkeypatch.setattr(hall_module, "time", clock)  # the hall's own clock only
+    start = parse_game("tictactoe").initial()
+    web_game = WebGame("g", start, [], ("random", "random"), 1.0, _Pool(_search), seed=0)  # type: ignore[arg-type]
+    web_game.running = True
+    web_game.agent_turns(pace=0.4)
+    plies = len(web_game.view["moves"])
+    assert web_game.view["outcome"] is not None and not web_game.running
+    assert pauses == [0.4] * (plies - 1)  # none after the last move
+
+
+def test_a_policy_is_shown_per_move_largest_first() -> None:
+    state = parse_game("tictactoe").initial()
+    policy = [0.0] * state.game.kernel.num_actions
+    for index, share in zip(state.legal_indices()[:3], (0.1, 0.6, 0.3), strict=True):
+        policy[index] = share
+    shown = said({"move": "a1", "policy": policy, "value": 0.5}, state)
+    assert "move" not in shown and shown["value"] == 0.5
+    moves = [str(state.move_from_index(i)) for i in state.legal_indices()[:3]]
+    assert shown["policy_moves"][:3] == [(moves[1], 0.6), (moves[2], 0.3), (moves[0], 0.1)]
+
+
+def test_a_game_looked_at_is_not_dropped_as_idle() -> None:
+    hall = Hall(None, HallSettings(max_games=2, idle_seconds=0.3))  # type: ignore[arg-type]
+    try:
+        watched = hall.create("nim", (None, None))
+        left = hall.create("nim", (None, None))
+        time.sleep(0.2)
+        hall.get(watched.id).snapshot()  # what the page's polling does
+        time.sleep(0.2)
+        hall.create("nim", (None, None))  # room is made by dropping the game nobody looked at
+        assert hall.get(watched.id) is watched
+        with pytest.raises(WebInputError, match="dropped after idling"):
+            hall.get(left.id)
+    finally:
+        hall.close()
 
 
 # --- no 5xx on any input, over the OpenAPI schema ---------------------------------------------
@@ -581,3 +687,125 @@ def test_replays_refuse_what_the_store_does_not_hold(stored: tuple[Path, str, li
     with pytest.raises(WebInputError) as broken:
         Replays(path).tournaments()
     assert broken.value.status == 422
+
+
+# --- the analysis panel, with pools that answer at once ---------------------------------------
+
+
+class _Pool:
+    """A pool whose workers answer with ``answer(request)`` (or raise what it raises)."""
+
+    def __init__(self, answer: Any) -> None:
+        self.answer = answer
+        self.asked: list[dict[str, Any]] = []
+
+    def ask(
+        self,
+        request: dict[str, Any],
+        limit: float | None,
+        queue_seconds: float = 60.0,
+        setup_seconds: Any = None,
+    ) -> dict[str, Any]:
+        self.asked.append(request)
+        return self.answer(request)  # type: ignore[no-any-return]
+
+    def kinds(self, kind: str) -> int:
+        return sum(request["kind"] == kind for request in self.asked)
+
+
+def _exact(request: dict[str, Any]) -> dict[str, Any]:
+    return {"exact": {"moves": "all drawn"}, "why": None}
+
+
+def _search(request: dict[str, Any]) -> dict[str, Any]:
+    if request["kind"] == "check":
+        return {}
+    state = parse_game(request["game"]).parse_position(request["position"])
+    return {"decision": {"move": str(state.legal_moves()[0]), "value": 0.25}, "seconds": 0.01}
+
+
+def _raise(error: Exception) -> Any:
+    def answer(request: dict[str, Any]) -> Any:
+        if request["kind"] == "check":
+            return {}
+        raise error
+
+    return answer
+
+
+def _after(game: str, *moves: str) -> Any:
+    state = parse_game(game).initial()
+    for move in moves:
+        state = state.play(state.parse_move(move))
+    return state
+
+
+def test_analysis_is_exact_where_it_can_be_and_searches_when_asked() -> None:
+    exact, search = _Pool(_exact), _Pool(_search)
+    analyst = Analyst(exact, search, seconds=1.0, max_seconds=5.0, agent="greedy")
+    state = _after("tictactoe", "b2")
+    answer = analyst.analyze(state)
+    assert answer["exact"] == {"moves": "all drawn"} and answer["search"] is None
+    assert answer["cached"] is False and search.kinds("act") == 0
+    named = analyst.analyze(state, agent="random")  # an agent named: its search beside the exact values
+    assert named["exact"] == {"moves": "all drawn"}
+    assert named["search"]["agent"] == "random" and named["search"]["move"] == "a1"
+    assert named["search"]["value"] == 0.25 and search.asked[-1]["agent"] == "random"
+    blank = analyst.analyze(state, agent="  ")  # a blank agent is no agent
+    assert blank["cached"] is True and blank["search"] is None
+    assert analyst.analyze(state, seconds=5.0)["cached"] is False  # each budget is its own answer
+    over = analyst.analyze(_after("tictactoe", "a1", "b1", "a2", "b2", "a3"))
+    assert over["why"] == "the game is over" and over["exact"] is None and over["search"] is None
+    assert exact.kinds("exact") == 3
+    for budget in (0.0, -1.0, 5.5):
+        with pytest.raises(WebInputError, match=r"analysis time must be in \(0, 5\]"):
+            analyst.analyze(state, seconds=budget)
+
+
+def test_analysis_without_exact_values_asks_the_default_agent() -> None:
+    none = _Pool(lambda request: {"exact": None, "why": "no solver for this game"})
+    search = _Pool(_search)
+    answer = Analyst(none, search, agent="greedy").analyze(_after("quixo"))
+    assert answer["why"] == "no solver for this game"
+    assert answer["search"]["agent"] == "greedy" and search.asked[-1]["agent"] == "greedy"
+
+
+def test_a_solve_that_overran_is_not_tried_again_on_earlier_positions() -> None:
+    exact = _Pool(_raise(Overrun("no answer within 1 s")))
+    analyst = Analyst(exact, _Pool(_search), seconds=1.0, agent="greedy")
+    deep = analyst.analyze(_after("connect4", "4", "4", "4"))
+    assert deep["why"] == "no exact value: no answer within 1 s" and deep["search"]["agent"] == "greedy"
+    assert exact.kinds("exact") == 1
+    earlier = analyst.analyze(_after("connect4", "4", "4"))
+    same = analyst.analyze(_after("connect4", "3", "3", "3"))
+    assert earlier["why"] == same["why"] == "no exact value: a position at ply 3 already took longer than 1 s"
+    assert exact.kinds("exact") == 1
+    analyst.analyze(_after("connect4", "4", "4", "4", "4"))  # a later, easier position is tried
+    assert exact.kinds("exact") == 2
+    analyst.analyze(_after("connect4", "4", "4"), seconds=2.0)  # a larger budget is tried too
+    assert exact.kinds("exact") == 3
+
+
+def test_analysis_reports_a_failed_search_and_refuses_when_every_worker_is_busy() -> None:
+    failing = Analyst(_Pool(_raise(ThinkError("solver broke"))), _Pool(_raise(ThinkError("agent broke"))))
+    answer = failing.analyze(_after("tictactoe"))
+    assert answer["why"] == "no exact value: solver broke"
+    assert answer["search"] is None and answer["search_error"] == "alphabeta: agent broke"
+    for busy in (
+        Analyst(_Pool(_raise(Busy("every worker is busy"))), _Pool(_search)),
+        Analyst(_Pool(lambda request: {"exact": None}), _Pool(_raise(Busy("every worker is busy")))),
+    ):
+        with pytest.raises(WebInputError, match="every worker is busy") as refused:
+            busy.analyze(_after("tictactoe"))
+        assert refused.value.status == 429
+
+
+def test_the_analysis_cache_forgets_the_least_recently_used_position(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(analysis, "CACHE_SIZE", 2)
+    exact = _Pool(_exact)
+    analyst = Analyst(exact, _Pool(_search))
+    a, b, c = _after("tictactoe", "a1"), _after("tictactoe", "b1"), _after("tictactoe", "c1")
+    for state in (a, b, a, c):
+        analyst.analyze(state)
+    assert analyst.analyze(a)["cached"] and analyst.analyze(c)["cached"]
+    assert not analyst.analyze(b)["cached"]
