@@ -160,6 +160,34 @@ def test_admissible_heuristics_are_ordered_and_below_the_true_remaining_cost(
     assert point_weight_bound(uncovered, allowed) <= truth + 1e-9
 
 
+@pytest.mark.parametrize("name", ["ceil_largest_useful", "k_largest", "dual_bound"])
+def test_heuristics_that_see_the_allowed_sets_mark_a_dead_end(name: str) -> None:
+    problem = SetCoverProblem.from_sets(4, [[0, 1], [2, 3]])
+    heuristic = HEURISTICS[name].function
+    assert heuristic(problem, 0b0011, [0b1100]) == math.inf  # no allowed set holds points 0 or 1
+    assert heuristic(problem, 0b0011, []) == math.inf
+    assert heuristic(problem, 0, [0b1100]) == 0.0
+    assert heuristic(problem, 0b0011, [0b0011]) == 1.0
+
+
+def test_astar_never_takes_a_set_that_adds_nothing_or_leaves_a_dead_end() -> None:
+    # set 1 lies inside set 0; after set 0 it adds nothing, and sets 1 or 2 first leave points
+    # that no later set holds: the one child of each node is the one that can still finish
+    problem = SetCoverProblem.from_sets(3, [[0, 1], [0], [2]])
+    result = solve_astar(problem, "breadth_first")
+    assert result.chosen == (0, 2) and result.proven_optimal
+    assert result.generated == 2
+
+
+def test_weighted_astar_does_not_claim_a_larger_cover_optimal() -> None:
+    problem = make_lab_problem(12, 10, 0.3, seed=7)
+    optimum = solve_milp(problem).size
+    weighted = solve_astar(problem, "ceil_largest", weight=3.0)
+    assert optimum is not None and weighted.size is not None and weighted.size > optimum
+    assert not weighted.proven_optimal
+    assert weighted.lower_bound <= optimum
+
+
 def test_start_heuristics_are_ordered_below_the_milp_optimum() -> None:
     for problem in _solvable_lab_problems(10, 20, 40, 0.2):
         optimum = solve_milp(problem).size
@@ -332,6 +360,32 @@ def test_solvers_refuse_bad_weights_and_limits(solve) -> None:
 def test_from_sets_names_a_point_outside_the_range() -> None:
     with pytest.raises(ValueError, match=r"set 1 holds point -1, not in range\(3\)"):
         SetCoverProblem.from_sets(3, [[0, 1], [-1, 2]])
+    with pytest.raises(ValueError, match=r"set 0 holds point 3, not in range\(3\)"):
+        SetCoverProblem.from_sets(3, [[0, 3], [1, 2]])
+
+
+@pytest.mark.parametrize(
+    ("num_points", "sets", "message"),
+    [
+        (0, (0,), "num_points must be >= 1"),
+        (3, (), "at least one set"),
+        (3, (0b1000,), "bitset over range"),
+        (3, (-1,), "bitset over range"),
+    ],
+)
+def test_a_problem_refuses_no_points_no_sets_and_points_out_of_range(
+    num_points: int, sets: tuple[int, ...], message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        SetCoverProblem(num_points, sets)
+
+
+@pytest.mark.parametrize(
+    "matrix", [np.zeros((0, 3), dtype=bool), np.zeros((2, 0), dtype=bool), np.zeros(3, dtype=bool)]
+)
+def test_from_matrix_refuses_an_empty_or_flat_matrix(matrix: np.ndarray) -> None:
+    with pytest.raises(ValueError, match="non-empty 2-D"):
+        SetCoverProblem.from_matrix(matrix)
 
 
 def test_anytime_search_refuses_inadmissible_heuristics() -> None:
