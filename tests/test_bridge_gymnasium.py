@@ -95,6 +95,28 @@ def test_a_seeded_reset_replays_the_same_games() -> None:
     assert episode(7) == episode(7)
 
 
+def test_without_a_side_the_learner_plays_both_sides_drawn_from_the_seed() -> None:
+    env = gymnasium.make("boardlab/TicTacToe-v0").unwrapped
+    sides = [env.reset(seed=seed)[1]["side"] for seed in range(12)]
+    assert set(sides) == {0, 1}
+    assert [env.reset(seed=seed)[1]["side"] for seed in range(12)] == sides
+    for seed, side in enumerate(sides):  # the opponent has moved first where the learner is second
+        env.reset(seed=seed)
+        assert env.position.ply == side
+
+
+def test_a_reset_after_an_illegal_action_starts_a_playable_episode() -> None:
+    env = gymnasium.make("boardlab/TicTacToe-v0", side=0).unwrapped
+    env.reset(seed=1)
+    env.step(4)
+    _, reward, terminated, _, info = env.step(4)  # the centre is taken
+    assert reward == -1.0 and terminated and not info["action_mask"].any()
+    _, info = env.reset(seed=2)
+    assert info["action_mask"].sum() == 9
+    _, _, terminated, _, info = env.step(4)
+    assert not terminated and "illegal_action" not in info
+
+
 def test_an_illegal_action_loses_or_raises() -> None:
     env = gymnasium.make("boardlab/TicTacToe-v0", side=0).unwrapped
     env.reset(seed=1)
@@ -127,6 +149,8 @@ def test_bad_input_gets_one_clear_error() -> None:
         gymnasium.make("boardlab/Quixo-v0", game="quixo:size=9")
     with pytest.raises(ValueError, match="side"):
         gymnasium.make("boardlab/Quixo-v0", side=2)
+    with pytest.raises(ValueError, match="illegal must be one of lose, raise, got 'forfeit'"):
+        gymnasium.make("boardlab/Quixo-v0", illegal="forfeit")
 
 
 @pytest.mark.parametrize("side", [1.0, True, "1", np.float64(0.0)])

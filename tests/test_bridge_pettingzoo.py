@@ -20,7 +20,16 @@ from boardlab.interop.pettingzoo import (
     env,
     raw_env,
 )
-from boardlab.interop.views import PLAYER_COLOURS
+from boardlab.interop.views import (
+    BACKGROUND,
+    BORDER_PIXELS,
+    CELL_PIXELS,
+    FILLED,
+    GRID,
+    PLAYER_COLOURS,
+    planes_for,
+    rgb_picture,
+)
 
 VARIANTS = (
     "tictactoe",
@@ -155,3 +164,57 @@ def test_render_modes(capsys: pytest.CaptureFixture[str]) -> None:
     human_board.reset()
     human_board.step(0)
     assert "(1)" in capsys.readouterr().out
+
+
+def _cell_centres(picture: np.ndarray, rows: int, columns: int) -> list[list[tuple[int, ...]]]:
+    step = CELL_PIXELS + BORDER_PIXELS
+    middle = BORDER_PIXELS + CELL_PIXELS // 2
+    return [
+        [tuple(picture[middle + r * step, middle + c * step]) for c in range(columns)] for r in range(rows)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("game", "moves"),
+    [
+        ("tictactoe", ["b2", "a1", "c1"]),
+        ("tictactoe", ["b2", "a1"]),
+        ("connect4:width=5,height=4", ["3", "2", "3"]),
+    ],
+)
+def test_the_picture_shows_each_players_pieces_in_their_colour_on_a_grid(game: str, moves: list[str]) -> None:
+    state = parse_game(game).initial()
+    for move in moves:
+        state = state.play(state.parse_move(move))
+    board = state.to_text().split()[0].split("/")  # the rows, top first: X, O or .
+    picture = rgb_picture(state)
+    rows, columns = len(board), len(board[0])
+    step = CELL_PIXELS + BORDER_PIXELS
+    assert picture.shape == (rows * step + BORDER_PIXELS, columns * step + BORDER_PIXELS, 3)
+    colour_of = {"X": PLAYER_COLOURS[0], "O": PLAYER_COLOURS[1], ".": BACKGROUND}
+    assert _cell_centres(picture, rows, columns) == [[colour_of[mark] for mark in row] for row in board]
+    assert tuple(picture[0, 0]) == tuple(picture[-1, -1]) == GRID  # the grid around the cells
+
+
+def test_the_picture_of_nim_fills_one_cell_per_object() -> None:
+    state = parse_game("nim:piles=2-4").initial().play_index(0)  # takes one from the first pile
+    piles = [int(n) for n in state.to_text().split()[0].split("-")]
+    rows, columns = state.observation().shape[1:]
+    picture = rgb_picture(state)
+    filled = [[colour == FILLED for colour in row] for row in _cell_centres(picture, rows, columns)]
+    assert [sum(row) for row in filled] == piles
+    assert all(
+        colour in (FILLED, BACKGROUND) for row in _cell_centres(picture, rows, columns) for colour in row
+    )
+
+
+@pytest.mark.parametrize("game", ["tictactoe", "nim"])
+def test_each_players_view_shows_its_own_pieces_first(game: str) -> None:
+    state = parse_game(game).initial()
+    state = state.play_index(state.legal_indices()[0])
+    mover, waiting = planes_for(state, state.to_move), planes_for(state, 1 - state.to_move)
+    assert np.array_equal(mover, state.observation())
+    expected = state.observation() if state.observation().shape[0] == 1 else state.observation()[::-1]
+    assert np.array_equal(waiting, expected)
+    if game == "tictactoe":  # the first player's one piece is in its own first plane
+        assert planes_for(state, 0)[0].sum() == 1 and planes_for(state, 0)[1].sum() == 0
