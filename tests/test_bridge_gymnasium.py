@@ -117,6 +117,25 @@ def test_a_reset_after_an_illegal_action_starts_a_playable_episode() -> None:
     assert not terminated and "illegal_action" not in info
 
 
+def test_a_step_after_the_game_ended_is_refused_until_a_reset() -> None:
+    env = gymnasium.make("boardlab/TicTacToe-v0", side=0, opponent="random").unwrapped
+    _, info = env.reset(seed=3)
+    done = False
+    while not done:
+        _, _, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        done = terminated or truncated
+    with pytest.raises(GameOverError, match=r"call reset\(\) first"):
+        env.step(0)
+
+
+def test_a_game_cut_by_the_ply_cap_is_truncated_with_no_reward() -> None:
+    env = gymnasium.make("boardlab/Quixo-v0", game="quixo:ply_cap=2", side=0).unwrapped
+    _, info = env.reset(seed=0)
+    _, reward, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert (reward, terminated, truncated) == (0.0, False, True)
+    assert not info["action_mask"].any()
+
+
 def test_an_illegal_action_loses_or_raises() -> None:
     env = gymnasium.make("boardlab/TicTacToe-v0", side=0).unwrapped
     env.reset(seed=1)

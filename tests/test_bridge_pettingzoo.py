@@ -117,6 +117,9 @@ def test_a_capped_game_is_truncated_with_no_reward() -> None:
     board.step(int(np.flatnonzero(board.observe("player_1")["action_mask"])[0]))
     assert all(board.truncations.values()) and not any(board.terminations.values())
     assert board.rewards == {"player_0": 0.0, "player_1": 0.0}
+    for _ in range(2):  # each truncated agent steps out with None, as in PettingZoo's loop
+        board.step(None)
+    assert board.agents == []
 
 
 def test_bad_game_or_render_mode_is_refused() -> None:
@@ -218,3 +221,12 @@ def test_each_players_view_shows_its_own_pieces_first(game: str) -> None:
     assert np.array_equal(waiting, expected)
     if game == "tictactoe":  # the first player's one piece is in its own first plane
         assert planes_for(state, 0)[0].sum() == 1 and planes_for(state, 0)[1].sum() == 0
+
+
+@pytest.mark.parametrize("action", [9, 99, -1])
+def test_an_action_outside_the_space_is_refused_and_nothing_is_played(action: int) -> None:
+    board = env("tictactoe")
+    board.reset()
+    with pytest.raises(AssertionError, match="not in action space"):
+        board.step(action)
+    assert board.unwrapped.state_now.ply == 0 and not any(board.terminations.values())

@@ -388,6 +388,13 @@ def test_from_matrix_refuses_an_empty_or_flat_matrix(matrix: np.ndarray) -> None
         SetCoverProblem.from_matrix(matrix)
 
 
+def test_anytime_search_stopped_before_any_node_keeps_the_root_bound() -> None:
+    problem = make_lab_problem(12, 10, 0.3, seed=7)
+    result = solve_anytime(problem, "dual_bound", max_nodes=0)
+    assert result.budget_exhausted and result.expansions == 0
+    assert result.lower_bound == math.ceil(start_heuristic(problem, "dual_bound") - 1e-9) > 0
+
+
 def test_anytime_search_refuses_inadmissible_heuristics() -> None:
     with pytest.raises(ValueError, match="admissible"):
         solve_anytime(greedy_trap_problem(), "uncovered")
