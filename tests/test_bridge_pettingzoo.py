@@ -108,6 +108,8 @@ def test_the_raw_environment_refuses_an_illegal_action() -> None:
         board.step(9)
     with pytest.raises(IllegalActionError):
         board.step("b2")
+    with pytest.raises(IllegalActionError):
+        board.step(True)  # a bool is not an action, though Python counts it as 1
 
 
 def test_a_capped_game_is_truncated_with_no_reward() -> None:

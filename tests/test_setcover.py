@@ -393,6 +393,10 @@ def test_anytime_search_stopped_before_any_node_keeps_the_root_bound() -> None:
     result = solve_anytime(problem, "dual_bound", max_nodes=0)
     assert result.budget_exhausted and result.expansions == 0
     assert result.lower_bound == math.ceil(start_heuristic(problem, "dual_bound") - 1e-9) > 0
+    # the greedy cover of the trap already meets the root bound: proven without a node searched
+    trap = solve_anytime(greedy_trap_problem(), "dual_bound", max_nodes=0)
+    assert trap.budget_exhausted and trap.chosen == (1, 2) and trap.lower_bound == 2
+    assert trap.proven_optimal
 
 
 def test_anytime_search_refuses_inadmissible_heuristics() -> None:
