@@ -751,6 +751,7 @@ def test_analysis_is_exact_where_it_can_be_and_searches_when_asked() -> None:
     assert named["exact"] == {"moves": "all drawn"}
     assert named["search"]["agent"] == "random" and named["search"]["move"] == "a1"
     assert named["search"]["value"] == 0.25 and search.asked[-1]["agent"] == "random"
+    assert named["search"]["seconds"] == 0.01  # the worker's own thinking time
     blank = analyst.analyze(state, agent="  ")  # a blank agent is no agent
     assert blank["cached"] is True and blank["search"] is None
     assert analyst.analyze(state, seconds=5.0)["cached"] is False  # each budget is its own answer
