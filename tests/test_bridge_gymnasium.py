@@ -136,6 +136,16 @@ def test_a_game_cut_by_the_ply_cap_is_truncated_with_no_reward() -> None:
     assert not info["action_mask"].any()
 
 
+def test_an_action_is_a_whole_number_or_a_0_d_array_of_one() -> None:
+    env = gymnasium.make("boardlab/TicTacToe-v0", side=0, opponent="random").unwrapped
+    env.reset(seed=0)
+    env.step(np.array(4))  # what a policy network's argmax gives
+    assert env.position.ply == 2  # the move and the opponent's answer
+    for action in (True, np.bool_(False), 4.0, np.array([4])):
+        with pytest.raises(IllegalActionError, match=r"an action is a whole number in 0\.\.8"):
+            env.step(action)
+
+
 def test_an_illegal_action_loses_or_raises() -> None:
     env = gymnasium.make("boardlab/TicTacToe-v0", side=0).unwrapped
     env.reset(seed=1)
