@@ -112,7 +112,7 @@ def test_a_reset_after_an_illegal_action_starts_a_playable_episode() -> None:
     _, reward, terminated, _, info = env.step(4)  # the centre is taken
     assert reward == -1.0 and terminated and not info["action_mask"].any()
     _, info = env.reset(seed=2)
-    assert info["action_mask"].sum() == 9
+    assert info["action_mask"].sum() == 9 and info["opponent_move"] is None  # nothing from before
     _, _, terminated, _, info = env.step(4)
     assert not terminated and "illegal_action" not in info
 
@@ -141,7 +141,7 @@ def test_an_action_is_a_whole_number_or_a_0_d_array_of_one() -> None:
     env.reset(seed=0)
     env.step(np.array(4))  # what a policy network's argmax gives
     assert env.position.ply == 2  # the move and the opponent's answer
-    for action in (True, np.bool_(False), 4.0, np.array([4])):
+    for action in (True, np.bool_(False), 4.0, np.array([4]), -1, 9):
         with pytest.raises(IllegalActionError, match=r"an action is a whole number in 0\.\.8"):
             env.step(action)
 
