@@ -9,7 +9,7 @@ one name's options in full.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -105,19 +105,18 @@ def _show(names: list[str] | None, overview: Callable[[], Table], detail: Callab
         console.print(table)
 
 
+def _names_argument(what: str, example: str) -> Any:
+    """The optional NAME... argument of `agents` and `games`."""
+    help = f"{what} to show in full: names, or specs such as {example}"
+    return typer.Argument(metavar="NAME", help=help, show_default=False)
+
+
 def register(app: typer.Typer) -> None:
     """Attach the `agents` and `games` commands to the main app."""
 
     @app.command("agents")
     def agents_command(
-        names: Annotated[
-            list[str] | None,
-            typer.Argument(
-                metavar="NAME",
-                help="agents to show in full: names, or specs such as mcts:iters=500",
-                show_default=False,
-            ),
-        ] = None,
+        names: Annotated[list[str] | None, _names_argument("agents", "mcts:iters=500")] = None,
     ) -> None:
         """List every agent with its option names; with NAMEs, each option of those agents with its
         default and accepted values (spec: NAME:key=value,...)."""
@@ -125,14 +124,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("games")
     def games_command(
-        names: Annotated[
-            list[str] | None,
-            typer.Argument(
-                metavar="NAME",
-                help="games to show in full: names, or specs such as quixo:size=4",
-                show_default=False,
-            ),
-        ] = None,
+        names: Annotated[list[str] | None, _names_argument("games", "quixo:size=4")] = None,
     ) -> None:
         """List every game with its option names and evaluations; with NAMEs, each option of those
         games with its default and accepted values (spec: NAME:key=value,...)."""
