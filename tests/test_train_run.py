@@ -188,6 +188,17 @@ def test_resume_and_force_together_are_refused(tmp_path: Path) -> None:
     assert not (tmp_path / "q").exists()
 
 
+def test_resuming_a_finished_run_says_there_is_nothing_more_to_train(tmp_path: Path) -> None:
+    out = tmp_path / "q"
+    common = ["qlearning", "--out", str(out), "--eval-games", "0", "--final-games", "2"]
+    assert _train(*common, "--episodes", "100").exit_code == 0
+    for asked in ("100", "50"):
+        result = _train(*common, "--episodes", asked, "--resume")
+        assert result.exit_code == 0, result.output
+        assert f"holds 100 episodes already (--episodes {asked}): nothing more to train" in result.output
+        assert json.loads((out / "summary.json").read_text())["episodes"] == 100
+
+
 def test_a_refused_command_leaves_no_empty_out_folder(tmp_path: Path) -> None:
     out = tmp_path / "new" / "q"
     result = _train("qlearning", "--out", str(out), "--episodes", "10", "--shaping", "zz")

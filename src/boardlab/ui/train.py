@@ -306,7 +306,7 @@ def _settings_summary(plan: Plan) -> Table:
     return table
 
 
-def _progress_bar(console: Console) -> Progress:
+def _progress_bar(console: Console, *, disable: bool = False) -> Progress:
     return Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(bar_width=24),
@@ -314,6 +314,7 @@ def _progress_bar(console: Console) -> Progress:
         TimeElapsedColumn(),
         TextColumn("{task.fields[last]}"),
         console=console,
+        disable=disable,
     )
 
 
@@ -352,7 +353,14 @@ def _train_and_report(console: Console, plan: Plan, checkpoint: Path, stop: Term
     run, out = plan.run, plan.out
     with stop.interruptible(), console.status("preparing the evaluation..."):
         run.prepare()
-    with _progress_bar(console) as bar:
+    done = run.progress >= plan.total  # a finished run resumed: nothing to train, no bar
+    if done:
+        console.print(
+            f"{out} holds {run.progress:,} {plan.method.unit} already (--{plan.method.unit} "
+            f"{plan.total}): nothing more to train; the final games, summary and plots are made again.",
+            soft_wrap=True,
+        )
+    with _progress_bar(console, disable=done) as bar:
         task = bar.add_task(plan.method.unit, total=plan.total, completed=run.progress, last="")
 
         def on_step(r: TrainingRun) -> None:
