@@ -12,7 +12,9 @@ from reliability import count
 from typer.testing import CliRunner
 
 from boardlab.core.spec import OptionSpec, options_of
-from boardlab.train import METHOD_MODULES, method
+from boardlab.models import nim_genome
+from boardlab.train import METHOD_MODULES, method, nim_ga, rules_es
+from boardlab.train.settings import ES_OPPONENTS, GENOMES, POOLS, SETTINGS
 from boardlab.ui.cli import app
 
 KINDS = list(METHOD_MODULES)
@@ -107,3 +109,17 @@ def test_players_opponents_and_also_games_that_do_not_fit_the_game_are_refused_b
     tmp_path: Path, args: list[str], phrase: str
 ) -> None:
     _refused(["train", *args], tmp_path / "out", phrase)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_help_lists_the_settings_the_method_trains_with(kind: str) -> None:
+    # the help reads the settings without loading the method: both must name the same class
+    assert SETTINGS[kind] is method(kind).settings
+
+
+def test_the_choices_in_the_settings_are_those_the_methods_accept() -> None:
+    # the settings module repeats a few names of compiled modules so as not to load them
+    assert tuple(nim_genome.GENOMES) == GENOMES
+    assert tuple(rules_es.OPPONENT_KINDS) == ES_OPPONENTS
+    for pool in POOLS.values():
+        assert set(pool) <= set(nim_ga.OPPONENTS)

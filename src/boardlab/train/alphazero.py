@@ -56,7 +56,6 @@ import numpy as np
 from boardlab.agents.perfect import PerfectAgent
 from boardlab.arena.schedule import derive_seed
 from boardlab.core.files import agg_figure, atomic_savefig, atomic_write_bytes
-from boardlab.core.spec import option
 from boardlab.games import parse_game
 from boardlab.games.base import (
     ONGOING,
@@ -77,7 +76,7 @@ from boardlab.models.network import (
     save_network,
 )
 from boardlab.models.table import ModelFileError
-from boardlab.play.backend import BACKENDS, Backend, WorkMap, open_backend
+from boardlab.play.backend import Backend, WorkMap, open_backend
 from boardlab.play.pool import BackendError
 from boardlab.search.gumbel import GumbelSearch, GumbelSettings, run_gumbel_together
 from boardlab.search.mcts import PUCT, Search, evaluate_together
@@ -105,9 +104,8 @@ from boardlab.train.run import (
     check_same_board,
     check_state,
     checked_settings,
-    game_specs,
-    game_specs_problem,
 )
+from boardlab.train.settings import AlphaZeroParams
 
 CHECKPOINT_FILE = "checkpoint.safetensors"
 MODEL_FILE = "model.safetensors"
@@ -120,71 +118,6 @@ CONNECT4_SETS = ("Test_L1_R1", "Test_L2_R1", "Test_L2_R2")
 
 
 # --- hyper-parameters ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class AlphaZeroParams:
-    """Hyper-parameters of AlphaZero training (one dataclass; the CLI derives its flags)."""
-
-    hours: float = option(
-        1.0, "wall hours of training in all (resumed runs may extend it)", minimum=0.0, maximum=10_000.0
-    )
-    blocks: int = option(3, "residual blocks of the network", minimum=0, maximum=40)
-    channels: int = option(32, "channels of the network", minimum=4, maximum=512)
-    games: int = option(64, "self-play games per iteration", minimum=1, maximum=100_000)
-    parallel: int = option(
-        32, "games a worker plays at once (their leaves share a network call)", minimum=1, maximum=4096
-    )
-    sims: int = option(
-        32, "simulations of a full search (its policy is trained on)", minimum=1, maximum=100_000
-    )
-    fast_sims: int = option(
-        8, "simulations of a fast search (playout-cap randomisation)", minimum=1, maximum=100_000
-    )
-    full_share: float = option(0.25, "share of self-play moves searched in full", minimum=0.0, maximum=1.0)
-    considered: int = option(16, "actions the Gumbel root considers", minimum=1, maximum=4096)
-    c_visit: float = option(50.0, "Gumbel sigma's visit offset", minimum=0.0, maximum=10_000.0)
-    c_scale: float = option(1.0, "Gumbel sigma's scale", minimum=0.0, maximum=1000.0)
-    window: int = option(20, "iterations of self-play kept in the replay window", minimum=1, maximum=100_000)
-    batch: int = option(256, "training minibatch size", minimum=1, maximum=65_536)
-    reuse: float = option(
-        4.0, "times each new position is trained on, on average", minimum=0.01, maximum=1000.0
-    )
-    lr: float = option(0.002, "AdamW learning rate", minimum=0.0, maximum=10.0)
-    weight_decay: float = option(0.0001, "AdamW weight decay", minimum=0.0, maximum=10.0)
-    versus_games: int = option(
-        10, "games with search against each fixed opponent per iteration", minimum=0, maximum=100_000
-    )
-    eval_sims: int = option(
-        32, "simulations per move in evaluation games and search accuracy", minimum=1, maximum=100_000
-    )
-    elo_every: int = option(
-        5,
-        "iterations between evaluation games (stored in arena.sqlite and rated; each keeps a snapshot)",
-        minimum=1,
-        maximum=100_000,
-    )
-    eval_positions: int = option(
-        300, "solver-judged positions for the accuracy (0: none)", minimum=0, maximum=1_000_000
-    )
-    also: str = option(
-        "",
-        "';'-separated games (specs) of the same board the network is also declared fit for "
-        "(quixo:rules=course for a network trained on quixo)",
-    )
-    workers: int = option(0, "self-play processes (0: one per core)", minimum=0, maximum=256)
-    backend: str = option("local", "where self-play runs: local processes or Ray", choices=BACKENDS)
-    address: str = option("", "with backend=ray: the cluster's HOST:PORT (empty: a local Ray instance)")
-
-    def problem(self) -> str | None:
-        if self.fast_sims > self.sims:
-            return "fast_sims must not exceed sims"
-        return game_specs_problem("also", self.also)
-
-    @property
-    def also_specs(self) -> tuple[str, ...]:
-        """The game specs of ``also``."""
-        return game_specs(self.also)
 
 
 FREE = ("hours", "workers", "backend", "address", "elo_every", "also", "lr")

@@ -45,7 +45,6 @@ import numpy as np
 from boardlab.agents.base import AgentSpecError, make_agent
 from boardlab.core.files import atomic_write_bytes, output_problem, path_problem
 from boardlab.core.inputs import InputFileError, load_npz, npz_headers, short_reason
-from boardlab.core.spec import option
 from boardlab.games import exact_play, parse_game
 from boardlab.games.base import DRAW, LOSS, WIN
 from boardlab.games.exact import ExactPlay, ExactPlayError
@@ -69,19 +68,13 @@ from boardlab.train.run import (
     check_same_board,
     check_state,
     checked_settings,
-    game_specs,
-    game_specs_problem,
 )
+from boardlab.train.settings import EvalNetSettings
 
 CHECKPOINT_FILE = "checkpoint.npz"
 MODEL_FILE = "evalnet.safetensors"
 CHECKPOINT_FORMAT = "boardlab-evalnet-run"
 LOSS_PLOT = "evalnet_losses.png"
-DEFAULT_PLAYERS = (
-    "hybrid:time=0.03,search=(alphabeta:eval=tuned);alphabeta:time=0.03,eval=patterns,contempt=20;"
-    "alphabeta:depth=3,eval=tuned"
-)
-"""The players of the shipped network's data: the hybrid with `tuned` (version 7), not the network."""
 DEFAULT_AGAINST = ("alphabeta:depth=2,eval=tuned",)
 ANNEAL_FLOOR = 100.0  # the annealed learning rate ends at lr / ANNEAL_FLOOR
 HELD_OUT_EVERY = 10  # one game in ten is held out
@@ -98,88 +91,6 @@ EXACT_SCORE = {WIN: float(MATE_ZONE), DRAW: 0.0, LOSS: -float(MATE_ZONE)}
 
 class EvalNetTrainingError(TrainingError):
     """Bad input for ``boardlab train evalnet``."""
-
-
-@dataclass(frozen=True)
-class EvalNetSettings:
-    """Hyper-parameters of ``boardlab train evalnet``."""
-
-    games: int = option(400, "self-play games in the dataset", minimum=2, maximum=10_000_000)
-    shard_games: int = option(
-        20, "games per data shard (the unit of resumable work)", minimum=1, maximum=100_000
-    )
-    players: str = option(
-        "",
-        "';'-separated agent specs whose games make the dataset (empty: "
-        "hybrid:time=0.03,search=(alphabeta:eval=tuned), alphabeta:time=0.03,eval=patterns,contempt=20 "
-        "and alphabeta:depth=3,eval=tuned)",
-    )
-    opening: int = option(10, "a game opens with 2 to this many random plies", minimum=2, maximum=60)
-    ply_cap: int = option(160, "plies after which a data game is drawn", minimum=10, maximum=10_000)
-    data: str = option("", "folder of the data shards (default: data/ beside the checkpoint)")
-    hidden1: int = option(32, "units of the first hidden layer", minimum=1, maximum=4096)
-    hidden2: int = option(8, "units of the second hidden layer", minimum=1, maximum=4096)
-    lr: float = option(2e-3, "Adam's learning rate", minimum=1e-6, maximum=1.0)
-    anneal: int = option(
-        0,
-        "epochs over which the learning rate falls on a half cosine to 1/100 of lr, then stays there "
-        "(0: constant)",
-        minimum=0,
-        maximum=100_000,
-    )
-    batch: int = option(1024, "positions per gradient step", minimum=8, maximum=1_000_000)
-    distill: float = option(
-        0.5, "weight of the search score in the target (the game's result has the rest)", minimum=0, maximum=1
-    )
-    scale: float = option(100.0, "search units per logit (Quixo's tuned: 100)", minimum=1e-3, maximum=1e6)
-    labels: str = option(
-        "search",
-        "the score distilled: search (the mover's alpha-beta score) or tables (the perfect-play value "
-        "from the solved tables built here, e.g. 4x4 Quixo; the result where they do not reach)",
-        choices=("search", "tables"),
-    )
-    base: str = option(
-        "",
-        "a game evaluation the network corrects (its output is added to that evaluation's logit, "
-        "e.g. tuned; empty: the network alone)",
-    )
-    also: str = option(
-        "",
-        "';'-separated games (specs) the network is also declared fit for, of the same board: "
-        "quixo:rules=course (the rulebooks differ only when one push completes lines of both colours)",
-    )
-    workers: int = option(2, "worker processes playing the data games", minimum=1, maximum=256)
-    threads: int = option(
-        1, "PyTorch threads (more: faster, the last bits of the weights may differ)", minimum=1, maximum=256
-    )
-
-    def problem(self) -> str:
-        if self.shard_games > self.games:
-            return f"shard_games {self.shard_games} is more than games {self.games}"
-        for spec in self.player_specs:
-            try:
-                make_agent(spec, seed=0)
-            except AgentSpecError as error:
-                return f"players: {error}"
-        problem = game_specs_problem("also", self.also)
-        if problem:
-            return problem
-        return "" if len(self.player_specs) >= 1 else "players names no agent"
-
-    @property
-    def also_specs(self) -> tuple[str, ...]:
-        """The game specs of ``also``."""
-        return game_specs(self.also)
-
-    @property
-    def player_specs(self) -> list[str]:
-        """The agent specs of ``players``."""
-        return [spec.strip() for spec in (self.players or DEFAULT_PLAYERS).split(";") if spec.strip()]
-
-    @property
-    def shards(self) -> int:
-        """Data shards in all."""
-        return math.ceil(self.games / self.shard_games)
 
 
 # --- data ------------------------------------------------------------------------------------------

@@ -62,7 +62,6 @@ import neat
 import numpy as np
 
 from boardlab.agents.neat_player import (
-    ACTIVATIONS,
     NeatPolicy,
     Network,
     build_greedy_kinds,
@@ -71,7 +70,6 @@ from boardlab.agents.neat_player import (
 )
 from boardlab.core.files import atomic_write_text
 from boardlab.core.inputs import InputFileError, check_fields, read_json, short_reason
-from boardlab.core.spec import option
 from boardlab.games import GameOptionError, parse_game
 from boardlab.games.base import DRAW, ONGOING, WIN, compiled_for
 from boardlab.models.table import ModelFileError, ModelMismatchError
@@ -90,6 +88,7 @@ from boardlab.train.run import (
     tallies,
 )
 from boardlab.train.run import parse_hyper as hyper_settings
+from boardlab.train.settings import INITIAL_CONNECTIONS, MIN_SPECIES_SIZE, NeatParams, activation_names
 
 CHECKPOINT_FILE = "checkpoint.json"
 MODEL_FILE = "model.json"
@@ -110,13 +109,8 @@ HISTORY_FIELDS = {
 DEFAULT_AGAINST = ("random", "greedy", "alphabeta:depth=1")
 EVAL_OPENING = 2
 """Random plies opening each game against the fixed opponents."""
-INITIAL_CONNECTIONS = {"full": "full_direct", "partial": "partial_direct 0.5", "none": "unconnected"}
 NOT_RESULTS = ("workers",)
 """Hyper-parameters that do not change what a run computes (a resumed run may change them)."""
-
-
-MIN_SPECIES_SIZE = 2
-"""Genomes every species keeps (neat-python's ``min_species_size``)."""
 
 
 class NeatTrainingError(TrainingError):
@@ -124,78 +118,6 @@ class NeatTrainingError(TrainingError):
 
 
 # --- hyper-parameters --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class NeatParams:
-    """Hyper-parameters of NEAT on Quixo (see :mod:`boardlab.train.neat_quixo`)."""
-
-    population: int = option(60, "genomes per generation", minimum=4, maximum=10_000)
-    games: int = option(
-        10,
-        "fitness games against random and as many against greedy (at least 1: the first generation "
-        "has no champions to play, and a genome with no games has no fitness)",
-        minimum=1,
-        maximum=10_000,
-    )
-    champion_games: int = option(
-        4, "fitness games against each earlier champion in the pool", minimum=0, maximum=10_000
-    )
-    pool: int = option(4, "earlier champions kept in the opponent pool", minimum=0, maximum=100)
-    champion_every: int = option(
-        5, "generations between champions joining the pool", minimum=1, maximum=10_000
-    )
-    opening: int = option(2, "random plies opening every fitness game", minimum=0, maximum=20)
-    guard: bool = option(
-        True,
-        "the player takes wins at once and avoids handing over an immediate win before asking the network",
-    )
-    speed: float = option(
-        0.2,
-        "a win scores 1 - speed*t, a loss speed*t, t = plies/100 (at most 1): win fast, lose slowly",
-        minimum=0.0,
-        maximum=0.5,
-    )
-    initial: str = option(
-        "full",
-        "first connections: full (every input to the output), partial (half) or none",
-        choices=tuple(INITIAL_CONNECTIONS),
-    )
-    hidden: int = option(0, "hidden nodes in the first genomes", minimum=0, maximum=100)
-    activations: str = option("tanh", "activations a node may take, joined by '+', e.g. tanh+relu+sigmoid")
-    compatibility: float = option(
-        2.0, "compatibility threshold: genomes closer than this share a species", minimum=0.01, maximum=1e3
-    )
-    conn_add: float = option(0.3, "probability of adding a connection", minimum=0.0, maximum=1.0)
-    conn_delete: float = option(0.1, "probability of deleting a connection", minimum=0.0, maximum=1.0)
-    node_add: float = option(0.15, "probability of adding a node", minimum=0.0, maximum=1.0)
-    node_delete: float = option(0.05, "probability of deleting a node", minimum=0.0, maximum=1.0)
-    weight_rate: float = option(0.8, "probability that a weight is perturbed", minimum=0.0, maximum=1.0)
-    weight_power: float = option(0.5, "standard deviation of a weight perturbation", minimum=0.0, maximum=100)
-    elitism: int = option(2, "best genomes of each species kept unchanged", minimum=0, maximum=1000)
-    survival: float = option(0.25, "share of each species allowed to reproduce", minimum=0.01, maximum=1.0)
-    stagnation: int = option(
-        15, "generations without improvement before a species is removed", minimum=1, maximum=10_000
-    )
-    species_elitism: int = option(2, "species protected from stagnation", minimum=0, maximum=1000)
-    workers: int = option(
-        2,
-        "worker processes evaluating genomes (1: this process); results do not depend on it",
-        minimum=1,
-        maximum=256,
-    )
-
-    def problem(self) -> str | None:
-        """What is wrong across fields, or None."""
-        for name in activation_names(self):
-            if not name:
-                return f"activations={self.activations[:40]!r} holds an empty name; join names with one '+'"
-            if name not in ACTIVATIONS:
-                return f"activation {name[:20]!r} is not accepted; choose among {', '.join(ACTIVATIONS)}"
-        if max(self.elitism, MIN_SPECIES_SIZE) > self.population:
-            # neat-python keeps at least this many genomes in each species, elites included
-            return f"elitism={self.elitism} must be at most population={self.population}"
-        return None
 
 
 def params_for(values: Mapping[str, Any] | None = None) -> NeatParams:
@@ -206,11 +128,6 @@ def params_for(values: Mapping[str, Any] | None = None) -> NeatParams:
 def parse_hyper(text: str) -> NeatParams:
     """:class:`NeatParams` from ``key=value,...`` (e.g. ``population=80,node_add=0.2``)."""
     return hyper_settings(NeatParams, "neat", text, NeatTrainingError)
-
-
-def activation_names(params: NeatParams) -> list[str]:
-    """The activations of ``params.activations`` (``tanh+relu`` → ``["tanh", "relu"]``)."""
-    return [name.strip() for name in params.activations.split("+")]
 
 
 def config_text(params: NeatParams, num_inputs: int) -> str:

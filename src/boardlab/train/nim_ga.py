@@ -73,7 +73,6 @@ from numba import njit
 from numpy.typing import ArrayLike
 
 from boardlab.core.files import atomic_write_text
-from boardlab.core.spec import option
 from boardlab.games import parse_game
 from boardlab.games.base import ONGOING, WIN
 from boardlab.games.nim import kernel as nk
@@ -111,13 +110,13 @@ from boardlab.train.run import (
     plain_number,
 )
 from boardlab.train.run import parse_hyper as hyper_settings
+from boardlab.train.settings import POOLS, GAParams
 
 MODEL_FILE = "model.json"
 MAX_JUDGED = 1_000_000
 """Positions :func:`accuracy` walks at most (the product of ``pile + 1`` over the piles)."""
 RANDOM, OPTIMAL = 0, 1
 OPPONENTS = {"random": RANDOM, "optimal": OPTIMAL}
-POOLS = {"random": ("random",), "optimal": ("optimal",), "both": ("random", "optimal")}
 
 
 class GATrainingError(TrainingError):
@@ -125,48 +124,6 @@ class GATrainingError(TrainingError):
 
 
 # --- hyper-parameters --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class GAParams:
-    """Hyper-parameters of the Nim GA (see the module docstring)."""
-
-    genome: str = option(
-        "rules",
-        "what evolves: target (preferred nim-sum and its range) or rules (weights of move features)",
-        choices=tuple(GENOMES),
-    )
-    selection: str = option(
-        "tournament", "parent selection: tournament or roulette-wheel", choices=("tournament", "roulette")
-    )
-    population: int = option(40, "genomes per epoch", minimum=2, maximum=10_000)
-    elitism: int = option(2, "best genomes copied unchanged into the next epoch", minimum=0, maximum=9_999)
-    tournament_size: int = option(3, "contestants per tournament", minimum=2, maximum=1_000)
-    crossover_rate: float = option(
-        0.7, "share of children made by uniform crossover", minimum=0.0, maximum=1.0
-    )
-    mutation_rate: float = option(0.3, "probability that a gene is mutated", minimum=0.0, maximum=1.0)
-    sigma: float = option(
-        0.1, "Gaussian mutation step, as a share of a gene's range", minimum=0.0, maximum=1.0
-    )
-    games: int = option(
-        40,
-        "fitness games per opponent and training game each epoch (seats alternate)",
-        minimum=1,
-        maximum=10**6,
-    )
-    pool: str = option("optimal", "fitness opponents: random, optimal or both", choices=tuple(POOLS))
-    starts: str = option(
-        "random",
-        "start positions: the game's starting piles, or random positions within them",
-        choices=("initial", "random"),
-    )
-
-    def problem(self) -> str | None:
-        """What is wrong across fields, or None."""
-        if self.elitism >= self.population:
-            return f"elitism={self.elitism} must be smaller than population={self.population}"
-        return None
 
 
 def params_for(values: Mapping[str, Any] | None = None) -> GAParams:

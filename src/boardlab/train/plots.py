@@ -21,20 +21,27 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from matplotlib import color_sequences
-from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
 
 from boardlab.agents import rules as rl
 from boardlab.core.console import counted
 from boardlab.core.files import agg_figure, atomic_savefig
 from boardlab.models.nim_genome import gene_names
 
+if TYPE_CHECKING:  # matplotlib loads when a plot is drawn, not when a trainer is imported
+    from matplotlib.figure import Figure
+
 OUTCOMES = ("wins", "draws", "losses")
 COLOURS = {"wins": "#4c9a2a", "draws": "#9e9e9e", "losses": "#c0392b"}
+
+
+def _integer_ticks(axis: Any) -> None:
+    """Ticks at whole numbers only on ``axis`` (epochs, plies, generations)."""
+    from matplotlib.ticker import MaxNLocator
+
+    axis.set_major_locator(MaxNLocator(integer=True))
 
 
 def _save(figure: Figure, path: Path) -> Path:
@@ -91,7 +98,7 @@ def learning_curve_figure(
         )
         ax.grid(alpha=0.3)
     axes[-1].set_xlabel(unit)
-    axes[-1].xaxis.set_major_locator(MaxNLocator(integer=True))
+    _integer_ticks(axes[-1].xaxis)
     figure.suptitle(title)
     return figure
 
@@ -162,7 +169,7 @@ def plot_end_turns(results: Sequence[Any], path: Path, title: str) -> Path:
             f"against {opponent}: games ended at each ply ({counted(len(games), 'game')})", fontsize=10
         )
         ax.set_ylabel("games")
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        _integer_ticks(ax.xaxis)
         ax.legend(loc="upper left", fontsize=8)
         ax.grid(alpha=0.3, axis="y")
     axes[-1].set_xlabel("ply the game ended (1 = first move)")
@@ -269,7 +276,7 @@ def wins_figure(runs: Mapping[str, Sequence[Mapping[str, Any]]], title: str) -> 
         axes[1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         axes[1].grid(alpha=0.3)
     axes[-1].set_xlabel("epoch")
-    axes[-1].xaxis.set_major_locator(MaxNLocator(integer=True))
+    _integer_ticks(axes[-1].xaxis)
     figure.suptitle(title)
     return figure
 
@@ -320,7 +327,7 @@ def plot_genomes(runs: Mapping[str, Sequence[Mapping[str, Any]]], kind: str, pat
         ax.plot(epochs, [r["diversity"] for r in history], color=colour)
         ax.set_ylabel("diversity")
         ax.set_xlabel("epoch")
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        _integer_ticks(ax.xaxis)
         ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
     figure.suptitle(f"{title}\n(diversity: mean distance between genomes / the largest possible)")
@@ -410,7 +417,7 @@ def es_fitness_figure(history: Sequence[Mapping[str, Any]], title: str) -> Figur
     sigma_ax.plot([r["epoch"] for r in later], [r["sigma"] for r in later], color="#ff7f0e", lw=1, alpha=0.7)
     sigma_ax.set_ylabel("σ (mutation step)", color="#ff7f0e")
     sigma_ax.set_ylim(bottom=0)
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    _integer_ticks(ax.xaxis)
     figure.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=4, fontsize=8)
     ax.set_title(title)
     return figure
@@ -441,7 +448,7 @@ def plot_weights(history: Sequence[Mapping[str, Any]], path: Path, title: str, l
     axes[1].set_ylim(10.0**log_floor / 2, 1.5)
     axes[1].set_ylabel("weight (log scale)")
     axes[1].set_xlabel("epoch")
-    axes[1].xaxis.set_major_locator(MaxNLocator(integer=True))
+    _integer_ticks(axes[1].xaxis)
     return _save(figure, path)
 
 
@@ -504,7 +511,7 @@ def neat_fitness_figure(history: Sequence[Mapping[str, Any]], title: str) -> Fig
     size.plot(generations, connections, color="#7f7f7f", lw=0.8, ls=":", label="champion's connections")
     size.set_ylabel("champion's enabled connections (dotted)")
     for axis in (ax.xaxis, size.yaxis):
-        axis.set_major_locator(MaxNLocator(integer=True))
+        _integer_ticks(axis)
     handles, labels = ax.get_legend_handles_labels()
     more_handles, more_labels = size.get_legend_handles_labels()
     figure.legend(
@@ -528,6 +535,8 @@ def species_figure(history: Sequence[Mapping[str, Any]], title: str) -> Figure:
     keys = sorted({k for h in history for k in h["species"]}, key=int)
     sizes = np.array([[h["species"].get(k, 0) for h in history] for k in keys]) if keys else np.zeros((0, 0))
     if len(keys):
+        from matplotlib import color_sequences
+
         palette = color_sequences["tab20"]
         colours = [palette[i % len(palette)] for i in range(len(keys))]
         ax.stackplot(generations, sizes, labels=[f"species {k}" for k in keys], colors=colours)
@@ -537,7 +546,7 @@ def species_figure(history: Sequence[Mapping[str, Any]], title: str) -> Figure:
     if len(keys) <= 12:
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7)
     for axis in (ax.xaxis, ax.yaxis):
-        axis.set_major_locator(MaxNLocator(integer=True))
+        _integer_ticks(axis)
     ax.margins(x=0)
     return figure
 

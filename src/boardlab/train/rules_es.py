@@ -53,7 +53,6 @@ from boardlab.agents import rules_kernel
 from boardlab.agents.base import AgentSpecError, make_agent
 from boardlab.agents.decision import Decision, Limit
 from boardlab.core.files import atomic_write_text
-from boardlab.core.spec import option
 from boardlab.games import GameOptionError, parse_game
 from boardlab.games.base import LOSS, ONGOING, WIN
 from boardlab.games.quixo import Quixo
@@ -73,6 +72,7 @@ from boardlab.train.run import (
     checked_settings,
 )
 from boardlab.train.run import parse_hyper as hyper_settings
+from boardlab.train.settings import ESParams
 
 MODEL_FILE = "model.json"
 RANDOM, GREEDY, AGENT = 0, 1, 2
@@ -83,7 +83,6 @@ SEARCH_TABLE_LOG2 = 14
 every game; at depths 1..4 a larger table changes nothing)."""
 
 
-SCALES = ("log", "linear")
 LOG_FLOOR = -4.0
 """Smallest log10 weight on the log scale: 10**-4 is "never, unless nothing else applies"."""
 
@@ -94,30 +93,6 @@ class ESTrainingError(TrainingError):
 
 
 # --- hyper-parameters --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ESParams:
-    """Hyper-parameters of the (1+λ) ES (see the module docstring)."""
-
-    offspring: int = option(8, "λ: children per epoch", minimum=1, maximum=1_000)
-    games: int = option(
-        200, "K: fitness games per genome each epoch (seats alternate)", minimum=2, maximum=10**6
-    )
-    scale: str = option(
-        "log", "what the Gaussian steps move: the weights' logarithms (log10) or the weights", choices=SCALES
-    )
-    sigma: float = option(
-        0.5, "Gaussian step at the start (decades on the log scale)", minimum=0.0, maximum=4.0
-    )
-    sigma_final: float = option(0.05, "Gaussian step after the decay", minimum=0.0, maximum=4.0)
-    decay: int = option(30, "epochs of geometric decay from sigma to sigma_final", minimum=1, maximum=10**6)
-    patience: int = option(15, "T: stop after this many epochs without improvement", minimum=1, maximum=10**6)
-    opponent: str = option("random", "fitness opponent", choices=tuple(OPPONENT_KINDS))
-    depth: int = option(1, "search depth of the alphabeta opponent", minimum=1, maximum=4)
-    confirm: bool = option(True, "a best child must also beat the parent on a second set of K games")
-    init: float = option(0.5, "every weight of the first parent", minimum=0.0, maximum=1.0)
-    workers: int = option(2, "processes playing the games (1: this process)", minimum=1, maximum=64)
 
 
 REPLAYABLE = ("workers",)

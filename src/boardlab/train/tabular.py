@@ -72,7 +72,6 @@ import numpy as np
 from numba import njit
 
 from boardlab.agents.perfect import PerfectAgent
-from boardlab.core.spec import option
 from boardlab.games.base import LOSS, ONGOING, WIN, Game, Kernel, build_canonical, compiled_for
 from boardlab.games.small_solver import Solution, SolverError
 from boardlab.models.table import (
@@ -94,6 +93,7 @@ from boardlab.train.run import (
     curve_point,
     final_results,
 )
+from boardlab.train.settings import MonteCarloParams, QLearningParams
 
 DEFAULT_MAX_PLIES = 1000
 """Plies after which an episode ends as a draw, for games without a ply cap of their own."""
@@ -102,76 +102,6 @@ CHUNK = 4096
 """Episodes per compiled call: between two calls the driver can stop, save or grow the table."""
 
 # --- hyper-parameters --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class QLearningParams:
-    """Hyper-parameters of Q-learning."""
-
-    alpha: float = option(0.3, "learning rate", minimum=0.0, maximum=1.0)
-    gamma: float = option(
-        0.9, "discount per own move (the opponent's reply included)", minimum=0.0, maximum=1.0
-    )
-    epsilon: float = option(1.0, "exploration rate at the start", minimum=0.0, maximum=1.0)
-    epsilon_end: float = option(0.05, "exploration rate after the decay", minimum=0.0, maximum=1.0)
-    epsilon_decay: int = option(
-        5_000, "episodes over which exploration falls linearly to epsilon_end", minimum=0, maximum=10**12
-    )
-    q_init: float = option(
-        1.0,
-        "value of an action not tried yet (optimistic: every action gets tried)",
-        minimum=-1.0,
-        maximum=1.0,
-    )
-    opponent: str = option(
-        "self", "who the learner plays: itself, or a random player", choices=("self", "random")
-    )
-    opening: int = option(
-        6,
-        "exploring starts: each episode opens with 0..N random plies not learned from",
-        minimum=0,
-        maximum=10**6,
-    )
-    max_plies: int = option(
-        0, "plies after which an episode is a draw (0: the game's cap, else 1000)", minimum=0, maximum=10**6
-    )
-    shaping: str = option(
-        "none", "potential-based reward shaping: none, or a named evaluation of the game as the potential"
-    )
-    shaping_weight: float = option(
-        0.1, "scale of the shaping potential (the evaluation times this)", minimum=0.0, maximum=100.0
-    )
-
-
-@dataclass(frozen=True)
-class MonteCarloParams:
-    """Hyper-parameters of every-visit Monte Carlo value learning."""
-
-    alpha: float = option(0.1, "learning rate (constant step size)", minimum=0.0, maximum=1.0)
-    gamma: float = option(0.95, "discount per ply", minimum=0.0, maximum=1.0)
-    epsilon: float = option(1.0, "exploration rate at the start", minimum=0.0, maximum=1.0)
-    epsilon_end: float = option(0.05, "exploration rate after the decay", minimum=0.0, maximum=1.0)
-    epsilon_decay: int = option(
-        5_000, "episodes over which exploration falls linearly to epsilon_end", minimum=0, maximum=10**12
-    )
-    opponent: str = option(
-        "self", "who the learner plays: itself, or a random player", choices=("self", "random")
-    )
-    opening: int = option(
-        6,
-        "exploring starts: each episode opens with 0..N random plies not learned from",
-        minimum=0,
-        maximum=10**6,
-    )
-    max_plies: int = option(
-        0, "plies after which an episode is a draw (0: the game's cap, else 1000)", minimum=0, maximum=10**6
-    )
-    shaping: str = option(
-        "none", "potential-based reward shaping: none, or a named evaluation of the game as the potential"
-    )
-    shaping_weight: float = option(
-        0.1, "scale of the shaping potential (the evaluation times this)", minimum=0.0, maximum=100.0
-    )
 
 
 SETTINGS: dict[str, type[QLearningParams] | type[MonteCarloParams]] = {

@@ -52,6 +52,7 @@ from boardlab.train.run import (
     tallies,
     train,
 )
+from boardlab.train.settings import SETTINGS
 from boardlab.ui.errors import fail
 from boardlab.ui.listing import flag, options_table
 
@@ -286,7 +287,7 @@ def _show_help(ctx: typer.Context, kind: str, console: Console) -> None:
     typer.echo(ctx.get_help())
     kind = kind.strip().lower()
     if kind in METHOD_MODULES:
-        console.print(settings_table(kind, method(kind).settings))
+        console.print(settings_table(kind, SETTINGS[kind]))
     else:
         console.print(
             f"KIND is one of {', '.join(METHOD_MODULES)}; boardlab train KIND --help lists its flags."
