@@ -273,14 +273,34 @@ def test_paths_are_refused_unless_allowed() -> None:
         assert strict.post("/api/games", json=evaluation).status_code == 201
 
 
-def test_the_hall_is_bounded_and_drops_idle_games() -> None:
+class _HandClock:
+    """The hall's clock, moved by hand: idle times do not depend on the machine's load."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+def hand_clock(monkeypatch: pytest.MonkeyPatch) -> _HandClock:
+    clock = _HandClock()
+    monkeypatch.setattr(hall_module, "time", clock)  # the hall's own clock only
+    return clock
+
+
+def test_the_hall_is_bounded_and_drops_idle_games(hand_clock: _HandClock) -> None:
     hall = HallSettings(max_games=2, idle_seconds=0.2)
     with TestClient(create_app(ServeSettings(hall=hall, agent_workers=1))) as small:
         first = new(small, game="nim", sides=[None, None])
         new(small, game="nim", sides=[None, None])
         full = small.post("/api/games", json={"game": "nim", "sides": [None, None]})
         assert full.status_code == 429
-        time.sleep(0.3)
+        hand_clock.sleep(0.3)
         new(small, game="nim", sides=[None, None])  # room made by dropping an idle game
         assert small.get(f"/api/games/{first['id']}").status_code == 404
 
@@ -329,14 +349,14 @@ def test_a_policy_is_shown_per_move_largest_first() -> None:
     assert shown["policy_moves"][:3] == [(moves[1], 0.6), (moves[2], 0.3), (moves[0], 0.1)]
 
 
-def test_a_game_looked_at_is_not_dropped_as_idle() -> None:
+def test_a_game_looked_at_is_not_dropped_as_idle(hand_clock: _HandClock) -> None:
     hall = Hall(None, HallSettings(max_games=2, idle_seconds=0.3))  # type: ignore[arg-type]
     try:
         watched = hall.create("nim", (None, None))
         left = hall.create("nim", (None, None))
-        time.sleep(0.2)
+        hand_clock.sleep(0.2)
         hall.get(watched.id).snapshot()  # what the page's polling does
-        time.sleep(0.2)
+        hand_clock.sleep(0.2)
         hall.create("nim", (None, None))  # room is made by dropping the game nobody looked at
         assert hall.get(watched.id) is watched
         with pytest.raises(WebInputError, match="dropped after idling"):
