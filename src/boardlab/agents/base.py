@@ -275,6 +275,3 @@ def memory_of(spec: str, game: Any) -> int:
 def list_agents() -> list[type[Agent]]:
     """Every known agent class, sorted by name."""
     return [agent_class(name) for name in agent_names()]
-
-
-AgentFactory = Callable[[int | None], Agent]

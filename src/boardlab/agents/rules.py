@@ -80,10 +80,6 @@ class RulesModel:
     weights: np.ndarray
     header: dict[str, Any]
 
-    def weights_by_rule(self) -> dict[str, float]:
-        """The weights keyed by rule name."""
-        return dict(zip(RULES, (float(w) for w in self.weights), strict=True))
-
 
 def model_header(size: int, weights: Any, **extra: Any) -> dict[str, Any]:
     """The JSON content of a model file for ``weights`` on a ``size`` board, plus ``extra``
