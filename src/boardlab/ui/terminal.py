@@ -271,15 +271,3 @@ def result_line(result: PlayResult, agent_label: str, symbols: tuple[str, str] =
     who = "you win" if result.human_won else f"{agent_label} wins"
     why = f" ({outcome.detail})" if outcome.detail else ""  # a phrase of its own: "took the last object"
     return f"{symbols[outcome.winner]} wins after {moves}{why}: {who}."
-
-
-def play_in_terminal(
-    state: Any,
-    agent: Player,
-    human_side: int = 0,
-    *,
-    console: Console | None = None,
-    input_fn: InputFn | None = None,
-) -> PlayResult:
-    """Play one game of ``state``'s game against ``agent`` in the terminal."""
-    return TerminalGame(state, agent, human_side, console=console, input_fn=input_fn).run()

@@ -417,7 +417,6 @@ class Hall:
         self._games: dict[str, WebGame] = {}
         self._lock = threading.Lock()
         self._executor = ThreadPoolExecutor(self.settings.agent_threads, thread_name_prefix="boardlab-game")
-        self.evicted = 0
 
     def __len__(self) -> int:
         return len(self._games)
@@ -508,7 +507,6 @@ class Hall:
             del self._games[web_game.id]
             web_game.closed = True
             dropped += 1
-        self.evicted += dropped
         return dropped
 
     def close(self) -> None:
