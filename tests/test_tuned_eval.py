@@ -192,13 +192,13 @@ def test_may_win_now_is_false_only_when_no_move_wins(seed, size):
         assert not wins
 
 
-@pytest.mark.parametrize("size", (4, 5))
-def test_leaf_probe_scores_wins_one_ply_past_the_depth_exactly(size):
+@pytest.mark.parametrize(("size", "positions"), [(4, 40), (5, 12)])  # 5x5: the reference is slow
+def test_leaf_probe_scores_wins_one_ply_past_the_depth_exactly(size, positions):
     k = kernel(size)
     eval_id = k.evaluations.index("tuned")
     jitter = np.zeros(k.num_actions)
     found = 0
-    for seed in range(40):
+    for seed in range(positions):
         state = random_position(300 + seed, 8 + seed % 12, size)
         if state.is_over:
             continue
