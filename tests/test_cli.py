@@ -7,6 +7,8 @@ import json
 import os
 import subprocess
 import sys
+import tomllib
+from pathlib import Path
 
 import typer
 from typer.testing import CliRunner
@@ -236,3 +238,11 @@ def test_the_command_list_shows_each_summary_as_one_flowing_paragraph():
         summary = " ".join(inspect.cleandoc(sub.help or "").split("\n\n")[0].split())
         row = next(line for line in listing.splitlines() if line.startswith(f"│ {name} "))
         assert summary in row, (name, row)
+
+
+def test_version_prints_the_version_the_package_is_built_with() -> None:
+    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0
+    assert result.output == f"boardlab {project['version']}\n"
+    assert runner.invoke(app, ["--version", "games", "--bogus"]).output == result.output  # at once

@@ -19,7 +19,7 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 import typer
@@ -28,6 +28,7 @@ from typer import Abort
 from typer._click.exceptions import ClickException, UsageError
 from typer.core import TyperGroup
 
+from boardlab import __version__
 from boardlab.core.console import fit_streams, make_console
 from boardlab.core.inputs import InputFileError
 from boardlab.core.processes import stop_requests
@@ -145,6 +146,24 @@ app = typer.Typer(
     cls=OneLineErrors,
 )
 console = make_console()
+
+
+def _print_version(asked: bool) -> None:
+    if asked:
+        typer.echo(f"boardlab {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Show the version and exit."),
+    ] = False,
+) -> None:
+    """Board-game AI toolkit: engines, agents, arena and labs."""
+
+
 register_listing(app)  # agents, games: first in the list of commands
 
 
