@@ -10,6 +10,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
 import typer
 from typer.testing import CliRunner
 
@@ -246,3 +247,22 @@ def test_version_prints_the_version_the_package_is_built_with() -> None:
     assert result.exit_code == 0
     assert result.output == f"boardlab {project['version']}\n"
     assert runner.invoke(app, ["--version", "games", "--bogus"]).output == result.output  # at once
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["perft", "--depth", "0"], "--depth must be at least 1, got 0"),
+        (["perft", "--depth", "13"], "--depth must be at most 12, got 13"),
+        (["perft", "--depth", "1.5"], "--depth must be a whole number, got 1.5"),
+        (["match", "a", "b", "--games", "1e30"], "--games must be a whole number, got 1e30"),
+        (["match", "a", "b", "--move-timeout", "soon"], "--move-timeout must be a number, got soon"),
+        (["serve", "--port", "70000"], "--port must be at most 65535, got 70000"),
+    ],
+)
+def test_a_number_option_out_of_its_kind_or_range_says_so_in_the_commands_words(
+    args: list[str], line: str
+) -> None:
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert result.stderr == f"Error: {line} (see: boardlab {args[0]} --help)\n"

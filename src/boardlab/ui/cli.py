@@ -106,35 +106,54 @@ class OneLineErrors(TyperGroup):
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         command = super().get_command(ctx, cmd_name)
         if command is not None:
-            _finite_floats_only(command)
+            _number_checks(command)
         return command
 
 
-def _finite_floats_only(command: Any) -> None:
-    """Make every float option of ``command`` (and of its sub-commands) refuse ``nan`` and
-    ``inf`` as not being numbers, before its range check: the parser reads them as floats,
-    and a range check says ``nan`` "should be <= 600", which misleads."""
+def _number_checks(command: Any) -> None:
+    """Make every number option of ``command`` (and of its sub-commands) check a value given on
+    the command line in the words the commands' own checks use: ``--games must be a whole
+    number, got 1.5``, ``--depth must be at least 1, got 0``; ``nan`` and ``inf`` are refused
+    as not being numbers, before any range (which would say ``nan`` "should be <= 600")."""
     for sub in getattr(command, "commands", {}).values():
-        _finite_floats_only(sub)
+        _number_checks(sub)
     for param in getattr(command, "params", ()):
-        descriptor = getattr(param, "type_descriptor", None)
-        if getattr(descriptor, "annotation", None) is not float or getattr(param, "_finite_only", False):
+        kind = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+        if kind not in (int, float) or getattr(param, "_numbers_checked", False):
             continue
         checked = param.process_value
+        bounds = (getattr(param, "min", None), getattr(param, "max", None))
 
-        def process_value(ctx: Any, value: Any, param: Any = param, checked: Any = checked) -> Any:
-            if isinstance(value, str):
-                try:
-                    number = float(value)
-                except ValueError:
-                    number = 0.0  # not a number at all: the parser says so
-                if not math.isfinite(number):
-                    name = max(param.opts, key=len, default=param.name)
-                    raise UsageError(f"{name} must be a finite number, got {shorten(value.strip())}", ctx=ctx)
+        def process_value(
+            ctx: Any,
+            value: Any,
+            param: Any = param,
+            checked: Any = checked,
+            kind: Any = kind,
+            bounds: Any = bounds,
+        ) -> Any:
+            if isinstance(value, str) and (problem := _number_problem(value, kind is int, *bounds)):
+                raise UsageError(f"{max(param.opts, key=len, default=param.name)} {problem}", ctx=ctx)
             return checked(ctx, value)
 
         param.process_value = process_value
-        param._finite_only = True
+        param._numbers_checked = True
+
+
+def _number_problem(text: str, whole: bool, low: float | None, high: float | None) -> str | None:
+    """What is wrong with ``text`` given for a number option (``whole``: an integer one), or None."""
+    shown = shorten(text.strip())
+    try:
+        number = int(text) if whole else float(text)
+    except ValueError:
+        return f"must be a {'whole ' if whole else ''}number, got {shown}"
+    if not whole and not math.isfinite(number):
+        return f"must be a finite number, got {shown}"
+    if low is not None and number < low:
+        return f"must be at least {low}, got {shown}"
+    if high is not None and number > high:
+        return f"must be at most {high}, got {shown}"
+    return None
 
 
 app = typer.Typer(
