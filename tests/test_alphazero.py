@@ -623,6 +623,7 @@ def test_short_tictactoe_run_lowers_the_loss_and_raises_solver_accuracy(tmp_path
     assert after < before
     assert last["raw_accuracy"] > first[0]["raw_accuracy"]
     assert run.progress == 4 and len(run.state["history"]) == 4
+    assert 0 < run.clock_share() < 1 and not run.finished  # the bar fills with the hours used
 
 
 def fixed_loss(run: object, data: dict[str, np.ndarray]) -> float:

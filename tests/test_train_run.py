@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from boardlab.core.spec import format_value, options_of
 from boardlab.train import METHOD_MODULES, method
 from boardlab.train.run import RUN_FILES, RunDefaults, train
-from boardlab.ui.train import register
+from boardlab.ui.train import _bar_fields, register
 
 # --- the driver ----------------------------------------------------------------------------------
 
@@ -466,3 +466,21 @@ def test_a_failed_checkpoint_names_the_progress_the_last_one_holds(
     with pytest.raises(CheckpointWriteError) as error:
         train(run, 8, checkpoint=tmp_path / "checkpoint.json")
     assert error.value.kept == kept  # a resumed run starts from the checkpoint it was read from
+
+
+class _Counted(RunDefaults):
+    progress = 3
+
+
+class _Clocked(RunDefaults):
+    progress = 3
+
+    def clock_share(self) -> float:
+        return 0.6
+
+
+def test_the_bar_fills_with_the_count_or_with_the_clock_of_a_run_bound_by_time() -> None:
+    assert _bar_fields(_Counted(), 10) == {"completed": 3, "count": "3/10"}  # type: ignore[arg-type]
+    # AlphaZero's --epochs default is a cap far away: its hours decide, and only its count is shown
+    assert _bar_fields(_Clocked(), 1_000_000) == {"completed": 600_000.0, "count": "3"}  # type: ignore[arg-type]
+    assert _bar_fields(_Clocked(), 4)["completed"] == 3  # type: ignore[arg-type]  # whichever is further

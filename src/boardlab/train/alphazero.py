@@ -962,6 +962,9 @@ class AlphaZeroRun(RunDefaults):
             )
         return lines
 
+    def clock_share(self) -> float:
+        return min(1.0, float(self.state["train_seconds"]) / max(self.params.hours * 3600, 1e-9))
+
     def status(self) -> str:
         parts = [f"{self.state['train_seconds'] / 3600:.2f}/{self.params.hours:g} h"]
         if self.state["history"]:

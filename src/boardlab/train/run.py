@@ -205,6 +205,11 @@ class TrainingRun(Protocol):
         """A short text for the progress bar."""
         ...
 
+    def clock_share(self) -> float | None:
+        """For a run bound by its own clock (AlphaZero's ``--hours``), the share of that time
+        used; None for a run bound only by its count of episodes or epochs."""
+        ...
+
     def close(self) -> None:
         """Stop the run's worker processes, if any."""
 
@@ -220,6 +225,10 @@ class RunDefaults:
 
     def prepare(self) -> None:
         """Nothing to prepare."""
+
+    def clock_share(self) -> float | None:
+        """None: the run is bound by its count alone."""
+        return None
 
     def report_lines(self) -> list[str]:
         """No lines beyond the table of final games."""

@@ -27,8 +27,8 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Column, Table
 
 from boardlab.agents.base import AgentSpecError, make_agent
 from boardlab.core.console import counted, make_console
@@ -308,15 +308,28 @@ def _settings_summary(plan: Plan) -> Table:
 
 
 def _progress_bar(console: Console, *, disable: bool = False) -> Progress:
+    """The training bar: its unit, the share done, the count, the time and the run's status
+    (which wraps in its column on a narrow terminal, the rest keeping their width)."""
+    fixed = Column(no_wrap=True)
     return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(bar_width=24),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.fields[last]}"),
+        TextColumn("[bold]{task.description}", table_column=fixed),
+        BarColumn(bar_width=24, table_column=fixed),
+        TextColumn("{task.fields[count]}", table_column=fixed),
+        TimeElapsedColumn(table_column=fixed),
+        TextColumn("{task.fields[last]}", table_column=Column(ratio=1, overflow="fold")),
         console=console,
         disable=disable,
+        expand=True,
     )
+
+
+def _bar_fields(run: TrainingRun, total: int) -> dict[str, Any]:
+    """The bar's share done and count: episodes or epochs out of ``total``, or for a run bound
+    by its own clock, the share of its time (the count alone shown)."""
+    clock = run.clock_share()
+    if clock is None:
+        return {"completed": min(run.progress, total), "count": f"{run.progress:,}/{total:,}"}
+    return {"completed": max(clock, run.progress / total) * total, "count": f"{run.progress:,}"}
 
 
 def run_plan(console: Console, plan: Plan) -> None:
@@ -362,10 +375,10 @@ def _train_and_report(console: Console, plan: Plan, checkpoint: Path, stop: Term
             soft_wrap=True,
         )
     with _progress_bar(console, disable=done) as bar:
-        task = bar.add_task(plan.method.unit, total=plan.total, completed=run.progress, last="")
+        task = bar.add_task(plan.method.unit, total=plan.total, last="", **_bar_fields(run, plan.total))
 
         def on_step(r: TrainingRun) -> None:
-            bar.update(task, completed=r.progress, last=r.status())
+            bar.update(task, last=r.status(), **_bar_fields(r, plan.total))
 
         try:
             finished = train(
