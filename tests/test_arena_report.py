@@ -15,6 +15,7 @@ from rich.console import Console
 from boardlab.arena.play import GameRecord
 from boardlab.arena.plots import LABEL_CHARS, outcomes_figure, plot_label, write_plots
 from boardlab.arena.report import (
+    ENDINGS,
     colour_table,
     forfeit_lines,
     print_report,
@@ -94,7 +95,7 @@ def test_report_tables_and_json(tmp_path: Path) -> None:
     data = json.loads(write_summary_json(summary, tmp_path / "summary.json").read_text())
     assert data["games"] == 6 and data["players"][1]["as_second"] == {"wins": 2, "draws": 0, "losses": 0}
     assert data["endings"] == {"rule": {"wins": 5, "draws": 0}, "ply_cap": {"wins": 0, "draws": 1}}
-    assert str(colour_table(summary).caption).endswith("; ended by rule 5 (5 wins), ply cap 1 (1 draw)")
+    assert str(colour_table(summary).caption).endswith("; 5 won by the rules, 1 at the ply cap (1 draw)")
     assert (
         data["players"][1]["elo"]["low"]
         < data["players"][1]["elo"]["rating"]
@@ -214,7 +215,7 @@ def test_a_narrow_terminal_loses_no_column_of_the_report() -> None:
     console = Console(record=True, width=60)
     print_report(summary, console)
     text = console.export_text()
-    assert "time/move" in text and "virtual draw(s) per player against" in text  # not "time/mov\ne"
+    assert "time/move" in text and "1 virtual draw per player against" in text  # not "time/mov\ne"
     for i in range(3):
         assert f"{summary.overall(i).score:.1%}" in text
         assert f"{summary.as_second[i].score:.1%}" in text or np.isnan(summary.as_second[i].score)
@@ -330,3 +331,7 @@ def test_counts_of_one_are_singular_in_the_report() -> None:
     console = Console(record=True, width=120)
     print_report(summarize(SPECS[:2], [record]), console, "random vs greedy", [record])
     assert "Ratings (random vs greedy): 1 game " in console.export_text()
+
+
+def test_every_way_a_game_ends_has_its_words_in_the_colour_table() -> None:
+    assert set(ENDINGS) == set(Reason)

@@ -95,8 +95,8 @@ def ratings_table(summary: Summary, title: str = "Ratings") -> Table:
         table.add_row(*cells, *([str(summary.forfeits[i])] if show_forfeits else []))
     if summary.elo is not None and summary.elo.prior_draws:
         table.caption = (
-            f"Elo by maximum likelihood, mean 0; prior: {summary.elo.prior_draws:g} virtual draw(s) "
-            "per player against a mean-rated opponent"
+            f"Elo by maximum likelihood, mean 0; prior: {summary.elo.prior_draws:g} virtual "
+            f"draw{'' if summary.elo.prior_draws == 1 else 's'} per player against a mean-rated opponent"
         )
     return _fitted(table)
 
@@ -135,13 +135,27 @@ def _first_player_caption(first: Outcomes) -> str:
     return f"all games: the first player won {first.wins}, drew {first.draws}, lost {first.losses}"
 
 
+ENDINGS: dict[str, str] = {
+    Reason.RULE: "won by the rules",
+    Reason.DRAW: "drawn by the rules",
+    Reason.PLY_CAP: "at the ply cap",
+    Reason.REPETITION: "by repetition",
+    Reason.RESIGNATION: "by resignation",
+    Reason.FORFEIT: "by forfeit",
+}
+"""How a game that ended for each :class:`~boardlab.games.base.Reason` is said."""
+
+
 def _endings_caption(summary: Summary) -> str:
-    """``; ended by rule 40 (35 wins, 5 draws), ply cap 2 (2 draws)``: how the games ended."""
+    """``; 35 won by the rules, 5 drawn by the rules, 2 at the ply cap (2 draws)``: how the
+    games ended (wins and draws told apart where the reason does not say which)."""
     parts = []
     for reason, wins, draws in summary.endings:
-        kinds = [counted(n, word) for n, word in ((wins, "win"), (draws, "draw")) if n]
-        parts.append(f"{reason.replace('_', ' ')} {wins + draws} ({', '.join(kinds)})")
-    return "; ended by " + ", ".join(parts) if parts else ""
+        part = f"{wins + draws} {ENDINGS.get(reason, reason.replace('_', ' '))}"
+        if reason not in (Reason.RULE, Reason.DRAW):
+            part += f" ({', '.join(counted(n, word) for n, word in ((wins, 'win'), (draws, 'draw')) if n)})"
+        parts.append(part)
+    return "; " + ", ".join(parts) if parts else ""
 
 
 def print_report(
