@@ -56,7 +56,7 @@ def test_tables_larger_than_the_memory_are_refused(monkeypatch: pytest.MonkeyPat
         make_agent("alphabeta:tt=26", game=game)
     make_agent("alphabeta:tt=24", game=game)
     config = TournamentConfig(("alphabeta:tt=24", "alphabeta:tt=23"), 1, game="tictactoe")
-    with Store() as store, pytest.raises(ArenaError, match="in 2 process"):
+    with Store() as store, pytest.raises(ArenaError, match="in 2 processes"):
         run_tournament(config, store, workers=2)
     line = _one_line_error(["play", "--game", "tictactoe", "--agent", "alphabeta:tt=26"])
     assert "needs 2.0 GiB of memory" in line

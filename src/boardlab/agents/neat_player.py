@@ -271,7 +271,9 @@ def check_genome(genome: Any, num_inputs: int, num_outputs: int) -> dict[str, An
             raise ModelFileError(f"node {key} aggregation must be one of {', '.join(AGGREGATIONS)}")
     missing = set(range(num_outputs)) - ids
     if missing:
-        raise ModelFileError(f"the genome lacks output node(s) {sorted(missing)}")
+        raise ModelFileError(
+            f"the genome lacks {'output node' if len(missing) == 1 else 'output nodes'} {sorted(missing)}"
+        )
     for link in genome["connections"]:
         if not isinstance(link, dict):
             raise ModelFileError("every connection must be an object")

@@ -26,6 +26,7 @@ from boardlab.arena.ratings import DEFAULT_PRIOR_DRAWS
 from boardlab.arena.schedule import ArenaError, GameTask, TournamentConfig, iter_schedule
 from boardlab.arena.store import Store
 from boardlab.arena.summary import Summary, summarize
+from boardlab.core.console import counted
 from boardlab.core.machine import memory_problem
 from boardlab.core.processes import raise_if_stopping
 from boardlab.core.spec import shorten
@@ -94,7 +95,8 @@ def check_memory(config: TournamentConfig, workers: int) -> None:
     game = parse_game(config.game)
     needs = sorted((memory_of(spec, game), spec) for spec in dict.fromkeys(config.specs))[-2:]
     processes = max(workers, 1)
-    what = f"playing {' and '.join(shorten(spec) for _, spec in needs)} in {processes} process(es)"
+    players = " and ".join(shorten(spec) for _, spec in needs)
+    what = f"playing {players} in {counted(processes, 'process', 'processes')}"
     problem = memory_problem(processes * sum(need for need, _ in needs), what)
     if problem is not None:
         raise ArenaError(f"{problem}; use fewer workers (-j) or smaller tables")

@@ -46,6 +46,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from boardlab.core.console import counted
 from boardlab.labs.astar import SearchStatus, best_first_search, check_budget
 
 
@@ -169,7 +170,7 @@ def make_lab_problem(
     if missing.size:
         shown = ", ".join(str(p) for p in missing[:10]) + (", ..." if missing.size > 10 else "")
         raise UnsolvableInstanceError(
-            f"unsolvable instance (seed={seed}): {missing.size} point(s) are in no set "
+            f"unsolvable instance (seed={seed}): {_points_in_no_set(int(missing.size))} "
             f"({shown}); use another seed, more sets or a larger density"
         )
     return SetCoverProblem.from_matrix(matrix)
@@ -394,10 +395,14 @@ class CoverResult:
         return len(self.chosen) if self.chosen else None
 
 
+def _points_in_no_set(n: int) -> str:
+    return f"{counted(n, 'point')} {'is' if n == 1 else 'are'} in no set"
+
+
 def _require_solvable(problem: SetCoverProblem) -> None:
     if not problem.is_solvable:
         missing = problem.all_points & ~problem.suffix_unions[0]
-        raise UnsolvableInstanceError(f"unsolvable instance: {missing.bit_count()} point(s) are in no set")
+        raise UnsolvableInstanceError(f"unsolvable instance: {_points_in_no_set(missing.bit_count())}")
 
 
 # --------------------------------------------------------------------------------------------
