@@ -40,47 +40,9 @@ EVALNET_PLAYERS = (
 
 
 @dataclass(frozen=True)
-class QLearningParams:
-    """Hyper-parameters of Q-learning."""
-
-    alpha: float = option(0.3, "learning rate", minimum=0.0, maximum=1.0)
-    gamma: float = option(
-        0.9, "discount per own move (the opponent's reply included)", minimum=0.0, maximum=1.0
-    )
-    epsilon: float = option(1.0, "exploration rate at the start", minimum=0.0, maximum=1.0)
-    epsilon_end: float = option(0.05, "exploration rate after the decay", minimum=0.0, maximum=1.0)
-    epsilon_decay: int = option(
-        5_000, "episodes over which exploration falls linearly to epsilon_end", minimum=0, maximum=10**12
-    )
-    q_init: float = option(
-        1.0,
-        "value of an action not tried yet (optimistic: every action gets tried)",
-        minimum=-1.0,
-        maximum=1.0,
-    )
-    opponent: str = option(
-        "self", "who the learner plays: itself, or a random player", choices=("self", "random")
-    )
-    opening: int = option(
-        6,
-        "exploring starts: each episode opens with 0..N random plies not learned from",
-        minimum=0,
-        maximum=10**6,
-    )
-    max_plies: int = option(
-        0, "plies after which an episode is a draw (0: the game's cap, else 1000)", minimum=0, maximum=10**6
-    )
-    shaping: str = option(
-        "none", "potential-based reward shaping: none, or a named evaluation of the game as the potential"
-    )
-    shaping_weight: float = option(
-        0.1, "scale of the shaping potential (the evaluation times this)", minimum=0.0, maximum=100.0
-    )
-
-
-@dataclass(frozen=True)
-class MonteCarloParams:
-    """Hyper-parameters of every-visit Monte Carlo value learning."""
+class TabularParams:
+    """What the tabular learners share: Monte Carlo's step and discount (Q-learning sets its
+    own), exploration, the opponent, exploring starts, the episode's length and reward shaping."""
 
     alpha: float = option(0.1, "learning rate (constant step size)", minimum=0.0, maximum=1.0)
     gamma: float = option(0.95, "discount per ply", minimum=0.0, maximum=1.0)
@@ -107,6 +69,27 @@ class MonteCarloParams:
     shaping_weight: float = option(
         0.1, "scale of the shaping potential (the evaluation times this)", minimum=0.0, maximum=100.0
     )
+
+
+@dataclass(frozen=True)
+class QLearningParams(TabularParams):
+    """Hyper-parameters of Q-learning."""
+
+    alpha: float = option(0.3, "learning rate", minimum=0.0, maximum=1.0)
+    gamma: float = option(
+        0.9, "discount per own move (the opponent's reply included)", minimum=0.0, maximum=1.0
+    )
+    q_init: float = option(
+        1.0,
+        "value of an action not tried yet (optimistic: every action gets tried)",
+        minimum=-1.0,
+        maximum=1.0,
+    )
+
+
+@dataclass(frozen=True)
+class MonteCarloParams(TabularParams):
+    """Hyper-parameters of every-visit Monte Carlo value learning."""
 
 
 # --- The Nim GA (:mod:`boardlab.train.nim_ga`) -----------------------------------------------
