@@ -223,6 +223,38 @@ def test_stop_rule_rejects_bad_limits() -> None:
         StopRule(max_calls=0)
 
 
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        # each of these used to hang for ever, fail deep inside numpy or run on garbage
+        (lambda: IslandConfig(ga=GAConfig(population=5, elitism=5)), "GAConfig.elitism must be below"),
+        (lambda: IslandConfig(migration_interval=0), "migration_interval must be a whole number >= 1"),
+        (lambda: IslandConfig(migrants=26), "migrants must be at most an island's population"),
+        (lambda: CompactGAConfig(pairs_per_generation=0), "pairs_per_generation must be a whole number"),
+        (lambda: CompactGAConfig(virtual_population=0), "virtual_population must be a whole number"),
+        (lambda: HillClimberConfig(neighbours=0), "neighbours must be a whole number >= 1"),
+        (lambda: HillClimberConfig(patience=1.5), "patience must be a whole number >= 1, got 1.5"),
+        (lambda: UMDAConfig(selected=0), "selected must be a whole number >= 1"),
+        (lambda: UMDAConfig(samples=10, selected=11), "selected must be at most samples"),
+        (lambda: OnePlusLambdaConfig(offspring=0), "offspring must be a whole number >= 1"),
+        (lambda: OnePlusLambdaConfig(mutation_rate=1.5), r"mutation_rate must be a number in \[0, 1\]"),
+        (lambda: MuLambdaConfig(mu=0), "MuLambdaConfig.mu must be a whole number >= 1"),
+        (lambda: MuLambdaConfig(crossover="two_point"), "crossover must be one of one_point, uniform"),
+        (lambda: MuLambdaConfig(representation="ints"), "representation must be one of bits, reals"),  # type: ignore[arg-type]
+        (lambda: MuLambdaConfig(sigma=float("nan")), "sigma must be a number"),
+        (lambda: GAConfig(selection="best"), "selection must be one of roulette, tournament"),
+        (lambda: GAConfig(population=10, elitism=-1), "elitism must be a whole number >= 0"),
+        (lambda: GAConfig(crossover_rate=2.0), "crossover_rate must be a number in"),
+        (lambda: GAConfig(tournament_size=0), "tournament_size must be a whole number >= 1"),
+        (lambda: LinkageClimberConfig(perturbation=-0.1), "perturbation must be a number in"),
+        (lambda: LinkageClimberConfig(effect_tolerance=-1e-9), "effect_tolerance must be a number"),
+    ],
+)
+def test_configs_refuse_settings_no_strategy_can_run(make: Callable[[], object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        make()
+
+
 def test_run_counts_every_genome_and_truncates_at_the_budget() -> None:
     seen: list[int] = []
 

@@ -9,7 +9,8 @@ an interrupted strategy (Ctrl-C) still leaves a usable answer behind.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+import numbers
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +20,32 @@ from boardlab.labs.evolve.diversity import mean_pairwise_hamming
 
 PopulationFitness = Callable[[np.ndarray], np.ndarray]
 """A fitness function on a whole population: ``(n, L)`` genomes -> ``(n,)`` floats, higher is better."""
+
+
+def check_count(owner: object, name: str, low: int = 1) -> None:
+    """ValueError unless the setting ``name`` of ``owner`` (a config) is a whole number >= ``low``."""
+    value = getattr(owner, name)
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+        raise ValueError(f"{type(owner).__name__}.{name} must be a whole number >= {low}, got {value!r}")
+
+
+def check_number(owner: object, name: str, low: float, high: float, optional: bool = False) -> None:
+    """ValueError unless the setting ``name`` of ``owner`` is a number in ``[low, high]`` (NaN is
+    not; infinity is only where ``high`` is) or None when ``optional``."""
+    value = getattr(owner, name)
+    if optional and value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not low <= float(value) <= high:
+        raise ValueError(
+            f"{type(owner).__name__}.{name} must be a number in [{low:g}, {high:g}], got {value!r}"
+        )
+
+
+def check_choice(owner: object, name: str, choices: Collection[str]) -> None:
+    """ValueError unless the setting ``name`` of ``owner`` is one of ``choices``."""
+    value = getattr(owner, name)
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{type(owner).__name__}.{name} must be one of {', '.join(choices)}, got {value!r}")
 
 
 @dataclass(frozen=True)

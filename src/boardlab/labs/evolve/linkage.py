@@ -20,11 +20,12 @@ exactly when the problem has such equal-effect blocks (OneMax needs L + 2 calls)
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from boardlab.labs.evolve.core import EvolutionResult, Run
+from boardlab.labs.evolve.core import EvolutionResult, Run, check_number
 from boardlab.labs.evolve.operators import flip_exactly, random_bits, single_flips
 
 
@@ -43,6 +44,10 @@ class LinkageClimberConfig:
     effect_tolerance: float = 0.0
     perturbation: float = 0.05
     cheap_refresh: bool = True
+
+    def __post_init__(self) -> None:
+        check_number(self, "effect_tolerance", 0.0, math.inf)
+        check_number(self, "perturbation", 0.0, 1.0)
 
 
 def group_by_effect(values: np.ndarray, tolerance: float = 0.0) -> list[np.ndarray]:

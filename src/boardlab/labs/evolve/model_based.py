@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from boardlab.labs.evolve.core import EvolutionResult, Run
+from boardlab.labs.evolve.core import EvolutionResult, Run, check_count
 from boardlab.labs.evolve.operators import best_indices, random_bits, single_flips
 
 # -- hill climbing with restarts -------------------------------------------------------------
@@ -23,6 +23,10 @@ class HillClimberConfig:
 
     neighbours: int = 8
     patience: int = 200
+
+    def __post_init__(self) -> None:
+        check_count(self, "neighbours")
+        check_count(self, "patience")
 
 
 def hill_climber(
@@ -69,6 +73,11 @@ class CompactGAConfig:
     virtual_population: int | None = None
     pairs_per_generation: int = 8
 
+    def __post_init__(self) -> None:
+        if self.virtual_population is not None:
+            check_count(self, "virtual_population")
+        check_count(self, "pairs_per_generation")
+
 
 def compact_ga(
     run: Run,
@@ -109,6 +118,14 @@ class UMDAConfig:
 
     samples: int = 100
     selected: int = 30
+
+    def __post_init__(self) -> None:
+        check_count(self, "samples")
+        check_count(self, "selected")
+        if self.selected > self.samples:
+            raise ValueError(
+                f"UMDAConfig.selected must be at most samples, got {self.selected} of {self.samples}"
+            )
 
 
 def umda(

@@ -9,13 +9,14 @@ reproducible from its ``numpy.random.Generator`` and returns an
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 
-from boardlab.labs.evolve.core import EvolutionResult, Run
+from boardlab.labs.evolve.core import EvolutionResult, Run, check_choice, check_count, check_number
 from boardlab.labs.evolve.operators import (
     CROSSOVERS,
     SELECTIONS,
@@ -66,6 +67,10 @@ class OnePlusLambdaConfig:
     offspring: int = 8
     mutation_rate: float | None = None
     self_adjusting: bool = True
+
+    def __post_init__(self) -> None:
+        check_count(self, "offspring")
+        check_number(self, "mutation_rate", 0.0, 1.0, optional=True)
 
 
 def one_plus_lambda(
@@ -131,6 +136,15 @@ class MuLambdaConfig:
     mutation_rate: float | None = None
     representation: Literal["bits", "reals"] = "bits"
     sigma: float = 0.1
+
+    def __post_init__(self) -> None:
+        check_count(self, "mu")
+        check_count(self, "lam")
+        check_choice(self, "crossover", CROSSOVERS)
+        check_number(self, "crossover_rate", 0.0, 1.0)
+        check_number(self, "mutation_rate", 0.0, 1.0, optional=True)
+        check_choice(self, "representation", ("bits", "reals"))
+        check_number(self, "sigma", 0.0, math.inf)
 
 
 def _mu_lambda_children(parents: np.ndarray, config: MuLambdaConfig, rng: np.random.Generator) -> np.ndarray:
@@ -212,6 +226,19 @@ class GAConfig:
     crossover_rate: float = 0.7
     mutation_rate: float | None = None
 
+    def __post_init__(self) -> None:
+        check_count(self, "population")
+        check_count(self, "elitism", 0)
+        if self.elitism >= self.population:
+            raise ValueError(
+                f"GAConfig.elitism must be below the population, got {self.elitism} of {self.population}"
+            )
+        check_choice(self, "selection", SELECTIONS)
+        check_count(self, "tournament_size")
+        check_choice(self, "crossover", CROSSOVERS)
+        check_number(self, "crossover_rate", 0.0, 1.0)
+        check_number(self, "mutation_rate", 0.0, 1.0, optional=True)
+
 
 def _select_parents(scores: np.ndarray, k: int, config: GAConfig, rng: np.random.Generator) -> np.ndarray:
     if config.selection == "tournament":
@@ -263,8 +290,6 @@ def genetic_algorithm(
     parent_key: ParentKey | None = None,
 ) -> EvolutionResult:
     """Generational GA with elitism; ``parent_key`` changes what parent selection ranks by."""
-    if not 0 <= config.elitism < config.population:
-        raise ValueError("elitism must be in [0, population)")
     population = _initial_population(rng, config.population, length, initial)
     fitness = run.evaluate(population)
     run.end_generation(population)
@@ -292,6 +317,18 @@ class IslandConfig:
     ga: GAConfig = GAConfig(population=25, elitism=1)
     migration_interval: int = 10
     migrants: int = 2
+
+    def __post_init__(self) -> None:
+        check_count(self, "islands")
+        if not isinstance(self.ga, GAConfig):
+            raise ValueError(f"IslandConfig.ga must be a GAConfig, got {self.ga!r}")
+        check_count(self, "migration_interval")
+        check_count(self, "migrants", 0)
+        if self.migrants > self.ga.population:
+            raise ValueError(
+                f"IslandConfig.migrants must be at most an island's population, got {self.migrants} "
+                f"of {self.ga.population}"
+            )
 
 
 def _migrate(populations: list[np.ndarray], fitnesses: list[np.ndarray], migrants: int) -> None:
