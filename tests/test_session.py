@@ -6,6 +6,7 @@ import json
 import random
 import time
 from collections import Counter
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -154,6 +155,7 @@ def test_an_illegal_human_move_changes_nothing() -> None:
             r"agents\[0\] is an agent \(make_agent\(spec\)\) or None, got 'random'",
         ),
         ({"agents": (None,)}, "two sides"),
+        ({"agents": (None, SimpleNamespace(act="a1"))}, r"agents\[1\] is an agent"),  # an act to call
     ],
 )
 def test_a_session_refuses_bad_arguments_when_it_is_made(options: dict[str, Any], message: str) -> None:
@@ -184,6 +186,9 @@ def test_bad_calls_are_refused_before_anything_changes() -> None:
             session.resign(colour)  # type: ignore[arg-type]
         with pytest.raises(SessionError, match="colour is 0"):
             session.forfeit(colour, "nonsense")  # type: ignore[arg-type]
+        with pytest.raises(SessionError, match="colour is 0"):
+            session.seat(colour, lambda: pytest.fail("an agent built for no colour"))  # type: ignore[arg-type]
+    assert session.agents == [None, session.agents[1]]
     session.play("4")
     with pytest.raises(SessionError, match="side is 0"):
         session.undo(2)
@@ -201,6 +206,8 @@ def test_a_record_gives_a_time_and_a_decision_for_each_move() -> None:
     record = session.record()
     with pytest.raises(SessionError, match="2 moves, 1 times, 2 decisions"):
         SessionRecord(record.game, record.start, record.moves, (1.5,), record.decisions, None)
+    with pytest.raises(SessionError, match="2 moves, 2 times, 1 decisions"):
+        SessionRecord(record.game, record.start, record.moves, record.seconds, (None,), None)
     with pytest.raises(SessionError, match="the time of move 2 is None or a number of seconds >= 0"):
         SessionRecord(record.game, record.start, record.moves, (1.5, -2.0), record.decisions, None)
     text = record.to_json().replace('"seconds":[1.5,null]', '"seconds":[1.5]')
@@ -246,6 +253,41 @@ def test_an_agent_that_fails_forfeits(how: str, detail: str) -> None:
     assert session.moves == ["b2"]
 
 
+def test_an_agent_answering_a_bare_move_instead_of_a_decision_forfeits() -> None:
+    class Bare:
+        spec = "bare"
+
+        def act(self, state: Any, limit: Limit | None = None) -> Any:
+            return state.legal_moves()[0]  # a legal move, but not the Decision a session asks for
+
+    session = Session(new_game("tictactoe"), (Bare(), None))
+    assert session.agent_move() is None
+    assert session.outcome is not None and session.outcome.reason is Reason.FORFEIT
+    assert session.outcome.winner == 1 and session.moves == []
+    assert session.record().outcome == session.outcome
+
+
+def test_no_agent_moves_once_the_game_is_over() -> None:
+    clock = FakeClock()
+    agent = Scripted(clock)
+    session = Session(new_game("connect4"), (None, agent), timer=clock)
+    session.play("4")
+    assert session.agent_to_move()
+    session.resign(1)
+    assert not session.agent_to_move()
+    with pytest.raises(GameOverError):
+        session.agent_move()
+    assert session.moves == ["4"] and clock.now == 0.0  # the agent was not even asked
+
+
+def test_thinking_times_are_kept_to_the_microsecond() -> None:
+    clock = FakeClock()
+    session = Session(new_game("nim"), (Scripted(clock, 0.1234567), None), timer=clock)
+    turn = session.agent_move()
+    assert turn is not None and turn.seconds == 0.123457
+    assert session.record().seconds == (0.123457,)
+
+
 def test_a_scripted_agent_over_its_limit_forfeits_even_when_its_move_comes() -> None:
     clock = FakeClock()
     session = Session(
@@ -271,6 +313,60 @@ def test_an_agent_that_cannot_start_forfeits_before_play() -> None:
     assert outcome is not None and outcome.winner == 0 and outcome.reason is Reason.FORFEIT
     assert outcome.detail.startswith("failed to start: unknown agent 'no-such-agent'")
     assert events == [{"setup": 0}, {"setup": 1}]
+
+
+def test_seating_an_agent_prepares_it_and_resets_its_memory() -> None:
+    clock = FakeClock()
+    agent = Scripted(clock)
+    session = Session(new_game("tictactoe"), timer=clock)
+    assert session.seat(1, lambda: agent) is None
+    assert session.agents == [None, agent] and agent.resets == 1
+    assert Session(new_game("tictactoe"), (agent, None)).prepare_agents() is None
+    assert agent.resets == 2
+
+
+class ForgetsBadly(Scripted):
+    """Plays like Scripted, but its memory reset fails from the ``failing``-th one on."""
+
+    name = "test-forgets-badly"
+
+    def __init__(self, clock: FakeClock, failing: int) -> None:
+        super().__init__(clock)
+        self.failing = failing
+
+    def new_game(self) -> None:
+        super().new_game()
+        if self.resets >= self.failing:
+            raise RuntimeError("cannot forget")
+
+
+def test_the_first_agent_that_cannot_start_forfeits_and_the_other_is_not_prepared() -> None:
+    clock = FakeClock()
+    second = Scripted(clock)
+    session = Session(new_game("tictactoe"), (ForgetsBadly(clock, 1), second), timer=clock)
+    outcome = session.prepare_agents()
+    assert outcome == Outcome(1, Reason.FORFEIT, "failed to start: raised RuntimeError: cannot forget")
+    assert session.outcome == outcome and second.resets == 0
+
+
+def test_an_agent_that_fails_to_reset_after_an_undo_forfeits() -> None:
+    clock = FakeClock()
+    session = Session(new_game("tictactoe"), (None, ForgetsBadly(clock, 2)), timer=clock)
+    assert session.prepare_agents() is None
+    session.play("b2")
+    session.agent_move()
+    session.undo()
+    assert session.outcome == Outcome(0, Reason.FORFEIT, "raised RuntimeError: cannot forget")
+
+
+def test_an_ended_game_cannot_be_resigned_or_forfeited_again() -> None:
+    session = Session(new_game("tictactoe"))
+    session.play("b2")
+    first = session.forfeit(1, "answered nonsense")
+    for end in (lambda: session.resign(0), lambda: session.forfeit(0, "late"), lambda: session.resign(1)):
+        with pytest.raises(GameOverError, match="the game is over"):
+            end()
+    assert session.outcome == first
 
 
 def test_a_keyboard_interrupt_is_the_users_unless_caught() -> None:
@@ -347,6 +443,21 @@ def test_a_move_taken_back_no_longer_counts_towards_a_repetition() -> None:
         session.undo()
     session.play(move)
     assert not session.is_over and session.outcome is None
+
+
+def test_the_position_a_session_starts_from_counts_towards_a_repetition() -> None:
+    # both sides shift one of their own cubes away and back: the start is met again, twice in all
+    opening = Session(parse_game("quixo:size=4").initial())
+    opening.play("a1d1")
+    opening.play("a4d4")
+    start = opening.state
+    session = Session(start, repetitions=2)
+    for move in ["d1d4", "d3d1", "d4d1"]:
+        session.play(move)
+        assert not session.is_over
+    session.play("d2d4")
+    assert naive_key(session.state) == naive_key(start)
+    assert session.outcome == Outcome(None, Reason.REPETITION, "a position met 2 times")
 
 
 def test_repetitions_are_not_counted_unless_asked() -> None:
@@ -456,8 +567,16 @@ def test_a_record_round_trips_through_json_and_replays(ending: str, seed: int, g
         if turn.decision is None:
             assert said is None
         else:
-            assert said is not None and said["value"] == 0.5
+            assert said is not None and said["value"] == 0.5 and "move" not in said  # the move is in moves
             assert said["info"]["depth"] == 3 and said["info"]["pv"] == [turn.notation]
+
+
+def test_a_move_played_in_no_time_keeps_its_time_through_json() -> None:
+    session = Session(new_game("nim"))
+    session.play(session.state.legal_moves()[0], seconds=0.0)
+    session.play(session.state.legal_moves()[0])
+    again = SessionRecord.from_json(session.record().to_json())
+    assert again.seconds == (0.0, None)  # no time at all is not "not timed"
 
 
 @pytest.mark.parametrize("text", ["", "{}", '{"game": "quixo"}', "[1, 2]", "nonsense"])

@@ -331,7 +331,9 @@ class Session:
 
     def seat(self, colour: int, build: Callable[[], Player]) -> Outcome | None:
         """Build the agent of ``colour`` with ``build()``, prepare it for the game and reset its
-        memory; its forfeit (``failed to start: ...``) if any of that fails, else None."""
+        memory; its forfeit (``failed to start: ...``) if any of that fails, else None.
+        SessionError for a colour that is not 0 or 1 (nothing is built then)."""
+        colour = _check_colour(colour)
         self.report({"setup": colour})
         try:
             agent = build()
