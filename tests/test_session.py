@@ -253,6 +253,20 @@ def test_an_agent_that_fails_forfeits(how: str, detail: str) -> None:
     assert session.moves == ["b2"]
 
 
+def test_a_forfeit_says_what_an_agent_raised_in_one_short_line() -> None:
+    class Noisy(Agent):
+        name = "test-noisy"
+
+        def choose(self, state: Any) -> Any:
+            raise ValueError("a traceback-like story\n\tof many lines " * 500)
+
+    session = Session(new_game("nim"), (Noisy(), None))
+    assert session.agent_move() is None
+    detail = session.outcome.detail  # type: ignore[union-attr]
+    assert detail.startswith("raised ValueError: a traceback-like story of many lines a traceback")
+    assert "\n" not in detail and "\t" not in detail and len(detail) <= 210
+
+
 def test_an_agent_answering_a_bare_move_instead_of_a_decision_forfeits() -> None:
     class Bare:
         spec = "bare"
