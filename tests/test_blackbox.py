@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from boardlab.labs import blackbox as blackbox_lab
 from boardlab.labs.blackbox import (
     INSTANCES,
     LOCI,
@@ -134,10 +136,43 @@ def test_comparison_reports_both_parent_keys_per_instance() -> None:
     assert rows[0].result.history_best == rows[1].result.history_best
 
 
+def test_the_comparison_s_fitness_row_is_the_lab_s_ga_run_from_the_same_seed() -> None:
+    rows = compare_parent_selection(instances=(10,), seed=4, max_calls=3_000, stagnation=3, loci=30)
+    alone = run_strategy(
+        "ga", 10, StopRule(target_fitness=1.0, max_calls=3_000, stagnation=3), seed=4, loci=30
+    )
+    assert alone.stop_reason == "stagnation"
+    assert rows[0].parent_key == "fitness" and rows[0].result.summary() == alone.summary()
+    assert rows[0].result.history_best == alone.history_best
+
+
 def test_plot_is_written(tmp_path: Path) -> None:
     result = run_strategy("umda", 5, StopRule(max_calls=500), seed=0)
     path = plot_histories({"instance 5": {"umda": result}}, tmp_path / "p.png")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("x_axis", ["generation", "calls"])
+def test_every_panel_is_drawn_against_the_chosen_axis(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, x_axis: str
+) -> None:
+    drawn: list[Any] = []
+    monkeypatch.setattr(
+        blackbox_lab, "atomic_savefig", lambda figure, path, **_: drawn.append(figure) or path
+    )
+    results = {
+        name: run_strategy(name, 2, StopRule(max_calls=300), seed=0, loci=40) for name in ("umda", "cga")
+    }
+    panels = {f"panel {i}": results for i in range(3)}
+    plot_histories(panels, tmp_path / "p.png", x_axis=x_axis)  # type: ignore[arg-type]
+    axes = drawn[0].axes
+    shown = [axis for axis in axes if axis.get_visible()]
+    assert len(axes) == 4 and [axis.get_title() for axis in shown] == list(panels)
+    for axis in shown:
+        best = axis.get_lines()[0]  # the first series' best-so-far line
+        expected = results["umda"].history_calls if x_axis == "calls" else range(results["umda"].generations)
+        assert list(best.get_xdata()) == list(expected)
+        assert list(best.get_ydata()) == results["umda"].history_best
 
 
 def test_plotting_leaves_the_caller_s_matplotlib_backend_alone(tmp_path: Path) -> None:
