@@ -273,6 +273,14 @@ def test_run_counts_every_genome_and_truncates_at_the_budget() -> None:
     assert run.calls_to_best == 1
 
 
+def test_a_resumed_run_past_its_budget_has_no_calls_left_and_evaluates_nothing() -> None:
+    seen: list[int] = []
+    run = Run(lambda pop: seen.append(len(pop)) or onemax(pop), StopRule(max_calls=5), calls_offset=8)
+    assert run.remaining_calls == 0 and run.done and run.stop_reason == "max_calls"
+    assert np.isneginf(run.evaluate(np.ones((3, 4), dtype=bool))).all()
+    assert seen == [] and run.calls == 8
+
+
 @pytest.mark.parametrize("name", sorted(STRATEGIES))
 @pytest.mark.parametrize("budget", [1, 37, 501])
 def test_max_calls_is_never_exceeded(name: str, budget: int) -> None:
