@@ -89,7 +89,7 @@ def test_default_move_limits() -> None:
         move_limit("random", float("nan"))
     assert move_limit("no-such-agent") == move_limit("alphabeta:time=x") == MIN_MOVE_TIMEOUT  # refused later
     assert move_limit("random", MAX_MOVE_TIMEOUT) == MAX_MOVE_TIMEOUT  # both ends are accepted
-    for outside in (-0.001, MAX_MOVE_TIMEOUT + 1, True):
+    for outside in (-0.001, MAX_MOVE_TIMEOUT + 1, True, "5", float("inf")):
         with pytest.raises(ArenaError, match="move timeout must be 0 \\(no limit\\) to 86400 seconds"):
             move_limit("random", outside)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import numbers
 import signal
 import time
 from collections.abc import Callable
@@ -66,7 +67,11 @@ def move_limit(spec: str, timeout: float | None = None) -> float | None:
     least :data:`MIN_MOVE_TIMEOUT` seconds.
     """
     if timeout is not None:
-        if isinstance(timeout, bool) or not math.isfinite(timeout) or not 0 <= timeout <= MAX_MOVE_TIMEOUT:
+        if (
+            isinstance(timeout, bool)
+            or not isinstance(timeout, numbers.Real)
+            or not 0 <= timeout <= MAX_MOVE_TIMEOUT  # NaN is not either
+        ):
             accepted = f"0 (no limit) to {MAX_MOVE_TIMEOUT:g} seconds"
             raise TimeLimitError(f"move timeout must be {accepted}, got {shorten(str(timeout))}")
         return None if timeout == 0 else float(timeout)
