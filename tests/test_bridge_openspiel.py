@@ -19,7 +19,9 @@ from boardlab.agents.decision import Limit
 from boardlab.arena import match
 from boardlab.games import DRAW, LOSS, WIN, GameOptionError, exact_play, parse_game
 from boardlab.interop.openspiel import (
+    SpielState,
     from_native_action,
+    has_native,
     native_game,
     native_state,
     register_games,
@@ -99,6 +101,26 @@ def test_registered_games_load_from_openspiel_strings() -> None:
     assert quixo.num_distinct_actions() == 32 and quixo.max_game_length() == 200
     with pytest.raises(GameOptionError, match="size=6 is not accepted"):
         pyspiel.load_game("boardlab_quixo(size=6)")
+
+
+def test_a_registered_game_reads_back_from_the_string_openspiel_writes_of_it() -> None:
+    game = spiel_game("nim:piles=3-4-5,misere=false")
+    assert game.get_parameters()["piles"] == "3;4;5"  # a list as OpenSpiel writes one
+    assert pyspiel.load_game(str(game)).boardlab == parse_game("nim:piles=3-4-5,misere=false")
+
+
+@pytest.mark.parametrize(
+    ("spec", "native"),
+    [("nim", True), ("nim:piles=2-5,misere=false", True), ("nim:k=2", False), ("connect4:width=6", False)],
+)
+def test_only_games_openspiel_has_are_set_up_in_its_own_game(spec: str, native: bool) -> None:
+    position = parse_game(spec).initial()
+    position = position.play_index(position.legal_indices()[0])
+    state = spiel_state_for(position)
+    assert has_native(position.game) is native
+    assert isinstance(state, SpielState) is not native
+    ours = [from_native_action(position.game, a) if native else a for a in state.legal_actions()]
+    assert sorted(ours) == sorted(position.legal_indices())
 
 
 @pytest.mark.parametrize("spec", ["tictactoe", "nim:piles=3-4-5,misere=false", "quixo:size=4,rules=course"])
