@@ -19,6 +19,7 @@ from boardlab.agents.decision import Limit
 from boardlab.arena import match
 from boardlab.games import DRAW, LOSS, WIN, GameOptionError, exact_play, parse_game
 from boardlab.interop.openspiel import (
+    OpenSpielBridgeError,
     SpielState,
     from_native_action,
     has_native,
@@ -151,6 +152,23 @@ def test_a_state_made_from_a_position_counts_moves_from_its_ply() -> None:
     assert spiel_game("quixo:size=4").new_initial_state().move_number() == 0
     native = spiel_state_for(parse_game("tictactoe").initial().play("b2").play("a1"))
     assert native.move_number() == 2 and sorted(native.history()) == [0, 4]
+
+
+@pytest.mark.parametrize(
+    ("spec", "moves"),
+    [("tictactoe", ["c3", "a1", "b3", "b1", "a3"]), ("connect4", ["1", "2", "1", "2", "1", "2", "1"])],
+)
+def test_a_finished_position_is_an_ended_state_or_one_clear_refusal(spec: str, moves: list[str]) -> None:
+    position = parse_game(spec).initial()
+    for move in moves:
+        position = position.play(position.parse_move(move))
+    assert position.outcome is not None and position.outcome.winner == 0
+    state = spiel_state_for(position)  # auto: OpenSpiel's Python game takes any position
+    assert state.is_terminal() and state.returns() == [1.0, -1.0]
+    with pytest.raises(
+        OpenSpielBridgeError, match=r"the game is over in .*: OpenSpiel's own game is set up only"
+    ):
+        spiel_state_for(position, engine="native")
 
 
 def test_openspiels_alpha_beta_on_boardlabs_tictactoe_agrees_with_boardlabs_solver() -> None:

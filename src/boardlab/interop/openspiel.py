@@ -316,8 +316,14 @@ def from_native_action(game: Game, action: int) -> int:
 def native_state(position: State) -> Any:
     """OpenSpiel's C++ state of a position of a game it has, reached by replaying moves: the
     stones of a board, or each pile's objects taken in one move. In Nim only the piles
-    matter, so OpenSpiel's player to move may differ from boardlab's colour there."""
+    matter, so OpenSpiel's player to move may differ from boardlab's colour there.
+    OpenSpielBridgeError for a finished position (replayed moves could end the game early)."""
     game = position.game
+    if position.is_over:
+        raise OpenSpielBridgeError(
+            f"the game is over in {position.to_text()}: OpenSpiel's own game is set up only from a "
+            "position still in play (its Python game, engine=python, takes any)"
+        )
     view = game.json_view(position)
     if game.name == "tictactoe":
         moves = _tictactoe_moves(view["cells"])
@@ -383,7 +389,8 @@ def _connect4_moves(rows: list[list[int]]) -> list[int]:
 
 def spiel_state_for(position: State, engine: str = "auto") -> Any:
     """The OpenSpiel state of a boardlab position: OpenSpiel's C++ game (``engine="native"``,
-    or ``"auto"`` where OpenSpiel has the game), else the registered Python game.
+    or ``"auto"`` where OpenSpiel has the game and the position is still in play), else the
+    registered Python game.
 
     A boardlab position does not carry the moves that reached it. On the Python game the state
     starts at the position: ``move_number()`` is the position's ply and ``history()`` holds only
@@ -392,7 +399,7 @@ def spiel_state_for(position: State, engine: str = "auto") -> Any:
     game's, and in Nim, where each pile's objects are taken in one move, ``move_number()`` counts
     those moves rather than the position's ply.
     """
-    if engine == "native" or (engine == "auto" and has_native(position.game)):
+    if engine == "native" or (engine == "auto" and has_native(position.game) and not position.is_over):
         return native_state(position)
     return spiel_game(position.game).state_of(position)
 
