@@ -118,6 +118,14 @@ def test_linkage_strategy_solves_every_lab_instance(a: int) -> None:
     assert problem(result.best_genome) == 1.0
 
 
+@pytest.mark.parametrize("name", sorted(STRATEGIES))
+def test_run_strategy_starts_from_the_warm_start_genome(name: str) -> None:
+    result = run_strategy(
+        name, 5, StopRule(max_generations=1), seed=0, loci=50, initial=np.ones(50, dtype=bool)
+    )
+    assert result.best_fitness == 1.0  # the all-ones genome, given, was evaluated
+
+
 def test_run_strategy_rejects_unknown_names() -> None:
     with pytest.raises(KeyError, match="accepted"):
         run_strategy("nope", 1, StopRule(max_calls=10), seed=0)

@@ -273,6 +273,20 @@ def test_run_counts_every_genome_and_truncates_at_the_budget() -> None:
     assert run.calls_to_best == 1
 
 
+def test_a_run_records_when_its_best_and_its_target_were_first_reached() -> None:
+    run = Run(onemax, StopRule(target_fitness=0.5, max_calls=100))
+    run.evaluate(np.array([[0, 0], [0, 0]], dtype=bool))  # calls 1 and 2
+    run.end_generation()
+    run.evaluate(
+        np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=bool)
+    )  # the target at call 4, the best at 5
+    run.end_generation()
+    run.evaluate(np.array([[1, 0], [1, 1]], dtype=bool))  # later hits and ties change neither
+    result = run.result()
+    assert (result.calls_to_target, result.calls_to_best, result.best_generation) == (4, 5, 1)
+    assert result.history_best == [0.0, 1.0] and result.calls == 8
+
+
 def test_a_resumed_run_past_its_budget_has_no_calls_left_and_evaluates_nothing() -> None:
     seen: list[int] = []
     run = Run(lambda pop: seen.append(len(pop)) or onemax(pop), StopRule(max_calls=5), calls_offset=8)
