@@ -142,6 +142,13 @@ def test_a_pickled_game_loads_where_no_game_was_registered_yet() -> None:
     assert result.stdout.decode().strip() == "[0, 2, 3]"  # Nim 1-2: take 1 of the first, 1 or 2 of the second
 
 
+def test_a_state_is_made_only_from_a_position_of_its_own_game() -> None:
+    with pytest.raises(OpenSpielBridgeError, match="a connect4 position is not a tictactoe one"):
+        spiel_game("tictactoe").state_of(parse_game("connect4").initial())
+    with pytest.raises(OpenSpielBridgeError, match="is not a nim:piles=1-2 one"):
+        spiel_game("nim:piles=1-2").state_of(parse_game("nim").initial())
+
+
 def test_a_state_made_from_a_position_counts_moves_from_its_ply() -> None:
     position = parse_game("quixo:size=4").initial().play_index(0).play_index(0)
     state = spiel_state_for(position)
