@@ -152,6 +152,11 @@ def test_the_comparison_s_fitness_row_is_the_lab_s_ga_run_from_the_same_seed() -
     assert alone.stop_reason == "stagnation"
     assert rows[0].parent_key == "fitness" and rows[0].result.summary() == alone.summary()
     assert rows[0].result.history_best == alone.history_best
+    by_ones = run_strategy(
+        "ga-ones", 10, StopRule(target_fitness=1.0, max_calls=3_000, stagnation=3), seed=4, loci=30
+    )
+    assert rows[1].parent_key == "ones" and rows[1].result.summary() == by_ones.summary()
+    assert by_ones.history_mean != alone.history_mean  # the two keys do pick other parents here
 
 
 def test_plot_is_written(tmp_path: Path) -> None:
