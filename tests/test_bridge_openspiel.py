@@ -30,6 +30,7 @@ from boardlab.interop.openspiel import (
     spiel_state_for,
     to_native_action,
 )
+from boardlab.interop.views import planes_for
 
 RANDOM_GAMES = 1000
 
@@ -140,6 +141,16 @@ def test_a_pickled_game_loads_where_no_game_was_registered_yet() -> None:
     result = subprocess.run([sys.executable, "-c", script], input=data, capture_output=True, timeout=120)
     assert result.returncode == 0, result.stderr.decode()
     assert result.stdout.decode().strip() == "[0, 2, 3]"  # Nim 1-2: take 1 of the first, 1 or 2 of the second
+
+
+@pytest.mark.parametrize("spec", ["quixo:size=4", "connect4:width=5,height=4"])
+def test_each_player_observes_the_planes_from_its_own_view(spec: str) -> None:
+    position = parse_game(spec).initial().play_index(0)
+    state = spiel_state_for(position)
+    views = [np.array(state.observation_tensor(player)) for player in (0, 1)]
+    for player, seen in enumerate(views):
+        assert np.array_equal(seen, planes_for(position, player).ravel())
+    assert not np.array_equal(views[0], views[1])
 
 
 def test_a_state_is_made_only_from_a_position_of_its_own_game() -> None:
