@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -46,6 +47,28 @@ def test_another_games_position_is_not_covered_and_every_answer_says_why(game: s
             answer(state)
     with pytest.raises(UncoveredPosition):
         exact.check_covered(state)
+
+
+def test_another_games_finished_position_is_not_valued() -> None:
+    """A finished game has a value of its own, but another game's exact play still refuses it."""
+    state = new_game("tictactoe")
+    for cell in (0, 3, 1, 4, 2):  # X completes the top row
+        state = state.play_index(cell)
+    assert state.is_over
+    for game in ("connect4", "nim", "nim:piles=200-300-400"):  # the last: the nim-sum rule
+        exact = exact_play(game)
+        for answer in (exact.position_value, exact.move_values, exact.best_actions):
+            with pytest.raises(UncoveredPosition, match="a tictactoe position is outside"):
+                answer(state)
+
+
+@pytest.mark.parametrize("thing", [SimpleNamespace(game="tictactoe"), "X..O.....", None])
+def test_what_is_not_a_position_is_not_covered(thing: object) -> None:
+    exact = exact_play("tictactoe")
+    assert not exact.covers(thing)
+    assert "answers its positions, not a" in str(exact.uncovered(thing))
+    with pytest.raises(UncoveredPosition):
+        exact.position_value(thing)
 
 
 def test_a_variant_with_the_same_rules_is_covered() -> None:
@@ -164,4 +187,8 @@ def test_the_small_solver_and_the_exact_play_pick_the_same_best_moves() -> None:
                 break
             state = state.play_index(rng.choice(state.legal_indices()))
         assert judge.best_actions(state) == solution.best_actions(state)
-        assert judge.position_value(state).value == solution.value(state)
+        # the value and the plies to the end, the same as the best of its moves
+        value = judge.position_value(state)
+        assert value == Value(solution.value(state), solution.depth(state))
+        if not state.is_over:
+            assert value == value_of_moves(judge.move_values(state))

@@ -8,7 +8,7 @@ from functools import cache
 import numpy as np
 import pytest
 
-from boardlab.games.base import DRAW, LOSS, ONGOING, WIN, Kernel, PositionParseError
+from boardlab.games.base import DRAW, LOSS, ONGOING, WIN, Game, Kernel, PositionParseError
 from boardlab.games.nim import Nim
 from boardlab.games.small_solver import Solution, SolverError, solve
 from boardlab.games.tictactoe import TicTacToe
@@ -174,6 +174,14 @@ def test_refuses_too_many_positions() -> None:
         solve(TTT.initial(), limit=1000)
     with pytest.raises(SolverError):
         solve(Nim(piles=(20, 20, 20)).initial(), limit=1000)
+
+
+@pytest.mark.parametrize(("game", "positions"), [(TTT, 5478), (Nim(piles=(2, 3, 4)), 60)])
+def test_the_limit_is_the_most_positions_a_solve_may_hold(game: Game, positions: int) -> None:
+    """A game of exactly ``limit`` positions is solved; one more than the limit is refused."""
+    assert len(solve(game.initial(), limit=positions)) == positions
+    with pytest.raises(SolverError, match=f"more than {positions - 1:,} positions"):
+        solve(game.initial(), limit=positions - 1)
 
 
 def cyclic_kernel() -> Kernel:
