@@ -7,6 +7,7 @@ import random
 from functools import cache
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pytest
@@ -23,6 +24,8 @@ from boardlab.games.base import LOSS, ONGOING
 from boardlab.games.connect4 import ConnectFour
 from boardlab.games.connect4 import solver as c4
 from boardlab.games.connect4.solver import Book, Solver, SolverError
+from boardlab.games.exact import Value
+from boardlab.games.tictactoe import TicTacToe
 from boardlab.ui.connect4_cli import register
 
 DATA = c4.benchmark_sets_folder()
@@ -104,9 +107,18 @@ def test_solver_matches_brute_force_on_other_boards(width: int, height: int, sta
     solver = Solver(width, height, tt_log2=16)
     memo: dict[tuple[int, int], int] = {}
     rng = random.Random(width * 100 + height)
+    lines = 0
     for _ in range(25):
         state = random_state(game, rng, start + rng.randrange(0, 8))
         expected = brute_force(game, state.a, state.b, memo)
+        if lines < 5 and expected != 0:  # a perfect line keeps the score to the end of the game
+            lines += 1
+            words, score = (state.a, state.b), expected
+            for col in solver.principal_variation(state):
+                words = solver.play(words, col)
+                score = -score
+                assert brute_force(game, *words, memo) == score, state.to_text()
+            assert solver.final_score(words) == score
         solver.reset()
         assert solver.solve(state) == expected, state.to_text()
         assert solver.solve(state, weak=True) == np.sign(expected)
@@ -117,6 +129,7 @@ def test_solver_matches_brute_force_on_other_boards(width: int, height: int, sta
                 for c, s in enumerate(scores)
             ]
             assert scores == children
+            assert solver.analyze(state, weak=True) == [None if s is None else np.sign(s) for s in children]
 
 
 def test_solver_refuses_what_it_cannot_solve() -> None:
@@ -126,8 +139,15 @@ def test_solver_refuses_what_it_cannot_solve() -> None:
         Solver.for_game(ConnectFour(width=4, height=4, connect=3))
     with pytest.raises(SolverError, match="at most 64"):
         Solver(9, 7)
+    for width, height in ((5, 12), (13, 4), (0, 6), (7, 0)):  # 65 bits, 65 bits, no cells
+        with pytest.raises(SolverError, match="at most 64"):
+            Solver(width, height, tt_log2=10, book=False)
     with pytest.raises(SolverError, match="5x4 position"):
         Solver(7, 6, tt_log2=12, book=False).solve(ConnectFour(width=5, height=4).initial())
+    with pytest.raises(SolverError, match="7x5 position"):  # the same width: other bit positions
+        Solver(7, 6, tt_log2=12, book=False).playable(ConnectFour(width=7, height=5).initial())
+    with pytest.raises(SolverError, match="cannot solve 'tictactoe'"):
+        Solver.for_game(TicTacToe())
 
 
 # --- the answers around the score ----------------------------------------------------------
@@ -158,7 +178,13 @@ def test_finished_games_and_weak_scores(game: ConnectFour, solver: Solver) -> No
     assert solver.solve(won) == -18 and solver.solve(won, weak=True) == -1
     assert solver.analyze(won) == [None] * 7 and solver.playable(won) == []
     assert solver.final_score(won) == -18 and solver.final_score(game.initial()) is None
+    full = game.parse_position("444444")  # column 4 is full
+    for state, col in ((full, 3), (won, 0), (game.initial(), 7), (game.initial(), -1)):
+        with pytest.raises(SolverError, match=f"column {col + 1} cannot be played"):
+            solver.move_scores_at_least(state, col, 0, node_limit=10_000)
     assert c4.score_text(18, 6) == "win with its 4th stone (1 more)"
+    assert c4.score_text(18, 7) == "win with its 4th stone (1 more)"  # O to move has 3 stones
+    assert c4.column_order(7) == [3, 2, 4, 1, 5, 0, 6] and c4.column_order(6) == [2, 3, 1, 4, 0, 5]
     assert c4.score_text(-1, 11) == "loss to the opponent's 21st stone"
     assert c4.score_text(0, 3) == "draw"
 
@@ -173,6 +199,23 @@ def test_node_limit_gives_up_and_resumes(game: ConnectFour) -> None:
         if score is not None:
             break
     assert score == 0 and solver.nodes < 10_000_000
+
+
+def test_a_search_past_the_quick_nodes_goes_on_to_its_end(
+    game: ConnectFour, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search longer than QUICK_NODES moves to a stoppable helper thread and still answers."""
+    solver = Solver(7, 6, tt_log2=16, book=False)
+    state = game.parse_position("2531276566711153")  # Middle-Medium: about 100,000 nodes
+    solver.reset()
+    score = solver.solve(state)
+    best = solver.best_moves(state, score)
+    monkeypatch.setattr(c4, "QUICK_NODES", 500)
+    solver.reset()
+    assert solver.solve(state) == score and solver.nodes > 500
+    solver.reset()
+    assert solver.move_scores_at_least(state, best[0], score) is True and solver.nodes > 500
+    assert solver.move_scores_at_least(state, best[0], score + 1) is False
 
 
 def test_reset_is_cold_and_the_epoch_wraps(game: ConnectFour) -> None:
@@ -200,6 +243,7 @@ def test_the_default_book_lives_in_the_tables_folder_not_in_the_package(
     try:
         book = c4.default_book()
         assert book is not None and (book.width, book.height, len(book)) == (7, 6, 1)
+        assert Solver(7, 6, tt_log2=10).book is book and Solver(5, 4, tt_log2=10).book is None
     finally:
         c4.default_book.cache_clear()
     monkeypatch.delenv("BOARDLAB_TABLES")
@@ -225,8 +269,9 @@ def test_book_on_a_small_board(tmp_path: Path) -> None:
             with_book.reset()
             without.reset()
             assert with_book.solve(words) == without.solve(words)
-    with pytest.raises(SolverError, match="5x4 book"):
-        Solver(7, 6, book=loaded)
+    for width, height in ((7, 6), (5, 3), (6, 4)):  # a book serves its own board only
+        with pytest.raises(SolverError, match="a 5x4 book cannot serve"):
+            Solver(width, height, tt_log2=10, book=loaded)
     np.savez(tmp_path / "other.npz", keys=np.arange(3))
     with pytest.raises(InputFileError, match="has no array 'size'"):
         Book.load(tmp_path / "other.npz")
@@ -234,6 +279,47 @@ def test_book_on_a_small_board(tmp_path: Path) -> None:
     np.savez(tmp_path / "unsorted.npz", **unsorted)
     with pytest.raises(InputFileError, match="sorted"):
         Book.load(tmp_path / "unsorted.npz")
+    for size in ([9, 7, 4], [5, 4, 21]):  # more than 64 bits; more stones than cells
+        np.savez(tmp_path / "odd.npz", size=np.array(size), keys=np.array([1]), scores=np.zeros(1, np.int8))
+        with pytest.raises(InputFileError, match="is not a book's"):
+            Book.load(tmp_path / "odd.npz")
+    duplicate = {"size": np.array([5, 4, 3]), "keys": np.array([1, 1]), "scores": np.zeros(2, np.int8)}
+    np.savez(tmp_path / "duplicate.npz", **duplicate)
+    with pytest.raises(InputFileError, match="sorted and distinct"):
+        Book.load(tmp_path / "duplicate.npz")
+    np.savez(tmp_path / "odd.npz", size=np.array([-2, -2, 0]), keys=np.array([1]), scores=np.int8([0]))
+    with pytest.raises(InputFileError, match="size"):
+        Book.load(tmp_path / "odd.npz")
+    for score in (12, -12):  # 5 x 4: no score is larger than 20 // 2 + 1
+        np.savez(tmp_path / "odd.npz", size=np.array([5, 4, 3]), keys=np.array([1]), scores=np.int8([score]))
+        with pytest.raises(InputFileError, match="scores"):
+            Book.load(tmp_path / "odd.npz")
+
+
+def test_a_deeper_book_on_4x4_agrees_with_the_solver(tmp_path: Path) -> None:
+    """8 stones on 4 x 4: wins come from the 7th stone on, so some positions the book derives
+    have finished children; each ongoing position is there once per mirror pair."""
+    path = tmp_path / "book.npz"
+    book = c4.build_book(4, 4, 8, path)
+    assert [p.name for p in tmp_path.iterdir()] == ["book.npz"]  # the partial file is gone
+    with_book = Solver(4, 4, tt_log2=12, book=book)
+    without = Solver(4, 4, tt_log2=12, book=False)
+    game = ConnectFour(width=4, height=4)
+    # a naive reference: a position as its columns' stacks of stones, one of each mirror pair
+    Stacks = tuple[tuple[int, ...], ...]
+    level: dict[Stacks, tuple[Stacks, Any]] = {((),) * 4: (((),) * 4, game.initial())}
+    for stones in range(9):
+        ongoing = [state for _, state in level.values() if not state.is_over]
+        positions = c4.positions_at(4, 4, stones)
+        assert len(positions) == len(ongoing)
+        for words in positions:
+            assert with_book.solve(words) == without.solve(words)
+        following: dict[Stacks, tuple[Stacks, Any]] = {}
+        for stacks, state in level.values():
+            for col in [] if state.is_over else state.legal_indices():
+                child = tuple((*s, state.to_move) if c == col else s for c, s in enumerate(stacks))
+                following.setdefault(min(child, child[::-1]), (child, state.play_index(col)))
+        level = following
 
 
 # --- the perfect agent and the oracle --------------------------------------------------------
@@ -312,6 +398,10 @@ def cli_app() -> typer.Typer:
     return app
 
 
+def game_of_moves(moves: str) -> Any:
+    return ConnectFour().play_moves(moves)
+
+
 def run(*args: str) -> tuple[int, str]:
     result = CliRunner().invoke(cli_app(), list(args))
     return result.exit_code, result.output
@@ -324,9 +414,19 @@ def test_cli_solve_and_analyze() -> None:
     assert "score       -1" in out and "best moves  6" in out and "perfect play 6" in out
     code, out = run("solve", "connect4", moves, "--weak")
     assert code == 0 and "loss for O" in out
+    assert "best moves  6, 7  (keep the loss)" in out  # a lost position: every move keeps the loss
     code, out = run("analyze", "--game", "connect4", moves)
     assert code == 0, out
     assert "full" in out and "best" in out and "-2" in out
+    best = [line.split("│")[1].strip() for line in out.splitlines() if "best" in line and "│" in line]
+    assert best == ["6"]  # column 6 scores -1, column 7 -2
+    # the board form, with or without the row separators, is the same position
+    board = game_of_moves(moves).to_text()
+    for text in (board, board.replace("/", "")):
+        code, out = run("solve", "connect4", text)
+        assert code == 0 and "score       -1" in out and "best moves  6" in out, out
+    code, out = run("analyze", "--game", "connect4", "1212121")
+    assert code == 0 and "game over: X wins" in out, out
     code, out = run("solve", "connect4", "1212121")
     assert code == 0 and "game over" in out and "-18" in out
 
@@ -365,6 +465,10 @@ def test_a_finished_game_has_no_best_moves_rather_than_running_out_of_time() -> 
     state = game.parse_position("1212121")  # X's four in column 1
     assert state.is_over
     assert exact_play(game).best_actions(state, seconds=0.5) == []
+    assert exact_play(game).position_value(state) == Value(LOSS, 0, -5)  # over: 0 plies to go
+    # best moves come centre first, as the solver tries them
+    best = exact_play(game).best_actions(game.initial(), seconds=5)
+    assert len(best) > 1 and best == sorted(best, key=c4.column_order(4).index)
 
 
 @pytest.mark.parametrize("book", [True, "book.npz"])
