@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
 import os
 import random
+import struct
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,7 +17,8 @@ import typer
 from typer.testing import CliRunner
 
 from boardlab.games.quixo import table as qt
-from boardlab.games.quixo.exact import best_moves, move_values, perfect_move, state_sides
+from boardlab.games.quixo.exact import best_moves, covers, move_values, perfect_move, state_sides
+from boardlab.games.quixo.exact import position_value as quixo_value
 from boardlab.games.quixo.index import class_size, index_of, position_of
 from boardlab.games.quixo.solver import (
     DRAW,
@@ -79,6 +83,12 @@ def test_3x3_matches_the_naive_solver_everywhere(tables3, naive3) -> None:
     assert len(naive3) == 3**9
     mismatches = [cells for cells, expected in naive3.items() if tables3.value(*masks(cells)) != expected]
     assert mismatches == []
+
+
+@pytest.mark.parametrize(("me", "opp"), [(1, 1), (3, 6), (1 << 9, 0), (0, 1 << 9), (-1, 0), (0, -2)])
+def test_a_look_up_refuses_masks_that_are_no_position(tables3, me: int, opp: int) -> None:
+    with pytest.raises(ValueError, match="overlap or fall outside the board"):
+        tables3.value(me, opp)
 
 
 def test_naive_solver_counts(naive3) -> None:
@@ -153,6 +163,10 @@ def test_course_tables_are_kept_apart_from_official_ones(disk3: Path, tmp_path: 
         qt.read_table(tmp_path, 3, 4, 4)
     with pytest.raises(TablebaseFormatError, match="solved under the official rules, expected the course"):
         qt.read_table(disk3, 3, 4, 4, rulebook="course")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    with pytest.raises(ValueError, match="solved under the course rules, not the official rules"):
+        solve(3, tmp_path)  # it would overwrite them: the file names do not say the rulebook
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
 
 
 def test_class_pairs_order() -> None:
@@ -170,6 +184,14 @@ def test_index_round_trip_on_every_3x3_class() -> None:
                 me, opp = position_of(np.int64(i), a, b, rk)
                 assert me & opp == 0 and int(me).bit_count() == a and int(opp).bit_count() == b
                 assert index_of(me, opp, a, b, rk) == i
+
+
+def test_class_sizes_and_what_is_no_class() -> None:
+    sizes = {(9, 0, 0): 1, (9, 4, 4): 630, (9, 0, 9): 1, (16, 8, 8): 12_870}
+    assert {key: class_size(*key) for key in sizes} == sizes
+    for a, b in ((-1, 3), (3, -1), (5, 5), (0, 10)):
+        with pytest.raises(ValueError, match="no class"):
+            class_size(9, a, b)
 
 
 def test_solve_pair_needs_the_fuller_classes() -> None:
@@ -245,6 +267,79 @@ def test_wrong_size_or_class_is_refused(disk3: Path, tmp_path: Path) -> None:
     assert issubclass(TablebaseFormatError, ValueError)
 
 
+HEADER_FIELDS = ("magic", "version", "size", "a", "b", "width", "flags", "count", "wins", "losses", "draws")
+
+
+def _edit_header(path: Path, field: str, change: Callable[[int], int]) -> None:
+    """Change one header field of a table file, with a header checksum that matches again."""
+    data = bytearray(path.read_bytes())
+    fields = list(struct.unpack_from("<8sHBBBBHQQQQII", data))
+    where = HEADER_FIELDS.index(field)
+    fields[where] = change(fields[where])
+    head = struct.pack("<8sHBBBBHQQQQI", *fields[:-1])
+    data[: len(head) + 4] = head + struct.pack("<I", zlib.crc32(head))
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize(
+    ("field", "change", "message"),
+    [
+        ("version", lambda v: 0, "format version 0"),
+        ("version", lambda v: v + 1, "format version 2"),
+        ("wins", lambda w: w + 1, "declares"),  # the counts no longer add up to the class size
+        ("width", lambda w: 3, "declares"),
+        ("flags", lambda f: 7, r"unknown \(flags 7\)"),
+        ("size", lambda n: 4, "of a 4x4 board"),
+        ("b", lambda b: 5, r"class \(4, 5\)"),
+    ],
+)
+def test_a_table_whose_header_says_something_else_is_refused(
+    disk3: Path, tmp_path: Path, field: str, change: Callable[[int], int], message: str
+) -> None:
+    path = _copy_class(disk3, tmp_path, 4, 4)
+    _edit_header(path, field, change)
+    with pytest.raises(TablebaseFormatError, match=message):
+        qt.read_table(tmp_path, 3, 4, 4)
+
+
+def test_table_files_follow_the_documented_layout(disk3: Path, tables3) -> None:
+    """Read the files as the format's notes describe them, independently of the reader."""
+    rk = rules(3).rk
+    for a, b in [(4, 4), (0, 9), (3, 5), (1, 1)]:
+        data = qt.table_path(disk3, 3, a, b).read_bytes()
+        count = class_size(9, a, b)
+        magic, version, size, ca, cb, width, flags, declared, wins, losses, draws, crc, _ = (
+            struct.unpack_from("<8sHBBBBHQQQQII", data)
+        )
+        assert (magic, version, size, ca, cb, flags, declared) == (b"BLQXTB\r\n", 1, 3, a, b, 0, count)
+        values_len = math.ceil(math.ceil(count / 4) / 8) * 8  # 2 bits a position, padded to 8 bytes
+        assert len(data) == 64 + values_len + count * width and crc == zlib.crc32(data[64:])
+        depths = np.frombuffer(data[64 + values_len :], dtype=np.uint8 if width == 1 else "<u2")
+        tally = {WIN: 0, LOSS: 0, DRAW: 0}
+        for i in range(count):
+            code = data[64 + i // 4] >> (2 * (i % 4)) & 3
+            me, opp = position_of(np.int64(i), a, b, rk)
+            assert (CODE_VALUE[code], int(depths[i])) == tables3.value(int(me), int(opp))
+            tally[CODE_VALUE[code]] += 1
+        assert (wins, losses, draws) == (tally[WIN], tally[LOSS], tally[DRAW])
+
+
+def test_depths_past_255_take_two_bytes_and_read_back(tmp_path: Path) -> None:
+    count = class_size(9, 1, 1)
+    codes = np.array([qt.WIN_CODE, qt.LOSS_CODE, qt.DRAW_CODE] * (count // 3), dtype=np.uint8)
+    depths = np.arange(count, dtype=np.int64) * 7  # up to 497 plies
+    written = qt.write_table(tmp_path, 3, 1, 1, codes, depths)
+    read = qt.read_table(tmp_path, 3, 1, 1)
+    for table in (written, read):
+        assert table.depths.tolist() == depths.tolist()
+        assert qt.unpack_values(table.values, count).tolist() == codes.tolist()
+        assert (table.wins, table.losses, table.draws) == (count // 3,) * 3
+    with pytest.raises(ValueError, match="does not fit"):
+        qt.write_table(tmp_path, 3, 1, 1, codes, depths + 65_536)
+    with pytest.raises(ValueError, match="72 positions"):
+        qt.write_table(tmp_path, 3, 1, 1, codes, depths[:-1])
+
+
 def test_solve_resumes_and_rebuilds_damaged_tables(disk3: Path, tmp_path: Path) -> None:
     for path in disk3.iterdir():
         (tmp_path / path.name).write_bytes(path.read_bytes())
@@ -314,6 +409,21 @@ def test_best_moves_and_move_values(tables3) -> None:
     best = best_moves(state, tables3)
     assert best and all(m.value == WIN and m.depth == 1 for m in best)
     assert tables3.value(*state_sides(state)[1:]) == (WIN, 1)
+    over = state.play_index(best[0].action)
+    assert over.is_over and move_values(over, tables3) == [] and best_moves(over, tables3) == []
+    with pytest.raises(ValueError, match="the game is over"):
+        perfect_move(over, random.Random(1), tables3)
+
+
+def test_tables_of_another_size_or_rulebook_cannot_judge(tables3) -> None:
+    course = solve_in_memory(3, rulebook="course")
+    three = parse_quixo_position("X.O.O.X.. O 4")
+    four = parse_quixo_position("." * 16)
+    for state, tables, why in ((three, course, "course rules cannot judge"), (four, tables3, "3x3 Quixo")):
+        for answer in (move_values, best_moves, quixo_value, covers):
+            with pytest.raises(ValueError, match=why):
+                answer(state, tables)
+    assert quixo_value(three, tables3) == tables3.value(*state_sides(three)[1:])
 
 
 # --- command line ------------------------------------------------------------------------------
@@ -408,6 +518,10 @@ def test_cli_solve_refuses_a_folder_of_the_other_rulebook(
         (["solve", "quixo", "--size", "5"], "--blanks"),
         (["solve", "quixo", "--size", "5", "--blanks", "3"], "--blanks"),
         (["solve", "quixo", "--size", "6"], "--size"),
+        (["solve", "quixo", "--size", "3", "--blanks", "-1"], "--blanks must be in 0..9"),
+        (["solve", "quixo", "--size", "3", "--blanks", "10"], "--blanks must be in 0..9"),
+        (["solve", "quixo", "44", "--size", "3", "--dir", "{tmp}"], "takes no position"),
+        (["solve", "connect4", "1212121", "--blanks", "1"], "are for Quixo"),
     ],
 )
 def test_cli_bad_input_is_one_line_and_exit_2(
@@ -464,18 +578,25 @@ def test_perfect_agent_plays_only_what_partial_tables_cover(
     assert decision.value == exact_play(game).position_value(covered).value
     with pytest.raises(UncoveredPosition, match="do not cover boards with 5 blank cubes"):
         agent.choose(parse_quixo_position("X.O.O.X.. O 4"))
+    assert exact_play(game).title == "the Quixo 3x3 tables (endgames)"
 
 
 def test_4x4_perfect_agent_never_lets_a_won_position_go(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from boardlab.agents.base import make_agent
+    from boardlab.games import exact_play
     from boardlab.games.quixo import exact as quixo_perfect
 
     tables = QuixoTables(4, tmp_path)
     solve(4, tmp_path, min_cubes=14)  # the 4x4 endgames: boards with at most two blanks
     monkeypatch.setattr(quixo_perfect, "_TABLES", {(4, "", "official"): tables})
     game = parse_quixo_position("." * 16).game
+    # judged games start from covered endgames (one blank or none), not from the empty board
+    exact = exact_play(game)
+    assert exact.title == "the Quixo 4x4 tables (endgames)"
+    start = exact.start(random.Random(4))
+    assert exact.covers(start) and not start.is_over and exact.pieces(start) >= 15
     perfect = make_agent("perfect", seed=1, game=game)
     rng = random.Random(9)
     won_games = 0
