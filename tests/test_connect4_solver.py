@@ -460,6 +460,15 @@ def test_a_win_scores_half_the_cells_plus_one_minus_the_winners_stones_on_any_bo
     assert [m.score for m in exact.move_values(state)] == [5, 0, -5, -5]
 
 
+def test_the_move_that_fills_the_board_keeps_the_draw() -> None:
+    game = ConnectFour(width=4, height=4)
+    state = game.play_moves("432131114423423")  # one cell left, in column 2, and no line
+    solver = Solver(4, 4, tt_log2=10, book=False)
+    assert solver.solve(state) == 0 and solver.analyze(state) == [None, 0, None, None]
+    assert solver.best_moves(state) == [1] and solver.principal_variation(state) == [1]
+    assert exact_play(game).best_actions(state) == [1]
+
+
 def test_a_finished_game_has_no_best_moves_rather_than_running_out_of_time() -> None:
     game = ConnectFour(width=4, height=4)
     state = game.parse_position("1212121")  # X's four in column 1
