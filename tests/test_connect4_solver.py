@@ -322,6 +322,43 @@ def test_a_deeper_book_on_4x4_agrees_with_the_solver(tmp_path: Path) -> None:
         level = following
 
 
+class _Ticking:
+    """A clock a minute further at each look: the book build saves its partial file after
+    every position it solves."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        self.now += 60.0
+        return self.now
+
+
+def test_a_killed_book_build_resumes_where_it_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    whole = c4.build_book(4, 4, 4, tmp_path / "whole.npz")
+    path = tmp_path / "book.npz"
+    monkeypatch.setattr(c4, "time", _Ticking())
+
+    def killed_after_ten(done: int, total: int) -> None:
+        if done == 10:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        c4.build_book(4, 4, 4, path, progress=killed_after_ten)
+    partial = tmp_path / "book.npz.partial.npz"
+    assert len(np.load(partial)["keys"]) == 10 and not path.exists()
+    resumed = c4.build_book(4, 4, 4, path)
+    assert np.array_equal(resumed.keys, whole.keys) and np.array_equal(resumed.scores, whole.scores)
+    assert not partial.exists()
+    # a partial file of another build at the same path is refused, not merged
+    with pytest.raises(KeyboardInterrupt):
+        c4.build_book(5, 4, 3, path, progress=killed_after_ten)
+    with pytest.raises(InputFileError, match=r"holds a build of another book \(\[5, 4, 3\]"):
+        c4.build_book(4, 4, 4, path)
+
+
 # --- the perfect agent and the oracle --------------------------------------------------------
 
 

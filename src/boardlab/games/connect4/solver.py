@@ -934,9 +934,7 @@ def build_book(
     prm = solver.prm
     known: dict[int, int] = {}
     if partial.exists():
-        data = load_npz(partial, "partial Connect Four book", MAX_BOOK_BYTES, ("keys", "scores"))
-        keys, scores = _checked_book_entries(partial, data, width * height)
-        known = dict(zip(keys.tolist(), scores.tolist(), strict=True))
+        known = _read_partial(partial, width, height, stones)
     targets = positions_at(width, height, stones)
     last_save = time.monotonic()
     for i, words in enumerate(targets):
@@ -946,7 +944,7 @@ def build_book(
             assert score is not None
             known[key] = score
             if time.monotonic() - last_save > 30 or i + 1 == len(targets):
-                _save_partial(partial, known)
+                _save_partial(partial, known, (width, height, stones))
                 last_save = time.monotonic()
         if progress is not None:
             progress(i + 1, len(targets))
@@ -963,10 +961,27 @@ def build_book(
     return book
 
 
-def _save_partial(path: Path, known: dict[int, int]) -> None:
-    keys = np.array(list(known), dtype=np.int64)
-    scores = np.array(list(known.values()), dtype=np.int8)
-    atomic_write(path, lambda handle: np.savez(handle, keys=keys, scores=scores))
+def _save_partial(path: Path, known: dict[int, int], build: tuple[int, int, int]) -> None:
+    """The positions solved so far, keys sorted as a book's, with the build's ``(width,
+    height, stones)``."""
+    keys = np.array(sorted(known), dtype=np.int64)
+    scores = np.array([known[k] for k in keys.tolist()], dtype=np.int8)
+    build_array = np.array(build, dtype=np.int64)
+    atomic_write(path, lambda handle: np.savez(handle, keys=keys, scores=scores, build=build_array))
+
+
+def _read_partial(path: Path, width: int, height: int, stones: int) -> dict[int, int]:
+    """The positions a killed build of the same board and stones had solved; InputFileError
+    for a file that is damaged or was written by another build."""
+    data = load_npz(path, "partial Connect Four book", MAX_BOOK_BYTES, ("keys", "scores", "build"))
+    build = data["build"].tolist()
+    if build != [width, height, stones]:
+        raise InputFileError(
+            f"{path} holds a build of another book ({build}, not {[width, height, stones]} as "
+            "[width, height, stones]); remove it or give another path"
+        )
+    keys, scores = _checked_book_entries(path, data, width * height)
+    return dict(zip(keys.tolist(), scores.tolist(), strict=True))
 
 
 def _score_from_children(solver: Solver, words: tuple[int, int], known: dict[int, int]) -> int:
