@@ -179,12 +179,3 @@ def position_of(index: np.int64, a: np.int64, b: np.int64, rk: RankTables) -> tu
     me = unrank(index // per_me, a, rk)
     opp = pdep(unrank(index % per_me, b, rk), full & ~me, rk)
     return me, opp
-
-
-@njit(cache=True)
-def class_index_many(mes: np.ndarray, opps: np.ndarray, rk: RankTables) -> np.ndarray:
-    """Indices of many positions, each in its own class (for tests and batch look-ups)."""
-    out = np.empty(mes.shape[0], dtype=np.int64)
-    for i in range(mes.shape[0]):
-        out[i] = index_of(mes[i], opps[i], popcount(mes[i], rk), popcount(opps[i], rk), rk)
-    return out
