@@ -272,28 +272,27 @@ def test_book_on_a_small_board(tmp_path: Path) -> None:
     for width, height in ((7, 6), (5, 3), (6, 4)):  # a book serves its own board only
         with pytest.raises(SolverError, match="a 5x4 book cannot serve"):
             Solver(width, height, tt_log2=10, book=loaded)
-    np.savez(tmp_path / "other.npz", keys=np.arange(3))
-    with pytest.raises(InputFileError, match="has no array 'size'"):
-        Book.load(tmp_path / "other.npz")
-    unsorted = {"size": np.array([5, 4, 3]), "keys": np.array([3, 1]), "scores": np.zeros(2, np.int8)}
-    np.savez(tmp_path / "unsorted.npz", **unsorted)
-    with pytest.raises(InputFileError, match="sorted"):
-        Book.load(tmp_path / "unsorted.npz")
-    for size in ([9, 7, 4], [5, 4, 21]):  # more than 64 bits; more stones than cells
-        np.savez(tmp_path / "odd.npz", size=np.array(size), keys=np.array([1]), scores=np.zeros(1, np.int8))
-        with pytest.raises(InputFileError, match="is not a book's"):
+    for fields, phrase in _REFUSED_BOOKS:
+        np.savez(tmp_path / "odd.npz", **fields)
+        with pytest.raises(InputFileError, match=phrase):
             Book.load(tmp_path / "odd.npz")
-    duplicate = {"size": np.array([5, 4, 3]), "keys": np.array([1, 1]), "scores": np.zeros(2, np.int8)}
-    np.savez(tmp_path / "duplicate.npz", **duplicate)
-    with pytest.raises(InputFileError, match="sorted and distinct"):
-        Book.load(tmp_path / "duplicate.npz")
-    np.savez(tmp_path / "odd.npz", size=np.array([-2, -2, 0]), keys=np.array([1]), scores=np.int8([0]))
-    with pytest.raises(InputFileError, match="size"):
-        Book.load(tmp_path / "odd.npz")
-    for score in (12, -12):  # 5 x 4: no score is larger than 20 // 2 + 1
-        np.savez(tmp_path / "odd.npz", size=np.array([5, 4, 3]), keys=np.array([1]), scores=np.int8([score]))
-        with pytest.raises(InputFileError, match="scores"):
-            Book.load(tmp_path / "odd.npz")
+
+
+def _book_file(size: list[int], keys: list[int], scores: list[int]) -> dict[str, np.ndarray]:
+    return {"size": np.array(size), "keys": np.array(keys), "scores": np.int8(scores)}
+
+
+_REFUSED_BOOKS = [
+    ({"keys": np.arange(3)}, "has no array 'size'"),
+    (_book_file([5, 4, 3], [3, 1], [0, 0]), "sorted"),
+    (_book_file([9, 7, 4], [1], [0]), "is not a book's"),  # more than 64 bits
+    (_book_file([5, 4, 21], [1], [0]), "is not a book's"),  # more stones than cells
+    (_book_file([5, 4, 3], [1, 1], [0, 0]), "sorted and distinct"),
+    (_book_file([-2, -2, 0], [1], [0]), "size"),
+    (_book_file([5, 4, 3], [1], [12]), "scores"),  # 5 x 4: no score is larger than 20 // 2 + 1
+    (_book_file([5, 4, 3], [1], [-12]), "scores"),
+]
+"""Book files that must be refused, and a phrase of the refusal."""
 
 
 def test_a_deeper_book_on_4x4_agrees_with_the_solver(tmp_path: Path) -> None:
