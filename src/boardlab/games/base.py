@@ -218,14 +218,13 @@ def build_canonical(kernel: Kernel) -> Any:
     """A compiled ``canonical(ctx, a, b) -> (hash, sym)``: the hash of the smallest image of
     the position over the symmetries that keep results (``Kernel.value_symmetries``), and the
     symmetry that gives it."""
-    from numba import njit  # compiled code: numba loaded only when a kernel's search needs it
-
     from boardlab.games.hashing import position_hash
+    from boardlab.games.jit import closure_njit  # loads numba: only when a search needs it
 
     symmetry = kernel.symmetry
     others = np.array([s for s in kernel.kept_symmetries if s], dtype=np.int64)
 
-    @njit
+    @closure_njit
     def canonical(ctx, a, b):  # type: ignore[no-untyped-def]
         best_a, best_b, best_sym = a, b, 0
         for s in others:

@@ -43,6 +43,7 @@ from numba import njit
 from boardlab.core.files import atomic_write_bytes
 from boardlab.core.inputs import InputFileError, read_bytes, short_reason
 from boardlab.games.base import Kernel
+from boardlab.games.jit import closure_njit
 
 FORMAT = "boardlab-evalnet"
 VERSION = 1
@@ -514,14 +515,14 @@ def net_evaluation(kernel: Kernel, net: EvalNet | None = None) -> Any:
 
         if corrects:
 
-            @njit(nogil=True)
+            @closure_njit(nogil=True)
             def evaluate(ctx, me, opp, eval_id):  # type: ignore[no-untyped-def]
                 net = forward_words(ctx[at], ctx[scratch_at], me, opp)
                 return base(ctx, me, opp, eval_id) + net
 
         else:
 
-            @njit(nogil=True)
+            @closure_njit(nogil=True)
             def evaluate(ctx, me, opp, eval_id):  # type: ignore[no-untyped-def]
                 return forward_words(ctx[at], ctx[scratch_at], me, opp)
 

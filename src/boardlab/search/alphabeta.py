@@ -50,6 +50,7 @@ from boardlab.games.base import (
     legal_mask,
 )
 from boardlab.games.hashing import position_hash
+from boardlab.games.jit import closure_njit
 from boardlab.search.clock import now
 from boardlab.search.settings import DEFAULT_DEEPEN, MAX_DEPTH, NO_LIMIT
 
@@ -116,7 +117,7 @@ def build_search(kernel: Kernel, evaluate: Evaluation | None = None) -> Any:
     sym_inverse = kernel.sym_inverse
     max_moves = kernel.num_actions
 
-    @njit
+    @closure_njit
     def _wins_now(ctx, me, opp, buffer):  # type: ignore[no-untyped-def]
         # a move after which the opponent, to move, has lost
         for i in range(gen_moves(ctx, me, opp, buffer)):
@@ -125,7 +126,7 @@ def build_search(kernel: Kernel, evaluate: Evaluation | None = None) -> Any:
                 return True
         return False
 
-    @njit(nogil=True)
+    @closure_njit(nogil=True)
     def search(  # type: ignore[no-untyped-def]
         ctx,
         me0,

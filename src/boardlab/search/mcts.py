@@ -41,6 +41,7 @@ import numpy as np
 from numba import njit, objmode
 
 from boardlab.games.base import ONGOING, Kernel, compiled_for
+from boardlab.games.jit import closure_njit
 
 UCT = "uct"
 PUCT = "puct"
@@ -130,7 +131,7 @@ class Rollouts(CompiledEvaluator):
     def build(kernel: Kernel) -> tuple[Any, Any]:
         gen_moves, play, status = kernel.gen_moves, kernel.play, kernel.status
 
-        @njit
+        @closure_njit
         def rollout(ctx, me, opp, cap, buf):  # type: ignore[no-untyped-def]
             # result for the side to move at the start of the rollout (0: draw or capped)
             sign = 1
@@ -144,7 +145,7 @@ class Rollouts(CompiledEvaluator):
             st = status(ctx, me, opp)
             return 0 if st == ONGOING else st * sign
 
-        @njit
+        @closure_njit
         def value(ctx, me, opp, buf, params):  # type: ignore[no-untyped-def]
             cap, count, deadline = params
             total = 0
@@ -160,7 +161,7 @@ class Rollouts(CompiledEvaluator):
                     break
             return total / played
 
-        @njit
+        @closure_njit
         def priors(ctx, me, opp, moves, n, out, offset, params):  # type: ignore[no-untyped-def]
             share = 1.0 / n
             for k in range(offset, offset + n):
@@ -299,7 +300,7 @@ def build_add_children(kernel: Kernel) -> Any:
     (priors are left to the caller). Inlined into both search loops."""
     play, status = kernel.play, kernel.status
 
-    @njit(inline="always")
+    @closure_njit(inline="always")
     def add_children(  # type: ignore[no-untyped-def]
         ctx,
         node,
@@ -347,7 +348,7 @@ def build_compiled_search(kernel: Kernel, evaluator: type[CompiledEvaluator], ru
     leaf_value, leaf_priors = evaluator.build(kernel)
     add_children = build_add_children(kernel)
 
-    @njit
+    @closure_njit
     def run(  # type: ignore[no-untyped-def]
         ctx,
         me_a,
@@ -458,7 +459,7 @@ def build_batched_search(kernel: Kernel, rule: str) -> tuple[Any, Any]:
     select = SELECTORS[rule]
     add_children = build_add_children(kernel)
 
-    @njit
+    @closure_njit
     def collect(  # type: ignore[no-untyped-def]
         ctx,
         me_a,
@@ -522,7 +523,7 @@ def build_batched_search(kernel: Kernel, rule: str) -> tuple[Any, Any]:
                 gained[j] += 1
         return found, done
 
-    @njit
+    @closure_njit
     def complete(  # type: ignore[no-untyped-def]
         ctx,
         me_a,

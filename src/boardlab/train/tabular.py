@@ -73,6 +73,7 @@ from numba import njit
 
 from boardlab.agents.perfect import PerfectAgent
 from boardlab.games.base import LOSS, ONGOING, WIN, Game, Kernel, build_canonical, compiled_for
+from boardlab.games.jit import closure_njit
 from boardlab.games.small_solver import Solution, SolverError
 from boardlab.models.table import (
     MAX_LOAD,
@@ -205,7 +206,7 @@ def build_trainer(kernel: Kernel, method: str) -> Any:
     potential = build_potential(kernel)
     after_value = build_after_value(kernel)
 
-    @njit
+    @closure_njit
     def record(stats, winner, learner, vs_random):  # type: ignore[no-untyped-def]
         if winner < 0:
             stats[1] += 1
@@ -219,7 +220,7 @@ def build_trainer(kernel: Kernel, method: str) -> Any:
             else:
                 stats[5] += 1
 
-    @njit
+    @closure_njit
     def train_q(ctx, a0, b0, keys, values, meta, rng, episode, count, fparams, iparams, stats):  # type: ignore[no-untyped-def]
         alpha, gamma, fill = fparams[F_ALPHA], fparams[F_GAMMA], np.float32(fparams[F_FILL])
         vs_random = iparams[I_VS_RANDOM] != 0
@@ -304,7 +305,7 @@ def build_trainer(kernel: Kernel, method: str) -> Any:
             done += 1
         return done
 
-    @njit
+    @closure_njit
     def train_mc(ctx, a0, b0, keys, values, meta, rng, episode, count, fparams, iparams, stats):  # type: ignore[no-untyped-def]
         alpha, gamma, fill = fparams[F_ALPHA], fparams[F_GAMMA], np.float32(fparams[F_FILL])
         vs_random = iparams[I_VS_RANDOM] != 0

@@ -1,0 +1,131 @@
+"""Compiled code closed over a game's kernel, kept in numba's on-disk cache between processes.
+
+The generic searches are built per game by functions that close over its kernel
+(:func:`~boardlab.games.base.compiled_for`). numba keys the cache of such a closure on the
+pickled values it holds, and a compiled function pickles with an identity drawn afresh in each
+process: the key never matched and every process compiled its searches again (some seconds
+each). :func:`closure_njit` keys the cache on a description of what the closure holds that is
+the same in every process: each compiled function by its module, name and code (and what it in
+turn closes over), arrays by their bytes, plain values by their text. Any change to a boardlab
+source file, or to the source file of a compiled function from outside boardlab, makes new
+keys, so that a cached search never outlives the code it was compiled from.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import inspect
+import warnings
+from functools import cache
+from pathlib import Path
+from types import CodeType, FunctionType
+from typing import Any
+
+import numpy as np
+from numba import njit
+from numba.core.caching import FunctionCache
+from numba.core.dispatcher import Dispatcher
+from numba.core.errors import NumbaWarning
+
+_PACKAGE = Path(__file__).resolve().parents[1]
+
+
+class UnstableClosureError(TypeError):
+    """A closure holds a value with no description that is the same in every process."""
+
+
+@cache
+def _source_digest(path: Path) -> str:
+    """The digest of one source file, or of every boardlab source file for boardlab's own."""
+    digest = hashlib.sha256()
+    files = sorted(_PACKAGE.rglob("*.py")) if path.is_relative_to(_PACKAGE) else [path]
+    for file in files:
+        digest.update(str(file).encode())
+        digest.update(file.read_bytes())
+    return digest.hexdigest()
+
+
+def _constant(value: Any) -> Any:
+    if isinstance(value, CodeType):
+        return _code(value)
+    if isinstance(value, frozenset):  # its order follows the string hashes of the process
+        return sorted(repr(item) for item in value)
+    return repr(value)
+
+
+def _code(code: CodeType) -> list[Any]:
+    return [code.co_code, [_constant(c) for c in code.co_consts], code.co_names]
+
+
+def _function(function: FunctionType, seen: set[int]) -> list[Any]:
+    source = inspect.getsourcefile(function)
+    if source is None or not Path(source).is_file():
+        raise UnstableClosureError(f"{function.__qualname__} has no source file")
+    described = [
+        function.__module__,
+        function.__qualname__,
+        _code(function.__code__),
+        _source_digest(Path(source).resolve()),
+    ]
+    if function.__closure__ is not None and id(function) not in seen:
+        seen.add(id(function))
+        described.append([_describe(cell.cell_contents, seen) for cell in function.__closure__])
+    return described
+
+
+def _describe(value: Any, seen: set[int]) -> Any:
+    """A description of a value a compiled closure holds, the same in every process."""
+    if isinstance(value, Dispatcher):
+        return _function(value.py_func, seen)
+    if isinstance(value, np.ndarray):
+        return [str(value.dtype), value.shape, hashlib.sha256(value.tobytes()).hexdigest()]
+    if isinstance(value, tuple | list):
+        return [_describe(item, seen) for item in value]
+    if value is None or isinstance(value, bool | int | float | str | np.generic):
+        return [type(value).__name__, repr(value)]
+    raise UnstableClosureError(f"a closure holds a {type(value).__name__}")
+
+
+def closure_key(function: FunctionType) -> str:
+    """The digest of ``function``'s code, what it closes over and the sources behind them."""
+    return hashlib.sha256(repr(_function(function, set())).encode()).hexdigest()
+
+
+class _ClosureCache(FunctionCache):
+    """numba's cache of one function, under :func:`closure_key` rather than numba's own key."""
+
+    def __init__(self, py_func: FunctionType) -> None:
+        super().__init__(py_func)
+        self._closure_key = closure_key(py_func)
+
+    def _index_key(self, sig: Any, codegen: Any) -> Any:
+        return (sig, codegen.magic_tuple(), self._closure_key)
+
+    def save_overload(self, sig: Any, data: Any) -> None:
+        # code numba cannot cache (e.g. one that switches to object mode) stays uncached quietly
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NumbaWarning)
+            super().save_overload(sig, data)
+
+
+def closure_njit(*args: Any, **options: Any) -> Any:
+    """``numba.njit`` for a function defined inside a builder, cached on disk across processes.
+
+    Used bare (``@closure_njit``) or with njit's options (``@closure_njit(nogil=True)``). A
+    closure that holds something without a stable description, or a cache that has nowhere to
+    go, leaves the function compiled in each process as plain ``njit`` does.
+    """
+
+    def decorate(function: FunctionType) -> Any:
+        dispatcher = njit(**options)(function)
+        with contextlib.suppress(UnstableClosureError, RuntimeError, OSError):
+            dispatcher._cache = _ClosureCache(function)  # what Dispatcher.enable_caching sets
+        return dispatcher
+
+    if args and callable(args[0]):
+        return decorate(args[0])
+    return decorate
+
+
+__all__ = ["UnstableClosureError", "closure_key", "closure_njit"]
