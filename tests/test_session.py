@@ -645,6 +645,19 @@ def test_an_agent_process_answers_the_decision_of_the_agent_within_the_callers_l
     )
 
 
+def test_an_agent_process_forwards_new_game_so_the_agent_forgets_its_last_game() -> None:
+    # alpha-beta keeps its transposition table through a game: the same position searched
+    # again costs a few nodes; after new_game it costs what it cost the first time
+    state = new_game("connect4")
+    with AgentProcess("connect4", "alphabeta:depth=6", 0, None) as remote:
+        first, again = remote.act(state), remote.act(state)
+        remote.new_game()
+        afresh = remote.act(state)
+    assert first.info is not None and again.info is not None and afresh.info is not None
+    assert again.info.nodes < first.info.nodes
+    assert afresh.info.nodes == first.info.nodes
+
+
 @pytest.mark.parametrize("seconds", [0.1, 0.2, 0.21, 0.39])
 def test_an_agent_process_whose_move_comes_over_its_limit_forfeits(seconds: float) -> None:
     state = new_game("tictactoe")
