@@ -36,10 +36,19 @@ class UnstableClosureError(TypeError):
 
 
 @cache
+def _package_digest() -> str:
+    """The digest of every boardlab source file."""
+    return _digest(sorted(_PACKAGE.rglob("*.py")))
+
+
+@cache
 def _source_digest(path: Path) -> str:
     """The digest of one source file, or of every boardlab source file for boardlab's own."""
+    return _package_digest() if path.is_relative_to(_PACKAGE) else _digest([path])
+
+
+def _digest(files: list[Path]) -> str:
     digest = hashlib.sha256()
-    files = sorted(_PACKAGE.rglob("*.py")) if path.is_relative_to(_PACKAGE) else [path]
     for file in files:
         digest.update(str(file).encode())
         digest.update(file.read_bytes())
