@@ -12,7 +12,7 @@ import pytest
 from jit_builders import holding_an_object, scaled_sum, word_filter
 
 from boardlab.games import parse_game
-from boardlab.games.jit import UnstableClosureError, closure_key, closure_njit
+from boardlab.games.jit import CurrentIndex, UnstableClosureError, closure_key, closure_njit, package_digest
 from boardlab.search import mcts
 from boardlab.search.alphabeta import compiled_search
 from boardlab.search.clock import now
@@ -119,3 +119,12 @@ def test_the_searches_can_be_cached(compiled: Any) -> None:
     for dispatcher in compiled(parse_game("tictactoe").kernel):
         overloads = list(dispatcher.overloads.values())
         assert overloads and all(dispatcher._cache._impl.check_cachable(o) for o in overloads)
+
+
+def test_entries_from_earlier_sources_are_dropped_and_their_files_written_over(tmp_path: Path) -> None:
+    index = CurrentIndex(cache_path=str(tmp_path), filename_base="f", source_stamp=(1.0, 2))
+    earlier, present = ("sig", "magic", "key", "earlier sources"), ("sig", "magic", "key", package_digest())
+    index.save(earlier, ("compiled from earlier sources",))
+    index.save(present, ("compiled from these",))
+    assert index.load(present) == ("compiled from these",) and index.load(earlier) is None
+    assert [path.name for path in tmp_path.glob("*.nbc")] == ["f.1.nbc"]

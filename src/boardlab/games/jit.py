@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 from numba import njit
-from numba.core.caching import FunctionCache
+from numba.core.caching import FunctionCache, IndexDataCacheFile
 from numba.core.dispatcher import Dispatcher
 from numba.core.errors import NumbaWarning
 
@@ -36,15 +36,15 @@ class UnstableClosureError(TypeError):
 
 
 @cache
-def _package_digest() -> str:
-    """The digest of every boardlab source file."""
+def package_digest() -> str:
+    """The digest of every boardlab source file: the generation of the compiled code cached."""
     return _digest(sorted(_PACKAGE.rglob("*.py")))
 
 
 @cache
 def _source_digest(path: Path) -> str:
     """The digest of one source file, or of every boardlab source file for boardlab's own."""
-    return _package_digest() if path.is_relative_to(_PACKAGE) else _digest([path])
+    return package_digest() if path.is_relative_to(_PACKAGE) else _digest([path])
 
 
 def _digest(files: list[Path]) -> str:
@@ -101,15 +101,31 @@ def closure_key(function: FunctionType) -> str:
     return hashlib.sha256(repr(_function(function, set())).encode()).hexdigest()
 
 
+class CurrentIndex(IndexDataCacheFile):
+    """The index of one closure's cache entries, showing only those of boardlab's present
+    sources: the entries of earlier sources are dropped when the next entry is saved, and their
+    data files are written over, so that a checkout whose sources change often does not fill
+    its ``__pycache__`` folders with searches compiled from code that is gone."""
+
+    def _load_index(self) -> dict[Any, str]:
+        overloads: dict[Any, str] = super()._load_index()
+        return {key: name for key, name in overloads.items() if key[-1] == package_digest()}
+
+
 class _ClosureCache(FunctionCache):
     """numba's cache of one function, under :func:`closure_key` rather than numba's own key."""
 
     def __init__(self, py_func: FunctionType) -> None:
         super().__init__(py_func)
         self._closure_key = closure_key(py_func)
+        self._cache_file = CurrentIndex(
+            cache_path=self._cache_path,
+            filename_base=self._impl.filename_base,
+            source_stamp=self._impl.locator.get_source_stamp(),
+        )
 
     def _index_key(self, sig: Any, codegen: Any) -> Any:
-        return (sig, codegen.magic_tuple(), self._closure_key)
+        return (sig, codegen.magic_tuple(), self._closure_key, package_digest())
 
     def save_overload(self, sig: Any, data: Any) -> None:
         # code numba cannot cache (e.g. one that switches to object mode) stays uncached quietly
@@ -137,4 +153,4 @@ def closure_njit(*args: Any, **options: Any) -> Any:
     return decorate
 
 
-__all__ = ["UnstableClosureError", "closure_key", "closure_njit"]
+__all__ = ["CurrentIndex", "UnstableClosureError", "closure_key", "closure_njit", "package_digest"]
