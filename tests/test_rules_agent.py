@@ -4,7 +4,9 @@ model files, the (1+λ) ES (improvement, resuming, worker processes) and `boardl
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -414,3 +416,71 @@ def test_the_best_child_replaces_the_parent_only_when_it_wins_more(
         assert run.stale == 0
     else:
         assert np.array_equal(run.parent, parent) and run.stale == 1
+
+
+def test_log_steps_scale_a_weight_and_linear_steps_add_to_it() -> None:
+    from boardlab.train.rules_es import mutate
+
+    parent = np.full(12, 1e-3)
+    rng = np.random.default_rng(0)
+    on_logs = mutate(parent, params_for({"scale": "log", "offspring": 5}), 0.1, rng)
+    assert np.all((on_logs > 1e-4) & (on_logs < 1e-2)) and not np.all(on_logs == parent)
+    added = mutate(parent, params_for({"scale": "linear", "offspring": 5}), 0.1, rng)
+    assert np.mean(added > 1e-2) > 0.3  # a step of 0.1 moves a weight of 0.001 by 0.1, not by 25%
+
+
+def test_the_alphabeta_fitness_opponent_searches_at_the_depth_asked() -> None:
+    from boardlab.train.rules_es import training_opponent
+
+    assert training_opponent(params_for({"opponent": "alphabeta", "depth": 3})) == Opponent(
+        "alphabeta:depth=3", AGENT, 3
+    )
+    assert training_opponent(params_for({"opponent": "greedy"})).spec == "greedy"
+
+
+def test_a_checkpoint_whose_weights_are_for_another_board_says_so(tmp_path: Path) -> None:
+    run = ESRun.start(parse_game("quixo"), params_for({**TINY, "games": 2}), seed=4)
+    header = json.loads(run.save(tmp_path / "run.json").read_text())
+    (tmp_path / "run.json").write_text(json.dumps({**header, "game_spec": "quixo:size=4"}))
+    with pytest.raises(ModelFileError, match="a 4x4 board, but its weights are for a 5x5 board"):
+        ESRun.resume(tmp_path / "run.json")
+
+
+def _greedy_classes(state: Any) -> tuple[set[int], set[int], set[int]]:
+    """The moves that win at once, the safe ones and the rest, by playing them on states."""
+    wins, safe, rest = set(), set(), set()
+    for action in state.legal_indices():
+        after = state.play_index(action)
+        if after.is_over:
+            (wins if after.winner == state.to_move else rest).add(action)
+        elif any(after.play_index(reply).winner == after.to_move for reply in after.legal_indices()):
+            rest.add(action)
+        else:
+            safe.add(action)
+    return wins, safe, rest
+
+
+def test_the_compiled_greedy_opponent_wins_at_once_else_plays_safe() -> None:
+    from boardlab.train.rules_es import _greedy_move
+
+    game = parse_game("quixo")
+    size = game.kernel.num_actions
+    moves, kinds, buffer = (np.empty(size, np.int64) for _ in range(3))
+    rng = random.Random(3)
+    seen = set()
+    for _ in range(12):
+        state = game.initial()
+        for _ in range(rng.randrange(6, 30)):
+            if state.is_over:
+                break
+            state = state.play_index(rng.choice(state.legal_indices()))
+        if state.is_over:
+            continue
+        wins, safe, rest = _greedy_classes(state)
+        wanted = wins or safe or rest
+        for seed in range(3):
+            np.random.seed(seed)
+            move = _greedy_move(game.kernel.ctx, np.int64(state.a), np.int64(state.b), moves, kinds, buffer)
+            assert int(move) in wanted
+        seen.add("wins" if wins else ("safe" if safe else "rest"))
+    assert {"wins", "safe"} <= seen

@@ -679,7 +679,12 @@ class ESRun(RunDefaults):
             or parent.max() > 1
         ):
             raise ModelFileError(f"{path}: the saved parent is not {rl.NUM_RULES} weights in [0, 1]")
-        if run.epoch < 0 or len(run.history) != run.epoch + 1 or trained.size != model.size:
+        if trained.size != model.size:
+            raise ModelFileError(
+                f"{path}: it trains on {trained.spec}, a {trained.size}x{trained.size} board, "
+                f"but its weights are for a {model.size}x{model.size} board"
+            )
+        if run.epoch < 0 or len(run.history) != run.epoch + 1:
             raise ModelFileError(f"{path}: the saved history does not match its epoch count")
         check_history(run.history, path, HISTORY_FIELDS, {"games": "int", "mean_plies": "number"}, WEIGHTS)
         return run
