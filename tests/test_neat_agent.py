@@ -249,3 +249,121 @@ def test_sparse_layers_equal_dense_ones(monkeypatch: pytest.MonkeyPatch) -> None
     assert all(layer.sparse is None for layer in dense.layers)
     x = rng.normal(size=(5, INPUTS))
     np.testing.assert_allclose(sparse.evaluate(x), dense.evaluate(x), rtol=1e-12, atol=1e-12)
+
+
+def test_every_hyper_parameter_reaches_neat_python() -> None:
+    params = nq.params_for(
+        {
+            "population": 9,
+            "hidden": 3,
+            "initial": "partial",
+            "activations": "relu+tanh",
+            "compatibility": 2.5,
+            "conn_add": 0.21,
+            "conn_delete": 0.12,
+            "node_add": 0.33,
+            "node_delete": 0.04,
+            "weight_rate": 0.65,
+            "weight_power": 0.35,
+            "elitism": 3,
+            "survival": 0.3,
+            "stagnation": 7,
+            "species_elitism": 1,
+        }
+    )
+    config = nq.make_config(params, INPUTS)
+    genome = config.genome_config
+    assert config.pop_size == 9 and genome.num_inputs == INPUTS and genome.num_hidden == 3
+    assert (genome.initial_connection, genome.connection_fraction) == ("partial_direct", 0.5)
+    assert genome.activation_default == "relu" and genome.activation_options == ["relu", "tanh"]
+    assert (genome.conn_add_prob, genome.conn_delete_prob) == (0.21, 0.12)
+    assert (genome.node_add_prob, genome.node_delete_prob) == (0.33, 0.04)
+    assert (genome.weight_mutate_rate, genome.weight_mutate_power) == (0.65, 0.35)
+    assert config.species_set_config.compatibility_threshold == 2.5
+    assert (config.stagnation_config.max_stagnation, config.stagnation_config.species_elitism) == (7, 1)
+    assert (config.reproduction_config.elitism, config.reproduction_config.survival_threshold) == (3, 0.3)
+
+
+@pytest.mark.parametrize(
+    ("winner", "seat", "plies", "score"),
+    [
+        (None, 0, 30, 0.5),
+        (0, 0, 50, 0.9),
+        (1, 0, 50, 0.1),
+        (1, 1, 20, 0.96),
+        (0, 1, 400, 0.2),
+        (1, 1, 250, 0.8),
+    ],
+)
+def test_a_fitness_game_scores_a_quick_win_high_and_a_long_loss_above_a_quick_one(
+    winner: int | None, seat: int, plies: int, score: float
+) -> None:
+    assert nq.game_score(winner, seat, plies, 0.2) == pytest.approx(score)
+
+
+def _recording(players: nq.Players, calls: list[str], name: str) -> nq.Chooser:
+    def choose(a: int, b: int, rng: random.Random) -> int:
+        calls.append(name)
+        return players.random(a, b, rng)
+
+    return choose
+
+
+def test_a_fitness_game_opens_at_random_then_alternates_and_reports_the_winner() -> None:
+    game = QUIXO
+    players = nq.Players(game)
+    for seed in range(4):
+        calls: list[str] = []
+        first, second = _recording(players, calls, "first"), _recording(players, calls, "second")
+        winner, plies = players.play(first, second, 2, random.Random(seed))
+        assert calls == [("first", "second")[ply % 2] for ply in range(2, plies)]
+        state, rng = game.initial(), random.Random(seed)  # the same draws, played on states
+        while not state.is_over and state.ply < (game.ply_cap or 10**9):
+            state = state.play_index(players.random(state.a, state.b, rng))
+        assert (winner, plies) == (state.winner if state.is_over else None, state.ply)
+
+
+def test_a_fitness_game_is_a_draw_at_the_ply_cap() -> None:
+    players = nq.Players(parse_game("quixo:ply_cap=3"))
+    assert players.play(players.random, players.random, 0, random.Random(0)) == (None, 3)
+
+
+def test_the_fitness_games_play_random_greedy_then_each_champion_seats_alternating(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    players = nq._players("quixo")
+    learner = object()
+    opponents: list[tuple[str, int]] = []
+    champions = ({"name": "a"}, {"name": "b"})
+
+    def network(genome: dict, guard: bool) -> object:
+        return learner if genome.get("name") is None else genome["name"]
+
+    def play(first: object, second: object, opening: int, rng: random.Random) -> tuple[int | None, int]:
+        seat = 0 if first is learner else 1
+        other = second if seat == 0 else first
+        opponents.append((getattr(other, "__name__", other), seat))
+        return seat, 10  # the learner always wins in 10 plies
+
+    monkeypatch.setattr(players, "network", network)
+    monkeypatch.setattr(players, "play", play)
+    task = nq.FitnessTask("quixo", {}, champions, 3, 2, 0, 0.2, True, 1)
+    scores = nq.fitness_games(task)
+    assert [o for o, _ in opponents] == ["random"] * 3 + ["greedy"] * 3 + ["a", "a", "b", "b"]
+    assert [s for _, s in opponents] == [i % 2 for i in range(10)]
+    assert scores == [pytest.approx(0.98)] * 10
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [("pool", [{"junk": 1}], "champion 1 of the pool"), ("champion", {"nodes": []}, "the champion")],
+)
+def test_a_checkpoint_with_a_damaged_champion_is_refused_when_resumed(
+    tmp_path: Path, field: str, value: object, message: str
+) -> None:
+    # the next generation plays the pool: a damaged genome there must not wait to crash the run
+    run = nq.Evolution.start(QUIXO, nq.parse_hyper("population=4,workers=1"), 1)
+    path = run.save(tmp_path / nq.CHECKPOINT_FILE)
+    path.write_text(json.dumps({**json.loads(path.read_text()), field: value}))
+    with pytest.raises(ModelFileError, match=message):
+        nq.Evolution.resume(path, QUIXO)

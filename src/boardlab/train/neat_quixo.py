@@ -335,6 +335,18 @@ def _check_population(state: Any, inputs: int, where: str) -> None:
         check_genome(genome, inputs, 1)
 
 
+def _check_champions(data: Mapping[str, Any], inputs: int, where: str) -> None:
+    """ModelFileError unless the opponent pool and the champion (when there is one) are sound
+    genomes: the next generation plays the pool, and the model file is the champion."""
+    champion = data.get("champion")
+    for index, genome in enumerate([*data["pool"], *([] if champion is None else [champion])]):
+        try:
+            check_genome(genome, inputs, 1)
+        except ModelFileError as error:
+            which = "the champion" if index == len(data["pool"]) else f"champion {index + 1} of the pool"
+            raise ModelFileError(f"{where}: {which}: {error}") from None
+
+
 def restore_population(config: neat.Config, state: Mapping[str, Any]) -> neat.Population:
     """The neat-python ``Population`` saved by :func:`population_state` (Python's ``random``
     set back to where it was)."""
@@ -571,6 +583,7 @@ class Evolution(RunDefaults):
         except (KeyError, TypeError, ValueError, GameOptionError, AssertionError) as error:
             # neat-python checks the types of what it is given with assertions
             raise ModelFileError(f"checkpoint {path} is damaged: {short_reason(error)}") from None
+        _check_champions(data, inputs, f"checkpoint {path}")
         if game is not None and game.spec != trained.spec:
             raise ModelMismatchError(f"{path} trains on {trained.spec}, not {game.spec}")
         check_history(data["history"], path, HISTORY_FIELDS)
