@@ -484,3 +484,266 @@ def test_the_bar_fills_with_the_count_or_with_the_clock_of_a_run_bound_by_time()
     # AlphaZero's --epochs default is a cap far away: its hours decide, and only its count is shown
     assert _bar_fields(_Clocked(), 1_000_000) == {"completed": 600_000.0, "count": "3"}  # type: ignore[arg-type]
     assert _bar_fields(_Clocked(), 4)["completed"] == 3  # type: ignore[arg-type]  # whichever is further
+
+
+# --- what the plots draw: the data asked for ------------------------------------------------------
+
+
+def _captured(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The figures the plot functions save, in order (nothing is written)."""
+    from boardlab.train import plots
+
+    figures: list[Any] = []
+    monkeypatch.setattr(plots, "_save", lambda figure, path: figures.append(figure) or path)
+    return figures
+
+
+def _lines(ax: Any) -> dict[str, tuple[list[float], list[float]]]:
+    return {line.get_label(): (list(line.get_xdata()), list(line.get_ydata())) for line in ax.get_lines()}
+
+
+def _bars(ax: Any) -> dict[str, list[float]]:
+    """Each labelled row of a stacked bar chart: its wins, draws and losses."""
+    ticks = zip(ax.get_yticks(), ax.get_yticklabels(), strict=True)
+    names = {round(tick): label.get_text() for tick, label in ticks}
+    rows: dict[str, dict[str, float]] = {}
+    for container in ax.containers:
+        for bar in container:
+            rows.setdefault(names[round(bar.get_y() + bar.get_height() / 2)], {})[container.get_label()] = (
+                bar.get_width()
+            )
+    return {name: [row["wins"], row["draws"], row["losses"]] for name, row in rows.items()}
+
+
+def _results() -> list[Any]:
+    from boardlab.train.run import GameResult
+
+    games = [("random", 0, 0, 5), ("random", 0, 1, 7), ("random", 1, None, 9), ("random", 1, 1, 6)]
+    games += [("random", 1, 1, 6), ("greedy", 1, 0, 5), ("greedy", 0, 0, 3), ("greedy", 0, None, 9)]
+    return [GameResult(*game) for game in games]
+
+
+def _tally(results: list[Any], opponent: str, learner: int | None = None) -> list[float]:
+    scores = [r.score for r in results if r.opponent == opponent and learner in (None, r.learner)]
+    return [float(scores.count(s)) for s in (1, 0, -1)]
+
+
+def test_the_outcome_bars_count_each_opponents_results(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from boardlab.train.plots import plot_outcomes, plot_outcomes_by_starter
+
+    figures = _captured(monkeypatch)
+    results = _results()
+    plot_outcomes(results, tmp_path / "o.png", "test")
+    plot_outcomes_by_starter(results, tmp_path / "s.png", "test")
+    total, by_starter = (_bars(f.axes[0]) for f in figures)
+    assert total == {f"vs {o}": _tally(results, o) for o in ("random", "greedy")}
+    expected = {}
+    for o in ("random", "greedy"):
+        expected[f"vs {o}, learner first"] = _tally(results, o, 0)
+        expected[f"vs {o}, {o} first"] = _tally(results, o, 1)
+    assert by_starter == expected
+
+
+def test_the_end_turns_count_wins_and_draws_at_each_ply(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from boardlab.train.plots import plot_end_turns
+
+    figures = _captured(monkeypatch)
+    results = _results()
+    plot_end_turns(results, tmp_path / "e.png", "test")
+    for ax, opponent in zip(figures[0].axes, ("random", "greedy"), strict=True):
+        assert f"against {opponent}" in ax.get_title()
+        drawn = {
+            container.get_label(): {
+                round(bar.get_x() + bar.get_width() / 2): bar.get_height() for bar in container
+            }
+            for container in ax.containers
+        }
+        games = [r for r in results if r.opponent == opponent]
+        for label, score in (("wins", 1), ("draws", 0)):
+            counted = {ply: drawn[label].get(ply, 0) for ply in range(1, 10)}
+            assert counted == {p: sum(r.score == score and r.plies == p for r in games) for p in range(1, 10)}
+
+
+def test_the_learning_curve_draws_each_opponents_shares_in_episode_order() -> None:
+    from boardlab.train.plots import learning_curve_figure
+
+    curve = [
+        {"episode": 20, "opponent": "random", "games": 10, "wins": 6, "draws": 1, "losses": 3},
+        {"episode": 10, "opponent": "greedy", "games": 4, "wins": 1, "draws": 0, "losses": 3},
+        {"episode": 10, "opponent": "random", "games": 10, "wins": 5, "draws": 3, "losses": 2},
+        {"episode": 20, "mistakes": 4},
+        {"episode": 10, "mistakes": 9},
+    ]
+    figure = learning_curve_figure(curve, "test")
+    random_ax, greedy_ax, mistakes_ax = figure.axes
+    assert _lines(random_ax) == {
+        "wins": ([10, 20], [0.5, 0.6]),
+        "draws": ([10, 20], [0.3, 0.1]),
+        "losses": ([10, 20], [0.2, 0.3]),
+    }
+    assert _lines(greedy_ax)["wins"] == ([10], [0.25]) and "greedy" in greedy_ax.get_title()
+    (mistakes,) = _lines(mistakes_ax).values()
+    assert mistakes == ([10, 20], [9, 4])
+
+
+def _ga_history(genes: int) -> list[dict[str, Any]]:
+    rng = np.random.default_rng(genes)
+    history = []
+    for epoch in range(3):
+        population = rng.uniform(0, 1, (4, genes)).round(4)
+        history.append(
+            {
+                "epoch": epoch,
+                "games": 10,
+                "fitness": [1 + epoch, 3, 8 - epoch, 2],
+                "reference": 9,
+                "diversity": 0.5 - 0.1 * epoch,
+                "accuracy": {"a": 0.5 + 0.2 * epoch, "b": 0.1},
+                "population": population.tolist(),
+                "genes": {
+                    "mean": population.mean(axis=0).tolist(),
+                    "min": population.min(axis=0).tolist(),
+                    "max": population.max(axis=0).tolist(),
+                },
+            }
+        )
+    return history
+
+
+def test_the_ga_wins_are_the_populations_the_best_genomes_and_the_optimal_players() -> None:
+    from boardlab.train.plots import wins_figure
+
+    history = _ga_history(2)
+    wins, accuracy = wins_figure({"run": history}, "test").axes
+    lines = _lines(wins)
+    assert lines["run: population"] == ([0, 1, 2], pytest.approx([14 / 40, 14 / 40, 14 / 40]))
+    assert lines["run: best genome"] == ([0, 1, 2], pytest.approx([0.8, 0.7, 0.6]))
+    assert lines["run: optimal player on the same games"] == ([0, 1, 2], pytest.approx([0.9] * 3))
+    assert _lines(accuracy)["run"] == ([0, 1, 2], pytest.approx([30.0, 40.0, 50.0]))
+
+
+def test_the_ga_genome_plots_draw_the_genes_and_the_diversity(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from boardlab.models.nim_genome import gene_names
+    from boardlab.train.plots import plot_genomes, plot_wins_vs_diversity
+
+    figures = _captured(monkeypatch)
+    target, rules = _ga_history(2), _ga_history(len(gene_names("rules")))
+    plot_genomes({"run": target}, "target", tmp_path / "t.png", "test")
+    plot_genomes({"run": rules}, "rules", tmp_path / "r.png", "test")
+    plot_wins_vs_diversity({"run": target}, tmp_path / "w.png", "test")
+    target_figure, rules_figure, versus = figures
+    *gene_axes, diversity_ax = target_figure.axes
+    for row, ax in enumerate(gene_axes):
+        points = np.concatenate([c.get_offsets() for c in ax.collections])
+        expected = [(r["epoch"], g[row]) for r in target for g in r["population"]]
+        assert sorted(map(tuple, points.tolist())) == sorted(expected)
+        assert _lines(ax)["mean"][1] == pytest.approx([r["genes"]["mean"][row] for r in target])
+    (diversity,) = diversity_ax.get_lines()
+    assert list(diversity.get_ydata()) == pytest.approx([0.5, 0.4, 0.3])
+    (image,) = rules_figure.axes[0].get_images()
+    assert np.allclose(image.get_array(), np.array([r["genes"]["mean"] for r in rules]).T)
+    ax = versus.axes[0]
+    (line,) = ax.get_lines()
+    assert list(line.get_xdata()) == pytest.approx([0.5, 0.4, 0.3])
+    assert list(line.get_ydata()) == pytest.approx([14 / 40] * 3)
+    alphas = ax.collections[0].get_facecolors()[:, 3]
+    assert list(alphas) == sorted(alphas) and alphas[0] < alphas[-1]  # darker = later
+
+
+def test_the_es_plots_draw_the_fitness_the_steps_and_each_rules_weight(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from boardlab.agents import rules as rl
+    from boardlab.train.plots import es_fitness_figure, write_es_plots
+
+    weights = np.random.default_rng(0).uniform(0, 1, (4, rl.NUM_RULES)).round(4)
+    history: list[dict[str, Any]] = [
+        {"epoch": 0, "parent_fitness": 0.4, "fitness": 0.4, "best_child": None, "mean_child": None}
+    ]
+    history += [
+        {"epoch": e, "parent_fitness": p, "fitness": f, "best_child": b, "mean_child": m, "accepted": e == 2}
+        for e, p, f, b, m in (
+            (1, 0.45, 0.45, 0.5, 0.3),
+            (2, 0.42, 0.6, 0.7, 0.35),
+            (3, 0.61, 0.61, 0.55, 0.5),
+        )
+    ]
+    for record, row, sigma in zip(history, weights, (0.0, 0.5, 0.25, 0.125), strict=True):
+        record.update(games=20, sigma=sigma, weights=row.tolist())
+    figure = es_fitness_figure(history, "test")
+    ax, sigma_ax = figure.axes
+    lines = _lines(ax)
+    assert lines["parent"] == ([0, 1, 2, 3], [0.4, 0.45, 0.42, 0.61])
+    assert lines["best child"] == ([1, 2, 3], [0.5, 0.7, 0.55])
+    assert lines["mean child"] == ([1, 2, 3], [0.3, 0.35, 0.5])
+    (replaced,) = ax.collections
+    assert replaced.get_offsets().tolist() == [[2, 0.7]]
+    (steps,) = _lines(sigma_ax).values()
+    assert steps == ([1, 2, 3], [0.5, 0.25, 0.125])
+    figures = _captured(monkeypatch)
+    paths = write_es_plots(tmp_path, history, "test", -4.0)
+    assert [p.name for p in paths] == ["es_fitness.png", "es_weights.png"]
+    linear, log = figures[1].axes
+    for ax in (linear, log):
+        lines = _lines(ax)
+        for index, name in enumerate(rl.RULES):
+            label = f"{name} (the bad rule)" if name == rl.BAD_RULE else name
+            assert lines[label] == ([0, 1, 2, 3], pytest.approx(weights[:, index].tolist()))
+    assert log.get_ylim()[0] <= 1e-4  # the log floor is on the axis
+
+
+def test_the_neat_plots_draw_fitness_size_and_species_by_generation() -> None:
+    from boardlab.train.plots import neat_fitness_figure, species_figure
+
+    history = [
+        {
+            "generation": 0,
+            "best": 0.7,
+            "mean": 0.5,
+            "connections": 18,
+            "nodes": 2,
+            "species": {"1": 6, "2": 2},
+        },
+        {
+            "generation": 1,
+            "best": 0.8,
+            "mean": 0.6,
+            "connections": 17,
+            "nodes": 3,
+            "species": {"2": 3, "10": 5},
+        },
+    ]
+    fitness = neat_fitness_figure(history, "test")
+    ax, size = fitness.axes
+    assert _lines(ax) == {"best": ([1, 2], [0.7, 0.8]), "mean": ([1, 2], [0.5, 0.6])}
+    assert _lines(size) == {"champion's connections": ([1, 2], [18, 17])}
+    species = species_figure(history, "test")
+    ax = species.axes[0]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["species 1", "species 2", "species 10"]
+    tops = []
+    for layer in ax.collections:  # each layer's upper edge: the members of it and the layers below
+        vertices = np.concatenate([p.vertices for p in layer.get_paths()])
+        tops.append([vertices[np.isclose(vertices[:, 0], g)][:, 1].max() for g in (1, 2)])
+    assert tops == [[6, 0], [8, 3], [8, 8]]
+
+
+def test_every_shared_plot_is_written_for_a_single_result(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from boardlab.train.plots import write_plots
+    from boardlab.train.run import GameResult
+
+    _captured(monkeypatch)
+    paths = write_plots(tmp_path, [], [GameResult("random", 0, 0, 5)], "test")
+    assert [p.name for p in paths] == [
+        "learning_curve.png",
+        "outcomes.png",
+        "outcomes_by_starter.png",
+        "end_turns.png",
+    ]
