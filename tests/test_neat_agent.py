@@ -158,6 +158,7 @@ def test_training_runs_and_resumes_exactly(tmp_path: Path) -> None:
     straight, split = tmp_path / "straight", tmp_path / "split"
     assert train(nq.Evolution.start(QUIXO, params, 7), 4, checkpoint=straight / nq.CHECKPOINT_FILE)
     assert train(nq.Evolution.start(QUIXO, params, 7), 2, checkpoint=split / nq.CHECKPOINT_FILE)
+    random.seed(12345)  # as in a new process: resuming sets the draws of neat-python back itself
     resumed = nq.Evolution.resume(split / nq.CHECKPOINT_FILE, QUIXO)
     assert resumed.generation == 2
     assert train(resumed, 4, checkpoint=split / nq.CHECKPOINT_FILE)
@@ -367,3 +368,29 @@ def test_a_checkpoint_with_a_damaged_champion_is_refused_when_resumed(
     path.write_text(json.dumps({**json.loads(path.read_text()), field: value}))
     with pytest.raises(ModelFileError, match=message):
         nq.Evolution.resume(path, QUIXO)
+
+
+def test_the_greedy_fitness_opponent_wins_at_once_else_plays_safe() -> None:
+    players, rng = nq.Players(QUIXO), random.Random(3)
+    kinds_seen = set()
+    for _ in range(6):
+        state = QUIXO.initial()
+        for _ in range(rng.randrange(6, 30)):
+            if state.is_over:
+                break
+            state = state.play_index(rng.choice(state.legal_indices()))
+        if state.is_over:
+            continue
+        wins, safe = set(), set()
+        for action in state.legal_indices():
+            after = state.play_index(action)
+            if after.is_over and after.winner == state.to_move:
+                wins.add(action)
+            elif not after.is_over and not any(
+                after.play_index(reply).winner == after.to_move for reply in after.legal_indices()
+            ):
+                safe.add(action)
+        wanted = wins or safe or set(state.legal_indices())
+        assert all(players.greedy(state.a, state.b, random.Random(s)) in wanted for s in range(3))
+        kinds_seen.add("wins" if wins else ("safe" if safe else "any"))
+    assert {"wins", "safe"} <= kinds_seen

@@ -409,13 +409,18 @@ def test_the_best_child_replaces_the_parent_only_when_it_wins_more(
         return chosen[-1]
 
     monkeypatch.setattr("boardlab.train.rules_es.mutate", mutate)
+    run.stale = 3
     run.step()
     assert run.history[-1]["accepted"] is accepted
     if accepted:
         assert np.array_equal(run.parent, chosen[0][1])  # the child of the best score: 0.7
         assert run.stale == 0
+        # its fitness: the unbiased second measurement when there is one
+        assert run.parent_fitness == (again[1] if again else first[2])
     else:
-        assert np.array_equal(run.parent, parent) and run.stale == 1
+        assert np.array_equal(run.parent, parent) and run.stale == 4
+        assert run.parent_fitness == first[0]  # re-measured on this epoch's games
+    assert run.history[-1]["fitness"] == run.parent_fitness
 
 
 def test_log_steps_scale_a_weight_and_linear_steps_add_to_it() -> None:
@@ -484,3 +489,54 @@ def test_the_compiled_greedy_opponent_wins_at_once_else_plays_safe() -> None:
             assert int(move) in wanted
         seen.add("wins" if wins else ("safe" if safe else "rest"))
     assert {"wins", "safe"} <= seen
+
+
+def test_agent_games_seat_the_rule_player_as_asked_and_score_its_result(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from boardlab.train import rules_es
+
+    game = parse_game("quixo")
+    seeds, seats = game_seeds(5, 5, 2)
+    turns: list[tuple[int, int]] = []
+    finals: list[Any] = []
+    make = rules_es.make_agent
+
+    class Spy:
+        def __init__(self, agent: Any) -> None:
+            self.agent, self.spec = agent, agent.spec
+
+        def act(self, state: Any, limit: Any = None) -> Any:
+            turns.append((len(finals), state.to_move))
+            return self.agent.act(state, limit)
+
+        def prepare(self, game: Any) -> None:
+            self.agent.prepare(game)
+
+        def new_game(self) -> None:
+            self.agent.new_game()
+
+    class Recorded(rules_es.Session):
+        def run(self, *args: Any, **kwargs: Any) -> Any:
+            outcome = super().run(*args, **kwargs)
+            finals.append(self.state)
+            return outcome
+
+    monkeypatch.setattr(rules_es, "make_agent", lambda spec, **kwargs: Spy(make(spec, **kwargs)))
+    monkeypatch.setattr(rules_es, "Session", Recorded)
+    outcomes, plies = play_rule_games(game, np.full(len(RULES), 0.5), seeds, seats, Opponent("random", AGENT))
+    assert len(finals) == len(seeds)
+    for k, state in enumerate(finals):
+        assert {to_move for g, to_move in turns if g == k} == {1 - seats[k]}  # the opponent's colour
+        expected = 0 if state.winner is None else (1 if state.winner == seats[k] else -1)
+        assert (outcomes[0, k], plies[0, k]) == (expected, state.ply)
+
+
+def test_compiled_games_win_as_often_as_games_against_the_agent() -> None:
+    # the compiled random opponent follows the agent's rule: about the same share of wins
+    game = parse_game("quixo")
+    seeds, seats = game_seeds(1, 1, 60)
+    weights = np.full(len(RULES), 0.5)
+    compiled, _ = play_rule_games(game, weights, seeds, seats, parse_opponent("random", game))
+    agent, _ = play_rule_games(game, weights, seeds, seats, Opponent("random", AGENT))
+    assert (agent == 1).mean() > 0.7 and abs((compiled == 1).mean() - (agent == 1).mean()) < 0.15
