@@ -3,12 +3,17 @@ nimga agent and `boardlab train ga`."""
 
 from __future__ import annotations
 
+import functools
 import json
 import random
+from functools import reduce
+from operator import xor
 
 import numpy as np
 import pytest
 import typer
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from boardlab.agents.base import AgentSpecError, make_agent, register
@@ -17,7 +22,14 @@ from boardlab.games import parse_game
 from boardlab.games.base import LOSS, WIN
 from boardlab.games.nim.theory import mover_wins
 from boardlab.games.small_solver import Solution
-from boardlab.models.nim_genome import GenomePolicy, gene_bounds, gene_names, load_model, optimal_genome
+from boardlab.models.nim_genome import (
+    FEATURES,
+    GenomePolicy,
+    gene_bounds,
+    gene_names,
+    load_model,
+    optimal_genome,
+)
 from boardlab.models.table import ModelFileError, ModelMismatchError
 from boardlab.train.nim_ga import (
     Evolution,
@@ -106,6 +118,90 @@ def test_scores_cover_exactly_the_legal_moves(kind):
             state = state.play_index(random.Random(len(best)).choice(state.legal_indices()))
 
 
+def _naive_scores(kind: str, genome: np.ndarray, game, piles: list[int]) -> dict[int, float]:
+    """Each legal move's score, straight from the genome's definition (module docstrings)."""
+    top = (1 << game.max_pile.bit_length()) - 1
+    weights = genome[len(FEATURES) :] if game.misere else genome[: len(FEATURES)]
+    scores = {}
+    for i, pile in enumerate(piles):
+        for taken in range(1, min(pile, game.max_take) + 1):
+            after = [*piles[:i], pile - taken, *piles[i + 1 :]]
+            action = i * game.max_take + taken - 1
+            plain_sum = reduce(xor, after, 0)
+            if kind == "target":
+                scores[action] = float(abs(plain_sum - genome[0] * top) <= genome[1] * top + 1e-9)
+                continue
+            reduced = [q % (game.k + 1) if game.k else q for q in after]
+            ones = sum(q == 1 for q in reduced)
+            small = all(q <= 1 for q in reduced)
+            plain_small_odd = all(q <= 1 for q in after) and sum(q == 1 for q in after) % 2 == 1
+            features = {
+                "zero_sum": reduce(xor, reduced, 0) == 0,
+                "all_small": small,
+                "odd_ones": ones % 2 == 1,
+                "small_and_odd": small and ones % 2 == 1,
+                "raw_zero_sum": plain_sum == 0,
+                "raw_small_and_odd": plain_small_odd,
+                "big_piles": sum(q > 1 for q in after) / len(after),
+                "empties_pile": after[i] == 0,
+                "take_share": taken / pile,
+                "nim_sum": reduce(xor, reduced, 0) / top,
+            }
+            scores[action] = sum(w * float(features[f]) for w, f in zip(weights, FEATURES, strict=True))
+    return scores
+
+
+_NAIVE_GAMES = (
+    "nim:piles=1-3-5-7",
+    "nim:piles=2-9-4,k=3,misere=false",
+    "nim:piles=6-6,k=2",
+    "nim:piles=5,misere=false",
+)
+
+
+@functools.cache
+def _game(spec: str):
+    return parse_game(spec)
+
+
+@st.composite
+def _positions(draw: st.DrawFn) -> tuple[str, list[int]]:
+    spec = draw(st.sampled_from(_NAIVE_GAMES))
+    piles = [draw(st.integers(0, s)) for s in _game(spec).piles]
+    assume(any(piles))
+    return spec, piles
+
+
+@settings(max_examples=30, deadline=None)
+@given(_positions(), st.sampled_from(["target", "rules"]), st.integers(0, 2**32 - 1))
+def test_a_genome_scores_each_move_by_the_features_it_leaves(position, kind, seed):
+    spec, piles = position
+    game = _game(spec)
+    low, high = gene_bounds(kind)
+    genome = np.random.default_rng(seed).uniform(low, high, len(gene_names(kind)))
+    state = game.from_piles(piles)
+    policy = GenomePolicy(kind, genome, game)
+    actions, scores = policy.scores(state.a, state.b)
+    naive = _naive_scores(kind, genome, game, piles)
+    assert dict(zip(actions.tolist(), scores.tolist(), strict=True)) == pytest.approx(naive, abs=1e-9)
+    best = max(naive.values())
+    gaps = [best - s for s in naive.values()]
+    assume(all(g < 1e-12 or g > 1e-6 for g in gaps))  # no tie decided by rounding
+    assert sorted(policy.best_actions(state.a, state.b)) == sorted(
+        a for a, s in naive.items() if s >= best - 1e-9
+    )
+
+
+def test_a_genome_player_refuses_other_games_kinds_and_gene_counts():
+    game = parse_game("nim")
+    with pytest.raises(ValueError, match="plays nim, not tictactoe"):
+        GenomePolicy("rules", optimal_genome("rules"), parse_game("tictactoe"))
+    with pytest.raises(ValueError, match="unknown genome"):
+        GenomePolicy("neat", optimal_genome("rules"), game)
+    with pytest.raises(ValueError, match="has 20 genes"):
+        GenomePolicy("rules", optimal_genome("target"), game)
+
+
 def test_optimal_genome_wins_every_winnable_fitness_game():
     games = [parse_game(s) for s in SMALL]
     batch = epoch_batch(games, GAParams(pool="optimal", games=30), seed=4, epoch=0)
@@ -117,6 +213,88 @@ def test_optimal_genome_wins_every_winnable_fitness_game():
         first_wins = mover_wins(piles, game.k, game.misere)
         expected.append(first_wins if seat == 0 else not first_wins)
     assert wins.tolist() == [int(e) for e in expected]
+
+
+def _replayed_win(game, kind, genome, a, b, seat, opponent, draws) -> int:
+    """One fitness game replayed in Python: the genome plays a best move drawn among the ties,
+    ``optimal`` a move that leaves a lost position (theory), else any; ``random`` any move."""
+    policy = GenomePolicy(kind, genome, game)
+    state = game.state(int(a), int(b), 0, 0)
+    while not state.is_over:
+        actions, scores = policy.scores(state.a, state.b)
+        u = draws[state.ply]
+        if state.ply % 2 == seat:
+            choices = actions[scores == scores.max()]
+        elif opponent == 1:  # optimal
+            winning = [
+                x for x in actions if not mover_wins(state.play_index(int(x)).piles, game.k, game.misere)
+            ]
+            choices = np.array(winning or actions)
+        else:
+            choices = actions
+        state = state.play_index(int(choices[min(int(u * len(choices)), len(choices) - 1)]))
+    return int(state.winner == seat)
+
+
+def test_random_starts_lie_within_the_starting_piles_and_leave_something_to_play():
+    game = parse_game("nim:piles=1-2,misere=false")
+    batch = epoch_batch([game], GAParams(pool="both", games=40), seed=0, epoch=0)
+    starts = {
+        tuple(game.state(int(a), int(b), 0, 0).piles)
+        for a, b in zip(batch.starts_a, batch.starts_b, strict=True)
+    }
+    assert starts == {(0, 1), (0, 2), (1, 0), (1, 1), (1, 2)}  # every start but the empty one
+    initial = epoch_batch([game], GAParams(starts="initial", games=4), seed=0, epoch=0)
+    assert set(initial.starts_a.tolist()) == {game.initial().a} and len(initial) == 4
+    again, later = (epoch_batch([game], GAParams(pool="both", games=40), 0, e) for e in (0, 1))
+    assert np.array_equal(again.draws, batch.draws) and np.array_equal(again.starts_a, batch.starts_a)
+    assert not np.array_equal(later.draws, batch.draws)  # fresh games every epoch
+
+
+def test_the_mistakes_are_the_won_positions_where_a_best_move_gives_the_win_away():
+    from boardlab.train.nim_ga import mistakes
+
+    game, genome = parse_game("nim:piles=2-3-4"), optimal_genome("target")  # misère is beyond it
+    found = mistakes("target", genome, game, limit=1000)
+    judged = accuracy("target", genome, game)
+    assert len(found) == judged.won - judged.optimal > 3
+    for text in found:
+        state = game.parse_position(text)
+        policy = GenomePolicy("target", genome, game)
+        assert mover_wins(state.piles, 0, True)
+        assert any(
+            mover_wins(state.play_index(a).piles, 0, True) for a in policy.best_actions(state.a, state.b)
+        )
+    assert mistakes("target", genome, game, limit=3) == found[:3]
+    assert mistakes("rules", optimal_genome("rules"), game) == []
+
+
+def test_a_game_without_won_positions_is_judged_all_right():
+    judged = accuracy("rules", optimal_genome("rules"), parse_game("nim:piles=1"))  # misère: lost
+    assert (judged.positions, judged.won, judged.share) == (2, 0, 1.0)
+
+
+@pytest.mark.parametrize("kind", ["target", "rules"])
+def test_fitness_games_are_the_games_a_python_replay_plays(kind):
+    games = [parse_game("nim:piles=2-3-4"), parse_game("nim:piles=3-2-4,k=2,misere=false")]
+    batch = epoch_batch(games, GAParams(pool="both", games=6), seed=3, epoch=1)
+    assert sorted(set(batch.opponents.tolist())) == [0, 1] and set(batch.seats.tolist()) == {0, 1}
+    genomes = np.stack([_random_genome(kind, np.random.default_rng(n)) for n in range(3)])
+    wins = play_fitness_games(kind, genomes, batch)
+    for i, genome in enumerate(genomes):
+        expected = [
+            _replayed_win(games[v], kind, genome, a, b, seat, opponent, draws)
+            for v, a, b, seat, opponent, draws in zip(
+                batch.variants,
+                batch.starts_a,
+                batch.starts_b,
+                batch.seats,
+                batch.opponents,
+                batch.draws,
+                strict=True,
+            )
+        ]
+        assert wins[i].tolist() == expected
 
 
 # --- evolution --------------------------------------------------------------------------------
@@ -153,6 +331,8 @@ def test_bad_hyper_parameters_and_games_are_refused():
     assert parse_hyper("genome=target,selection=roulette") == GAParams(genome="target", selection="roulette")
     with pytest.raises(GATrainingError, match="not a Nim game"):
         Evolution.start([parse_game("tictactoe")])
+    with pytest.raises(GATrainingError, match="at least one Nim game"):
+        Evolution.start([])
 
 
 # --- files, resuming, the agent ---------------------------------------------------------------
@@ -180,6 +360,8 @@ def test_model_file_round_trip(tmp_path, small_run):
     small = load_model(player)
     assert np.array_equal(small.genome, small_run.best) and "state" not in small.header
     assert small.header["verified"][0]["positions"] == 2 * 4 * 6 * 8
+    other = save_player(tmp_path / "other.json", small_run, [parse_game("nim:piles=2-2")])
+    assert [claim["game"] for claim in load_model(other).header["verified"]] == ["nim:piles=2-2"]
 
 
 def _broken(header: dict) -> list[tuple[dict | str, type[Exception], str]]:
@@ -193,12 +375,30 @@ def _broken(header: dict) -> list[tuple[dict | str, type[Exception], str]]:
         (json.dumps(header)[:-40], ModelFileError, "not JSON"),
         (edit(format="boardlab-tabular"), ModelFileError, "format"),
         (edit(version=2), ModelMismatchError, "version 2"),
+        (edit(method="es"), ModelMismatchError, "not ga"),
         (edit(game="tictactoe"), ModelMismatchError, "tictactoe"),
         (edit(games=["tictactoe"]), ModelMismatchError, "not a Nim game"),
         (edit(games=["nim:piles=x"]), ModelFileError, "cannot be read"),
+        (edit(games=[]), ModelFileError, "no valid list of training games"),
         (edit(genome="neat"), ModelFileError, "unknown genome"),
         (edit(genes=header["genes"][:-1]), ModelMismatchError, "other genes"),
         (edit(player={**header["player"], "genes": renamed}), ModelFileError, "genes must be"),
+        # the genes in another order would give each weight to another feature
+        (
+            edit(player={**header["player"], "genes": dict(reversed(genes.items()))}),
+            ModelFileError,
+            "genes must be",
+        ),
+        (
+            edit(player={**header["player"], "genes": {**genes, "misere.nim_sum": -1.5}}),
+            ModelFileError,
+            "lie in",
+        ),
+        (
+            edit(player={**header["player"], "genes": {**genes, "normal.zero_sum": True}}),
+            ModelFileError,
+            "finite numbers",
+        ),
         (
             edit(player={**header["player"], "genes": {**genes, "normal.zero_sum": 3.0}}),
             ModelFileError,
@@ -227,6 +427,9 @@ def test_corrupt_and_mismatched_files_are_refused(tmp_path, small_run):
     bad_state.write_text(json.dumps({**header, "state": {**header["state"], "population": [[0.5]]}}))
     with pytest.raises(ModelFileError, match="shape"):
         Evolution.resume(bad_state)
+    bad_state.write_text(json.dumps({**header, "hyper": {**header["hyper"], "genome": "target"}}))
+    with pytest.raises(ModelFileError, match="hyper-parameters name genome target, the file rules"):
+        Evolution.resume(bad_state)
     good = small_run.save(tmp_path / "good.json")
     with pytest.raises(ModelMismatchError, match="trains on"):
         Evolution.resume(good, [parse_game("nim")])
@@ -248,6 +451,9 @@ def test_resumed_run_equals_an_uninterrupted_one(tmp_path):
     a, b = (json.loads((tmp_path / n).read_text()) for n in ("a.json", "b.json"))
     a.pop("train_seconds"), b.pop("train_seconds")
     assert a == b
+    judged = [r for r in a["curve"] if r["opponent"] == "solver"]  # 2-3-4 is small enough to judge
+    assert [r["epoch"] for r in judged] == [0, 2, 4, 6]
+    assert [r["mistakes"] for r in judged] == [a["history"][r["epoch"]]["mistakes"] for r in judged]
 
 
 def test_agent_plays_legal_moves_from_a_file_and_refuses_other_conventions(tmp_path, small_run):
@@ -380,6 +586,21 @@ def test_the_best_pick_draws_among_all_the_best_scores():
     assert _pick_best(np.array([-2.0, -1.0, -3.0]), 3, 0.5) == 1
 
 
+@pytest.mark.parametrize("text", ["1-3-5-6", "1-3-5-7", "1-1-0-0", "2-2-4-7"])
+def test_the_optimal_opponent_plays_a_winning_move_or_else_any_move(text):
+    from boardlab.train.nim_ga import _optimal_pick
+
+    game = parse_game("nim")
+    state = game.parse_position(text)
+    actions = np.array(state.legal_indices(), dtype=np.int64)
+    picks = {
+        int(actions[_optimal_pick(game.kernel.ctx, state.a, state.b, actions, len(actions), u)])
+        for u in np.linspace(0, 1, 200, endpoint=False)
+    }
+    winning = {a for a in actions.tolist() if not mover_wins(state.play_index(a).piles, 0, True)}
+    assert picks == (winning or set(actions.tolist()))  # every winning move, else every move
+
+
 def test_an_epoch_keeps_the_elites_and_mutates_on_the_scale_of_the_genes(monkeypatch):
     from boardlab.train import nim_ga
 
@@ -400,11 +621,48 @@ def test_an_epoch_keeps_the_elites_and_mutates_on_the_scale_of_the_genes(monkeyp
     assert seen == [pytest.approx(run.params.sigma * (high - low))]
 
 
+@pytest.mark.parametrize("selection", ["tournament", "roulette"])
+def test_an_epoch_draws_mothers_and_fathers_by_the_selection_asked(monkeypatch, selection):
+    from boardlab.train import nim_ga
+
+    params = GAParams(population=6, games=2, elitism=1, selection=selection, tournament_size=4, pool="both")
+    run = Evolution.start([parse_game("nim:piles=1-2-3")], params, seed=2)
+    calls = []
+    real = dict(nim_ga.SELECTIONS)
+
+    def spy(name):
+        def select(fitness, k, rng, **options):
+            calls.append((name, k, options))
+            return real[name](fitness, k, rng, **options)
+
+        return select
+
+    monkeypatch.setattr(nim_ga, "SELECTIONS", {name: spy(name) for name in real})
+    run.step()
+    options = {"size": 4} if selection == "tournament" else {}
+    assert calls == [(selection, 5, options)] * 2  # mothers, then fathers: five children
+    record = run.history[-1]
+    assert record["games"] == 4 and max(record["fitness"]) <= 4  # 2 games against each of 2 opponents
+    batch = epoch_batch(run.games, params, run.seed, run.epoch)
+    wins = play_fitness_games(run.kind, run.population, batch)
+    assert record["by_opponent"] == {
+        name: int(wins[:, batch.opponents == code].sum()) for name, code in (("random", 0), ("optimal", 1))
+    }
+    assert record["mistakes"] == len(nim_ga.mistakes(run.kind, run.best, run.games[0], limit=10**6))
+    assert run.summary()["final_wins"]["best"] == max(record["fitness"]) / 4
+    assert run.training_games == record["training_games"] == 2 * 6 * 4  # two epochs of 6 genomes
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
         (lambda h: h["state"]["population"][0].__setitem__(0, 1.5), "outside"),
         (lambda h: h["history"].pop(), "epoch count"),
+        (lambda h: h["history"].append(h["history"][-1]), "epoch count"),
+        (
+            lambda h: h["history"][0]["fitness"].pop(),
+            "'fitness' is not a list of finite numbers of the right length",
+        ),
     ],
 )
 def test_a_saved_population_out_of_range_or_a_short_history_is_refused(tmp_path, small_run, change, message):

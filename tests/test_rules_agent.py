@@ -540,3 +540,14 @@ def test_compiled_games_win_as_often_as_games_against_the_agent() -> None:
     compiled, _ = play_rule_games(game, weights, seeds, seats, parse_opponent("random", game))
     agent, _ = play_rule_games(game, weights, seeds, seats, Opponent("random", AGENT))
     assert (agent == 1).mean() > 0.7 and abs((compiled == 1).mean() - (agent == 1).mean()) < 0.15
+
+
+def test_compiled_games_end_as_draws_at_the_ply_cap_and_a_draw_is_no_win() -> None:
+    game = parse_game("quixo:ply_cap=5")  # nobody can line up five cubes in five plies
+    seeds, seats = game_seeds(2, 2, 6)
+    assert seats.tolist() == [0, 1] * 3  # the rule player moves first in the even games
+    outcomes, plies = play_rule_games(
+        game, np.full(len(RULES), 0.5), seeds, seats, parse_opponent("random", game)
+    )
+    assert (plies == 5).all() and (outcomes == 0).all()
+    assert ESRun.start(game, params_for({**TINY, "games": 4}), seed=0).parent_fitness == 0.0
