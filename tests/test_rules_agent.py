@@ -409,16 +409,19 @@ def test_the_best_child_replaces_the_parent_only_when_it_wins_more(
         return chosen[-1]
 
     monkeypatch.setattr("boardlab.train.rules_es.mutate", mutate)
-    run.stale = 3
+    run.stale, run.epoch = run.params.patience - 1, 2
     run.step()
     assert run.history[-1]["accepted"] is accepted
+    decayed = run.params.sigma * (run.params.sigma_final / run.params.sigma) ** (2 / run.params.decay)
+    assert run.history[-1]["sigma"] == pytest.approx(decayed, abs=1e-6)  # epoch 3: two epochs of decay
+    assert run.done is not accepted  # a last stale epoch ends the run
     if accepted:
         assert np.array_equal(run.parent, chosen[0][1])  # the child of the best score: 0.7
         assert run.stale == 0
         # its fitness: the unbiased second measurement when there is one
         assert run.parent_fitness == (again[1] if again else first[2])
     else:
-        assert np.array_equal(run.parent, parent) and run.stale == 4
+        assert np.array_equal(run.parent, parent) and run.stale == run.params.patience
         assert run.parent_fitness == first[0]  # re-measured on this epoch's games
     assert run.history[-1]["fitness"] == run.parent_fitness
 
