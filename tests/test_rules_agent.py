@@ -554,3 +554,9 @@ def test_compiled_games_end_as_draws_at_the_ply_cap_and_a_draw_is_no_win() -> No
     )
     assert (plies == 5).all() and (outcomes == 0).all()
     assert ESRun.start(game, params_for({**TINY, "games": 4}), seed=0).parent_fitness == 0.0
+
+
+def test_a_resumed_run_keeps_counting_its_stale_epochs(tmp_path: Path) -> None:
+    run = ESRun.start(parse_game("quixo"), params_for({**TINY, "games": 2}), seed=4)
+    run.stale = 3
+    assert ESRun.resume(run.save(tmp_path / "run.json")).stale == 3  # patience is not reset
