@@ -6,18 +6,18 @@ from typing import Any
 
 import numpy as np
 
-from boardlab.games.jit import UnstableClosureError, closure_key, closure_njit
+from boardlab.games.jit import UnstableClosureError, cached_njit, closure_key
 
 
 def scaled_sum(factor: int, weights: tuple[float, ...] = (1.0, 2.0)) -> Any:
     """A compiled ``f(n)``: ``factor`` times the sum of ``range(n)`` plus the weights' sum."""
     table = np.array(weights)
 
-    @closure_njit
+    @cached_njit
     def part(n):  # type: ignore[no-untyped-def]
         return factor * n
 
-    @closure_njit
+    @cached_njit
     def total(n):  # type: ignore[no-untyped-def]
         s = 0.0
         for i in range(n):
@@ -41,7 +41,7 @@ def holding_an_object() -> Any:
     """A compiled closure over a value that has no description the same in every process."""
     box = object()
 
-    @closure_njit
+    @cached_njit
     def answer(n):  # type: ignore[no-untyped-def]
         return n + 1 if box is not None else n
 

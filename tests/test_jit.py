@@ -12,7 +12,7 @@ import pytest
 from jit_builders import holding_an_object, scaled_sum, word_filter
 
 from boardlab.games import parse_game
-from boardlab.games.jit import CurrentIndex, UnstableClosureError, closure_key, closure_njit, package_digest
+from boardlab.games.jit import CurrentIndex, UnstableClosureError, cached_njit, closure_key, package_digest
 from boardlab.search import mcts
 from boardlab.search.alphabeta import compiled_search
 from boardlab.search.clock import now
@@ -99,7 +99,7 @@ def test_a_closure_without_a_stable_description_is_compiled_in_each_process() ->
     with pytest.raises(UnstableClosureError, match="a closure holds a object"):
         closure_key(holding_an_object().py_func)
     assert type(holding_an_object()._cache).__name__ == "NullCache"
-    assert type(closure_njit(scaled_sum(2).py_func)._cache).__name__ == "_ClosureCache"
+    assert type(cached_njit(scaled_sum(2).py_func)._cache).__name__ == "_ClosureCache"
 
 
 @pytest.mark.parametrize(
@@ -128,3 +128,27 @@ def test_entries_from_earlier_sources_are_dropped_and_their_files_written_over(t
     index.save(present, ("compiled from these",))
     assert index.load(present) == ("compiled from these",) and index.load(earlier) is None
     assert [path.name for path in tmp_path.glob("*.nbc")] == ["f.1.nbc"]
+
+
+def test_a_cached_function_is_compiled_again_when_a_function_it_calls_changes(tmp_path: Path) -> None:
+    # numba's own cache checks only the caller's file, and loaded the caller as it was compiled
+    code = tmp_path / "code"
+    code.mkdir()
+    (code / "caller.py").write_text(
+        "from callee import step\nfrom boardlab.games.jit import cached_njit\n\n"
+        "@cached_njit\ndef twice(n):\n    return step(step(n))\n"
+    )
+    callee = "from numba import njit\n\n@njit\ndef step(n):\n    return n + {}\n"
+    env = {
+        **os.environ,
+        "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
+        "PYTHONPATH": os.pathsep.join([str(code), *sys.path]),
+    }
+    answers = []
+    for increment in (1, 10):
+        (code / "callee.py").write_text(callee.format(increment))
+        run = [sys.executable, "-c", "import caller; print(caller.twice(0))"]
+        answers.append(
+            subprocess.run(run, env=env, capture_output=True, text=True, check=True).stdout.strip()
+        )
+    assert answers == ["2", "20"]

@@ -381,11 +381,11 @@ def build_after_moves(kernel: Kernel) -> Any:
     """A compiled ``after_moves(ctx, a, b, actions, statuses, observations) -> n``: the legal
     actions, the status of each resulting position (for the side then to move) and its
     observation planes."""
-    from boardlab.games.jit import closure_njit  # compiled code: numba loaded only when a network plays
+    from boardlab.games.jit import cached_njit  # compiled code: numba loaded only when a network plays
 
     gen_moves, play, status, observe = kernel.gen_moves, kernel.play, kernel.status, kernel.observe
 
-    @closure_njit
+    @cached_njit
     def after_moves(ctx, a, b, actions, statuses, observations):  # type: ignore[no-untyped-def]
         n = gen_moves(ctx, a, b, actions)
         for i in range(n):
@@ -402,11 +402,11 @@ def build_greedy_kinds(kernel: Kernel) -> Any:
     """A compiled ``kinds(ctx, a, b, actions, reply, out) -> n``: the legal actions and for each
     2 (wins at once), 1 (safe) or 0 (loses at once or lets the opponent win next): the
     classification of :func:`boardlab.agents.greedy.classify_moves`, in one compiled call."""
-    from boardlab.games.jit import closure_njit  # compiled code: numba loaded only when a network plays
+    from boardlab.games.jit import cached_njit  # compiled code: numba loaded only when a network plays
 
     gen_moves, play, status = kernel.gen_moves, kernel.play, kernel.status
 
-    @closure_njit
+    @cached_njit
     def kinds(ctx, a, b, actions, reply, out):  # type: ignore[no-untyped-def]
         n = gen_moves(ctx, a, b, actions)
         for i in range(n):

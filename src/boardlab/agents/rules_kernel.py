@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from boardlab.agents.rules_layout import (
     ANY,
@@ -22,10 +21,11 @@ from boardlab.agents.rules_layout import (
     RULES,
 )
 from boardlab.games.base import LOSS, ONGOING
+from boardlab.games.jit import cached_njit
 from boardlab.games.quixo import kernel as qk
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _popcount(x):  # type: ignore[no-untyped-def]
     count = 0
     while x != 0:
@@ -34,7 +34,7 @@ def _popcount(x):  # type: ignore[no-untyped-def]
     return count
 
 
-@njit(cache=True)
+@cached_njit
 def rule_masks(ctx, me, opp, moves, masks):  # type: ignore[no-untyped-def]
     """Write the legal moves into ``moves`` and, for each, the bit set of the rules whose action
     it carries out into ``masks`` (bit ``r`` for rule ``r``); return how many moves there are."""
@@ -82,7 +82,7 @@ def rule_masks(ctx, me, opp, moves, masks):  # type: ignore[no-untyped-def]
     return count
 
 
-@njit(cache=True)
+@cached_njit
 def pick_from_masks(weights, moves, masks, count, u_rule, u_move):  # type: ignore[no-untyped-def]
     """The move chosen by weighted roulette over the active rules (``u_rule``) and a uniform
     draw among the chosen rule's moves (``u_move``), both in [0, 1)."""
@@ -115,14 +115,14 @@ def pick_from_masks(weights, moves, masks, count, u_rule, u_move):  # type: igno
     return moves[0]
 
 
-@njit(cache=True)
+@cached_njit
 def choose_move(ctx, me, opp, weights, u_rule, u_move, moves, masks):  # type: ignore[no-untyped-def]
     """The rule player's move in an unfinished position (see :func:`pick_from_masks`)."""
     count = rule_masks(ctx, me, opp, moves, masks)
     return pick_from_masks(weights, moves, masks, count, u_rule, u_move)
 
 
-@njit(cache=True)
+@cached_njit
 def active_rules(ctx, me, opp):  # type: ignore[no-untyped-def]
     """The bit set of the rules active in a position (0 once the game is over)."""
     if qk.status(ctx, me, opp) != ONGOING:

@@ -219,12 +219,12 @@ def build_canonical(kernel: Kernel) -> Any:
     the position over the symmetries that keep results (``Kernel.value_symmetries``), and the
     symmetry that gives it."""
     from boardlab.games.hashing import position_hash
-    from boardlab.games.jit import closure_njit  # loads numba: only when a search needs it
+    from boardlab.games.jit import cached_njit  # loads numba: only when a search needs it
 
     symmetry = kernel.symmetry
     others = np.array([s for s in kernel.kept_symmetries if s], dtype=np.int64)
 
-    @closure_njit
+    @cached_njit
     def canonical(ctx, a, b):  # type: ignore[no-untyped-def]
         best_a, best_b, best_sym = a, b, 0
         for s in others:

@@ -5,10 +5,11 @@ face loads without numba."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from boardlab.games.jit import cached_njit
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _mix64(x):  # type: ignore[no-untyped-def]
     # the splitmix64 finaliser, in wrapping int64 arithmetic
     x = (x ^ ((x >> 30) & 0x3FFFFFFFF)) * np.int64(-4658895280553007687)
@@ -16,7 +17,7 @@ def _mix64(x):  # type: ignore[no-untyped-def]
     return x ^ ((x >> 31) & 0x1FFFFFFFF)
 
 
-@njit(cache=True)
+@cached_njit
 def position_hash(a, b):  # type: ignore[no-untyped-def]
     """A 64-bit hash of a position's state words (equal words, equal hash)."""
     return _mix64(_mix64(np.int64(a)) ^ np.int64(b))

@@ -1,14 +1,17 @@
-"""Compiled code closed over a game's kernel, kept in numba's on-disk cache between processes.
+"""boardlab's compiled code, kept in numba's disk cache under a key that follows its sources.
 
-The generic searches are built per game by functions that close over its kernel
-(:func:`~boardlab.games.base.compiled_for`). numba keys the cache of such a closure on the
-pickled values it holds, and a compiled function pickles with an identity drawn afresh in each
-process: the key never matched and every process compiled its searches again (some seconds
-each). :func:`closure_njit` keys the cache on a description of what the closure holds that is
-the same in every process: each compiled function by its module, name and code (and what it in
-turn closes over), arrays by their bytes, plain values by their text. Any change to a boardlab
-source file, or to the source file of a compiled function from outside boardlab, makes new
-keys, so that a cached search never outlives the code it was compiled from.
+boardlab's compiled functions are made with :func:`cached_njit`. numba's own cache has two
+faults here. The generic searches are built per game by functions that close over its kernel
+(:func:`~boardlab.games.base.compiled_for`), and numba keys the cache of such a closure on the
+pickled values it holds; a compiled function pickles with an identity drawn afresh in each
+process, so the key never matched and every process compiled its searches again (seconds to a
+minute). And numba checks only the file of the function it loads: a cached function whose
+callee in another file had changed was loaded as it was compiled, from code that was gone.
+:func:`cached_njit` keys the cache on a description that is the same in every process (each
+compiled function by its module, name and code, and what it closes over; arrays by their bytes;
+plain values by their text; the compiled functions it calls by name, likewise) and on the digest
+of all of boardlab's sources (for a function from outside boardlab, of its own source file): a
+change anywhere compiles afresh.
 """
 
 from __future__ import annotations
@@ -77,9 +80,12 @@ def _function(function: FunctionType, seen: set[int]) -> list[Any]:
         _code(function.__code__),
         _source_digest(Path(source).resolve()),
     ]
-    if function.__closure__ is not None and id(function) not in seen:
+    if id(function) not in seen:
         seen.add(id(function))
-        described.append([_describe(cell.cell_contents, seen) for cell in function.__closure__])
+        cells = function.__closure__ or ()
+        described.append([_describe(cell.cell_contents, seen) for cell in cells])
+        named = [function.__globals__.get(name) for name in function.__code__.co_names]
+        described.append([_describe(value, seen) for value in named if isinstance(value, Dispatcher)])
     return described
 
 
@@ -134,12 +140,14 @@ class _ClosureCache(FunctionCache):
             super().save_overload(sig, data)
 
 
-def closure_njit(*args: Any, **options: Any) -> Any:
-    """``numba.njit`` for a function defined inside a builder, cached on disk across processes.
+def cached_njit(*args: Any, **options: Any) -> Any:
+    """``numba.njit`` with the disk cache keyed as this module says, for module-level functions
+    and for those a builder defines alike.
 
-    Used bare (``@closure_njit``) or with njit's options (``@closure_njit(nogil=True)``). A
+    Used bare (``@cached_njit``) or with njit's options (``@cached_njit(nogil=True)``). A
     closure that holds something without a stable description, or a cache that has nowhere to
-    go, leaves the function compiled in each process as plain ``njit`` does.
+    go, leaves the function compiled in each process as plain ``njit`` does. Not for recursive
+    functions: numba 0.68 crashed loading one from its cache.
     """
 
     def decorate(function: FunctionType) -> Any:
@@ -153,4 +161,4 @@ def closure_njit(*args: Any, **options: Any) -> Any:
     return decorate
 
 
-__all__ = ["CurrentIndex", "UnstableClosureError", "closure_key", "closure_njit", "package_digest"]
+__all__ = ["CurrentIndex", "UnstableClosureError", "cached_njit", "closure_key", "package_digest"]

@@ -16,13 +16,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from boardlab.games.base import ONGOING, Kernel, compiled_for
-from boardlab.games.jit import closure_njit
+from boardlab.games.jit import cached_njit
 
 
-@njit
+@cached_njit
 def _no_counter(ctx, a, b):  # type: ignore[no-untyped-def]
     return 0
 
@@ -34,7 +33,7 @@ def build_perft(kernel: Kernel) -> Any:
     count_moves = kernel.count_moves if kernel.count_moves is not None else _no_counter
     num_actions = kernel.num_actions
 
-    @closure_njit
+    @cached_njit
     def perft(ctx, a, b, depth, ended):  # type: ignore[no-untyped-def]
         if status(ctx, a, b) != ONGOING:
             return 1 if ended or depth == 0 else 0
@@ -81,7 +80,7 @@ def build_playouts(kernel: Kernel) -> Any:
     status, gen_moves, play = kernel.status, kernel.gen_moves, kernel.play
     num_actions = kernel.num_actions
 
-    @closure_njit
+    @cached_njit
     def playouts(ctx, a0, b0, games, max_plies, seed):  # type: ignore[no-untyped-def]
         np.random.seed(seed)
         buf = np.empty(num_actions, dtype=np.int64)

@@ -38,12 +38,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from boardlab.core.files import atomic_write_bytes
 from boardlab.core.inputs import InputFileError, read_bytes, short_reason
 from boardlab.games.base import Kernel
-from boardlab.games.jit import closure_njit
+from boardlab.games.jit import cached_njit
 
 FORMAT = "boardlab-evalnet"
 VERSION = 1
@@ -424,7 +423,7 @@ _DE_BRUIJN = np.array(
 """The index of a lone bit below 2**32 from its de Bruijn product (no branch per cell)."""
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _bit_index(low):  # type: ignore[no-untyped-def]
     if low >= 1 << 32:
         return 32 + _DE_BRUIJN[(((low >> 32) * 0x077CB531) & 0xFFFFFFFF) >> 27]
@@ -435,7 +434,7 @@ HEADER = 4
 """Floats before the tensors in :meth:`EvalNet.compiled`: inputs, first and second hidden units, 0."""
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _accumulate(h1, flat, offset, n1, bits):  # type: ignore[no-untyped-def]
     # add the weight row of each set bit: as many rows as cubes, no test per empty cell
     while bits:
@@ -447,7 +446,7 @@ def _accumulate(h1, flat, offset, n1, bits):  # type: ignore[no-untyped-def]
         bits ^= low
 
 
-@njit(cache=True, nogil=True, fastmath=True)
+@cached_njit(nogil=True, fastmath=True)
 def forward_words(flat, scratch, me, opp):  # type: ignore[no-untyped-def]
     """The network's output for one position given by its two words (float32 arithmetic);
     ``flat`` is :meth:`EvalNet.compiled`.
@@ -488,7 +487,7 @@ def forward_words(flat, scratch, me, opp):  # type: ignore[no-untyped-def]
     return float(total)
 
 
-@njit(cache=True)
+@cached_njit
 def forward_batch(flat, scratch, me, opp):  # type: ignore[no-untyped-def]
     """:func:`forward_words` of arrays of positions."""
     out = np.empty(me.shape[0])
@@ -515,14 +514,14 @@ def net_evaluation(kernel: Kernel, net: EvalNet | None = None) -> Any:
 
         if corrects:
 
-            @closure_njit(nogil=True)
+            @cached_njit(nogil=True)
             def evaluate(ctx, me, opp, eval_id):  # type: ignore[no-untyped-def]
                 net = forward_words(ctx[at], ctx[scratch_at], me, opp)
                 return base(ctx, me, opp, eval_id) + net
 
         else:
 
-            @closure_njit(nogil=True)
+            @cached_njit(nogil=True)
             def evaluate(ctx, me, opp, eval_id):  # type: ignore[no-untyped-def]
                 return forward_words(ctx[at], ctx[scratch_at], me, opp)
 

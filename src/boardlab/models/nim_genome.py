@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numba import njit
 from numpy.typing import ArrayLike
 
 from boardlab.games import Game, GameOptionError, parse_game
+from boardlab.games.jit import cached_njit
 from boardlab.games.nim import Nim
 from boardlab.games.nim import kernel as nk
 from boardlab.models.table import ModelFileError, ModelMismatchError, read_json_model
@@ -96,12 +96,12 @@ def optimal_genome(kind: str = "rules") -> np.ndarray:
     return genome
 
 
-@njit(cache=True)
+@cached_njit
 def _reduced(p, limit):  # type: ignore[no-untyped-def]
     return p % (limit + 1) if limit > 0 else p
 
 
-@njit(cache=True)
+@cached_njit
 def move_scores(kind, genome, ctx, a, b, actions, count, out):  # type: ignore[no-untyped-def]
     """Score the ``count`` legal ``actions`` of position ``(a, b)`` into ``out`` (see the
     module docstring for what each genome reads)."""
@@ -165,7 +165,7 @@ def move_scores(kind, genome, ctx, a, b, actions, count, out):  # type: ignore[n
         out[j] = score
 
 
-@njit(cache=True)
+@cached_njit
 def scored_moves(kind, genome, ctx, a, b, actions, out):  # type: ignore[no-untyped-def]
     """The legal actions of ``(a, b)`` into ``actions`` and their scores into ``out``; the count."""
     count = nk.gen_moves(ctx, a, b, actions)

@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from boardlab.core.files import atomic_write
 from boardlab.core.inputs import (
@@ -44,6 +43,7 @@ from boardlab.core.inputs import (
     short_reason,
 )
 from boardlab.core.machine import memory_problem
+from boardlab.games.jit import cached_njit
 from boardlab.models.errors import ModelFileError, ModelMismatchError
 
 FORMAT = "boardlab-tabular"
@@ -60,13 +60,13 @@ MAX_HEADER_CHARS = 10_000_000
 # --- compiled access ---------------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def stored_key(key):  # type: ignore[no-untyped-def]
     """The key as stored (EMPTY marks a free slot)."""
     return ZERO_KEY if key == EMPTY else key
 
 
-@njit(cache=True)
+@cached_njit
 def find(keys, key):  # type: ignore[no-untyped-def]
     """The slot holding ``key``, or -1."""
     key = stored_key(key)
@@ -81,7 +81,7 @@ def find(keys, key):  # type: ignore[no-untyped-def]
         slot = (slot + 1) & mask
 
 
-@njit(cache=True)
+@cached_njit
 def insert(keys, values, meta, key, fill):  # type: ignore[no-untyped-def]
     """The slot holding ``key``, adding it with every value ``fill`` if absent (the caller
     keeps the load below MAX_LOAD)."""
@@ -101,7 +101,7 @@ def insert(keys, values, meta, key, fill):  # type: ignore[no-untyped-def]
         slot = (slot + 1) & mask
 
 
-@njit(cache=True)
+@cached_njit
 def _rehash(old_keys, old_values, keys, values, meta):  # type: ignore[no-untyped-def]
     mask = keys.shape[0] - 1
     for i in range(old_keys.shape[0]):

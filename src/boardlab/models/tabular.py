@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from boardlab.games.base import ONGOING, Game, Kernel, build_canonical, compiled_for
-from boardlab.games.jit import closure_njit
+from boardlab.games.jit import cached_njit
 from boardlab.models.table import ModelMismatchError, TableModel, find
 
 
@@ -36,7 +36,7 @@ def build_potential(kernel: Kernel) -> Any:
     position for the side to move, ``weight`` times evaluation ``shaping`` (0 when it is -1)."""
     evaluate = kernel.evaluate
 
-    @closure_njit(inline="always")
+    @cached_njit(inline="always")
     def potential(ctx, a, b, shaping, weight):  # type: ignore[no-untyped-def]
         if shaping < 0:
             return 0.0
@@ -53,7 +53,7 @@ def build_after_value(kernel: Kernel) -> Any:
     play, status = kernel.play, kernel.status
     potential = build_potential(kernel)
 
-    @closure_njit(inline="always")
+    @cached_njit(inline="always")
     def after_value(ctx, keys, values, fill, gamma, a, b, move, shaping, weight):  # type: ignore[no-untyped-def]
         x, y = play(ctx, a, b, move)
         st = status(ctx, x, y)
@@ -77,7 +77,7 @@ def build_action_values(kernel: Kernel) -> Any:
     action_maps = np.ascontiguousarray(kernel.action_maps, dtype=np.int64)
     after_value = build_after_value(kernel)
 
-    @closure_njit
+    @cached_njit
     def action_values(ctx, keys, values, fill, is_mc, gamma, shaping, weight, a, b, moves, n, out):  # type: ignore[no-untyped-def]
         if not is_mc:
             key, sym = canonical(ctx, a, b)

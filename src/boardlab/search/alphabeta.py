@@ -37,7 +37,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from boardlab.games.base import (
     DRAW,
@@ -50,7 +49,7 @@ from boardlab.games.base import (
     legal_mask,
 )
 from boardlab.games.hashing import position_hash
-from boardlab.games.jit import closure_njit
+from boardlab.games.jit import cached_njit
 from boardlab.search.clock import now
 from boardlab.search.settings import DEFAULT_DEEPEN, MAX_DEPTH, NO_LIMIT
 
@@ -63,7 +62,7 @@ SEEN_SIZE = 1024  # slots of the set of game positions (at most half are used)
 CLOCK_EVERY = 1024  # nodes between two looks at the clock
 
 
-@njit(cache=True)
+@cached_njit
 def _never(ctx, a, b):  # type: ignore[no-untyped-def]
     return False  # a game without a cheap test of wins at once is not probed
 
@@ -117,7 +116,7 @@ def build_search(kernel: Kernel, evaluate: Evaluation | None = None) -> Any:
     sym_inverse = kernel.sym_inverse
     max_moves = kernel.num_actions
 
-    @closure_njit
+    @cached_njit
     def _wins_now(ctx, me, opp, buffer):  # type: ignore[no-untyped-def]
         # a move after which the opponent, to move, has lost
         for i in range(gen_moves(ctx, me, opp, buffer)):
@@ -126,7 +125,7 @@ def build_search(kernel: Kernel, evaluate: Evaluation | None = None) -> Any:
                 return True
         return False
 
-    @closure_njit(nogil=True)
+    @cached_njit(nogil=True)
     def search(  # type: ignore[no-untyped-def]
         ctx,
         me0,
@@ -336,7 +335,7 @@ def build_search(kernel: Kernel, evaluate: Evaluation | None = None) -> Any:
     return search
 
 
-@njit(cache=True)
+@cached_njit
 def _repeated(seen, mes, opps, ply):  # type: ignore[no-untyped-def]
     """True if the node at ``ply`` repeats a game position or an earlier one on the path.
 
@@ -351,12 +350,12 @@ def _repeated(seen, mes, opps, ply):  # type: ignore[no-untyped-def]
     return seen_contains(seen, me, opp)
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _seen_slot(seen, me, opp):  # type: ignore[no-untyped-def]
     return (((me * HASH_MULT) ^ opp) * HASH_MULT >> 40) & (seen.shape[0] - 1)
 
 
-@njit(cache=True)
+@cached_njit
 def seen_contains(seen, me, opp):  # type: ignore[no-untyped-def]
     """Membership in an open-addressing set of positions: rows (used, a, b) of state words."""
     mask = seen.shape[0] - 1
@@ -368,7 +367,7 @@ def seen_contains(seen, me, opp):  # type: ignore[no-untyped-def]
     return False
 
 
-@njit(cache=True)
+@cached_njit
 def seen_add(seen, me, opp):  # type: ignore[no-untyped-def]
     """Add a position to the set (which must keep empty slots)."""
     mask = seen.shape[0] - 1
@@ -387,7 +386,7 @@ def new_seen() -> np.ndarray:
     return np.zeros((SEEN_SIZE, 3), dtype=np.int64)
 
 
-@njit(cache=True)
+@cached_njit
 def _log2(size):  # type: ignore[no-untyped-def]
     bits = 0
     while (1 << bits) < size:
@@ -395,7 +394,7 @@ def _log2(size):  # type: ignore[no-untyped-def]
     return bits
 
 
-@njit(cache=True)
+@cached_njit
 def _to_tt(value, ply):  # type: ignore[no-untyped-def]
     # mate scores are stored as distance from this node, not from the root
     if value >= MATE_ZONE:
@@ -405,7 +404,7 @@ def _to_tt(value, ply):  # type: ignore[no-untyped-def]
     return value
 
 
-@njit(cache=True)
+@cached_njit
 def _from_tt(value, ply):  # type: ignore[no-untyped-def]
     if value >= MATE_ZONE:
         return value - ply
@@ -414,7 +413,7 @@ def _from_tt(value, ply):  # type: ignore[no-untyped-def]
     return value
 
 
-@njit(cache=True)
+@cached_njit
 def _stored_move(words, key):  # type: ignore[no-untyped-def]
     """The move stored with ``key``'s entry (in the canonical frame), or -1."""
     slot = ((key * HASH_MULT) >> (64 - _log2(words.shape[0]))) & (words.shape[0] - 1)
@@ -423,7 +422,7 @@ def _stored_move(words, key):  # type: ignore[no-untyped-def]
     return -1
 
 
-@njit(cache=True)
+@cached_njit
 def _store(words, values, key, shift, mask, value, depth, flag, move):  # type: ignore[no-untyped-def]
     slot = ((key * HASH_MULT) >> shift) & mask
     if words[slot, TT_KEY] == key and words[slot, TT_DEPTH] > depth:

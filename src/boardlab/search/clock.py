@@ -17,6 +17,8 @@ from numba import njit, objmode, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from boardlab.games.jit import cached_njit
+
 
 def _posix_monotonic() -> int | None:
     """The id of ``CLOCK_MONOTONIC`` where libc's ``clock_gettime`` reads the clock behind
@@ -55,7 +57,7 @@ _CLOCK_ID = _posix_monotonic()
 
 if _CLOCK_ID is not None:
 
-    @njit(cache=True)
+    @cached_njit
     def now() -> float:
         """Seconds on the ``time.perf_counter`` clock."""
         buffer = np.empty(2, dtype=np.int64)

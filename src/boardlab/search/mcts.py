@@ -38,10 +38,10 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import numpy as np
-from numba import njit, objmode
+from numba import objmode
 
 from boardlab.games.base import ONGOING, Kernel, compiled_for
-from boardlab.games.jit import closure_njit
+from boardlab.games.jit import cached_njit
 
 UCT = "uct"
 PUCT = "puct"
@@ -56,7 +56,7 @@ EXPECTED_RATE = 200_000  # simulations per second assumed when sizing a tree for
 PENDING = -1  # ``n_children`` of a leaf collected for the evaluator and not completed yet
 
 
-@njit
+@cached_njit
 def clock() -> float:
     """``time.perf_counter()``, read from compiled code."""
     with objmode(now="float64"):
@@ -131,7 +131,7 @@ class Rollouts(CompiledEvaluator):
     def build(kernel: Kernel) -> tuple[Any, Any]:
         gen_moves, play, status = kernel.gen_moves, kernel.play, kernel.status
 
-        @closure_njit
+        @cached_njit
         def rollout(ctx, me, opp, cap, buf):  # type: ignore[no-untyped-def]
             # result for the side to move at the start of the rollout (0: draw or capped)
             sign = 1
@@ -145,7 +145,7 @@ class Rollouts(CompiledEvaluator):
             st = status(ctx, me, opp)
             return 0 if st == ONGOING else st * sign
 
-        @closure_njit
+        @cached_njit
         def value(ctx, me, opp, buf, params):  # type: ignore[no-untyped-def]
             cap, count, deadline = params
             total = 0
@@ -161,7 +161,7 @@ class Rollouts(CompiledEvaluator):
                     break
             return total / played
 
-        @closure_njit
+        @cached_njit
         def priors(ctx, me, opp, moves, n, out, offset, params):  # type: ignore[no-untyped-def]
             share = 1.0 / n
             for k in range(offset, offset + n):
@@ -242,7 +242,7 @@ class Tree:
 # --- selection rules ---------------------------------------------------------------------------
 
 
-@njit
+@cached_njit
 def select_uct(first, count, visits, value, prior, parent_visits, c, fpu):  # type: ignore[no-untyped-def]
     """UCB1 over a node's children, unvisited ones first in random order."""
     unvisited = 0
@@ -267,7 +267,7 @@ def select_uct(first, count, visits, value, prior, parent_visits, c, fpu):  # ty
     return best
 
 
-@njit
+@cached_njit
 def select_puct(first, count, visits, value, prior, parent_visits, c, fpu):  # type: ignore[no-untyped-def]
     """AlphaZero's PUCT; an unvisited child counts as worth ``fpu`` (ties: the first child)."""
     # sqrt(max(N, 1)), so that the priors order the first descents from a fresh node too
@@ -300,7 +300,7 @@ def build_add_children(kernel: Kernel) -> Any:
     (priors are left to the caller). Inlined into both search loops."""
     play, status = kernel.play, kernel.status
 
-    @closure_njit(inline="always")
+    @cached_njit(inline="always")
     def add_children(  # type: ignore[no-untyped-def]
         ctx,
         node,
@@ -348,7 +348,7 @@ def build_compiled_search(kernel: Kernel, evaluator: type[CompiledEvaluator], ru
     leaf_value, leaf_priors = evaluator.build(kernel)
     add_children = build_add_children(kernel)
 
-    @closure_njit
+    @cached_njit
     def run(  # type: ignore[no-untyped-def]
         ctx,
         me_a,
@@ -422,7 +422,7 @@ def build_compiled_search(kernel: Kernel, evaluator: type[CompiledEvaluator], ru
 # --- the batched cycle (Python evaluators) -------------------------------------------------------
 
 
-@njit
+@cached_njit
 def replace_virtual_losses(node, reward, visits_a, value_a, parent_a, keep):  # type: ignore[no-untyped-def]
     """Undo the virtual losses on the path from ``node`` up to the root: each node of the path
     holds one virtual visit scored as a loss (-1) for the player who moved into it; ``keep``
@@ -459,7 +459,7 @@ def build_batched_search(kernel: Kernel, rule: str) -> tuple[Any, Any]:
     select = SELECTORS[rule]
     add_children = build_add_children(kernel)
 
-    @closure_njit
+    @cached_njit
     def collect(  # type: ignore[no-untyped-def]
         ctx,
         me_a,
@@ -523,7 +523,7 @@ def build_batched_search(kernel: Kernel, rule: str) -> tuple[Any, Any]:
                 gained[j] += 1
         return found, done
 
-    @closure_njit
+    @cached_njit
     def complete(  # type: ignore[no-untyped-def]
         ctx,
         me_a,

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from boardlab.games.base import DRAW, ONGOING, Kernel, compiled_for
-from boardlab.games.jit import closure_njit
+from boardlab.games.jit import cached_njit
 from boardlab.search.alphabeta import WIN
 
 INF = 1e18
@@ -32,7 +32,7 @@ def build_minimax(kernel: Kernel) -> Any:
     evaluate = kernel.evaluate
     num_actions = kernel.num_actions
 
-    @closure_njit
+    @cached_njit
     def leaf_value(ctx, a, b, ply, remaining, eval_id):  # type: ignore[no-untyped-def]
         st = status(ctx, a, b)
         if st == DRAW:
@@ -43,7 +43,7 @@ def build_minimax(kernel: Kernel) -> Any:
             return evaluate(ctx, a, b, eval_id), True
         return 0.0, False
 
-    @closure_njit
+    @cached_njit
     def negamax(ctx, a0, b0, depth, eval_id):  # type: ignore[no-untyped-def]
         size = depth + 1
         moves = np.empty((size, num_actions), dtype=np.int64)

@@ -69,12 +69,12 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
-from numba import njit
 from numpy.typing import ArrayLike
 
 from boardlab.core.files import atomic_write_text
 from boardlab.games import parse_game
 from boardlab.games.base import ONGOING, WIN
+from boardlab.games.jit import cached_njit
 from boardlab.games.nim import kernel as nk
 from boardlab.games.nim.layout import layout, pack, unpack
 from boardlab.labs.evolve import (
@@ -136,7 +136,7 @@ def parse_hyper(text: str) -> GAParams:
     return hyper_settings(GAParams, "ga", text, GATrainingError)
 
 
-@njit(cache=True)
+@cached_njit
 def _pick_best(scores, count, u):  # type: ignore[no-untyped-def]
     """The index of a best score, the ``u``-th share of the ties (``u`` uniform in [0, 1))."""
     best = scores[0]
@@ -156,7 +156,7 @@ def _pick_best(scores, count, u):  # type: ignore[no-untyped-def]
     return 0
 
 
-@njit(cache=True)
+@cached_njit
 def _optimal_pick(ctx, a, b, actions, count, u):  # type: ignore[no-untyped-def]
     """A winning move drawn by ``u`` when there is one, else any legal move (the optimal agent's rule)."""
     winners = 0
@@ -176,7 +176,7 @@ def _optimal_pick(ctx, a, b, actions, count, u):  # type: ignore[no-untyped-def]
     return 0
 
 
-@njit(cache=True)
+@cached_njit
 def play_batch(kind, genomes, scalars, variants, starts_a, starts_b, seats, opponents, draws):  # type: ignore[no-untyped-def]
     """Every genome plays every game; ``wins[i, g]`` is 1 when genome ``i`` won game ``g``.
 
@@ -221,7 +221,7 @@ def play_batch(kind, genomes, scalars, variants, starts_a, starts_b, seats, oppo
     return wins
 
 
-@njit(cache=True)
+@cached_njit
 def judge_positions(kind, genome, ctx, words_a, words_b, verdicts):  # type: ignore[no-untyped-def]
     """For each position: 2 nothing to judge (over, or lost for the mover), 1 every best-scoring
     move wins, 0 a best-scoring move gives the win away."""

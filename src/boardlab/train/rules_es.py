@@ -46,7 +46,6 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
-from numba import njit
 
 from boardlab.agents import rules as rl
 from boardlab.agents import rules_kernel
@@ -55,6 +54,7 @@ from boardlab.agents.decision import Decision, Limit
 from boardlab.core.files import atomic_write_text
 from boardlab.games import GameOptionError, parse_game
 from boardlab.games.base import LOSS, ONGOING, WIN
+from boardlab.games.jit import cached_njit
 from boardlab.games.quixo import Quixo
 from boardlab.games.quixo import kernel as qk
 from boardlab.labs.evolve import gaussian_mutation
@@ -164,14 +164,14 @@ def parse_opponent(spec: str, game: Any) -> Opponent:
 # --- compiled games ----------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@cached_njit
 def _rules_move(ctx, me, opp, weights, moves, masks):  # type: ignore[no-untyped-def]
     u_rule = np.random.random()
     u_move = np.random.random()
     return rules_kernel.choose_move(ctx, me, opp, weights, u_rule, u_move, moves, masks)
 
 
-@njit(cache=True)
+@cached_njit
 def _opponent_wins_next(ctx, me, opp, buffer):  # type: ignore[no-untyped-def]
     for j in range(qk.gen_moves(ctx, me, opp, buffer)):
         a, b = qk.play(ctx, me, opp, buffer[j])
@@ -180,7 +180,7 @@ def _opponent_wins_next(ctx, me, opp, buffer):  # type: ignore[no-untyped-def]
     return False
 
 
-@njit(cache=True)
+@cached_njit
 def _greedy_move(ctx, me, opp, moves, kinds, buffer):  # type: ignore[no-untyped-def]
     """A winning move if any, else a safe one, else any (uniformly within the class)."""
     count = qk.gen_moves(ctx, me, opp, moves)
@@ -205,7 +205,7 @@ def _greedy_move(ctx, me, opp, moves, kinds, buffer):  # type: ignore[no-untyped
     return moves[0]
 
 
-@njit(cache=True)
+@cached_njit
 def _result(ctx, me, opp, mover, seat, ply, ply_cap):  # type: ignore[no-untyped-def]
     """(+1 / -1 for the rule player's win / loss, 0 for a draw) once the game is over, else 2."""
     status = qk.status(ctx, me, opp)
@@ -218,7 +218,7 @@ def _result(ctx, me, opp, mover, seat, ply, ply_cap):  # type: ignore[no-untyped
     return 2
 
 
-@njit(cache=True)
+@cached_njit
 def play_simple_games(ctx, weights, seeds, seats, opponent, ply_cap, outcomes, plies):  # type: ignore[no-untyped-def]
     """Every genome (row of ``weights``) plays every game against ``random`` or ``greedy``:
     game ``k`` is seeded with ``seeds[k]``, the rule player moving first when ``seats[k]`` is 0.

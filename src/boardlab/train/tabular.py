@@ -69,11 +69,10 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
-from numba import njit
 
 from boardlab.agents.perfect import PerfectAgent
 from boardlab.games.base import LOSS, ONGOING, WIN, Game, Kernel, build_canonical, compiled_for
-from boardlab.games.jit import closure_njit
+from boardlab.games.jit import cached_njit
 from boardlab.games.small_solver import Solution, SolverError
 from boardlab.models.table import (
     MAX_LOAD,
@@ -152,7 +151,7 @@ _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _next_u64(rng):  # type: ignore[no-untyped-def]
     rng[0] += _GOLDEN
     z = rng[0]
@@ -161,17 +160,17 @@ def _next_u64(rng):  # type: ignore[no-untyped-def]
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _uniform(rng):  # type: ignore[no-untyped-def]
     return np.float64(_next_u64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _below(rng, n):  # type: ignore[no-untyped-def]
     return np.int64(_uniform(rng) * n)
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _epsilon(episode, start, end, decay):  # type: ignore[no-untyped-def]
     if decay <= 0 or episode >= decay:
         return end
@@ -206,7 +205,7 @@ def build_trainer(kernel: Kernel, method: str) -> Any:
     potential = build_potential(kernel)
     after_value = build_after_value(kernel)
 
-    @closure_njit
+    @cached_njit
     def record(stats, winner, learner, vs_random):  # type: ignore[no-untyped-def]
         if winner < 0:
             stats[1] += 1
@@ -220,7 +219,7 @@ def build_trainer(kernel: Kernel, method: str) -> Any:
             else:
                 stats[5] += 1
 
-    @closure_njit
+    @cached_njit
     def train_q(ctx, a0, b0, keys, values, meta, rng, episode, count, fparams, iparams, stats):  # type: ignore[no-untyped-def]
         alpha, gamma, fill = fparams[F_ALPHA], fparams[F_GAMMA], np.float32(fparams[F_FILL])
         vs_random = iparams[I_VS_RANDOM] != 0
@@ -305,7 +304,7 @@ def build_trainer(kernel: Kernel, method: str) -> Any:
             done += 1
         return done
 
-    @closure_njit
+    @cached_njit
     def train_mc(ctx, a0, b0, keys, values, meta, rng, episode, count, fparams, iparams, stats):  # type: ignore[no-untyped-def]
         alpha, gamma, fill = fparams[F_ALPHA], fparams[F_GAMMA], np.float32(fparams[F_FILL])
         vs_random = iparams[I_VS_RANDOM] != 0

@@ -26,10 +26,10 @@ from __future__ import annotations
 from itertools import combinations
 
 import numpy as np
-from numba import njit
 
 from boardlab.games.base import DRAW, LOSS, ONGOING, Kernel, symmetry_table_inverse
 from boardlab.games.connect4.layout import EVALUATIONS, MAX_BITS, bit
+from boardlab.games.jit import cached_njit
 
 # ctx[0] scalars
 W_IDX, H_IDX, K_IDX, H1_IDX, BOTTOM_IDX, BOARD_IDX, CENTRE_IDX, ODD_ROWS_IDX = range(8)
@@ -149,18 +149,18 @@ def build_context(width: int, height: int, k: int) -> tuple[np.ndarray, ...]:
 # --- bit helpers ------------------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _shr(x, n):  # type: ignore[no-untyped-def]
     # shifts of 64 or more are undefined in LLVM; on the board they mean "nothing left"
     return x >> n if n < 64 else np.int64(0)
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _shl(x, n):  # type: ignore[no-untyped-def]
     return x << n if n < 64 else np.int64(0)
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def popcount(x):  # type: ignore[no-untyped-def]
     """Number of set bits of an int64 (all 64 bits, the sign bit included)."""
     x = x - ((x >> 1) & 0x5555555555555555)
@@ -170,7 +170,7 @@ def popcount(x):  # type: ignore[no-untyped-def]
     return ((x * 0x0101010101010101) >> 56) & 0xFF
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _runs(p, shift, k):  # type: ignore[no-untyped-def]
     """Cells starting a run of ``k`` stones of ``p`` in direction ``shift`` (p >= 0)."""
     # run(2n) = run(n) & run(n) >> n*s; run(n+1) = run(n) & p >> n*s; walk k's bits
@@ -193,7 +193,7 @@ ORDER_MEMO_BITS = 1 << 28
 (one bit each, 32 MB at most); past it the search runs on a step budget."""
 
 
-@njit(cache=True)
+@cached_njit
 def drop_order_exists(colours, heights, first_columns, budget):  # type: ignore[no-untyped-def]
     """1 if the stones can be dropped in turn, the first player first, to build the board, 0
     if not, -1 if the step budget ran out (only on boards past ``ORDER_MEMO_BITS``).
@@ -260,7 +260,7 @@ def drop_order_exists(colours, heights, first_columns, budget):  # type: ignore[
         code += strides[c]
 
 
-@njit(cache=True)
+@cached_njit
 def has_line(ctx, p):  # type: ignore[no-untyped-def]
     """True if the stones ``p`` hold ``connect`` in a row in some direction."""
     k = ctx[0][K_IDX]
@@ -271,7 +271,7 @@ def has_line(ctx, p):  # type: ignore[no-untyped-def]
     return False
 
 
-@njit(cache=True)
+@cached_njit
 def winning_cells(ctx, p, mask):  # type: ignore[no-untyped-def]
     """Empty cells where a stone added to ``p`` completes ``connect`` in a row.
 
@@ -297,7 +297,7 @@ def winning_cells(ctx, p, mask):  # type: ignore[no-untyped-def]
 # --- the rules --------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@cached_njit
 def status(ctx, a, b):  # type: ignore[no-untyped-def]
     """LOSS if the opponent (who just moved) has a line, DRAW on a full board, else ONGOING."""
     if has_line(ctx, a ^ b):
@@ -307,7 +307,7 @@ def status(ctx, a, b):  # type: ignore[no-untyped-def]
     return ONGOING
 
 
-@njit(cache=True)
+@cached_njit
 def gen_moves(ctx, a, b, out):  # type: ignore[no-untyped-def]
     """Write the columns that are not full, left to right, into ``out``; return how many."""
     columns = ctx[1]
@@ -319,13 +319,13 @@ def gen_moves(ctx, a, b, out):  # type: ignore[no-untyped-def]
     return count
 
 
-@njit(cache=True)
+@cached_njit
 def play(ctx, a, b, col):  # type: ignore[no-untyped-def]
     """Drop a stone in column ``col`` (not full); return the words of the side to move next."""
     return a ^ b, b | (b + ctx[1][col, 0])
 
 
-@njit(cache=True)
+@cached_njit
 def mirror(ctx, x):  # type: ignore[no-untyped-def]
     """The word ``x`` with its columns in reverse order."""
     width = ctx[0][W_IDX]
@@ -337,7 +337,7 @@ def mirror(ctx, x):  # type: ignore[no-untyped-def]
     return out
 
 
-@njit(cache=True)
+@cached_njit
 def symmetry(ctx, a, b, sym):  # type: ignore[no-untyped-def]
     """The position mirrored left-right (``sym`` 1) or as it is (0)."""
     if sym == 0:
@@ -345,7 +345,7 @@ def symmetry(ctx, a, b, sym):  # type: ignore[no-untyped-def]
     return mirror(ctx, a), mirror(ctx, b)
 
 
-@njit(cache=True)
+@cached_njit
 def observe(ctx, a, b, out):  # type: ignore[no-untyped-def]
     """Fill ``out`` (2, height, width): the mover's stones, the opponent's; row 0 on top."""
     width = ctx[0][W_IDX]
@@ -362,7 +362,7 @@ def observe(ctx, a, b, out):  # type: ignore[no-untyped-def]
 # --- evaluations ------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@cached_njit
 def _pattern_sum(ctx, eval_id, own, empty):  # type: ignore[no-untyped-def]
     """Weighted count of the pattern windows of ``eval_id`` matched by ``own`` stones."""
     table = ctx[3]
@@ -391,13 +391,13 @@ def _pattern_sum(ctx, eval_id, own, empty):  # type: ignore[no-untyped-def]
     return total + weight * popcount(matched)
 
 
-@njit(cache=True)
+@cached_njit
 def _patterns_both(ctx, a, b, eval_id):  # type: ignore[no-untyped-def]
     empty = ctx[0][BOARD_IDX] ^ b
     return _pattern_sum(ctx, eval_id, a, empty) - _pattern_sum(ctx, eval_id, a ^ b, empty)
 
 
-@njit(cache=True)
+@cached_njit
 def _threat_score(threats, good_rows, useless):  # type: ignore[no-untyped-def]
     # a threat on a row of the side's parity (Allis: odd rows for the first player, even for
     # the second) tends to win the zugzwang at the end; one right above an opponent's threat
@@ -407,7 +407,7 @@ def _threat_score(threats, good_rows, useless):  # type: ignore[no-untyped-def]
     return 16.0 * popcount(live) + 16.0 * popcount(live & good_rows) + 48.0 * popcount(stacked)
 
 
-@njit(cache=True)
+@cached_njit
 def _threats(ctx, a, b):  # type: ignore[no-untyped-def]
     scalars = ctx[0]
     board = scalars[BOARD_IDX]
@@ -431,14 +431,14 @@ def _threats(ctx, a, b):  # type: ignore[no-untyped-def]
     return score + _patterns_both(ctx, a, b, EVAL_THREATS)
 
 
-@njit(cache=True)
+@cached_njit
 def _patterns(ctx, a, b):  # type: ignore[no-untyped-def]
     centre = ctx[0][CENTRE_IDX]
     bonus = 4.0 * (popcount(a & centre) - popcount((a ^ b) & centre))
     return _patterns_both(ctx, a, b, EVAL_PATTERNS) + bonus
 
 
-@njit(cache=True)
+@cached_njit
 def evaluate(ctx, a, b, eval_id):  # type: ignore[no-untyped-def]
     """Heuristic value of an ongoing position for the side to move (ids index EVALUATIONS)."""
     if eval_id == EVAL_THREATS:
@@ -451,7 +451,7 @@ def evaluate(ctx, a, b, eval_id):  # type: ignore[no-untyped-def]
 # --- benchmarks and counts --------------------------------------------------------------------
 
 
-@njit(cache=True)
+@cached_njit
 def random_games(ctx, games, seed):  # type: ignore[no-untyped-def]
     """Play ``games`` uniformly random games from the empty board; return the moves played."""
     np.random.seed(seed)
@@ -467,7 +467,7 @@ def random_games(ctx, games, seed):  # type: ignore[no-untyped-def]
     return total
 
 
-@njit(cache=True)
+@cached_njit
 def position_key(ctx, a, b):  # type: ignore[no-untyped-def]
     """One int64 naming the position: ``a + b + bottom`` (a 1 marks each column's height).
 
@@ -477,7 +477,7 @@ def position_key(ctx, a, b):  # type: ignore[no-untyped-def]
     return a + b + ctx[0][BOTTOM_IDX]
 
 
-@njit(cache=True)
+@cached_njit
 def words_of_key(ctx, key):  # type: ignore[no-untyped-def]
     """The state words of a :func:`position_key`."""
     width = ctx[0][W_IDX]
@@ -496,7 +496,7 @@ def words_of_key(ctx, key):  # type: ignore[no-untyped-def]
     return a, b
 
 
-@njit(cache=True)
+@cached_njit
 def count_positions(ctx, depth):  # type: ignore[no-untyped-def]
     """Distinct positions after 0..depth plies from the empty board (won games not expanded)."""
     counts = np.zeros(depth + 1, dtype=np.int64)

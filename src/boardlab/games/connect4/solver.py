@@ -45,12 +45,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from numba import njit, types
+from numba import types
 from numba.extending import intrinsic
 
 from boardlab.core.files import atomic_write, tables_root
 from boardlab.core.inputs import InputFileError, check_array, load_npz
 from boardlab.core.processes import stoppable_call
+from boardlab.games.jit import cached_njit
 
 CONNECT = 4
 """The only line length this solver handles."""
@@ -126,7 +127,7 @@ def popcount(typingctx, x):  # type: ignore[no-untyped-def]
     return sig, codegen
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _line_ends(p, s):  # type: ignore[no-untyped-def]
     # cells completing four stones of p along shift s: three on one side, or two on one side
     # and one on the other; every shift is below 64 and p >= 0, so chained shifts are exact
@@ -137,7 +138,7 @@ def _line_ends(p, s):  # type: ignore[no-untyped-def]
     return (l1 & l2 & ((l2 << s) | r1)) | (r1 & r2 & (l1 | (r2 >> s)))
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def winning_cells(p, mask, h1, board):  # type: ignore[no-untyped-def]
     """Empty cells where a stone of ``p`` makes four in a row (``mask``: all stones)."""
     r = (p << 1) & (p << 2) & (p << 3)  # vertical: three below
@@ -147,19 +148,19 @@ def winning_cells(p, mask, h1, board):  # type: ignore[no-untyped-def]
     return r & (board ^ mask)
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _win_score(half, ply):  # type: ignore[no-untyped-def]
     # the score of a win by the stone played at ``ply`` (0-based), for the one who plays it
     return half - ply // 2
 
 
-@njit(cache=True)
+@cached_njit
 def _trunc_half(x):  # type: ignore[no-untyped-def]
     # C's x / 2: towards zero
     return x // 2 if x >= 0 else -((-x) // 2)
 
 
-@njit(cache=True)
+@cached_njit
 def mirror_word(prm, x):  # type: ignore[no-untyped-def]
     """A state word with its columns in reverse order."""
     width = prm[P_W]
@@ -171,13 +172,13 @@ def mirror_word(prm, x):  # type: ignore[no-untyped-def]
     return out
 
 
-@njit(cache=True)
+@cached_njit
 def position_key(prm, cur, mask):  # type: ignore[no-untyped-def]
     """One int64 naming the position: the stones to move plus a marker above each column."""
     return cur + mask + prm[P_BOTTOM]
 
 
-@njit(cache=True)
+@cached_njit
 def canonical_key(prm, cur, mask):  # type: ignore[no-untyped-def]
     """The smaller key of the position and its mirror image (the book's key)."""
     key = cur + mask + prm[P_BOTTOM]
@@ -185,7 +186,7 @@ def canonical_key(prm, cur, mask):  # type: ignore[no-untyped-def]
     return min(key, other)
 
 
-@njit(cache=True)
+@cached_njit
 def can_win_next(prm, cur, mask):  # type: ignore[no-untyped-def]
     """True if the side to move has a move that makes four in a row."""
     board = prm[P_BOARD]
@@ -196,12 +197,12 @@ def can_win_next(prm, cur, mask):  # type: ignore[no-untyped-def]
 # --- the transposition table and the book ---------------------------------------------------
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _hash(prm, cur, mask):  # type: ignore[no-untyped-def]
     return ((cur + mask + prm[P_BOTTOM]) * MULT) & prm[P_KMASK]
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _probe(prm, tt, epoch, h):  # type: ignore[no-untyped-def]
     # the entry of hash h if it was stored in this epoch, else 0
     entry = tt[(h >> prm[P_SLOT_SHIFT]) & prm[P_SLOT_MASK]]
@@ -209,7 +210,7 @@ def _probe(prm, tt, epoch, h):  # type: ignore[no-untyped-def]
     return entry if (entry & ~LOW_DATA) == expect else 0
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _store(prm, tt, epoch, h, lower, upper, move):  # type: ignore[no-untyped-def]
     # record bounds (and a move, -1: none) of hash h, merged with what the entry knows;
     # another position in the slot is replaced
@@ -229,7 +230,7 @@ def _store(prm, tt, epoch, h, lower, upper, move):  # type: ignore[no-untyped-de
     )
 
 
-@njit(cache=True)
+@cached_njit
 def book_score(prm, book_keys, book_scores, cur, mask):  # type: ignore[no-untyped-def]
     """The book's exact score of a position, or NOT_FOUND."""
     if book_keys.shape[0] == 0:
@@ -244,7 +245,7 @@ def book_score(prm, book_keys, book_scores, cur, mask):  # type: ignore[no-untyp
 # --- the search -----------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def negamax(prm, cols, book_keys, book_scores, tt, meta, work, moves, cur0, mask0, alpha0, beta0):  # type: ignore[no-untyped-def]
     """The score of a position within the window ``(alpha0, beta0)``: a result ``<= alpha0``
     is an upper bound of the score, one ``>= beta0`` a lower bound, others are exact.
@@ -431,7 +432,7 @@ def negamax(prm, cols, book_keys, book_scores, tt, meta, work, moves, cur0, mask
     return ret
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def solve_words(prm, cols, book_keys, book_scores, tt, meta, work, moves, cur, mask, weak):  # type: ignore[no-untyped-def]
     """The score of an ongoing position for the side to move, or its sign if ``weak``.
 
@@ -488,7 +489,7 @@ def solve_words(prm, cols, book_keys, book_scores, tt, meta, work, moves, cur, m
     return lower
 
 
-@njit(cache=True)
+@cached_njit
 def has_four(prm, p):  # type: ignore[no-untyped-def]
     """True if the stones ``p`` hold four in a row."""
     h1 = prm[P_H1]
@@ -501,7 +502,7 @@ def has_four(prm, p):  # type: ignore[no-untyped-def]
     return False
 
 
-@njit(cache=True)
+@cached_njit
 def final_score(prm, cur, mask):  # type: ignore[no-untyped-def]
     """The score of a finished game for the side to move (a line by the player who just
     moved, or a full board), or NOT_FOUND while the game goes on."""
@@ -512,7 +513,7 @@ def final_score(prm, cur, mask):  # type: ignore[no-untyped-def]
     return NOT_FOUND
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def solve_position(prm, cols, book_keys, book_scores, tt, meta, work, moves, cur, mask, weak, limit):  # type: ignore[no-untyped-def]
     """:func:`solve_words` for any position, finished games included, giving up after
     ``limit`` more nodes (``meta[M_ABORTED]`` says so)."""
@@ -526,7 +527,7 @@ def solve_position(prm, cols, book_keys, book_scores, tt, meta, work, moves, cur
     return score
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def move_at_least(prm, cols, book_keys, book_scores, tt, meta, work, moves, cur, mask, col, target):  # type: ignore[no-untyped-def]
     """True if playing column ``col`` (not full) scores at least ``target`` for the mover.
 

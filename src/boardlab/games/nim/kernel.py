@@ -12,9 +12,9 @@ with ``max_take`` the move limit ``k`` (or the largest starting pile when there 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from boardlab.games.base import LOSS, ONGOING, WIN, Kernel
+from boardlab.games.jit import cached_njit
 from boardlab.games.nim.layout import EVALUATIONS, layout
 
 # ctx[0] scalars
@@ -32,13 +32,13 @@ def build_tables(piles: tuple[int, ...], k: int, misere: bool) -> tuple[np.ndarr
     return (scalars,)
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _shift(ctx, i):  # type: ignore[no-untyped-def]
     s = ctx[0]
     return (i % s[PER_WORD]) * s[BITS]
 
 
-@njit(cache=True)
+@cached_njit
 def pile(ctx, a, b, i):  # type: ignore[no-untyped-def]
     """The number of objects in pile ``i``."""
     s = ctx[0]
@@ -46,7 +46,7 @@ def pile(ctx, a, b, i):  # type: ignore[no-untyped-def]
     return (word >> _shift(ctx, i)) & ((np.int64(1) << s[BITS]) - 1)
 
 
-@njit(cache=True)
+@cached_njit
 def status(ctx, a, b):  # type: ignore[no-untyped-def]
     """With every pile empty: LOSS under normal play (the opponent took the last object),
     WIN under misère (the opponent was left the last object and had to take it); else ONGOING."""
@@ -55,7 +55,7 @@ def status(ctx, a, b):  # type: ignore[no-untyped-def]
     return WIN if ctx[0][MISERE] else LOSS
 
 
-@njit(cache=True)
+@cached_njit
 def gen_moves(ctx, a, b, out):  # type: ignore[no-untyped-def]
     """Write the legal actions (pile by pile, smallest take first) into ``out``; return the count."""
     s = ctx[0]
@@ -69,7 +69,7 @@ def gen_moves(ctx, a, b, out):  # type: ignore[no-untyped-def]
     return count
 
 
-@njit(cache=True)
+@cached_njit
 def play(ctx, a, b, action):  # type: ignore[no-untyped-def]
     """Take ``action % max_take + 1`` objects from pile ``action // max_take``."""
     s = ctx[0]
@@ -80,7 +80,7 @@ def play(ctx, a, b, action):  # type: ignore[no-untyped-def]
     return a, b - taken
 
 
-@njit(cache=True)
+@cached_njit
 def mover_wins(ctx, a, b):  # type: ignore[no-untyped-def]
     """The closed-form result for the side to move: True if it wins with perfect play.
 
@@ -106,19 +106,19 @@ def mover_wins(ctx, a, b):  # type: ignore[no-untyped-def]
     return nim_sum != 0
 
 
-@njit(cache=True)
+@cached_njit
 def evaluate(ctx, a, b, eval_id):  # type: ignore[no-untyped-def]
     """``nimsum``: +1 if the nim-sum rule says the side to move wins, else -1."""
     return 1.0 if mover_wins(ctx, a, b) else -1.0
 
 
-@njit(cache=True)
+@cached_njit
 def symmetry(ctx, a, b, sym):  # type: ignore[no-untyped-def]
     """Only the identity: piles keep their numbers (moves name them)."""
     return a, b
 
 
-@njit(cache=True)
+@cached_njit
 def observe(ctx, a, b, out):  # type: ignore[no-untyped-def]
     """One unary plane: ``out[0, i, j] = 1`` if pile ``i`` holds more than ``j`` objects."""
     s = ctx[0]

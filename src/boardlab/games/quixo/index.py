@@ -20,7 +20,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+
+from boardlab.games.jit import cached_njit
 
 
 class RankTables(NamedTuple):
@@ -95,7 +96,7 @@ def class_size(cells: int, a: int, b: int) -> int:
     return comb(cells, a) * comb(cells - a, b)
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def popcount(x: np.int64, rk: RankTables) -> np.int64:
     """Number of set bits of a mask of at most ``8 * chunks`` bits."""
     total = np.int64(0)
@@ -104,7 +105,7 @@ def popcount(x: np.int64, rk: RankTables) -> np.int64:
     return total
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def rank(x: np.int64, rk: RankTables) -> np.int64:
     """Colex rank of the subset ``x`` among the subsets of the same size."""
     low = x & 0xFFFF
@@ -117,7 +118,7 @@ def rank(x: np.int64, rk: RankTables) -> np.int64:
     return total
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def unrank(r: np.int64, k: np.int64, rk: RankTables) -> np.int64:
     """The k-subset with colex rank ``r`` (inverse of :func:`rank`)."""
     out = np.int64(0)
@@ -131,7 +132,7 @@ def unrank(r: np.int64, k: np.int64, rk: RankTables) -> np.int64:
     return out
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def pext(x: np.int64, mask: np.int64, rk: RankTables) -> np.int64:
     """The bits of ``x`` at the set bits of ``mask``, packed to the low end."""
     out = np.int64(0)
@@ -143,7 +144,7 @@ def pext(x: np.int64, mask: np.int64, rk: RankTables) -> np.int64:
     return out
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def pdep(x: np.int64, mask: np.int64, rk: RankTables) -> np.int64:
     """Spread the low bits of ``x`` over the set bits of ``mask`` (inverse of :func:`pext`)."""
     out = np.int64(0)
@@ -154,7 +155,7 @@ def pdep(x: np.int64, mask: np.int64, rk: RankTables) -> np.int64:
     return out
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def next_subset(x: np.int64) -> np.int64:
     """Gosper's hack: the next larger mask with the same number of bits (x must be > 0)."""
     low = x & -x
@@ -162,7 +163,7 @@ def next_subset(x: np.int64) -> np.int64:
     return (((ripple ^ x) >> 2) // low) | ripple
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def index_of(me: np.int64, opp: np.int64, a: np.int64, b: np.int64, rk: RankTables) -> np.int64:
     """Index of ``(me, opp)`` in its class ``(a, b)``."""
     cells = rk.scalars[0]
@@ -170,7 +171,7 @@ def index_of(me: np.int64, opp: np.int64, a: np.int64, b: np.int64, rk: RankTabl
     return rank(me, rk) * rk.binom[cells - a, b] + rank(pext(opp, full & ~me, rk), rk)
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def position_of(index: np.int64, a: np.int64, b: np.int64, rk: RankTables) -> tuple[np.int64, np.int64]:
     """The ``(me, opp)`` masks at ``index`` in class ``(a, b)`` (inverse of :func:`index_of`)."""
     cells = rk.scalars[0]

@@ -19,9 +19,9 @@ from importlib import resources
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from boardlab.games.base import LOSS, ONGOING, WIN, Kernel, symmetry_table_inverse
+from boardlab.games.jit import cached_njit
 from boardlab.games.quixo.layout import (
     BOTTOM,
     EVALUATIONS,
@@ -267,14 +267,14 @@ def build_tables(n: int, rules: int = OFFICIAL) -> tuple[np.ndarray, ...]:
     )
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _shifted(bits: np.int64, shift: np.int64) -> np.int64:
     if shift > 0:
         return bits << shift
     return bits >> -shift
 
 
-@njit(cache=True)
+@cached_njit
 def gen_moves(ctx, me, opp, out):  # type: ignore[no-untyped-def]
     """Write the legal move indices into ``out``; return how many there are."""
     table = ctx[0]
@@ -286,7 +286,7 @@ def gen_moves(ctx, me, opp, out):  # type: ignore[no-untyped-def]
     return count
 
 
-@njit(cache=True)
+@cached_njit
 def count_moves(ctx, me, opp):  # type: ignore[no-untyped-def]
     """Number of legal moves, without listing them (corners give 2, edges 3)."""
     scalars = ctx[1]
@@ -296,7 +296,7 @@ def count_moves(ctx, me, opp):  # type: ignore[no-untyped-def]
     return 2 * _popcount(corners) + 3 * _popcount(edges)
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _popcount(x: np.int64) -> np.int64:
     # SWAR popcount; masks hold at most 25 bits, so 32-bit arithmetic suffices
     x = x - ((x >> 1) & 0x55555555)
@@ -305,7 +305,7 @@ def _popcount(x: np.int64) -> np.int64:
     return ((x * 0x01010101) & 0xFFFFFFFF) >> 24
 
 
-@njit(cache=True)
+@cached_njit
 def play(ctx, me, opp, m):  # type: ignore[no-untyped-def]
     """Play move ``m`` for the side to move; return ``(me, opp)`` of the side to move next."""
     row = ctx[0][m]
@@ -317,7 +317,7 @@ def play(ctx, me, opp, m):  # type: ignore[no-untyped-def]
     return new_opp, new_me
 
 
-@njit(cache=True)
+@cached_njit
 def has_line(ctx, bits):  # type: ignore[no-untyped-def]
     """True if ``bits`` holds a full row, column or diagonal."""
     lines = ctx[2]
@@ -327,7 +327,7 @@ def has_line(ctx, bits):  # type: ignore[no-untyped-def]
     return False
 
 
-@njit(cache=True)
+@cached_njit
 def status(ctx, me, opp):  # type: ignore[no-untyped-def]
     """Result for the side to move, just after the opponent moved (WIN, LOSS or ONGOING).
 
@@ -347,7 +347,7 @@ def status(ctx, me, opp):  # type: ignore[no-untyped-def]
     return ONGOING
 
 
-@njit(cache=True)
+@cached_njit
 def _first_line_owner(ctx, me, opp):  # type: ignore[no-untyped-def]
     lines = ctx[2]
     for i in range(lines.shape[0]):
@@ -358,7 +358,7 @@ def _first_line_owner(ctx, me, opp):  # type: ignore[no-untyped-def]
     return ONGOING
 
 
-@njit(cache=True)
+@cached_njit
 def _longest_run(ctx, bits):  # type: ignore[no-untyped-def]
     cells = ctx[3]
     best = 0
@@ -373,7 +373,7 @@ def _longest_run(ctx, bits):  # type: ignore[no-untyped-def]
     return best
 
 
-@njit(cache=True)
+@cached_njit
 def _fullest_line(ctx, bits):  # type: ignore[no-untyped-def]
     """The most cubes of ``bits`` in one row, column or diagonal."""
     lines = ctx[2]
@@ -383,7 +383,7 @@ def _fullest_line(ctx, bits):  # type: ignore[no-untyped-def]
     return best
 
 
-@njit(cache=True)
+@cached_njit
 def _density_side(ctx, bits):  # type: ignore[no-untyped-def]
     n = ctx[1][N_IDX]
     lines = ctx[2]
@@ -397,7 +397,7 @@ def _density_side(ctx, bits):  # type: ignore[no-untyped-def]
     return _DENSITY_WEIGHT[max_row] + _DENSITY_WEIGHT[max_col] + _DENSITY_WEIGHT[diag] + _DENSITY_WEIGHT[anti]
 
 
-@njit(cache=True)
+@cached_njit
 def _lines_side(ctx, bits, weights):  # type: ignore[no-untyped-def]
     lines = ctx[2]
     total = 0.0
@@ -406,7 +406,7 @@ def _lines_side(ctx, bits, weights):  # type: ignore[no-untyped-def]
     return total
 
 
-@njit(cache=True)
+@cached_njit
 def evaluate(ctx, me, opp, eval_id):  # type: ignore[no-untyped-def]
     """Heuristic value of a non-final position for the side to move (see EVALUATIONS)."""
     if eval_id == TUNED:
@@ -427,7 +427,7 @@ def evaluate(ctx, me, opp, eval_id):  # type: ignore[no-untyped-def]
     return 0.0  # winloss: nothing but the result
 
 
-@njit(cache=True)
+@cached_njit
 def _tuned(ctx, me, opp):  # type: ignore[no-untyped-def]
     scalars = ctx[1]
     lines = ctx[2]
@@ -445,7 +445,7 @@ def _tuned(ctx, me, opp):  # type: ignore[no-untyped-def]
     return total * (TUNED_SCALE / WEIGHT_UNIT)
 
 
-@njit(cache=True)
+@cached_njit
 def _patterns(ctx, me, opp):  # type: ignore[no-untyped-def]
     cells = ctx[3]
     weights = ctx[7]
@@ -461,7 +461,7 @@ def _patterns(ctx, me, opp):  # type: ignore[no-untyped-def]
     return total * (TUNED_SCALE / WEIGHT_UNIT)
 
 
-@njit(cache=True)
+@cached_njit
 def may_win_now(ctx, me, opp):  # type: ignore[no-untyped-def]
     """False when the side to move surely has no winning move: one move adds at most one own
     cube to any line, so a win needs a line one cube short."""
@@ -473,7 +473,7 @@ def may_win_now(ctx, me, opp):  # type: ignore[no-untyped-def]
     return False
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def transform(ctx, bits, sym):  # type: ignore[no-untyped-def]
     """The image of a mask under symmetry ``sym``."""
     table = ctx[4]
@@ -483,13 +483,13 @@ def transform(ctx, bits, sym):  # type: ignore[no-untyped-def]
     return out
 
 
-@njit(cache=True)
+@cached_njit
 def symmetry(ctx, me, opp, sym):  # type: ignore[no-untyped-def]
     """The position seen through symmetry ``sym`` (both masks transformed)."""
     return transform(ctx, me, sym), transform(ctx, opp, sym)
 
 
-@njit(cache=True)
+@cached_njit
 def observe(ctx, me, opp, out):  # type: ignore[no-untyped-def]
     """Planes (mover's cubes, opponent's cubes), rows from the top, into float32 ``out``."""
     n = ctx[1][N_IDX]
@@ -500,7 +500,7 @@ def observe(ctx, me, opp, out):  # type: ignore[no-untyped-def]
             out[1, y, x] = (opp >> bit) & 1
 
 
-@njit(cache=True)
+@cached_njit
 def random_playout(ctx, me, opp, max_plies, seed):  # type: ignore[no-untyped-def]
     """Play uniformly random moves; return (result for the starting side, plies played).
 
@@ -521,7 +521,7 @@ def random_playout(ctx, me, opp, max_plies, seed):  # type: ignore[no-untyped-de
     return (0 if s == ONGOING else s * sign), max_plies
 
 
-@njit(cache=True)
+@cached_njit
 def random_games(ctx, games, max_plies, seed):  # type: ignore[no-untyped-def]
     """Play ``games`` random games from the empty board; return total moves played."""
     np.random.seed(seed)
@@ -539,7 +539,7 @@ def random_games(ctx, games, max_plies, seed):  # type: ignore[no-untyped-def]
     return total
 
 
-@njit(cache=True)
+@cached_njit
 def perft(ctx, me, opp, depth):  # type: ignore[no-untyped-def]
     """Leaf count of the game tree to ``depth``; finished games are leaves, not expanded.
 

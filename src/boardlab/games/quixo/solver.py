@@ -34,9 +34,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from boardlab.core.files import tables_root
+from boardlab.games.jit import cached_njit
 from boardlab.games.quixo.index import (
     RankTables,
     class_size,
@@ -188,14 +189,14 @@ _PACK = 25  # queued positions are packed as me | opp << 25 | lost << 60
 _LOW = (1 << _PACK) - 1
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _shift(bits, shift):  # type: ignore[no-untyped-def]
     if shift > 0:
         return bits << shift
     return bits >> -shift
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _has_line(bits, lines, line_bits):  # type: ignore[no-untyped-def]
     if line_bits.shape[0] > 1:  # a bit per mask (boards of up to 16 cells): one look-up
         return (line_bits[bits >> 3] >> (bits & 7)) & 1 != 0
@@ -205,7 +206,7 @@ def _has_line(bits, lines, line_bits):  # type: ignore[no-untyped-def]
     return False
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _finished(me, opp, lines, line_bits, course):  # type: ignore[no-untyped-def]
     """WIN_CODE or LOSS_CODE for the side to move of a finished position, 0 if it goes on.
 
@@ -227,18 +228,18 @@ def _finished(me, opp, lines, line_bits, course):  # type: ignore[no-untyped-def
     return 0
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _code_at(packed, i):  # type: ignore[no-untyped-def]
     return (packed[i >> 2] >> ((i & 3) << 1)) & 3
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _pack(me, opp, code):  # type: ignore[no-untyped-def]
     lost = np.int64(1) if code == LOSS_CODE else np.int64(0)
     return me | (opp << _PACK) | (lost << 60)
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _init_block(moves, lines, line_bits, course, rk, a, b, nxt_values, nxt_depths, st, dep, ext, block):  # type: ignore[no-untyped-def]
     """Step 1 for the positions of one block of a class: finished positions, moves into the
     fuller class (read from its table), own-cube moves (counted)."""
@@ -317,21 +318,21 @@ def _init_block(moves, lines, line_bits, course, rk, a, b, nxt_values, nxt_depth
                 o = (np.int64(1) << b) - 1
 
 
-@njit(cache=True, parallel=True)
+@cached_njit(parallel=True)
 def _init_class_parallel(moves, lines, line_bits, course, rk, a, b, nxt_values, nxt_depths, st, dep, ext):  # type: ignore[no-untyped-def]
     """Step 1 for a whole class on every core."""
     for block in prange((st.shape[0] + _BLOCK - 1) // _BLOCK):
         _init_block(moves, lines, line_bits, course, rk, a, b, nxt_values, nxt_depths, st, dep, ext, block)
 
 
-@njit(cache=True)
+@cached_njit
 def _init_class_serial(moves, lines, line_bits, course, rk, a, b, nxt_values, nxt_depths, st, dep, ext):  # type: ignore[no-untyped-def]
     """Step 1 for a small class (waking the other threads would cost more)."""
     for block in range((st.shape[0] + _BLOCK - 1) // _BLOCK):
         _init_block(moves, lines, line_bits, course, rk, a, b, nxt_values, nxt_depths, st, dep, ext, block)
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _event_depth(s, ext_p):  # type: ignore[no-untyped-def]
     """The depth at which moves into the fuller class settle an open position (0: none)."""
     if s & 3 != 0:
@@ -342,7 +343,7 @@ def _event_depth(s, ext_p):  # type: ignore[no-untyped-def]
     return np.int64(0)
 
 
-@njit(cache=True)
+@cached_njit
 def _sort_events(rk, a, b, st, ext, events, ev_start):  # type: ignore[no-untyped-def]
     """List the open positions that moves out of the pair settle, sorted by depth.
 
@@ -379,7 +380,7 @@ def _sort_events(rk, a, b, st, ext, events, ev_start):  # type: ignore[no-untype
                     o = (np.int64(1) << b) - 1
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _resolve(st, done, dep, queue, tail, y, pi, code, depth, me, opp):  # type: ignore[no-untyped-def]
     st[y, pi] = (st[y, pi] & ~3) | code
     done[y, pi >> 3] |= np.uint8(1 << (pi & 7))
@@ -388,7 +389,7 @@ def _resolve(st, done, dep, queue, tail, y, pi, code, depth, me, opp):  # type: 
     tail[y] += 1
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _unmove_level(moves, rk, x, y, ca, cb, d, st, done, dep, ext, queue, start, end, tail, dhead, nxt, top):  # type: ignore[no-untyped-def]
     """Un-move the positions of slot x resolved at depth d into their parents in slot y."""
     nmoves = moves.shape[0]
@@ -425,7 +426,7 @@ def _unmove_level(moves, rk, x, y, ca, cb, d, st, done, dep, ext, queue, start, 
                         top[y] = max(top[y], when)
 
 
-@njit(cache=True, parallel=True)
+@cached_njit(parallel=True)
 def _unmove_pair(moves, rk, cls, nslots, d, st, done, dep, ext, queue, start, end, tail, dhead, nxt, top):  # type: ignore[no-untyped-def]
     """Both classes of a pair at once: each thread writes only into the other class."""
     for x in prange(nslots):
@@ -436,7 +437,7 @@ def _unmove_pair(moves, rk, cls, nslots, d, st, done, dep, ext, queue, start, en
         )  # fmt: skip
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _open_level(  # type: ignore[no-untyped-def]
     rk, cls, nslots, d, st, done, dep, queue, tail, events, ev_start, dhead, nxt, top, start, end
 ):
@@ -470,7 +471,7 @@ def _open_level(  # type: ignore[no-untyped-def]
     return busy
 
 
-@njit(cache=True)
+@cached_njit
 def _run_levels(  # type: ignore[no-untyped-def]
     moves,
     rk,
@@ -511,7 +512,7 @@ def _run_levels(  # type: ignore[no-untyped-def]
     return d
 
 
-@njit(cache=True)
+@cached_njit
 def _run_levels_parallel(  # type: ignore[no-untyped-def]
     moves,
     rk,

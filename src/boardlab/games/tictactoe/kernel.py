@@ -8,9 +8,9 @@ cell index 0..8; playing it adds the cell to the mover's mask and swaps the two 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from boardlab.games.base import DRAW, LOSS, ONGOING, Kernel, symmetry_table_inverse
+from boardlab.games.jit import cached_njit
 from boardlab.games.tictactoe.layout import CELLS, EVALUATIONS, FULL, SIDE, line_masks
 
 # ctx indices
@@ -47,7 +47,7 @@ def build_tables() -> tuple[np.ndarray, ...]:
     return np.array(line_masks(), dtype=np.int64), symmetry_maps(), _LINE_WEIGHT.copy()
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def _popcount9(x):  # type: ignore[no-untyped-def]
     count = 0
     for i in range(CELLS):
@@ -55,7 +55,7 @@ def _popcount9(x):  # type: ignore[no-untyped-def]
     return count
 
 
-@njit(cache=True)
+@cached_njit
 def has_line(ctx, bits):  # type: ignore[no-untyped-def]
     """True if ``bits`` holds a full row, column or diagonal."""
     lines = ctx[LINES]
@@ -65,7 +65,7 @@ def has_line(ctx, bits):  # type: ignore[no-untyped-def]
     return False
 
 
-@njit(cache=True)
+@cached_njit
 def status(ctx, me, opp):  # type: ignore[no-untyped-def]
     """LOSS if the opponent (who just moved) has a line, DRAW on a full board, else ONGOING."""
     if has_line(ctx, opp):
@@ -75,7 +75,7 @@ def status(ctx, me, opp):  # type: ignore[no-untyped-def]
     return ONGOING
 
 
-@njit(cache=True)
+@cached_njit
 def gen_moves(ctx, me, opp, out):  # type: ignore[no-untyped-def]
     """Write the empty cells into ``out`` in index order; return how many there are."""
     taken = me | opp
@@ -87,13 +87,13 @@ def gen_moves(ctx, me, opp, out):  # type: ignore[no-untyped-def]
     return count
 
 
-@njit(cache=True)
+@cached_njit
 def play(ctx, me, opp, cell):  # type: ignore[no-untyped-def]
     """Put the mover's stone on ``cell``; return the masks of the side to move next."""
     return opp, me | (np.int64(1) << cell)
 
 
-@njit(cache=True)
+@cached_njit
 def evaluate(ctx, me, opp, eval_id):  # type: ignore[no-untyped-def]
     """``lines``: own stones in lines the opponent has not blocked, minus the opponent's."""
     lines = ctx[LINES]
@@ -109,7 +109,7 @@ def evaluate(ctx, me, opp, eval_id):  # type: ignore[no-untyped-def]
     return total
 
 
-@njit(cache=True, inline="always")
+@cached_njit(inline="always")
 def transform(ctx, bits, sym):  # type: ignore[no-untyped-def]
     """The image of a mask under symmetry ``sym``."""
     perm = ctx[SYM_PERM]
@@ -120,13 +120,13 @@ def transform(ctx, bits, sym):  # type: ignore[no-untyped-def]
     return out
 
 
-@njit(cache=True)
+@cached_njit
 def symmetry(ctx, me, opp, sym):  # type: ignore[no-untyped-def]
     """The position seen through symmetry ``sym`` (both masks transformed)."""
     return transform(ctx, me, sym), transform(ctx, opp, sym)
 
 
-@njit(cache=True)
+@cached_njit
 def observe(ctx, me, opp, out):  # type: ignore[no-untyped-def]
     """Planes (mover's stones, opponent's stones), rows from the top, into float32 ``out``."""
     for y in range(SIDE):
