@@ -26,11 +26,14 @@ from boardlab.games.base import ONGOING
 from boardlab.games.quixo import State
 from boardlab.games.quixo.kernel import TUNED_SCALARS, TUNED_SCALE, kernel, may_win_now, tuned_weights
 from boardlab.search.alphabeta import WIN, SearchRunner
+from boardlab.train import eval_fit
 from boardlab.train.eval_fit import (
     Positions,
+    _hand_picked,
     feature_names,
     features,
     fit,
+    log_loss,
     logistic_fit,
     self_play,
     shipped_tuned,
@@ -125,6 +128,94 @@ def test_fit_on_self_play_reports_each_feature_and_beats_nothing_known():
     assert set(fitted.baselines) == {"lines2", "lines3", "shipped"}
 
 
+def test_log_loss_is_the_mean_cross_entropy_and_the_penalty_spares_the_intercept():
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(4000, 2))
+    y = rng.choice([0.0, 0.5, 1.0], size=4000, p=[0.15, 0.1, 0.75])
+    w = np.array([0.4, -1.1, 0.3])
+    p = 1 / (1 + np.exp(-(x @ w[:-1] + w[-1])))
+    assert log_loss(x, y, w) == pytest.approx(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+    # the results do not depend on x: a heavy penalty takes the weights to 0, while the
+    # intercept (the value of having the move) stays the log-odds of the mean result
+    fitted = logistic_fit(x, y, l2=10.0)
+    assert np.abs(fitted[:-1]).max() < 0.01
+    assert fitted[-1] == pytest.approx(np.log(y.mean() / (1 - y.mean())), abs=0.01)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_hand_picked_baselines_are_the_kernels_lines_evaluations(size):
+    k = kernel(size)
+    rng = random.Random(size)
+    boards = [random_masks(rng, size) for _ in range(100)]
+    me = np.array([b[0] for b in boards], dtype=np.int64)
+    opp = np.array([b[1] for b in boards], dtype=np.int64)
+    for name, base in (("lines2", 2.0), ("lines3", 3.0)):
+        eval_id = k.evaluations.index(name)
+        compiled = np.array([k.evaluate(k.ctx, np.int64(a), np.int64(b), eval_id) for a, b in boards])
+        mine = _hand_picked(size, me, opp, base)[:, 0]
+        # the fit rescales the evaluation: the two agree up to a positive factor
+        scale = np.dot(compiled, mine) / np.dot(mine, mine)
+        assert scale > 0
+        np.testing.assert_allclose(compiled, scale * mine, atol=1e-6 * np.abs(compiled).max())
+
+
+def test_a_game_cut_at_the_ply_cap_is_drawn_for_both_sides(monkeypatch):
+    monkeypatch.setattr(eval_fit, "GAME_PLIES", 12)  # most random openings end near the cap
+    positions = self_play(4, 12, seed=3, players=("alphabeta:depth=1", "greedy"))
+    outcomes = set()
+    for number in np.unique(positions.game):
+        results = positions.result[positions.game == number]
+        # the sides move in turn: a won game alternates 1 and 0, a drawn one is 0.5 throughout
+        assert np.all(results[1:] + results[:-1] == 1.0), results
+        outcomes.add(float(results[0]) == 0.5)
+    assert outcomes == {True, False}
+
+
+def test_the_reported_weights_and_intercept_are_the_model_judged():
+    """Games that all repeat the same positions: whichever are held out, the reported
+    held-out log-loss is that of the weights and intercept as reported (to their rounding)."""
+    rng = random.Random(1)
+    boards = [random_masks(rng, 4) for _ in range(50)]
+    me = np.array([b[0] for b in boards], dtype=np.int64)
+    opp = np.array([b[1] for b in boards], dtype=np.int64)
+    x = features(4, me, opp)
+    won = np.array([rng.random() for _ in boards]) < 1 / (1 + np.exp(-0.3 * x[:, -1] - 0.2))
+    result = won.astype(float)
+    games = 5
+    repeated = (np.tile(array, games) for array in (me, opp, result))
+    positions = Positions(*repeated, np.repeat(np.arange(games), len(boards)))
+    fitted = fit(4, positions)
+    reported = np.array([*fitted.weights.values(), fitted.intercept])
+    assert log_loss(x, result, reported) == pytest.approx(fitted.log_loss, abs=1e-5)
+    assert fitted.to_json()["fit"]["intercept"] == pytest.approx(fitted.intercept, abs=1e-4)
+    # the baselines are judged on the same positions: the shipped weights as they stand, and
+    # beside the patterns, this very fit of the tuned features
+    assert fitted.baselines["shipped"] == pytest.approx(log_loss(x, result, shipped_tuned(4)))
+    patterns = fit(4, positions, model="patterns")
+    assert patterns.baselines["tuned"] == pytest.approx(fitted.log_loss)
+    assert patterns.baselines["shipped"] == pytest.approx(fitted.baselines["shipped"])
+    # written as a weights file, they are the tuned evaluation the search plays with
+    k = kernel(4)
+    document = json.loads(json.dumps({"sizes": {"4": fitted.to_json()}}))
+    ctx = k.reweigh("tuned", document)
+    eval_id = k.evaluations.index("tuned")
+    got = [k.evaluate(ctx, np.int64(a), np.int64(b), eval_id) for a, b in boards]
+    expected = (x @ reported[:-1] + reported[-1]) * TUNED_SCALE
+    assert got == pytest.approx(expected, abs=TUNED_SCALE * 0.0005 * 40)  # thousandths of a logit
+
+
+def test_the_held_out_games_are_not_fitted():
+    """Results that are coin flips: a fit that saw the held-out games would predict them (the
+    patterns model has more weights than there are positions); one that did not cannot."""
+    rng = random.Random(2)
+    boards = [random_masks(rng, 5) for _ in range(150)]
+    me = np.array([b[0] for b in boards], dtype=np.int64)
+    opp = np.array([b[1] for b in boards], dtype=np.int64)
+    result = np.array([float(rng.random() < 0.5) for _ in boards])
+    fitted = fit(5, Positions(me, opp, result, np.arange(len(boards))), model="patterns")
+    assert fitted.log_loss > 0.6  # no better than a coin (log 2 = 0.69)
+
+
 def test_fit_refuses_too_few_games_to_hold_one_out():
     rng = np.random.default_rng(0)
     me, opp = rng.integers(0, 1 << 9, 40), rng.integers(0, 1 << 9, 40)
@@ -160,9 +251,24 @@ def test_a_file_that_holds_no_positions_is_a_clear_error(tmp_path):
         result=np.array([np.nan, 1.0]),
         game=np.zeros(2, np.int64),
     )
-    for name in ("junk.npz", "other.npz", "missing.npz", "nan.npz"):
+    good = {"me": np.array([1, 2]), "opp": np.array([6, 1]), "result": np.ones(2), "game": np.zeros(2, int)}
+    np.savez(tmp_path / "overlap.npz", **{**good, "opp": np.array([3, 1])})  # a cell of both sides
+    np.savez(tmp_path / "result.npz", **{**good, "result": np.array([2.0, 1.0])})
+    np.savez(tmp_path / "game.npz", **{**good, "game": np.array([0, -1])})
+    np.savez(tmp_path / "good.npz", **good)
+    assert len(Positions.load(tmp_path / "good.npz")) == 2
+    for name in ("junk.npz", "other.npz", "missing.npz", "nan.npz", "overlap.npz", "result.npz", "game.npz"):
         with pytest.raises(InputFileError, match=name):
             Positions.load(tmp_path / name)
+
+
+def test_joined_files_name_the_players_of_each(tmp_path):
+    masks = np.array([1, 2]), np.array([2, 4])
+    for name, players in (("a", ("greedy", "random")), ("b", ("random", "alphabeta:depth=1"))):
+        Positions(*masks, np.ones(2), np.zeros(2, np.int64), players).save(tmp_path / f"{name}.npz")
+    joined = Positions.load(tmp_path / "a.npz", tmp_path / "b.npz")
+    assert joined.players == ("greedy", "random", "alphabeta:depth=1")
+    assert joined.game.tolist() == [0, 0, 1, 1]
 
 
 def test_self_play_results_belong_to_the_side_to_move():
