@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from boardlab.agents import AgentSpecError, make_agent
 from boardlab.agents.neat_player import Network, load_model, model_json, parse_model
 from boardlab.games import parse_game
+from boardlab.games.base import LOSS, ONGOING, WIN
 from boardlab.models.table import ModelFileError
 from boardlab.train import neat_quixo as nq
 from boardlab.train.run import train
@@ -46,6 +47,8 @@ def test_numpy_network_equals_neat_python() -> None:
     rng = np.random.default_rng(0)
     assert any(len(g.nodes) > 1 for g in genomes.values())
     for genome in genomes.values():
+        for node in genome.nodes.values():  # training keeps responses at 1; a genome may not
+            node.response = float(rng.uniform(0.5, 2.0))
         reference = neat.nn.FeedForwardNetwork.create(genome, config)
         mine = Network.from_genome(nq.genome_to_json(genome), INPUTS, 1)
         x = rng.normal(size=(6, INPUTS))
@@ -120,6 +123,10 @@ def test_the_guard_never_hands_over_an_immediate_win(tmp_path: Path) -> None:
         ({}, "quixo:size=4", "board size"),
         ({"num_inputs": 32}, "quixo", "names a node"),
         ({"genome": {"nodes": [], "connections": []}}, "quixo", "output node"),
+        ({"hyper": [1]}, "quixo", "'hyper' must be an object"),
+        ({"num_outputs": 2}, "quixo", "expected 1 output"),
+        ({"num_inputs": 0}, "quixo", "expected 1 output"),
+        ({"hyper": {"guard": "no"}}, "quixo", "'guard' is true or false"),
     ],
 )
 def test_mismatched_models_are_refused(tmp_path: Path, changes: dict, game: str, message: str) -> None:
@@ -240,7 +247,8 @@ def test_sparse_layers_equal_dense_ones(monkeypatch: pytest.MonkeyPatch) -> None
     rng = np.random.default_rng(1)
     hidden = list(range(1, 301))
     nodes = [_node(0, "tanh")] + [_node(k, "sigmoid", float(rng.normal())) for k in hidden]
-    links = [_link(-int(rng.integers(1, INPUTS + 1)), k, float(rng.normal())) for k in hidden]
+    # two links into each hidden node: the sparse sums must add both
+    links = [_link(-int(rng.integers(1, INPUTS + 1)), k, float(rng.normal())) for k in hidden for _ in "ab"]
     links += [_link(k, 0, float(rng.normal())) for k in hidden] + [_link(-1, 0, 0.5), _link(-1, 0, 0.25)]
     genome = {"key": 1, "fitness": 0.0, "nodes": nodes, "connections": links}
     sparse = Network.from_genome(genome, INPUTS, 1)
@@ -250,6 +258,118 @@ def test_sparse_layers_equal_dense_ones(monkeypatch: pytest.MonkeyPatch) -> None
     assert all(layer.sparse is None for layer in dense.layers)
     x = rng.normal(size=(5, INPUTS))
     np.testing.assert_allclose(sparse.evaluate(x), dense.evaluate(x), rtol=1e-12, atol=1e-12)
+    # and those of a node-by-node reckoning with neat-python's activations
+    act = neat.activations.ActivationFunctionSet().functions
+    for row, got in zip(x, sparse.evaluate(x)[:, 0], strict=True):
+        value = {-i - 1: v for i, v in enumerate(row)}
+        total = dict.fromkeys(hidden, 0.0) | {0: 0.0}
+        for link in links[: 2 * len(hidden)]:
+            total[link["to"]] += link["weight"] * value[link["from"]]
+        for node in nodes[1:]:
+            value[node["id"]] = act["sigmoid"](node["bias"] + total[node["id"]])
+        for link in links[2 * len(hidden) :]:
+            total[0] += link["weight"] * value[link["from"]]
+        assert got == pytest.approx(act["tanh"](total[0]), abs=1e-12)
+
+
+def test_every_activation_is_neat_pythons() -> None:
+    from boardlab.agents.neat_player import ACTIVATIONS
+
+    theirs = neat.activations.ActivationFunctionSet().functions
+    points = np.linspace(-4.0, 4.0, 81)
+    for name, function in ACTIVATIONS.items():
+        expected = [theirs[name](float(z)) for z in points]
+        np.testing.assert_allclose(function(points), expected, rtol=1e-12, atol=1e-12, err_msg=name)
+
+
+def _counting_model(tmp_path: Path, weight: float) -> Path:
+    """A model whose network values a position by the cubes of the side to move minus the
+    opponent's, times ``weight`` (0: every position alike)."""
+    genome = {
+        "nodes": [_node(0)],
+        "connections": [_link(-i - 1, 0, weight if i < 25 else -weight) for i in range(INPUTS)],
+    }
+    path = tmp_path / f"count{weight}.json"
+    path.write_text(json.dumps(model_json(QUIXO, genome, {"hyper": {"guard": False}})))
+    return path
+
+
+def test_the_agent_plays_the_move_the_network_values_least_for_the_opponent(tmp_path: Path) -> None:
+    """Against a network that counts cubes, the agent keeps the largest lead in cubes; a move
+    that ends the game is scored by its result whatever the network says: a win first, a loss
+    never (even when the network sees every position alike)."""
+    counting, blind = (
+        make_agent(f"neat:model={_counting_model(tmp_path, weight)},guard=off", game=QUIXO).policy(QUIXO)
+        for weight in (1.0, 0.0)
+    )
+    k = QUIXO.kernel
+    rng, ties = random.Random(6), random.Random(7)
+    losing_seen = 0
+    for _ in range(2):
+        state = QUIXO.initial()
+        while not state.is_over:
+            # each move's position, from the opponent's view, and its status for the opponent
+            after = {i: k.play(k.ctx, np.int64(state.a), np.int64(state.b), i) for i in state.legal_indices()}
+            status = {i: k.status(k.ctx, *words) for i, words in after.items()}
+            wins = [i for i, s in status.items() if s == LOSS]
+            losses = [i for i, s in status.items() if s == WIN]
+            lead = {i: int(mine).bit_count() - int(theirs).bit_count() for i, (theirs, mine) in after.items()}
+            ongoing = [i for i, s in status.items() if s == ONGOING]
+            choice = counting.choose_action(state.a, state.b, ties)
+            if wins:
+                assert choice in wins
+            else:
+                assert choice in ongoing and lead[choice] == max(lead[i] for i in ongoing), state.to_text()
+            if ongoing:
+                assert blind.choose_action(state.a, state.b, ties) in (wins or ongoing)
+                losing_seen += bool(losses)
+            state = state.play_index(rng.choice(state.legal_indices()))
+    assert losing_seen > 0
+
+
+def test_a_genome_whose_links_form_a_cycle_is_refused() -> None:
+    genome = {"nodes": [_node(0), _node(1)], "connections": [_link(-1, 1), _link(1, 0), _link(0, 1)]}
+    with pytest.raises(ModelFileError, match="cycle"):
+        parse_model(model_json(QUIXO, genome))
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        ("negative id", "negative or repeated"),
+        ("repeated id", "negative or repeated"),
+        ("activation", "activation 'swish' is not one of"),
+        ("aggregation", "aggregation must be one of"),
+        ("into a missing node", "names a node"),
+        ("from past the inputs", "names a node"),
+        ("enabled", "enabled must be true or false"),
+    ],
+)
+def test_a_genome_the_network_cannot_be_built_from_is_refused(damage: str, message: str) -> None:
+    nodes = [_node(0), _node(1, "relu")]
+    links = [_link(-INPUTS, 1), _link(1, 0), _link(-1, 0)]  # the first and last inputs
+    assert parse_model(model_json(QUIXO, {"nodes": nodes, "connections": links})).network()
+    if damage in ("negative id", "repeated id"):
+        nodes.append(_node(-1 if damage == "negative id" else 1))
+    elif damage in ("activation", "aggregation"):
+        nodes[1][damage] = {"activation": "swish", "aggregation": "max"}[damage]
+    elif damage == "enabled":
+        links[0]["enabled"] = "yes"
+    else:
+        links.append(_link(-INPUTS - 1, 0) if damage == "from past the inputs" else _link(1, 7))
+    with pytest.raises(ModelFileError, match=message):
+        parse_model(model_json(QUIXO, {"nodes": nodes, "connections": links}))
+
+
+@pytest.mark.parametrize(
+    ("hyper", "guarded"), [({"guard": True}, True), ({"guard": False}, False), ({}, False)]
+)
+def test_guard_model_plays_as_the_model_was_trained(tmp_path: Path, hyper: dict, guarded: bool) -> None:
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(model_json(QUIXO, {"nodes": [_node(0)], "connections": []}, {"hyper": hyper})))
+    assert make_agent(f"neat:model={path}", game=QUIXO).policy(QUIXO).guard is guarded
+    assert make_agent(f"neat:model={path},guard=on", game=QUIXO).policy(QUIXO).guard
+    assert not make_agent(f"neat:model={path},guard=off", game=QUIXO).policy(QUIXO).guard
 
 
 def test_every_hyper_parameter_reaches_neat_python() -> None:

@@ -334,6 +334,9 @@ def parse_model(data: Any, where: str = "the model") -> NeatModel:
     num_outputs = _whole(data.get("num_outputs"), "num_outputs")
     if num_outputs != 1 or not 0 < num_inputs <= 10_000:
         raise ModelFileError(f"{where} has {num_inputs} inputs and {num_outputs} outputs; expected 1 output")
+    hyper = data.get("hyper", {})
+    if not isinstance(hyper, dict) or not isinstance(hyper.get("guard", False), bool):
+        raise ModelFileError(f"{where}: 'hyper' must be an object whose 'guard' is true or false")
     try:
         genome = check_genome(data.get("genome"), num_inputs, num_outputs)
         Network.from_genome(genome, num_inputs, num_outputs)
