@@ -378,6 +378,8 @@ def test_the_next_depths_cost_takes_the_largest_growth_seen() -> None:
     assert next_depth_cost([0.005, 0.010], 32) == pytest.approx(0.16)  # 5 ms x 32 root moves
     assert next_depth_cost([0.005, 0.010, 0.093], 32) == pytest.approx(0.093**2 / 0.010)
     assert next_depth_cost([0.005, 0.010, 0.093, 0.1], 32) == pytest.approx(0.093 * 0.1 / 0.010)
+    # three depths timed: their growth, not the root moves, stands for the growth over two plies
+    assert next_depth_cost([0.01, 0.012, 0.013], 40) == pytest.approx(0.026)
 
 
 def test_a_time_limit_gives_mcts_more_than_the_measuring_search() -> None:
@@ -388,6 +390,54 @@ def test_a_time_limit_gives_mcts_more_than_the_measuring_search() -> None:
         assert state.is_legal(decision.move)
         assert decision.info.nodes > 16
         state = state.play(decision.move)
+
+
+def test_a_time_limit_alone_is_not_capped_at_the_default_simulations(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The 1,000 simulations stand in only where neither a count nor a time is given."""
+    agent, clock = _paced_agent("openspiel:time=5", monkeypatch)
+    agent.act(parse_game("connect4").initial())
+    assert clock.runs == [(16, None), (3987, None)]  # 0.8 x (5 s - 16 ms) x 1,000/s
+
+
+def test_the_random_bot_answers_at_once_under_a_time_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    agent, clock = _paced_agent("openspiel:bot=random,time=0.5", monkeypatch)
+    agent.act(parse_game("connect4").initial())
+    assert len(clock.runs) == 1  # one call: nothing to deepen or to pace
+
+
+def test_the_decision_carries_the_bots_value_and_an_illegal_answer_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from boardlab.interop.openspiel import BotAnswer, OpenSpielBridgeError
+
+    state = parse_game("connect4").initial()
+    agent = make_agent("openspiel:sims=10", seed=0, game=state.game)
+    answers = iter([BotAnswer(3, None, 0.25, 10), BotAnswer(99, None, 0.0, 10)])
+    monkeypatch.setattr(agent.bridge, "run_bot", lambda *args, **kwargs: next(answers))
+    decision = agent.act(state)
+    assert (str(decision.move), decision.value, decision.info.score) == (
+        str(state.move_from_index(3)),
+        0.25,
+        0.25,
+    )
+    with pytest.raises(OpenSpielBridgeError, match="answered action 99"):
+        agent.act(state)
+
+
+def test_mcts_runs_one_simulation_at_least_when_the_time_is_nearly_gone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    agent, clock = _paced_agent("openspiel:time=0.5", monkeypatch)
+    state = parse_game("connect4").initial()
+    agent.act(state)  # measures the speed
+    agent.act(state, Limit(time=0.0001))
+    assert clock.runs[-1] == (1, None)
+
+
+def test_the_measuring_search_is_no_longer_than_the_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    agent, clock = _paced_agent("openspiel:time=0.5", monkeypatch)
+    agent.act(parse_game("connect4").initial(), Limit(time=0.5, iterations=10))
+    assert clock.runs == [(10, None)]
 
 
 def test_bad_agent_specs_are_refused() -> None:
