@@ -20,9 +20,11 @@ from boardlab.games.small_solver import Solution
 from boardlab.models.table import (
     ModelFileError,
     ModelMismatchError,
+    TableModel,
     ValueTable,
     load_model,
     read_header,
+    save_model,
 )
 from boardlab.models.tabular import TabularPolicy
 from boardlab.train.run import play_games, tally, train
@@ -145,6 +147,9 @@ def test_table_stores_grows_and_keeps_key_zero():
     for i, key in enumerate(keys):
         assert table.get(key).tolist() == [i, -i, 0.25]
     assert table.get(99) is None
+    table.get(1)[:] = 99.0  # a copy: the table is unchanged
+    assert table.get(1).tolist() == [1, -1, 0.25]
+    assert table.nbytes() == len(keys) * (8 + 3 * 4)  # a key and three float32 values each
     rebuilt = ValueTable.from_items(*table.items(), fill=0.5)
     assert_same_tables(table, rebuilt)
     assert rebuilt.get(0).tolist() == [0, 0, 0.25]
@@ -159,6 +164,10 @@ def test_model_file_round_trip(tmp_path, trained, method):
     assert model.header["hyper"] == trainer.model.header["hyper"]
     assert model.episodes == EPISODES
     assert read_header(path)["method"] == method
+    # the value of keys never seen is kept too
+    keys, values = trainer.model.table.items()
+    filled = TableModel(ValueTable.from_items(keys, values, fill=0.375), dict(trainer.model.header))
+    assert load_model(save_model(tmp_path / "filled.npz", filled)).table.fill == 0.375
     assert not list(tmp_path.glob(".*tmp"))  # the temporary file is gone
 
 
