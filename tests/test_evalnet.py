@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from boardlab.agents.base import AgentSpecError, make_agent
 from boardlab.agents.decision import Limit
 from boardlab.games import parse_game
-from boardlab.games.base import ONGOING
+from boardlab.games.base import LOSS, ONGOING
+from boardlab.games.base import WIN as WON
 from boardlab.games.quixo.kernel import kernel as quixo_kernel
 from boardlab.models.evalnet import (
     EvalNet,
@@ -368,13 +369,19 @@ def _damage(header: dict[str, Any], arrays: dict[str, np.ndarray], damage: str) 
         del arrays["w_w2"]
     elif damage == "moment shape":
         arrays["a_m0"] = arrays["a_m0"][:, :3]
+    elif damage == "negative moment":
+        arrays["a_v1"] = np.full_like(arrays["a_v1"], -1.0)
+    elif damage == "moments without weights":
+        for name in [name for name in arrays if name.startswith("w_")]:
+            del arrays[name]
 
 
 @pytest.mark.parametrize(
     "damage",
     [
         *("hidden1", "batch", "lr", "labels", "epoch", "adam_steps", "seed"),
-        *("w1 shape", "b1 not finite", "w2 missing", "moment shape"),
+        *("w1 shape", "b1 not finite", "w2 missing", "moment shape", "negative moment"),
+        *("moments without weights", "another game"),
     ],
 )
 def test_resume_refuses_settings_and_weights_that_do_not_fit(tmp_path: Path, damage: str) -> None:
@@ -394,8 +401,9 @@ def test_resume_refuses_settings_and_weights_that_do_not_fit(tmp_path: Path, dam
     arrays["header"] = np.array(json.dumps(header))
     with saved.open("wb") as handle:
         np.savez(handle, **arrays)
+    game = parse_game("quixo:size=4" if damage == "another game" else "quixo")
     with pytest.raises(ModelFileError, match="checkpoint"):
-        resume_run(method("evalnet"), saved, parse_game("quixo")).close()
+        resume_run(method("evalnet"), saved, game).close()
 
 
 def test_data_shards_hold_whole_games() -> None:
@@ -408,6 +416,63 @@ def test_data_shards_hold_whole_games() -> None:
     assert np.isfinite(arrays["score"]).any()
     again = trainer.play_shard(task)
     np.testing.assert_array_equal(again["me"], arrays["me"])  # seeded: a resumed run replays it
+
+
+def _wins_now(kernel: Any, me: int, opp: int) -> bool:
+    """Whether the side to move has a move that wins at once."""
+    actions = np.empty(kernel.num_actions, dtype=np.int64)
+    a, b = np.int64(me), np.int64(opp)
+    n = kernel.gen_moves(kernel.ctx, a, b, actions)
+    return any(
+        kernel.status(kernel.ctx, *kernel.play(kernel.ctx, a, b, actions[i])) == LOSS for i in range(n)
+    )
+
+
+def test_shard_results_belong_to_the_mover_and_games_stop_at_the_ply_cap() -> None:
+    task = trainer.ShardTask("quixo:size=4", ("alphabeta:depth=1,eval=tuned",), 0, 12, 8, 16, seed=5)
+    arrays = trainer.play_shard(task)
+    kernel = parse_game("quixo:size=4").kernel
+    outcomes = set()
+    for number in range(12):
+        results = arrays["result"][arrays["game"] == number]
+        assert 1 <= len(results) <= 16  # a random opening never ends a game; the cap does
+        # the sides move in turn: a won game alternates 1 and 0, a game cut at the cap is 0.5
+        assert np.all(results[1:] + results[:-1] == 1.0), results
+        outcomes.add(float(results[0]))
+    assert 0.5 in outcomes and len(outcomes) > 1
+    winning_now = 0
+    for me, opp, result in zip(arrays["me"], arrays["opp"], arrays["result"], strict=True):
+        if _wins_now(kernel, int(me), int(opp)):
+            assert result == 1.0  # alpha-beta takes a win at once: the mover won the game
+            winning_now += 1
+    assert winning_now > 0
+    # the shortest opening the settings allow: two random plies
+    shortest = trainer.play_shard(trainer.ShardTask("quixo:size=4", task.players, 0, 1, 2, 10, seed=1))
+    assert len(shortest["me"]) > 0
+
+
+class _HalfSolved:
+    """Tables that reach the positions whose side to move has an even number of cubes: each a
+    win for the mover."""
+
+    def covers(self, state: Any) -> bool:
+        return int(state.words[0]).bit_count() % 2 == 0
+
+    def position_value(self, state: Any) -> Any:
+        return type("Value", (), {"value": WON})()
+
+
+def test_table_labels_fall_back_to_the_result_where_the_tables_do_not_reach(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    game = parse_game("quixo:size=3")
+    monkeypatch.setattr(trainer, "solved_tables", lambda game: _HalfSolved())
+    me, opp = random_positions(200, 9, cells=9)
+    scores = trainer.exact_scores(game, me, opp)
+    reached = np.bitwise_count(me) % 2 == 0
+    assert np.all(scores[reached] == trainer.EXACT_SCORE[WON]) and np.isnan(scores[~reached]).all()
+    result = np.full(len(me), 0.25, dtype=np.float32)
+    np.testing.assert_array_equal(trainer.targets(result, scores, 1.0, 100.0), np.where(reached, 1.0, 0.25))
 
 
 def test_the_shipped_network_plays_both_rulebooks() -> None:
@@ -630,3 +695,104 @@ def test_other_versions_wrong_layers_and_non_text_metadata_are_refused(damage: s
         EvalNetError, match={"version": "version", "layers": "layers", "values": "strings"}[damage]
     ):
         evalnet_from_bytes(data, "net.safetensors")
+
+
+def _naive_log_loss(logits: np.ndarray, target: np.ndarray) -> float:
+    p = 1 / (1 + np.exp(-logits))
+    return float(-np.mean(target * np.log(p) + (1 - target) * np.log(1 - p)))
+
+
+def _tuned_logits(me: np.ndarray, opp: np.ndarray) -> np.ndarray:
+    """Quixo's tuned evaluation of each position, as a logit."""
+    tuned = KERNEL.evaluations.index("tuned")
+    values = [
+        KERNEL.evaluate(KERNEL.ctx, np.int64(a), np.int64(b), tuned) for a, b in zip(me, opp, strict=True)
+    ]
+    return np.array(values) / 100.0
+
+
+def _base_run(folder: Path, **changes: Any) -> EvalNetRun:
+    params = EvalNetSettings(
+        games=20,
+        shard_games=10,
+        data=str(folder),
+        hidden1=8,
+        hidden2=4,
+        batch=256,
+        lr=0.01,
+        threads=1,
+        base="tuned",
+        **changes,
+    )
+    return EvalNetRun.start(parse_game("quixo"), params, seed=0)
+
+
+def test_held_out_losses_are_the_saved_networks_on_the_held_out_games_results(tmp_path: Path) -> None:
+    fake_shards(tmp_path / "data", shards=2, games_per_shard=10, seed=1)
+    run = _base_run(tmp_path / "data", distill=0.25)
+    run.step()
+    run.save(tmp_path / "run" / trainer.CHECKPOINT_FILE)
+    net = load_evalnet(tmp_path / "run" / trainer.MODEL_FILE)
+    assert net.base == "tuned" and net.trained["distill"] == 0.25
+    raw = trainer.read_shards(tmp_path / "data", 2, parse_game("quixo"))
+    held = raw["game"] % trainer.HELD_OUT_EVERY == 0
+    me, opp, result = raw["me"][held], raw["opp"][held], raw["result"][held]
+    losses = run.held_out()
+    assert losses["held_out_log_loss"] == pytest.approx(
+        _naive_log_loss(net.logits(me, opp, KERNEL), result), abs=1e-5
+    )
+    assert losses["baseline_log_loss"] == pytest.approx(
+        _naive_log_loss(_tuned_logits(me, opp), result), abs=1e-6
+    )
+    run.curve.extend(run.evaluate([], 0))
+    network, tuned = (f"{losses[name]:.4f}" for name in ("held_out_log_loss", "baseline_log_loss"))
+    assert f"results: network {network}, tuned {tuned}" in run.report_lines()[0]
+    # the other games are trained on, under the board's 8 symmetries
+    assert len(run.dataset()["y"]) == 8 * np.count_nonzero(~held)
+
+
+def test_a_network_correcting_an_evaluation_learns_only_the_correction(tmp_path: Path) -> None:
+    """Targets that are the base evaluation's own win probabilities: the network learns to add
+    nothing, so that the held-out loss is that of the base alone."""
+    me, opp = random_positions(800, seed=3)
+    tuned = _tuned_logits(me, opp)
+    for index in range(2):
+        part = slice(400 * index, 400 * (index + 1))
+        arrays = {
+            "me": me[part],
+            "opp": opp[part],
+            "result": np.full(400, 0.5, np.float32),
+            "score": (100 * tuned[part]).astype(np.float32),
+            "game": 10 * index + np.arange(400) // 40,
+        }
+        trainer.write_shard(trainer.shard_path(tmp_path, index), arrays, "quixo")
+    run = _base_run(tmp_path, distill=1.0)
+    for _ in range(3):
+        run.step()
+    data = run.dataset()
+    assert run.adam_steps == 3 * -(-len(data["y"]) // 256)  # Adam counts its steps across epochs
+    floor = _naive_log_loss(np.log(data["held_target"] / (1 - data["held_target"])), data["held_target"])
+    assert run.held_out()["held_out_target_loss"] < floor + 0.01
+
+
+def test_the_shards_hold_the_games_asked_for_once_each(tmp_path: Path) -> None:
+    params = EvalNetSettings(games=25, shard_games=10, data=str(tmp_path))
+    run = EvalNetRun.start(parse_game("tictactoe"), params, seed=0)
+    tasks = [run._shard_task(index) for index in range(params.shards)]
+    numbers = [n for task in tasks for n in range(task.first_game, task.first_game + task.games)]
+    assert numbers == list(range(25))
+
+
+def test_shards_past_a_missing_one_are_checked_and_a_ragged_shard_is_refused(tmp_path: Path) -> None:
+    fake_shards(tmp_path / "named", shards=1, games_per_shard=10, seed=1)
+    arrays = load_npz_arrays(trainer.shard_path(tmp_path / "named", 0))
+    del arrays[trainer.GAME_ARRAY]
+    folder = tmp_path / "old"
+    folder.mkdir()
+    overlapping = {**arrays, "opp": arrays["opp"] | arrays["me"]}  # cells of both sides
+    np.savez_compressed(trainer.shard_path(folder, 1), **overlapping)  # shard 0 not played yet
+    problem = trainer.data_problem(folder, 2, parse_game("quixo"))
+    assert problem is not None and "not on the board of quixo" in problem
+    np.savez_compressed(trainer.shard_path(folder, 0), **{**arrays, "score": arrays["score"][:-1]})
+    with pytest.raises(ModelFileError, match="differ in length"):
+        trainer.read_shards(folder, 1, parse_game("quixo"))
