@@ -218,6 +218,36 @@ def test_corrupt_and_mismatched_files_are_refused(tmp_path, trained):
             load_model(path, **expect)
 
 
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("method", "sarsa"),
+        ("num_actions", 0),
+        ("episodes", -1),
+        ("fill", "high"),
+        ("hyper", {"gamma": "x"}),
+        ("hyper", {"shaping": 3}),
+        ("seed", -1),
+        ("rng", 5),
+        ("kernel", 5),
+        ("width", 1),
+        ("keys", "floats"),
+        ("keys", "repeated"),
+    ],
+)
+def test_a_header_field_out_of_range_is_refused(tmp_path, trained, field, value):
+    good = trained["qlearning"].save(tmp_path / "good.npz")
+    keys, values = load_model(good).table.items()
+    changes = {field: value}
+    if field == "width":  # a table one value wide, as the header says, for Q-learning's 9 actions
+        changes["values"] = values[:, :1]
+    elif field == "keys":
+        changes["keys"] = keys.astype(float) if value == "floats" else np.r_[keys[:1], keys[:-1]]
+    path = _rewrite(good, tmp_path / "bad.npz", **changes)
+    with pytest.raises(ModelFileError, match=field if field != "hyper" else next(iter(value))):
+        load_model(path)
+
+
 # --- the agents --------------------------------------------------------------------------------
 
 
