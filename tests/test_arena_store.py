@@ -103,6 +103,19 @@ def test_garbage_file_is_rejected(tmp_path: Path) -> None:
         Store(path)
 
 
+@pytest.mark.parametrize("read_only", [False, True])
+def test_a_damaged_schema_is_refused_in_one_line(tmp_path: Path, read_only: bool) -> None:
+    # SQLite quotes the damaged table's statement, line breaks and all
+    path = tmp_path / "arena.sqlite"
+    Store(path).close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA writable_schema=ON")
+        conn.execute("UPDATE sqlite_master SET sql = replace(sql, 'opening', '[opening') WHERE name='games'")
+    with pytest.raises(StoreError, match="not a usable SQLite database") as refused:
+        Store(path, read_only=read_only)
+    assert "\n" not in str(refused.value) and "NOT NULL, [opening TEXT" in str(refused.value)
+
+
 def test_foreign_database_is_rejected(tmp_path: Path) -> None:
     path = tmp_path / "other.sqlite"
     with sqlite3.connect(path) as conn:

@@ -32,12 +32,17 @@ _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
 
 
+_LINE_BREAK = re.compile(r"[ \t]*[\r\n]+\s*")
+
+
 class SpecError(ValueError):
     """A spec string or option value that cannot be accepted."""
 
 
 def shorten(text: str, limit: int = MAX_VALUE_SHOWN) -> str:
-    """``text`` cut to ``limit`` characters for an error message."""
+    """``text`` on one line (each line break and the blanks around it made one space), cut to
+    ``limit`` characters, for an error message."""
+    text = _LINE_BREAK.sub(" ", text)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
