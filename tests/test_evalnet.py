@@ -286,7 +286,7 @@ def fake_shards(folder: Path, shards: int, games_per_shard: int, seed: int) -> N
         )
 
 
-def new_run(folder: Path, anneal: int = 0) -> EvalNetRun:
+def new_run(folder: Path, anneal: int = 0, **changes: Any) -> EvalNetRun:
     params = EvalNetSettings(
         games=20,
         shard_games=10,
@@ -297,6 +297,7 @@ def new_run(folder: Path, anneal: int = 0) -> EvalNetRun:
         lr=0.01,
         anneal=anneal,
         threads=1,
+        **changes,
     )
     return EvalNetRun.start(parse_game("quixo"), params, seed=0)
 
@@ -711,25 +712,9 @@ def _tuned_logits(me: np.ndarray, opp: np.ndarray) -> np.ndarray:
     return np.array(values) / 100.0
 
 
-def _base_run(folder: Path, **changes: Any) -> EvalNetRun:
-    params = EvalNetSettings(
-        games=20,
-        shard_games=10,
-        data=str(folder),
-        hidden1=8,
-        hidden2=4,
-        batch=256,
-        lr=0.01,
-        threads=1,
-        base="tuned",
-        **changes,
-    )
-    return EvalNetRun.start(parse_game("quixo"), params, seed=0)
-
-
 def test_held_out_losses_are_the_saved_networks_on_the_held_out_games_results(tmp_path: Path) -> None:
     fake_shards(tmp_path / "data", shards=2, games_per_shard=10, seed=1)
-    run = _base_run(tmp_path / "data", distill=0.25)
+    run = new_run(tmp_path / "data", base="tuned", distill=0.25)
     run.step()
     run.save(tmp_path / "run" / trainer.CHECKPOINT_FILE)
     net = load_evalnet(tmp_path / "run" / trainer.MODEL_FILE)
@@ -766,7 +751,7 @@ def test_a_network_correcting_an_evaluation_learns_only_the_correction(tmp_path:
             "game": 10 * index + np.arange(400) // 40,
         }
         trainer.write_shard(trainer.shard_path(tmp_path, index), arrays, "quixo")
-    run = _base_run(tmp_path, distill=1.0)
+    run = new_run(tmp_path, base="tuned", distill=1.0)
     for _ in range(3):
         run.step()
     data = run.dataset()

@@ -4,7 +4,6 @@ model files, the (1+λ) ES (improvement, resuming, worker processes) and `boardl
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +11,7 @@ import numpy as np
 import pytest
 import quixo_reference as ref
 import typer
+from greedy_reference import greedy_classes, midgame_states
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -454,37 +454,15 @@ def test_a_checkpoint_whose_weights_are_for_another_board_says_so(tmp_path: Path
         ESRun.resume(tmp_path / "run.json")
 
 
-def _greedy_classes(state: Any) -> tuple[set[int], set[int], set[int]]:
-    """The moves that win at once, the safe ones and the rest, by playing them on states."""
-    wins, safe, rest = set(), set(), set()
-    for action in state.legal_indices():
-        after = state.play_index(action)
-        if after.is_over:
-            (wins if after.winner == state.to_move else rest).add(action)
-        elif any(after.play_index(reply).winner == after.to_move for reply in after.legal_indices()):
-            rest.add(action)
-        else:
-            safe.add(action)
-    return wins, safe, rest
-
-
 def test_the_compiled_greedy_opponent_wins_at_once_else_plays_safe() -> None:
     from boardlab.train.rules_es import _greedy_move
 
     game = parse_game("quixo")
     size = game.kernel.num_actions
     moves, kinds, buffer = (np.empty(size, np.int64) for _ in range(3))
-    rng = random.Random(3)
     seen = set()
-    for _ in range(12):
-        state = game.initial()
-        for _ in range(rng.randrange(6, 30)):
-            if state.is_over:
-                break
-            state = state.play_index(rng.choice(state.legal_indices()))
-        if state.is_over:
-            continue
-        wins, safe, rest = _greedy_classes(state)
+    for state in midgame_states(game, 12, seed=3):
+        wins, safe, rest = greedy_classes(state)
         wanted = wins or safe or rest
         for seed in range(3):
             np.random.seed(seed)
