@@ -39,6 +39,17 @@ def session_members(session: int) -> list[int]:
     return members
 
 
+def describe_process(pid: int) -> str:
+    """``pid (parent P, group G): command line`` from /proc, for a failure message."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return f"{pid} (gone)"
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return f"{pid} (parent {fields[1]}, group {fields[2]}): {command.strip()[:200]}"
+
+
 def catches(pid: int, signum: int) -> bool:
     """Whether process ``pid`` has a handler for ``signum`` (its ``SigCgt`` mask in /proc): a
     command that answers SIGTERM has reached the work that handles it, past its start-up."""

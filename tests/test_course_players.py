@@ -24,6 +24,7 @@ from boardlab.agents.base import make_agent
 from boardlab.arena import ArenaError, match, tournament
 from boardlab.games import Reason
 from boardlab.games.quixo import Push, State
+from boardlab.interop import course
 from boardlab.interop.course import (
     MAX_OUTPUT,
     CappedOutput,
@@ -134,6 +135,58 @@ def test_a_constructor_that_hangs_is_refused_under_the_import_limit(name: str) -
     assert time.monotonic() - tic < 30
     assert "took over 0.5 s" in str(caught.value) and "\n" not in str(caught.value)
     count("inputs tried")
+
+
+RECORDING_HELPER_PLAYER = """import subprocess
+import sys
+from pathlib import Path
+
+
+class Player:
+    def __init__(self):
+        helper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+        Path(__file__).with_suffix(".pid").write_text(str(helper.pid))
+
+    def make_move(self, game):
+        raise RuntimeError("only built")
+"""
+
+
+def _running(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
+def test_a_helper_the_constructor_starts_ends_even_when_the_checking_child_is_gone_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The checking child exits as soon as it has reported; on a loaded machine it can be gone,
+    and reaped, before the check ends its group. The group lives on in the helper it started."""
+    player = tmp_path / "recording_player.py"
+    player.write_text(RECORDING_HELPER_PLAYER)
+    report = course._import_report
+
+    def report_then_let_the_child_go(
+        conn: Any, name: str, timeout: float, process: Any, build: str | None
+    ) -> str:
+        failure = report(conn, name, timeout, process, build)
+        process.join(30)  # exited and reaped by its parent
+        return failure
+
+    monkeypatch.setattr(course, "_import_report", report_then_let_the_child_go)
+    course.check_import(str(player), build="Player")
+    helper = int(player.with_suffix(".pid").read_text())
+    gone = time.monotonic() + 10
+    while _running(helper) and time.monotonic() < gone:
+        time.sleep(0.05)
+    alive = _running(helper)
+    if alive:
+        os.kill(helper, signal.SIGKILL)
+    assert not alive, "the helper the constructor started outlived the check"
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")

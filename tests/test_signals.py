@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from reliability import catches, count, session_members
+from reliability import catches, count, describe_process, session_members
 
 from boardlab.models.table import read_header
 from boardlab.train.tabular import CHUNK
@@ -88,9 +88,10 @@ def _assert_nothing_left(session: int) -> None:
         time.sleep(0.05)
     left = session_members(session)
     count("processes left", len(left))
+    described = [describe_process(pid) for pid in left]
     for pid in left:  # clean up before failing
         os.kill(pid, signal.SIGKILL)
-    assert not left, f"processes left behind: {left}"
+    assert not left, f"processes left behind: {described}"
 
 
 def _assert_stopped(signum: int, code: int, output: str, seconds: float) -> None:

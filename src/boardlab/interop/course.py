@@ -32,7 +32,6 @@ import inspect
 import io
 import multiprocessing
 import os
-import signal
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -42,11 +41,11 @@ from typing import Any, ClassVar, Protocol
 import numpy as np
 
 from boardlab.agents.base import Agent, AgentSpecError, make_agent
-from boardlab.core.processes import describe_exit, die_with_parent, worker_context
+from boardlab.core.processes import describe_exit, end_group, worker_context
 from boardlab.core.spec import option, shorten
 from boardlab.games.base import GameError, IllegalMoveError
 from boardlab.games.quixo import SIZES, Move, Push, Quixo, State, all_moves
-from boardlab.play.referee import SETUP_TIMEOUT, AgentForfeit, describe_failure, shown_move
+from boardlab.play.referee import SETUP_TIMEOUT, AgentForfeit, describe_failure, shown_move, start_child
 from boardlab.play.session import Session
 
 __all__ = [
@@ -528,7 +527,7 @@ def check_import(
     try:
         failure = _import_report(ours, name, timeout, process, build)
     finally:
-        _end_group(process.pid)
+        end_group(process.pid)  # the child, and what it started, even once the child is gone
         if process.is_alive():
             process.kill()
         process.join(5)
@@ -536,16 +535,6 @@ def check_import(
     if failure:
         raise AgentSpecError(failure)
     _IMPORTS_CHECKED.add((name, build))
-
-
-def _end_group(pid: int | None) -> None:
-    """SIGKILL the process group that the checking child ``pid`` leads: it and anything the
-    student's code started that stayed in its group."""
-    if pid is None or not hasattr(os, "killpg"):
-        return
-    with contextlib.suppress(OSError):
-        if os.getpgid(pid) == pid:  # the child made its group (not ours: never signal that)
-            os.killpg(pid, signal.SIGKILL)
 
 
 def _import_report(conn: Any, name: str, timeout: float, process: Any, build: str | None) -> str:
@@ -588,10 +577,7 @@ class with no ``make_move``), not the failure of a phase."""
 def _import_in_child(conn: Any, name: str, path: list[str], build: str | None, seed: int | None) -> None:
     """The child of :func:`check_import`: say it started, import ``name`` (and build the class
     ``build``), report how each went."""
-    with contextlib.suppress(OSError):
-        os.setpgid(0, 0)  # a group of its own, ended with all it holds when the check is over
-    die_with_parent()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the main process
+    start_child()  # a guarded group of its own, ended with all it holds when the check is over
     _silence_output()
     sys.path[:] = path
     conn.send_bytes(b"")
