@@ -383,9 +383,10 @@ class WorkerPool(Generic[T, R]):
         worker.process.join(STOP_SECONDS)
         how = describe_exit(worker.process.exitcode)
         if worker.task is not None and worker.clock is None:
+            index = worker.task.index
             self._kill(worker)
             raise PoolError(
-                f"game {worker.task.index}: a worker process ended ({how}) outside the agents' moves; "
+                f"game {index}: a worker process ended ({how}) outside the agents' moves; "
                 "the stored games are kept, run again to resume"
             )
         prefix = "failed to start: " if worker.stage == "setup" else ""
