@@ -5,16 +5,19 @@ functions, so the workers need nothing of the tests to run them."""
 
 from __future__ import annotations
 
+import io
 import math
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
 
 import pytest
 
-from boardlab.play.pool import PoolError, Workers
+from boardlab.play.pool import PoolError, QuietOrphanStream, Workers
 
 
 def _alive(workers: Workers) -> list[int]:
@@ -27,6 +30,8 @@ def test_results_come_back_in_the_order_of_the_tasks() -> None:
         assert workers.map(math.sqrt, tasks) == [math.sqrt(t) for t in tasks]
         assert workers.map(abs, [-3, 4, -5]) == [3, 4, 5]  # the same workers, a second map
     assert workers.map(abs, [-1]) == [1]  # one task: played here
+    played_here: list[str] = []
+    assert Workers(2).map(played_here.append, ["x"]) == [None] and played_here == ["x"]
 
 
 def test_a_task_error_is_raised_and_the_workers_are_started_again() -> None:
@@ -35,6 +40,24 @@ def test_a_task_error_is_raised_and_the_workers_are_started_again() -> None:
             workers.map(math.sqrt, [4.0, -1.0, 9.0, 16.0])
         assert not _alive(workers)
         assert workers.map(math.sqrt, [4.0, 9.0]) == [2.0, 3.0]
+
+
+def test_an_answer_that_cannot_cross_the_pipe_is_an_error_and_the_workers_live_on() -> None:
+    with Workers(2) as workers:
+        with pytest.raises(PoolError, match="a task's answer could not be sent back: TypeError"):
+            workers.map(memoryview, [b"a", b"b"])
+        assert workers.map(abs, [-2, -3]) == [2, 3]
+
+
+def test_a_worker_s_stderr_goes_quiet_once_the_main_process_has_died() -> None:
+    main = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    orphaned, alive = io.StringIO(), io.StringIO()
+    quiet = QuietOrphanStream(orphaned, main.pid)
+    main.kill()
+    main.wait()
+    assert quiet.write("Traceback ...") == len("Traceback ...") and orphaned.getvalue() == ""
+    assert QuietOrphanStream(alive, os.getpid()).write("a warning") == len("a warning")
+    assert alive.getvalue() == "a warning"
 
 
 def test_a_worker_that_dies_is_an_error_not_a_hang() -> None:
