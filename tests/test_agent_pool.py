@@ -4,17 +4,62 @@ its worker only, and the web's table adding exact analysis."""
 
 from __future__ import annotations
 
+import multiprocessing
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from broken_players import spec as broken_spec
 
+from boardlab.agents.base import AGENTS, Agent, register
+from boardlab.agents.decision import Decision, Limit
 from boardlab.games import exact_play, parse_game
-from boardlab.play.agent_pool import AgentPool, Overrun, ThinkError, WorkerDied
+from boardlab.play import agent_pool
+from boardlab.play.agent_pool import AgentPool, AgentWorker, Busy, Overrun, ThinkError, WorkerDied
 from boardlab.ui.web.workers import think_pool
 
 TTT = parse_game("tictactoe")
 QUIXO = parse_game("quixo")  # the game of the broken course players
+
+
+class FailingAgent(Agent):
+    """Raises when asked for a move."""
+
+    name = "pool-test-fails"
+
+    def choose(self, state: Any) -> Any:
+        raise RuntimeError("no move today")
+
+
+class IllegalAgent(Agent):
+    """Answers a move of an occupied square."""
+
+    name = "pool-test-illegal"
+
+    def choose(self, state: Any) -> Any:
+        return state.game.move_of(0)
+
+
+class DepthAgent(Agent):
+    """Plays the legal move whose rank is the depth of the limit it is given (first without one)."""
+
+    name = "pool-test-depth"
+
+    def act(self, state: Any, limit: Limit | None = None) -> Decision:
+        depth = 0 if limit is None or limit.depth is None else limit.depth
+        return Decision(state.legal_moves()[depth])
+
+
+TEST_AGENTS = (FailingAgent, IllegalAgent, DepthAgent)
+
+
+@pytest.fixture
+def test_agents() -> Iterator[None]:
+    for cls in TEST_AGENTS:
+        register(cls)
+    yield
+    for cls in TEST_AGENTS:
+        AGENTS.unregister(cls.name)
 
 
 @pytest.fixture(scope="module")
@@ -75,3 +120,69 @@ def test_the_web_pool_answers_exact_analysis_as_the_exact_play() -> None:
     assert reply["exact"]["value"] == "win"
     best = {m["move"] for m in reply["exact"]["moves"] if m["best"]}
     assert best == {str(state.move_from_index(a)) for a in exact.best_actions(state)}
+
+
+def test_a_worker_keeps_the_agents_last_used_and_drops_the_oldest() -> None:
+    worker = AgentWorker()
+    first = worker.agent("k0", TTT, "random", 1)
+    assert worker.agent("k0", TTT, "random", 1) is first
+    for k in range(1, agent_pool.AGENTS_PER_WORKER):
+        worker.agent(f"k{k}", TTT, "random", 1)
+    worker.agent("k0", TTT, "random", 1)  # used again: now the newest
+    worker.agent("new", TTT, "random", 1)
+    assert len(worker.agents) == agent_pool.AGENTS_PER_WORKER
+    assert "k1" not in worker.agents and worker.agent("k0", TTT, "random", 1) is first
+
+
+@pytest.mark.usefixtures("test_agents")
+def test_a_decision_request_is_answered_in_the_worker_s_terms() -> None:
+    worker, sent = AgentWorker(), []
+    request = act("pool-test-depth", "X........", "d")
+    legal = [str(move) for move in TTT.parse_position("X........").legal_moves()]
+    limited = agent_pool.act(worker, {**request, "limit": {"depth": 2}}, sent.append)
+    assert limited["decision"]["move"] == legal[2]
+    assert agent_pool.act(worker, request, sent.append)["decision"]["move"] == legal[0]
+    assert sent == [{"started": True}] * 2
+    illegal = agent_pool.act(worker, act("pool-test-illegal", "X........", "i"), sent.append)
+    assert list(illegal) == ["error"] and str(illegal["error"]).endswith(", not a legal move")
+    failed = agent_pool.act(worker, act("pool-test-fails", key="f"), sent.append)
+    assert failed == {"error": "raised RuntimeError: no move today"} and "f" not in worker.agents
+    sent.clear()
+    refused = agent_pool.act(worker, act("nosuch", key="n"), sent.append)
+    assert str(refused["error"]).startswith("failed to start: ") and "nosuch" in str(refused["error"])
+    assert sent == []
+
+
+def test_an_agent_that_cannot_be_built_is_refused_without_waiting_for_its_move(pool: AgentPool) -> None:
+    with pytest.raises(ThinkError, match=r"^failed to start: .*nosuch") as refused:
+        pool.ask(act("nosuch", key="nosuch"), 60.0)
+    assert not isinstance(refused.value, Overrun)
+
+
+def test_a_request_waits_for_a_free_worker_only_as_long_as_it_is_told(pool: AgentPool) -> None:
+    taken = pool._free.get()
+    try:
+        with pytest.raises(Busy, match=r"every worker stayed busy for 0\.05 s"):
+            pool.ask(act("random"), 10.0, queue_seconds=0.05)
+    finally:
+        pool._free.put(taken)
+
+
+def test_a_worker_killed_while_idle_fails_the_next_request_and_is_replaced() -> None:
+    agents = AgentPool(1, name="pool-test-worker")
+    try:
+        victim = agents._slots[0].process
+        victim.kill()
+        victim.join()
+        with pytest.raises(WorkerDied):
+            agents.ask(act("random"), 10.0)
+        assert agents.replaced == 1 and "decision" in agents.ask(act("random"), 10.0)
+    finally:
+        agents.close()
+    left = [p for p in multiprocessing.active_children() if p.name == "pool-test-worker"]
+    assert left == []
+
+
+def test_a_pool_needs_a_worker() -> None:
+    with pytest.raises(ValueError, match="at least one worker, got 0"):
+        AgentPool(0)
