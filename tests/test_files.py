@@ -9,13 +9,18 @@ from pathlib import Path
 
 import pytest
 
+from boardlab.core import files
 from boardlab.core.files import (
+    agg_figure,
+    atomic_savefig,
     atomic_write,
     atomic_write_text,
     make_folders,
     output_problem,
+    path_problem,
     remove_stale_temporaries,
     removed_if_refused,
+    tables_root,
 )
 
 
@@ -101,3 +106,53 @@ def test_written_files_get_the_umask_s_permissions_or_keep_the_replaced_file_s(t
         )  # a replaced file keeps its own
     finally:
         os.umask(old)
+
+
+def test_tables_go_where_the_environment_says_else_to_the_user_s_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("BOARDLAB_TABLES", "~/tables")
+    assert tables_root() == tmp_path / "tables"
+    monkeypatch.delenv("BOARDLAB_TABLES")
+    assert tables_root() == tmp_path / ".cache" / "boardlab" / "tables"
+
+
+def test_paths_that_cannot_be_written_are_refused_with_the_reason(tmp_path: Path) -> None:
+    afile, folder = tmp_path / "afile", tmp_path / "folder"
+    afile.write_text("")
+    folder.mkdir()
+    (tmp_path / "dangling").symlink_to(tmp_path / "missing")
+    refused = {
+        "": "an empty path (or '.') is not accepted",
+        ".": "an empty path (or '.') is not accepted",
+        str(tmp_path / "a\x00b"): "a path cannot contain a NUL character",
+        str(tmp_path / ("d/" * 2000)): "bytes long; the file system takes at most 4000",
+        str(tmp_path / ("n" * 300)): "a name in the path is longer than",
+        str(afile / "below"): f"{afile} is a file, not a folder",
+        str(tmp_path / "dangling" / "below"): "dangling is a file, not a folder",
+        str(folder): "it is a folder; expected a file",
+    }
+    for path, reason in refused.items():
+        problem = path_problem(path, folder=False)
+        assert problem is not None and reason in problem, (path, problem)
+    assert path_problem(afile, folder=True) == "it is a file; expected a folder"
+    assert path_problem(folder, folder=True) is None
+    assert path_problem(afile, folder=False) is None
+    assert path_problem(tmp_path / "new" / "out.json", folder=False) is None
+
+
+def test_a_path_is_refused_where_this_user_cannot_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[str] = []
+    monkeypatch.setattr(files.os, "access", lambda path, mode: bool(asked.append(str(path))))
+    assert path_problem(tmp_path / "new" / "out.json", folder=False) == f"cannot write in {tmp_path}"
+    assert asked == [str(tmp_path)]
+
+
+def test_figures_are_saved_in_the_format_asked(tmp_path: Path) -> None:
+    figure = agg_figure(2, 2)
+    figure.add_subplot().plot([0, 1], [1, 0])
+    assert atomic_savefig(figure, tmp_path / "plot.png").read_bytes().startswith(b"\x89PNG")
+    assert b"<svg" in atomic_savefig(figure, tmp_path / "plot.svg", format="svg").read_bytes()
