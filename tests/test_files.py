@@ -53,10 +53,12 @@ def test_a_killed_writers_temporary_is_removed_by_the_next_write(tmp_path: Path)
     stale = tmp_path / f".model.npz.{dead}.abc123.tmp"
     live = tmp_path / f".model.npz.{os.getpid()}.def456.tmp"  # a concurrent writer's
     other = tmp_path / f".other.npz.{dead}.abc123.tmp"
-    for path in (stale, live, other):
+    not_temporary = tmp_path / f".model.npz.{dead}.notes"  # a name like it, not a temporary
+    for path in (stale, live, other, not_temporary):
         path.write_bytes(b"half")
     atomic_write_text(target, "whole")
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([target.name, live.name, other.name])
+    kept = [target.name, live.name, other.name, not_temporary.name]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(kept)
     assert remove_stale_temporaries(tmp_path / "other.npz") == [other]
 
 
