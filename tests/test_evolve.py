@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 
@@ -42,6 +43,7 @@ from boardlab.labs.evolve import (
     random_reals,
     rank_selection,
     roulette_selection,
+    strategies,
     tournament_selection,
     truncation_selection,
     umda,
@@ -248,6 +250,10 @@ def test_stop_rule_rejects_bad_limits() -> None:
         (lambda: GAConfig(tournament_size=0), "tournament_size must be a whole number >= 1"),
         (lambda: LinkageClimberConfig(perturbation=-0.1), "perturbation must be a number in"),
         (lambda: LinkageClimberConfig(effect_tolerance=-1e-9), "effect_tolerance must be a number"),
+        (lambda: OnePlusLambdaConfig(offspring=True), "offspring must be a whole number >= 1, got True"),
+        (lambda: GAConfig(crossover_rate=True), "crossover_rate must be a number in"),
+        (lambda: MuLambdaConfig(sigma=None), "sigma must be a number"),  # type: ignore[arg-type]
+        (lambda: GAConfig(crossover=["uniform"]), "crossover must be one of"),  # type: ignore[arg-type]
     ],
 )
 def test_configs_refuse_settings_no_strategy_can_run(make: Callable[[], object], message: str) -> None:
@@ -285,6 +291,7 @@ def test_a_run_records_when_its_best_and_its_target_were_first_reached() -> None
     result = run.result()
     assert (result.calls_to_target, result.calls_to_best, result.best_generation) == (4, 5, 1)
     assert result.history_best == [0.0, 1.0] and result.calls == 8
+    assert result.history_mean == [0.0, 0.5] and result.history_calls == [2, 6]
 
 
 def test_a_resumed_run_past_its_budget_has_no_calls_left_and_evaluates_nothing() -> None:
@@ -402,3 +409,383 @@ def test_single_solution_strategies_record_no_diversity() -> None:
     result = hill_climber(run, 20, HillClimberConfig(), np.random.default_rng(10))
     assert len(result.history_diversity) == 3
     assert all(math.isnan(d) for d in result.history_diversity)
+
+
+# -- what each strategy's settings do to the genomes it evaluates -------------------------------
+
+
+class Recorder:
+    """A population fitness (``score``, OneMax by default) that keeps a copy of every batch."""
+
+    def __init__(self, score: Callable[[np.ndarray], np.ndarray] = onemax) -> None:
+        self.score = score
+        self.batches: list[np.ndarray] = []
+
+    def __call__(self, population: np.ndarray) -> np.ndarray:
+        self.batches.append(population.copy())
+        return self.score(population)
+
+
+def flat(population: np.ndarray) -> np.ndarray:
+    return np.zeros(len(population))
+
+
+def rising() -> Callable[[np.ndarray], np.ndarray]:
+    """A fitness that is higher for every genome evaluated after another."""
+    calls = itertools.count()
+    return lambda population: np.array([float(next(calls)) for _ in population])
+
+
+def nearest_distance(children: np.ndarray, parents: np.ndarray) -> np.ndarray:
+    """Hamming distance from each child to the nearest of ``parents``."""
+    return (children[:, None, :] != parents[None, :, :]).sum(axis=2).min(axis=1)
+
+
+def nearest_one_point_distance(children: np.ndarray, parents: np.ndarray) -> np.ndarray:
+    """Hamming distance from each child to the nearest one-point splice of two of ``parents``."""
+    off = (children[:, None, :] != parents[None, :, :]).astype(int)
+    zero = np.zeros((*off.shape[:2], 1), dtype=int)
+    prefix = np.concatenate([zero, np.cumsum(off, axis=2)], axis=2)  # mismatches before each cut
+    suffix = prefix[:, :, -1:] - prefix  # mismatches from each cut on
+    splices = prefix[:, :, None, :] + suffix[:, None, :, :]  # (child, mother, father, cut)
+    return splices.reshape(len(children), -1).min(axis=1)
+
+
+@pytest.mark.parametrize("rate", [0.1, 0.4])
+def test_one_plus_lambda_uses_a_fixed_mutation_rate_as_given(rate: float) -> None:
+    fitness = Recorder()
+    config = OnePlusLambdaConfig(offspring=8, mutation_rate=rate, self_adjusting=False)
+    one_plus_lambda(Run(fitness, StopRule(max_generations=2)), 400, config, np.random.default_rng(20))
+    parent, children = fitness.batches
+    assert (children != parent).sum(axis=1).mean() == pytest.approx(rate * 400, rel=0.15)
+
+
+def test_self_adjusting_one_plus_lambda_tries_half_and_double_its_rate_up_to_a_quarter() -> None:
+    fitness = Recorder()
+    config = OnePlusLambdaConfig(offspring=8, mutation_rate=0.2)
+    one_plus_lambda(Run(fitness, StopRule(max_generations=2)), 400, config, np.random.default_rng(21))
+    parent, children = fitness.batches
+    flips = (children != parent).sum(axis=1)
+    assert flips[:4].mean() == pytest.approx(0.1 * 400, rel=0.2)  # rate / 2
+    assert flips[4:].mean() == pytest.approx(0.25 * 400, rel=0.2)  # 2 * rate, capped at 1/4
+
+
+@pytest.mark.parametrize(
+    ("landscape", "self_adjusting", "expected_flips"),
+    [
+        ("rising", True, 100.0),  # every child better: the rate grows (x1.5) to its cap of 1/4
+        ("flat", True, 1.0),  # no child better: the rate falls (x1.5^-1/4) to its floor of 1/L
+        ("flat", False, 40.0),  # a fixed rate stays where it was set
+    ],
+)
+def test_one_plus_one_ea_adapts_its_rate_by_the_one_fifth_rule(
+    landscape: str, self_adjusting: bool, expected_flips: float
+) -> None:
+    fitness = Recorder(rising() if landscape == "rising" else flat)
+    config = OnePlusLambdaConfig(offspring=1, mutation_rate=0.1, self_adjusting=self_adjusting)
+    one_plus_lambda(Run(fitness, StopRule(max_generations=80)), 400, config, np.random.default_rng(22))
+    # each child replaced its parent (better or equal), so it is the next child's parent
+    children = np.concatenate(fitness.batches)
+    late = (children[-10:] != children[-11:-1]).sum(axis=1)
+    assert late.mean() == pytest.approx(expected_flips, rel=0.25, abs=1.0)
+
+
+def test_one_plus_lambda_moves_to_an_equally_fit_child() -> None:
+    fitness = Recorder(flat)
+    config = OnePlusLambdaConfig(offspring=1, mutation_rate=0.01, self_adjusting=False)
+    one_plus_lambda(Run(fitness, StopRule(max_generations=40)), 200, config, np.random.default_rng(23))
+    start, last = fitness.batches[0][0], fitness.batches[-1][0]
+    assert (start != last).sum() > 20  # a walk across the plateau, not 40 tries around the start
+
+
+@pytest.mark.parametrize("self_adjusting", [True, False])
+def test_one_plus_lambda_never_spends_a_call_on_a_copy_of_its_parent(self_adjusting: bool) -> None:
+    fitness = Recorder()
+    config = OnePlusLambdaConfig(offspring=8, mutation_rate=0.001, self_adjusting=self_adjusting)
+    run = Run(fitness, StopRule(max_generations=30))
+    one_plus_lambda(run, 100, config, np.random.default_rng(24), initial=np.ones(100, dtype=bool))
+    children = np.concatenate(fitness.batches[1:])  # the all-ones parent is never replaced
+    assert len(children) == 29 * 8 and not children.all(axis=1).any()
+
+
+def test_mu_plus_lambda_keeps_its_parent_while_mu_comma_lambda_replaces_it() -> None:
+    config = MuLambdaConfig(mu=1, lam=1, mutation_rate=0.001)
+    zeros = {}
+    for name, strategy in (("plus", mu_plus_lambda), ("comma", mu_comma_lambda)):
+        fitness = Recorder()
+        run = Run(fitness, StopRule(max_generations=60))
+        strategy(run, 100, config, np.random.default_rng(25), initial=np.ones(100, dtype=bool))
+        zeros[name] = [int((~batch).sum()) for batch in fitness.batches[1:]]
+    assert max(zeros["plus"]) <= 2  # every child is a mutant of the all-ones parent
+    assert zeros["comma"][-1] >= 15  # each worse child replaced its parent
+
+
+def test_mu_comma_lambda_needs_at_least_mu_children() -> None:
+    with pytest.raises(ValueError, match=r"needs lam >= mu"):
+        mu_comma_lambda(
+            Run(onemax, StopRule(max_calls=50)), 10, MuLambdaConfig(mu=5, lam=4), np.random.default_rng(0)
+        )
+    result = mu_comma_lambda(
+        Run(onemax, StopRule(max_generations=3)), 10, MuLambdaConfig(mu=4, lam=4), np.random.default_rng(0)
+    )
+    assert result.calls == 12
+
+
+def first_children(strategy: str, length: int, **settings: object) -> tuple[np.ndarray, np.ndarray]:
+    """The first population of ten and the ten children bred from it by the GA or (10+10)."""
+    fitness = Recorder()
+    run = Run(fitness, StopRule(max_generations=2))
+    rng = np.random.default_rng(26)
+    if strategy == "ga":
+        genetic_algorithm(run, length, GAConfig(population=10, elitism=0, **settings), rng)  # type: ignore[arg-type]
+    else:
+        mu_plus_lambda(run, length, MuLambdaConfig(mu=10, lam=10, **settings), rng)  # type: ignore[arg-type]
+    parents, children = fitness.batches
+    return parents, children
+
+
+@pytest.mark.parametrize("strategy", ["ga", "mu+lambda"])
+def test_without_crossover_each_child_is_a_light_mutant_of_one_parent(strategy: str) -> None:
+    parents, children = first_children(strategy, 60, crossover_rate=0.0)
+    assert nearest_distance(children, parents).max() <= 3
+    parents, children = first_children(strategy, 60, crossover_rate=1.0)
+    assert np.median(nearest_distance(children, parents)) > 5  # uniform crossover mixes two parents
+
+
+@pytest.mark.parametrize("strategy", ["ga", "mu+lambda"])
+def test_children_are_mutated_at_the_configured_rate(strategy: str) -> None:
+    parents, children = first_children(strategy, 200, crossover_rate=0.0, mutation_rate=0.2)
+    assert nearest_distance(children, parents).mean() == pytest.approx(0.2 * 200, rel=0.2)
+
+
+@pytest.mark.parametrize("strategy", ["ga", "mu+lambda"])
+def test_one_point_crossover_splices_two_parents_at_one_cut(strategy: str) -> None:
+    parents, children = first_children(strategy, 60, crossover_rate=1.0, crossover="one_point")
+    assert nearest_one_point_distance(children, parents).max() <= 3
+    parents, children = first_children(strategy, 60, crossover_rate=1.0, crossover="uniform")
+    assert np.median(nearest_one_point_distance(children, parents)) > 3
+
+
+def test_mu_plus_lambda_mutates_real_vectors_with_the_configured_sigma() -> None:
+    fitness = Recorder(lambda pop: -np.sum(pop**2, axis=1))
+    config = MuLambdaConfig(mu=1, lam=400, crossover_rate=0.0, representation="reals", sigma=0.5)
+    run = Run(fitness, StopRule(max_generations=2))
+    result = mu_plus_lambda(run, 5, config, np.random.default_rng(27), initial=np.zeros(5))
+    assert fitness.batches[1].std() == pytest.approx(0.5, rel=0.1)
+    assert all(math.isnan(d) for d in result.history_diversity)  # Hamming diversity is for bits
+
+
+def test_elites_are_kept_without_being_evaluated_again() -> None:
+    run = Run(onemax, StopRule(max_generations=5))
+    genetic_algorithm(run, 20, GAConfig(population=10, elitism=3), np.random.default_rng(28))
+    assert np.diff(run.history_calls).tolist() == [7] * 4
+    run = Run(onemax, StopRule(max_generations=5))
+    island_model(
+        run, 20, IslandConfig(islands=3, ga=GAConfig(population=8, elitism=2)), np.random.default_rng(28)
+    )
+    assert run.history_calls[0] == 24 and np.diff(run.history_calls).tolist() == [18] * 4
+
+
+class KeepsBest(Run):
+    """A run that checks every generation's population still holds the best genome so far."""
+
+    def end_generation(self, population: np.ndarray | None = None) -> None:
+        assert population is not None and self.best_genome is not None
+        assert (population == self.best_genome).all(axis=1).any()
+        super().end_generation(population)
+
+
+@pytest.mark.parametrize(
+    "strategy",
+    [
+        lambda run, rng: genetic_algorithm(run, 40, GAConfig(population=12, elitism=1), rng),
+        lambda run, rng: island_model(
+            run, 40, IslandConfig(islands=3, ga=GAConfig(population=6, elitism=1)), rng
+        ),
+        lambda run, rng: mu_plus_lambda(run, 40, MuLambdaConfig(mu=3, lam=6), rng),
+    ],
+)
+def test_elitist_strategies_never_lose_their_best_genome(
+    strategy: Callable[[Run, np.random.Generator], EvolutionResult],
+) -> None:
+    result = strategy(KeepsBest(onemax, StopRule(max_generations=25)), np.random.default_rng(29))
+    assert result.generations == 25
+
+
+def test_tournaments_as_large_as_the_population_breed_from_the_best() -> None:
+    fitness = Recorder()
+    config = GAConfig(population=10, elitism=0, tournament_size=100, crossover_rate=0.0, mutation_rate=0.001)
+    genetic_algorithm(Run(fitness, StopRule(max_generations=2)), 60, config, np.random.default_rng(30))
+    parents, children = fitness.batches
+    best = parents[onemax(parents) == onemax(parents).max()]
+    assert nearest_distance(children, best).max() <= 2  # mutants of a best genome, one flip or two
+
+
+def test_migration_sends_each_island_s_best_to_replace_the_next_island_s_worst() -> None:
+    genomes = [np.arange(3)[:, None] + 10 * i + np.zeros((3, 2)) for i in range(3)]
+    fitnesses = [np.array([5.0, 9.0, 1.0]) + 10 * i for i in range(3)]
+    strategies._migrate(genomes, fitnesses, 1)
+    # island i's best is its row 1; island i+1's worst is its row 2 (ring: 2 sends to 0)
+    assert [g[:, 0].tolist() for g in genomes] == [[0, 1, 21], [10, 11, 1], [20, 21, 11]]
+    assert [f.tolist() for f in fitnesses] == [[5, 9, 29], [15, 19, 9], [25, 29, 19]]
+
+
+@pytest.mark.parametrize(("interval", "migrants", "migrations"), [(3, 2, 3), (1, 2, 9), (3, 0, 0)])
+def test_islands_migrate_every_interval_generations(
+    monkeypatch: pytest.MonkeyPatch, interval: int, migrants: int, migrations: int
+) -> None:
+    calls: list[int] = []
+    real = strategies._migrate
+    monkeypatch.setattr(strategies, "_migrate", lambda *args: calls.append(args[2]) or real(*args))
+    config = IslandConfig(
+        islands=2, ga=GAConfig(population=6, elitism=1), migration_interval=interval, migrants=migrants
+    )
+    island_model(Run(onemax, StopRule(max_generations=10)), 20, config, np.random.default_rng(31))
+    assert calls == [migrants] * migrations
+
+
+def test_linkage_climber_solves_onemax_in_one_sweep_and_one_group_flip() -> None:
+    run = Run(onemax, StopRule(target_fitness=1.0, max_calls=1_000))
+    result = linkage_hill_climber(run, 40, LinkageClimberConfig(), np.random.default_rng(32))
+    assert result.calls == result.calls_to_target == 40 + 2  # the start, L single flips, the zeros
+
+
+def one_good_bit_block(population: np.ndarray) -> np.ndarray:
+    """Loci 0-3: exactly one set is best, any other count is worse; loci 4-7: each set is +2."""
+    block = population[:, :4].sum(axis=1)
+    return -((block - 1.0) ** 2) + 2.0 * population[:, 4:].sum(axis=1)
+
+
+@pytest.mark.parametrize(("cheap_refresh", "largest_batch", "smallest_sweep"), [(True, 8, 2), (False, 8, 8)])
+def test_linkage_climber_refreshes_known_groups_cheaply_and_flips_one_bit_of_a_bad_group(
+    cheap_refresh: bool, largest_batch: int, smallest_sweep: int
+) -> None:
+    fitness = Recorder(one_good_bit_block)
+    run = Run(fitness, StopRule(max_generations=3))  # the start, then two rounds
+    config = LinkageClimberConfig(cheap_refresh=cheap_refresh)
+    result = linkage_hill_climber(run, 8, config, np.random.default_rng(33), initial=np.zeros(8, dtype=bool))
+    sweeps = [len(batch) for batch in fitness.batches if len(batch) > 1]
+    assert max(sweeps) == largest_batch and min(sweeps) == smallest_sweep
+    # round 1 sets loci 4-7 (fitness 7); in round 2 the whole group 0-3 is worse (-1) but one
+    # of its bits alone is best (8): that single flip is taken
+    assert result.history_calls == [1, 11, 11 + smallest_sweep + 3]
+    group_flip, single_flip, other_group = fitness.batches[-3:]
+    assert one_good_bit_block(group_flip).tolist() == [-1.0] and one_good_bit_block(single_flip).tolist() == [
+        8.0
+    ]
+    assert result.best_fitness == 8.0 and len(other_group) == 1
+
+
+@pytest.mark.parametrize(("perturbation", "flips"), [(0.25, 10), (0.0, 1)])
+def test_linkage_climber_perturbs_its_latest_equal_local_optimum(perturbation: float, flips: int) -> None:
+    fitness = Recorder(flat)
+    run = Run(fitness, StopRule(max_generations=3))
+    linkage_hill_climber(run, 40, LinkageClimberConfig(perturbation=perturbation), np.random.default_rng(34))
+    # start, sweep, whole-group flip, perturbed start; sweep, group flip, perturbed again
+    sizes = [len(batch) for batch in fitness.batches]
+    assert sizes == [1, 40, 1, 1, 40, 1, 1]
+    start, first, second = fitness.batches[0][0], fitness.batches[3][0], fitness.batches[6][0]
+    assert (first != start).sum() == flips and (second != first).sum() == flips
+
+
+def test_group_by_effect_joins_values_closer_than_the_tolerance() -> None:
+    values = np.array([0.5, 1.0, 0.95, 0.2, 0.35])
+    groups = group_by_effect(values, tolerance=0.1)
+    assert [g.tolist() for g in groups] == [[1, 2], [0], [4], [3]]
+    assert [g.tolist() for g in group_by_effect(values, tolerance=0.2)] == [[1, 2], [0, 4, 3]]
+
+
+def test_hill_climber_samples_every_locus_when_asked_for_more_neighbours_than_loci() -> None:
+    run = Run(onemax, StopRule(max_generations=3))
+    result = hill_climber(run, 10, HillClimberConfig(neighbours=50), np.random.default_rng(35))
+    assert result.history_calls == [1, 11, 21]
+
+
+def test_hill_climber_restarts_after_patience_generations_without_a_strict_improvement() -> None:
+    fitness = Recorder(flat)
+    run = Run(fitness, StopRule(max_generations=10))
+    hill_climber(run, 30, HillClimberConfig(neighbours=4, patience=3), np.random.default_rng(36))
+    assert [len(batch) for batch in fitness.batches] == [1] + [4, 4, 4, 1] * 3
+
+
+def test_hill_climber_walks_across_a_plateau() -> None:
+    fitness = Recorder(flat)
+    run = Run(fitness, StopRule(max_generations=30))
+    hill_climber(run, 100, HillClimberConfig(neighbours=4, patience=1_000), np.random.default_rng(37))
+    start = fitness.batches[0][0]
+    assert (np.concatenate(fitness.batches) != start).sum(axis=1).max() > 10
+
+
+def test_compact_ga_steps_by_one_over_its_virtual_population() -> None:
+    def last_diversity(virtual_population: int | None) -> float:
+        run = Run(onemax, StopRule(max_generations=6))
+        config = CompactGAConfig(virtual_population=virtual_population, pairs_per_generation=4)
+        return compact_ga(run, 100, config, np.random.default_rng(38)).history_diversity[-1]
+
+    assert last_diversity(1) < 0.15 < 0.4 < last_diversity(None)  # steps of 1 versus 1/L
+
+
+def test_compact_ga_evaluates_its_pairs_per_generation() -> None:
+    run = Run(onemax, StopRule(max_generations=4))
+    compact_ga(run, 20, CompactGAConfig(pairs_per_generation=3), np.random.default_rng(39))
+    assert run.history_calls == [6, 12, 18, 24]
+
+
+@pytest.mark.parametrize(
+    "strategy",
+    [
+        lambda run, rng, init: compact_ga(run, 10, CompactGAConfig(virtual_population=1), rng, init),
+        lambda run, rng, init: umda(run, 10, UMDAConfig(samples=10, selected=1), rng, init),
+    ],
+)
+def test_model_based_strategies_keep_every_locus_open_to_both_values(
+    strategy: Callable[[Run, np.random.Generator, np.ndarray], EvolutionResult],
+) -> None:
+    # warm-started from all zeros and with steps so large a model would fix its loci at once
+    run = Run(onemax, StopRule(target_fitness=1.0, max_calls=20_000))
+    result = strategy(run, np.random.default_rng(40), np.zeros(10, dtype=bool))
+    assert result.best_fitness == 1.0
+
+
+def test_a_run_reports_progress_after_every_batch_it_evaluates() -> None:
+    seen: list[tuple[int, float]] = []
+    run = Run(onemax, StopRule(max_calls=5), on_progress=lambda r: seen.append((r.calls, r.best_fitness)))
+    run.evaluate(np.zeros((3, 4), dtype=bool))
+    run.evaluate(np.ones((4, 4), dtype=bool))  # only two fit in the budget
+    run.evaluate(np.ones((1, 4), dtype=bool))  # nothing left: nothing evaluated, nothing to report
+    assert seen == [(3, 0.0), (5, 1.0)]
+
+
+def test_a_generation_that_evaluated_nothing_has_no_mean() -> None:
+    run = Run(onemax, StopRule(max_calls=2))
+    run.evaluate(np.array([[1, 0], [1, 1]], dtype=bool))
+    run.end_generation()
+    run.evaluate(np.ones((3, 2), dtype=bool))
+    run.end_generation()
+    assert run.history_mean[0] == 0.75 and math.isnan(run.history_mean[1])
+    assert run.history_calls == [2, 2]
+
+
+def test_a_target_reached_on_the_last_call_of_the_budget_is_reported_as_the_target() -> None:
+    run = Run(onemax, StopRule(target_fitness=1.0, max_calls=2))
+    run.evaluate(np.array([[0, 1], [1, 1]], dtype=bool))
+    assert run.done and run.stop_reason == "target"
+
+
+def test_a_result_taken_before_any_limit_is_reached_says_interrupted() -> None:
+    run = Run(onemax, StopRule(max_calls=100))
+    with pytest.raises(RuntimeError, match="no genome has been evaluated yet"):
+        run.result()
+    run.evaluate(np.array([[0, 1, 1]], dtype=bool))
+    result = run.result()
+    assert result.stop_reason == "interrupted" and result.calls == 1
+
+
+def test_a_summary_writes_bit_strings_as_zeros_and_ones_and_real_vectors_as_floats() -> None:
+    run = Run(lambda pop: pop.sum(axis=1).astype(float), StopRule(max_calls=5))
+    run.evaluate(np.array([[1, 0, 0, 1]], dtype=bool))
+    assert run.result().summary()["best_genome"] == "1001"
+    run = Run(lambda pop: pop.sum(axis=1), StopRule(max_calls=5))
+    run.evaluate(np.array([[0.5, -1.0]]))
+    summary = run.result().summary()
+    assert summary["best_genome"] == [0.5, -1.0] and summary["best_fitness"] == -0.5

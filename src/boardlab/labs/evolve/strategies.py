@@ -58,10 +58,12 @@ class OnePlusLambdaConfig:
 
     Attributes:
         offspring: λ, children per generation.
-        mutation_rate: initial per-bit flip probability (default 1/L).
+        mutation_rate: per-bit flip probability (default 1/L); with ``self_adjusting`` only the
+            initial one.
         self_adjusting: with λ >= 2 a two-rate scheme (half the children use rate/2, half
             2*rate; the rate moves towards the one that produced the best child); with λ = 1,
-            the one-fifth success rule ((1+1) EA with adaptive step).
+            the one-fifth success rule ((1+1) EA with adaptive step). The adapted rates stay
+            within [1/L, 1/4]; without ``self_adjusting`` the rate is used as given.
     """
 
     offspring: int = 8
@@ -71,6 +73,31 @@ class OnePlusLambdaConfig:
     def __post_init__(self) -> None:
         check_count(self, "offspring")
         check_number(self, "mutation_rate", 0.0, 1.0, optional=True)
+
+
+_MAX_ADAPTED_RATE = 0.25
+"""The highest flip rate the self-adjusting schemes reach (the lowest is 1/L)."""
+
+
+def _child_rates(rate: float, config: OnePlusLambdaConfig, length: int) -> np.ndarray:
+    """Each child's flip rate: the two-rate scheme within [1/L, 1/4], or ``rate`` for all."""
+    if not config.self_adjusting:
+        return np.full(config.offspring, rate)
+    if config.offspring > 1:
+        half = config.offspring // 2
+        rates = np.r_[np.full(half, rate / 2), np.full(config.offspring - half, rate * 2)]
+    else:
+        rates = np.full(config.offspring, rate)
+    return np.clip(rates, 1.0 / length, _MAX_ADAPTED_RATE)
+
+
+def _adapted_rate(
+    rate: float, rates: np.ndarray, winner: int, success: bool, offspring: int, rng: np.random.Generator
+) -> float:
+    """The self-adjusting rate after a generation (one-fifth rule for λ = 1, else two-rate)."""
+    if offspring == 1:
+        return rate * 1.5 if success else rate * 1.5**-0.25
+    return float(rates[winner]) if rng.random() < 0.5 else float(rng.choice([rate / 2, rate * 2]))
 
 
 def one_plus_lambda(
@@ -84,30 +111,20 @@ def one_plus_lambda(
     parent = _initial_population(rng, 1, length, initial)[0]
     parent_fitness = run.evaluate_one(parent)
     rate = config.mutation_rate or 1.0 / length
-    min_rate, max_rate = 1.0 / length, 0.25
     run.end_generation()
     while not run.done:
-        if config.self_adjusting and config.offspring > 1:
-            half = config.offspring // 2
-            rates = np.r_[np.full(half, rate / 2), np.full(config.offspring - half, rate * 2)]
-        else:
-            rates = np.full(config.offspring, rate)
+        rates = _child_rates(rate, config, length)
         children = bit_flip_mutation(
-            np.repeat(parent[None, :], config.offspring, axis=0),
-            np.clip(rates, min_rate, max_rate),
-            rng,
-            at_least_one=True,
+            np.repeat(parent[None, :], config.offspring, axis=0), rates, rng, at_least_one=True
         )
         fitness = run.evaluate(children)
         winner = int(np.argmax(fitness))
         success = bool(fitness[winner] > parent_fitness)
         if fitness[winner] >= parent_fitness:
             parent, parent_fitness = children[winner], float(fitness[winner])
-        if config.self_adjusting and config.offspring == 1:
-            rate = rate * 1.5 if success else rate * 1.5**-0.25
-        elif config.self_adjusting:
-            rate = rates[winner] if rng.random() < 0.5 else rng.choice([rate / 2, rate * 2])
-        rate = float(np.clip(rate, min_rate, max_rate))
+        if config.self_adjusting:
+            rate = _adapted_rate(rate, rates, winner, success, config.offspring, rng)
+            rate = float(np.clip(rate, 1.0 / length, _MAX_ADAPTED_RATE))
         run.end_generation()
     return run.result()
 
