@@ -630,7 +630,7 @@ def test_migration_sends_each_island_s_best_to_replace_the_next_island_s_worst()
     assert [f.tolist() for f in fitnesses] == [[5, 9, 29], [15, 19, 9], [25, 29, 19]]
 
 
-@pytest.mark.parametrize(("interval", "migrants", "migrations"), [(3, 2, 3), (1, 2, 9), (3, 0, 0)])
+@pytest.mark.parametrize(("interval", "migrants", "migrations"), [(3, 2, 3), (1, 2, 9), (3, 0, 0), (3, 6, 3)])
 def test_islands_migrate_every_interval_generations(
     monkeypatch: pytest.MonkeyPatch, interval: int, migrants: int, migrations: int
 ) -> None:
@@ -723,6 +723,11 @@ def test_compact_ga_steps_by_one_over_its_virtual_population() -> None:
         return compact_ga(run, 100, config, np.random.default_rng(38)).history_diversity[-1]
 
     assert last_diversity(1) < 0.15 < 0.4 < last_diversity(None)  # steps of 1 versus 1/L
+
+
+def test_umda_may_re_estimate_its_model_from_every_sample() -> None:
+    run = Run(onemax, StopRule(max_generations=3))
+    assert umda(run, 20, UMDAConfig(samples=5, selected=5), np.random.default_rng(41)).calls == 15
 
 
 def test_compact_ga_evaluates_its_pairs_per_generation() -> None:
