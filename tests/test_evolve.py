@@ -532,19 +532,23 @@ def test_mu_comma_lambda_needs_at_least_mu_children() -> None:
 
 
 def first_children(strategy: str, length: int, **settings: object) -> tuple[np.ndarray, np.ndarray]:
-    """The first population of ten and the ten children bred from it by the GA or (10+10)."""
+    """The first population of ten and the ten children bred from it by the GA, two islands of
+    five or (10+10)."""
     fitness = Recorder()
     run = Run(fitness, StopRule(max_generations=2))
     rng = np.random.default_rng(26)
     if strategy == "ga":
         genetic_algorithm(run, length, GAConfig(population=10, elitism=0, **settings), rng)  # type: ignore[arg-type]
+    elif strategy == "islands":
+        ga = GAConfig(population=5, elitism=0, **settings)  # type: ignore[arg-type]
+        island_model(run, length, IslandConfig(islands=2, ga=ga, migrants=0), rng)
     else:
         mu_plus_lambda(run, length, MuLambdaConfig(mu=10, lam=10, **settings), rng)  # type: ignore[arg-type]
     parents, children = fitness.batches
     return parents, children
 
 
-@pytest.mark.parametrize("strategy", ["ga", "mu+lambda"])
+@pytest.mark.parametrize("strategy", ["ga", "islands", "mu+lambda"])
 def test_without_crossover_each_child_is_a_light_mutant_of_one_parent(strategy: str) -> None:
     parents, children = first_children(strategy, 60, crossover_rate=0.0)
     assert nearest_distance(children, parents).max() <= 3
@@ -552,13 +556,13 @@ def test_without_crossover_each_child_is_a_light_mutant_of_one_parent(strategy: 
     assert np.median(nearest_distance(children, parents)) > 5  # uniform crossover mixes two parents
 
 
-@pytest.mark.parametrize("strategy", ["ga", "mu+lambda"])
+@pytest.mark.parametrize("strategy", ["ga", "islands", "mu+lambda"])
 def test_children_are_mutated_at_the_configured_rate(strategy: str) -> None:
     parents, children = first_children(strategy, 200, crossover_rate=0.0, mutation_rate=0.2)
     assert nearest_distance(children, parents).mean() == pytest.approx(0.2 * 200, rel=0.2)
 
 
-@pytest.mark.parametrize("strategy", ["ga", "mu+lambda"])
+@pytest.mark.parametrize("strategy", ["ga", "islands", "mu+lambda"])
 def test_one_point_crossover_splices_two_parents_at_one_cut(strategy: str) -> None:
     parents, children = first_children(strategy, 60, crossover_rate=1.0, crossover="one_point")
     assert nearest_one_point_distance(children, parents).max() <= 3
