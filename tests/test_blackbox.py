@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,28 @@ from boardlab.labs.blackbox import (
     plot_histories,
     run_strategy,
 )
-from boardlab.labs.evolve import Run, StopRule
+from boardlab.labs.evolve import (
+    CompactGAConfig,
+    EvolutionResult,
+    GAConfig,
+    HillClimberConfig,
+    IslandConfig,
+    LinkageClimberConfig,
+    MuLambdaConfig,
+    OnePlusLambdaConfig,
+    Run,
+    StopRule,
+    UMDAConfig,
+    compact_ga,
+    genetic_algorithm,
+    hill_climber,
+    island_model,
+    linkage_hill_climber,
+    mu_comma_lambda,
+    mu_plus_lambda,
+    one_plus_lambda,
+    umda,
+)
 from boardlab.ui import blackbox as blackbox_cli
 from boardlab.ui.cli import app
 
@@ -121,7 +143,12 @@ def test_linkage_strategy_solves_every_lab_instance(a: int) -> None:
 @pytest.mark.parametrize("name", sorted(STRATEGIES))
 def test_run_strategy_starts_from_the_warm_start_genome(name: str) -> None:
     result = run_strategy(
-        name, 5, StopRule(max_generations=1), seed=0, loci=50, initial=np.ones(50, dtype=bool)
+        name,
+        5,
+        StopRule(max_generations=1),
+        seed=0,
+        loci=50,
+        initial=np.ones(50, dtype=bool),
     )
     assert result.best_fitness == 1.0  # the all-ones genome, given, was evaluated
 
@@ -147,13 +174,21 @@ def test_comparison_reports_both_parent_keys_per_instance() -> None:
 def test_the_comparison_s_fitness_row_is_the_lab_s_ga_run_from_the_same_seed() -> None:
     rows = compare_parent_selection(instances=(10,), seed=4, max_calls=3_000, stagnation=3, loci=30)
     alone = run_strategy(
-        "ga", 10, StopRule(target_fitness=1.0, max_calls=3_000, stagnation=3), seed=4, loci=30
+        "ga",
+        10,
+        StopRule(target_fitness=1.0, max_calls=3_000, stagnation=3),
+        seed=4,
+        loci=30,
     )
     assert alone.stop_reason == "stagnation"
     assert rows[0].parent_key == "fitness" and rows[0].result.summary() == alone.summary()
     assert rows[0].result.history_best == alone.history_best
     by_ones = run_strategy(
-        "ga-ones", 10, StopRule(target_fitness=1.0, max_calls=3_000, stagnation=3), seed=4, loci=30
+        "ga-ones",
+        10,
+        StopRule(target_fitness=1.0, max_calls=3_000, stagnation=3),
+        seed=4,
+        loci=30,
     )
     assert rows[1].parent_key == "ones" and rows[1].result.summary() == by_ones.summary()
     assert by_ones.history_mean != alone.history_mean  # the two keys do pick other parents here
@@ -171,7 +206,9 @@ def test_every_panel_is_drawn_against_the_chosen_axis(
 ) -> None:
     drawn: list[Any] = []
     monkeypatch.setattr(
-        blackbox_lab, "atomic_savefig", lambda figure, path, **_: drawn.append(figure) or path
+        blackbox_lab,
+        "atomic_savefig",
+        lambda figure, path, **_: drawn.append(figure) or path,
     )
     results = {
         name: run_strategy(name, 2, StopRule(max_calls=300), seed=0, loci=40) for name in ("umda", "cga")
@@ -222,7 +259,8 @@ def test_cli_unknown_strategy_is_a_one_line_error_with_exit_code_2() -> None:
 
 
 @pytest.mark.parametrize(
-    "args", [("--instance", "0"), ("--max-calls", "0"), ("--instance", "5", "--loci", "3")]
+    "args",
+    [("--instance", "0"), ("--max-calls", "0"), ("--instance", "5", "--loci", "3")],
 )
 def test_cli_bad_parameters_exit_with_code_2(args: tuple[str, ...], tmp_path: Path) -> None:
     result = invoke(*args, "--out", str(tmp_path))
@@ -237,7 +275,14 @@ def test_cli_refuses_fewer_loci_than_strands_up_front(instance: int | None, loci
     strands = 10 if instance is None else instance
     if loci >= strands:
         return
-    args = ["--loci", str(loci), "--max-calls", "10", "--out", "/nonexistent-boardlab/blackbox"]
+    args = [
+        "--loci",
+        str(loci),
+        "--max-calls",
+        "10",
+        "--out",
+        "/nonexistent-boardlab/blackbox",
+    ]
     result = invoke(*args, *([] if instance is None else ["--instance", str(instance)]))
     assert result.exit_code == 2, result.output
     lines = result.stderr.strip().splitlines()
@@ -280,14 +325,31 @@ def test_cli_compare_writes_the_comparison(tmp_path: Path) -> None:
 
 
 def test_cli_resume_warm_starts_from_the_checkpoint(tmp_path: Path) -> None:
-    first = invoke("--instance", "5", "--strategy", "umda", "--max-calls", "300", "--out", str(tmp_path))
+    first = invoke(
+        "--instance",
+        "5",
+        "--strategy",
+        "umda",
+        "--max-calls",
+        "300",
+        "--out",
+        str(tmp_path),
+    )
     assert first.exit_code == 0, first.output
     checkpoint = blackbox_cli.checkpoint_path(tmp_path, 5, "umda")
     with np.load(checkpoint, allow_pickle=False) as data:
         assert int(data["calls"]) == 300
         saved_fitness = float(data["best_fitness"])
     second = invoke(
-        "--instance", "5", "--strategy", "umda", "--max-calls", "600", "--out", str(tmp_path), "--resume"
+        "--instance",
+        "5",
+        "--strategy",
+        "umda",
+        "--max-calls",
+        "600",
+        "--out",
+        str(tmp_path),
+        "--resume",
     )
     assert second.exit_code == 0, second.output
     summary = json.loads((tmp_path / "blackbox_umda.json").read_text())[0]
@@ -299,7 +361,13 @@ def test_cli_ctrl_c_prints_best_so_far_and_saves_a_checkpoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def interrupted_strategy(
-        name: str, instance: int, stop: StopRule, seed: int, loci: int, run: Run, initial: np.ndarray | None
+        name: str,
+        instance: int,
+        stop: StopRule,
+        seed: int,
+        loci: int,
+        run: Run,
+        initial: np.ndarray | None,
     ) -> None:
         run.evaluate(np.ones((3, loci), dtype=bool))
         raise KeyboardInterrupt
@@ -329,23 +397,61 @@ def test_cli_ctrl_c_during_the_comparison_prints_the_finished_rows(
     assert "Traceback" not in result.output
 
 
-def test_cli_resume_with_a_spent_or_broken_checkpoint_is_a_usage_error(tmp_path: Path) -> None:
-    first = invoke("--instance", "2", "--strategy", "umda", "--max-calls", "200", "--out", str(tmp_path))
+def test_cli_resume_with_a_spent_or_broken_checkpoint_is_a_usage_error(
+    tmp_path: Path,
+) -> None:
+    first = invoke(
+        "--instance",
+        "2",
+        "--strategy",
+        "umda",
+        "--max-calls",
+        "200",
+        "--out",
+        str(tmp_path),
+    )
     assert first.exit_code == 0, first.output
     spent = invoke(
-        "--instance", "2", "--strategy", "umda", "--max-calls", "200", "--out", str(tmp_path), "--resume"
+        "--instance",
+        "2",
+        "--strategy",
+        "umda",
+        "--max-calls",
+        "200",
+        "--out",
+        str(tmp_path),
+        "--resume",
     )
     assert spent.exit_code == 2 and spent.output.startswith("Error:")
     blackbox_cli.checkpoint_path(tmp_path, 2, "umda").write_bytes(b"not an npz file")
     broken = invoke(
-        "--instance", "2", "--strategy", "umda", "--max-calls", "500", "--out", str(tmp_path), "--resume"
+        "--instance",
+        "2",
+        "--strategy",
+        "umda",
+        "--max-calls",
+        "500",
+        "--out",
+        str(tmp_path),
+        "--resume",
     )
     assert broken.exit_code == 2 and "unreadable checkpoint" in broken.output
     assert "Traceback" not in spent.output + broken.output
 
 
-def test_cli_resume_with_a_checkpoint_of_another_length_is_refused_and_kept(tmp_path: Path) -> None:
-    first = invoke("--instance", "2", "--strategy", "umda", "--max-calls", "200", "--out", str(tmp_path))
+def test_cli_resume_with_a_checkpoint_of_another_length_is_refused_and_kept(
+    tmp_path: Path,
+) -> None:
+    first = invoke(
+        "--instance",
+        "2",
+        "--strategy",
+        "umda",
+        "--max-calls",
+        "200",
+        "--out",
+        str(tmp_path),
+    )
     assert first.exit_code == 0, first.output
     checkpoint = blackbox_cli.checkpoint_path(tmp_path, 2, "umda")
     saved = checkpoint.read_bytes()
@@ -369,7 +475,16 @@ def test_cli_resume_with_a_checkpoint_of_another_length_is_refused_and_kept(tmp_
 
 
 def test_cli_compare_stops_each_run_at_the_target(tmp_path: Path) -> None:
-    args = ("--strategy", "compare", "--instance", "1", "--target", "0.3", "--max-calls", "600")
+    args = (
+        "--strategy",
+        "compare",
+        "--instance",
+        "1",
+        "--target",
+        "0.3",
+        "--max-calls",
+        "600",
+    )
     result = invoke(*args, "--out", str(tmp_path))
     assert result.exit_code == 0, result.output
     rows = json.loads((tmp_path / "compare.json").read_text())
@@ -386,7 +501,269 @@ def test_cli_compare_refuses_resume(tmp_path: Path) -> None:
 
 
 def test_cli_table_names_the_target_its_calls_column_counts_to(tmp_path: Path) -> None:
-    args = ("--instance", "2", "--strategy", "ga", "--target", "0.55", "--max-calls", "3000")
+    args = (
+        "--instance",
+        "2",
+        "--strategy",
+        "ga",
+        "--target",
+        "0.55",
+        "--max-calls",
+        "3000",
+    )
     result = invoke(*args, "--out", str(tmp_path))
     assert result.exit_code == 0, result.output
     assert "calls@0.55" in result.output and "calls@1.0" not in result.output
+
+
+def test_a_genome_shorter_than_the_strands_is_refused() -> None:
+    with pytest.raises(ValueError, match="at least one locus per strand"):
+        make_problem(5)(np.ones(4, dtype=bool))
+    assert make_problem(5)(np.ones(5, dtype=bool)) == 1.0
+
+
+LAB_RUNS: dict[str, Callable[[Run, np.random.Generator], EvolutionResult]] = {
+    "linkage": lambda run, rng: linkage_hill_climber(run, 40, LinkageClimberConfig(), rng),
+    "one-plus-lambda": lambda run, rng: one_plus_lambda(run, 40, OnePlusLambdaConfig(offspring=8), rng),
+    "mu-plus-lambda": lambda run, rng: mu_plus_lambda(run, 40, MuLambdaConfig(mu=10, lam=40), rng),
+    "mu-comma-lambda": lambda run, rng: mu_comma_lambda(run, 40, MuLambdaConfig(mu=10, lam=40), rng),
+    "ga": lambda run, rng: genetic_algorithm(run, 40, GAConfig(population=100, elitism=2), rng),
+    "islands": lambda run, rng: island_model(
+        run,
+        40,
+        IslandConfig(islands=4, ga=GAConfig(population=25, elitism=1), migration_interval=10),
+        rng,
+    ),
+    "hill-climb": lambda run, rng: hill_climber(run, 40, HillClimberConfig(neighbours=8), rng),
+    "cga": lambda run, rng: compact_ga(run, 40, CompactGAConfig(virtual_population=None), rng),
+    "umda": lambda run, rng: umda(run, 40, UMDAConfig(samples=100, selected=30), rng),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LAB_RUNS))
+def test_each_lab_strategy_is_the_toolkit_strategy_its_description_names(
+    name: str,
+) -> None:
+    stop = StopRule(max_calls=1_500)
+    lab = run_strategy(name, 5, stop, seed=7, loci=40)
+    toolkit = LAB_RUNS[name](Run(make_problem(5).evaluate_population, stop), np.random.default_rng(7))
+    assert lab.summary() == toolkit.summary() and lab.history_mean == toolkit.history_mean
+    other_seed = run_strategy(name, 5, stop, seed=8, loci=40)
+    assert other_seed.history_mean != lab.history_mean
+
+
+def test_the_comparison_runs_the_ga_it_is_given() -> None:
+    config = GAConfig(population=10, elitism=1)
+    rows = compare_parent_selection(instances=(2,), max_calls=100, stagnation=50, loci=20, config=config)
+    assert [row.population for row in rows] == [10, 10]
+    assert all(np.diff(row.result.history_calls).tolist() == [9] * 10 for row in rows)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--seed", "-1"), "--seed"),
+        (("--target", "1.5"), "--target"),
+        (("--target", "nan"), "--target"),
+    ],
+)
+def test_cli_out_of_range_seed_or_target_is_a_one_line_error(
+    args: tuple[str, ...], message: str, tmp_path: Path
+) -> None:
+    result = invoke("--instance", "1", "--max-calls", "10", *args, "--out", str(tmp_path))
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"Error: {message}"), lines
+
+
+def test_cli_keeps_one_checkpoint_per_instance_and_strategy(tmp_path: Path) -> None:
+    for instance, strategy in (("2", "umda"), ("5", "umda"), ("2", "cga")):
+        args = (
+            "--instance",
+            instance,
+            "--strategy",
+            strategy,
+            "--max-calls",
+            "100",
+            "--loci",
+            "40",
+        )
+        assert invoke(*args, "--out", str(tmp_path)).exit_code == 0
+    assert sorted(path.name for path in tmp_path.glob("*.npz")) == [
+        "checkpoint_a2_cga.npz",
+        "checkpoint_a2_umda.npz",
+        "checkpoint_a5_umda.npz",
+    ]
+
+
+def test_cli_without_resume_starts_afresh_beside_an_old_checkpoint(
+    tmp_path: Path,
+) -> None:
+    args = (
+        "--instance",
+        "2",
+        "--strategy",
+        "umda",
+        "--max-calls",
+        "200",
+        "--loci",
+        "40",
+        "--out",
+        str(tmp_path),
+    )
+    summaries = []
+    for _ in range(2):
+        result = invoke(*args)
+        assert result.exit_code == 0, result.output
+        summaries.append(json.loads((tmp_path / "blackbox_umda.json").read_text()))
+    assert summaries[0] == summaries[1] and summaries[0][0]["seed"] == 0
+
+
+def test_cli_resume_refuses_a_checkpoint_shorter_than_the_genome(
+    tmp_path: Path,
+) -> None:
+    args = ("--instance", "2", "--strategy", "umda", "--out", str(tmp_path))
+    assert invoke(*args, "--max-calls", "100", "--loci", "40").exit_code == 0
+    result = invoke(*args, "--max-calls", "200", "--loci", "60", "--resume")
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        (
+            f"Error: the checkpoint {blackbox_cli.checkpoint_path(tmp_path, 2, 'umda')} holds a genome of 40 "
+            "loci, not --loci 60; resume with --loci 40, or run without --resume to start afresh"
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"calls": np.int64(-1)},
+        {"calls": np.float64(10.0)},
+        {"calls": np.array([1, 2])},
+        {"best_genome": np.ones((2, 5), dtype=np.uint8)},
+    ],
+)
+def test_a_checkpoint_with_impossible_calls_or_genome_is_unreadable(
+    tmp_path: Path, fields: dict[str, Any]
+) -> None:
+    path = tmp_path / "checkpoint.npz"
+    saved = {
+        "best_genome": np.ones(5, dtype=np.uint8),
+        "calls": np.int64(10),
+        "strategy": np.array("ga"),
+    }
+    np.savez(path, **{**saved, **fields})
+    with pytest.raises(blackbox_cli.UsageProblem, match="unreadable checkpoint"):
+        blackbox_cli.load_checkpoint(path, "ga")
+
+
+def test_a_checkpoint_of_another_strategy_is_not_resumed(tmp_path: Path) -> None:
+    path = tmp_path / "checkpoint.npz"
+    np.savez(
+        path,
+        best_genome=np.ones(5, dtype=np.uint8),
+        calls=np.int64(10),
+        strategy=np.array("ga"),
+    )
+    assert blackbox_cli.load_checkpoint(path, "umda") is None
+    genome, calls = blackbox_cli.load_checkpoint(path, "ga")  # type: ignore[misc]
+    assert genome.tolist() == [True] * 5 and calls == 10
+
+
+def test_cli_saves_a_checkpoint_every_few_seconds_during_a_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    saved: list[int] = []
+    monkeypatch.setattr(blackbox_cli, "CHECKPOINT_SECONDS", -1.0)  # every batch is "a while later"
+    monkeypatch.setattr(
+        blackbox_cli,
+        "save_checkpoint",
+        lambda path, run, strategy, seed: saved.append(run.calls),
+    )
+    result = invoke(
+        "--instance",
+        "2",
+        "--strategy",
+        "umda",
+        "--max-calls",
+        "300",
+        "--loci",
+        "40",
+        "--out",
+        str(tmp_path),
+    )
+    assert result.exit_code == 0, result.output
+    assert saved == [
+        100,
+        200,
+        300,
+        300,
+    ]  # after each batch of 100 samples, then at the end
+
+
+def table_row(output: str, instance: int) -> list[str]:
+    row = next(line for line in output.splitlines() if line.startswith(f"│ {instance} "))
+    return [cell.strip() for cell in row.split("│")[1:-1]]
+
+
+def test_cli_table_shows_the_run_s_figures_in_their_columns(tmp_path: Path) -> None:
+    args = (
+        "--instance",
+        "2",
+        "--strategy",
+        "ga",
+        "--target",
+        "0.55",
+        "--max-calls",
+        "3000",
+        "--loci",
+        "40",
+    )
+    result = invoke(*args, "--out", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    (summary,) = json.loads((tmp_path / "blackbox_ga.json").read_text())
+    assert (
+        summary["calls_to_target"] != summary["calls_to_best"]
+        or summary["best_generation"] != summary["generations"]
+    )
+    assert table_row(result.output, 2) == [
+        "2",
+        f"{summary['best_fitness']:.4f}",
+        f"{summary['calls_to_best']:,}",
+        f"{summary['calls_to_target']:,}",
+        str(summary["best_generation"]),
+        str(summary["generations"]),
+        f"{summary['calls']:,}",
+        summary["stop_reason"],
+    ]
+
+
+def test_cli_default_budgets_are_100000_calls_a_run_and_30000_in_the_comparison(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    budgets: list[int | None] = []
+
+    def strategy(
+        name: str,
+        instance: int,
+        stop: StopRule,
+        seed: int,
+        loci: int,
+        run: Run,
+        initial: object,
+    ) -> Any:
+        budgets.append(stop.max_calls)
+        run.evaluate(np.ones((1, loci), dtype=bool))
+        return run.result()
+
+    def comparison(instances: list[int], **kwargs: Any) -> list[Any]:
+        budgets.append(kwargs["max_calls"])
+        assert (kwargs["seed"], kwargs["loci"]) == (3, 30)
+        return compare_parent_selection(instances, seed=3, max_calls=20, loci=30, on_row=kwargs["on_row"])
+
+    monkeypatch.setattr(blackbox_cli, "run_strategy", strategy)
+    monkeypatch.setattr(blackbox_cli, "compare_parent_selection", comparison)
+    assert invoke("--instance", "1", "--out", str(tmp_path)).exit_code == 0
+    compare = ("--strategy", "compare", "--instance", "1", "--seed", "3", "--loci", "30")
+    assert invoke(*compare, "--out", str(tmp_path)).exit_code == 0
+    assert budgets == [100_000, 30_000]
