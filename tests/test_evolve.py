@@ -460,6 +460,25 @@ def test_one_plus_lambda_uses_a_fixed_mutation_rate_as_given(rate: float) -> Non
     assert (children != parent).sum(axis=1).mean() == pytest.approx(rate * 400, rel=0.15)
 
 
+@pytest.mark.parametrize(
+    "strategy",
+    [
+        lambda run, rng: one_plus_lambda(
+            run, 200, OnePlusLambdaConfig(mutation_rate=0.0, self_adjusting=False), rng
+        ),
+        lambda run, rng: mu_plus_lambda(run, 200, MuLambdaConfig(crossover_rate=0.0, mutation_rate=0.0), rng),
+        lambda run, rng: genetic_algorithm(run, 200, GAConfig(crossover_rate=0.0, mutation_rate=0.0), rng),
+    ],
+    ids=["1+lambda", "mu+lambda", "ga"],
+)
+def test_a_mutation_rate_of_zero_flips_one_bit_of_each_child(strategy: Callable[..., object]) -> None:
+    fitness = Recorder()
+    strategy(Run(fitness, StopRule(max_generations=2)), np.random.default_rng(22))
+    parents, children = fitness.batches[0], fitness.batches[1]
+    distances = (children[:, None, :] != parents[None, :, :]).sum(axis=2).min(axis=1)
+    assert (distances == 1).all()  # not the 1/L default, which flips none or several at times
+
+
 def test_self_adjusting_one_plus_lambda_tries_half_and_double_its_rate_up_to_a_quarter() -> None:
     fitness = Recorder()
     config = OnePlusLambdaConfig(offspring=8, mutation_rate=0.2)

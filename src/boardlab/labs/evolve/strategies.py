@@ -52,6 +52,12 @@ def _initial_population(
 # -- (1+λ) EA ------------------------------------------------------------------------------
 
 
+def _rate(mutation_rate: float | None, length: int) -> float:
+    """The per-bit flip rate set (0 too: every child then differs from its parent in one bit,
+    the mutation's at-least-one flip), or 1/L when none is."""
+    return 1.0 / length if mutation_rate is None else mutation_rate
+
+
 @dataclass(frozen=True)
 class OnePlusLambdaConfig:
     """(1+λ) EA on bit strings with an optionally self-adjusting mutation rate.
@@ -110,7 +116,7 @@ def one_plus_lambda(
     """(1+λ) EA: keep one parent, replace it by its best child when that child is not worse."""
     parent = _initial_population(rng, 1, length, initial)[0]
     parent_fitness = run.evaluate_one(parent)
-    rate = config.mutation_rate or 1.0 / length
+    rate = _rate(config.mutation_rate, length)
     run.end_generation()
     while not run.done:
         rates = _child_rates(rate, config, length)
@@ -171,7 +177,7 @@ def _mu_lambda_children(parents: np.ndarray, config: MuLambdaConfig, rng: np.ran
     children = recombine(mothers, fathers, rng, CROSSOVERS[config.crossover], config.crossover_rate)
     if config.representation == "reals":
         return gaussian_mutation(children, config.sigma, rng)
-    rate = config.mutation_rate or 1.0 / parents.shape[1]
+    rate = _rate(config.mutation_rate, parents.shape[1])
     return bit_flip_mutation(children, rate, rng, at_least_one=True)
 
 
@@ -276,7 +282,7 @@ def _ga_children(
     mothers = population[_select_parents(scores, count, config, rng)]
     fathers = population[_select_parents(scores, count, config, rng)]
     children = recombine(mothers, fathers, rng, CROSSOVERS[config.crossover], config.crossover_rate)
-    rate = config.mutation_rate or 1.0 / population.shape[1]
+    rate = _rate(config.mutation_rate, population.shape[1])
     return bit_flip_mutation(children, rate, rng, at_least_one=True)
 
 
