@@ -224,6 +224,13 @@ def test_large_piles_are_drawn_to_scale_within_a_terminal_line() -> None:
     assert max(len(r) for r in str(Nim(piles=(1000,) * 3).initial()).splitlines()) < 80
 
 
+def test_the_empty_board_is_drawn() -> None:
+    state = Nim(piles=(1, 2)).from_piles([0, 0], to_move=0, ply=3)
+    assert str(state).splitlines() == ["  1 -  (0)", "  2 -  (0)"]
+    assert state.render().plain == str(state)
+    assert state.render(last_move=Take(1, 2)).plain.splitlines()[1] == "  2 xx  (0)"
+
+
 def test_kernel_properties() -> None:
     game = Nim(piles=(2, 3, 1), k=2)
     kernel = game.kernel

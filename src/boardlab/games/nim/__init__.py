@@ -216,7 +216,7 @@ class Nim(base.Game):
         taken = {last_move.pile: last_move.count} if isinstance(last_move, Take) else {}
         piles = piles_of(state)
         widest = max(p + taken.get(i, 0) for i, p in enumerate(piles))
-        per_mark = -(-widest // MAX_MARKS)  # objects a mark stands for (1 up to MAX_MARKS)
+        per_mark = max(1, -(-widest // MAX_MARKS))  # objects a mark stands for (1 up to MAX_MARKS)
         text = Text()
         if per_mark > 1:
             text.append(f"(a mark stands for up to {per_mark} objects)\n", style="dim")
