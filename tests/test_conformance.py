@@ -13,20 +13,33 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from boardlab.agents import list_agents, make_agent
 from boardlab.agents.base import Agent, NotAStateError
-from boardlab.games import GAMES, available_games, parse_game
+from boardlab.games import GAMES, available_games, parse_game, tictactoe
 from boardlab.games import conformance as contract
-from boardlab.games.base import Game, GameOverError, Reason, State
+from boardlab.games.base import (
+    DRAW,
+    LOSS,
+    ONGOING,
+    Game,
+    GameOverError,
+    Kernel,
+    MoveParseError,
+    Reason,
+    State,
+)
 from boardlab.games.conformance import ConformanceError, check_game
 from boardlab.games.tictactoe import TicTacToe
+from boardlab.games.tictactoe.layout import FULL
 
 VARIANTS = {
     "quixo": ["quixo", "quixo:size=4", "quixo:rules=course", "quixo:size=3,ply_cap=40"],
@@ -167,13 +180,202 @@ class LenientTicTacToe(TicTacToe):
             return 0
 
 
-@pytest.mark.parametrize(
-    ("broken", "message"),
-    [(ForgetfulTicTacToe(), "does not round-trip"), (LenientTicTacToe(), "parse_move")],
-)
-def test_check_game_names_a_broken_promise(broken: Game, message: str) -> None:
+@dataclass(frozen=True)
+class UnreadableTicTacToe(TicTacToe):
+    """Reads only digits, though its moves print as cells like 'b2'."""
+
+    def parse_action(self, text: str) -> int:
+        if isinstance(text, str) and text.strip()[:1].isalpha():
+            raise MoveParseError(f"cannot read move {text!r}")
+        return super().parse_action(text)
+
+
+@dataclass(frozen=True)
+class MirroredTicTacToe(TicTacToe):
+    """Gives each move the action of the cell mirrored through the centre."""
+
+    def action_of(self, move: Any) -> int:
+        return 8 - super().action_of(move)
+
+
+@dataclass(frozen=True)
+class NulTicTacToe(TicTacToe):
+    """Reads a move with NUL bytes around it."""
+
+    def parse_action(self, text: str) -> int:
+        return super().parse_action(text.strip("\x00") if isinstance(text, str) else text)
+
+
+@dataclass(frozen=True)
+class RashTicTacToe(TicTacToe):
+    """Reads a given ply with ``int``: junk there is a ValueError."""
+
+    def parse_position(self, text: str) -> tictactoe.State:
+        fields = text.split() if isinstance(text, str) else []
+        if len(fields) == 3:
+            int(fields[2])
+        return super().parse_position(text)
+
+
+class TakenState(tictactoe.State):
+    """Cannot say why an action is illegal (a game's own message, broken)."""
+
+    def illegal_reason(self, action: int) -> str:
+        return {0: "cell a1 is already taken"}[action]
+
+
+class SharedObservationState(tictactoe.State):
+    """Hands out its one observation array to every caller."""
+
+    @functools.cached_property
+    def _planes(self) -> np.ndarray:
+        return super().observation()
+
+    def observation(self) -> np.ndarray:
+        return self._planes
+
+
+@dataclass(frozen=True)
+class TakenTicTacToe(TicTacToe):
+    @property
+    def state_class(self) -> type[tictactoe.State]:
+        return TakenState
+
+
+@dataclass(frozen=True)
+class SharedObservationTicTacToe(TicTacToe):
+    @property
+    def state_class(self) -> type[tictactoe.State]:
+        return SharedObservationState
+
+
+@dataclass(frozen=True)
+class LastMoveTicTacToe(TicTacToe):
+    """Fails to draw the board with its last move once the game is over."""
+
+    def render(self, state: State, last_move: Any = None) -> Any:
+        if state.is_over and last_move is not None:
+            raise ZeroDivisionError("division by zero")
+        return super().render(state, last_move)
+
+
+@dataclass(frozen=True)
+class BlindViewTicTacToe(TicTacToe):
+    """A JSON view that shows X's stones only."""
+
+    def json_view(self, state: State) -> dict[str, Any]:
+        view = super().json_view(state)
+        return {**view, "cells": [[max(c, -1) if c == 0 else -1 for c in row] for row in view["cells"]]}
+
+
+def with_kernel(label: str, **changes: Any) -> Game:
+    """Tic-Tac-Toe whose kernel has ``changes`` (functions or tables) in place of its own."""
+
+    @dataclass(frozen=True)
+    class Changed(TicTacToe):
+        def build_kernel(self) -> Kernel:
+            return dataclasses.replace(super().build_kernel(), name=f"tictactoe-{label}", **changes)
+
+    return Changed()
+
+
+def _kernel() -> Kernel:
+    return TicTacToe().kernel
+
+
+def _status(change: Callable[[int, int, int], int]) -> Callable[..., int]:
+    # the kernel's status, changed by ``change(status, me, opp)``
+    return lambda ctx, me, opp: change(int(_kernel().status(ctx, me, opp)), int(me), int(opp))
+
+
+def _observe_ones(ctx: Any, me: int, opp: int, out: np.ndarray) -> None:
+    for cell in range(9):
+        if me >> cell & 1:
+            out[0, cell // 3, cell % 3] = 1.0
+        if opp >> cell & 1:
+            out[1, cell // 3, cell % 3] = 1.0
+
+
+def _observe_mover_twice(ctx: Any, me: int, opp: int, out: np.ndarray) -> None:
+    _kernel().observe(ctx, me, me, out)
+
+
+def _play_writing_ctx(ctx: Any, me: int, opp: int, cell: int) -> tuple[int, int]:
+    ctx[2][0] += 1.0
+    return _kernel().play(ctx, me, opp, cell)
+
+
+def _rows_only(ctx: Any, me: int, opp: int) -> int:
+    rows = [0b111, 0b111000, 0b111000000]
+    if any(int(opp) & r == r for r in rows):
+        return LOSS
+    return DRAW if int(me) | int(opp) == FULL else ONGOING
+
+
+def _quarter_turn_only() -> dict[str, Any]:
+    # the identity and a quarter turn, without the turns they compose to
+    kernel = _kernel()
+    return {"action_maps": kernel.action_maps[[0, 1]], "cell_maps": kernel.cell_maps[[0, 1]]}
+
+
+def _repeated_symmetry() -> np.ndarray:
+    maps = _kernel().action_maps.copy()
+    maps[3] = maps[1]
+    return maps
+
+
+BROKEN_GAMES: list[tuple[Callable[[], Game], str]] = [
+    (ForgetfulTicTacToe, "does not round-trip"),
+    (LenientTicTacToe, "parse_move"),
+    (UnreadableTicTacToe, "move text 'a1' does not read back: MoveParseError"),
+    (MirroredTicTacToe, r"action_of\(move_of\(0\)\) is not 0"),
+    (NulTicTacToe, r"parse_move\('a1\\x00'\) raised nothing"),
+    (RashTicTacToe, "raised ValueError, not PositionParseError"),
+    (TakenTicTacToe, r"play_index\(\d\) in .* raised KeyError, not IllegalMoveError"),
+    (SharedObservationTicTacToe, "observation\\(\\) shares its array"),
+    (LastMoveTicTacToe, "drawing it .* raised ZeroDivisionError"),
+    (BlindViewTicTacToe, "have the same JSON view"),
+    (
+        lambda: with_kernel("stuck", status=_status(lambda s, me, opp: ONGOING if s == DRAW else s)),
+        "no legal move",
+    ),
+    (
+        lambda: with_kernel("over", status=_status(lambda s, me, opp: LOSS if me | opp == 0 else s)),
+        "already finished",
+    ),
+    (lambda: with_kernel("pass", play=lambda ctx, me, opp, cell: (opp, me)), "without ending"),
+    (lambda: with_kernel("repeat", action_maps=_repeated_symmetry()), "repeats a row"),
+    (lambda: with_kernel("half", sym_inverse=np.zeros(8, dtype=np.int64)), r"sym_inverse\[1\] does not undo"),
+    (
+        lambda: with_kernel("r90", sym_inverse=np.zeros(2, dtype=np.int64), **_quarter_turn_only()),
+        "symmetry 1 then 1 is none of the game's symmetries",
+    ),
+    (lambda: with_kernel("ones", observe=_observe_ones), "leaves cells of a used buffer unwritten"),
+    (lambda: with_kernel("twice", observe=_observe_mover_twice), "equal observations but differ"),
+    (
+        lambda: with_kernel("nan", evaluate=lambda ctx, me, opp, e: float("nan")),
+        "evaluation 'lines' gives nan",
+    ),
+    (lambda: with_kernel("corner", evaluate=lambda ctx, me, opp, e: float(me & 1)), "changes under symmetry"),
+    (lambda: with_kernel("count", count_moves=lambda ctx, me, opp: 9), "count_moves gives 9, gen_moves 8"),
+    (lambda: with_kernel("never", may_win=lambda ctx, me, opp: False), "may_win is False but action"),
+    (lambda: with_kernel("writes", play=_play_writing_ctx), r"wrote to the ctx tables \[2\]"),
+]
+
+
+@pytest.mark.parametrize(("broken", "message"), BROKEN_GAMES)
+def test_check_game_names_a_broken_promise(broken: Callable[[], Game], message: str) -> None:
     with pytest.raises(ConformanceError, match=message):
-        check_game(broken, games=3)
+        check_game(broken(), games=3)
+
+
+def test_symmetries_keep_the_result_of_every_position_of_a_game() -> None:
+    """A rule that only rows win is not symmetric; the first position (pick 0) does not show it,
+    the finished ones do."""
+    rows_only = with_kernel("rows", status=_rows_only)
+    with pytest.raises(ConformanceError, match="symmetry 1 changes the result"):
+        for seed in range(10):
+            contract.check_symmetries(rows_only, seed, pick=0)
 
 
 # --- every agent on every game -------------------------------------------------------------

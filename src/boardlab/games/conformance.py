@@ -1,13 +1,18 @@
 """The game contract as checks a game from any package can run on itself.
 
 ``check_game(game)`` plays seeded random games and checks, with one clear message per broken
-promise (:class:`ConformanceError`), that the Python face and the compiled kernel agree move
-by move, finished positions have no moves, outcomes name a winner or a draw, symmetries
-commute with play and map masks and observations consistently, observations have the
-declared shape from the mover's view, texts round-trip, equal positions hash equal and
-different ones differently, the people's views are JSON, and bad input raises the game's
-error classes (junk texts and values that are not texts, actions and symmetries that are not
-integers in range, options of the wrong type). Each check is also a function of its own,
+promise (:class:`ConformanceError`), that the game starts unfinished and, without a ply cap,
+ends; the Python face and the compiled kernel agree move by move, finished positions have no
+moves and unfinished ones some, outcomes name a winner or a draw, symmetries form a group,
+keep results and commute with play and map masks and observations consistently, observations
+have the declared shape from the mover's view, fill their buffer and tell apart positions of
+different results or move counts, evaluations are finite and symmetric, the kernel's optional
+shortcuts agree with it and no kernel function writes to its tables, texts round-trip (and
+``move_of`` and ``action_of`` are inverse), equal positions hash equal and different ones
+differently, the people's views draw every position and the whole board and are JSON, and bad
+input raises the game's error classes (junk texts, texts one edit away from real ones and
+values that are not texts, illegal moves, actions and symmetries that are not integers in
+range, options of the wrong type). Each check is also a function of its own,
 taking a seed where it plays random games, so that a property-testing library can drive it
 (boardlab's tests use hypothesis).
 
@@ -31,12 +36,14 @@ from rich.text import Text
 from boardlab.core.spec import options_of
 from boardlab.games import GAMES, game_class, parse_game
 from boardlab.games.base import (
+    LOSS,
     ONGOING,
     Game,
     GameError,
     GameOptionError,
     GameOverError,
     IllegalMoveError,
+    Kernel,
     MoveParseError,
     PositionParseError,
     State,
@@ -46,6 +53,8 @@ from boardlab.games.base import (
 
 LINE_PLIES = 400
 JUNK_MOVES = ("", "zz", "99999", "\x00")
+JUNK_FIELDS = ("zz", "-1", "1.5", "9" * 12, "\x00", "")
+"""What replaces a field of a real text in :func:`check_near_texts`."""
 NOT_TEXTS = (None, 5, 1.5, b"1", ["1"])
 """Values that are not texts at all, given where a move or position text is expected."""
 
@@ -78,7 +87,9 @@ def random_line(game: Game, seed: int, plies: int = LINE_PLIES) -> list[State]:
     rng = random.Random(seed)
     states = [game.initial()]
     while not states[-1].is_over and len(states) <= plies:
-        states.append(states[-1].play_index(rng.choice(states[-1].legal_indices())))
+        moves = states[-1].legal_indices()
+        _ensure(moves, f"{states[-1].to_text()!r}: an unfinished position has no legal move")
+        states.append(states[-1].play_index(rng.choice(moves)))
     return states
 
 
@@ -91,6 +102,18 @@ def kernel_moves(state: State) -> list[int]:
 
 
 # --- play ---------------------------------------------------------------------------------------
+
+
+def check_start(game: Game) -> None:
+    """The first position is ongoing, with moves, at ply 0 with the first player to move."""
+    start = game.initial()
+    where = f"{start.to_text()!r}"
+    _ensure(start.status == ONGOING and not start.is_over, f"{where}: the first position is already finished")
+    _ensure(start.legal_indices(), f"{where}: the first position has no legal move")
+    _ensure(
+        start.ply == 0 and start.to_move == 0,
+        f"{where}: the first position must be ply 0, first player to move",
+    )
 
 
 def check_play(game: Game, seed: int) -> None:
@@ -111,6 +134,10 @@ def check_play(game: Game, seed: int) -> None:
         )
     end = line[-1]
     _ensure(end.is_over == (end.outcome is not None), f"{end.to_text()!r}: is_over disagrees with outcome")
+    _ensure(
+        end.is_over or game.ply_cap is not None,
+        f"{end.to_text()!r}: a random game ran {LINE_PLIES} plies without ending; the game has no ply cap",
+    )
 
 
 def check_finished_positions(game: Game, seed: int) -> None:
@@ -155,6 +182,7 @@ def check_symmetries(game: Game, seed: int, pick: int = 0) -> None:
     position ``pick`` of a random game, modulo its length)."""
     kernel = game.kernel
     line = random_line(game, seed)
+    _check_results_kept(kernel, line)
     state = line[pick % len(line)]
     obs = state.observation()
     where = f"{state.to_text()!r}"
@@ -186,8 +214,21 @@ def check_symmetries(game: Game, seed: int, pick: int = 0) -> None:
             )
 
 
+def _check_results_kept(kernel: Kernel, line: list[State]) -> None:
+    # every position of the line, the finished last one included: the symmetries that keep
+    # results keep the kernel's status
+    for state in line:
+        for sym in kernel.kept_symmetries:
+            a, b = kernel.symmetry(kernel.ctx, np.int64(state.a), np.int64(state.b), sym)
+            _ensure(
+                kernel.status(kernel.ctx, a, b) == state.status,
+                f"{state.to_text()!r}: symmetry {sym} changes the result",
+            )
+
+
 def check_symmetry_tables(game: Game) -> None:
-    """The symmetry tables are permutations, symmetry 0 the identity."""
+    """The symmetry tables are permutations, symmetry 0 the identity; the symmetries are
+    distinct, composing two gives a third, and ``sym_inverse`` undoes each."""
     kernel = game.kernel
     rows, cols = kernel.obs_shape[1:]
     _ensure(kernel.action_maps.shape == (kernel.num_symmetries, kernel.num_actions), "action_maps shape")
@@ -196,36 +237,92 @@ def check_symmetry_tables(game: Game) -> None:
         _ensure(sorted(kernel.action_maps[sym]) == list(range(kernel.num_actions)), f"action_maps[{sym}]")
         _ensure(sorted(kernel.cell_maps[sym]) == list(range(rows * cols)), f"cell_maps[{sym}]")
     _ensure(list(kernel.action_maps[0]) == list(range(kernel.num_actions)), "symmetry 0 is the identity")
+    _check_symmetry_group(kernel)
+
+
+def _check_symmetry_group(kernel: Kernel) -> None:
+    maps = kernel.action_maps
+    rows = {tuple(row.tolist()) for row in maps}
+    _ensure(len(rows) == len(maps), "two symmetries map the actions alike: action_maps repeats a row")
+    identity = list(range(kernel.num_actions))
+    for s, t in itertools.product(range(len(maps)), repeat=2):
+        _ensure(
+            tuple(maps[t][maps[s]].tolist()) in rows,
+            f"symmetry {s} then {t} is none of the game's symmetries (action_maps)",
+        )
+    _ensure(
+        len(kernel.sym_inverse) == len(maps),
+        f"sym_inverse has {len(kernel.sym_inverse)} entries, not {len(maps)}",
+    )
+    for s in range(len(maps)):
+        undo = maps[int(kernel.sym_inverse[s])]
+        _ensure(list(undo[maps[s]]) == identity, f"sym_inverse[{s}] does not undo symmetry {s} (action_maps)")
 
 
 # --- observations, hashing, text ----------------------------------------------------------------
 
 
 def check_observations(game: Game, seed: int) -> None:
-    """Observations have the declared shape and dtype, and show the mover's view."""
+    """Observations have the declared shape and dtype, and show the mover's view; ``observe``
+    writes every cell of its buffer (callers reuse buffers), and ``observation()`` gives a
+    fresh array each time."""
+    kernel = game.kernel
     for state in random_line(game, seed)[:30]:
         obs = state.observation()
         where = f"{state.to_text()!r}"
-        _ensure(obs.dtype == np.float32 and obs.shape == game.kernel.obs_shape, f"{where}: observation shape")
+        _ensure(obs.dtype == np.float32 and obs.shape == kernel.obs_shape, f"{where}: observation shape")
         _ensure(np.isfinite(obs).all(), f"{where}: observation not finite")
         # the mover's view: equal state words give equal planes, whoever moves
         flipped = game.state(state.a, state.b, 1 - state.to_move, state.ply)
         _ensure(np.array_equal(flipped.observation(), obs), f"{where}: the observation depends on the colour")
+        used = np.full(kernel.obs_shape, 7.0, dtype=np.float32)
+        kernel.observe(kernel.ctx, np.int64(state.a), np.int64(state.b), used)
+        _ensure(np.array_equal(used, obs), f"{where}: observe leaves cells of a used buffer unwritten")
+        obs += 1.0
+        _ensure(not np.array_equal(state.observation(), obs), f"{where}: observation() shares its array")
+
+
+def check_observations_keep_the_game(game: Game, seeds: int = 20) -> None:
+    """Positions with equal observations have the same status and as many legal moves, over
+    ``seeds`` random games: a learner reads nothing else."""
+    seen: dict[bytes, tuple[int, int, str]] = {}
+    for state in (s for seed in range(seeds) for s in random_line(game, seed)):
+        facts = (state.status, len(kernel_moves(state)), state.to_text())
+        first = seen.setdefault(state.observation().tobytes(), facts)
+        _ensure(
+            first[:2] == facts[:2],
+            f"{first[2]!r} and {facts[2]!r} have equal observations but differ in result or moves",
+        )
+
+
+def _read_back(what: str, read: Callable[[Any], Any], text: Any) -> Any:
+    try:
+        return read(text)
+    except GameError as err:
+        raise ConformanceError(f"{what} {text!r} does not read back: {type(err).__name__}: {err}") from err
 
 
 def check_texts(game: Game, seed: int) -> None:
-    """Position and move texts round-trip; equal positions hash equal."""
+    """Position and move texts round-trip, ``move_of`` and ``action_of`` are inverse on the
+    legal actions; equal positions hash equal."""
     for state in random_line(game, seed):
         where = f"{state.to_text()!r}"
-        again = game.parse_position(state.to_text())
+        again = _read_back("the position text", game.parse_position, state.to_text())
         _ensure(
             again == state and again.status == state.status, f"{where}: the position text does not round-trip"
         )
         _ensure(again.position_hash() == state.position_hash(), f"{where}: equal positions, different hashes")
         _ensure(hash(again) == hash(state), f"{where}: equal states, different Python hashes")
-        for move in state.legal_moves():
-            _ensure(state.parse_move(str(move)) == move, f"{where}: move {move} does not round-trip")
-            _ensure(state.move_index(move) == game.action_of(move), f"{where}: move {move} has two actions")
+        for action in state.legal_indices():
+            move = game.move_of(action)
+            _ensure(
+                _read_back("move", game.action_of, move) == action,
+                f"{where}: action_of(move_of({action})) is not {action} (move {move})",
+            )
+            _ensure(
+                _read_back("move text", state.parse_move, str(move)) == move,
+                f"{where}: move {move} does not round-trip",
+            )
 
 
 def check_hashes(game: Game, seeds: int = 20) -> None:
@@ -236,9 +333,20 @@ def check_hashes(game: Game, seeds: int = 20) -> None:
 
 
 def check_views(game: Game, seed: int = 3) -> None:
-    """Terminal, text and JSON views exist; the spec rebuilds the game."""
-    for state in random_line(game, seed)[::5]:
-        _ensure(isinstance(state.render(), Text) and str(state).strip(), f"{state.to_text()!r}: no rendering")
+    """Terminal, text and JSON views exist for every position of a random game, the finished
+    one included, and the terminal one shows the last move; the spec rebuilds the game."""
+    line = random_line(game, seed)
+    for before, state in zip([None, *line], line, strict=False):
+        where = f"{state.to_text()!r}"
+        last = None if before is None else _last_move(before, state)
+        try:
+            drawn = state.render(last_move=last), state.render(), str(state)
+        except Exception as err:
+            raise ConformanceError(
+                f"{where}: drawing it (last move {last}) raised {type(err).__name__}: {err}"
+            ) from err
+        _ensure(all(isinstance(d, Text) for d in drawn[:2]) and drawn[2].strip(), f"{where}: no rendering")
+    for state in line[::5]:
         view = state.to_json()
         _ensure(
             json.loads(json.dumps(view)) == view, f"{state.to_text()!r}: the JSON view does not round-trip"
@@ -253,16 +361,88 @@ def check_views(game: Game, seed: int = 3) -> None:
     )
 
 
+def _last_move(before: State, after: State) -> Any:
+    # the move that leads from ``before`` to ``after``, a position of the same random game
+    return next(m for m in before.legal_moves() if before.play(m) == after)
+
+
+def check_views_keep_the_board(game: Game, seeds: int = 20) -> None:
+    """Different positions (state words) with the same side to move have different board
+    texts and JSON views, over ``seeds`` random games: the views show the whole board."""
+    texts: dict[tuple[int, str], State] = {}
+    views: dict[tuple[int, str], State] = {}
+    for state in (s for seed in range(seeds) for s in random_line(game, seed)):
+        for name, seen, shown in (
+            ("board text", texts, game.board_text(state)),
+            ("JSON view", views, json.dumps(game.json_view(state), sort_keys=True)),
+        ):
+            first = seen.setdefault((state.to_move, shown), state)
+            _ensure(
+                first.words == state.words,
+                f"{first.to_text()!r} and {state.to_text()!r} have the same {name}",
+            )
+
+
+# --- evaluations and the kernel's shortcuts -----------------------------------------------------
+
+
+def check_evaluations(game: Game, seed: int) -> None:
+    """Every evaluation gives a finite number in the unfinished positions of a random game,
+    the same (in every eighth of them) in the images under the symmetries that keep results:
+    the transposition table keeps one value for all of them."""
+    kernel = game.kernel
+    for ply, state in enumerate(random_line(game, seed)):
+        if state.status != ONGOING:
+            continue
+        a, b = np.int64(state.a), np.int64(state.b)
+        for eval_id, name in enumerate(kernel.evaluations):
+            value = kernel.evaluate(kernel.ctx, a, b, eval_id)
+            where = f"{state.to_text()!r}: evaluation {name!r}"
+            _ensure(isinstance(value, float | np.floating) and np.isfinite(value), f"{where} gives {value!r}")
+            for sym in kernel.kept_symmetries if ply % 8 == seed % 8 else ():
+                image = kernel.evaluate(kernel.ctx, *kernel.symmetry(kernel.ctx, a, b, sym), eval_id)
+                _ensure(
+                    np.isclose(image, value, rtol=1e-9, atol=1e-9), f"{where} changes under symmetry {sym}"
+                )
+
+
+def check_kernel_shortcuts(game: Game, seed: int) -> None:
+    """The kernel's optional ``count_moves`` counts the legal actions, and its ``may_win`` is
+    True wherever a legal move wins at once."""
+    kernel = game.kernel
+    for state in random_line(game, seed):
+        if state.status != ONGOING:
+            continue
+        a, b = np.int64(state.a), np.int64(state.b)
+        moves = kernel_moves(state)
+        where = f"{state.to_text()!r}"
+        if kernel.count_moves is not None:
+            count = kernel.count_moves(kernel.ctx, a, b)
+            _ensure(count == len(moves), f"{where}: count_moves gives {count}, gen_moves {len(moves)}")
+        if kernel.may_win is not None and not kernel.may_win(kernel.ctx, a, b):
+            for action in moves:
+                after = kernel.play(kernel.ctx, a, b, np.int64(action))
+                _ensure(
+                    kernel.status(kernel.ctx, *after) != LOSS,
+                    f"{where}: may_win is False but action {action} wins at once",
+                )
+
+
 # --- bad input ----------------------------------------------------------------------------------
 
 
-def check_move_text(game: Game, text: str) -> None:
-    """Any move text is a legal move of the first position or a game error."""
-    state = game.initial()
+def check_move_text(game: Game, text: str, state: State | None = None) -> None:
+    """Any move text is a legal move of ``state`` (by default the first position) or a game
+    error."""
+    state = game.initial() if state is None else state
     try:
         move = state.parse_move(text)
     except (MoveParseError, IllegalMoveError):
         return
+    except Exception as err:
+        raise ConformanceError(
+            f"parse_move({text!r}) raised {type(err).__name__}, not MoveParseError: {err}"
+        ) from err
     _ensure(move in state.legal_moves(), f"move text {text!r} parsed to an illegal move")
 
 
@@ -272,19 +452,30 @@ def check_position_text(game: Game, text: str) -> None:
         state = game.parse_position(text)
     except PositionParseError:
         return
-    _ensure(game.parse_position(state.to_text()) == state, f"position text {text!r} does not round-trip")
+    except Exception as err:
+        raise ConformanceError(
+            f"parse_position({text!r}) raised {type(err).__name__}, not PositionParseError: {err}"
+        ) from err
+    again = _read_back("the position text", game.parse_position, state.to_text())
+    _ensure(again == state, f"position text {text!r} does not round-trip")
 
 
 def check_bad_moves(game: Game) -> None:
-    """Junk, illegal and out-of-range moves raise the game's error classes; so do values that
-    are not texts given as move texts."""
+    """Junk, illegal (along a random game) and out-of-range moves raise the game's error
+    classes; so do values that are not texts given as move texts."""
     state = game.initial()
     for junk in (*JUNK_MOVES, *NOT_TEXTS):
         _raises(MoveParseError, f"parse_move({junk!r})", state.parse_move, junk)
         _raises(GameError, f"play({junk!r})", state.play, junk)
-    illegal = [a for a in range(game.kernel.num_actions) if a not in state.legal_indices()]
-    for action in illegal[:3]:
-        _raises(IllegalMoveError, f"play_index({action})", state.play_index, action)
+    for position in random_line(game, seed=1)[:-1]:
+        illegal = [a for a in range(game.kernel.num_actions) if a not in position.legal_indices()]
+        for action in illegal[:3]:
+            _raises(
+                IllegalMoveError,
+                f"play_index({action}) in {position.to_text()!r}",
+                position.play_index,
+                action,
+            )
     _raises(GameError, "an action out of range", state.play_index, game.kernel.num_actions + 5)
     ends = (line[-1] for seed in range(50) if (line := random_line(game, seed))[-1].is_over)
     end = next(ends, None)
@@ -338,6 +529,34 @@ def check_bad_options(game: Game) -> None:
         )
 
 
+def _near_texts(text: str) -> list[str]:
+    """``text`` with one character dropped or replaced by another of its own, one field
+    (split on spaces) dropped or replaced by junk, or a field added."""
+    alphabet = sorted(set(text))
+    near = [text[:i] + text[i + 1 :] for i in range(len(text))]
+    near += [text[:i] + c + text[i + 1 :] for i in range(len(text)) for c in alphabet if c != text[i]]
+    fields = text.split()
+    for i in range(len(fields)):
+        near.append(" ".join(fields[:i] + fields[i + 1 :]))
+        near += [" ".join([*fields[:i], junk, *fields[i + 1 :]]) for junk in JUNK_FIELDS]
+    return [*near, *(f"{text} {junk}" for junk in JUNK_FIELDS)]
+
+
+def check_near_texts(game: Game, seed: int) -> None:
+    """Texts one edit away from real ones, of positions along a random game and of their legal
+    moves, are positions that round-trip, legal moves or the game's errors; a move text with a
+    NUL byte before or after it is not a move."""
+    line = random_line(game, seed)
+    for state in (line[0], line[len(line) // 2], line[-1]):
+        for text in _near_texts(state.to_text()):
+            check_position_text(game, text)
+        for move in state.legal_moves():
+            for text in _near_texts(str(move)):
+                check_move_text(game, text, state)
+            for text in (f"{move}\x00", f"\x00{move}"):
+                _raises(GameError, f"parse_move({text!r})", state.parse_move, text)
+
+
 def _junk_texts(rng: random.Random, count: int, longest: int) -> list[str]:
     alphabet = string.printable + "\x00éXO./-:"
     return ["".join(rng.choice(alphabet) for _ in range(rng.randrange(longest + 1))) for _ in range(count)]
@@ -350,6 +569,8 @@ def check_game(game: Game, games: int = 10, seed: int = 0) -> None:
     """Every check of the contract on ``game``, over ``games`` random games from ``seed``;
     ConformanceError naming the first broken promise."""
     seeds = [seed + i for i in range(games)]
+    tables = _ctx_copy(game.kernel)
+    check_start(game)
     check_symmetry_tables(game)
     for s in seeds:
         check_play(game, s)
@@ -358,8 +579,13 @@ def check_game(game: Game, games: int = 10, seed: int = 0) -> None:
         check_symmetries(game, s, pick=s * 7919)
         check_observations(game, s)
         check_texts(game, s)
+        check_evaluations(game, s)
+        check_kernel_shortcuts(game, s)
     check_hashes(game)
+    check_observations_keep_the_game(game)
     check_views(game)
+    check_views_keep_the_board(game)
+    check_near_texts(game, seed)
     rng = random.Random(f"conformance:{seed}")
     for text in _junk_texts(rng, 50, 30):
         check_move_text(game, text)
@@ -370,6 +596,21 @@ def check_game(game: Game, games: int = 10, seed: int = 0) -> None:
     check_bad_actions(game)
     check_bad_symmetries(game)
     check_bad_options(game)
+    check_ctx_unchanged(game, tables)
+
+
+def _ctx_copy(kernel: Kernel) -> list[np.ndarray]:
+    return [np.array(table, copy=True) for table in kernel.ctx]
+
+
+def check_ctx_unchanged(game: Game, tables: list[np.ndarray]) -> None:
+    """The kernel's ``ctx`` tables are as ``tables`` (a copy taken before playing): no kernel
+    function writes to them."""
+    now = _ctx_copy(game.kernel)
+    changed = [
+        i for i, (was, is_) in enumerate(zip(tables, now, strict=True)) if not np.array_equal(was, is_)
+    ]
+    _ensure(not changed, f"kernel functions wrote to the ctx tables {changed} while playing")
 
 
 __all__ = [
@@ -379,18 +620,25 @@ __all__ = [
     "check_bad_options",
     "check_bad_positions",
     "check_bad_symmetries",
+    "check_ctx_unchanged",
+    "check_evaluations",
     "check_finished_positions",
     "check_game",
     "check_hashes",
+    "check_kernel_shortcuts",
     "check_move_text",
+    "check_near_texts",
     "check_observations",
+    "check_observations_keep_the_game",
     "check_outcome",
     "check_play",
     "check_position_text",
+    "check_start",
     "check_symmetries",
     "check_symmetry_tables",
     "check_texts",
     "check_views",
+    "check_views_keep_the_board",
     "kernel_moves",
     "random_line",
 ]
