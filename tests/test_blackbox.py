@@ -248,6 +248,13 @@ def invoke(*args: str) -> typer.testing.Result:
     return CliRunner().invoke(app, [*prefix, *args])
 
 
+def umda_run(out: Path, max_calls: int, *more: str) -> typer.testing.Result:
+    """``blackbox --instance 2 --strategy umda`` with a budget, into ``out``."""
+    return invoke(
+        "--instance", "2", "--strategy", "umda", "--max-calls", str(max_calls), "--out", str(out), *more
+    )
+
+
 def test_cli_unknown_strategy_is_a_one_line_error_with_exit_code_2() -> None:
     result = invoke("--strategy", "simulated-annealing")
     assert result.exit_code == 2
@@ -400,41 +407,12 @@ def test_cli_ctrl_c_during_the_comparison_prints_the_finished_rows(
 def test_cli_resume_with_a_spent_or_broken_checkpoint_is_a_usage_error(
     tmp_path: Path,
 ) -> None:
-    first = invoke(
-        "--instance",
-        "2",
-        "--strategy",
-        "umda",
-        "--max-calls",
-        "200",
-        "--out",
-        str(tmp_path),
-    )
+    first = umda_run(tmp_path, 200)
     assert first.exit_code == 0, first.output
-    spent = invoke(
-        "--instance",
-        "2",
-        "--strategy",
-        "umda",
-        "--max-calls",
-        "200",
-        "--out",
-        str(tmp_path),
-        "--resume",
-    )
+    spent = umda_run(tmp_path, 200, "--resume")
     assert spent.exit_code == 2 and spent.output.startswith("Error:")
     blackbox_cli.checkpoint_path(tmp_path, 2, "umda").write_bytes(b"not an npz file")
-    broken = invoke(
-        "--instance",
-        "2",
-        "--strategy",
-        "umda",
-        "--max-calls",
-        "500",
-        "--out",
-        str(tmp_path),
-        "--resume",
-    )
+    broken = umda_run(tmp_path, 500, "--resume")
     assert broken.exit_code == 2 and "unreadable checkpoint" in broken.output
     assert "Traceback" not in spent.output + broken.output
 
@@ -442,16 +420,7 @@ def test_cli_resume_with_a_spent_or_broken_checkpoint_is_a_usage_error(
 def test_cli_resume_with_a_checkpoint_of_another_length_is_refused_and_kept(
     tmp_path: Path,
 ) -> None:
-    first = invoke(
-        "--instance",
-        "2",
-        "--strategy",
-        "umda",
-        "--max-calls",
-        "200",
-        "--out",
-        str(tmp_path),
-    )
+    first = umda_run(tmp_path, 200)
     assert first.exit_code == 0, first.output
     checkpoint = blackbox_cli.checkpoint_path(tmp_path, 2, "umda")
     saved = checkpoint.read_bytes()
