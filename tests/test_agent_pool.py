@@ -5,10 +5,14 @@ its worker only, and the web's table adding exact analysis."""
 from __future__ import annotations
 
 import multiprocessing
+import threading
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from broken_players import module_spec, write_module
 from broken_players import spec as broken_spec
 
 from boardlab.agents.base import AGENTS, Agent, register
@@ -186,3 +190,32 @@ def test_a_worker_killed_while_idle_fails_the_next_request_and_is_replaced() -> 
 def test_a_pool_needs_a_worker() -> None:
     with pytest.raises(ValueError, match="at least one worker, got 0"):
         AgentPool(0)
+
+
+def test_a_request_may_allow_less_time_to_start_than_the_pool(pool: AgentPool, tmp_path: Path) -> None:
+    hangs = module_spec(write_module(tmp_path, "hangs"), import_timeout=5.0)
+    request = act(hangs, QUIXO.initial().to_text(), "hangs", "quixo")
+    with pytest.raises(Overrun, match=r"^did not start within 0\.2 s \(stopped\)$"):
+        pool.ask(request, 10.0, setup_seconds=0.2)
+    assert "decision" in pool.ask(act("random"), 10.0)
+
+
+def test_a_pool_closed_while_a_request_is_in_flight_starts_no_worker() -> None:
+    agents = AgentPool(1, name="pool-test-closing")
+    failures: list[BaseException] = []
+
+    def ask() -> None:
+        try:
+            agents.ask(broken("HangingPlayer"), 60.0)
+        except ThinkError as err:
+            failures.append(err)
+
+    asking = threading.Thread(target=ask)
+    asking.start()
+    while agents._free.qsize():  # the request has taken the only worker
+        time.sleep(0.01)
+    agents.close()
+    asking.join(30)
+    assert not asking.is_alive() and len(failures) == 1
+    left = [p for p in multiprocessing.active_children() if p.name == "pool-test-closing"]
+    assert left == []
