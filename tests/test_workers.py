@@ -56,6 +56,8 @@ def test_a_worker_s_stderr_goes_quiet_once_the_main_process_has_died() -> None:
     main.kill()
     main.wait()
     assert quiet.write("Traceback ...") == len("Traceback ...") and orphaned.getvalue() == ""
+    assert quiet.write('  File "x.py"') == len('  File "x.py"')  # the rest of it, written at once
+    assert orphaned.getvalue() == ""
     assert QuietOrphanStream(alive, os.getpid()).write("a warning") == len("a warning")
     assert alive.getvalue() == "a warning"
 
