@@ -100,6 +100,7 @@ def test_a_request_that_fails_gets_one_line_and_the_worker_stays(pool: AgentPool
     assert pool.replaced == replaced
 
 
+@pytest.mark.timeout(120)
 def test_an_agent_that_hangs_or_dies_loses_its_worker_only(pool: AgentPool) -> None:
     replaced = pool.replaced
     with pytest.raises(Overrun, match="no answer within"):
@@ -163,6 +164,7 @@ def test_an_agent_that_cannot_be_built_is_refused_without_waiting_for_its_move(p
     assert not isinstance(refused.value, Overrun)
 
 
+@pytest.mark.timeout(120)
 def test_a_request_waits_for_a_free_worker_only_as_long_as_it_is_told(pool: AgentPool) -> None:
     taken = pool._free.get()
     try:
@@ -192,6 +194,7 @@ def test_a_pool_needs_a_worker() -> None:
         AgentPool(0)
 
 
+@pytest.mark.timeout(120)
 def test_a_request_may_allow_less_time_to_start_than_the_pool(pool: AgentPool, tmp_path: Path) -> None:
     hangs = module_spec(write_module(tmp_path, "hangs"), import_timeout=5.0)
     request = act(hangs, QUIXO.initial().to_text(), "hangs", "quixo")
@@ -200,6 +203,7 @@ def test_a_request_may_allow_less_time_to_start_than_the_pool(pool: AgentPool, t
     assert "decision" in pool.ask(act("random"), 10.0)
 
 
+@pytest.mark.timeout(120)
 def test_a_pool_closed_while_a_request_is_in_flight_starts_no_worker() -> None:
     agents = AgentPool(1, name="pool-test-closing")
     failures: list[BaseException] = []

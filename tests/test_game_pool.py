@@ -89,6 +89,7 @@ def test_agents_that_hang_or_die_while_prepared_forfeit_and_are_warmed_no_more()
     }
 
 
+@pytest.mark.timeout(120)
 def test_a_task_for_a_worker_that_died_idle_is_played_by_its_replacement() -> None:
     with WorkerPool(1, "tictactoe", {"random": None}, ARENA) as pool:
         while not pool._workers[0].ready:
