@@ -344,7 +344,10 @@ def test_cli_lists_the_draws_lost_and_names_opponents_on_a_narrow_terminal(
         (["oracle", "random", "--game", "chess"], "unknown game"),
         (["oracle", "random", "--size", "4", "--tables", "{tmp}"], "boardlab solve quixo --size 4"),
         (["oracle", "random", "--game", "tictactoe", "--size", "3"], "--size is for Quixo"),
-        (["oracle", "random", "--size", "3", "--games", "0"], "--games"),
+        (["oracle", "random", "--size", "3", "--games", "0"], "--games must be at least 1, got 0"),
+        (["oracle", "random", "--size", "3", "--opening", "-1"], "--opening must be 0 or more, got -1"),
+        (["oracle", "random", "--size", "3", "--from-ply", "-1"], "--from-ply must be 0 or more, got -1"),
+        (["oracle", "random", "--size", "3", "--opponents", ", ;"], "--opponents names no agent"),
         (["oracle", "random", "--game", "nim"], "no exact judge for nim"),
         (
             ["oracle", "random", "--size", "3", "--from-ply", "200"],
@@ -386,6 +389,11 @@ def test_option_parsing() -> None:
         "greedy",
         "alphabeta:depth=2,eval=lines3",
         "mcts:iters=5",
+    ]
+    assert split_specs(["alphabeta:depth=2,mcts:iters=5", "random"]) == [
+        "alphabeta:depth=2",
+        "mcts:iters=5",
+        "random",
     ]
     assert game_spec("quixo", None) == "quixo:size=4"
     assert game_spec("quixo:ply_cap=50", 3) == "quixo:ply_cap=50,size=3"
@@ -475,3 +483,54 @@ def test_cli_on_a_very_narrow_terminal_keeps_every_column_and_header_whole(
     assert all(name in result.output for name in headers), result.output
     data = json.loads((tmp_path / "oracle.json").read_text())
     assert f"{data['accuracy']:.1%}" in result.output
+
+
+def _table_rows(output: str, title: str) -> list[list[str]]:
+    """The cells of each body row of the table titled ``title`` (up to the next table)."""
+    lines = output.splitlines()
+    start = next(k for k, line in enumerate(lines) if title in line)
+    rows: list[list[str]] = []
+    for line in lines[start + 1 :]:
+        if line.startswith("└"):
+            break
+        if line.startswith("│"):
+            rows.append([cell.strip() for cell in line.split("│")[1:-1]])
+    return rows
+
+
+def test_cli_reports_games_stood_won_or_capped_and_moves_not_judged(cli: typer.Typer, tmp_path: Path) -> None:
+    args = ["oracle", "random", "--game", "quixo:size=3,ply_cap=12", "--games", "12", "--from-ply", "2"]
+    result = CliRunner().invoke(
+        cli, [*args, "--opponents", "greedy random", "--out", str(tmp_path)], terminal_width=200
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "oracle.json").read_text())
+    text = " ".join(result.output.split())
+    assert data["won_games"] and data["capped"] and data["unjudged"]
+    games = data["games"]
+    assert (
+        f"The agent stood won in {data['won_games']} of {games} games and did not win {data['unconverted']}"
+        in text
+    )
+    assert f"{data['capped']} of {games} games were drawn by the ply cap" in text
+    assert f"{data['unjudged']} moves of the agent were not judged (before ply 2" in text
+    totals = [sum(r[key] for r in data["opponents"]) for key in ("wins", "draws", "losses")]
+    rows = _table_rows(result.output, "judged by")
+    assert rows[-1][:2] == ["all", "-".join(map(str, totals))]
+    thrown = sum(len(r["thrown_wins"]) for r in data["opponents"])
+    assert thrown > 20 and f"Won positions thrown away ({thrown};" in result.output
+    assert len(_table_rows(result.output, "Won positions thrown away")) == 20  # the rest in the JSON
+
+
+def test_cli_shows_no_share_for_an_opponent_none_of_whose_moves_were_judged(
+    cli: typer.Typer, tmp_path: Path
+) -> None:
+    # the games against perfect play end before ply 7; those against random go on
+    args = ["oracle", "random", "--size", "3", "--games", "2", "--from-ply", "7"]
+    result = CliRunner().invoke(
+        cli, [*args, "--opponents", "perfect random", "--out", str(tmp_path)], terminal_width=200
+    )
+    assert result.exit_code == 0, result.output
+    perfect, rest, _ = _table_rows(result.output, "judged by")
+    assert perfect[0] == "perfect" and perfect[2:] == ["0", "-", "-", "-"]
+    assert rest[0] == "random" and "-" not in rest[3:]

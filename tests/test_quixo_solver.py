@@ -448,11 +448,67 @@ def test_cli_solve_prints_counts_and_the_empty_board(cli: typer.Typer, tmp_path:
     assert "win in 7 plies" in result.output
 
 
+def _rows(output: str) -> list[list[str]]:
+    """The cells of each row of the moves table."""
+    return [[cell.strip() for cell in line.split("│")[1:-1]] for line in output.splitlines() if "│" in line]
+
+
 def test_cli_analyze_lists_every_move(cli: typer.Typer, disk3: Path) -> None:
-    result = CliRunner().invoke(cli, ["analyze", "X.O.O.X.. O 4", "--dir", str(disk3)])
+    args = ["analyze", "X.O.O.X.. O 4", "--dir", str(disk3)]
+    result = CliRunner().invoke(cli, args, terminal_width=200)
     assert result.exit_code == 0, result.output
     assert "O to move: win in 1 ply" in result.output
     assert "16 legal moves" in result.output
+    rows = _rows(result.output)
+    assert len(rows) == 16 and rows[0][1:] == ["win", "1", "*"]  # best first
+    assert [best for _, _, _, best in rows] == ["*" if row[1:3] == ["win", "1"] else "" for row in rows]
+    assert any(value != "win" for _, value, _, _ in rows)
+
+
+def test_cli_analyze_ranks_moves_by_their_value_under_the_ply_cap(cli: typer.Typer, disk3: Path) -> None:
+    # O wins in 3 without a cap; 2 plies from the cap every move draws: slow wins and slow
+    # losses alike are best
+    args = ["analyze", "X..O.O..X O 5", "--game", "quixo:size=3,ply_cap=7", "--dir", str(disk3)]
+    result = CliRunner().invoke(cli, args, terminal_width=200)
+    assert result.exit_code == 0, result.output
+    rows = _rows(result.output)
+    assert len(rows) == 16 and all(best == "*" for _, _, _, best in rows)
+    assert {value.split(";")[1].split(" in ")[0].strip() for _, value, _, _ in rows} == {"win", "loss"}
+
+
+@pytest.mark.parametrize(
+    ("position", "line"),
+    [("XXX.OO.O. O 5", "O to move: lost already"), ("XXX.OO.O. X 5", "X to move: won already")],
+)
+def test_cli_analyze_of_a_finished_game_lists_no_move(
+    cli: typer.Typer, disk3: Path, position: str, line: str
+) -> None:
+    result = CliRunner().invoke(cli, ["analyze", position, "--game", "quixo:size=3", "--dir", str(disk3)])
+    assert result.exit_code == 0, result.output
+    assert line in result.output and "No move to play: the game is over." in result.output
+    assert "legal moves" not in result.output
+
+
+def test_cli_solve_of_full_boards_only_does_not_cover_the_empty_board(
+    cli: typer.Typer, tmp_path: Path
+) -> None:
+    result = CliRunner().invoke(
+        cli, ["solve", "quixo", "--size", "3", "--blanks", "0", "--dir", str(tmp_path)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "Solving 3x3 Quixo (at most 0 blank cubes)" in result.output
+    assert "The empty board is not covered by these tables." in result.output
+
+
+@pytest.mark.parametrize("blanks", ["0", "1"])
+def test_cli_5x5_endgames_up_to_one_blank_are_accepted(cli: typer.Typer, tmp_path: Path, blanks: str) -> None:
+    # a folder of course-rules tables stops the solve after the options are accepted, before any work
+    qt.write_table(tmp_path, 5, 0, 0, np.zeros(1, np.uint8), np.zeros(1, np.int64), "course")
+    result = CliRunner().invoke(
+        cli, ["solve", "quixo", "--size", "5", "--blanks", blanks, "--dir", str(tmp_path)]
+    )
+    assert result.exit_code == 2, result.output
+    assert "under the course rules" in result.output and "--blanks" not in result.output
 
 
 def test_cli_analyze_reports_a_position_at_the_ply_cap_as_over(cli: typer.Typer, disk3: Path) -> None:
@@ -483,6 +539,7 @@ def test_cli_solves_and_analyzes_under_the_course_rules(cli: typer.Typer, tmp_pa
     solved = CliRunner().invoke(cli, ["solve", "quixo:rules=course", "--size", "3", "--dir", str(tmp_path)])
     assert solved.exit_code == 0, solved.output
     assert "course rules" in solved.output and "12,720" in solved.output and "6,963" in solved.output
+    assert "Solving 3x3 Quixo (at most 9 blank cubes, course rules)" in solved.output
     # c3 pushed in at a3 completes X's column a and O's column c: the course referee scans
     # columns from the left and gives X the game; the official rules give it to O
     position = ["analyze", "X.OX.OOO. X"]
@@ -515,19 +572,23 @@ def test_cli_solve_refuses_a_folder_of_the_other_rulebook(
         (["analyze", "X.O.O.X.. O", "--game", "quixo:rules=house"], "cannot analyze"),
         (["analyze", "X.O.O.X..O.O.X.. O 4", "--dir", "{tmp}"], "boardlab solve quixo --size 4"),
         (["solve", "chess"], "cannot solve"),
-        (["solve", "quixo", "--size", "5"], "--blanks"),
+        (["solve", "quixo", "--size", "5"], "too large to solve in full; pass --blanks 0..1"),
         (["solve", "quixo", "--size", "5", "--blanks", "3"], "--blanks"),
         (["solve", "quixo", "--size", "6"], "--size"),
         (["solve", "quixo", "--size", "3", "--blanks", "-1"], "--blanks must be in 0..9"),
         (["solve", "quixo", "--size", "3", "--blanks", "10"], "--blanks must be in 0..9"),
         (["solve", "quixo", "44", "--size", "3", "--dir", "{tmp}"], "takes no position"),
         (["solve", "connect4", "1212121", "--blanks", "1"], "are for Quixo"),
+        (["solve", "connect4", "1212121", "--dir", "{tmp}"], "are for Quixo"),
+        (["analyze", "X.O.O.X.. O 4", "--dir", "{file}"], "it is a file; expected a folder"),
+        (["solve", "quixo", "--size", "3", "--dir", "{file}"], "it is a file; expected a folder"),
     ],
 )
 def test_cli_bad_input_is_one_line_and_exit_2(
     cli: typer.Typer, tmp_path: Path, args: list[str], message: str
 ) -> None:
-    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    (tmp_path / "file").write_text("")
+    args = [a.replace("{tmp}", str(tmp_path)).replace("{file}", str(tmp_path / "file")) for a in args]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 2
     text = result.output.strip()
