@@ -120,6 +120,7 @@ def test_a_command_writing_into_a_read_only_place_stops_before_any_work(
     (line,) = _error_lines(result.output)
     assert "Read-only file system" in line or "cannot write" in line, line
     assert "unexpected" not in result.output and "Traceback" not in result.output
+    assert not any(work in result.output for work in ("Judging ", "Solving "))  # no work begun
     assert _files_in(read_only) == []
     assert not (tmp_path / "elsewhere").exists() or not list((tmp_path / "elsewhere").rglob("*.sqlite"))
 
