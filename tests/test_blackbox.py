@@ -332,31 +332,14 @@ def test_cli_compare_writes_the_comparison(tmp_path: Path) -> None:
 
 
 def test_cli_resume_warm_starts_from_the_checkpoint(tmp_path: Path) -> None:
-    first = invoke(
-        "--instance",
-        "5",
-        "--strategy",
-        "umda",
-        "--max-calls",
-        "300",
-        "--out",
-        str(tmp_path),
-    )
+    first = invoke("--instance", "5", "--strategy", "umda", "--max-calls", "300", "--out", str(tmp_path))
     assert first.exit_code == 0, first.output
     checkpoint = blackbox_cli.checkpoint_path(tmp_path, 5, "umda")
     with np.load(checkpoint, allow_pickle=False) as data:
         assert int(data["calls"]) == 300
         saved_fitness = float(data["best_fitness"])
     second = invoke(
-        "--instance",
-        "5",
-        "--strategy",
-        "umda",
-        "--max-calls",
-        "600",
-        "--out",
-        str(tmp_path),
-        "--resume",
+        "--instance", "5", "--strategy", "umda", "--max-calls", "600", "--out", str(tmp_path), "--resume"
     )
     assert second.exit_code == 0, second.output
     summary = json.loads((tmp_path / "blackbox_umda.json").read_text())[0]
@@ -444,16 +427,7 @@ def test_cli_resume_with_a_checkpoint_of_another_length_is_refused_and_kept(
 
 
 def test_cli_compare_stops_each_run_at_the_target(tmp_path: Path) -> None:
-    args = (
-        "--strategy",
-        "compare",
-        "--instance",
-        "1",
-        "--target",
-        "0.3",
-        "--max-calls",
-        "600",
-    )
+    args = ("--strategy", "compare", "--instance", "1", "--target", "0.3", "--max-calls", "600")
     result = invoke(*args, "--out", str(tmp_path))
     assert result.exit_code == 0, result.output
     rows = json.loads((tmp_path / "compare.json").read_text())
@@ -470,16 +444,7 @@ def test_cli_compare_refuses_resume(tmp_path: Path) -> None:
 
 
 def test_cli_table_names_the_target_its_calls_column_counts_to(tmp_path: Path) -> None:
-    args = (
-        "--instance",
-        "2",
-        "--strategy",
-        "ga",
-        "--target",
-        "0.55",
-        "--max-calls",
-        "3000",
-    )
+    args = ("--instance", "2", "--strategy", "ga", "--target", "0.55", "--max-calls", "3000")
     result = invoke(*args, "--out", str(tmp_path))
     assert result.exit_code == 0, result.output
     assert "calls@0.55" in result.output and "calls@1.0" not in result.output
@@ -650,16 +615,7 @@ def test_cli_saves_a_checkpoint_every_few_seconds_during_a_run(
         lambda path, run, strategy, seed: saved.append(run.calls),
     )
     result = invoke(
-        "--instance",
-        "2",
-        "--strategy",
-        "umda",
-        "--max-calls",
-        "300",
-        "--loci",
-        "40",
-        "--out",
-        str(tmp_path),
+        "--instance", "2", "--strategy", "umda", "--max-calls", "300", "--loci", "40", "--out", str(tmp_path)
     )
     assert result.exit_code == 0, result.output
     assert saved == [
@@ -676,18 +632,7 @@ def table_row(output: str, instance: int) -> list[str]:
 
 
 def test_cli_table_shows_the_run_s_figures_in_their_columns(tmp_path: Path) -> None:
-    args = (
-        "--instance",
-        "2",
-        "--strategy",
-        "ga",
-        "--target",
-        "0.55",
-        "--max-calls",
-        "3000",
-        "--loci",
-        "40",
-    )
+    args = ("--instance", "2", "--strategy", "ga", "--target", "0.55", "--max-calls", "3000", "--loci", "40")
     result = invoke(*args, "--out", str(tmp_path))
     assert result.exit_code == 0, result.output
     (summary,) = json.loads((tmp_path / "blackbox_ga.json").read_text())
