@@ -123,6 +123,17 @@ def test_views_for_people(game: Game) -> None:
     contract.check_views(game)
 
 
+@given(seed=st.integers(0, 2**32 - 1))
+@settings(max_examples=10)
+def test_a_grid_names_cells_on_it_for_every_legal_move(game: Game, seed: int) -> None:
+    contract.check_grid(game, seed)
+
+
+def test_the_grid_games_draw_a_grid_and_nim_does_not() -> None:
+    drawn = {name: parse_game(name).grid(parse_game(name).initial()) is not None for name in GAMES}
+    assert drawn == {"quixo": True, "connect4": True, "tictactoe": True, "nim": False}
+
+
 # --- bad input ----------------------------------------------------------------------------
 
 
@@ -268,6 +279,38 @@ class BlindViewTicTacToe(TicTacToe):
         return {**view, "cells": [[max(c, -1) if c == 0 else -1 for c in row] for row in view["cells"]]}
 
 
+@dataclass(frozen=True)
+class OffGridTicTacToe(TicTacToe):
+    """Names the cells of its moves one column to the right (off the grid on the right edge)."""
+
+    def move_cells(self, state: State, move: Any) -> tuple[tuple[int, int], ...]:
+        return ((move.x + 1, move.y),)
+
+
+@dataclass(frozen=True)
+class NumpyGridTicTacToe(TicTacToe):
+    """Gives its grid cells as numpy integers, which no JSON encoder takes."""
+
+    def grid(self, state: State) -> list[list[int]]:
+        return [list(np.array(row, dtype=np.int64)) for row in super().grid(state)]
+
+
+@dataclass(frozen=True)
+class BlindGridTicTacToe(TicTacToe):
+    """A grid that shows X's stones only."""
+
+    def grid(self, state: State) -> list[list[int]]:
+        return [[c if c == 0 else -1 for c in row] for row in super().grid(state)]
+
+
+@dataclass(frozen=True)
+class ClicklessTicTacToe(TicTacToe):
+    """Draws a grid but names no cell for its moves."""
+
+    def move_cells(self, state: State, move: Any) -> tuple[tuple[int, int], ...]:
+        return ()
+
+
 def with_kernel(label: str, **changes: Any) -> Game:
     """Tic-Tac-Toe whose kernel has ``changes`` (functions or tables) in place of its own."""
 
@@ -335,6 +378,10 @@ BROKEN_GAMES: list[tuple[Callable[[], Game], str]] = [
     (SharedObservationTicTacToe, "observation\\(\\) shares its array"),
     (LastMoveTicTacToe, "drawing it .* raised ZeroDivisionError"),
     (BlindViewTicTacToe, "have the same JSON view"),
+    (OffGridTicTacToe, r"move c\d: \(3, \d\) is not a cell \(x, y\) of the 3x3 grid"),
+    (NumpyGridTicTacToe, "grid cells must be the ints -1, 0 or 1"),
+    (BlindGridTicTacToe, "have the same grid"),
+    (ClicklessTicTacToe, "no cells for a legal move"),
     (
         lambda: with_kernel("stuck", status=_status(lambda s, me, opp: ONGOING if s == DRAW else s)),
         "no legal move",

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from boardlab.games import GAMES, exact_play, parse_game
 from boardlab.games.base import IllegalMoveError, MoveParseError, PositionParseError
 from boardlab.games.conformance import check_game
+from boardlab.ui.web.hall import WebGame
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "hexapawn"
 sys.path.insert(0, str(EXAMPLE))
@@ -165,6 +166,25 @@ def test_bad_moves_and_positions_are_refused_with_the_games_errors() -> None:
     assert game.parse_position("BBB/.../WWW B").ply == 1
     through = game.parse_position(".../W../.B. W 2")  # Black's pawn is through: White has lost
     assert through.outcome is not None and through.outcome.winner == 1 and not through.legal_moves()
+
+
+def test_the_web_page_gets_its_grid_the_cells_of_each_move_and_the_last_moves_cells() -> None:
+    start = parse_game("hexapawn").initial()
+    web_game = WebGame("g", start, [], (None, None), 1.0, None, seed=0)  # type: ignore[arg-type]
+    position = web_game.view["position"]
+    assert position["grid"] == [[1, 1, 1], [-1, -1, -1], [0, 0, 0]]
+    assert position["move_cells"] == {
+        "a3-a2": [[0, 2], [0, 1]],
+        "b3-b2": [[1, 2], [1, 1]],
+        "c3-c2": [[2, 2], [2, 1]],
+    }
+    assert position["marks"] == {}
+    web_game.play("b3-b2")
+    position = web_game.view["position"]
+    assert position["grid"] == [[1, 1, 1], [-1, 0, -1], [0, -1, 0]]
+    assert position["marks"] == {"lines": [], "from": [1, 2], "to": [1, 1]}
+    assert position["move_cells"]["a1xb2"] == [[0, 0], [1, 1]]
+    assert set(position["move_cells"]) == set(position["legal"])
 
 
 # --- installed with pip: a game of every command ------------------------------------------------------

@@ -6,6 +6,7 @@ Screenshots go to the session's results folder (``web-screens`` under pytest's t
 from __future__ import annotations
 
 import random
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,10 +20,14 @@ from boardlab.agents import make_agent
 from boardlab.arena.play import GameRecord
 from boardlab.arena.schedule import TournamentConfig
 from boardlab.arena.store import Store
-from boardlab.games import exact_play, new_game, parse_game
+from boardlab.games import GAMES, exact_play, new_game, parse_game
 from boardlab.play.session import Session
 from boardlab.ui.web.app import ServeSettings, create_app
 from boardlab.ui.web.hall import HallSettings
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples" / "hexapawn"))
+
+from boardlab_hexapawn import Hexapawn
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -87,8 +92,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     settings = ServeSettings(
         hall=HallSettings(max_games=50, pace=0.05), analysis_seconds=5.0, db=str(folder / "arena.sqlite")
     )
-    with running_server(create_app(settings)) as url:
-        yield {"url": url, "record": record}
+    GAMES.register("hexapawn", Hexapawn)  # a game from outside boardlab, which the page has no drawing for
+    try:
+        with running_server(create_app(settings)) as url:
+            yield {"url": url, "record": record}
+    finally:
+        GAMES.unregister("hexapawn")
 
 
 @pytest.fixture(scope="module")  # the one browser of the run: every browser test is in this module
@@ -218,6 +227,38 @@ def test_a_whole_quixo_game_by_clicking_with_the_legal_ends_highlighted(
     if state.winner is not None:
         assert page.locator(".cell.line").count() >= 5
     page.screenshot(path=str(screens / "quixo-game.png"))
+
+
+def test_a_game_from_outside_is_drawn_as_its_grid_and_played_by_clicking_its_cells(
+    page: Page, server: dict[str, Any], screens: Path
+) -> None:
+    rng = random.Random(5)
+    open_page(page, server, "?game=hexapawn:size=4&x=person&o=person")
+    page.click(".cell[data-x='1'][data-y='1']")  # an empty cell: no move starts there
+    assert "no move starts at b2" in page.inner_text("#message")
+    assert page.eval_on_selector_all(".side .badge", "els => els.map(e => e.textContent)") == ["W", "B"]
+    state = check_board(page, "hexapawn:size=4")
+    cells = "els => els.map(e => [+e.dataset.x, +e.dataset.y])"
+    while not state.is_over:
+        starts = page.eval_on_selector_all(".cell.clickable", cells)
+        assert {tuple(c) for c in starts} == {(m.x, m.y) for m in state.legal_moves()}
+        move = rng.choice(state.legal_moves())
+        page.click(f".cell[data-x='{move.x}'][data-y='{move.y}']")
+        page.wait_for_selector(".cell.selected")
+        pawn_moves = [m for m in state.legal_moves() if (m.x, m.y) == (move.x, move.y)]
+        ends = page.eval_on_selector_all(".cell.end", cells)
+        assert {tuple(c) for c in ends} == {(m.to_x, m.to_y) for m in pawn_moves}
+        buttons = page.eval_on_selector_all(".legal-moves button", "els => els.map(e => e.textContent)")
+        assert sorted(buttons) == sorted(str(m) for m in pawn_moves)
+        played = len(page_moves(page))
+        page.click(f".cell.end[data-x='{move.to_x}'][data-y='{move.to_y}']")
+        page.wait_for_function(f"() => document.querySelectorAll('#moves li').length > {played}")
+        state = check_board(page, "hexapawn:size=4")
+        assert page_moves(page)[-1] == str(move)
+        assert page.locator(f".cell.from[data-x='{move.x}'][data-y='{move.y}']").count() == 1
+        assert page.locator(f".cell.last[data-x='{move.to_x}'][data-y='{move.to_y}']").count() == 1
+    assert page.inner_text("#result").startswith("Game over")
+    page.screenshot(path=str(screens / "hexapawn-game.png"))
 
 
 def test_undo_takes_back_a_move_pair(page: Page, server: dict[str, Any]) -> None:

@@ -218,6 +218,14 @@ class Hexapawn(base.Game):
         """``cells``: rows from the top of -1 (empty), 0 (White), 1 (Black)."""
         return {"size": self.size, "cells": _board(state), "symbols": list(SYMBOLS)}
 
+    def grid(self, state: base.State) -> list[list[int]]:
+        return _board(state)
+
+    def move_cells(self, state: base.State, move: Any) -> tuple[tuple[int, int], ...]:
+        """The pawn's cell, then its target."""
+        self.action_of(move)
+        return (move.x, move.y), (move.to_x, move.to_y)
+
 
 def _masks(state: base.State) -> tuple[int, int]:
     """(White's pawns, Black's pawns) of a position, without the kernel's flag."""

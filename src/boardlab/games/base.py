@@ -407,6 +407,19 @@ class Game(ABC):
     def json_view(self, state: State) -> dict[str, Any]:
         """What a web board needs to draw the position (JSON-ready)."""
 
+    def grid(self, state: State) -> list[list[int]] | None:
+        """The board as rows from the top, each cell -1 (empty) or the colour (0 for the first
+        player, 1 for the second) of the piece on it: what lets a page that knows nothing of
+        the game draw it and take its moves by clicks (with :meth:`move_cells`). None (the
+        default) for a board that is not such a grid."""
+        return None
+
+    def move_cells(self, state: State, move: Any) -> tuple[tuple[int, int], ...]:
+        """The cells ``(x, y)`` of :meth:`grid` (``x`` from the left, ``y`` from the top) a player
+        points at to make the legal ``move`` in ``state``, in that order: one cell for a placement, a
+        piece's cell then its target for a step. Empty (the default) for a game without a grid."""
+        return ()
+
 
 @functools.cache
 def _kernel_of(game: Game) -> Kernel:

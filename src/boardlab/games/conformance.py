@@ -9,7 +9,8 @@ have the declared shape from the mover's view, fill their buffer and tell apart 
 different results or move counts, evaluations are finite and symmetric, the kernel's optional
 shortcuts agree with it and no kernel function writes to its tables, texts round-trip (and
 ``move_of`` and ``action_of`` are inverse), equal positions hash equal and different ones
-differently, the people's views draw every position and the whole board and are JSON, and bad
+differently, the people's views draw every position and the whole board and are JSON, a grid
+(where a game draws one) names cells on it for every legal move, and bad
 input raises the game's error classes (junk texts, texts one edit away from real ones and
 values that are not texts, illegal moves, actions and symmetries that are not integers in
 range, options of the wrong type). Each check is also a function of its own,
@@ -368,19 +369,67 @@ def _last_move(before: State, after: State) -> Any:
 
 def check_views_keep_the_board(game: Game, seeds: int = 20) -> None:
     """Different positions (state words) with the same side to move have different board
-    texts and JSON views, over ``seeds`` random games: the views show the whole board."""
+    texts, JSON views and grids, over ``seeds`` random games: the views show the whole board."""
     texts: dict[tuple[int, str], State] = {}
     views: dict[tuple[int, str], State] = {}
+    grids: dict[tuple[int, str], State] = {}
     for state in (s for seed in range(seeds) for s in random_line(game, seed)):
-        for name, seen, shown in (
+        shown_as = [
             ("board text", texts, game.board_text(state)),
             ("JSON view", views, json.dumps(game.json_view(state), sort_keys=True)),
-        ):
+        ]
+        grid = game.grid(state)
+        if grid is not None:
+            shown_as.append(("grid", grids, json.dumps(grid)))
+        for name, seen, shown in shown_as:
             first = seen.setdefault((state.to_move, shown), state)
             _ensure(
                 first.words == state.words,
                 f"{first.to_text()!r} and {state.to_text()!r} have the same {name}",
             )
+
+
+def check_grid(game: Game, seed: int) -> None:
+    """A game that draws its board as a grid (``Game.grid``) does so at every position of a
+    random game, with one shape and cells of -1, 0 or 1, and names one or more cells on it for
+    every legal move (``Game.move_cells``); a game without a grid names no cells."""
+    line = random_line(game, seed)
+    grids = [game.grid(state) for state in line]
+    if grids[0] is None:
+        _ensure(all(g is None for g in grids), "the grid is None at the start but not later")
+        start = line[0]
+        moves = [m for m in start.legal_moves() if game.move_cells(start, m)]
+        _ensure(not moves, f"move cells of {moves[0] if moves else ''} without a grid")
+        return
+    height, width = len(grids[0]), len(grids[0][0]) if grids[0] else 0
+    for state, rows in zip(line, grids, strict=True):
+        where = f"{state.to_text()!r}"
+        _ensure(
+            isinstance(rows, list)
+            and len(rows) == height
+            and all(isinstance(row, list) and len(row) == width for row in rows)
+            and width > 0,
+            f"{where}: the grid is not {height} rows of {width} cells",
+        )
+        _ensure(
+            all(type(v) is int and -1 <= v <= 1 for row in rows for v in row),  # type: ignore[union-attr]
+            f"{where}: grid cells must be the ints -1, 0 or 1",
+        )
+        for move in [] if state.is_over else state.legal_moves():
+            _check_move_cells(game.move_cells(state, move), width, height, f"{where}, move {move}")
+
+
+def _check_move_cells(cells: Any, width: int, height: int, where: str) -> None:
+    _ensure(isinstance(cells, tuple) and cells, f"{where}: no cells for a legal move")
+    for cell in cells:
+        _ensure(
+            isinstance(cell, tuple)
+            and len(cell) == 2
+            and all(type(v) is int for v in cell)
+            and 0 <= cell[0] < width
+            and 0 <= cell[1] < height,
+            f"{where}: {cell!r} is not a cell (x, y) of the {width}x{height} grid",
+        )
 
 
 # --- evaluations and the kernel's shortcuts -----------------------------------------------------
@@ -581,6 +630,7 @@ def check_game(game: Game, games: int = 10, seed: int = 0) -> None:
         check_texts(game, s)
         check_evaluations(game, s)
         check_kernel_shortcuts(game, s)
+        check_grid(game, s)
     check_hashes(game)
     check_observations_keep_the_game(game)
     check_views(game)
@@ -624,6 +674,7 @@ __all__ = [
     "check_evaluations",
     "check_finished_positions",
     "check_game",
+    "check_grid",
     "check_hashes",
     "check_kernel_shortcuts",
     "check_move_text",

@@ -412,6 +412,14 @@ class ConnectFour(Game):
             "win_cells": self.win_cells(state),
         }
 
+    def grid(self, state: State) -> list[list[int]]:
+        return _board(state)
+
+    def move_cells(self, state: State, move: Any) -> tuple[tuple[int, int], ...]:
+        """The cell where the stone comes to rest."""
+        column = self.action_of(move)
+        return ((column, self.height - 1 - _heights(state)[column]),)
+
     def win_cells(self, state: State) -> list[list[int]]:
         """``[col, top_row]`` of the stones in the winning line(s) of a won game, else empty."""
         if state.status != LOSS:

@@ -281,6 +281,14 @@ class Quixo(base.Game):
     def json_view(self, state: base.State) -> dict[str, Any]:
         return {"size": self.size, "cells": _board(state), "symbols": list(SYMBOLS)}
 
+    def grid(self, state: base.State) -> list[list[int]]:
+        return _board(state)
+
+    def move_cells(self, state: base.State, move: Any) -> tuple[tuple[int, int], ...]:
+        """The cube taken, then the cell where it goes back in."""
+        self.action_of(move)
+        return (move.x, move.y), move.destination
+
 
 def _moved_cells(move: Any) -> set[tuple[int, int]]:
     if not isinstance(move, Move):

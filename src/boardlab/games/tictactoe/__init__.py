@@ -224,6 +224,13 @@ class TicTacToe(base.Game):
             "win_line": [[x, y] for x, y in winning_cells(state)],
         }
 
+    def grid(self, state: base.State) -> list[list[int]]:
+        return _board(state)
+
+    def move_cells(self, state: base.State, move: Any) -> tuple[tuple[int, int], ...]:
+        self.action_of(move)
+        return ((move.x, move.y),)
+
 
 def _side_from_counts(x_cells: int, o_cells: int) -> int:
     nx, no = x_cells.bit_count(), o_cells.bit_count()

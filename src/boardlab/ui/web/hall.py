@@ -290,7 +290,7 @@ class WebGame:
             "think": self.think,
             "start": session.start.to_text(),
             "start_initial": session.start.to_text() == session.game.initial().to_text(),
-            "position": board_view(session.state, last),
+            "position": board_view(session.state, last, session.positions[-2] if session.turns else None),
             "moves": moves,
             "outcome": None if outcome is None else outcome.to_json(),
             "outcome_text": None if outcome is None else outcome.text(session.game.symbols),

@@ -82,9 +82,9 @@ class Replays:
             opening = len(record.opening)
             times: list[float | None] = [None] * opening + list(record.move_times)
             for move in record.moves:
-                played = state.parse_move(move)
+                played, before = state.parse_move(move), state
                 state = state.play(played)
-                positions.append(board_view(state, played))
+                positions.append(board_view(state, played, before))
         except GameError as err:
             raise WebInputError(f"game {index} cannot be replayed: {err}", 422) from None
         return {

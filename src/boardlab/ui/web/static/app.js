@@ -280,7 +280,8 @@ function draw() {
   if (!v) return;
   $("title").textContent = v.title;
   $("notation").textContent = v.notation;
-  const drawer = { quixo: drawQuixo, connect4: drawConnect4, tictactoe: drawTicTacToe, nim: drawNim }[v.name] || drawList;
+  const drawer = { quixo: drawQuixo, connect4: drawConnect4, tictactoe: drawTicTacToe, nim: drawNim }[v.name] ||
+    (v.grid ? drawGrid : drawList);
   drawer(board, v);
   drawTurn(v);
   drawMoves();
@@ -308,6 +309,8 @@ function drawLastDecision() {
 }
 
 function drawTurn(v) {
+  // the players' badges carry the game's symbols (W and B in Hexapawn)
+  document.querySelectorAll(".side .badge").forEach((b, i) => { b.textContent = v.symbols[i]; });
   const turn = $("turn");
   const outcome = ui.replay ? (ui.replayPly === ui.replay.positions.length - 1 ? ui.replay.result : null)
     : ui.view.outcome_text;
@@ -544,6 +547,77 @@ function drawNim(board, v) {
     row.appendChild(tokens);
     wrap.appendChild(row);
   });
+  board.appendChild(wrap);
+}
+
+// --- any other game with a grid: a move is made by clicking the cells it names, in order ----
+
+function gridPath() { return ui.selected ? ui.selected.split(";") : []; }
+
+function gridChoices(v, path) {
+  // the legal moves whose cells begin with the clicked ones, each with its cells as "x,y" keys
+  return v.legal.map((move) => ({ move, cells: v.move_cells[move].map((c) => c[0] + "," + c[1]) }))
+    .filter((m) => path.every((key, i) => m.cells[i] === key));
+}
+
+function drawGrid(board, v) {
+  const rows = v.grid.length, cols = v.grid[0].length;
+  const grid = document.createElement("div");
+  grid.className = "grid";
+  grid.style.gridTemplateColumns = `repeat(${cols}, auto)`;
+  grid.style.setProperty("--n", Math.max(rows, cols));
+  const click = canClick(v), path = gridPath();
+  const choices = click ? gridChoices(v, path) : [];
+  for (let y = 0; y < rows; y++) {
+    for (let x = 0; x < cols; x++) {
+      const key = x + "," + y;
+      const cell = cellDiv(x, y, v.grid[y][x], v.symbols);
+      markCell(cell, v.marks, x, y);
+      if (click) {
+        const next = choices.filter((m) => m.cells[path.length] === key);
+        if (path.includes(key)) cell.classList.add("selected");
+        const done = next.filter((m) => m.cells.length === path.length + 1);
+        if (next.length) cell.classList.add(path.length && done.length ? "end" : "clickable");
+        if (done.length === 1) {
+          const e = exactOf(done[0].move);
+          if (e) { const h = document.createElement("span"); h.className = "hint"; h.textContent = valueLabel(e); cell.appendChild(h); }
+        }
+        cell.onclick = () => gridClick(key, path, next);
+      }
+      grid.appendChild(cell);
+    }
+  }
+  board.appendChild(grid);
+  if (click) drawChoices(board, choices);
+}
+
+function gridClick(key, path, next) {
+  // a cell that ends exactly one move plays it; one that begins or continues moves selects it
+  if (path[path.length - 1] === key) { ui.selected = path.slice(0, -1).join(";") || null; draw(); return; }
+  if (!next.length) {
+    ui.selected = null;
+    draw();
+    say("no move " + (path.length ? "goes on" : "starts") + " at " + LETTERS[+key.split(",")[0]] +
+      (+key.split(",")[1] + 1) + ": the cells that can be clicked are outlined");
+    return;
+  }
+  const longer = path.length + 1;
+  if (next.length === 1 && next[0].cells.length === longer) { playMove(next[0].move); return; }
+  ui.selected = [...path, key].join(";");
+  say("");
+  draw();
+}
+
+function drawChoices(board, choices) {
+  // the moves that the clicked cells leave open, as buttons (a move can always be played here)
+  const wrap = document.createElement("div");
+  wrap.className = "legal-moves";
+  for (const m of choices) {
+    const b = document.createElement("button");
+    b.textContent = m.move;
+    b.onclick = () => playMove(m.move);
+    wrap.appendChild(b);
+  }
   board.appendChild(wrap);
 }
 
