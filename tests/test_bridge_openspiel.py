@@ -6,6 +6,7 @@ from __future__ import annotations
 import pickle
 import subprocess
 import sys
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -18,11 +19,13 @@ from boardlab.agents import AgentSpecError, make_agent
 from boardlab.agents.decision import Limit
 from boardlab.arena import match
 from boardlab.games import DRAW, LOSS, WIN, GameOptionError, exact_play, parse_game
+from boardlab.games.tictactoe import TicTacToe
 from boardlab.interop.openspiel import (
     OpenSpielBridgeError,
     SpielState,
     from_native_action,
     has_native,
+    max_game_length,
     native_game,
     native_state,
     register_games,
@@ -88,6 +91,25 @@ def test_boardlab_games_pass_openspiels_random_simulation_test(spec: str) -> Non
     game = spiel_game(spec)
     assert game.num_distinct_actions() == parse_game(spec).kernel.num_actions
     pyspiel.random_sim_test(game, num_sims=3, serialize=False, verbose=False)
+
+
+@dataclass(frozen=True)
+class EndlessTicTacToe(TicTacToe):
+    """Names no bound on the length of its games."""
+
+    @property
+    def max_plies(self) -> None:
+        return None
+
+
+def test_openspiel_is_told_each_games_bound_and_a_game_without_one_is_refused() -> None:
+    assert [max_game_length(parse_game(s)) for s in ("tictactoe", "connect4:width=5,height=4", "nim")] == [
+        9,
+        20,
+        16,
+    ]
+    with pytest.raises(OpenSpielBridgeError, match="names no bound on the length of its games"):
+        max_game_length(EndlessTicTacToe())
 
 
 def test_registered_games_load_from_openspiel_strings() -> None:

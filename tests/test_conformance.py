@@ -280,6 +280,15 @@ class BlindViewTicTacToe(TicTacToe):
 
 
 @dataclass(frozen=True)
+class ShortTicTacToe(TicTacToe):
+    """Claims its games last at most eight plies."""
+
+    @property
+    def max_plies(self) -> int:
+        return 8
+
+
+@dataclass(frozen=True)
 class OffGridTicTacToe(TicTacToe):
     """Names the cells of its moves one column to the right (off the grid on the right edge)."""
 
@@ -378,6 +387,7 @@ BROKEN_GAMES: list[tuple[Callable[[], Game], str]] = [
     (SharedObservationTicTacToe, "observation\\(\\) shares its array"),
     (LastMoveTicTacToe, "drawing it .* raised ZeroDivisionError"),
     (BlindViewTicTacToe, "have the same JSON view"),
+    (ShortTicTacToe, "a game reached ply 9, past max_plies 8"),
     (OffGridTicTacToe, r"move c\d: \(3, \d\) is not a cell \(x, y\) of the 3x3 grid"),
     (NumpyGridTicTacToe, "grid cells must be the ints -1, 0 or 1"),
     (BlindGridTicTacToe, "have the same grid"),

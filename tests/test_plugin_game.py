@@ -13,16 +13,23 @@ import os
 import shutil
 import subprocess
 import sys
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
+import pyspiel
 import pytest
+from gymnasium.utils.env_checker import check_env
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pettingzoo.test import api_test
 
 from boardlab.games import GAMES, exact_play, parse_game
 from boardlab.games.base import IllegalMoveError, MoveParseError, PositionParseError
 from boardlab.games.conformance import check_game
+from boardlab.interop.gymnasium import BoardlabEnv
+from boardlab.interop.openspiel import spiel_game
+from boardlab.interop.pettingzoo import env as pettingzoo_env
 from boardlab.ui.web.hall import WebGame
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "hexapawn"
@@ -166,6 +173,29 @@ def test_bad_moves_and_positions_are_refused_with_the_games_errors() -> None:
     assert game.parse_position("BBB/.../WWW B").ply == 1
     through = game.parse_position(".../W../.B. W 2")  # Black's pawn is through: White has lost
     assert through.outcome is not None and through.outcome.winner == 1 and not through.legal_moves()
+
+
+@pytest.mark.parametrize("size", [3, 4])
+def test_the_bound_on_plies_is_the_longest_game(size: int) -> None:
+    game = parse_game(f"hexapawn:size={size}")
+
+    @functools.cache
+    def longest(a: int, b: int, to_move: int) -> int:
+        state = game.state(a, b, to_move, to_move)
+        after = [state.play_index(action) for action in state.legal_indices()]
+        return max((1 + longest(*s.words, s.to_move) for s in after), default=0)
+
+    assert longest(*game.initial().words, 0) == game.max_plies == {3: 7, 4: 17}[size]
+
+
+def test_the_ecosystem_bridges_take_the_game() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PettingZoo's and Gymnasium's notes on dict observations
+        api_test(pettingzoo_env("hexapawn:size=4"), num_cycles=100, verbose_progress=False)
+        check_env(BoardlabEnv(game="hexapawn", opponent="greedy"))
+    spiel = spiel_game("hexapawn:size=4")
+    assert spiel.max_game_length() == 17 and spiel.num_distinct_actions() == 96
+    pyspiel.random_sim_test(spiel, num_sims=20, serialize=False, verbose=False)
 
 
 def test_the_web_page_gets_its_grid_the_cells_of_each_move_and_the_last_moves_cells() -> None:

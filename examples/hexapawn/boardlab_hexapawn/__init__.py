@@ -87,6 +87,11 @@ class Hexapawn(base.Game):
         return f"Hexapawn {self.size}x{self.size}"
 
     @property
+    def max_plies(self) -> int:
+        """Each pawn steps forward at most ``size - 2`` times before the step that ends the game."""
+        return 2 * self.size * (self.size - 2) + 1
+
+    @property
     def notation_help(self) -> str:
         last = self.size
         return (

@@ -333,6 +333,12 @@ class Game(ABC):
         return None
 
     @property
+    def max_plies(self) -> int | None:
+        """An upper bound on the plies of a game from the first position (the ply cap by
+        default; None where no bound is known), for tools that ask for one (OpenSpiel)."""
+        return self.ply_cap
+
+    @property
     def notation_help(self) -> str:
         """How moves are written, for help screens."""
         return ""

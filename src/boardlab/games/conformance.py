@@ -1,21 +1,21 @@
 """The game contract as checks a game from any package can run on itself.
 
 ``check_game(game)`` plays seeded random games and checks, with one clear message per broken
-promise (:class:`ConformanceError`), that the game starts unfinished and, without a ply cap,
-ends; the Python face and the compiled kernel agree move by move, finished positions have no
-moves and unfinished ones some, outcomes name a winner or a draw, symmetries form a group,
-keep results and commute with play and map masks and observations consistently, observations
-have the declared shape from the mover's view, fill their buffer and tell apart positions of
-different results or move counts, evaluations are finite and symmetric, the kernel's optional
-shortcuts agree with it and no kernel function writes to its tables, texts round-trip (and
-``move_of`` and ``action_of`` are inverse), equal positions hash equal and different ones
-differently, the people's views draw every position and the whole board and are JSON, a grid
-(where a game draws one) names cells on it for every legal move, and bad
-input raises the game's error classes (junk texts, texts one edit away from real ones and
-values that are not texts, illegal moves, actions and symmetries that are not integers in
-range, options of the wrong type). Each check is also a function of its own,
-taking a seed where it plays random games, so that a property-testing library can drive it
-(boardlab's tests use hypothesis).
+promise (:class:`ConformanceError`), that the game starts unfinished, ends without a ply cap and
+lasts no longer than its bound on plies where it names one; the Python face and the compiled
+kernel agree move by move, finished positions have no moves and unfinished ones some, outcomes
+name a winner or a draw, symmetries form a group, keep results and commute with play and map
+masks and observations consistently, observations have the declared shape from the mover's view,
+fill their buffer and tell apart positions of different results or move counts, evaluations are
+finite and symmetric, the kernel's optional shortcuts agree with it and no kernel function
+writes to its tables, texts round-trip (and ``move_of`` and ``action_of`` are inverse), equal
+positions hash equal and different ones differently, the people's views draw every position and
+the whole board and are JSON, a grid (where a game draws one) names cells on it for every legal
+move, and bad input raises the game's error classes (junk texts, texts one edit away from real
+ones and values that are not texts, illegal moves, actions and symmetries that are not integers
+in range, options of the wrong type). Each check is also a function of its own, taking a seed
+where it plays random games, so that a property-testing library can drive it (boardlab's tests
+use hypothesis).
 
     from boardlab.games.conformance import check_game
     check_game(MyGame())
@@ -160,8 +160,17 @@ def check_finished_positions(game: Game, seed: int) -> None:
 
 
 def check_outcome(game: Game, seed: int) -> None:
-    """A random game's outcome names a winner or a draw, scores 1 in all, and is JSON."""
+    """A random game's outcome names a winner or a draw, scores 1 in all, and is JSON; the game
+    lasts no more plies than the game's bound (``max_plies``) where it names one."""
     end = random_line(game, seed)[-1]
+    bound = game.max_plies
+    _ensure(
+        bound is None or (type(bound) is int and bound > 0), f"max_plies is {bound!r}, not a positive int"
+    )
+    _ensure(
+        bound is None or end.ply <= bound,
+        f"{end.to_text()!r}: a game reached ply {end.ply}, past max_plies {bound}",
+    )
     if not end.is_over:
         return
     outcome = end.outcome

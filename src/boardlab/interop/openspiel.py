@@ -117,14 +117,13 @@ def has_native(game: Game) -> bool:
 
 
 def max_game_length(game: Game) -> int:
-    """An upper bound on the plies of a game of ``game``, which OpenSpiel asks for."""
-    if game.ply_cap is not None:
-        return int(game.ply_cap)
-    if hasattr(game, "piles"):  # Nim: every move takes at least one object
-        return max(1, sum(game.piles))
-    # a board game without a cap: every move fills one cell of the board
-    _, rows, columns = game.kernel.obs_shape
-    return rows * columns
+    """An upper bound on the plies of a game of ``game`` (its ``max_plies``), which OpenSpiel
+    asks for; OpenSpielBridgeError for a game that knows none."""
+    if game.max_plies is None:
+        raise OpenSpielBridgeError(
+            f"{game.spec} names no bound on the length of its games (Game.max_plies), which OpenSpiel needs"
+        )
+    return int(game.max_plies)
 
 
 def _game_type(name: str, cls: type[Game]) -> Any:

@@ -143,6 +143,11 @@ class ConnectFour(Game):
     # metadata ----------------------------------------------------------------------------------
 
     @property
+    def max_plies(self) -> int:
+        """Every move fills a cell."""
+        return self.width * self.height
+
+    @property
     def title(self) -> str:
         """``Connect Four 7x6``, with the line length when it is not four."""
         size = f"{self.display_name} {self.width}x{self.height}"

@@ -112,6 +112,11 @@ class Nim(base.Game):
             )
 
     @property
+    def max_plies(self) -> int:
+        """Every move takes at least one object."""
+        return max(1, sum(self.piles))
+
+    @property
     def title(self) -> str:
         limit = f", at most {self.k} per move" if self.k else ""
         play = "misère" if self.misere else "normal play"

@@ -101,6 +101,11 @@ class TicTacToe(base.Game):
     draw_detail: ClassVar[str] = "full board"
 
     @property
+    def max_plies(self) -> int:
+        """Every move fills a cell."""
+        return SIDE * SIDE
+
+    @property
     def notation_help(self) -> str:
         return NOTATION_HELP
 
