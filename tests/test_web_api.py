@@ -27,6 +27,7 @@ from web_helpers import free_port, replayed, settle
 from boardlab.arena.play import GameRecord
 from boardlab.arena.schedule import TournamentConfig
 from boardlab.arena.store import Store
+from boardlab.arena.summary import pooled_games, summarize
 from boardlab.core import machine
 from boardlab.games import Outcome, Reason, exact_play, parse_game
 from boardlab.play.agent_pool import Busy, Overrun, ThinkError
@@ -677,14 +678,51 @@ def test_a_stored_game_replays_position_by_position(stored: tuple[Path, str, lis
     assert replays.game(tournament, 1)["positions"][1]["marks"]["to"] == [1, 1]  # b2, the centre
 
 
+def test_a_tournaments_standings_rank_its_players_as_the_ratings_do(tmp_path: Path) -> None:
+    # A beats B twice, B beats C twice, A and C draw; a game of A against itself says nothing
+    config = TournamentConfig(("greedy", "random", "alphabeta:depth=1"), 1, game="tictactoe")
+    a, b, c = config.specs
+    results = [(a, b, 0), (b, a, 1), (b, c, 0), (c, b, 1), (a, c, None), (a, a, 0)]
+    path = tmp_path / "arena.sqlite"
+    with Store(path) as store:
+        store.register_tournament(config)
+        for index, (first, second, winner) in enumerate(results):
+            outcome = Outcome(winner, Reason.RESIGNATION if winner is not None else Reason.DRAW)
+            record = dataclasses.replace(
+                _record(config, index, ("b2",), ()),
+                first_player=config.specs.index(first),
+                second_player=config.specs.index(second),
+                first_spec=first,
+                second_spec=second,
+                outcome=outcome,
+            )
+            store.add_game(record)
+        specs, records = pooled_games(store, "tictactoe", config.tournament_id)
+    table = Replays(path).standings(config.tournament_id)
+    assert [(r["rank"], r["player"]) for r in table] == [(1, a), (2, b), (3, c)]
+    assert [(r["wins"], r["draws"], r["losses"], r["games"]) for r in table] == [
+        (2, 1, 0, 3),
+        (2, 0, 2, 4),
+        (0, 1, 2, 3),
+    ]
+    assert [r["score"] for r in table] == [round(2.5 / 3, 4), 0.5, round(0.5 / 3, 4)]
+    ratings = summarize(specs, records).elo
+    assert ratings is not None
+    for row in table:
+        player = specs.index(row["player"])
+        assert row["elo"] == pytest.approx(float(ratings.ratings[player]), abs=1e-3)
+        assert row["elo_low"] < row["elo"] < row["elo_high"]
+
+
 def test_replays_refuse_what_the_store_does_not_hold(stored: tuple[Path, str, list[GameRecord]]) -> None:
     path, tournament, records = stored
     with pytest.raises(WebInputError, match="start serve with --db") as no_store:
         Replays(None).tournaments()
     assert no_store.value.status == 404
-    with pytest.raises(WebInputError, match="no tournament") as unknown:
-        Replays(path).games("nope")
-    assert unknown.value.status == 404
+    for look in (Replays(path).games, Replays(path).standings):
+        with pytest.raises(WebInputError, match="no tournament") as unknown:
+            look("nope")
+        assert unknown.value.status == 404
     with pytest.raises(WebInputError, match="has no game 2") as no_game:
         Replays(path).game(tournament, 2)
     assert no_game.value.status == 404

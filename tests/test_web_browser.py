@@ -24,6 +24,7 @@ from boardlab.games import GAMES, exact_play, new_game, parse_game
 from boardlab.play.session import Session
 from boardlab.ui.web.app import ServeSettings, create_app
 from boardlab.ui.web.hall import HallSettings
+from boardlab.ui.web.replay import Replays
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples" / "hexapawn"))
 
@@ -95,7 +96,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     GAMES.register("hexapawn", Hexapawn)  # a game from outside boardlab, which the page has no drawing for
     try:
         with running_server(create_app(settings)) as url:
-            yield {"url": url, "record": record}
+            yield {"url": url, "record": record, "db": folder / "arena.sqlite"}
     finally:
         GAMES.unregister("hexapawn")
 
@@ -365,6 +366,14 @@ def test_a_stored_game_is_replayed_with_its_thinking_times(
     assert page.inner_text("#tournaments option") == "web test (connect4, 1 game)"
     plies = len(record.moves)
     assert page.inner_text("#replay-games li[data-index='0']").endswith(f", {plies} plies")
+    rows = page.eval_on_selector_all(
+        "#standings tr[data-player]", "rows => rows.map(r => [...r.cells].map(c => c.textContent))"
+    )
+    table = Replays(server["db"]).standings(record.tournament_id)
+    assert [row[:3] for row in rows] == [
+        [str(r["rank"]), r["player"], f"{r['wins']}-{r['draws']}-{r['losses']}"] for r in table
+    ]
+    assert {r["player"] for r in table} == {"greedy", "random"}
     page.click("#replay-games li[data-index='0']")
     page.wait_for_selector("#replay-controls:not([hidden])")
     state = new_game("connect4")

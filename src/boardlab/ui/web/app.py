@@ -347,9 +347,10 @@ def create_app(settings: ServeSettings | None = None) -> FastAPI:
     def tournaments() -> dict[str, Any]:
         return {"tournaments": state["replays"].tournaments()}
 
-    @app.get("/api/replay/{tournament}", summary="The games of a tournament")
+    @app.get("/api/replay/{tournament}", summary="The games of a tournament and its standings")
     def games(tournament: str) -> dict[str, Any]:
-        return {"games": state["replays"].games(tournament)}
+        replays = state["replays"]
+        return {"games": replays.games(tournament), "standings": replays.standings(tournament)}
 
     @app.get("/api/replay/{tournament}/{index}", summary="One stored game, position by position")
     def replay(tournament: str, index: Annotated[int, PathParam(ge=0, lt=2**62)]) -> dict[str, Any]:

@@ -6,10 +6,12 @@ beside the server shows its new games at the next look.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
 from boardlab.arena.store import Store, StoreError
+from boardlab.arena.summary import pooled_games, summarize
 from boardlab.core.spec import shorten
 from boardlab.games import GameError, parse_game
 from boardlab.ui.web.boards import view as board_view
@@ -39,6 +41,41 @@ class Replays:
                 return store.tournaments()
             except StoreError as err:
                 raise WebInputError(str(err), 422) from None
+
+    def standings(self, tournament: str) -> list[dict[str, Any]]:
+        """A tournament's table, best first (by Elo, as ``boardlab ratings`` ranks): each player's
+        games, wins, draws, losses and score, and its Elo with a 95 % interval (None where a
+        bound is infinite: a player that won or lost every game). Games of a player against
+        itself say nothing of its rating and are left out, as in ``ratings``."""
+        with self._store() as store:
+            try:
+                found = [t for t in store.tournaments() if t["id"] == tournament]
+                if not found:
+                    raise WebInputError(f"no tournament {shorten(tournament, 40)!r} in the store", 404)
+                specs, records = pooled_games(store, found[0]["game"], tournament)
+            except StoreError as err:
+                raise WebInputError(str(err), 422) from None
+        summary = summarize(specs, records)
+        rows = []
+        for rank, player in enumerate(summary.ranking(), start=1):
+            results = summary.overall(player)
+            low, high = summary.elo.interval(player) if summary.elo is not None else (math.nan, math.nan)
+            rating = float(summary.elo.ratings[player]) if summary.elo is not None else math.nan
+            rows.append(
+                {
+                    "rank": rank,
+                    "player": summary.names[player],
+                    "games": results.games,
+                    "wins": results.wins,
+                    "draws": results.draws,
+                    "losses": results.losses,
+                    "score": _finite(results.score),
+                    "elo": _finite(rating),
+                    "elo_low": _finite(low),
+                    "elo_high": _finite(high),
+                }
+            )
+        return rows
 
     def _games(self, tournament: str) -> list[Any]:
         with self._store() as store:
@@ -105,6 +142,10 @@ def _symbols(game: str) -> tuple[str, str]:
         return parse_game(game).symbols
     except GameError:
         return ("X", "O")
+
+
+def _finite(value: float) -> float | None:
+    return round(value, 4) if math.isfinite(value) else None
 
 
 __all__ = ["Replays"]

@@ -740,7 +740,8 @@ async function loadTournaments() {
 async function loadReplayGames(tournament) {
   const list = $("replay-games");
   list.innerHTML = "";
-  const { games } = await api("GET", "/api/replay/" + encodeURIComponent(tournament));
+  const { games, standings } = await api("GET", "/api/replay/" + encodeURIComponent(tournament));
+  drawStandings(standings);
   for (const g of games) {
     const li = document.createElement("li");
     li.textContent = `#${g.index} ${g.first} vs ${g.second}: ${g.result}, ${counted(g.plies, "ply", "plies")}`;
@@ -748,6 +749,25 @@ async function loadReplayGames(tournament) {
     li.onclick = () => openReplay(tournament, g.index);
     list.appendChild(li);
   }
+}
+
+function drawStandings(rows) {
+  // the tournament's table: rank, player, W-D-L, score and Elo with its 95 % interval
+  const table = $("standings");
+  table.innerHTML = "<tr><th>#</th><th>player</th><th>W-D-L</th><th>score</th><th>Elo</th></tr>";
+  const shown = (x, digits) => (x === null ? "–" : x.toFixed(digits));
+  for (const r of rows) {
+    const tr = document.createElement("tr");
+    tr.dataset.player = r.player;
+    const elo = r.elo === null ? "–" : shown(r.elo, 0) + " [" + shown(r.elo_low, 0) + ", " + shown(r.elo_high, 0) + "]";
+    for (const text of [r.rank, r.player, r.wins + "-" + r.draws + "-" + r.losses, shown(r.score, 3), elo]) {
+      const td = document.createElement("td");
+      td.textContent = text;
+      tr.appendChild(td);
+    }
+    table.appendChild(tr);
+  }
+  table.hidden = rows.length === 0;
 }
 
 async function openReplay(tournament, index) {
