@@ -306,10 +306,29 @@ class NumpyGridTicTacToe(TicTacToe):
 
 @dataclass(frozen=True)
 class BlindGridTicTacToe(TicTacToe):
-    """A grid that shows X's stones only."""
+    """A grid that shows every stone as X's."""
 
     def grid(self, state: State) -> list[list[int]]:
-        return [[c if c == 0 else -1 for c in row] for row in super().grid(state)]
+        return [[min(c, 0) for c in row] for row in super().grid(state)]
+
+
+@dataclass(frozen=True)
+class EagerLinesTicTacToe(TicTacToe):
+    """Rings the centre before anyone has won."""
+
+    def winning_cells(self, state: State) -> tuple[tuple[int, int], ...]:
+        return super().winning_cells(state) or ((1, 1),)
+
+
+@dataclass(frozen=True)
+class LosersLineTicTacToe(TicTacToe):
+    """Rings the empty cells of a won game instead of the winner's line."""
+
+    def winning_cells(self, state: State) -> tuple[tuple[int, int], ...]:
+        if state.winner is None:
+            return ()
+        rows = self.grid(state)
+        return tuple((x, y) for y, row in enumerate(rows) for x, v in enumerate(row) if v != state.winner)
 
 
 @dataclass(frozen=True)
@@ -390,8 +409,9 @@ BROKEN_GAMES: list[tuple[Callable[[], Game], str]] = [
     (ShortTicTacToe, "a game reached ply 9, past max_plies 8"),
     (OffGridTicTacToe, r"move c\d: \(3, \d\) is not a cell \(x, y\) of the 3x3 grid"),
     (NumpyGridTicTacToe, "grid cells must be the ints -1, 0 or 1"),
-    (BlindGridTicTacToe, "have the same grid"),
     (ClicklessTicTacToe, "no cells for a legal move"),
+    (EagerLinesTicTacToe, r"winning cells \(\(1, 1\),\) where nobody has won"),
+    (LosersLineTicTacToe, "no winning cell .* holds a piece of the winner"),
     (
         lambda: with_kernel("stuck", status=_status(lambda s, me, opp: ONGOING if s == DRAW else s)),
         "no legal move",
@@ -424,6 +444,11 @@ BROKEN_GAMES: list[tuple[Callable[[], Game], str]] = [
 def test_check_game_names_a_broken_promise(broken: Callable[[], Game], message: str) -> None:
     with pytest.raises(ConformanceError, match=message):
         check_game(broken(), games=3)
+
+
+def test_a_grid_that_does_not_show_the_whole_board_is_named() -> None:
+    with pytest.raises(ConformanceError, match="have the same grid"):
+        contract.check_views_keep_the_board(BlindGridTicTacToe())
 
 
 def test_symmetries_keep_the_result_of_every_position_of_a_game() -> None:

@@ -208,7 +208,7 @@ def test_the_web_page_gets_its_grid_the_cells_of_each_move_and_the_last_moves_ce
         "b3-b2": [[1, 2], [1, 1]],
         "c3-c2": [[2, 2], [2, 1]],
     }
-    assert position["marks"] == {}
+    assert position["marks"] == {"lines": []}
     web_game.play("b3-b2")
     position = web_game.view["position"]
     assert position["grid"] == [[1, 1, 1], [-1, 0, -1], [0, -1, 0]]

@@ -259,6 +259,8 @@ def test_a_game_from_outside_is_drawn_as_its_grid_and_played_by_clicking_its_cel
         assert page.locator(f".cell.from[data-x='{move.x}'][data-y='{move.y}']").count() == 1
         assert page.locator(f".cell.last[data-x='{move.to_x}'][data-y='{move.to_y}']").count() == 1
     assert page.inner_text("#result").startswith("Game over")
+    ringed = page.eval_on_selector_all(".cell.line", cells)
+    assert {tuple(c) for c in ringed} == set(state.game.winning_cells(state))
     page.screenshot(path=str(screens / "hexapawn-game.png"))
 
 

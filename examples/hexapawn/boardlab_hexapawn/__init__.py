@@ -226,6 +226,14 @@ class Hexapawn(base.Game):
     def grid(self, state: base.State) -> list[list[int]]:
         return _board(state)
 
+    def winning_cells(self, state: base.State) -> tuple[tuple[int, int], ...]:
+        """The pawn that went through to the far row, if that is how the game was won."""
+        if state.outcome is None or state.outcome.winner is None:
+            return ()
+        rows, n = _board(state), self.size
+        far = 0 if state.outcome.winner == 0 else n - 1
+        return tuple((x, far) for x in range(n) if rows[far][x] == state.outcome.winner)
+
     def move_cells(self, state: base.State, move: Any) -> tuple[tuple[int, int], ...]:
         """The pawn's cell, then its target."""
         self.action_of(move)

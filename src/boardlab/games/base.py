@@ -420,6 +420,12 @@ class Game(ABC):
         default) for a board that is not such a grid."""
         return None
 
+    def winning_cells(self, state: State) -> tuple[tuple[int, int], ...]:
+        """The cells ``(x, y)`` of :meth:`grid` that won a finished game (the line or lines of a
+        game of lines), for a board to ring; empty while the game goes on, and (the default)
+        where no cells show the win."""
+        return ()
+
     def move_cells(self, state: State, move: Any) -> tuple[tuple[int, int], ...]:
         """The cells ``(x, y)`` of :meth:`grid` (``x`` from the left, ``y`` from the top) a player
         points at to make the legal ``move`` in ``state``, in that order: one cell for a placement, a

@@ -400,8 +400,10 @@ def check_views_keep_the_board(game: Game, seeds: int = 20) -> None:
 
 def check_grid(game: Game, seed: int) -> None:
     """A game that draws its board as a grid (``Game.grid``) does so at every position of a
-    random game, with one shape and cells of -1, 0 or 1, and names one or more cells on it for
-    every legal move (``Game.move_cells``); a game without a grid names no cells."""
+    random game, with one shape and cells of -1, 0 or 1, names one or more cells on it for every
+    legal move (``Game.move_cells``) and, for the cells that won (``Game.winning_cells``), none
+    but after a win, and then cells on it, one at least with a piece of the winner; a game
+    without a grid names no cells."""
     line = random_line(game, seed)
     grids = [game.grid(state) for state in line]
     if grids[0] is None:
@@ -420,12 +422,28 @@ def check_grid(game: Game, seed: int) -> None:
             and width > 0,
             f"{where}: the grid is not {height} rows of {width} cells",
         )
+        assert rows is not None  # for the type checker: the shape check above
         _ensure(
-            all(type(v) is int and -1 <= v <= 1 for row in rows for v in row),  # type: ignore[union-attr]
+            all(type(v) is int and -1 <= v <= 1 for row in rows for v in row),
             f"{where}: grid cells must be the ints -1, 0 or 1",
         )
         for move in [] if state.is_over else state.legal_moves():
             _check_move_cells(game.move_cells(state, move), width, height, f"{where}, move {move}")
+        _check_winning_cells(state, rows, width, height)
+
+
+def _check_winning_cells(state: State, rows: list[list[int]], width: int, height: int) -> None:
+    where = f"{state.to_text()!r}"
+    cells = state.game.winning_cells(state)
+    winner = state.winner
+    if winner is None or not cells:
+        _ensure(cells == (), f"{where}: winning cells {cells!r} where nobody has won")
+        return
+    _check_move_cells(cells, width, height, f"{where}, the winning cells")
+    _ensure(
+        any(rows[y][x] == winner for x, y in cells),
+        f"{where}: no winning cell {cells!r} holds a piece of the winner",
+    )
 
 
 def _check_move_cells(cells: Any, width: int, height: int, where: str) -> None:

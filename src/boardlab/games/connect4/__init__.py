@@ -420,6 +420,9 @@ class ConnectFour(Game):
     def grid(self, state: State) -> list[list[int]]:
         return _board(state)
 
+    def winning_cells(self, state: State) -> tuple[tuple[int, int], ...]:
+        return tuple((x, y) for x, y in self.win_cells(state))
+
     def move_cells(self, state: State, move: Any) -> tuple[tuple[int, int], ...]:
         """The cell where the stone comes to rest."""
         column = self.action_of(move)

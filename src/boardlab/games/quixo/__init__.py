@@ -284,6 +284,15 @@ class Quixo(base.Game):
     def grid(self, state: base.State) -> list[list[int]]:
         return _board(state)
 
+    def winning_cells(self, state: base.State) -> tuple[tuple[int, int], ...]:
+        """Every row, column and diagonal of one colour (a move may complete several)."""
+        rows, n = _board(state), self.size
+        lines = [[(x, y) for x in range(n)] for y in range(n)]
+        lines += [[(x, y) for y in range(n)] for x in range(n)]
+        lines += [[(i, i) for i in range(n)], [(n - 1 - i, i) for i in range(n)]]
+        cells = {cell for line in lines if _held_by_one(rows, line) for cell in line}
+        return tuple(sorted(cells, key=lambda c: (c[1], c[0])))
+
     def move_cells(self, state: base.State, move: Any) -> tuple[tuple[int, int], ...]:
         """The cube taken, then the cell where it goes back in."""
         self.action_of(move)
@@ -308,6 +317,11 @@ def _cells(state: base.State) -> str:
     x_cubes, o_cubes = _masks(state)
     n = state.game.size  # type: ignore[attr-defined]
     return "".join("X" if x_cubes >> i & 1 else "O" if o_cubes >> i & 1 else BLANK for i in range(n * n))
+
+
+def _held_by_one(rows: list[list[int]], line: list[tuple[int, int]]) -> bool:
+    first = rows[line[0][1]][line[0][0]]
+    return first >= 0 and all(rows[y][x] == first for x, y in line)
 
 
 def _board(state: base.State) -> list[list[int]]:

@@ -232,6 +232,9 @@ class TicTacToe(base.Game):
     def grid(self, state: base.State) -> list[list[int]]:
         return _board(state)
 
+    def winning_cells(self, state: base.State) -> tuple[tuple[int, int], ...]:
+        return tuple(winning_cells(state))
+
     def move_cells(self, state: base.State, move: Any) -> tuple[tuple[int, int], ...]:
         self.action_of(move)
         return ((move.x, move.y),)
