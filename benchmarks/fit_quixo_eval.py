@@ -13,7 +13,7 @@ played in ``--workers`` processes, and the weights are fitted to their results
 logistic rescaling of ``lines2`` and ``lines3`` (and, for ``patterns``, a fit of ``tuned``) on
 the same positions (lower is better; 0.693 is a coin flip), and for ``tuned`` the shipped weights
 as they stand (``shipped``), then writes the JSON file the Quixo
-kernel reads (by default ``src/boardlab/games/data/quixo-<model>.json``; sizes not fitted in
+kernel reads (by default ``src/boardlab/games/quixo/data/quixo-<model>.json``; sizes not fitted in
 this run keep their weights).
 """
 
@@ -32,7 +32,7 @@ from rich.table import Table
 from boardlab.core.files import atomic_write_text
 from boardlab.train.eval_fit import DEFAULT_PLAYERS, FEWEST_GAMES, MODELS, Fit, Positions, fit, self_play
 
-DATA = Path(__file__).resolve().parents[1] / "src/boardlab/games/data"
+DATA = Path(__file__).resolve().parents[1] / "src/boardlab/games/quixo/data"
 SHOWN = 10
 
 

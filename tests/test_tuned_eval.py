@@ -417,3 +417,31 @@ def test_fit_script_refuses_too_few_games_or_workers_before_playing(
     assert stopped.value.code == 2
     assert flags[0] in capsys.readouterr().err
     assert not (tmp_path / "w.json").exists()
+
+
+@pytest.mark.parametrize("model", ["tuned", "patterns"])
+def test_fit_script_without_out_rewrites_the_file_the_kernel_reads(
+    model: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """benchmarks/fit_quixo_eval.py (games.md) without --out writes the shipped weights: the
+    very file Quixo's kernel loads, keeping the sizes this run does not fit."""
+    from importlib import resources
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    script = _fit_script()
+    shipped = resources.files("boardlab.games.quixo").joinpath("data", f"quixo-{model}.json")
+    fitted = SimpleNamespace(size=5, to_json=lambda: {"fit": {}, "new": True})
+    monkeypatch.setattr(
+        script, "positions_for", lambda *args: SimpleNamespace(game=np.arange(5), players=("p",))
+    )
+    monkeypatch.setattr(script, "fit", lambda size, positions, model: fitted)
+    monkeypatch.setattr(script, "report", lambda console, fitted: None)
+    written: dict[Path, str] = {}
+    monkeypatch.setattr(script, "atomic_write_text", lambda path, text: written.update({Path(path): text}))
+    assert script.main(["--model", model, "--sizes", "5", "--games", "5"]) == 0
+    [(path, text)] = written.items()
+    assert path.resolve() == Path(str(shipped)).resolve()
+    sizes = json.loads(text)["sizes"]
+    assert sizes["5"]["new"] is True
+    assert {"3", "4"} <= set(sizes) and sizes["4"] == json.loads(shipped.read_text())["sizes"]["4"]
