@@ -3,7 +3,9 @@ small boards, the book, the perfect agent, the oracle and the CLI."""
 
 from __future__ import annotations
 
+import importlib
 import random
+import re
 from functools import cache
 from pathlib import Path
 from types import SimpleNamespace
@@ -26,7 +28,7 @@ from boardlab.games.connect4 import solver as c4
 from boardlab.games.connect4.solver import Book, Solver, SolverError
 from boardlab.games.exact import Value
 from boardlab.games.tictactoe import TicTacToe
-from boardlab.ui.connect4_cli import register
+from boardlab.ui.connect4_cli import _waiting, register
 
 DATA = c4.benchmark_sets_folder()
 # (file, how many of its first positions): End-Easy, Middle-Easy, Begin-Easy
@@ -465,6 +467,18 @@ def test_cli_solve_and_analyze() -> None:
     assert code == 0 and "game over: X wins" in out, out
     code, out = run("solve", "connect4", "1212121")
     assert code == 0 and "game over" in out and "-18" in out
+
+
+def test_the_wait_for_an_early_position_names_what_builds_a_book() -> None:
+    """`boardlab solve connect4` on an early position without a book says that an opening book
+    would answer it, naming the function that builds one (boardlab has no command for it)."""
+    hint = _waiting(Solver(7, 6, tt_log2=10, book=False), ConnectFour().play_moves("44"))
+    names = re.findall(r"`([^`]+)`", hint)
+    assert names and "minutes" in hint
+    for name in names:
+        module, _, function = name.rpartition(".")
+        assert module.startswith("boardlab."), hint
+        assert callable(getattr(importlib.import_module(module), function))
 
 
 @pytest.mark.parametrize(

@@ -73,7 +73,10 @@ def _waiting(solver: Any, state: Any) -> str:
     # positions near the opening take minutes unless the opening book answers them
     book = solver.book.stones if solver.book else -1
     if state.ply <= 8 and state.ply > book + 1:
-        return "solving (positions this early can take minutes; `connect4-book` builds the opening book)..."
+        return (
+            "solving (positions this early can take minutes; an opening book answers them at once: "
+            "`boardlab.games.connect4.solver.build_book` builds one)..."
+        )
     return "solving..."
 
 
