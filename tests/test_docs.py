@@ -8,8 +8,9 @@
   block is still compiled, so its syntax is checked.
 - ``test_commands[PAGE]`` reads every ``boardlab COMMAND ...`` of the page (in shell blocks
   and in `inline code`, also written without ``boardlab`` as in `perft --size 4`) and checks
-  that the command exists and has every ``--flag`` (and ``-n``) it is given; for ``boardlab
-  train KIND`` the flags are train's own and those of KIND's settings. A line running a
+  that the command exists and has every ``--flag`` (and ``-n``) it is given (``boardlab
+  --version``: boardlab's own options; ``boardlab COMMAND --help``: every command's); for
+  ``boardlab train KIND`` the flags are train's own and those of KIND's settings. A line running a
   script (``.venv/bin/python benchmarks/strength.py --games 100``) names a file of the
   checkout whose source has each flag. The keys of ``--hyper key=value,...`` are KIND's
   hyper-parameters.
@@ -130,7 +131,7 @@ def test_python_blocks(path: Path, tmp_path: Path) -> None:
 @functools.cache
 def cli_flags() -> dict[str, frozenset[str]]:
     """Each ``boardlab`` command's flags; ``train KIND`` also under ``"train KIND"``, with the
-    flags of KIND's settings."""
+    flags of KIND's settings; ``boardlab``'s own (``--version``) under ``""``."""
     from typer.main import get_command
 
     from boardlab.core.spec import options_of
@@ -138,7 +139,8 @@ def cli_flags() -> dict[str, frozenset[str]]:
     from boardlab.ui.cli import app
 
     group = get_command(app)
-    flags: dict[str, frozenset[str]] = {}
+    own = {"--help", *(o for param in group.params for o in param.opts if o.startswith("-"))}
+    flags: dict[str, frozenset[str]] = {"": frozenset(own)}  # `boardlab --version`
     for name, command in group.commands.items():  # type: ignore[attr-defined]
         opts = {"--help"}
         for param in command.params:
@@ -182,6 +184,10 @@ def _words(command: str) -> list[str]:
 def _problems_of_command(command: str) -> list[str]:
     words = _words(command)
     flags = cli_flags()
+    if words and words[0].startswith("-"):  # `boardlab --version`: the group's own options
+        return [f"boardlab {command}: boardlab has no {f}" for f in _flags_in(words) if f not in flags[""]]
+    if words and words[0] == "COMMAND":  # `boardlab COMMAND --help`: every command has --help
+        return [f"boardlab {command}: not every command has {f}" for f in _flags_in(words) if f != "--help"]
     if not words or words[0] not in flags:
         return [f"boardlab {command}: no command {words[0] if words else ''!r}"]
     name = words[0]
