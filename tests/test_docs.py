@@ -21,6 +21,8 @@
 - ``test_names[PAGE]``: every ``boardlab.x.y`` in the page's inline code imports (a module, or
   an attribute of one), every ``boardlab/...`` file named there is in ``src/``, and every
   ``BOARDLAB_...`` environment variable of the page is read by the package or its tests.
+- ``test_links[PAGE]``: every relative link and image of the page names a file of the checkout,
+  and its ``#anchor`` a heading there.
 """
 
 from __future__ import annotations
@@ -339,3 +341,39 @@ def environment_variables() -> frozenset[str]:
             if source.name != "test_docs.py":
                 names.update(re.findall(r"\bBOARDLAB_[A-Z0-9_]+", source.read_text(encoding="utf-8")))
     return frozenset(names)
+
+
+# --- links ---------------------------------------------------------------------------------------
+
+LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
+HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
+
+
+def _slug(heading: str) -> str:
+    """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces as hyphens."""
+    text = re.sub(r"[^\w\- ]", "", heading.replace("`", "").strip().lower())
+    return text.replace(" ", "-")
+
+
+@functools.cache
+def anchors(path: Path) -> frozenset[str]:
+    """The anchors of a Markdown file's headings (those inside fenced blocks are no headings)."""
+    page = read_page(path)
+    return frozenset(_slug(m.group(1)) for line in page.prose.splitlines() if (m := HEADING.match(line)))
+
+
+@pytest.mark.parametrize("path", PAGES, ids=PAGE_IDS)
+def test_links(path: Path) -> None:
+    """Every relative link of the page (and image) names a file of the checkout, and its
+    ``#anchor`` a heading of that file."""
+    problems: list[str] = []
+    for target in LINK.findall(read_page(path).prose):
+        if re.match(r"^[a-z]+:", target):  # https:, mailto:
+            continue
+        file, _, anchor = target.partition("#")
+        linked = (path.parent / file).resolve() if file else path
+        if not linked.exists():
+            problems.append(f"{target}: no such file")
+        elif anchor and linked.suffix == ".md" and anchor not in anchors(linked):
+            problems.append(f"{target}: no heading #{anchor} in {linked.name}")
+    assert not problems, "\n".join(problems)
