@@ -3,17 +3,14 @@ small boards, the book, the perfect agent, the oracle and the CLI."""
 
 from __future__ import annotations
 
-import importlib
 import random
 import re
-from functools import cache
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 import pytest
-import typer
 from typer.testing import CliRunner
 
 from boardlab.agents import make_agent, perfect
@@ -28,7 +25,9 @@ from boardlab.games.connect4 import solver as c4
 from boardlab.games.connect4.solver import Book, Solver, SolverError
 from boardlab.games.exact import Value
 from boardlab.games.tictactoe import TicTacToe
-from boardlab.ui.connect4_cli import _waiting, register
+from boardlab.ui import connect4_cli
+from boardlab.ui.cli import app
+from boardlab.ui.connect4_cli import _waiting
 
 DATA = c4.benchmark_sets_folder()
 # (file, how many of its first positions): End-Easy, Middle-Easy, Begin-Easy
@@ -360,6 +359,18 @@ def test_a_killed_book_build_resumes_where_it_stopped(
         c4.build_book(4, 4, 4, path)
 
 
+def test_an_interrupted_book_build_keeps_what_it_solved_since_its_last_save(tmp_path: Path) -> None:
+    path = tmp_path / "book.npz"
+
+    def interrupted_after_seven(done: int, total: int) -> None:
+        if done == 7:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):  # within 30 s of the start: no save on the clock yet
+        c4.build_book(4, 4, 4, path, progress=interrupted_after_seven)
+    assert len(np.load(tmp_path / "book.npz.partial.npz")["keys"]) == 7
+
+
 # --- the perfect agent and the oracle --------------------------------------------------------
 
 
@@ -429,19 +440,12 @@ def test_move_accuracy(game: ConnectFour) -> None:
 # --- the CLI ----------------------------------------------------------------------------------
 
 
-@cache
-def cli_app() -> typer.Typer:
-    app = typer.Typer(pretty_exceptions_enable=False)
-    register(app)
-    return app
-
-
 def game_of_moves(moves: str) -> Any:
     return ConnectFour().play_moves(moves)
 
 
 def run(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(cli_app(), list(args))
+    result = CliRunner().invoke(app, list(args))
     return result.exit_code, result.output
 
 
@@ -469,16 +473,29 @@ def test_cli_solve_and_analyze() -> None:
     assert code == 0 and "game over" in out and "-18" in out
 
 
-def test_the_wait_for_an_early_position_names_what_builds_a_book() -> None:
+def test_the_wait_for_an_early_position_names_the_command_that_builds_a_book(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     """`boardlab solve connect4` on an early position without a book says that an opening book
-    would answer it, naming the function that builds one (boardlab has no command for it)."""
+    would answer it, naming the command that builds one, which does."""
     hint = _waiting(Solver(7, 6, tt_log2=10, book=False), ConnectFour().play_moves("44"))
-    names = re.findall(r"`([^`]+)`", hint)
-    assert names and "minutes" in hint
-    for name in names:
-        module, _, function = name.rpartition(".")
-        assert module.startswith("boardlab."), hint
-        assert callable(getattr(importlib.import_module(module), function))
+    commands = re.findall(r"`boardlab ([^`]+)`", hint)
+    assert len(commands) == 1 and "minutes" in hint
+    built: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(connect4_cli, "build_book", lambda *args, **kw: built.append(args) or [])
+    monkeypatch.setenv("BOARDLAB_TABLES", str(tmp_path))
+    code, out = run(*commands[0].split())
+    assert code == 0, out
+    assert built == [(7, 6, 4, tmp_path / "connect4-book-7x6.npz")]
+
+
+def test_the_book_goes_into_the_folder_named(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    built: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(connect4_cli, "build_book", lambda *args, **kw: built.append(args) or [])
+    code, out = run("solve", "connect4", "--book", "2", "--dir", str(tmp_path))
+    assert code == 0, out
+    assert built == [(7, 6, 2, tmp_path / "connect4-book-7x6.npz")]
+    assert "Building the Connect Four opening book (2 stones)" in out
 
 
 @pytest.mark.parametrize(
@@ -490,7 +507,12 @@ def test_the_wait_for_an_early_position_names_what_builds_a_book() -> None:
         (("solve", "connect4", "44a3"), "ply 3: 'a' is not a column 1-7"),
         (("analyze", "--game", "connect4", "4x"), "ply 2"),
         (("solve", "connect4:connect=5", "44"), "lines of 4 only"),
-        (("solve", "quixo", "44"), "not quixo"),
+        (("solve", "quixo", "44"), "a Quixo solve takes no position"),
+        (("solve", "connect4", "--book", "9"), "--book must be in 0..8 stones"),
+        (("solve", "connect4:width=8", "--book", "2"), "is for Connect Four on 7x6, not connect4:width=8"),
+        (("solve", "connect4", "44", "--book", "2"), "it takes no position"),
+        (("solve", "quixo", "--book", "2"), "--book builds the Connect Four opening book"),
+        (("solve", "connect4", "44", "--dir", "."), "--dir is where"),
         (("solve", "connect4:width=99", "4"), "width"),
     ],
 )

@@ -2,19 +2,17 @@
 MOVES`` and building the opening book.
 
 The bodies are plain functions (:func:`solve_connect4`, :func:`analyze_connect4`,
-:func:`build_book_connect4`) so that the one ``solve`` and the one ``analyze`` command of the
-``boardlab`` app can dispatch to them by game; :func:`register` attaches them to a typer app
-of their own (for tests and for trying them alone). Bad input ends with a one-line error
-and exit code 2; the errors of a move sequence name the ply where it went wrong.
+:func:`build_book_connect4`) that the one ``solve`` and the one ``analyze`` command of the
+``boardlab`` app dispatch to by game. Bad input ends with a one-line error and exit code 2;
+the errors of a move sequence name the ply where it went wrong.
 """
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-import typer
 from rich.console import Console
 from rich.table import Table
 
@@ -75,7 +73,7 @@ def _waiting(solver: Any, state: Any) -> str:
     if state.ply <= 8 and state.ply > book + 1:
         return (
             "solving (positions this early can take minutes; an opening book answers them at once: "
-            "`boardlab.games.connect4.solver.build_book` builds one)..."
+            "`boardlab solve connect4 --book 4` builds one)..."
         )
     return "solving..."
 
@@ -154,7 +152,7 @@ def build_book_connect4(stones: int = 4, path: Path | None = None) -> None:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     if not 0 <= stones <= 8:
-        fail(f"--stones must be in 0..8 (each stone multiplies the work by about 4), got {stones}")
+        fail(f"--book must be in 0..8 stones (each stone multiplies the work by about 4), got {stones}")
     target = path if path is not None else default_book_path()
     console = make_console(highlight=False)
     console.print(f"Building the Connect Four opening book ({stones} stones) into {target}")
@@ -174,39 +172,4 @@ def build_book_connect4(stones: int = 4, path: Path | None = None) -> None:
     console.print(f"{len(book):,} positions with at most {stones} stones in {target}")
 
 
-def register(app: typer.Typer) -> None:
-    """Attach ``solve``, ``analyze`` and ``connect4-book`` to a typer app of their own."""
-
-    @app.command("solve", help="Exact score, best moves and a perfect line of a Connect Four position.")
-    def solve_command(
-        game: Annotated[
-            str, typer.Argument(metavar="GAME", help="the game: connect4 (or connect4:width=8,height=7)")
-        ],
-        position: Annotated[
-            str, typer.Argument(metavar="POSITION", help="moves from the empty board like 4453, or a board")
-        ] = "",
-        weak: Annotated[bool, typer.Option("--weak", help="only win, draw or loss (faster)")] = False,
-    ) -> None:
-        solve_connect4(position, weak, game)
-
-    @app.command("analyze", help="The exact score of every move of a Connect Four position.")
-    def analyze_command(
-        position: Annotated[
-            str, typer.Argument(metavar="POSITION", help="moves from the empty board like 4453, or a board")
-        ] = "",
-        game: Annotated[str, typer.Option("--game", "-g", help="the game spec")] = "connect4",
-        weak: Annotated[bool, typer.Option("--weak", help="only win, draw or loss (faster)")] = False,
-    ) -> None:
-        analyze_connect4(position, weak, game)
-
-    @app.command("connect4-book", help="Build the Connect Four opening book (7x6).")
-    def book_command(
-        stones: Annotated[
-            int, typer.Option("--stones", help="solve every position with this many stones")
-        ] = 4,
-        path: Annotated[Path | None, typer.Option("--path", help="where the .npz goes")] = None,
-    ) -> None:
-        build_book_connect4(stones, path)
-
-
-__all__ = ["analyze_connect4", "build_book_connect4", "load_position", "register", "solve_connect4"]
+__all__ = ["analyze_connect4", "build_book_connect4", "load_position", "solve_connect4"]

@@ -48,6 +48,27 @@ def register(app: typer.Typer) -> None:
     )(analyze_command)
 
 
+def _build_book(game: str, position: str, weak: bool, stones: int, directory: Path | None) -> None:
+    """``solve connect4 --book STONES``: the 7 x 6 opening book, into ``directory`` (else the
+    tables folder, where every 7 x 6 solver looks for it)."""
+    from boardlab.games.connect4.solver import BOOK_FILE
+    from boardlab.ui.connect4_cli import build_book_connect4
+
+    if position or weak:
+        fail("--book builds the opening book from the empty board: it takes no position and no --weak")
+    try:
+        board = parse_game(game)
+    except GameError as err:
+        fail(str(err))
+    if (board.width, board.height, board.connect) != (7, 6, 4):  # type: ignore[attr-defined]
+        fail(f"the opening book is for Connect Four on 7x6, not {board.spec}")
+    if directory is not None:
+        _check_dir(directory)
+        if (problem := output_problem(directory, folder=True)) is not None:
+            fail(f"--dir {shorten(str(directory))}: {problem}")
+    build_book_connect4(stones, None if directory is None else directory / BOOK_FILE)
+
+
 def _check_dir(directory: Path | None) -> None:
     problem = None if directory is None else path_problem(directory, folder=True)
     if problem is not None:
@@ -97,6 +118,14 @@ def solve_command(
     verify: Annotated[
         bool, typer.Option("--verify/--no-verify", help="check the checksums of tables already built")
     ] = True,
+    book: Annotated[
+        int | None,
+        typer.Option(
+            "--book",
+            metavar="STONES",
+            help="connect4: build the 7x6 opening book, every position with STONES stones solved (resumes)",
+        ),
+    ] = None,
 ) -> None:
     """Build the tables class pair by class pair (fullest boards first); a run that was cut
     short resumes from the last finished pair. Ctrl-C and SIGTERM stop it with the finished
@@ -107,17 +136,22 @@ def solve_command(
     from boardlab.ui.connect4_cli import solve_connect4
 
     if game.strip().lower().startswith("connect4"):
-        if size is not None or blanks is not None or directory is not None:
-            fail(
-                "--size, --blanks and --dir are for Quixo; a Connect Four solve takes its board from the spec"
-            )
+        if size is not None or blanks is not None:
+            fail("--size and --blanks are for Quixo; a Connect Four solve takes its board from the spec")
+        if book is None and directory is not None:
+            fail("--dir is where Quixo's tables or the Connect Four book (--book) go")
         with sigterm_as_interrupt() as termination:
             try:
-                solve_connect4(position, weak=weak, game=game.strip().lower())
+                if book is not None:
+                    _build_book(game.strip().lower(), position, weak, book, directory)
+                else:
+                    solve_connect4(position, weak=weak, game=game.strip().lower())
             except KeyboardInterrupt:
                 typer.echo(f"{termination.how}.", err=True)
                 raise typer.Exit(termination.exit_code) from None
         return
+    if book is not None:
+        fail("--book builds the Connect Four opening book: boardlab solve connect4 --book 4")
     rulebook = _quixo_rulebook(game, "solve")
     if position:
         fail("a Quixo solve takes no position; analyze a position with: boardlab analyze POSITION")

@@ -924,10 +924,11 @@ def build_book(
     """Solve every position with ``stones`` stones, derive the positions with fewer, and
     save the book as ``.npz`` (default :func:`default_book_path`, for 7 x 6 only).
 
-    The solved positions are saved to ``<path>.partial.npz`` as they come, so a killed
-    build resumes where it stopped. ``progress(done, total)`` is called after each one.
-    The table is kept warm from one position to the next: scores are facts, and
-    neighbouring positions share most of their search.
+    The solved positions are saved to ``<path>.partial.npz`` as they come (every 30 s, and
+    at Ctrl-C or SIGTERM), so a stopped or killed build resumes where it stopped.
+    ``progress(done, total)`` is called after each one. The table is kept warm from one
+    position to the next: scores are facts, and neighbouring positions share most of their
+    search.
     """
     path = Path(path) if path is not None else default_book_path()
     partial = path.with_name(path.name + ".partial.npz")
@@ -937,18 +938,23 @@ def build_book(
     if partial.exists():
         known = _read_partial(partial, width, height, stones)
     targets = positions_at(width, height, stones)
-    last_save = time.monotonic()
-    for i, words in enumerate(targets):
-        key = int(canonical_key(prm, *words))
-        if key not in known:
-            score = solver.solve(words)
-            assert score is not None
-            known[key] = score
-            if time.monotonic() - last_save > 30 or i + 1 == len(targets):
-                _save_partial(partial, known, (width, height, stones))
-                last_save = time.monotonic()
-        if progress is not None:
-            progress(i + 1, len(targets))
+    last_save, saved = time.monotonic(), len(known)
+    try:
+        for i, words in enumerate(targets):
+            key = int(canonical_key(prm, *words))
+            if key not in known:
+                score = solver.solve(words)
+                assert score is not None
+                known[key] = score
+                if time.monotonic() - last_save > 30 or i + 1 == len(targets):
+                    _save_partial(partial, known, (width, height, stones))
+                    last_save, saved = time.monotonic(), len(known)
+            if progress is not None:
+                progress(i + 1, len(targets))
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: keep what was solved since the last save
+        if len(known) > saved:
+            _save_partial(partial, known, (width, height, stones))
+        raise
     # the positions with fewer stones, from their children
     for depth in range(stones - 1, -1, -1):
         for words in positions_at(width, height, depth):
