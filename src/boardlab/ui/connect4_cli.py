@@ -16,7 +16,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from boardlab.core.console import make_console, ply_count
+from boardlab.core.console import counted, make_console, ply_count
 from boardlab.games import GameError, parse_game
 from boardlab.games.connect4 import ConnectFour
 from boardlab.games.connect4.solver import CONNECT, Solver, build_book, default_book_path, score_text
@@ -155,7 +155,7 @@ def build_book_connect4(stones: int = 4, path: Path | None = None) -> None:
         fail(f"--book must be in 0..8 stones (each stone multiplies the work by about 4), got {stones}")
     target = path if path is not None else default_book_path()
     console = make_console(highlight=False)
-    console.print(f"Building the Connect Four opening book ({stones} stones) into {target}")
+    console.print(f"Building the Connect Four opening book ({counted(stones, 'stone')}) into {target}")
     columns = (TextColumn("positions"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console) as bar:
         task = bar.add_task("solve", total=None)
@@ -169,7 +169,7 @@ def build_book_connect4(stones: int = 4, path: Path | None = None) -> None:
             )
         except OSError as err:
             fail(str(err))
-    console.print(f"{len(book):,} positions with at most {stones} stones in {target}")
+    console.print(f"{len(book):,} positions with at most {counted(stones, 'stone')} in {target}")
 
 
 __all__ = ["analyze_connect4", "build_book_connect4", "load_position", "solve_connect4"]
