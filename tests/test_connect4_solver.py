@@ -234,14 +234,19 @@ def test_reset_is_cold_and_the_epoch_wraps(game: ConnectFour) -> None:
     assert solver.meta[c4.M_EPOCH] == 1 and not solver.tt.any()
 
 
-def test_the_default_book_lives_in_the_tables_folder_not_in_the_package(
+def test_a_built_book_lives_in_the_tables_folder_and_comes_before_the_shipped_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An installed package may be read-only: the book goes where Quixo's tables go."""
+    """An installed package may be read-only: a book built goes where Quixo's tables go, and is
+    read there rather than the small book in the package."""
     monkeypatch.setenv("BOARDLAB_TABLES", str(tmp_path))
-    Book(7, 6, 0, np.array([1], np.int64), np.array([0], np.int8)).save(tmp_path / "connect4-book-7x6.npz")
     c4.default_book.cache_clear()
     try:
+        shipped = c4.default_book()
+        assert shipped is not None and shipped.stones == 1  # nothing built yet: the package's
+        built = Book(7, 6, 0, np.array([1], np.int64), np.array([0], np.int8))
+        built.save(tmp_path / "connect4-book-7x6.npz")
+        c4.default_book.cache_clear()
         book = c4.default_book()
         assert book is not None and (book.width, book.height, len(book)) == (7, 6, 1)
         assert Solver(7, 6, tt_log2=10).book is book and Solver(5, 4, tt_log2=10).book is None
@@ -253,6 +258,18 @@ def test_the_default_book_lives_in_the_tables_folder_not_in_the_package(
         c4.default_book_path()
         == tmp_path / "home" / ".cache" / "boardlab" / "tables" / "connect4-book-7x6.npz"
     )
+
+
+def test_the_shipped_book_gives_the_published_values_of_the_start() -> None:
+    """The first player wins 7x6 Connect Four (Allis; Allen, 1988), scoring 1 with perfect play,
+    and the first moves score -2 -1 0 1 0 -1 -2 from the left (the published analysis)."""
+    book = Book.load(c4.SHIPPED_BOOK)
+    assert (book.width, book.height, book.stones) == (7, 6, 1)
+    solver = Solver(7, 6, tt_log2=10, book=book)
+    start = ConnectFour().initial()
+    assert solver.solve(start) == 1
+    assert solver.analyze(start) == [-2, -1, 0, 1, 0, -1, -2]
+    assert solver.nodes < 100  # read from the book, not searched
 
 
 def test_book_on_a_small_board(tmp_path: Path) -> None:

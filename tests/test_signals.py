@@ -121,7 +121,8 @@ def compiled_connect4_solver() -> None:
 @pytest.mark.usefixtures("compiled_connect4_solver")
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_connect4_solve_stops_in_its_compiled_search(signum: int) -> None:
-    code, output, seconds = _signal_when(["solve", "connect4", ""], lambda: True, signum, settle=2.0)
+    # two stones: past the shipped opening book, a search of minutes
+    code, output, seconds = _signal_when(["solve", "connect4", "44"], lambda: True, signum, settle=2.0)
     _assert_stopped(signum, code, output, seconds)
 
 

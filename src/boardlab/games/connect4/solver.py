@@ -642,11 +642,19 @@ def default_book_path() -> Path:
     return tables_root() / BOOK_FILE
 
 
+SHIPPED_BOOK = Path(__file__).with_name("data") / BOOK_FILE
+"""The small 7 x 6 book that ships with the package: the empty board and every position of
+one stone, so that the start and the first reply are answered at once."""
+
+
 @functools.cache
 def default_book() -> Book | None:
-    """The 7 x 6 book at :func:`default_book_path`, or None when it has not been built."""
-    path = default_book_path()
-    return Book.load(path) if path.exists() else None
+    """The 7 x 6 book at :func:`default_book_path` once one has been built there, else the one
+    that ships (:data:`SHIPPED_BOOK`); None when neither is there."""
+    for path in (default_book_path(), SHIPPED_BOOK):
+        if path.exists():
+            return Book.load(path)
+    return None
 
 
 _EMPTY_KEYS = np.zeros(0, dtype=np.int64)
@@ -1007,6 +1015,7 @@ __all__ = [
     "BOOK_FILE",
     "CONNECT",
     "DEFAULT_TT_LOG2",
+    "SHIPPED_BOOK",
     "Book",
     "Solver",
     "SolverError",
