@@ -498,6 +498,13 @@ def test_the_wait_for_an_early_position_names_the_command_that_builds_a_book(
     hint = _waiting(Solver(7, 6, tt_log2=10, book=False), ConnectFour().play_moves("44"))
     commands = re.findall(r"`boardlab ([^`]+)`", hint)
     assert len(commands) == 1 and "minutes" in hint
+    assert _waiting(Solver(7, 6, tt_log2=10, book=False), ConnectFour().initial()) == hint
+    shipped = Solver(7, 6, tt_log2=10, book=Book.load(c4.SHIPPED_BOOK))  # the start and one stone
+    assert [_waiting(shipped, ConnectFour().play_moves(m)) == hint for m in ("", "4", "44")] == [
+        False,
+        False,
+        True,
+    ]
     built: list[tuple[Any, ...]] = []
     monkeypatch.setattr(connect4_cli, "build_book", lambda *args, **kw: built.append(args) or [])
     monkeypatch.setenv("BOARDLAB_TABLES", str(tmp_path))

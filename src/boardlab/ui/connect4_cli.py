@@ -70,7 +70,7 @@ def _header(console: Console, game: Any, state: Any) -> None:
 def _waiting(solver: Any, state: Any) -> str:
     # positions near the opening take minutes unless the opening book answers them
     book = solver.book.stones if solver.book else -1
-    if state.ply <= 8 and state.ply > book + 1:
+    if book < state.ply <= 8:  # the book answers positions of up to its stones
         return (
             "solving (positions this early can take minutes; an opening book answers them at once: "
             "`boardlab solve connect4 --book 4` builds one)..."
