@@ -335,6 +335,10 @@ def test_analysis_shows_the_solvers_values(page: Page, server: dict[str, Any], s
         expected = scores.get(str(column))
         assert label == ("" if expected is None else f"{'+' if expected > 0 else ''}{expected}")
     page.screenshot(path=str(screens / "connect4-analysis.png"))
+    open_page(page, server, "?game=connect4&x=person&o=person&hints=1")  # the start, from the book
+    page.wait_for_selector("#analysis-table tr[data-move]")
+    labels = page.eval_on_selector_all(".c4 .score", "els => els.map(e => e.textContent)")
+    assert labels == ["-2", "-1", "0", "+1", "0", "-1", "-2"]
 
 
 def test_a_position_in_the_url_loads_as_it_reads(page: Page, server: dict[str, Any], screens: Path) -> None:
