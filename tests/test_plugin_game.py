@@ -28,7 +28,7 @@ from boardlab.games import GAMES, exact_play, parse_game
 from boardlab.games.base import IllegalMoveError, MoveParseError, PositionParseError
 from boardlab.games.conformance import check_game
 from boardlab.interop.gymnasium import BoardlabEnv
-from boardlab.interop.openspiel import spiel_game
+from boardlab.interop.openspiel import register_games, spiel_game
 from boardlab.interop.pettingzoo import env as pettingzoo_env
 from boardlab.ui.web.hall import WebGame
 
@@ -193,6 +193,9 @@ def test_the_ecosystem_bridges_take_the_game() -> None:
         warnings.simplefilter("ignore")  # PettingZoo's and Gymnasium's notes on dict observations
         api_test(pettingzoo_env("hexapawn:size=4"), num_cycles=100, verbose_progress=False)
         check_env(BoardlabEnv(game="hexapawn", opponent="greedy"))
+    GAMES.unregister("hexapawn")  # OpenSpiel told of boardlab's games before this one came
+    register_games()
+    GAMES.register("hexapawn", Hexapawn)
     spiel = spiel_game("hexapawn:size=4")
     assert spiel.max_game_length() == 17 and spiel.num_distinct_actions() == 96
     pyspiel.random_sim_test(spiel, num_sims=20, serialize=False, verbose=False)

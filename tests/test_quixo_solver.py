@@ -579,7 +579,10 @@ def test_cli_solve_refuses_a_folder_of_the_other_rulebook(
         (["solve", "quixo", "--size", "3", "--blanks", "10"], "--blanks must be in 0..9"),
         (["solve", "quixo", "44", "--size", "3", "--dir", "{tmp}"], "takes no position"),
         (["solve", "connect4", "1212121", "--blanks", "1"], "are for Quixo"),
-        (["solve", "connect4", "1212121", "--dir", "{tmp}"], "are for Quixo"),
+        (
+            ["solve", "connect4", "1212121", "--dir", "{tmp}"],
+            "--dir is where Quixo's tables or the Connect Four book",
+        ),
         (["analyze", "X.O.O.X.. O 4", "--dir", "{file}"], "it is a file; expected a folder"),
         (["solve", "quixo", "--size", "3", "--dir", "{file}"], "it is a file; expected a folder"),
     ],

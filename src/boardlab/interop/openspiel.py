@@ -250,9 +250,9 @@ class PlanesObserver:
         return state.position.to_text()
 
 
-@functools.cache
 def register_games() -> tuple[str, ...]:
-    """Register every available boardlab game with OpenSpiel (once per process); their names."""
+    """Register with OpenSpiel every available boardlab game it does not know yet (a game added
+    to boardlab later is registered at the next call); the names of all of them."""
     names = []
     for name in available_games():
         short_name = PREFIX + name
