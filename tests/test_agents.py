@@ -176,6 +176,20 @@ def test_greedy_takes_a_win_and_otherwise_blocks():
         assert defending.move_index(move) in safe
 
 
+def test_greedy_picks_among_equal_moves_from_its_seed():
+    state = State.initial(4)
+    moves = [make_agent("greedy", seed=seed).choose(state) for seed in range(12)]
+    assert len(set(moves)) > 3
+    assert make_agent("greedy", seed=5).choose(state) == moves[5]
+
+
+def test_a_move_that_ends_the_game_in_a_draw_is_safe():
+    state = parse_game("tictactoe").parse_position("XOX/XOO/OX. X 8")
+    wins, safe, losing = classify_moves(state.kernel, *state.words)
+    assert (wins, safe, losing) == ([], state.legal_indices(), [])
+    assert state.play_index(safe[0]).is_over and state.play_index(safe[0]).winner is None
+
+
 @pytest.mark.parametrize("eval_name", ["winloss", "longest", "density", "lines3", "lines2"])
 @pytest.mark.parametrize("symmetric", [True, False])
 def test_alphabeta_root_value_equals_plain_negamax(eval_name, symmetric):
@@ -383,7 +397,8 @@ for pair in sys.argv[1:]:
 def test_prepare_compiles_everything_the_first_move_calls():
     """The first move's clock must not pay for a compile (nor for loading one from the cache)."""
     # the hybrid's alpha-beta is the same; perfect hands an unsolved Connect Four move to alpha-beta
-    pairs = ["alphabeta@quixo", "alphabeta@connect4", "perfect@connect4", "perfect@quixo:size=3"]
+    # (it comes before alphabeta@connect4, whose preparing would compile the search for it)
+    pairs = ["perfect@connect4", "alphabeta@connect4", "alphabeta@quixo", "perfect@quixo:size=3"]
     done = subprocess.run(
         [sys.executable, "-c", FIRST_MOVE_COMPILES, *pairs], capture_output=True, text=True, timeout=600
     )
@@ -391,6 +406,16 @@ def test_prepare_compiles_everything_the_first_move_calls():
     lines = done.stdout.splitlines()
     assert len(lines) == len(pairs)
     assert [line for line in lines if len(line.split()) > 2] == []
+
+
+def test_perfect_spreads_its_policy_evenly_over_the_best_moves_and_picks_one_from_its_seed():
+    state = parse_game("tictactoe").initial()  # every first move draws
+    decisions = [make_agent("perfect", seed=seed, game=state.game).act(state) for seed in range(12)]
+    for decision in decisions:
+        assert decision.policy is not None and decision.value == 0.0
+        assert decision.policy.tolist() == pytest.approx([1 / 9] * 9)
+    assert len({decision.move for decision in decisions}) > 3
+    assert make_agent("perfect", seed=4, game=state.game).act(state).move == decisions[4].move
 
 
 def test_perfect_values_a_win_past_the_ply_cap_as_a_draw():

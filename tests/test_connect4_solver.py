@@ -430,6 +430,26 @@ def test_perfect_out_of_time_gives_alphabeta_what_the_solver_left(
     assert given == [pytest.approx(left)]
 
 
+@pytest.mark.parametrize("seconds", [None, 2.0])
+def test_perfect_gives_the_solver_its_share_of_the_move_s_time(
+    game: ConnectFour, monkeypatch: pytest.MonkeyPatch, seconds: float | None
+) -> None:
+    # without a time limit the move's time is the solver's default; alpha-beta keeps the rest
+    from boardlab.games.connect4.exact import PERFECT_SECONDS, ConnectFourSolverPlay
+
+    asked: list[float | None] = []
+
+    def best_actions(self: Any, state: Any, seconds: float | None = None) -> list[int]:
+        asked.append(seconds)
+        return [state.legal_indices()[0]]
+
+    monkeypatch.setattr(ConnectFourSolverPlay, "best_actions", best_actions)
+    state = game.parse_position("2252576253462244111563365343671351441")
+    make_agent("perfect", seed=1, game=game).act(state, Limit(time=seconds))
+    move_time = PERFECT_SECONDS if seconds is None else seconds
+    assert asked == [pytest.approx(perfect.SOLVE_SHARE * move_time)]
+
+
 def test_move_accuracy(game: ConnectFour) -> None:
     positions = game_positions(game, ["random", "greedy"], games=4, seed=2, min_ply=16)
     assert positions and all(p.ply >= 16 for p in positions)
