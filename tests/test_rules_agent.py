@@ -23,9 +23,10 @@ from boardlab.agents.rules import (
     RULES,
     RulesAgent,
     load_model,
+    model_header,
     save_model,
 )
-from boardlab.agents.rules_kernel import choose_move, rule_moves
+from boardlab.agents.rules_kernel import choose_move, pick_from_masks, rule_moves
 from boardlab.games import parse_game
 from boardlab.games.base import ONGOING
 from boardlab.games.quixo import kernel as qk
@@ -166,6 +167,17 @@ def test_the_roulette_plays_only_the_moves_of_weighted_active_rules() -> None:
     assert chosen(both) == set(found["complete"]) | set(found["grow_row"])
 
 
+def test_the_roulette_draws_each_active_rule_in_proportion_to_its_weight() -> None:
+    moves = np.array([100, 101, 102, 103], dtype=np.int64)
+    masks = np.array([0b001, 0b010, 0b010, 0b011], dtype=np.int64)  # rules 0 and 1 are active
+    weights = np.zeros(len(RULES))
+    weights[:3] = [0.25, 0.5, 1.0]  # rule 2 is not active: its weight does not count
+    draws = [int(pick_from_masks(weights, moves, masks, 4, u, 0.0)) for u in np.arange(0, 1, 1 / 300)]
+    assert draws.count(100) == 100 and draws.count(101) == 200  # a third and two thirds
+    by_move = [int(pick_from_masks(weights, moves, masks, 4, 0.9, v)) for v in np.arange(0, 1, 1 / 30)]
+    assert [by_move.count(m) for m in (101, 102, 103)] == [10, 10, 10]  # rule 1's moves, evenly
+
+
 # --- the agent and its model files -------------------------------------------------------------
 
 
@@ -202,6 +214,9 @@ def test_model_round_trip_and_refusals(tmp_path: Path) -> None:
         "range": json.dumps({**good, "weights": {**good["weights"], "any": 2.0}}),
         "nan": json.dumps({**good, "weights": {**good["weights"], "any": float("nan")}}),
         "missing": json.dumps({**good, "weights": {"any": 1.0}}),
+        "negative": json.dumps({**good, "weights": {**good["weights"], "block": -0.5}}),
+        "boolean": json.dumps({**good, "weights": {**good["weights"], "block": True}}),
+        "order": json.dumps({**good, "weights": dict(reversed(good["weights"].items()))}),
     }
     for name, text in cases.items():
         bad = tmp_path / f"{name}.json"
@@ -218,6 +233,20 @@ def test_model_round_trip_and_refusals(tmp_path: Path) -> None:
     assert make_agent(f"rules:model={small}", game=parse_game("quixo:size=4")).name == "rules"
     with pytest.raises(AgentSpecError, match="does not exist"):
         make_agent(f"rules:model={tmp_path / 'none.json'}", game=parse_game("quixo"))
+
+
+def test_the_agent_refuses_other_games_and_a_model_of_the_wrong_length() -> None:
+    with pytest.raises(AgentSpecError, match=r"^agent rules plays only quixo, not tictactoe$"):
+        make_agent("rules", game=parse_game("tictactoe"))
+    with pytest.raises(ValueError, match=f"a rules model has {len(RULES)} weights, got 3"):
+        model_header(5, [0.5, 0.5, 0.5])
+
+
+def test_the_agent_draws_its_rule_and_move_from_its_seed() -> None:
+    state = parse_game("quixo").initial()
+    moves = [make_agent("rules", seed=seed, game=state.game).choose(state) for seed in range(12)]
+    assert len(set(moves)) > 3
+    assert make_agent("rules", seed=7, game=state.game).choose(state) == moves[7]
 
 
 # --- the ES --------------------------------------------------------------------------------------
