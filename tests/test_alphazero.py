@@ -191,6 +191,39 @@ def test_agent_takes_a_win_in_one_with_search(model_dir: str) -> None:
     assert state.play(decision.move).status != ONGOING
 
 
+def test_the_search_values_the_position_for_the_side_to_move(model_dir: str) -> None:
+    agent = make_agent(f"alphazero:model={tiny_model(model_dir)},sims=200,proof=0", seed=0, game=TTT)
+    decision = agent.act(TTT.parse_position("XX.OO...."))  # X to move wins at once
+    assert decision.value is not None and decision.value > 0.5
+
+
+def test_without_a_budget_the_agent_searches_400_simulations(model_dir: str) -> None:
+    decision = make_agent(f"alphazero:model={tiny_model(model_dir)}", seed=0, game=TTT).act(TTT.initial())
+    assert decision.info is not None and decision.info.nodes == 400
+
+
+def test_the_agent_searches_from_its_seed(model_dir: str) -> None:
+    spec = f"alphazero:model={tiny_model(model_dir)},sims=16,proof=0"
+    moves = [make_agent(spec, seed=seed, game=TTT).act(TTT.initial()).move for seed in range(6)]
+    assert len(set(moves)) > 1
+    assert [make_agent(spec, seed=seed, game=TTT).act(TTT.initial()).move for seed in range(6)] == moves
+
+
+def test_a_proved_win_is_the_whole_policy_and_values_one(model_dir: str) -> None:
+    agent = make_agent(f"alphazero:model={tiny_model(model_dir)},sims=4,proof=3", seed=0, game=TTT)
+    decision = agent.act(TTT.parse_position("XX.OO...."))
+    assert decision.info is not None and decision.info.engine == "proof" and decision.value == 1.0
+    assert decision.policy is not None and decision.policy.tolist() == [0, 0, 1, 0, 0, 0, 0, 0, 0]
+    assert str(decision.move) == "c1"
+
+
+def test_a_move_that_completes_the_opponent_s_line_loses_and_one_that_wins_does_not() -> None:
+    state = parse_game("quixo:size=3").parse_position("O.X.XXOXO O 7")
+    agent = make_agent("alphazero:proof=0", seed=0)
+    assert state.play_index(1).winner == 0 and agent.loses(state, 1)  # X (player 0) wins
+    assert state.play_index(2).winner == 1 and not agent.loses(state, 2)
+
+
 def test_agent_refuses_a_model_of_another_game(model_dir: str) -> None:
     with pytest.raises(AgentSpecError, match="network for tictactoe, not connect4"):
         make_agent(f"alphazero:model={tiny_model(model_dir)}", game=C4)
