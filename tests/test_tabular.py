@@ -288,6 +288,24 @@ def test_agent_plays_a_trained_file_and_refuses_bad_ones(tmp_path, ttt, trained)
         make_agent(f"mcrl:model={tmp_path / 'none.npz'}", game=ttt)
 
 
+def test_a_model_is_refused_for_a_variant_it_was_not_trained_on():
+    quixo3 = shipped_model("quixo:size=3", "qlearning")
+    with pytest.raises(AgentSpecError, match=r"trained on quixo:size=3, not quixo:size=3,ply_cap=20$"):
+        make_agent(f"qlearning:model={quixo3}", game=parse_game("quixo:size=3,ply_cap=20"))
+    assert QLearningAgent.supports(parse_game("quixo:size=3"))
+    assert not QLearningAgent.supports(parse_game("quixo:size=3,ply_cap=20"))
+    assert not MonteCarloAgent.supports(parse_game("nim"))
+
+
+def test_equal_values_are_split_from_the_agent_s_seed(tmp_path, ttt):
+    path = Trainer.start(ttt, "qlearning", seed=0).save(tmp_path / "untrained.npz")  # every move ties
+    moves = [
+        make_agent(f"qlearning:model={path}", seed=seed, game=ttt).choose(ttt.initial()) for seed in range(8)
+    ]
+    assert len(set(moves)) > 2
+    assert make_agent(f"qlearning:model={path}", seed=3, game=ttt).choose(ttt.initial()) == moves[3]
+
+
 # --- checkpoints and resuming ------------------------------------------------------------------
 
 
