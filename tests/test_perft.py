@@ -104,3 +104,21 @@ def test_the_ply_cap_ends_games_as_the_plain_walk_sees_it(ended: bool) -> None:
             for depth in range(5):
                 expected = naive_perft(state, depth, ended)
                 assert perft(game.kernel, *state.words, depth, ended, plies_left=left) == expected
+
+
+@pytest.mark.parametrize("ended", [True, False])
+def test_a_finished_position_is_one_leaf_at_depth_zero_and_deeper_only_if_ended_games_count(
+    ended: bool,
+) -> None:
+    game = parse_game("tictactoe")
+    won = game.parse_position("XXX/OO./... O 5")
+    assert won.is_over
+    assert perft(game.kernel, *won.words, 0, ended) == 1
+    assert perft(game.kernel, *won.words, 2, ended) == (1 if ended else 0)
+
+
+def test_a_position_past_its_ply_cap_is_one_finished_game() -> None:
+    game = parse_game("quixo:size=3")
+    start = game.initial_words()
+    assert perft(game.kernel, *start, 2, True, plies_left=-1) == 1
+    assert perft(game.kernel, *start, 2, False, plies_left=-1) == 0
