@@ -25,6 +25,7 @@ from typer.testing import CliRunner
 from web_helpers import free_port, replayed, settle
 
 from boardlab.arena.play import GameRecord
+from boardlab.arena.ratings import RatingError
 from boardlab.arena.schedule import TournamentConfig
 from boardlab.arena.store import Store
 from boardlab.arena.summary import pooled_games, summarize
@@ -35,6 +36,7 @@ from boardlab.ui.cli import app
 from boardlab.ui.serve import store_problem
 from boardlab.ui.web import analysis, server
 from boardlab.ui.web import hall as hall_module
+from boardlab.ui.web import replay as replay_module
 from boardlab.ui.web.analysis import Analyst
 from boardlab.ui.web.app import ServeSettings, create_app
 from boardlab.ui.web.hall import (
@@ -723,6 +725,15 @@ def test_replays_refuse_what_the_store_does_not_hold(stored: tuple[Path, str, li
         with pytest.raises(WebInputError, match="no tournament") as unknown:
             look("nope")
         assert unknown.value.status == 404
+
+    def unfit_summary(*args: Any) -> Any:
+        raise RatingError("Elo fit did not converge")
+
+    with pytest.MonkeyPatch.context() as patched:  # a fit that fails is a 422, not a server error
+        patched.setattr(replay_module, "summarize", unfit_summary)
+        with pytest.raises(WebInputError, match="did not converge") as unfit:
+            Replays(path).standings(tournament)
+        assert unfit.value.status == 422
     with pytest.raises(WebInputError, match="has no game 2") as no_game:
         Replays(path).game(tournament, 2)
     assert no_game.value.status == 404

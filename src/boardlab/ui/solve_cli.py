@@ -40,7 +40,8 @@ def register(app: typer.Typer) -> None:
     """Attach the ``solve`` and ``analyze`` commands to a typer app."""
     app.command(
         "solve",
-        help="Solve a game exactly: Quixo's tables (3x3, 4x4, 5x5 endgames), or a Connect Four position.",
+        help="Solve a game exactly: Quixo's tables (3x3, 4x4, 5x5 endgames), a Connect Four position, "
+        "or Connect Four's opening book.",
     )(solve_command)
     app.command(
         "analyze",

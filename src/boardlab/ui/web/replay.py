@@ -10,6 +10,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from boardlab.arena.ratings import RatingError
 from boardlab.arena.store import Store, StoreError
 from boardlab.arena.summary import pooled_games, summarize
 from boardlab.core.spec import shorten
@@ -55,7 +56,11 @@ class Replays:
                 specs, records = pooled_games(store, found[0]["game"], tournament)
             except StoreError as err:
                 raise WebInputError(str(err), 422) from None
-        summary = summarize(specs, records)
+        try:
+            summary = summarize(specs, records)
+        except RatingError as err:
+            where = shorten(tournament, 40)
+            raise WebInputError(f"the ratings of tournament {where!r}: {err}", 422) from None
         rows = []
         for rank, player in enumerate(summary.ranking(), start=1):
             results = summary.overall(player)
