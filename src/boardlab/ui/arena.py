@@ -11,6 +11,7 @@ Ctrl-C and SIGTERM stop the run with every finished game stored (exit 130 and 14
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Annotated
 
@@ -18,7 +19,7 @@ import typer
 from rich.console import Console
 
 from boardlab.agents.base import AgentSpecError, parse_spec
-from boardlab.arena.play import move_limit
+from boardlab.arena.play import GameRecord, move_limit
 from boardlab.arena.report import (
     colour_table,
     output_console,
@@ -43,6 +44,7 @@ from boardlab.arena.schedule import (
 )
 from boardlab.arena.store import MEMORY_STORE, Store, StoreError
 from boardlab.arena.summary import OUTPUT_NAMES, Summary, canonical_game, pooled_games, summarize
+from boardlab.arena.verify import contradicted
 from boardlab.core.console import counted, make_console, print_whole
 from boardlab.core.files import output_problem, path_problem, removed_if_refused
 from boardlab.core.processes import sigterm_as_interrupt
@@ -393,11 +395,18 @@ def ratings_command(
     out: Annotated[
         Path | None, typer.Option("--out", help="also write plots and summary.json into this folder")
     ] = None,
+    verify: Annotated[
+        bool,
+        typer.Option(
+            "--verify",
+            help="replay every game by the rules first; leave out (and name) those they contradict",
+        ),
+    ] = False,
 ) -> None:
     """Rate the players of every game in an arena store, its tournaments pooled.
 
     A player is its agent spec, whatever tournament it played in; nothing is played.
-    Example: boardlab ratings results/arena.sqlite --game quixo
+    Example: boardlab ratings results/arena.sqlite --game quixo --verify
     """
     if game is not None:  # a bad spec is named as such, not as a game the store lacks
         try:
@@ -412,10 +421,45 @@ def ratings_command(
         what = "not a regular file" if db.exists() else "no such store"
         fail(f"{shorten(str(db))}: {what} (match and tournament write one with --db)")
     with removed_if_refused(_refused):  # an --out created for a store then refused is removed
-        _rate(db, game, tournament, out)
+        _rate(db, game, tournament, out, verify)
 
 
-def _rate(db: Path, game: str | None, tournament: str | None, out: Path | None) -> None:
+Pool = tuple[list[str], list[GameRecord]]
+
+
+def _verified(pools: dict[str, Pool]) -> dict[str, Pool]:
+    """The pools without the games the rules contradict, each named on standard error (a
+    player left with no game is left out too)."""
+    status = make_console(stderr=True, highlight=False)
+    kept = {}
+    for name, (_, records) in pools.items():
+        bad = contradicted(records)
+        for record, problem in bad:
+            status.print(
+                f"left out: {name} game {record.index} of tournament {record.tournament_id} "
+                f"({record.first_spec} vs {record.second_spec}): {problem}",
+                soft_wrap=True,
+            )
+        agreeing = [r for r in records if all(r is not b for b, _ in bad)]
+        status.print(f"{name}: {len(agreeing)} of {counted(len(records), 'game')} agree with the rules")
+        kept[name] = _repooled(agreeing)
+    return kept
+
+
+def _repooled(records: list[GameRecord]) -> Pool:
+    # the players of ``records`` in order of first appearance, the games indexed into them
+    players: dict[str, int] = {}
+    for record in records:
+        players.setdefault(record.first_spec, len(players))
+        players.setdefault(record.second_spec, len(players))
+    games = [
+        dataclasses.replace(r, first_player=players[r.first_spec], second_player=players[r.second_spec])
+        for r in records
+    ]
+    return list(players), games
+
+
+def _rate(db: Path, game: str | None, tournament: str | None, out: Path | None, verify: bool = False) -> None:
     if out is not None:
         _check_store_not_output(db, [out])  # the folder of each game is checked once they are known
         _check_path("--out", out, folder=True)
@@ -427,6 +471,8 @@ def _rate(db: Path, game: str | None, tournament: str | None, out: Path | None) 
             pools = {g: pooled_games(store, g, tournament) for g in games}
     except StoreError as err:
         fail(str(err))
+    if verify:
+        pools = _verified(pools)
     pools = {g: pool for g, pool in pools.items() if pool[1]}
     if not pools:
         held = ", ".join(sorted({f"{t['game']} ({t['name'] or t['id']})" for t in stored})) or "nothing"
