@@ -9,6 +9,7 @@ import random
 from pathlib import Path
 
 import pytest
+from records import game_record
 from typer.testing import CliRunner
 
 from boardlab.arena import match
@@ -24,26 +25,7 @@ X_WINS = ("a1", "b1", "a2", "b2", "a3")  # X's column a
 def stored(
     moves: tuple[str, ...], outcome: Outcome, game: str = "tictactoe", **changes: object
 ) -> GameRecord:
-    record = GameRecord(
-        tournament_id="t",
-        index=0,
-        game=game,
-        first_player=0,
-        second_player=1,
-        first_spec="greedy",
-        second_spec="random",
-        first_seed=0,
-        second_seed=1,
-        opening_index=0,
-        opening=(),
-        moves=moves,
-        outcome=outcome,
-        plies=len(moves),
-        move_times=(),
-        started="2026-11-28T00:00:00.000+00:00",
-        finished="2026-11-28T00:00:01.000+00:00",
-    )
-    return dataclasses.replace(record, **changes)  # type: ignore[arg-type]
+    return game_record(game, moves, outcome, **changes)
 
 
 def test_games_the_rules_agree_with_pass() -> None:

@@ -14,6 +14,7 @@ from urllib.parse import quote
 
 import pytest
 from playwright.sync_api import Page, Route, sync_playwright
+from records import game_record
 from web_helpers import running_server
 
 from boardlab.agents import make_agent
@@ -56,24 +57,14 @@ def _stored_game(path: Path) -> GameRecord:
     agents = [make_agent(spec, seed=i, game=start.game) for i, spec in enumerate(config.specs)]
     session = Session(start, agents)
     outcome = session.run()
-    record = GameRecord(
+    moves = tuple(opening) + tuple(session.moves)
+    record = game_record(
+        "connect4",
+        moves,
+        outcome,
         tournament_id=config.tournament_id,
-        index=0,
-        game="connect4",
-        first_player=0,
-        second_player=1,
-        first_spec="greedy",
-        second_spec="random",
-        first_seed=0,
-        second_seed=1,
-        opening_index=0,
         opening=tuple(opening),
-        moves=tuple(opening) + tuple(session.moves),
-        outcome=outcome,
-        plies=len(opening) + len(session.moves),
         move_times=tuple(t.seconds or 0.0 for t in session.turns),
-        started="2026-11-26T00:00:00.000+00:00",
-        finished="2026-11-26T00:00:01.000+00:00",
     )
     with Store(path) as store:
         store.register_tournament(config)
