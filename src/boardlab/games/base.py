@@ -428,8 +428,9 @@ class Game(ABC):
 
     def move_cells(self, state: State, move: Any) -> tuple[tuple[int, int], ...]:
         """The cells ``(x, y)`` of :meth:`grid` (``x`` from the left, ``y`` from the top) a player
-        points at to make the legal ``move`` in ``state``, in that order: one cell for a placement, a
-        piece's cell then its target for a step. Empty (the default) for a game without a grid."""
+        points at to make the legal ``move`` in ``state``, in that order: one cell for a
+        placement, a piece's cell then its target for a step. Empty (the default) for a game
+        without a grid."""
         return ()
 
 

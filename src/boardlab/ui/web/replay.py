@@ -12,7 +12,7 @@ from typing import Any
 
 from boardlab.arena.ratings import RatingError
 from boardlab.arena.store import Store, StoreError
-from boardlab.arena.summary import pooled_games, summarize
+from boardlab.arena.summary import Summary, pooled_games, summarize
 from boardlab.core.spec import shorten
 from boardlab.games import GameError, parse_game
 from boardlab.ui.web.boards import view as board_view
@@ -50,10 +50,7 @@ class Replays:
         itself say nothing of its rating and are left out, as in ``ratings``."""
         with self._store() as store:
             try:
-                found = [t for t in store.tournaments() if t["id"] == tournament]
-                if not found:
-                    raise WebInputError(f"no tournament {shorten(tournament, 40)!r} in the store", 404)
-                specs, records = pooled_games(store, found[0]["game"], tournament)
+                specs, records = pooled_games(store, _known(store, tournament)["game"], tournament)
             except StoreError as err:
                 raise WebInputError(str(err), 422) from None
         try:
@@ -61,33 +58,12 @@ class Replays:
         except RatingError as err:
             where = shorten(tournament, 40)
             raise WebInputError(f"the ratings of tournament {where!r}: {err}", 422) from None
-        rows = []
-        for rank, player in enumerate(summary.ranking(), start=1):
-            results = summary.overall(player)
-            low, high = summary.elo.interval(player) if summary.elo is not None else (math.nan, math.nan)
-            rating = float(summary.elo.ratings[player]) if summary.elo is not None else math.nan
-            rows.append(
-                {
-                    "rank": rank,
-                    "player": summary.names[player],
-                    "games": results.games,
-                    "wins": results.wins,
-                    "draws": results.draws,
-                    "losses": results.losses,
-                    "score": _finite(results.score),
-                    "elo": _finite(rating),
-                    "elo_low": _finite(low),
-                    "elo_high": _finite(high),
-                }
-            )
-        return rows
+        return [_standing(summary, rank, player) for rank, player in enumerate(summary.ranking(), start=1)]
 
     def _games(self, tournament: str) -> list[Any]:
         with self._store() as store:
             try:
-                known = {t["id"] for t in store.tournaments()}
-                if tournament not in known:
-                    raise WebInputError(f"no tournament {shorten(tournament, 40)!r} in the store", 404)
+                _known(store, tournament)
                 return store.games(tournament)
             except StoreError as err:
                 raise WebInputError(str(err), 422) from None
@@ -147,6 +123,33 @@ def _symbols(game: str) -> tuple[str, str]:
         return parse_game(game).symbols
     except GameError:
         return ("X", "O")
+
+
+def _known(store: Store, tournament: str) -> dict[str, Any]:
+    """The stored tournament of id ``tournament``; a 404 when the store has none."""
+    for item in store.tournaments():
+        if item["id"] == tournament:
+            return item
+    raise WebInputError(f"no tournament {shorten(tournament, 40)!r} in the store", 404)
+
+
+def _standing(summary: Summary, rank: int, player: int) -> dict[str, Any]:
+    # one row of the standings: the player's results and its Elo (None where not finite)
+    results = summary.overall(player)
+    elo = summary.elo
+    low, high = elo.interval(player) if elo is not None else (math.nan, math.nan)
+    return {
+        "rank": rank,
+        "player": summary.names[player],
+        "games": results.games,
+        "wins": results.wins,
+        "draws": results.draws,
+        "losses": results.losses,
+        "score": _finite(results.score),
+        "elo": _finite(float(elo.ratings[player]) if elo is not None else math.nan),
+        "elo_low": _finite(low),
+        "elo_high": _finite(high),
+    }
 
 
 def _finite(value: float) -> float | None:
