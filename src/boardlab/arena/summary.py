@@ -202,7 +202,6 @@ def pooled_games(
     the games with their player indices into that list. A spec that played itself is left out
     (its games say nothing about its rating). A tournament stored with the game written
     another way (``quixo:size=5`` for ``quixo``, by an older version) is the same game."""
-    players: dict[str, int] = {}
     pooled = []
     wanted = canonical_game(game)
     for item in store.tournaments():
@@ -210,13 +209,21 @@ def pooled_games(
             continue
         if tournament is not None and tournament not in (item["id"], item["name"]):
             continue
-        for record in store.games(item["id"]):
-            if record.first_spec == record.second_spec:
-                continue
-            first = players.setdefault(record.first_spec, len(players))
-            second = players.setdefault(record.second_spec, len(players))
-            pooled.append(replace(record, first_player=first, second_player=second))
-    return list(players), pooled
+        pooled += [r for r in store.games(item["id"]) if r.first_spec != r.second_spec]
+    return reindexed(pooled)
+
+
+def reindexed(records: Sequence[GameRecord]) -> tuple[list[str], list[GameRecord]]:
+    """The specs of ``records`` in order of first appearance, and the records with their
+    player indices into that list."""
+    players: dict[str, int] = {}
+    for record in records:
+        players.setdefault(record.first_spec, len(players))
+        players.setdefault(record.second_spec, len(players))
+    games = [
+        replace(r, first_player=players[r.first_spec], second_player=players[r.second_spec]) for r in records
+    ]
+    return list(players), games
 
 
 def _endings(counts: Counter[tuple[str, bool]]) -> tuple[tuple[str, int, int], ...]:

@@ -11,7 +11,6 @@ Ctrl-C and SIGTERM stop the run with every finished game stored (exit 130 and 14
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import Annotated
 
@@ -43,7 +42,14 @@ from boardlab.arena.schedule import (
     TournamentConfig,
 )
 from boardlab.arena.store import MEMORY_STORE, Store, StoreError
-from boardlab.arena.summary import OUTPUT_NAMES, Summary, canonical_game, pooled_games, summarize
+from boardlab.arena.summary import (
+    OUTPUT_NAMES,
+    Summary,
+    canonical_game,
+    pooled_games,
+    reindexed,
+    summarize,
+)
 from boardlab.arena.verify import contradicted
 from boardlab.core.console import counted, make_console, print_whole
 from boardlab.core.files import output_problem, path_problem, removed_if_refused
@@ -440,23 +446,11 @@ def _verified(pools: dict[str, Pool]) -> dict[str, Pool]:
                 f"({record.first_spec} vs {record.second_spec}): {problem}",
                 soft_wrap=True,
             )
-        agreeing = [r for r in records if all(r is not b for b, _ in bad)]
+        left_out = {id(record) for record, _ in bad}
+        agreeing = [r for r in records if id(r) not in left_out]
         status.print(f"{name}: {len(agreeing)} of {counted(len(records), 'game')} agree with the rules")
-        kept[name] = _repooled(agreeing)
+        kept[name] = reindexed(agreeing)
     return kept
-
-
-def _repooled(records: list[GameRecord]) -> Pool:
-    # the players of ``records`` in order of first appearance, the games indexed into them
-    players: dict[str, int] = {}
-    for record in records:
-        players.setdefault(record.first_spec, len(players))
-        players.setdefault(record.second_spec, len(players))
-    games = [
-        dataclasses.replace(r, first_player=players[r.first_spec], second_player=players[r.second_spec])
-        for r in records
-    ]
-    return list(players), games
 
 
 def _rate(db: Path, game: str | None, tournament: str | None, out: Path | None, verify: bool = False) -> None:
