@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -104,3 +105,16 @@ def test_ratings_verify_leaves_out_and_names_what_the_rules_contradict(tmp_path:
     assert "Ratings (tictactoe): 4 games" in verified.stdout
     assert f"left out: tictactoe game 99 of tournament {tournament}" in verified.stderr
     assert "tictactoe: 4 of 5 games agree with the rules" in verified.stderr
+
+
+def test_a_player_whose_every_game_is_left_out_is_not_rated(tmp_path: Path) -> None:
+    db = tmp_path / "arena.sqlite"
+    assert match("greedy", "random", 2, game="tictactoe", store=db, workers=0).played == 2
+    assert match("greedy", "mcts:iters=10", 1, game="tictactoe", store=db, workers=0).played == 1
+    with Store(db) as store, sqlite3.connect(db) as conn:
+        tournament = next(t["id"] for t in store.tournaments() if "mcts:iters=10" in t["specs"])
+        conn.execute("UPDATE games SET plies = plies + 1 WHERE tournament_id = ?", (tournament,))
+    verified = CliRunner().invoke(app, ["ratings", str(db), "--verify"])
+    assert verified.exit_code == 0, verified.output
+    assert "Ratings (tictactoe): 2 games" in verified.stdout and "mcts" not in verified.stdout
+    assert "plies stored for" in verified.stderr
