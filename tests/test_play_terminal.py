@@ -8,7 +8,9 @@ import os
 import random
 import subprocess
 import sys
+import time
 from collections.abc import Iterable
+from typing import Any
 
 import pytest
 import typer
@@ -16,6 +18,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from boardlab.agents.base import make_agent
+from boardlab.agents.decision import Decision
 from boardlab.games import new_game
 from boardlab.games.base import Reason
 from boardlab.games.quixo import Move, State, all_moves
@@ -316,3 +319,149 @@ def test_cli_with_a_standard_stream_closed_exits_2_with_one_line(fd: int, stream
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith(f"Error: standard {stream} is closed")
     assert len(done.stderr.splitlines()) == 1
+
+
+# --- commands, prompts and endings, in tic-tac-toe ------------------------------------------
+
+
+class _Scripted:
+    """An in-process agent playing fixed moves; ``resets`` is how many memory resets it survives."""
+
+    spec = "scripted"
+
+    def __init__(self, moves: Iterable[str] = (), resets: int = 99, pause: float = 0.0) -> None:
+        self.moves = iter(moves)
+        self.resets = resets
+        self.pause = pause
+
+    def prepare(self, game: object) -> None:
+        pass
+
+    def new_game(self) -> None:
+        if self.resets == 0:
+            raise RuntimeError("cannot reset")
+        self.resets -= 1
+
+    def act(self, state: Any, limit: object = None) -> Decision:
+        time.sleep(self.pause)
+        wanted = next(self.moves)
+        return Decision(next(m for m in state.legal_moves() if str(m) == wanted))
+
+
+def ttt_script(
+    lines: Iterable[str], agent: Any, human_side: int = 0, **options: Any
+) -> tuple[PlayResult, str, Script]:
+    """A tic-tac-toe game from scripted lines against ``agent``; the result, the text, the script."""
+    console = Console(file=io.StringIO(), width=200, highlight=False)
+    script = Script(lines)
+    game = TerminalGame(new_game("tictactoe"), agent, human_side, console=console, input_fn=script, **options)
+    return game.run(), console.file.getvalue(), script  # type: ignore[attr-defined]
+
+
+def test_the_human_side_must_be_0_or_1() -> None:
+    with pytest.raises(ValueError, match="human side must be 0"):
+        TerminalGame(new_game("tictactoe"), _Scripted(), 2)
+
+
+def test_commands_ignore_case_and_blanks_and_have_aliases() -> None:
+    result, out, script = ttt_script(["HELP", "  ?  ", "   ", "Board", "Moves", "EXIT"], _Scripted())
+    assert "Refused" not in out
+    assert out.count("A move is the cell you mark") == 2
+    assert out.count("X to move (you)") == 2  # the board shown at the turn, then again by `board`
+    assert "9 legal moves: a1 b1 c1 a2 b2 c2 a3 b3 c3" in out
+    assert len(script.prompts) == 6  # exit leaves: no prompt after it
+    assert result.outcome is None
+
+
+def test_the_prompt_counts_the_moves() -> None:
+    _, _, script = ttt_script(["b2", "quit"], _Scripted(["a1"]))
+    assert script.prompts == ["move 1, you are X > ", "move 3, you are X > "]
+    _, _, script = ttt_script(["quit"], _Scripted(["a1"]), human_side=1)
+    assert script.prompts == ["move 2, you are O > "]
+
+
+def test_an_unreadable_move_points_to_help() -> None:
+    _, out, _ = ttt_script(["zz", "quit"], _Scripted())
+    assert "(type help for the commands)" in out
+
+
+def test_a_move_with_blanks_around_it_is_played() -> None:
+    result, _, _ = ttt_script([" b2 ", "quit"], _Scripted(["a1"]))
+    assert result.moves == ("b2", "a1")
+
+
+def test_input_that_is_not_text_is_refused_and_the_prompt_comes_back() -> None:
+    lines = iter(["b2"])
+
+    def undecodable(prompt: str) -> str:
+        if not script.prompts:
+            script.prompts.append(prompt)
+            raise UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
+        return script(prompt)
+
+    script = Script(lines)
+    console = Console(file=io.StringIO(), width=200, highlight=False)
+    game = TerminalGame(new_game("tictactoe"), _Scripted(["a1"]), console=console, input_fn=undecodable)
+    result = game.run()
+    assert "Refused: the input is not readable text" in console.file.getvalue()  # type: ignore[attr-defined]
+    assert result.moves == ("b2", "a1")
+
+
+def test_the_last_two_moves_are_named_with_their_players() -> None:
+    _, out, _ = ttt_script(["b2", "quit"], _Scripted(["a1"]))
+    assert "last moves: b2 by you (X), a1 by scripted (O)" in out
+
+
+def test_the_board_highlights_the_last_move() -> None:
+    options: dict[str, Any] = {
+        "width": 200,
+        "highlight": False,
+        "force_terminal": True,
+        "color_system": "standard",
+    }
+    console = Console(file=io.StringIO(), **options)
+    game = TerminalGame(new_game("tictactoe"), _Scripted(["a1"]), console=console, input_fn=Script(["b2"]))
+    game.run()
+    expected = Console(file=io.StringIO(), **options)
+    expected.print(game.state.render(game.session.turns[-1].move))  # a1, the agent's reply
+    assert expected.file.getvalue() in console.file.getvalue()  # type: ignore[attr-defined]
+
+
+def test_resigning_when_second_gives_the_game_to_x() -> None:
+    result, out, _ = ttt_script(["resign"], _Scripted(["b2"]), human_side=1)
+    assert result.winner == 0
+    assert "You resign after 1 move: scripted (X) wins." in out
+
+
+def test_a_draw_is_told_with_its_reason_and_no_side_to_move() -> None:
+    result, out, _ = ttt_script(["b2", "c1", "a2", "b1", "c3"], _Scripted(["a1", "a3", "c2", "b3"]))
+    assert result.outcome is not None and result.winner is None
+    lines = out.strip().splitlines()
+    assert lines[-1] == f"Draw after 9 moves ({result.outcome.detail})."
+    assert result.outcome.detail
+    assert lines[-2].startswith("last moves: ")  # the game is over: nobody is to move
+
+
+def test_an_agent_failing_to_start_forfeits_before_any_prompt() -> None:
+    result, out, script = ttt_script(["b2"], _Scripted(resets=0))
+    assert result.outcome is not None and result.outcome.reason is Reason.FORFEIT
+    assert result.human_won and result.moves == ()
+    assert script.prompts == []
+    assert len(out.strip().splitlines()) == 2  # the introduction and the result: no board
+    reason = "failed to start: raised RuntimeError: cannot reset"
+    assert f"scripted forfeits after 0 moves ({reason}): you win." in out
+
+
+def test_an_agent_failing_to_reset_at_undo_forfeits() -> None:
+    result, out, script = ttt_script(["b2", "undo", "quit"], _Scripted(["a1"], resets=1))
+    assert result.outcome is not None and result.outcome.reason is Reason.FORFEIT
+    assert result.human_won
+    assert "Took back" not in out
+    assert len(script.prompts) == 2  # the forfeit ends the game at once
+    assert out.strip().splitlines()[-1].startswith("scripted forfeits after 0 moves")
+
+
+def test_an_agent_over_its_move_timeout_forfeits() -> None:
+    result, out, _ = ttt_script(["b2"], _Scripted(["a1"], pause=0.05), move_timeout=0.001)
+    assert result.outcome is not None and result.outcome.reason is Reason.FORFEIT
+    assert "over its limit of 0.001 s per move" in out
