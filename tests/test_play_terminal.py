@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 import typer
@@ -22,6 +22,8 @@ from boardlab.agents.decision import Decision
 from boardlab.games import new_game
 from boardlab.games.base import Reason
 from boardlab.games.quixo import Move, State, all_moves
+from boardlab.play.referee import AgentForfeit
+from boardlab.ui import play as play_module
 from boardlab.ui.play import register
 from boardlab.ui.terminal import PlayResult, TerminalGame
 
@@ -465,3 +467,52 @@ def test_an_agent_over_its_move_timeout_forfeits() -> None:
     result, out, _ = ttt_script(["b2"], _Scripted(["a1"], pause=0.05), move_timeout=0.001)
     assert result.outcome is not None and result.outcome.reason is Reason.FORFEIT
     assert "over its limit of 0.001 s per move" in out
+
+
+@pytest.mark.parametrize("seed", ["-1", str(2**63)])
+def test_cli_a_seed_out_of_range_exits_2_with_one_line(seed: str) -> None:
+    result = CliRunner().invoke(cli_app(), ["play", "--game", "tictactoe", "--seed", seed], input="quit\n")
+    assert result.exit_code == 2
+    assert result.output.strip() == f"Error: --seed must be in 0..2**63-1, got {seed}"
+
+
+def test_cli_side_takes_blanks_around_the_symbol() -> None:
+    result = CliRunner().invoke(cli_app(), ["play", "--game", "nim", "--side", " o "], input="quit\n")
+    assert result.exit_code == 0, result.output
+    assert "you are O (second)" in result.output
+
+
+class _Unstartable:
+    """Stands for the agent's process: records how it was asked to start, then fails to."""
+
+    calls: ClassVar[list[tuple[Any, ...]]] = []
+
+    def __init__(self, *args: Any) -> None:
+        _Unstartable.calls.append(args)
+        raise AgentForfeit("no interpreter")
+
+
+def test_cli_starts_the_agent_with_its_game_seed_and_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(play_module, "AgentProcess", _Unstartable)
+    _Unstartable.calls.clear()
+    args = ["play", "--game", "tictactoe", "--seed", "7", "--move-timeout", "3"]
+    result = CliRunner().invoke(cli_app(), args, input="quit\n")
+    assert result.exit_code == 1
+    assert result.output.strip() == "Error: the agent greedy cannot play: no interpreter"
+    assert _Unstartable.calls == [("tictactoe", "greedy", 7, 3.0)]
+
+
+def test_cli_an_agent_failing_to_build_exits_2_with_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: Any, **options: Any) -> None:
+        raise RuntimeError("no weights")
+
+    monkeypatch.setattr(play_module, "make_agent", broken)
+    result = CliRunner().invoke(cli_app(), ["play", "--game", "nim"], input="quit\n")
+    assert result.exit_code == 2
+    assert result.output.strip() == "Error: cannot build the agent: RuntimeError: no weights"
+
+
+def test_cli_a_bad_agent_spec_is_told_as_written() -> None:
+    result = CliRunner().invoke(cli_app(), ["play", "--game", "nim", "--agent", "nope"], input="quit\n")
+    assert result.exit_code == 2
+    assert result.output.startswith("Error: unknown agent 'nope'")
