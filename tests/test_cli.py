@@ -266,3 +266,35 @@ def test_a_number_option_out_of_its_kind_or_range_says_so_in_the_commands_words(
     result = runner.invoke(app, args)
     assert result.exit_code == 2
     assert result.stderr == f"Error: {line} (see: boardlab {args[0]} --help)\n"
+
+
+def _row(output: str, name: str) -> str:
+    return next(line for line in output.splitlines() if line.startswith(f"│ {name} "))
+
+
+def test_agents_overview_names_the_games_each_agent_plays():
+    result = runner.invoke(app, ["agents"], env=WIDE)
+    assert result.exit_code == 0, result.output
+    assert "│ quixo " in _row(result.output, "rules")
+    assert "│ nim " in _row(result.output, "optimal")
+    assert "│ all " in _row(result.output, "alphabeta")
+    assert "│ - " in _row(result.output, "greedy")  # no options
+
+
+def test_an_agent_in_full_is_titled_with_its_games():
+    result = runner.invoke(app, ["agents", "rules", "mcts"], env=WIDE)
+    assert result.exit_code == 0, result.output
+    titles = [
+        line.strip() for line in result.output.splitlines() if line.strip().startswith(("rules:", "mcts:"))
+    ]
+    assert len(titles) == 2
+    assert titles[0].endswith("(quixo)") and titles[1].endswith("(every game)")
+
+
+def test_games_overview_shows_each_title_and_evaluations():
+    result = runner.invoke(app, ["games"], env=WIDE)
+    assert result.exit_code == 0, result.output
+    quixo = _row(result.output, "quixo")
+    assert "Quixo 5x5" in quixo and "tuned, lines2" in quixo
+    tictactoe = _row(result.output, "tictactoe")
+    assert "Tic-Tac-Toe" in tictactoe and "│ - " in tictactoe and "lines" in tictactoe

@@ -3,15 +3,18 @@ that takes them: one ``Error:`` line, exit 2, and no work done."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import typer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from reliability import count
 from typer.testing import CliRunner
 
 from boardlab.ui.cli import app
+from boardlab.ui.game_args import game_spec, position_of, sizes_given
 
 SIZES = (3, 4, 5)
 START = {3: "........./", 4: "................", 5: "........................."}
@@ -91,3 +94,43 @@ def test_the_tables_folder_has_one_name_and_one_meaning(command: str) -> None:
     text = " ".join(result.output.split())
     assert "--tables" in text and "--dir" in text
     assert "quixoN" in text, text  # the folder of one board's tables, as solve writes it
+
+
+def _error(call: Callable[[], object], capsys: pytest.CaptureFixture[str]) -> str:
+    """The one error line of a call that must be refused with exit status 2."""
+    with pytest.raises(typer.Exit) as exit_info:
+        call()
+    assert exit_info.value.exit_code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), lines
+    return lines[0]
+
+
+def test_size_stands_for_the_spec_option() -> None:
+    assert game_spec("quixo", 4) == "quixo:size=4"
+    assert game_spec("quixo:rules=course", 3) == "quixo:rules=course,size=3"
+    assert game_spec("quixo:size= 4", 4) == "quixo:size=4"  # the same number, written loosely
+    assert game_spec("connect4:width=8", None) == "connect4:width=8"
+
+
+def test_a_default_size_fills_only_a_quixo_spec_without_one() -> None:
+    assert game_spec("quixo", None, 4) == "quixo:size=4"
+    assert game_spec("quixo:size=3", None, 4) == "quixo:size=3"
+    assert game_spec("connect4", None, 4) == "connect4"
+    assert position_of("quixo", None, "", 4).size == 4
+    assert position_of("quixo", None, "").size == 5
+
+
+def test_size_is_refused_for_another_game_and_a_bad_spec(capsys: pytest.CaptureFixture[str]) -> None:
+    assert "--size is for Quixo" in _error(lambda: game_spec("connect4", 4), capsys)
+    assert "must be written key=value" in _error(lambda: game_spec("quixo:,,", None), capsys)
+
+
+def test_a_position_that_cannot_be_read_is_one_error_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert "cannot read position 'junk'" in _error(lambda: position_of("quixo", None, "junk"), capsys)
+
+
+def test_a_spec_size_binds_the_position() -> None:
+    assert sizes_given("quixo:size=3", None)
+    assert sizes_given("quixo", 3)
+    assert not sizes_given("quixo", None)
