@@ -11,11 +11,11 @@ finite and symmetric, the kernel's optional shortcuts agree with it and no kerne
 writes to its tables, texts round-trip (and ``move_of`` and ``action_of`` are inverse), equal
 positions hash equal and different ones differently, the people's views draw every position and
 the whole board and are JSON, a grid (where a game draws one) names cells on it for every legal
-move, and bad input raises the game's error classes (junk texts, texts one edit away from real
-ones and values that are not texts, illegal moves, actions and symmetries that are not integers
-in range, options of the wrong type). Each check is also a function of its own, taking a seed
-where it plays random games, so that a property-testing library can drive it (boardlab's tests
-use hypothesis).
+move and winning cells only after a win, and bad input raises the game's error classes (junk
+texts, texts one edit away from real ones and values that are not texts, illegal moves, actions
+and symmetries that are not integers in range, options of the wrong type). Each check is also a
+function of its own, taking a seed where it plays random games, so that a property-testing
+library can drive it (boardlab's tests use hypothesis).
 
     from boardlab.games.conformance import check_game
     check_game(MyGame())
