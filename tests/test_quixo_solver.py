@@ -570,7 +570,6 @@ def test_cli_solve_refuses_a_folder_of_the_other_rulebook(
     [
         (["analyze", "X.O.O.X.Z O 4"], "cannot read position"),
         (["analyze", "X.O.O.X.. O", "--game", "quixo:rules=house"], "cannot analyze"),
-        (["analyze", "X.O.O.X..O.O.X.. O 4", "--dir", "{tmp}"], "boardlab solve quixo --size 4"),
         (["solve", "chess"], "cannot solve"),
         (["solve", "quixo", "--size", "5"], "too large to solve in full; pass --blanks 0..1"),
         (["solve", "quixo", "--size", "5", "--blanks", "3"], "--blanks"),

@@ -31,6 +31,7 @@ from boardlab.games import (
 from boardlab.games.exact import VALUE_NAMES, cut_by_cap, depth_rank
 from boardlab.ui.errors import fail
 from boardlab.ui.game_args import TABLES_DEFAULT_HELP, game_of, position_of
+from boardlab.ui.search_analysis import SEARCH_AGENT, SEARCH_SECONDS, search_decision, show_decision
 
 DEFAULT_SOLVE_SIZE = 4
 MAX_BLANKS_5X5 = 1
@@ -45,7 +46,8 @@ def register(app: typer.Typer) -> None:
     )(solve_command)
     app.command(
         "analyze",
-        help="Perfect-play value of a position and of each of its moves (every game with exact play).",
+        help="Perfect-play value of a position and of each of its moves (every game with exact play); "
+        "else, or with --agent, an agent's search.",
     )(analyze_command)
 
 
@@ -74,6 +76,22 @@ def _check_dir(directory: Path | None) -> None:
     problem = None if directory is None else path_problem(directory, folder=True)
     if problem is not None:
         fail(f"--dir {shorten(str(directory))}: {problem}")
+
+
+def _analyze_by_search(
+    console: Console, state: Any, spec: str, seconds: float, started: float, why: str | None = None
+) -> None:
+    """The ``analyze`` of a search: ``spec``'s decision on ``state`` (``why``: the reason no
+    exact play answered, printed first)."""
+    decision = search_decision(state, spec, seconds)
+    console.print(str(state))
+    side = state.game.symbols[state.to_move]
+    if why is not None:
+        console.print(f"{side} to move; no exact value: {why}")
+    else:
+        console.print(f"{side} to move")
+    show_decision(console, state, spec, seconds, decision)
+    console.print(f"({time.perf_counter() - started:.2f} s)")
 
 
 def _under_cap(value: int, depth: int | None, plies_left: int | None) -> tuple[int, int | None, bool]:
@@ -297,23 +315,39 @@ def analyze_command(
         str,
         typer.Option("--game", help="quixo (the default), quixo:rules=course, connect4, tictactoe, nim..."),
     ] = "quixo",
+    agent: Annotated[
+        str | None,
+        typer.Option(
+            "--agent",
+            help=f"analyse with this agent's search instead of exact play (where none covers the position: "
+            f"{SEARCH_AGENT})",
+        ),
+    ] = None,
+    seconds: Annotated[
+        float, typer.Option("--seconds", min=0.05, max=3600, help="seconds the search may think")
+    ] = SEARCH_SECONDS,
 ) -> None:
     """Print the value and depth to the end of a position, and every legal move's value, from
-    the game's exact play."""
+    the game's exact play; where none covers the position, or with ``--agent``, what an agent's
+    search decides there."""
     from boardlab.ui.connect4_cli import analyze_connect4
 
-    if game.strip().lower().startswith("connect4"):
+    if agent is None and game.strip().lower().startswith("connect4"):
         analyze_connect4(position, game=game.strip().lower())
         return
     started = time.perf_counter()
     _check_dir(directory)
     state = read_position(game, position)
+    console = make_console(highlight=False)
     outcome = state.outcome
-    if outcome is not None and outcome.reason == Reason.PLY_CAP:  # over whatever the tables say
-        console = make_console(highlight=False)
+    over = outcome is not None and (agent is not None or outcome.reason == Reason.PLY_CAP)
+    if outcome is not None and over:  # over, whatever the tables say
         console.print(str(state))
         console.print(f"{state.game.symbols[state.to_move]} to move: {outcome.text(state.game.symbols)}")
         console.print("No move to play: the game is over.")
+        return
+    if agent is not None:
+        _analyze_by_search(console, state, agent, seconds, started)
         return
     cap = state.game.ply_cap
     plies_left = None if cap is None else cap - state.ply
@@ -324,9 +358,11 @@ def analyze_command(
         moves = exact.move_values(state)
     except KeyError as err:
         fail(str(err.args[0]) if err.args else str(err))
-    except (ExactPlayError, OSError, ValueError) as err:
+    except ExactPlayError as err:  # no exact play here: a search answers, saying why
+        _analyze_by_search(console, state, SEARCH_AGENT, seconds, started, why=str(err))
+        return
+    except (OSError, ValueError) as err:
         fail(str(err))
-    console = make_console(highlight=False)
     side = state.game.symbols[state.to_move]
     console.print(str(state))
     capped_value, capped_depth, cut = _under_cap(value.value, value.depth, plies_left)

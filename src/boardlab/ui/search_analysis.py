@@ -1,0 +1,104 @@
+"""``analyze`` by a search: what an agent decides in a position, with what its search saw.
+
+Where no exact play covers a position (5x5 Quixo before its endgame tables, a game without a
+solver), or when ``--agent`` names one, ``boardlab analyze`` asks an agent instead, as the
+browser's analysis panel does: its move, its value or evaluation (a proven win or loss with its
+distance), its depth, nodes and principal variation, and its policy over the moves where it has
+one. The agent thinks in its own process (:class:`~boardlab.play.referee.AgentProcess`), so a
+search that does not stop in time, or Ctrl-C, ends it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from boardlab.agents.base import make_agent
+from boardlab.agents.decision import Decision, Limit
+from boardlab.core.spec import shorten
+from boardlab.play.referee import MIN_MOVE_TIMEOUT, MOVE_TIMEOUT_FACTOR, AgentForfeit, AgentProcess
+from boardlab.ui.errors import fail
+
+SEARCH_AGENT = "alphabeta"
+"""The agent ``analyze`` asks where no exact play covers a position (the browser's default too)."""
+SEARCH_SECONDS = 2.0
+"""Its default seconds of thought."""
+POLICY_ROWS = 10
+"""Most moves of a policy shown, largest share first."""
+
+
+def search_decision(state: Any, spec: str, seconds: float) -> Decision:
+    """``spec``'s decision on ``state`` within ``seconds``, from a child process; exits with
+    code 2 and one line for a spec that cannot play the game, 1 when the agent fails."""
+    try:
+        make_agent(spec, 0, game=state.game)  # refusals of the spec itself, in one line, at once
+    except ValueError as err:
+        fail(str(err))
+    except Exception as err:  # an agent's constructor may fail in its own way
+        fail(f"cannot build the agent: {type(err).__name__}: {err}")
+    timeout = max(MIN_MOVE_TIMEOUT, MOVE_TIMEOUT_FACTOR * seconds)
+    try:
+        with AgentProcess(state.game.spec, spec, 0, timeout) as agent:
+            return agent.act(state, Limit(time=seconds))
+    except AgentForfeit as err:
+        fail(f"the agent {shorten(spec)} failed: {err.detail}", code=1)
+
+
+def show_decision(console: Console, state: Any, spec: str, seconds: float, decision: Decision) -> None:
+    """Print ``decision`` for the side to move of ``state``: move, value, search, policy."""
+    side = state.game.symbols[state.to_move]
+    console.print(f"{shorten(spec)}, up to {seconds:g} s of search:")
+    console.print(f"  best move   {decision.move}")
+    if decision.value is not None:
+        console.print(f"  value       {decision.value:+.3f} for {side} (1 a win, 0 a draw, -1 a loss)")
+    info = decision.info
+    if info is not None:
+        shown_as_value = decision.value is not None and not _is_proven(
+            info.score or 0.0
+        )  # MCTS: the same mean
+        if info.score is not None and not shown_as_value:
+            console.print(f"  evaluation  {_score_text(info.score, side)}")
+        engine = f", {info.engine}" if info.engine else ""
+        console.print(f"  depth       {info.depth} ({info.nodes:,} nodes in {info.seconds:.2f} s{engine})")
+        if info.pv:
+            console.print(f"  line        {' '.join(info.pv)}")
+    if decision.policy is not None:
+        _show_policy(console, state, decision.policy)
+
+
+def _is_proven(score: float) -> bool:
+    from boardlab.search.alphabeta import is_mate_score  # numba: only once a search has answered
+
+    return is_mate_score(score)
+
+
+def _score_text(score: float, side: str) -> str:
+    """A search's score for ``side``: a proven result with its distance, else the number."""
+    from boardlab.search.alphabeta import WIN
+
+    if _is_proven(score):
+        plies = round(WIN - abs(score))
+        result = "win" if score > 0 else "loss"
+        return f"a proven {result} for {side} in {plies} {'ply' if plies == 1 else 'plies'}"
+    return f"{score:+.2f} for {side} (in the search's own units)"
+
+
+def _show_policy(console: Console, state: Any, policy: Any) -> None:
+    """The policy over the legal moves, largest share first (at most :data:`POLICY_ROWS`)."""
+    shares = sorted(
+        ((float(policy[a]), str(state.move_from_index(a))) for a in state.legal_indices()),
+        key=lambda item: -item[0],
+    )
+    shown = shares[:POLICY_ROWS]
+    console.print(f"  policy      {len(shown)} of {len(shares)} moves, largest share first:")
+    table = Table(show_header=False, box=None, padding=(0, 2))
+    table.add_column("move")
+    table.add_column("share", justify="right")
+    for share, move in shown:
+        table.add_row("   " + move, f"{100 * share:.1f} %")
+    console.print(table)
+
+
+__all__ = ["POLICY_ROWS", "SEARCH_AGENT", "SEARCH_SECONDS", "search_decision", "show_decision"]
