@@ -6,6 +6,7 @@ import io
 import itertools
 import os
 import random
+import re
 import subprocess
 import sys
 import time
@@ -87,7 +88,7 @@ def test_moves_lists_the_legal_moves() -> None:
 def test_help_shows_notation_and_commands() -> None:
     _, out, _ = play_script(["help", "quit"])
     assert "a1e1 takes a1 and pushes it in at e1" in out
-    for command in ("moves", "undo", "resign", "help", "quit"):
+    for command in ("moves", "hint", "position", "undo", "resign", "help", "quit"):
         assert f"  {command}" in out
 
 
@@ -516,3 +517,112 @@ def test_cli_a_bad_agent_spec_is_told_as_written() -> None:
     result = CliRunner().invoke(cli_app(), ["play", "--game", "nim", "--agent", "nope"], input="quit\n")
     assert result.exit_code == 2
     assert result.output.startswith("Error: unknown agent 'nope'")
+
+
+# --- hints and the position's text ---------------------------------------------------------
+
+
+class _Adviser:
+    """An adviser that counts its starts, preparations and questions; ``fail`` makes it raise."""
+
+    def __init__(self, spec: str = "perfect", fail: bool = False) -> None:
+        self.agent = make_agent(spec, 0)
+        self.spec = spec
+        self.fail = fail
+        self.prepared: list[Any] = []
+        self.asked: list[str] = []
+        self.closed = 0
+
+    def prepare(self, game: Any) -> None:
+        self.prepared.append(game)
+        self.agent.prepare(game)
+
+    def new_game(self) -> None:
+        self.agent.new_game()
+
+    def act(self, state: Any, limit: Any = None) -> Decision:
+        self.asked.append(state.to_text())
+        if self.fail:
+            raise AgentForfeit("ran out of patience")
+        return self.agent.act(state, limit)
+
+    def close(self) -> None:
+        self.closed += 1
+
+
+def _advised(
+    lines: list[str], adviser: _Adviser | None, human_side: int = 0
+) -> tuple[PlayResult, str, list[int]]:
+    """A tic-tac-toe game against ``random`` with ``adviser`` started on the first hint."""
+    starts: list[int] = []
+
+    def start() -> _Adviser:
+        assert adviser is not None
+        starts.append(1)
+        return adviser
+
+    result, out, _ = ttt_script(
+        lines, make_agent("random", 2), human_side, adviser=start if adviser else None
+    )
+    return result, out, starts
+
+
+def test_a_hint_is_a_move_perfect_play_keeps_the_value_with() -> None:
+    from boardlab.games import exact_play
+
+    adviser = _Adviser("perfect")
+    result, out, starts = _advised(["b2", "hint", "hint", "quit"], adviser)
+    assert starts == [1] and len(adviser.prepared) == 1  # started once, at the first hint
+    assert adviser.closed == 1  # and closed when the game ended
+    hints = [line for line in out.splitlines() if line.startswith("hint: ")]
+    state = result.final_state
+    assert len(hints) == 2 and adviser.asked == [state.to_text(), state.to_text()]
+    exact = exact_play(state.game)
+    value = exact.position_value(state).value
+    for hint in hints:  # perfect draws among its best moves: each keeps the value
+        assert exact.position_value(state.play(hint.split()[1])).value == -value
+        assert hint.endswith(f"(perfect, value {value:+.2f} for X)")
+    assert result.moves[0] == "b2" and len(result.moves) == 2  # hints play nothing
+
+
+def test_a_search_s_hint_shows_its_evaluation_depth_and_line() -> None:
+    adviser = _Adviser("alphabeta:depth=3")
+    _, out, _ = _advised(["hint", "quit"], adviser)
+    hint = next(line for line in out.splitlines() if line.startswith("hint: "))
+    move = hint.split()[1]
+    assert "(alphabeta:depth=3, evaluation " in hint and ", depth 3, line " + move in hint
+
+
+def test_a_failing_adviser_is_told_once_and_the_game_goes_on() -> None:
+    adviser = _Adviser(fail=True)
+    result, out, starts = _advised(["hint", "hint", "b2", "quit"], adviser)
+    assert out.count("No hint: the adviser failed (ran out of patience).") == 2
+    assert starts == [1] and len(adviser.asked) == 1  # not asked again
+    assert result.moves[0] == "b2"
+
+
+def test_without_an_adviser_a_hint_says_so() -> None:
+    result, out, _ = _advised(["hint", "b2", "quit"], None)
+    assert "No hint: no adviser in this game." in out and result.moves[0] == "b2"
+
+
+def test_position_prints_the_text_analyze_reads() -> None:
+    result, out, _ = ttt_script(["b2", "position", "quit"], make_agent("random", 5))
+    state = result.final_state
+    assert state.to_text() in out.splitlines()
+    assert state.game.parse_position(state.to_text()) == state
+
+
+def test_cli_hints_come_from_the_named_adviser_in_its_process() -> None:
+    result = CliRunner().invoke(
+        cli_app(), ["play", "--game", "tictactoe", "--hints", "perfect"], input="b2\nhint\nquit\n"
+    )
+    assert result.exit_code == 0, result.output
+    assert re.search(r"hint: [abc][123]  \(perfect, value [+-][01]\.00 for X\)", result.output), result.output
+
+
+def test_cli_a_bad_adviser_is_one_line_and_exit_2() -> None:
+    result = CliRunner().invoke(cli_app(), ["play", "--game", "nim", "--hints", "nope"], input="quit\n")
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [result.output.strip()]
+    assert result.output.startswith("Error: --hints: unknown agent 'nope'")

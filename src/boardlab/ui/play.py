@@ -33,6 +33,8 @@ from boardlab.ui.errors import fail
 from boardlab.ui.terminal import TerminalGame
 
 SIDES = {"x": 0, "o": 1}
+HINT_AGENT = "alphabeta:time=1"
+"""The adviser of ``hint`` unless ``--hints`` names another."""
 
 T = TypeVar("T")
 
@@ -58,6 +60,12 @@ def play(
     ] = None,
     side: Annotated[str | None, typer.Option("--side", help="your symbol: x (first) or o (second)")] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="seed of the agent's random choices")] = None,
+    hints: Annotated[
+        str,
+        typer.Option(
+            "--hints", help="the adviser that answers hint, an agent spec started at the first hint"
+        ),
+    ] = HINT_AGENT,
     move_timeout: Annotated[
         float | None,
         typer.Option(
@@ -69,8 +77,8 @@ def play(
         ),
     ] = None,
 ) -> None:
-    """Play against an agent: type moves in the game's notation (help explains it); moves, undo,
-    resign, help and quit also work."""
+    """Play against an agent: type moves in the game's notation (help explains it); moves, hint,
+    position, undo, resign, help and quit also work."""
     human_side = _human_side(human_first, side)
     if seed is not None and not 0 <= seed < 2**63:
         fail(f"--seed must be in 0..2**63-1, got {shorten(str(seed))}")
@@ -84,12 +92,13 @@ def play(
         fail("standard output is closed; play shows the board and its prompt there")
     state = _build(lambda: new_game(game), "game")
     _build(lambda: make_agent(agent, seed, game=state.game), "agent")
+    _build(lambda: make_agent(hints, 0, game=state.game), "adviser", "--hints: ")
     console = make_console(highlight=False)
     with contextlib.suppress(AttributeError, ValueError, OSError):
         sys.stdin.reconfigure(errors="replace")  # type: ignore[union-attr]  # bad bytes: a refused move
     with sigterm_as_interrupt() as termination:
         try:
-            _play_game(state, agent, seed, limit, human_side, console)
+            _play_game(state, (agent, hints), seed, limit, human_side, console)
             if termination.requested:  # a signal that landed where it could not raise
                 raise KeyboardInterrupt
         except KeyboardInterrupt:  # the agent's process is stopped by now
@@ -98,17 +107,25 @@ def play(
 
 
 def _play_game(
-    state: Any, agent: str, seed: int | None, limit: float | None, side: int, console: Console
+    state: Any, specs: tuple[str, str], seed: int | None, limit: float | None, side: int, console: Console
 ) -> None:
-    """Start the agent's process, play the game in the terminal, then stop the process; a
-    KeyboardInterrupt (Ctrl-C, SIGTERM) passes through once the process is stopped."""
+    """Start the agent's process (``specs``: the agent and the adviser), play the game in the
+    terminal, then stop the processes; a KeyboardInterrupt (Ctrl-C, SIGTERM) passes through once
+    they are stopped."""
+    agent, hints = specs
     try:
         with console.status(Text(f"starting {shorten(agent)}...")):
             opponent = AgentProcess(state.game.spec, agent, seed, limit)
     except AgentForfeit as err:
         fail(f"the agent {shorten(agent)} cannot play: {err.detail}", code=1)
+
+    def adviser() -> AgentProcess:
+        return AgentProcess(state.game.spec, hints, 0, move_limit(hints))
+
     with opponent:
-        TerminalGame(state, opponent, side, console=console, agent_label=agent, move_timeout=limit).run()
+        TerminalGame(
+            state, opponent, side, console=console, agent_label=agent, move_timeout=limit, adviser=adviser
+        ).run()
 
 
 def _human_side(human_first: bool | None, side: str | None) -> int:
@@ -127,11 +144,12 @@ def _human_side(human_first: bool | None, side: str | None) -> int:
     return 0
 
 
-def _build(factory: Callable[[], T], what: str) -> T:
-    """Call ``factory``; a bad spec ends the command with a one-line error and exit code 2."""
+def _build(factory: Callable[[], T], what: str, prefix: str = "") -> T:
+    """Call ``factory``; a bad spec ends the command with a one-line error (after ``prefix``)
+    and exit code 2."""
     try:
         return factory()
     except ValueError as err:
-        fail(str(err))
+        fail(f"{prefix}{err}")
     except Exception as err:  # an agent's constructor may fail in its own way
-        fail(f"cannot build the {what}: {type(err).__name__}: {err}")
+        fail(f"{prefix}cannot build the {what}: {type(err).__name__}: {err}")

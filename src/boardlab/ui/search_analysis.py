@@ -55,11 +55,9 @@ def show_decision(console: Console, state: Any, spec: str, seconds: float, decis
         console.print(f"  value       {decision.value:+.3f} for {side} (1 a win, 0 a draw, -1 a loss)")
     info = decision.info
     if info is not None:
-        shown_as_value = decision.value is not None and not _is_proven(
-            info.score or 0.0
-        )  # MCTS: the same mean
-        if info.score is not None and not shown_as_value:
-            console.print(f"  evaluation  {_score_text(info.score, side)}")
+        score = _score_beside_value(decision)
+        if score is not None:
+            console.print(f"  evaluation  {_score_text(score, side)}")
         engine = f", {info.engine}" if info.engine else ""
         console.print(f"  depth       {info.depth} ({info.nodes:,} nodes in {info.seconds:.2f} s{engine})")
         if info.pv:
@@ -68,21 +66,52 @@ def show_decision(console: Console, state: Any, spec: str, seconds: float, decis
         _show_policy(console, state, decision.policy)
 
 
+def decision_summary(state: Any, decision: Decision, line_moves: int = 6) -> str:
+    """One line of what a decision saw, for the side to move of ``state``: its value or
+    evaluation, depth and the start of its line ("" for an agent that shows nothing)."""
+    side = state.game.symbols[state.to_move]
+    parts = []
+    if decision.value is not None:
+        parts.append(f"value {decision.value:+.2f} for {side}")
+    score = _score_beside_value(decision)
+    if score is not None:
+        parts.append(_score_text(score, side, units=False))
+    info = decision.info
+    if info is not None and info.depth:
+        parts.append(f"depth {info.depth}")
+    if info is not None and info.pv:
+        more = " ..." if len(info.pv) > line_moves else ""
+        parts.append("line " + " ".join(info.pv[:line_moves]) + more)
+    return ", ".join(parts)
+
+
+def _score_beside_value(decision: Decision) -> float | None:
+    """The search's score where it says more than the decision's value: always without a
+    value, else only a proven result's distance (MCTS's score is its value again)."""
+    score = None if decision.info is None else decision.info.score
+    if score is None or (decision.value is not None and not _is_proven(score)):
+        return None
+    return score
+
+
 def _is_proven(score: float) -> bool:
     from boardlab.search.alphabeta import is_mate_score  # numba: only once a search has answered
 
     return is_mate_score(score)
 
 
-def _score_text(score: float, side: str) -> str:
-    """A search's score for ``side``: a proven result with its distance, else the number."""
+def _score_text(score: float, side: str, units: bool = True) -> str:
+    """A search's score for ``side``: a proven result with its distance, else the number
+    (``units``: saying whose units it is in)."""
     from boardlab.search.alphabeta import WIN
 
     if _is_proven(score):
         plies = round(WIN - abs(score))
         result = "win" if score > 0 else "loss"
         return f"a proven {result} for {side} in {plies} {'ply' if plies == 1 else 'plies'}"
-    return f"{score:+.2f} for {side} (in the search's own units)"
+    if units:
+        return f"{score:+.2f} for {side} (in the search's own units)"
+    return f"evaluation {score:+.2f} for {side}"
 
 
 def _show_policy(console: Console, state: Any, policy: Any) -> None:
@@ -101,4 +130,11 @@ def _show_policy(console: Console, state: Any, policy: Any) -> None:
     console.print(table)
 
 
-__all__ = ["POLICY_ROWS", "SEARCH_AGENT", "SEARCH_SECONDS", "search_decision", "show_decision"]
+__all__ = [
+    "POLICY_ROWS",
+    "SEARCH_AGENT",
+    "SEARCH_SECONDS",
+    "decision_summary",
+    "search_decision",
+    "show_decision",
+]

@@ -3,13 +3,15 @@
 :class:`TerminalGame` runs the loop: it shows the board with its coordinates (the last move
 highlighted), reads the human's input through an injectable ``input_fn`` and writes through
 a rich ``Console``, so a test can drive a whole game with scripted lines and read the
-output back from a buffer. Commands: a move in the game's notation, ``moves``, ``undo``,
-``resign``, ``help``, ``board`` and ``quit``; end of input counts as ``quit``, and Ctrl-C
-(KeyboardInterrupt) reaches the caller, which stops (``boardlab play`` exits 130).
+output back from a buffer. Commands: a move in the game's notation, ``moves``, ``hint``,
+``position``, ``undo``, ``resign``, ``help``, ``board`` and ``quit``; end of input counts as
+``quit``, and Ctrl-C (KeyboardInterrupt) reaches the caller, which stops (``boardlab play``
+exits 130). A hint comes from an adviser, a second agent started at the first ``hint``.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -18,8 +20,11 @@ from rich.console import Console
 from rich.text import Text
 
 from boardlab.core.console import counted, make_console
+from boardlab.core.spec import shorten
 from boardlab.games.base import GameError, MoveParseError, Outcome, Reason
+from boardlab.play.referee import AgentForfeit
 from boardlab.play.session import Player, Session, SessionError, Turn
+from boardlab.ui.search_analysis import decision_summary
 
 InputFn = Callable[[str], str]
 
@@ -28,12 +33,15 @@ MAX_ECHO = 40  # characters of a refused input shown back
 
 COMMANDS = (
     ("moves", "list the legal moves"),
+    ("hint", "ask the adviser for a move, with what its search saw"),
+    ("position", "print the position as text (for boardlab analyze, serve's URLs)"),
     ("undo", "take back your last move and the agent's reply"),
     ("resign", "give up the game"),
     ("board", "show the board again"),
     ("help", "show this help"),
     ("quit", "leave without a result"),
 )
+COMMAND_WIDTH = max(len(name) for name, _ in COMMANDS) + 2
 
 
 @dataclass(frozen=True)
@@ -66,6 +74,8 @@ class TerminalGame:
     the start and after each ``undo``. An agent that fails, answers an illegal move or thinks
     longer than ``move_timeout`` seconds (None: no limit) forfeits the game. To stop an agent
     that never answers, give an :class:`~boardlab.play.referee.AgentProcess` as the agent.
+    ``adviser`` starts the agent that answers ``hint`` (called at the first hint; None: no
+    hints); it is closed at the end of :meth:`run` where it has a ``close``.
     """
 
     def __init__(
@@ -78,6 +88,7 @@ class TerminalGame:
         input_fn: InputFn | None = None,
         agent_label: str | None = None,
         move_timeout: float | None = None,
+        adviser: Callable[[], Player] | None = None,
     ) -> None:
         if human_side not in (0, 1):
             raise ValueError(f"human side must be 0 (first) or 1 (second), got {human_side}")
@@ -90,6 +101,9 @@ class TerminalGame:
         limits: list[float | None] = [None, None]
         agents[1 - human_side], limits[1 - human_side] = agent, move_timeout
         self.session = Session(state, agents, limits=limits)
+        self._start_adviser = adviser
+        self._adviser: Player | None = None
+        self._no_hints: str | None = None if adviser is not None else "no adviser in this game"
 
     @property
     def state(self) -> Any:
@@ -107,6 +121,14 @@ class TerminalGame:
         An agent that fails (raises, calls ``sys.exit``, answers an illegal move, or takes
         longer than ``move_timeout`` seconds) forfeits: the human wins.
         """
+        try:
+            return self._play()
+        finally:
+            close = getattr(self._adviser, "close", None)
+            if close is not None:
+                close()
+
+    def _play(self) -> PlayResult:
         self._show_intro()
         failure = self.session.prepare_agents()
         if failure is not None:
@@ -161,6 +183,8 @@ class TerminalGame:
             "?": self._show_help,
             "moves": self._show_moves,
             "board": self._show_position,
+            "hint": self._show_hint,
+            "position": self._show_text,
         }
 
     def _try_move(self, text: str) -> bool:
@@ -179,10 +203,7 @@ class TerminalGame:
 
     def _agent_turn(self) -> bool:
         """Play the agent's move; False if it forfeits instead."""
-        if self.console.is_terminal:
-            with self.console.status(Text(f"{self.agent_label} is thinking...")):
-                turn = self.session.agent_move()
-        else:
+        with self._thinking(f"{self.agent_label} is thinking..."):
             turn = self.session.agent_move()
         if turn is None:
             return False
@@ -194,6 +215,41 @@ class TerminalGame:
             )
         )
         return True
+
+    def _show_hint(self) -> None:
+        """The adviser's move for the position, with its value or evaluation, depth and line;
+        an adviser that fails is told once and asked no more."""
+        if self._no_hints is not None:
+            self.console.print(Text(f"No hint: {self._no_hints}.", style="yellow"))
+            return
+        try:
+            with self._thinking("the adviser is thinking..."):
+                if self._adviser is None:
+                    assert self._start_adviser is not None
+                    self._adviser = self._start_adviser()
+                    self._adviser.prepare(self.state.game)
+                decision = self._adviser.act(self.state)
+        except Exception as err:  # any failure of the adviser ends the hints, never the game
+            detail = err.detail if isinstance(err, AgentForfeit) else f"{type(err).__name__}: {err}"
+            self._no_hints = f"the adviser failed ({shorten(detail)})"
+            self.console.print(Text(f"No hint: {self._no_hints}.", style="yellow"))
+            return
+        summary = decision_summary(self.state, decision)
+        label = self._adviser.spec
+        self.console.print(
+            Text.assemble(
+                "hint: ",
+                (str(decision.move), "bold"),
+                (f"  ({label}{', ' if summary else ''}{summary})", "dim"),
+            )
+        )
+
+    def _thinking(self, text: str) -> Any:
+        """A spinner with ``text`` on a terminal, nothing elsewhere."""
+        return self.console.status(Text(text)) if self.console.is_terminal else contextlib.nullcontext()
+
+    def _show_text(self) -> None:
+        self.console.print(Text(self.state.to_text()))
 
     def _undo(self) -> bool:
         """Take back the human's last move and everything after it; False if there is none."""
@@ -242,7 +298,7 @@ class TerminalGame:
     def _show_help(self) -> None:
         self.console.print(Text(self.state.game.notation_help or "Type a move in the game's notation."))
         for name, text in COMMANDS:
-            self.console.print(Text.assemble(("  " + name.ljust(8), "bold"), text))
+            self.console.print(Text.assemble(("  " + name.ljust(COMMAND_WIDTH), "bold"), text))
 
     def _show_moves(self) -> None:
         moves = [str(m) for m in self.state.legal_moves()]
