@@ -593,12 +593,12 @@ def test_a_search_s_hint_shows_its_evaluation_depth_and_line() -> None:
     assert "(alphabeta:depth=3, evaluation " in hint and ", depth 3, line " + move in hint
 
 
-def test_a_failing_adviser_is_told_once_and_the_game_goes_on() -> None:
+def test_a_failing_adviser_is_stopped_and_the_next_hint_starts_another() -> None:
     adviser = _Adviser(fail=True)
     result, out, starts = _advised(["hint", "hint", "b2", "quit"], adviser)
     assert out.count("No hint: the adviser failed (ran out of patience).") == 2
-    assert starts == [1] and len(adviser.asked) == 1  # not asked again
-    assert result.moves[0] == "b2"
+    assert starts == [1, 1] and len(adviser.asked) == 2 and adviser.closed == 2
+    assert result.moves[0] == "b2"  # the game went on
 
 
 def test_without_an_adviser_a_hint_says_so() -> None:

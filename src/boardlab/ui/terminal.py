@@ -74,8 +74,9 @@ class TerminalGame:
     the start and after each ``undo``. An agent that fails, answers an illegal move or thinks
     longer than ``move_timeout`` seconds (None: no limit) forfeits the game. To stop an agent
     that never answers, give an :class:`~boardlab.play.referee.AgentProcess` as the agent.
-    ``adviser`` starts the agent that answers ``hint`` (called at the first hint; None: no
-    hints); it is closed at the end of :meth:`run` where it has a ``close``.
+    ``adviser`` starts the agent that answers ``hint`` (called at the first hint, and at the
+    next after an adviser fails; None: no hints); an adviser with a ``close`` is closed when it
+    fails and at the end of :meth:`run`.
     """
 
     def __init__(
@@ -103,7 +104,6 @@ class TerminalGame:
         self.session = Session(state, agents, limits=limits)
         self._start_adviser = adviser
         self._adviser: Player | None = None
-        self._no_hints: str | None = None if adviser is not None else "no adviser in this game"
 
     @property
     def state(self) -> Any:
@@ -124,9 +124,7 @@ class TerminalGame:
         try:
             return self._play()
         finally:
-            close = getattr(self._adviser, "close", None)
-            if close is not None:
-                close()
+            self._close_adviser()
 
     def _play(self) -> PlayResult:
         self._show_intro()
@@ -217,32 +215,32 @@ class TerminalGame:
         return True
 
     def _show_hint(self) -> None:
-        """The adviser's move for the position, with its value or evaluation, depth and line;
-        an adviser that fails is told once and asked no more."""
-        if self._no_hints is not None:
-            self.console.print(Text(f"No hint: {self._no_hints}.", style="yellow"))
+        """The adviser's move for the position, with its value or evaluation, depth and line.
+        An adviser that fails (a search too long for its time limit, say) is stopped and said
+        so; the next hint starts a fresh one."""
+        if self._start_adviser is None:
+            self.console.print(Text("No hint: no adviser in this game.", style="yellow"))
             return
         try:
             with self._thinking("the adviser is thinking..."):
                 if self._adviser is None:
-                    assert self._start_adviser is not None
                     self._adviser = self._start_adviser()
                     self._adviser.prepare(self.state.game)
                 decision = self._adviser.act(self.state)
-        except Exception as err:  # any failure of the adviser ends the hints, never the game
+        except Exception as err:  # a failing adviser ends the hint, never the game
             detail = err.detail if isinstance(err, AgentForfeit) else f"{type(err).__name__}: {err}"
-            self._no_hints = f"the adviser failed ({shorten(detail)})"
-            self.console.print(Text(f"No hint: {self._no_hints}.", style="yellow"))
+            self._close_adviser()
+            self.console.print(Text(f"No hint: the adviser failed ({shorten(detail)}).", style="yellow"))
             return
         summary = decision_summary(self.state, decision)
-        label = self._adviser.spec
-        self.console.print(
-            Text.assemble(
-                "hint: ",
-                (str(decision.move), "bold"),
-                (f"  ({label}{', ' if summary else ''}{summary})", "dim"),
-            )
-        )
+        said = f"  ({self._adviser.spec}{', ' if summary else ''}{summary})"
+        self.console.print(Text.assemble("hint: ", (str(decision.move), "bold"), (said, "dim")))
+
+    def _close_adviser(self) -> None:
+        close = getattr(self._adviser, "close", None)
+        if close is not None:
+            close()
+        self._adviser = None
 
     def _thinking(self, text: str) -> Any:
         """A spinner with ``text`` on a terminal, nothing elsewhere."""
