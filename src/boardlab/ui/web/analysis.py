@@ -20,9 +20,10 @@ from collections import OrderedDict
 from typing import Any
 
 from boardlab.play.agent_pool import AgentPool, Busy, Overrun, ThinkError
+from boardlab.ui.search_analysis import SEARCH_AGENT
 from boardlab.ui.web.hall import WebInputError, check_agent, check_in_worker, move_limit, said
 
-DEFAULT_AGENT = "alphabeta"
+DEFAULT_AGENT = SEARCH_AGENT
 CACHE_SIZE = 512
 EXACT_SETUP_SECONDS = 30.0
 """Most seconds a worker may take to open a game's exact play (tables, a full solve of a small
