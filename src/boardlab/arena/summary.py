@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -200,17 +200,24 @@ def pooled_games(
     """Every stored game of ``game`` (only those of ``tournament``, an id or a name, if given),
     each player being its spec across tournaments: the specs in order of first appearance, and
     the games with their player indices into that list. A spec that played itself is left out
-    (its games say nothing about its rating). A tournament stored with the game written
-    another way (``quixo:size=5`` for ``quixo``, by an older version) is the same game."""
-    pooled = []
-    wanted = canonical_game(game)
+    (its games say nothing about its rating)."""
+    return reindexed([r for r in stored_games(store, game, tournament) if r.first_spec != r.second_spec])
+
+
+def stored_games(
+    store: Store, game: str | None = None, tournament: str | None = None
+) -> Iterator[GameRecord]:
+    """The stored games as stored, tournaments oldest first and each in game order: only those
+    of ``game`` and of ``tournament`` (an id or a name) where given. A tournament stored with the
+    game written another way (``quixo:size=5`` for ``quixo``, by an older version) is the same
+    game."""
+    wanted = None if game is None else canonical_game(game)
     for item in store.tournaments():
-        if canonical_game(item["game"]) != wanted:
+        if wanted is not None and canonical_game(item["game"]) != wanted:
             continue
         if tournament is not None and tournament not in (item["id"], item["name"]):
             continue
-        pooled += [r for r in store.games(item["id"]) if r.first_spec != r.second_spec]
-    return reindexed(pooled)
+        yield from store.games(item["id"])
 
 
 def reindexed(records: Sequence[GameRecord]) -> tuple[list[str], list[GameRecord]]:

@@ -12,7 +12,7 @@ Ctrl-C and SIGTERM stop the run with every finished game stored (exit 130 and 14
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -48,11 +48,12 @@ from boardlab.arena.summary import (
     canonical_game,
     pooled_games,
     reindexed,
+    stored_games,
     summarize,
 )
 from boardlab.arena.verify import contradicted
 from boardlab.core.console import counted, make_console, print_whole
-from boardlab.core.files import output_problem, path_problem, removed_if_refused
+from boardlab.core.files import atomic_write_text, output_problem, path_problem, removed_if_refused
 from boardlab.core.processes import sigterm_as_interrupt
 from boardlab.core.spec import shorten
 from boardlab.games import GameError, parse_game
@@ -414,11 +415,70 @@ def ratings_command(
     A player is its agent spec, whatever tournament it played in; nothing is played.
     Example: boardlab ratings results/arena.sqlite --game quixo --verify
     """
-    if game is not None:  # a bad spec is named as such, not as a game the store lacks
-        try:
-            game = parse_game(game).spec
-        except GameError as err:
-            fail(f"--game: {err}")
+    game = _game_filter(game)
+    _check_store_file(db)
+    with removed_if_refused(_refused):  # an --out created for a store then refused is removed
+        _rate(db, game, tournament, out, verify)
+
+
+def export_command(
+    db: Annotated[
+        Path, typer.Argument(metavar="DB", help="SQLite store of games (match, tournament, train alphazero)")
+    ],
+    game: Annotated[
+        str | None, typer.Option("--game", help="the games of this game spec only (default: every game)")
+    ] = None,
+    tournament: Annotated[
+        str | None, typer.Option("--tournament", help="the games of this tournament only (id or name)")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="write them into this file (default: standard output)")
+    ] = None,
+) -> None:
+    """Write the stored games as JSON Lines, one game a line: players, seeds, opening, moves,
+    result and why, thinking times, timestamps.
+
+    Each line reads back with GameRecord.from_json, or with pandas.read_json(FILE, lines=True).
+    Example: boardlab export results/arena.sqlite --game connect4 --out games.jsonl
+    """
+    game = _game_filter(game)
+    _check_store_file(db)
+    if out is not None:
+        _check_path("--out", out, folder=False)
+        if _same_file(db, out):
+            fail(f"--out {shorten(str(out))} is the store itself; name another file")
+    try:
+        with Store(db, read_only=True) as store:
+            lines = [record.to_json() for record in stored_games(store, game, tournament)]
+            stored = store.tournaments()
+    except StoreError as err:
+        fail(str(err))
+    if not lines:
+        fail(f"{shorten(str(db))} holds no games with these options; it holds: {_held(stored)}")
+    text = "\n".join(lines) + "\n"
+    if out is None:
+        typer.echo(text, nl=False)
+        return
+    try:
+        atomic_write_text(out, text)
+    except OSError as err:
+        fail(f"--out {shorten(str(out))}: {err.strerror or err}")
+    typer.echo(f"wrote {counted(len(lines), 'game')} to {out}", err=True)
+
+
+def _game_filter(game: str | None) -> str | None:
+    """The spec of ``--game`` as the store writes it; a bad spec is named as such, not as a
+    game the store lacks."""
+    if game is None:
+        return None
+    try:
+        return str(parse_game(game).spec)
+    except GameError as err:
+        fail(f"--game: {err}")
+
+
+def _check_store_file(db: Path) -> None:
+    """Exit 2 unless ``db`` is a file (a store to read, never one to create)."""
     try:
         found = db.is_file()
     except (OSError, ValueError) as err:  # a name the file system cannot hold, a NUL
@@ -426,8 +486,19 @@ def ratings_command(
     if not found:
         what = "not a regular file" if db.exists() else "no such store"
         fail(f"{shorten(str(db))}: {what} (match and tournament write one with --db)")
-    with removed_if_refused(_refused):  # an --out created for a store then refused is removed
-        _rate(db, game, tournament, out, verify)
+
+
+def _same_file(first: Path, second: Path) -> bool:
+    try:
+        return first.resolve() == second.resolve()
+    except (OSError, RuntimeError, ValueError):  # a link loop, a NUL: path checks name these
+        return False
+
+
+def _held(stored: list[dict[str, Any]]) -> str:
+    """What a store holds, for a refusal: each tournament's game and name."""
+    held = ", ".join(sorted({f"{t['game']} ({t['name'] or t['id']})" for t in stored})) or "nothing"
+    return shorten(held, 300)
 
 
 Pool = tuple[list[str], list[GameRecord]]
@@ -469,8 +540,7 @@ def _rate(db: Path, game: str | None, tournament: str | None, out: Path | None, 
         pools = _verified(pools)
     pools = {g: pool for g, pool in pools.items() if pool[1]}
     if not pools:
-        held = ", ".join(sorted({f"{t['game']} ({t['name'] or t['id']})" for t in stored})) or "nothing"
-        fail(f"{shorten(str(db))} holds no games to rate with these options; it holds: {shorten(held, 300)}")
+        fail(f"{shorten(str(db))} holds no games to rate with these options; it holds: {_held(stored)}")
     folders = {name: _ratings_folder(out, name, len(pools)) for name in pools} if out is not None else {}
     if out is not None:
         _check_store_not_output(db, list(folders.values()))
@@ -514,7 +584,8 @@ def _demo_specs() -> list[str]:
 
 
 def register(app: typer.Typer) -> None:
-    """Attach the `match`, `tournament` and `ratings` commands to ``app``."""
+    """Attach the `match`, `tournament`, `ratings` and `export` commands to ``app``."""
     app.command("match")(match_command)
     app.command("tournament")(tournament_command)
     app.command("ratings")(ratings_command)
+    app.command("export")(export_command)
