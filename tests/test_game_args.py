@@ -14,7 +14,7 @@ from reliability import count
 from typer.testing import CliRunner
 
 from boardlab.ui.cli import app
-from boardlab.ui.game_args import game_spec, position_of, sizes_given
+from boardlab.ui.game_args import game_spec, played, position_of, sizes_given
 
 SIZES = (3, 4, 5)
 START = {3: "........./", 4: "................", 5: "........................."}
@@ -134,3 +134,58 @@ def test_a_spec_size_binds_the_position() -> None:
     assert sizes_given("quixo:size=3", None)
     assert sizes_given("quixo", 3)
     assert not sizes_given("quixo", None)
+
+
+# --- --moves: moves played from the position ------------------------------------------------
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    game=st.sampled_from(["quixo", "quixo:size=3", "tictactoe", "connect4", "nim"]),
+    seed=st.integers(0, 10**6),
+)
+def test_moves_lead_where_playing_them_one_by_one_does(game: str, seed: int) -> None:
+    import random
+
+    rng = random.Random(seed)
+    state = position_of(game, None, "")
+    expected, said = state, []
+    for _ in range(rng.randrange(0, 12)):
+        if expected.is_over:
+            break
+        move = str(rng.choice(expected.legal_moves()))
+        said.append(move)
+        expected = expected.play(move)
+    separators = [" ", ",", " , ", "\t"]
+    text = "".join(m + rng.choice(separators) for m in said)
+    assert played(state, text).to_text() == expected.to_text()
+
+
+def test_no_moves_leave_the_position_as_it_is() -> None:
+    state = position_of("tictactoe", None, "X........ O 1")
+    assert played(state, None) is state and played(state, "  ") is state
+
+
+@pytest.mark.parametrize(
+    ("args", "phrase"),
+    [
+        (["analyze", "--game", "tictactoe", "--moves", "a1 b2 zz"], "--moves: move 3: cannot read move 'zz'"),
+        (["analyze", "--game", "tictactoe", "--moves", "a1 a1"], "--moves: move 2:"),
+        (
+            ["analyze", "--game", "tictactoe", "--moves", "a1 b1 a2 b2 a3 c3"],
+            "--moves: move 6 (c3) comes after the end of the game (X wins",
+        ),
+        (["analyze", "--game", "tictactoe", "--moves", "a1 " * 40_000], "at most 100,000 are read"),
+        (["play", "--game", "tictactoe", "--moves", "a1 b1 a2 b2 a3"], "the game is over in that position"),
+        (["play", "--position", "X.O.O.X.Z O 4"], "cannot read position"),
+        (["play", "--game", "nim", "--moves", "9:9"], "--moves: move 1:"),
+    ],
+)
+def test_moves_that_cannot_be_played_are_refused(args: list[str], phrase: str) -> None:
+    _refused(args, phrase)
+
+
+def test_analyze_reads_the_position_after_the_moves() -> None:
+    result = CliRunner().invoke(app, ["analyze", "--game", "tictactoe", "--moves", "a1,b2 c3"])
+    assert result.exit_code == 0, result.output
+    assert "O to move: draw" in result.output and "6 legal moves" in result.output

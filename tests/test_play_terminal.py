@@ -626,3 +626,17 @@ def test_cli_a_bad_adviser_is_one_line_and_exit_2() -> None:
     assert result.exit_code == 2
     assert result.output.strip().splitlines() == [result.output.strip()]
     assert result.output.startswith("Error: --hints: unknown agent 'nope'")
+
+
+def test_cli_plays_on_from_a_position_and_moves() -> None:
+    # 3x3 Quixo, O to move at ply 4: the human (O) completes the anti-diagonal at once
+    args = ["play", "--position", "X.O.O.X.. O 4", "--side", "o", "--agent", "random"]
+    result = CliRunner().invoke(cli_app(), args, input="b3a3\n")
+    assert result.exit_code == 0, result.output
+    assert "Quixo 3x3: you are O (second)" in result.output and "move 5, you are O >" in result.output
+    assert result.output.strip().splitlines()[-1] == "O wins after 1 move (a complete line): you win."
+    moved = CliRunner().invoke(
+        cli_app(), ["play", "--game", "tictactoe", "--moves", "a1 b2"], input="position\nquit\n"
+    )
+    assert moved.exit_code == 0, moved.output
+    assert moved.output.splitlines()[-2].endswith("> X../.O./... X 2")

@@ -8,6 +8,7 @@ is refused (one ``Error:`` line, exit 2, no work done) rather than one of them s
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from boardlab.core.spec import SpecError, shorten, split_spec
@@ -18,6 +19,9 @@ TABLES_DEFAULT_HELP = "default: $BOARDLAB_TABLES/quixoN or ~/.cache/boardlab/tab
 """Where solved tables are looked for, as the ``--tables`` / ``--dir`` options' help says it."""
 SIZED = "quixo"
 """The game whose board side ``--size`` gives."""
+MAX_MOVES_TEXT = 100_000
+"""Longest ``--moves`` text read (a few thousand moves)."""
+MOVES_HELP = "moves played from the position, in the game's notation, separated by blanks or commas"
 
 
 def game_spec(game: str, size: int | None, default_size: int | None = None) -> str:
@@ -87,3 +91,22 @@ def position_of(game: str, size: int | None, position: str, default_size: int | 
         return the_game.parse_position(position)
     except (GameError, ValueError) as err:
         fail(str(err))
+
+
+def played(state: Any, moves: str | None) -> Any:
+    """``state`` after ``moves`` (a command's ``--moves``: moves in the game's notation,
+    separated by blanks or commas); exits with one ``Error:`` line naming the first move that
+    cannot be played and why."""
+    if moves is None:
+        return state
+    if len(moves) > MAX_MOVES_TEXT:
+        fail(f"--moves is {len(moves):,} characters long; at most {MAX_MOVES_TEXT:,} are read")
+    for number, text in enumerate((t for t in re.split(r"[\s,]+", moves) if t), 1):
+        if state.is_over:
+            over = state.outcome.text(state.game.symbols)
+            fail(f"--moves: move {number} ({shorten(text, 24)}) comes after the end of the game ({over})")
+        try:
+            state = state.play(text)
+        except (GameError, ValueError) as err:
+            fail(f"--moves: move {number}: {err}")
+    return state

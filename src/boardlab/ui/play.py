@@ -20,7 +20,6 @@ from boardlab.agents.base import make_agent
 from boardlab.core.console import make_console
 from boardlab.core.processes import sigterm_as_interrupt
 from boardlab.core.spec import shorten
-from boardlab.games import new_game
 from boardlab.play.referee import (
     MIN_MOVE_TIMEOUT,
     MOVE_TIMEOUT_FACTOR,
@@ -30,6 +29,7 @@ from boardlab.play.referee import (
     move_limit,
 )
 from boardlab.ui.errors import fail
+from boardlab.ui.game_args import MOVES_HELP, played, position_of
 from boardlab.ui.terminal import TerminalGame
 
 SIDES = {"x": 0, "o": 1}
@@ -60,6 +60,10 @@ def play(
     ] = None,
     side: Annotated[str | None, typer.Option("--side", help="your symbol: x (first) or o (second)")] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="seed of the agent's random choices")] = None,
+    position: Annotated[
+        str, typer.Option("--position", help="start from this position text (default: the game's start)")
+    ] = "",
+    moves: Annotated[str | None, typer.Option("--moves", help=MOVES_HELP)] = None,
     hints: Annotated[
         str,
         typer.Option(
@@ -90,7 +94,9 @@ def play(
         fail("standard input is closed; play reads your moves from it (a terminal, a file or a pipe)")
     if sys.stdout is None or sys.stdout.closed:  # started with standard output closed (>&-)
         fail("standard output is closed; play shows the board and its prompt there")
-    state = _build(lambda: new_game(game), "game")
+    state = played(position_of(game, None, position), moves)
+    if state.is_over:
+        fail(f"the game is over in that position ({state.outcome.text(state.game.symbols)}); nothing to play")
     _build(lambda: make_agent(agent, seed, game=state.game), "agent")
     _build(lambda: make_agent(hints, 0, game=state.game), "adviser", "--hints: ")
     console = make_console(highlight=False)

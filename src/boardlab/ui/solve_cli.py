@@ -30,7 +30,7 @@ from boardlab.games import (
 )
 from boardlab.games.exact import VALUE_NAMES, cut_by_cap, depth_rank
 from boardlab.ui.errors import fail
-from boardlab.ui.game_args import TABLES_DEFAULT_HELP, game_of, position_of
+from boardlab.ui.game_args import MOVES_HELP, TABLES_DEFAULT_HELP, game_of, played, position_of
 from boardlab.ui.search_analysis import SEARCH_AGENT, SEARCH_SECONDS, search_decision, show_decision
 
 DEFAULT_SOLVE_SIZE = 4
@@ -300,9 +300,10 @@ def analyze_command(
     position: Annotated[
         str,
         typer.Argument(
-            metavar="POSITION", help='position text, e.g. "X.O.O.X.. O 4" (Quixo) or 4453 (Connect Four)'
+            metavar="POSITION",
+            help='position text, e.g. "X.O.O.X.. O 4" (Quixo) or 4453 (Connect Four); empty: the start',
         ),
-    ],
+    ] = "",
     directory: Annotated[
         Path | None,
         typer.Option(
@@ -326,6 +327,7 @@ def analyze_command(
     seconds: Annotated[
         float, typer.Option("--seconds", min=0.05, max=3600, help="seconds the search may think")
     ] = SEARCH_SECONDS,
+    moves_played: Annotated[str | None, typer.Option("--moves", help=MOVES_HELP)] = None,
 ) -> None:
     """Print the value and depth to the end of a position, and every legal move's value, from
     the game's exact play; where none covers the position, or with ``--agent``, what an agent's
@@ -333,11 +335,13 @@ def analyze_command(
     from boardlab.ui.connect4_cli import analyze_connect4
 
     if agent is None and game.strip().lower().startswith("connect4"):
+        if moves_played:
+            position = played(read_position(game, position), moves_played).to_text()
         analyze_connect4(position, game=game.strip().lower())
         return
     started = time.perf_counter()
     _check_dir(directory)
-    state = read_position(game, position)
+    state = played(read_position(game, position), moves_played)
     console = make_console(highlight=False)
     outcome = state.outcome
     over = outcome is not None and (agent is not None or outcome.reason == Reason.PLY_CAP)
