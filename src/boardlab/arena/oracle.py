@@ -376,7 +376,8 @@ def _opening(game: Game, judge: ExactPlay, most: int, rng: random.Random) -> Any
     return start
 
 
-def _action(state: Any, move: Any) -> int:
+def action_index(state: Any, move: Any) -> int:
+    """The action of ``move`` (a Move or its notation) in ``state``'s game."""
     game = state.game
     return int(game.parse_action(move) if isinstance(move, str) else game.action_of(move))
 
@@ -388,8 +389,9 @@ def _agent(spec: str, seed: int, game: Game) -> Agent:
     return agent
 
 
-def _judged_values(judge: ExactPlay, state: Any) -> list[MoveValue]:
-    # the judge's values hold without the game's ply cap; a win or loss past it is a draw
+def judged_values(judge: ExactPlay, state: Any) -> list[MoveValue]:
+    """The judge's value of every move of ``state`` under the game's ply cap (the judge's own
+    hold without it: a win or loss past the cap is a draw)."""
     cap = getattr(state.game, "ply_cap", None)
     return under_cap(judge.move_values(state), None if cap is None else cap - int(state.ply))
 
@@ -452,13 +454,13 @@ def play_judged_game(
     while state.outcome is None:
         mover = state.to_move
         judged = mover == colour and state.ply >= from_ply and judge.covers(state)
-        values = _judged_values(judge, state) if judged else None
+        values = judged_values(judge, state) if judged else None
         move = players[mover].choose(state)
         if mover == colour:
             if values is None:
                 result.unjudged += 1
             else:
-                action = _action(state, move)
+                action = action_index(state, move)
                 one = judge_move(values, action)
                 result.tally.add(one)
                 result.stood_won = result.stood_won or one.won > 0
@@ -607,8 +609,8 @@ def move_accuracy(
         reason = judge.uncovered(state)
         if reason is not None:
             raise OracleError(f"position {state.to_text()} is not covered by the judge: {reason}")
-        values = _judged_values(judge, state)
-        total.add(judge_move(values, _action(state, agent.choose(state))))
+        values = judged_values(judge, state)
+        total.add(judge_move(values, action_index(state, agent.choose(state))))
     return MoveAccuracy(agent_spec, total.moves, total.exact, total.kept, total.won, total.thrown)
 
 

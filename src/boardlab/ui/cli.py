@@ -41,6 +41,7 @@ from boardlab.ui.game_args import game_of, position_of
 from boardlab.ui.listing import register as register_listing
 from boardlab.ui.oracle_cli import register as register_oracle
 from boardlab.ui.play import register as register_play
+from boardlab.ui.review_cli import register as register_review
 from boardlab.ui.serve import register as register_serve
 from boardlab.ui.setcover import register as register_setcover
 from boardlab.ui.solve_cli import register as register_solvers
@@ -277,6 +278,7 @@ for register in (
     register_blackbox,
     register_solvers,
     register_oracle,
+    register_review,
     register_serve,
 ):
     register(app)

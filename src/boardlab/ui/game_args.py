@@ -93,20 +93,26 @@ def position_of(game: str, size: int | None, position: str, default_size: int | 
         fail(str(err))
 
 
-def played(state: Any, moves: str | None) -> Any:
+def played(state: Any, moves: str | list[str] | None, flag: str = "--moves") -> Any:
     """``state`` after ``moves`` (a command's ``--moves``: moves in the game's notation,
-    separated by blanks or commas); exits with one ``Error:`` line naming the first move that
-    cannot be played and why."""
+    separated by blanks or commas, or a list of them); exits with one ``Error:`` line naming
+    the first move that cannot be played and why (after ``flag``)."""
     if moves is None:
         return state
-    if len(moves) > MAX_MOVES_TEXT:
-        fail(f"--moves is {len(moves):,} characters long; at most {MAX_MOVES_TEXT:,} are read")
-    for number, text in enumerate((t for t in re.split(r"[\s,]+", moves) if t), 1):
+    for number, text in enumerate(move_texts(moves) if isinstance(moves, str) else moves, 1):
         if state.is_over:
             over = state.outcome.text(state.game.symbols)
-            fail(f"--moves: move {number} ({shorten(text, 24)}) comes after the end of the game ({over})")
+            fail(f"{flag}: move {number} ({shorten(text, 24)}) comes after the end of the game ({over})")
         try:
             state = state.play(text)
         except (GameError, ValueError) as err:
-            fail(f"--moves: move {number}: {err}")
+            fail(f"{flag}: move {number}: {err}")
     return state
+
+
+def move_texts(moves: str) -> list[str]:
+    """The moves of a ``--moves`` text (separated by blanks or commas); exits with one
+    ``Error:`` line for a text longer than :data:`MAX_MOVES_TEXT`."""
+    if len(moves) > MAX_MOVES_TEXT:
+        fail(f"--moves is {len(moves):,} characters long; at most {MAX_MOVES_TEXT:,} are read")
+    return [text for text in re.split(r"[\s,]+", moves) if text]

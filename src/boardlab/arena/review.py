@@ -1,0 +1,161 @@
+"""Reviewing a game move by move against perfect play: where was a win thrown, a draw lost?
+
+:func:`review_game` replays a game's moves from its first position and asks the game's exact
+play (the oracle's judge, :func:`boardlab.arena.oracle.judge_for`) about every position it
+covers: the value the mover had, the value the move played kept, the best moves, and a
+verdict (:class:`Verdict`). Values hold under the game's ply cap, as the oracle judges them.
+Positions the judge does not cover (5x5 Quixo before its endgame tables), and those before
+``from_ply`` (Connect Four's early positions take the solver minutes), are passed over and said
+so; each side's :class:`~boardlab.arena.oracle.Tally` counts the judged moves.
+
+    review = review_game(start, ("a1e1", "e5a5"), judge_for("quixo:size=4"))
+    [move.verdict for move in review.moves], review.tallies[0].accuracy
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from boardlab.arena.oracle import OracleError, Tally, action_index, judge_move, judged_values
+from boardlab.games import WIN, ExactPlay, GameError
+from boardlab.games.exact import VALUE_NAMES, MoveValue
+
+
+class Verdict(enum.Enum):
+    """What a move did to the value of its position, for its mover."""
+
+    BEST = "best"
+    """As good as the best move: the value kept, the fastest win or the slowest loss too."""
+    KEPT = "keeps the value"
+    """The value kept, by a slower win or a faster loss than the best."""
+    THREW_WIN = "throws the win"
+    """A won position left drawn or lost."""
+    LOST_DRAW = "loses the draw"
+    """A drawn position left lost."""
+    UNJUDGED = "not judged"
+    """A position the judge does not cover, or one before ``from_ply``."""
+
+
+@dataclass(frozen=True)
+class ReviewedMove:
+    """One move of a reviewed game.
+
+    ``value`` is what the position was worth to the mover with perfect play (WIN, DRAW or
+    LOSS; None where not judged), ``played`` what the move played kept and ``plies`` how many
+    plies to the end it leads to with perfect play (that move included; None where the judge
+    does not know), ``best`` every move as good as the best one, ``why`` the reason a move
+    was not judged.
+    """
+
+    ply: int
+    mover: int
+    move: str
+    verdict: Verdict
+    value: int | None = None
+    played: int | None = None
+    plies: int | None = None
+    best: tuple[str, ...] = ()
+    why: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (values as words)."""
+        return {
+            "ply": self.ply,
+            "mover": self.mover,
+            "move": self.move,
+            "verdict": self.verdict.value,
+            "value": None if self.value is None else VALUE_NAMES[self.value],
+            "played": None if self.played is None else VALUE_NAMES[self.played],
+            "plies": self.plies,
+            "best": list(self.best),
+            "why": self.why,
+        }
+
+
+@dataclass
+class Review:
+    """A reviewed game: its moves in order, each side's tally of judged moves, the last position."""
+
+    moves: list[ReviewedMove]
+    final: Any
+    tallies: tuple[Tally, Tally] = field(default_factory=lambda: (Tally(), Tally()))
+
+    @property
+    def mistakes(self) -> list[ReviewedMove]:
+        """The moves that threw a win or lost a draw, in order."""
+        return [m for m in self.moves if m.verdict in (Verdict.THREW_WIN, Verdict.LOST_DRAW)]
+
+
+def review_game(
+    start: Any,
+    moves: Sequence[str],
+    judge: ExactPlay,
+    from_ply: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> Review:
+    """Replay ``moves`` (in the game's notation) from ``start`` and judge each one (see the
+    module notes); ``progress(done, total)`` after each move. OracleError naming the move for
+    one that cannot be played."""
+    review = Review([], start)
+    state = start
+    for number, text in enumerate(moves, 1):
+        if state.is_over:
+            raise OracleError(f"move {number} ({text}) comes after the end of the game")
+        try:
+            after = state.play(text)
+        except (GameError, ValueError) as err:
+            raise OracleError(f"move {number}: {err}") from None
+        reviewed, values = _reviewed(state, text, judge, from_ply)
+        review.moves.append(reviewed)
+        if values is not None:
+            review.tallies[reviewed.mover].add(judge_move(values, action_index(state, text)))
+        state = after
+        if progress is not None:
+            progress(number, len(moves))
+    review.final = state
+    return review
+
+
+def _reviewed(
+    state: Any, move: str, judge: ExactPlay, from_ply: int
+) -> tuple[ReviewedMove, list[MoveValue] | None]:
+    """The review of ``move`` played in ``state``, and the judge's values of the position's
+    moves (None where not judged)."""
+    mover, ply, action = int(state.to_move), int(state.ply), action_index(state, move)
+    shown = str(state.move_from_index(action))
+    reason = f"before ply {from_ply}" if ply < from_ply else judge.uncovered(state)
+    if reason is not None:
+        return ReviewedMove(ply, mover, shown, Verdict.UNJUDGED, why=reason), None
+    values = judged_values(judge, state)
+    chosen = next(v for v in values if v.action == action)
+    reviewed = ReviewedMove(
+        ply,
+        mover,
+        shown,
+        _verdict(values, chosen),
+        value=max(v.value for v in values),
+        played=chosen.value,
+        plies=chosen.depth,
+        best=_best_moves(state, values),
+    )
+    return reviewed, values
+
+
+def _verdict(values: Sequence[MoveValue], chosen: MoveValue) -> Verdict:
+    best_value = max(v.value for v in values)
+    if chosen.rank == max(v.rank for v in values):
+        return Verdict.BEST
+    if chosen.value == best_value:
+        return Verdict.KEPT
+    return Verdict.THREW_WIN if best_value == WIN else Verdict.LOST_DRAW
+
+
+def _best_moves(state: Any, values: Sequence[MoveValue]) -> tuple[str, ...]:
+    top = max(v.rank for v in values)
+    return tuple(str(state.move_from_index(v.action)) for v in values if v.rank == top)
+
+
+__all__ = ["Review", "ReviewedMove", "Verdict", "review_game"]

@@ -1,0 +1,165 @@
+"""Reviewing a game against perfect play: ``arena.review`` and ``boardlab review``."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from boardlab.arena import match
+from boardlab.arena.oracle import OracleError, judge_for
+from boardlab.arena.review import Verdict, review_game
+from boardlab.arena.store import Store
+from boardlab.games import DRAW, LOSS, WIN, parse_game
+from boardlab.ui.cli import app
+
+runner = CliRunner()
+TTT = parse_game("tictactoe")
+
+
+def _random_game(seed: int) -> list[str]:
+    rng, state, moves = random.Random(seed), TTT.initial(), []
+    while not state.is_over:
+        move = str(rng.choice(state.legal_moves()))
+        moves.append(move)
+        state = state.play(move)
+    return moves
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_each_verdict_agrees_with_the_values_before_and_after_the_move(seed: int) -> None:
+    judge = judge_for(TTT)
+    moves = _random_game(seed)
+    review = review_game(TTT.initial(), moves, judge)
+    assert [m.move for m in review.moves] == moves and review.final.is_over
+    state = TTT.initial()
+    for reviewed in review.moves:
+        before = judge.position_value(state).value
+        after = state.play(reviewed.move)
+        kept = -judge.position_value(after).value if not after.is_over else _final_value(after, state.to_move)
+        assert (reviewed.value, reviewed.played) == (before, kept)
+        assert (reviewed.verdict is Verdict.THREW_WIN) == (before == WIN and kept != WIN)
+        assert (reviewed.verdict is Verdict.LOST_DRAW) == (before == DRAW and kept == LOSS)
+        assert (reviewed.verdict in (Verdict.BEST, Verdict.KEPT)) == (kept == before)
+        assert (reviewed.verdict is Verdict.BEST) == (reviewed.move in reviewed.best)
+        assert reviewed.mover == state.to_move and reviewed.ply == state.ply
+        state = after
+    for side in (0, 1):
+        tally, mine = review.tallies[side], [m for m in review.moves if m.mover == side]
+        assert tally.moves == len(mine)
+        assert tally.kept == sum(m.verdict in (Verdict.BEST, Verdict.KEPT) for m in mine)
+        assert tally.thrown + tally.lost == sum(m in review.mistakes for m in mine)
+
+
+def _final_value(state: Any, mover: int) -> int:
+    winner = state.outcome.winner
+    return DRAW if winner is None else (WIN if winner == mover else LOSS)
+
+
+class _FirstPliesUncovered:
+    """Tic-Tac-Toe's judge, covering only positions from ply 3 on."""
+
+    def __init__(self) -> None:
+        self.judge = judge_for(TTT)
+
+    def uncovered(self, state: Any) -> str | None:
+        return "too early" if state.ply < 3 else None
+
+    def move_values(self, state: Any) -> Any:
+        assert state.ply >= 3, "an uncovered position was asked about"
+        return self.judge.move_values(state)
+
+
+def test_moves_outside_the_judge_or_before_from_ply_are_passed_over_with_why() -> None:
+    moves = ["b2", "a1", "c3", "a3", "a2", "c1", "b1"]
+    review = review_game(TTT.initial(), moves, _FirstPliesUncovered(), from_ply=4)  # type: ignore[arg-type]
+    whys = [m.why for m in review.moves]
+    assert whys == ["before ply 4"] * 4 + ["", "", ""]
+    assert [m.verdict for m in review.moves[:4]] == [Verdict.UNJUDGED] * 4
+    assert review.tallies[0].moves + review.tallies[1].moves == 3
+    partial = review_game(TTT.initial(), moves, _FirstPliesUncovered())  # type: ignore[arg-type]
+    assert [m.why for m in partial.moves[:3]] == ["too early"] * 3 and partial.moves[3].why == ""
+    assert [m.verdict for m in partial.mistakes] == [Verdict.LOST_DRAW] and partial.mistakes[0].ply == 5
+
+
+@pytest.mark.parametrize(
+    ("moves", "message"),
+    [
+        (["b2", "zz"], "move 2: cannot read move 'zz'"),
+        (["a1", "b1", "a2", "b2", "a3", "c3"], "move 6 (c3) comes after the end"),
+    ],
+)
+def test_a_move_that_cannot_be_played_is_named(moves: list[str], message: str) -> None:
+    with pytest.raises(OracleError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        review_game(TTT.initial(), moves, judge_for(TTT))
+
+
+def test_cli_reviews_moves_and_names_the_mistakes() -> None:
+    result = runner.invoke(
+        app, ["review", "--game", "tictactoe", "--moves", "b2 a1 c3 a3 a2 c1 b1"], env={"COLUMNS": "200"}
+    )
+    assert result.exit_code == 0, result.output
+    rows = {
+        line.split("│")[1].strip(): [c.strip() for c in line.split("│")[2:-1]]
+        for line in result.output.splitlines()
+        if line.startswith("│")
+    }
+    assert rows["5"] == ["O", "c1", "draw", "loss in 2 plies", "loses the draw", "c2"]
+    assert rows["6"] == ["X", "b1", "win", "win in 3 plies", "keeps the value", "c2"]
+    assert rows["0"][4] == "best"
+    assert "O: 3 of 3 moves judged, 2 kept the value (2 best), 1 draw lost (ply 5)" in result.output
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    db = tmp_path_factory.mktemp("review") / "arena.sqlite"
+    assert match("greedy", "random", 2, game="tictactoe", store=db, workers=0, name="ttt").played == 2
+    with Store(db, read_only=True) as opened:
+        return db, opened.tournaments()[0]["id"]
+
+
+def test_cli_reviews_a_stored_game_as_its_moves(store: tuple[Path, str]) -> None:
+    db, tournament = store
+    with Store(db, read_only=True) as opened:
+        record = opened.games(tournament)[1]
+    stored = runner.invoke(app, ["review", "--db", str(db), "--tournament", "ttt", "--index", "1"])
+    assert stored.exit_code == 0, stored.output
+    given = runner.invoke(app, ["review", "--game", "tictactoe", "--moves", " ".join(record.moves)])
+    assert given.exit_code == 0 and stored.output == given.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--game", "tictactoe"], "--moves names no move to review"),
+        (["--game", "tictactoe", "--moves", "b2 b2"], "--moves: move 2:"),
+        (
+            ["--game", "tictactoe", "--moves", "b2", "--index", "1"],
+            "--tournament and --index choose a game of --db",
+        ),
+        (["--db", "{db}"], "--db needs --tournament"),
+        (
+            ["--db", "{db}", "--tournament", "ttt", "--index", "7"],
+            "--index 7: tournament ttt holds games 0..1",
+        ),
+        (["--db", "{db}", "--tournament", "nope", "--index", "0"], "no tournament is named 'nope'"),
+        (
+            ["--db", "{db}", "--tournament", "ttt", "--index", "0", "--moves", "b2"],
+            "give no position, --moves or --game",
+        ),
+        (["--db", "{tmp}/none.sqlite", "--tournament", "ttt", "--index", "0"], "no such store"),
+        (["--moves", "a1e1", "--dir", "{tmp}"], "no exact judge for quixo"),
+        (["--game", "tictactoe", "--moves", "b2", "--from-ply", "-1"], "--from-ply"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    store: tuple[Path, str], tmp_path: Path, args: list[str], message: str
+) -> None:
+    args = [a.replace("{db}", str(store[0])).replace("{tmp}", str(tmp_path)) for a in args]
+    result = runner.invoke(app, ["review", *args])
+    assert result.exit_code == 2, result.output
+    text = result.output.strip()
+    assert message in text and len(text.splitlines()) == 1, text
