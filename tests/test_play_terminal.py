@@ -442,7 +442,8 @@ def test_a_draw_is_told_with_its_reason_and_no_side_to_move() -> None:
     lines = out.strip().splitlines()
     assert lines[-1] == f"Draw after 9 moves ({result.outcome.detail})."
     assert result.outcome.detail
-    assert lines[-2].startswith("last moves: ")  # the game is over: nobody is to move
+    assert lines[-2] == "Moves: " + " ".join(result.moves)  # to review or replay
+    assert lines[-3].startswith("last moves: ")  # the game is over: nobody is to move
 
 
 def test_an_agent_failing_to_start_forfeits_before_any_prompt() -> None:
@@ -635,6 +636,7 @@ def test_cli_plays_on_from_a_position_and_moves() -> None:
     assert result.exit_code == 0, result.output
     assert "Quixo 3x3: you are O (second)" in result.output and "move 5, you are O >" in result.output
     assert result.output.strip().splitlines()[-1] == "O wins after 1 move (a complete line): you win."
+    assert result.output.strip().splitlines()[-2] == "Moves: b3a3 (from X.O.O.X.. O 4)"
     moved = CliRunner().invoke(
         cli_app(), ["play", "--game", "tictactoe", "--moves", "a1 b2"], input="position\nquit\n"
     )

@@ -306,8 +306,15 @@ class TerminalGame:
         outcome = stop if isinstance(stop, Outcome) else None
         moves = tuple(self.session.moves)
         result = PlayResult(outcome, self.human_side, moves, self.state)
+        if moves:  # to replay, analyse or review (boardlab review --moves ...)
+            self.console.print(Text(f"Moves: {' '.join(moves)}{self._from()}", style="dim"), soft_wrap=True)
         self.console.print(Text(result_line(result, self.agent_label, self.symbols), style="bold"))
         return result
+
+    def _from(self) -> str:
+        """`` (from POSITION)`` for a game that did not start at the game's start, else ""."""
+        start = self.session.start
+        return "" if start == start.game.initial() else f" (from {start.to_text()})"
 
 
 def result_line(result: PlayResult, agent_label: str, symbols: tuple[str, str] = ("X", "O")) -> str:
