@@ -344,8 +344,8 @@ def analyze_command(
     state = played(read_position(game, position), moves_played)
     console = make_console(highlight=False)
     outcome = state.outcome
-    over = outcome is not None and (agent is not None or outcome.reason == Reason.PLY_CAP)
-    if outcome is not None and over:  # over, whatever the tables say
+    # a game over by its ply cap is over whatever the tables say; a search has nothing to search
+    if outcome is not None and (agent is not None or outcome.reason == Reason.PLY_CAP):
         console.print(str(state))
         console.print(f"{state.game.symbols[state.to_move]} to move: {outcome.text(state.game.symbols)}")
         console.print("No move to play: the game is over.")
