@@ -19,7 +19,9 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
+import types
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -28,7 +30,7 @@ import numpy as np
 import pytest
 from reliability import count, session_members
 
-from boardlab.core.processes import raise_if_stopping, sigterm_as_interrupt, stop_requests
+from boardlab.core.processes import raise_if_stopping, sigterm_as_interrupt, stop_requests, stoppable_call
 from boardlab.models.table import read_header
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
@@ -183,6 +185,132 @@ def test_a_signal_during_a_numba_compile_is_raised_after_it(signum: int) -> None
         for _ in range(500):
             time.sleep(0.01)  # the signal comes again once the lock is free, and raises here
     assert compiled and termination.received == (signum == signal.SIGTERM)
+
+
+def _signal_self(signum: int) -> None:
+    os.kill(os.getpid(), signum)
+    time.sleep(0.01)  # the handler runs between bytecodes of the main thread
+
+
+def test_a_signal_before_an_interruptible_block_stops_it_at_its_start() -> None:
+    entered = False
+    with stop_requests() as stop:
+        _signal_self(signal.SIGINT)
+        with pytest.raises(KeyboardInterrupt), stop.interruptible():
+            entered = True
+    assert not entered
+
+
+def test_after_an_interruptible_block_a_signal_only_sets_the_flag_again() -> None:
+    with stop_requests() as stop:
+        with stop.interruptible():
+            pass
+        _signal_self(signal.SIGTERM)  # raises here if the block left the handler raising
+        assert stop.requested and stop.exit_code == 143
+        raise_if_stopping()  # the block is over: nothing raised either
+
+
+def test_a_block_stopped_by_a_signal_leaves_no_stop_behind() -> None:
+    with pytest.raises(KeyboardInterrupt), sigterm_as_interrupt():
+        _signal_self(signal.SIGINT)
+        time.sleep(1)
+    raise_if_stopping()  # later work in the same process is not stopped by it
+
+
+def test_sigterm_then_ctrl_c_is_still_a_termination() -> None:
+    with stop_requests() as stop:
+        _signal_self(signal.SIGTERM)
+        _signal_self(signal.SIGINT)
+    assert stop.exit_code == 143 and stop.how == "Terminated"
+
+
+def test_the_flag_reads_like_a_one_item_list() -> None:
+    with stop_requests() as stop:
+        assert list(stop) == [False]
+        with pytest.raises(IndexError):
+            stop[1]
+        _signal_self(signal.SIGINT)
+        assert list(stop) == [True]
+
+
+def test_outside_the_main_thread_nothing_is_installed() -> None:
+    before = signal.getsignal(signal.SIGTERM)
+    seen: list[object] = []
+
+    def work() -> None:
+        with stop_requests() as stop:  # signal.signal would fail here
+            seen.extend([bool(stop), signal.getsignal(signal.SIGTERM)])
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    worker.join(10)
+    assert seen == [False, before]
+
+
+def test_only_lost_interrupts_go_unreported(monkeypatch: pytest.MonkeyPatch) -> None:
+    reported: list[BaseException] = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda unraisable: reported.append(unraisable.exc_value))
+    hook = sys.unraisablehook
+    lost, broken = KeyboardInterrupt(), ValueError("broken")
+    with stop_requests():
+        for error in (lost, broken):
+            sys.unraisablehook(types.SimpleNamespace(exc_value=error))
+    assert reported == [broken]
+    assert sys.unraisablehook is hook
+
+
+def _until_stopped(stop: np.ndarray, seen: list[int], seconds: float = 10.0) -> str:
+    """Wait like a compiled search for ``stop[0]`` (at most ``seconds``); note what it saw."""
+    deadline = time.monotonic() + seconds
+    while not stop[0] and time.monotonic() < deadline:
+        time.sleep(0.005)
+    seen.append(int(stop[0]))
+    return "finished"
+
+
+def test_a_stoppable_call_answers_or_raises_as_its_function_does() -> None:
+    stop = np.zeros(1, dtype=np.int64)
+    assert stoppable_call(lambda a, b: a + b, stop, 2, 3) == 5
+
+    def fails() -> None:
+        raise ValueError("the search broke")
+
+    with pytest.raises(ValueError, match="the search broke"):
+        stoppable_call(fails, stop)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("signals", [1, 2])
+def test_a_signal_stops_a_stoppable_call_through_its_flag(signals: int) -> None:
+    # on Python 3.11 and 3.12 an interrupted Thread.join marks the thread stopped: the search ran on
+    stop = np.zeros(1, dtype=np.int64)
+    seen: list[int] = []
+
+    def search() -> str:
+        time.sleep(0.1)
+        os.kill(os.getpid(), signal.SIGTERM)  # arrives while the main thread waits for the search
+        answer = _until_stopped(stop, seen)
+        if signals == 2:  # pressed again while the search gives up
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.1)
+        return answer
+
+    with pytest.raises(KeyboardInterrupt), sigterm_as_interrupt():
+        stoppable_call(search, stop)
+    assert seen == [1]  # the search was told to stop, and had returned before the raise
+    assert stop[0] == 0  # the next search is not stopped at once
+    seen.clear()
+    assert stoppable_call(lambda: _until_stopped(stop, seen, 0.2), stop) == "finished" and seen == [0]
+
+
+@pytest.mark.timeout(60)
+def test_a_signal_swallowed_before_a_stoppable_call_stops_it_too() -> None:
+    stop = np.zeros(1, dtype=np.int64)
+    seen: list[int] = []
+    with pytest.raises(KeyboardInterrupt), sigterm_as_interrupt() as termination:
+        termination.requested = True  # as a signal whose KeyboardInterrupt a callback from C lost
+        stoppable_call(_until_stopped, stop, stop, seen)
+    assert seen == [1]
 
 
 # --- boardlab train ------------------------------------------------------------------------------

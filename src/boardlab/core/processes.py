@@ -313,6 +313,14 @@ STOP_POLL_SECONDS = 0.05
 """How often the main thread looks up from a :func:`stoppable_call` (signal handlers run then)."""
 
 
+def _wait_through_interrupts(event: threading.Event) -> None:
+    """Wait for ``event``, through further Ctrl-C and SIGTERM (the stop is already under way)."""
+    while True:
+        with contextlib.suppress(KeyboardInterrupt):
+            event.wait()
+            return
+
+
 def stoppable_call(function: Callable[..., R], stop: np.ndarray, *args: Any) -> R:
     """``function(*args)``, run so that Ctrl-C and SIGTERM reach it: in a helper thread while the
     main thread waits; a KeyboardInterrupt in the main thread sets ``stop[0] = 1``, which the
@@ -321,22 +329,27 @@ def stoppable_call(function: Callable[..., R], stop: np.ndarray, *args: Any) -> 
     if not _main_thread():
         return function(*args)
     box: list[Any] = []
+    # the helper's own word that it returned, not Thread.join: on Python 3.11 and 3.12 a join
+    # interrupted by a signal handler's exception marks the running thread as stopped, and every
+    # later join returns at once (the search would run on, its stop word cleared)
+    returned = threading.Event()
 
     def call() -> None:
         try:
             box.append((True, function(*args)))
         except BaseException as error:  # handed to the main thread
             box.append((False, error))
+        finally:
+            returned.set()
 
     helper = threading.Thread(target=call, name="boardlab-search", daemon=True)
     helper.start()
     try:
-        while helper.is_alive():
-            helper.join(STOP_POLL_SECONDS)
+        while not returned.wait(STOP_POLL_SECONDS):
             raise_if_stopping()
     except BaseException:
         stop[0] = 1
-        helper.join()
+        _wait_through_interrupts(returned)
         stop[0] = 0
         raise
     ok, value = box[0]
