@@ -425,6 +425,7 @@ def test_the_forkserver_starts_shielded_from_ctrl_c() -> None:
         "from multiprocessing import forkserver\n"
         "from boardlab.core.processes import worker_context\n"
         "worker_context()\n"
+        "print(signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, []))\n"  # the block ended
         "pid = forkserver._forkserver._forkserver_pid\n"
         "os.kill(pid, signal.SIGINT)\n"
         "blocked = [l for l in open(f'/proc/{pid}/status') if l.startswith('SigBlk:')][0]\n"
@@ -436,7 +437,7 @@ def test_the_forkserver_starts_shielded_from_ctrl_c() -> None:
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, preexec_fn=_as_in_a_terminal
     )
-    assert done.stdout.split() == ["1", "True"], done.stdout + done.stderr
+    assert done.stdout.split() == ["False", "1", "True"], done.stdout + done.stderr
     assert "Traceback" not in done.stderr
 
 

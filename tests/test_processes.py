@@ -1,0 +1,101 @@
+"""The process helpers of boardlab.core.processes on their own: a child that dies with its parent,
+a process group ended whatever its members do with SIGTERM, and exit statuses in words.
+
+Each process started here runs in its own session, so that one left behind can be found."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from reliability import session_members
+
+from boardlab.core.processes import describe_exit, end_group
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
+
+PARENT_OF_A_SLEEPER = """
+import os, time
+from boardlab.core.processes import die_with_parent
+
+if os.fork() == 0:
+    die_with_parent()
+    print(os.getpid(), flush=True)  # armed
+    time.sleep(60)
+    os._exit(0)
+time.sleep(60)
+"""
+
+IGNORES_SIGTERM = """
+import signal, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+print("ready", flush=True)
+time.sleep(60)
+"""
+
+
+def _left_after(session: int, seconds: float = 10.0) -> list[int]:
+    """The live members of ``session`` once they had ``seconds`` to go; those left are killed."""
+    deadline = time.monotonic() + seconds
+    while session_members(session) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    left = session_members(session)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    return left
+
+
+@pytest.mark.timeout(60)
+def test_a_child_dies_with_its_parent() -> None:
+    # even when nothing tells it (a compiled search reads no pipe): the kernel kills it
+    parent = subprocess.Popen(
+        [sys.executable, "-c", PARENT_OF_A_SLEEPER], stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        assert parent.stdout is not None
+        child = int(parent.stdout.readline())
+        assert child in session_members(parent.pid)
+        parent.kill()
+        parent.wait(10)
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()
+    assert _left_after(parent.pid) == []
+
+
+@pytest.mark.timeout(60)
+def test_a_group_ends_even_where_it_ignores_sigterm() -> None:
+    member = subprocess.Popen(
+        [sys.executable, "-c", IGNORES_SIGTERM], stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        assert member.stdout is not None and member.stdout.readline() == "ready\n"
+        end_group(member.pid)  # a new session leads a group of the same number
+        assert member.wait(10) == -signal.SIGKILL
+    finally:
+        if member.poll() is None:
+            member.kill()
+            member.wait()
+    end_group(member.pid)  # a group already gone: nothing
+    end_group(None)  # a process never started: nothing
+
+
+@pytest.mark.parametrize(
+    ("exitcode", "words"),
+    [
+        (None, "an unknown exit status"),
+        (0, "exit code 0"),
+        (4, "exit code 4"),
+        (-9, "signal 9 (SIGKILL)"),
+        (-15, "signal 15 (SIGTERM)"),
+        (-200, "signal 200 (?)"),
+    ],
+)
+def test_an_exit_status_in_words(exitcode: int | None, words: str) -> None:
+    assert describe_exit(exitcode) == words
