@@ -1,5 +1,6 @@
 """The process helpers of boardlab.core.processes on their own: a child that dies with its parent,
-a process group ended whatever its members do with SIGTERM, and exit statuses in words.
+a process group ended whatever its members do with SIGTERM, no warning of leaked semaphores
+after ``kill -9``, and exit statuses in words.
 
 Each process started here runs in its own session, so that one left behind can be found."""
 
@@ -29,6 +30,14 @@ if os.fork() == 0:
     time.sleep(60)
     os._exit(0)
 time.sleep(60)
+"""
+
+KILLED_HOLDING_A_LOCK = """
+import os, signal
+from boardlab.core.processes import worker_context
+
+lock = worker_context().Lock()  # a semaphore the resource tracker knows
+os.kill(os.getpid(), signal.SIGKILL)
 """
 
 IGNORES_SIGTERM = """
@@ -84,6 +93,20 @@ def test_a_group_ends_even_where_it_ignores_sigterm() -> None:
             member.wait()
     end_group(member.pid)  # a group already gone: nothing
     end_group(None)  # a process never started: nothing
+
+
+@pytest.mark.timeout(60)
+def test_kill_9_leaves_no_warning_of_leaked_semaphores() -> None:
+    # the tracker removes them itself: its warning would be noise about a death the user caused
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED_HOLDING_A_LOCK],
+        capture_output=True,
+        text=True,
+        timeout=50,  # the output ends when the forkserver and the tracker are gone too
+        start_new_session=True,
+    )
+    assert killed.returncode == -signal.SIGKILL
+    assert killed.stderr == ""
 
 
 @pytest.mark.parametrize(
