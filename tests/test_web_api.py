@@ -4,7 +4,10 @@ their game only, bounds on games, and no 5xx for any input over the OpenAPI sche
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+import http.client
+import json
 import random
 import socket
 import threading
@@ -22,23 +25,26 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
-from web_helpers import free_port, replayed, settle
+from web_helpers import free_port, replayed, running_server, settle
 
+from boardlab.agents.base import list_agents
 from boardlab.arena.play import GameRecord
 from boardlab.arena.ratings import RatingError
 from boardlab.arena.schedule import TournamentConfig
 from boardlab.arena.store import Store
 from boardlab.arena.summary import pooled_games, summarize
 from boardlab.core import machine
-from boardlab.games import Outcome, Reason, exact_play, parse_game
+from boardlab.games import Outcome, Reason, available_games, exact_play, parse_game
 from boardlab.play.agent_pool import Busy, Overrun, ThinkError
 from boardlab.ui.cli import app
 from boardlab.ui.serve import store_problem
 from boardlab.ui.web import analysis, server
+from boardlab.ui.web import app as app_module
 from boardlab.ui.web import hall as hall_module
 from boardlab.ui.web import replay as replay_module
 from boardlab.ui.web.analysis import Analyst
 from boardlab.ui.web.app import ServeSettings, create_app
+from boardlab.ui.web.boards import DRAWN
 from boardlab.ui.web.hall import (
     MIN_MOVE_LIMIT,
     Hall,
@@ -51,6 +57,7 @@ from boardlab.ui.web.hall import (
     start_position,
 )
 from boardlab.ui.web.replay import Replays
+from boardlab.ui.web.workers import think_pool
 
 
 @pytest.fixture(scope="module")
@@ -879,3 +886,211 @@ def test_the_analysis_cache_forgets_the_least_recently_used_position(monkeypatch
         analyst.analyze(state)
     assert analyst.analyze(a)["cached"] and analyst.analyze(c)["cached"]
     assert not analyst.analyze(b)["cached"]
+
+
+# --- the page's metadata, bodies refused in one line, a game's own settings ------------------
+
+
+def test_the_meta_lists_the_games_the_agents_and_the_servers_bounds(client: Any) -> None:
+    meta = client.get("/api/meta").json()
+    games = {g["name"]: g for g in meta["games"]}
+    assert list(games) == available_games()
+    assert games["connect4"]["title"] == "Connect Four"  # the game's name, not one variant's title
+    assert all(games[name]["drawn"] for name in DRAWN)
+    width = next(o for o in games["connect4"]["options"] if o["name"] == "width")
+    assert (width["minimum"], width["maximum"], width["default"]) == (2, 21, "7")
+    size = next(o for o in games["quixo"]["options"] if o["name"] == "size")
+    assert size["choices"] == ["3", "4", "5"]
+    assert [a["name"] for a in meta["agents"]] == [cls.name for cls in list_agents()]
+    assert (meta["max_think"], meta["analysis_seconds"], meta["allow_paths"], meta["replay"]) == (
+        5.0,
+        3.0,
+        True,
+        False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "detail"),
+    [
+        ("/api/games/x/move", {"move": ""}, "move: String should have at least 1 character"),
+        ("/api/games", {"sides": [None]}, "sides: List should have at least 2 items after validation, not 1"),
+        ("/api/games", {"sides": [None, None, None]}, "sides: List should have at most 2 items"),
+        ("/api/games", {"seed": -1}, "seed: Input should be greater than or equal to 0"),
+        ("/api/games", {"think": 0}, "think: Input should be greater than 0"),
+        ("/api/analysis", {"seconds": 0}, "seconds: Input should be greater than 0"),
+        ("/api/games", [1], "request: Input should be a valid dictionary"),
+    ],
+)
+def test_a_bad_body_is_refused_in_one_line_naming_its_field(
+    client: Any, path: str, body: Any, detail: str
+) -> None:
+    reply = client.post(path, json=body)
+    assert reply.status_code == 422 and reply.json()["detail"].startswith(detail), reply.json()
+
+
+def test_a_long_refusal_is_shortened(client: Any) -> None:
+    spec = "alphabeta:eval=" + "y" * 180  # its error names the spec and every evaluation
+    reply = client.post("/api/games", json={"sides": [None, spec]})
+    assert reply.status_code == 400
+    detail = reply.json()["detail"]
+    assert detail.startswith("alphabeta: eval='yyy") and len(detail) <= 300 and "\n" not in detail
+
+
+def test_a_game_keeps_its_thinking_time_and_its_seed(client: Any) -> None:
+    body = {"game": "tictactoe", "sides": ["random", "random"], "think": 0.2, "seed": 17}
+    first, second = (settle(client, new(client, **body)["id"]) for _ in range(2))
+    assert first["think"] == second["think"] == 0.2
+    assert [m["move"] for m in first["moves"]] == [m["move"] for m in second["moves"]]
+
+
+def test_a_dropped_game_is_gone(client: Any) -> None:
+    view = new(client, game="nim", sides=[None, None])
+    assert client.delete(f"/api/games/{view['id']}").json() == {"dropped": view["id"]}
+    assert client.get(f"/api/games/{view['id']}").status_code == 404
+    assert client.delete(f"/api/games/{view['id']}").status_code == 404
+
+
+def test_an_analysis_longer_than_the_server_allows_is_refused(client: Any) -> None:
+    reply = client.post("/api/analysis", json={"game": "tictactoe", "seconds": 10})
+    assert reply.status_code == 400 and "analysis time must be in (0, 5]" in reply.json()["detail"]
+
+
+def test_the_page_and_its_files_are_served(client: Any) -> None:
+    page = client.get("/")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert "/static/app.js" in page.text
+    assert client.get("/static/app.js").status_code == 200
+
+
+# --- a server's life: its store, its sweeps, its workers ---------------------------------------
+
+
+def test_a_server_with_a_store_replays_its_games(stored: tuple[Path, str, list[GameRecord]]) -> None:
+    path, tournament, records = stored
+    settings = ServeSettings(agent_workers=1, db=str(path))
+    with TestClient(create_app(settings)) as replaying:
+        assert replaying.get("/api/meta").json()["replay"] is True
+        listed = replaying.get("/api/replay").json()["tournaments"]
+        assert [t["id"] for t in listed] == [tournament]
+        games = replaying.get(f"/api/replay/{quote(tournament, safe='')}").json()
+        assert [g["index"] for g in games["games"]] == [0, 1]
+        assert {row["player"] for row in games["standings"]} == {"greedy", "random"}
+        game = replaying.get(f"/api/replay/{quote(tournament, safe='')}/1").json()
+        assert game["moves"] == list(records[1].moves)
+
+
+def test_idle_games_are_swept_while_nobody_asks(
+    hand_clock: _HandClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(app_module, "SWEEP_SECONDS", 0.02)
+    hall = HallSettings(idle_seconds=60)
+    with TestClient(create_app(ServeSettings(hall=hall, agent_workers=1))) as idle:
+        view = new(idle, game="nim", sides=[None, None])
+        hand_clock.sleep(61)
+        games = idle.app.state.boardlab["hall"]
+        deadline = time.monotonic() + 20
+        while len(games) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert idle.get(f"/api/games/{view['id']}").status_code == 404
+
+
+def test_the_workers_stop_with_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    pools: list[Any] = []
+
+    def recorded(size: int) -> Any:
+        pools.append(think_pool(size))
+        return pools[-1]
+
+    monkeypatch.setattr(app_module, "think_pool", recorded)
+    with TestClient(create_app(ServeSettings(agent_workers=2))) as running:
+        assert running.get("/api/meta").status_code == 200
+    processes = [slot.process for pool in pools for slot in pool._slots]
+    assert len(processes) == 3
+    for process in processes:
+        process.join(10)
+    assert not any(process.is_alive() for process in processes)
+
+
+# --- the bounds on each request, over a real connection ------------------------------------------
+
+
+async def _count_the_body(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """An app that reads the whole body and answers with its length."""
+    if scope["type"] != "http":
+        return
+    size, more = 0, True
+    while more:
+        message = await receive()
+        size += len(message.get("body", b""))
+        more = message.get("more_body", False)
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
+    await send({"type": "http.response.body", "body": str(size).encode()})
+
+
+def _slowly(chunks: list[bytes]) -> Iterator[bytes]:
+    """The chunks with a pause between them, so that the server reads them one by one."""
+    for index, chunk in enumerate(chunks):
+        if index:
+            time.sleep(0.05)
+        yield chunk
+
+
+def _post(url: str, chunks: list[bytes], chunked: bool) -> tuple[int, bytes]:
+    host, port = url.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=30)
+    try:
+        if chunked:
+            headers = {"Transfer-Encoding": "chunked"}
+            connection.request("POST", "/", body=_slowly(chunks), headers=headers, encode_chunked=True)
+        else:
+            connection.request("POST", "/", body=b"".join(chunks))
+        reply = connection.getresponse()
+        return reply.status, reply.read()
+    finally:
+        connection.close()
+
+
+def test_a_body_is_bounded_at_its_limit_declared_or_sent_in_chunks() -> None:
+    limit = app_module.MAX_BODY_BYTES
+    with running_server(app_module.Bounded(_count_the_body)) as url:
+        for chunked in (False, True):
+            assert _post(url, [b"x" * (limit // 2)] * 2, chunked) == (200, str(limit).encode())
+            status, answer = _post(url, [b"x" * (limit // 2 + 1)] * 2, chunked)
+            assert status == 413 and b"at most" in answer
+        # no chunk alone is over the limit: the bytes received are counted together
+        status, _ = _post(url, [b"x" * 40_000] * 4, chunked=True)
+        assert status == 413
+
+
+def _asked(app: Any) -> list[dict[str, Any]]:
+    """What ``app`` sent for a GET without a body, through the request bounds."""
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    asyncio.run(app_module.Bounded(app)({"type": "http", "headers": []}, receive, send))
+    return sent
+
+
+def test_a_request_over_its_time_is_answered_429(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(app_module, "REQUEST_SECONDS", 0.05)
+
+    async def hangs(scope: Any, receive: Any, send: Any) -> None:
+        await asyncio.sleep(30)
+
+    sent = _asked(hangs)
+    assert [m["type"] for m in sent] == ["http.response.start", "http.response.body"]
+    assert sent[0]["status"] == 429
+    assert json.loads(sent[1]["body"]) == {"detail": "the request took longer than 0.05 s"}
+
+    async def answers_then_hangs(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await asyncio.sleep(30)
+
+    started = _asked(answers_then_hangs)  # an answer under way is not answered again
+    assert [(m["type"], m.get("status")) for m in started] == [("http.response.start", 200)]
