@@ -9,6 +9,7 @@ import dataclasses
 import http.client
 import json
 import random
+import signal
 import socket
 import threading
 import time
@@ -578,6 +579,104 @@ def test_serve_says_its_address_once_the_page_can_be_opened(monkeypatch: pytest.
     monkeypatch.setattr(server, "serve", lambda settings, host, port, announce: announce())
     result = CliRunner().invoke(app, ["serve", "--port", str(free_port())])
     assert result.exit_code == 0 and result.output.endswith("/  (Ctrl-C stops it)\n"), result.output
+
+
+def _started_by_serve(monkeypatch: pytest.MonkeyPatch, args: list[str]) -> tuple[Any, ServeSettings, str]:
+    """``boardlab serve ARGS`` with the server replaced: its result and the settings it started with."""
+    started: list[ServeSettings] = []
+
+    def pretend(settings: ServeSettings, host: str, port: int, announce: Any) -> None:
+        started.append(settings)
+        announce()
+
+    monkeypatch.setattr(server, "serve", pretend)
+    result = CliRunner().invoke(app, ["serve", "--port", str(free_port()), *args])
+    assert result.exit_code == 0, result.output
+    return result, started[0], result.output
+
+
+def test_serve_passes_each_option_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    args = ["--workers", "3", "--analysis-workers", "2", "--analysis-agent", "greedy", "--idle-minutes", "2"]
+    args += ["--max-think", "20", "--analysis-seconds", "50"]
+    _, settings, _ = _started_by_serve(monkeypatch, args)
+    assert (settings.agent_workers, settings.analysis_workers, settings.analysis_agent) == (3, 2, "greedy")
+    assert (settings.hall.idle_seconds, settings.hall.max_think) == (120, 20)
+    assert settings.analysis_seconds == 20  # never more than an agent may be given
+
+
+def test_serve_takes_an_analysis_agent_that_plays_only_some_games(monkeypatch: pytest.MonkeyPatch) -> None:
+    _, settings, _ = _started_by_serve(monkeypatch, ["--analysis-agent", "optimal"])  # Nim only
+    assert settings.analysis_agent == "optimal"
+
+
+def test_serve_shows_an_ipv6_address_in_brackets(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(server, "check_address", lambda host, port: None)
+    _, _, output = _started_by_serve(monkeypatch, ["--host", "::1"])
+    assert "serving on http://[::1]:" in output
+
+
+def test_an_address_is_checked_in_its_own_family() -> None:
+    try:  # an IPv6 loopback, where this machine has one
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        with pytest.raises(server.ServeError, match=r"cannot listen on ::1:"):
+            server.check_address("::1", free_port())
+    else:
+        server.check_address("::1", free_port())
+
+
+def test_serve_refuses_a_host_that_is_no_name_and_a_store_that_is_a_folder(tmp_path: Path) -> None:
+    unnamed = CliRunner().invoke(app, ["serve", "--host", "é" * 70])  # too long for a name's label
+    assert unnamed.exit_code == 2 and "not a host name" in unnamed.output
+    assert "é" * 57 + "..." in unnamed.output and "é" * 58 not in unnamed.output
+    folder = CliRunner().invoke(app, ["serve", "--db", str(tmp_path)])
+    assert folder.exit_code == 2 and "not a regular file" in folder.output
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        with pytest.raises(
+            server.ServeError, match=r"cannot listen on 127\.0\.0\.1:[0-9]+: Address already in use"
+        ):
+            server.check_address("127.0.0.1", taken.getsockname()[1])
+
+
+async def _failing_start(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """An app whose start fails (as when its worker processes cannot start)."""
+    if scope["type"] == "lifespan":
+        await receive()
+        await send({"type": "lifespan.startup.failed", "message": "the workers did not start"})
+
+
+def test_a_server_that_cannot_start_says_nothing_and_exits_3(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(server, "create_app", lambda settings: _failing_start)
+    said: list[bool] = []
+    with pytest.raises(SystemExit) as failed:
+        server.serve(
+            ServeSettings(), port=free_port(), log_level="critical", announce=lambda: said.append(True)
+        )
+    assert failed.value.code == server.STARTUP_FAILURE == 3
+    assert said == []
+
+
+async def _interrupted_while_starting(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """An app that gets Ctrl-C while its worker processes start."""
+    if scope["type"] == "lifespan":
+        await receive()
+        signal.raise_signal(signal.SIGINT)
+        await send({"type": "lifespan.startup.complete"})
+        await receive()
+        await send({"type": "lifespan.shutdown.complete"})
+
+
+@pytest.mark.timeout(60)
+def test_ctrl_c_while_a_server_starts_stops_it_quietly_before_it_says_its_address(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(server, "create_app", lambda settings: _interrupted_while_starting)
+    said: list[bool] = []
+    server.serve(ServeSettings(), port=free_port(), log_level="critical", announce=lambda: said.append(True))
+    assert said == []  # the address is never said: nothing would answer there
 
 
 def test_bodies_are_bounded(client: Any) -> None:
