@@ -128,6 +128,46 @@ def test_roulette_never_picks_unevaluated_individuals() -> None:
     assert set(chosen.tolist()) <= {0, 2}
 
 
+def test_roulette_with_equal_fitness_picks_uniformly_and_never_the_unevaluated() -> None:
+    # no spread among the evaluated: each gets the same weight; an unevaluated one gets none
+    chosen = roulette_selection(np.array([0.5, -math.inf, 0.5]), 4000, np.random.default_rng(4))
+    counts = np.bincount(chosen, minlength=3)
+    assert counts[1] == 0
+    assert counts[0] == pytest.approx(2000, rel=0.1)
+
+
+class _RecordingChoice:
+    """A stand-in generator whose ``choice`` records the probabilities it was given."""
+
+    def __init__(self) -> None:
+        self.p: np.ndarray | None = None
+
+    def choice(self, n: int, size: int, p: np.ndarray) -> np.ndarray:
+        self.p = p
+        return np.zeros(size, dtype=np.intp)
+
+
+@pytest.mark.parametrize(
+    ("pressure", "expected"),
+    [(1.0, [1 / 3, 1 / 3, 1 / 3]), (1.5, [3 / 6, 1 / 6, 2 / 6]), (2.0, [2 / 3, 0.0, 1 / 3])],
+)
+def test_rank_selection_probabilities_grow_linearly_with_rank(pressure: float, expected: list[float]) -> None:
+    rng = _RecordingChoice()
+    rank_selection(np.array([3.0, 1.0, 2.0]), 4, rng, pressure=pressure)  # type: ignore[arg-type]
+    assert rng.p == pytest.approx(expected)
+
+
+def test_selection_from_a_single_individual_picks_it() -> None:
+    rng = np.random.default_rng(3)
+    for select in SELECTORS.values():
+        assert select(np.array([0.7]), 5, rng).tolist() == [0] * 5
+
+
+def test_truncation_keeps_at_least_the_best_individual() -> None:
+    chosen = truncation_selection(np.array([0.1, 0.9, 0.5]), 100, np.random.default_rng(2), fraction=0.1)
+    assert set(chosen.tolist()) == {1}
+
+
 # -- crossover and mutation ---------------------------------------------------------------------
 
 
@@ -181,6 +221,43 @@ def test_gaussian_mutation_noise_scale_and_bounds() -> None:
     assert clipped.min() >= -1.0 and clipped.max() <= 1.0
 
 
+def test_one_point_crossover_of_single_locus_genomes_copies_the_mother() -> None:
+    mothers = np.array([[True], [False]])
+    children = one_point_crossover(mothers, ~mothers, np.random.default_rng(5))
+    assert np.array_equal(children, mothers)
+
+
+def test_uniform_crossover_takes_each_locus_from_the_mother_with_its_probability() -> None:
+    mothers = np.zeros((200, 100), dtype=bool)
+    children = uniform_crossover(mothers, ~mothers, np.random.default_rng(5), p_mother=0.9)
+    assert (~children).mean() == pytest.approx(0.9, abs=0.01)
+
+
+def test_bit_flip_mutation_at_rate_zero_leaves_genomes_unchanged_by_default() -> None:
+    genomes = random_bits(np.random.default_rng(6), 20, 30)
+    assert np.array_equal(bit_flip_mutation(genomes, 0.0, np.random.default_rng(6)), genomes)
+
+
+def test_gaussian_mutation_with_one_sigma_per_genome() -> None:
+    genomes = np.zeros((2, 3000))
+    mutated = gaussian_mutation(genomes, np.array([0.0, 2.0]), np.random.default_rng(9))
+    assert np.all(mutated[0] == 0.0)
+    assert mutated[1].std() == pytest.approx(2.0, rel=0.05)
+
+
+def test_gaussian_mutation_changes_each_gene_with_its_rate() -> None:
+    genomes = np.zeros((100, 100))
+    mutated = gaussian_mutation(genomes, 1.0, np.random.default_rng(9), rate=0.75)
+    assert (mutated != 0.0).mean() == pytest.approx(0.75, abs=0.02)
+
+
+@pytest.mark.parametrize(("low", "high"), [(0.0, None), (None, 0.0)])
+def test_gaussian_mutation_clips_to_a_single_bound(low: float | None, high: float | None) -> None:
+    mutated = gaussian_mutation(np.zeros((50, 20)), 1.0, np.random.default_rng(9), low=low, high=high)
+    assert (mutated >= 0.0).all() if low is not None else (mutated <= 0.0).all()
+    assert (mutated != 0.0).any()
+
+
 def test_operators_are_reproducible_from_the_seed() -> None:
     def sample(seed: int) -> np.ndarray:
         rng = np.random.default_rng(seed)
@@ -213,6 +290,11 @@ def test_mean_pairwise_hamming_matches_pairwise_loop(seed: int, n: int, length: 
 def test_locus_entropy_is_one_for_balanced_loci() -> None:
     population = np.array([[0, 1, 1], [1, 1, 0]], dtype=bool)
     assert locus_entropy(population) == pytest.approx([1.0, 0.0, 1.0])
+
+
+def test_mean_locus_entropy_averages_over_the_loci() -> None:
+    population = np.array([[0, 1, 1], [1, 1, 0]], dtype=bool)
+    assert mean_locus_entropy(population) == pytest.approx(2 / 3)
 
 
 # -- run accounting and stopping rules ----------------------------------------------------------

@@ -304,6 +304,14 @@ def test_the_literal_misere_rule_fails_with_k() -> None:
     assert solve(Nim(piles=(3,), k=2).initial()).value(Nim(piles=(3,), k=2).initial()) == WIN
 
 
+def test_the_rule_defaults_to_the_games_default_misere_without_a_move_limit() -> None:
+    # the defaults are Nim()'s: misère, no limit; taking the last object loses
+    assert not mover_wins([1])
+    assert winning_moves([1]) == []
+    assert winning_moves([5]) == [(0, 4)]
+    assert mover_wins([1]) == mover_wins([1], k=0, misere=True) != mover_wins([1], k=0, misere=False)
+
+
 def test_agents_games() -> None:
     assert OptimalAgent.supports(Nim())
     assert not OptimalAgent.supports(parse_game("tictactoe"))

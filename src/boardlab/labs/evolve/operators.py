@@ -173,7 +173,10 @@ def gaussian_mutation(
     low: float | None = None,
     high: float | None = None,
 ) -> np.ndarray:
-    """Add N(0, sigma^2) noise to each gene with probability ``rate``; clip to [low, high]."""
+    """Add N(0, sigma^2) noise to each gene with probability ``rate``; clip to [low, high].
+
+    ``sigma`` is a scalar or one value per genome; either bound may be left open (``None``).
+    """
     sigmas = np.asarray(sigma, dtype=float)
     if sigmas.ndim == 1:
         sigmas = sigmas[:, None]
