@@ -10,6 +10,7 @@ import typer
 from typer.testing import CliRunner
 
 from boardlab.arena import match
+from boardlab.arena.schedule import ArenaError, TournamentConfig
 from boardlab.ui import arena as arena_cli
 
 
@@ -38,6 +39,11 @@ def _invoke(app: typer.Typer, *args: str) -> tuple[int, str, str]:
         (["tournament", "random"], "at least 2 agent specs"),
         (["tournament", "random", "greedy", "--games-per-pair", "0"], "--games-per-pair must be at least 1"),
         (["tournament", "random", "greedy", "--demo"], "either --demo or agent specs"),
+        (["match", "random", "greedy", "--move-timeout", "nan"], "--move-timeout must be a finite number"),
+        (["match", "random", "greedy", "--move-timeout", "86401"], "--move-timeout must be at most 86400"),
+        (["match", "random", "greedy", "--seed", str(2**63)], "--seed must be at most 9223372036854775807"),
+        (["match", "random", "greedy", "--name", "a\nb"], "--name must be printable text"),
+        (["match", "random", "greedy", "--name", "n" * 201], "at most 200 characters"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(
@@ -128,7 +134,9 @@ def _play(app: typer.Typer, db: Path, *args: str) -> None:
     assert code == 0, stderr
 
 
-def test_ratings_pools_the_tournaments_of_a_store(app: typer.Typer, tmp_path: Path) -> None:
+def test_ratings_pools_the_tournaments_of_a_store(
+    app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Two matches sharing a player are rated together, each spec one player; a tournament
     alone, and another game of the store, are rated apart; plots only with --out."""
     db = tmp_path / "arena.sqlite"
@@ -144,8 +152,14 @@ def test_ratings_pools_the_tournaments_of_a_store(app: typer.Typer, tmp_path: Pa
     assert (tmp_path / "r" / "ratings.png").is_file() and (tmp_path / "r" / "summary.json").is_file()
     code, stdout, _ = _invoke(app, "ratings", str(db), "--tournament", "second")
     assert code == 0 and "Ratings (quixo, second): 2 games" in stdout
-    code, stdout, _ = _invoke(app, "ratings", str(db))
+    assert "Score matrix" not in stdout  # two players: the ratings table says it all
+    code, stdout, _ = _invoke(app, "ratings", str(db), "--out", str(tmp_path / "each"))
     assert code == 0 and "Ratings (quixo): 6 games" in stdout and "Ratings (tictactoe): 2 games" in stdout
+    for game in ("quixo", "tictactoe"):
+        assert (tmp_path / "each" / game / "ratings.png").is_file()
+    monkeypatch.setattr(arena_cli, "MAX_MATRIX_PLAYERS", 2)
+    code, stdout, _ = _invoke(app, "ratings", str(db), "--game", "quixo")
+    assert code == 0 and "Ratings (quixo): 6 games" in stdout and "Score matrix" not in stdout  # too wide
 
 
 def test_a_game_written_another_way_resumes_and_rates_as_the_same_game(
@@ -249,3 +263,99 @@ def test_a_refused_command_removes_only_the_empty_folders_it_created(
     code, _, stderr = _invoke(app, "ratings", str(junk), "--out", str(tmp_path / "r"))
     assert code == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["junk.dat", "kept"]
+
+
+def test_memory_is_checked_for_the_local_workers_asked_or_all_cores(
+    app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[int] = []
+
+    def short_of_memory(config: object, workers: int) -> None:
+        asked.append(workers)
+        raise ArenaError("not enough memory for these workers")
+
+    monkeypatch.setattr(arena_cli, "check_memory", short_of_memory)
+    monkeypatch.setattr(arena_cli, "default_workers", lambda: 5)
+    base = ["match", "random", "greedy", "--game", "tictactoe", "-n", "2"]
+    base += ["--db", str(tmp_path / "a.sqlite"), "--out", str(tmp_path / "o")]
+    for extra in ([], ["-j", "3"]):
+        code, _, stderr = _invoke(app, *base, *extra)
+        assert code == 2 and "not enough memory for these workers" in stderr
+    assert asked == [5, 3]
+    assert list(tmp_path.iterdir()) == []  # refused before any folder or store was made
+
+
+def test_a_run_that_fails_exits_1_and_keeps_its_folders(
+    app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def failing(*args: object, **kwargs: object) -> None:
+        raise ArenaError("a game failed")
+
+    monkeypatch.setattr(arena_cli, "run_tournament", failing)
+    db, out = tmp_path / "d" / "a.sqlite", tmp_path / "o"
+    args = ["match", "random", "greedy", "--game", "tictactoe", "-n", "2", "-j", "1"]
+    code, _, stderr = _invoke(app, *args, "--db", str(db), "--out", str(out))
+    assert code == 1 and stderr.strip() == "Error: a game failed"
+    assert db.is_file() and out.is_dir()  # not refused input: what was made stays
+
+
+Planned = tuple[TournamentConfig, Path, Path]
+
+
+@pytest.fixture
+def planned(monkeypatch: pytest.MonkeyPatch) -> list[Planned]:
+    """What the commands would run (config, --db, --out), nothing being played."""
+    runs: list[Planned] = []
+
+    def record(config: TournamentConfig, db: Path, workers: int | None, out: Path, *rest: object) -> None:
+        runs.append((config, db, out))
+
+    monkeypatch.setattr(arena_cli, "run_and_report", record)
+    return runs
+
+
+def test_the_commands_defaults(app: typer.Typer, planned: list[Planned]) -> None:
+    for args in (["match", "random", "greedy"], ["tournament", "random", "greedy"]):
+        code, _, stderr = _invoke(app, *args)
+        assert code == 0, stderr
+    (match_config, match_db, match_out), (tournament_config, tournament_db, tournament_out) = planned
+    assert match_config == TournamentConfig(("random", "greedy"), 100, "quixo", 0, 2, "")
+    assert tournament_config == TournamentConfig(("random", "greedy"), 20, "quixo", 0, 2, "")
+    assert match_db == tournament_db == Path("results/arena.sqlite")
+    assert (match_out, tournament_out) == (Path("results/match"), Path("results/tournament"))
+
+
+def test_demo_defaults_give_way_to_the_options_given(
+    app: typer.Typer, planned: list[Planned], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(arena_cli, "DEMO_SPECS", ("random", "greedy"))
+    assert _invoke(app, "tournament", "--demo")[0] == 0
+    assert _invoke(app, "tournament", "--demo", "-n", "3", "--name", "mine", "--out", "elsewhere")[0] == 0
+    (default, default_out), (given, given_out) = ((c, o) for c, _, o in planned)
+    assert (default.specs, default.games_per_pair, default.name) == (("random", "greedy"), 10, "demo")
+    assert default_out == Path("results/demo")
+    assert (given.games_per_pair, given.name, given_out) == (3, "mine", Path("elsewhere"))
+
+
+def test_ratings_of_several_games_write_each_into_a_folder_of_its_own() -> None:
+    out = Path("o")
+    assert arena_cli._ratings_folder(out, "quixo:size=4", 1) == out
+    assert arena_cli._ratings_folder(out, "quixo:size=4", 2) == out / "quixo-size4"
+    assert arena_cli._ratings_folder(out, "nim:piles=1-2,k=1", 3) == out / "nim-piles1-2-k1"
+
+
+def test_the_bounds_of_the_counts_are_accepted(app: typer.Typer, planned: list[Planned]) -> None:
+    code, _, stderr = _invoke(
+        app,
+        "match",
+        "random",
+        "greedy",
+        "--opening-plies",
+        "1000",
+        "-n",
+        str(10**9),
+        "--move-timeout",
+        "86400",
+    )
+    assert code == 0, stderr
+    assert (planned[0][0].opening_plies, planned[0][0].games_per_pair) == (1000, 10**9)
