@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -12,12 +13,20 @@ import pytest
 import typer
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rich.console import Console
 from typer.testing import CliRunner
 
 from boardlab.core.spec import format_value, options_of
 from boardlab.train import METHOD_MODULES, method
-from boardlab.train.run import RUN_FILES, RunDefaults, train
-from boardlab.ui.train import _bar_fields, register
+from boardlab.train.run import RUN_FILES, CheckpointWriteError, RunDefaults, train
+from boardlab.ui.train import (
+    UsageProblem,
+    _bar_fields,
+    _settings_summary,
+    _write_failure,
+    plan_command,
+    register,
+)
 
 # --- the driver ----------------------------------------------------------------------------------
 
@@ -481,6 +490,7 @@ class _Clocked(RunDefaults):
 
 def test_the_bar_fills_with_the_count_or_with_the_clock_of_a_run_bound_by_time() -> None:
     assert _bar_fields(_Counted(), 10) == {"completed": 3, "count": "3/10"}  # type: ignore[arg-type]
+    assert _bar_fields(_Counted(), 2) == {"completed": 2, "count": "3/2"}  # type: ignore[arg-type]  # resumed past
     # AlphaZero's --epochs default is a cap far away: its hours decide, and only its count is shown
     assert _bar_fields(_Clocked(), 1_000_000) == {"completed": 600_000.0, "count": "3"}  # type: ignore[arg-type]
     assert _bar_fields(_Clocked(), 4)["completed"] == 3  # type: ignore[arg-type]  # whichever is further
@@ -747,3 +757,97 @@ def test_every_shared_plot_is_written_for_a_single_result(
         "outcomes_by_starter.png",
         "end_turns.png",
     ]
+
+
+# --- the command's checks, on plan_command directly ----------------------------------------------
+
+
+def _options(out: Path, **given: Any) -> dict[str, Any]:
+    """``boardlab train``'s own options as the command hands them over, defaults but ``given``."""
+    options = {"out": out, "game": None, "episodes": None, "epochs": None, "resume": False, "force": False}
+    options |= {"seed": None, "eval_every": "0", "eval_games": "100", "final_games": "1000"}
+    return options | {"against": "", "hyper": None} | given
+
+
+def test_a_plan_with_the_defaults(tmp_path: Path) -> None:
+    plan = plan_command(" QLearning ", _options(tmp_path / "q"), [])
+    assert (plan.kind, plan.out, plan.total, plan.eval_every) == ("qlearning", tmp_path / "q", 30_000, 1_500)
+    assert (plan.eval_games, plan.final_games, plan.run.seed) == (100, 1000, 0)
+    assert plan.opponents == ["random", "perfect"]  # the method's own on tictactoe
+    console = Console(record=True, width=120)
+    console.print(_settings_summary(plan))
+    assert re.search(r"│ seed +│ +0 │", console.export_text())
+    short = plan_command("qlearning", _options(tmp_path / "s", episodes="10"), [])
+    assert short.eval_every == 1  # 1/20 of the run, at least 1
+
+
+def test_whole_number_options_are_read_within_their_range(tmp_path: Path) -> None:
+    given = {"episodes": " 1_000 ", "eval_every": "7", "eval_games": "0", "final_games": "0"}
+    plan = plan_command("qlearning", _options(tmp_path / "q", seed=str(2**63 - 1), **given), [])
+    assert (plan.total, plan.eval_every, plan.eval_games, plan.final_games) == (1000, 7, 0, 0)
+    assert plan.run.seed == 2**63 - 1
+    with pytest.raises(
+        UsageProblem, match=r"^--seed must be a whole number in 0\.\.9,223,372,036,854,775,807"
+    ):
+        plan_command("qlearning", _options(tmp_path / "q", seed=str(2**63)), [])
+    for flag in ("eval_games", "final_games"):
+        with pytest.raises(UsageProblem, match=r"must be a whole number in 0\.\.1,000,000, got '1000001'"):
+            plan_command("qlearning", _options(tmp_path / "q", **{flag: "1000001"}), [])
+
+
+def test_method_flags_with_dashes_and_against_problems_named_as_such(tmp_path: Path) -> None:
+    plan = plan_command("qlearning", _options(tmp_path / "q"), ["--shaping-weight", "0.5", "--q-init=0.25"])
+    assert (plan.run.params.shaping_weight, plan.run.params.q_init) == (0.5, 0.25)
+    with pytest.raises(UsageProblem, match=r"^--against: "):
+        plan_command("qlearning", _options(tmp_path / "a", against="random; nosuch"), [])
+    assert plan_command("qlearning", _options(tmp_path / "b", against="greedy; random;"), []).opponents == [
+        "greedy",
+        "random",
+    ]
+
+
+def test_a_folder_holding_this_kind_of_run_asks_for_resume_or_force(tmp_path: Path) -> None:
+    out = tmp_path / "q"
+    plan_command("qlearning", _options(out), []).run.save(out / "model.npz")
+    (out / "summary.json").write_text('{"method": "qlearning"}')
+    with pytest.raises(UsageProblem, match=r"model\.npz exists; pass --resume to continue it or --force"):
+        plan_command("qlearning", _options(out), [])
+    assert plan_command("qlearning", _options(out, force=True, seed="4"), []).run.seed == 4
+
+
+def test_a_resumed_run_keeps_its_settings_and_seed_unless_given_again(tmp_path: Path) -> None:
+    out = tmp_path / "q"
+    plan_command("qlearning", _options(out, seed="3"), ["--alpha", "0.3"]).run.save(out / "model.npz")
+    resumed = plan_command("qlearning", _options(out, resume=True), []).run
+    assert (resumed.params.alpha, resumed.seed) == (0.3, 3)
+    again = plan_command("qlearning", _options(out, resume=True, seed="3"), ["--alpha", "0.3"]).run
+    assert (again.params.alpha, again.seed) == (0.3, 3)
+    with pytest.raises(UsageProblem, match=r"^--seed 4 differs from the run being resumed \(seed 3\)"):
+        plan_command("qlearning", _options(out, resume=True, seed="4"), [])
+
+
+def test_a_resumed_run_takes_the_settings_that_do_not_change_its_result(tmp_path: Path) -> None:
+    out = tmp_path / "es"
+    start = plan_command("es", _options(out, hyper="offspring=2,games=2,workers=1"), []).run
+    start.save(out / "model.json")
+    start.close()
+    resumed = plan_command("es", _options(out, resume=True), ["--workers", "2"]).run
+    resumed.close()
+    assert (resumed.params.workers, resumed.params.offspring, resumed.params.games) == (2, 2, 2)
+    with pytest.raises(UsageProblem, match=r"^--offspring 3 differs from the run being resumed"):
+        plan_command("es", _options(out, resume=True), ["--offspring", "3"])
+
+
+@pytest.mark.parametrize(
+    ("kept", "after"), [(None, "nothing of this run was saved"), (1200, "1,200 episodes")]
+)
+def test_a_checkpoint_that_cannot_be_written_is_one_line_and_exit_1(
+    capsys: pytest.CaptureFixture[str], kept: int | None, after: str
+) -> None:
+    error = CheckpointWriteError(Path("run/model.npz"), OSError(28, "No space left on device"), kept)
+    with pytest.raises(typer.Exit) as exit_:
+        _write_failure(error, "episodes")
+    assert exit_.value.exit_code == 1
+    line = capsys.readouterr().err
+    assert line.startswith("Error: cannot write run/model.npz: No space left on device; ") and after in line
+    assert len(line.strip().splitlines()) == 1
