@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -20,12 +22,14 @@ from boardlab.core.spec import format_value, options_of
 from boardlab.train import METHOD_MODULES, method
 from boardlab.train.run import RUN_FILES, CheckpointWriteError, RunDefaults, train
 from boardlab.ui.train import (
+    Plan,
     UsageProblem,
     _bar_fields,
     _settings_summary,
     _write_failure,
     plan_command,
     register,
+    run_plan,
 )
 
 # --- the driver ----------------------------------------------------------------------------------
@@ -851,3 +855,45 @@ def test_a_checkpoint_that_cannot_be_written_is_one_line_and_exit_1(
     line = capsys.readouterr().err
     assert line.startswith("Error: cannot write run/model.npz: No space left on device; ") and after in line
     assert len(line.strip().splitlines()) == 1
+
+
+@dataclass
+class _ToyParams:
+    chunk: int = 1
+
+
+class _InterruptedWhilePreparing(Counter):
+    """A run whose preparation meets a KeyboardInterrupt raised by code, not by a signal."""
+
+    title = "toy"
+
+    def __init__(self) -> None:
+        super().__init__(1)
+        self.params = _ToyParams()
+
+    def prepare(self) -> None:
+        raise KeyboardInterrupt
+
+
+def test_an_interrupt_not_from_a_signal_still_stops_the_command_with_exit_130(tmp_path: Path) -> None:
+    plan = Plan("qlearning", method("qlearning"), _InterruptedWhilePreparing(), tmp_path, 10, 1, 0, 0, [])
+    console = Console(record=True, width=200)
+    with pytest.raises(typer.Exit) as exit_:
+        run_plan(console, plan)
+    assert exit_.value.exit_code == 130
+    assert "Interrupted before the first checkpoint; nothing to resume." in console.export_text()
+
+
+def test_a_run_its_method_finds_unfit_for_the_folder_is_refused_before_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from boardlab.train.run import TrainingError
+    from boardlab.ui import train as train_cli
+
+    def unfit(run: object, out: Path) -> None:
+        raise TrainingError(f"{out} cannot hold this run's data")
+
+    chosen = dataclasses.replace(method("qlearning"), check_run=unfit)
+    monkeypatch.setattr(train_cli, "method", lambda kind: chosen)
+    with pytest.raises(UsageProblem, match="cannot hold this run's data"):
+        plan_command("qlearning", _options(tmp_path / "q"), [])
