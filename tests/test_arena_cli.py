@@ -359,3 +359,47 @@ def test_the_bounds_of_the_counts_are_accepted(app: typer.Typer, planned: list[P
     )
     assert code == 0, stderr
     assert (planned[0][0].opening_plies, planned[0][0].games_per_pair) == (1000, 10**9)
+
+
+def test_ratings_refuse_an_out_that_is_a_file_or_holds_the_store_in_a_game_s_folder(
+    app: typer.Typer, tmp_path: Path
+) -> None:
+    played = tmp_path / "played" / "a.sqlite"
+    _play(app, played, "match", "greedy", "random", "-n", "2", "--game", "tictactoe")
+    _play(app, played, "match", "greedy", "random", "-n", "2", "--game", "nim")
+    store = tmp_path / "r" / "tictactoe" / "summary.json"  # where ratings --out r writes tictactoe's summary
+    store.parent.mkdir(parents=True)
+    played.rename(store)
+    before = store.read_bytes()
+    code, _, stderr = _invoke(app, "ratings", str(store), "--out", str(tmp_path / "r"))
+    assert code == 2 and "is one of the files written into --out" in stderr
+    assert store.read_bytes() == before
+    taken = tmp_path / "taken"
+    taken.write_text("")
+    code, stdout, stderr = _invoke(app, "ratings", str(store), "--out", str(taken))
+    assert code == 2 and "is a file" in stderr and stdout == ""
+
+
+@pytest.mark.parametrize("command", ["match", "ratings"])
+def test_plots_that_cannot_be_written_exit_1_with_the_games_kept(
+    app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    from boardlab.arena import plots
+
+    def full_disk(*args: object) -> list[Path]:
+        raise OSError(28, "No space left on device")
+
+    db, out = tmp_path / "a.sqlite", tmp_path / "o"
+    if command == "ratings":
+        _play(app, db, "match", "greedy", "random", "-n", "2", "--game", "tictactoe")
+    monkeypatch.setattr(plots, "write_plots", full_disk)
+    if command == "ratings":
+        code, _, stderr = _invoke(app, "ratings", str(db), "--out", str(out))
+    else:
+        args = ["match", "greedy", "random", "-n", "2", "--game", "tictactoe", "-j", "1"]
+        code, _, stderr = _invoke(app, *args, "--db", str(db), "--out", str(out))
+    assert code == 1
+    assert (
+        f"Error: cannot write the plots into {out}: No space left on device; the games are kept in {db}"
+        in stderr
+    )
