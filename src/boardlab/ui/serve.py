@@ -12,6 +12,7 @@ from boardlab.arena import ArenaError, Store
 from boardlab.core.spec import one_line, shorten
 from boardlab.games import available_games, parse_game
 from boardlab.ui.errors import fail
+from boardlab.ui.search_analysis import SEARCH_AGENT
 
 
 def analysis_agent_problem(spec: str) -> str:
@@ -62,7 +63,7 @@ def serve(
     ] = 2.0,
     analysis_agent: Annotated[
         str, typer.Option(help="the agent whose decision the analysis shows where no exact play answers")
-    ] = "alphabeta",
+    ] = SEARCH_AGENT,
     max_games: Annotated[int, typer.Option(min=1, max=100_000, help="most games held at once")] = 100,
     idle_minutes: Annotated[
         float, typer.Option(min=0.1, max=10_000, help="a game nobody looks at is dropped after this")

@@ -23,7 +23,6 @@ from boardlab.play.agent_pool import AgentPool, Busy, Overrun, ThinkError
 from boardlab.ui.search_analysis import SEARCH_AGENT
 from boardlab.ui.web.hall import WebInputError, check_agent, check_in_worker, move_limit, said
 
-DEFAULT_AGENT = SEARCH_AGENT
 CACHE_SIZE = 512
 EXACT_SETUP_SECONDS = 30.0
 """Most seconds a worker may take to open a game's exact play (tables, a full solve of a small
@@ -43,7 +42,7 @@ class Analyst:
         seconds: float = 2.0,
         max_seconds: float = 30.0,
         allow_paths: bool = False,
-        agent: str = DEFAULT_AGENT,
+        agent: str = SEARCH_AGENT,
     ) -> None:
         self.exact_pool = exact_pool
         self.agent = agent
@@ -135,4 +134,4 @@ class Analyst:
         return answer
 
 
-__all__ = ["DEFAULT_AGENT", "Analyst"]
+__all__ = ["Analyst"]

@@ -29,6 +29,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from boardlab.agents.base import list_agents
 from boardlab.core.spec import format_value, one_line, options_of, shorten
 from boardlab.games import available_games, parse_game
+from boardlab.ui.search_analysis import SEARCH_AGENT
 from boardlab.ui.web.analysis import Analyst
 from boardlab.ui.web.boards import DRAWN
 from boardlab.ui.web.hall import Hall, HallSettings, WebInputError, check_game, start_position
@@ -52,7 +53,7 @@ class ServeSettings:
     agent_workers: int = 2
     analysis_workers: int = 1
     analysis_seconds: float = 2.0
-    analysis_agent: str = "alphabeta"
+    analysis_agent: str = SEARCH_AGENT
     """The agent whose decision the analysis shows where no exact play answers."""
     db: str | None = None
 
