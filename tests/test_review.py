@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 from typing import Any
@@ -163,3 +164,26 @@ def test_bad_input_is_one_line_and_exit_2(
     assert result.exit_code == 2, result.output
     text = result.output.strip()
     assert message in text and len(text.splitlines()) == 1, text
+
+
+def test_cli_json_holds_every_move_and_each_side_s_tally() -> None:
+    result = runner.invoke(
+        app, ["review", "--game", "tictactoe", "--moves", "b2 a1 c3 a3 a2 c1 b1", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "Reviewing 7 moves" in result.stderr
+    data = json.loads(result.stdout)
+    assert (data["game"], data["start"]) == ("tictactoe", parse_game("tictactoe").initial().to_text())
+    assert [m["move"] for m in data["moves"]] == ["b2", "a1", "c3", "a3", "a2", "c1", "b1"]
+    assert data["moves"][5] == {
+        "ply": 5,
+        "mover": 1,
+        "move": "c1",
+        "verdict": "loses the draw",
+        "value": "draw",
+        "played": "loss",
+        "plies": 2,
+        "best": ["c2"],
+        "why": "",
+    }
+    assert [(side["moves"], side["kept"], side["lost"]) for side in data["sides"]] == [(4, 4, 0), (3, 2, 1)]

@@ -83,6 +83,16 @@ class Review:
     final: Any
     tallies: tuple[Tally, Tally] = field(default_factory=lambda: (Tally(), Tally()))
 
+    def to_json(self, start: Any) -> dict[str, Any]:
+        """A JSON-ready dict of the review of a game from ``start``: the game, its first
+        position, every move reviewed, and each side's tally (first mover first)."""
+        return {
+            "game": start.game.spec,
+            "start": start.to_text(),
+            "moves": [move.to_json() for move in self.moves],
+            "sides": [tally.to_json() for tally in self.tallies],
+        }
+
     @property
     def mistakes(self) -> list[ReviewedMove]:
         """The moves that threw a win or lost a draw, in order."""

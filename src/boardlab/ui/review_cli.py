@@ -8,6 +8,7 @@ the best moves; runs of moves the judge does not cover are one line saying why.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -66,6 +67,9 @@ def review_command(
             "--from-ply", min=0, help="judge the moves from this ply on (Connect Four: early plies are slow)"
         ),
     ] = 0,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="print the review as JSON (progress and errors on standard error)")
+    ] = False,
 ) -> None:
     """Judge every move of a game with perfect play, where the game's exact play covers it:
     the value the mover had, what the move kept, the best moves, and where a win was thrown
@@ -86,9 +90,12 @@ def review_command(
         judge = judge_for(start.game, tables)
     except OracleError as err:
         fail(str(err))
-    console = make_console(highlight=False)
+    console = make_console(stderr=as_json, highlight=False)
     console.print(f"Reviewing {counted(len(moves_played), 'move')} of {start.game.title} with {judge.title}")
     review = _review(console, start, moves_played, judge, from_ply)
+    if as_json:
+        typer.echo(json.dumps(review.to_json(start), indent=1))
+        return
     print_whole(console, _table(review, start.game.symbols))
     for side in (0, 1):
         console.print(_side_line(start.game.symbols[side], review, side))
