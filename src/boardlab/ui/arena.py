@@ -387,12 +387,14 @@ def tournament_command(
 
 MAX_MATRIX_PLAYERS = 12
 """Above this many players ``ratings`` leaves out the score matrix (too wide to read)."""
+StorePath = Annotated[
+    Path, typer.Argument(metavar="DB", help="SQLite store of games (match, tournament, train alphazero)")
+]
+"""The store argument of the commands that read one (``ratings``, ``export``)."""
 
 
 def ratings_command(
-    db: Annotated[
-        Path, typer.Argument(metavar="DB", help="SQLite store of games (match, tournament, train alphazero)")
-    ],
+    db: StorePath,
     game: Annotated[
         str | None, typer.Option("--game", help="rate the games of this game spec only (default: each game)")
     ] = None,
@@ -422,9 +424,7 @@ def ratings_command(
 
 
 def export_command(
-    db: Annotated[
-        Path, typer.Argument(metavar="DB", help="SQLite store of games (match, tournament, train alphazero)")
-    ],
+    db: StorePath,
     game: Annotated[
         str | None, typer.Option("--game", help="the games of this game spec only (default: every game)")
     ] = None,

@@ -23,6 +23,7 @@ from boardlab.arena.store import Store, StoreError
 from boardlab.core.console import counted, make_console, ply_count, print_whole
 from boardlab.core.processes import raise_if_stopping, sigterm_as_interrupt
 from boardlab.core.spec import shorten
+from boardlab.games import parse_game
 from boardlab.games.exact import VALUE_NAMES
 from boardlab.ui.errors import fail
 from boardlab.ui.game_args import MOVES_HELP, TABLES_DEFAULT_HELP, move_texts, played, position_of
@@ -103,8 +104,6 @@ def review_command(
 
 def _stored_game(db: Path, tournament: str | None, index: int | None) -> tuple[Any, list[str]]:
     """The first position and the moves of game ``index`` of ``tournament`` in ``db``."""
-    from boardlab.games import parse_game
-
     if tournament is None or index is None:
         fail("--db needs --tournament (id or name) and --index (the game)")
     if not db.is_file():
