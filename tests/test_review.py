@@ -122,14 +122,42 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
         return db, opened.tournaments()[0]["id"]
 
 
-def test_cli_reviews_a_stored_game_as_its_moves(store: tuple[Path, str]) -> None:
+def test_cli_reviews_a_stored_game_as_its_moves_but_its_random_opening(store: tuple[Path, str]) -> None:
     db, tournament = store
     with Store(db, read_only=True) as opened:
         record = opened.games(tournament)[1]
-    stored = runner.invoke(app, ["review", "--db", str(db), "--tournament", "ttt", "--index", "1"])
+    assert record.opening  # the arena's random plies
+    args = ["review", "--db", str(db), "--tournament", "ttt", "--index", "1", "--json"]
+    stored = runner.invoke(app, args)
     assert stored.exit_code == 0, stored.output
-    given = runner.invoke(app, ["review", "--game", "tictactoe", "--moves", " ".join(record.moves)])
-    assert given.exit_code == 0 and stored.output == given.output
+    moves = json.loads(stored.stdout)["moves"]
+    expected = review_game(TTT.initial(), record.moves, judge_for(TTT), opening=len(record.opening))
+    assert moves == expected.to_json(TTT.initial())["moves"]
+    assert [m["why"] for m in moves[: len(record.opening)]] == ["the random opening"] * len(record.opening)
+    assert all(m["verdict"] != "not judged" for m in moves[len(record.opening) :])
+
+
+def test_a_tournament_s_players_are_judged_by_spec_and_perfect_keeps_every_value(tmp_path: Path) -> None:
+    db = tmp_path / "arena.sqlite"
+    assert match("perfect", "random", 6, game="tictactoe", store=db, workers=0, name="p").played == 6
+    with Store(db, read_only=True) as opened:
+        records = opened.games(opened.tournaments()[0]["id"])
+    result = runner.invoke(app, ["review", "--db", str(db), "--tournament", "p", "--json"])
+    assert result.exit_code == 0, result.output
+    players = {p["player"]: p for p in json.loads(result.stdout)["players"]}
+    perfect, rand = players["perfect"], players["random"]
+    assert perfect["games"] == rand["games"] == 6
+    assert perfect["kept"] == perfect["exact"] == perfect["moves"] > 0
+    assert perfect["thrown"] == perfect["lost"] == 0
+    judged = sum(len(r.moves) - len(r.opening) for r in records)
+    assert perfect["moves"] + rand["moves"] == judged  # every move but the openings'
+    mistakes = json.loads(result.stdout)["mistakes"]
+    assert {m["player"] for m in mistakes} <= {"random"}
+    assert len(mistakes) == rand["thrown"] + rand["lost"]
+    table = runner.invoke(app, ["review", "--db", str(db), "--tournament", "p"], env={"COLUMNS": "200"})
+    assert table.exit_code == 0, table.output
+    row = next(line for line in table.output.splitlines() if line.startswith("│ perfect"))
+    assert [c.strip() for c in row.split("│")[2:-1]][:4] == ["6", str(perfect["moves"]), "100.0%", "100.0%"]
 
 
 @pytest.mark.parametrize(
@@ -141,7 +169,7 @@ def test_cli_reviews_a_stored_game_as_its_moves(store: tuple[Path, str]) -> None
             ["--game", "tictactoe", "--moves", "b2", "--index", "1"],
             "--tournament and --index choose a game of --db",
         ),
-        (["--db", "{db}"], "--db needs --tournament"),
+        (["--db", "{db}"], "--db needs --tournament (id or name), and --index for one game of it"),
         (
             ["--db", "{db}", "--tournament", "ttt", "--index", "7"],
             "--index 7: tournament ttt holds games 0..1",

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from boardlab.arena.oracle import OracleError, Tally, action_index, judge_move, judged_values
+from boardlab.arena.play import GameRecord
 from boardlab.games import WIN, ExactPlay, GameError
 from boardlab.games.exact import VALUE_NAMES, MoveValue
 
@@ -99,16 +100,22 @@ class Review:
         return [m for m in self.moves if m.verdict in (Verdict.THREW_WIN, Verdict.LOST_DRAW)]
 
 
+Progressed = Callable[[int, int], None]
+"""Told ``(done, total)`` as work goes."""
+
+
 def review_game(
     start: Any,
     moves: Sequence[str],
     judge: ExactPlay,
     from_ply: int = 0,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progressed | None = None,
+    opening: int = 0,
 ) -> Review:
     """Replay ``moves`` (in the game's notation) from ``start`` and judge each one (see the
-    module notes); ``progress(done, total)`` after each move. OracleError naming the move for
-    one that cannot be played."""
+    module notes) but the first ``opening`` (an arena game's random opening);
+    ``progress(done, total)`` after each move. OracleError naming the move for one that cannot
+    be played."""
     review = Review([], start)
     state = start
     for number, text in enumerate(moves, 1):
@@ -118,7 +125,10 @@ def review_game(
             after = state.play(text)
         except (GameError, ValueError) as err:
             raise OracleError(f"move {number}: {err}") from None
-        reviewed, values = _reviewed(state, text, judge, from_ply)
+        if number <= opening:  # chosen at random by the arena, not by the player
+            reviewed, values = _unjudged(state, text, "the random opening"), None
+        else:
+            reviewed, values = _reviewed(state, text, judge, from_ply)
         review.moves.append(reviewed)
         if values is not None:
             review.tallies[reviewed.mover].add(judge_move(values, action_index(state, text)))
@@ -127,6 +137,62 @@ def review_game(
             progress(number, len(moves))
     review.final = state
     return review
+
+
+@dataclass(frozen=True)
+class StoredMistake:
+    """A thrown win or a lost draw in a stored game: the game's index, the player and the move."""
+
+    game: int
+    player: str
+    move: ReviewedMove
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {"game": self.game, "player": self.player, **self.move.to_json()}
+
+
+@dataclass
+class TournamentReview:
+    """Stored games reviewed: each player's (spec's) tally and games, and every mistake."""
+
+    players: dict[str, Tally] = field(default_factory=dict)
+    games: dict[str, int] = field(default_factory=dict)
+    mistakes: list[StoredMistake] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {
+            "players": [
+                {"player": spec, "games": self.games[spec], **tally.to_json()}
+                for spec, tally in self.players.items()
+            ],
+            "mistakes": [mistake.to_json() for mistake in self.mistakes],
+        }
+
+
+def review_games(
+    start: Any,
+    records: Sequence[GameRecord],
+    judge: ExactPlay,
+    from_ply: int = 0,
+    progress: Progressed | None = None,
+) -> TournamentReview:
+    """Review stored games played from ``start`` (see :func:`review_game`; their random openings
+    are not judged): each player's moves counted under its spec, whichever colour it played;
+    ``progress(done, total)`` after each game."""
+    reviewed = TournamentReview()
+    for number, record in enumerate(records, 1):
+        review = review_game(start, record.moves, judge, from_ply, opening=len(record.opening))
+        specs = (record.first_spec, record.second_spec)
+        for spec in dict.fromkeys(specs):  # a spec that played itself counts its game once
+            reviewed.games[spec] = reviewed.games.get(spec, 0) + 1
+        for side, spec in enumerate(specs):
+            reviewed.players.setdefault(spec, Tally()).add(review.tallies[side])
+        reviewed.mistakes += [StoredMistake(record.index, specs[m.mover], m) for m in review.mistakes]
+        if progress is not None:
+            progress(number, len(records))
+    return reviewed
 
 
 def _reviewed(
@@ -138,7 +204,7 @@ def _reviewed(
     shown = str(state.move_from_index(action))
     reason = f"before ply {from_ply}" if ply < from_ply else judge.uncovered(state)
     if reason is not None:
-        return ReviewedMove(ply, mover, shown, Verdict.UNJUDGED, why=reason), None
+        return _unjudged(state, move, reason), None
     values = judged_values(judge, state)
     chosen = next(v for v in values if v.action == action)
     reviewed = ReviewedMove(
@@ -152,6 +218,11 @@ def _reviewed(
         best=_best_moves(state, values),
     )
     return reviewed, values
+
+
+def _unjudged(state: Any, move: str, why: str) -> ReviewedMove:
+    shown = str(state.move_from_index(action_index(state, move)))
+    return ReviewedMove(int(state.ply), int(state.to_move), shown, Verdict.UNJUDGED, why=why)
 
 
 def _verdict(values: Sequence[MoveValue], chosen: MoveValue) -> Verdict:
@@ -168,4 +239,13 @@ def _best_moves(state: Any, values: Sequence[MoveValue]) -> tuple[str, ...]:
     return tuple(str(state.move_from_index(v.action)) for v in values if v.rank == top)
 
 
-__all__ = ["Review", "ReviewedMove", "Verdict", "review_game"]
+__all__ = [
+    "Progressed",
+    "Review",
+    "ReviewedMove",
+    "StoredMistake",
+    "TournamentReview",
+    "Verdict",
+    "review_game",
+    "review_games",
+]

@@ -9,8 +9,9 @@ the best moves; runs of moves the judge does not cover are one line saying why.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, TypeVar
 
 import typer
 from rich.console import Console
@@ -18,7 +19,17 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from boardlab.arena.oracle import OracleError, Tally, judge_for
-from boardlab.arena.review import Review, ReviewedMove, Verdict, review_game
+from boardlab.arena.play import GameRecord
+from boardlab.arena.review import (
+    Progressed,
+    Review,
+    ReviewedMove,
+    StoredMistake,
+    TournamentReview,
+    Verdict,
+    review_game,
+    review_games,
+)
 from boardlab.arena.store import Store, StoreError
 from boardlab.core.console import counted, make_console, ply_count, print_whole
 from boardlab.core.processes import raise_if_stopping, sigterm_as_interrupt
@@ -29,6 +40,9 @@ from boardlab.ui.errors import fail
 from boardlab.ui.game_args import MOVES_HELP, TABLES_DEFAULT_HELP, move_texts, played, position_of
 
 BEST_SHOWN = 4
+MISTAKES_SHOWN = 20
+"""Most thrown wins and lost draws listed after a tournament's table."""
+T = TypeVar("T")
 """Most best moves named in a row."""
 VERDICT_STYLES = {Verdict.THREW_WIN: "bold red", Verdict.LOST_DRAW: "bold red", Verdict.KEPT: "yellow"}
 
@@ -57,7 +71,9 @@ def review_command(
     tournament: Annotated[
         str | None, typer.Option("--tournament", help="with --db: the tournament (id or name)")
     ] = None,
-    index: Annotated[int | None, typer.Option("--index", help="with --db: the game's index in it")] = None,
+    index: Annotated[
+        int | None, typer.Option("--index", help="with --db: the game's index in it (default: every game)")
+    ] = None,
     tables: Annotated[
         Path | None,
         typer.Option("--tables", "--dir", help=f"the folder of solved tables ({TABLES_DEFAULT_HELP})"),
@@ -78,11 +94,20 @@ def review_command(
     if db is not None:
         if position or moves is not None or game is not None:
             fail("--db reviews a stored game: give no position, --moves or --game with it")
-        start, moves_played = _stored_game(db, tournament, index)
+        records = _stored_games(db, tournament)
+        if index is None:
+            _review_tournament(records, tables, from_ply, as_json)
+            return
+        record = _game_at(records, index, str(tournament))
+        start, moves_played, opening = (
+            parse_game(record.game).initial(),
+            list(record.moves),
+            len(record.opening),
+        )
     else:
         if tournament is not None or index is not None:
             fail("--tournament and --index choose a game of --db")
-        start = position_of(game or "quixo", None, position)
+        start, opening = position_of(game or "quixo", None, position), 0
         moves_played = move_texts(moves or "")
         if not moves_played:
             fail("--moves names no move to review")
@@ -93,7 +118,12 @@ def review_command(
         fail(str(err))
     console = make_console(stderr=as_json, highlight=False)
     console.print(f"Reviewing {counted(len(moves_played), 'move')} of {start.game.title} with {judge.title}")
-    review = _review(console, start, moves_played, judge, from_ply)
+    review = _counted_work(
+        console,
+        "move",
+        len(moves_played),
+        lambda progress: review_game(start, moves_played, judge, from_ply, progress, opening),
+    )
     if as_json:
         typer.echo(json.dumps(review.to_json(start), indent=1))
         return
@@ -102,10 +132,10 @@ def review_command(
         console.print(_side_line(start.game.symbols[side], review, side))
 
 
-def _stored_game(db: Path, tournament: str | None, index: int | None) -> tuple[Any, list[str]]:
-    """The first position and the moves of game ``index`` of ``tournament`` in ``db``."""
-    if tournament is None or index is None:
-        fail("--db needs --tournament (id or name) and --index (the game)")
+def _stored_games(db: Path, tournament: str | None) -> list[GameRecord]:
+    """Every game of ``tournament`` (an id or a name) in ``db``, in index order."""
+    if tournament is None:
+        fail("--db needs --tournament (id or name), and --index for one game of it")
     if not db.is_file():
         fail(f"--db {shorten(str(db))}: no such store (match and tournament write one with --db)")
     try:
@@ -116,13 +146,75 @@ def _stored_game(db: Path, tournament: str | None, index: int | None) -> tuple[A
                 which = "several tournaments are" if found else "no tournament is"
                 held = shorten(named or "none", 300)
                 fail(f"{which} named {shorten(tournament)!r} in {shorten(str(db))}; it holds: {held}")
-            records = {record.index: record for record in store.games(found[0]["id"])}
+            records = store.games(found[0]["id"])
     except StoreError as err:
         fail(str(err))
-    if index not in records:
-        fail(f"--index {index}: tournament {tournament} holds games {_ranges(sorted(records))}")
-    record = records[index]
-    return parse_game(record.game).initial(), list(record.moves)
+    if not records:
+        fail(f"tournament {shorten(tournament)} holds no game")
+    return records
+
+
+def _review_tournament(records: list[GameRecord], tables: Path | None, from_ply: int, as_json: bool) -> None:
+    """Every game of a tournament reviewed: each player's tally over its judged moves, and the
+    moves that threw a win or lost a draw."""
+    game = parse_game(records[0].game)
+    for record in records:
+        played(game.initial(), list(record.moves), f"stored game {record.index}")
+    try:
+        judge = judge_for(game, tables)
+    except OracleError as err:
+        fail(str(err))
+    console = make_console(stderr=as_json, highlight=False)
+    console.print(f"Reviewing {counted(len(records), 'game')} of {game.title} with {judge.title}")
+
+    def review_all(progress: Progressed) -> TournamentReview:
+        return review_games(game.initial(), records, judge, from_ply, progress)
+
+    reviewed = _counted_work(console, "game", len(records), review_all)
+    if as_json:
+        typer.echo(json.dumps(reviewed.to_json(), indent=1))
+        return
+    print_whole(console, _players_table(reviewed))
+    for mistake in reviewed.mistakes[:MISTAKES_SHOWN]:
+        console.print(_mistake_line(mistake))
+    if len(reviewed.mistakes) > MISTAKES_SHOWN:
+        console.print(f"... and {len(reviewed.mistakes) - MISTAKES_SHOWN} more (--json lists them all)")
+
+
+def _players_table(reviewed: TournamentReview) -> Table:
+    table = Table(title="Each player's moves against perfect play")
+    for column in ("player", "games", "judged", "kept the value", "best", "wins thrown", "draws lost"):
+        table.add_column(column, justify="left" if column == "player" else "right")
+    for spec, tally in reviewed.players.items():
+        table.add_row(
+            spec,
+            str(reviewed.games[spec]),
+            str(tally.moves),
+            _share(tally.kept, tally.moves),
+            _share(tally.exact, tally.moves),
+            f"{tally.thrown} of {tally.won}",
+            f"{tally.lost} of {tally.drawn}",
+        )
+    return table
+
+
+def _share(part: int, whole: int) -> str:
+    return "-" if not whole else f"{part / whole:.1%}"
+
+
+def _mistake_line(mistake: StoredMistake) -> str:
+    move = mistake.move
+    return (
+        f"game {mistake.game}, ply {move.ply}: {mistake.player} played {move.move} "
+        f"({move.verdict.value}; best {' '.join(move.best[:BEST_SHOWN])})"
+    )
+
+
+def _game_at(records: list[GameRecord], index: int, tournament: str) -> GameRecord:
+    by_index = {record.index: record for record in records}
+    if index not in by_index:
+        fail(f"--index {index}: tournament {tournament} holds games {_ranges(sorted(by_index))}")
+    return by_index[index]
 
 
 def _ranges(indices: list[int]) -> str:
@@ -135,26 +227,28 @@ def _ranges(indices: list[int]) -> str:
     )
 
 
-def _review(console: Console, start: Any, played: list[str], judge: Any, from_ply: int) -> Review:
-    columns = (TextColumn("moves"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+def _counted_work(console: Console, what: str, total: int, work: Callable[[Progressed], T]) -> T:
+    """``work(progress)`` under a progress bar of ``total`` ``what``s; a judge's refusal is one
+    line (exit 2), Ctrl-C or SIGTERM stops it with one line (exit 130 or 143)."""
+    columns = (TextColumn(what + "s"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     done = [0]
 
-    def progress(count: int, total: int) -> None:
+    def progress(count: int, of: int) -> None:
         done[0] = count
-        bar.update(task, completed=count, total=total)
+        bar.update(task, completed=count, total=of)
         raise_if_stopping()
 
     with Progress(*columns, console=console, transient=True) as bar, sigterm_as_interrupt() as termination:
-        task = bar.add_task("moves", total=len(played))
+        task = bar.add_task(what, total=total)
         try:
-            return review_game(start, played, judge, from_ply, progress)
+            return work(progress)
         except OracleError as err:  # the moves were checked: a judge's own refusal
             fail(str(err))
         except KeyError as err:  # a table missing after the check (removed meanwhile)
             fail(str(err.args[0]) if err.args else str(err))
         except KeyboardInterrupt:
             how = "Terminated" if termination.received else "Interrupted"
-            typer.echo(f"{how} after {done[0]} of {counted(len(played), 'move')}.", err=True)
+            typer.echo(f"{how} after {done[0]} of {counted(total, what)}.", err=True)
             raise typer.Exit(termination.exit_code) from None
 
 
