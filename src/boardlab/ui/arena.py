@@ -418,7 +418,7 @@ def ratings_command(
     Example: boardlab ratings results/arena.sqlite --game quixo --verify
     """
     game = _game_filter(game)
-    _check_store_file(db)
+    check_store_file(db)
     with removed_if_refused(_refused):  # an --out created for a store then refused is removed
         _rate(db, game, tournament, out, verify)
 
@@ -442,7 +442,7 @@ def export_command(
     Example: boardlab export results/arena.sqlite --game connect4 --out games.jsonl
     """
     game = _game_filter(game)
-    _check_store_file(db)
+    check_store_file(db)
     if out is not None:
         _check_path("--out", out, folder=False)
         if _same_file(db, out):
@@ -477,8 +477,9 @@ def _game_filter(game: str | None) -> str | None:
         fail(f"--game: {err}")
 
 
-def _check_store_file(db: Path) -> None:
-    """Exit 2 unless ``db`` is a file (a store to read, never one to create)."""
+def check_store_file(db: Path) -> None:
+    """Exit 2 unless ``db`` is a file (a store to read, never one to create): for the commands
+    that read a store (``ratings``, ``export``, ``review``)."""
     try:
         found = db.is_file()
     except (OSError, ValueError) as err:  # a name the file system cannot hold, a NUL

@@ -34,8 +34,9 @@ from boardlab.arena.store import Store, StoreError
 from boardlab.core.console import counted, make_console, ply_count, print_whole
 from boardlab.core.processes import raise_if_stopping, sigterm_as_interrupt
 from boardlab.core.spec import shorten
-from boardlab.games import parse_game
+from boardlab.games import ExactPlay, Game, parse_game
 from boardlab.games.exact import VALUE_NAMES
+from boardlab.ui.arena import check_store_file
 from boardlab.ui.errors import fail
 from boardlab.ui.game_args import MOVES_HELP, TABLES_DEFAULT_HELP, move_texts, played, position_of
 
@@ -112,12 +113,7 @@ def review_command(
         if not moves_played:
             fail("--moves names no move to review")
     played(start, moves_played, "the stored game" if db is not None else "--moves")  # each move legal
-    try:
-        judge = judge_for(start.game, tables)
-    except OracleError as err:
-        fail(str(err))
-    console = make_console(stderr=as_json, highlight=False)
-    console.print(f"Reviewing {counted(len(moves_played), 'move')} of {start.game.title} with {judge.title}")
+    judge, console = _judge(start.game, tables, counted(len(moves_played), "move"), as_json)
     review = _counted_work(
         console,
         "move",
@@ -136,8 +132,7 @@ def _stored_games(db: Path, tournament: str | None) -> list[GameRecord]:
     """Every game of ``tournament`` (an id or a name) in ``db``, in index order."""
     if tournament is None:
         fail("--db needs --tournament (id or name), and --index for one game of it")
-    if not db.is_file():
-        fail(f"--db {shorten(str(db))}: no such store (match and tournament write one with --db)")
+    check_store_file(db)
     try:
         with Store(db, read_only=True) as store:
             found = [t for t in store.tournaments() if tournament in (t["id"], t["name"])]
@@ -160,12 +155,7 @@ def _review_tournament(records: list[GameRecord], tables: Path | None, from_ply:
     game = parse_game(records[0].game)
     for record in records:
         played(game.initial(), list(record.moves), f"stored game {record.index}")
-    try:
-        judge = judge_for(game, tables)
-    except OracleError as err:
-        fail(str(err))
-    console = make_console(stderr=as_json, highlight=False)
-    console.print(f"Reviewing {counted(len(records), 'game')} of {game.title} with {judge.title}")
+    judge, console = _judge(game, tables, counted(len(records), "game"), as_json)
 
     def review_all(progress: Progressed) -> TournamentReview:
         return review_games(game.initial(), records, judge, from_ply, progress)
@@ -225,6 +215,18 @@ def _ranges(indices: list[int]) -> str:
         if indices == list(range(indices[0], indices[-1] + 1))
         else shorten(", ".join(map(str, indices)), 120)
     )
+
+
+def _judge(game: Game, tables: Path | None, what: str, as_json: bool) -> tuple[ExactPlay, Console]:
+    """The game's judge and the console that shows the review's progress (standard error when
+    the review goes out as JSON), saying what is reviewed; one line and exit 2 without a judge."""
+    try:
+        judge = judge_for(game, tables)
+    except OracleError as err:
+        fail(str(err))
+    console = make_console(stderr=as_json, highlight=False)
+    console.print(f"Reviewing {what} of {game.title} with {judge.title}")
+    return judge, console
 
 
 def _counted_work(console: Console, what: str, total: int, work: Callable[[Progressed], T]) -> T:
