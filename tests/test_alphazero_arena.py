@@ -4,6 +4,7 @@ stored games, resume stores nothing twice, and the arena's readers open the stor
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from functools import cache
@@ -19,7 +20,7 @@ from test_alphazero import TTT, tiny_params
 from boardlab.arena.play import GameRecord, make_record
 from boardlab.arena.ratings import pair_elo
 from boardlab.arena.runner import run_tournament
-from boardlab.arena.schedule import TournamentConfig
+from boardlab.arena.schedule import GAUNTLET, TournamentConfig, build_schedule
 from boardlab.arena.store import Store
 from boardlab.games import Outcome, Reason, parse_game
 from boardlab.play.pool import timestamp
@@ -27,7 +28,6 @@ from boardlab.train.arena_games import (
     ARENA_FILE,
     elo_ratings,
     evaluation_config,
-    learner_tasks,
 )
 
 REPO = Path(__file__).resolve().parents[1]
@@ -93,10 +93,12 @@ def test_the_store_holds_exactly_the_evaluation_games_as_counted_in_the_curve(st
         assert tournament["specs"] == [learner, *opponents]
         assert tournament["game"] == "tictactoe" and tournament["opening_plies"] == 0
         assert len(records) == tournament["games"] == VERSUS * len(opponents)
-        config = TournamentConfig(tuple(tournament["specs"]), VERSUS, "tictactoe", tournament["seed"], 0)
+        assert tournament["pairing"] == GAUNTLET
+        specs = tuple(tournament["specs"])
+        config = TournamentConfig(specs, VERSUS, "tictactoe", tournament["seed"], 0, pairing=GAUNTLET)
         assert config.tournament_id == tournament["id"]
-        # the learner's part of the round robin, colours alternating
-        assert [r.index for r in records] == [t.index for t in learner_tasks(config)]
+        # the learner against each opponent, colours alternating
+        assert [r.index for r in records] == list(range(config.total_games))
         for opponent in opponents:
             mine = [r for r in records if opponent in (r.first_spec, r.second_spec)]
             assert all(learner in (r.first_spec, r.second_spec) for r in mine)
@@ -136,7 +138,7 @@ def test_each_elo_point_is_the_fit_of_the_games_stored_by_then(straight: Any) ->
 def fake_games(store: Store, config: TournamentConfig, scores: list[float]) -> None:
     """Store the learner's games of ``config`` with the learner's ``scores`` (1, 0.5, 0)."""
     store.register_tournament(config)
-    for task, score in zip(learner_tasks(config), scores, strict=False):
+    for task, score in zip(build_schedule(config), scores, strict=False):
         learner_colour = 0 if task.first_player == 0 else 1
         winner = None if score == 0.5 else (learner_colour if score == 1 else 1 - learner_colour)
         outcome = Outcome(winner, Reason.DRAW if winner is None else Reason.RULE, "")
@@ -207,7 +209,7 @@ def test_the_arena_readers_open_the_runs_store(
     assert len(games) == VERSUS * 2
     shown = replays.game(tournament["id"], games[-1]["index"])
     assert len(shown["positions"]) == len(shown["moves"]) + 1
-    # the tables of a partial round robin: the opponents never met
+    # the tables of a gauntlet: the opponents never met
     with Store(folder / ARENA_FILE) as store:
         records = store.games(tournament["id"])
     summary = summarize(tournament["specs"], records)
@@ -215,13 +217,16 @@ def test_the_arena_readers_open_the_runs_store(
     console = make_console(width=200, record=True)
     print_report(summary, console, tournament["name"], records)
     assert "snapshots/it000002.safetensors" in console.export_text()
-    # from the run's folder the learner's spec plays: the same tournament, completed, adds only
-    # the games between the opponents
+    # from the run's folder the learner's spec plays: the same tournament run again is complete,
+    # and one more game a pair plays only those
     monkeypatch.chdir(folder)
-    config = TournamentConfig(tuple(tournament["specs"]), VERSUS, "tictactoe", tournament["seed"], 0)
+    specs, seed = tuple(tournament["specs"]), tournament["seed"]
+    config = TournamentConfig(specs, VERSUS, "tictactoe", seed, 0, pairing=GAUNTLET)
     with Store(ARENA_FILE) as store:
         done = run_tournament(config, store, workers=0)
-    assert done.already_stored == VERSUS * 2 and done.played == VERSUS and done.complete
+        assert done.already_stored == VERSUS * 2 and done.played == 0 and done.complete
+        more = run_tournament(dataclasses.replace(config, games_per_pair=VERSUS + 1), store, workers=0)
+    assert more.already_stored == VERSUS * 2 and more.played == 2 and more.complete
 
 
 def test_the_elo_plot_is_drawn(straight: Any, tmp_path: Path) -> None:

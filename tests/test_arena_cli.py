@@ -39,6 +39,7 @@ def _invoke(app: typer.Typer, *args: str) -> tuple[int, str, str]:
         (["tournament", "random"], "at least 2 agent specs"),
         (["tournament", "random", "greedy", "--games-per-pair", "0"], "--games-per-pair must be at least 1"),
         (["tournament", "random", "greedy", "--demo"], "either --demo or agent specs"),
+        (["tournament", "--demo", "--gauntlet"], "either --demo or --gauntlet"),
         (["match", "random", "greedy", "--move-timeout", "nan"], "--move-timeout must be a finite number"),
         (["match", "random", "greedy", "--move-timeout", "86401"], "--move-timeout must be at most 86400"),
         (["match", "random", "greedy", "--seed", str(2**63)], "--seed must be at most 9223372036854775807"),
@@ -112,6 +113,26 @@ def test_match_writes_tables_plots_and_resumes(app: typer.Typer, tmp_path: Path)
         assert (out / name).is_file()
     code, stdout, _ = _invoke(app, *args)
     assert code == 0 and "0 new games, 4 stored" in stdout
+
+
+def test_a_gauntlet_plays_the_first_agent_against_each_other_one_and_resumes(
+    app: typer.Typer, tmp_path: Path
+) -> None:
+    db, out = tmp_path / "arena.sqlite", tmp_path / "out"
+    specs = ["greedy", "random", "alphabeta:depth=1"]
+    args = ["tournament", *specs, "--gauntlet", "-n", "4", "--game", "tictactoe", "-j", "1"]
+    code, stdout, stderr = _invoke(app, *args, "--db", str(db), "--out", str(out))
+    assert code == 0, stderr
+    assert "Ratings (greedy vs each of random, alphabeta:depth=1): 8 games" in stdout
+    assert "8 new games, 8 stored" in stdout
+    with sqlite3.connect(db) as conn:
+        met = set(conn.execute("SELECT DISTINCT first_spec, second_spec FROM games"))
+        pairing = conn.execute("SELECT pairing FROM tournaments").fetchall()
+    conn.close()
+    assert met == {(a, b) for other in specs[1:] for a, b in (("greedy", other), (other, "greedy"))}
+    assert pairing == [("gauntlet",)]
+    code, stdout, _ = _invoke(app, *args, "-n", "5", "--db", str(db), "--out", str(out))
+    assert code == 0 and "2 new games, 10 stored" in stdout
 
 
 def test_demo_uses_the_available_demo_agents(

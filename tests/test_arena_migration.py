@@ -12,6 +12,7 @@ import pytest
 
 from boardlab.arena import store as store_module
 from boardlab.arena.play import GameRecord
+from boardlab.arena.schedule import GAUNTLET, TournamentConfig
 from boardlab.arena.store import SCHEMA_VERSION, Store, StoreError
 from boardlab.arena.summary import summarize
 from boardlab.games import Outcome, Reason
@@ -132,7 +133,7 @@ def test_a_v1_store_is_migrated_and_keeps_every_game(tmp_path: Path) -> None:
         old = records[2]
         assert old.moves == _moves(200) and old.opening == _moves(2) and old.plies == 200
         assert old.move_times == (0.25,) * 198 and old.first_seed == 2**62 + 2
-        assert [t["games"] for t in store.tournaments()] == [3]
+        assert [(t["games"], t["pairing"]) for t in store.tournaments()] == [(3, "round-robin")]
         # the migrated store takes new games like a new one
         new = dataclasses.replace(old, index=3, outcome=Outcome(1, Reason.FORFEIT, "illegal move"))
         assert store.add_game(new)
@@ -199,6 +200,45 @@ def test_a_store_lacking_a_record_column_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "short.sqlite"
     write_v1_store(path, schema_version=str(SCHEMA_VERSION))
     with pytest.raises(StoreError, match="lacks the columns outcome"):
+        Store(path)
+
+
+def write_v2_store(path: Path, schema_version: str = "2") -> None:
+    """A store as boardlab schema 2 wrote it: schema 1 and its first step."""
+    write_v1_store(path)
+    with sqlite3.connect(path) as conn:
+        store_module._migrate_1_to_2(conn)
+        conn.execute("UPDATE arena_meta SET value = ? WHERE key = 'schema_version'", (schema_version,))
+    conn.close()
+
+
+def _tournament_columns(path: Path) -> list[str]:
+    with sqlite3.connect(path) as conn:
+        columns = [row[1] for row in conn.execute("PRAGMA table_info(tournaments)")]
+    conn.close()
+    return columns
+
+
+def test_a_v2_store_reads_as_round_robins_and_takes_a_gauntlet(tmp_path: Path) -> None:
+    path = tmp_path / "v2.sqlite"
+    write_v2_store(path)
+    before = path.read_bytes()
+    with Store(path, read_only=True) as store:  # migrated in a copy: the file is not written
+        assert [(t["id"], t["pairing"]) for t in store.tournaments()] == [(TID, "round-robin")]
+    assert path.read_bytes() == before and "pairing" not in _tournament_columns(path)
+    gauntlet = TournamentConfig(("greedy", "random", "random"), 2, pairing=GAUNTLET)
+    with Store(path) as store:
+        store.register_tournament(gauntlet)
+        listed = {t["id"]: t["pairing"] for t in store.tournaments()}
+        assert len(store.games(TID)) == 3
+    assert listed == {TID: "round-robin", gauntlet.tournament_id: "gauntlet"}
+    assert _meta_and_columns(path)[0] == str(SCHEMA_VERSION) and "pairing" in _tournament_columns(path)
+
+
+def test_a_store_lacking_the_pairing_column_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "short.sqlite"
+    write_v2_store(path, schema_version=str(SCHEMA_VERSION))
+    with pytest.raises(StoreError, match="its tournaments table lacks the columns pairing"):
         Store(path)
 
 

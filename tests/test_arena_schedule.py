@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import Counter
 
 import pytest
 
 from boardlab.arena.schedule import (
+    GAUNTLET,
     MAX_GAMES_PER_PAIR,
     MAX_LISTED_GAMES,
     MAX_OPENING_PLIES,
@@ -41,6 +44,39 @@ def test_round_robin_balances_pairs_and_colours() -> None:
     for t in tasks:
         assert t.first_spec == config.specs[t.first_player]
         assert t.second_spec == config.specs[t.second_player]
+
+
+def test_a_gauntlet_pairs_the_first_player_with_each_other_one_only() -> None:
+    config = TournamentConfig(("a", "b", "c", "d"), 6, pairing=GAUNTLET)
+    tasks = build_schedule(config)
+    assert len(tasks) == 3 * 6 == config.total_games
+    pairs = Counter(frozenset((t.first_player, t.second_player)) for t in tasks)
+    assert pairs == {frozenset((0, other)): 6 for other in (1, 2, 3)}
+    firsts = Counter((t.first_player, t.second_player) for t in tasks)
+    assert set(firsts.values()) == {3} and len(firsts) == 6
+    openings = {
+        other: [t.opening_seed for t in tasks if other in (t.first_player, t.second_player)]
+        for other in (1, 2, 3)
+    }
+    assert openings[1] == openings[2] == openings[3]  # every opponent meets the same openings
+    assert config.label == "a vs each of b, c, d"
+
+
+def test_a_round_robin_keeps_its_stored_key_and_a_gauntlet_has_its_own() -> None:
+    config = TournamentConfig(("random", "greedy", "mcts"), 4, game="tictactoe", seed=3, opening_plies=1)
+    identity = {
+        "version": 1,
+        "game": "tictactoe",
+        "specs": ["random", "greedy", "mcts"],
+        "seed": 3,
+        "opening_plies": 1,
+    }
+    text = json.dumps(identity, sort_keys=True, separators=(",", ":"))
+    assert config.tournament_id == hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+    gauntlet = TournamentConfig(config.specs, 4, game="tictactoe", seed=3, opening_plies=1, pairing=GAUNTLET)
+    assert gauntlet.tournament_id != config.tournament_id
+    two = TournamentConfig(("random", "greedy"), 4)
+    assert TournamentConfig(("random", "greedy"), 4, pairing=GAUNTLET).pairs == two.pairs
 
 
 def test_match_colours_alternate_and_each_opening_is_played_both_ways() -> None:
@@ -101,6 +137,12 @@ def test_bad_configs_are_rejected(
 ) -> None:
     with pytest.raises(ArenaError, match=message):
         TournamentConfig(specs, games, opening_plies=plies, seed=seed)
+
+
+@pytest.mark.parametrize("pairing", ["swiss", "Gauntlet", "", None])
+def test_an_unknown_pairing_is_refused(pairing: object) -> None:
+    with pytest.raises(ArenaError, match="pairing must be one of round-robin, gauntlet"):
+        TournamentConfig(("random", "greedy"), 2, pairing=pairing)  # type: ignore[arg-type]
 
 
 def test_a_game_written_another_way_is_the_same_tournament() -> None:

@@ -1,4 +1,4 @@
-"""The arena: matches and round-robin tournaments, stored in SQLite, rated, tabled and plotted.
+"""The arena: matches, round-robin and gauntlet tournaments, stored in SQLite, rated, tabled and plotted.
 
 Typical use::
 
@@ -7,6 +7,7 @@ Typical use::
     run = match("greedy", "random", games=100, store="results/arena.sqlite", workers=2)
     summary = run.summary()          # scores, results by colour, Elo with intervals
     run = tournament(["random", "greedy", "alphabeta:depth=3"], games_per_pair=50)
+    run = tournament(["alphabeta:depth=3", "random", "greedy"], 50, pairing="gauntlet")  # the first vs each
 
 Games follow a deterministic schedule (:mod:`boardlab.arena.schedule`), read lazily; each is
 played in a worker process (:mod:`boardlab.play.pool`) under a time limit per move and
@@ -20,6 +21,9 @@ from boardlab.arena.play import GameRecord, move_limit, play_game, play_opening
 from boardlab.arena.ratings import EloFit, RatingError, elo_from_score, expected_score, fit_elo, pair_elo
 from boardlab.arena.runner import TournamentRun, match, run_tournament, tournament, validate_config
 from boardlab.arena.schedule import (
+    GAUNTLET,
+    PAIRINGS,
+    ROUND_ROBIN,
     ArenaError,
     GameTask,
     TournamentConfig,
@@ -31,6 +35,9 @@ from boardlab.arena.store import Store, StoreError
 from boardlab.arena.summary import Outcomes, Summary, summarize
 
 __all__ = [
+    "GAUNTLET",
+    "PAIRINGS",
+    "ROUND_ROBIN",
     "ArenaError",
     "EloFit",
     "GameRecord",

@@ -23,7 +23,7 @@ from pathlib import Path
 from boardlab.agents.base import make_agent, memory_of
 from boardlab.arena.play import ARENA_JOBS, GameRecord, move_limit, play_game, play_opening
 from boardlab.arena.ratings import DEFAULT_PRIOR_DRAWS
-from boardlab.arena.schedule import ArenaError, GameTask, TournamentConfig, iter_schedule
+from boardlab.arena.schedule import ROUND_ROBIN, ArenaError, GameTask, TournamentConfig, iter_schedule
 from boardlab.arena.store import Store
 from boardlab.arena.summary import Summary, summarize
 from boardlab.core.console import counted
@@ -173,13 +173,15 @@ def tournament(
     on_start: StartHook | None = None,
     on_game: GameHook | None = None,
     backend: Backend | None = None,
+    pairing: str = ROUND_ROBIN,
 ) -> TournamentRun:
-    """A round robin: every pair of ``specs`` plays ``games_per_pair`` games, colours alternating.
+    """A round robin: every pair of ``specs`` plays ``games_per_pair`` games, colours alternating;
+    with ``pairing="gauntlet"`` only the first spec and each of the others.
 
     ``store`` is an open :class:`Store`, a path to one, or None for a throw-away in-memory store.
     ``workers``, ``move_timeout`` and ``backend`` are as in :func:`run_tournament`.
     """
-    config = TournamentConfig(tuple(specs), games_per_pair, game, seed, opening_plies, name)
+    config = TournamentConfig(tuple(specs), games_per_pair, game, seed, opening_plies, name, pairing)
     options = {
         "workers": workers,
         "move_timeout": move_timeout,

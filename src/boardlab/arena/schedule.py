@@ -4,12 +4,13 @@ Everything about game ``i`` follows from the tournament's configuration and ``i`
 a tournament can be stopped, resumed, split over processes or replayed, and always gives
 the same games for agents that are deterministic given their seed.
 
-Order: round ``k`` holds one game of every pair; game ``i`` is round ``i // pairs``, pair
-``i % pairs``. Within a pair, rounds ``2m`` and ``2m + 1`` share opening ``m`` with the
-colours swapped (the pair's first player moves first in even rounds); every pair meets the
-same openings. Opening ``m`` is ``opening_plies`` random moves drawn from a seed derived from
-the tournament seed and ``m``; each agent's seed is derived from the tournament seed, the game
-index and its colour.
+The pairs: every two players in a round robin; the first player with each of the others in
+a gauntlet (the others do not meet). Order: round ``k`` holds one game of every pair; game
+``i`` is round ``i // pairs``, pair ``i % pairs``. Within a pair, rounds ``2m`` and ``2m + 1``
+share opening ``m`` with the colours swapped (the pair's first player moves first in even
+rounds); every pair meets the same openings. Opening ``m`` is ``opening_plies`` random moves
+drawn from a seed derived from the tournament seed and ``m``; each agent's seed is derived from
+the tournament seed, the game index and its colour.
 
 Because a round's games do not depend on how many rounds are asked for, a longer run of the
 same tournament extends a shorter one: the schedule for ``n`` games per pair is a prefix of
@@ -25,6 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import combinations
 
+from boardlab.core.spec import shorten
 from boardlab.games import GameError, parse_game
 
 SCHEDULE_VERSION = 1
@@ -33,6 +35,10 @@ MAX_GAMES_PER_PAIR = 10**9
 MAX_LISTED_GAMES = 10**6
 MAX_OPENING_PLIES = 1000
 MAX_PLAYERS = 1000
+ROUND_ROBIN = "round-robin"
+GAUNTLET = "gauntlet"
+PAIRINGS = (ROUND_ROBIN, GAUNTLET)
+"""Who meets whom: every pair of players, or the first player and each of the others."""
 
 
 def _shown(number: int) -> str:
@@ -53,12 +59,14 @@ def derive_seed(seed: int, *labels: str | int) -> int:
 
 @dataclass(frozen=True)
 class TournamentConfig:
-    """What defines a tournament: the game, the players' agent specs, the seed and openings.
+    """What defines a tournament: the game, the players' agent specs, who meets whom, the seed
+    and openings.
 
     ``games_per_pair`` says how many games each pair plays in this run; it is not part of the
     tournament's identity (see the module docstring), so raising it later adds games to the
     same stored tournament. ``game`` is kept as its game's canonical spec (``quixo:size=5``
-    and ``Quixo`` are ``quixo``); ArenaError if it names no game.
+    and ``Quixo`` are ``quixo``); ArenaError if it names no game. ``pairing`` is one of
+    :data:`PAIRINGS`: a round robin, or a gauntlet (the first spec against each of the others).
     """
 
     specs: tuple[str, ...]
@@ -67,6 +75,7 @@ class TournamentConfig:
     seed: int = 0
     opening_plies: int = 2
     name: str = ""
+    pairing: str = ROUND_ROBIN
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "specs", tuple(s.strip() for s in self.specs))
@@ -76,6 +85,10 @@ class TournamentConfig:
             raise ArenaError(str(err)) from None
         if len(self.specs) < 2:
             raise ArenaError(f"a tournament needs at least 2 agent specs, got {len(self.specs)}")
+        if self.pairing not in PAIRINGS:
+            raise ArenaError(
+                f"pairing must be one of {', '.join(PAIRINGS)}, got {shorten(repr(self.pairing))}"
+            )
         if len(self.specs) > MAX_PLAYERS:
             raise ArenaError(f"a tournament takes at most {MAX_PLAYERS} agent specs, got {len(self.specs)}")
         if not 1 <= self.games_per_pair <= MAX_GAMES_PER_PAIR:
@@ -91,20 +104,25 @@ class TournamentConfig:
 
     @property
     def tournament_id(self) -> str:
-        """A key naming this tournament in the store (game, specs, seed, opening plies)."""
-        identity = {
+        """A key naming this tournament in the store (game, specs, seed, opening plies, and the
+        pairing where it is not a round robin: a round robin keeps the key it always had)."""
+        identity: dict[str, object] = {
             "version": SCHEDULE_VERSION,
             "game": self.game,
             "specs": list(self.specs),
             "seed": self.seed,
             "opening_plies": self.opening_plies,
         }
+        if self.pairing != ROUND_ROBIN:
+            identity["pairing"] = self.pairing
         text = json.dumps(identity, sort_keys=True, separators=(",", ":"))
         return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
 
     @functools.cached_property
     def pairs(self) -> list[tuple[int, int]]:
         """The pairs of player indices, in schedule order."""
+        if self.pairing == GAUNTLET:
+            return [(0, other) for other in range(1, len(self.specs))]
         return list(combinations(range(len(self.specs)), 2))
 
     @property
@@ -114,8 +132,13 @@ class TournamentConfig:
 
     @property
     def label(self) -> str:
-        """The name if one was given, else the specs joined by ``vs``."""
-        return self.name or " vs ".join(self.specs)
+        """The name if one was given, else the specs joined by ``vs`` (a gauntlet: ``A vs
+        each of B, C``)."""
+        if self.name:
+            return self.name
+        if self.pairing == GAUNTLET:
+            return f"{self.specs[0]} vs each of {', '.join(self.specs[1:])}"
+        return " vs ".join(self.specs)
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from boardlab.core.spec import shorten
 from boardlab.games import Outcome
 
 APPLICATION = "boardlab-arena"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """1: the first store. 2: games keep their Outcome (``outcome``, JSON)."""
 
 
@@ -173,11 +173,16 @@ CREATE TABLE tournaments (
     specs TEXT NOT NULL,
     seed INTEGER NOT NULL,
     opening_plies INTEGER NOT NULL,
-    created TEXT NOT NULL
+    created TEXT NOT NULL,
+    pairing TEXT NOT NULL DEFAULT 'round-robin'
 );
 """
     + _GAMES_TABLE
 )
+
+
+_TOURNAMENT_COLUMNS = ("id", "name", "game", "specs", "seed", "opening_plies", "created", "pairing")
+"""The tournaments table's columns, as :meth:`Store.tournaments` names them."""
 
 
 def _row(record: GameRecord) -> tuple[Any, ...]:
@@ -228,7 +233,12 @@ def _migrate_1_to_2(conn: sqlite3.Connection) -> None:
     conn.executemany("UPDATE games SET outcome = ? WHERE rowid = ?", updates)
 
 
-_MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _migrate_1_to_2}
+def _migrate_2_to_3(conn: sqlite3.Connection) -> None:
+    # Schema 2 had round robins only; schema 3 also stores gauntlets and says which a tournament is.
+    conn.execute("ALTER TABLE tournaments ADD COLUMN pairing TEXT NOT NULL DEFAULT 'round-robin'")
+
+
+_MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _migrate_1_to_2, 2: _migrate_2_to_3}
 """``version -> step`` to ``version + 1``; together they reach :data:`SCHEMA_VERSION`."""
 
 
@@ -292,8 +302,9 @@ class Store:
         """Record a tournament (once; later calls keep the first name) and return its id."""
         with self._query() as conn:
             conn.execute(
-                "INSERT OR IGNORE INTO tournaments (id, name, game, specs, seed, opening_plies, created)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR IGNORE INTO tournaments"
+                " (id, name, game, specs, seed, opening_plies, created, pairing)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     config.tournament_id,
                     config.label,
@@ -302,6 +313,7 @@ class Store:
                     config.seed,
                     config.opening_plies,
                     datetime.now(UTC).isoformat(timespec="seconds"),
+                    config.pairing,
                 ),
             )
         return config.tournament_id
@@ -351,11 +363,11 @@ class Store:
         """Every stored tournament with its number of games, oldest first."""
         with self._query() as conn:
             rows = conn.execute(
-                "SELECT t.id, t.name, t.game, t.specs, t.seed, t.opening_plies, t.created,"
+                f"SELECT {', '.join('t.' + name for name in _TOURNAMENT_COLUMNS)},"
                 " (SELECT COUNT(*) FROM games g WHERE g.tournament_id = t.id)"
                 " FROM tournaments t ORDER BY t.created, t.rowid"
             ).fetchall()
-        keys = ("id", "name", "game", "specs", "seed", "opening_plies", "created", "games")
+        keys = (*_TOURNAMENT_COLUMNS, "games")
         out = [dict(zip(keys, row, strict=True)) for row in rows]
         for item in out:
             try:
@@ -511,10 +523,12 @@ def _migrate(conn: sqlite3.Connection, path: str) -> None:
 
 def _check_columns(conn: sqlite3.Connection, path: str) -> None:
     # A GameRecord field added without a new schema version and its migration shows up here.
-    present = {row[1] for row in conn.execute("PRAGMA table_info(games)")}
-    lacking = [c.name for c in _COLUMNS if c.name not in present]
-    if lacking:
-        raise StoreError(
-            f"store {path}: its games table lacks the columns {', '.join(lacking)} of schema version "
-            f"{SCHEMA_VERSION}"
-        )
+    needed = {"games": [c.name for c in _COLUMNS], "tournaments": list(_TOURNAMENT_COLUMNS)}
+    for table, columns in needed.items():
+        present = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        lacking = [name for name in columns if name not in present]
+        if lacking:
+            raise StoreError(
+                f"store {path}: its {table} table lacks the columns {', '.join(lacking)} of schema "
+                f"version {SCHEMA_VERSION}"
+            )

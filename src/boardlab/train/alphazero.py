@@ -54,7 +54,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from boardlab.agents.perfect import PerfectAgent
-from boardlab.arena.schedule import derive_seed
+from boardlab.arena.schedule import build_schedule, derive_seed
 from boardlab.core.files import agg_figure, atomic_savefig, atomic_write_bytes
 from boardlab.games import parse_game
 from boardlab.games.base import (
@@ -88,7 +88,6 @@ from boardlab.train.arena_games import (
     evaluation_config,
     game_result,
     learner_tallies,
-    learner_tasks,
     model_spec,
     play_evaluation_game,
     play_games_of,
@@ -921,7 +920,8 @@ class AlphaZeroRun(RunDefaults):
         stored, played = self.learner_specs(MODEL_FILE)
         seed = derive_seed(self.seed, "alphazero final games")
         config = evaluation_config(self.game.spec, stored, opponents, count, seed, "alphazero final games")
-        records = play_games_of(self.workers(), learner_tasks(config), {stored: played}, play_alphazero_game)
+        tasks = build_schedule(config)
+        records = play_games_of(self.workers(), tasks, {stored: played}, play_alphazero_game)
         return [game_result(r) for r in records]
 
     def summary(self) -> dict[str, Any]:

@@ -35,7 +35,7 @@ from typing import Any
 
 from boardlab.arena.play import GameRecord, play_game
 from boardlab.arena.ratings import DEFAULT_PRIOR_DRAWS, fit_elo
-from boardlab.arena.schedule import GameTask, TournamentConfig, game_task
+from boardlab.arena.schedule import GAUNTLET, GameTask, TournamentConfig, iter_schedule
 from boardlab.arena.store import Store, StoreError, StoreFullError
 from boardlab.arena.summary import pooled_games
 from boardlab.core.inputs import InputFileError
@@ -71,17 +71,12 @@ def model_spec(agent: str, model: str, sims: int) -> str:
 def evaluation_config(
     game: str, learner: str, opponents: Sequence[str], games: int, seed: int, name: str
 ) -> TournamentConfig:
-    """The tournament of one evaluation: the learner (player 0) and the opponents, ``games``
-    games per pair, no random opening (the games start from the initial position)."""
-    return TournamentConfig((learner, *opponents), games, game, seed, opening_plies=0, name=name)
-
-
-def learner_tasks(config: TournamentConfig) -> list[GameTask]:
-    """The games of ``config``'s schedule that the learner plays, in schedule order: round by
-    round, one game against each opponent, the learner moving first in the even rounds."""
-    pairs = config.pairs
-    mine = [k for k, (a, _) in enumerate(pairs) if a == LEARNER]
-    return [game_task(config, r * len(pairs) + k) for r in range(config.games_per_pair) for k in mine]
+    """The tournament of one evaluation: a gauntlet of the learner (player 0) against each
+    opponent, ``games`` games per opponent, colours alternating, no random opening (the games
+    start from the initial position)."""
+    return TournamentConfig(
+        (learner, *opponents), games, game, seed, opening_plies=0, name=name, pairing=GAUNTLET
+    )
 
 
 @dataclass(frozen=True)
@@ -126,15 +121,14 @@ def play_into_store(
     playable: dict[str, str],
     player: Callable[[EvaluationGame], str] = play_evaluation_game,
 ) -> list[GameRecord]:
-    """Register ``config``, play the learner's games the store lacks and store them; every
-    learner game of the tournament as stored, in schedule order."""
+    """Register ``config``, play the games the store lacks and store them; every game of the
+    tournament as stored, in schedule order."""
     tournament = store.register_tournament(config)
-    tasks = learner_tasks(config)
     stored = store.stored_indices(tournament)
-    for record in play_games_of(workers, [t for t in tasks if t.index not in stored], playable, player):
+    missing = [task for task in iter_schedule(config) if task.index not in stored]
+    for record in play_games_of(workers, missing, playable, player):
         store.add_game(record)
-    wanted = {task.index for task in tasks}
-    return [record for record in store.games(tournament) if record.index in wanted]
+    return store.games(tournament, below=config.total_games)
 
 
 def learner_tallies(records: Iterable[GameRecord], opponents: Sequence[str]) -> dict[str, dict[str, int]]:
@@ -222,7 +216,6 @@ __all__ = [
     "evaluation_config",
     "game_result",
     "learner_tallies",
-    "learner_tasks",
     "model_spec",
     "play_evaluation_game",
     "play_games_of",

@@ -36,8 +36,10 @@ from boardlab.arena.runner import (
     validate_config,
 )
 from boardlab.arena.schedule import (
+    GAUNTLET,
     MAX_GAMES_PER_PAIR,
     MAX_OPENING_PLIES,
+    ROUND_ROBIN,
     ArenaError,
     TournamentConfig,
 )
@@ -358,11 +360,18 @@ def tournament_command(
     demo: Annotated[
         bool, typer.Option("--demo", help="a short demonstration tournament (writes to results/demo)")
     ] = False,
+    gauntlet: Annotated[
+        bool,
+        typer.Option(
+            "--gauntlet",
+            help="the first agent plays each of the others, who do not play each other",
+        ),
+    ] = False,
     move_timeout: MoveTimeoutOpt = None,
     backend: BackendOpt = "local",
     address: AddressOpt = None,
 ) -> None:
-    """Play a round-robin tournament between agents and rate them.
+    """Play a round-robin tournament between agents (or a gauntlet) and rate them.
 
     Example: boardlab tournament random greedy alphabeta:depth=3 --games-per-pair 50
     """
@@ -381,7 +390,10 @@ def tournament_command(
         games_per_pair = games_per_pair or DEMO_GAMES_PER_PAIR
         name = name or "demo"
     out = out or Path("results/demo" if demo else "results/tournament")
-    config = _config(specs, games_per_pair or DEFAULT_GAMES_PER_PAIR, game, seed, opening_plies, name)
+    if demo and gauntlet:
+        fail("--demo plays a round robin; give either --demo or --gauntlet")
+    games = games_per_pair or DEFAULT_GAMES_PER_PAIR
+    config = _config(specs, games, game, seed, opening_plies, name, GAUNTLET if gauntlet else ROUND_ROBIN)
     run_and_report(config, db, workers, out, move_timeout, backend, address)
 
 
@@ -565,10 +577,16 @@ def _ratings_folder(out: Path, game: str, pools: int) -> Path:
 
 
 def _config(
-    specs: tuple[str, ...] | list[str], games: int, game: str, seed: int, opening_plies: int, name: str
+    specs: tuple[str, ...] | list[str],
+    games: int,
+    game: str,
+    seed: int,
+    opening_plies: int,
+    name: str,
+    pairing: str = ROUND_ROBIN,
 ) -> TournamentConfig:
     try:
-        return TournamentConfig(tuple(specs), games, game, seed, opening_plies, name)
+        return TournamentConfig(tuple(specs), games, game, seed, opening_plies, name, pairing)
     except ArenaError as err:
         fail(str(err))
 
