@@ -2,8 +2,9 @@
 
 The new version (first spec) plays the old one (second spec) at whatever budget the specs
 give (give both the same ``time=``). Games start from random openings of ``--opening-plies``
-plies drawn from ``--seed``; each opening is played twice with the colours swapped (a game
-pair), so both versions play both colours from every opening. After every finished pair the
+plies drawn from ``--seed``, or from a suite of openings in turn (``--openings FILE``, one a
+line, see :mod:`boardlab.arena.openings`); each opening is played twice with the colours swapped
+(a game pair), so both versions play both colours from every opening. After every finished pair the
 script prints W/D/L from the new version's side, the pentanomial counts (pairs scored 0, ½,
 1, 1½, 2 points), the log-likelihood ratio (LLR) of H1 "new is ``--elo1`` stronger" over H0
 "new is ``--elo0`` stronger" with its bounds, and the Elo estimate ± its 95 % error. It stops
@@ -31,8 +32,17 @@ import sys
 import time
 from pathlib import Path
 
-from boardlab.arena import ArenaError, GameRecord, Store, TournamentConfig, run_tournament, validate_config
+from boardlab.arena import (
+    ArenaError,
+    GameRecord,
+    Store,
+    TournamentConfig,
+    read_openings,
+    run_tournament,
+    validate_config,
+)
 from boardlab.arena.sprt import CONTINUE, INCONCLUSIVE, Sprt, SprtState
+from boardlab.core.inputs import InputFileError
 from boardlab.core.processes import sigterm_as_interrupt
 from boardlab.games import Reason
 from boardlab.play.backend import BACKENDS, BackendError, open_backend
@@ -54,6 +64,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--max-games", type=int, default=400, help="stop there, inconclusive (default 400)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the openings and agents")
     parser.add_argument("--opening-plies", type=int, default=4, help="random opening plies (default 4)")
+    parser.add_argument("--openings", type=Path, help="a suite of openings played in turn (one a line)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--trinomial", action="store_true", help="test single games, not game pairs")
     parser.add_argument("--db", type=Path, default=Path("results/ab.sqlite"), help="SQLite game store")
@@ -65,6 +76,12 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     if args.workers < 0:
         parser.error(f"--workers must be at least 0, got {args.workers}")
     return args
+
+
+def _openings_said(config: TournamentConfig, suite_file: Path | None) -> str:
+    if config.openings:
+        return f"{len(config.openings)} from {suite_file} in turn"
+    return f"{config.opening_plies} random plies"
 
 
 class AbTest:
@@ -136,9 +153,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     games = args.max_games + args.max_games % 2  # whole pairs
     try:
-        config = TournamentConfig((args.new, args.old), games, args.game, args.seed, args.opening_plies)
+        suite = read_openings(args.openings, args.game) if args.openings is not None else ()
+        plies = args.opening_plies
+        config = TournamentConfig((args.new, args.old), games, args.game, args.seed, plies, openings=suite)
         validate_config(config)  # a bad agent spec or game: one line before any work
-    except ArenaError as err:
+    except (ArenaError, InputFileError) as err:
         print(f"Error: {' '.join(str(err).split())}", file=sys.stderr)
         return 2
     try:
@@ -158,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"SPRT {sampling}: H0 Elo <= {args.elo0:g}, H1 Elo >= {args.elo1:g}, alpha {args.alpha:g}, "
         f"beta {args.beta:g}; at most {games} games; "
-        f"openings of {args.opening_plies} plies, seed {args.seed}",
+        f"openings: {_openings_said(config, args.openings)}, seed {args.seed}",
         flush=True,
     )
     started = time.perf_counter()

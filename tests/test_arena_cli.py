@@ -135,6 +135,27 @@ def test_a_gauntlet_plays_the_first_agent_against_each_other_one_and_resumes(
     assert code == 0 and "2 new games, 10 stored" in stdout
 
 
+def test_a_suite_of_openings_is_read_by_the_rules_and_bad_ones_exit_2(
+    app: typer.Typer, tmp_path: Path, planned: list[Planned]
+) -> None:
+    suite = tmp_path / "suite.txt"
+    suite.write_text("# the centre, then each reply\n4 1\n4, 4\n")
+    assert _invoke(app, "match", "random", "greedy", "--game", "connect4", "--openings", str(suite))[0] == 0
+    [(config, _, _)] = planned
+    assert config.openings == (("4", "1"), ("4", "4")) and config.opening_plies == 0
+    (tmp_path / "bad.txt").write_text("4 4\n4 9\n")
+    for args, message in (
+        (["--openings", str(tmp_path / "bad.txt")], "bad.txt line 2: move 2 (9): cannot read move '9'"),
+        (["--openings", str(tmp_path / "none.txt")], "none.txt does not exist"),
+        (["--openings", str(tmp_path)], "is a folder"),
+        (["--openings", str(suite), "--opening-plies", "2"], "give either --openings or --opening-plies"),
+    ):
+        code, _, stderr = _invoke(app, "tournament", "random", "greedy", "--game", "connect4", *args)
+        assert code == 2 and stderr.startswith("Error: ") and message in stderr, stderr
+        assert len(stderr.strip().splitlines()) == 1
+    assert len(planned) == 1
+
+
 def test_demo_uses_the_available_demo_agents(
     app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

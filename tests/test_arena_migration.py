@@ -224,7 +224,9 @@ def test_a_v2_store_reads_as_round_robins_and_takes_a_gauntlet(tmp_path: Path) -
     write_v2_store(path)
     before = path.read_bytes()
     with Store(path, read_only=True) as store:  # migrated in a copy: the file is not written
-        assert [(t["id"], t["pairing"]) for t in store.tournaments()] == [(TID, "round-robin")]
+        assert [(t["id"], t["pairing"], t["openings"]) for t in store.tournaments()] == [
+            (TID, "round-robin", [])
+        ]
     assert path.read_bytes() == before and "pairing" not in _tournament_columns(path)
     gauntlet = TournamentConfig(("greedy", "random", "random"), 2, pairing=GAUNTLET)
     with Store(path) as store:
@@ -232,13 +234,14 @@ def test_a_v2_store_reads_as_round_robins_and_takes_a_gauntlet(tmp_path: Path) -
         listed = {t["id"]: t["pairing"] for t in store.tournaments()}
         assert len(store.games(TID)) == 3
     assert listed == {TID: "round-robin", gauntlet.tournament_id: "gauntlet"}
-    assert _meta_and_columns(path)[0] == str(SCHEMA_VERSION) and "pairing" in _tournament_columns(path)
+    assert _meta_and_columns(path)[0] == str(SCHEMA_VERSION)
+    assert {"pairing", "openings"} <= set(_tournament_columns(path))
 
 
 def test_a_store_lacking_the_pairing_column_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "short.sqlite"
     write_v2_store(path, schema_version=str(SCHEMA_VERSION))
-    with pytest.raises(StoreError, match="its tournaments table lacks the columns pairing"):
+    with pytest.raises(StoreError, match="its tournaments table lacks the columns pairing, openings"):
         Store(path)
 
 

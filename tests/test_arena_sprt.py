@@ -29,6 +29,7 @@ from boardlab.arena.sprt import (
     normal_llr,
     pair_counts,
 )
+from boardlab.arena.store import Store
 from boardlab.games import Outcome, Reason
 
 
@@ -235,3 +236,21 @@ def test_the_ab_script_refuses_a_bad_agent_before_any_work(
         and len(captured.err.strip().splitlines()) == 1
     )
     assert not captured.out and not db.parent.exists()
+
+
+def test_the_ab_script_plays_a_suite_of_openings_and_refuses_a_bad_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    suite, db = tmp_path / "suite.txt", tmp_path / "ab.sqlite"
+    suite.write_text("b2\na1 b2\n")
+    argv = ["greedy", "random", "--game", "tictactoe", "--max-games", "4", "--workers", "0", "--db", str(db)]
+    assert _ab_sprt_script().main([*argv, "--openings", str(suite)]) == 0
+    assert f"openings: 2 from {suite} in turn" in capsys.readouterr().out
+    with Store(db) as store:
+        [tournament] = store.tournaments()
+        openings = [record.opening for record in store.games(tournament["id"])]
+    assert openings == [("b2",), ("b2",), ("a1", "b2"), ("a1", "b2")]
+    suite.write_text("b2 b2\n")
+    assert _ab_sprt_script().main([*argv, "--openings", str(suite)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"Error: {suite} line 1: move 2 (b2)") and len(err.strip().splitlines()) == 1

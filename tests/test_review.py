@@ -133,7 +133,7 @@ def test_cli_reviews_a_stored_game_as_its_moves_but_its_random_opening(store: tu
     moves = json.loads(stored.stdout)["moves"]
     expected = review_game(TTT.initial(), record.moves, judge_for(TTT), opening=len(record.opening))
     assert moves == expected.to_json(TTT.initial())["moves"]
-    assert [m["why"] for m in moves[: len(record.opening)]] == ["the random opening"] * len(record.opening)
+    assert [m["why"] for m in moves[: len(record.opening)]] == ["the arena's opening"] * len(record.opening)
     assert all(m["verdict"] != "not judged" for m in moves[len(record.opening) :])
 
 

@@ -1,4 +1,4 @@
-"""Playing one scheduled game: the random opening, then the two agents, recorded move by move."""
+"""Playing one scheduled game: its opening (random or from a suite), then the two agents, move by move."""
 
 from __future__ import annotations
 
@@ -154,7 +154,7 @@ def play_game(
     send = report or (lambda event: None)
     game = parse_game(task.game)
     specs, seeds = (task.first_spec, task.second_spec), (task.first_seed, task.second_seed)
-    _, opening = play_opening(task.game, task.opening_plies, task.opening_seed)
+    opening = list(task.opening) or play_opening(task.game, task.opening_plies, task.opening_seed)[1]
     session = Session(game.initial(), limits=limits, catch_interrupt=catch_interrupt, report=send)
     for move in opening:
         session.play(move)

@@ -113,7 +113,7 @@ def review_game(
     opening: int = 0,
 ) -> Review:
     """Replay ``moves`` (in the game's notation) from ``start`` and judge each one (see the
-    module notes) but the first ``opening`` (an arena game's random opening);
+    module notes) but the first ``opening`` (an arena game's opening, random or from a suite);
     ``progress(done, total)`` after each move. OracleError naming the move for one that cannot
     be played."""
     review = Review([], start)
@@ -126,7 +126,7 @@ def review_game(
         except (GameError, ValueError) as err:
             raise OracleError(f"move {number}: {err}") from None
         if number <= opening:  # chosen at random by the arena, not by the player
-            reviewed, values = _unjudged(state, text, "the random opening"), None
+            reviewed, values = _unjudged(state, text, "the arena's opening"), None
         else:
             reviewed, values = _reviewed(state, text, judge, from_ply)
         review.moves.append(reviewed)
@@ -178,7 +178,7 @@ def review_games(
     from_ply: int = 0,
     progress: Progressed | None = None,
 ) -> TournamentReview:
-    """Review stored games played from ``start`` (see :func:`review_game`; their random openings
+    """Review stored games played from ``start`` (see :func:`review_game`; their arena openings
     are not judged): each player's moves counted under its spec, whichever colour it played;
     ``progress(done, total)`` after each game."""
     reviewed = TournamentReview()

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from boardlab.agents.base import make_agent, memory_of
+from boardlab.arena.openings import check_openings
 from boardlab.arena.play import ARENA_JOBS, GameRecord, move_limit, play_game, play_opening
 from boardlab.arena.ratings import DEFAULT_PRIOR_DRAWS
 from boardlab.arena.schedule import ROUND_ROBIN, ArenaError, GameTask, TournamentConfig, iter_schedule
@@ -86,7 +87,10 @@ def validate_config(config: TournamentConfig) -> None:
             raise ArenaError(str(err)) from None
         except (Exception, SystemExit) as err:  # an agent's own code failing as it is built
             raise ArenaError(f"agent {shorten(spec)!r} cannot be built: {describe_failure(err)}") from None
-    play_opening(config.game, config.opening_plies, config.seed)
+    if config.openings:
+        check_openings(config.game, config.openings)
+    else:
+        play_opening(config.game, config.opening_plies, config.seed)
 
 
 def check_memory(config: TournamentConfig, workers: int) -> None:
@@ -174,14 +178,18 @@ def tournament(
     on_game: GameHook | None = None,
     backend: Backend | None = None,
     pairing: str = ROUND_ROBIN,
+    openings: Sequence[Sequence[str]] = (),
 ) -> TournamentRun:
     """A round robin: every pair of ``specs`` plays ``games_per_pair`` games, colours alternating;
-    with ``pairing="gauntlet"`` only the first spec and each of the others.
+    with ``pairing="gauntlet"`` only the first spec and each of the others. The games start from
+    ``opening_plies`` random moves, or from the ``openings`` of a suite in turn (each a sequence
+    of moves in the game's notation, see :func:`boardlab.arena.openings.parse_openings`).
 
     ``store`` is an open :class:`Store`, a path to one, or None for a throw-away in-memory store.
     ``workers``, ``move_timeout`` and ``backend`` are as in :func:`run_tournament`.
     """
-    config = TournamentConfig(tuple(specs), games_per_pair, game, seed, opening_plies, name, pairing)
+    suite = tuple(tuple(moves) for moves in openings)
+    config = TournamentConfig(tuple(specs), games_per_pair, game, seed, opening_plies, name, pairing, suite)
     options = {
         "workers": workers,
         "move_timeout": move_timeout,
@@ -210,8 +218,10 @@ def match(
     on_start: StartHook | None = None,
     on_game: GameHook | None = None,
     backend: Backend | None = None,
+    openings: Sequence[Sequence[str]] = (),
 ) -> TournamentRun:
-    """``games`` games between two agents, colours alternating (A moves first in even games)."""
+    """``games`` games between two agents, colours alternating (A moves first in even games);
+    ``openings`` as in :func:`tournament`."""
     return tournament(
         (spec_a, spec_b),
         games,
@@ -225,6 +235,7 @@ def match(
         on_start=on_start,
         on_game=on_game,
         backend=backend,
+        openings=openings,
     )
 
 

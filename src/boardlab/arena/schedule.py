@@ -9,8 +9,9 @@ a gauntlet (the others do not meet). Order: round ``k`` holds one game of every 
 ``i`` is round ``i // pairs``, pair ``i % pairs``. Within a pair, rounds ``2m`` and ``2m + 1``
 share opening ``m`` with the colours swapped (the pair's first player moves first in even
 rounds); every pair meets the same openings. Opening ``m`` is ``opening_plies`` random moves
-drawn from a seed derived from the tournament seed and ``m``; each agent's seed is derived from
-the tournament seed, the game index and its colour.
+drawn from a seed derived from the tournament seed and ``m``, or where the tournament has a
+suite of openings, the suite's opening ``m`` (from its first again after its last); each agent's
+seed is derived from the tournament seed, the game index and its colour.
 
 Because a round's games do not depend on how many rounds are asked for, a longer run of the
 same tournament extends a shorter one: the schedule for ``n`` games per pair is a prefix of
@@ -35,6 +36,8 @@ MAX_GAMES_PER_PAIR = 10**9
 MAX_LISTED_GAMES = 10**6
 MAX_OPENING_PLIES = 1000
 MAX_PLAYERS = 1000
+MAX_OPENINGS = 100_000
+"""Most openings in a suite."""
 ROUND_ROBIN = "round-robin"
 GAUNTLET = "gauntlet"
 PAIRINGS = (ROUND_ROBIN, GAUNTLET)
@@ -67,6 +70,9 @@ class TournamentConfig:
     same stored tournament. ``game`` is kept as its game's canonical spec (``quixo:size=5``
     and ``Quixo`` are ``quixo``); ArenaError if it names no game. ``pairing`` is one of
     :data:`PAIRINGS`: a round robin, or a gauntlet (the first spec against each of the others).
+    ``openings`` is a suite of openings (each a tuple of moves in the game's notation, checked
+    by :func:`boardlab.arena.runner.validate_config`) played in turn instead of random ones;
+    with a suite, ``opening_plies`` says nothing and is kept 0.
     """
 
     specs: tuple[str, ...]
@@ -76,9 +82,13 @@ class TournamentConfig:
     opening_plies: int = 2
     name: str = ""
     pairing: str = ROUND_ROBIN
+    openings: tuple[tuple[str, ...], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "specs", tuple(s.strip() for s in self.specs))
+        object.__setattr__(self, "openings", tuple(tuple(moves) for moves in self.openings))
+        if self.openings:
+            object.__setattr__(self, "opening_plies", 0)
         try:  # the game as one text however it was written (quixo:size=5 is quixo): one tournament
             object.__setattr__(self, "game", parse_game(self.game).spec)
         except GameError as err:
@@ -101,11 +111,17 @@ class TournamentConfig:
             )
         if not 0 <= self.seed < 2**63:
             raise ArenaError(f"seed must be in 0..2**63-1, got {_shown(self.seed)}")
+        if len(self.openings) > MAX_OPENINGS:
+            raise ArenaError(f"a suite takes at most {MAX_OPENINGS:,} openings, got {len(self.openings):,}")
+        longest = max((len(moves) for moves in self.openings), default=0)
+        if longest > MAX_OPENING_PLIES:
+            raise ArenaError(f"an opening takes at most {MAX_OPENING_PLIES} moves, got {longest}")
 
-    @property
+    @functools.cached_property
     def tournament_id(self) -> str:
         """A key naming this tournament in the store (game, specs, seed, opening plies, and the
-        pairing where it is not a round robin: a round robin keeps the key it always had)."""
+        pairing and openings where they are not a round robin's and random: a round robin from
+        random openings keeps the key it always had)."""
         identity: dict[str, object] = {
             "version": SCHEDULE_VERSION,
             "game": self.game,
@@ -115,6 +131,8 @@ class TournamentConfig:
         }
         if self.pairing != ROUND_ROBIN:
             identity["pairing"] = self.pairing
+        if self.openings:
+            identity["openings"] = [list(moves) for moves in self.openings]
         text = json.dumps(identity, sort_keys=True, separators=(",", ":"))
         return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
 
@@ -157,6 +175,8 @@ class GameTask:
     opening_index: int
     opening_seed: int
     opening_plies: int
+    opening: tuple[str, ...] = ()
+    """The opening's moves where the tournament has a suite (else drawn from ``opening_seed``)."""
 
     def to_json(self) -> str:
         """The task as JSON (what crosses to a worker process)."""
@@ -165,7 +185,8 @@ class GameTask:
     @classmethod
     def from_json(cls, text: str) -> GameTask:
         """Read a task written by :meth:`to_json`."""
-        return cls(**json.loads(text))
+        fields = json.loads(text)
+        return cls(**{**fields, "opening": tuple(fields.get("opening", ()))})
 
 
 def game_task(config: TournamentConfig, index: int) -> GameTask:
@@ -175,6 +196,8 @@ def game_task(config: TournamentConfig, index: int) -> GameTask:
     a, b = pairs[pair]
     first, second = (a, b) if round_ % 2 == 0 else (b, a)
     opening_index = round_ // 2
+    suite = config.openings
+    opening = suite[opening_index % len(suite)] if suite else ()
     return GameTask(
         tournament_id=config.tournament_id,
         index=index,
@@ -187,7 +210,8 @@ def game_task(config: TournamentConfig, index: int) -> GameTask:
         second_seed=derive_seed(config.seed, "agent", index, 1),
         opening_index=opening_index,
         opening_seed=derive_seed(config.seed, "opening", opening_index),
-        opening_plies=config.opening_plies,
+        opening_plies=len(opening) if suite else config.opening_plies,
+        opening=opening,
     )
 
 

@@ -174,14 +174,25 @@ CREATE TABLE tournaments (
     seed INTEGER NOT NULL,
     opening_plies INTEGER NOT NULL,
     created TEXT NOT NULL,
-    pairing TEXT NOT NULL DEFAULT 'round-robin'
+    pairing TEXT NOT NULL DEFAULT 'round-robin',
+    openings TEXT NOT NULL DEFAULT '[]'
 );
 """
     + _GAMES_TABLE
 )
 
 
-_TOURNAMENT_COLUMNS = ("id", "name", "game", "specs", "seed", "opening_plies", "created", "pairing")
+_TOURNAMENT_COLUMNS = (
+    "id",
+    "name",
+    "game",
+    "specs",
+    "seed",
+    "opening_plies",
+    "created",
+    "pairing",
+    "openings",
+)
 """The tournaments table's columns, as :meth:`Store.tournaments` names them."""
 
 
@@ -234,8 +245,10 @@ def _migrate_1_to_2(conn: sqlite3.Connection) -> None:
 
 
 def _migrate_2_to_3(conn: sqlite3.Connection) -> None:
-    # Schema 2 had round robins only; schema 3 also stores gauntlets and says which a tournament is.
+    # Schema 2 had round robins from random openings only; schema 3 also stores gauntlets and
+    # suites of openings, and says which a tournament has.
     conn.execute("ALTER TABLE tournaments ADD COLUMN pairing TEXT NOT NULL DEFAULT 'round-robin'")
+    conn.execute("ALTER TABLE tournaments ADD COLUMN openings TEXT NOT NULL DEFAULT '[]'")
 
 
 _MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _migrate_1_to_2, 2: _migrate_2_to_3}
@@ -302,9 +315,8 @@ class Store:
         """Record a tournament (once; later calls keep the first name) and return its id."""
         with self._query() as conn:
             conn.execute(
-                "INSERT OR IGNORE INTO tournaments"
-                " (id, name, game, specs, seed, opening_plies, created, pairing)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT OR IGNORE INTO tournaments ({', '.join(_TOURNAMENT_COLUMNS)})"
+                f" VALUES ({', '.join('?' * len(_TOURNAMENT_COLUMNS))})",
                 (
                     config.tournament_id,
                     config.label,
@@ -314,6 +326,7 @@ class Store:
                     config.opening_plies,
                     datetime.now(UTC).isoformat(timespec="seconds"),
                     config.pairing,
+                    json.dumps([list(moves) for moves in config.openings], separators=(",", ":")),
                 ),
             )
         return config.tournament_id
@@ -372,6 +385,7 @@ class Store:
         for item in out:
             try:
                 item["specs"] = json.loads(_text(item["specs"]))
+                item["openings"] = json.loads(_text(item["openings"]))
             except ValueError as err:  # JSONDecodeError is one
                 raise StoreError(
                     f"store {self.path}: tournament {item['id']} is unreadable ({err})"

@@ -18,6 +18,7 @@ import typer
 from rich.console import Console
 
 from boardlab.agents.base import AgentSpecError, parse_spec
+from boardlab.arena.openings import read_openings
 from boardlab.arena.play import GameRecord, move_limit
 from boardlab.arena.report import (
     colour_table,
@@ -56,6 +57,7 @@ from boardlab.arena.summary import (
 from boardlab.arena.verify import contradicted
 from boardlab.core.console import counted, make_console, print_whole
 from boardlab.core.files import atomic_write_text, output_problem, path_problem, removed_if_refused
+from boardlab.core.inputs import InputFileError
 from boardlab.core.processes import sigterm_as_interrupt
 from boardlab.core.spec import shorten
 from boardlab.games import GameError, parse_game
@@ -69,6 +71,7 @@ DEMO_SPECS: tuple[str, ...] = ("random", "greedy", "alphabeta:depth=3", "mcts:it
 DEMO_GAMES_PER_PAIR = 10
 DEFAULT_DB = Path("results/arena.sqlite")
 DEFAULT_GAMES_PER_PAIR = 20
+DEFAULT_OPENING_PLIES = 2
 MAX_WORKERS = 256
 MAX_NAME = 200
 
@@ -78,7 +81,19 @@ WorkersOpt = Annotated[
 ]
 SeedOpt = Annotated[int, typer.Option("--seed", help="tournament seed: same seed, same games")]
 OpeningOpt = Annotated[
-    int, typer.Option("--opening-plies", help="random plies opening each game (each opening is played twice)")
+    int | None,
+    typer.Option(
+        "--opening-plies",
+        help=f"random plies opening each game (default: {DEFAULT_OPENING_PLIES}; each played twice)",
+    ),
+]
+OpeningsOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--openings",
+        metavar="FILE",
+        help="openings to play in turn instead of random ones: one a line, moves in the game's notation",
+    ),
 ]
 DbOpt = Annotated[Path, typer.Option("--db", help="SQLite store of the games (resumes from it)")]
 MoveTimeoutOpt = Annotated[
@@ -311,7 +326,8 @@ def match_command(
     game: GameOpt = "quixo",
     workers: WorkersOpt = None,
     seed: SeedOpt = 0,
-    opening_plies: OpeningOpt = 2,
+    opening_plies: OpeningOpt = None,
+    openings: OpeningsOpt = None,
     db: DbOpt = DEFAULT_DB,
     out: Annotated[Path, typer.Option("--out", help="folder for plots and summary.json")] = Path(
         "results/match"
@@ -328,7 +344,7 @@ def match_command(
     _check_counts(
         games=games, workers=workers, opening_plies=opening_plies, seed=seed, move_timeout=move_timeout
     )
-    config = _config((spec_a, spec_b), games, game, seed, opening_plies, name)
+    config = _config((spec_a, spec_b), games, game, seed, (opening_plies, openings), name)
     run_and_report(config, db, workers, out, move_timeout, backend, address)
 
 
@@ -347,7 +363,8 @@ def tournament_command(
     game: GameOpt = "quixo",
     workers: WorkersOpt = None,
     seed: SeedOpt = 0,
-    opening_plies: OpeningOpt = 2,
+    opening_plies: OpeningOpt = None,
+    openings: OpeningsOpt = None,
     db: DbOpt = DEFAULT_DB,
     out: Annotated[
         Path | None,
@@ -393,7 +410,8 @@ def tournament_command(
     if demo and gauntlet:
         fail("--demo plays a round robin; give either --demo or --gauntlet")
     games = games_per_pair or DEFAULT_GAMES_PER_PAIR
-    config = _config(specs, games, game, seed, opening_plies, name, GAUNTLET if gauntlet else ROUND_ROBIN)
+    pairing = GAUNTLET if gauntlet else ROUND_ROBIN
+    config = _config(specs, games, game, seed, (opening_plies, openings), name, pairing)
     run_and_report(config, db, workers, out, move_timeout, backend, address)
 
 
@@ -581,13 +599,19 @@ def _config(
     games: int,
     game: str,
     seed: int,
-    opening_plies: int,
+    opening: tuple[int | None, Path | None],
     name: str,
     pairing: str = ROUND_ROBIN,
 ) -> TournamentConfig:
+    """The tournament of a command; ``opening`` is its ``--opening-plies`` and ``--openings``."""
+    plies, suite_file = opening
+    if plies is not None and suite_file is not None:
+        fail("give either --openings or --opening-plies")
     try:
-        return TournamentConfig(tuple(specs), games, game, seed, opening_plies, name, pairing)
-    except ArenaError as err:
+        suite = read_openings(suite_file, game) if suite_file is not None else ()
+        plies = DEFAULT_OPENING_PLIES if plies is None else plies
+        return TournamentConfig(tuple(specs), games, game, seed, plies, name, pairing, suite)
+    except (ArenaError, InputFileError) as err:
         fail(str(err))
 
 

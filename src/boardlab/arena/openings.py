@@ -1,0 +1,95 @@
+"""Suites of openings: the positions a tournament's games start from, instead of random plies.
+
+A suite is text, one opening a line: moves in the game's notation from its start, separated by
+blanks or commas; ``#`` begins a comment, and blank lines are skipped. Each opening is played by
+the rules when read (a move that cannot be played, or an opening that ends the game, is refused
+with its line) and kept in the game's own notation, so two spellings of a move are one opening::
+
+    # Connect Four: the centre, then each reply
+    4 1
+    4 2
+    4, 4
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from boardlab.arena.schedule import MAX_OPENING_PLIES, MAX_OPENINGS, ArenaError
+from boardlab.core.inputs import InputFileError, read_bytes
+from boardlab.core.spec import shorten
+from boardlab.games import GameError, parse_game
+
+Opening = tuple[str, ...]
+MAX_SUITE_BYTES = 64 * 2**20
+"""Largest file of openings read."""
+
+
+def read_openings(path: str | Path, game: str) -> tuple[Opening, ...]:
+    """The suite of openings in the file at ``path`` (see :func:`parse_openings`);
+    InputFileError when the file cannot be read or is not UTF-8 text."""
+    data = read_bytes(path, "openings file", MAX_SUITE_BYTES)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InputFileError(f"openings file {path} is not UTF-8 text (byte {err.start})") from None
+    return parse_openings(text, game, str(path))
+
+
+def parse_openings(text: str, game: str, source: str = "openings") -> tuple[Opening, ...]:
+    """The suite of openings in ``text`` for ``game`` (see the module notes); ArenaError naming
+    ``source`` and the line for one that cannot be played, and for a text with none."""
+    start = _start(game)
+    suite: list[Opening] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        moves = [move for move in re.split(r"[\s,]+", line.split("#", 1)[0]) if move]
+        if not moves:
+            continue
+        if len(suite) == MAX_OPENINGS:
+            raise ArenaError(f"{source}: more than {MAX_OPENINGS:,} openings")
+        suite.append(_played(start, moves, f"{source} line {number}"))
+    if not suite:
+        raise ArenaError(f"{source}: no opening (one a line: moves in the game's notation)")
+    return tuple(suite)
+
+
+def check_openings(game: str, suite: Sequence[Sequence[str]]) -> None:
+    """ArenaError naming the first opening of ``suite`` that ``game``'s rules do not play, or
+    that is not written in the game's notation (:func:`parse_openings` writes it so)."""
+    start = _start(game)
+    for number, moves in enumerate(suite, 1):
+        where = f"opening {number}"
+        if _played(start, list(moves), where) != tuple(moves):
+            raise ArenaError(f"{where}: {shorten(' '.join(moves))} is not in the game's notation")
+
+
+def _start(game: str) -> Any:
+    try:
+        return parse_game(game).initial()
+    except GameError as err:
+        raise ArenaError(str(err)) from None
+
+
+def _played(state: Any, moves: list[str], where: str) -> Opening:
+    """``moves`` in the game's notation, played from ``state``; ArenaError naming ``where``."""
+    if len(moves) > MAX_OPENING_PLIES:
+        raise ArenaError(f"{where}: {len(moves)} moves; an opening takes at most {MAX_OPENING_PLIES}")
+    written = []
+    for number, text in enumerate(moves, 1):
+        if not isinstance(text, str):
+            raise ArenaError(f"{where}: move {number} is {type(text).__name__}, not a move's notation")
+        try:
+            move = state.parse_move(text)
+            state = state.play(move)
+        except (GameError, ValueError) as err:
+            raise ArenaError(f"{where}: move {number} ({shorten(text, 24)}): {err}") from None
+        written.append(str(move))
+        if state.is_over:
+            raise ArenaError(f"{where}: the game is over after move {number}; an opening must leave it open")
+    return tuple(written)
+
+
+__all__ = ["Opening", "check_openings", "parse_openings", "read_openings"]

@@ -1,0 +1,125 @@
+"""Suites of openings: read by the rules, played in turn with both colours, stored and resumed."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from boardlab.arena import match, tournament
+from boardlab.arena.openings import check_openings, parse_openings, read_openings
+from boardlab.arena.schedule import MAX_OPENINGS, ArenaError, GameTask, TournamentConfig, build_schedule
+from boardlab.arena.store import Store
+from boardlab.core.inputs import InputFileError
+from boardlab.games import parse_game
+
+
+def random_line(game: str, data: st.DataObject) -> list[str]:
+    """Moves of a game left open, drawn by hypothesis."""
+    state, moves = parse_game(game).initial(), []
+    for _ in range(data.draw(st.integers(1, 6))):
+        choices = [m for m in state.legal_moves() if not state.play(m).is_over]
+        if not choices:
+            break
+        move = data.draw(st.sampled_from(choices))
+        moves.append(str(move))
+        state = state.play(move)
+    return moves
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(["quixo", "connect4", "tictactoe", "nim"]), st.data())
+def test_a_suite_reads_back_the_openings_written_however_they_are_separated(
+    game: str, data: st.DataObject
+) -> None:
+    suite = [random_line(game, data) for _ in range(data.draw(st.integers(1, 4)))]
+    suite = [moves for moves in suite if moves]
+    if not suite:
+        return
+    separators = data.draw(st.sampled_from([" ", ",", " , ", "\t"]))
+    lines = ["# a suite", ""] + [separators.join(moves) + "  # comment" for moves in suite]
+    assert parse_openings("\n".join(lines), game) == tuple(tuple(moves) for moves in suite)
+
+
+def test_moves_are_kept_in_the_games_notation() -> None:
+    assert parse_openings("A1E1 e5a5\n", "quixo") == (("a1e1", "e5a5"),)
+
+
+@pytest.mark.parametrize(
+    ("text", "game", "message"),
+    [
+        ("4 4\n4 9\n", "connect4", "suite line 2: move 2 (9): cannot read move '9'"),
+        ("a1 a1\n", "tictactoe", "suite line 1: move 2 (a1)"),
+        ("a1 b1 a2 b2 a3\n", "tictactoe", "suite line 1: the game is over after move 5"),
+        ("# only a comment\n\n", "tictactoe", "suite: no opening"),
+        ("b2 " * 1001, "tictactoe", "1001 moves; an opening takes at most 1000"),
+    ],
+)
+def test_a_suite_that_cannot_be_played_is_refused_with_its_line(text: str, game: str, message: str) -> None:
+    with pytest.raises(ArenaError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        parse_openings(text, game, "suite")
+
+
+def test_a_suite_of_too_many_openings_is_refused() -> None:
+    with pytest.raises(ArenaError, match=f"more than {MAX_OPENINGS:,} openings"):
+        parse_openings("a1\n" * (MAX_OPENINGS + 1), "tictactoe")
+
+
+def test_a_suite_file_that_cannot_be_read_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(InputFileError, match="does not exist"):
+        read_openings(tmp_path / "none.txt", "tictactoe")
+    (tmp_path / "bad.txt").write_bytes(b"a1 \xff\n")
+    with pytest.raises(InputFileError, match="not UTF-8 text"):
+        read_openings(tmp_path / "bad.txt", "tictactoe")
+    (tmp_path / "good.txt").write_text("b2\n")
+    assert read_openings(tmp_path / "good.txt", "tictactoe") == (("b2",),)
+
+
+def test_check_openings_wants_legal_moves_in_the_games_notation() -> None:
+    check_openings("quixo", [("a1e1",)])
+    with pytest.raises(ArenaError, match="opening 2: A1E1 is not in the game's notation"):
+        check_openings("quixo", [("a1e1",), ("A1E1",)])
+    with pytest.raises(ArenaError, match="opening 1: move 1 is int"):
+        check_openings("tictactoe", [(5,)])  # type: ignore[list-item]
+
+
+def test_the_schedule_plays_the_suite_in_turn_with_both_colours() -> None:
+    suite = (("4",), ("3", "4"), ("5", "5"))
+    config = TournamentConfig(("a", "b", "c"), 8, "connect4", opening_plies=5, openings=suite)
+    assert config.opening_plies == 0  # random plies say nothing where a suite is played
+    tasks = build_schedule(config)
+    for task in tasks:
+        assert task.opening == suite[task.opening_index % 3] and task.opening_plies == len(task.opening)
+        assert GameTask.from_json(task.to_json()) == task
+    for pair in config.pairs:
+        mine = [t for t in tasks if {t.first_player, t.second_player} == set(pair)]
+        assert [t.opening for t in mine] == [suite[m % 3] for m in range(4) for _ in (0, 1)]
+        assert [t.first_player for t in mine[:2]] == list(pair)
+    random = TournamentConfig(("a", "b", "c"), 8, "connect4", opening_plies=0)
+    assert config.tournament_id != random.tournament_id
+    assert config.tournament_id != dataclasses.replace(config, openings=suite[:2]).tournament_id
+
+
+def test_a_match_from_a_suite_stores_its_openings_and_resumes(tmp_path: Path) -> None:
+    suite = [["a1", "b2"], ["b2"]]
+    db = tmp_path / "arena.sqlite"
+    run = match(
+        "greedy", "random", 4, game="tictactoe", openings=suite, store=db, workers=1
+    )  # a worker process
+    assert [record.opening for record in run.records] == [("a1", "b2")] * 2 + [("b2",)] * 2
+    assert all(record.moves[: len(record.opening)] == record.opening for record in run.records)
+    assert [record.first_spec for record in run.records] == ["greedy", "random"] * 2
+    again = match("greedy", "random", 6, game="tictactoe", openings=suite, store=db, workers=0)
+    assert again.already_stored == 4 and again.played == 2
+    assert [record.opening for record in again.records[4:]] == [("a1", "b2")] * 2
+    with Store(db, read_only=True) as store:
+        [stored] = store.tournaments()
+    assert stored["openings"] == suite and stored["opening_plies"] == 0
+
+
+def test_a_suite_that_breaks_the_rules_stops_the_tournament_before_any_game() -> None:
+    with pytest.raises(ArenaError, match="opening 1: move 2"):
+        tournament(["greedy", "random"], 2, game="tictactoe", openings=[["a1", "a1"]], workers=0)
