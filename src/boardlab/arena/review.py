@@ -100,6 +100,9 @@ class Review:
         return [m for m in self.moves if m.verdict in (Verdict.THREW_WIN, Verdict.LOST_DRAW)]
 
 
+RANDOM_OPENING = "the random opening"
+"""Why an arena game's first moves are not judged: the arena chose them at random."""
+
 Progressed = Callable[[int, int], None]
 """Told ``(done, total)`` as work goes."""
 
@@ -125,13 +128,13 @@ def review_game(
             after = state.play(text)
         except (GameError, ValueError) as err:
             raise OracleError(f"move {number}: {err}") from None
-        if number <= opening:  # chosen at random by the arena, not by the player
-            reviewed, values = _unjudged(state, text, "the arena's opening"), None
+        if number <= opening:  # chosen by the arena, not by the player
+            reviewed, tally = unjudged_move(state, text, RANDOM_OPENING), None
         else:
-            reviewed, values = _reviewed(state, text, judge, from_ply)
+            reviewed, tally = review_move(state, text, judge, from_ply)
         review.moves.append(reviewed)
-        if values is not None:
-            review.tallies[reviewed.mover].add(judge_move(values, action_index(state, text)))
+        if tally is not None:
+            review.tallies[reviewed.mover].add(tally)
         state = after
         if progress is not None:
             progress(number, len(moves))
@@ -195,16 +198,18 @@ def review_games(
     return reviewed
 
 
-def _reviewed(
-    state: Any, move: str, judge: ExactPlay, from_ply: int
-) -> tuple[ReviewedMove, list[MoveValue] | None]:
-    """The review of ``move`` played in ``state``, and the judge's values of the position's
-    moves (None where not judged)."""
+def review_move(
+    state: Any, move: str, judge: ExactPlay, from_ply: int = 0
+) -> tuple[ReviewedMove, Tally | None]:
+    """The review of ``move`` (a legal move, in the game's notation) played in ``state``, and
+    its tally (None where not judged: a position the judge does not cover, or one before
+    ``from_ply``). :func:`review_game` judges each move of a game with it; the web page's
+    review asks it one move at a time."""
     mover, ply, action = int(state.to_move), int(state.ply), action_index(state, move)
     shown = str(state.move_from_index(action))
     reason = f"before ply {from_ply}" if ply < from_ply else judge.uncovered(state)
     if reason is not None:
-        return _unjudged(state, move, reason), None
+        return unjudged_move(state, move, reason), None
     values = judged_values(judge, state)
     chosen = next(v for v in values if v.action == action)
     reviewed = ReviewedMove(
@@ -217,10 +222,11 @@ def _reviewed(
         plies=chosen.depth,
         best=_best_moves(state, values),
     )
-    return reviewed, values
+    return reviewed, judge_move(values, action)
 
 
-def _unjudged(state: Any, move: str, why: str) -> ReviewedMove:
+def unjudged_move(state: Any, move: str, why: str) -> ReviewedMove:
+    """``move`` (a legal move of ``state``, in the game's notation) not judged, because ``why``."""
     shown = str(state.move_from_index(action_index(state, move)))
     return ReviewedMove(int(state.ply), int(state.to_move), shown, Verdict.UNJUDGED, why=why)
 
@@ -240,6 +246,7 @@ def _best_moves(state: Any, values: Sequence[MoveValue]) -> tuple[str, ...]:
 
 
 __all__ = [
+    "RANDOM_OPENING",
     "Progressed",
     "Review",
     "ReviewedMove",
@@ -248,4 +255,6 @@ __all__ = [
     "Verdict",
     "review_game",
     "review_games",
+    "review_move",
+    "unjudged_move",
 ]

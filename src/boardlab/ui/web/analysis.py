@@ -10,6 +10,10 @@ named, an agent from the registry (alpha-beta by default) decides within the bud
 moves where it has one (an AlphaZero agent's network), and its search's score, depth, nodes
 and principal variation. Answers are kept in a small cache, so hints that stay on during play
 cost one analysis per position.
+
+:meth:`Analyst.review` judges one move of a game the way ``boardlab review`` does
+(:func:`boardlab.arena.review.review_move`, run in an exact-play worker), within the same budget,
+workers, overrun handling and cache: the page's review asks it once per move.
 """
 
 from __future__ import annotations
@@ -17,8 +21,10 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
+from boardlab.arena.review import RANDOM_OPENING, unjudged_move
 from boardlab.play.agent_pool import AgentPool, Busy, Overrun, ThinkError
 from boardlab.ui.search_analysis import SEARCH_AGENT
 from boardlab.ui.web.hall import WebInputError, check_agent, check_in_worker, move_limit, said
@@ -61,9 +67,7 @@ class Analyst:
     def analyze(self, state: Any, seconds: float | None = None, agent: str | None = None) -> dict[str, Any]:
         """The analysis of ``state`` (see the module notes); WebInputError for a bad budget or
         agent, and with status 429 when every worker stays busy."""
-        budget = self.seconds if seconds is None else seconds
-        if not 0 < budget <= self.max_seconds:
-            raise WebInputError(f"analysis time must be in (0, {self.max_seconds:g}] seconds, got {budget:g}")
+        budget = self._budget(seconds)
         spec = (
             None if agent is None or not agent.strip() else check_agent(agent, state.game, self.allow_paths)
         )
@@ -71,16 +75,65 @@ class Analyst:
             check_in_worker(self.search_pool, state.game, spec)  # the agent's own refusal: a 400
             self._built.add((state.game.spec, spec))
         key = (state.game.spec, state.to_text(), spec or "", budget)
+        return self._cached(key, lambda: self._analyze(state, budget, spec))
+
+    def review(
+        self, state: Any, move: str, seconds: float | None = None, opening: bool = False
+    ) -> dict[str, Any]:
+        """``move`` (legal in ``state``) judged by the game's exact play within the budget:
+        :meth:`~boardlab.arena.review.ReviewedMove.to_json`, with ``tally`` (the move's
+        :class:`~boardlab.arena.oracle.Tally` as JSON, None where not judged) and ``cached``.
+        Not judged, with the reason: a move of an arena's random ``opening``, a position the
+        judge does not cover, one whose solve overran the budget (or comes before one that
+        did). WebInputError for a bad budget, and with status 429 when every worker stays busy."""
+        budget = self._budget(seconds)
+        if opening:
+            return {**unjudged_move(state, move, RANDOM_OPENING).to_json(), "tally": None, "cached": False}
+        key = (state.game.spec, state.to_text(), f"review {move}", budget)
+        return self._cached(key, lambda: self._review(state, move, budget))
+
+    def _budget(self, seconds: float | None) -> float:
+        budget = self.seconds if seconds is None else seconds
+        if not 0 < budget <= self.max_seconds:
+            raise WebInputError(f"analysis time must be in (0, {self.max_seconds:g}] seconds, got {budget:g}")
+        return budget
+
+    def _cached(
+        self, key: tuple[str, str, str, float], answer_of: Callable[[], dict[str, Any]]
+    ) -> dict[str, Any]:
+        """The answer kept under ``key``, else ``answer_of()`` kept (least recently used out)."""
         with self._lock:
             if key in self._cache:
                 self._cache.move_to_end(key)
                 return {**self._cache[key], "cached": True}
-        answer = self._analyze(state, budget, spec)
+        answer = answer_of()
         with self._lock:
             self._cache[key] = answer
             while len(self._cache) > CACHE_SIZE:
                 self._cache.popitem(last=False)
         return {**answer, "cached": False}
+
+    def _review(self, state: Any, move: str, budget: float) -> dict[str, Any]:
+        slow = self._too_slow.get((state.game.spec, budget), -1)
+        if state.ply <= slow:
+            why = f"a position at ply {slow} already took longer than {budget:g} s"
+        else:
+            request = {"kind": "review", "game": state.game.spec, "position": state.to_text(), "move": move}
+            try:
+                reply = self.exact_pool.ask(request, budget, QUEUE_SECONDS, setup_seconds=EXACT_SETUP_SECONDS)
+                return {**reply["review"], "tally": reply["tally"]}
+            except Busy as err:
+                raise WebInputError(str(err), 429) from None
+            except Overrun:
+                self._overran(state, budget, slow)
+                why = f"the judge took longer than {budget:g} s"
+            except ThinkError as err:
+                why = str(err)
+        return {**unjudged_move(state, move, why).to_json(), "tally": None}
+
+    def _overran(self, state: Any, budget: float, slow: int) -> None:
+        with self._lock:
+            self._too_slow[(state.game.spec, budget)] = max(slow, int(state.ply))
 
     def _analyze(self, state: Any, budget: float, spec: str | None) -> dict[str, Any]:
         tic = time.perf_counter()
@@ -107,8 +160,7 @@ class Analyst:
             except Busy as err:
                 raise WebInputError(str(err), 429) from None
             except Overrun as err:
-                with self._lock:
-                    self._too_slow[(state.game.spec, budget)] = max(slow, int(state.ply))
+                self._overran(state, budget, slow)
                 answer["why"] = f"no exact value: {err}"
             except ThinkError as err:
                 answer["why"] = f"no exact value: {err}"

@@ -27,6 +27,7 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from boardlab.agents.base import list_agents
+from boardlab.core.console import counted
 from boardlab.core.spec import format_value, one_line, options_of, shorten
 from boardlab.games import available_games, parse_game
 from boardlab.ui.search_analysis import SEARCH_AGENT
@@ -91,6 +92,21 @@ class AnalysisBody(BaseModel):
     moves: Annotated[str, Field(max_length=TEXT_CHARS)] = ""
     seconds: Annotated[float | None, Field(gt=0, le=3600)] = None
     agent: Annotated[str | None, Field(max_length=SPEC_CHARS)] = None
+
+
+class ReviewBody(BaseModel):
+    """One move of a game to judge against perfect play, as ``boardlab review`` judges it: the
+    game, the position its moves start from (the game's text notation; empty: the start), its
+    moves (as for an analysis), which of them to judge (``number``: 1 for the first), how many of
+    the first moves were an arena's random opening (not judged), and the budget (the server's
+    analysis time by default)."""
+
+    game: Spec = "quixo"
+    position: Annotated[str, Field(max_length=TEXT_CHARS)] = ""
+    moves: Annotated[str, Field(min_length=1, max_length=TEXT_CHARS)]
+    number: Annotated[int, Field(ge=1, le=TEXT_CHARS)]
+    opening: Annotated[int, Field(ge=0, le=TEXT_CHARS)] = 0
+    seconds: Annotated[float | None, Field(gt=0, le=3600)] = None
 
 
 # --- the page's metadata ------------------------------------------------------------------
@@ -344,6 +360,18 @@ def create_app(settings: ServeSettings | None = None) -> FastAPI:
             position = position.play(position.parse_move(move))
         return state["analyst"].analyze(position, body.seconds, body.agent)  # type: ignore[no-any-return]
 
+    @app.post("/api/review", summary="One move of a game judged against perfect play")
+    def review(body: ReviewBody) -> dict[str, Any]:
+        game = check_game(body.game)
+        start, moves = start_position(game, body.position, body.moves)
+        if body.number > len(moves):
+            raise WebInputError(f"number {body.number}: the game has {counted(len(moves), 'move')}")
+        position = start
+        for move in moves[: body.number - 1]:
+            position = position.play(position.parse_move(move))
+        analyst: Analyst = state["analyst"]
+        return analyst.review(position, moves[body.number - 1], body.seconds, body.number <= body.opening)
+
     @app.get("/api/replay", summary="The tournaments of the arena store")
     def tournaments() -> dict[str, Any]:
         return {"tournaments": state["replays"].tournaments()}
@@ -360,4 +388,4 @@ def create_app(settings: ServeSettings | None = None) -> FastAPI:
     return app
 
 
-__all__ = ["AnalysisBody", "MoveBody", "NewGame", "ServeSettings", "create_app", "meta"]
+__all__ = ["AnalysisBody", "MoveBody", "NewGame", "ReviewBody", "ServeSettings", "create_app", "meta"]

@@ -5,7 +5,8 @@ analyses are requests to a :class:`~boardlab.play.agent_pool.AgentPool` (see the
 workers, their time limits and what a failure means). :func:`think_pool` makes one whose
 workers answer, besides an agent's ``"act"`` and ``"check"``, the analysis panel's ``"exact"``:
 the exact value of a position and of each of its moves from the game's exact play, which a
-worker opens once per game variant (compiled on a warm-up position) and keeps.
+worker opens once per game variant (compiled on a warm-up position) and keeps; and the review's
+``"review"``: one move judged by that exact play (:func:`boardlab.arena.review.review_move`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from boardlab.arena.review import review_move, unjudged_move
 from boardlab.games import ExactPlayError, exact_play, parse_game
 from boardlab.games.exact import value_of_moves
 from boardlab.play.agent_pool import AGENT_REQUESTS, AgentPool, AgentWorker, Handler
@@ -83,8 +85,23 @@ def exact(worker: AgentWorker, request: dict[str, Any], send: Send) -> dict[str,
     }
 
 
-WEB_REQUESTS: dict[str, Handler] = {**AGENT_REQUESTS, "exact": exact}
-"""What the server's workers answer: an agent's requests and exact analysis."""
+def review(worker: AgentWorker, request: dict[str, Any], send: Send) -> dict[str, Any]:
+    """``{"kind": "review", "game", "position", "move"}``: the move (legal in the position)
+    judged by the game's exact play, as ``boardlab review`` judges it: ``{"review":
+    ReviewedMove.to_json(), "tally": Tally.to_json() or None where not judged}``."""
+    game = parse_game(request["game"])
+    state = game.parse_position(request["position"])
+    solver = _exact_play(worker, game)
+    send({"started": True})
+    if isinstance(solver, str):
+        reviewed, tally = unjudged_move(state, request["move"], solver), None
+    else:
+        reviewed, tally = review_move(state, request["move"], solver)
+    return {"review": reviewed.to_json(), "tally": None if tally is None else tally.to_json()}
+
+
+WEB_REQUESTS: dict[str, Handler] = {**AGENT_REQUESTS, "exact": exact, "review": review}
+"""What the server's workers answer: an agent's requests, exact analysis and review."""
 
 
 def think_pool(size: int, *, setup_timeout: float = SETUP_TIMEOUT) -> AgentPool:
@@ -94,4 +111,4 @@ def think_pool(size: int, *, setup_timeout: float = SETUP_TIMEOUT) -> AgentPool:
     )
 
 
-__all__ = ["EXACT_LIMIT", "WEB_REQUESTS", "exact", "think_pool"]
+__all__ = ["EXACT_LIMIT", "WEB_REQUESTS", "exact", "review", "think_pool"]
