@@ -1,6 +1,7 @@
 """The web server's JSON API against the real app: games to the end, legality decided by the
-server, undo and resign, analysis equal to the exact play, agents that crash or hang forfeiting
-their game only, bounds on games, and no 5xx for any input over the OpenAPI schema."""
+server, undo and resign, analysis equal to the exact play, reviews equal to ``boardlab review``,
+agents that crash or hang forfeiting their game only, bounds on games, and no 5xx for any input
+over the OpenAPI schema."""
 
 from __future__ import annotations
 
@@ -29,17 +30,19 @@ from typer.testing import CliRunner
 from web_helpers import free_port, replayed, running_server, settle
 
 from boardlab.agents.base import list_agents
+from boardlab.arena.oracle import judge_for
 from boardlab.arena.play import GameRecord
 from boardlab.arena.ratings import RatingError
+from boardlab.arena.review import review_game, review_move
 from boardlab.arena.schedule import TournamentConfig
 from boardlab.arena.store import Store
 from boardlab.arena.summary import pooled_games, summarize
 from boardlab.core import machine
 from boardlab.games import Outcome, Reason, available_games, exact_play, parse_game
-from boardlab.play.agent_pool import Busy, Overrun, ThinkError
+from boardlab.play.agent_pool import AgentWorker, Busy, Overrun, ThinkError
 from boardlab.ui.cli import app
 from boardlab.ui.serve import store_problem
-from boardlab.ui.web import analysis, server
+from boardlab.ui.web import analysis, server, workers
 from boardlab.ui.web import app as app_module
 from boardlab.ui.web import hall as hall_module
 from boardlab.ui.web import replay as replay_module
@@ -1193,3 +1196,143 @@ def test_a_request_over_its_time_is_answered_429(monkeypatch: pytest.MonkeyPatch
 
     started = _asked(answers_then_hangs)  # an answer under way is not answered again
     assert [(m["type"], m.get("status")) for m in started] == [("http.response.start", 200)]
+
+
+# --- review: one move of a game at a time, judged as boardlab review judges it --------------------
+
+
+def _random_moves(game: str, seed: int) -> list[str]:
+    rng, state, moves = random.Random(seed), parse_game(game).initial(), []
+    while not state.is_over:
+        move = str(rng.choice(state.legal_moves()))
+        moves.append(move)
+        state = state.play(move)
+    return moves
+
+
+def _summed(tallies: list[dict[str, Any] | None]) -> dict[str, int]:
+    fields = ("moves", "kept", "exact", "won", "thrown", "drawn", "lost")
+    return {field: sum(t[field] for t in tallies if t is not None) for field in fields}
+
+
+@pytest.mark.parametrize(
+    ("game", "seed"),
+    [
+        ("tictactoe", 0),
+        ("tictactoe", 1),
+        ("tictactoe", 5),
+        ("quixo:size=3", 0),
+        ("quixo:size=3,ply_cap=6", 2),
+    ],
+)
+def test_the_review_of_every_move_is_boardlab_reviews(client: Any, game: str, seed: int) -> None:
+    moves = _random_moves(game, seed)
+    expected = review_game(parse_game(game).initial(), moves, judge_for(game), opening=1)
+    body = {"game": game, "moves": ",".join(moves), "opening": 1}
+    answers = []
+    for number in range(1, len(moves) + 1):
+        reply = client.post("/api/review", json={**body, "number": number})
+        assert reply.status_code == 200, reply.json()
+        answers.append(reply.json())
+    tallies = [answer.pop("tally") for answer in answers]
+    assert {answer.pop("cached") for answer in answers} == {False}
+    assert answers == [move.to_json() for move in expected.moves]
+    assert answers[0]["why"] == "the random opening" and tallies[0] is None
+    for side in (0, 1):
+        mine = [t for t, m in zip(tallies, expected.moves, strict=True) if m.mover == side]
+        assert _summed(mine) == _summed([expected.tallies[side].to_json()])
+    again = client.post("/api/review", json={**body, "number": len(moves)}).json()
+    assert again["cached"] is True and again["verdict"] == expected.moves[-1].verdict.value
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "words"),
+    [
+        ({"game": "tictactoe", "moves": "b2", "number": 2}, 400, "number 2: the game has 1 move"),
+        ({"game": "tictactoe", "moves": "b2", "number": 0}, 422, "number:"),
+        ({"game": "tictactoe", "moves": "", "number": 1}, 422, "moves:"),
+        ({"game": "tictactoe", "number": 1}, 422, "moves:"),
+        ({"game": "tictactoe", "moves": "b2", "number": 1, "opening": -1}, 422, "opening:"),
+        ({"game": "tictactoe", "moves": "b2 b2", "number": 1}, 400, "move 2 (b2)"),
+        ({"game": "tictactoe", "moves": "a1 b1 a2 b2 a3 c3", "number": 1}, 400, "move 6 (c3)"),
+        ({"game": "tictactoe", "moves": "b2", "number": 1, "position": "X"}, 400, ""),
+        ({"game": "chess", "moves": "e4", "number": 1}, 400, "chess"),
+        ({"game": "tictactoe", "moves": "b2", "number": 1, "seconds": 99}, 400, "analysis time must be in"),
+        ({"game": "tictactoe", "moves": "b2," * 2000, "number": 1}, 422, "moves:"),
+        ({"game": "tictactoe", "moves": "b2", "number": 2**40}, 422, "number:"),
+    ],
+)
+def test_a_bad_review_request_is_refused_in_one_line(
+    client: Any, body: dict[str, Any], status: int, words: str
+) -> None:
+    reply = client.post("/api/review", json=body)
+    assert reply.status_code == status, reply.json()
+    detail = reply.json()["detail"]
+    assert words in detail and "\n" not in detail
+
+
+def _reviewing(request: dict[str, Any]) -> dict[str, Any]:
+    if request["kind"] == "exact":
+        return _exact(request)
+    state = parse_game(request["game"]).parse_position(request["position"])
+    reviewed, tally = review_move(state, request["move"], judge_for(request["game"]))
+    return {"review": reviewed.to_json(), "tally": None if tally is None else tally.to_json()}
+
+
+def test_a_review_overrun_is_not_judged_and_earlier_positions_are_passed_over() -> None:
+    exact = _Pool(_raise(Overrun("no answer within 1 s")))
+    analyst = Analyst(exact, _Pool(_search), seconds=1.0, agent="greedy")
+    deep = analyst.review(_after("connect4", "4", "4", "4"), "4")
+    assert (deep["verdict"], deep["why"], deep["tally"]) == (
+        "not judged",
+        "the judge took longer than 1 s",
+        None,
+    )
+    earlier = analyst.review(_after("connect4", "4", "4"), "3")
+    assert earlier["why"] == "a position at ply 3 already took longer than 1 s"
+    assert (earlier["ply"], earlier["mover"], earlier["move"]) == (2, 0, "3")
+    assert exact.kinds("review") == 1
+    opening = analyst.review(_after("connect4", "4", "4", "4", "4"), "5", opening=True)
+    assert opening["why"] == "the random opening" and exact.kinds("review") == 1
+    broken = Analyst(_Pool(_raise(ThinkError("solver broke"))), _Pool(_search)).review(
+        _after("tictactoe"), "b2"
+    )
+    assert (broken["verdict"], broken["why"]) == ("not judged", "solver broke")
+    with pytest.raises(WebInputError, match="every worker is busy") as refused:
+        Analyst(_Pool(_raise(Busy("every worker is busy"))), _Pool(_search)).review(_after("tictactoe"), "b2")
+    assert refused.value.status == 429
+    with pytest.raises(WebInputError, match=r"analysis time must be in \(0, 30\]"):
+        analyst.review(_after("tictactoe"), "b2", seconds=31.0)
+
+
+def test_a_review_is_the_workers_answer_kept_by_position_move_and_budget() -> None:
+    exact = _Pool(_reviewing)
+    analyst = Analyst(exact, _Pool(_search))
+    state = _after("tictactoe", "b2")
+    answer = analyst.review(state, "a2")
+    assert answer["verdict"] == "loses the draw" and answer["tally"]["lost"] == 1
+    assert exact.asked[-1] == {
+        "kind": "review",
+        "game": "tictactoe",
+        "position": state.to_text(),
+        "move": "a2",
+    }
+    assert analyst.review(state, "a2")["cached"] and not analyst.review(state, "a1")["cached"]
+    assert not analyst.review(state, "a2", seconds=1.0)["cached"]
+    assert analyst.analyze(state)["cached"] is False  # an analysis of the position is its own answer
+    assert exact.kinds("review") == 3
+
+
+def test_a_worker_without_exact_play_for_a_game_says_why_each_move_is_not_judged() -> None:
+    worker = AgentWorker()
+    worker.kept["exact:tictactoe"] = "no exact play here"
+    state = _after("tictactoe", "b2")
+    said_moves: list[dict[str, Any]] = []
+    answer = workers.review(
+        worker, {"game": "tictactoe", "position": state.to_text(), "move": "a1"}, said_moves.append
+    )
+    assert answer["tally"] is None and said_moves == [{"started": True}]
+    assert (answer["review"]["verdict"], answer["review"]["why"]) == ("not judged", "no exact play here")
+    worker.kept.clear()  # the game's exact play opened in the worker: judged as boardlab review does
+    judged = workers.review(worker, {"game": "tictactoe", "position": state.to_text(), "move": "a1"}, print)
+    assert judged == _reviewing({"game": "tictactoe", "position": state.to_text(), "move": "a1"})

@@ -6,15 +6,20 @@ const $ = (id) => document.getElementById(id);
 const LETTERS = "abcdefghijklmnopqrstuvwxyz";
 const ui = {
   meta: null, view: null, gameId: null, selected: null, analysis: null, polling: false,
-  replay: null, replayPly: 0, busy: false,
+  replay: null, replayPly: 0, busy: false, review: null,
 };
 
-async function api(method, path, body) {
-  const init = { method, headers: {} };
+async function api(method, path, body, signal) {
+  // the server's answer; an Error with the server's one-line detail and the status otherwise
+  const init = { method, headers: {}, signal };
   if (body !== undefined) { init.headers["content-type"] = "application/json"; init.body = JSON.stringify(body); }
   const reply = await fetch(path, init);
   const data = await reply.json().catch(() => ({ detail: reply.statusText }));
-  if (!reply.ok) throw new Error(data.detail || reply.statusText);
+  if (!reply.ok) {
+    const err = new Error(data.detail || reply.statusText);
+    err.status = reply.status;
+    throw err;
+  }
   return data;
 }
 
@@ -292,6 +297,7 @@ function draw() {
   $("resign").disabled = !live || ui.view.outcome !== null || !ui.view.sides.includes(null) || waiting;
   drawLastDecision();
   if (!ui.replay) drawThinking(ui.view);
+  drawReview();
 }
 
 function drawLastDecision() {
@@ -333,14 +339,17 @@ function drawThinking(view) {
     (view.thinking_for !== undefined ? " … " + view.thinking_for.toFixed(1) + " s" : " …");
 }
 
-function drawMoves() {
+function drawMoves(focus) {
+  // the game's moves, each with its review's verdict where it has one; the list shows the move
+  // ``focus`` (an index), else the replay's current move, else the last
   const list = $("moves");
   list.innerHTML = "";
   const moves = ui.replay
     ? ui.replay.moves.map((m, i) => ({ ply: i + 1, move: m, mover: i % 2, seconds: ui.replay.seconds[i] }))
     : ui.view.moves;
   const symbols = ui.replay ? ui.replay.positions[0].symbols : ui.view.position.symbols;
-  for (const m of moves) {
+  let previous = null;
+  for (const [i, m] of moves.entries()) {
     const li = document.createElement("li");
     li.className = "p" + m.mover + (ui.replay && m.ply === ui.replayPly ? " current" : "");
     li.dataset.move = m.move;
@@ -350,10 +359,18 @@ function drawMoves() {
     if (said && said.value !== undefined) text += "  v=" + said.value.toFixed(2);
     if (said && said.info && said.info.depth) text += " d" + said.info.depth;
     li.textContent = text;
-    if (ui.replay) li.onclick = () => { ui.replayPly = m.ply; draw(); };
+    const mark = reviewMark(i);
+    if (mark) {
+      li.dataset.verdict = mark.verdict;
+      drawVerdict(li, mark, previous);
+    }
+    previous = mark;
+    if (ui.replay) li.onclick = () => { ui.replayPly = m.ply; drawReplay(); };
     list.appendChild(li);
   }
-  list.scrollTop = list.scrollHeight;
+  const shown = focus !== undefined ? focus : ui.replay ? ui.replayPly - 1 : moves.length - 1;
+  const li = list.children[Math.max(0, shown)];
+  list.scrollTop = li ? li.offsetTop + li.offsetHeight - list.clientHeight / 2 : 0;
 }
 
 function canClick(v) {
@@ -722,6 +739,149 @@ function decisionBox(d, id) {
   return div;
 }
 
+// --- review: every move of the game on the board judged by the server, as boardlab review does --
+
+const VERDICTS = {
+  // how the server's verdicts are shown: a symbol and the verdict's words, on its class's colour
+  "best": { symbol: "★", cls: "v-best" },
+  "keeps the value": { symbol: "✓", cls: "v-kept" },
+  "throws the win": { symbol: "??", cls: "v-threw" },
+  "loses the draw": { symbol: "?", cls: "v-lost" },
+  "not judged": { symbol: "–", cls: "v-unjudged" },
+};
+const REVIEW_TRIES = 5;  // how often a move is asked while every worker stays busy (the server's 429)
+
+function reviewSource() {
+  // the game on the board as a review reads it: a key naming the game, its spec, the position
+  // its moves start from, its moves and how many of them were an arena's random opening
+  if (ui.replay) {
+    return { key: "replay " + ui.replay.tournament + "/" + ui.replay.index, game: ui.replay.game,
+      start: "", moves: ui.replay.moves, opening: ui.replay.opening };
+  }
+  if (!ui.view) return null;
+  return { key: "game " + ui.view.id, game: ui.view.game, start: ui.view.start,
+    moves: ui.view.moves.map((m) => m.move), opening: 0 };
+}
+
+function reviewMark(index) {
+  // The review's judgement of move ``index`` of the game on the board, where the review is of
+  // this game and reviewed the same moves up to this one: a move's verdict depends on them alone,
+  // so marks stay on the moves an undo or a new move leaves as they were.
+  const r = ui.review, src = reviewSource();
+  if (!r || !src || r.key !== src.key || !r.marks[index]) return null;
+  for (let i = 0; i <= index; i++) if (r.moves[i] !== src.moves[i]) return null;
+  return r.marks[index];
+}
+
+function drawVerdict(li, mark, previous) {
+  // a move's verdict (symbol and words), the best moves for a mistake, and why a move was not
+  // judged (said once for a run of moves not judged for the same reason)
+  const shown = VERDICTS[mark.verdict] || { symbol: "·", cls: "v-unjudged" };
+  const span = document.createElement("span");
+  span.className = "verdict " + shown.cls;
+  span.textContent = shown.symbol + " " + mark.verdict;
+  span.title = mark.value === null ? "not judged: " + mark.why
+    : "the mover's value: " + mark.value + "; after the move: " + mark.played +
+      (mark.plies !== null && mark.played !== "draw" ? " in " + counted(mark.plies, "ply", "plies") : "");
+  li.appendChild(span);
+  const extra = document.createElement("span");
+  if (mark.verdict === "throws the win" || mark.verdict === "loses the draw") {
+    extra.className = "instead";
+    extra.textContent = "best: " + mark.best.join(" ");
+  } else if (mark.value === null && !(previous && previous.value === null && previous.why === mark.why)) {
+    extra.className = "why";
+    extra.textContent = mark.why;
+  } else return;
+  li.appendChild(extra);
+}
+
+async function reviewOne(body, signal) {
+  // one move's review; asked again a few times while every worker is busy
+  for (let attempt = 1; ; attempt++) {
+    try { return await api("POST", "/api/review", body, signal); }
+    catch (err) {
+      if (err.status !== 429 || attempt >= REVIEW_TRIES) throw err;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+}
+
+async function review() {
+  // Judges the moves of the game on the board one at a time, the last first: once a position
+  // overruns the budget, the server passes over the earlier ones (as hard or harder) at once.
+  // Marks still true from an earlier review of the game are kept, not asked again.
+  const src = reviewSource();
+  if (!src || !src.moves.length || (ui.review && ui.review.running)) return;
+  const known = src.moves.map((_, i) => reviewMark(i));
+  const r = { ...src, marks: known, number: 0, running: true, stopped: false, error: "",
+    abort: new AbortController() };
+  ui.review = r;
+  const body = { game: src.game, position: src.start, moves: src.moves.join(","), opening: src.opening };
+  for (let number = src.moves.length; number >= 1; number--) {
+    if (r.stopped || ui.review !== r) break;
+    if (reviewSource() === null || reviewSource().key !== r.key) { r.stopped = true; break; }  // another game shown
+    r.number = number;
+    if (!r.marks[number - 1]) {
+      drawReview();
+      try { r.marks[number - 1] = await reviewOne({ ...body, number }, r.abort.signal); }
+      catch (err) {
+        if (!r.stopped) r.error = err.message;
+        break;
+      }
+    }
+    if (ui.review === r && (ui.view || ui.replay)) drawMoves(number - 1);
+  }
+  r.running = false;
+  if (ui.review === r && (ui.view || ui.replay)) { drawMoves(); drawReview(); }
+}
+
+function stopReview() {
+  const r = ui.review;
+  if (!r || !r.running) return;
+  r.stopped = true;
+  r.abort.abort();
+}
+
+function drawReview() {
+  // the review's progress, and each side's summary over the moves on the board that carry marks
+  const r = ui.review, src = reviewSource();
+  const ours = r && src && r.key === src.key;
+  $("review").disabled = !src || !src.moves.length || Boolean(r && r.running);
+  $("review-stop").hidden = !(r && r.running);
+  const status = $("review-status"), summary = $("review-summary");
+  if (!ours) { status.textContent = ""; summary.hidden = true; return; }
+  const marks = src.moves.map((_, i) => reviewMark(i));
+  const marked = marks.filter((m) => m).length, total = src.moves.length;
+  if (r.running) status.textContent = "reviewing move " + r.number + " of " + total;
+  else if (r.error) status.textContent = "review stopped: " + r.error;
+  else if (marked === total) status.textContent = counted(total, "move") + " reviewed";
+  else status.textContent = (r.stopped ? "stopped: " : "") + marked + " of " + counted(total, "move") + " reviewed";
+  drawSummary(summary, marks, src);
+}
+
+function drawSummary(table, marks, src) {
+  // each side's judged moves, as boardlab review sums them: the server's tally of each move added up
+  const symbols = (ui.replay ? ui.replay.positions[0] : ui.view.position).symbols;
+  const sums = [0, 1].map(() => ({ all: 0, moves: 0, kept: 0, exact: 0, won: 0, thrown: 0, drawn: 0, lost: 0 }));
+  for (const m of marks) {
+    if (!m) continue;
+    const sum = sums[m.mover];
+    sum.all++;
+    if (m.tally) for (const k of ["moves", "kept", "exact", "won", "thrown", "drawn", "lost"]) sum[k] += m.tally[k];
+  }
+  table.innerHTML = "<tr><th>side</th><th>judged</th><th>kept the value</th><th>best</th><th>wins thrown</th>" +
+    "<th>draws lost</th></tr>";
+  sums.forEach((s, side) => {
+    const tr = document.createElement("tr");
+    tr.dataset.side = side;
+    const cells = [symbols[side], s.moves + " of " + s.all, s.kept, s.exact, s.thrown + " of " + s.won,
+      s.lost + " of " + s.drawn];
+    for (const text of cells) { const td = document.createElement("td"); td.textContent = text; tr.appendChild(td); }
+    table.appendChild(tr);
+  });
+  table.hidden = !marks.some((m) => m);
+}
+
 // --- replay ---------------------------------------------------------------------------------
 
 async function loadTournaments() {
@@ -851,6 +1011,8 @@ async function start() {
   $("undo").onclick = () => act("/undo");
   $("resign").onclick = () => act("/resign");
   $("analyse").onclick = () => analyse();
+  $("review").onclick = () => review();
+  $("review-stop").onclick = () => stopReview();
   $("hints").onchange = () => { if ($("hints").checked) analyse(); else clearAnalysis(); };
   $("paste-load").onclick = () => loadPasted($("paste").value.trim());
   $("replay-first").onclick = () => stepReplay(0);
