@@ -1,6 +1,7 @@
 """The page in headless Chromium against the real server (uvicorn on a free port): whole games
 played by clicking, the drawn board checked against the engine after every move, undo, refused
-clicks, analysis equal to the exact play, positions from the URL and a stored game replayed.
+clicks, analysis equal to the exact play, positions from the URL, a stored game replayed, and
+games reviewed as ``boardlab review`` judges them.
 Screenshots go to the session's results folder (``web-screens`` under pytest's tmp dir)."""
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from records import game_record
 from web_helpers import running_server
 
 from boardlab.agents import make_agent
+from boardlab.arena.oracle import judge_for
 from boardlab.arena.play import GameRecord
+from boardlab.arena.review import Review, review_game
 from boardlab.arena.schedule import TournamentConfig
 from boardlab.arena.store import Store
 from boardlab.games import GAMES, exact_play, new_game, parse_game
@@ -397,6 +400,138 @@ def test_a_stored_game_is_replayed_with_its_thinking_times(
     for move in record.moves[:-1]:
         before_end = before_end.play(move)
     assert analysis_rows(page) == exact_rows(before_end)
+
+
+# --- review -----------------------------------------------------------------------------------
+
+REVIEW_STATUS = "() => document.getElementById('review-status').textContent"
+
+
+def review_marks(page: Page) -> list[tuple[str, str]]:
+    """Each move of the list and its verdict ("" where it has none)."""
+    marks = page.eval_on_selector_all(
+        "#moves li", "items => items.map(li => [li.dataset.move, li.dataset.verdict || ''])"
+    )
+    return [(move, verdict) for move, verdict in marks]
+
+
+def summary_rows(page: Page) -> list[list[str]]:
+    return page.eval_on_selector_all(
+        "#review-summary tr[data-side]", "rows => rows.map(r => [...r.cells].map(c => c.textContent))"
+    )
+
+
+def expected_rows(review: Review, symbols: tuple[str, str]) -> list[list[str]]:
+    rows = []
+    for side, tally in enumerate(review.tallies):
+        moves = sum(m.mover == side for m in review.moves)
+        judged = [f"{tally.moves} of {moves}", str(tally.kept), str(tally.exact)]
+        rows.append(
+            [symbols[side], *judged, f"{tally.thrown} of {tally.won}", f"{tally.lost} of {tally.drawn}"]
+        )
+    return rows
+
+
+def wait_for_review(page: Page, status: str) -> None:
+    page.wait_for_function(f"s => ({REVIEW_STATUS})() === s", arg=status)
+
+
+def test_a_finished_game_is_reviewed_with_its_mistakes_and_each_sides_summary(
+    page: Page, server: dict[str, Any], screens: Path
+) -> None:
+    moves = ["a1", "c3", "c1", "b3", "a2", "a3"]  # O loses the draw, X throws its win: O wins
+    open_page(page, server, "?game=tictactoe&x=person&o=person&moves=" + ",".join(moves))
+    assert page.inner_text("#review-status") == "" and page.is_hidden("#review-summary")
+    page.click("#review")
+    wait_for_review(page, "6 moves reviewed")
+    review = review_game(new_game("tictactoe"), moves, judge_for("tictactoe"))
+    verdicts = [m.verdict.value for m in review.moves]
+    assert {"best", "keeps the value", "throws the win", "loses the draw"} <= set(verdicts)
+    assert review_marks(page) == list(zip(moves, verdicts, strict=True))
+    assert summary_rows(page) == expected_rows(review, ("X", "O"))
+    marks = page.eval_on_selector_all(
+        "#moves li .verdict", "spans => spans.map(s => [s.textContent, getComputedStyle(s).backgroundColor])"
+    )
+    symbols = {"best": "★", "keeps the value": "✓", "throws the win": "??", "loses the draw": "?"}
+    assert [text for text, _ in marks] == [f"{symbols[v]} {v}" for v in verdicts]  # a symbol and words
+    colours = {verdict: colour for (_, colour), verdict in zip(marks, verdicts, strict=True)}
+    assert len(set(colours.values())) == 4  # and a colour of its own
+    for number, move in enumerate(review.moves):
+        item = page.inner_text(f"#moves li:nth-child({number + 1})")
+        assert ("best: " + " ".join(move.best) in item) == (move in review.mistakes)
+    page.screenshot(path=str(screens / "tictactoe-review.png"))
+    page.click("#undo")  # the marks of the moves still played stay, and the summary counts them
+    page.wait_for_function("() => document.querySelectorAll('#moves li').length === 5")
+    assert review_marks(page) == list(zip(moves[:5], verdicts[:5], strict=True))
+    assert page.inner_text("#review-status") == "5 moves reviewed"
+    shorter = review_game(new_game("tictactoe"), moves[:5], judge_for("tictactoe"))
+    assert summary_rows(page) == expected_rows(shorter, ("X", "O"))
+    page.click(".cell[data-x='1'][data-y='0']")  # O plays b1 instead: not reviewed yet
+    page.wait_for_function("() => document.querySelectorAll('#moves li').length === 6")
+    assert (
+        review_marks(page)[-1] == ("b1", "") and page.inner_text("#review-status") == "5 of 6 moves reviewed"
+    )
+    page.click("#review")  # the moves reviewed before are kept; the new one is asked
+    wait_for_review(page, "6 moves reviewed")
+    assert review_marks(page)[:5] == list(zip(moves[:5], verdicts[:5], strict=True))
+    assert review_marks(page)[-1][1] != ""
+    page.click("#new-game")
+    page.wait_for_function("() => document.querySelectorAll('#moves li').length === 0")
+    assert page.inner_text("#review-status") == "" and page.is_hidden("#review-summary")
+    assert page.is_disabled("#review")  # no move to review
+
+
+def test_a_stored_game_is_reviewed_in_the_replay_but_its_random_opening(
+    page: Page, server: dict[str, Any], screens: Path
+) -> None:
+    record: GameRecord = server["record"]
+    open_page(page, server, "?game=tictactoe&x=person&o=person")
+    page.click("#replay-games li[data-index='0']")
+    page.wait_for_selector("#replay-controls:not([hidden])")
+    page.click("#review")
+    wait_for_review(page, f"{len(record.moves)} moves reviewed")
+    verdicts = [verdict for _, verdict in review_marks(page)]
+    opening = len(record.opening)
+    assert verdicts[:opening] == ["not judged"] * opening
+    assert "the random opening" in page.inner_text("#moves li:first-child")
+    # Connect Four's early positions may overrun the budget: judged moves are the last ones
+    judged = [ply for ply, verdict in enumerate(verdicts) if verdict != "not judged"]
+    assert judged and judged == list(range(judged[0], len(verdicts)))
+    for ply in range(opening, judged[0]):
+        assert "longer than" in page.inner_text(f"#moves li:nth-child({ply + 1}) .verdict", timeout=1000) + (
+            page.get_attribute(f"#moves li:nth-child({ply + 1}) .verdict", "title") or ""
+        )
+    start = new_game("connect4")
+    review = review_game(start, record.moves, judge_for("connect4"), from_ply=judged[0], opening=opening)
+    assert verdicts[judged[0] :] == [m.verdict.value for m in review.moves[judged[0] :]]
+    assert summary_rows(page) == expected_rows(review, ("X", "O"))
+    last = judged[-1]  # a marked move goes to the position after it
+    page.click(f"#moves li:nth-child({last + 1})")
+    assert page.inner_text("#replay-ply") == f"{last + 1} / {len(record.moves)}"
+    state = start
+    for move in record.moves[: last + 1]:
+        state = state.play(move)
+    assert drawn_cells(page) == engine_cells(state)
+    page.screenshot(path=str(screens / "replay-review.png"))
+
+
+def test_a_review_can_be_stopped(page: Page, server: dict[str, Any]) -> None:
+    moves = ["b2", "a1", "c3", "a3", "a2", "c1", "b1", "b3", "c2"]
+    open_page(page, server, "?game=tictactoe&x=person&o=person&moves=" + ",".join(moves))
+
+    def slowly(route: Route) -> None:
+        page.wait_for_timeout(300)
+        route.continue_()
+
+    page.route("**/api/review", slowly)
+    page.click("#review")
+    page.wait_for_function(f"() => ({REVIEW_STATUS})().startsWith('reviewing move 8 of 9')")
+    page.click("#review-stop")
+    page.wait_for_function(f"() => ({REVIEW_STATUS})().startsWith('stopped: ')")
+    marked = [verdict for _, verdict in review_marks(page) if verdict]
+    assert 1 <= len(marked) < len(moves) and page.is_hidden("#review-stop") and page.is_enabled("#review")
+    assert page.inner_text("#review-status") == f"stopped: {len(marked)} of 9 moves reviewed"
+    page.unroute_all(behavior="ignoreErrors")
 
 
 def test_hints_stay_on_and_an_agents_policy_is_shown(
