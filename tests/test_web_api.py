@@ -1334,5 +1334,5 @@ def test_a_worker_without_exact_play_for_a_game_says_why_each_move_is_not_judged
     assert answer["tally"] is None and said_moves == [{"started": True}]
     assert (answer["review"]["verdict"], answer["review"]["why"]) == ("not judged", "no exact play here")
     worker.kept.clear()  # the game's exact play opened in the worker: judged as boardlab review does
-    judged = workers.review(worker, {"game": "tictactoe", "position": state.to_text(), "move": "a1"}, print)
-    assert judged == _reviewing({"game": "tictactoe", "position": state.to_text(), "move": "a1"})
+    request = {"kind": "review", "game": "tictactoe", "position": state.to_text(), "move": "a1"}
+    assert workers.review(worker, request, said_moves.append) == _reviewing(request)

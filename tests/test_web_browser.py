@@ -485,34 +485,35 @@ def test_a_stored_game_is_reviewed_in_the_replay_but_its_random_opening(
     page: Page, server: dict[str, Any], screens: Path
 ) -> None:
     record: GameRecord = server["record"]
-    open_page(page, server, "?game=tictactoe&x=person&o=person")
-    page.click("#replay-games li[data-index='0']")
-    page.wait_for_selector("#replay-controls:not([hidden])")
-    page.click("#review")
-    wait_for_review(page, f"{len(record.moves)} moves reviewed")
-    verdicts = [verdict for _, verdict in review_marks(page)]
-    opening = len(record.opening)
-    assert verdicts[:opening] == ["not judged"] * opening
-    assert "the random opening" in page.inner_text("#moves li:first-child")
-    # Connect Four's early positions may overrun the budget: judged moves are the last ones
-    judged = [ply for ply, verdict in enumerate(verdicts) if verdict != "not judged"]
-    assert judged and judged == list(range(judged[0], len(verdicts)))
-    for ply in range(opening, judged[0]):
-        assert "longer than" in page.inner_text(f"#moves li:nth-child({ply + 1}) .verdict", timeout=1000) + (
-            page.get_attribute(f"#moves li:nth-child({ply + 1}) .verdict", "title") or ""
-        )
-    start = new_game("connect4")
-    review = review_game(start, record.moves, judge_for("connect4"), from_ply=judged[0], opening=opening)
-    assert verdicts[judged[0] :] == [m.verdict.value for m in review.moves[judged[0] :]]
-    assert summary_rows(page) == expected_rows(review, ("X", "O"))
-    last = judged[-1]  # a marked move goes to the position after it
-    page.click(f"#moves li:nth-child({last + 1})")
-    assert page.inner_text("#replay-ply") == f"{last + 1} / {len(record.moves)}"
-    state = start
-    for move in record.moves[: last + 1]:
-        state = state.play(move)
-    assert drawn_cells(page) == engine_cells(state)
-    page.screenshot(path=str(screens / "replay-review.png"))
+    # a server of the same store with a short budget: Connect Four's early positions overrun it soon
+    with running_server(create_app(ServeSettings(analysis_seconds=1.0, db=str(server["db"])))) as url:
+        open_page(page, {"url": url}, "?game=tictactoe&x=person&o=person")
+        page.click("#replay-games li[data-index='0']")
+        page.wait_for_selector("#replay-controls:not([hidden])")
+        page.click("#review")
+        wait_for_review(page, f"{len(record.moves)} moves reviewed")
+        verdicts = [verdict for _, verdict in review_marks(page)]
+        opening = len(record.opening)
+        assert verdicts[:opening] == ["not judged"] * opening
+        assert "the random opening" in page.inner_text("#moves li:first-child")
+        # the early positions that overran the budget are not judged, and say so: the last ones are
+        judged = [ply for ply, verdict in enumerate(verdicts) if verdict != "not judged"]
+        assert judged and judged == list(range(judged[0], len(verdicts)))
+        for ply in range(opening, judged[0]):
+            title = page.get_attribute(f"#moves li:nth-child({ply + 1}) .verdict", "title") or ""
+            assert "longer than 1 s" in title
+        start = new_game("connect4")
+        review = review_game(start, record.moves, judge_for("connect4"), from_ply=judged[0], opening=opening)
+        assert verdicts[judged[0] :] == [m.verdict.value for m in review.moves[judged[0] :]]
+        assert summary_rows(page) == expected_rows(review, ("X", "O"))
+        last = judged[-1]  # a marked move, clicked, shows the position after it
+        page.click(f"#moves li:nth-child({last + 1})")
+        assert page.inner_text("#replay-ply") == f"{last + 1} / {len(record.moves)}"
+        state = start
+        for move in record.moves[: last + 1]:
+            state = state.play(move)
+        assert drawn_cells(page) == engine_cells(state)
+        page.screenshot(path=str(screens / "replay-review.png"))
 
 
 def test_a_review_can_be_stopped(page: Page, server: dict[str, Any]) -> None:
