@@ -1237,7 +1237,7 @@ def test_the_review_of_every_move_is_boardlab_reviews(client: Any, game: str, se
     tallies = [answer.pop("tally") for answer in answers]
     assert {answer.pop("cached") for answer in answers} == {False}
     assert answers == [move.to_json() for move in expected.moves]
-    assert answers[0]["why"] == "the random opening" and tallies[0] is None
+    assert answers[0]["why"] == "the arena's opening" and tallies[0] is None
     for side in (0, 1):
         mine = [t for t, m in zip(tallies, expected.moves, strict=True) if m.mover == side]
         assert _summed(mine) == _summed([expected.tallies[side].to_json()])
@@ -1293,7 +1293,7 @@ def test_a_review_overrun_is_not_judged_and_earlier_positions_are_passed_over() 
     assert (earlier["ply"], earlier["mover"], earlier["move"]) == (2, 0, "3")
     assert exact.kinds("review") == 1
     opening = analyst.review(_after("connect4", "4", "4", "4", "4"), "5", opening=True)
-    assert opening["why"] == "the random opening" and exact.kinds("review") == 1
+    assert opening["why"] == "the arena's opening" and exact.kinds("review") == 1
     broken = Analyst(_Pool(_raise(ThinkError("solver broke"))), _Pool(_search)).review(
         _after("tictactoe"), "b2"
     )

@@ -495,7 +495,7 @@ def test_a_stored_game_is_reviewed_in_the_replay_but_its_random_opening(
         verdicts = [verdict for _, verdict in review_marks(page)]
         opening = len(record.opening)
         assert verdicts[:opening] == ["not judged"] * opening
-        assert "the random opening" in page.inner_text("#moves li:first-child")
+        assert "the arena's opening" in page.inner_text("#moves li:first-child")
         # the early positions that overran the budget are not judged, and say so: the last ones are
         judged = [ply for ply, verdict in enumerate(verdicts) if verdict != "not judged"]
         assert judged and judged == list(range(judged[0], len(verdicts)))

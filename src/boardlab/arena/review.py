@@ -100,8 +100,9 @@ class Review:
         return [m for m in self.moves if m.verdict in (Verdict.THREW_WIN, Verdict.LOST_DRAW)]
 
 
-RANDOM_OPENING = "the random opening"
-"""Why an arena game's first moves are not judged: the arena chose them at random."""
+ARENA_OPENING = "the arena's opening"
+"""Why an arena game's first moves are not judged: the arena chose them (random plies or a
+suite's opening), not the players."""
 
 Progressed = Callable[[int, int], None]
 """Told ``(done, total)`` as work goes."""
@@ -129,7 +130,7 @@ def review_game(
         except (GameError, ValueError) as err:
             raise OracleError(f"move {number}: {err}") from None
         if number <= opening:  # chosen by the arena, not by the player
-            reviewed, tally = unjudged_move(state, text, RANDOM_OPENING), None
+            reviewed, tally = unjudged_move(state, text, ARENA_OPENING), None
         else:
             reviewed, tally = review_move(state, text, judge, from_ply)
         review.moves.append(reviewed)
@@ -246,7 +247,7 @@ def _best_moves(state: Any, values: Sequence[MoveValue]) -> tuple[str, ...]:
 
 
 __all__ = [
-    "RANDOM_OPENING",
+    "ARENA_OPENING",
     "Progressed",
     "Review",
     "ReviewedMove",

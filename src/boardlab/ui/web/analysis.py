@@ -24,7 +24,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from boardlab.arena.review import RANDOM_OPENING, unjudged_move
+from boardlab.arena.review import ARENA_OPENING, unjudged_move
 from boardlab.play.agent_pool import AgentPool, Busy, Overrun, ThinkError
 from boardlab.ui.search_analysis import SEARCH_AGENT
 from boardlab.ui.web.hall import WebInputError, check_agent, check_in_worker, move_limit, said
@@ -88,7 +88,7 @@ class Analyst:
         did). WebInputError for a bad budget, and with status 429 when every worker stays busy."""
         budget = self._budget(seconds)
         if opening:
-            return {**unjudged_move(state, move, RANDOM_OPENING).to_json(), "tally": None, "cached": False}
+            return {**unjudged_move(state, move, ARENA_OPENING).to_json(), "tally": None, "cached": False}
         key = (state.game.spec, state.to_text(), f"review {move}", budget)
         return self._cached(key, lambda: self._review(state, move, budget))
 

@@ -98,7 +98,7 @@ class ReviewBody(BaseModel):
     """One move of a game to judge against perfect play, as ``boardlab review`` judges it: the
     game, the position its moves start from (the game's text notation; empty: the start), its
     moves (as for an analysis), which of them to judge (``number``: 1 for the first), how many of
-    the first moves were an arena's random opening (not judged), and the budget (the server's
+    the first moves were an arena's opening (not judged), and the budget (the server's
     analysis time by default)."""
 
     game: Spec = "quixo"

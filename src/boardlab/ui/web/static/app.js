@@ -753,7 +753,7 @@ const REVIEW_TRIES = 5;  // how often a move is asked while every worker stays b
 
 function reviewSource() {
   // the game on the board as a review reads it: a key naming the game, its spec, the position
-  // its moves start from, its moves and how many of them were an arena's random opening
+  // its moves start from, its moves and how many of them were an arena's opening
   if (ui.replay) {
     return { key: "replay " + ui.replay.tournament + "/" + ui.replay.index, game: ui.replay.game,
       start: "", moves: ui.replay.moves, opening: ui.replay.opening };
