@@ -156,6 +156,31 @@ def test_a_suite_of_openings_is_read_by_the_rules_and_bad_ones_exit_2(
     assert len(planned) == 1
 
 
+def test_openings_writes_a_suite_that_match_plays(app: typer.Typer, tmp_path: Path) -> None:
+    suite = tmp_path / "c4.txt"
+    code, _, stderr = _invoke(app, "openings", "--game", "connect4", "--plies", "1", "--out", str(suite))
+    assert code == 0 and "wrote 4 openings" in stderr
+    assert suite.read_text() == "# connect4: 4 distinct openings of 1 ply\n1\n2\n3\n4\n"
+    db = tmp_path / "arena.sqlite"
+    args = ["match", "greedy", "random", "--game", "connect4", "--openings", str(suite), "-n", "8", "-j", "1"]
+    code, stdout, stderr = _invoke(app, *args, "--db", str(db), "--out", str(tmp_path / "out"))
+    assert code == 0 and "8 new games" in stdout, stderr
+    with sqlite3.connect(db) as conn:
+        openings = [row[0] for row in conn.execute("SELECT opening FROM games ORDER BY game_index")]
+    conn.close()
+    assert openings == [str(column) for column in (1, 1, 2, 2, 3, 3, 4, 4)]
+    code, stdout, _ = _invoke(app, "openings", "--game", "tictactoe", "--plies", "2")
+    assert code == 0 and stdout.startswith("# tictactoe: 12 distinct openings of 2 plies\na1 b1\n")
+    for args, message in (
+        (["--plies", "0"], "opening plies must be in 1..1000"),
+        (["--game", "chess"], "unknown game 'chess'"),
+        (["--out", str(tmp_path)], "--out"),
+    ):
+        code, _, stderr = _invoke(app, "openings", *args)
+        assert code == 2 and stderr.startswith("Error: ") and message in stderr, stderr
+        assert len(stderr.strip().splitlines()) == 1
+
+
 def test_demo_uses_the_available_demo_agents(
     app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from boardlab.arena import match, tournament
-from boardlab.arena.openings import check_openings, parse_openings, read_openings
+from boardlab.arena import openings as openings_module
+from boardlab.arena.openings import check_openings, distinct_openings, parse_openings, read_openings
 from boardlab.arena.schedule import MAX_OPENINGS, ArenaError, GameTask, TournamentConfig, build_schedule
 from boardlab.arena.store import Store
 from boardlab.core.inputs import InputFileError
@@ -123,3 +124,55 @@ def test_a_match_from_a_suite_stores_its_openings_and_resumes(tmp_path: Path) ->
 def test_a_suite_that_breaks_the_rules_stops_the_tournament_before_any_game() -> None:
     with pytest.raises(ArenaError, match="opening 1: move 2"):
         tournament(["greedy", "random"], 2, game="tictactoe", openings=[["a1", "a1"]], workers=0)
+
+
+def open_positions(game: str, plies: int) -> dict[int, list[tuple[str, ...]]]:
+    """Every move sequence of ``plies`` moves leaving ``game`` open, by the canonical key of the
+    position it reaches: a plain walk of the whole tree."""
+    found: dict[int, list[tuple[str, ...]]] = {}
+
+    def walk(state: object, moves: tuple[str, ...]) -> None:
+        if len(moves) == plies:
+            found.setdefault(state.canonical_key(), []).append(moves)  # type: ignore[attr-defined]
+            return
+        for move in state.legal_moves():  # type: ignore[attr-defined]
+            after = state.play(move)  # type: ignore[attr-defined]
+            if not after.is_over:
+                walk(after, (*moves, str(move)))
+
+    walk(parse_game(game).initial(), ())
+    return found
+
+
+@pytest.mark.parametrize(
+    ("game", "plies"),
+    [("tictactoe", 1), ("tictactoe", 3), ("connect4", 1), ("connect4", 3), ("quixo:size=4", 2)],
+)
+def test_distinct_openings_give_each_open_position_once(game: str, plies: int) -> None:
+    suite = distinct_openings(game, plies)
+    reference = open_positions(game, plies)
+    start = parse_game(game).initial()
+    keys = []
+    for moves in suite:
+        state = start
+        for move in moves:
+            state = state.play(move)
+        keys.append(state.canonical_key())
+        assert moves in reference[keys[-1]]
+    assert sorted(keys) == sorted(reference)  # every position once, none missing
+    assert parse_openings("\n".join(" ".join(moves) for moves in suite), game) == suite
+
+
+def test_mirror_images_are_one_opening() -> None:
+    assert distinct_openings("connect4", 1) == (("1",), ("2",), ("3",), ("4",))
+    assert distinct_openings("tictactoe", 1) == (("a1",), ("b1",), ("b2",))
+
+
+def test_distinct_openings_refuse_too_many_none_and_bad_plies(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(ArenaError, match="no opening of 1 ply leaves a game of nim:piles=1 open"):
+        distinct_openings("nim:piles=1", 1)
+    with pytest.raises(ArenaError, match=r"opening plies must be in 1\.\.1000, got 0"):
+        distinct_openings("tictactoe", 0)
+    monkeypatch.setattr(openings_module, "MAX_OPENINGS", 10)
+    with pytest.raises(ArenaError, match="more than 10 distinct openings of 2 plies; use fewer plies"):
+        distinct_openings("tictactoe", 2)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from boardlab.arena.schedule import MAX_OPENING_PLIES, MAX_OPENINGS, ArenaError
+from boardlab.core.console import counted
 from boardlab.core.inputs import InputFileError, read_bytes
 from boardlab.core.spec import shorten
 from boardlab.games import GameError, parse_game
@@ -66,6 +67,30 @@ def check_openings(game: str, suite: Sequence[Sequence[str]]) -> None:
             raise ArenaError(f"{where}: {shorten(' '.join(moves))} is not in the game's notation")
 
 
+def distinct_openings(game: str, plies: int) -> tuple[Opening, ...]:
+    """One opening of ``plies`` moves for each distinct position they reach with the game still
+    open: positions reached by several move orders, or that are images of each other under the
+    board's symmetries (those that keep results), give one opening, the first in the order of
+    the legal moves. ArenaError when there are more than :data:`MAX_OPENINGS` or none."""
+    if not 1 <= plies <= MAX_OPENING_PLIES:
+        raise ArenaError(f"opening plies must be in 1..{MAX_OPENING_PLIES}, got {plies}")
+    frontier: list[tuple[Opening, Any]] = [((), _start(game))]
+    for ply in range(plies):
+        reached: dict[int, tuple[Opening, Any]] = {}
+        for moves, state in frontier:
+            for move in state.legal_moves():
+                after = state.play(move)
+                if not after.is_over:
+                    reached.setdefault(after.canonical_key(), ((*moves, str(move)), after))
+            if len(reached) > MAX_OPENINGS:
+                many = f"more than {MAX_OPENINGS:,} distinct openings of {ply + 1} plies"
+                raise ArenaError(f"{game} has {many}; use fewer plies")
+        frontier = list(reached.values())
+    if not frontier:
+        raise ArenaError(f"no opening of {counted(plies, 'ply', 'plies')} leaves a game of {game} open")
+    return tuple(moves for moves, _ in frontier)
+
+
 def _start(game: str) -> Any:
     try:
         return parse_game(game).initial()
@@ -92,4 +117,4 @@ def _played(state: Any, moves: list[str], where: str) -> Opening:
     return tuple(written)
 
 
-__all__ = ["Opening", "check_openings", "parse_openings", "read_openings"]
+__all__ = ["Opening", "check_openings", "distinct_openings", "parse_openings", "read_openings"]

@@ -18,7 +18,7 @@ import typer
 from rich.console import Console
 
 from boardlab.agents.base import AgentSpecError, parse_spec
-from boardlab.arena.openings import read_openings
+from boardlab.arena.openings import distinct_openings, read_openings
 from boardlab.arena.play import GameRecord, move_limit
 from boardlab.arena.report import (
     colour_table,
@@ -485,7 +485,36 @@ def export_command(
         fail(str(err))
     if not lines:
         fail(f"{shorten(str(db))} holds no games with these options; it holds: {_held(stored)}")
-    text = "\n".join(lines) + "\n"
+    _write_out("\n".join(lines) + "\n", out, counted(len(lines), "game"))
+
+
+def openings_command(
+    game: GameOpt = "quixo",
+    plies: Annotated[int, typer.Option("--plies", help="moves in each opening")] = 2,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="write them into this file (default: standard output)")
+    ] = None,
+) -> None:
+    """Write a suite of openings for --openings: one for each distinct position reached in
+    PLIES moves with the game still open (move orders reaching one position, and positions
+    that are images of each other under the board's symmetries, give one opening).
+
+    Example: boardlab openings --game connect4 --plies 2 --out c4-2.txt
+    """
+    if out is not None:
+        _check_path("--out", out, folder=False)
+    try:
+        spec = parse_game(game).spec
+        suite = distinct_openings(spec, plies)
+    except (ArenaError, GameError) as err:
+        fail(str(err))
+    header = f"# {spec}: {counted(len(suite), 'distinct opening')} of {counted(plies, 'ply', 'plies')}\n"
+    lines = "".join(" ".join(moves) + "\n" for moves in suite)
+    _write_out(header + lines, out, counted(len(suite), "opening"))
+
+
+def _write_out(text: str, out: Path | None, what: str) -> None:
+    """``text`` to standard output, or written atomically into ``out`` (saying ``what`` it holds)."""
     if out is None:
         typer.echo(text, nl=False)
         return
@@ -493,7 +522,7 @@ def export_command(
         atomic_write_text(out, text)
     except OSError as err:
         fail(f"--out {shorten(str(out))}: {err.strerror or err}")
-    typer.echo(f"wrote {counted(len(lines), 'game')} to {out}", err=True)
+    typer.echo(f"wrote {what} to {out}", err=True)
 
 
 def _game_filter(game: str | None) -> str | None:
@@ -627,8 +656,9 @@ def _demo_specs() -> list[str]:
 
 
 def register(app: typer.Typer) -> None:
-    """Attach the `match`, `tournament`, `ratings` and `export` commands to ``app``."""
+    """Attach the `match`, `tournament`, `ratings`, `export` and `openings` commands to ``app``."""
     app.command("match")(match_command)
     app.command("tournament")(tournament_command)
     app.command("ratings")(ratings_command)
     app.command("export")(export_command)
+    app.command("openings")(openings_command)
