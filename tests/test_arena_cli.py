@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -227,6 +228,44 @@ def test_ratings_pools_the_tournaments_of_a_store(
     monkeypatch.setattr(arena_cli, "MAX_MATRIX_PLAYERS", 2)
     code, stdout, _ = _invoke(app, "ratings", str(db), "--game", "quixo")
     assert code == 0 and "Ratings (quixo): 6 games" in stdout and "Score matrix" not in stdout  # too wide
+
+
+def test_tournaments_lists_what_a_store_holds(app: typer.Typer, tmp_path: Path) -> None:
+    db = tmp_path / "arena.sqlite"
+    suite = tmp_path / "suite.txt"
+    suite.write_text("b2\na1\n")
+    _play(app, db, "match", "greedy", "random", "-n", "2", "--name", "first", "--game", "tictactoe")
+    _play(
+        app,
+        db,
+        "tournament",
+        "greedy",
+        "random",
+        "mcts:iters=10",
+        "--gauntlet",
+        "-n",
+        "2",
+        "--game",
+        "tictactoe",
+        "--openings",
+        str(suite),
+    )
+    _play(app, db, "match", "greedy", "random", "-n", "2", "--game", "connect4", "--opening-plies", "1")
+    code, stdout, stderr = _invoke(app, "tournaments", str(db), "--json")
+    assert code == 0, stderr
+    listed = json.loads(stdout)
+    assert [(t["name"], t["game"], t["pairing"], len(t["specs"]), t["games"]) for t in listed] == [
+        ("first", "tictactoe", "round-robin", 2, 2),
+        ("greedy vs each of random, mcts:iters=10", "tictactoe", "gauntlet", 3, 4),
+        ("greedy vs random", "connect4", "round-robin", 2, 2),
+    ]
+    assert listed[1]["openings"] == [["b2"], ["a1"]] and listed[2]["opening_plies"] == 1
+    code, stdout, _ = _invoke(app, "tournaments", str(db), "--game", "tictactoe")
+    rows = [line for line in stdout.splitlines() if line.startswith("│")]
+    assert code == 0 and len(rows) == 2 and "connect4" not in stdout
+    assert "a suite of 2" in rows[1] and "gauntlet" in rows[1] and "2 plies at random" in rows[0]
+    code, _, stderr = _invoke(app, "tournaments", str(db), "--game", "quixo")
+    assert code == 2 and "holds no tournament of quixo; it holds: connect4 (greedy vs random)" in stderr
 
 
 def test_a_game_written_another_way_resumes_and_rates_as_the_same_game(

@@ -7,6 +7,7 @@ import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from rich.cells import cell_len
 from rich.console import Console
@@ -156,6 +157,34 @@ def _endings_caption(summary: Summary) -> str:
             part += f" ({', '.join(counted(n, word) for n, word in ((wins, 'win'), (draws, 'draw')) if n)})"
         parts.append(part)
     return "; " + ", ".join(parts) if parts else ""
+
+
+def tournaments_table(stored: Sequence[dict[str, Any]], title: str = "Tournaments") -> Table:
+    """The tournaments of a store (as :meth:`boardlab.arena.store.Store.tournaments` lists
+    them), oldest first: id, name, game, pairing, openings, players, stored games and when the
+    tournament began."""
+    table = Table(title=title)
+    for name in ("id", "name", "game", "pairing", "openings"):
+        table.add_column(name, overflow="fold")
+    for name in ("players", "games"):
+        table.add_column(name, justify="right")
+    table.add_column("created (UTC)")
+    for item in stored:
+        table.add_row(
+            item["id"],
+            item["name"],
+            item["game"],
+            item["pairing"],
+            _openings_text(item["openings"], item["opening_plies"]),
+            str(len(item["specs"])),
+            f"{item['games']:,}",
+            str(item["created"])[:16].replace("T", " "),
+        )
+    return _fitted(table)
+
+
+def _openings_text(suite: Sequence[Sequence[str]], plies: int) -> str:
+    return f"a suite of {len(suite):,}" if suite else f"{ply_count(plies)} at random"
 
 
 def print_report(

@@ -11,6 +11,7 @@ Ctrl-C and SIGTERM stop the run with every finished game stored (exit 130 and 14
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -27,6 +28,7 @@ from boardlab.arena.report import (
     progress_bar,
     ratings_table,
     score_matrix_table,
+    tournaments_table,
     write_summary_json,
 )
 from boardlab.arena.runner import (
@@ -488,6 +490,35 @@ def export_command(
     _write_out("\n".join(lines) + "\n", out, counted(len(lines), "game"))
 
 
+def tournaments_command(
+    db: StorePath,
+    game: Annotated[
+        str | None,
+        typer.Option("--game", help="the tournaments of this game spec only (default: every game)"),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print them as a JSON list")] = False,
+) -> None:
+    """List the tournaments of an arena store: id, name, game, pairing, openings, players and
+    games, oldest first (the id or name is what --tournament takes elsewhere).
+
+    Example: boardlab tournaments results/arena.sqlite --game connect4
+    """
+    game = _game_filter(game)
+    check_store_file(db)
+    try:
+        with Store(db, read_only=True) as store:
+            stored = store.tournaments()
+    except StoreError as err:
+        fail(str(err))
+    listed = [t for t in stored if game is None or canonical_game(t["game"]) == game]
+    if not listed:
+        fail(f"{shorten(str(db))} holds no tournament of {game}; it holds: {_held(stored)}")
+    if as_json:
+        typer.echo(json.dumps(listed, indent=2))
+        return
+    print_whole(output_console(), tournaments_table(listed, f"Tournaments in {shorten(str(db), 60)}"))
+
+
 def openings_command(
     game: GameOpt = "quixo",
     plies: Annotated[int, typer.Option("--plies", help="moves in each opening")] = 2,
@@ -656,9 +687,11 @@ def _demo_specs() -> list[str]:
 
 
 def register(app: typer.Typer) -> None:
-    """Attach the `match`, `tournament`, `ratings`, `export` and `openings` commands to ``app``."""
+    """Attach the `match`, `tournament`, `ratings`, `export`, `tournaments` and `openings`
+    commands to ``app``."""
     app.command("match")(match_command)
     app.command("tournament")(tournament_command)
     app.command("ratings")(ratings_command)
     app.command("export")(export_command)
+    app.command("tournaments")(tournaments_command)
     app.command("openings")(openings_command)
