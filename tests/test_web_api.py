@@ -789,6 +789,22 @@ def test_a_stored_game_replays_position_by_position(stored: tuple[Path, str, lis
     assert replays.game(tournament, 1)["positions"][1]["marks"]["to"] == [1, 1]  # b2, the centre
 
 
+def test_the_tournament_list_gives_a_suite_of_openings_by_its_length(tmp_path: Path) -> None:
+    suite = tuple((str(column),) for column in range(1, 8))
+    gauntlet = TournamentConfig(
+        ("greedy", "random", "greedy"), 1, "connect4", openings=suite, pairing="gauntlet"
+    )
+    path = tmp_path / "arena.sqlite"
+    with Store(path) as store:
+        store.register_tournament(gauntlet)
+        store.register_tournament(TournamentConfig(("greedy", "random"), 1, game="tictactoe"))
+    listed = Replays(path).tournaments()
+    assert [(t["pairing"], t["openings"], t["opening_plies"]) for t in listed] == [
+        ("gauntlet", 7, 0),
+        ("round-robin", 0, 2),
+    ]
+
+
 def test_a_tournaments_standings_rank_its_players_as_the_ratings_do(tmp_path: Path) -> None:
     # A beats B twice, B beats C twice, A and C draw; a game of A against itself says nothing
     config = TournamentConfig(("greedy", "random", "alphabeta:depth=1"), 1, game="tictactoe")

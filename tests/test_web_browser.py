@@ -402,6 +402,21 @@ def test_a_stored_game_is_replayed_with_its_thinking_times(
     assert analysis_rows(page) == exact_rows(before_end)
 
 
+def test_the_tournament_list_says_a_gauntlet_and_its_suite_of_openings(
+    page: Page, server: dict[str, Any]
+) -> None:
+    suite = (("4",), ("3",), ("5", "4"))
+    config = TournamentConfig(
+        ("greedy", "random", "mcts"), 1, "connect4", name="suite", pairing="gauntlet", openings=suite
+    )
+    with Store(server["db"]) as store:
+        store.register_tournament(config)  # listed after the stored game's tournament
+    open_page(page, server, "?game=tictactoe&x=person&o=person")
+    page.wait_for_selector("#tournaments option:nth-child(2)", state="attached")
+    options = page.eval_on_selector_all("#tournaments option", "items => items.map(o => o.textContent)")
+    assert options == ["web test (connect4, 1 game)", "suite (connect4, gauntlet, 3 openings, 0 games)"]
+
+
 # --- review -----------------------------------------------------------------------------------
 
 REVIEW_STATUS = "() => document.getElementById('review-status').textContent"

@@ -36,12 +36,14 @@ class Replays:
             raise WebInputError(str(err), 422) from None
 
     def tournaments(self) -> list[dict[str, Any]]:
-        """Every tournament of the store, oldest first, with its number of games."""
+        """Every tournament of the store, oldest first, with its number of games; a suite of
+        openings is given by its length (``openings``), not its moves (a suite may be long)."""
         with self._store() as store:
             try:
-                return store.tournaments()
+                stored = store.tournaments()
             except StoreError as err:
                 raise WebInputError(str(err), 422) from None
+        return [{**item, "openings": len(item["openings"])} for item in stored]
 
     def standings(self, tournament: str) -> list[dict[str, Any]]:
         """A tournament's table, best first (by Elo, as ``boardlab ratings`` ranks): each player's

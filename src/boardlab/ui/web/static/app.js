@@ -891,7 +891,10 @@ async function loadTournaments() {
   try {
     const { tournaments } = await api("GET", "/api/replay");
     select.innerHTML = "";
-    for (const t of tournaments) select.add(new Option(`${t.name} (${t.game}, ${counted(t.games, "game")})`, t.id));
+    for (const t of tournaments) {
+      const kind = [t.game, t.pairing === "gauntlet" ? "gauntlet" : null, t.openings ? counted(t.openings, "opening") : null];
+      select.add(new Option(`${t.name} (${kind.filter(Boolean).join(", ")}, ${counted(t.games, "game")})`, t.id));
+    }
     select.onchange = () => loadReplayGames(select.value);
     if (tournaments.length) loadReplayGames(tournaments[0].id);
   } catch (err) { say(err.message); }
