@@ -1,11 +1,11 @@
 """Playing strength of one agent against a list of opponents.
 
-Each opponent plays ``--games`` games against the agent: colours alternate, each random
-opening is played with both colours, games run in parallel and are stored in ``--db`` (so an
-interrupted run resumes where it stopped when the same command is run again). Prints a
-table: wins/draws/losses overall and by colour, score, and the agent's Elo difference over
-the opponent with its 95 % interval (maximum likelihood, one virtual draw per player as prior,
-see boardlab.arena.ratings).
+Each opponent plays ``--games`` games against the agent: colours alternate, each opening
+(random plies, or a suite's in turn with ``--openings FILE``) is played with both colours,
+games run in parallel and are stored in ``--db`` (so an interrupted run resumes where it
+stopped when the same command is run again). Prints a table: wins/draws/losses overall and by
+colour, score, and the agent's Elo difference over the opponent with its 95 % interval (maximum
+likelihood, one virtual draw per player as prior, see boardlab.arena.ratings).
 
 ``--backend ray`` plays the games on Ray (a local instance, or the cluster at ``--address``);
 the results come back to this process, which alone writes the store.
@@ -27,9 +27,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from boardlab.arena import ArenaError, Store, TournamentConfig, TournamentRun, run_tournament
+from boardlab.arena import ArenaError, Store, TournamentConfig, TournamentRun, read_openings, run_tournament
 from boardlab.arena.report import output_console, progress_bar
 from boardlab.arena.runner import validate_config
+from boardlab.core.inputs import InputFileError
 from boardlab.play.backend import BACKENDS, Backend, BackendError, open_backend
 
 
@@ -42,6 +43,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
     parser.add_argument("--seed", type=int, default=0, help="tournament seed")
     parser.add_argument("--opening-plies", type=int, default=2, help="random opening plies")
+    parser.add_argument("--openings", type=Path, help="a suite of openings played in turn (one a line)")
     parser.add_argument("--db", type=Path, default=Path("results/strength.sqlite"), help="SQLite game store")
     parser.add_argument("--markdown", action="store_true", help="also print a Markdown table")
     parser.add_argument("--backend", choices=BACKENDS, default="local", help="where the workers run")
@@ -54,8 +56,11 @@ def _configs(args: argparse.Namespace) -> list[TournamentConfig]:
         raise ArenaError(f"--games must be at least 1, got {args.games}")
     if args.workers is not None and args.workers < 1:
         raise ArenaError(f"--workers must be at least 1, got {args.workers}")
+    suite = read_openings(args.openings, args.game) if args.openings is not None else ()
     configs = [
-        TournamentConfig((args.agent, opponent), args.games, args.game, args.seed, args.opening_plies)
+        TournamentConfig(
+            (args.agent, opponent), args.games, args.game, args.seed, args.opening_plies, openings=suite
+        )
         for opponent in args.opponents
     ]
     for config in configs:
@@ -123,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         configs = _configs(args)
         backend = open_backend(args.backend, args.address)
-    except (ArenaError, BackendError) as err:
+    except (ArenaError, BackendError, InputFileError) as err:
         print(f"Error: {' '.join(str(err).split())}", file=sys.stderr)
         return 2
     with backend:

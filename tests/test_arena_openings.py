@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -176,3 +177,24 @@ def test_distinct_openings_refuse_too_many_none_and_bad_plies(monkeypatch: pytes
     monkeypatch.setattr(openings_module, "MAX_OPENINGS", 10)
     with pytest.raises(ArenaError, match="more than 10 distinct openings of 2 plies; use fewer plies"):
         distinct_openings("tictactoe", 2)
+
+
+def test_the_strength_script_plays_each_opponent_from_the_suite(tmp_path: Path) -> None:
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "strength.py"
+    spec = importlib.util.spec_from_file_location("strength_script", path)
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    suite, db = tmp_path / "suite.txt", tmp_path / "strength.sqlite"
+    suite.write_text("a1\nb2 a1\n")
+    argv = ["--agent", "greedy", "--opponents", "random", "mcts:iters=10", "--game", "tictactoe"]
+    argv += ["--games", "4", "--workers", "1", "--openings", str(suite), "--db", str(db)]
+    assert script.main(argv) == 0
+    with Store(db, read_only=True) as store:
+        stored = store.tournaments()
+        openings = {t["specs"][1]: [r.opening for r in store.games(t["id"])] for t in stored}
+    assert openings == {
+        opponent: [("a1",), ("a1",), ("b2", "a1"), ("b2", "a1")] for opponent in ("random", "mcts:iters=10")
+    }
+    suite.write_text("a1 a1\n")
+    assert script.main(argv) == 2  # a suite the rules refuse: one line, nothing played
