@@ -83,7 +83,7 @@ class Analyst:
         """``move`` (legal in ``state``) judged by the game's exact play within the budget:
         :meth:`~boardlab.arena.review.ReviewedMove.to_json`, with ``tally`` (the move's
         :class:`~boardlab.arena.oracle.Tally` as JSON, None where not judged) and ``cached``.
-        Not judged, with the reason: a move of an arena's random ``opening``, a position the
+        Not judged, with the reason: a move of an arena game's ``opening``, a position the
         judge does not cover, one whose solve overran the budget (or comes before one that
         did). WebInputError for a bad budget, and with status 429 when every worker stays busy."""
         budget = self._budget(seconds)
