@@ -126,6 +126,7 @@ def test_a_gauntlet_plays_the_first_agent_against_each_other_one_and_resumes(
     assert code == 0, stderr
     assert "Ratings (greedy vs each of random, alphabeta:depth=1): 8 games" in stdout
     assert "8 new games, 8 stored" in stdout
+    assert "greedy against each" in stdout and "Score matrix" not in stdout
     with sqlite3.connect(db) as conn:
         met = set(conn.execute("SELECT DISTINCT first_spec, second_spec FROM games"))
         pairing = conn.execute("SELECT pairing FROM tournaments").fetchall()

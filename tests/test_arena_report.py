@@ -14,10 +14,12 @@ from rich.console import Console
 
 from boardlab.arena.play import GameRecord
 from boardlab.arena.plots import LABEL_CHARS, outcomes_figure, plot_label, write_plots
+from boardlab.arena.ratings import pair_elo
 from boardlab.arena.report import (
     ENDINGS,
     colour_table,
     forfeit_lines,
+    gauntlet_table,
     print_report,
     ratings_table,
     score_matrix_table,
@@ -335,3 +337,49 @@ def test_counts_of_one_are_singular_in_the_report() -> None:
 
 def test_every_way_a_game_ends_has_its_words_in_the_colour_table() -> None:
     assert set(ENDINGS) == set(Reason)
+
+
+@given(st.lists(st.tuples(st.integers(1, 3), st.booleans(), st.sampled_from([0, 1, None])), max_size=30))
+def test_the_gauntlet_table_counts_the_first_players_games_against_each(
+    games: list[tuple[int, bool, int | None]],
+) -> None:
+    specs = ("greedy", "random", "mcts", "minimax")
+    records = [
+        dataclasses.replace(
+            _game(i, 0, 1, winner, 9),
+            first_player=0 if zero_first else other,
+            second_player=other if zero_first else 0,
+            first_spec=specs[0 if zero_first else other],
+            second_spec=specs[other if zero_first else 0],
+        )
+        for i, (other, zero_first, winner) in enumerate(games)
+    ]
+    columns = _cells(gauntlet_table(summarize(specs, records), records))
+    assert columns[0] == list(specs[1:])
+    for row, other in enumerate((1, 2, 3)):
+        mine = [(zero_first, winner) for o, zero_first, winner in games if o == other]
+
+        def counted(first: bool, mine: list[tuple[bool, int | None]] = mine) -> list[int]:
+            results = [
+                0.5 if winner is None else float((winner == 0) == zero_first)
+                for zero_first, winner in mine
+                if zero_first == first
+            ]
+            return [results.count(1.0), results.count(0.5), results.count(0.0)]
+
+        first, second = counted(True), counted(False)
+        both = [a + b for a, b in zip(first, second, strict=True)]
+        assert columns[1][row] == str(len(mine))
+        assert [columns[c][row] for c in (2, 3, 4)] == ["-".join(map(str, w)) for w in (both, first, second)]
+        if not mine:
+            assert columns[6][row] == "-"
+            continue
+        diff, low, high = pair_elo(*both)
+        assert columns[6][row] == f"{diff:+.0f} [{low:+.0f}, {high:+.0f}]"
+
+
+def test_a_gauntlets_report_shows_its_table_in_place_of_the_score_matrix() -> None:
+    console = Console(width=200, record=True)
+    print_report(summarize(SPECS, GAMES), console, "g", GAMES, gauntlet=True)
+    text = console.export_text()
+    assert "random against each" in text and "Score matrix" not in text

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from rich.progress import (
 from rich.table import Table
 
 from boardlab.arena.play import GameRecord
+from boardlab.arena.ratings import pair_elo
 from boardlab.arena.runner import GameHook, StartHook
 from boardlab.arena.summary import Outcomes, Summary
 from boardlab.core.console import counted, make_console, ply_count, print_whole
@@ -187,14 +188,48 @@ def _openings_text(suite: Sequence[Sequence[str]], plies: int) -> str:
     return f"a suite of {len(suite):,}" if suite else f"{ply_count(plies)} at random"
 
 
+def gauntlet_table(summary: Summary, records: Sequence[GameRecord]) -> Table:
+    """The first player's results in ``records`` against each of the others, in their order:
+    games, W-D-L overall and with each colour, score, and its Elo difference over that opponent
+    with a 95 % interval (:func:`~boardlab.arena.ratings.pair_elo`)."""
+    table = Table(title=f"{summary.names[0]} against each")
+    longest = max(map(len, summary.names[1:]))
+    table.add_column("opponent", overflow="fold", min_width=min(longest, PLAYER_MIN_WIDTH))
+    for name in ("games", "W-D-L", "as first", "as second", "score", "Elo diff [95%]"):
+        table.add_column(name, justify="right")
+    for other in range(1, len(summary.names)):
+        first = _results_of_first(r for r in records if (r.first_player, r.second_player) == (0, other))
+        second = _results_of_first(r for r in records if (r.first_player, r.second_player) == (other, 0))
+        both = first + second
+        elo = "-"
+        if both.games:
+            diff, low, high = pair_elo(both.wins, both.draws, both.losses)
+            elo = f"{diff:+.0f} [{low:+.0f}, {high:+.0f}]"
+        row = (str(both.games), both.text(), first.text(), second.text(), _pct(both.score), elo)
+        table.add_row(summary.names[other], *row)
+    table.caption = f"W-D-L, score and Elo difference from {summary.names[0]}'s side"
+    return _fitted(table)
+
+
+def _results_of_first(records: Iterable[GameRecord]) -> Outcomes:
+    """The tournament's player 0's wins, draws and losses in ``records`` (games it played)."""
+    scores = [record.score_of(0) for record in records]
+    return Outcomes(scores.count(1.0), scores.count(0.5), scores.count(0.0))
+
+
 def print_report(
-    summary: Summary, console: Console, title: str = "", records: Sequence[GameRecord] = ()
+    summary: Summary,
+    console: Console,
+    title: str = "",
+    records: Sequence[GameRecord] = (),
+    gauntlet: bool = False,
 ) -> None:
-    """Print the ratings, score matrix and colour tables, then the forfeited games of ``records``."""
+    """Print the ratings, the score matrix (a gauntlet: the first player's results against each
+    of the others) and colour tables, then the forfeited games of ``records``."""
     heading = f" ({title})" if title else ""
     print_whole(console, ratings_table(summary, f"Ratings{heading}: {counted(summary.n_games, 'game')}"))
     if len(summary.names) > 2:
-        print_whole(console, score_matrix_table(summary))
+        print_whole(console, gauntlet_table(summary, records) if gauntlet else score_matrix_table(summary))
     print_whole(console, colour_table(summary))
     lines = forfeit_lines(records, summary.names)
     for line in lines:

@@ -307,7 +307,7 @@ def _write_plots(summary: Summary, out: Path, store: str | Path, again: str) -> 
 
 def _report(run: TournamentRun, console: Console, out: Path) -> None:
     summary = run.summary()
-    print_report(summary, console, run.config.label, run.records)
+    print_report(summary, console, run.config.label, run.records, gauntlet=run.config.pairing == GAUNTLET)
     again = "and the same command writes the plots without playing them again"
     paths = _write_plots(summary, out, run.store_path, again)
     kept = (
