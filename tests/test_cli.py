@@ -68,6 +68,14 @@ def test_games_lists_every_game_and_with_a_name_its_options_and_evaluations():
     assert "evaluations (first is the default): tuned, " in detail.output
 
 
+def test_an_agent_or_a_game_without_options_says_so_rather_than_print_an_empty_table():
+    for args in (["agents", "greedy"], ["games", "tictactoe"]):
+        result = runner.invoke(app, args, env=WIDE)
+        assert result.exit_code == 0, result.output
+        rows = [line for line in result.output.splitlines() if line.startswith("│ ")]
+        assert len(rows) == 1 and "no options" in rows[0], result.output
+
+
 def test_perft_prints_the_published_counts():
     result = runner.invoke(app, ["perft", "--depth", "3"], terminal_width=200)
     assert result.exit_code == 0

@@ -40,6 +40,8 @@ def options_table(title: str, specs: Iterable[OptionSpec], *, flags: bool = Fals
     for spec in specs:
         name = f"{flag(spec.name)} {spec.type_name.upper()}" if flags else spec.name
         table.add_row(name, escape(format_value(spec.default)), escape(spec.explained()))
+    if not table.row_count:  # an empty table reads as a listing that failed
+        table.add_row("-", "", "no options")
     return table
 
 
