@@ -136,6 +136,7 @@ def test_flags_and_hyper_strings_give_the_same_settings(tmp_path: Path) -> None:
         "ga", *common, "--out", str(tmp_path / "b"), "--hyper", "selection=roulette,population=6"
     )
     assert by_flags.exit_code == 0 and by_hyper.exit_code == 0, by_flags.output + by_hyper.output
+    assert ": 1 epoch in " in by_flags.output, by_flags.output  # one epoch, not "1 epochs"
     a, b = (json.loads((tmp_path / n / "summary.json").read_text()) for n in "ab")
     assert (
         a["hyper"] == b["hyper"] and a["hyper"]["selection"] == "roulette" and a["hyper"]["population"] == 6

@@ -417,7 +417,8 @@ def _train_and_report(console: Console, plan: Plan, checkpoint: Path, stop: Term
                 code=1,
             )
     seconds = float(summary.get("train_seconds", 0.0))
-    title = f"{run.title}: {run.progress:,} {plan.method.unit} in {seconds:.2f} s of training"
+    trained = counted(run.progress, plan.method.unit.removesuffix("s"), plan.method.unit)
+    title = f"{run.title}: {trained} in {seconds:.2f} s of training"
     console.print(final_table(title, summary["final"]))
     for line in run.report_lines():
         console.print(line, soft_wrap=True)
