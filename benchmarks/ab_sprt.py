@@ -47,6 +47,10 @@ from boardlab.core.processes import sigterm_as_interrupt
 from boardlab.games import Reason
 from boardlab.play.backend import BACKENDS, BackendError, open_backend
 
+DEFAULT_PLIES = 4
+"""Random opening plies without --opening-plies or --openings: more than the arena's 2, so that
+the many games of an A/B test rarely repeat an opening."""
+
 
 class _Decided(Exception):
     """Raised from the game hook to stop the match once the test has decided."""
@@ -63,7 +67,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--beta", type=float, default=0.05, help="false-negative rate (default 0.05)")
     parser.add_argument("--max-games", type=int, default=400, help="stop there, inconclusive (default 400)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the openings and agents")
-    parser.add_argument("--opening-plies", type=int, default=4, help="random opening plies (default 4)")
+    parser.add_argument("--opening-plies", type=int, help=f"random opening plies (default {DEFAULT_PLIES})")
     parser.add_argument("--openings", type=Path, help="a suite of openings played in turn (one a line)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--trinomial", action="store_true", help="test single games, not game pairs")
@@ -152,9 +156,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Error: {err}", file=sys.stderr)
         return 2
     games = args.max_games + args.max_games % 2  # whole pairs
+    if args.openings is not None and args.opening_plies is not None:
+        print("Error: give either --openings or --opening-plies", file=sys.stderr)
+        return 2
     try:
         suite = read_openings(args.openings, args.game) if args.openings is not None else ()
-        plies = args.opening_plies
+        plies = DEFAULT_PLIES if args.opening_plies is None else args.opening_plies
         config = TournamentConfig((args.new, args.old), games, args.game, args.seed, plies, openings=suite)
         validate_config(config)  # a bad agent spec or game: one line before any work
     except (ArenaError, InputFileError) as err:

@@ -254,3 +254,6 @@ def test_the_ab_script_plays_a_suite_of_openings_and_refuses_a_bad_one(
     assert _ab_sprt_script().main([*argv, "--openings", str(suite)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"Error: {suite} line 1: move 2 (b2)") and len(err.strip().splitlines()) == 1
+    # random plies and a suite together: one of them would be ignored, so neither is played
+    assert _ab_sprt_script().main([*argv, "--openings", str(suite), "--opening-plies", "2"]) == 2
+    assert capsys.readouterr().err == "Error: give either --openings or --opening-plies\n"
