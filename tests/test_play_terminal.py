@@ -19,7 +19,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from boardlab.agents.base import make_agent
-from boardlab.agents.decision import Decision
+from boardlab.agents.decision import Decision, SearchInfo
 from boardlab.games import new_game
 from boardlab.games.base import Reason
 from boardlab.games.quixo import Move, State, all_moves
@@ -592,6 +592,22 @@ def test_a_search_s_hint_shows_its_evaluation_depth_and_line() -> None:
     hint = next(line for line in out.splitlines() if line.startswith("hint: "))
     move = hint.split()[1]
     assert "(alphabeta:depth=3, evaluation " in hint and ", depth 3, line " + move in hint
+
+
+class _FallingBack(_Adviser):
+    """``perfect`` whose answer came from its search (as on Connect Four's early plies)."""
+
+    def act(self, state: Any, limit: Any = None) -> Decision:
+        move = super().act(state, limit).move
+        return Decision(move, info=SearchInfo(depth=4, score=12.5, engine="alphabeta"))
+
+
+def test_a_hint_says_which_part_of_the_adviser_decided_where_it_is_not_the_adviser_itself() -> None:
+    _, out, _ = _advised(["hint", "quit"], _FallingBack("perfect"))
+    hint = next(line for line in out.splitlines() if line.startswith("hint: "))
+    assert "(perfect, decided by its alphabeta, evaluation +12.50 for X, depth 4)" in hint
+    _, out, _ = _advised(["hint", "quit"], _Adviser("alphabeta:depth=2"))
+    assert "decided by" not in out  # alpha-beta's own search: nothing to add
 
 
 def test_a_failing_adviser_is_stopped_and_the_next_hint_starts_another() -> None:

@@ -19,6 +19,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from boardlab.agents.decision import Decision
 from boardlab.core.console import counted, make_console
 from boardlab.core.spec import shorten
 from boardlab.games.base import GameError, MoveParseError, Outcome, Reason
@@ -232,7 +233,8 @@ class TerminalGame:
             self._close_adviser()
             self.console.print(Text(f"No hint: the adviser failed ({shorten(detail)}).", style="yellow"))
             return
-        summary = decision_summary(self.state, decision)
+        parts = (_engine_said(self._adviser.spec, decision), decision_summary(self.state, decision))
+        summary = ", ".join(part for part in parts if part)
         said = f"  ({self._adviser.spec}{', ' if summary else ''}{summary})"
         self.console.print(Text.assemble("hint: ", (str(decision.move), "bold"), (said, "dim")))
 
@@ -332,3 +334,11 @@ def result_line(result: PlayResult, agent_label: str, symbols: tuple[str, str] =
     who = "you win" if result.human_won else f"{agent_label} wins"
     why = f" ({outcome.detail})" if outcome.detail else ""  # a phrase of its own: "took the last object"
     return f"{symbols[outcome.winner]} wins after {moves}{why}: {who}."
+
+
+def _engine_said(spec: str, decision: Decision) -> str:
+    """ "decided by its ENGINE" where the part of the agent that decided is not the agent itself
+    (a hybrid's tables, alpha-beta or MCTS; ``perfect`` falling back to a search)."""
+    engine = decision.info.engine if decision.info is not None else ""
+    name = spec.split(":", 1)[0].strip()
+    return f"decided by its {engine}" if engine and engine not in (name, "exact") else ""
