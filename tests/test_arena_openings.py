@@ -198,3 +198,28 @@ def test_the_strength_script_plays_each_opponent_from_the_suite(tmp_path: Path) 
     }
     suite.write_text("a1 a1\n")
     assert script.main(argv) == 2  # a suite the rules refuse: one line, nothing played
+
+
+def test_distinct_openings_take_up_to_the_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(ArenaError, match="no opening of 1,000 plies leaves"):
+        distinct_openings("tictactoe", 1000)  # the most plies asked, though no game lasts so long
+    with pytest.raises(ArenaError, match=r"opening plies must be in 1\.\.1000, got 1001"):
+        distinct_openings("tictactoe", 1001)
+    suite = distinct_openings("tictactoe", 2)
+    monkeypatch.setattr(openings_module, "MAX_OPENINGS", len(suite))
+    assert distinct_openings("tictactoe", 2) == suite  # exactly as many as allowed
+
+
+def test_an_opening_of_the_most_moves_is_read() -> None:
+    # each player pushes a cube along a row and back: the game never ends
+    line = " ".join(["a1e1", "a5e5", "e1a1", "e5a5"] * 250)
+    [opening] = parse_openings(line, "quixo:ply_cap=1001")
+    assert len(opening) == 1000
+    check_openings("quixo:ply_cap=1001", [opening])
+
+
+def test_openings_for_an_unknown_game_are_refused_as_arena_errors() -> None:
+    with pytest.raises(ArenaError, match="chess"):
+        parse_openings("e4\n", "chess")
+    with pytest.raises(ArenaError, match="chess"):
+        distinct_openings("chess", 1)
