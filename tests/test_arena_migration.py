@@ -238,11 +238,12 @@ def test_a_v2_store_reads_as_round_robins_and_takes_a_gauntlet(tmp_path: Path) -
     assert {"pairing", "openings"} <= set(_tournament_columns(path))
 
 
-def test_a_store_lacking_the_pairing_column_is_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize("read_only", [False, True])
+def test_a_store_lacking_the_pairing_column_is_refused(tmp_path: Path, read_only: bool) -> None:
     path = tmp_path / "short.sqlite"
     write_v2_store(path, schema_version=str(SCHEMA_VERSION))
     with pytest.raises(StoreError, match="its tournaments table lacks the columns pairing, openings"):
-        Store(path)
+        Store(path, read_only=read_only)
 
 
 def test_record_json_round_trip_and_content() -> None:

@@ -223,3 +223,24 @@ def test_openings_for_an_unknown_game_are_refused_as_arena_errors() -> None:
         parse_openings("e4\n", "chess")
     with pytest.raises(ArenaError, match="chess"):
         distinct_openings("chess", 1)
+
+
+def test_a_suite_is_kept_as_tuples_and_its_moves_and_order_name_the_tournament() -> None:
+    config = TournamentConfig(("a", "b"), 4, "tictactoe", openings=[["a1", "b2"], ["b2"]])  # type: ignore[list-item]
+    assert config.openings == (("a1", "b2"), ("b2",))
+    assert [task.opening for task in build_schedule(config)] == [("a1", "b2")] * 2 + [("b2",)] * 2
+    hash(config)
+    other_moves = dataclasses.replace(config, openings=(("a1", "b2"), ("c3",)))
+    other_order = dataclasses.replace(config, openings=(("b2",), ("a1", "b2")))
+    ids = {config.tournament_id, other_moves.tournament_id, other_order.tournament_id}
+    assert len(ids) == 3
+
+
+def test_a_tournament_takes_a_suite_up_to_its_limits() -> None:
+    most = TournamentConfig(("a", "b"), 2, "tictactoe", openings=(("b2",),) * MAX_OPENINGS)
+    assert len(most.openings) == MAX_OPENINGS
+    with pytest.raises(ArenaError, match=f"a suite takes at most {MAX_OPENINGS:,} openings"):
+        TournamentConfig(("a", "b"), 2, "tictactoe", openings=(("b2",),) * (MAX_OPENINGS + 1))
+    assert TournamentConfig(("a", "b"), 2, "tictactoe", openings=(("b2",) * 1000,)).openings[0][999] == "b2"
+    with pytest.raises(ArenaError, match="an opening takes at most 1000 moves, got 1001"):
+        TournamentConfig(("a", "b"), 2, "tictactoe", openings=(("b2",) * 3, ("b2",) * 1001))

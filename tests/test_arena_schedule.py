@@ -170,3 +170,8 @@ def test_a_schedule_too_long_to_list_is_refused() -> None:
     with pytest.raises(ArenaError, match="too long to list"):
         build_schedule(config)
     assert len(build_schedule(TournamentConfig(("random", "greedy"), 3, game="tictactoe"))) == 3
+
+
+def test_a_named_gauntlet_is_labelled_by_its_name() -> None:
+    config = TournamentConfig(("a", "b", "c"), 2, pairing=GAUNTLET, name="champion")
+    assert config.label == "champion"

@@ -203,3 +203,40 @@ def test_tournaments_are_listed_oldest_first(tmp_path: Path) -> None:
     conn.close()
     with Store(path) as store:
         assert [item["name"] for item in store.tournaments()] == ["t3", "t2", "t1"]
+
+
+def test_a_tournament_registered_again_keeps_its_first_name(tmp_path: Path) -> None:
+    with Store(tmp_path / "arena.sqlite") as store:
+        store.register_tournament(CONFIG)
+        renamed = TournamentConfig(CONFIG.specs, 5, seed=CONFIG.seed, name="another name")
+        assert store.register_tournament(renamed) == CONFIG.tournament_id
+        assert [t["name"] for t in store.tournaments()] == ["store test"]
+
+
+def test_each_tournament_counts_its_own_games(tmp_path: Path) -> None:
+    other = TournamentConfig(("random", "greedy"), 2, seed=5, name="other")
+    with Store(tmp_path / "arena.sqlite") as store:
+        store.register_tournament(CONFIG)
+        store.register_tournament(other)
+        for index in range(3):
+            store.add_game(_record(index))
+        assert [(t["name"], t["games"]) for t in store.tournaments()] == [("store test", 3), ("other", 0)]
+
+
+@pytest.mark.parametrize(
+    ("column", "value"), [("openings", "[['a1'"), ("openings", b'[["a1"]]'), ("specs", b"[]")]
+)
+def test_a_tournament_with_unreadable_columns_is_a_store_error(
+    tmp_path: Path, column: str, value: object
+) -> None:
+    path = tmp_path / "arena.sqlite"
+    with Store(path) as store:
+        store.register_tournament(CONFIG)
+    with sqlite3.connect(path) as conn:
+        conn.execute(f"UPDATE tournaments SET {column} = ?", (value,))
+    conn.close()
+    with (
+        pytest.raises(StoreError, match=f"tournament {CONFIG.tournament_id} is unreadable"),
+        Store(path) as store,
+    ):
+        store.tournaments()
