@@ -269,6 +269,17 @@ def test_tournaments_lists_what_a_store_holds(app: typer.Typer, tmp_path: Path) 
     assert code == 2 and "holds no tournament of quixo; it holds: connect4 (greedy vs random)" in stderr
 
 
+def test_tournaments_of_a_damaged_store_exit_2_with_one_line(app: typer.Typer, tmp_path: Path) -> None:
+    db = tmp_path / "arena.sqlite"
+    assert match("greedy", "random", 2, game="tictactoe", store=db, workers=0).played == 2
+    with sqlite3.connect(db) as conn:  # valid JSON, but not a suite
+        conn.execute("UPDATE tournaments SET openings = '5'")
+    conn.close()
+    code, stdout, stderr = _invoke(app, "tournaments", str(db))
+    assert code == 2 and "is unreadable (the openings are not a list of move lists)" in stderr
+    assert len(stderr.strip().splitlines()) == 1 and "Traceback" not in stdout + stderr
+
+
 def test_a_game_written_another_way_resumes_and_rates_as_the_same_game(
     app: typer.Typer, tmp_path: Path
 ) -> None:

@@ -224,7 +224,17 @@ def test_each_tournament_counts_its_own_games(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("column", "value"), [("openings", "[['a1'"), ("openings", b'[["a1"]]'), ("specs", b"[]")]
+    ("column", "value"),
+    [
+        ("openings", "[['a1'"),
+        ("openings", b'[["a1"]]'),
+        ("specs", b"[]"),
+        ("openings", "5"),
+        ("openings", '{"a1": 1}'),
+        ("openings", '[["a1", 5]]'),
+        ("specs", "5"),
+        ("specs", '["random", null]'),
+    ],
 )
 def test_a_tournament_with_unreadable_columns_is_a_store_error(
     tmp_path: Path, column: str, value: object

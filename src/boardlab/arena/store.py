@@ -98,6 +98,25 @@ def _tuple_from_json(text: str) -> tuple[float, ...]:
     return tuple(float(v) for v in values)
 
 
+def _specs_from_text(text: Any) -> list[str]:
+    """A tournament's stored specs: a JSON list of texts, ValueError otherwise (the listings
+    take their lengths and print them)."""
+    specs = json.loads(_text(text))
+    if not isinstance(specs, list) or not all(isinstance(spec, str) for spec in specs):
+        raise ValueError("the specs are not a list of agent specs")
+    return specs
+
+
+def _openings_from_text(text: Any) -> list[list[str]]:
+    """A tournament's stored suite: a JSON list of lists of moves, ValueError otherwise."""
+    suite = json.loads(_text(text))
+    if not isinstance(suite, list) or not all(
+        isinstance(moves, list) and all(isinstance(move, str) for move in moves) for moves in suite
+    ):
+        raise ValueError("the openings are not a list of move lists")
+    return suite
+
+
 def _outcome_text(outcome: Outcome) -> str:
     return json.dumps(outcome.to_json(), separators=(",", ":"))
 
@@ -384,8 +403,8 @@ class Store:
         out = [dict(zip(keys, row, strict=True)) for row in rows]
         for item in out:
             try:
-                item["specs"] = json.loads(_text(item["specs"]))
-                item["openings"] = json.loads(_text(item["openings"]))
+                item["specs"] = _specs_from_text(item["specs"])
+                item["openings"] = _openings_from_text(item["openings"])
             except ValueError as err:  # JSONDecodeError is one
                 raise StoreError(
                     f"store {self.path}: tournament {item['id']} is unreadable ({err})"
