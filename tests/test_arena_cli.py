@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import sqlite3
 from pathlib import Path
@@ -151,6 +152,7 @@ def test_a_suite_of_openings_is_read_by_the_rules_and_bad_ones_exit_2(
         (["--openings", str(tmp_path / "none.txt")], "none.txt does not exist"),
         (["--openings", str(tmp_path)], "is a folder"),
         (["--openings", str(suite), "--opening-plies", "2"], "give either --openings or --opening-plies"),
+        (["--openings", str(suite), "--opening-plies", "0"], "give either --openings or --opening-plies"),
     ):
         code, _, stderr = _invoke(app, "tournament", "random", "greedy", "--game", "connect4", *args)
         assert code == 2 and stderr.startswith("Error: ") and message in stderr, stderr
@@ -173,10 +175,12 @@ def test_openings_writes_a_suite_that_match_plays(app: typer.Typer, tmp_path: Pa
     assert openings == [str(column) for column in (1, 1, 2, 2, 3, 3, 4, 4)]
     code, stdout, _ = _invoke(app, "openings", "--game", "tictactoe", "--plies", "2")
     assert code == 0 and stdout.startswith("# tictactoe: 12 distinct openings of 2 plies\na1 b1\n")
+    code, stdout, _ = _invoke(app, "openings", "--game", "TicTacToe", "--plies", "1")
+    assert code == 0 and stdout == "# tictactoe: 3 distinct openings of 1 ply\na1\nb1\nb2\n"  # as read back
     for args, message in (
         (["--plies", "0"], "opening plies must be in 1..1000"),
         (["--game", "chess"], "unknown game 'chess'"),
-        (["--out", str(tmp_path)], "--out"),
+        (["--out", str(tmp_path)], ": it is a folder; expected a file"),
     ):
         code, _, stderr = _invoke(app, "openings", *args)
         assert code == 2 and stderr.startswith("Error: ") and message in stderr, stderr
@@ -267,10 +271,19 @@ def test_tournaments_lists_what_a_store_holds(app: typer.Typer, tmp_path: Path) 
     assert "a suite of 2" in rows[1] and "gauntlet" in rows[1] and "2 plies at random" in rows[0]
     code, _, stderr = _invoke(app, "tournaments", str(db), "--game", "quixo")
     assert code == 2 and "holds no tournament of quixo; it holds: connect4 (greedy vs random)" in stderr
+    with sqlite3.connect(db) as conn:  # as an older version stored a game spelt another way
+        conn.execute("UPDATE tournaments SET game = 'tictactoe:' WHERE name = 'first'")
+    conn.close()
+    code, stdout, _ = _invoke(app, "tournaments", str(db), "--game", "TicTacToe", "--json")
+    assert code == 0 and [t["name"] for t in json.loads(stdout)] == [listed[0]["name"], listed[1]["name"]]
 
 
-def test_tournaments_of_a_damaged_store_exit_2_with_one_line(app: typer.Typer, tmp_path: Path) -> None:
+def test_tournaments_of_a_missing_or_damaged_store_exit_2_with_one_line(
+    app: typer.Typer, tmp_path: Path
+) -> None:
     db = tmp_path / "arena.sqlite"
+    code, _, stderr = _invoke(app, "tournaments", str(db))
+    assert code == 2 and stderr.startswith("Error: ") and "no such store" in stderr and not db.exists()
     assert match("greedy", "random", 2, game="tictactoe", store=db, workers=0).played == 2
     with sqlite3.connect(db) as conn:  # valid JSON, but not a suite
         conn.execute("UPDATE tournaments SET openings = '5'")
@@ -278,6 +291,19 @@ def test_tournaments_of_a_damaged_store_exit_2_with_one_line(app: typer.Typer, t
     code, stdout, stderr = _invoke(app, "tournaments", str(db))
     assert code == 2 and "is unreadable (the openings are not a list of move lists)" in stderr
     assert len(stderr.strip().splitlines()) == 1 and "Traceback" not in stdout + stderr
+
+
+def test_openings_that_cannot_be_written_exit_2_with_one_line(
+    app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def full(path: object, text: str) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(arena_cli, "atomic_write_text", full)
+    out = tmp_path / "suite.txt"
+    code, stdout, stderr = _invoke(app, "openings", "--game", "tictactoe", "--plies", "1", "--out", str(out))
+    assert code == 2 and stderr.startswith("Error: --out ") and stderr.endswith(": No space left on device\n")
+    assert stdout == ""
 
 
 def test_a_game_written_another_way_resumes_and_rates_as_the_same_game(

@@ -23,6 +23,7 @@ from boardlab.arena.report import (
     print_report,
     ratings_table,
     score_matrix_table,
+    tournaments_table,
     write_summary_json,
 )
 from boardlab.arena.schedule import TournamentConfig
@@ -383,3 +384,42 @@ def test_a_gauntlets_report_shows_its_table_in_place_of_the_score_matrix() -> No
     print_report(summarize(SPECS, GAMES), console, "g", GAMES, gauntlet=True)
     text = console.export_text()
     assert "random against each" in text and "Score matrix" not in text
+
+
+def _table_rows(text: str) -> list[dict[str, str]]:
+    """The rows of a rendered rich table, each cell by its heading (cells on one line)."""
+    lines = [line.strip("┃│") for line in text.splitlines() if line[:1] in ("┃", "│")]
+    header, *rows = ([cell.strip() for cell in line.replace("┃", "│").split("│")] for line in lines)
+    return [dict(zip(header, row, strict=True)) for row in rows]
+
+
+def test_the_tournaments_table_puts_each_value_under_its_heading() -> None:
+    gauntlet = {
+        "id": "0123456789abcdef",
+        "name": "champion",
+        "game": "connect4",
+        "pairing": "gauntlet",
+        "openings": [],
+        "opening_plies": 1,
+        "specs": ["greedy", "random", "mcts"],
+        "games": 1234,
+        "created": "2026-01-02T03:04:05+00:00",
+    }
+    suite = {
+        **gauntlet,
+        "id": "fedcba9876543210",
+        "pairing": "round-robin",
+        "openings": [["b2"]] * 1001,
+        "opening_plies": 0,
+        "specs": ["a", "b"],
+        "games": 0,
+    }
+    console = Console(record=True, width=200)
+    console.print(tournaments_table([gauntlet, suite]))
+    common = {"name": "champion", "game": "connect4", "created (UTC)": "2026-01-02 03:04"}
+    assert _table_rows(console.export_text()) == [
+        {**common, "id": "0123456789abcdef", "pairing": "gauntlet", "openings": "1 ply at random"}
+        | {"players": "3", "games": "1,234"},
+        {**common, "id": "fedcba9876543210", "pairing": "round-robin", "openings": "a suite of 1,001"}
+        | {"players": "2", "games": "0"},
+    ]
