@@ -1276,6 +1276,12 @@ def test_the_review_of_every_move_is_boardlab_reviews(client: Any, game: str, se
         ({"game": "tictactoe", "moves": "b2", "number": 1, "seconds": 99}, 400, "analysis time must be in"),
         ({"game": "tictactoe", "moves": "b2," * 2000, "number": 1}, 422, "moves:"),
         ({"game": "tictactoe", "moves": "b2", "number": 2**40}, 422, "number:"),
+        ({"game": "tictactoe", "moves": "b2", "number": 1, "seconds": 0}, 422, "seconds:"),
+        (
+            {"game": "tictactoe", "moves": "b2", "number": 1, "opening": 1, "seconds": 99},
+            400,
+            "analysis time",
+        ),
     ],
 )
 def test_a_bad_review_request_is_refused_in_one_line(
@@ -1307,9 +1313,13 @@ def test_a_review_overrun_is_not_judged_and_earlier_positions_are_passed_over() 
     earlier = analyst.review(_after("connect4", "4", "4"), "3")
     assert earlier["why"] == "a position at ply 3 already took longer than 1 s"
     assert (earlier["ply"], earlier["mover"], earlier["move"]) == (2, 0, "3")
+    beside = analyst.review(_after("connect4", "4", "4", "4"), "3")  # the same ply, another move
+    assert beside["why"] == "a position at ply 3 already took longer than 1 s"
     assert exact.kinds("review") == 1
+    longer = analyst.review(_after("connect4", "4", "4"), "3", seconds=2.0)  # a budget of its own
+    assert longer["why"] == "the judge took longer than 2 s" and exact.kinds("review") == 2
     opening = analyst.review(_after("connect4", "4", "4", "4", "4"), "5", opening=True)
-    assert opening["why"] == "the arena's opening" and exact.kinds("review") == 1
+    assert opening["why"] == "the arena's opening" and exact.kinds("review") == 2
     broken = Analyst(_Pool(_raise(ThinkError("solver broke"))), _Pool(_search)).review(
         _after("tictactoe"), "b2"
     )
@@ -1319,6 +1329,13 @@ def test_a_review_overrun_is_not_judged_and_earlier_positions_are_passed_over() 
     assert refused.value.status == 429
     with pytest.raises(WebInputError, match=r"analysis time must be in \(0, 30\]"):
         analyst.review(_after("tictactoe"), "b2", seconds=31.0)
+
+
+def test_a_reviewed_move_is_written_in_the_games_notation(client: Any) -> None:
+    body = {"game": "tictactoe", "moves": "B2,A1", "number": 2}
+    for opening in (0, 2):  # judged, and not judged (the arena's opening)
+        answer = client.post("/api/review", json={**body, "opening": opening}).json()
+        assert answer["move"] == "a1" and (answer["verdict"] == "not judged") == (opening == 2)
 
 
 def test_a_review_is_the_workers_answer_kept_by_position_move_and_budget() -> None:
