@@ -33,7 +33,8 @@ from boardlab.games import Outcome
 
 APPLICATION = "boardlab-arena"
 SCHEMA_VERSION = 3
-"""1: the first store. 2: games keep their Outcome (``outcome``, JSON)."""
+"""1: the first store. 2: games keep their Outcome (``outcome``, JSON). 3: tournaments keep their
+pairing (``round-robin`` or ``gauntlet``) and suite of openings (``openings``, JSON)."""
 
 
 MEMORY_STORE = ":memory:"
