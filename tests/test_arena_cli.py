@@ -136,6 +136,13 @@ def test_a_gauntlet_plays_the_first_agent_against_each_other_one_and_resumes(
     assert pairing == [("gauntlet",)]
     code, stdout, _ = _invoke(app, *args, "-n", "5", "--db", str(db), "--out", str(out))
     assert code == 0 and "2 new games, 10 stored" in stdout
+    # rated again from the store: by its name, the gauntlet's table; pooled with other games, the matrix
+    _play(app, db, "match", "random", "alphabeta:depth=1", "-n", "2", "--game", "tictactoe")
+    name = "greedy vs each of random, alphabeta:depth=1"
+    code, stdout, _ = _invoke(app, "ratings", str(db), "--tournament", name)
+    assert code == 0 and "greedy against each" in stdout and "Score matrix" not in stdout
+    code, stdout, _ = _invoke(app, "ratings", str(db))
+    assert code == 0 and "greedy against each" not in stdout and "Score matrix" in stdout
 
 
 def test_a_suite_of_openings_is_read_by_the_rules_and_bad_ones_exit_2(

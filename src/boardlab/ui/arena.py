@@ -23,6 +23,7 @@ from boardlab.arena.openings import distinct_openings, read_openings
 from boardlab.arena.play import GameRecord, move_limit
 from boardlab.arena.report import (
     colour_table,
+    gauntlet_table,
     output_console,
     print_report,
     progress_bar,
@@ -641,12 +642,21 @@ def _rate(db: Path, game: str | None, tournament: str | None, out: Path | None, 
             f"Ratings ({name}{', ' + tournament if tournament else ''}): {counted(summary.n_games, 'game')}"
         )
         print_whole(console, ratings_table(summary, heading))
-        if 2 < len(specs) <= MAX_MATRIX_PLAYERS:
+        if len(specs) > 2 and _is_gauntlet(stored, tournament, specs):
+            print_whole(console, gauntlet_table(summary, records))
+        elif 2 < len(specs) <= MAX_MATRIX_PLAYERS:
             print_whole(console, score_matrix_table(summary))
         print_whole(console, colour_table(summary))
         if out is not None:
             paths = _write_plots(summary, folders[name], db, "and the same command writes them")
             console.print("wrote " + ", ".join(str(p) for p in paths), soft_wrap=True)
+
+
+def _is_gauntlet(stored: list[dict[str, Any]], tournament: str | None, specs: list[str]) -> bool:
+    """Whether ``--tournament`` names gauntlets only, whose first agent is the pool's first player
+    (then their report is the gauntlet's table, as ``tournament --gauntlet`` printed it)."""
+    named = [t for t in stored if tournament is not None and tournament in (t["id"], t["name"])]
+    return bool(named) and all(t["pairing"] == GAUNTLET and t["specs"][0] == specs[0] for t in named)
 
 
 def _ratings_folder(out: Path, game: str, pools: int) -> Path:
