@@ -401,6 +401,7 @@ def test_the_tournaments_table_puts_each_value_under_its_heading() -> None:
         "pairing": "gauntlet",
         "openings": [],
         "opening_plies": 1,
+        "time_control": "",
         "specs": ["greedy", "random", "mcts"],
         "games": 1234,
         "created": "2026-01-02T03:04:05+00:00",
@@ -411,6 +412,7 @@ def test_the_tournaments_table_puts_each_value_under_its_heading() -> None:
         "pairing": "round-robin",
         "openings": [["b2"]] * 1001,
         "opening_plies": 0,
+        "time_control": "60+0.5",
         "specs": ["a", "b"],
         "games": 0,
     }
@@ -419,7 +421,7 @@ def test_the_tournaments_table_puts_each_value_under_its_heading() -> None:
     common = {"name": "champion", "game": "connect4", "created (UTC)": "2026-01-02 03:04"}
     assert _table_rows(console.export_text()) == [
         {**common, "id": "0123456789abcdef", "pairing": "gauntlet", "openings": "1 ply at random"}
-        | {"players": "3", "games": "1,234"},
+        | {"clock": "-", "players": "3", "games": "1,234"},
         {**common, "id": "fedcba9876543210", "pairing": "round-robin", "openings": "a suite of 1,001"}
-        | {"players": "2", "games": "0"},
+        | {"clock": "60+0.5", "players": "2", "games": "0"},
     ]

@@ -37,9 +37,16 @@ def test_a_limit_refuses_budgets_that_are_not_positive(bad: dict) -> None:
 
 
 def test_a_limit_takes_numpy_numbers_and_keeps_them_as_pythons() -> None:
-    limit = Limit(time=np.float32(0.5), depth=np.int64(3), nodes=np.uint32(1000), iterations=np.int8(7))
-    assert limit == Limit(time=0.5, depth=3, nodes=1000, iterations=7)
-    assert [type(v) for v in vars(limit).values()] == [float, int, int, int]
+    limit = Limit(
+        time=np.float32(0.5),
+        depth=np.int64(3),
+        nodes=np.uint32(1000),
+        iterations=np.int8(7),
+        clock=np.float64(9.5),
+        increment=np.int16(0),
+    )
+    assert limit == Limit(time=0.5, depth=3, nodes=1000, iterations=7, clock=9.5, increment=0.0)
+    assert [type(v) for v in vars(limit).values()] == [float, int, int, int, float, float]
     assert Limit(time=2).time == 2.0
 
 

@@ -311,7 +311,7 @@ class AlphaBetaAgent(Agent):
         """
         from boardlab.search.alphabeta import proven_value
 
-        result = self.analyse(state, call_limit(limit, self.limit))
+        result = self.analyse(state, call_limit(limit, self.limit, state))
         me, opp = state.words
         line = self.runner(state.kernel).principal_variation(me, opp, result.move, max(result.depth, 1))
         info = SearchInfo(

@@ -190,7 +190,7 @@ class AlphaZeroAgent(Agent):
         """The PUCT tree grown from ``state`` within ``limit`` (over the default limit)."""
         from boardlab.search.mcts import PUCT, Search, default_capacity
 
-        budget = call_limit(limit, self.limit)
+        budget = call_limit(limit, self.limit, state)
         iterations = budget.iterations or 0
         seconds = budget.time or 0.0
         if not iterations and not seconds:
@@ -258,7 +258,7 @@ class AlphaZeroAgent(Agent):
         """The move within ``limit`` over the agent's default; a time limit covers the proof
         search too."""
         start = time.perf_counter()
-        budget = call_limit(limit, self.limit)
+        budget = call_limit(limit, self.limit, state)
         won = self.forced_win(state, 0.0 if budget.time is None else PROOF_SHARE * budget.time)
         if won is not None:
             return won

@@ -33,21 +33,26 @@ class Limit:
     ``time`` is in seconds, ``depth`` in plies, ``nodes`` counts searched positions and
     ``iterations`` counts tree-search simulations. An agent honours the dimensions it has
     (alpha-beta: time, depth and nodes; MCTS: time and iterations) and ignores the others.
+
+    ``clock`` is what is left on the mover's game clock, in seconds, and ``increment`` what
+    each move adds to it (as UCI's ``wtime`` and ``winc``): the agent then decides how long to
+    think (:meth:`for_position`), at most ``time`` where the call sets that too.
     """
 
     time: float | None = None
     depth: int | None = None
     nodes: int | None = None
     iterations: int | None = None
+    clock: float | None = None
+    increment: float | None = None
 
     def __post_init__(self) -> None:
         # numpy's numbers are welcome (stored as Python's); True, "1" and 2.5 plies are not
-        if self.time is not None:
-            seconds = self.time
-            number = isinstance(seconds, numbers.Real) and not _is_bool(seconds)
-            if not number or not math.isfinite(seconds) or seconds <= 0:
-                raise LimitError(f"a time limit is a positive number of seconds, got {shown_value(seconds)}")
-            object.__setattr__(self, "time", float(seconds))
+        for name, what in (("time", "a time limit"), ("clock", "a clock")):
+            if (seconds := getattr(self, name)) is not None:
+                object.__setattr__(self, name, _seconds(seconds, what, positive=True))
+        if self.increment is not None:
+            object.__setattr__(self, "increment", _seconds(self.increment, "an increment", positive=False))
         for name in ("depth", "nodes", "iterations"):
             value = getattr(self, name)
             if value is None:
@@ -69,7 +74,16 @@ class Limit:
     @property
     def is_open(self) -> bool:
         """True when no dimension is limited."""
-        return self.time is None and self.depth is None and self.nodes is None and self.iterations is None
+        return all(value is None for value in vars(self).values())
+
+    def for_position(self, state: Any) -> Limit:
+        """This limit with the clock turned into the time to think on ``state`` (itself where it
+        has no clock): :func:`clock_share` of what is left, at most ``time`` if set."""
+        if self.clock is None:
+            return self
+        share = clock_share(self.clock, self.increment or 0.0, moves_left(state))
+        seconds = share if self.time is None else min(self.time, share)
+        return replace(self, time=seconds, clock=None, increment=None)
 
     def over(self, default: Limit) -> Limit:
         """This limit, with ``default``'s value wherever this one leaves a dimension open."""
@@ -83,6 +97,44 @@ def _is_bool(value: Any) -> bool:
     return isinstance(value, bool | np.bool_)
 
 
+def _seconds(value: Any, what: str, *, positive: bool) -> float:
+    number = isinstance(value, numbers.Real) and not _is_bool(value)
+    if not number or not math.isfinite(value) or value < 0 or (positive and value == 0):
+        kind = "positive" if positive else "non-negative"
+        raise LimitError(f"{what} is a {kind} number of seconds, got {shown_value(value)}")
+    return float(value)
+
+
+MOVES_TO_GO = 20
+"""The moves a game clock is shared over when the game gives no closer bound (as engines
+that are told no ``movestogo`` assume a fixed horizon)."""
+MOVE_OVERHEAD = 0.05
+"""Seconds of a clock kept back from every move for what is not thinking (the call itself,
+passing the move on), so that an agent does not lose on time by them."""
+INCREMENT_SHARE = 0.8
+"""The share of the increment a move may spend beyond its share of the clock."""
+
+
+def moves_left(state: Any) -> int:
+    """The mover's moves still to come that a clock is shared over: :data:`MOVES_TO_GO`, or
+    fewer where the game's bound on its length (``max_plies``) says the game ends sooner."""
+    bound = getattr(state.game, "max_plies", None)
+    if bound is None:
+        return MOVES_TO_GO
+    return max(1, min(MOVES_TO_GO, (bound - int(state.ply) + 1) // 2))
+
+
+def clock_share(clock: float, increment: float, moves: int) -> float:
+    """Seconds to think on one move with ``clock`` seconds left, ``increment`` added after each
+    move and at most ``moves`` moves still to play: the clock shared evenly over those moves
+    plus most of the increment, never more than half of what is left (all of it on the last
+    move) and always leaving :data:`MOVE_OVERHEAD`; at least a millisecond."""
+    spare = max(0.0, clock - MOVE_OVERHEAD)
+    share = spare / moves + INCREMENT_SHARE * increment
+    most = spare if moves == 1 else spare / 2
+    return max(0.001, min(share, most))
+
+
 def check_limit(limit: Any) -> Limit | None:
     """``limit`` itself if it is a :class:`Limit` or None; LimitError for anything else (a
     bare number of seconds, say)."""
@@ -91,11 +143,18 @@ def check_limit(limit: Any) -> Limit | None:
     return limit
 
 
-def call_limit(limit: Any, default: Limit) -> Limit:
+def call_limit(limit: Any, default: Limit, state: Any = None) -> Limit:
     """The budget of one call: ``limit`` (a Limit or None, see :func:`check_limit`) over the
-    agent's ``default`` in the dimensions it sets."""
+    agent's ``default`` in the dimensions it sets. A limit with a clock replaces the default's
+    time per move (the clock decides it, see :meth:`Limit.for_position` for ``state``)."""
     checked = check_limit(limit)
-    return default if checked is None else checked.over(default)
+    if checked is None:
+        return default
+    if checked.clock is None:
+        return checked.over(default)
+    if state is None:
+        raise LimitError("a limit with a clock needs the position to share the clock over")
+    return checked.over(replace(default, time=None)).for_position(state)
 
 
 @dataclass(frozen=True)

@@ -188,7 +188,7 @@ class HybridAgent(Agent):
         from boardlab.search.alphabeta import MATE_ZONE
         from boardlab.search.mcts import mcts_search
 
-        budget = call_limit(limit, self.limit)
+        budget = call_limit(limit, self.limit, state)
         decided = self._from_tables(state)
         if decided is not None:
             return decided

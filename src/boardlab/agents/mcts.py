@@ -67,7 +67,7 @@ class MctsAgent(Agent):
         """The search tree grown from ``state`` within ``limit`` (over the default limit)."""
         from boardlab.search.mcts import UCT, Rollouts, Search, default_capacity
 
-        budget = call_limit(limit, self.limit)
+        budget = call_limit(limit, self.limit, state)
         iterations = budget.iterations or 0
         seconds = budget.time or 0.0
         if not iterations and not seconds:

@@ -83,7 +83,7 @@ class MinimaxAgent(Agent):
         return MinimaxResult(int(moves[pick]), float(top), int(nodes), time.perf_counter() - start)
 
     def act(self, state: Any, limit: Limit | None = None) -> Decision:
-        depth = call_limit(limit, self.limit).depth
+        depth = call_limit(limit, self.limit, state).depth
         self.last = result = self.analyse(state, depth)
         move = state.move_from_index(result.move)
         info = SearchInfo(

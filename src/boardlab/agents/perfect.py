@@ -128,7 +128,7 @@ class PerfectAgent(Agent):
 
     def act(self, state: Any, limit: Limit | None = None) -> Decision:
         started = time.perf_counter()
-        seconds = call_limit(limit, self.limit).time
+        seconds = call_limit(limit, self.limit, state).time
         exact = self._exact_play(state.game)
         exact.check_covered(state)
         if seconds is None:

@@ -13,6 +13,7 @@ from boardlab.agents.base import make_agent
 from boardlab.arena.schedule import ArenaError, GameTask
 from boardlab.games import Outcome, Reason, parse_game
 from boardlab.play import referee
+from boardlab.play.clock import TimeControl
 from boardlab.play.pool import GameJobs, Stopped, TaskError, timestamp
 from boardlab.play.session import Session, SessionError, random_opening
 
@@ -141,12 +142,15 @@ def play_game(
     An agent that raises, calls ``sys.exit``, answers something that is not a legal move, or
     takes longer than its limit in ``limits`` (seconds per move for the first and the second
     player; default :func:`move_limit` of each spec) forfeits: the game ends there with
-    ``Outcome(other colour, Reason.FORFEIT, what happened)``. A KeyboardInterrupt is the
+    ``Outcome(other colour, Reason.FORFEIT, what happened)``. A task with a time control plays
+    on a game clock instead of ``limits``: an agent that thinks past what is left on its clock
+    loses on time (``Reason.TIME``). A KeyboardInterrupt is the
     user's and goes through, unless ``catch_interrupt`` (in a worker process, which ignores
     Ctrl-C, it can only come from the agent). ``report`` gets ``{"setup": colour}`` before an
     agent is built and prepared (after ``{"opening": moves}``), ``{"turn": colour}`` before the
-    first move and ``{"move": notation, "seconds": s, "turn": colour or None}`` after each move, so that a
-    watcher knows whose clock runs and can stop a hung agent.
+    first move and ``{"move": notation, "seconds": s, "turn": colour or None}`` after each move
+    (each ``turn`` with ``"left"``, the seconds on that side's clock, on a game clock), so that
+    a watcher knows whose clock runs and can stop a hung agent.
     """
     started = timestamp()
     if limits is None:
@@ -155,7 +159,12 @@ def play_game(
     game = parse_game(task.game)
     specs, seeds = (task.first_spec, task.second_spec), (task.first_seed, task.second_seed)
     opening = list(task.opening) or play_opening(task.game, task.opening_plies, task.opening_seed)[1]
-    session = Session(game.initial(), limits=limits, catch_interrupt=catch_interrupt, report=send)
+    clock = TimeControl.parse(task.time_control) if task.time_control else None
+    if clock is not None:
+        limits = (None, None)  # the game clock is the limit
+    session = Session(
+        game.initial(), limits=limits, time_control=clock, catch_interrupt=catch_interrupt, report=send
+    )
     for move in opening:
         session.play(move)
     send({"opening": opening})
@@ -216,6 +225,9 @@ def play_task(text: str, limits: tuple[float | None, float | None], report: Repo
 
 
 def _stopped_record(stopped: Stopped[GameTask]) -> GameRecord:
+    if stopped.out_of_time:
+        outcome = Outcome(1 - stopped.colour, Reason.TIME, stopped.detail)
+        return make_record(stopped.task, stopped.moves, stopped.times, outcome, stopped.started)
     return forfeit_record(
         stopped.task, stopped.moves, stopped.times, stopped.colour, stopped.detail, stopped.started
     )

@@ -144,6 +144,7 @@ ENDINGS: dict[str, str] = {
     Reason.REPETITION: "by repetition",
     Reason.RESIGNATION: "by resignation",
     Reason.FORFEIT: "by forfeit",
+    Reason.TIME: "on time",
 }
 """How a game that ended for each :class:`~boardlab.games.base.Reason` is said."""
 
@@ -162,10 +163,10 @@ def _endings_caption(summary: Summary) -> str:
 
 def tournaments_table(stored: Sequence[dict[str, Any]], title: str = "Tournaments") -> Table:
     """The tournaments of a store (as :meth:`boardlab.arena.store.Store.tournaments` lists
-    them), oldest first: id, name, game, pairing, openings, players, stored games and when the
-    tournament began."""
+    them), oldest first: id, name, game, pairing, openings, clock, players, stored games and
+    when the tournament began."""
     table = Table(title=title)
-    for name in ("id", "name", "game", "pairing", "openings"):
+    for name in ("id", "name", "game", "pairing", "openings", "clock"):
         table.add_column(name, overflow="fold")
     for name in ("players", "games"):
         table.add_column(name, justify="right")
@@ -177,6 +178,7 @@ def tournaments_table(stored: Sequence[dict[str, Any]], title: str = "Tournament
             item["game"],
             item["pairing"],
             _openings_text(item["openings"], item["opening_plies"]),
+            item["time_control"] or "-",
             str(len(item["specs"])),
             f"{item['games']:,}",
             str(item["created"])[:16].replace("T", " "),
@@ -225,30 +227,40 @@ def print_report(
     gauntlet: bool = False,
 ) -> None:
     """Print the ratings, the score matrix (a gauntlet: the first player's results against each
-    of the others) and colour tables, then the forfeited games of ``records``."""
+    of the others) and colour tables, then the games of ``records`` forfeited or lost on time."""
     heading = f" ({title})" if title else ""
     print_whole(console, ratings_table(summary, f"Ratings{heading}: {counted(summary.n_games, 'game')}"))
     if len(summary.names) > 2:
         print_whole(console, gauntlet_table(summary, records) if gauntlet else score_matrix_table(summary))
     print_whole(console, colour_table(summary))
-    lines = forfeit_lines(records, summary.names)
+    lines = forfeit_lines(records, summary.names) + forfeit_lines(records, summary.names, on_time=True)
     for line in lines:
         console.print(line, soft_wrap=True, markup=False, highlight=False)
 
 
 def forfeit_lines(
-    records: Sequence[GameRecord], names: Sequence[str], limit: int = MAX_FORFEITS_SHOWN
+    records: Sequence[GameRecord],
+    names: Sequence[str],
+    limit: int = MAX_FORFEITS_SHOWN,
+    *,
+    on_time: bool = False,
 ) -> list[str]:
-    """A heading and one line per forfeited game (the first ``limit``): who forfeited and why."""
-    lost = [r for r in records if r.outcome.reason is Reason.FORFEIT and r.winner is not None]
+    """A heading and one line per forfeited game (with ``on_time``: per game lost on time), the
+    first ``limit`` of them: who lost it and how."""
+    reason, heading, verb = (
+        (Reason.TIME, "lost on time", "loses on time")
+        if on_time
+        else (Reason.FORFEIT, "forfeited", "forfeits")
+    )
+    lost = [r for r in records if r.outcome.reason is reason and r.winner is not None]
     if not lost:
         return []
-    lines = [f"{counted(len(lost), 'game')} forfeited:"]
+    lines = [f"{counted(len(lost), 'game')} {heading}:"]
     for record in lost[:limit]:
         loser = record.second_player if record.winner == 0 else record.first_player
         detail = record.outcome.detail
         lines.append(
-            f"  game {record.index}: {names[loser]} forfeits after {ply_count(record.plies)}: {detail}"
+            f"  game {record.index}: {names[loser]} {verb} after {ply_count(record.plies)}: {detail}"
         )
     if len(lost) > limit:
         lines.append(f"  ... and {len(lost) - limit} more (see the store)")

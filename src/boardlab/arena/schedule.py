@@ -29,6 +29,7 @@ from itertools import combinations
 
 from boardlab.core.spec import shorten
 from boardlab.games import GameError, parse_game
+from boardlab.play.clock import TimeControl, TimeControlError
 
 SCHEDULE_VERSION = 1
 MAX_GAMES_PER_PAIR = 10**9
@@ -72,7 +73,9 @@ class TournamentConfig:
     :data:`PAIRINGS`: a round robin, or a gauntlet (the first spec against each of the others).
     ``openings`` is a suite of openings (each a tuple of moves in the game's notation, checked
     by :func:`boardlab.arena.runner.validate_config`) played in turn instead of random ones;
-    with a suite, ``opening_plies`` says nothing and is kept 0.
+    with a suite, ``opening_plies`` says nothing and is kept 0. ``time_control`` (``"60+0.5"``,
+    see :class:`~boardlab.play.clock.TimeControl`; empty: none) puts every game on a game clock,
+    kept in its canonical form.
     """
 
     specs: tuple[str, ...]
@@ -83,6 +86,7 @@ class TournamentConfig:
     name: str = ""
     pairing: str = ROUND_ROBIN
     openings: tuple[tuple[str, ...], ...] = ()
+    time_control: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "specs", tuple(s.strip() for s in self.specs))
@@ -93,6 +97,11 @@ class TournamentConfig:
             object.__setattr__(self, "game", parse_game(self.game).spec)
         except GameError as err:
             raise ArenaError(str(err)) from None
+        if self.time_control:
+            try:  # one text for one clock (60.0+0 is 60)
+                object.__setattr__(self, "time_control", str(TimeControl.parse(self.time_control)))
+            except TimeControlError as err:
+                raise ArenaError(str(err)) from None
         if len(self.specs) < 2:
             raise ArenaError(f"a tournament needs at least 2 agent specs, got {len(self.specs)}")
         if self.pairing not in PAIRINGS:
@@ -120,8 +129,8 @@ class TournamentConfig:
     @functools.cached_property
     def tournament_id(self) -> str:
         """A key naming this tournament in the store (game, specs, seed, opening plies, and the
-        pairing and openings where they are not a round robin's and random: a round robin from
-        random openings keeps the key it always had)."""
+        pairing, openings and time control where they are not a round robin's, random and none:
+        a round robin from random openings without a clock keeps the key it always had)."""
         identity: dict[str, object] = {
             "version": SCHEDULE_VERSION,
             "game": self.game,
@@ -133,6 +142,8 @@ class TournamentConfig:
             identity["pairing"] = self.pairing
         if self.openings:
             identity["openings"] = [list(moves) for moves in self.openings]
+        if self.time_control:
+            identity["time_control"] = self.time_control
         text = json.dumps(identity, sort_keys=True, separators=(",", ":"))
         return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
 
@@ -177,6 +188,8 @@ class GameTask:
     opening_plies: int
     opening: tuple[str, ...] = ()
     """The opening's moves where the tournament has a suite (else drawn from ``opening_seed``)."""
+    time_control: str = ""
+    """The game clock of both sides (``"60+0.5"``), or empty: none."""
 
     def to_json(self) -> str:
         """The task as JSON (what crosses to a worker process)."""
@@ -212,6 +225,7 @@ def game_task(config: TournamentConfig, index: int) -> GameTask:
         opening_seed=derive_seed(config.seed, "opening", opening_index),
         opening_plies=len(opening) if suite else config.opening_plies,
         opening=opening,
+        time_control=config.time_control,
     )
 
 

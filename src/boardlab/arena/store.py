@@ -32,9 +32,10 @@ from boardlab.core.spec import shorten
 from boardlab.games import Outcome
 
 APPLICATION = "boardlab-arena"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """1: the first store. 2: games keep their Outcome (``outcome``, JSON). 3: tournaments keep their
-pairing (``round-robin`` or ``gauntlet``) and suite of openings (``openings``, JSON)."""
+pairing (``round-robin`` or ``gauntlet``) and suite of openings (``openings``, JSON). 4: and their
+time control (``time_control``, ``60+0.5``; empty: none)."""
 
 
 MEMORY_STORE = ":memory:"
@@ -195,7 +196,8 @@ CREATE TABLE tournaments (
     opening_plies INTEGER NOT NULL,
     created TEXT NOT NULL,
     pairing TEXT NOT NULL DEFAULT 'round-robin',
-    openings TEXT NOT NULL DEFAULT '[]'
+    openings TEXT NOT NULL DEFAULT '[]',
+    time_control TEXT NOT NULL DEFAULT ''
 );
 """
     + _GAMES_TABLE
@@ -212,6 +214,7 @@ _TOURNAMENT_COLUMNS = (
     "created",
     "pairing",
     "openings",
+    "time_control",
 )
 """The tournaments table's columns, as :meth:`Store.tournaments` names them."""
 
@@ -271,7 +274,16 @@ def _migrate_2_to_3(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE tournaments ADD COLUMN openings TEXT NOT NULL DEFAULT '[]'")
 
 
-_MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _migrate_1_to_2, 2: _migrate_2_to_3}
+def _migrate_3_to_4(conn: sqlite3.Connection) -> None:
+    # Schema 3 had games without a clock only; schema 4 says which time control a tournament has.
+    conn.execute("ALTER TABLE tournaments ADD COLUMN time_control TEXT NOT NULL DEFAULT ''")
+
+
+_MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
+    1: _migrate_1_to_2,
+    2: _migrate_2_to_3,
+    3: _migrate_3_to_4,
+}
 """``version -> step`` to ``version + 1``; together they reach :data:`SCHEMA_VERSION`."""
 
 
@@ -347,6 +359,7 @@ class Store:
                     datetime.now(UTC).isoformat(timespec="seconds"),
                     config.pairing,
                     json.dumps([list(moves) for moves in config.openings], separators=(",", ":")),
+                    config.time_control,
                 ),
             )
         return config.tournament_id
@@ -406,6 +419,8 @@ class Store:
             try:
                 item["specs"] = _specs_from_text(item["specs"])
                 item["openings"] = _openings_from_text(item["openings"])
+                if not isinstance(item["time_control"], str):
+                    raise ValueError("the time control is not a text")
             except ValueError as err:  # JSONDecodeError is one
                 raise StoreError(
                     f"store {self.path}: tournament {item['id']} is unreadable ({err})"

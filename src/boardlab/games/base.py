@@ -114,6 +114,7 @@ class Reason(enum.StrEnum):
     REPETITION = "repetition"
     RESIGNATION = "resignation"
     FORFEIT = "forfeit"
+    TIME = "time"  # a game clock ran out
 
 
 @dataclass(frozen=True)
@@ -147,7 +148,7 @@ class Outcome:
         head = "draw" if self.winner is None else f"{symbols[self.winner]} wins"
         if self.reason in (Reason.RULE, Reason.DRAW):
             return f"{head} ({self.detail})" if self.detail else head
-        why = self.reason.value.replace("_", " ")
+        why = "on time" if self.reason is Reason.TIME else self.reason.value.replace("_", " ")
         return f"{head} ({why}{': ' + self.detail if self.detail else ''})"
 
     def to_json(self) -> dict[str, Any]:

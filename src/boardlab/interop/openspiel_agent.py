@@ -121,7 +121,7 @@ class OpenSpielAgent(Agent):
         self.bridge.spiel_state_for(game.initial(), self.settings.engine)
 
     def act(self, state: Any, limit: Limit | None = None) -> Decision:
-        budget = call_limit(limit, self.limit)
+        budget = call_limit(limit, self.limit, state)
         start = time.perf_counter()
         if budget.time is None or self.settings.bot == "random":
             answer = self._run(state, budget.iterations or DEFAULT_SIMULATIONS, budget.depth)

@@ -82,7 +82,8 @@ R = TypeVar("R")
 @dataclass(frozen=True)
 class Stopped(Generic[T]):
     """A game stopped from outside: ``colour``'s agent hung or its worker died (``detail``)
-    after ``moves`` (from the start) with the thinking ``times`` of the moves after the opening."""
+    after ``moves`` (from the start) with the thinking ``times`` of the moves after the opening;
+    ``out_of_time`` when the agent hung past what was left on its game clock."""
 
     task: T
     moves: list[str]
@@ -90,6 +91,7 @@ class Stopped(Generic[T]):
     colour: int
     detail: str
     started: str
+    out_of_time: bool = False
 
 
 @dataclass(frozen=True)
@@ -195,7 +197,7 @@ class _Worker:
     ready: bool = False
     warm_specs: tuple[str, ...] = ()
     clock: int | None = None  # colour (or index in warm_specs) whose agent is running
-    stage: str = "warm"  # warm / setup / move
+    stage: str = "warm"  # warm / setup / move / clock (a move on a game clock)
     deadline: float | None = None
     limit: float | None = None
 
@@ -337,11 +339,11 @@ class WorkerPool(Generic[T, R]):
         elif "opening" in event:
             worker.moves.extend(event["opening"])
         elif "turn" in event and "move" not in event:
-            self._turn(worker, event["turn"])
+            self._turn(worker, event["turn"], event.get("left"))
         elif "move" in event:
             worker.moves.append(event["move"])
             worker.times.append(event["seconds"])
-            self._turn(worker, event["turn"])
+            self._turn(worker, event["turn"], event.get("left"))
         elif "result" in event:
             self._finish(worker)
             return self._jobs.read(event["result"])
@@ -350,9 +352,13 @@ class WorkerPool(Generic[T, R]):
             raise PoolError(event["error"])
         return None
 
-    def _turn(self, worker: _Worker, colour: int | None) -> None:
+    def _turn(self, worker: _Worker, colour: int | None, left: float | None) -> None:
+        """Watch the agent of ``colour`` (None: nobody's turn) for its move: within its limit per
+        move, or on a game clock within the ``left`` seconds it has."""
         if colour is None:
             self._stop_clock(worker)
+        elif left is not None:
+            self._start_clock(worker, colour, "clock", max(0.0, float(left)))
         else:
             self._start_clock(worker, colour, "move", worker.limits[colour])
 
@@ -374,9 +380,11 @@ class WorkerPool(Generic[T, R]):
         limit = worker.limit
         if worker.stage == "setup":
             detail = f"did not start within {limit:g} s (stopped)"
+        elif worker.stage == "clock":
+            detail = f"no move with {limit:.2f} s left (stopped)"
         else:
             detail = f"no move within {limit:g} s (stopped)"
-        return self._replace(worker, detail)
+        return self._replace(worker, detail, out_of_time=worker.stage == "clock")
 
     def _died(self, worker: _Worker) -> list[R]:
         """A worker ended by itself: the agent whose clock ran forfeits; else play goes on."""
@@ -392,12 +400,20 @@ class WorkerPool(Generic[T, R]):
         prefix = "failed to start: " if worker.stage == "setup" else ""
         return self._replace(worker, f"{prefix}its process ended ({how})")
 
-    def _replace(self, worker: _Worker, detail: str) -> list[R]:
+    def _replace(self, worker: _Worker, detail: str, *, out_of_time: bool = False) -> list[R]:
         records: list[R] = []
         if worker.task is not None and worker.clock is not None:
             records.append(
                 self._jobs.stopped(
-                    Stopped(worker.task, worker.moves, worker.times, worker.clock, detail, worker.started)
+                    Stopped(
+                        worker.task,
+                        worker.moves,
+                        worker.times,
+                        worker.clock,
+                        detail,
+                        worker.started,
+                        out_of_time=out_of_time,
+                    )
                 )
             )
         else:

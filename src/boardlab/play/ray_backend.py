@@ -247,8 +247,12 @@ class CarriedTask:
         return self.text
 
 
+STOPPED_FIELDS = ("moves", "times", "colour", "detail", "started", "out_of_time")
+"""What a stopped game's JSON carries back from an actor."""
+
+
 def _stopped_json(stopped: Stopped[CarriedTask]) -> str:
-    fields = {k: getattr(stopped, k) for k in ("moves", "times", "colour", "detail", "started")}
+    fields = {k: getattr(stopped, k) for k in STOPPED_FIELDS}
     return json.dumps({"stopped": fields})
 
 
@@ -446,8 +450,7 @@ class RayGamePool(Generic[T, R]):
             raise PoolError(outcome["error"])
         if "stopped" in outcome:
             said = outcome["stopped"]
-            fields = (said[k] for k in ("moves", "times", "colour", "detail", "started"))
-            return self._jobs.stopped(Stopped(task, *fields))
+            return self._jobs.stopped(Stopped(task, **{k: said[k] for k in STOPPED_FIELDS}))
         return self._jobs.read(outcome["result"])
 
     def _lose(self, slot: _Slot[T], err: BaseException) -> None:

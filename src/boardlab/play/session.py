@@ -7,8 +7,10 @@ referee's rules to agents (an agent that raises, answers an illegal move or thin
 than its limit per move loses by forfeit, see :mod:`boardlab.play.referee`), counts each
 side's thinking time, takes moves back, records resignations, and ends the game as the rules
 say: a result on the board, the game's ply cap, or a repeated position when repetitions are
-counted. Its :meth:`~Session.record` is the game as plain JSON, and
-:meth:`Session.replay` rebuilds a session from one.
+counted. With a time control (:class:`~boardlab.play.clock.TimeControl`) each side's
+agent plays on a game clock, is told what is left on it, and loses on time when it thinks past
+it. Its :meth:`~Session.record` is the game as plain JSON, and :meth:`Session.replay` rebuilds a
+session from one.
 
 The arena, the terminal game and the course adapter all play through it, so clocks,
 forfeits and records behave the same everywhere.
@@ -23,18 +25,23 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from boardlab.agents.decision import Decision, Limit, check_limit
 from boardlab.core.spec import shown_value
 from boardlab.games import Outcome, Reason, State, parse_game
 from boardlab.games.base import GameOverError
+from boardlab.play.clock import TimeControl
 from boardlab.play.referee import AgentForfeit, describe_failure, is_legal, shown_move
 
 OPENING_ATTEMPTS = 1000
 SECONDS_DIGITS = 6
 """Thinking times are kept to the microsecond: what a clock can honestly tell."""
+
+
+VERDICTS = (Reason.RESIGNATION, Reason.FORFEIT, Reason.TIME)
+"""The ends of a game that are not on its board: given by a side, or by the referee."""
 
 
 class SessionError(ValueError):
@@ -79,7 +86,8 @@ class Player(Protocol):
 Report = Callable[[dict[str, Any]], None]
 """Receives a session's events about its agents: ``{"setup": colour}`` before an agent is
 built and prepared, ``{"turn": colour}`` when :meth:`Session.run` starts an agent's clock and
-``{"move": notation, "seconds": s, "turn": next colour or None}`` after each agent move."""
+``{"move": notation, "seconds": s, "turn": next colour or None}`` after each agent move; with a
+time control each ``turn`` comes with ``"left"``, the seconds left on that side's clock."""
 
 
 @dataclass(frozen=True)
@@ -161,7 +169,11 @@ class Session:
 
     ``agents`` holds the agent of each colour (None: that side's moves come from
     :meth:`play`). ``limits`` are each side's seconds per move (a positive number, or None:
-    no limit): an agent that thinks longer forfeits even if its move comes. ``repetitions``
+    no limit): an agent that thinks longer forfeits even if its move comes. ``time_control``
+    (a :class:`~boardlab.play.clock.TimeControl`, or None) puts both sides on a game clock:
+    each timed move is charged to its side's clock, which gains the increment after it; an
+    agent is told what is left (``Limit.clock``) and loses on time (``Reason.TIME``) when it
+    thinks longer than that, or when its clock is empty at its turn. ``repetitions``
     (None: not counted, as in every game's own rules today; else a whole number >= 2) ends
     the game as a draw when a position occurs that many times. ``catch_interrupt`` lets a
     KeyboardInterrupt raised by an agent count as its failure (in a worker process that
@@ -175,6 +187,7 @@ class Session:
         agents: Sequence[Player | None] = (None, None),
         *,
         limits: Sequence[float | None] = (None, None),
+        time_control: TimeControl | None = None,
         repetitions: int | None = None,
         catch_interrupt: bool = False,
         report: Report | None = None,
@@ -192,6 +205,10 @@ class Session:
         self.start = start
         self.agents: list[Player | None] = _checked_agents(agents)
         self.limits = _checked_limits(limits)
+        if time_control is not None and not isinstance(time_control, TimeControl):
+            shown = shown_value(time_control)
+            raise SessionError(f"time_control is a TimeControl (TimeControl.parse('60+1')) or None: {shown}")
+        self.time_control = time_control
         self.repetitions = None if repetitions is None else int(repetitions)
         self.report = report or (lambda event: None)
         self._caught: type[BaseException] | tuple[type[BaseException], ...] = (
@@ -247,6 +264,16 @@ class Session:
             spent[turn.mover] += turn.seconds or 0.0
         return spent[0], spent[1]
 
+    def clock_left(self, colour: int) -> float | None:
+        """The seconds left on ``colour``'s game clock (None without a time control): the base,
+        less every timed move of that side, plus the increment after each."""
+        control = self.time_control
+        if control is None:
+            return None
+        colour = _check_colour(colour)
+        timed = [turn.seconds for turn in self.turns if turn.mover == colour and turn.seconds is not None]
+        return control.base + len(timed) * control.increment - sum(timed)
+
     def agent_to_move(self) -> bool:
         """True when the side to move is played by an agent (and the game goes on)."""
         return not self.is_over and self.agents[self.to_move] is not None
@@ -291,6 +318,13 @@ class Session:
         if agent is None:
             raise SessionError(f"{self.game.symbols[colour]} is played by a person, not an agent")
         state = self.state
+        left = self.clock_left(colour)
+        if left is not None:
+            if left <= 0:
+                self._out_of_time(colour, f"its clock was empty at its turn ({left:.2f} s)")
+                return None
+            assert self.time_control is not None
+            limit = replace(limit or Limit(), clock=left, increment=self.time_control.increment)
         tic = self._timer()
         try:
             decision = agent.act(state, limit)
@@ -301,6 +335,9 @@ class Session:
             self._lost(colour, describe_failure(err))
             return None
         spent = self._timer() - tic
+        if left is not None and spent > left:
+            self._out_of_time(colour, f"took {spent:.2f} s with {left:.2f} s left")
+            return None
         allowed = self.limits[colour]
         if allowed is not None and spent > allowed:
             self._lost(colour, f"took {spent:.2f} s, over its limit of {allowed:g} s per move")
@@ -310,7 +347,7 @@ class Session:
             self._lost(colour, f"answered {shown_move(move)}, not a legal move")
             return None
         turn = self._push(move, round(spent, SECONDS_DIGITS), decision)
-        self.report({"move": turn.notation, "seconds": turn.seconds, "turn": self._next_clock()})
+        self.report({"move": turn.notation, "seconds": turn.seconds, **self._turn_event()})
         return turn
 
     def run(self, limit: Limit | None = None) -> Outcome:
@@ -318,14 +355,20 @@ class Session:
         check_limit(limit)
         outcome = self.outcome
         if outcome is None:
-            self.report({"turn": self.to_move})
+            self.report(self._turn_event())
         while outcome is None:
             self._agent_turn(limit)
             outcome = self.outcome
         return outcome
 
-    def _next_clock(self) -> int | None:
-        return None if self.is_over else self.to_move
+    def _turn_event(self) -> dict[str, Any]:
+        """Whose clock runs now (None once the game is over), and what is left on it."""
+        if self.is_over:
+            return {"turn": None}
+        event: dict[str, Any] = {"turn": self.to_move}
+        if self.time_control is not None:
+            event["left"] = self.clock_left(self.to_move)
+        return event
 
     # --- agents ------------------------------------------------------------------------------
 
@@ -412,6 +455,10 @@ class Session:
         """``colour`` forfeits; nothing was played (what :meth:`agent_move` answers then)."""
         self.forfeit(colour, detail)
 
+    def _out_of_time(self, colour: int, detail: str) -> None:
+        """``colour`` loses on time; nothing was played."""
+        self._verdict = Outcome(1 - colour, Reason.TIME, detail)
+
     def _check_open(self) -> None:
         if (outcome := self.outcome) is not None:
             raise GameOverError(f"the game is over: {outcome.text(self.game.symbols)}")
@@ -445,7 +492,7 @@ class Session:
         for move, seconds in zip(record.moves, record.seconds, strict=True):
             session.play(move, seconds=seconds)
         outcome = record.outcome
-        if outcome is not None and outcome.reason in (Reason.RESIGNATION, Reason.FORFEIT):
+        if outcome is not None and outcome.reason in VERDICTS:
             session._verdict = outcome
         return session
 

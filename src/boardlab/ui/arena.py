@@ -109,6 +109,17 @@ MoveTimeoutOpt = Annotated[
         ),
     ),
 ]
+TimeControlOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--tc",
+        metavar="BASE[+INC]",
+        help=(
+            "play on a game clock: BASE seconds a side for the game, INC more after each move (60+0.5); "
+            "each agent shares its clock out over its moves, and one that thinks past it loses on time"
+        ),
+    ),
+]
 NameOpt = Annotated[str, typer.Option("--name", help="a label for the tournament in the store")]
 BackendOpt = Annotated[
     str,
@@ -308,7 +319,9 @@ def _write_plots(summary: Summary, out: Path, store: str | Path, again: str) -> 
 
 def _report(run: TournamentRun, console: Console, out: Path) -> None:
     summary = run.summary()
-    print_report(summary, console, run.config.label, run.records, gauntlet=run.config.pairing == GAUNTLET)
+    config = run.config
+    title = f"{config.label}, clock {config.time_control}" if config.time_control else config.label
+    print_report(summary, console, title, run.records, gauntlet=config.pairing == GAUNTLET)
     again = "and the same command writes the plots without playing them again"
     paths = _write_plots(summary, out, run.store_path, again)
     kept = (
@@ -336,6 +349,7 @@ def match_command(
         "results/match"
     ),
     name: NameOpt = "",
+    time_control: TimeControlOpt = None,
     move_timeout: MoveTimeoutOpt = None,
     backend: BackendOpt = "local",
     address: AddressOpt = None,
@@ -347,7 +361,15 @@ def match_command(
     _check_counts(
         games=games, workers=workers, opening_plies=opening_plies, seed=seed, move_timeout=move_timeout
     )
-    config = _config((spec_a, spec_b), games, game, seed, (opening_plies, openings), name)
+    config = _config(
+        (spec_a, spec_b),
+        games,
+        game,
+        seed,
+        (opening_plies, openings),
+        name,
+        clock=(time_control, move_timeout),
+    )
     run_and_report(config, db, workers, out, move_timeout, backend, address)
 
 
@@ -387,6 +409,7 @@ def tournament_command(
             help="the first agent plays each of the others, who do not play each other",
         ),
     ] = False,
+    time_control: TimeControlOpt = None,
     move_timeout: MoveTimeoutOpt = None,
     backend: BackendOpt = "local",
     address: AddressOpt = None,
@@ -414,7 +437,8 @@ def tournament_command(
         fail("--demo plays a round robin; give either --demo or --gauntlet")
     games = games_per_pair or DEFAULT_GAMES_PER_PAIR
     pairing = GAUNTLET if gauntlet else ROUND_ROBIN
-    config = _config(specs, games, game, seed, (opening_plies, openings), name, pairing)
+    clock = (time_control, move_timeout)
+    config = _config(specs, games, game, seed, (opening_plies, openings), name, pairing, clock=clock)
     run_and_report(config, db, workers, out, move_timeout, backend, address)
 
 
@@ -672,15 +696,23 @@ def _config(
     opening: tuple[int | None, Path | None],
     name: str,
     pairing: str = ROUND_ROBIN,
+    *,
+    clock: tuple[str | None, float | None] = (None, None),
 ) -> TournamentConfig:
-    """The tournament of a command; ``opening`` is its ``--opening-plies`` and ``--openings``."""
+    """The tournament of a command; ``opening`` is its ``--opening-plies`` and ``--openings``,
+    ``clock`` its ``--tc`` and ``--move-timeout``."""
     plies, suite_file = opening
     if plies is not None and suite_file is not None:
         fail("give either --openings or --opening-plies")
+    time_control, move_timeout = clock
+    if time_control is not None and move_timeout is not None:
+        fail("give either --tc (a game clock) or --move-timeout (a limit per move)")
     try:
         suite = read_openings(suite_file, game) if suite_file is not None else ()
         plies = DEFAULT_OPENING_PLIES if plies is None else plies
-        return TournamentConfig(tuple(specs), games, game, seed, plies, name, pairing, suite)
+        return TournamentConfig(
+            tuple(specs), games, game, seed, plies, name, pairing, suite, time_control=time_control or ""
+        )
     except (ArenaError, InputFileError) as err:
         fail(str(err))
 

@@ -27,10 +27,10 @@ from boardlab.agents.base import AgentSpecError, parse_spec
 from boardlab.agents.decision import Decision, Limit
 from boardlab.core.machine import memory_problem
 from boardlab.core.spec import options_of, shorten, spec_text
-from boardlab.games import GameError, Reason, parse_game
+from boardlab.games import GameError, parse_game
 from boardlab.play.agent_pool import AgentPool, Busy, Overrun, ThinkError, WorkerDied
 from boardlab.play.referee import MOVE_TIMEOUT_FACTOR, AgentForfeit, read_decision
-from boardlab.play.session import Session, SessionError
+from boardlab.play.session import VERDICTS, Session, SessionError
 from boardlab.ui.web.boards import view as board_view
 
 MIN_MOVE_LIMIT = 5.0
@@ -399,9 +399,9 @@ def said(decision: dict[str, Any], state: Any) -> dict[str, Any]:
 
 def _undoable(session: Session, people: list[int]) -> bool:
     """True when a person's move can be taken back: a person played one (an agent's opening
-    move alone is not taken back), and no resignation or forfeit ended the game."""
+    move alone is not taken back), and no resignation, forfeit or clock ended the game."""
     outcome = session.outcome
-    ended_by_verdict = outcome is not None and outcome.reason in (Reason.RESIGNATION, Reason.FORFEIT)
+    ended_by_verdict = outcome is not None and outcome.reason in VERDICTS
     return any(turn.mover in people for turn in session.turns) and not ended_by_verdict
 
 

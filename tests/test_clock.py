@@ -1,0 +1,302 @@
+"""Game clocks: time controls, how an agent shares its clock out, losing on time in a session,
+in the arena's workers (a hung agent stopped at its clock) and from the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import broken_players
+import napping_player
+import pytest
+import typer
+from hypothesis import given
+from hypothesis import strategies as st
+from test_session import FakeClock
+from typer.testing import CliRunner
+
+from boardlab.agents.base import Agent, make_agent
+from boardlab.agents.decision import (
+    MOVE_OVERHEAD,
+    MOVES_TO_GO,
+    Decision,
+    Limit,
+    LimitError,
+    call_limit,
+    clock_share,
+    moves_left,
+)
+from boardlab.arena.report import forfeit_lines
+from boardlab.arena.runner import run_tournament
+from boardlab.arena.schedule import ArenaError, TournamentConfig, build_schedule
+from boardlab.arena.store import Store
+from boardlab.games import Reason, new_game
+from boardlab.play.clock import TimeControl, TimeControlError
+from boardlab.play.session import Session, SessionError
+from boardlab.ui import arena as arena_cli
+
+SECONDS = st.floats(min_value=0.0, max_value=1e5, allow_nan=False)
+
+
+# --- time controls -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "base", "increment", "shown"),
+    [
+        ("60", 60, 0, "60"),
+        (" 60+0.5 ", 60, 0.5, "60+0.5"),
+        ("1.5+0", 1.5, 0, "1.5"),
+        ("2e1+1", 20, 1, "20+1"),
+    ],
+)
+def test_a_time_control_reads_base_and_increment(
+    text: str, base: float, increment: float, shown: str
+) -> None:
+    control = TimeControl.parse(text)
+    assert (control.base, control.increment, str(control)) == (base, increment, shown)
+
+
+@given(st.floats(min_value=1e-6, max_value=1e5), st.floats(min_value=0, max_value=1e5))
+def test_a_time_control_written_reads_back_the_same(base: float, increment: float) -> None:
+    control = TimeControl(base, increment)
+    assert TimeControl.parse(str(control)) == control
+
+
+@pytest.mark.parametrize(
+    "text", ["", "0", "-5", "60+", "+1", "60+-1", "nan", "inf+1", "60+x", "1e9", "a minute"]
+)
+def test_a_bad_time_control_is_refused_in_one_line(text: str) -> None:
+    with pytest.raises(TimeControlError, match="BASE or BASE\\+INCREMENT") as caught:
+        TimeControl.parse(text)
+    assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "limit", [{"clock": 0}, {"clock": -1.0}, {"clock": float("inf")}, {"increment": -0.5}, {"clock": True}]
+)
+def test_a_limit_refuses_a_clock_that_is_no_time(limit: dict[str, Any]) -> None:
+    with pytest.raises(LimitError, match="seconds"):
+        Limit(**limit)
+
+
+# --- sharing a clock out ------------------------------------------------------------------------
+
+
+@given(SECONDS, SECONDS, st.integers(1, 100))
+def test_a_share_never_spends_the_clock_to_its_overhead(clock: float, increment: float, moves: int) -> None:
+    share = clock_share(clock, increment, moves)
+    assert share >= 0.001
+    if clock >= MOVE_OVERHEAD + 0.001:
+        assert clock - share >= MOVE_OVERHEAD - 1e-9
+    if moves > 1 and clock > MOVE_OVERHEAD + 0.002:
+        assert share <= (clock - MOVE_OVERHEAD) / 2 + 1e-9
+
+
+@given(st.floats(MOVE_OVERHEAD, 1000.0), st.floats(0.0, 10.0), st.integers(1, 45))
+def test_thinking_each_share_in_full_never_empties_the_clock(
+    base: float, increment: float, plies: int
+) -> None:
+    clock = base
+    for ply in range(plies):  # a millisecond on an empty clock: 45 of them fit in its overhead
+        clock += increment - clock_share(clock, increment, max(1, MOVES_TO_GO - ply % MOVES_TO_GO))
+        assert clock > 0
+
+
+def test_a_share_is_the_clock_over_the_moves_left_and_most_of_the_increment() -> None:
+    assert clock_share(20.05, 0.0, 20) == pytest.approx(1.0)
+    assert clock_share(20.05, 1.0, 20) == pytest.approx(1.8)
+    assert clock_share(1.05, 0.0, 1) == pytest.approx(1.0)  # the last move may take what is left
+    assert clock_share(1.05, 5.0, 2) == pytest.approx(0.5)  # never more than half before it
+
+
+@pytest.mark.parametrize(
+    ("game", "moves", "left"),
+    [
+        ("connect4", [], MOVES_TO_GO),
+        ("connect4", ["4"] * 6 + ["3"] * 6 + ["5"] * 6, 12),
+        ("tictactoe", [], 5),
+    ],
+)
+def test_the_moves_left_follow_the_games_bound_on_its_length(game: str, moves: list[str], left: int) -> None:
+    state = new_game(game)
+    for move in moves:
+        state = state.play(move)
+    assert moves_left(state) == left
+
+
+def test_a_tictactoe_last_move_gets_the_whole_clock() -> None:
+    state = new_game("tictactoe")
+    for move in ("b2", "a1", "c3", "a3", "a2", "c1", "b1", "b3"):
+        state = state.play(move)
+    assert moves_left(state) == 1
+
+
+def test_a_clock_replaces_the_agents_own_time_and_a_time_given_with_it_caps_it() -> None:
+    state = new_game("connect4")
+    default = Limit(time=5.0, depth=7)
+    decided = call_limit(Limit(clock=20.05), default, state)
+    assert decided.time == pytest.approx(1.0)  # the clock is turned into a time
+    assert decided == Limit(time=decided.time, depth=7)
+    assert call_limit(Limit(clock=20.05, time=0.25), default, state).time == 0.25
+    assert call_limit(Limit(depth=3), default, state) == Limit(time=5.0, depth=3)
+    with pytest.raises(LimitError, match="needs the position"):
+        call_limit(Limit(clock=1.0), default)
+
+
+# --- a session on a clock ----------------------------------------------------------------------
+
+
+class Clocked(Agent):
+    """Plays the first legal move after thinking ``costs`` seconds of a fake clock in turn, and
+    keeps each limit it was given."""
+
+    name = "test-clocked"
+
+    def __init__(self, clock: FakeClock, *costs: float) -> None:
+        super().__init__(seed=0)
+        self.clock, self.costs, self.limits = clock, costs, []
+
+    def act(self, state: Any, limit: Limit | None = None) -> Decision:
+        self.limits.append(limit)
+        self.clock.now += self.costs[len(self.limits) - 1]
+        return Decision(state.legal_moves()[0])
+
+
+def test_each_move_is_charged_to_its_side_and_the_increment_added() -> None:
+    timer = FakeClock()
+    first, second = Clocked(timer, 1.0, 2.0, 0.5), Clocked(timer, 3.0, 1.0)
+    events: list[dict[str, Any]] = []
+    session = Session(
+        new_game("tictactoe"),
+        (first, second),
+        time_control=TimeControl(10, 0.5),
+        timer=timer,
+        report=events.append,
+    )
+    assert (session.clock_left(0), session.clock_left(1)) == (10, 10)
+    for _ in range(4):
+        session.agent_move()
+    assert (session.clock_left(0), session.clock_left(1)) == (10 + 1 - 3, 10 + 1 - 4)
+    assert [limit.clock for limit in first.limits] == [10, 9.5]
+    assert [limit.clock for limit in second.limits] == [10, 7.5]
+    assert {limit.increment for limit in first.limits + second.limits} == {0.5}
+    assert [e["left"] for e in events if "move" in e] == [10, 9.5, 7.5, 8.0]
+    session.undo()
+    assert session.clock_left(1) == 10 + 0.5 - 3
+
+
+def test_thinking_past_the_clock_loses_on_time_and_plays_nothing() -> None:
+    timer = FakeClock()
+    session = Session(
+        new_game("connect4"),
+        (Clocked(timer, 2.0, 2.0), Clocked(timer, 1.0, 4.5)),
+        time_control=TimeControl(5),
+        timer=timer,
+    )
+    outcome = session.run()
+    assert (outcome.winner, outcome.reason) == (0, Reason.TIME)
+    assert outcome.detail == "took 4.50 s with 4.00 s left"
+    assert len(session.moves) == 3
+    assert outcome.text() == "X wins (on time: took 4.50 s with 4.00 s left)"
+    with pytest.raises(SessionError, match="nothing can be taken back"):
+        session.undo()
+    again = Session.replay(session.record(), time_control=TimeControl(5))
+    assert again.outcome == outcome
+
+
+def test_a_side_whose_clock_is_empty_at_its_turn_loses_without_being_asked() -> None:
+    timer = FakeClock()
+    agent = Clocked(timer)
+    session = Session(new_game("tictactoe"), (None, agent), time_control=TimeControl(1), timer=timer)
+    session.play("b2", seconds=0.2)
+    session.play("a1", seconds=1.5)  # a move played for the agent's side, over its clock
+    session.play("c3", seconds=0.2)
+    assert session.agent_move() is None and agent.limits == []
+    assert session.outcome is not None and session.outcome.reason is Reason.TIME
+    assert session.outcome.winner == 0 and "empty" in session.outcome.detail
+
+
+def test_a_session_refuses_a_time_control_that_is_not_one() -> None:
+    with pytest.raises(SessionError, match="TimeControl"):
+        Session(new_game("nim"), time_control="60+1")  # type: ignore[arg-type]
+
+
+def test_real_agents_on_a_short_clock_share_it_and_finish_in_time() -> None:
+    state = new_game("connect4")
+    agents = [make_agent(spec, seed=1, game=state.game) for spec in ("alphabeta", "mcts")]
+    for agent in agents:
+        agent.prepare(state.game)
+    session = Session(state, agents, time_control=TimeControl(1.0, 0.02))
+    outcome = session.run()
+    assert outcome.reason is not Reason.TIME
+    assert all(left is not None and left > 0 for left in map(session.clock_left, (0, 1)))
+    assert max(turn.seconds or 0.0 for turn in session.turns) < 0.6
+
+
+# --- the arena ---------------------------------------------------------------------------------
+
+
+def test_a_time_control_is_part_of_a_tournaments_identity_in_its_one_form() -> None:
+    plain = TournamentConfig(("greedy", "random"), 2, "nim")
+    clocked = TournamentConfig(("greedy", "random"), 2, "nim", time_control="60.0+0")
+    assert clocked.time_control == "60" and clocked.tournament_id != plain.tournament_id
+    assert (
+        TournamentConfig(("greedy", "random"), 2, "nim", time_control="60").tournament_id
+        == clocked.tournament_id
+    )
+    assert {task.time_control for task in build_schedule(clocked)} == {"60"}
+    assert {task.time_control for task in build_schedule(plain)} == {""}
+    with pytest.raises(ArenaError, match="BASE or BASE\\+INCREMENT"):
+        TournamentConfig(("greedy", "random"), 2, "nim", time_control="soon")
+
+
+def _clocked_match(store: Store, spec: str, control: str, workers: int) -> Any:
+    config = TournamentConfig((spec, "random"), 2, "quixo", time_control=control, opening_plies=0)
+    return run_tournament(config, store, workers=workers)
+
+
+def test_an_agent_slower_than_its_clock_loses_on_time_in_the_store(tmp_path: Path) -> None:
+    with Store(tmp_path / "a.sqlite") as store:
+        run = _clocked_match(store, napping_player.spec(), "0.12", workers=0)
+        listed = store.tournaments()
+    assert [r.outcome.reason for r in run.records] == [Reason.TIME, Reason.TIME]
+    assert {r.winner for r in run.records} == {1, 0}  # the napper lost with either colour
+    assert [t["time_control"] for t in listed] == ["0.12"]
+    lines = forfeit_lines(run.records, run.config.specs, on_time=True)
+    assert lines[0] == "2 games lost on time:" and "loses on time after" in lines[1]
+    assert forfeit_lines(run.records, run.config.specs) == []
+
+
+def test_a_hung_agent_is_stopped_at_its_clock_and_loses_on_time(tmp_path: Path) -> None:
+    hung = f"course:player={broken_players.PATH}:HangingPlayer"
+    with Store(tmp_path / "a.sqlite") as store:
+        config = TournamentConfig((hung, "random"), 1, "quixo", time_control="0.3", opening_plies=0)
+        run = run_tournament(config, store, workers=1)
+    (record,) = run.records
+    assert (record.winner, record.outcome.reason) == (1, Reason.TIME)
+    assert record.outcome.detail == "no move with 0.30 s left (stopped)"
+
+
+def _cli(*args: str) -> tuple[int, str]:
+    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    arena_cli.register(app)
+    result = CliRunner().invoke(app, list(args))
+    return result.exit_code, result.stdout + result.stderr
+
+
+def test_the_cli_plays_a_clocked_match_and_refuses_bad_clocks(tmp_path: Path) -> None:
+    db = tmp_path / "a.sqlite"
+    common = ["--game", "tictactoe", "-n", "2", "--db", str(db), "--out", str(tmp_path / "out"), "-j", "1"]
+    code, output = _cli("match", "greedy", "random", "--tc", "5+0.1", *common)
+    assert code == 0, output
+    assert "Ratings (greedy vs random, clock 5+0.1)" in output
+    code, output = _cli("tournaments", str(db), "--json")
+    assert [t["time_control"] for t in json.loads(output)] == ["5+0.1"]
+    for extra, said in (
+        (["--tc", "fast"], "a time control is BASE or BASE+INCREMENT"),
+        (["--tc", "5", "--move-timeout", "3"], "give either --tc (a game clock) or --move-timeout"),
+    ):
+        code, output = _cli("match", "greedy", "random", *extra, *common)
+        assert code == 2 and said in output
