@@ -69,6 +69,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0, help="seed of the openings and agents")
     parser.add_argument("--opening-plies", type=int, help=f"random opening plies (default {DEFAULT_PLIES})")
     parser.add_argument("--openings", type=Path, help="a suite of openings played in turn (one a line)")
+    parser.add_argument("--tc", default="", metavar="BASE[+INC]", help="a game clock for both, e.g. 10+0.1")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--trinomial", action="store_true", help="test single games, not game pairs")
     parser.add_argument("--db", type=Path, default=Path("results/ab.sqlite"), help="SQLite game store")
@@ -162,7 +163,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         suite = read_openings(args.openings, args.game) if args.openings is not None else ()
         plies = DEFAULT_PLIES if args.opening_plies is None else args.opening_plies
-        config = TournamentConfig((args.new, args.old), games, args.game, args.seed, plies, openings=suite)
+        config = TournamentConfig(
+            (args.new, args.old), games, args.game, args.seed, plies, openings=suite, time_control=args.tc
+        )
         validate_config(config)  # a bad agent spec or game: one line before any work
     except (ArenaError, InputFileError) as err:
         print(f"Error: {' '.join(str(err).split())}", file=sys.stderr)
@@ -180,7 +183,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     test = AbTest(sprt, args.trinomial)
     sampling = "game" if args.trinomial else "pentanomial (game pairs)"
-    print(f"A/B: new {args.new}  vs  old {args.old}  on {args.game}", flush=True)
+    clock = f", clock {config.time_control}" if config.time_control else ""
+    print(f"A/B: new {args.new}  vs  old {args.old}  on {args.game}{clock}", flush=True)
     print(
         f"SPRT {sampling}: H0 Elo <= {args.elo0:g}, H1 Elo >= {args.elo1:g}, alpha {args.alpha:g}, "
         f"beta {args.beta:g}; at most {games} games; "

@@ -44,6 +44,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0, help="tournament seed")
     parser.add_argument("--opening-plies", type=int, default=2, help="random opening plies")
     parser.add_argument("--openings", type=Path, help="a suite of openings played in turn (one a line)")
+    parser.add_argument("--tc", default="", metavar="BASE[+INC]", help="a game clock for both, e.g. 60+0.5")
     parser.add_argument("--db", type=Path, default=Path("results/strength.sqlite"), help="SQLite game store")
     parser.add_argument("--markdown", action="store_true", help="also print a Markdown table")
     parser.add_argument("--backend", choices=BACKENDS, default="local", help="where the workers run")
@@ -59,7 +60,13 @@ def _configs(args: argparse.Namespace) -> list[TournamentConfig]:
     suite = read_openings(args.openings, args.game) if args.openings is not None else ()
     configs = [
         TournamentConfig(
-            (args.agent, opponent), args.games, args.game, args.seed, args.opening_plies, openings=suite
+            (args.agent, opponent),
+            args.games,
+            args.game,
+            args.seed,
+            args.opening_plies,
+            openings=suite,
+            time_control=args.tc,
         )
         for opponent in args.opponents
     ]
@@ -166,7 +173,8 @@ def _measure(
             )
             return 130
         rows.append(_row(run))
-    _print_tables(args.agent, rows, console, args.markdown)
+    title = f"{args.agent}, clock {configs[0].time_control}" if args.tc else args.agent
+    _print_tables(title, rows, console, args.markdown)
     return 0
 
 

@@ -238,11 +238,33 @@ def test_a_v2_store_reads_as_round_robins_and_takes_a_gauntlet(tmp_path: Path) -
     assert {"pairing", "openings"} <= set(_tournament_columns(path))
 
 
+def test_a_v3_store_reads_without_clocks_and_takes_a_clocked_tournament(tmp_path: Path) -> None:
+    path = tmp_path / "v3.sqlite"
+    write_v2_store(path)
+    with sqlite3.connect(path) as conn:
+        store_module._migrate_2_to_3(conn)
+        conn.execute("UPDATE arena_meta SET value = '3' WHERE key = 'schema_version'")
+    conn.close()
+    before = path.read_bytes()
+    with Store(path, read_only=True) as store:
+        assert [(t["id"], t["time_control"]) for t in store.tournaments()] == [(TID, "")]
+    assert path.read_bytes() == before and "time_control" not in _tournament_columns(path)
+    clocked = TournamentConfig(("greedy", "random"), 2, time_control="30+0.25")
+    with Store(path) as store:
+        store.register_tournament(clocked)
+        listed = {t["id"]: t["time_control"] for t in store.tournaments()}
+        assert len(store.games(TID)) == 3
+    assert listed == {TID: "", clocked.tournament_id: "30+0.25"}
+    assert _meta_and_columns(path)[0] == str(SCHEMA_VERSION) == "4"
+
+
 @pytest.mark.parametrize("read_only", [False, True])
 def test_a_store_lacking_the_pairing_column_is_refused(tmp_path: Path, read_only: bool) -> None:
     path = tmp_path / "short.sqlite"
     write_v2_store(path, schema_version=str(SCHEMA_VERSION))
-    with pytest.raises(StoreError, match="its tournaments table lacks the columns pairing, openings"):
+    with pytest.raises(
+        StoreError, match="its tournaments table lacks the columns pairing, openings, time_control"
+    ):
         Store(path, read_only=read_only)
 
 

@@ -257,3 +257,17 @@ def test_the_ab_script_plays_a_suite_of_openings_and_refuses_a_bad_one(
     # random plies and a suite together: one of them would be ignored, so neither is played
     assert _ab_sprt_script().main([*argv, "--openings", str(suite), "--opening-plies", "2"]) == 2
     assert capsys.readouterr().err == "Error: give either --openings or --opening-plies\n"
+
+
+def test_the_ab_script_plays_on_a_game_clock_and_refuses_a_bad_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "ab.sqlite"
+    argv = ["greedy", "random", "--game", "tictactoe", "--max-games", "2", "--workers", "0", "--db", str(db)]
+    assert _ab_sprt_script().main([*argv, "--tc", "5+0.05"]) == 0
+    assert "on tictactoe, clock 5+0.05" in capsys.readouterr().out
+    with Store(db) as store:
+        assert [t["time_control"] for t in store.tournaments()] == ["5+0.05"]
+    assert _ab_sprt_script().main([*argv, "--tc", "5+"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("Error: a time control is BASE or BASE+INCREMENT") and len(err.splitlines()) == 1

@@ -32,6 +32,7 @@ from boardlab.arena.runner import run_tournament
 from boardlab.arena.schedule import ArenaError, TournamentConfig, build_schedule
 from boardlab.arena.store import Store
 from boardlab.games import Reason, new_game
+from boardlab.games.base import GameOverError
 from boardlab.play.clock import TimeControl, TimeControlError
 from boardlab.play.session import Session, SessionError
 from boardlab.ui import arena as arena_cli
@@ -216,6 +217,18 @@ def test_a_side_whose_clock_is_empty_at_its_turn_loses_without_being_asked() -> 
     assert session.agent_move() is None and agent.limits == []
     assert session.outcome is not None and session.outcome.reason is Reason.TIME
     assert session.outcome.winner == 0 and "empty" in session.outcome.detail
+
+
+def test_a_person_whose_clock_ran_out_is_told_so_by_the_interface() -> None:
+    session = Session(new_game("tictactoe"), time_control=TimeControl(3))
+    session.play("b2", seconds=3.5)
+    assert session.clock_left(0) == -0.5  # charged: the session does not judge a person's move
+    outcome = session.lose_on_time(0, "3.5 s on a 3 s clock")
+    assert (outcome.winner, outcome.reason, session.is_over) == (1, Reason.TIME, True)
+    with pytest.raises(GameOverError):
+        session.lose_on_time(1, "again")
+    with pytest.raises(SessionError, match="colour is 0"):
+        Session(new_game("nim")).lose_on_time(2, "no such side")
 
 
 def test_a_session_refuses_a_time_control_that_is_not_one() -> None:

@@ -283,6 +283,8 @@ class Session:
     def play(self, move: Any, *, seconds: float | None = None, decision: Decision | None = None) -> Turn:
         """Play ``move`` (a move object or its notation) for the side to move; ``seconds`` is
         the time it took (None or >= 0), ``decision`` what was said beside it (a Decision).
+        With a time control, ``seconds`` is charged to the mover's clock; a person whose clock
+        ran out is the caller's to tell (:meth:`lose_on_time`).
 
         A GameError (IllegalMoveError, MoveParseError) if it is no legal move here; a
         GameOverError once the game is over; SessionError for a bad time or decision.
@@ -321,7 +323,7 @@ class Session:
         left = self.clock_left(colour)
         if left is not None:
             if left <= 0:
-                self._out_of_time(colour, f"its clock was empty at its turn ({left:.2f} s)")
+                self.lose_on_time(colour, f"its clock was empty at its turn ({left:.2f} s)")
                 return None
             assert self.time_control is not None
             limit = replace(limit or Limit(), clock=left, increment=self.time_control.increment)
@@ -336,7 +338,7 @@ class Session:
             return None
         spent = self._timer() - tic
         if left is not None and spent > left:
-            self._out_of_time(colour, f"took {spent:.2f} s with {left:.2f} s left")
+            self.lose_on_time(colour, f"took {spent:.2f} s with {left:.2f} s left")
             return None
         allowed = self.limits[colour]
         if allowed is not None and spent > allowed:
@@ -455,9 +457,13 @@ class Session:
         """``colour`` forfeits; nothing was played (what :meth:`agent_move` answers then)."""
         self.forfeit(colour, detail)
 
-    def _out_of_time(self, colour: int, detail: str) -> None:
-        """``colour`` loses on time; nothing was played."""
+    def lose_on_time(self, colour: int, detail: str) -> Outcome:
+        """``colour`` (0 or 1) loses on time (``detail`` says how): what a user interface calls
+        when a person's clock runs out; an agent's is checked by the session itself."""
+        colour = _check_colour(colour)
+        self._check_open()
         self._verdict = Outcome(1 - colour, Reason.TIME, detail)
+        return self._verdict
 
     def _check_open(self) -> None:
         if (outcome := self.outcome) is not None:
