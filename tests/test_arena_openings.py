@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from boardlab.arena.schedule import MAX_OPENINGS, ArenaError, GameTask, Tourname
 from boardlab.arena.store import Store
 from boardlab.core.inputs import InputFileError
 from boardlab.games import parse_game
+from scripts import load_script
 
 
 def random_line(game: str, data: st.DataObject) -> list[str]:
@@ -180,11 +180,7 @@ def test_distinct_openings_refuse_too_many_none_and_bad_plies(monkeypatch: pytes
 
 
 def test_the_strength_script_plays_each_opponent_from_the_suite(tmp_path: Path) -> None:
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "strength.py"
-    spec = importlib.util.spec_from_file_location("strength_script", path)
-    assert spec is not None and spec.loader is not None
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = load_script("benchmarks/strength.py")
     suite, db = tmp_path / "suite.txt", tmp_path / "strength.sqlite"
     suite.write_text("a1\nb2 a1\n")
     argv = ["--agent", "greedy", "--opponents", "random", "mcts:iters=10", "--game", "tictactoe"]

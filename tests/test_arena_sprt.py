@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import math
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ from boardlab.arena.sprt import (
 )
 from boardlab.arena.store import Store
 from boardlab.games import Outcome, Reason
+from scripts import load_script
 
 
 def _constrained_max_loglik(counts: list[float], scores: tuple[float, ...], mean: float) -> float:
@@ -166,12 +166,7 @@ def test_decisions():
 
 
 def _ab_sprt_script() -> Any:
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "ab_sprt.py"
-    spec = importlib.util.spec_from_file_location("ab_sprt_script", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/ab_sprt.py")
 
 
 def _game(index: int, new_wins: bool) -> GameRecord:

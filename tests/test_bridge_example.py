@@ -3,23 +3,18 @@ beats a random player's score against the same random opponent."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from scripts import load_script
+
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "tictactoe_masked_policy.py"
 
 
 def _example() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("tictactoe_masked_policy", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
-    spec.loader.exec_module(module)
-    return module
+    return load_script("examples/tictactoe_masked_policy.py")
 
 
 def test_the_trained_masked_policy_beats_random_play() -> None:

@@ -13,6 +13,7 @@ import pytest
 import typer
 from hypothesis import given
 from hypothesis import strategies as st
+from records import game_record
 from test_session import FakeClock
 from typer.testing import CliRunner
 
@@ -31,11 +32,12 @@ from boardlab.arena.report import forfeit_lines
 from boardlab.arena.runner import run_tournament
 from boardlab.arena.schedule import ArenaError, TournamentConfig, build_schedule
 from boardlab.arena.store import Store
-from boardlab.games import Reason, new_game
+from boardlab.games import Outcome, Reason, new_game
 from boardlab.games.base import GameOverError
 from boardlab.play.clock import TimeControl, TimeControlError
 from boardlab.play.session import Session, SessionError
 from boardlab.ui import arena as arena_cli
+from scripts import load_script
 
 SECONDS = st.floats(min_value=0.0, max_value=1e5, allow_nan=False)
 
@@ -280,6 +282,25 @@ def test_an_agent_slower_than_its_clock_loses_on_time_in_the_store(tmp_path: Pat
     lines = forfeit_lines(run.records, run.config.specs, on_time=True)
     assert lines[0] == "2 games lost on time:" and "loses on time after" in lines[1]
     assert forfeit_lines(run.records, run.config.specs) == []
+    use = _clock_use_script().collect(str(tmp_path / "a.sqlite"), None)
+    napper, other = use[f"{napping_player.spec()} (0.12)"], use["random (0.12)"]
+    assert (napper.games, napper.lost_on_time, other.lost_on_time) == (2, 2, 0)
+    assert napper.lowest > 0 and napper.moves * napping_player.NAP_SECONDS <= napper.seconds
+    assert min(napper.shares) > 0.5 and max(other.shares) < 0.5
+
+
+def _clock_use_script() -> Any:
+    return load_script("benchmarks/clock_use.py")
+
+
+def test_the_clock_replay_counts_the_increments_each_side_earned() -> None:
+    script = _clock_use_script()
+    moves = ("a1e1", "b1b5", "e5e1", "b5b1")
+    record = game_record(
+        "quixo", moves, Outcome(None, Reason.PLY_CAP), opening=moves[:1], move_times=(1.0, 2.0, 3.0)
+    )
+    assert list(script.sides(record)) == [(0, [2.0]), (1, [1.0, 3.0])]
+    assert script.replay_clock(TimeControl(10, 1), [1.0, 3.0]) == (4 / 12, 7.0)
 
 
 def test_a_hung_agent_is_stopped_at_its_clock_and_loses_on_time(tmp_path: Path) -> None:

@@ -38,6 +38,7 @@ from boardlab.train.eval_fit import (
     self_play,
     shipped_tuned,
 )
+from scripts import load_script
 
 SIZES = (3, 4, 5)
 
@@ -387,17 +388,7 @@ def test_weights_need_a_game_with_fitted_weights(tmp_path):
 
 
 def _fit_script() -> Any:
-    import importlib.util
-    import sys
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "fit_quixo_eval.py"
-    spec = importlib.util.spec_from_file_location("fit_quixo_eval", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/fit_quixo_eval.py")
 
 
 @pytest.mark.parametrize("flags", [["--games", "4"], ["--games", "-1"], ["--workers", "0"]])
