@@ -103,8 +103,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Error: {args.db} holds no tournament played on a clock", file=sys.stderr)
         return 2
     table = Table(title=f"Clock use in {args.db}")
-    for column in ("player (clock)", "games", "moves", "lost on time", "s/move", "clock used", "least left"):
-        table.add_column(column, justify="left" if column.startswith("player") else "right")
+    table.add_column("player (clock)", no_wrap=True)
+    for column in ("games", "moves", "lost on time", "s/move", "clock used", "least left"):
+        table.add_column(column, justify="right")
     for name, entry in sorted(use.items()):
         table.add_row(
             name,
