@@ -29,7 +29,7 @@ from boardlab.agents.decision import (
     moves_left,
 )
 from boardlab.arena.report import forfeit_lines
-from boardlab.arena.runner import run_tournament
+from boardlab.arena.runner import match, run_tournament
 from boardlab.arena.schedule import ArenaError, TournamentConfig, build_schedule
 from boardlab.arena.store import Store
 from boardlab.games import Outcome, Reason, new_game
@@ -334,3 +334,11 @@ def test_the_cli_plays_a_clocked_match_and_refuses_bad_clocks(tmp_path: Path) ->
     ):
         code, output = _cli("match", "greedy", "random", *extra, *common)
         assert code == 2 and said in output
+
+
+def test_the_python_match_plays_on_a_clock_and_refuses_a_move_timeout_beside_it() -> None:
+    run = match("greedy", "random", 2, game="tictactoe", workers=0, time_control="2+0.5")
+    assert run.config.time_control == "2+0.5"
+    assert all(record.outcome.reason is not Reason.TIME for record in run.records)
+    with pytest.raises(ArenaError, match="takes no move timeout"):
+        match("greedy", "random", 2, game="tictactoe", workers=0, time_control="2", move_timeout=5)

@@ -127,12 +127,15 @@ def run_tournament(
     run time, which worker processes do not know). ``max_games`` plays at most that many of
     the missing games, in schedule order. ``move_timeout`` is every agent's limit per move in
     seconds (0: none; default: :func:`~boardlab.arena.play.move_limit`, 10 times the agent's
-    own time per move and at least 10 s); an agent over it forfeits the game.
+    own time per move and at least 10 s); an agent over it forfeits the game. A tournament on a
+    game clock has no limit per move but the clock, and refuses a ``move_timeout``.
     """
     backend = backend or LocalBackend()
     workers = backend.default_size() if workers is None else workers
     if workers < 0:
         raise ArenaError(f"workers must be at least 0, got {workers}")
+    if config.time_control and move_timeout is not None:
+        raise ArenaError("a tournament on a game clock takes no move timeout: the clock is the limit")
     limits = {spec: move_limit(spec, move_timeout) for spec in config.specs}
     validate_config(config)
     if backend.name == "local":  # a cluster's memory is not this machine's
@@ -179,17 +182,21 @@ def tournament(
     backend: Backend | None = None,
     pairing: str = ROUND_ROBIN,
     openings: Sequence[Sequence[str]] = (),
+    time_control: str = "",
 ) -> TournamentRun:
     """A round robin: every pair of ``specs`` plays ``games_per_pair`` games, colours alternating;
     with ``pairing="gauntlet"`` only the first spec and each of the others. The games start from
     ``opening_plies`` random moves, or from the ``openings`` of a suite in turn (each a sequence
     of moves in the game's notation, see :func:`boardlab.arena.openings.parse_openings`).
+    ``time_control`` (``"60+0.5"``) plays every game on a game clock.
 
     ``store`` is an open :class:`Store`, a path to one, or None for a throw-away in-memory store.
     ``workers``, ``move_timeout`` and ``backend`` are as in :func:`run_tournament`.
     """
     suite = tuple(tuple(moves) for moves in openings)
-    config = TournamentConfig(tuple(specs), games_per_pair, game, seed, opening_plies, name, pairing, suite)
+    config = TournamentConfig(
+        tuple(specs), games_per_pair, game, seed, opening_plies, name, pairing, suite, time_control
+    )
     options = {
         "workers": workers,
         "move_timeout": move_timeout,
@@ -219,9 +226,10 @@ def match(
     on_game: GameHook | None = None,
     backend: Backend | None = None,
     openings: Sequence[Sequence[str]] = (),
+    time_control: str = "",
 ) -> TournamentRun:
     """``games`` games between two agents, colours alternating (A moves first in even games);
-    ``openings`` as in :func:`tournament`."""
+    ``openings`` and ``time_control`` as in :func:`tournament`."""
     return tournament(
         (spec_a, spec_b),
         games,
@@ -236,6 +244,7 @@ def match(
         on_game=on_game,
         backend=backend,
         openings=openings,
+        time_control=time_control,
     )
 
 
