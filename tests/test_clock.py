@@ -35,6 +35,7 @@ from boardlab.arena.store import Store
 from boardlab.games import Outcome, Reason, new_game
 from boardlab.games.base import GameOverError
 from boardlab.play.clock import TimeControl, TimeControlError
+from boardlab.play.referee import AgentForfeit
 from boardlab.play.session import Session, SessionError
 from boardlab.ui import arena as arena_cli
 from scripts import load_script
@@ -219,6 +220,30 @@ def test_a_side_whose_clock_is_empty_at_its_turn_loses_without_being_asked() -> 
     assert session.agent_move() is None and agent.limits == []
     assert session.outcome is not None and session.outcome.reason is Reason.TIME
     assert session.outcome.winner == 0 and "empty" in session.outcome.detail
+
+
+class StoppedAtItsClock(Agent):
+    """Thinks ``cost`` seconds of a fake clock, then fails as a host that stopped it says so."""
+
+    name = "test-stopped"
+
+    def __init__(self, clock: FakeClock, cost: float) -> None:
+        super().__init__(seed=0)
+        self.clock, self.cost = clock, cost
+
+    def act(self, state: Any, limit: Limit | None = None) -> Decision:
+        self.clock.now += self.cost
+        raise AgentForfeit("no move (stopped)")
+
+
+@pytest.mark.parametrize(("cost", "reason"), [(2.5, Reason.TIME), (1.5, Reason.FORFEIT)])
+def test_an_agent_failing_after_its_clock_ran_out_loses_on_time(cost: float, reason: Reason) -> None:
+    # its host (a process or a worker pool waiting out the clock) stops a hung agent by failing it
+    timer = FakeClock()
+    agent = StoppedAtItsClock(timer, cost)
+    session = Session(new_game("tictactoe"), (agent, None), time_control=TimeControl(2), timer=timer)
+    assert session.agent_move() is None
+    assert session.outcome == Outcome(1, reason, "no move (stopped)")
 
 
 def test_a_person_whose_clock_ran_out_is_told_so_by_the_interface() -> None:

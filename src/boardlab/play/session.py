@@ -331,10 +331,10 @@ class Session:
         try:
             decision = agent.act(state, limit)
         except AgentForfeit as err:
-            self._lost(colour, err.detail)
+            self._failed(colour, err.detail, self._timer() - tic, left)
             return None
         except self._caught as err:
-            self._lost(colour, describe_failure(err))
+            self._failed(colour, describe_failure(err), self._timer() - tic, left)
             return None
         spent = self._timer() - tic
         if left is not None and spent > left:
@@ -456,6 +456,15 @@ class Session:
     def _lost(self, colour: int, detail: str) -> None:
         """``colour`` forfeits; nothing was played (what :meth:`agent_move` answers then)."""
         self.forfeit(colour, detail)
+
+    def _failed(self, colour: int, detail: str, spent: float, left: float | None) -> None:
+        """``colour``'s agent failed after ``spent`` seconds with ``left`` on its clock: it
+        loses on time where the clock ran out first (a host that stops a hung agent at its clock
+        tells it by failing it), else by forfeit."""
+        if left is not None and spent > left:
+            self.lose_on_time(colour, detail)
+        else:
+            self._lost(colour, detail)
 
     def lose_on_time(self, colour: int, detail: str) -> Outcome:
         """``colour`` (0 or 1) loses on time (``detail`` says how): what a user interface calls
