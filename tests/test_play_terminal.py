@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
+import broken_players
 import pytest
 import typer
 from rich.console import Console
@@ -23,10 +24,11 @@ from boardlab.agents.decision import Decision, SearchInfo
 from boardlab.games import new_game
 from boardlab.games.base import Reason
 from boardlab.games.quixo import Move, State, all_moves
+from boardlab.play.clock import TimeControl
 from boardlab.play.referee import AgentForfeit
 from boardlab.ui import play as play_module
 from boardlab.ui.play import register
-from boardlab.ui.terminal import PlayResult, TerminalGame
+from boardlab.ui.terminal import PlayResult, TerminalGame, clock_text
 
 
 class Script:
@@ -230,6 +232,9 @@ def test_cli_full_game() -> None:
         (["--game", "quixo:size=7"], "size=7 is not accepted; choose one of 3, 4, 5"),
         (["--side", "z"], "--side must be x or o"),
         (["--side", "x", "--human-second"], "contradicts"),
+        (["--tc", "fast"], "--tc: a time control is BASE or BASE+INCREMENT"),
+        (["--tc", "0+1"], "--tc: a time control is BASE or BASE+INCREMENT"),
+        (["--tc", "60", "--move-timeout", "5"], "give either --tc (a game clock) or --move-timeout"),
     ],
 )
 def test_cli_bad_arguments_exit_2_with_one_line(args: list[str], message: str) -> None:
@@ -658,3 +663,148 @@ def test_cli_plays_on_from_a_position_and_moves() -> None:
     )
     assert moved.exit_code == 0, moved.output
     assert moved.output.splitlines()[-2].endswith("> X../.O./... X 2")
+
+
+# --- game clocks -----------------------------------------------------------------------------
+
+
+class _Timer:
+    """A clock that moves only when the test says: the person's thinking and the agent's."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class _TimedScript(Script):
+    """A Script whose person thinks ``seconds`` of the timer before each line: (seconds, line)."""
+
+    def __init__(self, timer: _Timer, lines: Iterable[tuple[float, str]]) -> None:
+        self.timed = iter(lines)
+        self.timer = timer
+        super().__init__(())
+
+    def __call__(self, prompt: str) -> str:
+        self.prompts.append(prompt)
+        try:
+            seconds, line = next(self.timed)
+        except StopIteration:
+            raise EOFError from None
+        self.timer.now += seconds
+        return line
+
+
+class _OnTheClock(_Scripted):
+    """A scripted agent that thinks ``costs`` seconds of the timer in turn and keeps its limits."""
+
+    def __init__(self, timer: _Timer, moves: Iterable[str], *costs: float) -> None:
+        super().__init__(moves)
+        self.timer, self.costs, self.limits = timer, costs, []
+
+    def act(self, state: Any, limit: Any = None) -> Decision:
+        self.limits.append(limit)
+        self.timer.now += self.costs[len(self.limits) - 1]
+        return super().act(state, limit)
+
+
+def clocked(
+    lines: Iterable[tuple[float, str]], moves: Iterable[str], *costs: float, control: str = "60+1"
+) -> tuple[PlayResult, str, _TimedScript, TerminalGame, _OnTheClock]:
+    """A tic-tac-toe game on a clock against a scripted agent, the person moving first."""
+    timer = _Timer()
+    agent = _OnTheClock(timer, moves, *costs)
+    console = Console(file=io.StringIO(), width=200, highlight=False)
+    script = _TimedScript(timer, lines)
+    game = TerminalGame(
+        new_game("tictactoe"),
+        agent,
+        console=console,
+        input_fn=script,
+        time_control=TimeControl.parse(control),
+        timer=timer,
+    )
+    result = game.run()
+    return result, console.file.getvalue(), script, game, agent  # type: ignore[attr-defined]
+
+
+def test_a_clock_reads_minutes_seconds_and_tenths_counting_down() -> None:
+    assert [clock_text(s) for s in (60, 58.3, 58.26, 0.01, 0.0, -2.0, 754.5)] == [
+        "1:00.0",
+        "0:58.3",
+        "0:58.3",
+        "0:00.1",  # not empty yet
+        "0:00.0",
+        "0:00.0",
+        "12:34.5",
+    ]
+
+
+def test_both_clocks_are_shown_and_the_persons_thinking_is_charged_commands_included() -> None:
+    lines = [(2.0, "help"), (1.5, "b2"), (10.0, "quit")]
+    result, out, script, game, agent = clocked(lines, ["a1"], 4.0)
+    assert "clock 60+1: X 1:00.0  O 1:00.0" in out
+    assert script.prompts == [
+        "move 1, you are X, 1:00.0 left > ",
+        "move 1, you are X, 0:58.0 left > ",  # the person's clock ran while help was read
+        "move 3, you are X, 0:57.5 left > ",  # 60 - 3.5 + 1
+    ]
+    assert "clock 60+1: X 0:57.5  O 0:57.0" in out  # the agent's 4 s charged to its clock
+    assert [turn.seconds for turn in game.session.turns] == [3.5, 4.0]
+    assert result.moves == ("b2", "a1") and result.outcome is None
+    # the agent plays on its clock: told what is left and the increment, no time of its own
+    assert [(limit.clock, limit.increment, limit.time) for limit in agent.limits] == [(60.0, 1.0, None)]
+
+
+def test_a_person_past_their_clock_loses_on_time_and_the_move_is_not_played() -> None:
+    result, out, _, game, _ = clocked([(3.0, "b2"), (5.0, "moves"), (2.5, "c3")], ["a1"], 1.0, control="10")
+    assert result.outcome is not None and result.outcome.reason is Reason.TIME
+    assert result.winner == 1 and result.moves == ("b2", "a1")  # c3 came too late
+    assert game.session.clock_left(0) == 7.0  # the late move's time was not charged either
+    assert out.strip().splitlines()[-1] == (
+        "You lose on time after 2 moves (took 7.5 s with 7.0 s left): scripted (O) wins."
+    )
+
+
+def test_an_agent_past_its_clock_loses_on_time() -> None:
+    result, out, _, _, _ = clocked([(1.0, "b2")], ["a1"], 61.5)
+    assert result.outcome is not None and result.outcome.reason is Reason.TIME and result.human_won
+    assert out.strip().splitlines()[-1] == (
+        "scripted loses on time after 1 move (took 61.50 s with 60.00 s left): you win."
+    )
+
+
+def test_undo_gives_the_time_of_the_moves_taken_back_and_starts_the_turn_again() -> None:
+    lines = [(3.0, "b2"), (4.0, "undo"), (1.0, "c3")]
+    result, out, script, game, _ = clocked(lines, ["a1", "b2"], 2.0, 2.5)
+    assert script.prompts[:3] == [
+        "move 1, you are X, 1:00.0 left > ",
+        "move 3, you are X, 0:58.0 left > ",
+        "move 1, you are X, 1:00.0 left > ",  # both moves and the time since taken back
+    ]
+    assert result.moves[:2] == ("c3", "b2") and [t.seconds for t in game.session.turns] == [1.0, 2.5]
+    assert out.count("clock 60+1: X 1:00.0  O 1:00.0") == 2
+
+
+def test_without_a_clock_nothing_is_shown_or_charged() -> None:
+    _, out, script = ttt_script(["b2", "quit"], _Scripted(["a1"]))
+    assert "clock" not in out and script.prompts[0] == "move 1, you are X > "
+
+
+@pytest.mark.timeout(120)
+def test_cli_a_hung_agent_on_a_clock_is_stopped_there_and_loses_on_time() -> None:
+    hung = f"course:player={broken_players.PATH}:HangingPlayer"
+    args = ["play", "--game", "quixo", "--agent", hung, "--side", "o", "--tc", "0.5"]
+    result = CliRunner().invoke(cli_app(), args, input="quit\n")
+    assert result.exit_code == 0, result.output
+    last = " ".join(result.output.split()[-16:])
+    assert last.endswith("loses on time after 0 moves (no move with 0.50 s left (stopped)): you win."), last
+
+
+def test_cli_on_a_clock_starts_the_agent_without_a_limit_per_move(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(play_module, "AgentProcess", _Unstartable)
+    _Unstartable.calls.clear()
+    args = ["play", "--game", "tictactoe", "--seed", "7", "--tc", "30+0.5"]
+    result = CliRunner().invoke(cli_app(), args, input="quit\n")
+    assert result.exit_code == 1 and _Unstartable.calls == [("tictactoe", "greedy", 7, None)]

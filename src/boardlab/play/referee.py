@@ -239,7 +239,8 @@ class AgentProcess:
 
     Built from a game spec, an agent spec and a seed; it offers what a caller of an agent uses
     (``spec``, ``prepare``, ``new_game``, ``act``, ``choose``). ``act`` sends the position as
-    text and waits at most ``limit`` seconds (None: no limit) plus a grace: a decision that
+    text and waits at most ``limit`` seconds (None: no limit), or what is left on the game
+    clock the call's Limit gives where that is less, plus a grace: a decision that
     does not come, an agent that fails or answers an illegal move, or a process that dies
     raises :class:`AgentForfeit`; a hung agent's process is killed. Use as a context manager
     or call :meth:`close`.
@@ -281,9 +282,13 @@ class AgentProcess:
 
     def act(self, state: Any, limit: Limit | None = None) -> Decision:
         """The agent's decision for ``state`` within ``limit`` (None: its own budget);
-        AgentForfeit if it fails or overruns its time limit per move."""
+        AgentForfeit if it fails or overruns its time limit per move, or the game clock of
+        ``limit`` (``Limit.clock``, what is left) where that is shorter."""
         request = {"act": state.to_text(), "limit": None if limit is None else asdict(limit)}
-        reply = self._ask(request, self.limit, "no move within {limit:g} s (stopped)")
+        wait, overdue = self.limit, "no move within {limit:g} s (stopped)"
+        if limit is not None and limit.clock is not None and (wait is None or limit.clock < wait):
+            wait, overdue = limit.clock, "no move with {limit:.2f} s left (stopped)"
+        reply = self._ask(request, wait, overdue)
         if self.limit is not None and reply["seconds"] > self.limit:
             self._fail(f"took {reply['seconds']:.2f} s, over its limit of {self.limit:g} s per move")
         said = reply["decision"]

@@ -2,7 +2,8 @@
 
 The agent plays from a child process (:class:`~boardlab.play.referee.AgentProcess`) under a time
 limit per move (``--move-timeout``): an agent that fails, answers an illegal move or does not
-answer in time forfeits, and a hung one is stopped.
+answer in time forfeits, and a hung one is stopped. On a game clock (``--tc``) both sides play
+on their clocks instead, and the one whose clock runs out loses on time.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from boardlab.agents.base import make_agent
 from boardlab.core.console import make_console
 from boardlab.core.processes import sigterm_as_interrupt
 from boardlab.core.spec import shorten
+from boardlab.play.clock import TimeControl, TimeControlError
 from boardlab.play.referee import (
     MIN_MOVE_TIMEOUT,
     MOVE_TIMEOUT_FACTOR,
@@ -76,7 +78,20 @@ def play(
             "--move-timeout",
             help=(
                 "seconds the agent may think per move before it forfeits (0: no limit; default: "
-                f"{MOVE_TIMEOUT_FACTOR:g}x its own time option, at least {MIN_MOVE_TIMEOUT:g} s)"
+                f"{MOVE_TIMEOUT_FACTOR:g}x its own time option, at least {MIN_MOVE_TIMEOUT:g} s; "
+                "not with --tc)"
+            ),
+        ),
+    ] = None,
+    time_control: Annotated[
+        str | None,
+        typer.Option(
+            "--tc",
+            metavar="BASE[+INC]",
+            help=(
+                "play on a game clock: BASE seconds a side for the game, INC more after each move "
+                "(60+1); your time runs from your prompt to your move, the agent shares its clock out "
+                "instead of its own time per move, and a side whose clock runs out loses on time"
             ),
         ),
     ] = None,
@@ -86,8 +101,9 @@ def play(
     human_side = _human_side(human_first, side)
     if seed is not None and not 0 <= seed < 2**63:
         fail(f"--seed must be in 0..2**63-1, got {shorten(str(seed))}")
-    try:
-        limit = move_limit(agent, move_timeout)
+    clock = _time_control(time_control, move_timeout)
+    try:  # on a clock, the clock is the agent's limit
+        limit = None if clock is not None else move_limit(agent, move_timeout)
     except TimeLimitError as err:
         fail("--" + str(err).replace("move timeout", "move-timeout", 1))
     if sys.stdin is None or sys.stdin.closed:  # started with standard input closed (<&-)
@@ -104,7 +120,7 @@ def play(
         sys.stdin.reconfigure(errors="replace")  # type: ignore[union-attr]  # bad bytes: a refused move
     with sigterm_as_interrupt() as termination:
         try:
-            _play_game(state, (agent, hints), seed, limit, human_side, console)
+            _play_game(state, (agent, hints), seed, (limit, clock), human_side, console)
             if termination.requested:  # a signal that landed where it could not raise
                 raise KeyboardInterrupt
         except KeyboardInterrupt:  # the agent's process is stopped by now
@@ -113,12 +129,18 @@ def play(
 
 
 def _play_game(
-    state: Any, specs: tuple[str, str], seed: int | None, limit: float | None, side: int, console: Console
+    state: Any,
+    specs: tuple[str, str],
+    seed: int | None,
+    limits: tuple[float | None, TimeControl | None],
+    side: int,
+    console: Console,
 ) -> None:
     """Start the agent's process (``specs``: the agent and the adviser), play the game in the
-    terminal, then stop the processes; a KeyboardInterrupt (Ctrl-C, SIGTERM) passes through once
-    they are stopped."""
+    terminal (``limits``: the agent's seconds per move, the game clock), then stop the
+    processes; a KeyboardInterrupt (Ctrl-C, SIGTERM) passes through once they are stopped."""
     agent, hints = specs
+    limit, clock = limits
     try:
         with console.status(Text(f"starting {shorten(agent)}...")):
             opponent = AgentProcess(state.game.spec, agent, seed, limit)
@@ -130,8 +152,28 @@ def _play_game(
 
     with opponent:
         TerminalGame(
-            state, opponent, side, console=console, agent_label=agent, move_timeout=limit, adviser=adviser
+            state,
+            opponent,
+            side,
+            console=console,
+            agent_label=agent,
+            move_timeout=limit,
+            adviser=adviser,
+            time_control=clock,
         ).run()
+
+
+def _time_control(text: str | None, move_timeout: float | None) -> TimeControl | None:
+    """The game clock of ``--tc`` (None without one); exit 2 for a bad one or one given with
+    ``--move-timeout``."""
+    if text is None:
+        return None
+    if move_timeout is not None:
+        fail("give either --tc (a game clock) or --move-timeout (a limit per move)")
+    try:
+        return TimeControl.parse(text)
+    except TimeControlError as err:
+        fail(f"--tc: {err}")
 
 
 def _human_side(human_first: bool | None, side: str | None) -> int:

@@ -7,11 +7,17 @@ output back from a buffer. Commands: a move in the game's notation, ``moves``, `
 ``position``, ``undo``, ``resign``, ``help``, ``board`` and ``quit``; end of input counts as
 ``quit``, and Ctrl-C (KeyboardInterrupt) reaches the caller, which stops (``boardlab play``
 exits 130). A hint comes from an adviser, a second agent started at the first ``hint``.
+
+On a game clock (a :class:`~boardlab.play.clock.TimeControl`) both sides play against their
+clocks: the person's time runs from the prompt of their turn until a legal move comes (the
+commands typed meanwhile count too), measured by an injectable ``timer``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +29,7 @@ from boardlab.agents.decision import Decision
 from boardlab.core.console import counted, make_console
 from boardlab.core.spec import shorten
 from boardlab.games.base import GameError, MoveParseError, Outcome, Reason
+from boardlab.play.clock import TimeControl
 from boardlab.play.referee import AgentForfeit
 from boardlab.play.session import Player, Session, SessionError, Turn
 from boardlab.ui.search_analysis import decision_summary
@@ -78,6 +85,11 @@ class TerminalGame:
     ``adviser`` starts the agent that answers ``hint`` (called at the first hint, and at the
     next after an adviser fails; None: no hints); an adviser with a ``close`` is closed when it
     fails and at the end of :meth:`run`.
+
+    ``time_control`` puts both sides on a game clock: the agent plays on its own (see
+    :class:`~boardlab.play.session.Session`), and the person's thinking, from the prompt of
+    their turn to their move, is charged to theirs; a person who thought past what was left
+    loses on time and the move is not played. ``timer`` (seconds, monotonic) measures both.
     """
 
     def __init__(
@@ -91,6 +103,8 @@ class TerminalGame:
         agent_label: str | None = None,
         move_timeout: float | None = None,
         adviser: Callable[[], Player] | None = None,
+        time_control: TimeControl | None = None,
+        timer: Callable[[], float] = time.perf_counter,
     ) -> None:
         if human_side not in (0, 1):
             raise ValueError(f"human side must be 0 (first) or 1 (second), got {human_side}")
@@ -102,7 +116,9 @@ class TerminalGame:
         agents: list[Player | None] = [None, None]
         limits: list[float | None] = [None, None]
         agents[1 - human_side], limits[1 - human_side] = agent, move_timeout
-        self.session = Session(state, agents, limits=limits)
+        self.session = Session(state, agents, limits=limits, time_control=time_control, timer=timer)
+        self._timer = timer
+        self._turn_started: float | None = None  # when the person's turn began (their clock runs)
         self._start_adviser = adviser
         self._adviser: Player | None = None
 
@@ -146,7 +162,15 @@ class TerminalGame:
     # --- turns -----------------------------------------------------------------------------
 
     def _human_turn(self) -> Outcome | str | None:
-        """Read lines until a move is played (None), the human resigns (an Outcome) or leaves ("quit")."""
+        """Read lines until a move is played (None), the human resigns or runs out of time (an
+        Outcome) or leaves ("quit")."""
+        self._turn_started = self._timer()
+        try:
+            return self._read_turn()
+        finally:
+            self._turn_started = None
+
+    def _read_turn(self) -> Outcome | str | None:
         self._show_position()
         while True:
             try:
@@ -160,6 +184,9 @@ class TerminalGame:
             except KeyboardInterrupt:  # Ctrl-C: the caller's to answer, on a line of its own
                 self.console.print()
                 raise
+            thought = self._thought()
+            if (late := self._out_of_time(thought)) is not None:
+                return late
             command = line.strip().lower()
             if not command:
                 continue
@@ -172,7 +199,7 @@ class TerminalGame:
             elif command == "undo":
                 if self._undo():
                     return self.session.outcome  # the agent's forfeit if it failed to reset
-            elif self._try_move(line.strip()):
+            elif self._try_move(line.strip(), thought):
                 return None
 
     @property
@@ -186,14 +213,26 @@ class TerminalGame:
             "position": self._show_text,
         }
 
-    def _try_move(self, text: str) -> bool:
+    def _thought(self) -> float:
+        """Seconds the person has been thinking on this turn."""
+        assert self._turn_started is not None
+        return self._timer() - self._turn_started
+
+    def _out_of_time(self, thought: float) -> Outcome | None:
+        """The person's loss on time if ``thought`` seconds went past their clock, else None."""
+        left = self.session.clock_left(self.human_side)
+        if left is None or thought <= left:
+            return None
+        return self.session.lose_on_time(self.human_side, f"took {thought:.1f} s with {left:.1f} s left")
+
+    def _try_move(self, text: str, thought: float) -> bool:
         if len(text) > MAX_ECHO:
             self.console.print(
                 Text.assemble(("Refused: ", "bold red"), f"input of {len(text)} characters is not a move")
             )
             return False
-        try:
-            self.session.play(text)
+        try:  # a person's time is charged on a clock only (else it stays unrecorded, as before)
+            self.session.play(text, seconds=None if self.session.time_control is None else thought)
         except GameError as err:
             hint = " (type help for the commands)" if isinstance(err, MoveParseError) else ""
             self.console.print(Text.assemble(("Refused: ", "bold red"), f"{err}{hint}"))
@@ -265,7 +304,17 @@ class TerminalGame:
     # --- output ----------------------------------------------------------------------------
 
     def _prompt(self) -> str:
-        return f"move {self.state.ply + 1}, you are {self.symbols[self.human_side]} > "
+        left = self._left_now(self.human_side)
+        clock = "" if left is None else f", {clock_text(left)} left"
+        return f"move {self.state.ply + 1}, you are {self.symbols[self.human_side]}{clock} > "
+
+    def _left_now(self, colour: int) -> float | None:
+        """What ``colour``'s clock shows now (None without a clock): the person's runs during
+        their turn."""
+        left = self.session.clock_left(colour)
+        if left is not None and colour == self.human_side and self._turn_started is not None:
+            left -= self._thought()
+        return left
 
     def _show_intro(self) -> None:
         human, agent = self.symbols[self.human_side], self.symbols[1 - self.human_side]
@@ -287,6 +336,11 @@ class TerminalGame:
             side = self.state.to_move
             who = "you" if side == self.human_side else self.agent_label
             self.console.print(Text(f"{self.symbols[side]} to move ({who})"))
+            if self.session.time_control is not None and not self.session.is_over:
+                clocks = "  ".join(
+                    f"{self.symbols[c]} {clock_text(self._left_now(c) or 0.0)}" for c in (0, 1)
+                )
+                self.console.print(Text(f"clock {self.session.time_control}: {clocks}"))
 
     def _describe(self, turn: Turn) -> str:
         who = "you" if turn.mover == self.human_side else self.agent_label
@@ -325,15 +379,28 @@ def result_line(result: PlayResult, agent_label: str, symbols: tuple[str, str] =
     outcome = result.outcome
     if outcome is None:
         return f"Game left unfinished after {moves}."
+    agent_wins = f"{agent_label} ({symbols[1 - result.human_side]}) wins"
     if outcome.reason is Reason.RESIGNATION:
-        return f"You resign after {moves}: {agent_label} ({symbols[1 - result.human_side]}) wins."
+        return f"You resign after {moves}: {agent_wins}."
     if outcome.reason is Reason.FORFEIT:
         return f"{agent_label} forfeits after {moves} ({outcome.detail}): you win."
+    if outcome.reason is Reason.TIME and result.human_won:
+        return f"{agent_label} loses on time after {moves} ({outcome.detail}): you win."
+    if outcome.reason is Reason.TIME:
+        return f"You lose on time after {moves} ({outcome.detail}): {agent_wins}."
     if outcome.winner is None:
         return f"Draw after {moves} ({outcome.text(symbols).removeprefix('draw (').rstrip(')')})."
     who = "you win" if result.human_won else f"{agent_label} wins"
     why = f" ({outcome.detail})" if outcome.detail else ""  # a phrase of its own: "took the last object"
     return f"{symbols[outcome.winner]} wins after {moves}{why}: {who}."
+
+
+def clock_text(seconds: float) -> str:
+    """A clock's time as ``m:ss.s``, in tenths rounded up as a clock counting down shows them
+    (a full clock reads full, and 0:00.0 only once empty), never below zero."""
+    tenths = max(0, math.ceil(seconds * 10 - 1e-6))  # 1e-6: 58.3 s is 583 tenths, not 583.00...1
+    minutes, rest = divmod(tenths, 600)
+    return f"{minutes}:{rest // 10:02d}.{rest % 10}"
 
 
 def _engine_said(spec: str, decision: Decision) -> str:
