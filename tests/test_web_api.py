@@ -30,6 +30,7 @@ from typer.testing import CliRunner
 from web_helpers import free_port, replayed, running_server, settle
 
 from boardlab.agents.base import list_agents
+from boardlab.agents.decision import Limit
 from boardlab.arena.oracle import judge_for
 from boardlab.arena.play import GameRecord
 from boardlab.arena.ratings import RatingError
@@ -40,6 +41,7 @@ from boardlab.arena.summary import pooled_games, summarize
 from boardlab.core import machine
 from boardlab.games import Outcome, Reason, available_games, exact_play, parse_game
 from boardlab.play.agent_pool import AgentWorker, Busy, Overrun, ThinkError
+from boardlab.play.clock import TimeControl
 from boardlab.ui.cli import app
 from boardlab.ui.serve import store_problem
 from boardlab.ui.web import analysis, server, workers
@@ -892,6 +894,7 @@ class _Pool:
     def __init__(self, answer: Any) -> None:
         self.answer = answer
         self.asked: list[dict[str, Any]] = []
+        self.waits: list[float | None] = []  # the limit of each request
 
     def ask(
         self,
@@ -901,6 +904,7 @@ class _Pool:
         setup_seconds: Any = None,
     ) -> dict[str, Any]:
         self.asked.append(request)
+        self.waits.append(limit)
         return self.answer(request)  # type: ignore[no-any-return]
 
     def kinds(self, kind: str) -> int:
@@ -1369,3 +1373,122 @@ def test_a_worker_without_exact_play_for_a_game_says_why_each_move_is_not_judged
     worker.kept.clear()  # the game's exact play opened in the worker: judged as boardlab review does
     request = {"kind": "review", "game": "tictactoe", "position": state.to_text(), "move": "a1"}
     assert workers.review(worker, request, said_moves.append) == _reviewing(request)
+
+
+# --- game clocks ------------------------------------------------------------------------------
+
+
+def test_a_clocked_games_view_carries_the_time_control_and_each_sides_clock(client: Any) -> None:
+    view = new(client, game="tictactoe", sides=[None, "greedy"], time_control=" 60+1 ")
+    assert view["time_control"] == "60+1" and view["clock_running"] == 0
+    assert view["clock_left"][1] == 60 and 0 < view["clock_left"][0] <= 60
+    client.post(f"/api/games/{view['id']}/move", json={"move": "b2"})
+    view = settle(client, view["id"])
+    mine, agents = (move["seconds"] for move in view["moves"])
+    assert mine is not None and agents is not None  # the person's move was charged too
+    assert view["clock_left"][1] == pytest.approx(60 + 1 - agents, abs=1e-3)
+    assert view["clock_running"] == 0 and view["clock_left"][0] <= 60 + 1 - mine
+    plain = new(client, game="tictactoe", sides=[None, None])
+    assert (plain["time_control"], plain["clock_left"], plain["clock_running"]) == (None, None, None)
+    client.post(f"/api/games/{plain['id']}/move", json={"move": "b2"})
+    assert client.get(f"/api/games/{plain['id']}").json()["moves"][0]["seconds"] is None  # as before
+
+
+@pytest.mark.parametrize("clock", ["fast", "0", "60+-1", "1e9", "+5"])
+def test_a_bad_clock_is_refused_in_one_line(client: Any, clock: str) -> None:
+    reply = client.post("/api/games", json={"game": "nim", "time_control": clock})
+    assert reply.status_code == 400 and "BASE or BASE+INCREMENT" in reply.json()["detail"]
+    assert "\n" not in reply.json()["detail"]
+    assert client.post("/api/games", json={"time_control": "1" * 41}).status_code == 422
+
+
+def _clocked(sides: tuple[str | None, str | None], control: str, pool: Any = None) -> WebGame:
+    start = parse_game("tictactoe").initial()
+    return WebGame(
+        "g", start, [], sides, 1.0, pool or _Pool(_search), 0, time_control=TimeControl.parse(control)
+    )
+
+
+def _agents_move(web_game: WebGame) -> None:
+    web_game.running = True
+    web_game.agent_turns(pace=0.0)
+
+
+def test_a_persons_move_is_charged_and_one_past_their_clock_loses_on_time(hand_clock: _HandClock) -> None:
+    web_game = _clocked((None, "random"), "10+1")
+    hand_clock.sleep(3.0)
+    web_game.play("b2")
+    _agents_move(web_game)
+    assert [m["seconds"] for m in web_game.view["moves"]] == [3.0, 0.01]
+    hand_clock.sleep(2.0)
+    assert web_game.snapshot()["clock_left"] == [6.0, 10.99]  # 10 - 3 + 1, less the 2 s running
+    hand_clock.sleep(6.5)
+    web_game.play("c3")  # 8.5 s with 8 s left: too late, not played
+    view = web_game.snapshot()
+    assert view["outcome"] == {"winner": 1, "reason": "time", "detail": "took 8.5 s with 8.0 s left"}
+    assert view["outcome_text"] == "O wins (on time: took 8.5 s with 8.0 s left)"
+    assert len(view["moves"]) == 2 and view["clock_left"] == [0.0, 10.99] and view["clock_running"] is None
+    with pytest.raises(WebInputError, match="the game is over"):
+        web_game.play("c3")
+
+
+def test_a_persons_clock_that_runs_out_is_flagged_at_the_next_look(hand_clock: _HandClock) -> None:
+    web_game = _clocked((None, None), "5")
+    hand_clock.sleep(4.0)
+    assert web_game.snapshot()["clock_left"] == [1.0, 5.0]
+    hand_clock.sleep(1.5)
+    view = web_game.snapshot()  # what the page's polling or its clock reaching zero asks
+    assert view["outcome"] == {"winner": 1, "reason": "time", "detail": "no move with 5.0 s left"}
+    assert view["clock_left"] == [0.0, 5.0] and not view["can_undo"]
+
+
+def test_undo_gives_the_time_back_and_starts_the_persons_turn_again(hand_clock: _HandClock) -> None:
+    web_game = _clocked((None, "random"), "10")
+    hand_clock.sleep(3.0)
+    web_game.play("b2")
+    _agents_move(web_game)
+    hand_clock.sleep(2.0)
+    web_game.undo()
+    assert web_game.snapshot()["clock_left"] == [10.0, 10.0]
+    hand_clock.sleep(1.0)
+    assert web_game.snapshot()["clock_left"] == [9.0, 10.0]
+
+
+def test_agents_play_on_their_clock_and_are_waited_for_what_is_left(hand_clock: _HandClock) -> None:
+    pool = _Pool(_search)
+    web_game = _clocked(("random", None), "2+0.5", pool)
+    _agents_move(web_game)
+    limit = Limit(**pool.asked[-1]["limit"])  # as the worker rebuilds it
+    # its clock and increment, and the server's bound per move in place of the page's think
+    assert limit == Limit(time=HallSettings.max_think, clock=2.0, increment=0.5)
+    assert pool.waits == [2.0]  # the watchdog waits for what is left on the clock (and a grace)
+    assert web_game.snapshot()["clock_left"] == [2.49, 2.0]
+
+
+def test_an_agent_over_its_clock_or_stopped_at_it_loses_on_time(hand_clock: _HandClock) -> None:
+    def slow(request: dict[str, Any]) -> dict[str, Any]:
+        return {**_search(request), "seconds": 2.5}
+
+    web_game = _clocked(("random", None), "2", _Pool(slow))
+    _agents_move(web_game)
+    assert web_game.view["outcome"] == {
+        "winner": 1,
+        "reason": "time",
+        "detail": "took 2.50 s with 2.00 s left",
+    }
+
+    def hung(request: dict[str, Any]) -> dict[str, Any]:
+        hand_clock.sleep(2.5)  # the pool waited the clock and its grace out, then stopped it
+        raise Overrun("no answer within 2 s (stopped)")
+
+    web_game = _clocked(("random", None), "2", _Pool(hung))
+    _agents_move(web_game)
+    assert web_game.view["outcome"]["reason"] == "time"
+    assert web_game.view["outcome_text"] == "O wins (on time: no answer within 2 s (stopped))"
+
+
+def test_an_agent_on_a_clock_in_a_worker_thinks_its_share_not_its_own_time(client: Any) -> None:
+    # mcts:time=4 would think 4 s a move on its own: on a 2 s clock it must share the clock out
+    view = settle(client, new(client, game="tictactoe", sides=["mcts:time=4", None], time_control="2")["id"])
+    assert view["outcome"] is None and len(view["moves"]) == 1
+    assert view["clock_left"][0] == pytest.approx(2 - view["moves"][0]["seconds"], abs=1e-3)

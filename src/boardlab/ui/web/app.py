@@ -66,7 +66,9 @@ Spec = Annotated[str, Field(min_length=1, max_length=SPEC_CHARS)]
 
 class NewGame(BaseModel):
     """A game to start: the game spec, who plays each side (an agent spec, or null for a
-    person), the agents' thinking time per move, and where it starts."""
+    person), the agents' thinking time per move, where it starts, and its game clock
+    (``BASE`` or ``BASE+INC`` seconds a side, as ``--tc`` reads it; empty: no clock), which
+    replaces the agents' thinking time per move."""
 
     game: Spec = "quixo"
     sides: Annotated[list[Spec | None], Field(min_length=2, max_length=2)] = [None, "greedy"]
@@ -74,6 +76,7 @@ class NewGame(BaseModel):
     position: Annotated[str, Field(max_length=TEXT_CHARS)] = ""
     moves: Annotated[str, Field(max_length=TEXT_CHARS)] = ""
     seed: Annotated[int | None, Field(ge=0, lt=2**31)] = None
+    time_control: Annotated[str, Field(max_length=40)] = ""
 
 
 class MoveBody(BaseModel):
@@ -315,7 +318,13 @@ def create_app(settings: ServeSettings | None = None) -> FastAPI:
         hall: Hall = state["hall"]
         sides = (body.sides[0], body.sides[1])
         web_game = hall.create(
-            body.game, sides, think=body.think, position=body.position, moves=body.moves, seed=body.seed
+            body.game,
+            sides,
+            think=body.think,
+            position=body.position,
+            moves=body.moves,
+            seed=body.seed,
+            time_control=body.time_control,
         )
         return JSONResponse(web_game.snapshot(), status_code=201)
 

@@ -8,6 +8,12 @@ never waits on an agent. The session's clock is the workers' own measure of thin
 move that waited for a free worker is not charged for the wait; an agent that overruns its limit
 per move, fails or dies forfeits its game, and every other game goes on.
 
+A game may be played on a game clock (a :class:`~boardlab.play.clock.TimeControl`): its agents
+then share their clocks out (at most the server's ``max_think`` a move) and lose on time when
+they run out; a person's turn is timed from when it began (the hall's monotonic clock) to the
+move, and a person whose clock ran out loses on time at their next request or the page's next
+look at the game.
+
 Agent specs come from the registry only: :func:`check_agent` refuses the ``course`` adapter and
 any option that names a file (``model=``, ``weights=``) unless the server allows paths.
 """
@@ -27,8 +33,9 @@ from boardlab.agents.base import AgentSpecError, parse_spec
 from boardlab.agents.decision import Decision, Limit
 from boardlab.core.machine import memory_problem
 from boardlab.core.spec import options_of, shorten, spec_text
-from boardlab.games import GameError, parse_game
+from boardlab.games import GameError, Reason, parse_game
 from boardlab.play.agent_pool import AgentPool, Busy, Overrun, ThinkError, WorkerDied
+from boardlab.play.clock import TimeControl, TimeControlError
 from boardlab.play.referee import MOVE_TIMEOUT_FACTOR, AgentForfeit, read_decision
 from boardlab.play.session import VERDICTS, Session, SessionError
 from boardlab.ui.web.boards import view as board_view
@@ -63,7 +70,7 @@ class HallSettings:
     max_games: int = 100
     idle_seconds: float = 1800.0
     max_think: float = 30.0
-    """Most seconds per move a page may give an agent."""
+    """Most seconds per move a page may give an agent (and one on a game clock may think)."""
     pace: float = 0.4
     """Seconds between two agents' moves when a person watches them."""
     allow_paths: bool = False
@@ -85,6 +92,17 @@ def check_game(spec: str) -> Any:
     try:
         return parse_game(spec)
     except GameError as err:
+        raise WebInputError(str(err)) from None
+
+
+def check_clock(text: str) -> TimeControl | None:
+    """The game clock of ``text`` (``BASE`` or ``BASE+INC`` seconds; blank: None);
+    WebInputError when it is not one."""
+    if not text.strip():
+        return None
+    try:
+        return TimeControl.parse(text)
+    except TimeControlError as err:
         raise WebInputError(str(err)) from None
 
 
@@ -167,7 +185,8 @@ def start_position(game: Any, position: str = "", moves: str = "") -> tuple[Any,
 
 
 class ThinkingClock:
-    """A clock that moves only by the thinking time the workers measured."""
+    """A clock that moves only by the thinking time the workers measured (and, for a move
+    stopped as overdue, by the time it was waited for)."""
 
     def __init__(self) -> None:
         self.seconds = 0.0
@@ -195,6 +214,9 @@ class RemoteAgent:
         self._generation += 1
 
     def act(self, state: Any, limit: Limit | None = None) -> Decision:
+        allowed = self.limit_seconds
+        if limit is not None and limit.clock is not None:  # on a game clock: waited for what is left
+            allowed = limit.clock if allowed is None else min(allowed, limit.clock)
         request = {
             "kind": "act",
             "key": f"{self._key}/{self._generation}",
@@ -204,8 +226,12 @@ class RemoteAgent:
             "position": state.to_text(),
             "limit": None if limit is None else asdict(limit),
         }
+        tic = time.monotonic()
         try:
-            reply = self._pool.ask(request, self.limit_seconds, queue_seconds=3600.0)
+            reply = self._pool.ask(request, allowed, queue_seconds=3600.0)
+        except Overrun as err:  # the time waited went by: on a clock, a loss on time if past it
+            self._clock.seconds += time.monotonic() - tic
+            raise AgentForfeit(str(err)) from None
         except ThinkError as err:
             raise AgentForfeit(str(err)) from None
         self._clock.seconds += float(reply["seconds"])
@@ -219,7 +245,10 @@ class RemoteAgent:
 
 
 class WebGame:
-    """A game on the server: its session, who plays each side, and the view the page reads."""
+    """A game on the server: its session, who plays each side, and the view the page reads.
+
+    Agents think ``think`` seconds a move; on a game clock (``time_control``) they share their
+    clocks out instead, each move at most ``max_think`` seconds (the server's bound)."""
 
     def __init__(
         self,
@@ -231,10 +260,16 @@ class WebGame:
         pool: AgentPool,
         seed: int,
         least: float = MIN_MOVE_LIMIT,
+        *,
+        time_control: TimeControl | None = None,
+        max_think: float = HallSettings.max_think,
     ) -> None:
         self.id = game_id
         self.sides = sides
         self.think = think
+        self.time_control = time_control
+        per_move = max_think if time_control is not None else think
+        self.agent_limit = Limit(time=per_move)
         self.clock = ThinkingClock()
         agents: list[RemoteAgent | None] = []
         for colour, spec in enumerate(sides):
@@ -242,17 +277,24 @@ class WebGame:
                 agents.append(None)
                 continue
             agent = RemoteAgent(pool, f"{game_id}/{colour}", start.game.spec, spec, seed + colour, self.clock)
-            agent.limit_seconds = move_limit(think, least)
+            agent.limit_seconds = move_limit(per_move, least)
             agents.append(agent)
-        limit = move_limit(think, least)
+        limit = None if time_control is not None else move_limit(think, least)  # or the clock's
         self.session = Session(
-            start, agents, limits=tuple(None if s is None else limit for s in sides), timer=self.clock
+            start,
+            agents,
+            limits=tuple(None if s is None else limit for s in sides),
+            time_control=time_control,
+            timer=self.clock,
         )
         for move in moves:
             self.session.play(move)
         self.lock = threading.Lock()
         self.thinking: int | None = None
         self.thinking_since = 0.0
+        self.turn_started = 0.0  # when the side to move began its turn (a person's clock runs)
+        self._plies = -1  # the moves on the board when the turn began
+        self._clock_left: list[float] = []  # each side's clock when the turn began
         self.running = False
         self.closed = False
         self.version = 0
@@ -269,6 +311,12 @@ class WebGame:
         session = self.session
         last = session.turns[-1].move if session.turns else None
         outcome = session.outcome
+        if len(session.turns) != self._plies:  # a move played or taken back: a new turn begins
+            self._plies, self.turn_started = len(session.turns), time.monotonic()
+        if self.time_control is not None:
+            self._clock_left = [session.clock_left(colour) or 0.0 for colour in (0, 1)]
+            if outcome is not None and outcome.reason is Reason.TIME and outcome.winner is not None:
+                self._clock_left[1 - outcome.winner] = 0.0  # its clock ran out, whatever it last read
         moves = [
             {
                 "ply": i + 1,
@@ -295,17 +343,56 @@ class WebGame:
             "outcome": None if outcome is None else outcome.to_json(),
             "outcome_text": None if outcome is None else outcome.text(session.game.symbols),
             "clocks": list(session.clocks),
+            "time_control": None if self.time_control is None else str(self.time_control),
+            "clock_left": None,
+            "clock_running": None if self.time_control is None or outcome is not None else session.to_move,
             "thinking": self.thinking,
             "can_undo": _undoable(session, self.people),
         }
 
     def snapshot(self) -> dict[str, Any]:
-        """The latest view, with how long the agent to move has been thinking."""
+        """The latest view, with how long the agent to move has been thinking and, on a game
+        clock, what each side's clock reads now (a person whose clock ran out loses on time)."""
         self.last_seen = time.monotonic()
+        if self.time_control is not None and self.lock.acquire(blocking=False):  # never waits
+            try:
+                self._flag_person()
+            finally:
+                self.lock.release()
         view = dict(self.view)
         if view["thinking"] is not None:
             view["thinking_for"] = round(time.monotonic() - self.thinking_since, 2)
+        if self.time_control is not None:
+            view["clock_left"] = self._clocks_now(view)
         return view
+
+    def _clocks_now(self, view: dict[str, Any]) -> list[float]:
+        """Each side's clock as it reads now: the side to move's runs from the start of a
+        person's turn, or from when its agent began to think."""
+        left = list(self._clock_left)
+        running = view["clock_running"]
+        if running is not None and running in self.people:
+            left[running] -= time.monotonic() - self.turn_started
+        elif running is not None and view["thinking"] == running:
+            left[running] -= time.monotonic() - self.thinking_since
+        return [round(max(0.0, seconds), 3) for seconds in left]
+
+    def _person_thought(self) -> tuple[float, float] | None:
+        """The seconds the person to move has thought on this turn and what their clock had at
+        its start; None unless a person is to move on a clock."""
+        session = self.session
+        if self.time_control is None or session.is_over or session.to_move not in self.people:
+            return None
+        left = session.clock_left(session.to_move)
+        assert left is not None
+        return time.monotonic() - self.turn_started, left
+
+    def _flag_person(self) -> None:
+        """The person to move loses on time if their clock ran out (the lock held)."""
+        thought = self._person_thought()
+        if thought is not None and thought[0] > thought[1]:
+            self.session.lose_on_time(self.session.to_move, f"no move with {thought[1]:.1f} s left")
+            self._refresh()
 
     # --- a person's requests --------------------------------------------------------------------
 
@@ -323,8 +410,14 @@ class WebGame:
                 raise WebInputError("the game is over", 409)
             if session.agents[session.to_move] is not None:
                 raise WebInputError("it is the agent's turn, not yours", 409)
+            thought = self._person_thought()
+            if thought is not None and thought[0] > thought[1]:  # too late: lost on time instead
+                seconds, left = thought
+                session.lose_on_time(session.to_move, f"took {seconds:.1f} s with {left:.1f} s left")
+                self._refresh()
+                return
             try:
-                session.play(move)
+                session.play(move, seconds=None if thought is None else thought[0])
             except GameError as err:
                 raise WebInputError(str(err)) from None
             self._refresh()
@@ -335,6 +428,7 @@ class WebGame:
         self._person_request()  # before the lock, which an agent's move holds while it thinks
         with self.lock:
             self._person_request()
+            self._flag_person()
             people = self.people
             if not people:
                 raise WebInputError("no person plays this game; there is nothing to take back", 409)
@@ -350,6 +444,7 @@ class WebGame:
         self._person_request()  # before the lock, which an agent's move holds while it thinks
         with self.lock:
             self._person_request()
+            self._flag_person()
             session = self.session
             people = self.people
             if not people:
@@ -373,7 +468,7 @@ class WebGame:
                         return
                     self.thinking, self.thinking_since = session.to_move, time.monotonic()
                     self._refresh()
-                    session.agent_move(Limit(time=self.think))
+                    session.agent_move(self.agent_limit)
                     self.thinking = None
                     self._refresh()
                     watched = not self.people and not session.is_over
@@ -430,10 +525,13 @@ class Hall:
         position: str = "",
         moves: str = "",
         seed: int | None = None,
+        time_control: str = "",
     ) -> WebGame:
-        """A new game, its agents started if they move first; WebInputError for bad input or
-        when the hall is full of games still in use (429)."""
+        """A new game, its agents started if they move first, on the game clock ``time_control``
+        (``BASE`` or ``BASE+INC`` seconds; blank: none); WebInputError for bad input or when the
+        hall is full of games still in use (429)."""
         game = check_game(game_spec)
+        clock = check_clock(time_control)
         first, second = (
             None if s is None else check_agent(s, game, self.settings.allow_paths) for s in sides
         )
@@ -461,6 +559,8 @@ class Hall:
                 self.pool,
                 secrets.randbelow(2**31) if seed is None else seed,
                 self.settings.min_move_limit,
+                time_control=clock,
+                max_think=self.settings.max_think,
             )
             self._games[game_id] = web_game
         self.start_agents(web_game)
@@ -524,6 +624,7 @@ __all__ = [
     "WebGame",
     "WebInputError",
     "check_agent",
+    "check_clock",
     "check_game",
     "check_in_worker",
     "move_limit",
