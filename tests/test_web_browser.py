@@ -26,6 +26,7 @@ from boardlab.arena.schedule import TournamentConfig
 from boardlab.arena.store import Store
 from boardlab.games import GAMES, exact_play, new_game, parse_game
 from boardlab.play.session import Session
+from boardlab.ui.terminal import clock_text
 from boardlab.ui.web.app import ServeSettings, create_app
 from boardlab.ui.web.hall import HallSettings
 from boardlab.ui.web.replay import Replays
@@ -642,6 +643,7 @@ def test_resign_waits_for_the_agent_and_a_refusal_goes_with_the_agents_move(
         ),
         ("?game=nim:piles=abc", "nim", ["piles must be whole numbers", "Nim with its default options"]),
         ("?game=nim&o=greedy&think=100", "nim", ["think=100", "at most 30 s", "they get 1 s"]),
+        ("?game=nim&o=greedy&tc=soon", "nim", ["a time control is BASE", "Playing without a clock."]),
     ],
 )
 def test_bad_settings_in_the_url_are_said_and_fall_back(
@@ -755,3 +757,28 @@ def test_the_page_loads_without_console_errors(page: Page, server: dict[str, Any
     assert errors == []
     # the icon is inline, so no browser asks for /favicon.ico (a 404 and an error on a first visit)
     assert page.eval_on_selector("link[rel='icon']", "link => link.href.startsWith('data:image/svg+xml')")
+
+
+def test_a_game_on_a_clock_shows_both_clocks_counting_down_and_a_person_losing_on_time(
+    page: Page, server: dict[str, Any], screens: Path
+) -> None:
+    open_page(page, server, "?game=connect4&x=person&o=greedy&think=0.1&tc=60+1")  # + as typed
+    assert page.input_value("#clock") == "60+1" and page.is_visible("#clocks")
+    assert page.inner_text("#clock-1") == "O 1:00.0"
+    assert page.get_attribute("#clock-0", "class") == "clock p0 running"
+    first = float(page.get_attribute("#clock-0", "data-left") or "")
+    page.wait_for_function(f"() => Number(document.getElementById('clock-0').dataset.left) < {first}")
+    page.click(".col[data-col='4']")
+    page.wait_for_function("() => document.querySelectorAll('#moves li').length === 2")
+    settle(page)
+    assert "tc=60%2B1" in page.url  # the clock goes with the address
+    agents, left = page.evaluate("[ui.view.moves[1].seconds, ui.clocks.left[1]]")
+    assert left == pytest.approx(61 - agents, abs=1e-3)  # charged its thinking, given its increment
+    assert page.inner_text("#clock-1") == "O " + clock_text(left)  # and standing still now
+    assert "running" in (page.get_attribute("#clock-0", "class") or "")
+    page.screenshot(path=str(screens / "clocks.png"))
+    # a one-second clock: the person's runs out on the page, and the server says the game is lost
+    open_page(page, server, "?game=tictactoe&x=person&o=greedy&tc=1")
+    page.wait_for_function("() => document.getElementById('result').textContent.includes('on time')")
+    assert page.inner_text("#result") == "Game over: O wins (on time: no move with 1.0 s left)"
+    assert page.inner_text("#clock-0") == "X 0:00.0" and page.inner_text("#turn") == "game over"

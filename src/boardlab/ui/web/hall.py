@@ -530,8 +530,8 @@ class Hall:
         """A new game, its agents started if they move first, on the game clock ``time_control``
         (``BASE`` or ``BASE+INC`` seconds; blank: none); WebInputError for bad input or when the
         hall is full of games still in use (429)."""
+        clock = check_clock(time_control)  # first: the page drops a bad clock when told so first
         game = check_game(game_spec)
-        clock = check_clock(time_control)
         first, second = (
             None if s is None else check_agent(s, game, self.settings.allow_paths) for s in sides
         )

@@ -6,7 +6,7 @@ const $ = (id) => document.getElementById(id);
 const LETTERS = "abcdefghijklmnopqrstuvwxyz";
 const ui = {
   meta: null, view: null, gameId: null, selected: null, analysis: null, polling: false,
-  replay: null, replayPly: 0, busy: false, review: null,
+  replay: null, replayPly: 0, busy: false, review: null, clocks: null,
 };
 
 async function api(method, path, body, signal) {
@@ -177,7 +177,7 @@ async function newGame(extra, notes) {
   // The game on the board is dropped once the new one started: a refused one leaves it playable.
   const told = (notes || []).join(" ");
   say(told);
-  const body = { game: gameSpec(), sides: [sideSpec(0), sideSpec(1)], think: parseFloat($("think").value), ...extra };
+  const body = { ...gameSettings(), ...extra };
   let view;
   try { view = await api("POST", "/api/games", body); }
   catch (err) {
@@ -192,9 +192,15 @@ async function newGame(extra, notes) {
   return null;
 }
 
+function gameSettings() {
+  // the panel's game, players, seconds per agent move and game clock (the server checks them)
+  return { game: gameSpec(), sides: [sideSpec(0), sideSpec(1)], think: parseFloat($("think").value),
+    time_control: $("clock").value.trim() };
+}
+
 async function loadPasted(text) {
   // The text is tried as moves from the start, then as a position: the server reads both.
-  const body = { game: gameSpec(), sides: [sideSpec(0), sideSpec(1)], think: parseFloat($("think").value) };
+  const body = gameSettings();
   const errors = [];
   for (const extra of [{ moves: text }, { position: text }]) {
     try {
@@ -226,6 +232,7 @@ function show(view) {
   ui.view = view;
   ui.gameId = view.id;
   ui.selected = null;
+  setClocks(view);
   draw();
   updateUrl();
   if (view.thinking !== null || agentToMove(view)) poll();
@@ -247,6 +254,7 @@ async function poll() {
       let view;
       try { view = await api("GET", "/api/games/" + id); } catch (err) { say(err.message); break; }
       if (id !== ui.gameId) break;
+      setClocks(view);
       if (view.version !== ui.view.version) { ui.view = view; clearError(); draw(); updateUrl(); }
       else drawThinking(view);
       if (view.thinking === null && !agentToMove(view)) break;
@@ -272,6 +280,7 @@ function updateUrl() {
   params.set("x", v.sides[0] || "person");
   params.set("o", v.sides[1] || "person");
   params.set("think", String(v.think));
+  if (v.time_control) params.set("tc", v.time_control);
   if ($("hints").checked) params.set("hints", "1");
   history.replaceState(null, "", "?" + params.toString());
 }
@@ -297,7 +306,56 @@ function draw() {
   $("resign").disabled = !live || ui.view.outcome !== null || !ui.view.sides.includes(null) || waiting;
   drawLastDecision();
   if (!ui.replay) drawThinking(ui.view);
+  drawClocks();
   drawReview();
+}
+
+// --- game clocks: the server's reading at its answer, the running one counted down here -------
+
+function clockText(seconds) {
+  // m:ss.s in tenths rounded up, as a clock counting down shows them (0:00.0 only once empty)
+  const tenths = Math.max(0, Math.ceil(seconds * 10 - 1e-6));
+  const rest = tenths % 600;
+  return Math.floor(tenths / 600) + ":" + String(Math.floor(rest / 10)).padStart(2, "0") + "." + (rest % 10);
+}
+
+function setClocks(view) {
+  ui.clocks = view && view.time_control
+    ? { id: view.id, left: view.clock_left, running: view.clock_running, at: performance.now(), asked: false }
+    : null;
+}
+
+function clockReading(colour) {
+  const c = ui.clocks;
+  return c.running === colour ? c.left[colour] - (performance.now() - c.at) / 1000 : c.left[colour];
+}
+
+function drawClocks() {
+  const box = $("clocks"), c = ui.clocks;
+  box.hidden = !c || Boolean(ui.replay) || !ui.view || c.id !== ui.view.id;
+  if (box.hidden) return;
+  for (const colour of [0, 1]) {
+    const clock = $("clock-" + colour), left = clockReading(colour);
+    clock.textContent = ui.view.position.symbols[colour] + " " + clockText(left);
+    clock.classList.toggle("running", c.running === colour);
+    clock.classList.toggle("empty", left <= 0);
+    clock.dataset.left = Math.max(0, left).toFixed(1);
+  }
+}
+
+async function tickClocks() {
+  // A person's clock that reaches zero here asks the server, which says whether it ran out
+  // (the game lost on time) or reads on; an agent's is polled while it thinks.
+  const c = ui.clocks;
+  drawClocks();
+  if (!c || ui.replay || c.asked || c.running === null || ui.view.sides[c.running] !== null) return;
+  if (clockReading(c.running) > 0) return;
+  c.asked = true;
+  const id = ui.gameId;
+  let view;
+  try { view = await api("GET", "/api/games/" + id); } catch (err) { say(err.message); return; }
+  if (id !== ui.gameId || ui.clocks !== c) return;
+  if (view.version !== ui.view.version) show(view); else { setClocks(view); drawClocks(); }
 }
 
 function drawLastDecision() {
@@ -960,10 +1018,15 @@ function stepReplay(to) {
 // --- start ------------------------------------------------------------------------------------
 
 async function fallBack(told, placed) {
-  // The server refused the URL's game: the same game from its start, then with its default
-  // options, then with the default players, until one starts; the server's reasons stay shown.
+  // The server refused the URL's game: the same game without its clock (where the clock was
+  // refused), from its start, then with its default options, then with the default players,
+  // until one starts; the server's reasons stay shown.
   const name = $("game-select").value;
   const steps = [];
+  // the server checks a game's clock first: a refusal that names it is the clock's
+  if ($("clock").value.trim() && told.some((t) => t.includes("time control"))) {
+    steps.push([() => { $("clock").value = ""; }, "Playing without a clock."]);
+  }
   if (placed) steps.push([() => {}, "The game starts from the beginning."]);
   if (gameSpec() !== name) steps.push([() => fillOptions({}), "Playing " + gameMeta(name).title + " with its default options."]);
   if (sideSpec(0) !== null || sideSpec(1) !== DEFAULT_SIDES[1]) {
@@ -1010,6 +1073,8 @@ async function start() {
     $("think").value = [...$("think").options].find((o) => parseFloat(o.value) === think).value;
   }
   if (params.get("hints") === "1") $("hints").checked = true;
+  $("clock").value = (params.get("tc") || "").replace(/ /g, "+");  // tc=60+1 typed in a URL reads "60 1"
+  setInterval(tickClocks, 100);
   $("new-game").onclick = () => newGame({});
   $("undo").onclick = () => act("/undo");
   $("resign").onclick = () => act("/resign");
