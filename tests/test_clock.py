@@ -299,19 +299,19 @@ def _clocked_match(store: Store, spec: str, control: str, workers: int) -> Any:
 
 def test_an_agent_slower_than_its_clock_loses_on_time_in_the_store(tmp_path: Path) -> None:
     with Store(tmp_path / "a.sqlite") as store:
-        run = _clocked_match(store, napping_player.spec(), "0.12", workers=0)
+        run = _clocked_match(store, napping_player.spec(), "0.4", workers=0)
         listed = store.tournaments()
     assert [r.outcome.reason for r in run.records] == [Reason.TIME, Reason.TIME]
     assert {r.winner for r in run.records} == {1, 0}  # the napper lost with either colour
-    assert [t["time_control"] for t in listed] == ["0.12"]
+    assert [t["time_control"] for t in listed] == ["0.4"]
     lines = forfeit_lines(run.records, run.config.specs, on_time=True)
     assert lines[0] == "2 games lost on time:" and "loses on time after" in lines[1]
     assert forfeit_lines(run.records, run.config.specs) == []
     use = _clock_use_script().collect(str(tmp_path / "a.sqlite"), None)
-    napper, other = use[f"{napping_player.spec()} (0.12)"], use["random (0.12)"]
+    napper, other = use[f"{napping_player.spec()} (0.4)"], use["random (0.4)"]
     assert (napper.games, napper.lost_on_time, other.lost_on_time) == (2, 2, 0)
     assert napper.lowest > 0 and napper.moves * napping_player.NAP_SECONDS <= napper.seconds
-    assert min(napper.shares) > 0.5 and max(other.shares) < 0.5
+    assert max(other.shares) < 0.25  # random answers at once: its clock is hardly used
 
 
 def _clock_use_script() -> Any:
