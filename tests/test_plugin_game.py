@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
-import shutil
-import subprocess
 import sys
 import warnings
 from collections.abc import Iterator
@@ -19,6 +16,7 @@ from pathlib import Path
 
 import pyspiel
 import pytest
+from example_packages import EXAMPLES, boardlab, install_example
 from gymnasium.utils.env_checker import check_env
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -32,10 +30,9 @@ from boardlab.interop.openspiel import register_games, spiel_game
 from boardlab.interop.pettingzoo import env as pettingzoo_env
 from boardlab.ui.web.hall import WebGame
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "hexapawn"
-sys.path.insert(0, str(EXAMPLE))
+sys.path.insert(0, str(EXAMPLES / "hexapawn"))
 
-from boardlab_hexapawn import Hexapawn, Step  # noqa: E402
+from boardlab_hexapawn import Hexapawn, Step
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -225,20 +222,8 @@ def test_the_web_page_gets_its_grid_the_cells_of_each_move_and_the_last_moves_ce
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The example installed into a folder of its own (its entry point in its dist-info), and
-    the environment that puts it on the path of boardlab's commands and worker processes."""
-    source, target = tmp_path_factory.mktemp("source") / "hexapawn", tmp_path_factory.mktemp("site")
-    shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
-    pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation"]
-    subprocess.run([*pip, "--no-index", "--target", str(target), str(source)], check=True, timeout=300)
-    return {**os.environ, "PYTHONPATH": str(target), "COLUMNS": "200"}
-
-
-def boardlab(env: dict[str, str], *args: str, cwd: Path | None = None) -> str:
-    command = [sys.executable, "-c", "from boardlab.ui.cli import main; main()", *args]
-    done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done.stdout
+    """The environment of boardlab's commands with the example installed with pip."""
+    return install_example("hexapawn", tmp_path_factory.mktemp("hexapawn"))
 
 
 def test_the_installed_game_is_listed_and_analysed(installed: dict[str, str]) -> None:
