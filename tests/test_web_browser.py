@@ -764,6 +764,7 @@ def test_a_game_on_a_clock_shows_both_clocks_counting_down_and_a_person_losing_o
 ) -> None:
     open_page(page, server, "?game=connect4&x=person&o=greedy&think=0.1&tc=60+1")  # + as typed
     assert page.input_value("#clock") == "60+1" and page.is_visible("#clocks")
+    assert page.is_disabled("#think")  # the clock decides the agents' time
     assert page.inner_text("#clock-1") == "O 1:00.0"
     assert page.get_attribute("#clock-0", "class") == "clock p0 running"
     first = float(page.get_attribute("#clock-0", "data-left") or "")
@@ -782,3 +783,5 @@ def test_a_game_on_a_clock_shows_both_clocks_counting_down_and_a_person_losing_o
     page.wait_for_function("() => document.getElementById('result').textContent.includes('on time')")
     assert page.inner_text("#result") == "Game over: O wins (on time: no move with 1.0 s left)"
     assert page.inner_text("#clock-0") == "X 0:00.0" and page.inner_text("#turn") == "game over"
+    page.fill("#clock", "")
+    assert page.is_enabled("#think")

@@ -1074,6 +1074,10 @@ async function start() {
   }
   if (params.get("hints") === "1") $("hints").checked = true;
   $("clock").value = (params.get("tc") || "").replace(/ /g, "+");  // tc=60+1 typed in a URL reads "60 1"
+  // On a clock the agents share theirs out: the seconds per move say nothing then.
+  const thinkFollowsClock = () => { $("think").disabled = $("clock").value.trim() !== ""; };
+  $("clock").oninput = thinkFollowsClock;
+  thinkFollowsClock();
   setInterval(tickClocks, 100);
   $("new-game").onclick = () => newGame({});
   $("undo").onclick = () => act("/undo");
