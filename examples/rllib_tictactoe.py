@@ -25,7 +25,6 @@ and ``ray`` extras.
 from __future__ import annotations
 
 import argparse
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -159,8 +158,8 @@ def start_ray() -> bool:
     ray = _ray()
     if ray.is_initialized():
         return False
-    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    # "local" always starts a fresh instance: never join someone else's cluster by accident
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
     return True
 
 
