@@ -234,6 +234,7 @@ def test_cli_full_game() -> None:
         (["--side", "x", "--human-second"], "contradicts"),
         (["--tc", "fast"], "--tc: a time control is BASE or BASE+INCREMENT"),
         (["--tc", "0+1"], "--tc: a time control is BASE or BASE+INCREMENT"),
+        (["--tc", ""], "--tc: a time control is BASE or BASE+INCREMENT"),  # not a game without a clock
         (["--tc", "60", "--move-timeout", "5"], "give either --tc (a game clock) or --move-timeout"),
     ],
 )
@@ -773,6 +774,29 @@ def test_an_agent_past_its_clock_loses_on_time() -> None:
     assert out.strip().splitlines()[-1] == (
         "scripted loses on time after 1 move (took 61.50 s with 60.00 s left): you win."
     )
+    assert out.count("clock 60+1:") == 1  # shown at the person's turn, not under the final board
+
+
+def test_a_move_with_exactly_the_time_left_is_in_time() -> None:
+    result, _, script, game, _ = clocked([(10.0, "b2"), (0.0, "quit")], ["a1"], 1.0, control="10")
+    assert result.moves == ("b2", "a1") and result.outcome is None  # left by quit, not lost on time
+    assert game.session.clock_left(0) == 0.0 and script.prompts[-1] == "move 3, you are X, 0:00.0 left > "
+
+
+@pytest.mark.parametrize("command", ["undo", "resign", "quit"])
+def test_a_command_typed_past_the_clock_loses_on_time_too(command: str) -> None:
+    # an undo after the flag fell would give the time back; a resignation or a quit would hide the loss
+    result, out, _, game, _ = clocked([(3.0, "b2"), (7.5, command)], ["a1"], 1.0, control="10")
+    assert result.outcome is not None and result.outcome.reason is Reason.TIME and result.winner == 1
+    assert result.moves == ("b2", "a1") and game.session.clock_left(0) == 7.0
+    last = out.strip().splitlines()[-1]
+    assert last.startswith("You lose on time after 2 moves (took 7.5 s with 7.0 s left)"), last
+
+
+def test_the_board_shown_during_the_persons_turn_shows_their_clock_running() -> None:
+    _, out, _, _, _ = clocked([(2.0, "board"), (0.5, "quit")], [], control="60+1")
+    assert "clock 60+1: X 1:00.0  O 1:00.0" in out  # at the prompt
+    assert "clock 60+1: X 0:58.0  O 1:00.0" in out  # two seconds later
 
 
 def test_undo_gives_the_time_of_the_moves_taken_back_and_starts_the_turn_again() -> None:
