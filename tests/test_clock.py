@@ -223,27 +223,40 @@ def test_a_side_whose_clock_is_empty_at_its_turn_loses_without_being_asked() -> 
 
 
 class StoppedAtItsClock(Agent):
-    """Thinks ``cost`` seconds of a fake clock, then fails as a host that stopped it says so."""
+    """Thinks ``cost`` seconds of a fake clock, then fails as a host that stopped it says so
+    (or raises ``error``, as an agent played in the same process does)."""
 
     name = "test-stopped"
 
-    def __init__(self, clock: FakeClock, cost: float) -> None:
+    def __init__(self, clock: FakeClock, cost: float, error: Exception | None = None) -> None:
         super().__init__(seed=0)
-        self.clock, self.cost = clock, cost
+        self.clock, self.cost, self.error = clock, cost, error
 
     def act(self, state: Any, limit: Limit | None = None) -> Decision:
         self.clock.now += self.cost
-        raise AgentForfeit("no move (stopped)")
+        raise self.error or AgentForfeit("no move (stopped)")
 
 
-@pytest.mark.parametrize(("cost", "reason"), [(2.5, Reason.TIME), (1.5, Reason.FORFEIT)])
+@pytest.mark.parametrize(
+    ("cost", "reason"), [(2.5, Reason.TIME), (1.5, Reason.FORFEIT), (2.0, Reason.FORFEIT)]
+)
 def test_an_agent_failing_after_its_clock_ran_out_loses_on_time(cost: float, reason: Reason) -> None:
-    # its host (a process or a worker pool waiting out the clock) stops a hung agent by failing it
+    # its host (a process or a worker pool waiting out the clock) stops a hung agent by failing
+    # it; one that fails with its whole clock used but not past it was not stopped by the clock
     timer = FakeClock()
     agent = StoppedAtItsClock(timer, cost)
     session = Session(new_game("tictactoe"), (agent, None), time_control=TimeControl(2), timer=timer)
     assert session.agent_move() is None
     assert session.outcome == Outcome(1, reason, "no move (stopped)")
+
+
+@pytest.mark.parametrize(("cost", "reason"), [(2.5, Reason.TIME), (1.5, Reason.FORFEIT)])
+def test_an_agent_raising_after_its_clock_ran_out_loses_on_time(cost: float, reason: Reason) -> None:
+    timer = FakeClock()
+    agent = StoppedAtItsClock(timer, cost, RuntimeError("out of ideas"))
+    session = Session(new_game("tictactoe"), (agent, None), time_control=TimeControl(2), timer=timer)
+    assert session.agent_move() is None
+    assert session.outcome == Outcome(1, reason, "raised RuntimeError: out of ideas")
 
 
 def test_a_person_whose_clock_ran_out_is_told_so_by_the_interface() -> None:

@@ -673,6 +673,32 @@ def test_an_agent_process_whose_move_comes_over_its_limit_forfeits(seconds: floa
         assert remote.failed is not None and remote.failed.startswith("took")
 
 
+@pytest.mark.parametrize(
+    ("clock", "wait", "overdue"),
+    [
+        (None, 5.0, "no move within {limit:g} s (stopped)"),
+        (9.0, 5.0, "no move within {limit:g} s (stopped)"),
+        (0.3, 0.3, "no move with {limit:.2f} s left (stopped)"),  # less on the clock than a move may take
+    ],
+)
+def test_an_agent_process_waits_for_its_limit_or_what_is_left_on_its_clock_if_less(
+    clock: float | None, wait: float, overdue: str
+) -> None:
+    state = new_game("tictactoe")
+    said = Decision(state.legal_moves()[0]).to_json()
+    asked: list[tuple[float | None, str]] = []
+
+    def ask(request: Any, limit: float | None, overdue: str) -> dict[str, Any]:
+        asked.append((limit, overdue))
+        return {"decision": said, "seconds": 0.01}
+
+    remote = AgentProcess.__new__(AgentProcess)  # its child's reply stood in for
+    remote.spec, remote.limit, remote.failed = "random", 5.0, None
+    remote._ask = ask  # type: ignore[method-assign]
+    remote.act(state, Limit(clock=clock))
+    assert asked == [(wait, overdue)]
+
+
 def test_a_legality_check_that_fails_says_not_legal() -> None:
     assert not is_legal(None, "a1") and not is_legal("not a state", 3)
     assert is_legal(new_game("tictactoe"), new_game("tictactoe").legal_moves()[0])
