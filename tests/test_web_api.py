@@ -1436,7 +1436,10 @@ def test_a_persons_clock_that_runs_out_is_flagged_at_the_next_look(hand_clock: _
     web_game = _clocked((None, None), "5")
     hand_clock.sleep(4.0)
     assert web_game.snapshot()["clock_left"] == [1.0, 5.0]
-    hand_clock.sleep(1.5)
+    hand_clock.sleep(1.0)  # the whole clock used, not past it: still in time
+    view = web_game.snapshot()
+    assert view["outcome"] is None and view["clock_left"] == [0.0, 5.0] and view["clock_running"] == 0
+    hand_clock.sleep(0.5)
     view = web_game.snapshot()  # what the page's polling or its clock reaching zero asks
     assert view["outcome"] == {"winner": 1, "reason": "time", "detail": "no move with 5.0 s left"}
     assert view["clock_left"] == [0.0, 5.0] and not view["can_undo"]
@@ -1492,3 +1495,69 @@ def test_an_agent_on_a_clock_in_a_worker_thinks_its_share_not_its_own_time(clien
     view = settle(client, new(client, game="tictactoe", sides=["mcts:time=4", None], time_control="2")["id"])
     assert view["outcome"] is None and len(view["moves"]) == 1
     assert view["clock_left"][0] == pytest.approx(2 - view["moves"][0]["seconds"], abs=1e-3)
+
+
+@pytest.mark.parametrize("action", ["undo", "resign"])
+def test_an_undo_or_resignation_past_the_clock_is_a_loss_on_time(hand_clock: _HandClock, action: str) -> None:
+    # an undo would give the time back, and a resignation would hide the loss on time
+    web_game = _clocked((None, "random"), "10")
+    hand_clock.sleep(3.0)
+    web_game.play("b2")
+    _agents_move(web_game)
+    hand_clock.sleep(8.0)  # with 7 s left
+    with pytest.raises(WebInputError, match="the game is over"):
+        getattr(web_game, action)()
+    view = web_game.snapshot()
+    assert view["outcome"] == {"winner": 1, "reason": "time", "detail": "no move with 7.0 s left"}
+    assert len(view["moves"]) == 2
+
+
+def test_an_agent_on_a_clock_has_the_servers_bound_per_move_not_the_pages(hand_clock: _HandClock) -> None:
+    def slow(request: dict[str, Any]) -> dict[str, Any]:
+        return {**_search(request), "seconds": 12.0}  # more than an agent given 1 s a move may take
+
+    web_game = _clocked(("random", None), "60", _Pool(slow))
+    _agents_move(web_game)
+    assert web_game.view["outcome"] is None and web_game.snapshot()["clock_left"] == [48.0, 60.0]
+    pool = _Pool(_search)
+    hall = Hall(pool, HallSettings(max_think=2.0))  # a server started with --max-think 2
+    try:
+        bounded = hall.create("tictactoe", (None, "random"), time_control="60")
+        bounded.play("b2")
+        _agents_move(bounded)
+    finally:
+        hall.close()
+    assert Limit(**pool.asked[-1]["limit"]) == Limit(time=2.0, clock=60.0, increment=0.0)
+
+
+def test_an_agents_clock_runs_while_it_thinks_and_stops_at_zero(hand_clock: _HandClock) -> None:
+    looks: list[list[float]] = []
+
+    def thinking(request: dict[str, Any]) -> dict[str, Any]:
+        hand_clock.sleep(3.0)
+        looks.append(web_game.snapshot()["clock_left"])  # the page polling while the agent thinks
+        hand_clock.sleep(9.0)
+        looks.append(web_game.snapshot()["clock_left"])
+        return {**_search(request), "seconds": 12.0}
+
+    web_game = _clocked(("random", None), "10", _Pool(thinking))
+    _agents_move(web_game)
+    assert looks == [[7.0, 10.0], [0.0, 10.0]]
+    assert web_game.view["outcome"]["reason"] == "time"
+
+
+def test_an_agent_not_yet_thinking_is_not_flagged_by_a_look(hand_clock: _HandClock) -> None:
+    # the hall's threads all busy: its move has not started, and its clock only counts thinking
+    web_game = _clocked(("random", None), "2")
+    hand_clock.sleep(5.0)
+    view = web_game.snapshot()
+    assert view["outcome"] is None and view["clock_left"] == [2.0, 2.0]
+    _agents_move(web_game)
+    assert web_game.view["outcome"] is None and len(web_game.view["moves"]) == 1
+
+
+def test_a_bad_clock_is_refused_before_the_rest_of_a_new_game(client: Any) -> None:
+    # the page drops a refused clock first when the refusal names it, then what else is wrong
+    body = {"game": "nim", "sides": [None, "random:depth=3"], "moves": "zzz", "time_control": "soon"}
+    reply = client.post("/api/games", json=body)
+    assert reply.status_code == 400 and "a time control is BASE" in reply.json()["detail"]
