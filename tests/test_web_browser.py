@@ -778,10 +778,23 @@ def test_a_game_on_a_clock_shows_both_clocks_counting_down_and_a_person_losing_o
     assert page.inner_text("#clock-1") == "O " + clock_text(left)  # and standing still now
     assert "running" in (page.get_attribute("#clock-0", "class") or "")
     page.screenshot(path=str(screens / "clocks.png"))
+    page.click("#replay-games li[data-index='0']")  # a stored game replayed: not on this game's clock
+    page.wait_for_selector("#replay-controls:not([hidden])")
+    assert not page.is_visible("#clocks")
     # a one-second clock: the person's runs out on the page, and the server says the game is lost
     open_page(page, server, "?game=tictactoe&x=person&o=greedy&tc=1")
     page.wait_for_function("() => document.getElementById('result').textContent.includes('on time')")
     assert page.inner_text("#result") == "Game over: O wins (on time: no move with 1.0 s left)"
     assert page.inner_text("#clock-0") == "X 0:00.0" and page.inner_text("#turn") == "game over"
+    assert page.get_attribute("#clock-0", "class") == "clock p0 empty"  # in the colour of a loss
     page.fill("#clock", "")
     assert page.is_enabled("#think")
+
+
+def test_a_clock_is_kept_when_the_url_is_refused_for_something_else(
+    page: Page, server: dict[str, Any]
+) -> None:
+    open_page(page, server, "?game=tictactoe&x=person&o=greedy&moves=zz&tc=60")
+    message = page.inner_text("#message")
+    assert "the beginning" in message and "without a clock" not in message, message
+    assert page.input_value("#clock") == "60" and page.inner_text("#clock-1") == "O 1:00.0"
