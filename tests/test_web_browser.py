@@ -798,3 +798,12 @@ def test_a_clock_is_kept_when_the_url_is_refused_for_something_else(
     message = page.inner_text("#message")
     assert "the beginning" in message and "without a clock" not in message, message
     assert page.input_value("#clock") == "60" and page.inner_text("#clock-1") == "O 1:00.0"
+
+
+def test_a_refused_clock_dropped_from_the_url_frees_the_seconds_per_move(
+    page: Page, server: dict[str, Any]
+) -> None:
+    open_page(page, server, "?game=nim&o=greedy&tc=soon")
+    assert "Playing without a clock." in page.inner_text("#message")
+    assert page.input_value("#clock") == "" and not page.is_visible("#clocks")
+    assert page.is_enabled("#think")  # no clock now: the agents' seconds per move count again

@@ -1025,7 +1025,7 @@ async function fallBack(told, placed) {
   const steps = [];
   // the server checks a game's clock first: a refusal that names it is the clock's
   if ($("clock").value.trim() && told.some((t) => t.includes("time control"))) {
-    steps.push([() => { $("clock").value = ""; }, "Playing without a clock."]);
+    steps.push([() => { $("clock").value = ""; thinkFollowsClock(); }, "Playing without a clock."]);
   }
   if (placed) steps.push([() => {}, "The game starts from the beginning."]);
   if (gameSpec() !== name) steps.push([() => fillOptions({}), "Playing " + gameMeta(name).title + " with its default options."]);
@@ -1039,6 +1039,12 @@ async function fallBack(told, placed) {
     if (!refused) return;
     if (!told.includes(refused)) told.push(refused);
   }
+}
+
+function thinkFollowsClock() {
+  // On a clock the agents share theirs out: the seconds per move say nothing then. Called on
+  // typing in the clock box and wherever this script sets it (which fires no input event).
+  $("think").disabled = $("clock").value.trim() !== "";
 }
 
 function boundThink() {
@@ -1074,8 +1080,6 @@ async function start() {
   }
   if (params.get("hints") === "1") $("hints").checked = true;
   $("clock").value = (params.get("tc") || "").replace(/ /g, "+");  // tc=60+1 typed in a URL reads "60 1"
-  // On a clock the agents share theirs out: the seconds per move say nothing then.
-  const thinkFollowsClock = () => { $("think").disabled = $("clock").value.trim() !== ""; };
   $("clock").oninput = thinkFollowsClock;
   thinkFollowsClock();
   setInterval(tickClocks, 100);
