@@ -90,6 +90,7 @@ def test_random_play_scores_about_half_against_random(example: ModuleType) -> No
     assert 0.35 < results.score < 0.65, results  # X wins about 58 %, O about 29 %, draws the rest
 
 
+@pytest.mark.filterwarnings("ignore:.*Overriding environment rllib-single-agent-env-v0")
 def test_the_script_trains_evaluates_and_prints_the_score(
     ray_instance: Any, example: ModuleType, capsys: pytest.CaptureFixture[str]
 ) -> None:

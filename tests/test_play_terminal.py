@@ -17,6 +17,7 @@ import broken_players
 import pytest
 import typer
 from rich.console import Console
+from test_session import FakeClock
 from typer.testing import CliRunner
 
 from boardlab.agents.base import make_agent
@@ -669,20 +670,10 @@ def test_cli_plays_on_from_a_position_and_moves() -> None:
 # --- game clocks -----------------------------------------------------------------------------
 
 
-class _Timer:
-    """A clock that moves only when the test says: the person's thinking and the agent's."""
-
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 class _TimedScript(Script):
     """A Script whose person thinks ``seconds`` of the timer before each line: (seconds, line)."""
 
-    def __init__(self, timer: _Timer, lines: Iterable[tuple[float, str]]) -> None:
+    def __init__(self, timer: FakeClock, lines: Iterable[tuple[float, str]]) -> None:
         self.timed = iter(lines)
         self.timer = timer
         super().__init__(())
@@ -700,7 +691,7 @@ class _TimedScript(Script):
 class _OnTheClock(_Scripted):
     """A scripted agent that thinks ``costs`` seconds of the timer in turn and keeps its limits."""
 
-    def __init__(self, timer: _Timer, moves: Iterable[str], *costs: float) -> None:
+    def __init__(self, timer: FakeClock, moves: Iterable[str], *costs: float) -> None:
         super().__init__(moves)
         self.timer, self.costs, self.limits = timer, costs, []
 
@@ -714,7 +705,8 @@ def clocked(
     lines: Iterable[tuple[float, str]], moves: Iterable[str], *costs: float, control: str = "60+1"
 ) -> tuple[PlayResult, str, _TimedScript, TerminalGame, _OnTheClock]:
     """A tic-tac-toe game on a clock against a scripted agent, the person moving first."""
-    timer = _Timer()
+    timer = FakeClock()
+    timer.now = 100.0  # a reading such as a monotonic clock gives, not 0
     agent = _OnTheClock(timer, moves, *costs)
     console = Console(file=io.StringIO(), width=200, highlight=False)
     script = _TimedScript(timer, lines)
