@@ -69,7 +69,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0, help="seed of the openings and agents")
     parser.add_argument("--opening-plies", type=int, help=f"random opening plies (default {DEFAULT_PLIES})")
     parser.add_argument("--openings", type=Path, help="a suite of openings played in turn (one a line)")
-    parser.add_argument("--tc", default="", metavar="BASE[+INC]", help="a game clock for both, e.g. 10+0.1")
+    parser.add_argument("--tc", default="", metavar="[MOVES/]BASE[+INC]", help="a clock for both: 10+0.1")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--trinomial", action="store_true", help="test single games, not game pairs")
     parser.add_argument("--db", type=Path, default=Path("results/ab.sqlite"), help="SQLite game store")

@@ -52,13 +52,14 @@ def sides(record: GameRecord) -> Iterator[tuple[int, list[float]]]:
 def replay_clock(control: TimeControl, times: list[float]) -> tuple[float, float]:
     """The share of the clock ``times`` used and the least left after a move (the base when
     there was no move)."""
-    left, lowest = control.base, control.base
-    for seconds in times:
-        left -= seconds
-        lowest = min(lowest, left)
-        left += control.increment
-    earned = control.base + control.increment * len(times)
-    return sum(times) / earned, lowest
+    lowest = control.base
+    for made, seconds in enumerate(times):
+        lowest = min(lowest, control.left(times[:made]) - seconds)
+    if not times:
+        return 0.0, lowest
+    # what the side had for its moves: the clock before its last move, and that move's increment
+    granted = control.left(times[:-1]) + sum(times[:-1]) + control.increment
+    return sum(times) / granted, lowest
 
 
 def collect(path: str, tournament: str | None) -> dict[str, ClockUse]:

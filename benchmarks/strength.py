@@ -44,7 +44,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0, help="tournament seed")
     parser.add_argument("--opening-plies", type=int, default=2, help="random opening plies")
     parser.add_argument("--openings", type=Path, help="a suite of openings played in turn (one a line)")
-    parser.add_argument("--tc", default="", metavar="BASE[+INC]", help="a game clock for both, e.g. 60+0.5")
+    parser.add_argument("--tc", default="", metavar="[MOVES/]BASE[+INC]", help="a clock for both: 60+0.5")
     parser.add_argument("--db", type=Path, default=Path("results/strength.sqlite"), help="SQLite game store")
     parser.add_argument("--markdown", action="store_true", help="also print a Markdown table")
     parser.add_argument("--backend", choices=BACKENDS, default="local", help="where the workers run")

@@ -265,4 +265,7 @@ def test_the_ab_script_plays_on_a_game_clock_and_refuses_a_bad_one(
         assert [t["time_control"] for t in store.tournaments()] == ["5+0.05"]
     assert _ab_sprt_script().main([*argv, "--tc", "5+"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("Error: a time control is BASE or BASE+INCREMENT") and len(err.splitlines()) == 1
+    assert (
+        err.startswith("Error: a time control is BASE, BASE+INCREMENT or MOVES/BASE")
+        and len(err.splitlines()) == 1
+    )

@@ -34,7 +34,7 @@ from boardlab.arena.schedule import ArenaError, TournamentConfig, build_schedule
 from boardlab.arena.store import Store
 from boardlab.games import Outcome, Reason, new_game
 from boardlab.games.base import GameOverError
-from boardlab.play.clock import TimeControl, TimeControlError
+from boardlab.play.clock import MAX_PERIOD_MOVES, TimeControl, TimeControlError
 from boardlab.play.referee import AgentForfeit
 from boardlab.play.session import Session, SessionError
 from boardlab.ui import arena as arena_cli
@@ -53,28 +53,46 @@ SECONDS = st.floats(min_value=0.0, max_value=1e5, allow_nan=False)
         (" 60+0.5 ", 60, 0.5, "60+0.5"),
         ("1.5+0", 1.5, 0, "1.5"),
         ("2e1+1", 20, 1, "20+1"),
+        ("40/60", 60, 0, "40/60"),
+        (" 10/2.5+0.1", 2.5, 0.1, "10/2.5+0.1"),
+        ("007/60+0", 60, 0, "7/60"),
     ],
 )
-def test_a_time_control_reads_base_and_increment(
+def test_a_time_control_reads_moves_base_and_increment(
     text: str, base: float, increment: float, shown: str
 ) -> None:
     control = TimeControl.parse(text)
     assert (control.base, control.increment, str(control)) == (base, increment, shown)
+    assert control.moves == (int(text.partition("/")[0]) if "/" in text else 0)
 
 
-@given(st.floats(min_value=1e-6, max_value=1e5), st.floats(min_value=0, max_value=1e5))
-def test_a_time_control_written_reads_back_the_same(base: float, increment: float) -> None:
-    control = TimeControl(base, increment)
+@given(
+    st.floats(min_value=1e-6, max_value=1e5),
+    st.floats(min_value=0, max_value=1e5),
+    st.integers(0, MAX_PERIOD_MOVES),
+)
+def test_a_time_control_written_reads_back_the_same(base: float, increment: float, moves: int) -> None:
+    control = TimeControl(base, increment, moves)
     assert TimeControl.parse(str(control)) == control
 
 
 @pytest.mark.parametrize(
-    "text", ["", "0", "-5", "60+", "+1", "60+-1", "nan", "inf+1", "60+x", "1e9", "a minute"]
+    "text",
+    [
+        *("", "0", "-5", "60+", "+1", "60+-1", "nan", "inf+1", "60+x", "1e9", "a minute"),
+        *("0/60", "/60", "-1/60", "1.5/60", "40/", "40/0", "x/60", "1/2/60", "10001/60", "4 0/60"),
+    ],
 )
 def test_a_bad_time_control_is_refused_in_one_line(text: str) -> None:
-    with pytest.raises(TimeControlError, match="BASE or BASE\\+INCREMENT") as caught:
+    with pytest.raises(TimeControlError, match="BASE, BASE\\+INCREMENT or MOVES/BASE") as caught:
         TimeControl.parse(text)
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("moves", [-1, 1.5, True, "40", MAX_PERIOD_MOVES + 1])
+def test_a_time_control_refuses_moves_that_are_no_count_of_moves(moves: Any) -> None:
+    with pytest.raises(TimeControlError, match="moves per period are 0 to"):
+        TimeControl(60, 0, moves)
 
 
 @pytest.mark.parametrize(
@@ -83,6 +101,20 @@ def test_a_bad_time_control_is_refused_in_one_line(text: str) -> None:
 def test_a_limit_refuses_a_clock_that_is_no_time(limit: dict[str, Any]) -> None:
     with pytest.raises(LimitError, match="seconds"):
         Limit(**limit)
+
+
+@pytest.mark.parametrize("moves_to_go", [0, -3, 2.0, True])
+def test_a_limit_refuses_moves_to_go_that_are_no_count(moves_to_go: Any) -> None:
+    with pytest.raises(LimitError, match="moves_to_go limit is a positive whole number"):
+        Limit(clock=10, moves_to_go=moves_to_go)
+
+
+def test_a_clock_of_periods_gains_its_base_after_each_period_and_says_what_it_must_last() -> None:
+    control = TimeControl(60, 1, 3)
+    assert [control.left([2.0] * made) for made in range(7)] == [60, 59, 58, 117, 116, 115, 174]
+    assert [control.moves_to_go(made) for made in range(7)] == [3, 2, 1, 3, 2, 1, 3]
+    assert TimeControl(60, 1).moves_to_go(5) is None
+    assert TimeControl(60, 1).left([2.0] * 6) == 60 - 6
 
 
 # --- sharing a clock out ------------------------------------------------------------------------
@@ -96,6 +128,22 @@ def test_a_share_never_spends_the_clock_to_its_overhead(clock: float, increment:
         assert clock - share >= MOVE_OVERHEAD - 1e-9
     if moves > 1 and clock > MOVE_OVERHEAD + 0.002:
         assert share <= (clock - MOVE_OVERHEAD) / 2 + 1e-9
+
+
+@given(st.floats(MOVE_OVERHEAD, 1000.0), st.floats(0.0, 10.0), st.integers(1, 40), st.integers(1, 90))
+def test_thinking_each_share_of_a_period_in_full_never_empties_the_clock(
+    base: float, increment: float, moves: int, plies: int
+) -> None:
+    control, spent = TimeControl(base, increment, moves), []
+    state = new_game("quixo").initial()
+    for _ in range(plies):
+        limit = Limit(
+            clock=control.left(spent), increment=increment, moves_to_go=control.moves_to_go(len(spent))
+        )
+        spent.append(limit.for_position(state).time)
+        assert control.left(spent[:-1]) - spent[-1] > 0
+        if len(spent) % moves == 0:  # the period's last move may use its clock to the overhead
+            assert control.left(spent[:-1]) - spent[-1] <= MOVE_OVERHEAD + 1e-9
 
 
 @given(st.floats(MOVE_OVERHEAD, 1000.0), st.floats(0.0, 10.0), st.integers(1, 45))
@@ -189,6 +237,21 @@ def test_each_move_is_charged_to_its_side_and_the_increment_added() -> None:
     assert [e["left"] for e in events if "move" in e] == [10, 9.5, 7.5, 8.0]
     session.undo()
     assert session.clock_left(1) == 10 + 0.5 - 3
+
+
+def test_a_session_on_a_clock_of_periods_tells_each_agent_the_moves_to_go_and_adds_the_base() -> None:
+    timer = FakeClock()
+    first, second = Clocked(timer, 1.0, 2.0, 0.5), Clocked(timer, 3.0, 1.0)
+    session = Session(new_game("tictactoe"), (first, second), time_control=TimeControl(10, 0, 2), timer=timer)
+    for _ in range(4):
+        session.agent_move()
+    assert [limit.moves_to_go for limit in first.limits] == [2, 1]
+    assert [limit.clock for limit in first.limits] == [10, 9]
+    assert (session.clock_left(0), session.clock_left(1)) == (10 + 10 - 3, 10 + 10 - 4)
+    session.agent_move()
+    assert (first.limits[-1].moves_to_go, first.limits[-1].clock) == (2, 17)
+    session.undo()
+    assert session.clock_left(0) == 17
 
 
 def test_thinking_past_the_clock_loses_on_time_and_plays_nothing() -> None:
@@ -301,7 +364,7 @@ def test_a_time_control_is_part_of_a_tournaments_identity_in_its_one_form() -> N
     )
     assert {task.time_control for task in build_schedule(clocked)} == {"60"}
     assert {task.time_control for task in build_schedule(plain)} == {""}
-    with pytest.raises(ArenaError, match="BASE or BASE\\+INCREMENT"):
+    with pytest.raises(ArenaError, match="BASE, BASE\\+INCREMENT or MOVES/BASE"):
         TournamentConfig(("greedy", "random"), 2, "nim", time_control="soon")
 
 
@@ -339,6 +402,8 @@ def test_the_clock_replay_counts_the_increments_each_side_earned() -> None:
     )
     assert list(script.sides(record)) == [(0, [2.0]), (1, [1.0, 3.0])]
     assert script.replay_clock(TimeControl(10, 1), [1.0, 3.0]) == (4 / 12, 7.0)
+    assert script.replay_clock(TimeControl(10, 0, 2), [4.0, 5.0, 10.0]) == (19 / 20, 1.0)
+    assert script.replay_clock(TimeControl(10, 0, 2), []) == (0.0, 10)
 
 
 def test_a_hung_agent_is_stopped_at_its_clock_and_loses_on_time(tmp_path: Path) -> None:
@@ -367,7 +432,7 @@ def test_the_cli_plays_a_clocked_match_and_refuses_bad_clocks(tmp_path: Path) ->
     code, output = _cli("tournaments", str(db), "--json")
     assert [t["time_control"] for t in json.loads(output)] == ["5+0.1"]
     for extra, said in (
-        (["--tc", "fast"], "a time control is BASE or BASE+INCREMENT"),
+        (["--tc", "fast"], "a time control is BASE, BASE+INCREMENT or MOVES/BASE"),
         (["--tc", "5", "--move-timeout", "3"], "give either --tc (a game clock) or --move-timeout"),
     ):
         code, output = _cli("match", "greedy", "random", *extra, *common)

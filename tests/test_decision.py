@@ -44,9 +44,12 @@ def test_a_limit_takes_numpy_numbers_and_keeps_them_as_pythons() -> None:
         iterations=np.int8(7),
         clock=np.float64(9.5),
         increment=np.int16(0),
+        moves_to_go=np.int32(40),
     )
-    assert limit == Limit(time=0.5, depth=3, nodes=1000, iterations=7, clock=9.5, increment=0.0)
-    assert [type(v) for v in vars(limit).values()] == [float, int, int, int, float, float]
+    assert limit == Limit(
+        time=0.5, depth=3, nodes=1000, iterations=7, clock=9.5, increment=0.0, moves_to_go=40
+    )
+    assert [type(v) for v in vars(limit).values()] == [float, int, int, int, float, float, int]
     assert Limit(time=2).time == 2.0
 
 

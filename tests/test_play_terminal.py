@@ -233,9 +233,12 @@ def test_cli_full_game() -> None:
         (["--game", "quixo:size=7"], "size=7 is not accepted; choose one of 3, 4, 5"),
         (["--side", "z"], "--side must be x or o"),
         (["--side", "x", "--human-second"], "contradicts"),
-        (["--tc", "fast"], "--tc: a time control is BASE or BASE+INCREMENT"),
-        (["--tc", "0+1"], "--tc: a time control is BASE or BASE+INCREMENT"),
-        (["--tc", ""], "--tc: a time control is BASE or BASE+INCREMENT"),  # not a game without a clock
+        (["--tc", "fast"], "--tc: a time control is BASE, BASE+INCREMENT or MOVES/BASE"),
+        (["--tc", "0+1"], "--tc: a time control is BASE, BASE+INCREMENT or MOVES/BASE"),
+        (
+            ["--tc", ""],
+            "--tc: a time control is BASE, BASE+INCREMENT or MOVES/BASE",
+        ),  # not a game without a clock
         (["--tc", "60", "--move-timeout", "5"], "give either --tc (a game clock) or --move-timeout"),
     ],
 )
@@ -748,6 +751,19 @@ def test_both_clocks_are_shown_and_the_persons_thinking_is_charged_commands_incl
     assert result.moves == ("b2", "a1") and result.outcome is None
     # the agent plays on its clock: told what is left and the increment, no time of its own
     assert [(limit.clock, limit.increment, limit.time) for limit in agent.limits] == [(60.0, 1.0, None)]
+
+
+def test_on_a_clock_of_periods_the_moves_each_clock_must_last_are_shown_and_the_base_comes_back() -> None:
+    lines = [(2.0, "b2"), (1.0, "a3"), (10.0, "quit")]
+    _, out, script, _, agent = clocked(lines, ["a1", "c1"], 4.0, 1.0, control="2/30")
+    assert "clock 2/30: X 0:30.0 for 2 moves  O 0:30.0 for 2 moves" in out
+    assert script.prompts == [
+        "move 1, you are X, 0:30.0 left for 2 moves > ",
+        "move 3, you are X, 0:28.0 left for 1 move > ",
+        "move 5, you are X, 0:57.0 left for 2 moves > ",  # 30 - 3, and 30 more after 2 moves
+    ]
+    assert "clock 2/30: X 0:57.0 for 2 moves  O 0:55.0 for 2 moves" in out
+    assert [limit.moves_to_go for limit in agent.limits] == [2, 1]
 
 
 def test_a_person_past_their_clock_loses_on_time_and_the_move_is_not_played() -> None:

@@ -1388,16 +1388,24 @@ def test_a_clocked_games_view_carries_the_time_control_and_each_sides_clock(clie
     assert mine is not None and agents is not None  # the person's move was charged too
     assert view["clock_left"][1] == pytest.approx(60 + 1 - agents, abs=1e-3)
     assert view["clock_running"] == 0 and view["clock_left"][0] <= 60 + 1 - mine
+    assert view["clock_moves_to_go"] == [None, None]  # the base is for the whole game
+    periods = new(client, game="tictactoe", sides=[None, None], time_control="2/30")
+    assert (periods["time_control"], periods["clock_moves_to_go"]) == ("2/30", [2, 2])
+    for move in ("b2", "a1", "c3"):
+        client.post(f"/api/games/{periods['id']}/move", json={"move": move})
+    periods = client.get(f"/api/games/{periods['id']}").json()
+    assert periods["clock_moves_to_go"] == [2, 1] and periods["clock_left"][0] > 30  # a new period
     plain = new(client, game="tictactoe", sides=[None, None])
     assert (plain["time_control"], plain["clock_left"], plain["clock_running"]) == (None, None, None)
+    assert plain["clock_moves_to_go"] is None
     client.post(f"/api/games/{plain['id']}/move", json={"move": "b2"})
     assert client.get(f"/api/games/{plain['id']}").json()["moves"][0]["seconds"] is None  # as before
 
 
-@pytest.mark.parametrize("clock", ["fast", "0", "60+-1", "1e9", "+5"])
+@pytest.mark.parametrize("clock", ["fast", "0", "60+-1", "1e9", "+5", "0/60", "40/"])
 def test_a_bad_clock_is_refused_in_one_line(client: Any, clock: str) -> None:
     reply = client.post("/api/games", json={"game": "nim", "time_control": clock})
-    assert reply.status_code == 400 and "BASE or BASE+INCREMENT" in reply.json()["detail"]
+    assert reply.status_code == 400 and "BASE, BASE+INCREMENT or MOVES/BASE" in reply.json()["detail"]
     assert "\n" not in reply.json()["detail"]
     assert client.post("/api/games", json={"time_control": "1" * 41}).status_code == 422
 

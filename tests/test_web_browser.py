@@ -791,6 +791,22 @@ def test_a_game_on_a_clock_shows_both_clocks_counting_down_and_a_person_losing_o
     assert page.is_enabled("#think")
 
 
+def test_a_clock_of_periods_shows_the_moves_each_side_must_make_on_it(
+    page: Page, server: dict[str, Any]
+) -> None:
+    open_page(page, server, "?game=tictactoe&x=person&o=person&tc=2/30")
+    assert page.inner_text("#clock-1") == "O 0:30.0 for 2"
+    assert page.get_attribute("#clock-1", "title") == "2 moves until the clock gains its base again"
+    for played, (x, y) in enumerate([(1, 1), (0, 0), (2, 2)], start=1):
+        page.click(f".cell[data-x='{x}'][data-y='{y}']")
+        page.wait_for_function(f"() => ui.view.moves.length === {played}")
+    assert page.inner_text("#clock-1").endswith(" for 1")
+    assert page.get_attribute("#clock-1", "title") == "1 move until the clock gains its base again"
+    assert page.evaluate("ui.clocks.left[0]") > 30  # X's base came back after its second move
+    open_page(page, server, "?game=tictactoe&x=person&o=person&tc=60")
+    assert page.inner_text("#clock-1") == "O 1:00.0" and page.get_attribute("#clock-1", "title") == ""
+
+
 def test_a_clock_is_kept_when_the_url_is_refused_for_something_else(
     page: Page, server: dict[str, Any]
 ) -> None:

@@ -34,9 +34,11 @@ class Limit:
     ``iterations`` counts tree-search simulations. An agent honours the dimensions it has
     (alpha-beta: time, depth and nodes; MCTS: time and iterations) and ignores the others.
 
-    ``clock`` is what is left on the mover's game clock, in seconds, and ``increment`` what
-    each move adds to it (as UCI's ``wtime`` and ``winc``): the agent then decides how long to
-    think (:meth:`for_position`), at most ``time`` where the call sets that too.
+    ``clock`` is what is left on the mover's game clock, in seconds, ``increment`` what each
+    move adds to it and ``moves_to_go`` the moves it must last before more time comes (as
+    UCI's ``wtime``, ``winc`` and ``movestogo``; None: the rest of the game): the agent then
+    decides how long to think (:meth:`for_position`), at most ``time`` where the call sets
+    that too.
     """
 
     time: float | None = None
@@ -45,6 +47,7 @@ class Limit:
     iterations: int | None = None
     clock: float | None = None
     increment: float | None = None
+    moves_to_go: int | None = None
 
     def __post_init__(self) -> None:
         # numpy's numbers are welcome (stored as Python's); True, "1" and 2.5 plies are not
@@ -53,7 +56,7 @@ class Limit:
                 object.__setattr__(self, name, _seconds(seconds, what, positive=True))
         if self.increment is not None:
             object.__setattr__(self, "increment", _seconds(self.increment, "an increment", positive=False))
-        for name in ("depth", "nodes", "iterations"):
+        for name in ("depth", "nodes", "iterations", "moves_to_go"):
             value = getattr(self, name)
             if value is None:
                 continue
@@ -78,12 +81,14 @@ class Limit:
 
     def for_position(self, state: Any) -> Limit:
         """This limit with the clock turned into the time to think on ``state`` (itself where it
-        has no clock): :func:`clock_share` of what is left, at most ``time`` if set."""
+        has no clock): :func:`clock_share` of what is left over the moves it must last (the
+        fewer of ``moves_to_go`` and :func:`moves_left`), at most ``time`` if set."""
         if self.clock is None:
             return self
-        share = clock_share(self.clock, self.increment or 0.0, moves_left(state))
+        moves = min(moves_left(state), self.moves_to_go or MOVES_TO_GO)
+        share = clock_share(self.clock, self.increment or 0.0, moves)
         seconds = share if self.time is None else min(self.time, share)
-        return replace(self, time=seconds, clock=None, increment=None)
+        return replace(self, time=seconds, clock=None, increment=None, moves_to_go=None)
 
     def over(self, default: Limit) -> Limit:
         """This limit, with ``default``'s value wherever this one leaves a dimension open."""

@@ -265,14 +265,25 @@ class Session:
         return spent[0], spent[1]
 
     def clock_left(self, colour: int) -> float | None:
-        """The seconds left on ``colour``'s game clock (None without a time control): the base,
-        less every timed move of that side, plus the increment after each."""
+        """The seconds left on ``colour``'s game clock (None without a time control): the base
+        (and again for each period of moves completed), less every timed move of that side,
+        plus the increment after each."""
         control = self.time_control
         if control is None:
             return None
-        colour = _check_colour(colour)
-        timed = [turn.seconds for turn in self.turns if turn.mover == colour and turn.seconds is not None]
-        return control.base + len(timed) * control.increment - sum(timed)
+        return control.left(self._timed(_check_colour(colour)))
+
+    def moves_to_go(self, colour: int) -> int | None:
+        """The moves ``colour``'s clock must last until its base is added again (None without a
+        time control, or on one whose base is for the whole game)."""
+        control = self.time_control
+        if control is None:
+            return None
+        return control.moves_to_go(len(self._timed(_check_colour(colour))))
+
+    def _timed(self, colour: int) -> list[float]:
+        """The seconds of each timed move of ``colour`` (the moves its clock was charged)."""
+        return [turn.seconds for turn in self.turns if turn.mover == colour and turn.seconds is not None]
 
     def agent_to_move(self) -> bool:
         """True when the side to move is played by an agent (and the game goes on)."""
@@ -326,7 +337,8 @@ class Session:
                 self.lose_on_time(colour, f"its clock was empty at its turn ({left:.2f} s)")
                 return None
             assert self.time_control is not None
-            limit = replace(limit or Limit(), clock=left, increment=self.time_control.increment)
+            increment, to_go = self.time_control.increment, self.moves_to_go(colour)
+            limit = replace(limit or Limit(), clock=left, increment=increment, moves_to_go=to_go)
         tic = self._timer()
         try:
             decision = agent.act(state, limit)

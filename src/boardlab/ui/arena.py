@@ -113,9 +113,10 @@ TimeControlOpt = Annotated[
     str | None,
     typer.Option(
         "--tc",
-        metavar="BASE[+INC]",
+        metavar="[MOVES/]BASE[+INC]",
         help=(
-            "play on a game clock: BASE seconds a side for the game, INC more after each move (60+0.5); "
+            "play on a game clock: BASE seconds a side for the game (or for every MOVES moves: 40/60), "
+            "INC more after each move (60+0.5); "
             "each agent shares its clock out over its moves, and one that thinks past it loses on time"
         ),
     ),

@@ -87,11 +87,12 @@ def play(
         str | None,
         typer.Option(
             "--tc",
-            metavar="BASE[+INC]",
+            metavar="[MOVES/]BASE[+INC]",
             help=(
-                "play on a game clock: BASE seconds a side for the game, INC more after each move "
-                "(60+1); your time runs from your prompt to your move, the agent shares its clock out "
-                "instead of its own time per move, and a side whose clock runs out loses on time"
+                "play on a game clock: BASE seconds a side for the game (or for every MOVES moves: "
+                "40/300), INC more after each move (60+1); your time runs from your prompt to your "
+                "move, the agent shares its clock out instead of its own time per move, and a side "
+                "whose clock runs out loses on time"
             ),
         ),
     ] = None,

@@ -305,8 +305,13 @@ class TerminalGame:
 
     def _prompt(self) -> str:
         left = self._left_now(self.human_side)
-        clock = "" if left is None else f", {clock_text(left)} left"
+        clock = "" if left is None else f", {clock_text(left)} left{self._to_go(self.human_side)}"
         return f"move {self.state.ply + 1}, you are {self.symbols[self.human_side]}{clock} > "
+
+    def _to_go(self, colour: int) -> str:
+        """`` for 12 moves`` on a clock of periods: the moves ``colour``'s clock must last."""
+        to_go = self.session.moves_to_go(colour)
+        return "" if to_go is None else f" for {to_go} move{'s' * (to_go != 1)}"
 
     def _left_now(self, colour: int) -> float | None:
         """What ``colour``'s clock shows now (None without a clock): the person's runs during
@@ -338,7 +343,8 @@ class TerminalGame:
             self.console.print(Text(f"{self.symbols[side]} to move ({who})"))
             if self.session.time_control is not None and not self.session.is_over:
                 clocks = "  ".join(
-                    f"{self.symbols[c]} {clock_text(self._left_now(c) or 0.0)}" for c in (0, 1)
+                    f"{self.symbols[c]} {clock_text(self._left_now(c) or 0.0)}{self._to_go(c)}"
+                    for c in (0, 1)
                 )
                 self.console.print(Text(f"clock {self.session.time_control}: {clocks}"))
 

@@ -345,6 +345,9 @@ class WebGame:
             "clocks": list(session.clocks),
             "time_control": None if self.time_control is None else str(self.time_control),
             "clock_left": None,
+            "clock_moves_to_go": [session.moves_to_go(colour) for colour in (0, 1)]
+            if self.time_control is not None
+            else None,
             "clock_running": None if self.time_control is None or outcome is not None else session.to_move,
             "thinking": self.thinking,
             "can_undo": _undoable(session, self.people),

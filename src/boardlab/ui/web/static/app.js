@@ -321,7 +321,8 @@ function clockText(seconds) {
 
 function setClocks(view) {
   ui.clocks = view && view.time_control
-    ? { id: view.id, left: view.clock_left, running: view.clock_running, at: performance.now(), asked: false }
+    ? { id: view.id, left: view.clock_left, toGo: view.clock_moves_to_go, running: view.clock_running,
+        at: performance.now(), asked: false }
     : null;
 }
 
@@ -336,7 +337,9 @@ function drawClocks() {
   if (box.hidden) return;
   for (const colour of [0, 1]) {
     const clock = $("clock-" + colour), left = clockReading(colour);
-    clock.textContent = ui.view.position.symbols[colour] + " " + clockText(left);
+    const toGo = c.toGo && c.toGo[colour];  // on a clock of periods: the moves it must last
+    clock.textContent = ui.view.position.symbols[colour] + " " + clockText(left) + (toGo ? " for " + toGo : "");
+    clock.title = toGo ? toGo + (toGo === 1 ? " move" : " moves") + " until the clock gains its base again" : "";
     clock.classList.toggle("running", c.running === colour);
     clock.classList.toggle("empty", left <= 0);
     clock.dataset.left = Math.max(0, left).toFixed(1);
