@@ -74,7 +74,9 @@ def serve(
     allow_paths: Annotated[
         bool,
         typer.Option(
-            "--allow-paths", help="let the page name agents that load files (course:player=PATH, model=)"
+            "--allow-paths",
+            help="let the page name agents that load files or run programs (course:player=PATH, "
+            "engine:cmd=PATH, model=)",
         ),
     ] = False,
 ) -> None:

@@ -49,10 +49,11 @@ CHECK_SECONDS = 30.0
 """Most seconds a worker may take to build an agent when a game starts..."""
 CHECK_QUEUE_SECONDS = 2.0
 """...and to come free for it."""
-PATH_AGENTS = ("course",)
+PATH_AGENTS = ("course", "engine")
+"""Agents that load or run code named by a path (a course player's module, an engine's
+program): refused unless the server allows paths."""
 FILE_OPTIONS = ("model", "weights", "player")
 """Agent options whose value is a file: refused unless the server allows paths."""
-"""Agents that load code named by a path: refused unless the server allows paths."""
 
 
 class WebInputError(ValueError):
@@ -115,7 +116,9 @@ def check_agent(spec: str, game: Any, allow_paths: bool = False) -> str:
         raise WebInputError(str(err)) from None
     if not allow_paths:
         if cls.name in PATH_AGENTS:
-            raise WebInputError(f"agent {cls.name} loads code from a path; start serve with --allow-paths")
+            raise WebInputError(
+                f"agent {cls.name} loads or runs code named by a path; start serve with --allow-paths"
+            )
         for option in options_of(cls.Settings):
             value = getattr(settings, option.name)
             if option.kind is str and value != option.default and _names_a_file(option.name, value):

@@ -100,7 +100,7 @@ function fillSides() {
     select.add(new Option("person", "person"));
     for (const a of ui.meta.agents) {
       if (a.games.length && !a.games.includes(game)) continue;
-      if (a.name === "course" && !ui.meta.allow_paths) continue;
+      if (PATH_AGENTS.includes(a.name) && !ui.meta.allow_paths) continue;
       select.add(new Option(a.name, a.name));
     }
     select.value = [...select.options].some((o) => o.value === keep) ? keep : (colour === 0 ? "person" : "greedy");
@@ -115,6 +115,8 @@ function sideSpec(colour) {
 }
 
 const DEFAULT_SIDES = ["person", "greedy"];
+// Agents that load or run code named by a path (hall.py's PATH_AGENTS): offered only with serve --allow-paths.
+const PATH_AGENTS = ["course", "engine"];
 const DEFAULT_GAME = "quixo";
 
 function setSide(colour, spec) {
