@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import shlex
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -462,12 +465,15 @@ def test_symmetries_keep_the_result_of_every_position_of_a_game() -> None:
 
 # --- every agent on every game -------------------------------------------------------------
 
+FIRST_MOVE_ENGINE = shlex.join([sys.executable, str(Path(__file__).parent / "protocol_engines.py"), "play"])
+"""A program speaking the engine protocol that plays the first legal move (tests/protocol_engines.py)."""
 QUICK_SETTINGS = {
     "minimax": "minimax:depth=2",
     "alphabeta": "alphabeta:depth=3",
     "mcts": "mcts:iters=200,rollouts=2",
     "hybrid": "hybrid:time=0.05,search=(alphabeta:depth=2)",
     "openspiel": "openspiel:sims=50",
+    "engine": f"engine:cmd=({FIRST_MOVE_ENGINE})",
 }
 
 

@@ -1,0 +1,521 @@
+"""The engine agent: a program in any language speaking boardlab's text protocol.
+
+What boardlab sends, line by line; every way an engine can misbehave ending as a forfeit with
+one line saying what it did, and never a hang; the engine's process gone once its agent is
+dropped, its holder exits or is killed, or its worker's games end; the C example compiled and
+playing a match in worker processes, legal on random positions; the spec's errors in one line.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import random
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from importlib.metadata import entry_points
+from pathlib import Path
+
+import pytest
+from reliability import session_members
+from typer.testing import CliRunner
+
+from boardlab.agents.base import AGENTS, AgentSpecError, make_agent, register
+from boardlab.agents.decision import Limit
+from boardlab.agents.greedy import classify_moves
+from boardlab.arena import match
+from boardlab.arena.play import GameRecord
+from boardlab.games import Reason, parse_game
+from boardlab.interop.engine import EngineAgent, game_line, go_line, read_info
+from boardlab.play.clock import TimeControl
+from boardlab.play.referee import AgentForfeit
+from boardlab.play.session import Session
+from boardlab.ui.cli import app
+from boardlab.ui.web.hall import WebInputError, check_agent
+
+ROOT = Path(__file__).resolve().parents[1]
+ENGINES = Path(__file__).resolve().parent / "protocol_engines.py"
+C_ENGINE = ROOT / "examples" / "engines" / "connect4_engine.c"
+WIDE = {"COLUMNS": "200"}
+
+
+def engine_spec(behaviour: str, *extra: str, options: str = "") -> str:
+    """The spec of the test engine with ``behaviour`` (see tests/protocol_engines.py)."""
+    command = shlex.join([sys.executable, str(ENGINES), behaviour, *extra])
+    return f"engine:cmd=({command})" + (f",{options}" if options else "")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def registered() -> Iterator[None]:
+    """The engine agent known in this process whatever the installed metadata says."""
+    known = "engine" in AGENTS.names()
+    register(EngineAgent)
+    yield
+    if not known:
+        AGENTS.unregister("engine")
+
+
+def alive(pid: int) -> bool:
+    """True while process ``pid`` exists and is not a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
+def wait_gone(pid: int, seconds: float = 10.0) -> bool:
+    """True once process ``pid`` is gone (within ``seconds``)."""
+    deadline = time.monotonic() + seconds
+    while alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def pids_in(folder: Path) -> list[int]:
+    """The process ids the test engines started with ``--pids folder`` wrote there."""
+    return [int(p.name) for p in folder.iterdir()]
+
+
+# --- the protocol's lines -------------------------------------------------------------------
+
+
+def test_go_lines_write_each_dimension_of_the_limit_in_a_fixed_order() -> None:
+    assert go_line(Limit()) == "go"
+    assert go_line(Limit(time=1.5, depth=6)) == "go time 1.5 depth 6"
+    assert go_line(Limit(clock=12.3456, increment=0.0, moves_to_go=5)) == (
+        "go clock 12.346 increment 0 movestogo 5"
+    )
+    assert go_line(Limit(nodes=1000, iterations=50, time=2)) == "go time 2 nodes 1000 iterations 50"
+
+
+@pytest.mark.parametrize(
+    ("spec", "line"),
+    [
+        ("connect4", "connect4:width=7,height=6,connect=4"),
+        ("tictactoe", "tictactoe"),
+        ("quixo:size=4", "quixo:size=4,ply_cap=200,rules=official"),
+        ("nim:piles=1-3-5,misere=false", "nim:piles=1-3-5,k=0,misere=false"),
+    ],
+)
+def test_the_game_line_writes_every_option_out(spec: str, line: str) -> None:
+    game = parse_game(spec)
+    assert game_line(game) == line
+    assert parse_game(line) == game
+
+
+@pytest.mark.parametrize(
+    ("words", "problem"),
+    [
+        ("value 1.5", "info value must be a number in [-1, 1], got '1.5'"),
+        ("value nan", "info value must be a number in [-1, 1]"),
+        ("depth -1", "info depth must be a whole number >= 0"),
+        ("nodes", "info field 'nodes' has no value"),
+        ("depth 2 depth 3", "info field 'depth' given twice"),
+        ("score cp 30", "unknown info field 'score' (accepted: value, depth, nodes, pv)"),
+    ],
+)
+def test_bad_info_lines_are_refused_saying_why(words: str, problem: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        read_info(words.split())
+    assert str(caught.value).startswith(problem)
+
+
+def test_an_info_line_gives_any_of_its_fields_and_the_pv_takes_the_rest() -> None:
+    info = read_info(["nodes", "12", "value", "-0.5", "pv", "a1", "b2", "c3"])
+    assert (info.value, info.depth, info.nodes, info.pv) == (-0.5, None, 12, ("a1", "b2", "c3"))
+
+
+# --- a transcript ---------------------------------------------------------------------------
+
+
+@pytest.mark.timeout(60)
+def test_boardlab_sends_the_handshake_the_game_each_position_and_its_limit(tmp_path: Path) -> None:
+    log = tmp_path / "engine.log"
+    agent = make_agent(engine_spec("play", "--log", str(log), options="depth=3"), game="tictactoe")
+    tictactoe, nim = parse_game("tictactoe"), parse_game("nim:piles=1-2")
+    agent.prepare(tictactoe)
+    agent.new_game()
+    first = agent.act(tictactoe.initial(), Limit(time=0.5))
+    later = tictactoe.initial().play("a1").play("b2")
+    agent.act(later, Limit(clock=12.5, increment=0.1, moves_to_go=5))
+    agent.new_game()
+    agent.act(nim.initial())  # another game: told before its first position
+    assert isinstance(agent, EngineAgent)
+    agent.close()
+    assert log.read_text().splitlines() == [
+        "boardlab 1",
+        "game tictactoe",
+        "newgame",
+        "position .../.../... X 0",
+        "go time 0.5 depth 3",
+        "position X../.O./... X 2",
+        "go clock 12.5 increment 0.1 movestogo 5 depth 3",
+        "game nim:piles=1-2,k=0,misere=true",
+        "newgame",
+        "position 1-2 X 0",
+        "go depth 3",
+        "quit",
+    ]
+    assert str(first.move) == "a1" and first.value == 0.25
+    assert first.info is not None and (first.info.depth, first.info.nodes, first.info.pv) == (1, 1, ("a1",))
+    assert first.info.engine == "protocol-test"  # the name from its handshake
+
+
+@pytest.mark.timeout(60)
+def test_a_session_on_a_clock_passes_the_clock_as_it_is_with_the_moves_to_go(tmp_path: Path) -> None:
+    logs = [tmp_path / "x.log", tmp_path / "o.log"]
+    agents = [make_agent(engine_spec("play", "--log", str(log))) for log in logs]
+    session = Session(
+        parse_game("tictactoe").initial(),
+        agents,
+        time_control=TimeControl.parse("3/10+0.5"),
+        timer=lambda: 0.0,  # every move takes no time: the clocks are exact
+    )
+    assert session.prepare_agents() is None
+    outcome = session.run()
+    assert session.moves == ["a1", "b1", "c1", "a2", "b2", "c2", "a3"] and outcome.winner == 0
+    gos = [[line for line in log.read_text().splitlines() if line.startswith("go")] for log in logs]
+    assert gos[0] == [
+        "go clock 10 increment 0.5 movestogo 3",
+        "go clock 10.5 increment 0.5 movestogo 2",
+        "go clock 11 increment 0.5 movestogo 1",
+        "go clock 21.5 increment 0.5 movestogo 3",  # the period's base again after 3 moves
+    ]
+    assert gos[1] == [
+        "go clock 10 increment 0.5 movestogo 3",
+        "go clock 10.5 increment 0.5 movestogo 2",
+        "go clock 11 increment 0.5 movestogo 1",
+    ]
+
+
+# --- misbehaviour ---------------------------------------------------------------------------
+
+
+def loser(record: GameRecord) -> str:
+    """The spec of the side that lost ``record``."""
+    return record.second_spec if record.winner == 0 else record.first_spec
+
+
+MISBEHAVIOURS = [
+    ("exits", "", "engine exited (exit code 3) after 'go': giving up"),
+    ("hangs", "time=0.2", "no move within its 0.2 s and 1 s of grace (stopped)"),
+    ("garbage", "", "engine sent 'bestmove e2e4' after go (expected info or move NOTATION)"),
+    ("unreadable", "", "answered 'zz', not a legal move: cannot read move 'zz': expected a cell like 'b2'"),
+    ("repeats", "", "answered 'a1', not a legal move: cell a1 is already taken"),
+    ("bad-info", "", "engine sent 'info value 7': info value must be a number in [-1, 1], got '7'"),
+    ("refuses", "", "failed to start: engine refused the game tictactoe: this engine plays nothing today"),
+    ("silent", "start=0.5", "failed to start: no ready within 0.5 s (stopped)"),
+    ("dies", "", "failed to start: engine exited (exit code 2) after 'boardlab 1': cannot load weights"),
+]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(("behaviour", "options", "detail"), MISBEHAVIOURS)
+def test_each_misbehaviour_forfeits_with_one_line_saying_what_it_did(
+    behaviour: str, options: str, detail: str, tmp_path: Path
+) -> None:
+    spec = engine_spec(behaviour, "--pids", str(tmp_path), options=options)
+    run = match(spec, "random", 2, game="tictactoe", opening_plies=0, workers=0)
+    assert run.complete and len(run.records) == 2
+    for record in run.records:
+        assert record.outcome.reason is Reason.FORFEIT and loser(record) == spec
+        assert record.outcome.detail.startswith(detail), record.outcome.detail
+        assert "\n" not in record.outcome.detail
+    gc.collect()
+    assert all(wait_gone(pid) for pid in pids_in(tmp_path))  # hung, refused or failed: none left
+
+
+@pytest.mark.timeout(60)
+def test_an_engine_writing_megabytes_to_stderr_plays_on(tmp_path: Path) -> None:
+    run = match(engine_spec("chatty"), "random", 2, game="tictactoe", opening_plies=0, workers=0)
+    assert all(record.outcome.reason is not Reason.FORFEIT for record in run.records)
+
+
+@pytest.mark.timeout(60)
+def test_a_program_that_cannot_be_run_forfeits_at_its_start(tmp_path: Path) -> None:
+    program = tmp_path / "not-a-program"
+    program.write_text("neither a binary nor a script with #!\n")
+    program.chmod(0o755)
+    agent = make_agent(f"engine:cmd={program}")
+    with pytest.raises(
+        AgentForfeit, match=r"^failed to start: cannot run '.*not-a-program': Exec format error"
+    ):
+        agent.prepare(parse_game("nim"))
+
+
+@pytest.mark.timeout(60)
+def test_after_a_failure_the_agent_forfeits_again_until_prepared_with_a_fresh_engine(tmp_path: Path) -> None:
+    agent = make_agent(engine_spec("exits", "--pids", str(tmp_path)))
+    game = parse_game("nim")
+    agent.prepare(game)
+    state = game.initial()
+    state = state.play(agent.act(state).move)
+    for _ in range(2):
+        with pytest.raises(AgentForfeit, match=r"engine exited \(exit code 3\)"):
+            agent.act(state)
+    agent.prepare(game)  # a new program, which plays its first move again
+    assert state.is_legal(agent.act(state).move)
+    assert len(pids_in(tmp_path)) == 2
+
+
+# --- the engine's process never outlives its agent ----------------------------------------------
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("behaviour", ["play", "hangs"])
+def test_the_engine_is_gone_once_its_agent_is_dropped(behaviour: str, tmp_path: Path) -> None:
+    agent = make_agent(engine_spec(behaviour, "--pids", str(tmp_path)))
+    agent.prepare(parse_game("tictactoe"))
+    [pid] = pids_in(tmp_path)
+    assert alive(pid) and isinstance(agent, EngineAgent) and agent.pid == pid
+    del agent  # a hung engine ignores quit and the end of its input: it is killed
+    gc.collect()
+    assert not alive(pid)
+
+
+HOLDER = """
+import sys, time
+from boardlab.games import parse_game
+from boardlab.interop.engine import EngineAgent
+agent = EngineAgent(settings=EngineAgent.Settings(cmd=sys.argv[1]))
+agent.prepare(parse_game("tictactoe"))
+print(agent.pid, flush=True)
+if sys.argv[2] == "wait":
+    time.sleep(3600)
+"""
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("end", ["exits", "killed"])
+def test_the_engine_is_gone_once_the_process_holding_it_exits_or_is_killed(end: str) -> None:
+    cmd = shlex.join([sys.executable, str(ENGINES), "play"])
+    how = "wait" if end == "killed" else "exit"
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, cmd, how], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None
+        pid = int(holder.stdout.readline())
+        if end == "killed":  # nothing of the holder runs: the engine sees its input end
+            holder.send_signal(signal.SIGKILL)
+        holder.wait(60)
+        assert wait_gone(pid)
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+# --- the command line ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def command_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The environment of boardlab's commands run here, in which ``engine`` is an agent: an
+    install of boardlab made before the agent existed lacks its entry point, given then by a
+    metadata folder of its own (the installed one names it once boardlab is installed again)."""
+    env = {**os.environ, **WIDE}
+    if "engine" in {point.name for point in entry_points(group="boardlab.agents")}:
+        return env
+    site = tmp_path_factory.mktemp("site")
+    info = site / "boardlab_engine_agent-0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: boardlab-engine-agent\nVersion: 0\n")
+    (info / "entry_points.txt").write_text(
+        "[boardlab.agents]\nengine = boardlab.interop.engine:EngineAgent\n"
+    )
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(site), env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+def run_boardlab(
+    env: dict[str, str], *args: str, cwd: Path, stdin: str = ""
+) -> tuple[int, str, str, list[int]]:
+    """``boardlab ARGS`` in a session of its own: its exit status, output, errors and the
+    processes of its session still alive once it has exited (killed then)."""
+    command = [sys.executable, "-c", "from boardlab.ui.cli import main; main()", *args]
+    process = subprocess.Popen(
+        command,
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, err = process.communicate(stdin, timeout=300)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+    left = [pid for pid in session_members(process.pid) if not wait_gone(pid, 5)]
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    return process.returncode, out, err, left
+
+
+def exported(env: dict[str, str], db: Path) -> list[dict]:
+    """The games stored in ``db``, as ``boardlab export`` writes them."""
+    status, out, err, _ = run_boardlab(env, "export", str(db), cwd=db.parent)
+    assert status == 0, err
+    return [json.loads(line) for line in out.splitlines()]
+
+
+@pytest.fixture(scope="module")
+def c_engine(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The C example, compiled."""
+    program = tmp_path_factory.mktemp("c-engine") / "connect4_engine"
+    subprocess.run(
+        ["gcc", "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-o", str(program), str(C_ENGINE)],
+        check=True,
+        timeout=120,
+    )
+    return program
+
+
+@pytest.mark.timeout(300)
+def test_the_c_engine_plays_a_tournament_in_worker_processes(
+    c_engine: Path, command_env: dict[str, str], tmp_path: Path
+) -> None:
+    spec = "engine:cmd=./connect4_engine"
+    (tmp_path / "connect4_engine").symlink_to(c_engine)
+    args = ["tournament", spec, "greedy", "random", "--gauntlet", "--game", "connect4", "-n", "6"]
+    args += ["-j", "2", "--db", "games.sqlite", "--out", "out"]
+    status, out, err, left = run_boardlab(command_env, *args, cwd=tmp_path)
+    assert status == 0, out + err
+    assert not left, f"processes left behind: {left}"
+    games = exported(command_env, tmp_path / "games.sqlite")
+    assert len(games) == 12
+    assert all(game["outcome"]["reason"] != "forfeit" for game in games), games
+    against_random = [g for g in games if "random" in (g["first_spec"], g["second_spec"])]
+    engine_wins = [
+        g for g in against_random if g["outcome"]["winner"] == [g["first_spec"], g["second_spec"]].index(spec)
+    ]
+    assert len(engine_wins) >= 5, against_random
+
+
+@pytest.mark.timeout(120)
+def test_every_move_of_the_c_engine_on_random_positions_is_legal_and_takes_a_win(c_engine: Path) -> None:
+    agent = make_agent(f"engine:cmd={c_engine}", game="connect4")
+    game = parse_game("connect4")
+    agent.prepare(game)
+    rng = random.Random(0)
+    checked = 0
+    while checked < 300:
+        state = game.initial()
+        for _ in range(rng.randrange(0, 36)):
+            if state.is_over:
+                break
+            state = state.play(rng.choice(state.legal_moves()))
+        if state.is_over:
+            continue
+        agent.new_game()
+        decision = agent.act(state, Limit(time=1))
+        assert state.is_legal(decision.move)
+        me, opp = state.words
+        wins = classify_moves(state.kernel, me, opp)[0]
+        if wins:
+            assert state.move_index(decision.move) in wins, state.to_text()
+            assert decision.value == 1.0
+        assert decision.info is not None and decision.info.engine == "c4-example"
+        checked += 1
+
+
+@pytest.mark.timeout(60)
+def test_the_c_engine_refuses_another_game(c_engine: Path) -> None:
+    agent = make_agent(f"engine:cmd={c_engine}")
+    with pytest.raises(
+        AgentForfeit, match=r"refused the game connect4:width=8,height=7,connect=4: this engine"
+    ):
+        agent.prepare(parse_game("connect4:width=8,height=7"))
+
+
+@pytest.mark.timeout(120)
+def test_a_hung_engine_in_a_worker_is_stopped_with_its_worker(
+    command_env: dict[str, str], tmp_path: Path
+) -> None:
+    # no time per move: the engine is waited for, until the arena's watchdog stops the worker
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    spec = engine_spec("hangs", "--pids", str(pids))
+    args = ["match", spec, "random", "--game", "tictactoe", "-n", "1", "-j", "1", "--move-timeout", "1"]
+    status, out, err, left = run_boardlab(
+        command_env, *args, "--db", "games.sqlite", "--out", "out", cwd=tmp_path
+    )
+    assert status == 0, out + err
+    assert not left, f"processes left behind: {left}"
+    [game] = exported(command_env, tmp_path / "games.sqlite")
+    assert (
+        game["outcome"]["reason"] == "forfeit" and game["outcome"]["detail"] == "no move within 1 s (stopped)"
+    )
+    assert pids_in(pids) and not any(alive(pid) for pid in pids_in(pids))
+
+
+@pytest.mark.timeout(120)
+def test_a_person_plays_the_engine_in_the_terminal(command_env: dict[str, str], tmp_path: Path) -> None:
+    engine = engine_spec("play")
+    args = ["play", "--game", "tictactoe", "--agent", engine, "--hints", engine, "--human-first"]
+    status, out, err, left = run_boardlab(command_env, *args, cwd=tmp_path, stdin="b2\nhint\nc1\na3\n")
+    assert status == 0, out + err
+    assert not left, f"processes left behind: {left}"
+    text = " ".join(out.split())
+    assert "decided by its protocol-test" in text  # the name from its handshake
+    assert "you win" in text  # b2 c1 a3 against a1 b1, the first empty cells: a diagonal
+
+
+def test_agents_lists_the_engine_and_its_options() -> None:
+    runner = CliRunner()
+    overview = runner.invoke(app, ["agents"], env=WIDE)
+    assert overview.exit_code == 0
+    row = next(line for line in overview.output.splitlines() if line.startswith("│ engine "))
+    assert "cmd, start, time, depth, nodes, iters" in row
+    table = runner.invoke(app, ["agents", "engine"], env=WIDE)
+    assert table.exit_code == 0, table.output
+    rows = [
+        [cell.strip() for cell in line.split("│")[1:-1]] for line in table.output.splitlines() if "│" in line
+    ]
+    assert [row[0] for row in rows] == ["cmd", "start", "time", "depth", "nodes", "iters"]
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("engine", "engine: cmd is required: the program to run, e.g. engine:cmd=./my_engine"),
+        ("engine:cmd=./no-such-engine", "engine: cmd: no such program './no-such-engine' (from "),
+        (
+            "engine:cmd=no-such-engine-anywhere",
+            "engine: cmd: no program 'no-such-engine-anywhere' on the PATH",
+        ),
+        ("engine:cmd=(python3 'unclosed)", 'engine: cmd "python3 \'unclosed" cannot be split into words'),
+        ("engine:cmd=./engine.c", "engine: cmd: './engine.c' is not an executable file (chmod +x it"),
+        ("engine:cmd=./x,start=0", "engine: start must be at least 0.1, got 0.0"),
+    ],
+)
+def test_a_bad_spec_ends_the_match_command_with_one_line(
+    spec: str, message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "engine.c").write_text("int main(void) { return 0; }\n")
+    result = CliRunner().invoke(app, ["match", spec, "random", "--game", "tictactoe", "-n", "2"])
+    assert result.exit_code == 2, result.output
+    assert result.stdout == "" and result.stderr.startswith(f"Error: {message}"), result.stderr
+    assert result.stderr.count("\n") == 1
+    with pytest.raises(AgentSpecError):
+        make_agent(spec)
+
+
+def test_the_web_server_runs_no_program_a_page_names_unless_allowed_paths() -> None:
+    game = parse_game("tictactoe")
+    for spec in ("engine:cmd=sh", "engine:cmd=(python3 -c pass)"):
+        with pytest.raises(
+            WebInputError, match="loads or runs code named by a path; start serve with --allow-paths"
+        ):
+            check_agent(spec, game)
+    assert check_agent("engine:cmd=sh", game, allow_paths=True) == "engine:cmd=sh"
