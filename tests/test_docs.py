@@ -173,7 +173,8 @@ def _boardlab_commands(page: Page) -> list[str]:
             commands.append(span[len("boardlab ") :])
         elif span.split(" ", 1)[0] in names and " -" in span:  # `perft --size 4`, `train --out`
             commands.append(span)
-    return [c for c in commands if not c.startswith(("serving", "["))]
+    # `boardlab 1` is the engine protocol's first line (interop.md), not a command
+    return [c for c in commands if not c.startswith(("serving", "[")) and not c.split(" ")[0].isdigit()]
 
 
 def _words(command: str) -> list[str]:
