@@ -13,6 +13,7 @@ behaviour answers the handshake (``name protocol-test``) and accepts every game,
 - ``garbage``: answers ``go`` with ``bestmove e2e4``;
 - ``unreadable``: answers ``move zz``;
 - ``repeats``: always answers the move it played first (taken on its second turn);
+- ``twice``: answers every ``go`` with its move twice;
 - ``bad-info``: sends ``info value 7`` before its move;
 - ``refuses``: refuses every game;
 - ``silent``: never says ready;
@@ -110,7 +111,7 @@ def main() -> None:
                 move = first
             say("info value 7" if behaviour == "bad-info" else f"info depth 1 nodes 1 value 0.25 pv {move}")
             say("# thinking done")
-            say(f"move {move}")
+            say(f"move {move}\nmove {move}" if behaviour == "twice" else f"move {move}")
         elif command == "quit":
             break
     if behaviour == "hangs":  # its input ended: a hung engine does not notice

@@ -323,6 +323,21 @@ class EngineProcess:
             raise ProtocolError(f"sent a line of over {MAX_LINE} bytes ({text!r}...)")
         return text
 
+    def unasked(self) -> str | None:
+        """A line the engine sent that nothing asked for (a second move, say), comments and empty
+        lines aside, and taken from the queue; None if there is none. The end of its output
+        stays queued, for the next read to report."""
+        while True:
+            try:
+                kind, text = self.lines.get_nowait()
+            except queue.Empty:
+                return None
+            if kind == "eof":
+                self.lines.put((kind, text))
+                return None
+            if kind == "long" or (text.split() and not text.split()[0].startswith("#")):
+                return text
+
     def exit_report(self, when: str = "") -> str:
         """``engine exited (exit code 3) WHEN: its last stderr line``, once its output has ended
         (the process is waited for, and killed if it lingers)."""
@@ -457,6 +472,9 @@ class EngineAgent(Agent):
             self.prepare(state.game)
         if self.failed is not None:
             raise AgentForfeit(self.failed)
+        assert self._process is not None
+        if (unasked := self._process.unasked()) is not None:  # it would answer the wrong position
+            self._fail(f"engine sent {_shown(unasked.split())} unasked (after its last answer)")
         if not self._in_game:
             self._send("newgame")
             self._in_game = True
