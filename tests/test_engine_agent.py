@@ -238,6 +238,19 @@ def test_each_misbehaviour_forfeits_with_one_line_saying_what_it_did(
 
 
 @pytest.mark.timeout(60)
+def test_an_engine_hanging_on_a_game_clock_is_stopped_at_the_clock_and_loses_on_time() -> None:
+    session = Session(
+        parse_game("tictactoe").initial(),
+        [make_agent(engine_spec("hangs")), None],
+        time_control=TimeControl(0.3),
+    )
+    assert session.prepare_agents() is None
+    assert session.agent_move() is None
+    assert session.outcome is not None and session.outcome.reason is Reason.TIME
+    assert session.outcome.detail == "no move with 0.30 s left on its clock and 1 s of grace (stopped)"
+
+
+@pytest.mark.timeout(60)
 def test_an_engine_writing_megabytes_to_stderr_plays_on(tmp_path: Path) -> None:
     run = match(engine_spec("chatty"), "random", 2, game="tictactoe", opening_plies=0, workers=0)
     assert all(record.outcome.reason is not Reason.FORFEIT for record in run.records)

@@ -390,8 +390,8 @@ def _lines(stream: IO[bytes]) -> Iterator[bytes]:
 
 
 def answer_grace(seconds: float) -> float:
-    """Seconds an answer due in ``seconds`` may come late: :data:`MIN_GRACE`, or a tenth of
-    ``seconds`` where that is more."""
+    """Seconds an answer due in ``seconds`` of a time per move may come late: :data:`MIN_GRACE`,
+    or a tenth of ``seconds`` where that is more (past a game clock, :data:`MIN_GRACE`)."""
     return max(MIN_GRACE, 0.1 * seconds)
 
 
@@ -508,11 +508,11 @@ class EngineAgent(Agent):
         """When a move is overdue (a ``time.monotonic()`` reading; None: never) and the forfeit
         that says so."""
         if budget.clock is not None and (budget.time is None or budget.clock <= budget.time):
-            grace = answer_grace(budget.clock)
+            # past its clock the move has lost on time already: the grace only covers the pipes
             overdue = (
-                f"no move with {budget.clock:.2f} s left on its clock and {grace:g} s of grace (stopped)"
+                f"no move with {budget.clock:.2f} s left on its clock and {MIN_GRACE:g} s of grace (stopped)"
             )
-            return time.monotonic() + budget.clock + grace, overdue
+            return time.monotonic() + budget.clock + MIN_GRACE, overdue
         if budget.time is not None:
             grace = answer_grace(budget.time)
             overdue = f"no move within its {budget.time:g} s and {grace:g} s of grace (stopped)"
