@@ -18,15 +18,13 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
 from reliability import session_members
 from typer.testing import CliRunner
 
-from boardlab.agents.base import AGENTS, AgentSpecError, make_agent, register
+from boardlab.agents.base import AgentSpecError, make_agent
 from boardlab.agents.decision import Limit
 from boardlab.agents.greedy import classify_moves
 from boardlab.arena import match
@@ -49,16 +47,6 @@ def engine_spec(behaviour: str, *extra: str, options: str = "") -> str:
     """The spec of the test engine with ``behaviour`` (see tests/protocol_engines.py)."""
     command = shlex.join([sys.executable, str(ENGINES), behaviour, *extra])
     return f"engine:cmd=({command})" + (f",{options}" if options else "")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def registered() -> Iterator[None]:
-    """The engine agent known in this process whatever the installed metadata says."""
-    known = "engine" in AGENTS.names()
-    register(EngineAgent)
-    yield
-    if not known:
-        AGENTS.unregister("engine")
 
 
 def alive(pid: int) -> bool:
@@ -331,23 +319,10 @@ def test_the_engine_is_gone_once_the_process_holding_it_exits_or_is_killed(end: 
 # --- the command line ---------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def command_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The environment of boardlab's commands run here, in which ``engine`` is an agent: an
-    install of boardlab made before the agent existed lacks its entry point, given then by a
-    metadata folder of its own (the installed one names it once boardlab is installed again)."""
-    env = {**os.environ, **WIDE}
-    if "engine" in {point.name for point in entry_points(group="boardlab.agents")}:
-        return env
-    site = tmp_path_factory.mktemp("site")
-    info = site / "boardlab_engine_agent-0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: boardlab-engine-agent\nVersion: 0\n")
-    (info / "entry_points.txt").write_text(
-        "[boardlab.agents]\nengine = boardlab.interop.engine:EngineAgent\n"
-    )
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(site), env.get("PYTHONPATH", "")) if p)
-    return env
+@pytest.fixture
+def command_env() -> dict[str, str]:
+    """The environment of boardlab's commands run here (wide, for whole table rows)."""
+    return {**os.environ, **WIDE}
 
 
 def run_boardlab(
