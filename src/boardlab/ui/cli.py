@@ -36,6 +36,7 @@ from boardlab.core.spec import shorten
 from boardlab.games.base import ONGOING
 from boardlab.ui.arena import register as register_arena
 from boardlab.ui.blackbox import register as register_blackbox
+from boardlab.ui.engine_cli import register as register_engine
 from boardlab.ui.errors import error_line, fail
 from boardlab.ui.game_args import game_of, position_of
 from boardlab.ui.listing import register as register_listing
@@ -280,6 +281,7 @@ for register in (
     register_oracle,
     register_review,
     register_serve,
+    register_engine,
 ):
     register(app)
 

@@ -1,0 +1,42 @@
+"""The ``engine`` command: an agent speaking the engine protocol on standard input and output."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from boardlab.agents.base import parse_spec
+from boardlab.core.spec import SpecError
+from boardlab.interop.engine_server import EngineServerError, serve_engine
+from boardlab.play.referee import AgentForfeit
+from boardlab.ui.errors import fail
+
+
+def register(app: typer.Typer) -> None:
+    """Attach the ``engine`` command to a typer app."""
+    app.command("engine")(engine_command)
+
+
+def engine_command(
+    spec: Annotated[str, typer.Argument(metavar="AGENT", help="the agent to play, e.g. alphabeta:depth=6")],
+    seed: Annotated[int | None, typer.Option(help="the agent's seed (default: a fresh one)")] = None,
+) -> None:
+    """Play an agent through the engine protocol on standard input and output (docs/interop.md,
+    "Engines in any language"): any program speaking the protocol, boardlab's own
+    engine:cmd=... among them, plays it.
+
+    A command that cannot be followed ends it with one line on standard error and exit status
+    2; an agent that fails while deciding, with status 1.
+    """
+    try:
+        parse_spec(spec)
+    except SpecError as err:
+        fail(str(err))
+    try:
+        serve_engine(spec, sys.stdin, sys.stdout, seed)
+    except EngineServerError as err:
+        fail(str(err))
+    except AgentForfeit as err:
+        fail(f"{spec}: {err.detail}", code=1)
