@@ -234,21 +234,23 @@ def test_reset_is_cold_and_the_epoch_wraps(game: ConnectFour) -> None:
     assert solver.meta[c4.M_EPOCH] == 1 and not solver.tt.any()
 
 
-def test_a_built_book_lives_in_the_tables_folder_and_comes_before_the_shipped_one(
+def test_a_built_book_lives_in_the_tables_folder_and_is_read_where_it_is_as_deep_as_the_shipped_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An installed package may be read-only: a book built goes where Quixo's tables go, and is
-    read there rather than the small book in the package."""
+    read there rather than the small book in the package, unless it is shallower."""
     monkeypatch.setenv("BOARDLAB_TABLES", str(tmp_path))
     c4.default_book.cache_clear()
     try:
         shipped = c4.default_book()
-        assert shipped is not None and shipped.stones == 1  # nothing built yet: the package's
-        built = Book(7, 6, 0, np.array([1], np.int64), np.array([0], np.int8))
-        built.save(tmp_path / "connect4-book-7x6.npz")
-        c4.default_book.cache_clear()
-        book = c4.default_book()
-        assert book is not None and (book.width, book.height, len(book)) == (7, 6, 1)
+        assert shipped is not None and shipped.stones == 2  # nothing built yet: the package's
+        for stones, read in ((1, shipped.stones), (2, 2), (3, 3)):
+            built = Book(7, 6, stones, np.array([1], np.int64), np.array([0], np.int8))
+            built.save(tmp_path / "connect4-book-7x6.npz")
+            c4.default_book.cache_clear()
+            book = c4.default_book()
+            assert book is not None and (book.width, book.height, book.stones) == (7, 6, read)
+            assert len(book) == (1 if read == stones else len(shipped))
         assert Solver(7, 6, tt_log2=10).book is book and Solver(5, 4, tt_log2=10).book is None
     finally:
         c4.default_book.cache_clear()
@@ -264,7 +266,7 @@ def test_the_shipped_book_gives_the_published_values_of_the_start() -> None:
     """The first player wins 7x6 Connect Four (Allis; Allen, 1988), scoring 1 with perfect play,
     and the first moves score -2 -1 0 1 0 -1 -2 from the left (the published analysis)."""
     book = Book.load(c4.SHIPPED_BOOK)
-    assert (book.width, book.height, book.stones) == (7, 6, 1)
+    assert (book.width, book.height, book.stones) == (7, 6, 2)
     solver = Solver(7, 6, tt_log2=10, book=book)
     start = ConnectFour().initial()
     assert solver.solve(start) == 1
@@ -519,8 +521,9 @@ def test_the_wait_for_an_early_position_names_the_command_that_builds_a_book(
     commands = re.findall(r"`boardlab ([^`]+)`", hint)
     assert len(commands) == 1 and "minutes" in hint
     assert _waiting(Solver(7, 6, tt_log2=10, book=False), ConnectFour().initial()) == hint
-    shipped = Solver(7, 6, tt_log2=10, book=Book.load(c4.SHIPPED_BOOK))  # the start and one stone
-    assert [_waiting(shipped, ConnectFour().play_moves(m)) == hint for m in ("", "4", "44")] == [
+    shipped = Solver(7, 6, tt_log2=10, book=Book.load(c4.SHIPPED_BOOK))  # up to two stones
+    assert [_waiting(shipped, ConnectFour().play_moves(m)) == hint for m in ("", "4", "44", "444")] == [
+        False,
         False,
         False,
         True,

@@ -643,18 +643,16 @@ def default_book_path() -> Path:
 
 
 SHIPPED_BOOK = Path(__file__).with_name("data") / BOOK_FILE
-"""The small 7 x 6 book that ships with the package: the empty board and every position of
-one stone, so that the start and the first reply are answered at once."""
+"""The small 7 x 6 book that ships with the package: every position of two stones or fewer,
+so that the first three moves are answered at once."""
 
 
 @functools.cache
 def default_book() -> Book | None:
-    """The 7 x 6 book at :func:`default_book_path` once one has been built there, else the one
-    that ships (:data:`SHIPPED_BOOK`); None when neither is there."""
-    for path in (default_book_path(), SHIPPED_BOOK):
-        if path.exists():
-            return Book.load(path)
-    return None
+    """The deeper of the 7 x 6 book built at :func:`default_book_path` and the one that ships
+    (:data:`SHIPPED_BOOK`), the built one where they are as deep; None when neither is there."""
+    books = [Book.load(path) for path in (default_book_path(), SHIPPED_BOOK) if path.exists()]
+    return max(books, key=lambda book: book.stones, default=None)
 
 
 _EMPTY_KEYS = np.zeros(0, dtype=np.int64)
