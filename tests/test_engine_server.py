@@ -21,6 +21,7 @@ from boardlab.games import Reason, parse_game
 from boardlab.interop.engine import EngineAgent, ProtocolError, go_line, read_info
 from boardlab.interop.engine_server import EngineServerError, info_line, read_go, serve_engine
 from boardlab.play.session import Session
+from scripts import load_script
 
 
 def served(spec: str, *commands: str, seed: int | None = 0) -> list[str]:
@@ -246,3 +247,20 @@ def test_the_command_ends_a_command_it_cannot_follow_with_one_line_and_status_2(
 ) -> None:
     done = run_engine(*args, stdin=stdin)
     assert done.returncode == 2 and done.stderr.startswith(error) and len(done.stderr.splitlines()) == 1
+
+
+@pytest.mark.timeout(300)
+def test_the_protocol_benchmark_times_each_agent_in_process_and_behind_the_protocol(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = load_script("benchmarks/engine_protocol.py")
+    states = script.positions(5, seed=1)
+    assert len(states) == 5 and not any(state.is_over for state in states) and min(s.ply for s in states) >= 2
+    monkeypatch.setattr(sys, "argv", ["engine_protocol.py", "--positions", "3"])
+    script.main()
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("│")]
+    assert [row.split("│")[1:3] for row in rows][:2] == [
+        [" random            ", " in process      "],
+        [" random            ", " boardlab engine "],
+    ]
+    assert len(rows) == 7 and "connect4_engine.c" in rows[-1]
