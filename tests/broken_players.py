@@ -39,6 +39,19 @@ class HangingPlayer:
             time.sleep(0.05)
 
 
+class LateHangingPlayer:
+    """Plays its first two moves at once, then never answers."""
+
+    def __init__(self) -> None:
+        self.moves = 0
+
+    def make_move(self, game: Any) -> Any:
+        self.moves += 1
+        while self.moves > 2:
+            time.sleep(0.05)
+        return _first_move(game)
+
+
 class GarbagePlayer:
     """Answers something that is not a move at all."""
 

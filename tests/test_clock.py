@@ -4,11 +4,14 @@ in the arena's workers (a hung agent stopped at its clock) and from the command 
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import broken_players
 import napping_player
+import numpy as np
 import pytest
 import typer
 from hypothesis import given
@@ -56,6 +59,8 @@ SECONDS = st.floats(min_value=0.0, max_value=1e5, allow_nan=False)
         ("40/60", 60, 0, "40/60"),
         (" 10/2.5+0.1", 2.5, 0.1, "10/2.5+0.1"),
         ("007/60+0", 60, 0, "7/60"),
+        ("1/60", 60, 0, "1/60"),  # a minute more after every move: not a minute for the game
+        (f"{MAX_PERIOD_MOVES}/60", 60, 0, f"{MAX_PERIOD_MOVES}/60"),
     ],
 )
 def test_a_time_control_reads_moves_base_and_increment(
@@ -81,6 +86,7 @@ def test_a_time_control_written_reads_back_the_same(base: float, increment: floa
     [
         *("", "0", "-5", "60+", "+1", "60+-1", "nan", "inf+1", "60+x", "1e9", "a minute"),
         *("0/60", "/60", "-1/60", "1.5/60", "40/", "40/0", "x/60", "1/2/60", "10001/60", "4 0/60"),
+        *("+40/60", "4_0/60"),
     ],
 )
 def test_a_bad_time_control_is_refused_in_one_line(text: str) -> None:
@@ -107,6 +113,12 @@ def test_a_limit_refuses_a_clock_that_is_no_time(limit: dict[str, Any]) -> None:
 def test_a_limit_refuses_moves_to_go_that_are_no_count(moves_to_go: Any) -> None:
     with pytest.raises(LimitError, match="moves_to_go limit is a positive whole number"):
         Limit(clock=10, moves_to_go=moves_to_go)
+
+
+def test_a_time_control_takes_numpy_numbers_and_keeps_them_as_pythons() -> None:
+    control = TimeControl(np.float64(60), np.int16(1), np.int64(40))
+    assert control == TimeControl(60, 1, 40)
+    assert json.dumps(vars(control)) == '{"base": 60.0, "increment": 1.0, "moves": 40}'
 
 
 def test_a_clock_of_periods_gains_its_base_after_each_period_and_says_what_it_must_last() -> None:
@@ -197,6 +209,19 @@ def test_a_clock_replaces_the_agents_own_time_and_a_time_given_with_it_caps_it()
         call_limit(Limit(clock=1.0), default)
 
 
+def test_a_clock_is_shared_over_the_moves_to_go_or_the_fewer_moves_the_game_has_left() -> None:
+    limit = Limit(clock=4.05, increment=1.0, moves_to_go=4, depth=7)
+    decided = limit.for_position(new_game("connect4"))
+    assert decided.time == pytest.approx(4.0 / 4 + 0.8 * 1.0)
+    assert replace(decided, time=None) == Limit(depth=7)  # the clock is spent: nothing of it is left over
+    assert replace(limit, moves_to_go=1).for_position(new_game("connect4")).time == pytest.approx(4.0)
+    last = new_game("tictactoe")
+    for move in ("b2", "a1", "c3", "a3", "a2", "c1", "b1", "b3"):
+        last = last.play(move)
+    # the period has 40 moves to go, but the game ends with this one: the whole clock is the move's
+    assert replace(limit, moves_to_go=40).for_position(last).time == pytest.approx(4.0)
+
+
 # --- a session on a clock ----------------------------------------------------------------------
 
 
@@ -252,6 +277,29 @@ def test_a_session_on_a_clock_of_periods_tells_each_agent_the_moves_to_go_and_ad
     assert (first.limits[-1].moves_to_go, first.limits[-1].clock) == (2, 17)
     session.undo()
     assert session.clock_left(0) == 17
+
+
+def test_a_clock_of_periods_counts_the_moves_charged_to_it_from_where_the_session_began() -> None:
+    timer = FakeClock()
+    resumed = new_game("connect4").play("4").play("4")  # a game taken up at its third ply
+    first, second = Clocked(timer, 1.0, 2.0, 0.5), Clocked(timer, 3.0, 1.0)
+    session = Session(resumed, (first, second), time_control=TimeControl(10, 1, 2), timer=timer)
+    session.play("4")  # given untimed, as an opening's move: charged to no clock
+    assert (session.clock_left(0), session.moves_to_go(0)) == (10, 2)
+    for _ in range(4):
+        session.agent_move(Limit(depth=3))  # the caller's limit goes with the clock
+    told = [(limit.clock, limit.moves_to_go) for limit in second.limits + first.limits]
+    assert told == [(10, 2), (8, 1), (10, 2), (10, 1)]  # the first side's untimed move not counted
+    assert {(limit.depth, limit.increment) for limit in second.limits + first.limits} == {(3, 1.0)}
+    # each side's second move ended its period: the base again, and an increment after each move
+    left = [(session.clock_left(colour), session.moves_to_go(colour)) for colour in (0, 1)]
+    assert left == [(10 + 10 + 2 - 3, 2), (10 + 10 + 2 - 4, 2)]
+    session.undo()  # back across the end of the first side's period
+    assert (session.clock_left(0), session.moves_to_go(0)) == (10, 1)
+    session.agent_move()
+    assert first.limits[-1] == Limit(clock=10, increment=1.0, moves_to_go=1)
+    with pytest.raises(SessionError, match="colour is 0"):
+        session.moves_to_go(5)
 
 
 def test_thinking_past_the_clock_loses_on_time_and_plays_nothing() -> None:
@@ -364,6 +412,12 @@ def test_a_time_control_is_part_of_a_tournaments_identity_in_its_one_form() -> N
     )
     assert {task.time_control for task in build_schedule(clocked)} == {"60"}
     assert {task.time_control for task in build_schedule(plain)} == {""}
+    periods = TournamentConfig(("greedy", "random"), 2, "nim", time_control="040/60.0+0")
+    assert periods.time_control == "40/60" and periods.tournament_id != clocked.tournament_id
+    assert (
+        TournamentConfig(("greedy", "random"), 2, "nim", time_control="40/60").tournament_id
+        == periods.tournament_id
+    )
     with pytest.raises(ArenaError, match="BASE, BASE\\+INCREMENT or MOVES/BASE"):
         TournamentConfig(("greedy", "random"), 2, "nim", time_control="soon")
 
@@ -404,6 +458,8 @@ def test_the_clock_replay_counts_the_increments_each_side_earned() -> None:
     assert script.replay_clock(TimeControl(10, 1), [1.0, 3.0]) == (4 / 12, 7.0)
     assert script.replay_clock(TimeControl(10, 0, 2), [4.0, 5.0, 10.0]) == (19 / 20, 1.0)
     assert script.replay_clock(TimeControl(10, 0, 2), []) == (0.0, 10)
+    # a side whose last move ended a period had the first period's base and its increments
+    assert script.replay_clock(TimeControl(10, 1, 2), [4.0, 5.0]) == (9 / 12, 2.0)
 
 
 def test_a_hung_agent_is_stopped_at_its_clock_and_loses_on_time(tmp_path: Path) -> None:
@@ -414,6 +470,20 @@ def test_a_hung_agent_is_stopped_at_its_clock_and_loses_on_time(tmp_path: Path) 
     (record,) = run.records
     assert (record.winner, record.outcome.reason) == (1, Reason.TIME)
     assert record.outcome.detail == "no move with 0.30 s left (stopped)"
+
+
+@pytest.mark.timeout(60)
+def test_a_hung_agent_on_a_clock_of_periods_is_stopped_at_what_its_clock_has_left(tmp_path: Path) -> None:
+    late = f"course:player={broken_players.PATH}:LateHangingPlayer"
+    with Store(tmp_path / "a.sqlite") as store:
+        config = TournamentConfig((late, "random"), 1, "quixo", time_control="2/0.3", opening_plies=0)
+        run = run_tournament(config, store, workers=1)
+    (record,) = run.records
+    assert (record.winner, record.outcome.reason, record.plies) == (1, Reason.TIME, 4)
+    stopped = re.fullmatch(r"no move with (\d+\.\d\d) s left \(stopped\)", record.outcome.detail)
+    assert stopped is not None, record.outcome.detail
+    # its two quick moves ended a period: it was waited for the base again, not its first
+    assert 0.3 < float(stopped[1]) <= 0.6
 
 
 def _cli(*args: str) -> tuple[int, str]:
@@ -437,6 +507,19 @@ def test_the_cli_plays_a_clocked_match_and_refuses_bad_clocks(tmp_path: Path) ->
     ):
         code, output = _cli("match", "greedy", "random", *extra, *common)
         assert code == 2 and said in output
+
+
+def test_a_tournament_on_a_clock_of_periods_is_stored_and_listed_in_its_one_form(tmp_path: Path) -> None:
+    db = tmp_path / "a.sqlite"
+    common = ["--game", "tictactoe", "-n", "2", "--db", str(db), "--out", str(tmp_path / "out"), "-j", "1"]
+    code, output = _cli("match", "greedy", "random", "--tc", "2/5+0", *common)
+    assert code == 0 and "Ratings (greedy vs random, clock 2/5)" in output, output
+    code, output = _cli("match", "greedy", "random", "--tc", "2/5", *common)
+    assert code == 0 and "0 new games, 2 stored" in output, output  # the same tournament, resumed
+    code, output = _cli("tournaments", str(db), "--json")
+    assert [(t["time_control"], t["games"]) for t in json.loads(output)] == [("2/5", 2)]
+    code, output = _cli("tournaments", str(db))
+    assert code == 0 and " 2/5 " in output
 
 
 def test_the_python_match_plays_on_a_clock_and_refuses_a_move_timeout_beside_it() -> None:

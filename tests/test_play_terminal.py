@@ -705,9 +705,14 @@ class _OnTheClock(_Scripted):
 
 
 def clocked(
-    lines: Iterable[tuple[float, str]], moves: Iterable[str], *costs: float, control: str = "60+1"
+    lines: Iterable[tuple[float, str]],
+    moves: Iterable[str],
+    *costs: float,
+    control: str = "60+1",
+    human_side: int = 0,
 ) -> tuple[PlayResult, str, _TimedScript, TerminalGame, _OnTheClock]:
-    """A tic-tac-toe game on a clock against a scripted agent, the person moving first."""
+    """A tic-tac-toe game on a clock against a scripted agent, the person moving first unless
+    ``human_side`` is 1."""
     timer = FakeClock()
     timer.now = 100.0  # a reading such as a monotonic clock gives, not 0
     agent = _OnTheClock(timer, moves, *costs)
@@ -716,6 +721,7 @@ def clocked(
     game = TerminalGame(
         new_game("tictactoe"),
         agent,
+        human_side,
         console=console,
         input_fn=script,
         time_control=TimeControl.parse(control),
@@ -764,6 +770,20 @@ def test_on_a_clock_of_periods_the_moves_each_clock_must_last_are_shown_and_the_
     ]
     assert "clock 2/30: X 0:57.0 for 2 moves  O 0:55.0 for 2 moves" in out
     assert [limit.moves_to_go for limit in agent.limits] == [2, 1]
+
+
+def test_each_clock_of_periods_shows_its_own_moves_to_go_and_undo_takes_a_period_back() -> None:
+    lines = [(2.0, "b2"), (1.0, "a3"), (0.5, "undo"), (10.0, "quit")]
+    _, out, script, _, agent = clocked(lines, ["a1", "c3", "c1"], 1.0, 1.0, 1.0, control="2/30", human_side=1)
+    assert "clock 2/30: X 0:29.0 for 1 move  O 0:30.0 for 2 moves" in out  # the agent moved first
+    assert script.prompts == [
+        "move 2, you are O, 0:30.0 left for 2 moves > ",
+        "move 4, you are O, 0:28.0 left for 1 move > ",
+        "move 6, you are O, 0:57.0 left for 2 moves > ",  # 30 - 3, and 30 more after 2 moves
+        "move 4, you are O, 0:28.0 left for 1 move > ",  # a3 taken back: the period not ended
+    ]
+    assert "clock 2/30: X 0:58.0 for 2 moves  O 0:28.0 for 1 move" in out
+    assert [limit.moves_to_go for limit in agent.limits] == [2, 1, 2]
 
 
 def test_a_person_past_their_clock_loses_on_time_and_the_move_is_not_played() -> None:

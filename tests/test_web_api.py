@@ -1395,6 +1395,10 @@ def test_a_clocked_games_view_carries_the_time_control_and_each_sides_clock(clie
         client.post(f"/api/games/{periods['id']}/move", json={"move": move})
     periods = client.get(f"/api/games/{periods['id']}").json()
     assert periods["clock_moves_to_go"] == [2, 1] and periods["clock_left"][0] > 30  # a new period
+    periods = client.post(f"/api/games/{periods['id']}/undo").json()  # back across the period's end
+    assert periods["clock_moves_to_go"] == [1, 1] and periods["clock_left"][0] <= 30
+    resumed = new(client, game="tictactoe", sides=[None, None], moves="b2 a1", time_control="2/30")
+    assert resumed["clock_moves_to_go"] == [2, 2]  # the moves it started from were on no clock
     plain = new(client, game="tictactoe", sides=[None, None])
     assert (plain["time_control"], plain["clock_left"], plain["clock_running"]) == (None, None, None)
     assert plain["clock_moves_to_go"] is None
