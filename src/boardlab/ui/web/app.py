@@ -67,7 +67,8 @@ Spec = Annotated[str, Field(min_length=1, max_length=SPEC_CHARS)]
 class NewGame(BaseModel):
     """A game to start: the game spec, who plays each side (an agent spec, or null for a
     person), the agents' thinking time per move, where it starts, and its game clock
-    (``BASE`` or ``BASE+INC`` seconds a side, as ``--tc`` reads it; empty: no clock), which
+    (``BASE``, ``BASE+INC`` or ``MOVES/BASE[+INC]`` seconds a side, as ``--tc`` reads it;
+    empty: no clock), which
     replaces the agents' thinking time per move."""
 
     game: Spec = "quixo"

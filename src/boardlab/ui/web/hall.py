@@ -97,7 +97,7 @@ def check_game(spec: str) -> Any:
 
 
 def check_clock(text: str) -> TimeControl | None:
-    """The game clock of ``text`` (``BASE`` or ``BASE+INC`` seconds; blank: None);
+    """The game clock of ``text`` (``[MOVES/]BASE[+INC]`` seconds; blank: None);
     WebInputError when it is not one."""
     if not text.strip():
         return None
@@ -534,7 +534,7 @@ class Hall:
         time_control: str = "",
     ) -> WebGame:
         """A new game, its agents started if they move first, on the game clock ``time_control``
-        (``BASE`` or ``BASE+INC`` seconds; blank: none); WebInputError for bad input or when the
+        (``[MOVES/]BASE[+INC]`` seconds; blank: none); WebInputError for bad input or when the
         hall is full of games still in use (429)."""
         clock = check_clock(time_control)  # first: the page drops a bad clock when told so first
         game = check_game(game_spec)
