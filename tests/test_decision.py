@@ -217,12 +217,12 @@ def test_alphabeta_acts_within_a_time_limit() -> None:
 def test_hybrid_says_which_engine_decided() -> None:
     from test_agents import lost_position, random_position
 
-    agent = make_agent("hybrid:time=0.2,tables=false,search=(alphabeta:depth=3)", seed=0)
+    agent = make_agent("hybrid:time=30,tables=false,search=(alphabeta:depth=3)", seed=0)
     hopeful = agent.act(random_position(1, 6))
     assert hopeful.info is not None and hopeful.info.engine == "alphabeta" == agent.last_engine
     assert hopeful.info.depth == 3 and hopeful.value is None
     doomed = lost_position()
-    handed = agent.act(doomed)
+    handed = agent.act(doomed, Limit(time=0.2))  # depth 3 bounds the search above, not the time
     assert handed.info is not None and handed.info.engine == "mcts" == agent.last_engine
     assert handed.value == -1.0 and doomed.is_legal(handed.move)
     assert make_agent("hybrid:search=(alphabeta:depth=5)").limit == Limit(time=1.0, depth=5)
