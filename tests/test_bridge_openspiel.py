@@ -406,7 +406,7 @@ def test_the_next_depths_cost_takes_the_largest_growth_seen() -> None:
 
 def test_a_time_limit_gives_mcts_more_than_the_measuring_search() -> None:
     state = parse_game("connect4").initial()
-    agent = make_agent("openspiel:time=0.05", seed=0, game=state.game)
+    agent = make_agent("openspiel:time=0.3", seed=0, game=state.game)  # ample for 16 simulations
     for _ in range(2):
         decision = agent.act(state)
         assert state.is_legal(decision.move)
