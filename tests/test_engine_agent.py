@@ -17,6 +17,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -272,6 +273,37 @@ def test_after_a_failure_the_agent_forfeits_again_until_prepared_with_a_fresh_en
 
 
 # --- the engine's process never outlives its agent ----------------------------------------------
+
+
+@pytest.mark.timeout(60)
+def test_a_hung_engine_started_by_a_wrapper_forfeits_all_the_same(tmp_path: Path) -> None:
+    """A wrapper (a shell script, ``cargo run``) runs the engine as its child: stopping the
+    wrapper leaves the engine holding the pipes. The forfeit comes all the same."""
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    wrapper = tmp_path / "engine.sh"
+    engine = shlex.join([sys.executable, str(ENGINES), "hangs", "--pids", str(pids)])
+    wrapper.write_text(f"#!/bin/sh\n{engine}\nexit $?\n")
+    wrapper.chmod(0o755)
+    agent = make_agent(f"engine:cmd={wrapper}")
+    caught: list[AgentForfeit] = []
+
+    def act() -> None:
+        with pytest.raises(AgentForfeit) as forfeit:
+            agent.act(parse_game("tictactoe").initial(), Limit(time=0.2))
+        caught.append(forfeit.value)
+
+    acting = threading.Thread(target=act, daemon=True)  # a hang fails the test, not the run
+    try:
+        acting.start()
+        acting.join(30)
+        assert not acting.is_alive(), "the agent hung stopping its engine"
+        [forfeit] = caught
+        assert forfeit.detail == "no move within its 0.2 s and 1 s of grace (stopped)"
+    finally:
+        for pid in pids_in(pids):  # the engine itself outlives its wrapper: it ignores its input's end
+            os.kill(pid, signal.SIGKILL)
+        acting.join(30)
 
 
 @pytest.mark.timeout(60)

@@ -283,16 +283,17 @@ class EngineProcess:
         return self.popen.poll() is None
 
     def _read_stdout(self, stream: IO[bytes]) -> None:
-        with contextlib.suppress(OSError, ValueError):
-            for raw in _lines(stream):
-                if len(raw) >= MAX_LINE and not raw.endswith(b"\n"):
-                    self.lines.put(("long", raw[:200].decode("utf-8", "replace")))
-                    return
-                self.lines.put(("line", raw.decode("utf-8", "replace").rstrip("\r\n")))
-        self.lines.put(("eof", ""))
+        with _closing(stream):
+            with contextlib.suppress(OSError, ValueError):
+                for raw in _lines(stream):
+                    if len(raw) >= MAX_LINE and not raw.endswith(b"\n"):
+                        self.lines.put(("long", raw[:200].decode("utf-8", "replace")))
+                        return
+                    self.lines.put(("line", raw.decode("utf-8", "replace").rstrip("\r\n")))
+            self.lines.put(("eof", ""))
 
     def _read_stderr(self, stream: IO[bytes]) -> None:
-        with contextlib.suppress(OSError, ValueError):
+        with _closing(stream), contextlib.suppress(OSError, ValueError):
             for raw in _lines(stream):
                 text = one_line(raw.decode("utf-8", "replace"))
                 if text:
@@ -374,10 +375,26 @@ class EngineProcess:
         self._close_pipes()
 
     def _close_pipes(self) -> None:
-        for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
-            with contextlib.suppress(OSError, ValueError):
-                if stream is not None:
-                    stream.close()
+        """Close the program's input. Its output and its stderr are closed by their readers,
+        once they end: closing a stream here while its reader waits on it would wait for that
+        read, for ever where a child of the program (the engine a wrapper script or ``cargo
+        run`` started) outlives it and holds the pipe."""
+        if self.popen.stdin is not None:
+            _close(self.popen.stdin)
+
+
+@contextlib.contextmanager
+def _closing(stream: IO[bytes]) -> Iterator[None]:
+    """Close ``stream`` at the end of the block, whatever happens."""
+    try:
+        yield
+    finally:
+        _close(stream)
+
+
+def _close(stream: IO[bytes]) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        stream.close()
 
 
 def _lines(stream: IO[bytes]) -> Iterator[bytes]:
