@@ -31,7 +31,7 @@ from boardlab.agents.greedy import classify_moves
 from boardlab.arena import match
 from boardlab.arena.play import GameRecord
 from boardlab.games import Reason, parse_game
-from boardlab.interop.engine import EngineAgent, game_line, go_line, read_info
+from boardlab.interop.engine import EngineAgent, engine_command, game_line, go_line, read_info
 from boardlab.play.clock import TimeControl
 from boardlab.play.referee import AgentForfeit
 from boardlab.play.session import Session
@@ -533,6 +533,20 @@ def test_a_bad_spec_ends_the_match_command_with_one_line(
     assert result.stderr.count("\n") == 1
     with pytest.raises(AgentSpecError):
         make_agent(spec)
+
+
+@pytest.mark.parametrize(
+    ("cmd", "message"),
+    [
+        (" \t", "engine: cmd is required"),  # as Settings(cmd=...) may be given in Python
+        ('""', "engine: cmd '\"\"': its program's name is empty"),
+        ("'' --fast", "engine: cmd \"'' --fast\": its program's name is empty"),
+    ],
+)
+def test_a_command_naming_no_program_is_refused(cmd: str, message: str) -> None:
+    with pytest.raises(AgentSpecError) as caught:
+        engine_command(cmd)
+    assert str(caught.value).startswith(message)
 
 
 def test_the_web_server_runs_no_program_a_page_names_unless_allowed_paths() -> None:

@@ -122,6 +122,8 @@ def engine_command(cmd: str) -> list[str]:
         words = shlex.split(cmd)
     except ValueError as err:
         raise AgentSpecError(f"engine: cmd {shorten(cmd)!r} cannot be split into words: {err}") from None
+    if not words[0]:  # cmd="" or cmd=('' --fast): quotes around nothing
+        raise AgentSpecError(f"engine: cmd {shorten(cmd)!r}: its program's name is empty")
     program, shown = words[0], shown_program(words[0])
     if os.sep not in program and not (os.altsep and os.altsep in program):
         if shutil.which(program) is None:
