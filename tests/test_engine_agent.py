@@ -110,6 +110,9 @@ def test_the_game_line_writes_every_option_out(spec: str, line: str) -> None:
         ("nodes", "info field 'nodes' has no value"),
         ("depth 2 depth 3", "info field 'depth' given twice"),
         ("score cp 30", "unknown info field 'score' (accepted: value, depth, nodes, pv)"),
+        ("value high", "info value must be a number in [-1, 1], got 'high'"),
+        ("depth \u00b2", "info depth must be a whole number >= 0, got '\u00b2'"),  # a digit, not 0-9
+        ("nodes 1234567890123456789", "info nodes must be a whole number >= 0"),  # over what a store keeps
     ],
 )
 def test_bad_info_lines_are_refused_saying_why(words: str, problem: str) -> None:
@@ -121,6 +124,10 @@ def test_bad_info_lines_are_refused_saying_why(words: str, problem: str) -> None
 def test_an_info_line_gives_any_of_its_fields_and_the_pv_takes_the_rest() -> None:
     info = read_info(["nodes", "12", "value", "-0.5", "pv", "a1", "b2", "c3"])
     assert (info.value, info.depth, info.nodes, info.pv) == (-0.5, None, 12, ("a1", "b2", "c3"))
+    assert read_info(["value", "-1", "nodes", "999999999999999999"]) == read_info(
+        ["nodes", "999999999999999999", "value", "-1.0"]
+    )
+    assert read_info(["value", "1", "depth", "0"]).value == 1.0  # the bounds are values too
 
 
 # --- a transcript ---------------------------------------------------------------------------
@@ -156,7 +163,52 @@ def test_boardlab_sends_the_handshake_the_game_each_position_and_its_limit(tmp_p
     ]
     assert str(first.move) == "a1" and first.value == 0.25
     assert first.info is not None and (first.info.depth, first.info.nodes, first.info.pv) == (1, 1, ("a1",))
-    assert first.info.engine == "protocol-test"  # the name from its handshake
+    assert first.info.score == 0.25 and first.info.engine == "protocol-test"  # the name from its handshake
+
+
+@pytest.mark.timeout(60)
+def test_games_of_the_same_game_name_it_once_and_start_each_with_newgame(tmp_path: Path) -> None:
+    log = tmp_path / "engine.log"
+    agent = make_agent(engine_spec("play", "--log", str(log)))
+    game = parse_game("tictactoe")
+    for _ in range(2):
+        agent.prepare(game)  # as the terminal prepares its agents for each game
+        agent.new_game()
+        agent.act(game.initial())
+    agent.close()
+    assert log.read_text().splitlines()[1:-1] == [
+        "game tictactoe",
+        "newgame",
+        "position .../.../... X 0",
+        "go",
+        "newgame",
+        "position .../.../... X 0",
+        "go",
+    ]
+
+
+@pytest.mark.timeout(60)
+def test_a_clock_replaces_the_specs_time_per_move(tmp_path: Path) -> None:
+    log = tmp_path / "engine.log"
+    agent = make_agent(engine_spec("play", "--log", str(log), options="time=2"))
+    state = parse_game("tictactoe").initial()
+    agent.act(state, Limit(clock=30, increment=1))
+    agent.act(state, Limit(clock=30, time=0.5))  # a call's own time per move goes along
+    agent.act(state)
+    agent.close()
+    gos = [line for line in log.read_text().splitlines() if line.startswith("go")]
+    assert gos == ["go clock 30 increment 1", "go time 0.5 clock 30", "go time 2"]
+
+
+@pytest.mark.timeout(120)
+def test_an_untimed_arena_game_sends_a_bare_go_and_the_engine_decides(tmp_path: Path) -> None:
+    log = tmp_path / "engine.log"
+    run = match(
+        engine_spec("play", "--log", str(log)), "random", 2, game="tictactoe", opening_plies=0, workers=0
+    )
+    assert run.complete and all(record.outcome.reason is not Reason.FORFEIT for record in run.records)
+    gos = [line for line in log.read_text().splitlines() if line.startswith("go")]
+    assert gos and set(gos) == {"go"}
 
 
 @pytest.mark.timeout(60)
@@ -205,6 +257,19 @@ MISBEHAVIOURS = [  # how each forfeit's detail starts, CELL standing for the eng
     ("refuses", "", "failed to start: engine refused the game tictactoe: this engine plays nothing today"),
     ("silent", "start=0.5", "failed to start: no ready within 0.5 s (stopped)"),
     ("dies", "", "failed to start: engine exited (exit code 2) after 'boardlab 1': cannot load weights"),
+    ("bad-hello", "", "failed to start: engine sent 'hello' in its handshake (expected name TEXT or ready)"),
+    ("move-extra", "", "engine sent 'move CELL CELL' after go (expected info or move NOTATION)"),
+    # the info line of its first move is read at its second
+    (
+        "info-after",
+        "",
+        "engine sent 'info depth 1 nodes 1 value 0.25 pv CELL' unasked (after its last answer)",
+    ),
+    ("long-line", "", "engine sent a line of over 65536 bytes ('# xxxxx"),
+    ("closes", "", "engine exited (signal 9 (SIGKILL)) after 'go'"),  # its output ended: stopped
+    # nothing it writes reaches boardlab before it exits: not even its ready
+    ("unflushed", "start=0.5", "failed to start: no ready within 0.5 s (stopped)"),
+    ("play --ready-delay 3", "start=0.5", "failed to start: no ready within 0.5 s (stopped)"),
 ]
 
 
@@ -213,7 +278,7 @@ MISBEHAVIOURS = [  # how each forfeit's detail starts, CELL standing for the eng
 def test_each_misbehaviour_forfeits_with_one_line_saying_what_it_did(
     behaviour: str, options: str, detail: str, tmp_path: Path
 ) -> None:
-    spec = engine_spec(behaviour, "--pids", str(tmp_path), options=options)
+    spec = engine_spec(*behaviour.split(), "--pids", str(tmp_path), options=options)
     run = match(spec, "random", 2, game="tictactoe", opening_plies=0, workers=0)
     assert run.complete and len(run.records) == 2
     for record in run.records:
@@ -228,15 +293,40 @@ def test_each_misbehaviour_forfeits_with_one_line_saying_what_it_did(
 
 @pytest.mark.timeout(60)
 def test_an_engine_hanging_on_a_game_clock_is_stopped_at_the_clock_and_loses_on_time() -> None:
-    session = Session(
-        parse_game("tictactoe").initial(),
-        [make_agent(engine_spec("hangs")), None],
-        time_control=TimeControl(0.3),
-    )
+    agent = make_agent(engine_spec("hangs"))
+    session = Session(parse_game("tictactoe").initial(), [agent, None], time_control=TimeControl(0.3))
     assert session.prepare_agents() is None
+    assert isinstance(agent, EngineAgent) and agent.pid is not None
     assert session.agent_move() is None
     assert session.outcome is not None and session.outcome.reason is Reason.TIME
     assert session.outcome.detail == "no move with 0.30 s left on its clock and 1 s of grace (stopped)"
+    assert agent.pid is None  # stopped with its forfeit, not when its agent is dropped
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    ("limit", "detail"),
+    [
+        (Limit(clock=0.3, time=5), "no move with 0.30 s left on its clock and 1 s of grace (stopped)"),
+        (Limit(clock=60, time=0.2), "no move within its 0.2 s and 1 s of grace (stopped)"),
+    ],
+)
+def test_a_hung_engine_is_stopped_at_the_sooner_of_its_clock_and_its_time(limit: Limit, detail: str) -> None:
+    agent = make_agent(engine_spec("hangs"))
+    with pytest.raises(AgentForfeit) as caught:
+        agent.act(parse_game("tictactoe").initial(), limit)
+    assert caught.value.detail == detail
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("limit", [Limit(clock=0.2), Limit(time=0.2)])
+def test_a_move_a_little_late_is_taken_within_the_grace(limit: Limit) -> None:
+    """Half a second late, within the grace of a second: the move comes back (the referee, who
+    keeps the clock, decides whether it was in time), not a forfeit."""
+    agent = make_agent(engine_spec("play", "--move-delay", "0.5"))
+    state = parse_game("tictactoe").initial()
+    agent.prepare(state.game)
+    assert str(agent.act(state, limit).move) == "a1"
 
 
 @pytest.mark.timeout(60)
@@ -264,12 +354,47 @@ def test_after_a_failure_the_agent_forfeits_again_until_prepared_with_a_fresh_en
     agent.prepare(game)
     state = game.initial()
     state = state.play(agent.act(state).move)
-    for _ in range(2):
-        with pytest.raises(AgentForfeit, match=r"engine exited \(exit code 3\)"):
+    for _ in range(2):  # the same forfeit each time, the engine not asked again
+        with pytest.raises(AgentForfeit) as caught:
             agent.act(state)
+        assert caught.value.detail == "engine exited (exit code 3) after 'go': giving up"
     agent.prepare(game)  # a new program, which plays its first move again
     assert state.is_legal(agent.act(state).move)
     assert len(pids_in(tmp_path)) == 2
+
+
+# --- what an engine written in C or Rust may do, and still play -----------------------------
+
+PLAYS_ON = [  # behaviour, options, the value, depth, nodes and pv of each decision (MOVE: its move)
+    ("crlf", "", 0.25, 1, 1, ("MOVE",), "protocol-test"),
+    ("spaces", "", 0.25, 1, 1, ("MOVE",), "protocol-test"),
+    ("garbled", "", 0.25, 1, 1, ("MOVE",), "protocol-test \ufffd\ufffd"),  # bytes not UTF-8 replaced
+    ("bare-move", "", None, 0, 0, ("MOVE",), "protocol-test"),  # no info: the move is the pv
+    ("infos", "", -1.0, 2, 10, ("MOVE", "x", "y"), "protocol-test"),  # each field from its last line
+    ("long-pv", "", None, 9, 0, ("MOVE",) * 64, "protocol-test"),  # the pv cut to 64 moves
+    ("after-move", "", 0.25, 1, 1, ("MOVE",), "protocol-test"),  # a comment after its move is no answer
+    ("play --ready-delay 1", "start=3", 0.25, 1, 1, ("MOVE",), "protocol-test"),  # ready, in time
+]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(("behaviour", "options", "value", "depth", "nodes", "pv", "name"), PLAYS_ON)
+def test_an_engine_writing_its_lines_its_own_way_plays_a_whole_game(
+    behaviour: str, options: str, value: float | None, depth: int, nodes: int, pv: tuple[str, ...], name: str
+) -> None:
+    agent = make_agent(engine_spec(*behaviour.split(), options=options))
+    state = parse_game("tictactoe").initial()
+    agent.prepare(state.game)
+    agent.new_game()
+    while not state.is_over:  # both sides: the first empty cell each time
+        decision = agent.act(state, Limit(time=5))
+        move = str(decision.move)
+        assert decision.value == value and decision.info is not None
+        assert (decision.info.depth, decision.info.nodes, decision.info.engine) == (depth, nodes, name)
+        assert decision.info.pv == tuple(move if m == "MOVE" else m for m in pv)
+        state = state.play(decision.move)
+    assert state.outcome is not None and state.outcome.winner == 0  # a1 b1 c1 a2 b2 c2 a3: X's diagonal
+    agent.close()
 
 
 # --- the engine's process never outlives its agent ----------------------------------------------
@@ -519,7 +644,12 @@ def test_agents_lists_the_engine_and_its_options() -> None:
         ),
         ("engine:cmd=(python3 'unclosed)", 'engine: cmd "python3 \'unclosed" cannot be split into words'),
         ("engine:cmd=./engine.c", "engine: cmd: './engine.c' is not an executable file (chmod +x it"),
+        ("engine:cmd=./engines", "engine: cmd: './engines' is not an executable file"),  # a folder
         ("engine:cmd=./x,start=0", "engine: start must be at least 0.1, got 0.0"),
+        (  # a long path: its end shown, the program's name
+            f"engine:cmd=./{'d' * 80}/my_engine",
+            f"engine: cmd: no such program '...{'d' * 47}/my_engine' (from ",
+        ),
     ],
 )
 def test_a_bad_spec_ends_the_match_command_with_one_line(
@@ -527,6 +657,7 @@ def test_a_bad_spec_ends_the_match_command_with_one_line(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "engine.c").write_text("int main(void) { return 0; }\n")
+    (tmp_path / "engines").mkdir()
     result = CliRunner().invoke(app, ["match", spec, "random", "--game", "tictactoe", "-n", "2"])
     assert result.exit_code == 2, result.output
     assert result.stdout == "" and result.stderr.startswith(f"Error: {message}"), result.stderr

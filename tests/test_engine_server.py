@@ -9,6 +9,7 @@ import random
 import shlex
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -81,6 +82,24 @@ def test_the_agent_is_kept_for_the_same_game_and_built_again_for_another() -> No
     commands = ["boardlab 1", "game tictactoe", "game tictactoe", "game nim", "position 0-1-0-0 X 5", "go"]
     serve_engine("greedy", [c + "\n" for c in commands], out)
     assert out.getvalue().splitlines()[2:] == ["ready", "ready", "ready", "move 2:1"]
+    kept = served("greedy", "boardlab 1", "game nim", "position 0-1-0-0 X 5", "game nim", "go")
+    assert kept[2:] == ["ready", "ready", "move 2:1"]  # the same game: its position too
+
+
+def test_newgame_clears_the_agents_memory_as_in_process() -> None:
+    """A search remembers the positions it met until newgame: the engine's searches are the
+    agent's own, node for node, a game after another."""
+    spec, position = "alphabeta:depth=5", "......./......./......./......./......./...X... O 1"
+    game = parse_game("connect4")
+    own = make_agent(spec, seed=0, game=game)
+    own.prepare(game)
+    expected = []
+    for _ in range(2):
+        own.new_game()
+        decision = own.act(game.parse_position(position), Limit(depth=5))
+        expected += [info_line(decision), f"move {decision.move}"]
+    commands = ["newgame", f"position {position}", "go depth 5"]
+    assert served(spec, "boardlab 1", "game connect4", *commands, *commands)[3:] == expected
 
 
 @pytest.mark.parametrize(
@@ -89,7 +108,14 @@ def test_the_agent_is_kept_for_the_same_game_and_built_again_for_another() -> No
         (["boardlab 2"], r"protocol version '2' is not spoken here \(version 1 is\)"),
         (["boardlab 1", "position X../.../... O 1"], "position before a game was accepted"),
         (["boardlab 1", "game tictactoe", "go"], "go before a position"),
-        (["boardlab 1", "game tictactoe", "position X../... O 1"], "cannot read position"),
+        (  # said once, whether the game's words say it or not
+            ["boardlab 1", "game tictactoe", "position X../... O 1"],
+            r"^cannot read position 'X\.\./\.\.\. O 1': expected 9 cells",
+        ),
+        (
+            ["boardlab 1", "game nim", "position 1-2 X"],
+            r"^cannot read position '1-2 X': this game has 4 piles",
+        ),
         (["boardlab 1", "game tictactoe", "position XXX/OO./... O 5", "go"], "go on a finished game"),
         (
             ["boardlab 1", "game tictactoe", "position X../.../... O 1", "go speed 3"],
@@ -98,6 +124,14 @@ def test_the_agent_is_kept_for_the_same_game_and_built_again_for_another() -> No
         (["boardlab 1", "go"], "go before a game was accepted"),
         (["boardlab 1", "bestmove"], "unknown command 'bestmove'"),
         (["boardlab 1", "game chess", "newgame"], "newgame before a game was accepted"),
+        (  # a game refused: the one before is gone with it
+            ["boardlab 1", "game tictactoe", "position X../.../... O 1", "game chess", "go"],
+            "go before a game was accepted",
+        ),
+        (
+            ["boardlab 1", "game tictactoe", "position X../.../... O 1", "game nim", "go"],
+            "go before a position",
+        ),
     ],
 )
 def test_a_command_it_cannot_follow_is_an_error_saying_which(commands: list[str], message: str) -> None:
@@ -247,6 +281,18 @@ def test_the_command_ends_a_command_it_cannot_follow_with_one_line_and_status_2(
 ) -> None:
     done = run_engine(*args, stdin=stdin)
     assert done.returncode == 2 and done.stderr.startswith(error) and len(done.stderr.splitlines()) == 1
+
+
+@pytest.mark.timeout(300)
+def test_the_command_ends_with_status_1_when_its_agent_fails_while_deciding() -> None:
+    engine = shlex.join([sys.executable, str(Path(__file__).parent / "protocol_engines.py"), "garbage"])
+    spec = f"engine:cmd=({engine})"  # boardlab's engine agent, behind boardlab's engine
+    done = run_engine(spec, stdin="boardlab 1\ngame tictactoe\nposition .../.../... X 0\ngo\n")
+    assert done.returncode == 1 and done.stdout.splitlines() == [f"name boardlab {spec}", "ready", "ready"]
+    assert (
+        done.stderr
+        == f"Error: {spec}: engine sent 'bestmove e2e4' after go (expected info or move NOTATION)\n"
+    )
 
 
 @pytest.mark.timeout(300)

@@ -656,6 +656,25 @@ def test_bad_settings_in_the_url_are_said_and_fall_back(
     assert page.locator("#board > *").count() > 0  # a game is on the board
 
 
+def test_the_page_offers_agents_that_run_programs_only_when_the_server_allows_paths(
+    page: Page, server: dict[str, Any]
+) -> None:
+    open_page(page, server, "?game=tictactoe&o=engine:cmd=sh")  # this server does not allow paths
+    offered = page.eval_on_selector_all("#side-1 option", "os => os.map(o => o.value)")
+    assert "greedy" in offered and not {"engine", "course"} & set(offered)
+    message = page.inner_text("#message")
+    assert "o=engine:cmd=sh: agent engine needs serve --allow-paths" in message, message
+    assert page.input_value("#side-1") == "greedy"
+
+    def allowing(route: Route) -> None:  # a server started with --allow-paths
+        route.fulfill(json={**route.fetch().json(), "allow_paths": True})
+
+    page.route("**/api/meta", allowing)
+    open_page(page, server, "?game=tictactoe&x=person&o=person")
+    offered = page.eval_on_selector_all("#side-1 option", "os => os.map(o => o.value)")
+    assert "engine" in offered
+
+
 def test_the_page_offers_no_thinking_time_above_the_servers_bound(page: Page, server: dict[str, Any]) -> None:
     def bounded(route: Route) -> None:  # a server started with --max-think 2
         route.fulfill(json={**route.fetch().json(), "max_think": 2})
