@@ -20,6 +20,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from reliability import session_members
@@ -574,6 +575,47 @@ def test_every_move_of_the_c_engine_on_random_positions_is_legal_and_takes_a_win
             assert state.move_index(decision.move) in wins, state.to_text()
             assert decision.value == 1.0
         assert decision.info is not None and decision.info.engine == "c4-example"
+        checked += 1
+
+
+def wins_in_two(state: Any) -> set[Any]:
+    """The moves after which the side to move wins with its next move, whatever the reply."""
+
+    def wins_now(after: Any) -> bool:
+        me, opp = after.words
+        return not after.is_over and bool(classify_moves(after.kernel, me, opp)[0])
+
+    def forced(after: Any) -> bool:
+        return not after.is_over and all(wins_now(after.play(r)) for r in after.legal_moves())
+
+    return {m for m in state.legal_moves() if forced(state.play(m))}
+
+
+@pytest.mark.timeout(120)
+def test_the_c_engine_finds_every_win_in_two(c_engine: Path) -> None:
+    """Six plies of search see a win two moves ahead (a double threat, say): where neither side
+    wins at once, the engine plays a move that wins whatever the reply."""
+    agent = make_agent(f"engine:cmd={c_engine}", game="connect4")
+    game = parse_game("connect4")
+    rng = random.Random(1)
+    checked = 0
+    while checked < 25:
+        state = game.initial()
+        for _ in range(rng.randrange(6, 30)):
+            if state.is_over:
+                break
+            state = state.play(rng.choice(state.legal_moves()))
+        if state.is_over:
+            continue
+        me, opp = state.words
+        if classify_moves(state.kernel, me, opp)[0] or classify_moves(state.kernel, opp, me)[0]:
+            continue  # a win at once, or a threat to block: not the question here
+        winning = wins_in_two(state)
+        if not winning:
+            continue
+        agent.new_game()
+        decision = agent.act(state, Limit(time=5))
+        assert decision.move in winning and decision.value == 1.0, state.to_text()
         checked += 1
 
 

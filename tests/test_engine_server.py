@@ -77,6 +77,15 @@ def test_a_game_it_cannot_play_is_refused_and_a_new_game_accepted_after() -> Non
     assert lines[4] == "ready" and lines[5].startswith("move ")
 
 
+def test_an_engine_agent_failing_to_start_for_a_game_is_a_refusal() -> None:
+    engine = shlex.join([sys.executable, str(Path(__file__).parent / "protocol_engines.py"), "refuses"])
+    lines = served(f"engine:cmd=({engine})", "boardlab 1", "game tictactoe")
+    assert (
+        lines[2]
+        == "refuse failed to start: engine refused the game tictactoe: this engine plays nothing today"
+    )
+
+
 def test_the_agent_is_kept_for_the_same_game_and_built_again_for_another() -> None:
     out = io.StringIO()
     commands = ["boardlab 1", "game tictactoe", "game tictactoe", "game nim", "position 0-1-0-0 X 5", "go"]
