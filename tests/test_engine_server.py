@@ -5,6 +5,7 @@ one line, and boardlab's own engine agent playing it: the same moves as the agen
 from __future__ import annotations
 
 import io
+import os
 import random
 import shlex
 import subprocess
@@ -60,6 +61,14 @@ def test_the_engine_answers_the_handshake_the_game_and_each_go_with_a_legal_move
     assert move.startswith("move ") and read_info(info.split()[1:]).depth == 4
     state = parse_game("tictactoe").parse_position("X../.O./... X 2")
     assert state.is_legal(state.parse_move(move.split()[1]))
+
+
+def test_commands_ending_in_cr_lf_with_blanks_around_are_read_alike() -> None:
+    """A driver built on Windows ends its lines in CR LF."""
+    commands = ["boardlab 1", " game  nim:misere=false ", "newgame", "position  0-0-3-0 X 4 ", "go  depth 2 "]
+    out = io.StringIO()
+    serve_engine("greedy", [c + "\r\n" for c in commands], out)
+    assert out.getvalue().splitlines() == ["name boardlab greedy", "ready", "ready", "move 3:3"]
 
 
 def test_a_game_it_cannot_play_is_refused_and_a_new_game_accepted_after() -> None:
@@ -290,6 +299,25 @@ def test_the_command_ends_a_command_it_cannot_follow_with_one_line_and_status_2(
 ) -> None:
     done = run_engine(*args, stdin=stdin)
     assert done.returncode == 2 and done.stderr.startswith(error) and len(done.stderr.splitlines()) == 1
+
+
+@pytest.mark.timeout(300)
+def test_the_command_reads_bytes_that_are_not_utf8_as_any_other_character() -> None:
+    """Under a UTF-8 locale Python's standard input is strict about bytes: a driver writing
+    Latin-1 (in a comment here, in a position below) meets the protocol's answers all the same."""
+    commands = b"boardlab 1\n# caf\xe9\ngame nim:misere=false\nposition 0-0-3-0 X 4\ngo\nposition \xe9 X 0\n"
+    done = subprocess.run(
+        [sys.executable, "-m", "boardlab", "engine", "greedy"],
+        input=commands,
+        capture_output=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8:strict"},
+    )
+    assert done.stdout.decode().splitlines() == ["name boardlab greedy", "ready", "ready", "move 3:3"]
+    assert done.returncode == 2 and done.stderr.decode().startswith(
+        "Error: cannot read position '\ufffd X 0'"
+    )
 
 
 @pytest.mark.timeout(300)

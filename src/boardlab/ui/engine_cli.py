@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from typing import Annotated
 
@@ -34,6 +35,9 @@ def engine_command(
         parse_spec(spec)
     except SpecError as err:
         fail(str(err))
+    with contextlib.suppress(AttributeError, ValueError, OSError):
+        # under a UTF-8 locale the input is strict: a byte that is not UTF-8 raised on reading it
+        sys.stdin.reconfigure(errors="replace")  # type: ignore[union-attr]
     try:
         serve_engine(spec, sys.stdin, sys.stdout, seed)
     except EngineServerError as err:
