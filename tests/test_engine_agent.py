@@ -551,6 +551,17 @@ def test_the_c_engine_plays_a_tournament_in_worker_processes(
     assert len(engine_wins) >= 5, against_random
 
 
+def random_open_position(game: Any, rng: random.Random, least: int, most: int) -> Any:
+    """The position after ``least`` to ``most - 1`` random moves from the start, or None where
+    the game ended on the way."""
+    state = game.initial()
+    for _ in range(rng.randrange(least, most)):
+        if state.is_over:
+            return None
+        state = state.play(rng.choice(state.legal_moves()))
+    return None if state.is_over else state
+
+
 @pytest.mark.timeout(120)
 def test_every_move_of_the_c_engine_on_random_positions_is_legal_and_takes_a_win(c_engine: Path) -> None:
     agent = make_agent(f"engine:cmd={c_engine}", game="connect4")
@@ -559,12 +570,8 @@ def test_every_move_of_the_c_engine_on_random_positions_is_legal_and_takes_a_win
     rng = random.Random(0)
     checked = 0
     while checked < 300:
-        state = game.initial()
-        for _ in range(rng.randrange(0, 36)):
-            if state.is_over:
-                break
-            state = state.play(rng.choice(state.legal_moves()))
-        if state.is_over:
+        state = random_open_position(game, rng, 0, 36)
+        if state is None:
             continue
         agent.new_game()
         decision = agent.act(state, Limit(time=1))
@@ -600,12 +607,8 @@ def test_the_c_engine_finds_every_win_in_two(c_engine: Path) -> None:
     rng = random.Random(1)
     checked = 0
     while checked < 25:
-        state = game.initial()
-        for _ in range(rng.randrange(6, 30)):
-            if state.is_over:
-                break
-            state = state.play(rng.choice(state.legal_moves()))
-        if state.is_over:
+        state = random_open_position(game, rng, 6, 30)
+        if state is None:
             continue
         me, opp = state.words
         if classify_moves(state.kernel, me, opp)[0] or classify_moves(state.kernel, opp, me)[0]:
