@@ -14,7 +14,6 @@ from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
-    Progress,
     TaskID,
     TextColumn,
     TimeElapsedColumn,
@@ -26,7 +25,7 @@ from boardlab.arena.play import GameRecord
 from boardlab.arena.ratings import pair_elo
 from boardlab.arena.runner import GameHook, StartHook
 from boardlab.arena.summary import Outcomes, Summary
-from boardlab.core.console import counted, make_console, ply_count, print_whole
+from boardlab.core.console import LoggedProgress, counted, make_console, ply_count, print_whole
 from boardlab.core.files import atomic_write_text
 from boardlab.games import Reason
 
@@ -284,7 +283,7 @@ def progress_bar(console: Console, label: str) -> Iterator[tuple[StartHook, Game
         TextColumn("ETA"),
         TimeRemainingColumn(),
     )
-    with Progress(*columns, console=console, transient=False) as progress:
+    with LoggedProgress(*columns, console=console, transient=False) as progress:
         tasks: list[TaskID] = []
 
         def on_start(total: int, done: int) -> None:

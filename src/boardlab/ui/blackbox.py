@@ -13,10 +13,10 @@ from typing import Annotated
 import numpy as np
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from boardlab.core.console import make_console
+from boardlab.core.console import LoggedProgress, make_console
 from boardlab.core.files import atomic_write, output_problem
 from boardlab.core.inputs import InputFileError, load_npz
 from boardlab.core.processes import Termination, sigterm_as_interrupt
@@ -144,8 +144,8 @@ def load_checkpoint(path: Path, strategy: str) -> tuple[np.ndarray, int] | None:
 # -- running ------------------------------------------------------------------------------------
 
 
-def _progress() -> Progress:
-    return Progress(
+def _progress() -> LoggedProgress:
+    return LoggedProgress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
@@ -190,7 +190,7 @@ def _run_one(
     loci: int,
     out: Path,
     warm: WarmStart,
-    progress: Progress,
+    progress: LoggedProgress,
 ) -> EvolutionResult:
     """One strategy on one instance; Ctrl-C keeps the best so far (re-raised after saving)."""
     path = checkpoint_path(out, instance, strategy)

@@ -16,7 +16,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from boardlab.core.console import counted, make_console, ply_count
+from boardlab.core.console import LoggedProgress, counted, make_console, ply_count
 from boardlab.games import GameError, parse_game
 from boardlab.games.connect4 import ConnectFour
 from boardlab.games.connect4.solver import CONNECT, Solver, build_book, default_book_path, score_text
@@ -149,7 +149,7 @@ def analyze_connect4(position: str = "", weak: bool = False, game: str = "connec
 def build_book_connect4(stones: int = 4, path: Path | None = None) -> None:
     """Build the 7 x 6 opening book: every position with ``stones`` stones solved (resumes
     after a kill), the positions with fewer derived, saved as ``.npz``."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
     if not 0 <= stones <= 8:
         fail(f"--book must be in 0..8 stones (each stone multiplies the work by about 4), got {stones}")
@@ -157,7 +157,7 @@ def build_book_connect4(stones: int = 4, path: Path | None = None) -> None:
     console = make_console(highlight=False)
     console.print(f"Building the Connect Four opening book ({counted(stones, 'stone')}) into {target}")
     columns = (TextColumn("positions"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=console) as bar:
+    with LoggedProgress(*columns, console=console) as bar:
         task = bar.add_task("solve", total=None)
         try:
             book = build_book(

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from boardlab.agents.base import AgentSpecError, make_agent
@@ -23,7 +23,7 @@ from boardlab.arena.oracle import (
     plot_accuracy,
     write_json,
 )
-from boardlab.core.console import counted, make_console, print_whole
+from boardlab.core.console import LoggedProgress, counted, make_console, print_whole
 from boardlab.core.files import output_problem, path_problem
 from boardlab.core.processes import raise_if_stopping, sigterm_as_interrupt
 from boardlab.core.spec import SpecError, shorten, top_level_items
@@ -164,7 +164,10 @@ def oracle_command(
         bar.update(task, completed=done, total=total)
         raise_if_stopping()  # a Ctrl-C swallowed by a compile stops at the next game
 
-    with Progress(*columns, console=console, transient=True) as bar, sigterm_as_interrupt() as termination:
+    with (
+        LoggedProgress(*columns, console=console, transient=True) as bar,
+        sigterm_as_interrupt() as termination,
+    ):
         task = bar.add_task("games", total=games * len(specs))
         try:
             report = measure(

@@ -15,7 +15,7 @@ from typing import Annotated, TypeVar
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from boardlab.arena.oracle import OracleError, Tally, judge_for
@@ -31,7 +31,7 @@ from boardlab.arena.review import (
     review_games,
 )
 from boardlab.arena.store import Store, StoreError
-from boardlab.core.console import counted, make_console, ply_count, print_whole
+from boardlab.core.console import LoggedProgress, counted, make_console, ply_count, print_whole
 from boardlab.core.processes import raise_if_stopping, sigterm_as_interrupt
 from boardlab.core.spec import shorten
 from boardlab.games import ExactPlay, Game, parse_game
@@ -240,7 +240,10 @@ def _counted_work(console: Console, what: str, total: int, work: Callable[[Progr
         bar.update(task, completed=count, total=of)
         raise_if_stopping()
 
-    with Progress(*columns, console=console, transient=True) as bar, sigterm_as_interrupt() as termination:
+    with (
+        LoggedProgress(*columns, console=console, transient=True) as bar,
+        sigterm_as_interrupt() as termination,
+    ):
         task = bar.add_task(what, total=total)
         try:
             return work(progress)

@@ -10,10 +10,10 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from boardlab.core.console import make_console, ply_count
+from boardlab.core.console import LoggedProgress, make_console, ply_count
 from boardlab.core.files import output_problem, path_problem
 from boardlab.core.processes import sigterm_as_interrupt
 from boardlab.core.spec import shorten
@@ -209,7 +209,10 @@ def solve_command(
         TimeElapsedColumn(),
     )
     seen = 0
-    with sigterm_as_interrupt() as termination, Progress(*columns, console=console, transient=False) as bar:
+    with (
+        sigterm_as_interrupt() as termination,
+        LoggedProgress(*columns, console=console) as bar,
+    ):
         task = bar.add_task("class pairs", total=None, positions=0)
 
         def progress(done: int, total: int, pair: tuple[int, int], positions: int) -> None:

@@ -27,11 +27,11 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
 from rich.table import Column, Table
 
 from boardlab.agents.base import AgentSpecError, make_agent
-from boardlab.core.console import counted, make_console
+from boardlab.core.console import LoggedProgress, counted, make_console
 from boardlab.core.files import atomic_write_text, output_problem, path_problem, removed_if_refused
 from boardlab.core.inputs import InputFileError, read_json
 from boardlab.core.processes import Termination, stop_requests
@@ -307,11 +307,11 @@ def _settings_summary(plan: Plan) -> Table:
     return table
 
 
-def _progress_bar(console: Console, *, disable: bool = False) -> Progress:
+def _progress_bar(console: Console, *, disable: bool = False) -> LoggedProgress:
     """The training bar: its unit, the share done, the count, the time and the run's status
     (which wraps in its column on a narrow terminal, the rest keeping their width)."""
     fixed = Column(no_wrap=True)
-    return Progress(
+    return LoggedProgress(
         TextColumn("[bold]{task.description}", table_column=fixed),
         BarColumn(bar_width=24, table_column=fixed),
         TextColumn("{task.fields[count]}", table_column=fixed),
