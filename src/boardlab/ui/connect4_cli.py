@@ -68,9 +68,10 @@ def _header(console: Console, game: Any, state: Any) -> None:
 
 
 def _waiting(solver: Any, state: Any) -> str:
-    # positions near the opening take minutes unless the opening book answers them
+    # positions near the opening take minutes unless the opening book answers them: their
+    # best moves too, which needs the book to hold their children
     book = solver.book.stones if solver.book else -1
-    if book < state.ply <= 8:  # the book answers positions of up to its stones
+    if book <= state.ply <= 8:
         return (
             "solving (positions this early can take minutes; an opening book answers them at once: "
             "`boardlab solve connect4 --book 4` builds one)..."
@@ -92,18 +93,20 @@ def solve_connect4(position: str = "", weak: bool = False, game: str = "connect4
         return
     solver.count_from_zero()
     start = time.perf_counter()
-    with console.status(_waiting(solver, state)):
+    with console.status(_waiting(solver, state)):  # the best moves and the line too
         score = solver.solve(state, weak=weak)
-    assert score is not None
+        assert score is not None
+        if weak:
+            # moves keeping the outcome: a score of at least 1 (a win), 0 (a draw), or any
+            best = solver.best_moves(state, score=score if score >= 0 else -64)
+        else:
+            best = solver.best_moves(state, score)
+            line = solver.principal_variation(state, score)
     if weak:
         outcome = {1: "win", 0: "draw", -1: "loss"}[score]
-        # moves keeping the outcome: a score of at least 1 (a win), 0 (a draw), or any
-        best = solver.best_moves(state, score=score if score >= 0 else -64)
         console.print(f"result      {outcome} for {mover} (weak solve)")
         console.print(f"best moves  {_columns(best)}  (keep the {outcome})")
     else:
-        best = solver.best_moves(state, score)
-        line = solver.principal_variation(state, score)
         meaning = score_text(score, state.ply, the_game.width, the_game.height)
         console.print(f"score       {_signed(score)}  ({mover}: {meaning})")
         console.print(f"best moves  {_columns(best)}")
