@@ -176,6 +176,9 @@ def main() -> None:
             if behaviour == "after-move":
                 say("")
                 say("# that was my move")
+            if behaviour == "leaves":  # gone before the next request: its sending side sees it
+                sys.stderr.write("done after one move\n")
+                sys.exit(3)
         elif command == "quit":
             break
     if behaviour == "hangs":  # its input ended: a hung engine does not notice

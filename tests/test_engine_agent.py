@@ -248,7 +248,7 @@ def loser(record: GameRecord) -> str:
 
 
 MISBEHAVIOURS = [  # how each forfeit's detail starts, CELL standing for the engine's move
-    ("exits", "", "engine exited (exit code 3) after 'go': giving up"),
+    ("exits", "", "engine exited (exit code 3) before answering 'go': giving up"),
     ("hangs", "time=0.2", "no move within its 0.2 s and 1 s of grace (stopped)"),
     ("garbage", "", "engine sent 'bestmove e2e4' after go (expected info or move NOTATION)"),
     ("unreadable", "", "answered 'zz', not a legal move: cannot read move 'zz': expected a cell like 'b2'"),
@@ -257,7 +257,11 @@ MISBEHAVIOURS = [  # how each forfeit's detail starts, CELL standing for the eng
     ("bad-info", "", "engine sent 'info value 7': info value must be a number in [-1, 1], got '7'"),
     ("refuses", "", "failed to start: engine refused the game tictactoe: this engine plays nothing today"),
     ("silent", "start=0.5", "failed to start: no ready within 0.5 s (stopped)"),
-    ("dies", "", "failed to start: engine exited (exit code 2) after 'boardlab 1': cannot load weights"),
+    (
+        "dies",
+        "",
+        "failed to start: engine exited (exit code 2) before answering 'boardlab 1': cannot load weights",
+    ),
     ("bad-hello", "", "failed to start: engine sent 'hello' in its handshake (expected name TEXT or ready)"),
     ("move-extra", "", "engine sent 'move CELL CELL' after go (expected info or move NOTATION)"),
     # the info line of its first move is read at its second
@@ -267,7 +271,7 @@ MISBEHAVIOURS = [  # how each forfeit's detail starts, CELL standing for the eng
         "engine sent 'info depth 1 nodes 1 value 0.25 pv CELL' unasked (after its last answer)",
     ),
     ("long-line", "", "engine sent a line of over 65536 bytes ('# xxxxx"),
-    ("closes", "", "engine exited (signal 9 (SIGKILL)) after 'go'"),  # its output ended: stopped
+    ("closes", "", "engine exited (signal 9 (SIGKILL)) before answering 'go'"),  # its output ended: stopped
     # nothing it writes reaches boardlab before it exits: not even its ready
     ("unflushed", "start=0.5", "failed to start: no ready within 0.5 s (stopped)"),
     ("play --ready-delay 3", "start=0.5", "failed to start: no ready within 0.5 s (stopped)"),
@@ -349,6 +353,21 @@ def test_a_program_that_cannot_be_run_forfeits_at_its_start(tmp_path: Path) -> N
 
 
 @pytest.mark.timeout(60)
+def test_an_engine_gone_before_it_is_asked_forfeits_as_one_that_exits_when_asked(tmp_path: Path) -> None:
+    """Whether boardlab finds an exit by a write that fails or by an answer that never comes is
+    a race; the forfeit says the same either way."""
+    agent = make_agent(engine_spec("leaves", "--pids", str(tmp_path)))
+    game = parse_game("nim")
+    agent.prepare(game)
+    state = game.initial()
+    state = state.play(agent.act(state).move)
+    assert all(wait_gone(pid) for pid in pids_in(tmp_path))  # exited after its move: nothing can be sent
+    with pytest.raises(AgentForfeit) as caught:
+        agent.act(state)
+    assert caught.value.detail == "engine exited (exit code 3) before answering 'go': done after one move"
+
+
+@pytest.mark.timeout(60)
 def test_after_a_failure_the_agent_forfeits_again_until_prepared_with_a_fresh_engine(tmp_path: Path) -> None:
     agent = make_agent(engine_spec("exits", "--pids", str(tmp_path)))
     game = parse_game("nim")
@@ -358,7 +377,7 @@ def test_after_a_failure_the_agent_forfeits_again_until_prepared_with_a_fresh_en
     for _ in range(2):  # the same forfeit each time, the engine not asked again
         with pytest.raises(AgentForfeit) as caught:
             agent.act(state)
-        assert caught.value.detail == "engine exited (exit code 3) after 'go': giving up"
+        assert caught.value.detail == "engine exited (exit code 3) before answering 'go': giving up"
     agent.prepare(game)  # a new program, which plays its first move again
     assert state.is_legal(agent.act(state).move)
     assert len(pids_in(tmp_path)) == 2

@@ -495,10 +495,10 @@ class EngineAgent(Agent):
         if (unasked := self._process.unasked()) is not None:  # it would answer the wrong position
             self._fail(f"engine sent {_shown(unasked.split())} unasked (after its last answer)")
         if not self._in_game:
-            self._send("newgame")
+            self._send("newgame", "go")
             self._in_game = True
-        self._send(f"position {state.to_text()}")
-        self._send(go_line(budget))
+        self._send(f"position {state.to_text()}", "go")
+        self._send(go_line(budget), "go")
         deadline, overdue = self._deadline(budget)
         tic = time.perf_counter()
         info = Info()
@@ -571,7 +571,7 @@ class EngineAgent(Agent):
         self.engine_name = Path(self.argv[0]).name
         deadline = time.monotonic() + self.settings.start
         overdue = f"failed to start: no ready within {self.settings.start:g} s (stopped)"
-        self._send(f"boardlab {PROTOCOL_VERSION}", "failed to start: ")
+        self._send(f"boardlab {PROTOCOL_VERSION}", f"boardlab {PROTOCOL_VERSION}", "failed to start: ")
         while True:
             words = self._receive(deadline, overdue, f"boardlab {PROTOCOL_VERSION}", "failed to start: ")
             if words == ["ready"]:
@@ -589,7 +589,7 @@ class EngineAgent(Agent):
         self._in_game = False
         deadline = time.monotonic() + self.settings.start
         overdue = f"failed to start: no answer to the game within {self.settings.start:g} s (stopped)"
-        self._send(f"game {line}", "failed to start: ")
+        self._send(f"game {line}", "game", "failed to start: ")
         words = self._receive(deadline, overdue, "game", "failed to start: ")
         if words[0] == "refuse":
             reason = " ".join(words[1:]) or "no reason given"
@@ -598,13 +598,16 @@ class EngineAgent(Agent):
             self._fail(f"failed to start: engine sent {_shown(words)} after game (expected ready or refuse)")
         self._game = line
 
-    def _send(self, line: str, prefix: str = "") -> None:
+    def _send(self, line: str, request: str, prefix: str = "") -> None:
+        """Send ``line``, one of those making ``request`` (the command whose answer is awaited:
+        ``go`` for ``newgame`` and ``position`` too); a forfeit if the engine has exited, said
+        as :meth:`_receive` says it, since which of the two sees an exit first is a race."""
         process = self._process
         assert process is not None
         try:
             process.send(line)
         except (OSError, ValueError):  # it no longer reads: it has exited, most likely
-            self._fail(prefix + process.exit_report(f" before {line.split()[0]!r}"))
+            self._fail(prefix + process.exit_report(f" before answering {request!r}"))
 
     def _receive(self, deadline: float | None, overdue: str, command: str, prefix: str = "") -> list[str]:
         """The words of the engine's next line that is not empty or a comment; a forfeit if it
@@ -617,7 +620,7 @@ class EngineAgent(Agent):
             except EngineTimeout:
                 self._fail(overdue)
             except EngineExited:
-                self._fail(prefix + process.exit_report(f" after {command!r}"))
+                self._fail(prefix + process.exit_report(f" before answering {command!r}"))
             except ProtocolError as err:
                 self._fail(f"{prefix}engine {err}")
             words = line.split()
