@@ -33,12 +33,17 @@ import importlib
 import os
 import re
 import shlex
+import sys
+import types
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from boardlab.agents.base import AGENTS
+from boardlab.games import GAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -115,14 +120,18 @@ def _pages_with_python() -> list[Path]:
 
 
 @pytest.mark.parametrize("path", _pages_with_python(), ids=lambda p: str(p.relative_to(ROOT)))
-def test_python_blocks(path: Path, tmp_path: Path) -> None:
+def test_python_blocks(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     blocks = [b for b in read_page(path).blocks if b.lang == "python"]
     assert blocks, f"{path.name}: no Python block read"
-    namespace: dict[str, Any] = {"__name__": f"docs_{path.stem}"}
+    for registry in (AGENTS, GAMES):  # what a page registers is gone after it
+        monkeypatch.setattr(registry, "_loaded", dict(registry._loaded))
+    module = types.ModuleType(f"docs_{path.stem}")  # a module, as a reader's script is one
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    namespace: dict[str, Any] = module.__dict__
     with _scratch(tmp_path):
         for block in blocks:
             where = f"{path.relative_to(ROOT)}:{block.line}"
-            code = compile(block.text, where, "exec")
+            code = compile(block.text, where, "exec", dont_inherit=True)  # not this file's futures
             if block.not_run is None:
                 exec(code, namespace)
 
