@@ -149,16 +149,19 @@ def analyze_connect4(position: str = "", weak: bool = False, game: str = "connec
     console.print(f"[dim]{solver.nodes:,} nodes in {seconds:.3f} s[/dim]")
 
 
-def build_book_connect4(stones: int = 4, path: Path | None = None) -> None:
-    """Build the 7 x 6 opening book: every position with ``stones`` stones solved (resumes
-    after a kill), the positions with fewer derived, saved as ``.npz``."""
+def build_book_connect4(stones: int = 4, path: Path | None = None, jobs: int = 1) -> None:
+    """Build the 7 x 6 opening book: every position with ``stones`` stones solved, ``jobs``
+    at once (resumes after a kill), the positions with fewer derived, saved as ``.npz``."""
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
     if not 0 <= stones <= 8:
         fail(f"--book must be in 0..8 stones (each stone multiplies the work by about 4), got {stones}")
     target = path if path is not None else default_book_path()
     console = make_console(highlight=False)
-    console.print(f"Building the Connect Four opening book ({counted(stones, 'stone')}) into {target}")
+    console.print(
+        f"Building the Connect Four opening book ({counted(stones, 'stone')}, "
+        f"{counted(jobs, 'solver')} at once) into {target}"
+    )
     columns = (TextColumn("positions"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with LoggedProgress(*columns, console=console) as bar:
         task = bar.add_task("solve", total=None)
@@ -169,6 +172,7 @@ def build_book_connect4(stones: int = 4, path: Path | None = None) -> None:
                 stones,
                 target,
                 progress=lambda done, total: bar.update(task, completed=done, total=total),
+                jobs=jobs,
             )
         except OSError as err:
             fail(str(err))

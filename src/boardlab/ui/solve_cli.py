@@ -4,6 +4,7 @@ game's exact play."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Annotated, Any
@@ -51,9 +52,12 @@ def register(app: typer.Typer) -> None:
     )(analyze_command)
 
 
-def _build_book(game: str, position: str, weak: bool, stones: int, directory: Path | None) -> None:
+def _build_book(
+    game: str, position: str, weak: bool, stones: int, directory: Path | None, jobs: int | None
+) -> None:
     """``solve connect4 --book STONES``: the 7 x 6 opening book, into ``directory`` (else the
-    tables folder, where every 7 x 6 solver looks for it)."""
+    tables folder, where every 7 x 6 solver looks for it), ``jobs`` solvers at once (default:
+    one a core)."""
     from boardlab.games.connect4.solver import BOOK_FILE
     from boardlab.ui.connect4_cli import build_book_connect4
 
@@ -69,7 +73,10 @@ def _build_book(game: str, position: str, weak: bool, stones: int, directory: Pa
         _check_dir(directory)
         if (problem := output_problem(directory, folder=True)) is not None:
             fail(f"--dir {shorten(str(directory))}: {problem}")
-    build_book_connect4(stones, None if directory is None else directory / BOOK_FILE)
+    if jobs is not None and jobs < 1:
+        fail(f"--jobs must be at least 1, got {jobs}")
+    target = None if directory is None else directory / BOOK_FILE
+    build_book_connect4(stones, target, jobs if jobs is not None else os.cpu_count() or 1)
 
 
 def _check_dir(directory: Path | None) -> None:
@@ -145,6 +152,10 @@ def solve_command(
             help="connect4: build the 7x6 opening book, every position with STONES stones solved (resumes)",
         ),
     ] = None,
+    jobs: Annotated[
+        int | None,
+        typer.Option("--jobs", "-j", help="--book: solvers at once, 128 MB each (default: one a core)"),
+    ] = None,
 ) -> None:
     """Build the tables class pair by class pair (fullest boards first); a run that was cut
     short resumes from the last finished pair. Ctrl-C and SIGTERM stop it with the finished
@@ -159,10 +170,12 @@ def solve_command(
             fail("--size and --blanks are for Quixo; a Connect Four solve takes its board from the spec")
         if book is None and directory is not None:
             fail("--dir is where Quixo's tables or the Connect Four book (--book) go")
+        if book is None and jobs is not None:
+            fail("--jobs is for building the Connect Four book (--book)")
         with sigterm_as_interrupt() as termination:
             try:
                 if book is not None:
-                    _build_book(game.strip().lower(), position, weak, book, directory)
+                    _build_book(game.strip().lower(), position, weak, book, directory, jobs)
                 else:
                     solve_connect4(position, weak=weak, game=game.strip().lower())
             except KeyboardInterrupt:
@@ -171,6 +184,8 @@ def solve_command(
         return
     if book is not None:
         fail("--book builds the Connect Four opening book: boardlab solve connect4 --book 4")
+    if jobs is not None:
+        fail("--jobs is for building the Connect Four book (--book)")
     rulebook = _quixo_rulebook(game, "solve")
     if position:
         fail("a Quixo solve takes no position; analyze a position with: boardlab analyze POSITION")

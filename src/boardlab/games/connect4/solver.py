@@ -36,8 +36,11 @@ Only lines of four are supported (``connect=4``); boards need ``(height + 1) * w
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+import queue
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -50,7 +53,7 @@ from numba.extending import intrinsic
 
 from boardlab.core.files import atomic_write, tables_root
 from boardlab.core.inputs import InputFileError, check_array, load_npz
-from boardlab.core.processes import stoppable_call
+from boardlab.core.processes import STOP_POLL_SECONDS, raise_if_stopping, stoppable_call
 from boardlab.games.jit import cached_njit
 
 CONNECT = 4
@@ -926,42 +929,33 @@ def build_book(
     path: str | Path | None = None,
     progress: Callable[[int, int], None] | None = None,
     tt_log2: int = 24,
+    jobs: int = 1,
 ) -> Book:
     """Solve every position with ``stones`` stones, derive the positions with fewer, and
     save the book as ``.npz`` (default :func:`default_book_path`, for 7 x 6 only).
 
+    ``jobs`` solvers work at once, each in a thread of its own with its own table of
+    ``2**tt_log2`` entries (the search runs without the GIL), taking the positions in turn.
     The solved positions are saved to ``<path>.partial.npz`` as they come (every 30 s, and
-    at Ctrl-C or SIGTERM), so a stopped or killed build resumes where it stopped.
-    ``progress(done, total)`` is called after each one. The table is kept warm from one
-    position to the next: scores are facts, and neighbouring positions share most of their
-    search.
+    at Ctrl-C or SIGTERM), so a stopped or killed build resumes where it stopped, with any
+    number of jobs. ``progress(done, total)`` is called as positions are done. A solver's
+    table is kept warm from one position to the next: scores are facts, and neighbouring
+    positions share most of their search.
     """
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, got {jobs}")
     path = Path(path) if path is not None else default_book_path()
     partial = path.with_name(path.name + ".partial.npz")
-    solver = Solver(width, height, tt_log2=tt_log2, book=False)
-    prm = solver.prm
+    prm = Solver(width, height, tt_log2=4, book=False).prm
     known: dict[int, int] = {}
     if partial.exists():
         known = _read_partial(partial, width, height, stones)
-    targets = positions_at(width, height, stones)
-    last_save, saved = time.monotonic(), len(known)
-    try:
-        for i, words in enumerate(targets):
-            key = int(canonical_key(prm, *words))
-            if key not in known:
-                score = solver.solve(words)
-                assert score is not None
-                known[key] = score
-                if time.monotonic() - last_save > 30 or i + 1 == len(targets):
-                    _save_partial(partial, known, (width, height, stones))
-                    last_save, saved = time.monotonic(), len(known)
-            if progress is not None:
-                progress(i + 1, len(targets))
-    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: keep what was solved since the last save
-        if len(known) > saved:
-            _save_partial(partial, known, (width, height, stones))
-        raise
+    targets = [(int(canonical_key(prm, *words)), words) for words in positions_at(width, height, stones)]
+    todo = [(key, words) for key, words in targets if key not in known]
+    solvers = [Solver(width, height, tt_log2=tt_log2, book=False) for _ in range(min(jobs, len(todo)) or 1)]
+    _solve_all(solvers, todo, known, partial, (width, height, stones), progress, len(targets))
     # the positions with fewer stones, from their children
+    solver = solvers[0]
     for depth in range(stones - 1, -1, -1):
         for words in positions_at(width, height, depth):
             known[int(canonical_key(prm, *words))] = _score_from_children(solver, words, known)
@@ -972,6 +966,89 @@ def build_book(
     if path == default_book_path():
         default_book.cache_clear()
     return book
+
+
+SAVE_EVERY = 30.0
+"""Seconds between two saves of a book build's partial file."""
+
+
+def _solve_all(
+    solvers: list[Solver],
+    todo: list[tuple[int, tuple[int, int]]],
+    known: dict[int, int],
+    partial: Path,
+    build: tuple[int, int, int],
+    progress: Callable[[int, int], None] | None,
+    total: int,
+) -> None:
+    """Solve the ``todo`` positions into ``known`` (key -> score), one solver a thread, saving
+    ``partial`` every :data:`SAVE_EVERY` seconds and at the end; ``progress(done, total)`` after
+    each. At Ctrl-C or SIGTERM (or an error, in a solver or in ``progress``) the searches are
+    stopped, everything solved is saved, and the exception goes on."""
+    positions = iter(todo)
+    taking = threading.Lock()
+    solved: queue.SimpleQueue[tuple[int, int] | BaseException | None] = queue.SimpleQueue()
+
+    def work(solver: Solver) -> None:
+        try:
+            while True:
+                with taking:
+                    item = next(positions, None)
+                if item is None:
+                    return
+                score = solver.solve(item[1])
+                if score is None:  # stopped
+                    return
+                solved.put((item[0], score))
+        except BaseException as error:  # handed to the main thread
+            solved.put(error)
+        finally:
+            solved.put(None)  # this solver is done
+
+    last_save, saved, running = time.monotonic(), len(known), len(solvers)
+    for solver in solvers:
+        threading.Thread(target=work, args=(solver,), name="book-solver", daemon=True).start()
+    try:
+        while running:
+            raise_if_stopping()
+            try:
+                item = solved.get(timeout=STOP_POLL_SECONDS)
+            except queue.Empty:
+                continue
+            if item is None:
+                running -= 1
+                continue
+            if isinstance(item, BaseException):
+                raise item
+            known[item[0]] = item[1]
+            if progress is not None:
+                progress(len(known), total)
+            if time.monotonic() - last_save > SAVE_EVERY:
+                _save_partial(partial, known, build)
+                last_save, saved = time.monotonic(), len(known)
+    except BaseException:  # stop the searches, keep every position solved
+        for solver in solvers:
+            solver.meta[M_STOP] = 1
+        while running:
+            item = _next_through_interrupts(solved)
+            if item is None:
+                running -= 1
+            elif not isinstance(item, BaseException):
+                known[item[0]] = item[1]
+        for solver in solvers:
+            solver.meta[M_STOP] = 0
+        if len(known) > saved:
+            _save_partial(partial, known, build)
+        raise
+    if len(known) > saved or not partial.exists():
+        _save_partial(partial, known, build)
+
+
+def _next_through_interrupts(items: queue.SimpleQueue[Any]) -> Any:
+    """The next of ``items``, waited for through further Ctrl-C and SIGTERM (a stop is under way)."""
+    while True:
+        with contextlib.suppress(KeyboardInterrupt):
+            return items.get()
 
 
 def _save_partial(path: Path, known: dict[int, int], build: tuple[int, int, int]) -> None:
