@@ -657,11 +657,16 @@ def test_sigterm_stops_a_book_build_of_two_solvers_at_once(tmp_path: Path) -> No
         env={**os.environ, "COLUMNS": "200"},
     )
     assert process.stdout is not None
-    assert process.stdout.readline().startswith("Building the Connect Four opening book (3 stones, 2 solvers")
-    time.sleep(2)  # both searches under way
-    process.send_signal(signal.SIGTERM)
-    started = time.monotonic()
-    _, err = process.communicate(timeout=60)
+    try:
+        heading = process.stdout.readline()
+        assert heading.startswith("Building the Connect Four opening book (3 stones, 2 solvers"), heading
+        time.sleep(2)  # both searches under way
+        process.send_signal(signal.SIGTERM)
+        started = time.monotonic()
+        _, err = process.communicate(timeout=60)
+    finally:
+        process.kill()  # a build the signal did not stop must not run on
+        process.wait()
     assert process.returncode == 143 and time.monotonic() - started < 10, err
     assert err.strip().splitlines()[-1] == "Terminated.", err
     assert not (tmp_path / "connect4-book-7x6.npz").exists()
