@@ -1006,6 +1006,8 @@ def _solve_all(
             solved.put(None)  # this solver is done
 
     last_save, saved, running = time.monotonic(), len(known), len(solvers)
+    if progress is not None:  # where a resumed build stands
+        progress(len(known), total)
     for solver in solvers:
         threading.Thread(target=work, args=(solver,), name="book-solver", daemon=True).start()
     try:
