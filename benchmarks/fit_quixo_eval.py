@@ -2,7 +2,7 @@
 weights.
 
     .venv/bin/python benchmarks/fit_quixo_eval.py [--model tuned|patterns] [--sizes 3,4,5]
-        [--games 3000] [--workers 2] [--seed 0] [--players SPEC ...] [--out FILE]
+        [--games 3000] [--workers 2] [--seed 0] [--players SPEC ...] (--out FILE | --shipped)
         [--save POSITIONS.npz | --load POSITIONS.npz ...]
 
 For each board size, ``--games`` games between random pairs of ``--players`` (by default
@@ -12,9 +12,10 @@ played in ``--workers`` processes, and the weights are fitted to their results
 ``patterns``, the ten largest) and the held-out log-loss of the model next to the best
 logistic rescaling of ``lines2`` and ``lines3`` (and, for ``patterns``, a fit of ``tuned``) on
 the same positions (lower is better; 0.693 is a coin flip), and for ``tuned`` the shipped weights
-as they stand (``shipped``), then writes the JSON file the Quixo
-kernel reads (by default ``src/boardlab/games/quixo/data/quixo-<model>.json``; sizes not fitted in
-this run keep their weights).
+as they stand (``shipped``), then writes the weights as JSON to ``--out FILE`` (played with
+``alphabeta:weights=FILE``), or with ``--shipped`` to the file the Quixo kernel reads,
+``src/boardlab/games/quixo/data/quixo-<model>.json``; sizes not fitted in this run keep the
+weights the file held.
 """
 
 from __future__ import annotations
@@ -46,7 +47,11 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--players", nargs="+", default=list(DEFAULT_PLAYERS), help="agent specs of the self-play games"
     )
-    parser.add_argument("--out", type=Path, help="weights file to write (default: the shipped one)")
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--out", type=Path, help="weights file to write (play it with alphabeta:weights=FILE)")
+    where.add_argument(
+        "--shipped", action="store_true", help="rewrite the weights the package ships (in src/)"
+    )
     parser.add_argument("--save", type=Path, help="also write the self-play positions to this .npz file")
     parser.add_argument(
         "--load", type=Path, nargs="+", help="fit on positions saved by --save, not new games (one size)"
@@ -99,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _arguments(argv)
     console = Console()
     sizes = [int(s) for s in args.sizes.split(",")]
-    out = args.out or DATA / f"quixo-{args.model}.json"
+    out = DATA / f"quixo-{args.model}.json" if args.shipped else args.out
     previous = json.loads(out.read_text())["sizes"] if out.exists() else {}
     if (args.load or args.save) and len(sizes) != 1:
         console.print("[red]--load and --save take one board size: give it with --sizes[/red]")

@@ -411,11 +411,12 @@ def test_fit_script_refuses_too_few_games_or_workers_before_playing(
 
 
 @pytest.mark.parametrize("model", ["tuned", "patterns"])
-def test_fit_script_without_out_rewrites_the_file_the_kernel_reads(
-    model: str, monkeypatch: pytest.MonkeyPatch
+def test_fit_script_with_shipped_rewrites_the_file_the_kernel_reads(
+    model: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """benchmarks/fit_quixo_eval.py (games.md) without --out writes the shipped weights: the
-    very file Quixo's kernel loads, keeping the sizes this run does not fit."""
+    """benchmarks/fit_quixo_eval.py (games.md) writes the shipped weights only when told to
+    with --shipped: the very file Quixo's kernel loads, keeping the sizes this run does not fit.
+    Given neither --out nor --shipped it refuses before any game."""
     from importlib import resources
     from pathlib import Path
     from types import SimpleNamespace
@@ -430,7 +431,10 @@ def test_fit_script_without_out_rewrites_the_file_the_kernel_reads(
     monkeypatch.setattr(script, "report", lambda console, fitted: None)
     written: dict[Path, str] = {}
     monkeypatch.setattr(script, "atomic_write_text", lambda path, text: written.update({Path(path): text}))
-    assert script.main(["--model", model, "--sizes", "5", "--games", "5"]) == 0
+    with pytest.raises(SystemExit) as stopped:
+        script.main(["--model", model, "--sizes", "5", "--games", "5"])
+    assert stopped.value.code == 2 and "--out" in capsys.readouterr().err and not written
+    assert script.main(["--model", model, "--sizes", "5", "--games", "5", "--shipped"]) == 0
     [(path, text)] = written.items()
     assert path.resolve() == Path(str(shipped)).resolve()
     sizes = json.loads(text)["sizes"]
