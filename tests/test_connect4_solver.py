@@ -539,6 +539,33 @@ def test_cli_solve_and_analyze() -> None:
     assert code == 0 and "game over" in out and "-18" in out
 
 
+def test_analyze_gives_the_solver_its_seconds_then_a_search_answers() -> None:
+    """An early position the solver does not settle within --seconds is analysed by a search,
+    saying why; within the time, every column's exact score."""
+    code, out = run("analyze", "--game", "connect4", "443", "--seconds", "0.1")
+    assert code == 0, out
+    assert "no exact value: the solver settled not every move within 0.1 s" in " ".join(out.split())
+    assert "alphabeta, up to 2 s of search" in out and "best move" in out
+    code, out = run("analyze", "--game", "connect4", "2252576253462244111563365343671351", "--seconds", "5")
+    assert code == 0 and "score of each column" in out and "no exact value" not in out, out
+
+
+def test_scores_within_a_time_are_the_scores_or_nothing(solver: Solver) -> None:
+    rng = random.Random(5)
+    for _ in range(6):
+        state = ConnectFour().initial()
+        for _ in range(rng.randrange(14, 24)):
+            if state.is_over:
+                break
+            state = state.play_index(rng.choice(state.legal_indices()))
+        if state.is_over:
+            continue
+        assert solver.analyze_within(state, 30.0) == solver.analyze(state)
+        assert solver.analyze_within(state, 30.0, weak=True) == solver.analyze(state, weak=True)
+    solver.reset()
+    assert solver.analyze_within(ConnectFour().play_moves("443"), 0.05) is None  # minutes of work
+
+
 def test_the_wait_for_an_early_position_names_the_command_that_builds_a_book(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -67,16 +67,16 @@ def _header(console: Console, game: Any, state: Any) -> None:
     console.print(state.render())
 
 
-def _waiting(solver: Any, state: Any) -> str:
+def _waiting(solver: Any, state: Any, doing: str = "solving") -> str:
     # positions near the opening take minutes unless the opening book answers them: their
     # best moves too, which needs the book to hold their children
     book = solver.book.stones if solver.book else -1
     if book <= state.ply <= 8:
         return (
-            "solving (positions this early can take minutes; an opening book answers them at once: "
+            f"{doing} (positions this early can take minutes; an opening book answers them at once: "
             "`boardlab solve connect4 --book 4` builds one)..."
         )
-    return "solving..."
+    return f"{doing}..."
 
 
 def solve_connect4(position: str = "", weak: bool = False, game: str = "connect4") -> None:
@@ -93,42 +93,49 @@ def solve_connect4(position: str = "", weak: bool = False, game: str = "connect4
         return
     solver.count_from_zero()
     start = time.perf_counter()
-    with console.status(_waiting(solver, state)):  # the best moves and the line too
+    with console.status(_waiting(solver, state)):
         score = solver.solve(state, weak=weak)
-        assert score is not None
-        if weak:
-            # moves keeping the outcome: a score of at least 1 (a win), 0 (a draw), or any
-            best = solver.best_moves(state, score=score if score >= 0 else -64)
-        else:
-            best = solver.best_moves(state, score)
-            line = solver.principal_variation(state, score)
-    if weak:
+    assert score is not None
+    if weak:  # the moves keeping the outcome: a score of at least 1 (a win), 0 (a draw), or any
         outcome = {1: "win", 0: "draw", -1: "loss"}[score]
         console.print(f"result      {outcome} for {mover} (weak solve)")
+        with console.status(_waiting(solver, state, "the moves that keep it")):
+            best = solver.best_moves(state, score=score if score >= 0 else -64)
         console.print(f"best moves  {_columns(best)}  (keep the {outcome})")
-    else:
+    else:  # each part printed as it comes: the line can take longest
         meaning = score_text(score, state.ply, the_game.width, the_game.height)
         console.print(f"score       {_signed(score)}  ({mover}: {meaning})")
+        with console.status(_waiting(solver, state, "the moves that keep it")):
+            best = solver.best_moves(state, score)
         console.print(f"best moves  {_columns(best)}")
+        with console.status(_waiting(solver, state, "a perfect line to the end")):
+            line = solver.principal_variation(state, score)
         console.print(f"perfect play {_line(line, the_game.width)}  ({ply_count(len(line))})")
     seconds = time.perf_counter() - start
     console.print(f"[dim]{solver.nodes:,} nodes in {seconds:.3f} s[/dim]")
 
 
-def analyze_connect4(position: str = "", weak: bool = False, game: str = "connect4") -> None:
-    """Print every column's score for the side to move (the best ones marked)."""
+def analyze_connect4(
+    position: str = "", weak: bool = False, game: str = "connect4", seconds: float | None = None
+) -> bool:
+    """Print every column's score for the side to move (the best ones marked), solved within
+    ``seconds`` (None: as long as it takes). False, having printed nothing, if the solver
+    settled not every column in time."""
 
     the_game, state = load_position(position, game)
     console = make_console(highlight=False)
-    _header(console, the_game, state)
     if state.is_over:
+        _header(console, the_game, state)
         console.print(f"game over: {state.outcome.text()}")
-        return
+        return True
     solver = Solver.for_game(the_game)
     solver.count_from_zero()
     start = time.perf_counter()
     with console.status(_waiting(solver, state)):
-        scores = solver.analyze(state, weak=weak)
+        scores = solver.analyze_within(state, seconds, weak=weak)
+    if scores is None:
+        return False
+    _header(console, the_game, state)
     seconds = time.perf_counter() - start
     best = max(s for s in scores if s is not None)
     mover = SYMBOLS[state.to_move]
@@ -147,6 +154,7 @@ def analyze_connect4(position: str = "", weak: bool = False, game: str = "connec
         table.add_row(str(col + 1), _signed(score), meaning, mark, style="bold" if mark else "")
     console.print(table)
     console.print(f"[dim]{solver.nodes:,} nodes in {seconds:.3f} s[/dim]")
+    return True
 
 
 def build_book_connect4(stones: int = 4, path: Path | None = None, jobs: int = 1) -> None:

@@ -34,6 +34,9 @@ from boardlab.ui.errors import fail
 from boardlab.ui.game_args import MOVES_HELP, TABLES_DEFAULT_HELP, game_of, played, position_of
 from boardlab.ui.search_analysis import SEARCH_AGENT, SEARCH_SECONDS, search_decision, show_decision
 
+CONNECT4_SOLVER_SECONDS = 10.0
+"""What ``analyze`` gives Connect Four's solver when no ``--seconds`` is given."""
+
 DEFAULT_SOLVE_SIZE = 4
 MAX_BLANKS_5X5 = 1
 
@@ -343,8 +346,15 @@ def analyze_command(
         ),
     ] = None,
     seconds: Annotated[
-        float, typer.Option("--seconds", min=0.05, max=3600, help="seconds the search may think")
-    ] = SEARCH_SECONDS,
+        float | None,
+        typer.Option(
+            "--seconds",
+            min=0.05,
+            max=3600,
+            help=f"seconds the search may think (default {SEARCH_SECONDS:g}); for Connect Four's "
+            f"solver too (default {CONNECT4_SOLVER_SECONDS:g}), after which a search answers",
+        ),
+    ] = None,
     moves_played: Annotated[str | None, typer.Option("--moves", help=MOVES_HELP)] = None,
 ) -> None:
     """Print the value and depth to the end of a position, and every legal move's value, from
@@ -352,12 +362,21 @@ def analyze_command(
     search decides there."""
     from boardlab.ui.connect4_cli import analyze_connect4
 
+    started = time.perf_counter()
     if agent is None and game.strip().lower().startswith("connect4"):
         if moves_played:
             position = played(read_position(game, position), moves_played).to_text()
-        analyze_connect4(position, game=game.strip().lower())
+        budget = CONNECT4_SOLVER_SECONDS if seconds is None else seconds
+        if not analyze_connect4(position, game=game.strip().lower(), seconds=budget):
+            why = (
+                f"the solver settled not every move within {budget:g} s (--seconds gives it more; "
+                "an opening book answers early positions at once: boardlab solve connect4 --book 4)"
+            )
+            state = read_position(game, position)
+            console = make_console(highlight=False)
+            _analyze_by_search(console, state, SEARCH_AGENT, SEARCH_SECONDS, started, why=why)
         return
-    started = time.perf_counter()
+    seconds = SEARCH_SECONDS if seconds is None else seconds
     _check_dir(directory)
     state = played(read_position(game, position), moves_played)
     console = make_console(highlight=False)

@@ -97,6 +97,8 @@ STOP_EVERY = 4096
 """Nodes between two looks at the stop word ``meta[M_STOP]`` (set from another thread)."""
 QUICK_NODES = 200_000
 """Nodes a search runs in the calling thread before it moves to a helper that a signal can stop."""
+BUDGET_CHUNK_NODES = 2_000_000
+"""Most nodes between two looks at the clock in a solve within a time (a few tenths of a second)."""
 
 # rows of the work array: one value per ply of the search stack
 R_CUR, R_MASK, R_HASH, R_ALPHA, R_BETA, R_ALPHA0, R_NEXT, R_BEST, R_SCORE = range(9)
@@ -848,6 +850,16 @@ class Solver:
 
     def analyze(self, position: Any, weak: bool = False) -> list[int | None]:
         """Each column's score for the side to move if it plays there (None: full column)."""
+        scores = self.analyze_within(position, None, weak)
+        assert scores is not None
+        return scores
+
+    def analyze_within(
+        self, position: Any, seconds: float | None, weak: bool = False
+    ) -> list[int | None] | None:
+        """:meth:`analyze` within ``seconds`` (None: as long as it takes); None if the solver
+        settled not every column by then (the table keeps what it found for the next try)."""
+        deadline = None if seconds is None else time.perf_counter() + seconds
         a, b = self.words(position)
         out: list[int | None] = [None] * self.width
         for col in self.playable((a, b)):
@@ -856,11 +868,21 @@ class Solver:
             if over is not None:  # a win (or the board filled up)
                 score = -over
             else:
-                value = self.solve(child, weak)
-                assert value is not None
+                value = self._solve_by(child, weak, deadline)
+                if value is None:
+                    return None
                 score = -value
             out[col] = int(np.sign(score)) if weak else score
         return out
+
+    def _solve_by(self, position: tuple[int, int], weak: bool, deadline: float | None) -> int | None:
+        """:meth:`solve`, given up at ``deadline`` (None: never), a few hundred thousand nodes
+        at a time between looks at the clock."""
+        while True:
+            limit = None if deadline is None else BUDGET_CHUNK_NODES
+            score = self.solve(position, weak, node_limit=limit)
+            if score is not None or deadline is None or time.perf_counter() >= deadline:
+                return score
 
     def play(self, position: Any, col: int) -> tuple[int, int]:
         """The state words after a stone in column ``col``."""
