@@ -285,6 +285,51 @@ def test_tournaments_lists_what_a_store_holds(app: typer.Typer, tmp_path: Path) 
     assert code == 0 and [t["name"] for t in json.loads(stdout)] == [listed[0]["name"], listed[1]["name"]]
 
 
+READING_COMMANDS = ["ratings", "export", "tournaments"]
+
+
+@pytest.mark.parametrize("command", READING_COMMANDS)
+def test_a_reading_command_takes_the_store_as_db_or_where_match_writes_it(
+    app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    """DB, --db and no store at all (results/arena.sqlite, match's default) read the same store."""
+    monkeypatch.chdir(tmp_path)
+    db = "results/arena.sqlite"
+    assert match("greedy", "random", 2, game="tictactoe", store=Path(db), workers=0).played == 2
+    code, stdout, stderr = _invoke(app, command, db)
+    assert code == 0 and stdout.strip(), stderr
+    assert _invoke(app, command, "--db", db) == (code, stdout, stderr)
+    assert _invoke(app, command, db, "--db", f"./{db}") == (code, stdout, stderr)
+    assert _invoke(app, command) == (code, stdout, stderr)
+
+
+@pytest.mark.parametrize("command", READING_COMMANDS)
+def test_a_reading_command_given_two_stores_exits_2_with_one_line(
+    app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    first, second = Path("a.sqlite"), Path("b.sqlite")
+    for db in (first, second):
+        assert match("greedy", "random", 2, game="tictactoe", store=db, workers=0).played == 2
+    code, stdout, stderr = _invoke(app, command, str(first), "--db", str(second))
+    assert code == 2 and not stdout
+    assert stderr.strip().splitlines() == [
+        f"Error: the store is given twice, as DB {first} and as --db {second}; give one of them"
+    ]
+
+
+@pytest.mark.parametrize("command", READING_COMMANDS)
+def test_a_reading_command_without_a_store_where_match_writes_it_exits_2(
+    app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, _, stderr = _invoke(app, command)
+    assert code == 2 and stderr.strip().splitlines() == [
+        "Error: results/arena.sqlite: no such store (match and tournament write one with --db)"
+    ]
+    assert not (tmp_path / "results").exists()
+
+
 def test_tournaments_of_a_missing_or_damaged_store_exit_2_with_one_line(
     app: typer.Typer, tmp_path: Path
 ) -> None:

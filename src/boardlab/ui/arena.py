@@ -446,13 +446,45 @@ def tournament_command(
 MAX_MATRIX_PLAYERS = 12
 """Above this many players ``ratings`` leaves out the score matrix (too wide to read)."""
 StorePath = Annotated[
-    Path, typer.Argument(metavar="DB", help="SQLite store of games (match, tournament, train alphazero)")
+    Path | None,
+    typer.Argument(
+        metavar="DB",
+        help=f"SQLite store of games (match, tournament, train alphazero); default: {DEFAULT_DB}, or --db",
+        show_default=False,
+    ),
 ]
-"""The store argument of the commands that read one (``ratings``, ``export``)."""
+"""The store argument of the commands that read one (``ratings``, ``export``, ``tournaments``)."""
+StoreOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--db",
+        metavar="PATH",
+        help=f"SQLite store of games, as match and tournament name it (or as DB; default: {DEFAULT_DB})",
+        show_default=False,
+    ),
+]
+"""``--db``: the same store as :data:`StorePath`, named as ``match`` and ``tournament`` name it."""
+
+
+def store_of(positional: Path | None, option: Path | None) -> Path:
+    """The store a reading command opens: its ``DB`` argument or its ``--db`` (one place, given
+    either way, or both the same), else ``results/arena.sqlite`` as ``match`` writes it; exit 2
+    when the two name different stores."""
+    if positional is not None and option is not None and not _same_store(positional, option):
+        fail(
+            f"the store is given twice, as DB {shorten(str(positional))} and as --db "
+            f"{shorten(str(option))}; give one of them"
+        )
+    return option or positional or DEFAULT_DB
+
+
+def _same_store(first: Path, second: Path) -> bool:
+    return first == second or _same_file(first, second)
 
 
 def ratings_command(
-    db: StorePath,
+    db_argument: StorePath = None,
+    db_option: StoreOpt = None,
     game: Annotated[
         str | None, typer.Option("--game", help="rate the games of this game spec only (default: each game)")
     ] = None,
@@ -475,6 +507,7 @@ def ratings_command(
     A player is its agent spec, whatever tournament it played in; nothing is played.
     Example: boardlab ratings results/arena.sqlite --game quixo --verify
     """
+    db = store_of(db_argument, db_option)
     game = _game_filter(game)
     check_store_file(db)
     with removed_if_refused(_refused):  # an --out created for a store then refused is removed
@@ -482,7 +515,8 @@ def ratings_command(
 
 
 def export_command(
-    db: StorePath,
+    db_argument: StorePath = None,
+    db_option: StoreOpt = None,
     game: Annotated[
         str | None, typer.Option("--game", help="the games of this game spec only (default: every game)")
     ] = None,
@@ -499,6 +533,7 @@ def export_command(
     Each line reads back with GameRecord.from_json, or with pandas.read_json(FILE, lines=True).
     Example: boardlab export results/arena.sqlite --game connect4 --out games.jsonl
     """
+    db = store_of(db_argument, db_option)
     game = _game_filter(game)
     check_store_file(db)
     if out is not None:
@@ -517,7 +552,8 @@ def export_command(
 
 
 def tournaments_command(
-    db: StorePath,
+    db_argument: StorePath = None,
+    db_option: StoreOpt = None,
     game: Annotated[
         str | None,
         typer.Option("--game", help="the tournaments of this game spec only (default: every game)"),
@@ -529,6 +565,7 @@ def tournaments_command(
 
     Example: boardlab tournaments results/arena.sqlite --game connect4
     """
+    db = store_of(db_argument, db_option)
     game = _game_filter(game)
     check_store_file(db)
     try:
