@@ -40,6 +40,7 @@ def _invoke(app: typer.Typer, *args: str) -> tuple[int, str, str]:
         (["match", "random", "greedy", "--opening-plies", "-1"], "--opening-plies must be at least 0"),
         (["tournament", "random"], "at least 2 agent specs"),
         (["tournament", "random", "greedy", "--games-per-pair", "0"], "--games-per-pair must be at least 1"),
+        (["tournament", "random", "greedy", "--games", "0"], "--games-per-pair must be at least 1"),
         (["tournament", "random", "greedy", "--demo"], "either --demo or agent specs"),
         (["tournament", "--demo", "--gauntlet"], "either --demo or --gauntlet"),
         (["match", "random", "greedy", "--move-timeout", "nan"], "--move-timeout must be a finite number"),
@@ -143,6 +144,29 @@ def test_a_gauntlet_plays_the_first_agent_against_each_other_one_and_resumes(
     assert code == 0 and "greedy against each" in stdout and "Score matrix" not in stdout
     code, stdout, _ = _invoke(app, "ratings", str(db))
     assert code == 0 and "greedy against each" not in stdout and "Score matrix" in stdout
+
+
+@pytest.mark.parametrize("count", ["--games", "--games-per-pair", "-n"])
+def test_a_tournament_counts_its_games_per_pair_as_match_counts_its_games(
+    app: typer.Typer, tmp_path: Path, count: str
+) -> None:
+    args = [
+        "tournament",
+        "greedy",
+        "random",
+        "alphabeta:depth=1",
+        count,
+        "2",
+        "--game",
+        "tictactoe",
+        "-j",
+        "1",
+    ]
+    code, stdout, stderr = _invoke(
+        app, *args, "--db", str(tmp_path / "a.sqlite"), "--out", str(tmp_path / "t")
+    )
+    assert code == 0, stderr
+    assert "6 new games, 6 stored" in stdout  # three pairs, two games each
 
 
 def test_a_suite_of_openings_is_read_by_the_rules_and_bad_ones_exit_2(

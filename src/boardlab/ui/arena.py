@@ -382,8 +382,12 @@ def tournament_command(
         int | None,
         typer.Option(
             "--games-per-pair",
+            "--games",  # match's name of its count: one pair, the same games
             "-n",
-            help=f"games per pair (default: {DEFAULT_GAMES_PER_PAIR}; demo: {DEMO_GAMES_PER_PAIR})",
+            help=(
+                f"games per pair, also --games (default: {DEFAULT_GAMES_PER_PAIR}; "
+                f"demo: {DEMO_GAMES_PER_PAIR})"
+            ),
         ),
     ] = None,
     game: GameOpt = "quixo",
