@@ -398,6 +398,8 @@ def test_cli_resume_with_a_spent_or_broken_checkpoint_is_a_usage_error(
     broken = umda_run(tmp_path, 500, "--resume")
     assert broken.exit_code == 2 and "unreadable checkpoint" in broken.output
     assert "Traceback" not in spent.output + broken.output
+    assert "start over with --force in place of --resume" in broken.output
+    assert umda_run(tmp_path, 500, "--force").exit_code == 0  # what the line says to do
 
 
 def test_cli_resume_with_a_checkpoint_of_another_length_is_refused_and_kept(
@@ -530,27 +532,46 @@ def test_cli_keeps_one_checkpoint_per_instance_and_strategy(tmp_path: Path) -> N
     ]
 
 
-def test_cli_without_resume_starts_afresh_beside_an_old_checkpoint(
+def test_cli_without_resume_refuses_the_checkpoint_of_its_run_and_force_starts_afresh(
     tmp_path: Path,
 ) -> None:
-    args = (
-        "--instance",
-        "2",
-        "--strategy",
-        "umda",
-        "--max-calls",
-        "200",
-        "--loci",
-        "40",
-        "--out",
-        str(tmp_path),
-    )
-    summaries = []
-    for _ in range(2):
-        result = invoke(*args)
-        assert result.exit_code == 0, result.output
-        summaries.append(json.loads((tmp_path / "blackbox_umda.json").read_text()))
-    assert summaries[0] == summaries[1] and summaries[0][0]["seed"] == 0
+    args = ("--instance", "2", "--strategy", "umda", "--max-calls", "200", "--loci", "40")
+    first = invoke(*args, "--out", str(tmp_path))
+    assert first.exit_code == 0, first.output
+    checkpoint = blackbox_cli.checkpoint_path(tmp_path, 2, "umda")
+    written = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
+    again = invoke(*args, "--out", str(tmp_path))
+    assert again.exit_code == 2
+    assert again.output.strip().splitlines() == [
+        f"Error: {checkpoint} exists; pass --resume to continue it or --force to start over"
+    ]
+    assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == written  # before any work
+    forced = invoke(*args, "--out", str(tmp_path), "--force")
+    assert forced.exit_code == 0, forced.output
+    summary = json.loads((tmp_path / "blackbox_umda.json").read_text())
+    assert summary == json.loads(written["blackbox_umda.json"]) and summary[0]["seed"] == 0
+
+
+def test_cli_without_resume_names_the_first_of_several_checkpoints_of_its_run(tmp_path: Path) -> None:
+    args = ("--strategy", "umda", "--max-calls", "100", "--loci", "40", "--out", str(tmp_path))
+    assert invoke(*args).exit_code == 0  # every instance
+    again = invoke(*args)
+    assert again.exit_code == 2
+    assert again.output.strip().splitlines() == [
+        f"Error: {blackbox_cli.checkpoint_path(tmp_path, 1, 'umda')} and 3 other checkpoints of "
+        "--strategy umda exist; pass --resume to continue them or --force to start over"
+    ]
+    assert invoke(*args, "--instance", "5").exit_code == 2  # one of them
+    assert invoke("--strategy", "cga", *args[2:]).exit_code == 0  # another strategy's runs
+
+
+def test_cli_refuses_resume_with_force_in_one_line(tmp_path: Path) -> None:
+    result = umda_run(tmp_path, 100, "--resume", "--force")
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        "Error: --resume continues the run in --out and --force starts it over: pass one of them"
+    ]
+    assert not list(tmp_path.iterdir())
 
 
 def test_cli_resume_refuses_a_checkpoint_shorter_than_the_genome(
@@ -563,9 +584,10 @@ def test_cli_resume_refuses_a_checkpoint_shorter_than_the_genome(
     assert result.output.strip().splitlines() == [
         (
             f"Error: the checkpoint {blackbox_cli.checkpoint_path(tmp_path, 2, 'umda')} holds a genome of 40 "
-            "loci, not --loci 60; resume with --loci 40, or run without --resume to start afresh"
+            "loci, not --loci 60; resume with --loci 40, or start afresh with --force in place of --resume"
         )
     ]
+    assert invoke(*args, "--max-calls", "200", "--loci", "60", "--force").exit_code == 0
 
 
 @pytest.mark.parametrize(

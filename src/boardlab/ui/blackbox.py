@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from boardlab.core.console import LoggedProgress, make_console
+from boardlab.core.console import LoggedProgress, counted, make_console
 from boardlab.core.files import atomic_write, output_problem
 from boardlab.core.inputs import InputFileError, load_npz
 from boardlab.core.processes import Termination, sigterm_as_interrupt
@@ -62,11 +62,14 @@ def _validate(
     seed: int = 0,
     target: float = 1.0,
     resume: bool = False,
+    force: bool = False,
 ) -> None:
     if strategy not in accepted_strategies():
         raise UsageProblem(
             f"unknown strategy {shorten(strategy)!r}; accepted: {', '.join(accepted_strategies())}"
         )
+    if resume and force:
+        raise UsageProblem("--resume continues the run in --out and --force starts it over: pass one of them")
     if instance is not None and not 1 <= instance <= MAX_LOCI:
         raise UsageProblem(f"--instance must be in 1..{MAX_LOCI} (the lab uses 1, 2, 5, 10)")
     if strategy == COMPARE and resume:
@@ -95,6 +98,30 @@ def checkpoint_path(out: Path, instance: int, strategy: str) -> Path:
     return out / f"checkpoint_a{instance}_{strategy}.npz"
 
 
+def check_fresh(out: Path, instances: list[int], strategy: str) -> None:
+    """UsageProblem if ``out`` holds a checkpoint of one of these runs (each instance with
+    ``strategy``), which a run started afresh would write over; checkpoints of other instances
+    or strategies are left alone, and so are not in the way."""
+    found = [path for path in (checkpoint_path(out, i, strategy) for i in instances) if _exists(path)]
+    if not found:
+        return
+    if len(found) == 1:
+        raise UsageProblem(f"{found[0]} exists; pass --resume to continue it or --force to start over")
+    others = counted(len(found) - 1, "other checkpoint")
+    raise UsageProblem(
+        f"{found[0]} and {others} of --strategy {strategy} exist; pass --resume to continue them "
+        "or --force to start over"
+    )
+
+
+def _exists(path: Path) -> bool:
+    """Whether ``path`` exists; False where it cannot be looked at (the --out check names why)."""
+    try:
+        return path.exists()
+    except OSError:
+        return False
+
+
 def save_checkpoint(path: Path, run: Run, strategy: str, seed: int) -> None:
     """Best genome so far and the calls spent (arrays only; loaded with allow_pickle=False)."""
     if run.best_genome is None:
@@ -115,6 +142,8 @@ def save_checkpoint(path: Path, run: Run, strategy: str, seed: int) -> None:
 
 MAX_CHECKPOINT_BYTES = 1 << 30
 """The largest black-box checkpoint read (a genome and two numbers)."""
+START_OVER = "delete it or start over with --force in place of --resume"
+"""What to do with a checkpoint that cannot be resumed (a run without either flag refuses it)."""
 
 
 def load_checkpoint(path: Path, strategy: str) -> tuple[np.ndarray, int] | None:
@@ -129,15 +158,11 @@ def load_checkpoint(path: Path, strategy: str) -> tuple[np.ndarray, int] | None:
             return None
         genome, calls = data["best_genome"].astype(bool), int(data["calls"])
     except InputFileError as error:
-        raise UsageProblem(f"unreadable checkpoint: {error}; delete it or run without --resume") from None
+        raise UsageProblem(f"unreadable checkpoint: {error}; {START_OVER}") from None
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
-        raise UsageProblem(
-            f"unreadable checkpoint {path}: {error}; delete it or run without --resume"
-        ) from None
+        raise UsageProblem(f"unreadable checkpoint {path}: {error}; {START_OVER}") from None
     if calls < 0 or genome.ndim != 1:
-        raise UsageProblem(
-            f"unreadable checkpoint {path}: {calls} calls spent; delete it or run without --resume"
-        )
+        raise UsageProblem(f"unreadable checkpoint {path}: {calls} calls spent; {START_OVER}")
     return genome, calls
 
 
@@ -173,7 +198,7 @@ def _warm_start(
     if len(warm[0]) != loci:
         raise UsageProblem(
             f"the checkpoint {path} holds a genome of {len(warm[0])} loci, not --loci {loci}; "
-            f"resume with --loci {len(warm[0])}, or run without --resume to start afresh"
+            f"resume with --loci {len(warm[0])}, or start afresh with --force in place of --resume"
         )
     if stop.max_calls is not None and warm[1] >= stop.max_calls:
         raise UsageProblem(
@@ -391,10 +416,17 @@ def register(app: typer.Typer) -> None:
         resume: Annotated[
             bool, typer.Option(help="Warm-start from the checkpoint in --out, if any.")
         ] = False,
+        force: Annotated[
+            bool,
+            typer.Option(help="Start over, writing over the checkpoints of this run in --out."),
+        ] = False,
     ) -> None:
         """Evolve genomes for the lab's black-box problem and report the best fitness found."""
+        instances = list(INSTANCES) if instance is None else [instance]
         try:
-            _validate(strategy, instance, max_calls, loci, seed, target, resume)
+            _validate(strategy, instance, max_calls, loci, seed, target, resume, force)
+            if strategy != COMPARE and not resume and not force:
+                check_fresh(out, instances, strategy)
             out_problem = output_problem(out, folder=True)
             if out_problem is not None:
                 raise UsageProblem(f"--out {shorten(str(out))}: {out_problem}")
@@ -405,7 +437,6 @@ def register(app: typer.Typer) -> None:
             out.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             fail(f"cannot create --out directory {out}: {error.strerror}")
-        instances = list(INSTANCES) if instance is None else [instance]
         with sigterm_as_interrupt() as termination:  # SIGTERM saves and stops like Ctrl-C
             if strategy == COMPARE:
                 stop = StopRule(target_fitness=target, max_calls=max_calls or COMPARE_CALLS)
