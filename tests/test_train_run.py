@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -18,9 +19,12 @@ from hypothesis import strategies as st
 from rich.console import Console
 from typer.testing import CliRunner
 
+from boardlab.agents.base import AgentSpecError, make_agent
 from boardlab.core.spec import format_value, options_of
+from boardlab.games import parse_game
 from boardlab.train import METHOD_MODULES, method
 from boardlab.train.run import RUN_FILES, CheckpointWriteError, RunDefaults, train
+from boardlab.ui import train as train_cli
 from boardlab.ui.train import (
     Plan,
     UsageProblem,
@@ -125,6 +129,51 @@ def test_help_lists_every_hyper_parameter_flag_with_its_default(kind: str) -> No
         flag = "--" + spec.name.replace("_", "-")
         (row,) = [r for r in rows if r.split()[1] == flag]
         assert format_value(spec.default) in row, row
+
+
+def test_help_says_out_is_required() -> None:
+    result = _train("--help")
+    assert result.exit_code == 0, result.output
+    assert "Usage: root train --out DIR [OPTIONS] [KIND]" in result.output
+    text = re.sub(r"[│\s]+", " ", result.output)  # the help's rows, unwrapped
+    assert "--out DIR Folder for the model, summary.json and the plots (required)." in text
+    assert _train("qlearning").output.strip() == (
+        "Error: --out DIR is required: the folder for the model, its summary and plots"
+    )
+
+
+SUGGESTING = [
+    ("rules", "quixo:size=3"),  # a model of another board
+    ("alphabeta:depth=1,eval=net", "quixo:size=4"),  # no network shipped
+    ("alphabeta:depth=1,eval=net", "tictactoe"),  # nor the default players of evalnet
+    ("mcrl", "connect4"),  # no model shipped
+]
+"""Agents refused on a game with a message that says which ``boardlab train`` command makes them
+a model for it."""
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize(("agent", "game"), SUGGESTING)
+def test_the_train_command_an_agent_s_refusal_suggests_runs_as_written(
+    agent: str, game: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(AgentSpecError) as refused:
+        make_agent(agent, seed=0, game=parse_game(game))
+    found = re.search(
+        r"`boardlab (train [^`]*)` and (?:pass model|give eval=net:)=?DIR/([\w.]+)", str(refused.value)
+    )
+    assert found is not None, str(refused.value)
+    command, model = found.groups()
+    planned: list[Plan] = []
+    monkeypatch.setattr(train_cli, "run_plan", lambda console, plan: planned.append(plan))
+    try:
+        result = CliRunner().invoke(_app(), shlex.split(command.replace("DIR", str(tmp_path / "run"))))
+        assert result.exit_code == 0, result.output
+        (plan,) = planned
+        assert plan.method.model_file == model and f"--game {game} " in command
+    finally:
+        for plan in planned:
+            plan.run.close()
 
 
 def test_flags_and_hyper_strings_give_the_same_settings(tmp_path: Path) -> None:

@@ -90,12 +90,13 @@ def is_net(name: str) -> bool:
     return name == NET or name.startswith(NET + ":")
 
 
-def evaluation_net(agent: str, name: str, kernel: Kernel) -> EvalNet | None:
+def evaluation_net(agent: str, name: str, kernel: Kernel, game: Any = None) -> EvalNet | None:
     """The network that ``eval=name`` names for ``kernel`` (None for the game's own evaluations);
-    AgentSpecError when it cannot be read or does not fit the game."""
+    AgentSpecError when it cannot be read or does not fit the game (``game``, the kernel's, where
+    known: the error then says how to train one when none is shipped)."""
     if not is_net(name):
         return None
-    from boardlab.models.evalnet import EvalNetError, net_for
+    from boardlab.models.evalnet import EvalNetError, NoShippedNetwork, net_for
 
     path = name[len(NET) + 1 :]
     if name != NET and not path.strip():  # not the shipped network: that is eval=net
@@ -104,14 +105,25 @@ def evaluation_net(agent: str, name: str, kernel: Kernel) -> EvalNet | None:
         )
     try:
         return net_for(kernel, path)
+    except NoShippedNetwork as error:
+        raise AgentSpecError(f"{agent}: eval={name}: {error}; {_how_to_train(game)}") from None
     except EvalNetError as error:
         raise AgentSpecError(f"{agent}: eval={name}: {error}") from None
+
+
+def _how_to_train(game: Any) -> str:
+    """How to get a network for ``game`` (None: a game not known here)."""
+    if game is None:
+        return "train one with boardlab train evalnet (see boardlab train evalnet --help)"
+    from boardlab.train.evalnet import how_to_train  # the trainer's defaults, loaded only to say this
+
+    return how_to_train(game)
 
 
 def check_evaluation(agent: str, name: str, game: Any) -> None:
     """AgentSpecError if ``game`` has no evaluation called ``name`` (or no network for ``net``)."""
     if is_net(name):
-        evaluation_net(agent, name, game.kernel)
+        evaluation_net(agent, name, game.kernel, game)
         return
     if name and name not in game.evaluations:
         raise AgentSpecError(

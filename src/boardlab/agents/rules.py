@@ -207,7 +207,8 @@ class RulesAgent(Agent):
         if model.size != game.size:
             raise AgentSpecError(
                 f"{cls.name}: {cls.model_path(settings)} was trained on a {model.size}x{model.size} board, "
-                f"not {game.size}x{game.size}; train one with `boardlab train es --game {game.spec}`"
+                f"not {game.size}x{game.size}; train one with "
+                f"`boardlab train es --game {game.spec} --out DIR` and pass model=DIR/model.json"
             )
 
     def weights(self, game: Any) -> np.ndarray:

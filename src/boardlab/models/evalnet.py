@@ -59,6 +59,10 @@ class EvalNetError(ValueError):
     """A network file that cannot be used: unreadable, damaged, or made for another board."""
 
 
+class NoShippedNetwork(EvalNetError):
+    """No network is shipped for a game (its agent's message says how to train one)."""
+
+
 @dataclass(frozen=True)
 class EvalNet:
     """A value network and what it was made for.
@@ -352,12 +356,11 @@ def evalnet_from_bytes(data: bytes, where: str = "network") -> EvalNet:
 
 
 def shipped_path(kernel: Kernel) -> Path:
-    """The shipped network file for a kernel; EvalNetError when none is shipped."""
+    """The shipped network file for a kernel; NoShippedNetwork when none is shipped."""
     name = SHIPPED.get(kernel.name)
     if name is None:
-        raise EvalNetError(
-            f"no network is shipped for {kernel.name} (shipped: {', '.join(sorted(SHIPPED))}); "
-            "train one with boardlab train evalnet and give eval=net:PATH"
+        raise NoShippedNetwork(
+            f"no network is shipped for {kernel.name} (shipped: {', '.join(sorted(SHIPPED))})"
         )
     return Path(str(resources.files("boardlab.models").joinpath(name)))
 
@@ -534,6 +537,7 @@ __all__ = [
     "SHIPPED",
     "EvalNet",
     "EvalNetError",
+    "NoShippedNetwork",
     "base_logits",
     "check_fits",
     "check_words_are_planes",

@@ -437,7 +437,9 @@ def train_command(
     ] = "",
     out: Annotated[
         Path | None,
-        typer.Option("--out", metavar="DIR", help="Folder for the model, summary.json and the plots."),
+        typer.Option(
+            "--out", metavar="DIR", help="Folder for the model, summary.json and the plots (required)."
+        ),
     ] = None,
     game: Annotated[
         str | None,
@@ -493,7 +495,9 @@ def train_command(
     """Train a player: tabular Q-learning or Monte Carlo values (qlearning, mcrl), an evolved Nim
     player (ga), evolved Quixo rule weights (es), a NEAT network (neat), AlphaZero (alphazero) or
     alpha-beta's value network (evalnet); then plot what it learned. Each KIND takes its
-    hyper-parameters as flags: boardlab train KIND --help."""
+    hyper-parameters as flags: boardlab train KIND --help.
+
+    Example: boardlab train qlearning --game tictactoe --out runs/ttt-q"""
     console = make_console()
     if show_help:
         _show_help(ctx, kind, console)
@@ -515,7 +519,8 @@ def train_command(
 def register(app: typer.Typer) -> None:
     """Add the ``train`` command to ``app``."""
     settings = {"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []}
-    app.command("train", context_settings=settings)(train_command)
+    # --out is checked by the command (so that `train KIND --help` needs none) but never optional
+    app.command("train", context_settings=settings, options_metavar="--out DIR [OPTIONS]")(train_command)
 
 
 __all__ = ["Plan", "UsageProblem", "hyper_texts", "plan_command", "register", "run_plan", "settings_table"]
