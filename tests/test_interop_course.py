@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import random
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -366,10 +367,10 @@ def test_a_player_instance_is_accepted() -> None:
     [
         ("course", "say which player"),
         ("course:player=no_such_module_here:Player", "cannot import 'no_such_module_here'"),
-        ("course:player=course_standin:NoSuchPlayer", "no attribute 'NoSuchPlayer'"),
+        ("course:player=course_standin:NoSuchPlayer", "no class 'NoSuchPlayer'; its classes with make_move"),
         ("course:player=course_standin:random", "no make_move"),
         ("course:player=nodots", "cannot read player"),
-        ("course:player=missing/file.py:Player", "^course: no such file 'missing/file.py'$"),
+        ("course:player=missing/file.py:Player", r"^course: no such file 'missing/file.py' \(in .+\)$"),
         ("course:player=course_standin:Player", "building Player failed"),
     ],
 )
@@ -427,3 +428,47 @@ def test_a_seed_with_an_agent_is_refused_not_ignored() -> None:
     with pytest.raises(AgentSpecError, match="seed=5 is for an agent spec"):
         as_course_player(agent, seed=5)
     assert as_course_player(agent).agent is agent
+
+
+@pytest.fixture
+def player_in_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``my_player.py`` (the stand-in's players) in the current folder, which is not on ``sys.path``."""
+    (tmp_path / "my_player.py").write_text(STANDIN.read_text())
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", ".", str(tmp_path))])
+    return tmp_path
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    ("player", "message"),
+    [
+        # a file with no class: the class must be named, and the file's classes are offered
+        (
+            "my_player.py",
+            r"^course: player 'my_player\.py' names a file but no class; write "
+            r"player=my_player\.py:ClassName with one of its classes that have make_move\(game\): "
+            r"RandomPlayer, FirstLegalPlayer",
+        ),
+        # a file that is not there: where it was looked for
+        ("sub/my_player.py", r"^course: no such file 'sub/my_player\.py' \(in .+\)$"),
+        ("other.py:RandomPlayer", r"^course: no such file 'other\.py' \(in .+\)$"),
+        # a wrong class name: the classes there that could be meant
+        (
+            "my_player.py:Nope",
+            r"^course: 'my_player\.py' has no class 'Nope'; its classes with make_move\(game\): "
+            r"RandomPlayer, FirstLegalPlayer",
+        ),
+        # a module name for a file of the current folder, which is not on sys.path
+        (
+            "my_player:RandomPlayer",
+            r"^course: cannot import 'my_player' \(no module of that name on sys\.path\); the file "
+            r"my_player\.py of the current folder is written player=my_player\.py:RandomPlayer$",
+        ),
+    ],
+)
+def test_a_player_named_wrongly_is_told_how_to_write_it(
+    player_in_cwd: Path, player: str, message: str
+) -> None:
+    with pytest.raises(AgentSpecError, match=message):
+        make_agent(f"course:player={player}")

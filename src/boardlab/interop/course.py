@@ -23,6 +23,7 @@ Coordinates are the same on both sides: boardlab's Quixo also uses ``x`` for the
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import enum
 import functools
@@ -438,6 +439,8 @@ def _player_path(path: str) -> tuple[str, str]:
     if not path:
         raise AgentSpecError("course: say which player, e.g. course:player=mypackage.players:MyPlayer")
     module_part, sep, attr = path.rpartition(":")
+    if not sep and path.endswith(".py"):
+        raise AgentSpecError(_file_without_class(path))
     if not sep:
         module_part, _, attr = path.rpartition(".")
     if not module_part or not attr:
@@ -445,6 +448,77 @@ def _player_path(path: str) -> tuple[str, str]:
             f"course: cannot read player {path!r}; write package.module:ClassName or path/file.py:ClassName"
         )
     return module_part, attr
+
+
+def _file_without_class(path: str) -> str:
+    """Why ``player=file.py`` is refused: the class in the file must be named too."""
+    file = Path(path)
+    if not file.is_file():
+        return _no_such_file(file)
+    message = f"course: player {path!r} names a file but no class; write player={path}:ClassName"
+    names = _classes_with_make_move(file)
+    return message + (
+        f" with one of its classes that have make_move(game): {', '.join(names)}" if names else ""
+    )
+
+
+def _classes_with_make_move(file: Path) -> list[str]:
+    """The classes ``file`` defines with a ``make_move`` method of their own that is not abstract,
+    read from its source (nothing in it runs)."""
+    try:
+        tree = ast.parse(file.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError, ValueError):
+        return []
+    return [
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+        and any(
+            isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
+            and item.name == "make_move"
+            and not any("abstractmethod" in ast.unparse(d) for d in item.decorator_list)
+            for item in node.body
+        )
+    ]
+
+
+def _no_such_file(file: Path) -> str:
+    """A missing player file, with the folder a relative path was looked for in."""
+    where = "" if file.is_absolute() else f" (in {Path.cwd()})"
+    return f"course: no such file {str(file)!r}{where}"
+
+
+def _module_not_found(name: str, attr: str | None, err: BaseException) -> str | None:
+    """What to write instead when the module ``name`` itself (not one it imports) is not found;
+    None for any other failure."""
+    if not isinstance(err, ModuleNotFoundError) or not err.name:
+        return None
+    if err.name != name and not name.startswith(err.name + "."):
+        return None  # the player's module was found; something it imports is missing
+    message = f"course: cannot import {name!r} (no module of that name on sys.path)"
+    file = Path(*name.split(".")).with_suffix(".py")
+    if file.is_file():
+        return (
+            f"{message}; the file {file} of the current folder is written player={file}:{attr or 'ClassName'}"
+        )
+    return (
+        f"{message}; install it, add its folder to PYTHONPATH, or name a file: player=path/file.py:ClassName"
+    )
+
+
+def _missing_class(name: str, attr: str, module: Any) -> str:
+    """A class ``attr`` that the module ``name`` lacks, with the classes there that could be meant."""
+    where = repr(name) if name.endswith(".py") else f"module {name!r}"
+    message = f"course: {where} has no class {attr!r}"
+    names = [
+        key
+        for key, value in vars(module).items()
+        if isinstance(value, type)
+        and value.__module__ == module.__name__
+        and callable(getattr(value, "make_move", None))
+        and not inspect.isabstract(value)
+    ]
+    return message + (f"; its classes with make_move(game): {', '.join(names)}" if names else "")
 
 
 def check_player_path(path: str, import_timeout: float = IMPORT_TIMEOUT, seed: int | None = None) -> None:
@@ -463,7 +537,7 @@ def import_player_class(path: str, import_timeout: float = IMPORT_TIMEOUT, seed:
     try:
         return functools.reduce(getattr, attr.split("."), module)
     except AttributeError:
-        raise AgentSpecError(f"course: module {module_part!r} has no attribute {attr!r}") from None
+        raise AgentSpecError(_missing_class(module_part, attr, module)) from None
 
 
 def _import_module(name: str, timeout: float, attr: str | None = None, seed: int | None = None) -> Any:
@@ -476,7 +550,10 @@ def _import_module(name: str, timeout: float, attr: str | None = None, seed: int
     except BaseException as err:  # a student's module may fail in any way while importing
         if isinstance(err, KeyboardInterrupt) and _in_main_process():
             raise  # Ctrl-C: the user's, not the module's
-        raise AgentSpecError(f"course: cannot import {name!r}: {_import_failure(err)}") from None
+        message = (
+            _module_not_found(name, attr, err) or f"course: cannot import {name!r}: {_import_failure(err)}"
+        )
+        raise AgentSpecError(message) from None
 
 
 def _in_main_process() -> bool:
@@ -587,7 +664,11 @@ def _import_in_child(conn: Any, name: str, path: list[str], build: str | None, s
         conn.send_bytes(WHOLE_MESSAGE + str(err).encode("utf-8", "replace"))
         return
     except BaseException as err:  # whatever the student's module does
-        conn.send_bytes(_import_failure(err).encode("utf-8", "replace") or b"failed")
+        not_found = _module_not_found(name, build, err)
+        if not_found:
+            conn.send_bytes(WHOLE_MESSAGE + not_found.encode("utf-8", "replace"))
+        else:
+            conn.send_bytes(_import_failure(err).encode("utf-8", "replace") or b"failed")
         return
     conn.send_bytes(b"")
     if build is None:
@@ -595,7 +676,7 @@ def _import_in_child(conn: Any, name: str, path: list[str], build: str | None, s
     try:
         target = functools.reduce(getattr, build.split("."), module)
     except AttributeError:
-        conn.send_bytes(WHOLE_MESSAGE + f"course: module {name!r} has no attribute {build!r}".encode())
+        conn.send_bytes(WHOLE_MESSAGE + _missing_class(name, build, module).encode("utf-8", "replace"))
         return
     try:
         player = _build(target, seed) if isinstance(target, type) else target
@@ -632,7 +713,7 @@ def _silence_output() -> None:
 
 def _import_file(path: Path) -> Any:
     if not path.is_file():
-        raise AgentSpecError(f"course: no such file {str(path)!r}")
+        raise AgentSpecError(_no_such_file(path))
     folder = str(path.resolve().parent)
     if folder not in sys.path:
         sys.path.insert(0, folder)
