@@ -48,6 +48,7 @@ def _invoke(app: typer.Typer, *args: str) -> tuple[int, str, str]:
         (["match", "random", "greedy", "--seed", str(2**63)], "--seed must be at most 9223372036854775807"),
         (["match", "random", "greedy", "--name", "a\nb"], "--name must be printable text"),
         (["match", "random", "greedy", "--name", "n" * 201], "at most 200 characters"),
+        (["match", "perfect", "random"], "tables cover endgames only (boards with at most one blank cube)"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(

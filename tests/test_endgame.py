@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from boardlab.agents.base import make_agent
+from boardlab.arena import ArenaError, match
 from boardlab.games import endgame_for, parse_game
 from boardlab.games.quixo.exact import best_moves, move_values, tables_for
-from boardlab.games.quixo.solver import solve
+from boardlab.games.quixo.solver import MemoryTables, QuixoTables, solve
 
 
 def random_positions(spec: str, count: int, seed: int) -> list:
@@ -122,3 +123,40 @@ def test_hybrid_tables_choose_among_equal_moves_from_the_seed() -> None:
     state = game.initial()
     moves = {make_agent("hybrid:time=0.05", seed=seed, game=game).choose(state) for seed in range(12)}
     assert len(moves) > 1
+
+
+class EndgameOnlyTables(MemoryTables):
+    """5x5 tables standing for a built endgame set (boards with one blank cube or none); no
+    value is ever read from them here."""
+
+    def has_class(self, a: int, b: int) -> bool:
+        return a + b >= self.size * self.size - 1
+
+
+@pytest.mark.parametrize("built", [False, True])
+def test_perfect_is_refused_a_whole_5x5_game_before_play(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, built: bool
+) -> None:
+    from boardlab.games.quixo import exact as quixo_exact
+
+    tables = EndgameOnlyTables(5) if built else QuixoTables(5, tmp_path)
+    monkeypatch.setitem(quixo_exact._TABLES, (5, "", "official"), tables)
+    if built:  # the tables there: perfect takes 5x5 Quixo, for the positions they cover
+        make_agent("perfect", game="quixo")
+    with pytest.raises(ArenaError) as refused:
+        match("perfect", "random", 2, game="quixo", workers=0)
+    message = str(refused.value)
+    assert "tables cover endgames only (boards with at most one blank cube)" in message
+    assert "needs another agent, such as hybrid" in message
+    assert "boardlab solve" not in message  # building the tables would not make a whole game playable
+
+
+def test_perfect_is_refused_a_whole_game_its_tables_on_disk_do_not_cover(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from boardlab.games.quixo import exact as quixo_exact
+
+    solve(3, tmp_path, min_cubes=8)  # endgames only, as on 5x5
+    monkeypatch.setitem(quixo_exact._TABLES, (3, "", "official"), QuixoTables(3, tmp_path))
+    with pytest.raises(ArenaError, match="cannot play a whole game from the game's first position"):
+        match("perfect", "random", 2, game="quixo:size=3", workers=0)

@@ -240,6 +240,12 @@ def test_cli_full_game() -> None:
             "--tc: a time control is BASE, BASE+INCREMENT or MOVES/BASE",
         ),  # not a game without a clock
         (["--tc", "60", "--move-timeout", "5"], "give either --tc (a game clock) or --move-timeout"),
+        # perfect plays no whole 5x5 game, built tables or not; from an endgame it needs them built
+        (["--agent", "perfect"], "tables cover endgames only (boards with at most one blank cube)"),
+        (
+            ["--agent", "perfect", "--position", "XXOOX/OOXXO/XXOOX/OOXXO/XXOO. X"],
+            "run `boardlab solve quixo --size 5 --blanks 1`",
+        ),
     ],
 )
 def test_cli_bad_arguments_exit_2_with_one_line(args: list[str], message: str) -> None:

@@ -146,6 +146,14 @@ class Agent:
             raise AgentSpecError(f"agent {cls.name} plays only {', '.join(cls.games)}, not {game.name}")
 
     @classmethod
+    def check_whole_game(cls, settings: Any, game: Any, start: Any = None) -> None:
+        """AgentSpecError if these settings cannot play a whole game of ``game`` from ``start``
+        (default: its first position) to its end. The same as :meth:`check_game` for agents that
+        play every position; one that plays only some (``perfect`` from endgame tables) refuses
+        here a game it would otherwise forfeit at its first move."""
+        cls.check_game(settings, game)
+
+    @classmethod
     def memory_bytes(cls, settings: Any, game: Any) -> int:
         """The memory these settings allocate to play ``game`` (tables, trees), in bytes.
 
@@ -250,6 +258,14 @@ def make_agent(spec: str, seed: int | None = None, game: Any = None) -> Agent:
         if problem is not None:
             raise AgentSpecError(f"{problem}; choose smaller tables")
     return cls(seed=seed, settings=settings)
+
+
+def check_whole_game(spec: str, game: Any, start: Any = None) -> None:
+    """AgentSpecError unless the agent ``spec`` can play a whole game of ``game`` (a Game or a
+    game spec) from ``start`` (default: its first position) to its end; see
+    :meth:`Agent.check_whole_game`."""
+    cls, settings = parse_spec(spec)
+    cls.check_whole_game(settings, _game_of(game), start)
 
 
 def _game_of(game: Any) -> Any:

@@ -109,6 +109,25 @@ class PerfectAgent(Agent):
             raise AgentSpecError(f"{cls.name}: {err}{cls._other_agent(game)}") from None
 
     @classmethod
+    def check_whole_game(cls, settings: Any, game: Any, start: Any = None) -> None:
+        """Refused where the exact play does not cover the start (a game's first position is
+        outside 5x5 Quixo's endgame tables, built or not): each move there would be a forfeit."""
+        if start is None and game.name in cls.games:
+            for provider in exact_providers(game):
+                if cls.accept(provider) and (part := provider.covers_only(game)) is not None:
+                    raise AgentSpecError(
+                        f"{cls.name} plays only the positions its exact play covers, and {part}; a "
+                        f"whole game of {game.spec} needs another agent, such as hybrid, which plays "
+                        "from the tables where they cover"
+                    )
+        cls.check_game(settings, game)
+        exact = cls.exact_for(game, getattr(settings, "limit", DEFAULT_LIMIT))
+        reason = exact.uncovered(game.initial() if start is None else start)
+        if reason is not None:
+            where = "the game's first position" if start is None else "that position"
+            raise AgentSpecError(f"{cls.name} cannot play a whole game from {where}: {reason}")
+
+    @classmethod
     def _other_agent(cls, game: Any) -> str:
         if cls.accept is not _closed_form and game.name in OptimalAgent.games:
             return "; play it with the optimal agent (its closed-form rule)"

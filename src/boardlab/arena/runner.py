@@ -20,7 +20,7 @@ from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
-from boardlab.agents.base import make_agent, memory_of
+from boardlab.agents.base import check_whole_game, make_agent, memory_of
 from boardlab.arena.openings import check_openings
 from boardlab.arena.play import ARENA_JOBS, GameRecord, move_limit, play_game, play_opening
 from boardlab.arena.ratings import DEFAULT_PRIOR_DRAWS
@@ -82,6 +82,7 @@ def validate_config(config: TournamentConfig) -> None:
         raise ArenaError(str(err)) from None
     for spec in config.specs:
         try:
+            check_whole_game(spec, game)  # an agent of some positions only: refused, not forfeited
             make_agent(spec, 0, game=game)
         except ValueError as err:  # AgentSpecError, GameError, or an agent's own check
             raise ArenaError(str(err)) from None

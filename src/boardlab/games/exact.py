@@ -196,6 +196,14 @@ class ExactPlay(ABC):
 
     # coverage --------------------------------------------------------------------------------
 
+    @classmethod
+    def covers_only(cls, game: Game) -> str | None:
+        """What part of ``game`` this provider covers when it can never cover a whole game
+        (its first position), however much is built: e.g. ``the 5x5 Quixo tables cover only
+        boards with at most one blank cube``; None when whole games may be covered. Answered
+        without opening anything."""
+        return None
+
     def foreign(self, state: Any) -> str | None:
         """Why ``state`` is not a position of this game variant, or None when it is one.
 

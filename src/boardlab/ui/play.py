@@ -17,7 +17,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from boardlab.agents.base import make_agent
+from boardlab.agents.base import check_whole_game, make_agent
 from boardlab.core.console import make_console
 from boardlab.core.processes import sigterm_as_interrupt
 from boardlab.core.spec import shorten
@@ -114,6 +114,8 @@ def play(
     state = played(position_of(game, None, position), moves)
     if state.is_over:
         fail(f"the game is over in that position ({state.outcome.text(state.game.symbols)}); nothing to play")
+    start = None if not position and not moves else state  # None: the game's first position
+    _build(lambda: check_whole_game(agent, state.game, start), "agent")
     _build(lambda: make_agent(agent, seed, game=state.game), "agent")
     _build(lambda: make_agent(hints, 0, game=state.game), "adviser", "--hints: ")
     console = make_console(highlight=False)

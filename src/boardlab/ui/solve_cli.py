@@ -30,6 +30,7 @@ from boardlab.games import (
     parse_game,
 )
 from boardlab.games.exact import VALUE_NAMES, cut_by_cap, depth_rank
+from boardlab.games.quixo.exact import MAX_BLANKS_5X5
 from boardlab.ui.errors import fail
 from boardlab.ui.game_args import MOVES_HELP, TABLES_DEFAULT_HELP, game_of, played, position_of
 from boardlab.ui.search_analysis import SEARCH_AGENT, SEARCH_SECONDS, search_decision, show_decision
@@ -38,7 +39,6 @@ CONNECT4_SOLVER_SECONDS = 10.0
 """What ``analyze`` gives Connect Four's solver when no ``--seconds`` is given."""
 
 DEFAULT_SOLVE_SIZE = 4
-MAX_BLANKS_5X5 = 1
 
 
 def register(app: typer.Typer) -> None:

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 _TABLES: dict[tuple[int, str, str], TableSet] = {}
 _LOCK = threading.Lock()
 
+MAX_BLANKS_5X5 = 1
+"""The most blank cubes a 5x5 table holds: the 5x5 tables are endgames only (more needs far more memory)."""
 ENDGAME_ATTEMPTS = 10_000
 QUIET_PLIES = 3
 """Judged games from random endgame boards start only where perfect play lasts longer than this."""
@@ -157,6 +159,13 @@ class QuixoTablesPlay(ExactPlay):
             )
         return cls(game, table_set)
 
+    @classmethod
+    def covers_only(cls, game: Game) -> str | None:
+        size = int(game.size)  # type: ignore[attr-defined]
+        if size != 5:
+            return None
+        return "the 5x5 Quixo tables cover endgames only (boards with at most one blank cube)"
+
     def warm(self) -> None:
         self.move_values(self.start(random.Random(0)))
 
@@ -208,6 +217,7 @@ class QuixoTablesPlay(ExactPlay):
 
 
 __all__ = [
+    "MAX_BLANKS_5X5",
     "QuixoTablesPlay",
     "best_moves",
     "covers",
