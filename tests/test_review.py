@@ -163,7 +163,13 @@ def test_a_tournament_s_players_are_judged_by_spec_and_perfect_keeps_every_value
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--game", "tictactoe"], "--moves names no move to review"),
+        (
+            [],
+            'say which game to review: --moves "MOVES" (with --game, and a POSITION to start elsewhere), '
+            "or --db STORE --tournament NAME (with --index N for one of its games)",
+        ),
+        (["--game", "tictactoe"], 'say which game to review: --moves "MOVES"'),
+        (["--game", "tictactoe", "--moves", " "], "--moves names no move to review"),
         (["--game", "tictactoe", "--moves", "b2 b2"], "--moves: move 2:"),
         (
             ["--game", "tictactoe", "--moves", "b2", "--index", "1"],

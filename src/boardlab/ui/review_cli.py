@@ -56,6 +56,12 @@ def register(app: typer.Typer) -> None:
     )(review_command)
 
 
+NOTHING_TO_REVIEW = (
+    'say which game to review: --moves "MOVES" (with --game, and a POSITION to start elsewhere), '
+    "or --db STORE --tournament NAME (with --index N for one of its games)"
+)
+
+
 def review_command(
     position: Annotated[
         str,
@@ -109,7 +115,9 @@ def review_command(
         if tournament is not None or index is not None:
             fail("--tournament and --index choose a game of --db")
         start, opening = position_of(game or "quixo", None, position), 0
-        moves_played = move_texts(moves or "")
+        if moves is None:
+            fail(NOTHING_TO_REVIEW)
+        moves_played = move_texts(moves)
         if not moves_played:
             fail("--moves names no move to review")
     played(start, moves_played, "the stored game" if db is not None else "--moves")  # each move legal
