@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import numpy as np
 import pytest
 
+from boardlab.games import parse_game
 from boardlab.games.base import (
     GameError,
     GameOptionError,
@@ -312,3 +314,32 @@ def test_every_error_is_a_game_error() -> None:
     for error in (IllegalMoveError, MoveParseError, PositionParseError, GameOverError):
         assert issubclass(error, GameError)
         assert issubclass(error, ValueError)
+
+
+@pytest.mark.parametrize("spec", ["quixo", "quixo:size=3", "connect4", "tictactoe"])
+@pytest.mark.parametrize(
+    ("sym", "shown"), [(9, "9"), (-1, "-1"), (np.int64(9), "9"), (1.5, "1.5"), (True, "True"), ("1", "'1'")]
+)
+def test_a_bad_symmetry_is_shown_as_given(spec: str, sym: object, shown: str) -> None:
+    """A number reads as a number, not as a quoted string; a string stays quoted."""
+    state = parse_game(spec).initial()
+    count = state.kernel.num_symmetries
+    with pytest.raises(
+        ValueError, match=rf"^symmetry must be an integer in 0\.\.{count - 1}, got {re.escape(shown)}$"
+    ):
+        state.transform(sym)  # type: ignore[arg-type]
+
+
+def test_a_game_with_no_symmetry_but_the_identity_says_so() -> None:
+    with pytest.raises(
+        ValueError, match=r"^symmetry must be 0 \(the game's only symmetry is the identity\), got 1$"
+    ):
+        parse_game("nim").initial().transform(1)
+
+
+def test_a_bad_action_is_shown_as_given() -> None:
+    state = parse_game("tictactoe").initial()
+    with pytest.raises(IllegalMoveError, match=r"^action 9 is not in 0\.\.8$"):
+        state.play_index(9)
+    with pytest.raises(IllegalMoveError, match=r"^action '4' is not in 0\.\.8$"):
+        state.play_index("4")  # type: ignore[arg-type]

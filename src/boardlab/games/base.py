@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -90,7 +91,7 @@ def checked_action(action: Any, count: int) -> int:
     """``action`` as a Python int when it is an integer in ``0..count - 1`` (NumPy integers are;
     ``bool`` is not), else IllegalMoveError: the one check of an action given to a game."""
     if isinstance(action, bool) or not isinstance(action, int | np.integer) or not 0 <= action < count:
-        raise IllegalMoveError(f"action {str(action)[:20]} is not in 0..{count - 1}")
+        raise IllegalMoveError(f"action {_shown_value(action)} is not in 0..{count - 1}")
     return int(action)
 
 
@@ -98,8 +99,21 @@ def checked_symmetry(sym: Any, count: int) -> int:
     """``sym`` as a Python int when it is an integer in ``0..count - 1`` (NumPy integers are;
     ``bool`` is not), else ValueError: the check of a symmetry given to a game."""
     if isinstance(sym, bool) or not isinstance(sym, int | np.integer) or not 0 <= sym < count:
-        raise ValueError(f"symmetry must be an integer in 0..{count - 1}, got {str(sym)[:20]!r}")
+        accepted = (
+            "0 (the game's only symmetry is the identity)" if count == 1 else f"an integer in 0..{count - 1}"
+        )
+        raise ValueError(f"symmetry must be {accepted}, got {_shown_value(sym)}")
     return int(sym)
+
+
+def _shown_value(value: Any) -> str:
+    """A value for an error message: a number as it reads (``9``, ``1.5``, ``True``), anything
+    else quoted as Python writes it (``'9'``, ``None``), at most 20 characters."""
+    try:
+        text = str(value) if isinstance(value, numbers.Number) else repr(value)
+    except Exception:  # a caller's object whose repr fails
+        text = f"a {type(value).__name__}"
+    return text if len(text) <= 20 else text[:17] + "..."
 
 
 # --- outcomes ------------------------------------------------------------------------------
