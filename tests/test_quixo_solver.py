@@ -571,6 +571,14 @@ def test_cli_solve_refuses_a_folder_of_the_other_rulebook(
         (["analyze", "X.O.O.X.Z O 4"], "cannot read position"),
         (["analyze", "X.O.O.X.. O", "--game", "quixo:rules=house"], "cannot analyze"),
         (["solve", "chess"], "cannot solve"),
+        (
+            ["solve", "tictactoe"],
+            "tictactoe needs no tables: boardlab analyze --game tictactoe solves its positions when asked",
+        ),
+        (
+            ["solve", "nim"],
+            "nim needs no tables: boardlab analyze --game nim solves its positions when asked",
+        ),
         (["solve", "quixo", "--size", "5"], "too large to solve in full; pass --blanks 0..1"),
         (["solve", "quixo", "--size", "5", "--blanks", "3"], "--blanks"),
         (["solve", "quixo", "--size", "6"], "--size"),
@@ -595,6 +603,17 @@ def test_cli_bad_input_is_one_line_and_exit_2(
     assert result.exit_code == 2
     text = result.output.strip()
     assert message in text and len(text.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("game", "value"), [("tictactoe", "X to move: draw"), ("nim", "X to move: loss in 15")]
+)
+def test_the_games_solve_points_to_are_analyzed_without_tables(
+    cli: typer.Typer, game: str, value: str
+) -> None:
+    result = CliRunner().invoke(cli, ["analyze", "--game", game])
+    assert result.exit_code == 0, result.output
+    assert value in result.output
 
 
 def test_exact_play_for_the_perfect_agent(tables3, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

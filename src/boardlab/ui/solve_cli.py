@@ -27,6 +27,7 @@ from boardlab.games import (
     GameOptionError,
     Reason,
     exact_play,
+    exact_providers,
     parse_game,
 )
 from boardlab.games.exact import VALUE_NAMES, cut_by_cap, depth_rank
@@ -295,8 +296,16 @@ def _quixo_rulebook(game: str, command: str) -> str:
         fail(f"cannot {command} {shorten(game)!r}: {err}")
     if not isinstance(parsed, Quixo):
         accepted = "quixo, quixo:rules=course or connect4"
-        fail(f"cannot {command} {shorten(game)!r}; accepted: {accepted}")
+        fail(f"cannot {command} {shorten(game)!r}; accepted: {accepted}{_solved_on_demand(parsed)}")
     return str(parsed.rules)
+
+
+def _solved_on_demand(game: Any) -> str:
+    """Where a game with exact play but no tables to build is solved, for a refused ``solve``."""
+    if not exact_providers(game):
+        return ""
+    command = f"boardlab analyze --game {game.spec}"
+    return f" ({game.name} needs no tables: {command} solves its positions when asked)"
 
 
 def parse_quixo_position(text: str, rulebook: str = "official") -> Any:
