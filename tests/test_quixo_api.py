@@ -343,3 +343,8 @@ def test_a_bad_action_is_shown_as_given() -> None:
         state.play_index(9)
     with pytest.raises(IllegalMoveError, match=r"^action '4' is not in 0\.\.8$"):
         state.play_index("4")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("spec", ["quixo:rules=Course", "QUIXO:rules=COURSE"])
+def test_the_rulebook_is_read_in_any_case(spec: str) -> None:
+    assert parse_game(spec).spec == "quixo:rules=course"

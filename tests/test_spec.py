@@ -204,3 +204,62 @@ def test_a_command_line_number_is_checked_against_both_bounds(
     value: float | None, problem: str | None
 ) -> None:
     assert number_problem("--n", value, low=1, high=5) == problem
+
+
+@dataclass(frozen=True)
+class Listed:
+    piles: tuple[int, ...] = option((1, 2), "numbers joined by '-'")
+    mode: str = option("fast", "a choice", choices=("fast", "slow"))
+
+
+@pytest.mark.parametrize(
+    ("spec", "hint"),
+    [
+        # numbers after a comma: a list is joined by '-'
+        (
+            "nim:piles=3,4,5",
+            "if it belongs to the value of piles (a comma starts a new option), "
+            "a list of numbers is written piles=3-4-5",
+        ),
+        ("nim:piles=3,4,k=1", "a list of numbers is written piles=3-4"),
+        # anything else: parentheses
+        (
+            "alphabeta:depth=5,fast",
+            "if it belongs to the value of depth (a comma starts a new option), "
+            "write depth=(5,fast): a value holding a comma goes in parentheses",
+        ),
+    ],
+)
+def test_a_bare_word_after_an_option_says_how_to_write_its_value(spec: str, hint: str) -> None:
+    with pytest.raises(SpecError) as refused:
+        split_spec(spec)
+    message = str(refused.value)
+    assert message.startswith(f"{spec.partition(':')[0]}: option ") and "must be written key=value" in message
+    assert message.endswith(hint)
+
+
+@pytest.mark.parametrize("spec", ["quixo:,,", "nim:piles=3,", "nim:x"])
+def test_a_bare_word_with_no_option_before_it_only_asks_for_key_value(spec: str) -> None:
+    with pytest.raises(SpecError, match=r"must be written key=value$"):
+        split_spec(spec)
+
+
+@pytest.mark.parametrize("text", ["slow", "Slow", "SLOW"])
+def test_a_choice_is_read_in_any_case_and_written_as_declared(text: str) -> None:
+    settings = build_options(Listed, "listed", {"mode": text})
+    assert settings.mode == "slow" and spec_text("listed", settings) == "listed:mode=slow"
+
+
+def test_a_choice_that_is_not_one_still_lists_the_choices() -> None:
+    with pytest.raises(SpecError, match="mode=quick is not accepted; choose one of fast, slow"):
+        build_options(Listed, "listed", {"mode": "quick"})
+
+
+@dataclass(frozen=True)
+class CaseSensitive:
+    mode: str = option("a", "choices differing only by case", choices=("a", "A"))
+
+
+def test_choices_that_differ_only_by_case_are_kept_apart() -> None:
+    assert build_options(CaseSensitive, "cs", {"mode": "A"}).mode == "A"
+    assert build_options(CaseSensitive, "cs", {"mode": "a"}).mode == "a"

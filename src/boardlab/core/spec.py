@@ -210,7 +210,18 @@ def _convert(spec: OptionSpec, owner: str, text: str) -> Any:
         return tuple(int(p) for p in parts)
     if not text.isprintable():
         raise bad("printable text")
-    return text
+    return _choice_named(spec, text)
+
+
+def _choice_named(spec: OptionSpec, text: str) -> str:
+    """The declared choice ``text`` names, whatever its letters' case (``Course`` is
+    ``course``), as game and agent names are read; ``text`` itself where no single choice
+    matches (the check then lists the choices), or where choices differ only by case."""
+    choices = [c for c in spec.info.choices if isinstance(c, str)]
+    if text in choices:
+        return text
+    folded = [c for c in choices if c.casefold() == text.casefold()]
+    return folded[0] if len(folded) == 1 else text
 
 
 def options_of(cls: type) -> tuple[OptionSpec, ...]:
@@ -234,15 +245,36 @@ def split_spec(spec: str) -> tuple[str, dict[str, str]]:
     name, _, rest = spec.strip().partition(":")
     name = name.strip().lower()
     values: dict[str, str] = {}
-    for item in top_level_items(name, rest) if rest.strip() else []:
+    items = top_level_items(name, rest) if rest.strip() else []
+    for i, item in enumerate(items):
         key, eq, text = item.partition("=")
         key = key.strip()
         if not eq or not key:
-            raise SpecError(f"{name}: option {shorten(item.strip())!r} must be written key=value")
+            message = f"{name}: option {shorten(item.strip())!r} must be written key=value"
+            raise SpecError(message + _comma_in_value(items, i))
         if key in values:
             raise SpecError(f"{name}: option {key!r} is given twice")
         values[key] = _unwrapped(text)
     return name, values
+
+
+def _comma_in_value(items: list[str], bare: int) -> str:
+    """How to write the value the comma before ``items[bare]`` (a word with no ``=``) cut short,
+    when an option comes before it: numbers joined by ``-``, anything else in parentheses."""
+    if bare == 0 or not items[bare].strip() or "=" not in items[bare - 1]:
+        return ""
+    key, _, first = items[bare - 1].partition("=")
+    run = [first.strip()]
+    for item in items[bare:]:
+        if "=" in item or not item.strip():
+            break
+        run.append(item.strip())
+    key = key.strip()
+    if all(part.isascii() and part.isdigit() for part in run):
+        how = f"a list of numbers is written {key}={'-'.join(run)}"
+    else:
+        how = f"write {key}=({','.join(run)}): a value holding a comma goes in parentheses"
+    return f"; if it belongs to the value of {key} (a comma starts a new option), {shorten(how, 160)}"
 
 
 def top_level_items(owner: str, text: str) -> list[str]:
