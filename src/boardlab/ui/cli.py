@@ -217,6 +217,19 @@ def _perft(kernel: Any, a: int, b: int, depth: int, ended: bool, stop: Any, plie
     return total
 
 
+def _warm_perft(kernel: Any, a: int, b: int, ended: bool) -> None:
+    """Compile (or load from numba's cache) what :func:`_perft` runs: the compiled count and,
+    for the deep counts split in Python, the kernel's functions called from here."""
+    from boardlab.games.perft import perft  # compiled code: loaded by this command only
+
+    perft(kernel, a, b, 1, ended)
+    ctx = kernel.ctx
+    kernel.status(ctx, np.int64(a), np.int64(b))
+    moves = np.empty(kernel.num_actions, dtype=np.int64)
+    if kernel.gen_moves(ctx, np.int64(a), np.int64(b), moves):
+        kernel.play(ctx, np.int64(a), np.int64(b), moves[0])
+
+
 @app.command("perft")
 def perft_command(
     depth: int = typer.Option(5, min=1, max=12, help="Plies to count."),
@@ -235,6 +248,7 @@ def perft_command(
     for column in ("depth", "leaves", "seconds"):
         table.add_column(column, justify="right")
     with stop_requests() as stop:
+        _warm_perft(state.kernel, state.a, state.b, ended)  # the times are of counting, not compiling
         for d in range(1, depth + 1):
             start = time.perf_counter()
             leaves = _perft(state.kernel, state.a, state.b, d, ended, stop, plies_left)
