@@ -7,8 +7,10 @@ line, see :mod:`boardlab.arena.openings`); each opening is played twice with the
 (a game pair), so both versions play both colours from every opening. After every finished pair the
 script prints W/D/L from the new version's side, the pentanomial counts (pairs scored 0, ½,
 1, 1½, 2 points), the log-likelihood ratio (LLR) of H1 "new is ``--elo1`` stronger" over H0
-"new is ``--elo0`` stronger" with its bounds, and the Elo estimate ± its 95 % error. It stops
-when the LLR leaves the bounds (H1 or H0 accepted) or after ``--max-games`` (inconclusive).
+"new is ``--elo0`` stronger" with its bounds, and the Elo estimate ± its 95 % error (after a
+sweep, whose estimate is infinite, the arena's finite Elo with the ratings' prior and its
+interval). It stops when the LLR leaves the bounds (H1 or H0 accepted) or after ``--max-games``
+(inconclusive; rounded up to whole game pairs unless ``--trinomial``).
 See :mod:`boardlab.arena.sprt` for the test.
 
 ``--backend ray`` plays the games on Ray (a local instance, or the cluster at ``--address``);
@@ -41,6 +43,7 @@ from boardlab.arena import (
     run_tournament,
     validate_config,
 )
+from boardlab.arena.ratings import pair_elo
 from boardlab.arena.sprt import CONTINUE, INCONCLUSIVE, Sprt, SprtState
 from boardlab.core.inputs import InputFileError
 from boardlab.core.processes import sigterm_as_interrupt
@@ -65,7 +68,12 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--elo1", type=float, default=20.0, help="Elo of H1 (default 20)")
     parser.add_argument("--alpha", type=float, default=0.05, help="false-positive rate (default 0.05)")
     parser.add_argument("--beta", type=float, default=0.05, help="false-negative rate (default 0.05)")
-    parser.add_argument("--max-games", type=int, default=400, help="stop there, inconclusive (default 400)")
+    parser.add_argument(
+        "--max-games",
+        type=int,
+        default=400,
+        help="stop there, inconclusive (default 400; rounded up to whole game pairs unless --trinomial)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the openings and agents")
     parser.add_argument("--opening-plies", type=int, help=f"random opening plies (default {DEFAULT_PLIES})")
     parser.add_argument("--openings", type=Path, help="a suite of openings played in turn (one a line)")
@@ -144,8 +152,18 @@ class AbTest:
         return (
             f"games {len(self.scores):4d}  W-D-L {wins}-{draws}-{losses}  pairs {penta}  "
             f"LLR {state.llr:+.2f} [{state.lower:+.2f}, {state.upper:+.2f}]  "
-            f"Elo {state.estimate.text()}"
+            f"Elo {self.elo_text()}"
         )
+
+    def elo_text(self) -> str:
+        """The test's Elo estimate ± its 95 % error; after a sweep (a score of 0 or 1, whose
+        estimate is infinite) the arena's finite one instead, with the ratings' prior of virtual
+        draws, and its 95 % interval (:func:`boardlab.arena.ratings.pair_elo`)."""
+        estimate = self.state().estimate
+        if not self.scores or 0 < estimate.score < 1:
+            return estimate.text()
+        diff, low, high = pair_elo(*self.wdl())
+        return f"{diff:+.0f} [{low:+.0f}, {high:+.0f}] (score {estimate.score:.1%}; with the ratings' prior)"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -156,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as err:
         print(f"Error: {err}", file=sys.stderr)
         return 2
-    games = args.max_games + args.max_games % 2  # whole pairs
+    games = args.max_games if args.trinomial else args.max_games + args.max_games % 2  # whole pairs
     if args.openings is not None and args.opening_plies is not None:
         print("Error: give either --openings or --opening-plies", file=sys.stderr)
         return 2
@@ -231,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     old_ms = statistics.fmean(test.seconds[1]) * 1000 if test.seconds[1] else float("nan")
     print(
         f"result: {decision}; games {len(test.scores)}, W-D-L {wins}-{draws}-{losses} (new's side), "
-        f"LLR {state.llr:+.2f} [{state.lower:+.2f}, {state.upper:+.2f}], Elo {state.estimate.text()}; "
+        f"LLR {state.llr:+.2f} [{state.lower:+.2f}, {state.upper:+.2f}], Elo {test.elo_text()}; "
         f"forfeits {test.forfeits}; mean plies {statistics.fmean(test.plies) if test.plies else 0:.1f}; "
         f"ms/move new {new_ms:.0f}, old {old_ms:.0f}; {time.perf_counter() - started:.0f} s this run",
         flush=True,

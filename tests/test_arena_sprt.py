@@ -11,7 +11,7 @@ import pytest
 from scipy.optimize import minimize
 
 from boardlab.arena.play import GameRecord
-from boardlab.arena.ratings import expected_score
+from boardlab.arena.ratings import expected_score, pair_elo
 from boardlab.arena.sprt import (
     CONTINUE,
     H0_ACCEPTED,
@@ -269,3 +269,32 @@ def test_the_ab_script_plays_on_a_game_clock_and_refuses_a_bad_one(
         err.startswith("Error: a time control is BASE, BASE+INCREMENT or MOVES/BASE")
         and len(err.splitlines()) == 1
     )
+
+
+def test_the_ab_script_gives_a_sweep_a_finite_elo_with_the_ratings_prior() -> None:
+    test = _ab_sprt_script().AbTest(Sprt(0, 100), trinomial=False)
+    for index in range(4):
+        test.add(_game(index, new_wins=True))
+    diff, low, high = pair_elo(4, 0, 0)
+    assert "inf" not in test.line()
+    assert test.elo_text() == f"{diff:+.0f} [{low:+.0f}, {high:+.0f}] (score 100.0%; with the ratings' prior)"
+    test.add(_game(4, new_wins=False))
+    test.add(_game(5, new_wins=True))
+    assert test.elo_text() == test.state().estimate.text()  # no sweep: the test's own estimate
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(("trinomial", "played"), [(False, 4), (True, 3)])
+def test_the_ab_script_plays_at_most_max_games_in_whole_pairs_unless_trinomial(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], trinomial: bool, played: int
+) -> None:
+    db = tmp_path / "ab.sqlite"
+    argv = ["greedy", "random", "--game", "tictactoe", "--max-games", "3", "--workers", "0", "--db", str(db)]
+    assert _ab_sprt_script().main(argv + ["--trinomial"] * trinomial) == 0
+    assert f"at most {played} games" in capsys.readouterr().out
+    with Store(db) as store:
+        [tournament] = store.tournaments()
+        assert len(store.games(tournament["id"])) == played
+    with pytest.raises(SystemExit):
+        _ab_sprt_script().main(["--help"])
+    assert "rounded up to whole game pairs unless --trinomial" in " ".join(capsys.readouterr().out.split())
