@@ -130,6 +130,12 @@ def test_a_gauntlet_plays_the_first_agent_against_each_other_one_and_resumes(
     assert "Ratings (greedy vs each of random, alphabeta:depth=1): 8 games" in stdout
     assert "8 new games, 8 stored" in stdout
     assert "greedy against each" in stdout and "Score matrix" not in stdout
+    # the plot is still written: the first agent's row and column, the opponents never meeting
+    assert (out / "score_matrix.png").is_file()
+    summary = json.loads((out / "summary.json").read_text())
+    assert [player["spec"] for player in summary["players"]] == specs
+    met_in_summary = [[games > 0 for games in row] for row in summary["games_matrix"]]
+    assert met_in_summary == [[False, True, True], [True, False, False], [True, False, False]]
     with sqlite3.connect(db) as conn:
         met = set(conn.execute("SELECT DISTINCT first_spec, second_spec FROM games"))
         pairing = conn.execute("SELECT pairing FROM tournaments").fetchall()
