@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import math
 from collections.abc import Callable
 
@@ -899,3 +900,78 @@ def test_a_summary_writes_bit_strings_as_zeros_and_ones_and_real_vectors_as_floa
     run.evaluate(np.array([[0.5, -1.0]]))
     summary = run.result().summary()
     assert summary["best_genome"] == [0.5, -1.0] and summary["best_fitness"] == -0.5
+
+
+# -- results saved as JSON and read back ---------------------------------------------------------
+
+
+def _through_json(result: EvolutionResult) -> EvolutionResult:
+    """``result`` written as strict JSON (no NaN literal) and read back."""
+    return EvolutionResult.from_record(json.loads(json.dumps(result.to_record(), allow_nan=False)))
+
+
+def _same(first: EvolutionResult, second: EvolutionResult) -> None:
+    """The two results hold the same figures, bit for bit (NaN where NaN)."""
+    assert first.best_genome.dtype == second.best_genome.dtype
+    np.testing.assert_array_equal(first.best_genome, second.best_genome)
+    for name in ("best_fitness", "best_generation", "generations", "calls", "calls_to_best"):
+        assert getattr(first, name) == getattr(second, name), name
+    assert (first.calls_to_target, first.stop_reason) == (second.calls_to_target, second.stop_reason)
+    assert first.history_calls == second.history_calls
+    for name in ("history_best", "history_mean", "history_diversity"):
+        np.testing.assert_array_equal(getattr(first, name), getattr(second, name), err_msg=name)
+
+
+@pytest.mark.parametrize("name", sorted(STRATEGIES))
+def test_a_result_read_back_from_its_json_record_is_the_same_result(name: str) -> None:
+    run = Run(lambda population: onemax(population) ** 3, StopRule(target_fitness=0.9, max_calls=1_500))
+    result = STRATEGIES[name](run, 30, np.random.default_rng(4))
+    _same(_through_json(result), result)
+
+
+def test_a_real_vector_result_with_nan_and_infinities_is_read_back_exactly() -> None:
+    result = EvolutionResult(
+        best_genome=np.array([0.1, -2.5e-300, math.inf]),
+        best_fitness=-1 / 3,
+        best_generation=1,
+        generations=2,
+        calls=7,
+        calls_to_best=3,
+        calls_to_target=None,
+        history_best=[-math.inf, -1 / 3],
+        history_mean=[math.nan, 0.2],
+        history_calls=[0, 7],
+        history_diversity=[math.nan, math.nan],
+        stop_reason="max_calls",
+    )
+    back = _through_json(result)
+    _same(back, result)
+    assert back.to_record() == result.to_record()
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"calls": None}, "'calls'"),
+        ({"calls": -1}, "'calls'"),
+        ({"generations": True}, "'generations'"),
+        ({"best_fitness": "high"}, "'best_fitness'"),
+        ({"history_best": [0.5]}, "one value for each of its 2 generations"),
+        ({"history_calls": [1, 2.5]}, "'history_calls'"),
+        ({"best_genome": "01x"}, "'best_genome'"),
+        ({"stop_reason": 3}, "'stop_reason'"),
+    ],
+)
+def test_a_damaged_result_record_is_refused_naming_the_field(change: dict[str, object], message: str) -> None:
+    run = Run(onemax, StopRule(max_generations=2))
+    record = one_plus_lambda(run, 8, OnePlusLambdaConfig(), np.random.default_rng(0)).to_record()
+    with pytest.raises(ValueError, match=message):
+        EvolutionResult.from_record({**record, **change})
+
+
+def test_a_result_record_without_a_field_is_refused_naming_it() -> None:
+    run = Run(onemax, StopRule(max_generations=2))
+    record = one_plus_lambda(run, 8, OnePlusLambdaConfig(), np.random.default_rng(0)).to_record()
+    del record["calls_to_best"]
+    with pytest.raises(ValueError, match="lacks 'calls_to_best'"):
+        EvolutionResult.from_record(record)

@@ -127,6 +127,106 @@ class EvolutionResult:
             "best_genome": genome_repr,
         }
 
+    def to_record(self) -> dict[str, Any]:
+        """The whole result as JSON-friendly values, histories included, that
+        :meth:`from_record` turns back into an equal result: floats exactly (NaN and infinities,
+        which JSON has no numbers for, as the texts ``"nan"``, ``"inf"``, ``"-inf"``), a bit-string
+        genome as a 0/1 text."""
+        record = self.summary()
+        if self.best_genome.dtype != bool:  # a real vector: its values, NaN or infinite ones too
+            record["best_genome"] = [_json_float(value) for value in self.best_genome]
+        return {
+            **record,
+            "best_fitness": _json_float(self.best_fitness),
+            "history_best": [_json_float(value) for value in self.history_best],
+            "history_mean": [_json_float(value) for value in self.history_mean],
+            "history_calls": [int(calls) for calls in self.history_calls],
+            "history_diversity": [_json_float(value) for value in self.history_diversity],
+        }
+
+    @classmethod
+    def from_record(cls, record: Any) -> EvolutionResult:
+        """The result :meth:`to_record` wrote; ValueError naming the first field that is missing,
+        of the wrong kind or at odds with the others (a damaged record)."""
+        if not isinstance(record, dict):
+            raise ValueError("the result must be a JSON object")
+        generations = _count_field(record, "generations")
+        target = record.get("calls_to_target", _MISSING)
+        histories = {name: [_float_field(v, name) for v in _list_field(record, name)] for name in _HISTORIES}
+        history_calls = [_whole(v, "history_calls") for v in _list_field(record, "history_calls")]
+        if {len(history) for history in histories.values()} | {len(history_calls)} != {generations}:
+            raise ValueError(f"its histories must hold one value for each of its {generations} generations")
+        stop_reason = record.get("stop_reason")
+        if not isinstance(stop_reason, str):
+            raise ValueError("'stop_reason' must be a text")
+        return cls(
+            best_genome=_genome_field(record.get("best_genome")),
+            best_fitness=_float_field(record.get("best_fitness", _MISSING), "best_fitness"),
+            best_generation=_count_field(record, "best_generation"),
+            generations=generations,
+            calls=_count_field(record, "calls"),
+            calls_to_best=_count_field(record, "calls_to_best"),
+            calls_to_target=None if target is None else _whole(target, "calls_to_target"),
+            history_best=histories["history_best"],
+            history_mean=histories["history_mean"],
+            history_calls=history_calls,
+            history_diversity=histories["history_diversity"],
+            stop_reason=stop_reason,
+        )
+
+
+_MISSING: Any = object()
+_HISTORIES = ("history_best", "history_mean", "history_diversity")
+_NON_FINITE = ("nan", "inf", "-inf")
+
+
+def _json_float(value: float) -> float | str:
+    """``value`` as JSON holds it exactly: the number when finite, else ``"nan"``, ``"inf"``
+    or ``"-inf"`` (Python writes floats with as many digits as it takes to read them back)."""
+    value = float(value)
+    return value if math.isfinite(value) else repr(value)
+
+
+def _float_field(value: Any, name: str) -> float:
+    _present(value, name)
+    if isinstance(value, str) and value in _NON_FINITE:
+        return float(value)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{name!r}: {str(value)[:30]!r} is not a number")
+    return float(value)
+
+
+def _whole(value: Any, name: str) -> int:
+    _present(value, name)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{name!r}: {str(value)[:30]!r} is not a whole number >= 0")
+    return value
+
+
+def _present(value: Any, name: str) -> None:
+    if value is _MISSING:
+        raise ValueError(f"it lacks {name!r}")
+
+
+def _count_field(record: dict[str, Any], name: str) -> int:
+    return _whole(record.get(name, _MISSING), name)
+
+
+def _list_field(record: dict[str, Any], name: str) -> list[Any]:
+    value = record.get(name)
+    if not isinstance(value, list):
+        raise ValueError(f"{name!r} must be a list")
+    return value
+
+
+def _genome_field(value: Any) -> np.ndarray:
+    """A genome as :meth:`EvolutionResult.summary` writes it: a 0/1 text, or a list of numbers."""
+    if isinstance(value, str) and value and set(value) <= {"0", "1"}:
+        return np.frombuffer(value.encode("ascii"), dtype=np.uint8) == ord("1")
+    if isinstance(value, list) and value:
+        return np.array([_float_field(v, "best_genome") for v in value])
+    raise ValueError("'best_genome' must be a 0/1 text or a list of numbers")
+
 
 ProgressCallback = Callable[["Run"], None]
 
