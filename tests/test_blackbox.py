@@ -387,14 +387,22 @@ def test_cli_ctrl_c_during_the_comparison_prints_the_finished_rows(
     assert "Traceback" not in result.output
 
 
-def test_cli_resume_with_a_spent_or_broken_checkpoint_is_a_usage_error(
+def test_cli_resume_with_a_spent_checkpoint_and_no_finished_result_or_a_broken_checkpoint_is_a_usage_error(
     tmp_path: Path,
 ) -> None:
     first = umda_run(tmp_path, 200)
     assert first.exit_code == 0, first.output
+    checkpoint = blackbox_cli.checkpoint_path(tmp_path, 2, "umda")
+    finished = blackbox_cli.finished_path(tmp_path, 2, "umda")
+    finished.unlink()  # as in a folder written before finished results were kept
     spent = umda_run(tmp_path, 200, "--resume")
-    assert spent.exit_code == 2 and spent.output.startswith("Error:")
-    blackbox_cli.checkpoint_path(tmp_path, 2, "umda").write_bytes(b"not an npz file")
+    assert spent.exit_code == 2
+    assert spent.output.strip().splitlines() == [
+        f"Error: the checkpoint {checkpoint} already spent 200 calls (--max-calls 200) and there is no "
+        f"finished result {finished}; raise --max-calls to continue it, or start over with --force in "
+        "place of --resume"
+    ]
+    checkpoint.write_bytes(b"not an npz file")
     broken = umda_run(tmp_path, 500, "--resume")
     assert broken.exit_code == 2 and "unreadable checkpoint" in broken.output
     assert "Traceback" not in spent.output + broken.output
@@ -703,3 +711,247 @@ def test_cli_default_budgets_are_100000_calls_a_run_and_30000_in_the_comparison(
     compare = ("--strategy", "compare", "--instance", "1", "--seed", "3", "--loci", "30")
     assert invoke(*compare, "--out", str(tmp_path)).exit_code == 0
     assert budgets == [100_000, 30_000]
+
+
+# -- resuming a run over several instances ----------------------------------------------------------
+
+
+SEVERAL = ("--strategy", "umda", "--max-calls", "200", "--loci", "40", "--seed", "3")
+"""Every instance (1, 2, 5, 10) with a small budget: a run over several instances."""
+
+
+class CountedStrategy:
+    """Stands in for ``run_strategy``: records the instances it runs and, at ``interrupt``,
+    raises KeyboardInterrupt (Ctrl-C) after ``calls_first`` evaluations, as a user would."""
+
+    def __init__(self, interrupt: int | None = None, calls_first: int = 0) -> None:
+        self.instances: list[int] = []
+        self.interrupt = interrupt
+        self.calls_first = calls_first
+
+    def __call__(
+        self,
+        name: str,
+        instance: int,
+        stop: StopRule,
+        seed: int,
+        loci: int,
+        run: Run,
+        initial: np.ndarray | None,
+    ) -> EvolutionResult:
+        self.instances.append(instance)
+        if instance == self.interrupt:
+            if self.calls_first:
+                run.evaluate(np.zeros((self.calls_first, loci), dtype=bool))
+            raise KeyboardInterrupt
+        return run_strategy(name, instance, stop, seed, loci, run=run, initial=initial)
+
+
+def several_run(
+    monkeypatch: pytest.MonkeyPatch, out: Path, strategy: CountedStrategy, *more: str
+) -> tuple[typer.testing.Result, dict[str, dict[str, EvolutionResult]]]:
+    """``blackbox SEVERAL --out OUT MORE`` with ``strategy`` in place of the lab's; its result and
+    the panels it plotted (none when it wrote no plot)."""
+    plotted: dict[str, dict[str, EvolutionResult]] = {}
+
+    def plot(panels: dict[str, dict[str, EvolutionResult]], path: Path, *args: Any, **kwargs: Any) -> Path:
+        plotted.update(panels)
+        return plot_histories(panels, path, *args, **kwargs)
+
+    monkeypatch.setattr(blackbox_cli, "run_strategy", strategy)
+    monkeypatch.setattr(blackbox_cli, "plot_histories", plot)
+    return invoke(*SEVERAL, "--out", str(out), *more), plotted
+
+
+def records(panels: dict[str, dict[str, EvolutionResult]]) -> dict[str, Any]:
+    """Every plotted result whole, histories included (NaN as text, so that equal means equal)."""
+    return {panel: {name: r.to_record() for name, r in runs.items()} for panel, runs in panels.items()}
+
+
+def instance_rows(output: str) -> dict[int, list[str]]:
+    return {instance: table_row(output, instance) for instance in INSTANCES if f"│ {instance} " in output}
+
+
+@pytest.fixture
+def uninterrupted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[typer.testing.Result, list[dict[str, Any]], dict[str, Any]]:
+    """The run over every instance, never interrupted: output, JSON summary and plotted results."""
+    whole = tmp_path / "whole"
+    result, plotted = several_run(monkeypatch, whole, CountedStrategy())
+    assert result.exit_code == 0, result.output
+    return result, json.loads((whole / "blackbox_umda.json").read_text()), records(plotted)
+
+
+def test_an_interrupted_run_over_several_instances_resumes_to_the_uninterrupted_results(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    uninterrupted: tuple[typer.testing.Result, list[dict[str, Any]], dict[str, Any]],
+) -> None:
+    whole_output, whole_summary, whole_plotted = uninterrupted
+    out = tmp_path / "resumed"
+    stopped, _ = several_run(monkeypatch, out, CountedStrategy(interrupt=2))  # Ctrl-C as instance 2 starts
+    assert stopped.exit_code == 130
+    assert "a=2 had spent no calls yet" in " ".join(stopped.output.split())
+    assert "(rerun with --resume)" in " ".join(stopped.output.split())
+    strategy = CountedStrategy()
+    resumed, plotted = several_run(monkeypatch, out, strategy, "--resume")
+    assert resumed.exit_code == 0, resumed.output
+    assert strategy.instances == [2, 5, 10]  # instance 1 had finished: it is not run again
+    assert json.loads((out / "blackbox_umda.json").read_text()) == whole_summary
+    assert records(plotted) == whole_plotted  # the plot's histories too
+    assert instance_rows(resumed.output) == instance_rows(whole_output.output)
+
+
+def test_resume_after_an_interrupt_mid_instance_reports_the_finished_ones_and_continues_it(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    uninterrupted: tuple[typer.testing.Result, list[dict[str, Any]], dict[str, Any]],
+) -> None:
+    _, whole_summary, whole_plotted = uninterrupted
+    out = tmp_path / "resumed"
+    stopped, _ = several_run(monkeypatch, out, CountedStrategy(interrupt=5, calls_first=30))
+    assert stopped.exit_code == 130
+    assert "after 30 calls; checkpoint in" in " ".join(stopped.output.split())
+    strategy = CountedStrategy()
+    resumed, plotted = several_run(monkeypatch, out, strategy, "--resume")
+    assert resumed.exit_code == 0, resumed.output
+    assert strategy.instances == [5, 10]
+    summary = {row["instance"]: row for row in json.loads((out / "blackbox_umda.json").read_text())}
+    expected = {row["instance"]: row for row in whole_summary}
+    assert [summary[a] for a in (1, 2, 10)] == [expected[a] for a in (1, 2, 10)]
+    assert summary[5]["calls"] == 200  # warm-started from its checkpoint's 30 calls, then to the budget
+    assert [records(plotted)[f"instance {a}"] for a in (1, 2)] == [
+        whole_plotted[f"instance {a}"] for a in (1, 2)
+    ]
+
+
+def test_force_starts_every_instance_over_and_leaves_no_finished_result_behind(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    uninterrupted: tuple[typer.testing.Result, list[dict[str, Any]], dict[str, Any]],
+) -> None:
+    _, whole_summary, _ = uninterrupted
+    out = tmp_path / "whole"  # every instance finished there
+    strategy = CountedStrategy(interrupt=2)
+    forced, _ = several_run(monkeypatch, out, strategy, "--force")
+    assert forced.exit_code == 130
+    assert strategy.instances == [1, 2]  # instance 1 ran again
+    # the later instances' results and checkpoints of the earlier run are gone: --resume runs them
+    assert sorted(path.name for path in out.glob("*_umda.*") if "_a" in path.name) == [
+        "checkpoint_a1_umda.npz",
+        "finished_a1_umda.json",
+    ]
+    strategy = CountedStrategy()
+    resumed, _ = several_run(monkeypatch, out, strategy, "--resume")
+    assert resumed.exit_code == 0, resumed.output
+    assert strategy.instances == [2, 5, 10]
+    assert json.loads((out / "blackbox_umda.json").read_text()) == whole_summary
+
+
+def test_resume_of_a_finished_run_reports_it_without_running_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = umda_run(tmp_path, 200)
+    assert first.exit_code == 0, first.output
+    written = (tmp_path / "blackbox_umda.json").read_text()
+    strategy = CountedStrategy()
+    monkeypatch.setattr(blackbox_cli, "run_strategy", strategy)
+    again = umda_run(tmp_path, 200, "--resume")
+    assert again.exit_code == 0, again.output
+    assert strategy.instances == [] and "(finished before)" in again.output
+    assert (tmp_path / "blackbox_umda.json").read_text() == written
+    assert table_row(again.output, 2) == table_row(first.output, 2)
+
+
+def test_resume_with_a_higher_budget_continues_a_finished_run_from_its_checkpoint(tmp_path: Path) -> None:
+    assert umda_run(tmp_path, 200, "--loci", "40").exit_code == 0
+    more = umda_run(tmp_path, 400, "--loci", "40", "--resume")
+    assert more.exit_code == 0, more.output
+    (summary,) = json.loads((tmp_path / "blackbox_umda.json").read_text())
+    assert summary["calls"] == 400
+    finished = json.loads(blackbox_cli.finished_path(tmp_path, 2, "umda").read_text())
+    assert (finished["max_calls"], finished["result"]["calls"]) == (400, 400)  # the finished run now
+
+
+def test_resume_refuses_in_one_line_a_spent_run_whose_finished_result_ran_with_another_seed(
+    tmp_path: Path,
+) -> None:
+    assert umda_run(tmp_path, 200, "--loci", "40").exit_code == 0
+    other = umda_run(tmp_path, 200, "--loci", "40", "--seed", "1", "--target", "0.5", "--resume")
+    assert other.exit_code == 2
+    checkpoint = blackbox_cli.checkpoint_path(tmp_path, 2, "umda")
+    finished = blackbox_cli.finished_path(tmp_path, 2, "umda")
+    assert other.output.strip().splitlines() == [
+        f"Error: the checkpoint {checkpoint} already spent 200 calls (--max-calls 200) and its finished "
+        f"result {finished} ran with --seed 0 (not 1), --target 1 (not 0.5); raise --max-calls to continue "
+        "it, or start over with --force in place of --resume"
+    ]
+
+
+def _rewrite(path: Path, change: Callable[[dict[str, Any]], object]) -> None:
+    record = json.loads(path.read_text())
+    change(record)
+    path.write_text(json.dumps(record))
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda path: path.write_text("{"), "is damaged (not JSON"),
+        (lambda path: path.write_text("[]"), "must be a JSON object"),
+        (lambda path: _rewrite(path, lambda r: r.update(seed="3")), "'seed' must be a whole number"),
+        (
+            lambda path: _rewrite(path, lambda r: r["result"].pop("history_mean")),
+            "'history_mean' must be a list",
+        ),
+        (
+            lambda path: _rewrite(path, lambda r: r.update(strategy="cga")),
+            "a run of --strategy cga on instance 2",
+        ),
+        (
+            lambda path: _rewrite(path, lambda r: r.update(instance=5)),
+            "a run of --strategy umda on instance 5",
+        ),
+        (lambda path: _rewrite(path, lambda r: r.update(loci=41)), "with 40 loci, not the one its name says"),
+    ],
+)
+def test_resume_refuses_a_damaged_or_misplaced_finished_result_in_one_line(
+    tmp_path: Path, damage: Callable[[Path], object], message: str
+) -> None:
+    assert umda_run(tmp_path, 200, "--loci", "40").exit_code == 0
+    finished = blackbox_cli.finished_path(tmp_path, 2, "umda")
+    damage(finished)
+    result = umda_run(tmp_path, 200, "--loci", "40", "--resume")
+    assert result.exit_code == 2
+    (line,) = result.output.strip().splitlines()
+    assert line.startswith("Error: unreadable finished result") and str(finished) in line
+    assert message in line and line.endswith("delete it or start over with --force in place of --resume")
+    assert umda_run(tmp_path, 200, "--loci", "40", "--force").exit_code == 0
+
+
+def test_resume_refuses_a_finished_result_of_another_length_without_a_checkpoint(tmp_path: Path) -> None:
+    assert umda_run(tmp_path, 200, "--loci", "40").exit_code == 0
+    blackbox_cli.checkpoint_path(tmp_path, 2, "umda").unlink()
+    finished = blackbox_cli.finished_path(tmp_path, 2, "umda")
+    saved = finished.read_bytes()
+    result = umda_run(tmp_path, 200, "--loci", "60", "--resume")
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        f"Error: the finished result {finished} holds a genome of 40 loci, not --loci 60; resume with "
+        "--loci 40, or start afresh with --force in place of --resume"
+    ]
+    assert finished.read_bytes() == saved
+
+
+def test_cli_without_resume_refuses_a_finished_result_of_its_run_even_without_its_checkpoint(
+    tmp_path: Path,
+) -> None:
+    assert umda_run(tmp_path, 200, "--loci", "40").exit_code == 0
+    blackbox_cli.checkpoint_path(tmp_path, 2, "umda").unlink()
+    again = umda_run(tmp_path, 200, "--loci", "40")
+    assert again.exit_code == 2
+    assert again.output.strip().splitlines() == [
+        f"Error: {blackbox_cli.finished_path(tmp_path, 2, 'umda')} exists; pass --resume to continue it or "
+        "--force to start over"
+    ]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import time
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -18,7 +19,7 @@ from rich.table import Table
 
 from boardlab.core.console import LoggedProgress, counted, make_console
 from boardlab.core.files import atomic_write, output_problem
-from boardlab.core.inputs import InputFileError, load_npz
+from boardlab.core.inputs import InputFileError, check_fields, load_npz, read_json, short_reason
 from boardlab.core.processes import Termination, sigterm_as_interrupt
 from boardlab.core.spec import number_problem, shorten
 from boardlab.labs.blackbox import (
@@ -98,20 +99,44 @@ def checkpoint_path(out: Path, instance: int, strategy: str) -> Path:
     return out / f"checkpoint_a{instance}_{strategy}.npz"
 
 
+def finished_path(out: Path, instance: int, strategy: str) -> Path:
+    """Where the whole result of one (instance, strategy) run lives once the run has finished
+    (reached its target or spent its budget): what ``--resume`` reports without running it again."""
+    return out / f"finished_a{instance}_{strategy}.json"
+
+
+def saved_files(out: Path, instance: int, strategy: str) -> list[Path]:
+    """The checkpoint and the finished result of one run in ``out``, those that exist."""
+    return [
+        path
+        for path in (checkpoint_path(out, instance, strategy), finished_path(out, instance, strategy))
+        if _exists(path)
+    ]
+
+
 def check_fresh(out: Path, instances: list[int], strategy: str) -> None:
-    """UsageProblem if ``out`` holds a checkpoint of one of these runs (each instance with
-    ``strategy``), which a run started afresh would write over; checkpoints of other instances
-    or strategies are left alone, and so are not in the way."""
-    found = [path for path in (checkpoint_path(out, i, strategy) for i in instances) if _exists(path)]
+    """UsageProblem if ``out`` holds a checkpoint or finished result of one of these runs (each
+    instance with ``strategy``), which a run started afresh would write over; those of other
+    instances or strategies are left alone, and so are not in the way."""
+    found = [saved[0] for saved in (saved_files(out, i, strategy) for i in instances) if saved]
     if not found:
         return
     if len(found) == 1:
         raise UsageProblem(f"{found[0]} exists; pass --resume to continue it or --force to start over")
-    others = counted(len(found) - 1, "other checkpoint")
+    kind = "checkpoint" if all(path.suffix == ".npz" for path in found) else "saved run"
+    others = counted(len(found) - 1, f"other {kind}")
     raise UsageProblem(
         f"{found[0]} and {others} of --strategy {strategy} exist; pass --resume to continue them "
         "or --force to start over"
     )
+
+
+def remove_saved_runs(out: Path, instances: list[int], strategy: str) -> None:
+    """Remove the checkpoints and finished results of these runs (``--force``): a forced run
+    interrupted part way must not leave older ones of its later instances for ``--resume``."""
+    for instance in instances:
+        for path in saved_files(out, instance, strategy):
+            path.unlink(missing_ok=True)
 
 
 def _exists(path: Path) -> bool:
@@ -143,7 +168,8 @@ def save_checkpoint(path: Path, run: Run, strategy: str, seed: int) -> None:
 MAX_CHECKPOINT_BYTES = 1 << 30
 """The largest black-box checkpoint read (a genome and two numbers)."""
 START_OVER = "delete it or start over with --force in place of --resume"
-"""What to do with a checkpoint that cannot be resumed (a run without either flag refuses it)."""
+"""What to do with a checkpoint or finished result that cannot be resumed (a run without either
+flag refuses it)."""
 
 
 def load_checkpoint(path: Path, strategy: str) -> tuple[np.ndarray, int] | None:
@@ -166,6 +192,99 @@ def load_checkpoint(path: Path, strategy: str) -> tuple[np.ndarray, int] | None:
     return genome, calls
 
 
+MAX_FINISHED_BYTES = 1 << 30
+"""The largest finished result read (a genome and a few numbers for each generation)."""
+
+
+@dataclass(frozen=True)
+class FinishedRun:
+    """A run that ended by itself (target reached or budget spent), read back whole from its
+    finished result, with the settings it ran under."""
+
+    loci: int
+    seed: int
+    target: float
+    max_calls: int
+    result: EvolutionResult
+
+    def other_settings(self, loci: int, seed: int, stop: StopRule) -> list[str]:
+        """The settings it ran under that differ from this command's, as ``--seed 1 (not 0)``."""
+        ran = {
+            "--loci": self.loci,
+            "--seed": self.seed,
+            "--target": self.target,
+            "--max-calls": self.max_calls,
+        }
+        asked = {
+            "--loci": loci,
+            "--seed": seed,
+            "--target": stop.target_fitness,
+            "--max-calls": stop.max_calls,
+        }
+        return [
+            f"{flag} {_shown(ran[flag])} (not {_shown(asked[flag])})"
+            for flag in ran
+            if ran[flag] != asked[flag]
+        ]
+
+
+def _shown(value: float | None) -> str:
+    """A setting as typed: whole numbers in full, fractions short (``1`` for a target of 1.0)."""
+    return str(value) if value is None or isinstance(value, int) else f"{value:g}"
+
+
+def save_finished(
+    path: Path, result: EvolutionResult, strategy: str, instance: int, loci: int, seed: int, stop: StopRule
+) -> None:
+    """The whole result of a run that ended by itself, with the settings it ran under (JSON)."""
+    record = {
+        "strategy": strategy,
+        "instance": instance,
+        "loci": loci,
+        "seed": seed,
+        "target": stop.target_fitness,
+        "max_calls": stop.max_calls,
+        "result": result.to_record(),
+    }
+    _write_json(path, record)
+
+
+def load_finished(path: Path, strategy: str, instance: int) -> FinishedRun | None:
+    """The finished run saved at ``path`` (None when there is none); UsageProblem when it is
+    damaged or holds another run than its name says (another strategy or instance)."""
+    if not _exists(path):
+        return None
+    try:
+        record = check_fields(
+            read_json(path, "finished result", MAX_FINISHED_BYTES),
+            f"finished result {path}",
+            {
+                "strategy": "str",
+                "instance": "int",
+                "loci": "int",
+                "seed": "int",
+                "target": "number",
+                "max_calls": "int",
+                "result": "dict",
+            },
+        )
+        result = EvolutionResult.from_record(record["result"])
+    except InputFileError as error:
+        raise UsageProblem(f"unreadable {error}; {START_OVER}") from None
+    except ValueError as error:
+        raise UsageProblem(
+            f"unreadable finished result {path}: {short_reason(error)}; {START_OVER}"
+        ) from None
+    misplaced = (record["strategy"], record["instance"]) != (strategy, instance)
+    if misplaced or len(result.best_genome) != record["loci"]:
+        raise UsageProblem(
+            f"unreadable finished result {path}: it holds a run of --strategy {shorten(record['strategy'])} "
+            f"on instance {record['instance']} with {len(result.best_genome)} loci, not the one its name "
+            f"says; {START_OVER}"
+        )
+    return FinishedRun(record["loci"], record["seed"], float(record["target"]), record["max_calls"], result)
+
+
 # -- running ------------------------------------------------------------------------------------
 
 
@@ -182,17 +301,53 @@ def _progress() -> LoggedProgress:
 
 WarmStart = tuple[np.ndarray | None, int]
 """The genome a run starts from (None: random) and the calls already spent before it."""
+Start = EvolutionResult | WarmStart
+"""Where a run stands before the command: finished (its result, reported as it is), or to run
+from a warm start."""
+
+
+def _start(
+    strategy: str, instance: int, stop: StopRule, seed: int, loci: int, out: Path, resume: bool
+) -> Start:
+    """Where a run starts: fresh without ``--resume``; with it, its finished result when the run
+    finished under this command's settings (it is not run again), else its checkpoint, if any.
+
+    A finished result of another genome length is refused, as its checkpoint would be; one of
+    other settings (``--seed``, ``--target``, ``--max-calls``) is not this command's run: its
+    checkpoint is continued instead, as ``--resume`` always did (raise --max-calls to run on).
+    """
+    if not resume:
+        return None, 0
+    path = finished_path(out, instance, strategy)
+    finished = load_finished(path, strategy, instance)
+    other = [] if finished is None else finished.other_settings(loci, seed, stop)
+    if finished is not None and not other:
+        return finished.result
+    why = (
+        f"and there is no finished result {path}"
+        if finished is None
+        else f"and its finished result {path} ran with {', '.join(other)}"
+    )
+    warm = _warm_start(strategy, instance, stop, loci, out, why)  # refuses a checkpoint of other --loci
+    if finished is not None and finished.loci != loci:  # and with none, the finished result is kept too
+        raise UsageProblem(
+            f"the finished result {path} holds a genome of {finished.loci} loci, not --loci {loci}; "
+            f"resume with --loci {finished.loci}, or start afresh with --force in place of --resume"
+        )
+    return warm
 
 
 def _warm_start(
-    strategy: str, instance: int, stop: StopRule, loci: int, out: Path, resume: bool
+    strategy: str, instance: int, stop: StopRule, loci: int, out: Path, finished: str
 ) -> WarmStart:
-    """Where a run starts: from its checkpoint with ``--resume`` (when there is one), else fresh.
+    """The checkpoint a resumed run continues from (when there is one), else a fresh start.
 
-    A checkpoint of another genome length is refused rather than overwritten by a fresh run.
+    A checkpoint of another genome length is refused rather than overwritten by a fresh run,
+    and so is one that spent the whole budget (``finished`` says why its finished result does
+    not stand in for it).
     """
     path = checkpoint_path(out, instance, strategy)
-    warm = load_checkpoint(path, strategy) if resume else None
+    warm = load_checkpoint(path, strategy)
     if warm is None:
         return None, 0
     if len(warm[0]) != loci:
@@ -202,7 +357,8 @@ def _warm_start(
         )
     if stop.max_calls is not None and warm[1] >= stop.max_calls:
         raise UsageProblem(
-            f"the checkpoint {path} already spent {warm[1]:,} calls; raise --max-calls to resume"
+            f"the checkpoint {path} already spent {warm[1]:,} calls (--max-calls {stop.max_calls:,}) "
+            f"{finished}; raise --max-calls to continue it, or start over with --force in place of --resume"
         )
     return warm
 
@@ -239,6 +395,8 @@ def _run_one(
     except KeyboardInterrupt:
         save_checkpoint(path, run, strategy, seed)
         raise _Interrupted(instance, run) from None
+    # the finished result first: killed between the two writes, --resume still reports this run
+    save_finished(finished_path(out, instance, strategy), result, strategy, instance, loci, seed, stop)
     save_checkpoint(path, run, strategy, seed)
     return result
 
@@ -359,20 +517,33 @@ def _run_strategy_on(
     console: Console,
     termination: Termination,
 ) -> None:
-    warm = {i: _warm_start(strategy, i, stop, loci, out, resume) for i in instances}
+    starts = {i: _start(strategy, i, stop, seed, loci, out, resume) for i in instances}
     results: dict[int, EvolutionResult] = {}
     try:
         with _progress() as progress:
-            for instance in instances:
-                results[instance] = _run_one(
-                    strategy, instance, stop, seed, loci, out, warm[instance], progress
-                )
+            for instance, start in starts.items():
+                if isinstance(start, EvolutionResult):  # finished before: reported, not run again
+                    progress.add_task(
+                        f"a={instance} {strategy} (finished before)",
+                        total=stop.max_calls,
+                        completed=start.calls,
+                        best=start.best_fitness,
+                    )
+                    results[instance] = start
+                    continue
+                results[instance] = _run_one(strategy, instance, stop, seed, loci, out, start, progress)
     except _Interrupted as interrupted:
-        run = interrupted.run
-        console.print(
-            f"[yellow]{termination.how.lower()}[/]: best so far {run.best_fitness:.4f} after {run.calls:,} "
-            f"calls; checkpoint in {out} (rerun with --resume)"
-        )
+        run, how = interrupted.run, termination.how.lower()
+        if run.best_genome is None:  # stopped before its first call: nothing of it to save
+            console.print(
+                f"[yellow]{how}[/]: a={interrupted.instance} had spent no calls yet; the runs finished "
+                f"before it are kept in {out} (rerun with --resume)"
+            )
+        else:
+            console.print(
+                f"[yellow]{how}[/]: best so far {run.best_fitness:.4f} after {run.calls:,} calls; "
+                f"checkpoint in {out} (rerun with --resume)"
+            )
         if run.best_genome is not None:
             results[interrupted.instance] = run.result()
         console.print(_strategy_table(results, strategy, stop.target_fitness))
@@ -414,11 +585,17 @@ def register(app: typer.Typer) -> None:
             Path("results/blackbox")
         ),
         resume: Annotated[
-            bool, typer.Option(help="Warm-start from the checkpoint in --out, if any.")
+            bool,
+            typer.Option(
+                help="Continue the run in --out: finished instances are reported, not run again; "
+                "the others warm-start from their checkpoints."
+            ),
         ] = False,
         force: Annotated[
             bool,
-            typer.Option(help="Start over, writing over the checkpoints of this run in --out."),
+            typer.Option(
+                help="Start over, removing the checkpoints and finished results of this run in --out."
+            ),
         ] = False,
     ) -> None:
         """Evolve genomes for the lab's black-box problem and report the best fitness found."""
@@ -437,6 +614,13 @@ def register(app: typer.Typer) -> None:
             out.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             fail(f"cannot create --out directory {out}: {error.strerror}")
+        if force and strategy != COMPARE:
+            try:
+                remove_saved_runs(out, instances, strategy)
+            except OSError as error:
+                fail(
+                    f"cannot remove the saved runs in --out {out} that --force starts over: {error.strerror}"
+                )
         with sigterm_as_interrupt() as termination:  # SIGTERM saves and stops like Ctrl-C
             if strategy == COMPARE:
                 stop = StopRule(target_fitness=target, max_calls=max_calls or COMPARE_CALLS)
