@@ -31,6 +31,7 @@ import pytest
 from reliability import count, session_members
 
 from boardlab.core.processes import raise_if_stopping, sigterm_as_interrupt, stop_requests, stoppable_call
+from boardlab.labs.evolve import EvolutionResult
 from boardlab.models.table import read_header
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
@@ -401,6 +402,36 @@ def test_killed_blackbox_runs_resume_with_nothing_lost_or_doubled(tmp_path: Path
     assert calls < summary["calls"] <= budget, summary
     assert summary["best_fitness"] >= best
     assert _calls(checkpoint) == (summary["calls"], summary["best_fitness"])
+    _no_temporaries(out)
+
+
+def test_a_blackbox_run_over_every_instance_killed_after_the_first_resumes_without_running_it_again(
+    tmp_path: Path,
+) -> None:
+    out, alone, rng = tmp_path / "run", tmp_path / "alone", random.Random(11)
+    every = ["blackbox", "--strategy", "ga", "--max-calls", "100000", "--resume"]
+    finished = out / "finished_a1_ga.json"
+
+    def instance_1_finished(pid: int) -> bool:  # and the command, resumed, handles SIGTERM again
+        return finished.exists() and _catches_sigterm(pid)
+
+    for kill in _kills(KILLS, 1):  # once instance 1 has finished, while the next ones run
+        _kill_mid_run([*every, "--out", str(out)], instance_1_finished, kill, rng)
+        record = json.loads(finished.read_text())["result"]
+    code, output = _finish(_start([*every, "--out", str(out)]))
+    assert code == 0, output
+    assert "a=1 ga (finished before)" in output
+    summary = json.loads((out / "blackbox_ga.json").read_text())
+    assert [row["instance"] for row in summary] == [1, 2, 5, 10]
+    assert summary[0] == {
+        "instance": 1,
+        "strategy": "ga",
+        "seed": 0,
+        **EvolutionResult.from_record(record).summary(),
+    }
+    code, output = _finish(_start([*every, "--instance", "1", "--out", str(alone)]))
+    assert code == 0, output
+    assert json.loads((alone / "blackbox_ga.json").read_text()) == summary[:1]  # as if never killed
     _no_temporaries(out)
 
 
