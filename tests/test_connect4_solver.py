@@ -248,8 +248,9 @@ def test_a_built_book_lives_in_the_tables_folder_and_is_read_where_it_is_as_deep
     c4.default_book.cache_clear()
     try:
         shipped = c4.default_book()
-        assert shipped is not None and shipped.stones == 2  # nothing built yet: the package's
-        for stones, read in ((1, shipped.stones), (2, 2), (3, 3)):
+        assert shipped is not None and shipped.stones == 3  # nothing built yet: the package's
+        for stones in (shipped.stones - 1, shipped.stones, shipped.stones + 1):
+            read = max(stones, shipped.stones)  # the built one where they are as deep
             built = Book(7, 6, stones, np.array([1], np.int64), np.array([0], np.int8))
             built.save(tmp_path / "connect4-book-7x6.npz")
             c4.default_book.cache_clear()
@@ -271,12 +272,17 @@ def test_the_shipped_book_gives_the_published_values_of_the_start() -> None:
     """The first player wins 7x6 Connect Four (Allis; Allen, 1988), scoring 1 with perfect play,
     and the first moves score -2 -1 0 1 0 -1 -2 from the left (the published analysis)."""
     book = Book.load(c4.SHIPPED_BOOK)
-    assert (book.width, book.height, book.stones) == (7, 6, 2)
+    assert (book.width, book.height, book.stones) == (7, 6, 3)
     solver = Solver(7, 6, tt_log2=10, book=book)
     start = ConnectFour().initial()
     assert solver.solve(start) == 1
     assert solver.analyze(start) == [-2, -1, 0, 1, 0, -1, -2]
-    assert solver.nodes < 100  # read from the book, not searched
+    # every move's score up to the third stone, each position's score its best child's
+    for moves in ("4", "44", "43", "17"):
+        state = ConnectFour().play_moves(moves)
+        scores = [s for s in solver.analyze(state) if s is not None]
+        assert solver.solve(state) == max(scores)
+    assert solver.nodes < 1000  # read from the book, not searched
 
 
 def test_book_on_a_small_board(tmp_path: Path) -> None:
@@ -435,7 +441,7 @@ def test_perfect_agent_plays_the_solver_s_moves(game: ConnectFour, solver: Solve
 
 
 def test_perfect_falls_back_to_alpha_beta_out_of_time(game: ConnectFour) -> None:
-    state = game.parse_position("44")
+    state = game.parse_position("443")  # the book holds its score, not its children
     with pytest.raises(OutOfTime):
         exact_play(game).best_actions(state, seconds=0.04)
     decision = make_agent("perfect", seed=1, game=game).act(state, Limit(time=0.05))
@@ -455,7 +461,7 @@ def test_perfect_out_of_time_gives_alphabeta_what_the_solver_left(
     agent.prepare(game)
     clock = iter([100.0, 100.0 + spent])
     monkeypatch.setattr(perfect, "time", SimpleNamespace(perf_counter=lambda: next(clock)))
-    agent.act(game.parse_position("44"), Limit(time=0.05))
+    agent.act(game.parse_position("443"), Limit(time=0.05))
     assert given == [pytest.approx(left)]
 
 
@@ -575,12 +581,12 @@ def test_the_wait_for_an_early_position_names_the_command_that_builds_a_book(
     commands = re.findall(r"`boardlab ([^`]+)`", hint)
     assert len(commands) == 1 and "minutes" in hint
     assert _waiting(Solver(7, 6, tt_log2=10, book=False), ConnectFour().initial()) == hint
-    shipped = Solver(7, 6, tt_log2=10, book=Book.load(c4.SHIPPED_BOOK))  # up to two stones
+    shipped = Solver(7, 6, tt_log2=10, book=Book.load(c4.SHIPPED_BOOK))  # up to three stones
     # the book answers a position's best moves where it holds the position's children
     assert [_waiting(shipped, ConnectFour().play_moves(m)) == hint for m in ("", "4", "44", "444")] == [
         False,
         False,
-        True,
+        False,
         True,
     ]
     built: list[tuple[Any, ...]] = []

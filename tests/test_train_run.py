@@ -947,3 +947,15 @@ def test_a_run_its_method_finds_unfit_for_the_folder_is_refused_before_work(
     monkeypatch.setattr(train_cli, "method", lambda kind: chosen)
     with pytest.raises(UsageProblem, match="cannot hold this run's data"):
         plan_command("qlearning", _options(tmp_path / "q"), [])
+
+
+def test_the_agents_know_the_evaluations_of_evalnet_s_default_players() -> None:
+    """alpha-beta's refusal names `train evalnet` with plain players for a game that lacks the
+    evaluations of the trainer's default players: the two lists must agree."""
+    from boardlab.agents.alphabeta import EVALNET_DATA_EVALUATIONS
+    from boardlab.train.evalnet import DEFAULT_AGAINST
+    from boardlab.train.settings import EvalNetSettings
+
+    specs = [*EvalNetSettings().player_specs, *DEFAULT_AGAINST]
+    named = {match for spec in specs for match in re.findall(r"eval=(\w+)", spec)}
+    assert named == EVALNET_DATA_EVALUATIONS

@@ -111,13 +111,27 @@ def evaluation_net(agent: str, name: str, kernel: Kernel, game: Any = None) -> E
         raise AgentSpecError(f"{agent}: eval={name}: {error}") from None
 
 
+EVALNET_DATA_EVALUATIONS = frozenset({"tuned", "patterns"})
+"""The evaluations of the data players and opponent ``boardlab train evalnet`` has by default."""
+PLAIN_TRAINING = ' --players "alphabeta:time=0.03;alphabeta:depth=3" --against alphabeta:depth=2'
+"""Data players and an opponent of a game's own first evaluation, for a game without those."""
+
+
 def _how_to_train(game: Any) -> str:
-    """How to get a network for ``game`` (None: a game not known here)."""
+    """How to get a network for ``game`` (None: a game not known here): the ``boardlab train
+    evalnet`` command that trains one, runnable as written, or why none can be trained."""
     if game is None:
         return "train one with boardlab train evalnet (see boardlab train evalnet --help)"
-    from boardlab.train.evalnet import how_to_train  # the trainer's defaults, loaded only to say this
+    from boardlab.models.evalnet import EvalNetError, check_words_are_planes
 
-    return how_to_train(game)
+    try:
+        check_words_are_planes(game.kernel)
+    except EvalNetError as error:
+        return f"evalnet cannot train on {game.spec}: {error}"
+    command = f"boardlab train evalnet --game {game.spec} --out DIR"
+    if not set(game.evaluations) >= EVALNET_DATA_EVALUATIONS:
+        command += PLAIN_TRAINING
+    return f"train one with `{command}` and give eval=net:DIR/evalnet.safetensors"
 
 
 def check_evaluation(agent: str, name: str, game: Any) -> None:

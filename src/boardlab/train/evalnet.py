@@ -390,35 +390,6 @@ def check_game(game: Any) -> Any:
     return game
 
 
-PLAIN_PLAYERS = "alphabeta:time=0.03;alphabeta:depth=3"
-PLAIN_AGAINST = "alphabeta:depth=2"
-"""Data players and an opponent that evaluate with the game's own first evaluation: what
-:func:`how_to_train` names for a game that the default ones (of Quixo's evaluations) do not play."""
-
-
-def how_to_train(game: Any) -> str:
-    """How to get a network for ``game``: the ``boardlab train evalnet`` command that trains one,
-    runnable as written (players and an opponent of the game's own evaluation where the default
-    ones do not play it), or why none can be trained."""
-    try:
-        check_game(game)
-    except EvalNetTrainingError as error:
-        return str(error)
-    command = f"boardlab train evalnet --game {game.spec} --out DIR"
-    if not _all_play(game, [*EvalNetSettings().player_specs, *DEFAULT_AGAINST]):
-        command += f' --players "{PLAIN_PLAYERS}" --against {PLAIN_AGAINST}'
-    return f"train one with `{command}` and give eval=net:DIR/{MODEL_FILE}"
-
-
-def _all_play(game: Any, specs: Sequence[str]) -> bool:
-    try:
-        for spec in specs:
-            make_agent(spec, seed=0, game=game)
-    except AgentSpecError:
-        return False
-    return True
-
-
 def check_settings(game: Any, params: EvalNetSettings) -> None:
     """TrainingError unless every player of the data games plays ``game`` and the ``also``
     games are of its board, and PyTorch is installed (the command's check, before any work)."""
@@ -959,7 +930,6 @@ __all__ = [
     "check_data",
     "check_torch",
     "data_problem",
-    "how_to_train",
     "log_loss",
     "play_shard",
     "read_shards",
