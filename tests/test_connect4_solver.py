@@ -33,6 +33,7 @@ from boardlab.games.tictactoe import TicTacToe
 from boardlab.ui import connect4_cli
 from boardlab.ui.cli import app
 from boardlab.ui.connect4_cli import _waiting
+from scripts import load_script
 
 DATA = c4.benchmark_sets_folder()
 # (file, how many of its first positions): End-Easy, Middle-Easy, Begin-Easy
@@ -703,3 +704,26 @@ def test_sigterm_stops_a_book_build_of_two_solvers_at_once(tmp_path: Path) -> No
     assert process.returncode == 143 and time.monotonic() - started < 10, err
     assert err.strip().splitlines()[-1] == "Terminated.", err
     assert not (tmp_path / "connect4-book-7x6.npz").exists()
+
+
+def test_the_book_benchmark_compares_solver_counts_on_equal_books(capsys: pytest.CaptureFixture[str]) -> None:
+    script = load_script("benchmarks/connect4_book.py")
+    args = [
+        "--width",
+        "4",
+        "--height",
+        "4",
+        "--stones",
+        "5",
+        "--rounds",
+        "1",
+        "--jobs",
+        "1",
+        "3",
+        "--tt",
+        "12",
+    ]
+    assert script.main(args) == 0
+    out = capsys.readouterr().out
+    assert "4x4 book of 5 stones" in out and "books equal: yes" in out
+    assert re.search(r"│\s+3 │.*│\s+\d+\.\d\dx │", out), out
