@@ -7,11 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from boardlab.agents.base import make_agent
+from boardlab.agents.base import AgentSpecError, make_agent
 from boardlab.arena import ArenaError, match
+from boardlab.arena.oracle import measure
 from boardlab.games import endgame_for, parse_game
 from boardlab.games.quixo.exact import best_moves, move_values, tables_for
 from boardlab.games.quixo.solver import MemoryTables, QuixoTables, solve
+from boardlab.ui import train as train_cli
+from boardlab.ui.train import UsageProblem
 
 
 def random_positions(spec: str, count: int, seed: int) -> list:
@@ -160,3 +163,9 @@ def test_perfect_is_refused_a_whole_game_its_tables_on_disk_do_not_cover(
     monkeypatch.setitem(quixo_exact._TABLES, (3, "", "official"), QuixoTables(3, tmp_path))
     with pytest.raises(ArenaError, match="cannot play a whole game from the game's first position"):
         match("perfect", "random", 2, game="quixo:size=3", workers=0)
+    # nor as the oracle's player or opponent, nor as a trainer's opponent
+    for agent, opponents in (("perfect", ["random"]), ("random", ["perfect"])):
+        with pytest.raises(AgentSpecError, match="cannot play a whole game"):
+            measure(agent, "quixo:size=3", opponents=opponents, games=2)
+    with pytest.raises(UsageProblem, match="--against: perfect cannot play a whole game"):
+        train_cli._opponents("perfect", ["random"], parse_game("quixo:size=3"))

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from boardlab.agents.base import Agent, make_agent
+from boardlab.agents.base import Agent, check_whole_game, make_agent
 from boardlab.core.console import counted
 from boardlab.core.files import agg_figure, atomic_savefig, atomic_write_text
 from boardlab.games import DRAW, LOSS, WIN, ExactPlay, ExactPlayError, Game, Reason, exact_play, parse_game
@@ -510,6 +510,7 @@ def measure(
         raise OracleError("give at least one opponent")
     for spec in (agent, *opponents):  # refuse bad specs before any game is played
         make_agent(spec, seed=0, game=game)
+        check_whole_game(spec, game)  # an agent of some positions only: refused, not forfeited
     judge = judge if judge is not None else judge_for(game)
     started = time.perf_counter()
     results = [OpponentResult(spec) for spec in opponents]

@@ -42,7 +42,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from boardlab.agents.base import AgentSpecError, make_agent
+from boardlab.agents.base import AgentSpecError, check_whole_game, make_agent
 from boardlab.core.files import atomic_write_bytes, output_problem, path_problem
 from boardlab.core.inputs import InputFileError, load_npz, npz_headers, short_reason
 from boardlab.games import exact_play, parse_game
@@ -405,6 +405,7 @@ def check_settings(game: Any, params: EvalNetSettings) -> None:
     for spec in params.player_specs:
         try:
             make_agent(spec, seed=0, game=game)
+            check_whole_game(spec, game)  # each plays whole data games
         except AgentSpecError as error:
             raise EvalNetTrainingError(f"{source}: {error}") from None
 

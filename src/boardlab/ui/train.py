@@ -30,7 +30,7 @@ from rich.console import Console
 from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
 from rich.table import Column, Table
 
-from boardlab.agents.base import AgentSpecError, make_agent
+from boardlab.agents.base import AgentSpecError, check_whole_game, make_agent
 from boardlab.core.console import LoggedProgress, counted, make_console
 from boardlab.core.files import atomic_write_text, output_problem, path_problem, removed_if_refused
 from boardlab.core.inputs import InputFileError, read_json
@@ -180,6 +180,7 @@ def _opponents(against: str, default: Sequence[str], game: Any) -> list[str]:
     for spec in specs:
         try:
             make_agent(spec, seed=0, game=game)
+            check_whole_game(spec, game)  # each plays whole evaluation games
         except AgentSpecError as error:
             raise UsageProblem(f"{source}: {error}") from None
     return specs
