@@ -45,6 +45,12 @@ def game() -> ConnectFour:
     return ConnectFour()
 
 
+SHIPPED_STONES = Book.load(c4.SHIPPED_BOOK).stones
+BEYOND_BOOK = "4435261"[:SHIPPED_STONES]
+"""A position the shipped book scores but whose children it does not hold: its best moves take
+the solver seconds or more."""
+
+
 @pytest.fixture(scope="session")
 def solver() -> Solver:
     """A 7 x 6 solver without a book (the book would answer the early positions), warmed."""
@@ -442,7 +448,7 @@ def test_perfect_agent_plays_the_solver_s_moves(game: ConnectFour, solver: Solve
 
 
 def test_perfect_falls_back_to_alpha_beta_out_of_time(game: ConnectFour) -> None:
-    state = game.parse_position("443")  # the book holds its score, not its children
+    state = game.parse_position(BEYOND_BOOK)
     with pytest.raises(OutOfTime):
         exact_play(game).best_actions(state, seconds=0.04)
     decision = make_agent("perfect", seed=1, game=game).act(state, Limit(time=0.05))
@@ -462,7 +468,7 @@ def test_perfect_out_of_time_gives_alphabeta_what_the_solver_left(
     agent.prepare(game)
     clock = iter([100.0, 100.0 + spent])
     monkeypatch.setattr(perfect, "time", SimpleNamespace(perf_counter=lambda: next(clock)))
-    agent.act(game.parse_position("443"), Limit(time=0.05))
+    agent.act(game.parse_position(BEYOND_BOOK), Limit(time=0.05))
     assert given == [pytest.approx(left)]
 
 
@@ -549,7 +555,7 @@ def test_cli_solve_and_analyze() -> None:
 def test_analyze_gives_the_solver_its_seconds_then_a_search_answers() -> None:
     """An early position the solver does not settle within --seconds is analysed by a search,
     saying why; within the time, every column's exact score."""
-    code, out = run("analyze", "--game", "connect4", "443", "--seconds", "0.1")
+    code, out = run("analyze", "--game", "connect4", BEYOND_BOOK, "--seconds", "0.1")
     assert code == 0, out
     assert "no exact value: the solver settled not every move within 0.1 s" in " ".join(out.split())
     assert "alphabeta, up to 2 s of search" in out and "best move" in out
@@ -582,14 +588,11 @@ def test_the_wait_for_an_early_position_names_the_command_that_builds_a_book(
     commands = re.findall(r"`boardlab ([^`]+)`", hint)
     assert len(commands) == 1 and "minutes" in hint
     assert _waiting(Solver(7, 6, tt_log2=10, book=False), ConnectFour().initial()) == hint
-    shipped = Solver(7, 6, tt_log2=10, book=Book.load(c4.SHIPPED_BOOK))  # up to three stones
+    shipped = Solver(7, 6, tt_log2=10, book=Book.load(c4.SHIPPED_BOOK))
     # the book answers a position's best moves where it holds the position's children
-    assert [_waiting(shipped, ConnectFour().play_moves(m)) == hint for m in ("", "4", "44", "444")] == [
-        False,
-        False,
-        False,
-        True,
-    ]
+    early = ("", "4", "44", "444", "4444", "44444")
+    warned = [_waiting(shipped, ConnectFour().play_moves(moves)) == hint for moves in early]
+    assert warned == [len(moves) >= SHIPPED_STONES for moves in early]
     built: list[tuple[Any, ...]] = []
     monkeypatch.setattr(connect4_cli, "build_book", lambda *args, **kw: built.append(args) or [])
     monkeypatch.setenv("BOARDLAB_TABLES", str(tmp_path))
