@@ -169,13 +169,13 @@ def solve_command(
     from boardlab.games.quixo.solver import check_folder, default_table_dir, solve
     from boardlab.ui.connect4_cli import solve_connect4
 
+    if book is None and jobs is not None:
+        fail("--jobs is for building the Connect Four book (--book)")
     if game.strip().lower().startswith("connect4"):
         if size is not None or blanks is not None:
             fail("--size and --blanks are for Quixo; a Connect Four solve takes its board from the spec")
         if book is None and directory is not None:
             fail("--dir is where Quixo's tables or the Connect Four book (--book) go")
-        if book is None and jobs is not None:
-            fail("--jobs is for building the Connect Four book (--book)")
         with sigterm_as_interrupt() as termination:
             try:
                 if book is not None:
@@ -188,8 +188,6 @@ def solve_command(
         return
     if book is not None:
         fail("--book builds the Connect Four opening book: boardlab solve connect4 --book 4")
-    if jobs is not None:
-        fail("--jobs is for building the Connect Four book (--book)")
     rulebook = _quixo_rulebook(game, "solve")
     if position:
         fail("a Quixo solve takes no position; analyze a position with: boardlab analyze POSITION")
