@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import random
+import re
 import struct
 import zlib
 from collections.abc import Callable
@@ -634,9 +635,14 @@ def test_exact_play_for_the_perfect_agent(tables3, tmp_path: Path, monkeypatch: 
     with pytest.raises(ExactPlayError, match="boardlab solve quixo --size 4"):
         exact_play(four.game)
     five = parse_quixo_position("." * 25)
-    with pytest.raises(ExactPlayError, match="--blanks 1"):
+    with pytest.raises(ExactPlayError, match="--blanks 1`"):  # the default folder: no --dir
         exact_play(five.game)
     assert not quixo_perfect.covers(five)
+    elsewhere = tmp_path / "my tables"  # the command builds where it was looked for
+    with pytest.raises(ExactPlayError, match=re.escape(f"--size 4 --dir '{elsewhere}'`")):
+        exact_play(four.game, tables=elsewhere)
+    with pytest.raises(KeyError, match=re.escape(f"--size 4 --dir '{elsewhere}'`")):
+        QuixoTables(4, elsewhere).table(8, 8)
 
 
 def test_perfect_agent_plays_only_what_partial_tables_cover(

@@ -121,9 +121,14 @@ def covers(state: Any, tables: TableSet | None = None) -> bool:
     return _tables_of(state, tables).covers(me, opp)
 
 
-def _solve_command(size: int, rulebook: str) -> str:
+def _solve_command(size: int, rulebook: str, folder: Any = None) -> str:
+    """The command that builds the tables into ``folder`` (a Path; ``--dir`` only where it is not
+    where the tables go by default)."""
+    from boardlab.games.quixo.solver import solve_dir_flag
+
     spec = "quixo" if rulebook == "official" else f"quixo:rules={rulebook}"
-    return f"boardlab solve {spec} --size {size}" + (" --blanks 1" if size == 5 else "")
+    command = f"boardlab solve {spec} --size {size}" + (" --blanks 1" if size == 5 else "")
+    return command + solve_dir_flag(folder, size, rulebook)
 
 
 class QuixoTablesPlay(ExactPlay):
@@ -155,7 +160,7 @@ class QuixoTablesPlay(ExactPlay):
             endgames = " (endgames only: boards with one blank cube or none)" if size == 5 else ""
             raise ExactPlayError(
                 f"the {size}x{size} Quixo tables are not built in {folder}; "
-                f"run `{_solve_command(size, rulebook)}`{endgames}"
+                f"run `{_solve_command(size, rulebook, getattr(table_set, 'directory', None))}`{endgames}"
             )
         return cls(game, table_set)
 

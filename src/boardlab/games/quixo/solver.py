@@ -28,6 +28,7 @@ loser holds out as long as it can. Values and depths are always for the side to 
 
 from __future__ import annotations
 
+import shlex
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -94,6 +95,14 @@ def default_table_dir(size: int, rulebook: str = "official") -> Path:
     """Where built tables go: ``$BOARDLAB_TABLES`` or ``~/.cache/boardlab/tables``, per size
     (and a folder of their own for the course rules)."""
     return tables_root() / (f"quixo{size}" if rulebook == "official" else f"quixo{size}-{rulebook}")
+
+
+def solve_dir_flag(folder: Path | None, size: int, rulebook: str = "official") -> str:
+    """`` --dir FOLDER`` for a ``boardlab solve`` command building tables into ``folder``, or
+    nothing where that is where they go by default (None: the default too)."""
+    if folder is None or Path(folder).resolve() == default_table_dir(size, rulebook).resolve():
+        return ""
+    return f" --dir {shlex.quote(str(folder))}"
 
 
 # --- constant tables --------------------------------------------------------------------------
@@ -751,9 +760,10 @@ class QuixoTables(TableSet):
             if not self.has_class(a, b):
                 blanks = self.rules.cells - a - b
                 game = "quixo" if self.rulebook == "official" else f"quixo:rules={self.rulebook}"
-                how = f"`boardlab solve {game} --size {self.size}`"
+                where = solve_dir_flag(self.directory, self.size, self.rulebook)
+                how = f"`boardlab solve {game} --size {self.size}{where}`"
                 if self.size == 5:
-                    how = f"`boardlab solve {game} --size 5 --blanks {blanks}`" + (
+                    how = f"`boardlab solve {game} --size 5 --blanks {blanks}{where}`" + (
                         " (5x5 tables go up to 1 blank)" if blanks > 1 else ""
                     )
                 raise KeyError(
