@@ -9,7 +9,9 @@ import asyncio
 import dataclasses
 import http.client
 import json
+import os
 import random
+import shutil
 import signal
 import socket
 import threading
@@ -40,6 +42,7 @@ from boardlab.arena.store import Store
 from boardlab.arena.summary import pooled_games, summarize
 from boardlab.core import machine
 from boardlab.games import Outcome, Reason, available_games, exact_play, parse_game
+from boardlab.games.quixo.solver import solve
 from boardlab.play.agent_pool import AgentWorker, Busy, Overrun, ThinkError
 from boardlab.play.clock import TimeControl
 from boardlab.ui.cli import app
@@ -287,6 +290,23 @@ def test_paths_are_refused_unless_allowed() -> None:
         assert tables.status_code == 400 and "tables" in tables.json()["detail"]
         evaluation = {"sides": [None, "alphabeta:eval=lines3,depth=1"], "game": "quixo"}
         assert strict.post("/api/games", json=evaluation).status_code == 201
+
+
+def test_perfect_is_refused_a_game_from_a_position_its_tables_do_not_cover() -> None:
+    """Tables of endgames only (as 5x5's): a game from the first position would be forfeited at
+    its first move, so it is refused with a 400; one from a covered endgame is played."""
+    tables = Path(os.environ["BOARDLAB_TABLES"]) / "quixo4"  # where the agent workers look
+    solve(4, tables, min_cubes=15)  # boards with at most one blank cube
+    try:
+        with TestClient(create_app(ServeSettings(agent_workers=1))) as client:
+            game = {"game": "quixo:size=4", "sides": [None, "perfect"], "think": 0.5}
+            refused = client.post("/api/games", json=game)
+            assert refused.status_code == 400
+            assert "cannot play a whole game from that position" in refused.json()["detail"]
+            endgame = client.post("/api/games", json={**game, "position": "XXOO/OOXX/XXOO/OOX. X 15"})
+            assert endgame.status_code == 201, endgame.text
+    finally:
+        shutil.rmtree(tables)
 
 
 class _HandClock:

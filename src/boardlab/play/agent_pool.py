@@ -35,7 +35,7 @@ from collections.abc import Callable, Mapping
 from multiprocessing.connection import Connection
 from typing import Any
 
-from boardlab.agents.base import AgentSpecError, make_agent
+from boardlab.agents.base import AgentSpecError, check_whole_game, make_agent
 from boardlab.agents.decision import Decision, Limit
 from boardlab.core.processes import describe_exit, worker_context
 from boardlab.games import parse_game
@@ -124,10 +124,14 @@ def act(worker: AgentWorker, request: dict[str, Any], send: Send) -> dict[str, A
 
 
 def check(worker: AgentWorker, request: dict[str, Any], send: Send) -> dict[str, Any]:
-    """``{"kind": "check", "game", "agent"}``: build the agent for the game (what refuses a game
-    it cannot play, e.g. missing tables)."""
+    """``{"kind": "check", "game", "agent", "position"?}``: build the agent for the game (what
+    refuses a game it cannot play, e.g. missing tables) and, given a ``position``, check that it
+    plays the whole game from there (what refuses ``perfect`` outside its tables)."""
     send({"started": True})
-    make_agent(request["agent"], None, game=parse_game(request["game"]))
+    game = parse_game(request["game"])
+    make_agent(request["agent"], None, game=game)
+    if request.get("position") is not None:
+        check_whole_game(request["agent"], game, game.parse_position(request["position"]))
     return {"ok": True}
 
 

@@ -133,11 +133,14 @@ def check_agent(spec: str, game: Any, allow_paths: bool = False) -> str:
     return spec_text(cls.name, settings)
 
 
-def check_in_worker(pool: AgentPool, game: Any, spec: str) -> None:
+def check_in_worker(pool: AgentPool, game: Any, spec: str, start: Any = None) -> None:
     """WebInputError when the agent refuses the game as a worker of ``pool`` builds it (a
-    solver's tables not built, a model not shipped); a pool too busy to ask is not waited for:
-    such an agent then fails at its first move."""
+    solver's tables not built, a model not shipped), or, given the game's ``start``, refuses to
+    play the whole game from there (``perfect`` where its tables do not cover it); a pool too
+    busy to ask is not waited for: such an agent then fails at its first move."""
     request = {"kind": "check", "game": game.spec, "agent": spec}
+    if start is not None:
+        request["position"] = start.to_text()
     try:
         pool.ask(request, CHECK_SECONDS, queue_seconds=CHECK_QUEUE_SECONDS)
     except (Busy, Overrun, WorkerDied):
@@ -548,7 +551,7 @@ class Hall:
             )
         start, tokens = start_position(game, position, moves)
         for spec in {s for s in checked if s is not None}:
-            check_in_worker(self.pool, game, spec)
+            check_in_worker(self.pool, game, spec, start)
         with self._lock:
             self._evict(room_for=1)
             if len(self._games) >= self.settings.max_games:
