@@ -498,6 +498,24 @@ def test_two_agents_play_to_the_end_while_watched(client: Any) -> None:
     assert client.post(f"/api/games/{view['id']}/undo").status_code == 409  # no person to undo for
 
 
+def test_a_searchs_score_is_said_in_words_where_it_says_more_than_the_value(client: Any) -> None:
+    """A proven win is said with its distance, as the terminal says it; a heuristic score only
+    where the decision has no value; nothing beside a value that the score only repeats."""
+
+    def search(moves: str, agent: str) -> dict[str, Any]:
+        reply = client.post("/api/analysis", json={"game": "tictactoe", "moves": moves, "agent": agent})
+        assert reply.status_code == 200, reply.text
+        return reply.json()["search"]
+
+    assert search("a1 b1 a2 b2", "alphabeta")["evaluation"] == "a proven win for X in 1 ply"
+    assert (
+        search("a1 b1 a2", "alphabeta")["evaluation"] == "a proven loss for O in 4 plies"
+    )  # a3, a fork, a block, a line
+    assert search("b2", "alphabeta:depth=1")["evaluation"].startswith("evaluation ")
+    assert search("", "alphabeta")["evaluation"] == "evaluation +0.00 for X"  # a draw: never -0.00
+    assert search("b2", "mcts:iters=200")["evaluation"] is None  # its score is its value
+
+
 def test_an_agents_policy_and_value_are_shown_per_move(client: Any) -> None:
     state = parse_game("tictactoe").initial().play("b2")
     reply = client.post("/api/analysis", json={"game": "tictactoe", "moves": "b2", "agent": "perfect"})

@@ -575,6 +575,13 @@ def test_hints_stay_on_and_an_agents_policy_is_shown(
     page.screenshot(path=str(screens / "tictactoe-hints.png"))
 
 
+def test_an_agents_proven_win_is_said_in_words(page: Page, server: dict[str, Any]) -> None:
+    open_page(page, server, "?game=tictactoe&x=alphabeta&o=person&think=0.2&moves=a1,b1,a2,b2")
+    page.wait_for_selector("#last-decision-info")
+    info = page.inner_text("#last-decision-info")
+    assert "a proven win for X in 1 ply" in info and "999" not in info
+
+
 def test_nim_is_played_by_clicking_an_object(page: Page, server: dict[str, Any]) -> None:
     open_page(page, server, "?game=nim&x=person&o=person")
     page.click(".pile[data-pile='3'] .token[data-i='1']")  # pile 3 holds 5: take the last 4

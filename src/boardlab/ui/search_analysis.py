@@ -55,9 +55,9 @@ def show_decision(console: Console, state: Any, spec: str, seconds: float, decis
         console.print(f"  value       {decision.value:+.3f} for {side} (1 a win, 0 a draw, -1 a loss)")
     info = decision.info
     if info is not None:
-        score = _score_beside_value(decision)
-        if score is not None:
-            console.print(f"  evaluation  {_score_text(score, side)}")
+        evaluation = evaluation_text(state, decision.value, info.score)
+        if evaluation is not None:
+            console.print(f"  evaluation  {evaluation}")
         engine = f", {info.engine}" if info.engine else ""
         console.print(f"  depth       {info.depth} ({info.nodes:,} nodes in {info.seconds:.2f} s{engine})")
         if info.pv:
@@ -73,10 +73,10 @@ def decision_summary(state: Any, decision: Decision, line_moves: int = 6) -> str
     parts = []
     if decision.value is not None:
         parts.append(f"value {decision.value:+.2f} for {side}")
-    score = _score_beside_value(decision)
-    if score is not None:
-        parts.append(_score_text(score, side, units=False))
     info = decision.info
+    evaluation = evaluation_text(state, decision.value, None if info is None else info.score, units=False)
+    if evaluation is not None:
+        parts.append(evaluation)
     if info is not None and info.depth:
         parts.append(f"depth {info.depth}")
     if info is not None and info.pv:
@@ -85,13 +85,14 @@ def decision_summary(state: Any, decision: Decision, line_moves: int = 6) -> str
     return ", ".join(parts)
 
 
-def _score_beside_value(decision: Decision) -> float | None:
-    """The search's score where it says more than the decision's value: always without a
-    value, else only a proven result's distance (MCTS's score is its value again)."""
-    score = None if decision.info is None else decision.info.score
-    if score is None or (decision.value is not None and not _is_proven(score)):
+def evaluation_text(state: Any, value: float | None, score: float | None, units: bool = True) -> str | None:
+    """A search's ``score`` for the side to move of ``state``, where it says more than the
+    decision's ``value``: always without a value, else only a proven result with its distance
+    (MCTS's score is its value again); None where it says nothing more. ``units``: a heuristic
+    score says whose units it is in."""
+    if score is None or (value is not None and not _is_proven(score)):
         return None
-    return score
+    return _score_text(score, state.game.symbols[state.to_move], units)
 
 
 def _is_proven(score: float) -> bool:
@@ -109,9 +110,10 @@ def _score_text(score: float, side: str, units: bool = True) -> str:
         plies = round(WIN - abs(score))
         result = "win" if score > 0 else "loss"
         return f"a proven {result} for {side} in {plies} {'ply' if plies == 1 else 'plies'}"
+    shown = round(score, 2) + 0.0  # a draw's -0.0 (a negamax) shown as +0.00
     if units:
-        return f"{score:+.2f} for {side} (in the search's own units)"
-    return f"evaluation {score:+.2f} for {side}"
+        return f"{shown:+.2f} for {side} (in the search's own units)"
+    return f"evaluation {shown:+.2f} for {side}"
 
 
 def _show_policy(console: Console, state: Any, policy: Any) -> None:

@@ -38,6 +38,7 @@ from boardlab.play.agent_pool import AgentPool, Busy, Overrun, ThinkError, Worke
 from boardlab.play.clock import TimeControl, TimeControlError
 from boardlab.play.referee import MOVE_TIMEOUT_FACTOR, AgentForfeit, read_decision
 from boardlab.play.session import VERDICTS, Session, SessionError
+from boardlab.ui.search_analysis import evaluation_text
 from boardlab.ui.web.boards import view as board_view
 
 MIN_MOVE_LIMIT = 5.0
@@ -492,8 +493,12 @@ class WebGame:
 
 def said(decision: dict[str, Any], state: Any) -> dict[str, Any]:
     """What a decision (``Decision.to_json()``) said about ``state`` beside its move, its
-    policy also given per legal move in notation (``policy_moves``, largest first)."""
+    policy also given per legal move in notation (``policy_moves``, largest first), and its
+    search's score in words where it says more than the value (``evaluation``: a proven win
+    with its distance, as the terminal says it)."""
     out = {key: value for key, value in decision.items() if key != "move"}
+    info = decision.get("info") or {}
+    out["evaluation"] = evaluation_text(state, decision.get("value"), info.get("score"), units=False)
     policy = decision.get("policy")
     if policy is not None:
         shares = [(str(state.move_from_index(a)), float(policy[a])) for a in state.legal_indices()]

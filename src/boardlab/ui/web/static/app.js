@@ -778,7 +778,7 @@ function decisionBox(d, id) {
   const lines = [d.agent ? d.agent + ": move " + d.move : "move " + d.move];
   if (d.value !== undefined) lines.push("value " + d.value.toFixed(3) + " for the side to move");
   if (d.info) {
-    if (d.info.score !== null) lines.push("evaluation " + Number(d.info.score).toFixed(2));
+    if (d.evaluation) lines.push(d.evaluation);
     lines.push("depth " + d.info.depth + ", " + d.info.nodes + " nodes, " + Number(d.info.seconds).toFixed(2) + " s" +
       (d.info.engine ? " (" + d.info.engine + ")" : ""));
     if (d.info.pv && d.info.pv.length) lines.push("line: " + d.info.pv.join(" "));
