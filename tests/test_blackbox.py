@@ -955,3 +955,39 @@ def test_cli_without_resume_refuses_a_finished_result_of_its_run_even_without_it
         f"Error: {blackbox_cli.finished_path(tmp_path, 2, 'umda')} exists; pass --resume to continue it or "
         "--force to start over"
     ]
+
+
+# -- the JSON record of a strategy holds every instance run in its folder ---------------------------
+
+
+@pytest.mark.timeout(120)
+def test_the_json_record_keeps_the_instances_of_earlier_runs_and_replaces_a_rerun_instance(
+    tmp_path: Path,
+) -> None:
+    args = ("--strategy", "umda", "--max-calls", "200", "--loci", "40", "--out", str(tmp_path))
+    record = tmp_path / "blackbox_umda.json"
+    assert invoke(*args, "--instance", "5").exit_code == 0
+    (five,) = json.loads(record.read_text())
+    assert invoke(*args, "--instance", "2", "--seed", "1").exit_code == 0
+    rows = json.loads(record.read_text())
+    assert [row["instance"] for row in rows] == [2, 5]  # by instance, instance 5 kept as it was
+    assert rows[1] == five and rows[0]["seed"] == 1
+    assert invoke(*args, "--instance", "5", "--seed", "2", "--force").exit_code == 0
+    rows = json.loads(record.read_text())
+    assert [(row["instance"], row["seed"]) for row in rows] == [(2, 1), (5, 2)]  # the rerun replaced
+    assert rows[1] != five
+    alone = tmp_path / "alone"
+    assert invoke(*args[:-1], str(alone), "--instance", "5", "--seed", "2").exit_code == 0
+    assert json.loads((alone / "blackbox_umda.json").read_text()) == rows[1:]
+
+
+@pytest.mark.timeout(60)
+def test_a_damaged_json_record_is_refused_in_one_line_before_any_work(tmp_path: Path) -> None:
+    record = tmp_path / "blackbox_umda.json"
+    record.write_text('[{"instance": "two"}]')
+    result = umda_run(tmp_path, 200, "--loci", "40")
+    assert result.exit_code == 2
+    (line,) = result.output.strip().splitlines()
+    assert line.startswith(f"Error: unreadable record {record}") and "delete it" in line, line
+    assert not blackbox_cli.checkpoint_path(tmp_path, 2, "umda").exists()
+    assert record.read_text() == '[{"instance": "two"}]'

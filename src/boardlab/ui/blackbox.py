@@ -9,7 +9,7 @@ import time
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 import typer
@@ -551,14 +551,43 @@ def _run_strategy_on(
     console.print(_strategy_table(results, strategy, stop.target_fitness))
     panels = {f"instance {instance}": {strategy: result} for instance, result in results.items()}
     plot = plot_histories(panels, out / f"blackbox_{strategy}.png", f"strategy {strategy}", x_axis="calls")
-    _write_json(
-        out / f"blackbox_{strategy}.json",
-        [
-            {"instance": instance, "strategy": strategy, "seed": seed, **result.summary()}
-            for instance, result in results.items()
-        ],
-    )
+    save_record(out, strategy, seed, results)
     console.print(f"plot: {plot}")
+
+
+def _record_path(out: Path, strategy: str) -> Path:
+    return out / f"blackbox_{strategy}.json"
+
+
+MAX_RECORD_BYTES = 1 << 30
+"""The largest JSON record of a strategy read (a summary and a genome for each instance)."""
+
+
+def load_record(out: Path, strategy: str) -> list[dict[str, Any]]:
+    """The entries of ``blackbox_{strategy}.json`` in ``out`` (none when there is no such file);
+    UsageProblem when it is damaged: it is merged into, never written over blindly."""
+    path = _record_path(out, strategy)
+    if not _exists(path):
+        return []
+    try:
+        entries = read_json(path, "record", MAX_RECORD_BYTES)
+        if not isinstance(entries, list):
+            raise InputFileError(f"record {path} must be a JSON list")
+        for entry in entries:
+            check_fields(entry, f"record {path}", {"instance": "int"})
+    except InputFileError as error:
+        raise UsageProblem(f"unreadable {error}; delete it or move it away") from None
+    return entries
+
+
+def save_record(out: Path, strategy: str, seed: int, results: dict[int, EvolutionResult]) -> None:
+    """Merge this command's results into ``blackbox_{strategy}.json``: one entry per instance
+    ever run with the strategy in ``out``, sorted by instance; an instance run again replaces
+    its entry."""
+    entries = {entry["instance"]: entry for entry in load_record(out, strategy)}
+    for instance, result in results.items():
+        entries[instance] = {"instance": instance, "strategy": strategy, "seed": seed, **result.summary()}
+    _write_json(_record_path(out, strategy), [entries[instance] for instance in sorted(entries)])
 
 
 def register(app: typer.Typer) -> None:
@@ -604,6 +633,8 @@ def register(app: typer.Typer) -> None:
             _validate(strategy, instance, max_calls, loci, seed, target, resume, force)
             if strategy != COMPARE and not resume and not force:
                 check_fresh(out, instances, strategy)
+            if strategy != COMPARE:
+                load_record(out, strategy)  # a damaged record is refused before any work
             out_problem = output_problem(out, folder=True)
             if out_problem is not None:
                 raise UsageProblem(f"--out {shorten(str(out))}: {out_problem}")
