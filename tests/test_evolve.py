@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import itertools
 import json
 import math
@@ -21,6 +22,8 @@ from boardlab.labs.evolve import (
     LinkageClimberConfig,
     MuLambdaConfig,
     OnePlusLambdaConfig,
+    ResumeError,
+    ResumePoint,
     Run,
     StopRule,
     UMDAConfig,
@@ -975,3 +978,108 @@ def test_a_result_record_without_a_field_is_refused_naming_it() -> None:
     del record["calls_to_best"]
     with pytest.raises(ValueError, match="lacks 'calls_to_best'"):
         EvolutionResult.from_record(record)
+
+
+# -- resuming a run exactly ---------------------------------------------------------------------
+
+
+NK_TABLE = np.random.default_rng(0).random((40, 8))
+
+
+def nk_landscape(population: np.ndarray) -> np.ndarray:
+    """A rugged fitness on 40 bits (each locus scored with its two right neighbours): single-flip
+    climbers get stuck and restart, the linkage climber perturbs, populations keep diverse."""
+    bits = population.astype(int)
+    index = 4 * bits + 2 * np.roll(bits, -1, axis=1) + np.roll(bits, -2, axis=1)
+    return NK_TABLE[np.arange(40), index].mean(axis=1)
+
+
+def sphere(population: np.ndarray) -> np.ndarray:
+    return -(population**2).sum(axis=1)
+
+
+RESUMED: dict[str, tuple[Callable[[np.ndarray], np.ndarray], StrategyCall]] = {
+    **{name: (nk_landscape, call) for name, call in STRATEGIES.items()},
+    "(mu+lambda) reals": (
+        sphere,
+        lambda run, n, rng: mu_plus_lambda(run, n, MuLambdaConfig(representation="reals"), rng),
+    ),
+    "ga ones key": (
+        nk_landscape,
+        lambda run, n, rng: genetic_algorithm(
+            run, n, GAConfig(population=40), rng, parent_key=lambda genomes, _: genomes.sum(axis=1) * 1.0
+        ),
+    ),
+}
+
+
+class Stopped(Exception):
+    """Stands for Ctrl-C in the middle of a run."""
+
+
+def stopped_at(
+    calls: int, strategy: StrategyCall, fitness: Callable[[np.ndarray], np.ndarray], point: ResumePoint | None
+) -> ResumePoint:
+    """Run ``strategy`` (from ``point``, else from the start) until it has spent ``calls`` calls;
+    its latest resume point, passed through an ``.npz`` file as a checkpoint is."""
+
+    def stop(run: Run) -> None:
+        if run.calls >= calls:
+            raise Stopped
+
+    run = Run(fitness, StopRule(max_calls=1_500), on_progress=stop, resumable=True)
+    if point is not None:
+        run.restore(point)
+    with pytest.raises(Stopped):
+        strategy(run, 40, np.random.default_rng(0))
+    assert run.resume_point is not None
+    buffer = io.BytesIO()
+    np.savez(buffer, **run.resume_point.to_arrays())
+    buffer.seek(0)
+    with np.load(buffer, allow_pickle=False) as data:
+        return ResumePoint.from_arrays(dict(data))
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("name", sorted(RESUMED))
+def test_a_run_stopped_twice_and_restored_gives_the_uninterrupted_result(name: str) -> None:
+    fitness, strategy = RESUMED[name]
+    whole = strategy(Run(fitness, StopRule(max_calls=1_500)), 40, np.random.default_rng(0))
+    # a call count inside each generation after the first: a stop there comes before its end
+    inside = [(low + high + 1) // 2 for low, high in itertools.pairwise(whole.history_calls)]
+    assert len(inside) >= 4, inside
+    first = stopped_at(inside[len(inside) // 3], strategy, fitness, None)
+    second = stopped_at(inside[2 * len(inside) // 3], strategy, fitness, first)
+    assert 0 < first.calls < second.calls and first.strategy is not None
+    run = Run(fitness, StopRule(max_calls=1_500))
+    run.restore(second)
+    resumed = strategy(run, 40, np.random.default_rng(12345))  # the saved generator state is used
+    assert resumed.to_record() == whole.to_record()
+    assert np.array_equal(resumed.best_genome, whole.best_genome)
+
+
+def test_a_resume_point_of_another_configuration_is_refused_by_name() -> None:
+    run = Run(onemax, StopRule(max_calls=200), resumable=True)
+    genetic_algorithm(run, 30, GAConfig(population=20), np.random.default_rng(0))
+    point = run.resume_point
+    assert point is not None
+    other = Run(onemax, StopRule(max_calls=400))
+    other.restore(point)
+    with pytest.raises(ResumeError, match="'population' must be 30x30 of bool, not 20x30 of bool"):
+        genetic_algorithm(other, 30, GAConfig(population=30), np.random.default_rng(0))
+    damaged = point.to_arrays()
+    del damaged["history_mean"]
+    with pytest.raises(ResumeError, match="history_mean"):
+        ResumePoint.from_arrays(damaged)
+
+
+def test_a_run_restored_from_its_first_point_starts_as_a_fresh_run() -> None:
+    run = Run(onemax, StopRule(max_calls=300), resumable=True)
+    rng = np.random.default_rng(4)
+    assert run.begin(rng) is None
+    point = run.resume_point
+    assert point is not None and point.strategy is None and point.calls == 0
+    restored = Run(onemax, StopRule(max_calls=300))
+    restored.restore(point)
+    again = umda(restored, 30, UMDAConfig(), np.random.default_rng(99))
+    assert again.to_record() == umda(Run(onemax, StopRule(max_calls=300)), 30, UMDAConfig(), rng).to_record()

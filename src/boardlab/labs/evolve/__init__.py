@@ -4,7 +4,8 @@ Representations, selection, crossover and mutation operators (:mod:`.operators`)
 measures (:mod:`.diversity`), a counted and budgeted :class:`Run` with a common
 :class:`EvolutionResult` (:mod:`.core`) and strategies: (1+λ), (μ+λ), (μ,λ), generational GA with
 elitism, island model (:mod:`.strategies`), hill climbing with restarts, compact GA, UMDA
-(:mod:`.model_based`) and effect-group linkage hill climbing (:mod:`.linkage`).
+(:mod:`.model_based`) and effect-group linkage hill climbing (:mod:`.linkage`). A resumable run
+keeps resume points (:mod:`.resume`) from which an interrupted strategy continues exactly.
 
 Example::
 
@@ -54,6 +55,7 @@ from boardlab.labs.evolve.operators import (
     truncation_selection,
     uniform_crossover,
 )
+from boardlab.labs.evolve.resume import ResumeError, ResumePoint, SavedState
 from boardlab.labs.evolve.strategies import (
     GAConfig,
     IslandConfig,
@@ -80,7 +82,10 @@ __all__ = [
     "OnePlusLambdaConfig",
     "ParentKey",
     "PopulationFitness",
+    "ResumeError",
+    "ResumePoint",
     "Run",
+    "SavedState",
     "StopRule",
     "UMDAConfig",
     "best_indices",

@@ -11,12 +11,13 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from boardlab.labs.evolve.diversity import mean_pairwise_hamming
+from boardlab.labs.evolve.resume import ResumeError, ResumePoint, SavedState, as_state
 
 PopulationFitness = Callable[[np.ndarray], np.ndarray]
 """A fitness function on a whole population: ``(n, L)`` genomes -> ``(n,)`` floats, higher is better."""
@@ -238,8 +239,14 @@ class Run:
         fitness: population fitness function.
         stop: the stopping rule.
         on_progress: called after every evaluated batch (progress bars, checkpoints).
-        calls_offset: calls already spent before this run (resuming from a checkpoint);
-            they count towards ``stop.max_calls``.
+        calls_offset: calls already spent before this run (a warm start from a genome found
+            earlier); they count towards ``stop.max_calls``.
+        resumable: keep the latest resume point (:attr:`resume_point`), from which
+            :meth:`restore` continues the run exactly.
+
+    Every strategy calls :meth:`begin` before it draws a random number and :meth:`mark` at the
+    top of each iteration of its main loop; both do nothing more than return None on a run that
+    is not ``resumable``.
     """
 
     def __init__(
@@ -248,10 +255,14 @@ class Run:
         stop: StopRule,
         on_progress: ProgressCallback | None = None,
         calls_offset: int = 0,
+        resumable: bool = False,
     ) -> None:
         self.fitness = fitness
         self.stop = stop
         self.on_progress = on_progress
+        self.resumable = resumable
+        self._latest: ResumePoint | None = None
+        self._restored: ResumePoint | None = None
         self.calls = calls_offset
         self.generation = 0
         self.best_genome: np.ndarray | None = None
@@ -268,6 +279,90 @@ class Run:
         self._stagnant_generations = 0
         self._improved_this_generation = False
         self.stop_reason = ""
+
+    # -- resume points ----------------------------------------------------------------------
+
+    def begin(self, rng: np.random.Generator) -> SavedState | None:
+        """Called by the strategy first: the strategy's variables to go on from (with ``rng``
+        put back in the state it had there) when this run was restored from a resume point
+        taken inside the strategy's loop; None when the strategy starts afresh, from ``rng``.
+        ResumeError when the saved state does not fit this generator."""
+        point, self._restored = self._restored, None
+        if point is not None:
+            try:
+                rng.bit_generator.state = point.rng_state
+            except (TypeError, ValueError, KeyError) as error:
+                raise ResumeError(f"its random generator state does not fit: {error}") from None
+        if point is not None and point.strategy is not None:
+            return SavedState(point.strategy)
+        if self.resumable and self.calls == 0 and self.generation == 0:
+            self._latest = self._point(rng, None)  # a fresh start: resumed, it starts afresh
+        return None
+
+    def mark(self, rng: np.random.Generator, **state: np.ndarray | float | int | bool) -> None:
+        """Called by the strategy at the top of each iteration of its main loop with every
+        variable the rest of the run depends on: the resume point there (kept when the run is
+        ``resumable``)."""
+        if not self.resumable or self._generation_count:
+            return  # a generation begun before the strategy (a warm start's genome) is no point
+        self._latest = self._point(rng, {name: as_state(value) for name, value in state.items()})
+
+    def _point(self, rng: np.random.Generator, strategy: dict[str, np.ndarray] | None) -> ResumePoint:
+        empty = np.empty(0)
+        return ResumePoint(
+            calls=self.calls,
+            generation=self.generation,
+            best_genome=self.best_genome,  # replaced, never changed in place: no copy needed
+            best_fitness=self.best_fitness,
+            best_generation=self.best_generation,
+            calls_to_best=self.calls_to_best,
+            calls_to_target=self.calls_to_target,
+            stagnant_generations=self._stagnant_generations,
+            history_best=empty,  # the histories only grow: cut to the generation when asked for
+            history_mean=empty,
+            history_calls=empty,
+            history_diversity=empty,
+            rng_state=dict(rng.bit_generator.state),
+            strategy=strategy,
+        )
+
+    @property
+    def resume_point(self) -> ResumePoint | None:
+        """The latest resume point (None before the strategy began or on a run that is not
+        ``resumable``): continued by :meth:`restore`, it gives exactly this run's result."""
+        point = self._latest
+        if point is None:
+            return None
+        end = point.generation
+        return replace(
+            point,
+            history_best=np.array(self.history_best[:end], dtype=np.float64),
+            history_mean=np.array(self.history_mean[:end], dtype=np.float64),
+            history_calls=np.array(self.history_calls[:end], dtype=np.int64),
+            history_diversity=np.array(self.history_diversity[:end], dtype=np.float64),
+        )
+
+    def restore(self, point: ResumePoint) -> None:
+        """Take up a fresh run where ``point`` left it: the strategy run on it next (the same
+        strategy, configuration and genome length) continues exactly, its random generator put
+        back by :meth:`begin`. The run becomes ``resumable``."""
+        if self.calls or self.generation or self.best_genome is not None:
+            raise RuntimeError("only a run that has not started can be restored")
+        self.calls = point.calls
+        self.generation = point.generation
+        self.best_genome = None if point.best_genome is None else point.best_genome.copy()
+        self.best_fitness = point.best_fitness
+        self.best_generation = point.best_generation
+        self.calls_to_best = point.calls_to_best
+        self.calls_to_target = point.calls_to_target
+        self._stagnant_generations = point.stagnant_generations
+        self.history_best = [float(value) for value in point.history_best]
+        self.history_mean = [float(value) for value in point.history_mean]
+        self.history_calls = [int(value) for value in point.history_calls]
+        self.history_diversity = [float(value) for value in point.history_diversity]
+        self.resumable = True
+        self._restored = point
+        self._latest = replace(point, best_genome=self.best_genome)
 
     # -- evaluation -------------------------------------------------------------------------
 

@@ -27,6 +27,7 @@ import numpy as np
 
 from boardlab.labs.evolve.core import EvolutionResult, Run, check_number
 from boardlab.labs.evolve.operators import flip_exactly, random_bits, single_flips
+from boardlab.labs.evolve.resume import ResumeError, SavedState
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,27 @@ def _flip_groups(
     return genome, fitness, improved
 
 
+def _groups_state(groups: list[np.ndarray]) -> dict[str, np.ndarray]:
+    """The known groups as two arrays: their loci one group after another, and their sizes."""
+    return {"group_loci": np.concatenate(groups), "group_sizes": np.array([len(g) for g in groups])}
+
+
+def _saved_groups(saved: SavedState, length: int) -> list[np.ndarray] | None:
+    """The groups :func:`_groups_state` saved (None: none known, the next round learns them)."""
+    if "group_loci" not in saved:
+        return None
+    loci = saved.array("group_loci", np.intp, (None,))
+    sizes = saved.array("group_sizes", np.int64, (None,))
+    if (
+        sizes.size == 0
+        or sizes.min() < 1
+        or sizes.sum() != loci.size
+        or not np.all((loci >= 0) & (loci < length))
+    ):
+        raise ResumeError("the strategy's groups must split loci of the genome into non-empty groups")
+    return np.split(loci, np.cumsum(sizes)[:-1])
+
+
 def linkage_hill_climber(
     run: Run,
     length: int,
@@ -107,12 +129,26 @@ def linkage_hill_climber(
     initial: np.ndarray | None = None,
 ) -> EvolutionResult:
     """Effect-group hill climbing with iterated-local-search perturbations (see module doc)."""
-    current = initial.copy() if initial is not None else random_bits(rng, 1, length)[0]
-    current_fitness = run.evaluate_one(current)
-    anchor, anchor_fitness = current, current_fitness
+    saved = run.begin(rng)
     groups: list[np.ndarray] | None = None
-    run.end_generation()
+    if saved is None:
+        current = initial.copy() if initial is not None else random_bits(rng, 1, length)[0]
+        current_fitness = run.evaluate_one(current)
+        anchor, anchor_fitness = current, current_fitness
+        run.end_generation()
+    else:
+        current, current_fitness = saved.array("current", bool, (length,)), saved.number("current_fitness")
+        anchor, anchor_fitness = saved.array("anchor", bool, (length,)), saved.number("anchor_fitness")
+        groups = _saved_groups(saved, length)
     while not run.done:
+        run.mark(
+            rng,
+            current=current,
+            current_fitness=current_fitness,
+            anchor=anchor,
+            anchor_fitness=anchor_fitness,
+            **({} if groups is None else _groups_state(groups)),
+        )
         full_round = groups is None or not config.cheap_refresh
         if groups is None or full_round:
             groups, moves = _full_sweep(run, current, config.effect_tolerance)

@@ -37,11 +37,17 @@ def hill_climber(
     initial: np.ndarray | None = None,
 ) -> EvolutionResult:
     """Best-of-k single-flip hill climbing; equal moves are accepted to cross plateaus."""
-    current = initial.copy() if initial is not None else random_bits(rng, 1, length)[0]
-    current_fitness = run.evaluate_one(current)
-    stale = 0
-    run.end_generation()
+    saved = run.begin(rng)
+    if saved is None:
+        current = initial.copy() if initial is not None else random_bits(rng, 1, length)[0]
+        current_fitness = run.evaluate_one(current)
+        stale = 0
+        run.end_generation()
+    else:
+        current = saved.array("current", bool, (length,))
+        current_fitness, stale = saved.number("current_fitness"), saved.whole("stale")
     while not run.done:
+        run.mark(rng, current=current, current_fitness=current_fitness, stale=stale)
         positions = rng.choice(length, size=min(config.neighbours, length), replace=False)
         neighbours = single_flips(current, positions)
         fitness = run.evaluate(neighbours)
@@ -89,8 +95,13 @@ def compact_ga(
     """cGA: sample pairs, shift each locus probability towards the winner where they differ."""
     step = 1.0 / (config.virtual_population or length)
     low, high = 1.0 / length, 1.0 - 1.0 / length
-    p = np.full(length, 0.5) if initial is None else np.clip(initial.astype(float), low, high)
+    saved = run.begin(rng)
+    if saved is None:
+        p = np.full(length, 0.5) if initial is None else np.clip(initial.astype(float), low, high)
+    else:
+        p = saved.array("p", np.float64, (length,))
     while not run.done:
+        run.mark(rng, p=p)
         pairs = config.pairs_per_generation
         samples = rng.random((2 * pairs, length)) < p
         fitness = run.evaluate(samples).reshape(pairs, 2)
@@ -137,8 +148,13 @@ def umda(
 ) -> EvolutionResult:
     """UMDA: per-locus frequencies of the μ best of λ samples, kept within [1/L, 1 - 1/L]."""
     low, high = 1.0 / length, 1.0 - 1.0 / length
-    p = np.full(length, 0.5) if initial is None else np.clip(initial.astype(float), low, high)
+    saved = run.begin(rng)
+    if saved is None:
+        p = np.full(length, 0.5) if initial is None else np.clip(initial.astype(float), low, high)
+    else:
+        p = saved.array("p", np.float64, (length,))
     while not run.done:
+        run.mark(rng, p=p)
         samples = rng.random((config.samples, length)) < p
         fitness = run.evaluate(samples)
         elite = samples[best_indices(fitness, config.selected)]

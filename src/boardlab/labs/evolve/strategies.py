@@ -49,6 +49,11 @@ def _initial_population(
     return population
 
 
+def _genome_dtype(representation: Literal["bits", "reals"]) -> type:
+    """The dtype of a genome of this representation (what a resume point must hold)."""
+    return bool if representation == "bits" else np.float64
+
+
 # -- (1+λ) EA ------------------------------------------------------------------------------
 
 
@@ -114,11 +119,17 @@ def one_plus_lambda(
     initial: np.ndarray | None = None,
 ) -> EvolutionResult:
     """(1+λ) EA: keep one parent, replace it by its best child when that child is not worse."""
-    parent = _initial_population(rng, 1, length, initial)[0]
-    parent_fitness = run.evaluate_one(parent)
-    rate = _rate(config.mutation_rate, length)
-    run.end_generation()
+    saved = run.begin(rng)
+    if saved is None:
+        parent = _initial_population(rng, 1, length, initial)[0]
+        parent_fitness = run.evaluate_one(parent)
+        rate = _rate(config.mutation_rate, length)
+        run.end_generation()
+    else:
+        parent = saved.array("parent", bool, (length,))
+        parent_fitness, rate = saved.number("parent_fitness"), saved.number("rate")
     while not run.done:
+        run.mark(rng, parent=parent, parent_fitness=parent_fitness, rate=rate)
         rates = _child_rates(rate, config, length)
         children = bit_flip_mutation(
             np.repeat(parent[None, :], config.offspring, axis=0), rates, rng, at_least_one=True
@@ -189,10 +200,16 @@ def mu_plus_lambda(
     initial: np.ndarray | None = None,
 ) -> EvolutionResult:
     """(μ+λ): the μ best of parents and children survive (elitist)."""
-    parents = _initial_population(rng, config.mu, length, initial, config.representation)
-    parent_fitness = run.evaluate(parents)
-    run.end_generation(parents)
+    saved = run.begin(rng)
+    if saved is None:
+        parents = _initial_population(rng, config.mu, length, initial, config.representation)
+        parent_fitness = run.evaluate(parents)
+        run.end_generation(parents)
+    else:
+        parents = saved.array("parents", _genome_dtype(config.representation), (config.mu, length))
+        parent_fitness = saved.array("parent_fitness", np.float64, (config.mu,))
     while not run.done:
+        run.mark(rng, parents=parents, parent_fitness=parent_fitness)
         children = _mu_lambda_children(parents, config, rng)
         child_fitness = run.evaluate(children)
         pool = np.concatenate([parents, children])
@@ -213,10 +230,15 @@ def mu_comma_lambda(
     """(μ,λ): the μ best children replace all parents (non-elitist; the run keeps the best)."""
     if config.lam < config.mu:
         raise ValueError("(mu, lambda) needs lam >= mu")
-    parents = _initial_population(rng, config.mu, length, initial, config.representation)
-    run.evaluate(parents)
-    run.end_generation(parents)
+    saved = run.begin(rng)
+    if saved is None:
+        parents = _initial_population(rng, config.mu, length, initial, config.representation)
+        run.evaluate(parents)
+        run.end_generation(parents)
+    else:
+        parents = saved.array("parents", _genome_dtype(config.representation), (config.mu, length))
     while not run.done:
+        run.mark(rng, parents=parents)
         children = _mu_lambda_children(parents, config, rng)
         child_fitness = run.evaluate(children)
         parents = children[best_indices(child_fitness, config.mu)]
@@ -313,10 +335,16 @@ def genetic_algorithm(
     parent_key: ParentKey | None = None,
 ) -> EvolutionResult:
     """Generational GA with elitism; ``parent_key`` changes what parent selection ranks by."""
-    population = _initial_population(rng, config.population, length, initial)
-    fitness = run.evaluate(population)
-    run.end_generation(population)
+    saved = run.begin(rng)
+    if saved is None:
+        population = _initial_population(rng, config.population, length, initial)
+        fitness = run.evaluate(population)
+        run.end_generation(population)
+    else:
+        population = saved.array("population", bool, (config.population, length))
+        fitness = saved.array("fitness", np.float64, (config.population,))
     while not run.done:
+        run.mark(rng, population=population, fitness=fitness)
         population, fitness = _ga_next_generation(run, population, fitness, config, rng, parent_key)
         run.end_generation(population)
     return run.result()
@@ -376,12 +404,18 @@ def island_model(
 ) -> EvolutionResult:
     """Island model: one GA generation per island (one batched evaluation), ring migration."""
     ga = config.ga
-    everyone = _initial_population(rng, config.islands * ga.population, length, initial)
-    everyone_fitness = run.evaluate(everyone)
+    saved = run.begin(rng)
+    if saved is None:
+        everyone = _initial_population(rng, config.islands * ga.population, length, initial)
+        everyone_fitness = run.evaluate(everyone)
+        run.end_generation(everyone)
+    else:
+        everyone = saved.array("everyone", bool, (config.islands * ga.population, length))
+        everyone_fitness = saved.array("everyone_fitness", np.float64, (config.islands * ga.population,))
     populations = list(np.split(everyone, config.islands))
     fitnesses = list(np.split(everyone_fitness, config.islands))
-    run.end_generation(everyone)
     while not run.done:
+        run.mark(rng, everyone=np.concatenate(populations), everyone_fitness=np.concatenate(fitnesses))
         elites = [best_indices(fit, ga.elitism) for fit in fitnesses]
         children = [
             _ga_children(pop, fit, ga.population - ga.elitism, ga, rng, None)
