@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -394,7 +395,15 @@ def test_cli_resume_with_a_spent_checkpoint_and_no_finished_result_or_a_broken_c
     assert first.exit_code == 0, first.output
     checkpoint = blackbox_cli.checkpoint_path(tmp_path, 2, "umda")
     finished = blackbox_cli.finished_path(tmp_path, 2, "umda")
-    finished.unlink()  # as in a folder written before finished results were kept
+    written = finished.read_text()
+    finished.unlink()
+    again = umda_run(tmp_path, 200, "--resume")  # its last generation run again from its resume point
+    assert again.exit_code == 0, again.output
+    assert finished.read_text() == written
+    finished.unlink()  # and the checkpoint as written before resume points and finished results were kept
+    with np.load(checkpoint, allow_pickle=False) as data:
+        legacy = {name: data[name] for name in data.files if not name.startswith("resume_")}
+    np.savez(checkpoint, **legacy)
     spent = umda_run(tmp_path, 200, "--resume")
     assert spent.exit_code == 2
     assert spent.output.strip().splitlines() == [
@@ -991,3 +1000,103 @@ def test_a_damaged_json_record_is_refused_in_one_line_before_any_work(tmp_path: 
     assert line.startswith(f"Error: unreadable record {record}") and "delete it" in line, line
     assert not blackbox_cli.checkpoint_path(tmp_path, 2, "umda").exists()
     assert record.read_text() == '[{"instance": "two"}]'
+
+
+# -- an instance stopped part way resumes exactly --------------------------------------------------
+
+
+class StopAfter:
+    """Stands in for ``run_strategy``: the lab's strategy itself, stopped as by Ctrl-C as soon as
+    its run has spent ``calls`` calls (in the middle of a generation)."""
+
+    def __init__(self, calls: int) -> None:
+        self.calls = calls
+
+    def __call__(
+        self,
+        name: str,
+        instance: int,
+        stop: StopRule,
+        seed: int,
+        loci: int,
+        run: Run,
+        initial: np.ndarray | None,
+    ) -> EvolutionResult:
+        watch = run.on_progress
+
+        def stop_after(current: Run) -> None:
+            if watch is not None:
+                watch(current)
+            if current.calls >= self.calls:
+                raise KeyboardInterrupt
+
+        run.on_progress = stop_after
+        return run_strategy(name, instance, stop, seed, loci, run=run, initial=initial)
+
+
+def inside_generations(history_calls: list[int]) -> list[int]:
+    """A call count inside each generation after the first: a stop there comes before its end."""
+    return [(low + high + 1) // 2 for low, high in itertools.pairwise(history_calls)]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("name", sorted(STRATEGIES))
+def test_an_instance_stopped_twice_mid_generation_resumes_to_the_uninterrupted_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    args = ("--instance", "10", "--strategy", name, "--max-calls", "600", "--loci", "40", "--seed", "3")
+    whole, out = tmp_path / "whole", tmp_path / "stopped"
+    assert invoke(*args, "--out", str(whole)).exit_code == 0
+    finished = json.loads(blackbox_cli.finished_path(whole, 10, name).read_text())
+    stops = inside_generations(finished["result"]["history_calls"])
+    assert len(stops) >= 2, stops  # stopped in an early generation, then in the last one
+    for calls in (stops[0], stops[-1]):
+        monkeypatch.setattr(blackbox_cli, "run_strategy", StopAfter(calls))
+        stopped = invoke(*args, "--out", str(out), "--resume")
+        assert stopped.exit_code == 130, stopped.output
+        assert "checkpoint in" in " ".join(stopped.output.split())
+    monkeypatch.setattr(blackbox_cli, "run_strategy", run_strategy)
+    resumed = invoke(*args, "--out", str(out), "--resume")
+    assert resumed.exit_code == 0, resumed.output
+    assert json.loads(blackbox_cli.finished_path(out, 10, name).read_text()) == finished
+    record = f"blackbox_{name}.json"
+    assert json.loads((out / record).read_text()) == json.loads((whole / record).read_text())
+
+
+@pytest.mark.timeout(60)
+def test_a_finished_run_given_a_higher_budget_ends_as_an_uninterrupted_run_with_that_budget(
+    tmp_path: Path,
+) -> None:
+    args = ("--instance", "5", "--strategy", "ga", "--loci", "40", "--seed", "2")
+    more, whole = tmp_path / "more", tmp_path / "whole"
+    assert invoke(*args, "--max-calls", "250", "--out", str(more)).exit_code == 0  # ends inside a generation
+    assert invoke(*args, "--max-calls", "700", "--out", str(more), "--resume").exit_code == 0
+    assert invoke(*args, "--max-calls", "700", "--out", str(whole)).exit_code == 0
+    finished = [json.loads(blackbox_cli.finished_path(out, 5, "ga").read_text()) for out in (more, whole)]
+    assert finished[0] == finished[1] and finished[0]["result"]["calls"] == 700
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        ({"resume_history_mean": None}, "'history_mean' must hold one float64 value for each of 1 gen"),
+        ({"resume_run": np.array("{")}, "its counters are not JSON"),
+        ({"resume_strategy_p": np.full(39, 0.5)}, "the strategy's 'p' must be 40 of float64, not 39 of"),
+    ],
+)
+def test_resume_refuses_a_damaged_resume_point_in_one_line(
+    tmp_path: Path, damage: dict[str, np.ndarray | None], message: str
+) -> None:
+    assert umda_run(tmp_path, 200, "--loci", "40").exit_code == 0
+    checkpoint = blackbox_cli.checkpoint_path(tmp_path, 2, "umda")
+    with np.load(checkpoint, allow_pickle=False) as data:
+        arrays = {name: data[name] for name in data.files}
+    arrays.update(damage)
+    np.savez(checkpoint, **{name: array for name, array in arrays.items() if array is not None})
+    result = umda_run(tmp_path, 400, "--loci", "40", "--resume")
+    assert result.exit_code == 2
+    (line,) = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert line.startswith(f"Error: unreadable checkpoint {checkpoint}: {message}"), line
+    assert line.endswith("delete it or start over with --force in place of --resume")
+    assert "Traceback" not in result.output

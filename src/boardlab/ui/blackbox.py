@@ -1,6 +1,6 @@
 """`boardlab blackbox`: run an evolutionary strategy (or the parent-selection comparison) on the
 lab's black-box problem, with a progress bar, a result table, a PNG plot, a JSON summary and a
-``.npz`` checkpoint to warm-start from (files written atomically, no pickle)."""
+``.npz`` checkpoint that ``--resume`` continues exactly (files written atomically, no pickle)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ from boardlab.labs.blackbox import (
     plot_histories,
     run_strategy,
 )
-from boardlab.labs.evolve import EvolutionResult, Run, StopRule
+from boardlab.labs.evolve import EvolutionResult, ResumeError, ResumePoint, Run, StopRule
 from boardlab.ui.errors import fail
 
 COMPARE = "compare"
@@ -147,26 +147,30 @@ def _exists(path: Path) -> bool:
         return False
 
 
+RESUME_PREFIX = "resume_"
+"""Names of the arrays of a checkpoint's resume point begin with this."""
+
+
 def save_checkpoint(path: Path, run: Run, strategy: str, seed: int) -> None:
-    """Best genome so far and the calls spent (arrays only; loaded with allow_pickle=False)."""
+    """Best genome so far and the calls spent, and the run's latest resume point, from which
+    ``--resume`` continues exactly (arrays only; loaded with allow_pickle=False)."""
     if run.best_genome is None:
         return
-    genome = run.best_genome.astype(np.uint8)
-    atomic_write(
-        path,
-        lambda handle: np.savez(
-            handle,
-            best_genome=genome,
-            best_fitness=np.float64(run.best_fitness),
-            calls=np.int64(run.calls),
-            seed=np.int64(seed),
-            strategy=np.array(strategy),
-        ),
-    )
+    point = run.resume_point
+    arrays: dict[str, Any] = {
+        "best_genome": run.best_genome.astype(np.uint8),
+        "best_fitness": np.array(run.best_fitness, dtype=np.float64),
+        "calls": np.array(run.calls, dtype=np.int64),
+        "seed": np.array(seed, dtype=np.int64),
+        "strategy": np.array(strategy),
+    }  # Any: for mypy, ndarray values might fill savez's allow_pickle
+    if point is not None:
+        arrays.update({RESUME_PREFIX + name: array for name, array in point.to_arrays().items()})
+    atomic_write(path, lambda handle: np.savez(handle, **arrays))
 
 
 MAX_CHECKPOINT_BYTES = 1 << 30
-"""The largest black-box checkpoint read (a genome and two numbers)."""
+"""The largest black-box checkpoint read (genomes, a strategy's population, the histories)."""
 START_OVER = "delete it or start over with --force in place of --resume"
 """What to do with a checkpoint or finished result that cannot be resumed (a run without either
 flag refuses it)."""
@@ -190,6 +194,34 @@ def load_checkpoint(path: Path, strategy: str) -> tuple[np.ndarray, int] | None:
     if calls < 0 or genome.ndim != 1:
         raise UsageProblem(f"unreadable checkpoint {path}: {calls} calls spent; {START_OVER}")
     return genome, calls
+
+
+def load_resume_point(path: Path, seed: int, loci: int) -> ResumePoint | None:
+    """The resume point of the checkpoint at ``path`` (one :func:`load_checkpoint` accepted)
+    when it holds one of a run of ``seed``: None for a checkpoint written without one, or by a
+    run of another seed (warm-started from instead, as before resume points were kept)."""
+    try:
+        data = load_npz(path, "checkpoint", MAX_CHECKPOINT_BYTES)
+        if RESUME_PREFIX + "run" not in data:
+            return None
+        saved_seed = data.get("seed")
+        if saved_seed is None or saved_seed.shape != () or saved_seed.dtype.kind != "i":
+            raise ValueError("its seed must be a single whole number")
+        if int(saved_seed) != seed:
+            return None
+        point = ResumePoint.from_arrays(
+            {name[len(RESUME_PREFIX) :]: a for name, a in data.items() if name.startswith(RESUME_PREFIX)}
+        )
+    except InputFileError as error:
+        raise UsageProblem(f"unreadable checkpoint: {error}; {START_OVER}") from None
+    except ValueError as error:  # ResumeError too
+        raise UsageProblem(f"unreadable checkpoint {path}: {short_reason(error)}; {START_OVER}") from None
+    if point.best_genome is not None and len(point.best_genome) != loci:
+        raise UsageProblem(
+            f"unreadable checkpoint {path}: its resume point holds a genome of {len(point.best_genome)} "
+            f"loci, not --loci {loci}; {START_OVER}"
+        )
+    return point
 
 
 MAX_FINISHED_BYTES = 1 << 30
@@ -301,9 +333,11 @@ def _progress() -> LoggedProgress:
 
 WarmStart = tuple[np.ndarray | None, int]
 """The genome a run starts from (None: random) and the calls already spent before it."""
-Start = EvolutionResult | WarmStart
-"""Where a run stands before the command: finished (its result, reported as it is), or to run
-from a warm start."""
+Resumed = tuple[ResumePoint, int]
+"""The resume point a run continues from exactly, and the calls its checkpoint records as spent."""
+Start = EvolutionResult | WarmStart | Resumed
+"""Where a run stands before the command: finished (its result, reported as it is), to continue
+exactly from a resume point, or to run from a warm start."""
 
 
 def _start(
@@ -328,7 +362,7 @@ def _start(
         if finished is None
         else f"and its finished result {path} ran with {', '.join(other)}"
     )
-    warm = _warm_start(strategy, instance, stop, loci, out, why)  # refuses a checkpoint of other --loci
+    warm = _warm_start(strategy, instance, stop, seed, loci, out, why)  # refuses one of other --loci
     if finished is not None and finished.loci != loci:  # and with none, the finished result is kept too
         raise UsageProblem(
             f"the finished result {path} holds a genome of {finished.loci} loci, not --loci {loci}; "
@@ -338,13 +372,15 @@ def _start(
 
 
 def _warm_start(
-    strategy: str, instance: int, stop: StopRule, loci: int, out: Path, finished: str
-) -> WarmStart:
-    """The checkpoint a resumed run continues from (when there is one), else a fresh start.
+    strategy: str, instance: int, stop: StopRule, seed: int, loci: int, out: Path, finished: str
+) -> WarmStart | Resumed:
+    """The checkpoint a resumed run continues from (when there is one), else a fresh start:
+    exactly from its resume point when it has one of this ``seed``, else warm-started from its
+    best genome (a checkpoint written without resume points, or by a run of another seed).
 
     A checkpoint of another genome length is refused rather than overwritten by a fresh run,
-    and so is one that spent the whole budget (``finished`` says why its finished result does
-    not stand in for it).
+    and so is one with no budget left to continue with (``finished`` says why its finished
+    result does not stand in for it).
     """
     path = checkpoint_path(out, instance, strategy)
     warm = load_checkpoint(path, strategy)
@@ -355,12 +391,14 @@ def _warm_start(
             f"the checkpoint {path} holds a genome of {len(warm[0])} loci, not --loci {loci}; "
             f"resume with --loci {len(warm[0])}, or start afresh with --force in place of --resume"
         )
-    if stop.max_calls is not None and warm[1] >= stop.max_calls:
+    point = load_resume_point(path, seed, loci)
+    spent = warm[1] if point is None else point.calls  # a resume point redoes the calls after it
+    if stop.max_calls is not None and spent >= stop.max_calls:
         raise UsageProblem(
-            f"the checkpoint {path} already spent {warm[1]:,} calls (--max-calls {stop.max_calls:,}) "
+            f"the checkpoint {path} already spent {spent:,} calls (--max-calls {stop.max_calls:,}) "
             f"{finished}; raise --max-calls to continue it, or start over with --force in place of --resume"
         )
-    return warm
+    return warm if point is None else (point, warm[1])
 
 
 def _run_one(
@@ -370,31 +408,48 @@ def _run_one(
     seed: int,
     loci: int,
     out: Path,
-    warm: WarmStart,
+    start: WarmStart | Resumed,
     progress: LoggedProgress,
 ) -> EvolutionResult:
-    """One strategy on one instance; Ctrl-C keeps the best so far (re-raised after saving)."""
+    """One strategy on one instance; Ctrl-C keeps the best so far (re-raised after saving).
+
+    From a resume point the run continues exactly; it rewrites its checkpoint only once it has
+    spent more calls than the checkpoint records, so that a checkpoint never goes back."""
     path = checkpoint_path(out, instance, strategy)
-    initial, offset = warm
     task = progress.add_task(f"a={instance} {strategy}", total=stop.max_calls, best=0.0)
     last_save = time.monotonic()
+    saved_calls = start[1] if isinstance(start[0], ResumePoint) else 0
+
+    def save(run: Run) -> None:
+        if run.calls > saved_calls:
+            save_checkpoint(path, run, strategy, seed)
 
     def on_progress(run: Run) -> None:
         nonlocal last_save
         progress.update(task, completed=run.calls, best=run.best_fitness)
         if time.monotonic() - last_save > CHECKPOINT_SECONDS:
-            save_checkpoint(path, run, strategy, seed)
+            save(run)
             last_save = time.monotonic()
 
-    run = Run(make_problem(instance).evaluate_population, stop, on_progress, calls_offset=offset)
-    run_seed = seed if offset == 0 else seed + offset
+    fitness = make_problem(instance).evaluate_population
+    initial: np.ndarray | None = None
+    if isinstance(start[0], ResumePoint):
+        run = Run(fitness, stop, on_progress, resumable=True)
+        run.restore(start[0])
+        run_seed = seed  # the generator's state is the resume point's
+    else:
+        initial, offset = start[0], start[1]
+        run = Run(fitness, stop, on_progress, calls_offset=offset, resumable=True)
+        run_seed = seed if offset == 0 else seed + offset
     try:
         if initial is not None:
             run.evaluate_one(initial)  # the resumed run starts at least as good as the checkpoint
         result = run_strategy(strategy, instance, stop, run_seed, loci, run=run, initial=initial)
     except KeyboardInterrupt:
-        save_checkpoint(path, run, strategy, seed)
+        save(run)
         raise _Interrupted(instance, run) from None
+    except ResumeError as error:
+        raise UsageProblem(f"unreadable checkpoint {path}: {error}; {START_OVER}") from None
     # the finished result first: killed between the two writes, --resume still reports this run
     save_finished(finished_path(out, instance, strategy), result, strategy, instance, loci, seed, stop)
     save_checkpoint(path, run, strategy, seed)
@@ -617,7 +672,7 @@ def register(app: typer.Typer) -> None:
             bool,
             typer.Option(
                 help="Continue the run in --out: finished instances are reported, not run again; "
-                "the others warm-start from their checkpoints."
+                "the others continue from their checkpoints, as if never stopped."
             ),
         ] = False,
         force: Annotated[
