@@ -403,6 +403,11 @@ def test_killed_blackbox_runs_resume_with_nothing_lost_or_doubled(tmp_path: Path
     assert summary["best_fitness"] >= best
     assert _calls(checkpoint) == (summary["calls"], summary["best_fitness"])
     _no_temporaries(out)
+    whole = tmp_path / "whole"
+    code, output = _finish(_start(_blackbox_args(whole, budget)))
+    assert code == 0, output
+    finished = [json.loads((folder / "finished_a10_ga.json").read_text()) for folder in (out, whole)]
+    assert finished[0] == finished[1], "the run killed and resumed is not the uninterrupted one"
 
 
 def test_a_blackbox_run_over_every_instance_killed_after_the_first_resumes_without_running_it_again(
