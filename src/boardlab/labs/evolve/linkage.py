@@ -102,7 +102,8 @@ def _flip_groups(
 
 def _groups_state(groups: list[np.ndarray]) -> dict[str, np.ndarray]:
     """The known groups as two arrays: their loci one group after another, and their sizes."""
-    return {"group_loci": np.concatenate(groups), "group_sizes": np.array([len(g) for g in groups])}
+    sizes = np.array([len(group) for group in groups], dtype=np.int64)
+    return {"group_loci": np.concatenate(groups), "group_sizes": sizes}
 
 
 def _saved_groups(saved: SavedState, length: int) -> list[np.ndarray] | None:
