@@ -33,6 +33,7 @@ import numpy as np
 from boardlab.agents.alphabeta import AlphaBetaAgent, AlphaBetaSettings
 from boardlab.agents.base import Agent, AgentSpecError
 from boardlab.agents.decision import Decision, Limit, SearchInfo, call_limit
+from boardlab.agents.mcts import tree_budget, tree_decision
 from boardlab.agents.models import ModelCache, model_file, shipped_model_file
 from boardlab.core.spec import option
 from boardlab.models.network import (
@@ -190,11 +191,7 @@ class AlphaZeroAgent(Agent):
         """The PUCT tree grown from ``state`` within ``limit`` (over the default limit)."""
         from boardlab.search.mcts import PUCT, Search, default_capacity
 
-        budget = call_limit(limit, self.limit, state)
-        iterations = budget.iterations or 0
-        seconds = budget.time or 0.0
-        if not iterations and not seconds:
-            iterations = DEFAULT_SIMULATIONS
+        iterations, seconds = tree_budget(limit, self.limit, state, DEFAULT_SIMULATIONS)
         s = self.settings
         evaluator = self.network(state.game).evaluator(state.kernel)
         _use_threads(s.threads)
@@ -269,17 +266,7 @@ class AlphaZeroAgent(Agent):
             budget = dataclasses.replace(budget, time=max(left, MIN_SEARCH_SHARE * budget.time))
         search = self.search(state, budget)
         action = self.choose_safe(state, search, deadline)
-        value = search.value()
-        line = search.principal_line(action)
-        info = SearchInfo(
-            depth=len(line),
-            nodes=search.simulations,
-            seconds=search.seconds,
-            score=value,
-            pv=state.line_notation(line),
-            engine="alphazero",
-        )
-        return Decision(state.move_from_index(action), policy=search.policy(), value=value, info=info)
+        return tree_decision(state, search, action, "alphazero")
 
 
 __all__ = ["AlphaZeroAgent", "AlphaZeroSettings", "shipped_model", "shipped_model_name"]

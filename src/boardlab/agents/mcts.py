@@ -24,6 +24,34 @@ if TYPE_CHECKING:
 DEFAULT_ITERATIONS = 1000  # when neither the call nor the spec sets a budget
 
 
+def tree_budget(limit: Limit | None, default: Limit, state: Any, iterations: int) -> tuple[int, float]:
+    """The simulations and seconds (0: no bound) a tree search from ``state`` may spend: the
+    call's ``limit`` over the agent's ``default``, with ``iterations`` simulations when
+    neither bounds anything."""
+    budget = call_limit(limit, default, state)
+    simulations = budget.iterations or 0
+    seconds = budget.time or 0.0
+    if not simulations and not seconds:
+        simulations = iterations
+    return simulations, seconds
+
+
+def tree_decision(state: Any, search: Search, action: int, engine: str) -> Decision:
+    """The decision to play ``action`` after ``search``: the root's visit shares as the
+    policy, the search's mean result as the value, and the most visited line from ``action``."""
+    value = search.value()
+    line = search.principal_line(action)
+    info = SearchInfo(
+        depth=len(line),
+        nodes=search.simulations,
+        seconds=search.seconds,
+        score=value,
+        pv=state.line_notation(line),
+        engine=engine,
+    )
+    return Decision(state.move_from_index(action), policy=search.policy(), value=value, info=info)
+
+
 @dataclass(frozen=True)
 class MctsSettings:
     """Options of the MCTS agent."""
@@ -67,11 +95,7 @@ class MctsAgent(Agent):
         """The search tree grown from ``state`` within ``limit`` (over the default limit)."""
         from boardlab.search.mcts import UCT, Rollouts, Search, default_capacity
 
-        budget = call_limit(limit, self.limit, state)
-        iterations = budget.iterations or 0
-        seconds = budget.time or 0.0
-        if not iterations and not seconds:
-            iterations = DEFAULT_ITERATIONS
+        iterations, seconds = tree_budget(limit, self.limit, state, DEFAULT_ITERATIONS)
         s = self.settings
         me, opp = state.words
         capacity = default_capacity(state.kernel, iterations, seconds, s.rollouts)
@@ -94,14 +118,4 @@ class MctsAgent(Agent):
         search = self.search(state, limit)
         action, mean = search.best()
         self.last = MctsResult(action, search.simulations, search.seconds, mean)
-        value = search.value()
-        line = search.principal_line(action)
-        info = SearchInfo(
-            depth=len(line),
-            nodes=search.simulations,
-            seconds=search.seconds,
-            score=value,
-            pv=state.line_notation(line),
-            engine="mcts",
-        )
-        return Decision(state.move_from_index(action), policy=search.policy(), value=value, info=info)
+        return tree_decision(state, search, action, "mcts")
