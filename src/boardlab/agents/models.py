@@ -59,6 +59,14 @@ class ModelCache(Generic[Model]):
             self._models[key] = self._load(path)
         return self._models[key]
 
+    def for_agent(self, agent: str, path: Path) -> Model:
+        """The model in ``path`` as the agent named ``agent`` plays it; AgentSpecError, naming
+        the agent, when the file is missing or unsound."""
+        try:
+            return self.get(path)
+        except ModelFileError as error:
+            raise AgentSpecError(f"{agent}: {error}") from None
+
     def clear(self) -> None:
         """Forget every model read so far."""
         self._models.clear()

@@ -524,10 +524,7 @@ class NeatAgent(Agent):
     @classmethod
     def model(cls, settings: Any) -> NeatModel:
         """The checked model of these settings; AgentSpecError naming what is wrong."""
-        try:
-            return cached_model(cls.model_path(settings))
-        except ModelFileError as error:
-            raise AgentSpecError(f"{cls.name}: {error}") from None
+        return _MODELS.for_agent(cls.name, cls.model_path(settings))
 
     @classmethod
     def supports(cls, game: Any) -> bool:

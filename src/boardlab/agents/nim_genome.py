@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 from boardlab.agents.base import Agent, AgentSpecError
 from boardlab.agents.models import ModelCache, model_file, shipped_model_file
 from boardlab.core.spec import option
-from boardlab.models.errors import ModelFileError
 
 if TYPE_CHECKING:
     from boardlab.models.nim_genome import GenomeModel, GenomePolicy
@@ -74,11 +73,7 @@ class NimGenomeAgent(Agent):
     @classmethod
     def model(cls, settings: Any) -> GenomeModel:
         """The checked model of these settings; AgentSpecError naming what is wrong."""
-        path = cls.model_path(settings)
-        try:
-            return cached_model(path)
-        except ModelFileError as error:
-            raise AgentSpecError(f"{cls.name}: {error}") from None
+        return _MODELS.for_agent(cls.name, cls.model_path(settings))
 
     @classmethod
     def check_game(cls, settings: Any, game: Any) -> None:

@@ -193,11 +193,7 @@ class RulesAgent(Agent):
     @classmethod
     def model(cls, settings: Any) -> RulesModel:
         """The checked model of these settings; AgentSpecError naming what is wrong."""
-        path = cls.model_path(settings)
-        try:
-            return cached_model(path)
-        except ModelFileError as error:
-            raise AgentSpecError(f"{cls.name}: {error}") from None
+        return _MODELS.for_agent(cls.name, cls.model_path(settings))
 
     @classmethod
     def check_game(cls, settings: Any, game: Any) -> None:
