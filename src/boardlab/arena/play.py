@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from boardlab.agents.base import make_agent
-from boardlab.arena.schedule import ArenaError, GameTask
+from boardlab.arena.schedule import ArenaError, GameSeating, GameTask
 from boardlab.games import Outcome, Reason, parse_game
 from boardlab.play import referee
 from boardlab.play.clock import TimeControl
@@ -22,9 +22,10 @@ TIMING = {"timing": True}
 
 
 @dataclass(frozen=True)
-class GameRecord:
+class GameRecord(GameSeating):
     """A finished game as stored: the one definition the store and the workers derive from.
 
+    Its first fields are its task's (:class:`~boardlab.arena.schedule.GameSeating`).
     ``moves`` holds every move in notation, opening included; ``opening`` is its first
     ``len(opening)`` moves. ``outcome`` says who won (colour 0 moved first, 1 second; None
     for a draw) and why. ``move_times`` has the agents' thinking time in seconds for each move
@@ -32,16 +33,6 @@ class GameRecord:
     clock readings, left out of :meth:`game_content`.
     """
 
-    tournament_id: str
-    index: int
-    game: str
-    first_player: int
-    second_player: int
-    first_spec: str
-    second_spec: str
-    first_seed: int
-    second_seed: int
-    opening_index: int
     opening: tuple[str, ...]
     moves: tuple[str, ...]
     outcome: Outcome
@@ -184,16 +175,7 @@ def make_record(
     times of the moves after the opening, and how it ended."""
     opening = tuple(moves[: task.opening_plies])
     return GameRecord(
-        tournament_id=task.tournament_id,
-        index=task.index,
-        game=task.game,
-        first_player=task.first_player,
-        second_player=task.second_player,
-        first_spec=task.first_spec,
-        second_spec=task.second_spec,
-        first_seed=task.first_seed,
-        second_seed=task.second_seed,
-        opening_index=task.opening_index,
+        **task.seating(),
         opening=opening,
         moves=tuple(moves),
         outcome=outcome,

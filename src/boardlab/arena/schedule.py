@@ -24,8 +24,9 @@ import functools
 import hashlib
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from itertools import combinations
+from typing import Any
 
 from boardlab.core.spec import shorten
 from boardlab.games import GameError, parse_game
@@ -171,8 +172,10 @@ class TournamentConfig:
 
 
 @dataclass(frozen=True)
-class GameTask:
-    """Everything needed to play game ``index`` of a tournament, as plain values."""
+class GameSeating:
+    """Which game of a tournament it is, who plays it in which colour with which seed, and its
+    opening's number: what a :class:`GameTask` and the record of its game
+    (:class:`boardlab.arena.play.GameRecord`) both hold."""
 
     tournament_id: str
     index: int
@@ -184,6 +187,16 @@ class GameTask:
     first_seed: int
     second_seed: int
     opening_index: int
+
+    def seating(self) -> dict[str, Any]:
+        """The fields of :class:`GameSeating` by name (what a game's record copies from its task)."""
+        return {f.name: getattr(self, f.name) for f in fields(GameSeating)}
+
+
+@dataclass(frozen=True)
+class GameTask(GameSeating):
+    """Everything needed to play game ``index`` of a tournament, as plain values."""
+
     opening_seed: int
     opening_plies: int
     opening: tuple[str, ...] = ()
@@ -198,8 +211,8 @@ class GameTask:
     @classmethod
     def from_json(cls, text: str) -> GameTask:
         """Read a task written by :meth:`to_json`."""
-        fields = json.loads(text)
-        return cls(**{**fields, "opening": tuple(fields.get("opening", ()))})
+        data = json.loads(text)
+        return cls(**{**data, "opening": tuple(data.get("opening", ()))})
 
 
 def game_task(config: TournamentConfig, index: int) -> GameTask:
