@@ -98,6 +98,8 @@ from boardlab.models.nim_genome import (
 from boardlab.models.table import ModelFileError, ModelMismatchError, short_error
 from boardlab.train.plots import wins_share, write_ga_plots
 from boardlab.train.run import (
+    SAVED_RUN_FIELDS,
+    SAVED_RUN_OPTIONAL,
     GameResult,
     Method,
     RunDefaults,
@@ -108,6 +110,8 @@ from boardlab.train.run import (
     curve_point,
     final_results,
     plain_number,
+    restored_rng,
+    rng_state,
 )
 from boardlab.train.run import parse_hyper as hyper_settings
 from boardlab.train.settings import POOLS, GAParams
@@ -626,7 +630,7 @@ class Evolution(RunDefaults):
             "state": {
                 "population": self.population.tolist(),
                 "fitness": self.fitness.tolist(),
-                "rng": _rng_state(self.rng),
+                "rng": rng_state(self.rng),
             },
         }
 
@@ -645,26 +649,13 @@ class Evolution(RunDefaults):
             asked = [g.spec for g in games]
             if asked != list(model.games):
                 raise ModelMismatchError(f"{path} trains on {'; '.join(model.games)}, not {'; '.join(asked)}")
-        check_state(
-            header,
-            path,
-            {
-                "seed": "int",
-                "epoch": "int",
-                "history": "list",
-                "curve": "list",
-                "state": "dict",
-                "hyper": "dict",
-            },
-            {"train_seconds": "number", "training_games": "int"},
-        )
+        check_state(header, path, SAVED_RUN_FIELDS, SAVED_RUN_OPTIONAL)
         try:
             params = params_for(header["hyper"])
             state = header["state"]
             population = np.array(state["population"], dtype=np.float64)
             fitness = np.array(state["fitness"], dtype=np.int64)
-            rng = np.random.Generator(np.random.PCG64())
-            rng.bit_generator.state = state["rng"]
+            rng = restored_rng(state["rng"])
             epoch, seed = header["epoch"], header["seed"]
             history, curve = header["history"], header["curve"]
             run = cls(
@@ -745,10 +736,6 @@ def _check_history(history: list[Any], path: Path, params: GAParams, genes: int)
         rows = record.get("population", [])
         if not all(isinstance(g, list) and len(g) == genes and all(map(plain_number, g)) for g in rows):
             raise ModelFileError(f"checkpoint {path}: a history record's 'population' is not genomes")
-
-
-def _rng_state(rng: np.random.Generator) -> dict[str, Any]:
-    return json.loads(json.dumps(rng.bit_generator.state))
 
 
 def _player(kind: str, genome: np.ndarray, epoch: int, fitness: int) -> dict[str, Any]:

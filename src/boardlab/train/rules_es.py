@@ -63,6 +63,8 @@ from boardlab.play.pool import Workers
 from boardlab.play.session import Session
 from boardlab.train.plots import write_es_plots
 from boardlab.train.run import (
+    SAVED_RUN_FIELDS,
+    SAVED_RUN_OPTIONAL,
     GameResult,
     Method,
     RunDefaults,
@@ -70,6 +72,8 @@ from boardlab.train.run import (
     check_history,
     check_state,
     checked_settings,
+    restored_rng,
+    rng_state,
 )
 from boardlab.train.run import parse_hyper as hyper_settings
 from boardlab.train.settings import ESParams
@@ -598,7 +602,7 @@ class ESRun(RunDefaults):
                 "parent": [float(w) for w in self.parent],
                 "parent_fitness": self.parent_fitness,
                 "stale": self.stale,
-                "rng": json.loads(json.dumps(self.rng.bit_generator.state)),
+                "rng": rng_state(self.rng),
             },
         )
 
@@ -632,27 +636,13 @@ class ESRun(RunDefaults):
         the game it trains on, ModelFileError when the file cannot be resumed."""
         model = rl.load_model(path)
         header = model.header
-        check_state(
-            header,
-            path,
-            {
-                "seed": "int",
-                "epoch": "int",
-                "history": "list",
-                "curve": "list",
-                "state": "dict",
-                "hyper": "dict",
-                "game_spec": "str",
-            },
-            {"train_seconds": "number", "training_games": "int"},
-        )
+        check_state(header, path, {**SAVED_RUN_FIELDS, "game_spec": "str"}, SAVED_RUN_OPTIONAL)
         try:
             trained = check_game(parse_game(str(header["game_spec"])))
             params = params_for(header["hyper"])
             state = header["state"]
             parent = np.array(state["parent"], dtype=np.float64)
-            rng = np.random.Generator(np.random.PCG64())
-            rng.bit_generator.state = state["rng"]
+            rng = restored_rng(state["rng"])
             run = cls(
                 trained,
                 params,

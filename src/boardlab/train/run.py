@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import math
 import random
 import time
@@ -34,6 +35,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeVar
+
+import numpy as np
 
 from boardlab.agents.base import make_agent
 from boardlab.agents.decision import Decision, Limit
@@ -303,6 +306,31 @@ def check_state(
         raise ModelFileError(str(error)) from None
     if header.get("seed", 0) < 0:
         raise ModelFileError(f"checkpoint {path}: 'seed' must be at least 0")
+
+
+SAVED_RUN_FIELDS = {
+    "seed": "int",
+    "epoch": "int",
+    "history": "list",
+    "curve": "list",
+    "state": "dict",
+    "hyper": "dict",
+}
+"""What :func:`check_state` requires of a model file that carries its run (the GA's, the ES's)."""
+SAVED_RUN_OPTIONAL = {"train_seconds": "number", "training_games": "int"}
+"""What such a file may also hold."""
+
+
+def rng_state(rng: np.random.Generator) -> dict[str, Any]:
+    """The state of ``rng`` as plain JSON values, for a checkpoint (see :func:`restored_rng`)."""
+    return json.loads(json.dumps(rng.bit_generator.state))
+
+
+def restored_rng(state: Any) -> np.random.Generator:
+    """A PCG64 generator in the ``state`` that :func:`rng_state` saved."""
+    rng = np.random.Generator(np.random.PCG64())
+    rng.bit_generator.state = state
+    return rng
 
 
 def check_history(
@@ -650,6 +678,8 @@ def play_matches(workers: Workers, matches: Sequence[Match]) -> list[GameResult]
 
 __all__ = [
     "RUN_FILES",
+    "SAVED_RUN_FIELDS",
+    "SAVED_RUN_OPTIONAL",
     "SUMMARY_FILE",
     "CheckpointWriteError",
     "GameResult",
@@ -672,7 +702,9 @@ __all__ = [
     "play_games",
     "play_match",
     "play_matches",
+    "restored_rng",
     "resume_run",
+    "rng_state",
     "settings_from_texts",
     "tallies",
     "tally",
