@@ -48,6 +48,7 @@ from boardlab.games.quixo.kernel import (
     line_patterns,
     tuned_weights,
 )
+from boardlab.train.run import random_open_position
 
 DEFAULT_PLAYERS = (
     "alphabeta:depth=3,eval=lines2,probe=false",
@@ -253,12 +254,7 @@ def self_play(
 
 
 def _one_game(game: Quixo, pair: list[Any], rng: random.Random) -> list[tuple[int, int, float]]:
-    state = game.initial()
-    for _ in range(rng.randrange(*OPENING_PLIES)):
-        moves = [m for m in state.legal_moves() if not state.play(m).is_over]
-        if not moves:
-            break
-        state = state.play(rng.choice(moves))
+    state = random_open_position(game.initial(), rng.randrange(*OPENING_PLIES), rng)
     for agent in pair:
         agent.new_game()
     seen: list[tuple[int, int, int]] = []

@@ -68,6 +68,7 @@ from boardlab.train.run import (
     check_same_board,
     check_state,
     checked_settings,
+    random_open_position,
 )
 from boardlab.train.settings import EvalNetSettings
 
@@ -133,12 +134,7 @@ def play_shard(task: ShardTask) -> dict[str, np.ndarray]:
 def _one_game(
     game: Any, pair: list[Any], rng: random.Random, opening: int, ply_cap: int
 ) -> list[tuple[int, int, float, float]]:
-    state = game.initial()
-    for _ in range(rng.randrange(2, opening + 1)):
-        moves = [i for i in state.legal_indices() if not state.play_index(i).is_over]
-        if not moves:
-            break
-        state = state.play_index(rng.choice(moves))
+    state = random_open_position(game.initial(), rng.randrange(2, opening + 1), rng)
     for agent in pair:
         agent.new_game()
     seen: list[tuple[int, int, int, float]] = []

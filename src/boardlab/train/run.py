@@ -44,6 +44,7 @@ from boardlab.core.inputs import InputFileError, check_fields, short_reason
 from boardlab.core.processes import Termination, raise_if_stopping
 from boardlab.core.spec import SpecError, build_options, check_options, options_of, split_spec
 from boardlab.games import parse_game
+from boardlab.games.base import State
 from boardlab.models.errors import ModelFileError
 from boardlab.play.pool import Workers
 from boardlab.play.session import Session
@@ -331,6 +332,17 @@ def restored_rng(state: Any) -> np.random.Generator:
     rng = np.random.Generator(np.random.PCG64())
     rng.bit_generator.state = state
     return rng
+
+
+def random_open_position(state: State, plies: int, rng: random.Random) -> State:
+    """``state`` after ``plies`` uniformly random moves, each drawn among those that leave the
+    game open (fewer where every move would end it): a varied start for data games."""
+    for _ in range(plies):
+        moves = [i for i in state.legal_indices() if not state.play_index(i).is_over]
+        if not moves:
+            break
+        state = state.play_index(rng.choice(moves))
+    return state
 
 
 def check_history(
@@ -702,6 +714,7 @@ __all__ = [
     "play_games",
     "play_match",
     "play_matches",
+    "random_open_position",
     "restored_rng",
     "resume_run",
     "rng_state",
