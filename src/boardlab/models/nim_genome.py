@@ -23,6 +23,7 @@ from boardlab.games import Game, GameOptionError, parse_game
 from boardlab.games.jit import cached_njit
 from boardlab.games.nim import Nim
 from boardlab.games.nim import kernel as nk
+from boardlab.models.errors import check_model_format
 from boardlab.models.table import ModelFileError, ModelMismatchError, read_json_model
 
 FORMAT = "boardlab-nim-ga"
@@ -251,13 +252,7 @@ def load_model(path: Path | str) -> GenomeModel:
 
 def _model_of(path: Path, header: Any) -> GenomeModel:
 
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise ModelFileError(f"{path} is not a boardlab Nim GA model (format {FORMAT!r} expected)")
-    if header.get("version") != VERSION:
-        raise ModelMismatchError(
-            f"{path} is a version {repr(header.get('version'))[:20]} model; "
-            f"this boardlab reads version {VERSION}"
-        )
+    check_model_format(header, str(path), "Nim GA model", FORMAT, VERSION)
     if header.get("method") != "ga":
         raise ModelMismatchError(f"{path} holds a {header.get('method')!r} model, not ga")
     if header.get("game") != "nim":

@@ -44,7 +44,7 @@ from boardlab.core.inputs import (
 )
 from boardlab.core.machine import memory_problem
 from boardlab.games.jit import cached_njit
-from boardlab.models.errors import ModelFileError, ModelMismatchError
+from boardlab.models.errors import ModelFileError, ModelMismatchError, check_model_format
 
 FORMAT = "boardlab-tabular"
 VERSION = 1
@@ -309,13 +309,7 @@ def _header_of(path: Path, raw: np.ndarray) -> dict[str, Any]:
         raise ModelFileError(f"{path}: the header is not valid JSON ({error.msg})") from None
     except (ValueError, RecursionError) as error:
         raise ModelFileError(f"{path}: the header is not valid JSON ({short_error(error)})") from None
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise ModelFileError(f"{path} is not a boardlab tabular model (format {FORMAT!r} expected)")
-    if header.get("version") != VERSION:
-        raise ModelMismatchError(
-            f"{path} is a version {repr(header.get('version'))[:20]} model; "
-            f"this boardlab reads version {VERSION}"
-        )
+    check_model_format(header, str(path), "tabular model", FORMAT, VERSION)
     for name, kind in (("game", str), ("kernel", str), ("method", str), ("hyper", dict)):
         if not isinstance(header.get(name), kind):
             raise ModelFileError(f"{path}: the header has no valid {name!r}")
