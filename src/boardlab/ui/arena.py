@@ -511,9 +511,7 @@ def ratings_command(
     A player is its agent spec, whatever tournament it played in; nothing is played.
     Example: boardlab ratings results/arena.sqlite --game quixo --verify
     """
-    db = store_of(db_argument, db_option)
-    game = _game_filter(game)
-    check_store_file(db)
+    db, game = _read_store(db_argument, db_option, game)
     with removed_if_refused(_refused):  # an --out created for a store then refused is removed
         _rate(db, game, tournament, out, verify)
 
@@ -537,9 +535,7 @@ def export_command(
     Each line reads back with GameRecord.from_json, or with pandas.read_json(FILE, lines=True).
     Example: boardlab export results/arena.sqlite --game connect4 --out games.jsonl
     """
-    db = store_of(db_argument, db_option)
-    game = _game_filter(game)
-    check_store_file(db)
+    db, game = _read_store(db_argument, db_option, game)
     if out is not None:
         _check_path("--out", out, folder=False)
         if _same_file(db, out):
@@ -569,9 +565,7 @@ def tournaments_command(
 
     Example: boardlab tournaments results/arena.sqlite --game connect4
     """
-    db = store_of(db_argument, db_option)
-    game = _game_filter(game)
-    check_store_file(db)
+    db, game = _read_store(db_argument, db_option, game)
     try:
         with Store(db, read_only=True) as store:
             stored = store.tournaments()
@@ -621,6 +615,15 @@ def _write_out(text: str, out: Path | None, what: str) -> None:
     except OSError as err:
         fail(f"--out {shorten(str(out))}: {err.strerror or err}")
     typer.echo(f"wrote {what} to {out}", err=True)
+
+
+def _read_store(positional: Path | None, option: Path | None, game: str | None) -> tuple[Path, str | None]:
+    """The store a reading command opens (:func:`store_of`; exit 2 unless it is a file, see
+    :func:`check_store_file`) and its ``--game`` filter (:func:`_game_filter`)."""
+    db = store_of(positional, option)
+    game = _game_filter(game)
+    check_store_file(db)
+    return db, game
 
 
 def _game_filter(game: str | None) -> str | None:
