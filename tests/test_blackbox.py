@@ -990,6 +990,26 @@ def test_the_json_record_keeps_the_instances_of_earlier_runs_and_replaces_a_reru
     assert json.loads((alone / "blackbox_umda.json").read_text()) == rows[1:]
 
 
+@pytest.mark.timeout(120)
+def test_the_plot_shows_every_instance_of_the_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    args = ("--strategy", "umda", "--max-calls", "200", "--loci", "40", "--out", str(tmp_path))
+    plotted: list[dict[str, dict[str, EvolutionResult]]] = []
+
+    def plot(panels: dict[str, dict[str, EvolutionResult]], path: Path, *more: Any, **options: Any) -> Path:
+        plotted.append(panels)
+        return plot_histories(panels, path, *more, **options)
+
+    monkeypatch.setattr(blackbox_cli, "plot_histories", plot)
+    assert invoke(*args, "--instance", "5").exit_code == 0
+    assert invoke(*args, "--instance", "2", "--seed", "1").exit_code == 0
+    first, second = plotted
+    assert list(second) == ["instance 2", "instance 5"]
+    assert records({"5": second["instance 5"]}) == records({"5": first["instance 5"]})  # as it ran
+    blackbox_cli.finished_path(tmp_path, 5, "umda").write_text("{")  # unreadable: left out of the plot
+    assert invoke(*args, "--instance", "2", "--seed", "1", "--force").exit_code == 0
+    assert list(plotted[-1]) == ["instance 2"]
+
+
 @pytest.mark.timeout(60)
 def test_a_damaged_json_record_is_refused_in_one_line_before_any_work(tmp_path: Path) -> None:
     record = tmp_path / "blackbox_umda.json"

@@ -604,10 +604,26 @@ def _run_strategy_on(
         console.print(_strategy_table(results, strategy, stop.target_fitness))
         raise typer.Exit(code=termination.exit_code) from None
     console.print(_strategy_table(results, strategy, stop.target_fitness))
-    panels = {f"instance {instance}": {strategy: result} for instance, result in results.items()}
+    shown = {**_recorded_results(out, strategy), **results}
+    panels = {f"instance {instance}": {strategy: shown[instance]} for instance in sorted(shown)}
     plot = plot_histories(panels, out / f"blackbox_{strategy}.png", f"strategy {strategy}", x_axis="calls")
     save_record(out, strategy, seed, results)
     console.print(f"plot: {plot}")
+
+
+def _recorded_results(out: Path, strategy: str) -> dict[int, EvolutionResult]:
+    """The finished results in ``out`` of the instances in the strategy's record, for the plot
+    to show every instance the record holds (an unreadable one is left out of the plot)."""
+    found = {}
+    for entry in load_record(out, strategy):
+        instance = entry["instance"]
+        try:
+            finished = load_finished(finished_path(out, instance, strategy), strategy, instance)
+        except UsageProblem:
+            continue
+        if finished is not None:
+            found[instance] = finished.result
+    return found
 
 
 def _record_path(out: Path, strategy: str) -> Path:
