@@ -11,7 +11,9 @@ script prints W/D/L from the new version's side, the pentanomial counts (pairs s
 sweep, whose estimate is infinite, the arena's finite Elo with the ratings' prior and its
 interval). It stops when the LLR leaves the bounds (H1 or H0 accepted) or after ``--max-games``
 (inconclusive; rounded up to whole game pairs unless ``--trinomial``).
-See :mod:`boardlab.arena.sprt` for the test.
+See :mod:`boardlab.arena.sprt` for the test; its tally and figures are those of
+``boardlab match NEW OLD --sprt ELO0,ELO1``, which runs the same test from the command line
+(this script adds a line per pair, the time per move and its own defaults).
 
 ``--backend ray`` plays the games on Ray (a local instance, or the cluster at ``--address``);
 the results come back to this process, which alone writes the store.
@@ -43,8 +45,7 @@ from boardlab.arena import (
     run_tournament,
     validate_config,
 )
-from boardlab.arena.ratings import pair_elo
-from boardlab.arena.sprt import CONTINUE, INCONCLUSIVE, Sprt, SprtState
+from boardlab.arena.sprt import CONTINUE, INCONCLUSIVE, Sprt, SprtTally
 from boardlab.core.inputs import InputFileError
 from boardlab.core.processes import sigterm_as_interrupt
 from boardlab.games import Reason
@@ -53,10 +54,6 @@ from boardlab.play.backend import BACKENDS, BackendError, open_backend
 DEFAULT_PLIES = 4
 """Random opening plies without --opening-plies or --openings: more than the arena's 2, so that
 the many games of an A/B test rarely repeat an opening."""
-
-
-class _Decided(Exception):
-    """Raised from the game hook to stop the match once the test has decided."""
 
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -97,73 +94,25 @@ def _openings_said(config: TournamentConfig, suite_file: Path | None) -> str:
     return f"{config.opening_plies} random plies"
 
 
-class AbTest:
-    """The running tally of an A/B match: game scores of the new version, by game index."""
+class AbTest(SprtTally):
+    """The running tally of an A/B match (player 0 is the new version), with the plies, the
+    thinking times and the forfeits of its games."""
 
     def __init__(self, sprt: Sprt, trinomial: bool) -> None:
-        self.sprt = sprt
-        self.trinomial = trinomial
-        self.scores: dict[int, float] = {}
+        super().__init__(sprt, trinomial)
         self.plies: list[int] = []
         self.seconds: tuple[list[float], list[float]] = ([], [])  # thinking times: new, old
         self.forfeits = 0
 
     def add(self, record: GameRecord) -> None:
-        """Count a finished game (player 0 is the new version)."""
-        self.scores[record.index] = record.score_of(0)
+        """Count a finished game."""
+        super().add(record)
         self.plies.append(record.plies)
         self.forfeits += record.outcome.reason is Reason.FORFEIT
         new_colour = 0 if record.first_player == 0 else 1
         for i, spent in enumerate(record.move_times):  # the moves after the opening
             mover = (len(record.opening) + i) % 2
             self.seconds[0 if mover == new_colour else 1].append(spent)
-
-    def completes(self, record: GameRecord) -> bool:
-        """True when the counted ``record`` completes an observation of the test: any game
-        (trinomial), or the second of a pair to finish, whichever of the pair's two games it is
-        (with several workers the odd game may end first)."""
-        return self.trinomial or record.index ^ 1 in self.scores
-
-    def pair_scores(self) -> list[float]:
-        """Points of the new version out of 2 in each complete pair (games 2m and 2m + 1)."""
-        return [
-            self.scores[i] + self.scores[i + 1]
-            for i in sorted(self.scores)
-            if i % 2 == 0 and i + 1 in self.scores
-        ]
-
-    def state(self) -> SprtState:
-        """The test on the games so far."""
-        if self.trinomial:
-            return self.sprt.trinomial(list(self.scores.values()))
-        return self.sprt.pentanomial(self.pair_scores())
-
-    def wdl(self) -> tuple[int, int, int]:
-        """Wins, draws and losses of the new version."""
-        values = list(self.scores.values())
-        return values.count(1.0), values.count(0.5), values.count(0.0)
-
-    def line(self) -> str:
-        """One progress line: games, W-D-L, pentanomial counts, LLR with bounds, Elo."""
-        state = self.state()
-        wins, draws, losses = self.wdl()
-        pairs = self.pair_scores()
-        penta = [sum(1 for p in pairs if p == k / 2) for k in range(5)]
-        return (
-            f"games {len(self.scores):4d}  W-D-L {wins}-{draws}-{losses}  pairs {penta}  "
-            f"LLR {state.llr:+.2f} [{state.lower:+.2f}, {state.upper:+.2f}]  "
-            f"Elo {self.elo_text()}"
-        )
-
-    def elo_text(self) -> str:
-        """The test's Elo estimate ± its 95 % error; after a sweep (a score of 0 or 1, whose
-        estimate is infinite) the arena's finite one instead, with the ratings' prior of virtual
-        draws, and its 95 % interval (:func:`boardlab.arena.ratings.pair_elo`)."""
-        estimate = self.state().estimate
-        if not self.scores or 0 < estimate.score < 1:
-            return estimate.text()
-        diff, low, high = pair_elo(*self.wdl())
-        return f"{diff:+.0f} [{low:+.0f}, {high:+.0f}] (score {estimate.score:.1%}; with the ratings' prior)"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -215,8 +164,6 @@ def main(argv: list[str] | None = None) -> int:
         test.add(record)
         if test.completes(record):
             print(test.line(), flush=True)
-            if test.state().decision != CONTINUE:
-                raise _Decided
 
     with backend, sigterm_as_interrupt(), store:
         try:
@@ -224,26 +171,30 @@ def main(argv: list[str] | None = None) -> int:
         except ArenaError as err:  # a damaged stored game
             print(f"Error: {' '.join(str(err).split())}", file=sys.stderr)
             return 2
-        for record in stored:
-            test.add(record)
+        test.extend(stored)
         if test.scores:
             print(f"resumed with {len(test.scores)} stored games: {test.line()}", flush=True)
         interrupted = False
-        if test.state().decision == CONTINUE:
+        if not test.decided:
             try:
-                run = run_tournament(config, store, workers=args.workers, on_game=on_game, backend=backend)
+                run = run_tournament(
+                    config,
+                    store,
+                    workers=args.workers,
+                    on_game=on_game,
+                    backend=backend,
+                    stop=lambda: test.decided,  # the games in flight then are stopped, unstored
+                )
                 interrupted = run.interrupted
-            except _Decided:
-                pass
             except ArenaError as err:
                 print(f"Error: {' '.join(str(err).split())}", file=sys.stderr)
                 return 1
     state = test.state()
-    decision = state.decision
-    if decision == CONTINUE:
+    decision = test.decision(games)
+    if decision == INCONCLUSIVE:
         decision = f"{INCONCLUSIVE} after {len(test.scores)} games"
-        if interrupted:
-            decision = "stopped (interrupted)"
+    elif decision == CONTINUE:
+        decision = "stopped (interrupted)" if interrupted else f"undecided after {len(test.scores)} games"
     wins, draws, losses = test.wdl()
     new_ms = statistics.fmean(test.seconds[0]) * 1000 if test.seconds[0] else float("nan")
     old_ms = statistics.fmean(test.seconds[1]) * 1000 if test.seconds[1] else float("nan")

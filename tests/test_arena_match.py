@@ -199,3 +199,27 @@ def test_smaller_board_and_summary_counts() -> None:
     assert summary.n_games == 4
     assert summary.first_player.games == 4
     assert summary.as_first[0] + summary.as_first[1] == summary.first_player
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_stop_hook_ends_the_run_with_the_games_in_flight_unstored(tmp_path: Path, workers: int) -> None:
+    config = TournamentConfig(("random", "greedy"), 40, "tictactoe", seed=4)
+    seen: list[int] = []
+    with Store(tmp_path / "arena.sqlite") as store:
+        run = run_tournament(
+            config,
+            store,
+            workers=workers,
+            on_game=lambda r: seen.append(r.index),
+            stop=lambda: len(seen) >= 5,
+        )
+        assert run.stopped and run.played == 5 and not run.interrupted
+        # the store holds exactly the games the hook saw: none of those still being played
+        assert (
+            sorted(seen)
+            == [r.index for r in run.records]
+            == [r.index for r in store.games(config.tournament_id)]
+        )
+        again = run_tournament(config, store, workers=workers, stop=lambda: True)
+    assert again.stopped and (again.played, again.already_stored, len(again.records)) == (0, 5, 5)

@@ -16,10 +16,12 @@ from boardlab.arena.sprt import (
     CONTINUE,
     H0_ACCEPTED,
     H1_ACCEPTED,
+    INCONCLUSIVE,
     PENTANOMIAL_SCORES,
     TRINOMIAL_SCORES,
     Sprt,
     SprtState,
+    SprtTally,
     elo_estimate,
     game_counts,
     gsprt_llr,
@@ -193,9 +195,9 @@ def _game(index: int, new_wins: bool) -> GameRecord:
     )
 
 
-def test_the_ab_script_tests_a_pair_whichever_of_its_games_ends_last() -> None:
+def test_a_tally_counts_a_pair_whichever_of_its_games_ends_last() -> None:
     # with several workers, game 2m + 1 may end before game 2m: the pair is complete all the same
-    test = _ab_sprt_script().AbTest(Sprt(0, 100), trinomial=False)
+    test = SprtTally(Sprt(0, 100))
     completed = []
     for index in (1, 0, 2, 3, 5, 4):
         record = _game(index, new_wins=True)
@@ -271,8 +273,8 @@ def test_the_ab_script_plays_on_a_game_clock_and_refuses_a_bad_one(
     )
 
 
-def test_the_ab_script_gives_a_sweep_a_finite_elo_with_the_ratings_prior() -> None:
-    test = _ab_sprt_script().AbTest(Sprt(0, 100), trinomial=False)
+def test_a_tally_gives_a_sweep_a_finite_elo_with_the_ratings_prior() -> None:
+    test = SprtTally(Sprt(0, 100))
     for index in range(4):
         test.add(_game(index, new_wins=True))
     diff, low, high = pair_elo(4, 0, 0)
@@ -298,3 +300,69 @@ def test_the_ab_script_plays_at_most_max_games_in_whole_pairs_unless_trinomial(
     with pytest.raises(SystemExit):
         _ab_sprt_script().main(["--help"])
     assert "rounded up to whole game pairs unless --trinomial" in " ".join(capsys.readouterr().out.split())
+
+
+def test_the_ab_script_tallies_as_the_arena_does_and_times_each_side() -> None:
+    test, tally = _ab_sprt_script().AbTest(Sprt(0, 100), trinomial=False), SprtTally(Sprt(0, 100))
+    for index in range(6):
+        test.add(_game(index, new_wins=index != 3))
+        tally.add(_game(index, new_wins=index != 3))
+    assert test.line() == tally.line() and test.state() == tally.state()
+    assert (len(test.seconds[0]), len(test.seconds[1]), test.plies) == (3, 3, [1] * 6)
+
+
+def test_a_tally_decides_from_its_set_of_games_and_reports_the_test() -> None:
+    games = [_game(index, new_wins=index not in (1, 6)) for index in range(16)]
+    forward, backward = SprtTally(Sprt(0, 200)), SprtTally(Sprt(0, 200))
+    forward.extend(games)
+    backward.extend(reversed(games))
+    assert forward.state() == backward.state()  # a resumed test stands where it stood
+    assert forward.pentanomial() == [0, 0, 2, 0, 6]
+    assert forward.state() == Sprt(0, 200).pentanomial([1, 2, 2, 1, 2, 2, 2, 2])
+    assert forward.decided and forward.decision(16) == H1_ACCEPTED
+    result = forward.result(100)
+    assert result["decision"] == H1_ACCEPTED and result["pentanomial"] == [0, 0, 2, 0, 6]
+    assert (result["games"], result["max_games"], result["observations"]) == (16, 100, 8)
+    assert (result["wins"], result["draws"], result["losses"]) == (14, 0, 2)
+    assert result["llr"] == pytest.approx(forward.state().llr) and result["upper"] == pytest.approx(
+        math.log(19)
+    )
+    assert result["elo"] == pytest.approx(forward.state().estimate.elo)
+    lines = forward.report_lines(100)
+    assert lines[0] == ("SPRT (pentanomial; H0 Elo <= 0, H1 Elo >= 200, alpha 0.05, beta 0.05): H1 accepted")
+    assert "after 16 games, 8 complete pairs (at most 100)" in lines[1]
+    assert lines[2].endswith("points: 0, 0, 2, 0, 6")
+
+
+def test_a_tally_is_inconclusive_only_once_its_games_are_in() -> None:
+    tally = SprtTally(Sprt(-200, 200), trinomial=True)
+    tally.extend(_game(index, new_wins=index % 2 == 0) for index in range(4))  # 2 wins, 2 losses
+    assert tally.state().decision == CONTINUE and not tally.decided
+    assert tally.decision(5) == CONTINUE and tally.decision(4) == INCONCLUSIVE
+    assert tally.result(4)["elo"] is not None and tally.sampling == "trinomial"
+    sweep = SprtTally(Sprt(0, 200))
+    sweep.extend(_game(index, new_wins=True) for index in range(2))
+    assert sweep.result(2)["elo"] is None  # an infinite estimate is not written as a number
+
+
+@pytest.mark.parametrize(("elo0", "elo1"), [(0, 10), (0, 200), (-5, 5), (-2000, 2000)])
+@pytest.mark.parametrize("scores", [PENTANOMIAL_SCORES, TRINOMIAL_SCORES])
+def test_the_fewest_observations_to_decide_are_those_of_a_sweep(
+    elo0: float, elo1: float, scores: tuple[float, ...]
+) -> None:
+    test = Sprt(elo0, elo1)
+    h1, h0 = test.fewest_to_decide(scores)
+
+    def sweep(n: int, cell: int) -> str:
+        counts = [0] * len(scores)
+        counts[cell] = n
+        return test.state(counts, scores).decision
+
+    assert sweep(h1, -1) == H1_ACCEPTED and sweep(h1 - 1, -1) == CONTINUE
+    assert sweep(h0, 0) == H0_ACCEPTED and sweep(h0 - 1, 0) == CONTINUE
+
+
+@pytest.mark.parametrize(("elo0", "elo1"), [(0, 2001), (-3000, 0), (0, math.inf), (math.nan, 10)])
+def test_a_test_of_an_elo_too_far_to_score_is_refused(elo0: float, elo1: float) -> None:
+    with pytest.raises(ValueError, match="within ±2000"):
+        Sprt(elo0, elo1)

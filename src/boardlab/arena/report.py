@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -266,32 +266,47 @@ def forfeit_lines(
     return lines
 
 
-def write_summary_json(summary: Summary, path: str | Path) -> Path:
-    """Write the summary (scores, colours, ratings) as JSON."""
-    return atomic_write_text(path, json.dumps(summary.to_dict(), indent=2) + "\n")
+def write_summary_json(summary: Summary, path: str | Path, extra: Mapping[str, Any] | None = None) -> Path:
+    """Write the summary (scores, colours, ratings) as JSON, with the items of ``extra`` (a
+    match's ``sprt``) added."""
+    data = {**summary.to_dict(), **(extra or {})}
+    return atomic_write_text(path, json.dumps(data, indent=2) + "\n")
 
 
 @contextmanager
-def progress_bar(console: Console, label: str) -> Iterator[tuple[StartHook, GameHook]]:
-    """A rich progress bar (games done / total, elapsed, ETA) and the hooks that drive it."""
+def progress_bar(
+    console: Console, label: str, note: Callable[[], str] | None = None
+) -> Iterator[tuple[StartHook, GameHook]]:
+    """A rich progress bar (games done / total, elapsed, ETA) and the hooks that drive it.
+
+    ``note`` (an SPRT's LLR and bounds), asked again after each game, is shown instead of the
+    ETA: a run that may stop any time has none.
+    """
+    ending = (
+        (TextColumn("ETA"), TimeRemainingColumn())
+        if note is None
+        else (TextColumn("{task.fields[note]}", markup=False),)
+    )
     columns = (
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("games"),
         TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
+        *ending,
     )
     with LoggedProgress(*columns, console=console, transient=False) as progress:
         tasks: list[TaskID] = []
 
+        def noted() -> str:
+            return note() if note is not None else ""
+
         def on_start(total: int, done: int) -> None:
             # created here, with the stored games already counted, so the ETA ignores them
-            tasks.append(progress.add_task(label, total=total, completed=done))
+            tasks.append(progress.add_task(label, total=total, completed=done, note=noted()))
 
         def on_game(record: GameRecord) -> None:
             if tasks:
-                progress.advance(tasks[-1])
+                progress.update(tasks[-1], advance=1, note=noted())
 
         yield on_start, on_game

@@ -40,6 +40,8 @@ StartHook = Callable[[int, int], None]
 """Called once before play with ``(games in the schedule, games already stored)``."""
 GameHook = Callable[[GameRecord], None]
 """Called after each newly stored game."""
+StopHook = Callable[[], bool]
+"""Asked before play and after each newly stored game whether to stop the run there."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,8 @@ class TournamentRun:
     already_stored: int
     interrupted: bool
     store_path: str
+    stopped: bool = False
+    """True when the run's ``stop`` hook answered True (and no game started after that)."""
 
     @property
     def total(self) -> int:
@@ -117,6 +121,7 @@ def run_tournament(
     on_start: StartHook | None = None,
     on_game: GameHook | None = None,
     backend: Backend | None = None,
+    stop: StopHook | None = None,
 ) -> TournamentRun:
     """Play the games of ``config``'s schedule that ``store`` lacks and store each as it ends.
 
@@ -130,6 +135,11 @@ def run_tournament(
     seconds (0: none; default: :func:`~boardlab.arena.play.move_limit`, 10 times the agent's
     own time per move and at least 10 s); an agent over it forfeits the game. A tournament on a
     game clock has no limit per move but the clock, and refuses a ``move_timeout``.
+
+    ``stop`` (a sequential test: :class:`~boardlab.arena.sprt.SprtTally`) is asked after
+    ``on_start`` and after each ``on_game`` whether to end the run: once it answers True no
+    game starts, and the games still being played are stopped and not stored (a later run that
+    needs them plays them again), so the store holds exactly the games ``stop`` last saw.
     """
     backend = backend or LocalBackend()
     workers = backend.default_size() if workers is None else workers
@@ -149,9 +159,12 @@ def run_tournament(
     missing = config.total_games - already
     if max_games is not None:
         missing = min(missing, max(max_games, 0))
-    pending = itertools.islice((t for t in iter_schedule(config) if t.index not in stored), missing)
     if on_start is not None:
         on_start(config.total_games, already)
+    stopped = stop is not None and stop()
+    if stopped:
+        missing = 0
+    pending = itertools.islice((t for t in iter_schedule(config) if t.index not in stored), missing)
     played, interrupted = 0, False
     try:
         with closing(_play_all(pending, missing, workers, config.game, limits, backend)) as finished:
@@ -161,10 +174,13 @@ def run_tournament(
                     if on_game is not None:
                         on_game(record)
                 raise_if_stopping()  # a Ctrl-C swallowed by a compile stops at the next game
+                if stop is not None and stop():
+                    stopped = True
+                    break  # closing the pool stops the games in flight, unstored
     except KeyboardInterrupt:
         interrupted = True
     records = tuple(store.games(tournament_id, below=config.total_games))
-    return TournamentRun(config, records, played, already, interrupted, store.path)
+    return TournamentRun(config, records, played, already, interrupted, store.path, stopped)
 
 
 def tournament(

@@ -19,15 +19,21 @@ expected score (Van den Bergh's construction). Two samplings are offered:
 
 Empty cells get a small count (:data:`EPSILON`) so that a sample with one kind of result
 still has a defined LLR, as the testing frameworks do.
+
+:class:`SprtTally` runs a test over the games of a two-player match as they come in (the
+arena's ``match --sprt`` and ``benchmarks/ab_sprt.py``): it scores each game for the match's
+first agent and reports the test's state, its decision and its summary.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from boardlab.arena.ratings import elo_from_score, expected_score
+from boardlab.arena.play import GameRecord
+from boardlab.arena.ratings import elo_from_score, expected_score, pair_elo
 
 EPSILON = 1e-3
 """Count given to an empty cell of the result histogram."""
@@ -36,6 +42,11 @@ PENTANOMIAL_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
 Z95 = 1.959963984540054
 MAX_SHOWN_ELO = 2000.0
 """Elo shown for a score of exactly 0 or 1 (an infinite estimate)."""
+MAX_TESTED_ELO = 2000.0
+"""The largest Elo difference, either way, that a hypothesis may state: beyond it the expected
+score is too near 0 or 1 to test."""
+MAX_OBSERVATIONS = 2**62
+"""Where :meth:`Sprt.fewest_to_decide` stops looking."""
 
 H1_ACCEPTED = "H1 accepted"
 H0_ACCEPTED = "H0 accepted"
@@ -213,6 +224,10 @@ class Sprt:
     beta: float = 0.05
 
     def __post_init__(self) -> None:
+        if not all(math.isfinite(elo) and abs(elo) <= MAX_TESTED_ELO for elo in (self.elo0, self.elo1)):
+            raise ValueError(
+                f"elo0 and elo1 must be numbers within ±{MAX_TESTED_ELO:g}, got {self.elo0} and {self.elo1}"
+            )
         if not self.elo0 < self.elo1:
             raise ValueError(f"elo0 must be below elo1, got {self.elo0} and {self.elo1}")
         llr_bounds(self.alpha, self.beta)  # checks them
@@ -235,3 +250,189 @@ class Sprt:
     def trinomial(self, game_scores: Sequence[float]) -> SprtState:
         """The test on single games, each scored 0, 1/2 or 1."""
         return self.state(game_counts(game_scores), TRINOMIAL_SCORES)
+
+    def fewest_to_decide(self, scores: Sequence[float]) -> tuple[int, int]:
+        """The fewest observations over ``scores`` that can accept H1 (every one the best
+        result) and H0 (every one the worst): below either, the test cannot accept that
+        hypothesis whatever the results."""
+        best = len(scores) - 1
+        return (
+            self._fewest(scores, best, lambda state: state.decision == H1_ACCEPTED),
+            self._fewest(scores, 0, lambda state: state.decision == H0_ACCEPTED),
+        )
+
+    def _fewest(self, scores: Sequence[float], cell: int, accepts: Callable[[SprtState], bool]) -> int:
+        def decides(n: int) -> bool:
+            counts = [0] * len(scores)
+            counts[cell] = n
+            return accepts(self.state(counts, scores))
+
+        high = 1
+        while not decides(high):  # a sweep's LLR grows with its length: double, then bisect
+            if high >= MAX_OBSERVATIONS:
+                return MAX_OBSERVATIONS
+            high *= 2
+        low = high // 2  # 0, or a count that does not decide
+        while high - low > 1:
+            middle = (low + high) // 2
+            low, high = (low, middle) if decides(middle) else (middle, high)
+        return high
+
+
+PENTANOMIAL = "pentanomial"
+TRINOMIAL = "trinomial"
+PAIR_POINTS = ("0", "½", "1", "1½", "2")
+"""The points of a game pair out of 2, as the pentanomial counts are labelled."""
+
+
+class SprtTally:
+    """A test run over the games of a two-player match as they end.
+
+    Each game is scored for the match's player 0 (the first agent: the "new" version of an A/B
+    test) and kept by its index in the schedule. Games ``2m`` and ``2m + 1`` form a pair, the
+    same opening with the colours swapped; a pentanomial test (the default) counts a pair once
+    both its games are in, whichever ends first, and a trinomial one (``trinomial``) counts
+    every game. The state is a function of the set of games alone, so a test resumed from the
+    stored games stands where it stood.
+    """
+
+    def __init__(self, sprt: Sprt, trinomial: bool = False) -> None:
+        self.sprt = sprt
+        self.trinomial = trinomial
+        self.scores: dict[int, float] = {}
+
+    @property
+    def sampling(self) -> str:
+        """:data:`PENTANOMIAL` or :data:`TRINOMIAL`."""
+        return TRINOMIAL if self.trinomial else PENTANOMIAL
+
+    @property
+    def games(self) -> int:
+        """Games counted (a lone game of a pair included)."""
+        return len(self.scores)
+
+    def add(self, record: GameRecord) -> None:
+        """Count a finished game."""
+        self.scores[record.index] = record.score_of(0)
+
+    def extend(self, records: Iterable[GameRecord]) -> None:
+        """Count finished games (the stored games of a resumed test)."""
+        for record in records:
+            self.add(record)
+
+    def completes(self, record: GameRecord) -> bool:
+        """True when the counted ``record`` completes an observation of the test: any game
+        (trinomial), or the second of a pair to finish, whichever of the pair's two games it is
+        (with several workers the odd game may end first)."""
+        return self.trinomial or record.index ^ 1 in self.scores
+
+    def pair_scores(self) -> list[float]:
+        """Points of player 0 out of 2 in each complete pair (games 2m and 2m + 1)."""
+        return [
+            self.scores[i] + self.scores[i + 1]
+            for i in sorted(self.scores)
+            if i % 2 == 0 and i + 1 in self.scores
+        ]
+
+    def pentanomial(self) -> list[int]:
+        """Complete pairs scoring 0, ½, 1, 1½ and 2 points for player 0."""
+        return pair_counts(self.pair_scores())
+
+    def state(self) -> SprtState:
+        """The test on the games so far."""
+        if self.trinomial:
+            return self.sprt.trinomial(list(self.scores.values()))
+        return self.sprt.pentanomial(self.pair_scores())
+
+    @property
+    def decided(self) -> bool:
+        """Whether H0 or H1 is accepted."""
+        return self.state().decision != CONTINUE
+
+    def decision(self, max_games: int) -> str:
+        """:data:`H1_ACCEPTED`, :data:`H0_ACCEPTED`, :data:`INCONCLUSIVE` once ``max_games``
+        games are in without either, else :data:`CONTINUE`."""
+        decision = self.state().decision
+        if decision == CONTINUE and self.games >= max_games:
+            return INCONCLUSIVE
+        return decision
+
+    def wdl(self) -> tuple[int, int, int]:
+        """Wins, draws and losses of player 0."""
+        values = list(self.scores.values())
+        return values.count(1.0), values.count(0.5), values.count(0.0)
+
+    def llr_text(self) -> str:
+        """``LLR +1.23 [-2.94, +2.94]``: the LLR and its bounds."""
+        state = self.state()
+        return f"LLR {state.llr:+.2f} [{state.lower:+.2f}, {state.upper:+.2f}]"
+
+    def line(self) -> str:
+        """One progress line: games, W-D-L, pentanomial counts, LLR with bounds, Elo."""
+        wins, draws, losses = self.wdl()
+        return (
+            f"games {self.games:4d}  W-D-L {wins}-{draws}-{losses}  pairs {self.pentanomial()}  "
+            f"{self.llr_text()}  Elo {self.elo_text()}"
+        )
+
+    def elo_text(self) -> str:
+        """The test's Elo estimate ± its 95 % error; after a sweep (a score of 0 or 1, whose
+        estimate is infinite) the arena's finite one instead, with the ratings' prior of virtual
+        draws, and its 95 % interval (:func:`boardlab.arena.ratings.pair_elo`)."""
+        estimate = self.state().estimate
+        if not self.scores or 0 < estimate.score < 1:
+            return estimate.text()
+        diff, low, high = pair_elo(*self.wdl())
+        return f"{diff:+.0f} [{low:+.0f}, {high:+.0f}] (score {estimate.score:.1%}; with the ratings' prior)"
+
+    def hypotheses_text(self) -> str:
+        """``H0 Elo <= 0, H1 Elo >= 10, alpha 0.05, beta 0.05``."""
+        test = self.sprt
+        return f"H0 Elo <= {test.elo0:g}, H1 Elo >= {test.elo1:g}, alpha {test.alpha:g}, beta {test.beta:g}"
+
+    def report_lines(self, max_games: int) -> list[str]:
+        """The test's outcome: the decision, LLR and bounds, games, pentanomial counts and
+        player 0's Elo over player 1 with its 95 % error."""
+        decision = self.decision(max_games)
+        wins, draws, losses = self.wdl()
+        observed = (
+            f"{self.games} games"
+            if self.trinomial
+            else f"{self.games} games, {self.state().observations} complete pairs"
+        )
+        return [
+            f"SPRT ({self.sampling}; {self.hypotheses_text()}): {decision}",
+            f"  {self.llr_text()} after {observed} (at most {max_games})",
+            f"  W-D-L {wins}-{draws}-{losses}; pairs scoring "
+            f"{', '.join(PAIR_POINTS)} points: {', '.join(map(str, self.pentanomial()))}",
+            f"  Elo {self.elo_text()}",
+        ]
+
+    def result(self, max_games: int) -> dict[str, Any]:
+        """The test as plain JSON-ready values (what ``summary.json`` holds as ``sprt``)."""
+        state = self.state()
+        estimate = state.estimate
+        finite = bool(self.scores) and 0 < estimate.score < 1
+        wins, draws, losses = self.wdl()
+        return {
+            "elo0": self.sprt.elo0,
+            "elo1": self.sprt.elo1,
+            "alpha": self.sprt.alpha,
+            "beta": self.sprt.beta,
+            "sampling": self.sampling,
+            "decision": self.decision(max_games),
+            "llr": state.llr,
+            "lower": state.lower,
+            "upper": state.upper,
+            "games": self.games,
+            "max_games": max_games,
+            "observations": state.observations,
+            "wins": wins,
+            "draws": draws,
+            "losses": losses,
+            "pentanomial": self.pentanomial(),
+            "score": estimate.score if self.scores else None,
+            "elo": estimate.elo if finite else None,
+            "elo_error95": estimate.error if finite else None,
+            "elo_text": self.elo_text(),
+        }
