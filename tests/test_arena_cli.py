@@ -13,6 +13,8 @@ from typer.testing import CliRunner
 
 from boardlab.arena import match
 from boardlab.arena.schedule import ArenaError, TournamentConfig
+from boardlab.arena.sprt import H1_ACCEPTED, Sprt
+from boardlab.arena.store import Store
 from boardlab.ui import arena as arena_cli
 
 
@@ -49,6 +51,27 @@ def _invoke(app: typer.Typer, *args: str) -> tuple[int, str, str]:
         (["match", "random", "greedy", "--name", "a\nb"], "--name must be printable text"),
         (["match", "random", "greedy", "--name", "n" * 201], "at most 200 characters"),
         (["match", "perfect", "random"], "tables cover endgames only (boards with at most one blank cube)"),
+        (["match", "random", "greedy", "--sprt", "10,0"], "--sprt 10,0: ELO0 must be below ELO1"),
+        (["match", "random", "greedy", "--sprt", "5,5"], "--sprt 5,5: ELO0 must be below ELO1"),
+        (["match", "random", "greedy", "--sprt", "10"], "--sprt takes two Elo differences as ELO0,ELO1"),
+        (["match", "random", "greedy", "--sprt", "0,ten"], "--sprt takes two Elo differences as ELO0,ELO1"),
+        (["match", "random", "greedy", "--sprt", "0,5,10"], "--sprt takes two Elo differences as ELO0,ELO1"),
+        (["match", "random", "greedy", "--sprt", "0,nan"], "--sprt takes two finite Elo differences"),
+        (["match", "random", "greedy", "--sprt", "0,5000"], "must be within ±2000"),
+        (["match", "random", "greedy", "--sprt", "0,300", "--alpha", "0.5"], "--alpha must be in (0, 0.5)"),
+        (["match", "random", "greedy", "--sprt", "0,300", "--beta", "0"], "--beta must be in (0, 0.5)"),
+        (["match", "random", "greedy", "--sprt", "0,300", "--alpha", "nan"], "--alpha must be in (0, 0.5)"),
+        (["match", "random", "greedy", "--alpha", "0.1"], "--alpha is an option of --sprt"),
+        (["match", "random", "greedy", "--beta", "0.1"], "--beta is an option of --sprt"),
+        (["match", "random", "greedy", "--trinomial"], "--trinomial is an option of --sprt"),
+        (
+            ["match", "random", "greedy", "--sprt", "0,10"],
+            "--games 100 is too few for --sprt 0,10 to decide: it can accept H1 only after 208 games",
+        ),
+        (
+            ["match", "random", "greedy", "--sprt", "0,300", "-n", "5"],
+            "--games 5 (6 in whole pairs) is too few for --sprt 0,300 to decide",
+        ),
     ],
 )
 def test_bad_input_exits_2_with_one_line(
@@ -630,3 +653,90 @@ def test_plots_that_cannot_be_written_exit_1_with_the_games_kept(
         f"Error: cannot write the plots into {out}: No space left on device; the games are kept in {db}"
         in stderr
     )
+
+
+def _stored_pair_scores(db: Path) -> list[float]:
+    """The first agent's points in each complete game pair of the one match stored in ``db``."""
+    with Store(db) as store:
+        [stored] = store.tournaments()
+        scores = {record.index: record.score_of(0) for record in store.games(stored["id"])}
+    return [scores[i] + scores[i + 1] for i in sorted(scores) if i % 2 == 0 and i + 1 in scores]
+
+
+@pytest.mark.timeout(180)
+def test_match_sprt_accepts_h1_early_as_the_stored_games_say_and_resumes(
+    app: typer.Typer, tmp_path: Path
+) -> None:
+    db, out = tmp_path / "arena.sqlite", tmp_path / "out"
+    common = [
+        "match",
+        "perfect",
+        "random",
+        "--game",
+        "tictactoe",
+        "-j",
+        "1",
+        "--db",
+        str(db),
+        "--out",
+        str(out),
+    ]
+    assert _invoke(app, *common, "-n", "6")[0] == 0  # a plain match first: its games count
+    sprt = [*common, "--sprt", "0,200", "-n", "199"]
+    code, stdout, stderr = _invoke(app, *sprt)
+    assert code == 0, stderr
+    assert "at most 200 games, in whole pairs" in stderr and "resumed with 6 stored games" in stderr
+    assert "SPRT (pentanomial; H0 Elo <= 0, H1 Elo >= 200, alpha 0.05, beta 0.05): H1 accepted" in stdout
+    assert "Elo of perfect over random: " in stdout and "pairs scoring 0, ½, 1, 1½, 2 points: " in stdout
+    result = json.loads((out / "summary.json").read_text())["sprt"]
+    pairs = _stored_pair_scores(db)
+    stored = Sprt(0, 200).pentanomial(pairs)  # what the stored games say, computed afresh
+    assert result["decision"] == stored.decision == H1_ACCEPTED
+    assert result["llr"] == pytest.approx(stored.llr) and result["observations"] == len(pairs)
+    assert 6 < result["games"] == 2 * len(pairs) < result["max_games"] == 200  # stopped early
+    assert f"{result['games'] - 6} new games, {result['games']} stored" in stdout
+    code, stdout, stderr = _invoke(app, *sprt)  # decided: says so and plays nothing
+    assert code == 0 and "already decided (H1 accepted), nothing to play" in stderr
+    assert f"0 new games, {result['games']} stored" in stdout
+    assert json.loads((out / "summary.json").read_text())["sprt"] == result
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize(
+    ("options", "decision", "games", "most"),
+    [
+        (["--sprt", "0,200"], "H0 accepted", 10, 100),  # every pair 1 point: no stronger, and soon
+        (["--sprt", "-200,200", "-n", "7"], "inconclusive", 8, 8),  # level: all 7 games, in whole pairs
+        (["--sprt", "-200,200", "-n", "7", "--trinomial"], "inconclusive", 7, 7),
+    ],
+)
+def test_match_sprt_of_equal_agents_accepts_h0_or_ends_inconclusive(
+    app: typer.Typer, tmp_path: Path, options: list[str], decision: str, games: int, most: int
+) -> None:
+    db, out = tmp_path / "arena.sqlite", tmp_path / "out"
+    args = [
+        "match",
+        "perfect",
+        "perfect",
+        "--game",
+        "tictactoe",
+        "-j",
+        "1",
+        "--db",
+        str(db),
+        "--out",
+        str(out),
+    ]
+    code, stdout, stderr = _invoke(app, *args, *options)
+    assert code == 0, stderr
+    result = json.loads((out / "summary.json").read_text())["sprt"]
+    assert (result["decision"], result["games"], result["max_games"]) == (decision, games, most)
+    assert f"): {decision}" in stdout and f"{games} new games" in stdout
+    assert result["sampling"] == ("trinomial" if "--trinomial" in options else "pentanomial")
+
+
+def test_match_help_tells_the_sprt(app: typer.Typer) -> None:
+    code, stdout, _ = _invoke(app, "match", "--help")
+    text = " ".join(stdout.replace("│", " ").split())
+    assert code == 0 and "--sprt" in text and "rounded up to whole pairs" in text
+    assert "stopped, not stored" in text and "--alpha" in text and "--trinomial" in text

@@ -331,7 +331,8 @@ def test_a_tally_decides_from_its_set_of_games_and_reports_the_test() -> None:
     lines = forward.report_lines(100)
     assert lines[0] == ("SPRT (pentanomial; H0 Elo <= 0, H1 Elo >= 200, alpha 0.05, beta 0.05): H1 accepted")
     assert "after 16 games, 8 complete pairs (at most 100)" in lines[1]
-    assert lines[2].endswith("points: 0, 0, 2, 0, 6")
+    assert lines[2].endswith("points: 0, 0, 2, 0, 6") and "W-D-L 14-0-2 for A;" in lines[2]
+    assert forward.report_lines(100, ("new", "old"))[3].startswith("  Elo of new over old: +338")
 
 
 def test_a_tally_is_inconclusive_only_once_its_games_are_in() -> None:

@@ -390,9 +390,9 @@ class SprtTally:
         test = self.sprt
         return f"H0 Elo <= {test.elo0:g}, H1 Elo >= {test.elo1:g}, alpha {test.alpha:g}, beta {test.beta:g}"
 
-    def report_lines(self, max_games: int) -> list[str]:
-        """The test's outcome: the decision, LLR and bounds, games, pentanomial counts and
-        player 0's Elo over player 1 with its 95 % error."""
+    def report_lines(self, max_games: int, names: tuple[str, str] = ("A", "B")) -> list[str]:
+        """The test's outcome: the decision, LLR and bounds, games, W-D-L and pentanomial counts,
+        and the Elo of player 0 over player 1 (``names``) with its 95 % error."""
         decision = self.decision(max_games)
         wins, draws, losses = self.wdl()
         observed = (
@@ -403,9 +403,9 @@ class SprtTally:
         return [
             f"SPRT ({self.sampling}; {self.hypotheses_text()}): {decision}",
             f"  {self.llr_text()} after {observed} (at most {max_games})",
-            f"  W-D-L {wins}-{draws}-{losses}; pairs scoring "
+            f"  W-D-L {wins}-{draws}-{losses} for {names[0]}; pairs scoring "
             f"{', '.join(PAIR_POINTS)} points: {', '.join(map(str, self.pentanomial()))}",
-            f"  Elo {self.elo_text()}",
+            f"  Elo of {names[0]} over {names[1]}: {self.elo_text()}",
         ]
 
     def result(self, max_games: int) -> dict[str, Any]:

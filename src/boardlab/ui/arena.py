@@ -2,9 +2,11 @@
 
 Both store every game in an SQLite file (``--db``), so re-running the same command resumes
 an interrupted run, and write a ratings table to the terminal and PNG plots plus a
-``summary.json`` into ``--out``. Bad input exits with status 2 and a one-line message before
-any game starts. Each agent plays under a time limit per move (``--move-timeout``); an agent
-that overruns it, fails or answers an illegal move forfeits that game and the run goes on.
+``summary.json`` into ``--out``. ``match --sprt`` stops the match once a sequential probability
+ratio test (:class:`boardlab.arena.sprt.SprtTally`) decides. Bad input exits with status 2 and a
+one-line message before any game starts. Each agent plays under a time limit per move
+(``--move-timeout``); an agent that overruns it, fails or answers an illegal move forfeits that
+game and the run goes on.
 Ctrl-C and SIGTERM stop the run with every finished game stored (exit 130 and 143).
 ``ratings`` reads a store only: every game of it pooled, each player being its spec.
 """
@@ -12,6 +14,7 @@ Ctrl-C and SIGTERM stop the run with every finished game stored (exit 130 and 14
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -33,6 +36,7 @@ from boardlab.arena.report import (
     write_summary_json,
 )
 from boardlab.arena.runner import (
+    GameHook,
     TournamentRun,
     check_memory,
     default_workers,
@@ -47,11 +51,13 @@ from boardlab.arena.schedule import (
     ArenaError,
     TournamentConfig,
 )
+from boardlab.arena.sprt import MAX_TESTED_ELO, PENTANOMIAL_SCORES, TRINOMIAL_SCORES, Sprt, SprtTally
 from boardlab.arena.store import MEMORY_STORE, Store, StoreError
 from boardlab.arena.summary import (
     OUTPUT_NAMES,
     Summary,
     canonical_game,
+    player_names,
     pooled_games,
     reindexed,
     stored_games,
@@ -77,6 +83,8 @@ DEFAULT_GAMES_PER_PAIR = 20
 DEFAULT_OPENING_PLIES = 2
 MAX_WORKERS = 256
 MAX_NAME = 200
+DEFAULT_ERROR_RATE = 0.05
+"""``--alpha`` and ``--beta`` of ``match --sprt``."""
 
 GameOpt = Annotated[str, typer.Option("--game", help="game spec, e.g. quixo or quixo:size=4")]
 WorkersOpt = Annotated[
@@ -206,8 +214,13 @@ def run_and_report(
     move_timeout: float | None = None,
     backend: str = "local",
     address: str | None = None,
+    sprt: SprtTally | None = None,
 ) -> TournamentRun:
     """Run ``config`` into the store at ``db`` with a progress bar, then print and plot the results.
+
+    With ``sprt`` (a match's test, empty) the stored games are counted into it first and play
+    stops as soon as it decides (see :func:`~boardlab.arena.runner.run_tournament`'s ``stop``);
+    the report and ``summary.json`` add the test's outcome, computed from the stored games.
 
     ``backend`` and ``address`` say where the workers run (see
     :func:`boardlab.play.backend.open_backend`); the games come back here and only this
@@ -217,7 +230,7 @@ def run_and_report(
     created for ``db`` and ``out`` while they are still empty.
     """
     with removed_if_refused(_refused):
-        return _check_and_run(config, db, workers, out, move_timeout, backend, address)
+        return _check_and_run(config, db, workers, out, move_timeout, backend, address, sprt)
 
 
 def _refused(error: BaseException) -> bool:
@@ -233,6 +246,7 @@ def _check_and_run(
     move_timeout: float | None,
     backend: str,
     address: str | None,
+    sprt: SprtTally | None,
 ) -> TournamentRun:
     for flag, path, folder in (("--db", db, False), ("--out", out, True)):
         problem = path_problem(path, folder=folder)
@@ -249,7 +263,7 @@ def _check_and_run(
     except ArenaError as err:
         fail(str(err))
     with connect_backend(backend, address) as workers_backend:  # a cluster that does not answer: bad input
-        return _run_into_store(config, db, workers, out, move_timeout, workers_backend)
+        return _run_into_store(config, db, workers, out, move_timeout, workers_backend, sprt)
 
 
 def _run_into_store(
@@ -259,6 +273,7 @@ def _run_into_store(
     out: Path,
     move_timeout: float | None,
     backend: Backend,
+    sprt: SprtTally | None,
 ) -> TournamentRun:
     # the input is good: create the folders and prove them writable, before any game
     _check_path("--db", db, folder=False)
@@ -270,15 +285,19 @@ def _run_into_store(
     console, status = output_console(), make_console(stderr=True)
     with store, sigterm_as_interrupt() as termination:
         try:
-            with progress_bar(status, config.label) as (on_start, on_game):
+            if sprt is not None:
+                _resume_test(sprt, store, config, status)
+            note = sprt.llr_text if sprt is not None else None
+            with progress_bar(status, config.label, note) as (on_start, on_game):
                 run = run_tournament(
                     config,
                     store,
                     workers=workers,
                     move_timeout=move_timeout,
                     on_start=on_start,
-                    on_game=on_game,
+                    on_game=on_game if sprt is None else _counted_into(sprt, on_game),
                     backend=backend,
+                    stop=None if sprt is None else lambda: sprt.decided,
                 )
         except StoreError as err:  # a store holding damaged games: bad input, found before work
             fail(str(err))
@@ -294,8 +313,37 @@ def _run_into_store(
         )
         status.print(f"{how}: {kept}", soft_wrap=True)
         raise typer.Exit(termination.exit_code)
-    _report(run, console, out)
+    _report(run, console, out, sprt)
     return run
+
+
+def _resume_test(sprt: SprtTally, store: Store, config: TournamentConfig, status: Console) -> None:
+    """Count the stored games of ``config`` into ``sprt`` and say where the test stands."""
+    sprt.extend(store.games(config.tournament_id, below=config.total_games))
+    pairs = "" if sprt.trinomial else ", in whole pairs (an odd --games is rounded up)"
+    first, second = player_names(config.specs)
+    status.print(
+        f"SPRT ({sprt.sampling}; {sprt.hypotheses_text()}; Elo of {shorten(first)} over "
+        f"{shorten(second)}): at most {config.total_games} games{pairs}",
+        soft_wrap=True,
+        markup=False,
+        highlight=False,
+    )
+    if sprt.games:
+        said = f"resumed with {counted(sprt.games, 'stored game')}: {sprt.llr_text()}"
+        if sprt.decided:
+            said += f"; already decided ({sprt.decision(config.total_games)}), nothing to play"
+        status.print(said, soft_wrap=True, markup=False, highlight=False)
+
+
+def _counted_into(sprt: SprtTally, on_game: GameHook) -> GameHook:
+    """``on_game`` counting each game into ``sprt`` first (the progress shows its new LLR)."""
+
+    def counted_game(record: GameRecord) -> None:
+        sprt.add(record)
+        on_game(record)
+
+    return counted_game
 
 
 def _throw_away(db: str | Path) -> bool:
@@ -303,13 +351,16 @@ def _throw_away(db: str | Path) -> bool:
     return str(db) == MEMORY_STORE
 
 
-def _write_plots(summary: Summary, out: Path, store: str | Path, again: str) -> list[Path]:
-    """The plots and summary.json of ``summary`` in ``out``; exit 1 with one line if they cannot
-    be written (the games stay in ``store``; ``again`` says what the same command then does)."""
+def _write_plots(
+    summary: Summary, out: Path, store: str | Path, again: str, extra: dict[str, Any] | None = None
+) -> list[Path]:
+    """The plots and summary.json of ``summary`` (with the items of ``extra``) in ``out``; exit 1
+    with one line if they cannot be written (the games stay in ``store``; ``again`` says what
+    the same command then does)."""
     from boardlab.arena.plots import write_plots  # matplotlib only when plotting
 
     try:
-        return [*write_plots(summary, out), write_summary_json(summary, out / "summary.json")]
+        return [*write_plots(summary, out), write_summary_json(summary, out / "summary.json", extra)]
     except OSError as err:
         fail(
             f"cannot write the plots into {out}: {err.strerror or err}; "
@@ -318,13 +369,22 @@ def _write_plots(summary: Summary, out: Path, store: str | Path, again: str) -> 
         )
 
 
-def _report(run: TournamentRun, console: Console, out: Path) -> None:
+def _report(run: TournamentRun, console: Console, out: Path, sprt: SprtTally | None = None) -> None:
     summary = run.summary()
     config = run.config
     title = f"{config.label}, clock {config.time_control}" if config.time_control else config.label
     print_report(summary, console, title, run.records, gauntlet=config.pairing == GAUNTLET)
+    extra = None
+    if sprt is not None:
+        # the outcome of the stored games, what the same command finds when run again
+        test = SprtTally(sprt.sprt, sprt.trinomial)
+        test.extend(run.records)
+        names = (shorten(summary.names[0]), shorten(summary.names[1]))
+        for line in test.report_lines(run.total, names):
+            console.print(line, soft_wrap=True, markup=False, highlight=False)
+        extra = {"sprt": test.result(run.total)}
     again = "and the same command writes the plots without playing them again"
-    paths = _write_plots(summary, out, run.store_path, again)
+    paths = _write_plots(summary, out, run.store_path, again, extra)
     kept = (
         f"none kept (--db {MEMORY_STORE})"
         if _throw_away(run.store_path)
@@ -354,14 +414,45 @@ def match_command(
     move_timeout: MoveTimeoutOpt = None,
     backend: BackendOpt = "local",
     address: AddressOpt = None,
+    sprt: Annotated[
+        str | None,
+        typer.Option(
+            "--sprt",
+            metavar="ELO0,ELO1",
+            help=(
+                "stop as soon as a sequential probability ratio test accepts H0 (A is ELO0 Elo stronger "
+                "than B) or H1 (A is ELO1 stronger), e.g. 0,10: pentanomial over game pairs; --games is "
+                "the most it plays, rounded up to whole pairs; games still being played when it decides "
+                "are stopped, not stored; the same command resumes it"
+            ),
+        ),
+    ] = None,
+    alpha: Annotated[
+        float | None,
+        typer.Option("--alpha", help=f"--sprt's false-positive rate (default {DEFAULT_ERROR_RATE:g})"),
+    ] = None,
+    beta: Annotated[
+        float | None,
+        typer.Option("--beta", help=f"--sprt's false-negative rate (default {DEFAULT_ERROR_RATE:g})"),
+    ] = None,
+    trinomial: Annotated[
+        bool,
+        typer.Option("--trinomial", help="--sprt on single games, not game pairs (--games exactly)"),
+    ] = False,
 ) -> None:
-    """Play a match between two agents and rate them.
+    """Play a match between two agents and rate them, or until an SPRT decides (--sprt).
 
     Example: boardlab match greedy random --games 100 --workers 2
+
+    Example: boardlab match NEW OLD --sprt 0,10 --games 2000 --db results/ab.sqlite
     """
     _check_counts(
         games=games, workers=workers, opening_plies=opening_plies, seed=seed, move_timeout=move_timeout
     )
+    test = _sprt_test(sprt, (alpha, beta), trinomial)
+    if test is not None:
+        asked, games = games, games if trinomial else games + games % 2  # whole pairs
+        _check_decidable(test, sprt or "", games, asked)
     config = _config(
         (spec_a, spec_b),
         games,
@@ -371,7 +462,61 @@ def match_command(
         name,
         clock=(time_control, move_timeout),
     )
-    run_and_report(config, db, workers, out, move_timeout, backend, address)
+    run_and_report(config, db, workers, out, move_timeout, backend, address, test)
+
+
+def _sprt_test(
+    text: str | None, rates: tuple[float | None, float | None], trinomial: bool
+) -> SprtTally | None:
+    """The test of ``--sprt ELO0,ELO1`` with ``--alpha``, ``--beta`` and ``--trinomial``, empty;
+    None without ``--sprt``. Exit 2 with one line on a bad value, or on an option of the test
+    given without it."""
+    alpha, beta = rates
+    if text is None:
+        for flag, given in (
+            ("--alpha", alpha is not None),
+            ("--beta", beta is not None),
+            ("--trinomial", trinomial),
+        ):
+            if given:
+                fail(f"{flag} is an option of --sprt; give --sprt ELO0,ELO1 with it")
+        return None
+    parts = text.split(",")
+    try:
+        elo0, elo1 = (float(part) for part in parts)
+    except ValueError:
+        fail(f"--sprt takes two Elo differences as ELO0,ELO1 (e.g. 0,10), got {shorten(text)!r}")
+    if not (math.isfinite(elo0) and math.isfinite(elo1)):
+        fail(f"--sprt takes two finite Elo differences, got {shorten(text)!r}")
+    if not elo0 < elo1:
+        fail(f"--sprt {shorten(text)}: ELO0 must be below ELO1 (H0: A is ELO0 Elo stronger, H1: ELO1)")
+    if max(abs(elo0), abs(elo1)) > MAX_TESTED_ELO:
+        fail(f"--sprt {shorten(text)}: the Elo differences must be within ±{MAX_TESTED_ELO:g}")
+    alpha = DEFAULT_ERROR_RATE if alpha is None else alpha
+    beta = DEFAULT_ERROR_RATE if beta is None else beta
+    for flag, rate in (("--alpha", alpha), ("--beta", beta)):
+        if not 0 < rate < 0.5:
+            fail(f"{flag} must be in (0, 0.5), got {rate:g}")
+    try:
+        return SprtTally(Sprt(elo0, elo1, alpha, beta), trinomial)
+    except ValueError as err:
+        fail(f"--sprt {shorten(text)}: {err}")
+
+
+def _check_decidable(test: SprtTally, text: str, games: int, asked: int) -> None:
+    """Exit 2 if ``games`` (``--games`` ``asked``, in whole pairs) are too few for ``test`` to
+    accept H0 or H1 whatever the results: it could only end inconclusive (or accept one side
+    only)."""
+    scores = TRINOMIAL_SCORES if test.trinomial else PENTANOMIAL_SCORES
+    per = 1 if test.trinomial else 2  # games an observation takes
+    h1, h0 = (n * per for n in test.sprt.fewest_to_decide(scores))
+    if games < max(h1, h0):
+        rounded = f" ({games} in whole pairs)" if games != asked else ""
+        fail(
+            f"--games {asked}{rounded} is too few for --sprt {shorten(text)} to decide: it can accept "
+            f"H1 only after {h1} games (A winning them all) and H0 only after {h0} (A losing them all); "
+            f"give --games {max(h1, h0)} or more"
+        )
 
 
 def tournament_command(
