@@ -317,6 +317,8 @@ def test_a_tally_decides_from_its_set_of_games_and_reports_the_test() -> None:
     forward.extend(games)
     backward.extend(reversed(games))
     assert forward.state() == backward.state()  # a resumed test stands where it stood
+    backward.extend(games[:3])  # a game counted again is counted once
+    assert backward.state() == forward.state() and backward.wdl() == forward.wdl() == (14, 0, 2)
     assert forward.pentanomial() == [0, 0, 2, 0, 6]
     assert forward.state() == Sprt(0, 200).pentanomial([1, 2, 2, 1, 2, 2, 2, 2])
     assert forward.decided and forward.decision(16) == H1_ACCEPTED

@@ -293,13 +293,17 @@ class SprtTally:
     same opening with the colours swapped; a pentanomial test (the default) counts a pair once
     both its games are in, whichever ends first, and a trinomial one (``trinomial``) counts
     every game. The state is a function of the set of games alone, so a test resumed from the
-    stored games stands where it stood.
+    stored games stands where it stood. The counts are kept as games come in and the state is
+    computed once per change, so a long match of fast agents costs no more per game as it goes.
     """
 
     def __init__(self, sprt: Sprt, trinomial: bool = False) -> None:
         self.sprt = sprt
         self.trinomial = trinomial
         self.scores: dict[int, float] = {}
+        self._game_counts = [0] * len(TRINOMIAL_SCORES)  # losses, draws, wins
+        self._pair_counts = [0] * len(PENTANOMIAL_SCORES)
+        self._state: SprtState | None = None
 
     @property
     def sampling(self) -> str:
@@ -312,8 +316,21 @@ class SprtTally:
         return len(self.scores)
 
     def add(self, record: GameRecord) -> None:
-        """Count a finished game."""
-        self.scores[record.index] = record.score_of(0)
+        """Count a finished game (a game counted again replaces its first count)."""
+        index = record.index
+        if index in self.scores:
+            self._count(index, -1)
+        self.scores[index] = record.score_of(0)
+        self._count(index, +1)
+        self._state = None
+
+    def _count(self, index: int, step: int) -> None:
+        """Add ``step`` to the cells of game ``index``, and of its pair where both are in."""
+        self._game_counts[game_counts([self.scores[index]]).index(1)] += step
+        partner = index ^ 1
+        if partner in self.scores:
+            pair = pair_counts([self.scores[index] + self.scores[partner]])
+            self._pair_counts[pair.index(1)] += step
 
     def extend(self, records: Iterable[GameRecord]) -> None:
         """Count finished games (the stored games of a resumed test)."""
@@ -336,13 +353,16 @@ class SprtTally:
 
     def pentanomial(self) -> list[int]:
         """Complete pairs scoring 0, ½, 1, 1½ and 2 points for player 0."""
-        return pair_counts(self.pair_scores())
+        return list(self._pair_counts)
 
     def state(self) -> SprtState:
         """The test on the games so far."""
-        if self.trinomial:
-            return self.sprt.trinomial(list(self.scores.values()))
-        return self.sprt.pentanomial(self.pair_scores())
+        if self._state is None:
+            if self.trinomial:
+                self._state = self.sprt.state(self._game_counts, TRINOMIAL_SCORES)
+            else:
+                self._state = self.sprt.state(self._pair_counts, PENTANOMIAL_SCORES)
+        return self._state
 
     @property
     def decided(self) -> bool:
@@ -359,8 +379,8 @@ class SprtTally:
 
     def wdl(self) -> tuple[int, int, int]:
         """Wins, draws and losses of player 0."""
-        values = list(self.scores.values())
-        return values.count(1.0), values.count(0.5), values.count(0.0)
+        losses, draws, wins = self._game_counts
+        return wins, draws, losses
 
     def llr_text(self) -> str:
         """``LLR +1.23 [-2.94, +2.94]``: the LLR and its bounds."""

@@ -399,7 +399,9 @@ def match_command(
         str, typer.Argument(metavar="SPEC_A", help="first agent spec, e.g. greedy or alphabeta:depth=3")
     ],
     spec_b: Annotated[str, typer.Argument(metavar="SPEC_B", help="second agent spec")],
-    games: Annotated[int, typer.Option("--games", "-n", help="games to play (colours alternate)")] = 100,
+    games: Annotated[
+        int, typer.Option("--games", "-n", help="games to play (colours alternate; with --sprt, the most)")
+    ] = 100,
     game: GameOpt = "quixo",
     workers: WorkersOpt = None,
     seed: SeedOpt = 0,
