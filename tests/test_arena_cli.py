@@ -65,7 +65,7 @@ def _invoke(app: typer.Typer, *args: str) -> tuple[int, str, str]:
         (["match", "random", "greedy", "--beta", "0.1"], "--beta is an option of --sprt"),
         (["match", "random", "greedy", "--trinomial"], "--trinomial is an option of --sprt"),
         (
-            ["match", "random", "greedy", "--sprt", "0,10"],
+            ["match", "random", "greedy", "--sprt", "0,10", "-n", "100"],
             "--games 100 is too few for --sprt 0,10 to decide: it can accept H1 only after 208 games",
         ),
         (
@@ -705,7 +705,7 @@ def test_match_sprt_accepts_h1_early_as_the_stored_games_say_and_resumes(
 @pytest.mark.parametrize(
     ("options", "decision", "games", "most"),
     [
-        (["--sprt", "0,200"], "H0 accepted", 10, 100),  # every pair 1 point: no stronger, and soon
+        (["--sprt", "0,200"], "H0 accepted", 10, 10_000),  # every pair 1 point: no stronger, and soon
         (["--sprt", "-200,200", "-n", "7"], "inconclusive", 8, 8),  # level: all 7 games, in whole pairs
         (["--sprt", "-200,200", "-n", "7", "--trinomial"], "inconclusive", 7, 7),
     ],

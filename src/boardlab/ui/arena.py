@@ -85,6 +85,11 @@ MAX_WORKERS = 256
 MAX_NAME = 200
 DEFAULT_ERROR_RATE = 0.05
 """``--alpha`` and ``--beta`` of ``match --sprt``."""
+MATCH_GAMES = 100
+"""The games of a match by default."""
+SPRT_MAX_GAMES = 10_000
+"""The most games of a ``match --sprt`` by default: a bound on a test that could run on for long
+(the closer A's strength to the middle of ELO0 and ELO1, the more games a decision takes)."""
 
 GameOpt = Annotated[str, typer.Option("--game", help="game spec, e.g. quixo or quixo:size=4")]
 WorkersOpt = Annotated[
@@ -400,8 +405,15 @@ def match_command(
     ],
     spec_b: Annotated[str, typer.Argument(metavar="SPEC_B", help="second agent spec")],
     games: Annotated[
-        int, typer.Option("--games", "-n", help="games to play (colours alternate; with --sprt, the most)")
-    ] = 100,
+        int | None,
+        typer.Option(
+            "--games",
+            "-n",
+            help=f"games to play, colours alternating (default {MATCH_GAMES}; with --sprt, the most: "
+            f"default {SPRT_MAX_GAMES:,})",
+            show_default=False,
+        ),
+    ] = None,
     game: GameOpt = "quixo",
     workers: WorkersOpt = None,
     seed: SeedOpt = 0,
@@ -448,6 +460,8 @@ def match_command(
 
     Example: boardlab match NEW OLD --sprt 0,10 --games 2000 --db results/ab.sqlite
     """
+    if games is None:
+        games = MATCH_GAMES if sprt is None else SPRT_MAX_GAMES
     _check_counts(
         games=games, workers=workers, opening_plies=opening_plies, seed=seed, move_timeout=move_timeout
     )
