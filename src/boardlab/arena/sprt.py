@@ -422,7 +422,7 @@ class SprtTally:
         )
         return [
             f"SPRT ({self.sampling}; {self.hypotheses_text()}): {decision}",
-            f"  {self.llr_text()} after {observed} (at most {max_games})",
+            f"  {self.llr_text()} after {observed} (at most {max_games:,})",
             f"  W-D-L {wins}-{draws}-{losses} for {names[0]}; pairs scoring "
             f"{', '.join(PAIR_POINTS)} points: {', '.join(map(str, self.pentanomial()))}",
             f"  Elo of {names[0]} over {names[1]}: {self.elo_text()}",

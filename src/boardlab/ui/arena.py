@@ -329,7 +329,7 @@ def _resume_test(sprt: SprtTally, store: Store, config: TournamentConfig, status
     first, second = player_names(config.specs)
     status.print(
         f"SPRT ({sprt.sampling}; {sprt.hypotheses_text()}; Elo of {shorten(first)} over "
-        f"{shorten(second)}): at most {config.total_games} games{pairs}",
+        f"{shorten(second)}): at most {config.total_games:,} games{pairs}",
         soft_wrap=True,
         markup=False,
         highlight=False,
