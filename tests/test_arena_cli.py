@@ -695,6 +695,7 @@ def test_match_sprt_accepts_h1_early_as_the_stored_games_say_and_resumes(
     assert result["llr"] == pytest.approx(stored.llr) and result["observations"] == len(pairs)
     assert 6 < result["games"] == 2 * len(pairs) < result["max_games"] == 200  # stopped early
     assert f"{result['games'] - 6} new games, {result['games']} stored" in stdout
+    assert str(out / "sprt.png") in stdout and (out / "sprt.png").read_bytes().startswith(b"\x89PNG")
     code, stdout, stderr = _invoke(app, *sprt)  # decided: says so and plays nothing
     assert code == 0 and "already decided (H1 accepted), nothing to play" in stderr
     assert f"0 new games, {result['games']} stored" in stdout

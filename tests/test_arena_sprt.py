@@ -337,6 +337,35 @@ def test_a_tally_decides_from_its_set_of_games_and_reports_the_test() -> None:
     assert forward.report_lines(100, ("new", "old"))[3].startswith("  Elo of new over old: +338")
 
 
+@pytest.mark.parametrize("trinomial", [False, True])
+def test_the_llr_path_follows_the_schedule_and_ends_at_the_tests_llr(trinomial: bool) -> None:
+    games = [_game(index, new_wins=index % 5 != 1) for index in range(41)]  # a lone last game
+    tally = SprtTally(Sprt(0, 100), trinomial)
+    tally.extend(reversed(games))  # ended in any order: drawn over the schedule
+    path = tally.llr_path()
+    per = 1 if trinomial else 2
+    last = 41 if trinomial else 40  # every game counts, or the 20 complete pairs
+    assert [games_in for games_in, _ in path] == list(range(per, last + 1, per))
+    assert path[-1][1] == pytest.approx(tally.state().llr)
+    prefix = SprtTally(Sprt(0, 100), trinomial)
+    prefix.extend(games[:10])
+    assert dict(path)[10] == pytest.approx(prefix.state().llr)
+    thinned = tally.llr_path(most=7)
+    assert len(thinned) == 7 and thinned[-1] == path[-1] and set(thinned) <= set(path)
+
+
+def test_an_sprt_plot_is_a_png_of_the_test(tmp_path: Path) -> None:
+    from boardlab.arena.plots import plot_sprt, sprt_figure
+
+    tally = SprtTally(Sprt(0, 200))
+    tally.extend(_game(index, new_wins=index not in (1, 6)) for index in range(16))
+    line = sprt_figure(tally, 100, ("new", "old")).axes[0].lines[0]
+    assert list(line.get_xdata()) == [0, *range(2, 17, 2)]
+    assert line.get_ydata()[-1] == pytest.approx(tally.state().llr)
+    path = plot_sprt(tally, 100, ("new", "old"), tmp_path / "sprt.png")
+    assert path.read_bytes().startswith(b"\x89PNG")
+
+
 def test_a_tally_is_inconclusive_only_once_its_games_are_in() -> None:
     tally = SprtTally(Sprt(-200, 200), trinomial=True)
     tally.extend(_game(index, new_wins=index % 2 == 0) for index in range(4))  # 2 wins, 2 losses

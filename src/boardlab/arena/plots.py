@@ -1,4 +1,5 @@
-"""PNG plots of a tournament: score matrix, outcomes by starting side, game lengths, ratings.
+"""PNG plots of a tournament: score matrix, outcomes by starting side, game lengths, ratings;
+and of a match's SPRT, its LLR between its bounds.
 
 Figures are drawn on matplotlib's Agg canvas directly (no pyplot, no interactive backend),
 so plotting works headless and leaves the caller's matplotlib state alone.
@@ -13,6 +14,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from boardlab.arena.sprt import SprtTally
 from boardlab.arena.summary import PLOT_NAMES, Summary
 from boardlab.core.console import counted
 from boardlab.core.files import agg_figure, atomic_savefig
@@ -163,6 +165,53 @@ def plot_ratings(summary: Summary, path: Path) -> Path:
     ax.set_xlabel(f"Elo (mean 0, {summary.elo.level:.0%} interval)" if summary.elo else "Elo")
     ax.set_title("Ratings")
     return _save(figure, path)
+
+
+SPRT_MARGIN = 0.8
+"""Room above and below the LLR's extremes and bounds, for the bounds' labels."""
+
+
+def plot_sprt(test: SprtTally, max_games: int, names: tuple[str, str], path: Path) -> Path:
+    """The LLR of an SPRT over the games of its match, between its bounds (the decision is
+    where it first leaves them)."""
+    return _save(sprt_figure(test, max_games, names), path)
+
+
+def sprt_figure(test: SprtTally, max_games: int, names: tuple[str, str]) -> Figure:
+    """The figure of :func:`plot_sprt`."""
+    state = test.state()
+    figure = agg_figure(7, 4)
+    ax = figure.subplots()
+    path = test.llr_path()
+    games = [0] + [n for n, _ in path]
+    ax.plot(games, [0.0] + [llr for _, llr in path], color="#3b6ea5", linewidth=1.5, label="LLR")
+    for bound, colour, text in (
+        (state.upper, OUTCOME_COLOURS[0], "H1"),
+        (state.lower, OUTCOME_COLOURS[2], "H0"),
+    ):
+        ax.axhline(bound, color=colour, linestyle="--", linewidth=1)
+        ax.annotate(
+            f"accept {text}",
+            (0, bound),
+            xytext=(4, 3 if bound > 0 else -12),
+            textcoords="offset points",
+            color=colour,
+            fontsize=9,
+        )
+    values = [llr for _, llr in path]
+    ax.set_ylim(min([state.lower, *values]) - SPRT_MARGIN, max([state.upper, *values]) + SPRT_MARGIN)
+    ax.set_xlim(0, max(games[-1], 1))
+    ax.set_xlabel(f"{test.sampling} test: games, in schedule order (at most {max_games:,})")
+    ax.set_ylabel("log-likelihood ratio of H1 over H0")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    first, second = (_shortened(name) for name in names)
+    ax.set_title(
+        f"SPRT of {first} over {second}: {test.decision(max_games)}\n"
+        f"H0 Elo ≤ {test.sprt.elo0:g}, H1 Elo ≥ {test.sprt.elo1:g}, "
+        f"alpha {test.sprt.alpha:g}, beta {test.sprt.beta:g}",
+        fontsize=10,
+    )
+    return figure
 
 
 def write_plots(summary: Summary, out_dir: str | Path) -> list[Path]:

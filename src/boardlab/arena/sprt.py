@@ -279,6 +279,9 @@ class Sprt:
         return high
 
 
+MAX_PATH_POINTS = 400
+"""The most points of :meth:`SprtTally.llr_path`: each costs an LLR, about half a millisecond."""
+
 PENTANOMIAL = "pentanomial"
 TRINOMIAL = "trinomial"
 PAIR_POINTS = ("0", "½", "1", "1½", "2")
@@ -350,6 +353,24 @@ class SprtTally:
             for i in sorted(self.scores)
             if i % 2 == 0 and i + 1 in self.scores
         ]
+
+    def llr_path(self, most: int = MAX_PATH_POINTS) -> list[tuple[int, float]]:
+        """The LLR as the games came in, in schedule order: ``(games, llr)`` after each
+        observation (a complete pair, or a game with ``trinomial``), at most ``most`` of them
+        evenly spaced, the last always in (its LLR is :meth:`state`'s). With several workers
+        games end out of order, so the path is drawn over the schedule, not over time."""
+        values = [self.scores[i] for i in sorted(self.scores)] if self.trinomial else self.pair_scores()
+        scores: Sequence[float] = TRINOMIAL_SCORES if self.trinomial else PENTANOMIAL_SCORES
+        per = 1 if self.trinomial else 2  # games an observation takes
+        total = len(values)
+        shown = {total * k // most for k in range(1, most + 1)} if total > most else set(range(1, total + 1))
+        counts = [0] * len(scores)
+        path = []
+        for n, value in enumerate(values, start=1):
+            counts[round(value * 2)] += 1  # a game's 0, ½, 1 or a pair's 0 to 2 points: its cell
+            if n in shown:
+                path.append((n * per, gsprt_llr(counts, scores, self.sprt.elo0, self.sprt.elo1)))
+        return path
 
     def pentanomial(self) -> list[int]:
         """Complete pairs scoring 0, ½, 1, 1½ and 2 points for player 0."""

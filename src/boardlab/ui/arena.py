@@ -85,6 +85,8 @@ MAX_WORKERS = 256
 MAX_NAME = 200
 DEFAULT_ERROR_RATE = 0.05
 """``--alpha`` and ``--beta`` of ``match --sprt``."""
+SPRT_PLOT = "sprt.png"
+"""The plot ``match --sprt`` adds to the match's: the LLR over the games, between its bounds."""
 MATCH_GAMES = 100
 """The games of a match by default."""
 SPRT_MAX_GAMES = 10_000
@@ -357,15 +359,25 @@ def _throw_away(db: str | Path) -> bool:
 
 
 def _write_plots(
-    summary: Summary, out: Path, store: str | Path, again: str, extra: dict[str, Any] | None = None
+    summary: Summary,
+    out: Path,
+    store: str | Path,
+    again: str,
+    extra: dict[str, Any] | None = None,
+    sprt: tuple[SprtTally, int] | None = None,
 ) -> list[Path]:
-    """The plots and summary.json of ``summary`` (with the items of ``extra``) in ``out``; exit 1
-    with one line if they cannot be written (the games stay in ``store``; ``again`` says what
-    the same command then does)."""
-    from boardlab.arena.plots import write_plots  # matplotlib only when plotting
+    """The plots and summary.json of ``summary`` (with the items of ``extra``) in ``out``, and
+    with ``sprt`` (a test and its most games) sprt.png; exit 1 with one line if they cannot be
+    written (the games stay in ``store``; ``again`` says what the same command then does)."""
+    from boardlab.arena.plots import plot_sprt, write_plots  # matplotlib only when plotting
 
     try:
-        return [*write_plots(summary, out), write_summary_json(summary, out / "summary.json", extra)]
+        paths = write_plots(summary, out)
+        if sprt is not None:
+            test, most = sprt
+            names = (summary.names[0], summary.names[1])
+            paths.append(plot_sprt(test, most, names, out / SPRT_PLOT))
+        return [*paths, write_summary_json(summary, out / "summary.json", extra)]
     except OSError as err:
         fail(
             f"cannot write the plots into {out}: {err.strerror or err}; "
@@ -379,7 +391,7 @@ def _report(run: TournamentRun, console: Console, out: Path, sprt: SprtTally | N
     config = run.config
     title = f"{config.label}, clock {config.time_control}" if config.time_control else config.label
     print_report(summary, console, title, run.records, gauntlet=config.pairing == GAUNTLET)
-    extra = None
+    extra, tested = None, None
     if sprt is not None:
         # the outcome of the stored games, what the same command finds when run again
         test = SprtTally(sprt.sprt, sprt.trinomial)
@@ -387,9 +399,9 @@ def _report(run: TournamentRun, console: Console, out: Path, sprt: SprtTally | N
         names = (shorten(summary.names[0]), shorten(summary.names[1]))
         for line in test.report_lines(run.total, names):
             console.print(line, soft_wrap=True, markup=False, highlight=False)
-        extra = {"sprt": test.result(run.total)}
+        extra, tested = {"sprt": test.result(run.total)}, (test, run.total)
     again = "and the same command writes the plots without playing them again"
-    paths = _write_plots(summary, out, run.store_path, again, extra)
+    paths = _write_plots(summary, out, run.store_path, again, extra, tested)
     kept = (
         f"none kept (--db {MEMORY_STORE})"
         if _throw_away(run.store_path)
