@@ -21,6 +21,7 @@ from boardlab.arena import (
     summarize,
     tournament,
 )
+from boardlab.arena.sprt import H1_ACCEPTED, Sprt, SprtTally
 from boardlab.games import Outcome, Reason, new_game
 from boardlab.play.pool import warm_up
 
@@ -223,3 +224,18 @@ def test_a_stop_hook_ends_the_run_with_the_games_in_flight_unstored(tmp_path: Pa
         )
         again = run_tournament(config, store, workers=workers, stop=lambda: True)
     assert again.stopped and (again.played, again.already_stored, len(again.records)) == (0, 5, 5)
+
+
+@pytest.mark.timeout(120)
+def test_a_match_with_an_sprt_stops_once_it_decides_and_resumes_from_the_store(tmp_path: Path) -> None:
+    store = tmp_path / "arena.sqlite"
+    tally = SprtTally(Sprt(0, 200))
+    run = match("perfect", "random", 200, game="tictactoe", store=store, workers=0, sprt=tally)
+    assert run.stopped and tally.decision(200) == H1_ACCEPTED
+    assert tally.games == len(run.records) == run.played < 200
+    assert tally.state() == Sprt(0, 200).pentanomial(tally.pair_scores())
+    resumed = SprtTally(Sprt(0, 200))  # the stored games count: decided before any game
+    again = match("perfect", "random", 200, game="tictactoe", store=store, workers=0, sprt=resumed)
+    assert again.stopped and again.played == 0 and resumed.state() == tally.state()
+    with pytest.raises(ArenaError, match="an SPRT tests a match of two agents, not 3"):
+        tournament(["random", "greedy", "perfect"], 2, game="tictactoe", sprt=SprtTally(Sprt(0, 200)))

@@ -25,6 +25,7 @@ from boardlab.arena.openings import check_openings
 from boardlab.arena.play import ARENA_JOBS, GameRecord, move_limit, play_game, play_opening
 from boardlab.arena.ratings import DEFAULT_PRIOR_DRAWS
 from boardlab.arena.schedule import ROUND_ROBIN, ArenaError, GameTask, TournamentConfig, iter_schedule
+from boardlab.arena.sprt import SprtTally
 from boardlab.arena.store import Store
 from boardlab.arena.summary import Summary, summarize
 from boardlab.core.console import counted
@@ -122,6 +123,7 @@ def run_tournament(
     on_game: GameHook | None = None,
     backend: Backend | None = None,
     stop: StopHook | None = None,
+    sprt: SprtTally | None = None,
 ) -> TournamentRun:
     """Play the games of ``config``'s schedule that ``store`` lacks and store each as it ends.
 
@@ -140,6 +142,8 @@ def run_tournament(
     ``on_start`` and after each ``on_game`` whether to end the run: once it answers True no
     game starts, and the games still being played are stopped and not stored (a later run that
     needs them plays them again), so the store holds exactly the games ``stop`` last saw.
+    ``sprt`` (a two-player match's test) counts the stored games and each game as it ends, and
+    stops the run once it decides, as such a ``stop`` would.
     """
     backend = backend or LocalBackend()
     workers = backend.default_size() if workers is None else workers
@@ -154,7 +158,11 @@ def run_tournament(
     tournament_id = store.register_tournament(config)
     stored = store.stored_indices(tournament_id)
     if stored:  # a damaged stored game is reported before any work, not after it
-        store.games(tournament_id, below=config.total_games)
+        stored_games = store.games(tournament_id, below=config.total_games)
+        if sprt is not None:
+            sprt.extend(stored_games)
+    if sprt is not None:
+        on_game, stop = _tested(sprt, on_game, stop)
     already = sum(1 for i in stored if i < config.total_games)
     missing = config.total_games - already
     if max_games is not None:
@@ -183,6 +191,17 @@ def run_tournament(
     return TournamentRun(config, records, played, already, interrupted, store.path, stopped)
 
 
+def _tested(sprt: SprtTally, on_game: GameHook | None, stop: StopHook | None) -> tuple[GameHook, StopHook]:
+    """``on_game`` counting each game into ``sprt`` first, and ``stop`` also once it decides."""
+
+    def counted_game(record: GameRecord) -> None:
+        sprt.add(record)
+        if on_game is not None:
+            on_game(record)
+
+    return counted_game, lambda: sprt.decided or (stop is not None and stop())
+
+
 def tournament(
     specs: Sequence[str],
     games_per_pair: int,
@@ -200,6 +219,7 @@ def tournament(
     pairing: str = ROUND_ROBIN,
     openings: Sequence[Sequence[str]] = (),
     time_control: str = "",
+    sprt: SprtTally | None = None,
 ) -> TournamentRun:
     """A round robin: every pair of ``specs`` plays ``games_per_pair`` games, colours alternating;
     with ``pairing="gauntlet"`` only the first spec and each of the others. The games start from
@@ -208,7 +228,8 @@ def tournament(
     ``time_control`` (``"60+0.5"``) plays every game on a game clock.
 
     ``store`` is an open :class:`Store`, a path to one, or None for a throw-away in-memory store.
-    ``workers``, ``move_timeout`` and ``backend`` are as in :func:`run_tournament`.
+    ``workers``, ``move_timeout``, ``backend`` and ``sprt`` (two specs only) are as in
+    :func:`run_tournament`.
     """
     suite = tuple(tuple(moves) for moves in openings)
     config = TournamentConfig(
@@ -220,7 +241,10 @@ def tournament(
         "on_start": on_start,
         "on_game": on_game,
         "backend": backend,
+        "sprt": sprt,
     }
+    if sprt is not None and len(specs) != 2:
+        raise ArenaError(f"an SPRT tests a match of two agents, not {len(specs)}")
     if isinstance(store, Store):
         return run_tournament(config, store, **options)  # type: ignore[arg-type]
     with Store(":memory:" if store is None else store) as opened:
@@ -244,9 +268,12 @@ def match(
     backend: Backend | None = None,
     openings: Sequence[Sequence[str]] = (),
     time_control: str = "",
+    sprt: SprtTally | None = None,
 ) -> TournamentRun:
     """``games`` games between two agents, colours alternating (A moves first in even games);
-    ``openings`` and ``time_control`` as in :func:`tournament`."""
+    ``openings`` and ``time_control`` as in :func:`tournament`. With ``sprt`` (an empty
+    :class:`~boardlab.arena.sprt.SprtTally`) the match stops once the test decides: ``games``
+    is then the most it plays, and the tally holds the outcome (games stored before count)."""
     return tournament(
         (spec_a, spec_b),
         games,
@@ -262,6 +289,7 @@ def match(
         backend=backend,
         openings=openings,
         time_control=time_control,
+        sprt=sprt,
     )
 
 

@@ -36,7 +36,6 @@ from boardlab.arena.report import (
     write_summary_json,
 )
 from boardlab.arena.runner import (
-    GameHook,
     TournamentRun,
     check_memory,
     default_workers,
@@ -302,9 +301,9 @@ def _run_into_store(
                     workers=workers,
                     move_timeout=move_timeout,
                     on_start=on_start,
-                    on_game=on_game if sprt is None else _counted_into(sprt, on_game),
+                    on_game=on_game,
                     backend=backend,
-                    stop=None if sprt is None else lambda: sprt.decided,
+                    sprt=sprt,
                 )
         except StoreError as err:  # a store holding damaged games: bad input, found before work
             fail(str(err))
@@ -341,16 +340,6 @@ def _resume_test(sprt: SprtTally, store: Store, config: TournamentConfig, status
         if sprt.decided:
             said += f"; already decided ({sprt.decision(config.total_games)}), nothing to play"
         status.print(said, soft_wrap=True, markup=False, highlight=False)
-
-
-def _counted_into(sprt: SprtTally, on_game: GameHook) -> GameHook:
-    """``on_game`` counting each game into ``sprt`` first (the progress shows its new LLR)."""
-
-    def counted_game(record: GameRecord) -> None:
-        sprt.add(record)
-        on_game(record)
-
-    return counted_game
 
 
 def _throw_away(db: str | Path) -> bool:
