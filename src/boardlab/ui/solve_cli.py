@@ -358,8 +358,8 @@ def analyze_command(
             "--seconds",
             min=0.05,
             max=3600,
-            help=f"seconds the search may think (default {SEARCH_SECONDS:g}); for Connect Four's "
-            f"solver too (default {CONNECT4_SOLVER_SECONDS:g}), after which a search answers",
+            help=f"seconds the search may think (default {SEARCH_SECONDS:g}); on Connect Four, first "
+            f"the solver's (default {CONNECT4_SOLVER_SECONDS:g}), then the search's where it does not settle",
         ),
     ] = None,
     moves_played: Annotated[str | None, typer.Option("--moves", help=MOVES_HELP)] = None,
@@ -381,7 +381,8 @@ def analyze_command(
             )
             state = read_position(game, position)
             console = make_console(highlight=False)
-            _analyze_by_search(console, state, SEARCH_AGENT, SEARCH_SECONDS, started, why=why)
+            search_seconds = SEARCH_SECONDS if seconds is None else seconds
+            _analyze_by_search(console, state, SEARCH_AGENT, search_seconds, started, why=why)
         return
     seconds = SEARCH_SECONDS if seconds is None else seconds
     _check_dir(directory)
