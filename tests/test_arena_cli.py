@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 import typer
@@ -51,8 +53,14 @@ def _invoke(app: typer.Typer, *args: str) -> tuple[int, str, str]:
         (["match", "random", "greedy", "--name", "a\nb"], "--name must be printable text"),
         (["match", "random", "greedy", "--name", "n" * 201], "at most 200 characters"),
         (["match", "perfect", "random"], "tables cover endgames only (boards with at most one blank cube)"),
-        (["match", "random", "greedy", "--sprt", "10,0"], "--sprt 10,0: ELO0 must be below ELO1"),
-        (["match", "random", "greedy", "--sprt", "5,5"], "--sprt 5,5: ELO0 must be below ELO1"),
+        (
+            ["match", "random", "greedy", "--sprt", "10,0"],
+            "ELO0 must be below ELO1 (H0: A is ELO0 Elo stronger, H1: ELO1); did you mean --sprt 0,10?",
+        ),
+        (
+            ["match", "random", "greedy", "--sprt", "5,5"],
+            "--sprt 5,5: ELO0 must be below ELO1 (H0: A is ELO0 Elo stronger, H1: ELO1)",
+        ),
         (["match", "random", "greedy", "--sprt", "10"], "--sprt takes two Elo differences as ELO0,ELO1"),
         (["match", "random", "greedy", "--sprt", "0,ten"], "--sprt takes two Elo differences as ELO0,ELO1"),
         (["match", "random", "greedy", "--sprt", "0,5,10"], "--sprt takes two Elo differences as ELO0,ELO1"),
@@ -700,6 +708,42 @@ def test_match_sprt_accepts_h1_early_as_the_stored_games_say_and_resumes(
     assert code == 0 and "already decided (H1 accepted), nothing to play" in stderr
     assert f"0 new games, {result['games']} stored" in stdout
     assert json.loads((out / "summary.json").read_text())["sprt"] == result
+
+
+@pytest.mark.timeout(120)
+def test_an_interrupted_sprt_says_where_it_stood_and_resumes(
+    app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = arena_cli.run_tournament
+
+    def interrupted_after_four(*args: Any, **kwargs: Any) -> Any:  # as a Ctrl-C after 4 games
+        return dataclasses.replace(real(*args, **kwargs, max_games=4), interrupted=True)
+
+    monkeypatch.setattr(arena_cli, "run_tournament", interrupted_after_four)
+    db, out = tmp_path / "arena.sqlite", tmp_path / "out"
+    common = [
+        "match",
+        "perfect",
+        "random",
+        "--game",
+        "tictactoe",
+        "-j",
+        "1",
+        "--db",
+        str(db),
+        "--out",
+        str(out),
+    ]
+    code, _, stderr = _invoke(app, *common, "--sprt", "0,200", "-n", "40")
+    assert code == 130, stderr
+    expected = Sprt(0, 200).pentanomial(_stored_pair_scores(db))
+    standing = f"LLR {expected.llr:+.2f} [{expected.lower:+.2f}, {expected.upper:+.2f}]"
+    assert f"Interrupted: 4 of at most 40 games are stored in {db}. The SPRT stood at {standing}." in (
+        " ".join(stderr.split())
+    )
+    monkeypatch.setattr(arena_cli, "run_tournament", real)
+    code, _, stderr = _invoke(app, *common, "--sprt", "0,200", "-n", "40")
+    assert code == 0 and f"resumed with 4 stored games: {standing}" in stderr
 
 
 @pytest.mark.timeout(180)

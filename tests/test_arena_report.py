@@ -21,6 +21,7 @@ from boardlab.arena.report import (
     forfeit_lines,
     gauntlet_table,
     print_report,
+    progress_bar,
     ratings_table,
     score_matrix_table,
     tournaments_table,
@@ -425,3 +426,15 @@ def test_the_tournaments_table_puts_each_value_under_its_heading() -> None:
         {**common, "id": "fedcba9876543210", "pairing": "round-robin", "openings": "a suite of 1,001"}
         | {"clock": "60+0.5", "players": "2", "games": "0"},
     ]
+
+
+def test_a_long_label_leaves_the_progress_bar_its_count_and_note() -> None:
+    """Two versions of one long engine spec stay apart, and the LLR of an SPRT stays in sight."""
+    console = Console(width=100, record=True, force_terminal=True)
+    first = "engine:cmd=(python3 /home/me/engines/connect_four/my_engine.py --depth 3)"
+    label = f"{first} vs {first.replace('3)', '2)')}"
+    with progress_bar(console, label, lambda: "LLR +1.23 [-2.94, +2.94]") as (on_start, _):
+        on_start(400, 0)
+    shown = console.export_text()
+    assert "LLR +1.23 [-2.94, +2.94]" in shown and "0/400" in shown
+    assert "epth 3) vs engine:" in shown and "epth 2) ━" in shown  # each spec shortened in its middle

@@ -18,6 +18,7 @@ from boardlab.arena.sprt import SprtTally
 from boardlab.arena.summary import PLOT_NAMES, Summary
 from boardlab.core.console import counted
 from boardlab.core.files import agg_figure, atomic_savefig
+from boardlab.core.spec import shortened_in_the_middle
 
 OUTCOME_COLOURS = ("#4c9a2a", "#b0b0b0", "#c0392b")  # win, draw, loss
 DARK_CELL = 0.3
@@ -27,13 +28,6 @@ LABEL_CHARS = 36
 piece longer than this on its own (a course player's path) is shortened in the middle."""
 
 
-def _shortened(text: str) -> str:
-    if len(text) <= LABEL_CHARS:
-        return text
-    keep = (LABEL_CHARS - 1) // 2
-    return f"{text[:keep]}…{text[-keep:]}"
-
-
 def plot_label(name: str) -> str:
     """A player's label: its spec, wrapped so that every option stays readable."""
     lines = [""]
@@ -41,7 +35,7 @@ def plot_label(name: str) -> str:
         if lines[-1] and len(lines[-1]) + len(piece) > LABEL_CHARS:
             lines.append("")
         lines[-1] += piece
-    return "\n".join(_shortened(line) for line in lines)
+    return "\n".join(shortened_in_the_middle(line, LABEL_CHARS) for line in lines)
 
 
 def _label_lines(labels: list[str]) -> int:
@@ -167,6 +161,9 @@ def plot_ratings(summary: Summary, path: Path) -> Path:
     return _save(figure, path)
 
 
+SPRT_NAME_CHARS = 30
+"""Longest name of a player in an SPRT plot's title: longer ones are shortened in the middle,
+where two versions of one program's spec still differ."""
 SPRT_MARGIN = 0.8
 """Room above and below the LLR's extremes and bounds, for the bounds' labels."""
 
@@ -204,13 +201,10 @@ def sprt_figure(test: SprtTally, max_games: int, names: tuple[str, str]) -> Figu
     ax.set_xlabel(f"{test.sampling} test: games, in schedule order (at most {max_games:,})")
     ax.set_ylabel("log-likelihood ratio of H1 over H0")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    first, second = (_shortened(name) for name in names)
-    ax.set_title(
-        f"SPRT of {first} over {second}: {test.decision(max_games)}\n"
-        f"H0 Elo ≤ {test.sprt.elo0:g}, H1 Elo ≥ {test.sprt.elo1:g}, "
-        f"alpha {test.sprt.alpha:g}, beta {test.sprt.beta:g}",
-        fontsize=10,
-    )
+    first, second = (shortened_in_the_middle(name, SPRT_NAME_CHARS) for name in names)
+    sprt = test.sprt
+    test_text = f"H0 Elo ≤ {sprt.elo0:g}, H1 Elo ≥ {sprt.elo1:g}, alpha {sprt.alpha:g}, beta {sprt.beta:g}"
+    ax.set_title(f"SPRT: {test.decision(max_games)} ({test_text})\n{first} over {second}", fontsize=10)
     return figure
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from rich.cells import cell_len
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -27,6 +28,7 @@ from boardlab.arena.runner import GameHook, StartHook
 from boardlab.arena.summary import Outcomes, Summary
 from boardlab.core.console import LoggedProgress, counted, make_console, ply_count, print_whole
 from boardlab.core.files import atomic_write_text
+from boardlab.core.spec import shortened_in_the_middle
 from boardlab.games import Reason
 
 PIPE_WIDTH = 130
@@ -273,6 +275,22 @@ def write_summary_json(summary: Summary, path: str | Path, extra: Mapping[str, A
     return atomic_write_text(path, json.dumps(data, indent=2) + "\n")
 
 
+PROGRESS_LABEL_CHARS = 36
+"""Longest label of a progress bar: a longer one (specs of long commands) is shortened in the
+middle, so that the count, the time and the LLR keep their room on a terminal 100 wide."""
+PROGRESS_BAR_CHARS = 16
+
+
+def _progress_label(label: str) -> str:
+    """``label`` within :data:`PROGRESS_LABEL_CHARS`: a match's two specs (``A vs B``) each
+    shortened in its middle, where two versions of one program differ."""
+    players = label.split(" vs ")
+    if len(players) != 2:
+        return shortened_in_the_middle(label, PROGRESS_LABEL_CHARS)
+    half = (PROGRESS_LABEL_CHARS - len(" vs ")) // 2
+    return " vs ".join(shortened_in_the_middle(player, half) for player in players)
+
+
 @contextmanager
 def progress_bar(
     console: Console, label: str, note: Callable[[], str] | None = None
@@ -289,7 +307,7 @@ def progress_bar(
     )
     columns = (
         TextColumn("[bold]{task.description}"),
-        BarColumn(),
+        BarColumn(bar_width=PROGRESS_BAR_CHARS),
         MofNCompleteColumn(),
         TextColumn("games"),
         TimeElapsedColumn(),
@@ -303,7 +321,8 @@ def progress_bar(
 
         def on_start(total: int, done: int) -> None:
             # created here, with the stored games already counted, so the ETA ignores them
-            tasks.append(progress.add_task(label, total=total, completed=done, note=noted()))
+            shown = escape(_progress_label(label))
+            tasks.append(progress.add_task(shown, total=total, completed=done, note=noted()))
 
         def on_game(record: GameRecord) -> None:
             if tasks:

@@ -46,6 +46,15 @@ def shorten(text: str, limit: int = MAX_VALUE_SHOWN) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def shortened_in_the_middle(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters by an ellipsis in its middle, where two specs that
+    differ only at their ends (two versions of one program) stay apart."""
+    if len(text) <= limit:
+        return text
+    keep = (limit - 1) // 2
+    return f"{text[:keep]}…{text[-keep:]}"
+
+
 def shown_value(value: Any, limit: int = 40) -> str:
     """A value and its type for an error message, its repr cut to ``limit`` characters."""
     return f"{shorten(repr(value), limit)} ({type(value).__name__})"

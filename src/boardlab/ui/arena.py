@@ -311,13 +311,15 @@ def _run_into_store(
             fail(str(err), code=1)
     if run.interrupted:
         how = "Terminated" if termination.received else "Interrupted"
-        done = f"{len(run.records)} of {counted(run.total, 'game')}"
+        most = "" if sprt is None else "at most "
+        done = f"{len(run.records)} of {most}{counted(run.total, 'game')}"
+        standing = "" if sprt is None else f" The SPRT stood at {sprt.llr_text()}."
         kept = (
-            f"{done} were played and none kept (--db {MEMORY_STORE})"
+            f"{done} were played and none kept (--db {MEMORY_STORE}).{standing}"
             if _throw_away(db)
-            else f"{done} are stored in {db}. Run the same command again to resume."
+            else f"{done} are stored in {db}.{standing} Run the same command again to resume."
         )
-        status.print(f"{how}: {kept}", soft_wrap=True)
+        status.print(f"{how}: {kept}", soft_wrap=True, markup=False, highlight=False)
         raise typer.Exit(termination.exit_code)
     _report(run, console, out, sprt)
     return run
@@ -326,11 +328,11 @@ def _run_into_store(
 def _resume_test(sprt: SprtTally, store: Store, config: TournamentConfig, status: Console) -> None:
     """Count the stored games of ``config`` into ``sprt`` and say where the test stands."""
     sprt.extend(store.games(config.tournament_id, below=config.total_games))
-    pairs = "" if sprt.trinomial else ", in whole pairs (an odd --games is rounded up)"
+    pairs = "" if sprt.trinomial else ", in whole pairs"
     first, second = player_names(config.specs)
     status.print(
-        f"SPRT ({sprt.sampling}; {sprt.hypotheses_text()}; Elo of {shorten(first)} over "
-        f"{shorten(second)}): at most {config.total_games:,} games{pairs}",
+        f"SPRT of {first} against {second} ({sprt.sampling}; {sprt.hypotheses_text()}): "
+        f"at most {config.total_games:,} games{pairs}",
         soft_wrap=True,
         markup=False,
         highlight=False,
@@ -385,7 +387,7 @@ def _report(run: TournamentRun, console: Console, out: Path, sprt: SprtTally | N
         # the outcome of the stored games, what the same command finds when run again
         test = SprtTally(sprt.sprt, sprt.trinomial)
         test.extend(run.records)
-        names = (shorten(summary.names[0]), shorten(summary.names[1]))
+        names = (summary.names[0], summary.names[1])  # whole: specs may differ only at their ends
         for line in test.report_lines(run.total, names):
             console.print(line, soft_wrap=True, markup=False, highlight=False)
         extra, tested = {"sprt": test.result(run.total)}, (test, run.total)
@@ -506,7 +508,10 @@ def _sprt_test(
     if not (math.isfinite(elo0) and math.isfinite(elo1)):
         fail(f"--sprt takes two finite Elo differences, got {shorten(text)!r}")
     if not elo0 < elo1:
-        fail(f"--sprt {shorten(text)}: ELO0 must be below ELO1 (H0: A is ELO0 Elo stronger, H1: ELO1)")
+        swapped = f"; did you mean --sprt {elo1:g},{elo0:g}?" if elo0 > elo1 else ""
+        fail(
+            f"--sprt {shorten(text)}: ELO0 must be below ELO1 (H0: A is ELO0 Elo stronger, H1: ELO1){swapped}"
+        )
     if max(abs(elo0), abs(elo1)) > MAX_TESTED_ELO:
         fail(f"--sprt {shorten(text)}: the Elo differences must be within ±{MAX_TESTED_ELO:g}")
     alpha = DEFAULT_ERROR_RATE if alpha is None else alpha
