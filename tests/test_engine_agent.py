@@ -33,8 +33,9 @@ from boardlab.arena import match
 from boardlab.arena.play import GameRecord
 from boardlab.games import Reason, parse_game
 from boardlab.interop.engine import EngineAgent, engine_command, game_line, go_line, read_info
+from boardlab.play import agent_pool
 from boardlab.play.clock import TimeControl
-from boardlab.play.referee import AgentForfeit
+from boardlab.play.referee import AgentForfeit, AgentProcess
 from boardlab.play.session import Session
 from boardlab.ui.cli import app
 from boardlab.ui.web.hall import WebInputError, check_agent
@@ -381,6 +382,31 @@ def test_after_a_failure_the_agent_forfeits_again_until_prepared_with_a_fresh_en
     agent.prepare(game)  # a new program, which plays its first move again
     assert state.is_legal(agent.act(state).move)
     assert len(pids_in(tmp_path)) == 2
+
+
+REFUSED = "failed to start: engine refused the game tictactoe: this engine plays nothing today"
+
+
+@pytest.mark.timeout(60)
+def test_an_engine_failing_its_start_in_a_child_process_says_failed_to_start_once() -> None:
+    with pytest.raises(AgentForfeit) as caught:
+        AgentProcess("tictactoe", engine_spec("refuses"), 0, 10.0).close()
+    assert caught.value.detail == REFUSED
+
+
+@pytest.mark.timeout(60)
+def test_an_engine_failing_its_start_in_an_agent_worker_says_failed_to_start_once() -> None:
+    state = parse_game("tictactoe").initial()
+    request = {"key": "k", "game": "tictactoe", "position": state.to_text(), "agent": engine_spec("refuses")}
+    assert agent_pool.act(agent_pool.AgentWorker(), request, lambda _: None) == {"error": REFUSED}
+
+
+@pytest.mark.timeout(60)
+def test_analyze_with_an_engine_failing_its_start_says_failed_to_start_once() -> None:
+    args = ["analyze", "--game", "tictactoe", "--agent", engine_spec("refuses"), "--seconds", "1"]
+    result = CliRunner().invoke(app, args, env=WIDE)
+    assert result.exit_code == 1, result.output
+    assert result.stderr.count("failed to start") == 1 and result.stderr.rstrip().endswith(REFUSED)
 
 
 # --- what an engine written in C or Rust may do, and still play -----------------------------

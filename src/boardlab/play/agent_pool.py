@@ -45,6 +45,7 @@ from boardlab.play.referee import (
     SETUP_TIMEOUT,
     Send,
     describe_failure,
+    describe_start_failure,
     is_legal,
     json_sender,
     shown_move,
@@ -107,7 +108,7 @@ def act(worker: AgentWorker, request: dict[str, Any], send: Send) -> dict[str, A
     try:
         agent = worker.agent(request["key"], game, request["agent"], request.get("seed"))
     except BaseException as err:
-        return {"error": "failed to start: " + describe_failure(err)}
+        return {"error": describe_start_failure(err)}
     send({"started": True})
     limit = None if request.get("limit") is None else Limit(**request["limit"])
     tic = time.perf_counter()

@@ -104,6 +104,17 @@ def describe_failure(err: BaseException) -> str:
     return "raised " + shorten(" ".join(what.split()), MAX_DETAIL)
 
 
+START_FAILURE = "failed to start: "
+"""How a forfeit's detail starts when the agent failed before its first move: built, prepared."""
+
+
+def describe_start_failure(err: BaseException) -> str:
+    """:func:`describe_failure` for an agent that failed as it was built or prepared, after
+    :data:`START_FAILURE`, once: an agent's own forfeit (the engine agent's) may say it already."""
+    detail = describe_failure(err)
+    return detail if detail.startswith(START_FAILURE) else START_FAILURE + detail
+
+
 def shown_move(value: Any) -> str:
     """A short text of whatever an agent answered, for a forfeit's detail."""
     try:
@@ -203,7 +214,7 @@ def _host(conn: Connection, game: str, spec: str, seed: int | None) -> None:
             agent = make_agent(spec, seed, game=the_game)
             agent.prepare(the_game)
         except caught as err:
-            send({"error": "failed to start: " + describe_failure(err)})
+            send({"error": describe_start_failure(err)})
             return
         _warm(the_game)
         send({"ready": True})

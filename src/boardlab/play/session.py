@@ -33,7 +33,7 @@ from boardlab.core.spec import shown_value
 from boardlab.games import Outcome, Reason, State, parse_game
 from boardlab.games.base import GameOverError
 from boardlab.play.clock import TimeControl
-from boardlab.play.referee import AgentForfeit, describe_failure, is_legal, shown_move
+from boardlab.play.referee import AgentForfeit, describe_failure, describe_start_failure, is_legal, shown_move
 
 OPENING_ATTEMPTS = 1000
 SECONDS_DIGITS = 6
@@ -399,7 +399,7 @@ class Session:
         except AgentForfeit as err:
             return self.forfeit(colour, err.detail)
         except self._caught as err:
-            return self.forfeit(colour, "failed to start: " + describe_failure(err))
+            return self.forfeit(colour, describe_start_failure(err))
         self.agents[colour] = agent
         return None
 
