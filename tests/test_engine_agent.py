@@ -44,6 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ENGINES = Path(__file__).resolve().parent / "protocol_engines.py"
 C_ENGINE = ROOT / "examples" / "engines" / "connect4_engine.c"
 WIDE = {"COLUMNS": "200"}
+UNFLUSHED = "nothing read from it: does it flush its output after each line?"
 
 
 def engine_spec(behaviour: str, *extra: str, options: str = "") -> str:
@@ -251,20 +252,30 @@ def loser(record: GameRecord) -> str:
 MISBEHAVIOURS = [  # how each forfeit's detail starts, CELL standing for the engine's move
     ("exits", "", "engine exited (exit code 3) before answering 'go': giving up"),
     ("hangs", "time=0.2", "no move within its 0.2 s and 1 s of grace (stopped)"),
-    ("garbage", "", "engine sent 'bestmove e2e4' after go (expected info or move NOTATION)"),
+    (
+        "garbage",
+        "",
+        "engine sent 'bestmove e2e4' after go (expected info or move NOTATION; "
+        "write debug output to stderr or start the line with #)",
+    ),
     ("unreadable", "", "answered 'zz', not a legal move: cannot read move 'zz': expected a cell like 'b2'"),
     ("repeats", "", "answered 'CELL', not a legal move: cell CELL is already taken"),
     ("twice", "", "engine sent 'move CELL' unasked (after its last answer)"),
     ("bad-info", "", "engine sent 'info value 7': info value must be a number in [-1, 1], got '7'"),
     ("refuses", "", "failed to start: engine refused the game tictactoe: this engine plays nothing today"),
-    ("silent", "start=0.5", "failed to start: no ready within 0.5 s (stopped)"),
+    ("silent", "start=0.5", "failed to start: no ready within 0.5 s (stopped); nothing read from it"),
     (
         "dies",
         "",
         "failed to start: engine exited (exit code 2) before answering 'boardlab 1': cannot load weights",
     ),
-    ("bad-hello", "", "failed to start: engine sent 'hello' in its handshake (expected name TEXT or ready)"),
-    ("move-extra", "", "engine sent 'move CELL CELL' after go (expected info or move NOTATION)"),
+    (
+        "bad-hello",
+        "",
+        "failed to start: engine sent 'hello' in its handshake (expected name TEXT or ready; "
+        "write debug output to stderr or start the line with #)",
+    ),
+    ("move-extra", "", "engine sent 'move CELL CELL' after go (expected info or move NOTATION; write debug"),
     # the info line of its first move is read at its second
     (
         "info-after",
@@ -274,7 +285,7 @@ MISBEHAVIOURS = [  # how each forfeit's detail starts, CELL standing for the eng
     ("long-line", "", "engine sent a line of over 65536 bytes ('# xxxxx"),
     ("closes", "", "engine exited (signal 9 (SIGKILL)) before answering 'go'"),  # its output ended: stopped
     # nothing it writes reaches boardlab before it exits: not even its ready
-    ("unflushed", "start=0.5", "failed to start: no ready within 0.5 s (stopped)"),
+    ("unflushed", "start=0.5", "failed to start: no ready within 0.5 s (stopped); nothing read from it"),
     ("play --ready-delay 3", "start=0.5", "failed to start: no ready within 0.5 s (stopped)"),
 ]
 
@@ -295,6 +306,23 @@ def test_each_misbehaviour_forfeits_with_one_line_saying_what_it_did(
         assert "\n" not in record.outcome.detail
     gc.collect()
     assert all(wait_gone(pid) for pid in pids_in(tmp_path))  # hung, refused or failed: none left
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    ("behaviour", "detail"),
+    [  # nothing at all read: its output is most likely waiting in its buffer
+        ("unflushed", "failed to start: no ready within 0.5 s (stopped); " + UNFLUSHED),
+        ("silent", "failed to start: no ready within 0.5 s (stopped); " + UNFLUSHED),
+        # its name and comments came, the ready comes too late: flushing is not the problem
+        ("play --ready-delay 3", "failed to start: no ready within 0.5 s (stopped)"),
+    ],
+)
+def test_an_engine_never_heard_from_is_asked_whether_it_flushes(behaviour: str, detail: str) -> None:
+    agent = make_agent(engine_spec(*behaviour.split(), options="start=0.5"))
+    with pytest.raises(AgentForfeit) as caught:
+        agent.prepare(parse_game("tictactoe"))
+    assert caught.value.detail == detail
 
 
 @pytest.mark.timeout(60)

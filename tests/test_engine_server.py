@@ -328,7 +328,8 @@ def test_the_command_ends_with_status_1_when_its_agent_fails_while_deciding() ->
     assert done.returncode == 1 and done.stdout.splitlines() == [f"name boardlab {spec}", "ready", "ready"]
     assert (
         done.stderr
-        == f"Error: {spec}: engine sent 'bestmove e2e4' after go (expected info or move NOTATION)\n"
+        == f"Error: {spec}: engine sent 'bestmove e2e4' after go (expected info or move NOTATION; "
+        "write debug output to stderr or start the line with #)\n"
     )
 
 

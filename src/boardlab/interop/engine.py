@@ -78,6 +78,10 @@ MAX_PV = 64
 """Moves of a principal variation kept from an ``info`` line."""
 SHOWN = 60
 """Characters of an engine's line shown in a forfeit's detail."""
+UNFLUSHED_HINT = "nothing read from it: does it flush its output after each line?"
+"""Said of an engine silent from its start: most often its output waits in its buffer."""
+DEBUG_HINT = "write debug output to stderr or start the line with #"
+"""Said of a line out of place: most often a debug print."""
 
 
 @dataclass(frozen=True)
@@ -265,6 +269,8 @@ class EngineProcess:
             close_fds=True,
         )
         self.lines: queue.Queue[tuple[str, str]] = queue.Queue()
+        self.heard = False
+        """True once anything at all, comments and empty lines included, came on its output."""
         self.stderr_tail: deque[str] = deque(maxlen=STDERR_LINES)
         assert self.popen.stdout is not None and self.popen.stderr is not None
         self._readers = [
@@ -288,6 +294,7 @@ class EngineProcess:
         with _closing(stream):
             with contextlib.suppress(OSError, ValueError):
                 for raw in _lines(stream):
+                    self.heard = True
                     if len(raw) >= MAX_LINE and not raw.endswith(b"\n"):
                         self.lines.put(("long", raw[:200].decode("utf-8", "replace")))
                         return
@@ -511,7 +518,9 @@ class EngineAgent(Agent):
                     self._fail(f"engine sent {_shown(words)}: {err}")
                 continue
             if words[0] != "move" or len(words) != 2:
-                self._fail(f"engine sent {_shown(words)} after go (expected info or move NOTATION)")
+                self._fail(
+                    f"engine sent {_shown(words)} after go (expected info or move NOTATION; {DEBUG_HINT})"
+                )
             return self._decision(state, words[1], info, time.perf_counter() - tic)
 
     def _budget(self, limit: Limit | None, state: Any) -> Limit:
@@ -579,7 +588,7 @@ class EngineAgent(Agent):
             if words[0] != "name":
                 self._fail(
                     f"failed to start: engine sent {_shown(words)} in its handshake "
-                    "(expected name TEXT or ready)"
+                    f"(expected name TEXT or ready; {DEBUG_HINT})"
                 )
             if len(words) > 1:
                 self.engine_name = shorten(one_line(" ".join(words[1:])), 40)
@@ -595,7 +604,10 @@ class EngineAgent(Agent):
             reason = " ".join(words[1:]) or "no reason given"
             self._fail(f"failed to start: engine refused the game {shorten(line)}: {shorten(reason, 120)}")
         if words != ["ready"]:
-            self._fail(f"failed to start: engine sent {_shown(words)} after game (expected ready or refuse)")
+            self._fail(
+                f"failed to start: engine sent {_shown(words)} after game "
+                f"(expected ready or refuse; {DEBUG_HINT})"
+            )
         self._game = line
 
     def _send(self, line: str, request: str, prefix: str = "") -> None:
@@ -617,8 +629,8 @@ class EngineAgent(Agent):
         while True:
             try:
                 line = process.receive(deadline)
-            except EngineTimeout:
-                self._fail(overdue)
+            except EngineTimeout:  # from an engine never heard, most often its output unflushed
+                self._fail(overdue if process.heard else f"{overdue}; {UNFLUSHED_HINT}")
             except EngineExited:
                 self._fail(prefix + process.exit_report(f" before answering {command!r}"))
             except ProtocolError as err:
