@@ -784,6 +784,22 @@ def test_a_bad_spec_ends_the_match_command_with_one_line(
         make_agent(spec)
 
 
+def test_a_program_missing_from_the_path_is_written_with_dot_slash_only_if_it_is_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(AgentSpecError) as caught:
+        engine_command("pyhton3 my_engine.py")  # a typo: no such file here either
+    assert str(caught.value) == "engine: cmd: no program 'pyhton3' on the PATH"
+    (tmp_path / "my_engine").write_text("#!/bin/sh\n")
+    with pytest.raises(AgentSpecError) as caught:
+        engine_command("my_engine --fast")
+    assert str(caught.value) == (
+        "engine: cmd: no program 'my_engine' on the PATH "
+        "(one in the current directory is written ./my_engine)"
+    )
+
+
 @pytest.mark.parametrize(
     ("cmd", "message"),
     [

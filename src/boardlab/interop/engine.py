@@ -131,10 +131,9 @@ def engine_command(cmd: str) -> list[str]:
     program, shown = words[0], shown_program(words[0])
     if os.sep not in program and not (os.altsep and os.altsep in program):
         if shutil.which(program) is None:
-            raise AgentSpecError(
-                f"engine: cmd: no program {shown!r} on the PATH "
-                f"(one in the current directory is written ./{shown})"
-            )
+            # the hint only where it helps: a file of that name here, not a mistyped name
+            here = f" (one in the current directory is written ./{shown})" if Path(program).exists() else ""
+            raise AgentSpecError(f"engine: cmd: no program {shown!r} on the PATH{here}")
         return words
     path = Path(program)
     if not path.exists():
