@@ -19,6 +19,7 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +30,11 @@ from typer.testing import CliRunner
 from boardlab.agents.base import AgentSpecError, make_agent
 from boardlab.agents.decision import Limit
 from boardlab.agents.greedy import classify_moves
-from boardlab.arena import match
+from boardlab.arena import match, validate_config
 from boardlab.arena.play import GameRecord
+from boardlab.arena.schedule import ArenaError, TournamentConfig
+from boardlab.arena.store import Store
+from boardlab.core.spec import shorten
 from boardlab.games import Reason, parse_game
 from boardlab.interop.engine import EngineAgent, engine_command, game_line, go_line, read_info
 from boardlab.play import agent_pool
@@ -45,6 +49,7 @@ ENGINES = Path(__file__).resolve().parent / "protocol_engines.py"
 C_ENGINE = ROOT / "examples" / "engines" / "connect4_engine.c"
 WIDE = {"COLUMNS": "200"}
 UNFLUSHED = "nothing read from it: does it flush its output after each line?"
+REFUSED = "failed to start: engine refused the game tictactoe: this engine plays nothing today"
 
 
 def engine_spec(behaviour: str, *extra: str, options: str = "") -> str:
@@ -249,7 +254,7 @@ def loser(record: GameRecord) -> str:
     return record.second_spec if record.winner == 0 else record.first_spec
 
 
-MISBEHAVIOURS = [  # how each forfeit's detail starts, CELL standing for the engine's move
+MISBEHAVIOURS = [  # in a game: how each forfeit's detail starts, CELL standing for the engine's move
     ("exits", "", "engine exited (exit code 3) before answering 'go': giving up"),
     ("hangs", "time=0.2", "no move within its 0.2 s and 1 s of grace (stopped)"),
     (
@@ -262,19 +267,6 @@ MISBEHAVIOURS = [  # how each forfeit's detail starts, CELL standing for the eng
     ("repeats", "", "answered 'CELL', not a legal move: cell CELL is already taken"),
     ("twice", "", "engine sent 'move CELL' unasked (after its last answer)"),
     ("bad-info", "", "engine sent 'info value 7': info value must be a number in [-1, 1], got '7'"),
-    ("refuses", "", "failed to start: engine refused the game tictactoe: this engine plays nothing today"),
-    ("silent", "start=0.5", "failed to start: no ready within 0.5 s (stopped); nothing read from it"),
-    (
-        "dies",
-        "",
-        "failed to start: engine exited (exit code 2) before answering 'boardlab 1': cannot load weights",
-    ),
-    (
-        "bad-hello",
-        "",
-        "failed to start: engine sent 'hello' in its handshake (expected name TEXT or ready; "
-        "write debug output to stderr or start the line with #)",
-    ),
     ("move-extra", "", "engine sent 'move CELL CELL' after go (expected info or move NOTATION; write debug"),
     # the info line of its first move is read at its second
     (
@@ -284,9 +276,6 @@ MISBEHAVIOURS = [  # how each forfeit's detail starts, CELL standing for the eng
     ),
     ("long-line", "", "engine sent a line of over 65536 bytes ('# xxxxx"),
     ("closes", "", "engine exited (signal 9 (SIGKILL)) before answering 'go'"),  # its output ended: stopped
-    # nothing it writes reaches boardlab before it exits: not even its ready
-    ("unflushed", "start=0.5", "failed to start: no ready within 0.5 s (stopped); nothing read from it"),
-    ("play --ready-delay 3", "start=0.5", "failed to start: no ready within 0.5 s (stopped)"),
 ]
 
 
@@ -308,21 +297,66 @@ def test_each_misbehaviour_forfeits_with_one_line_saying_what_it_did(
     assert all(wait_gone(pid) for pid in pids_in(tmp_path))  # hung, refused or failed: none left
 
 
+START_FAILURES = [  # behaviour, options, the forfeit's whole detail
+    ("refuses", "", REFUSED),
+    (
+        "dies",
+        "",
+        "failed to start: engine exited (exit code 2) before answering 'boardlab 1': cannot load weights",
+    ),
+    # nothing at all read: its output is most likely waiting in its buffer
+    ("silent", "start=0.5", "failed to start: no ready within 0.5 s (stopped); " + UNFLUSHED),
+    ("unflushed", "start=0.5", "failed to start: no ready within 0.5 s (stopped); " + UNFLUSHED),
+    # its name and comments came, the ready comes too late: flushing is not the problem
+    ("play --ready-delay 3", "start=0.5", "failed to start: no ready within 0.5 s (stopped)"),
+    (
+        "bad-hello",
+        "",
+        "failed to start: engine sent 'hello' in its handshake (expected name TEXT or ready; "
+        "write debug output to stderr or start the line with #)",
+    ),
+]
+
+
 @pytest.mark.timeout(60)
-@pytest.mark.parametrize(
-    ("behaviour", "detail"),
-    [  # nothing at all read: its output is most likely waiting in its buffer
-        ("unflushed", "failed to start: no ready within 0.5 s (stopped); " + UNFLUSHED),
-        ("silent", "failed to start: no ready within 0.5 s (stopped); " + UNFLUSHED),
-        # its name and comments came, the ready comes too late: flushing is not the problem
-        ("play --ready-delay 3", "failed to start: no ready within 0.5 s (stopped)"),
-    ],
-)
-def test_an_engine_never_heard_from_is_asked_whether_it_flushes(behaviour: str, detail: str) -> None:
-    agent = make_agent(engine_spec(*behaviour.split(), options="start=0.5"))
+@pytest.mark.parametrize(("behaviour", "options", "detail"), START_FAILURES)
+def test_each_failure_at_its_start_forfeits_with_one_line_saying_what_it_did(
+    behaviour: str, options: str, detail: str, tmp_path: Path
+) -> None:
+    agent = make_agent(engine_spec(*behaviour.split(), "--pids", str(tmp_path), options=options))
     with pytest.raises(AgentForfeit) as caught:
         agent.prepare(parse_game("tictactoe"))
     assert caught.value.detail == detail
+    assert all(wait_gone(pid) for pid in pids_in(tmp_path))
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(("behaviour", "options", "detail"), START_FAILURES)
+def test_an_engine_failing_at_its_start_is_refused_before_any_game(
+    behaviour: str, options: str, detail: str, tmp_path: Path
+) -> None:
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    spec = engine_spec(*behaviour.split(), "--pids", str(pids), options=options)
+    db = tmp_path / "games.sqlite"
+    with pytest.raises(ArenaError) as caught:
+        match(spec, "random", 40, game="tictactoe", store=db, workers=0)
+    cmd = spec.removeprefix("engine:cmd=(").partition("),")[0].removesuffix(")")
+    assert str(caught.value) == f"engine: cmd {shorten(cmd)!r} cannot play tictactoe: {detail}"
+    assert len(pids_in(pids)) == 1 and all(wait_gone(pid) for pid in pids_in(pids))  # started once
+    with closing(Store(db)) as store:
+        assert store.tournaments() == []
+
+
+@pytest.mark.timeout(60)
+def test_an_engine_is_started_once_before_play_however_often_its_command_checks_it(tmp_path: Path) -> None:
+    spec = engine_spec("play", "--pids", str(tmp_path))
+    config = TournamentConfig(specs=(spec, "random"), games_per_pair=2, game="tictactoe")
+    for _ in range(2):  # as a command validates, then runs
+        validate_config(config)
+    assert len(pids_in(tmp_path)) == 1 and all(wait_gone(pid) for pid in pids_in(tmp_path))  # quit after
+    run = match(spec, "random", 2, game="tictactoe", opening_plies=0, workers=0)
+    assert all(record.outcome.reason is not Reason.FORFEIT for record in run.records)
 
 
 @pytest.mark.timeout(60)
@@ -410,9 +444,6 @@ def test_after_a_failure_the_agent_forfeits_again_until_prepared_with_a_fresh_en
     agent.prepare(game)  # a new program, which plays its first move again
     assert state.is_legal(agent.act(state).move)
     assert len(pids_in(tmp_path)) == 2
-
-
-REFUSED = "failed to start: engine refused the game tictactoe: this engine plays nothing today"
 
 
 @pytest.mark.timeout(60)
@@ -735,6 +766,44 @@ def test_a_person_plays_the_engine_in_the_terminal(command_env: dict[str, str], 
     text = " ".join(out.split())
     assert "decided by its protocol-test" in text  # the name from its handshake
     assert "you win" in text  # b2 c1 a3 against a1 b1, the first empty cells: a diagonal
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["match", "ENGINE", "random", "--game", "connect4", "-n", "40", "--db", "games.sqlite"],
+        [
+            "tournament",
+            "ENGINE",
+            "greedy",
+            "random",
+            "--gauntlet",
+            "--game",
+            "connect4",
+            "--db",
+            "games.sqlite",
+        ],
+        ["play", "--game", "connect4", "--agent", "ENGINE"],
+        ["oracle", "ENGINE", "--game", "connect4", "--games", "2"],
+    ],
+)
+def test_every_command_refuses_an_engine_that_crashes_at_its_start_with_one_line(
+    command: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    spec = engine_spec("dies")
+    args = [spec if word == "ENGINE" else word for word in command]
+    result = CliRunner().invoke(app, args, input="4\n", env=WIDE)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("Error: engine: cmd ") and result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.rstrip().endswith(
+        "cannot play connect4: failed to start: engine exited (exit code 2) before answering 'boardlab 1': "
+        "cannot load weights"
+    )
+    if (tmp_path / "games.sqlite").exists():
+        with closing(Store(tmp_path / "games.sqlite")) as store:
+            assert store.tournaments() == []
 
 
 def test_agents_lists_the_engine_and_its_options() -> None:

@@ -11,9 +11,11 @@ import http.client
 import json
 import os
 import random
+import shlex
 import shutil
 import signal
 import socket
+import sys
 import threading
 import time
 import types
@@ -97,6 +99,18 @@ def test_a_whole_tictactoe_game_against_perfect_play_never_wins_and_matches_the_
         assert view["position"]["cells"] == state.game.json_view(state)["cells"]
     assert view["outcome"]["winner"] in (None, 1)  # perfect play never loses
     assert all(m["seconds"] is not None for m in view["moves"] if m["mover"] == 1)
+
+
+@pytest.mark.timeout(120)
+def test_an_engine_refusing_the_game_is_a_400_before_the_game_starts(client: Any) -> None:
+    engine = [sys.executable, str(Path(__file__).parent / "protocol_engines.py"), "refuses"]
+    spec = f"engine:cmd=({shlex.join(engine)})"  # serve --allow-paths runs programs
+    reply = client.post("/api/games", json={"game": "tictactoe", "sides": [None, spec]})
+    assert reply.status_code == 400, reply.json()
+    assert reply.json()["detail"].endswith(
+        "cannot play tictactoe: failed to start: "
+        "engine refused the game tictactoe: this engine plays nothing today"
+    )
 
 
 def test_the_server_alone_decides_legality(client: Any) -> None:

@@ -25,7 +25,10 @@ and it must exit by itself when its input ends, since the process that holds the
 killed outright. It stays in that process's group, so that a worker's group, ended by the
 arena, takes it along. Whatever goes wrong (a program that cannot start, exits, hangs, answers
 garbage or an illegal move, refuses the game) is an
-:class:`~boardlab.play.referee.AgentForfeit` saying so in one line.
+:class:`~boardlab.play.referee.AgentForfeit` saying so in one line. The commands that play whole
+games check first that the program starts and accepts the game (:func:`check_start`, through
+:meth:`EngineAgent.check_whole_game`), so that an engine failing there is refused before play
+instead of forfeiting every game.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from stat import S_ISREG
 from typing import IO, Any, ClassVar, NoReturn
 
 from boardlab.agents.base import Agent, AgentSpecError
@@ -56,6 +60,7 @@ __all__ = [
     "EngineAgent",
     "EngineProcess",
     "EngineSettings",
+    "check_start",
     "engine_command",
     "game_line",
     "go_line",
@@ -457,6 +462,15 @@ class EngineAgent(Agent):
         self._in_game = False
 
     @classmethod
+    def check_whole_game(cls, settings: Any, game: Any, start: Any = None) -> None:
+        """AgentSpecError, in one line, unless the program starts, answers the handshake and
+        accepts ``game`` within ``start`` seconds (:func:`check_start`): an engine that exits,
+        refuses the game or never says ready is refused before play, not forfeited at every
+        game's start."""
+        super().check_whole_game(settings, game, start)
+        check_start(settings, game)
+
+    @classmethod
     def default_limit(cls, settings: Any) -> Limit:
         return Limit.from_options(
             time=settings.time, depth=settings.depth, nodes=settings.nodes, iterations=settings.iters
@@ -645,6 +659,44 @@ class EngineAgent(Agent):
         if process is not None:
             process.kill()
         raise AgentForfeit(detail)
+
+
+_STARTED: set[tuple[Any, ...]] = set()
+"""The starts :func:`check_start` saw succeed in this process, by what they depend on."""
+
+
+def check_start(settings: EngineSettings, game: Any) -> None:
+    """Start the program of ``settings`` once, do the handshake and name ``game``, then quit it;
+    AgentSpecError (``engine: cmd 'CMD' cannot play GAME: failed to start: ...``) if it exits,
+    refuses the game or does not say ready within its ``start`` seconds. A start that succeeded
+    is not tried again in this process for the same command, files, folder and game: a command
+    that checks each of its agents more than once starts each engine once."""
+    argv = engine_command(settings.cmd)
+    key = (tuple(argv), os.getcwd(), _files_of(argv), game_line(game), settings.start)
+    if key in _STARTED:
+        return
+    agent = EngineAgent(settings=settings)
+    try:
+        agent.prepare(game)
+    except AgentForfeit as err:
+        raise AgentSpecError(
+            f"engine: cmd {shorten(settings.cmd)!r} cannot play {game.spec}: {err.detail}"
+        ) from None
+    finally:
+        agent.close()
+    _STARTED.add(key)
+
+
+def _files_of(argv: list[str]) -> tuple[tuple[str, int, int], ...]:
+    """Each word of ``argv`` that names a file, with its time of change and size: an engine
+    rebuilt, or a script edited, is started again by :func:`check_start`."""
+    files = []
+    for word in argv:
+        with contextlib.suppress(OSError, ValueError):
+            stat = Path(word).stat()
+            if S_ISREG(stat.st_mode):  # a folder's time changes with what the engine writes there
+                files.append((word, stat.st_mtime_ns, stat.st_size))
+    return tuple(files)
 
 
 def _merged(old: Info, new: Info) -> Info:
