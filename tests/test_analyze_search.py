@@ -107,6 +107,17 @@ def test_a_heuristic_score_is_shown_in_the_search_s_units_and_a_value_once() -> 
     assert _field(text, "value").startswith("+0.250 for X") and "evaluation" not in text
 
 
+def test_a_search_that_gives_no_node_count_is_shown_without_one() -> None:
+    state = parse_game("tictactoe").initial()
+    info = SearchInfo(depth=4, nodes=None, seconds=1.47, pv=("b2",), engine="my-engine d4")  # an engine's
+    text = _shown(state, "engine:cmd=./my_engine", Decision(state.legal_moves()[4], info=info))
+    assert _field(text, "depth") == "4 (1.47 s, my-engine d4)"
+    zero = SearchInfo(depth=1, nodes=0, seconds=0.01, engine="alphabeta")  # a count of none is a count
+    assert _field(_shown(state, "alphabeta", Decision(state.legal_moves()[0], info=zero)), "depth") == (
+        "1 (0 nodes in 0.01 s, alphabeta)"
+    )
+
+
 def test_a_policy_is_listed_largest_share_first() -> None:
     state = parse_game("quixo").parse_position(OPENING_5X5)
     legal = state.legal_indices()

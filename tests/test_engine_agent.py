@@ -470,13 +470,13 @@ def test_analyze_with_an_engine_failing_its_start_says_failed_to_start_once() ->
 
 # --- what an engine written in C or Rust may do, and still play -----------------------------
 
-PLAYS_ON = [  # behaviour, options, the value, depth, nodes and pv of each decision (MOVE: its move)
+PLAYS_ON = [  # behaviour, options, value, depth, nodes, pv of each decision (MOVE: its move; None: not sent)
     ("crlf", "", 0.25, 1, 1, ("MOVE",), "protocol-test"),
     ("spaces", "", 0.25, 1, 1, ("MOVE",), "protocol-test"),
     ("garbled", "", 0.25, 1, 1, ("MOVE",), "protocol-test \ufffd\ufffd"),  # bytes not UTF-8 replaced
-    ("bare-move", "", None, 0, 0, ("MOVE",), "protocol-test"),  # no info: the move is the pv
+    ("bare-move", "", None, 0, None, ("MOVE",), "protocol-test"),  # no info: the move is the pv
     ("infos", "", -1.0, 2, 10, ("MOVE", "x", "y"), "protocol-test"),  # each field from its last line
-    ("long-pv", "", None, 9, 0, ("MOVE",) * 64, "protocol-test"),  # the pv cut to 64 moves
+    ("long-pv", "", None, 9, None, ("MOVE",) * 64, "protocol-test"),  # the pv cut to 64 moves
     ("after-move", "", 0.25, 1, 1, ("MOVE",), "protocol-test"),  # a comment after its move is no answer
     ("play --ready-delay 1", "start=3", 0.25, 1, 1, ("MOVE",), "protocol-test"),  # ready, in time
 ]
@@ -485,7 +485,13 @@ PLAYS_ON = [  # behaviour, options, the value, depth, nodes and pv of each decis
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize(("behaviour", "options", "value", "depth", "nodes", "pv", "name"), PLAYS_ON)
 def test_an_engine_writing_its_lines_its_own_way_plays_a_whole_game(
-    behaviour: str, options: str, value: float | None, depth: int, nodes: int, pv: tuple[str, ...], name: str
+    behaviour: str,
+    options: str,
+    value: float | None,
+    depth: int,
+    nodes: int | None,
+    pv: tuple[str, ...],
+    name: str,
 ) -> None:
     agent = make_agent(engine_spec(*behaviour.split(), options=options))
     state = parse_game("tictactoe").initial()
@@ -499,6 +505,17 @@ def test_an_engine_writing_its_lines_its_own_way_plays_a_whole_game(
         assert decision.info.pv == tuple(move if m == "MOVE" else m for m in pv)
         state = state.play(decision.move)
     assert state.outcome is not None and state.outcome.winner == 0  # a1 b1 c1 a2 b2 c2 a3: X's diagonal
+    agent.close()
+
+
+@pytest.mark.timeout(60)
+def test_a_decision_carries_the_seconds_measured_and_no_nodes_where_the_engine_sent_none() -> None:
+    agent = make_agent(engine_spec("bare-move", "--move-delay", "0.3"))
+    state = parse_game("tictactoe").initial()
+    decision = agent.act(state, Limit(time=5))
+    assert decision.info is not None and decision.info.nodes is None
+    assert decision.info.seconds >= 0.3  # the engine sends no time: the wait for its move
+    assert decision.to_json()["info"]["nodes"] is None
     agent.close()
 
 

@@ -170,10 +170,11 @@ class SearchInfo:
     ``pv`` holds the principal variation as moves in the game's notation; ``engine`` names
     the search that decided: the agent's own (``"minimax"``, ``"alphabeta"``, ``"mcts"``...)
     or the part of a composite agent that decided (``"tables"``, ``"alphabeta"``, ``"mcts"``).
+    ``nodes`` is None where the search does not say (an engine that sent no count).
     """
 
     depth: int = 0
-    nodes: int = 0
+    nodes: int | None = 0
     seconds: float = 0.0
     score: float | None = None
     pv: tuple[str, ...] = ()

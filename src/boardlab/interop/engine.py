@@ -570,7 +570,7 @@ class EngineAgent(Agent):
             self._fail(f"answered {shorten(text, 20)!r}, not a legal move")
         search = SearchInfo(
             depth=info.depth or 0,
-            nodes=info.nodes or 0,
+            nodes=info.nodes,  # None where it sent none: unknown, not 0
             seconds=seconds,
             score=info.value,
             pv=info.pv or (str(move),),

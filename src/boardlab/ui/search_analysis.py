@@ -59,7 +59,8 @@ def show_decision(console: Console, state: Any, spec: str, seconds: float, decis
         if evaluation is not None:
             console.print(f"  evaluation  {evaluation}")
         engine = f", {info.engine}" if info.engine else ""
-        console.print(f"  depth       {info.depth} ({info.nodes:,} nodes in {info.seconds:.2f} s{engine})")
+        searched = "" if info.nodes is None else f"{info.nodes:,} nodes in "  # None: not said
+        console.print(f"  depth       {info.depth} ({searched}{info.seconds:.2f} s{engine})")
         if info.pv:
             console.print(f"  line        {' '.join(info.pv)}")
     if decision.policy is not None:

@@ -779,7 +779,8 @@ function decisionBox(d, id) {
   if (d.value !== undefined) lines.push("value " + d.value.toFixed(3) + " for the side to move");
   if (d.info) {
     if (d.evaluation) lines.push(d.evaluation);
-    lines.push("depth " + d.info.depth + ", " + d.info.nodes + " nodes, " + Number(d.info.seconds).toFixed(2) + " s" +
+    const nodes = d.info.nodes === null || d.info.nodes === undefined ? "" : d.info.nodes + " nodes, ";  // null: not said
+    lines.push("depth " + d.info.depth + ", " + nodes + Number(d.info.seconds).toFixed(2) + " s" +
       (d.info.engine ? " (" + d.info.engine + ")" : ""));
     if (d.info.pv && d.info.pv.length) lines.push("line: " + d.info.pv.join(" "));
   }
