@@ -83,6 +83,8 @@ MAX_PV = 64
 """Moves of a principal variation kept from an ``info`` line."""
 SHOWN = 60
 """Characters of an engine's line shown in a forfeit's detail."""
+SHOWN_COMMAND = 160
+"""Characters of an engine's command shown when it is refused before play."""
 UNFLUSHED_HINT = "nothing read from it: does it flush its output after each line?"
 """Said of an engine silent from its start: most often its output waits in its buffer."""
 DEBUG_HINT = "write debug output to stderr or start the line with #"
@@ -679,9 +681,9 @@ def check_start(settings: EngineSettings, game: Any) -> None:
     try:
         agent.prepare(game)
     except AgentForfeit as err:
-        raise AgentSpecError(
-            f"engine: cmd {shorten(settings.cmd)!r} cannot play {game.spec}: {err.detail}"
-        ) from None
+        # the command in full, up to a long line: two engines may differ only in their script
+        shown = shorten(settings.cmd, SHOWN_COMMAND)
+        raise AgentSpecError(f"engine: cmd {shown!r} cannot play {game.spec}: {err.detail}") from None
     finally:
         agent.close()
     _STARTED.add(key)
