@@ -161,9 +161,9 @@ def plot_ratings(summary: Summary, path: Path) -> Path:
     return _save(figure, path)
 
 
-SPRT_NAME_CHARS = 30
-"""Longest name of a player in an SPRT plot's title: longer ones are shortened in the middle,
-where two versions of one program's spec still differ."""
+SPRT_NAME_CHARS = 80
+"""Longest name of a player in an SPRT plot's title, a line each: longer ones are shortened in
+the middle."""
 SPRT_MARGIN = 0.8
 """Room above and below the LLR's extremes and bounds, for the bounds' labels."""
 
@@ -177,7 +177,7 @@ def plot_sprt(test: SprtTally, max_games: int, names: tuple[str, str], path: Pat
 def sprt_figure(test: SprtTally, max_games: int, names: tuple[str, str]) -> Figure:
     """The figure of :func:`plot_sprt`."""
     state = test.state()
-    figure = agg_figure(7, 4)
+    figure = agg_figure(7, 4.4)
     ax = figure.subplots()
     path = test.llr_path()
     games = [0] + [n for n, _ in path]
@@ -199,12 +199,12 @@ def sprt_figure(test: SprtTally, max_games: int, names: tuple[str, str]) -> Figu
     ax.set_ylim(min([state.lower, *values]) - SPRT_MARGIN, max([state.upper, *values]) + SPRT_MARGIN)
     ax.set_xlim(0, max(games[-1], 1))
     ax.set_xlabel(f"{test.sampling} test: games, in schedule order (at most {max_games:,})")
-    ax.set_ylabel("log-likelihood ratio of H1 over H0")
+    ax.set_ylabel("log-likelihood ratio of H1 over H0\n(H1: A stronger)", fontsize=9)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     first, second = (shortened_in_the_middle(name, SPRT_NAME_CHARS) for name in names)
     sprt = test.sprt
     test_text = f"H0 Elo ≤ {sprt.elo0:g}, H1 Elo ≥ {sprt.elo1:g}, alpha {sprt.alpha:g}, beta {sprt.beta:g}"
-    ax.set_title(f"SPRT: {test.decision(max_games)} ({test_text})\n{first} over {second}", fontsize=10)
+    ax.set_title(f"SPRT: {test.decision(max_games)} ({test_text})\nA = {first}\nB = {second}", fontsize=9)
     return figure
 
 
