@@ -37,11 +37,14 @@ from typing import Any
 from boardlab.agents.base import Agent, check_whole_game, make_agent
 from boardlab.core.console import counted
 from boardlab.core.files import agg_figure, atomic_savefig, atomic_write_text
+from boardlab.core.spec import shortened_in_the_middle
 from boardlab.games import DRAW, LOSS, WIN, ExactPlay, ExactPlayError, Game, Reason, exact_play, parse_game
 from boardlab.games.exact import VALUE_NAMES, MoveValue, under_cap
 
 DEFAULT_OPPONENTS = ("random", "greedy", "alphabeta:depth=2", "mcts:iters=500")
 DEFAULT_GAMES = 10
+ORACLE_TITLE_CHARS = 70
+"""Longest agent spec in an accuracy plot's title: a longer one is shortened in the middle."""
 """Games per opponent (the agent plays each colour in turn)."""
 DEFAULT_OPENING = 2
 """Most random plies before the agents take over (each game draws 0..this many)."""
@@ -674,8 +677,9 @@ def plot_accuracy(reports: Sequence[OracleReport], path: Path | str) -> Path:
         exact = [report.by_pieces[k].exact_accuracy for k in keys]
         ax.plot(keys, exact, "s--", color="#ff7f0e", markersize=4, label="exactly best (depth too)")
         ax.set_title(
-            f"{report.agent} on {report.game}: accuracy {report.accuracy:.1%} over "
-            f"{counted(report.moves, 'move')}, {counted(report.games, 'game')}",
+            f"{shortened_in_the_middle(report.agent, ORACLE_TITLE_CHARS)} on {report.game}\n"
+            f"accuracy {report.accuracy:.1%} over {counted(report.moves, 'move')}, "
+            f"{counted(report.games, 'game')}",
             fontsize=10,
         )
         handles = ax.get_legend_handles_labels()[0] + bars.get_legend_handles_labels()[0]
