@@ -120,6 +120,14 @@ class EngineSettings:
 # --- the protocol's lines -------------------------------------------------------------------
 
 
+def _is_here(name: str) -> bool:
+    """True if the current directory holds a file ``name`` (False for a name no file can have)."""
+    try:
+        return Path(name).exists()
+    except (OSError, ValueError):  # too long, a NUL in it
+        return False
+
+
 def engine_command(cmd: str) -> list[str]:
     """The words of ``cmd`` (split as a shell would, without running one), its program checked:
     a path (relative to the current directory) must be an executable file, a bare name must be
@@ -139,7 +147,7 @@ def engine_command(cmd: str) -> list[str]:
     if os.sep not in program and not (os.altsep and os.altsep in program):
         if shutil.which(program) is None:
             # the hint only where it helps: a file of that name here, not a mistyped name
-            here = f" (one in the current directory is written ./{shown})" if Path(program).exists() else ""
+            here = f" (one in the current directory is written ./{shown})" if _is_here(program) else ""
             raise AgentSpecError(f"engine: cmd: no program {shown!r} on the PATH{here}")
         return words
     path = Path(program)

@@ -413,6 +413,7 @@ def analyze_command(
     except (OSError, ValueError) as err:
         fail(str(err))
     side = state.game.symbols[state.to_move]
+    console.print(f"{state.game.title}, perfect play:")  # the rulebook judged by, where it matters
     console.print(str(state))
     capped_value, capped_depth, cut = _under_cap(value.value, value.depth, plies_left)
     line = _describe(capped_value, capped_depth)
