@@ -30,7 +30,7 @@ from boardlab.arena.report import (
 from boardlab.arena.schedule import TournamentConfig
 from boardlab.arena.store import Store
 from boardlab.arena.summary import Outcomes, player_names, pooled_games, summarize
-from boardlab.games import Outcome, Reason
+from boardlab.games import Outcome, Reason, new_game
 
 SPECS = ("random", "greedy", "random")
 
@@ -295,11 +295,21 @@ def test_forfeit_lines_name_the_loser_of_each_forfeited_game(
         assert lines == []
         return
     assert lines[0] == f"{len(lost)} game{'s' if len(lost) != 1 else ''} forfeited:"
+    at = _played("a1e1", "b1b5", "b1b5")
     shown = [
-        f"  game {i}: {names[loser]} forfeits after 3 plies: broke in game {i}" for i, loser in lost[:limit]
+        f"  game {i}: {names[loser]} forfeits after 3 plies: broke in game {i} (at {at})"
+        for i, loser in lost[:limit]
     ]
     more = [f"  ... and {len(lost) - limit} more (see the store)"] if len(lost) > limit else []
     assert lines[1:] == shown + more
+
+
+def _played(*moves: str) -> str:
+    """The text of the 5x5 Quixo position after ``moves``, played one by one."""
+    state = new_game("quixo")
+    for move in moves:
+        state = state.play(move)
+    return state.to_text()
 
 
 def _cells(table: Any) -> list[list[str]]:
@@ -330,7 +340,7 @@ def test_counts_of_one_are_singular_in_the_report() -> None:
     record = dataclasses.replace(_forfeited(0, 0, 1, 1), plies=1, moves=("a1e1",), move_times=())
     assert forfeit_lines([record], ["random", "greedy"]) == [
         "1 game forfeited:",
-        "  game 0: random forfeits after 1 ply: broke in game 0",
+        f"  game 0: random forfeits after 1 ply: broke in game 0 (at {_played('a1e1')})",
     ]
     console = Console(record=True, width=120)
     print_report(summarize(SPECS[:2], [record]), console, "random vs greedy", [record])

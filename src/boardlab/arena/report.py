@@ -29,7 +29,7 @@ from boardlab.arena.summary import Outcomes, Summary
 from boardlab.core.console import LoggedProgress, counted, make_console, ply_count, print_whole
 from boardlab.core.files import atomic_write_text
 from boardlab.core.spec import shortened_in_the_middle
-from boardlab.games import Reason
+from boardlab.games import GameError, Reason, parse_game
 
 PIPE_WIDTH = 130
 PLAYER_MIN_WIDTH = 16
@@ -239,6 +239,18 @@ def print_report(
         console.print(line, soft_wrap=True, markup=False, highlight=False)
 
 
+def _last_position(record: GameRecord) -> str | None:
+    """The position text (as ``analyze`` and ``--openings`` read it) where ``record`` ended,
+    None where its moves cannot be replayed."""
+    try:
+        state = parse_game(record.game).initial()
+        for move in record.moves:
+            state = state.play(state.parse_move(move))
+    except GameError:
+        return None
+    return state.to_text()
+
+
 def forfeit_lines(
     records: Sequence[GameRecord],
     names: Sequence[str],
@@ -260,8 +272,10 @@ def forfeit_lines(
     for record in lost[:limit]:
         loser = record.second_player if record.winner == 0 else record.first_player
         detail = record.outcome.detail
+        at = _last_position(record)
+        where = "" if at is None else f" (at {at})"
         lines.append(
-            f"  game {record.index}: {names[loser]} {verb} after {ply_count(record.plies)}: {detail}"
+            f"  game {record.index}: {names[loser]} {verb} after {ply_count(record.plies)}: {detail}{where}"
         )
     if len(lost) > limit:
         lines.append(f"  ... and {len(lost) - limit} more (see the store)")
