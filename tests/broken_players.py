@@ -118,6 +118,30 @@ class FloatSlidePlayer:
         return position, slide + 0.25
 
 
+class ListPlayer:
+    """Answers a list of three numbers instead of ``((x, y), Move)``."""
+
+    def make_move(self, game: Any) -> Any:
+        (x, y), slide = _first_move(game)
+        return [x, y, slide]
+
+
+class SwappedPlayer:
+    """Answers ``(0, 2)`` pushed in from the LEFT: no move, but ``(2, 0)`` LEFT is legal on an
+    empty board (the student took ``x`` for the row)."""
+
+    def make_move(self, game: Any) -> Any:
+        return (0, 2), 2
+
+
+class FiveByFivePlayer:
+    """Assumes the template's 5x5 board: reads ``board[4, 4]`` (an IndexError on smaller boards)."""
+
+    def make_move(self, game: Any) -> Any:
+        game.get_board()[4, 4]
+        return _first_move(game)
+
+
 class ChattyPlayer:
     """Prints 126 MB in every make_move (1 MB lines), then answers a legal move."""
 
@@ -155,7 +179,7 @@ BROKEN = {
     "RaisingPlayer": "raised RuntimeError: this player is broken",
     "ExitingPlayer": "called sys.exit(3)",
     "HangingPlayer": "no move within",
-    "GarbagePlayer": "gave no legal move",
+    "GarbagePlayer": "answered no legal move in 3 attempts; last: answered 'garbage', not a legal move",
     "DyingPlayer": "process ended (exit code 4)",
     "BaseExceptionPlayer": "raised Boom: out of the blue",
     "FractionalPlayer": "not a legal move (coordinates must be whole numbers",

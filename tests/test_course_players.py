@@ -219,3 +219,71 @@ def test_processes_a_constructor_starts_are_ended_with_the_check(tmp_path: Path)
     assert process.returncode == 2 and len(lines) == 1, stderr
     assert "building SpawningConstructorPlayer took over 1 s" in lines[0]
     count("processes checked")
+
+
+class _Answers:
+    """A course player answering ``answer`` every time."""
+
+    def __init__(self, answer: Any) -> None:
+        self.answer = answer
+
+    def make_move(self, game: Any) -> Any:
+        return self.answer
+
+
+def _refusal(answer: Any, state: State | None = None, attempts: int = 1) -> str:
+    """The forfeit's detail of a player that keeps answering ``answer`` in ``state``."""
+    agent = course.CoursePlayerAgent(player=_Answers(answer), attempts=attempts)
+    with pytest.raises(CourseMoveError) as caught:
+        agent.choose(state or State.initial())
+    return caught.value.detail
+
+
+def test_an_illegal_answer_is_said_as_answered_not_raised() -> None:
+    assert _refusal(((2, 2), 0)).startswith("_Answers answered no legal move in 1 attempt; last: answered")
+    assert " in 3 attempts; " in _refusal(((2, 2), 0), attempts=3)
+    # a forfeit in its own words: the arena's record does not say the player raised anything
+    run = match(broken_players.spec("GarbagePlayer"), "random", 1, game="quixo", opening_plies=0, workers=0)
+    detail = run.records[0].outcome.detail
+    assert detail.startswith("GarbagePlayer answered no legal move in 3 attempts") and "raised" not in detail
+
+
+@pytest.mark.parametrize("answer", [[0, 0, 1], None, 3, ((0, 0), 1, 2), "garbage"])
+def test_an_answer_that_is_no_pair_says_what_was_expected(answer: Any) -> None:
+    assert _refusal(answer).endswith("not a legal move (expected ((x, y), Move))")
+
+
+def test_an_answer_legal_with_x_and_y_swapped_asks_whether_they_were() -> None:
+    hint = "x is the column and y the row: did you swap them?"
+    # (0, 2) pushed in from the left is no move; (2, 0) pushed in from the left is legal
+    assert _refusal(((0, 2), 2)).endswith(f"{hint} (2, 0) LEFT is legal")
+    # O's cube at (0, 2), a blank at (2, 0): X took the cell the wrong way round
+    state = State.from_text("...../...../O..../...../..... X 0")
+    assert _refusal(((0, 2), 0), state).endswith(f"{hint} (2, 0) can be taken")
+    for inner_or_corner in (((2, 2), 0), ((0, 0), 0)):
+        assert hint not in _refusal(inner_or_corner)
+    both_taken = State.from_text("..O../...../O..../...../..... X 0")  # O's cubes at (2, 0) and (0, 2)
+    assert hint not in _refusal(((0, 2), 0), both_taken)
+
+
+def test_the_advice_of_a_refusal_is_kept_whole_in_the_stored_record() -> None:
+    spec = broken_players.spec("SwappedPlayer", attempts=1)
+    for workers in (0, 1):
+        run = match(spec, "random", 1, game="quixo:size=3", opening_plies=0, workers=workers, move_timeout=20)
+        detail = run.records[0].outcome.detail
+        assert run.records[0].outcome.reason is Reason.FORFEIT, detail
+        assert "take a border cube and push it back in at another end of its row or column" in detail
+        assert detail.endswith(
+            "(2, 0) LEFT is legal (the board is 3x3: read its size from game.get_board(), do not assume 5x5)"
+        )
+
+
+def test_a_player_assuming_5x5_is_told_to_read_the_boards_size() -> None:
+    agent = make_agent(broken_players.spec("FiveByFivePlayer"))
+    assert agent.choose(State.initial()) in State.initial().legal_moves()
+    with pytest.raises(AgentForfeit) as caught:
+        agent.choose(State.initial(size=3))
+    assert caught.value.detail == (
+        "raised IndexError: index 4 is out of bounds for axis 0 with size 3 "
+        "(the board is 3x3: read its size from game.get_board(), do not assume 5x5)"
+    )

@@ -42,11 +42,19 @@ from typing import Any, ClassVar, Protocol
 import numpy as np
 
 from boardlab.agents.base import Agent, AgentSpecError, make_agent
+from boardlab.core.console import counted
 from boardlab.core.processes import describe_exit, end_group, worker_context
-from boardlab.core.spec import option, shorten
+from boardlab.core.spec import option, shorten, shortened_in_the_middle
 from boardlab.games.base import GameError, IllegalMoveError
 from boardlab.games.quixo import SIZES, Move, Push, Quixo, State, all_moves
-from boardlab.play.referee import SETUP_TIMEOUT, AgentForfeit, describe_failure, shown_move, start_child
+from boardlab.play.referee import (
+    MAX_FORFEIT_DETAIL,
+    SETUP_TIMEOUT,
+    AgentForfeit,
+    describe_failure,
+    shown_move,
+    start_child,
+)
 from boardlab.play.session import Session
 
 __all__ = [
@@ -87,8 +95,9 @@ class CourseInteropError(GameError):
     """A course game or player handed over something that cannot be read."""
 
 
-class CourseMoveError(IllegalMoveError):
-    """A course player gave no acceptable move within its allowed attempts."""
+class CourseMoveError(AgentForfeit, IllegalMoveError):
+    """A course player gave no acceptable move within its allowed attempts: a forfeit whose
+    ``detail`` says what it answered last and why that was refused."""
 
 
 class CourseGame(Protocol):
@@ -821,24 +830,30 @@ class CoursePlayerAgent(Agent):
             if move is not None:
                 return move
             self.refused_moves += 1
-        raise CourseMoveError(
-            f"{type(self.course_player).__name__} gave no legal move in {self.settings.attempts} "
-            f"attempts; last: {reason}"
+        detail = (
+            f"{type(self.course_player).__name__} answered no legal move in "
+            f"{counted(self.settings.attempts, 'attempt')}; last: {reason}{_size_advice(state.size)}"
         )
+        raise CourseMoveError(shortened_in_the_middle(detail, MAX_FORFEIT_DETAIL))
 
     def _ask(self, state: State, legal: set[Move]) -> tuple[str, Move | None]:
         answer = self._make_move(CourseGameView.from_state(state))
         try:
             from_pos, slide = answer
+        except (TypeError, ValueError):  # not a pair: a list of three, None, a bare Move
+            return f"answered {shown_move(answer)}, not a legal move (expected ((x, y), Move))", None
+        try:
             move = from_course_move(from_pos, slide, state.size)
         except (TypeError, ValueError) as err:
-            return f"answered {shown_move(answer)}, not a legal move ({_why(err)})", None
-        if move not in legal:
-            return (
-                f"answered {shown_move(answer)}, not a legal move ({move} takes a cube of the opponent)",
-                None,
-            )
-        return "", move
+            why = _why(err)
+        else:
+            if move in legal:
+                return "", move
+            why = f"{move} takes a cube of the opponent"
+        return (
+            f"answered {shown_move(answer)}, not a legal move ({why}){_swap_advice(from_pos, slide, legal)}",
+            None,
+        )
 
     def _make_move(self, view: CourseGameView) -> Any:
         """The player's answer; AgentForfeit, with one line saying what it did, if it fails
@@ -849,13 +864,41 @@ class CoursePlayerAgent(Agent):
         except BaseException as err:  # whatever a student's make_move raises
             if isinstance(err, KeyboardInterrupt) and _in_main_process():
                 raise  # Ctrl-C: the user's, not the player's
-            raise AgentForfeit(describe_failure(err)) from None
+            raise AgentForfeit(describe_failure(err) + _size_advice(len(view.get_board()))) from None
 
 
 def _why(err: BaseException) -> str:
-    """The reason of a refused answer, without what :func:`from_course_move` repeats of it."""
+    """The reason of a refused answer, without what :func:`from_course_move` repeats of it; kept
+    whole, since its end says how to mend the move (the forfeit's detail is bounded as a whole)."""
     text = str(err)
-    return shorten(text.split(": ", 1)[1] if text.startswith("cannot read ") and ": " in text else text, 80)
+    return text.split(": ", 1)[1] if text.startswith("cannot read ") and ": " in text else text
+
+
+def _swap_advice(from_pos: Any, slide: Any, legal: set[Move]) -> str:
+    """A hint that ``x`` and ``y`` were swapped, where the answer's cell can be taken only as
+    ``(y, x)``, or the answer is legal as ``(y, x)``; "" otherwise."""
+    try:
+        x, y = from_pos
+    except (TypeError, ValueError):
+        return ""
+    if not (_is_whole(x) and _is_whole(y)) or x == y:
+        return ""
+    x, y = int(x), int(y)
+    cells = {(move.x, move.y) for move in legal}
+    with contextlib.suppress(CourseInteropError):
+        push = read_slide(slide)
+        if any((move.x, move.y, move.push) == (y, x, push) for move in legal):
+            return f"; x is the column and y the row: did you swap them? ({y}, {x}) {push.name} is legal"
+    if (y, x) in cells and (x, y) not in cells:
+        return f"; x is the column and y the row: did you swap them? ({y}, {x}) can be taken"
+    return ""
+
+
+def _size_advice(size: int) -> str:
+    """What a course player failing on a board other than the template's 5x5 is told."""
+    if size == 5:
+        return ""
+    return f" (the board is {size}x{size}: read its size from game.get_board(), do not assume 5x5)"
 
 
 class CappedOutput(io.TextIOBase):

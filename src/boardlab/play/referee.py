@@ -32,7 +32,7 @@ from boardlab.core.processes import (
     own_process_group,
     worker_context,
 )
-from boardlab.core.spec import shorten
+from boardlab.core.spec import shorten, shortened_in_the_middle
 from boardlab.games import parse_game
 
 MOVE_TIMEOUT_FACTOR = 10.0
@@ -45,6 +45,10 @@ SETUP_TIMEOUT = 300.0
 GRACE_SECONDS = 0.5
 """Added to a move limit before a silent agent process is stopped (its own check comes first)."""
 MAX_DETAIL = 200
+"""Characters kept of an exception's message in a forfeit's detail."""
+MAX_FORFEIT_DETAIL = 500
+"""Characters kept of a forfeit's detail worded by the agent itself (a course player's refused
+answer and the advice after it): cut in the middle, so that the advice at its end stays."""
 
 
 class TimeLimitError(ValueError):
@@ -91,7 +95,7 @@ def describe_failure(err: BaseException) -> str:
     AgentSpecError's own message (a refusal worded for people: a bad option, a game the agent
     does not play), else the exception's class and message."""
     if isinstance(err, AgentForfeit):
-        return shorten(" ".join(err.detail.split()), MAX_DETAIL)
+        return shortened_in_the_middle(" ".join(err.detail.split()), MAX_FORFEIT_DETAIL)
     if isinstance(err, AgentSpecError):
         return shorten(" ".join(str(err).split()), MAX_DETAIL)
     if isinstance(err, SystemExit):
