@@ -8,13 +8,16 @@ import random
 from pathlib import Path
 from typing import Any
 
+import broken_players
 import pytest
 import typer
 from typer.testing import CliRunner
 
 from boardlab import games
+from boardlab.agents.base import Agent, make_agent
 from boardlab.arena import oracle
 from boardlab.arena.oracle import (
+    AgentFailure,
     GameJudgement,
     MoveAccuracy,
     OracleError,
@@ -30,6 +33,7 @@ from boardlab.arena.oracle import (
 from boardlab.games import DRAW, LOSS, WIN, parse_game
 from boardlab.games.exact import ExactPlayError, MoveValue
 from boardlab.games.quixo.exact import QuixoTablesPlay
+from boardlab.play.referee import AgentForfeit
 from boardlab.ui.oracle_cli import game_spec, register, split_specs
 
 QUICK = ("random", "greedy")
@@ -534,3 +538,46 @@ def test_cli_shows_no_share_for_an_opponent_none_of_whose_moves_were_judged(
     perfect, rest, _ = _table_rows(result.output, "judged by")
     assert perfect[0] == "perfect" and perfect[2:] == ["0", "-", "-", "-"]
     assert rest[0] == "random" and "-" not in rest[3:]
+
+
+@pytest.mark.timeout(120)
+def test_cli_says_in_one_line_which_agent_forfeited_where_and_why(cli: typer.Typer, tmp_path: Path) -> None:
+    player = broken_players.spec("FiveByFivePlayer")
+    args = ["oracle", player, "--game", "quixo:rules=course", "--size", "3", "--games", "2"]
+    result = CliRunner().invoke(
+        cli, [*args, "--opponents", "random", "--out", str(tmp_path)], terminal_width=400
+    )
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip().splitlines() == [
+        f"Error: {player} forfeited at ply 0 of game 1 against random (position ......... X 0): "
+        "raised IndexError: index 4 is out of bounds for axis 0 with size 3 "
+        "(the board is 3x3: read its size from game.get_board(), do not assume 5x5)"
+    ]
+    assert not list(tmp_path.iterdir())
+
+
+def _failing(spec: str, choose: Any) -> Agent:
+    agent = make_agent(spec, seed=0)
+    agent.choose = choose  # type: ignore[method-assign]
+    return agent
+
+
+def test_a_forfeit_or_an_illegal_move_in_a_judged_game_names_the_agent_and_the_position(quixo3) -> None:
+    judge = judge_for(quixo3)
+    start = quixo3.initial()
+
+    def forfeits(state: Any) -> Any:
+        raise AgentForfeit("no move within 1 s (stopped)")
+
+    def plays_the_first_move_twice(state: Any) -> Any:
+        return start.legal_moves()[0] if state.ply < 2 else "a1a3"
+
+    with pytest.raises(AgentFailure) as caught:
+        play_judged_game(quixo3, make_agent("random", 0), _failing("greedy", forfeits), 0, start, judge, {})
+    assert str(caught.value).startswith("greedy forfeited at ply 1 (position ")
+    assert str(caught.value).endswith("): no move within 1 s (stopped)")
+    illegal = _failing("random", plays_the_first_move_twice)
+    with pytest.raises(
+        AgentFailure, match=r"^random forfeited at ply 2 \(position .+\): answered 'a1a3', not a legal move$"
+    ):
+        play_judged_game(quixo3, illegal, make_agent("random", 1), 0, start, judge, {})

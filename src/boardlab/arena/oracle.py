@@ -40,6 +40,7 @@ from boardlab.core.files import agg_figure, atomic_savefig, atomic_write_text
 from boardlab.core.spec import shortened_in_the_middle
 from boardlab.games import DRAW, LOSS, WIN, ExactPlay, ExactPlayError, Game, Reason, exact_play, parse_game
 from boardlab.games.exact import VALUE_NAMES, MoveValue, under_cap
+from boardlab.play.referee import AgentForfeit, describe_failure, is_legal, shown_move
 
 DEFAULT_OPPONENTS = ("random", "greedy", "alphabeta:depth=2", "mcts:iters=500")
 DEFAULT_GAMES = 10
@@ -53,6 +54,25 @@ OPENING_ATTEMPTS = 100
 
 class OracleError(ValueError):
     """A game without a judge, a judge that cannot be built (tables missing), or bad options."""
+
+
+class AgentFailure(OracleError):
+    """An agent (the judged one or an opponent) forfeited a game of the oracle: it raised, gave
+    up, or answered an illegal move. No move of a forfeited game can be judged, so the oracle
+    stops there; the message names the agent, the ply, the position and what it did."""
+
+    def __init__(
+        self, spec: str, detail: str, ply: int | None = None, position: str = "", game: str = ""
+    ) -> None:
+        self.spec, self.detail, self.ply, self.position, self.game = spec, detail, ply, position, game
+        where = "before its first move" if ply is None else f"at ply {ply}"
+        where += f" of {game}" if game else ""
+        where += f" (position {position})" if position else ""
+        super().__init__(f"{spec} forfeited {where}: {detail}")
+
+    def in_game(self, game: str) -> AgentFailure:
+        """The same failure, said to have happened in ``game`` (``game 3 against random``)."""
+        return AgentFailure(self.spec, self.detail, self.ply, self.position, game)
 
 
 # --- the judge --------------------------------------------------------------------------------
@@ -387,9 +407,34 @@ def action_index(state: Any, move: Any) -> int:
 
 def _agent(spec: str, seed: int, game: Game) -> Agent:
     agent = make_agent(spec, seed=seed, game=game)
-    agent.prepare(game)
-    agent.new_game()
+    try:
+        agent.prepare(game)
+        agent.new_game()
+    except AgentForfeit as err:  # an engine that does not start, say
+        raise AgentFailure(spec, describe_failure(err)) from None
     return agent
+
+
+def _agent_move(agent: Agent, state: Any) -> Any:
+    """The agent's move in ``state``; AgentFailure if it forfeits (an :class:`AgentForfeit`: a
+    course player that raised or answered no legal move, an engine that failed) or answers an
+    illegal move. Any other exception is the agent's code failing, and passes through."""
+    try:
+        move = agent.choose(state)
+    except AgentForfeit as err:
+        raise AgentFailure(agent.spec, describe_failure(err), int(state.ply), _position(state)) from None
+    if not is_legal(state, move):
+        detail = f"answered {shown_move(move)}, not a legal move"
+        raise AgentFailure(agent.spec, detail, int(state.ply), _position(state))
+    return move
+
+
+def _position(state: Any) -> str:
+    """The position in the game's text form, for a failure's message."""
+    try:
+        return str(state.game.position_text(state))
+    except Exception:  # a game without a text form: the failure is still said
+        return ""
 
 
 def judged_values(judge: ExactPlay, state: Any) -> list[MoveValue]:
@@ -451,14 +496,15 @@ def play_judged_game(
     from_ply: int = 0,
 ) -> GameJudgement:
     """Play from ``start`` with the agent as ``colour`` (0 moves first) and judge its moves
-    from ply ``from_ply`` on; ``by_pieces`` gains each judged move under its piece count."""
+    from ply ``from_ply`` on; ``by_pieces`` gains each judged move under its piece count.
+    AgentFailure if either agent forfeits (raises AgentForfeit or answers an illegal move)."""
     players = {colour: agent, 1 - colour: opponent}
     state, result, seen = start, GameJudgement(start), set()
     while state.outcome is None:
         mover = state.to_move
         judged = mover == colour and state.ply >= from_ply and judge.covers(state)
         values = judged_values(judge, state) if judged else None
-        move = players[mover].choose(state)
+        move = _agent_move(players[mover], state)
         if mover == colour:
             if values is None:
                 result.unjudged += 1
@@ -499,7 +545,8 @@ def measure(
     openings. Everything follows from ``seed``. Moves before ply ``from_ply`` are played but
     not judged (for judges that are slow early in a game). ``progress(done, total)`` is called
     after each game. AgentSpecError for an agent or opponent that cannot play the game; OracleError for a
-    game without a judge.
+    game without a judge; :class:`AgentFailure` (an OracleError) for an agent or opponent that
+    forfeits a game, as a course player that raises or an agent answering an illegal move does.
     """
     game = parse_game(game)
     opponents = list(opponents)
@@ -524,9 +571,12 @@ def measure(
             start = _opening(game, judge, opening, random.Random(f"oracle-opening:{seed}:{i // 2}"))
             seeds = random.Random(f"oracle-agents:{seed}:{o}:{i}")
             colour = i % 2
-            me = _agent(agent, seeds.randrange(2**31), game)
-            them = _agent(result.opponent, seeds.randrange(2**31), game)
-            judged = play_judged_game(game, me, them, colour, start, judge, by_pieces, from_ply)
+            try:
+                me = _agent(agent, seeds.randrange(2**31), game)
+                them = _agent(result.opponent, seeds.randrange(2**31), game)
+                judged = play_judged_game(game, me, them, colour, start, judge, by_pieces, from_ply)
+            except AgentFailure as failure:
+                raise failure.in_game(f"game {i + 1} against {result.opponent}") from None
             outcome = judged.final.outcome
             winner = outcome.winner
             result.games += 1
@@ -705,6 +755,7 @@ __all__ = [
     "DEFAULT_GAMES",
     "DEFAULT_OPENING",
     "DEFAULT_OPPONENTS",
+    "AgentFailure",
     "GameJudgement",
     "MoveAccuracy",
     "OpponentResult",
