@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from boardlab.agents.base import AGENTS, Agent, register
+from boardlab.agents.base import AGENTS, Agent, make_agent, register
 from boardlab.arena import (
     ArenaError,
     Store,
@@ -23,6 +23,7 @@ from boardlab.arena import (
 )
 from boardlab.arena.sprt import H1_ACCEPTED, Sprt, SprtTally
 from boardlab.games import Outcome, Reason, new_game
+from boardlab.interop.course import CoursePlayerAgent
 from boardlab.play.pool import warm_up
 
 
@@ -192,6 +193,46 @@ def test_warming_a_worker_never_raises() -> None:
 def test_bad_specs_fail_before_play(specs: tuple[str, str], game: str, message: str) -> None:
     with pytest.raises(ArenaError, match=message):
         match(*specs, 2, game=game, workers=1)
+
+
+class NotebookPlayer:
+    """A course player written in a notebook, not in a file."""
+
+    def make_move(self, game: Any) -> Any:
+        return (0, 0), 1
+
+
+@pytest.mark.parametrize(
+    ("agent", "advice"),
+    [
+        (NotebookPlayer, "put a course player in a file and name it: course:player=file.py:NotebookPlayer"),
+        (NotebookPlayer(), "put a course player in a file and name it: course:player=file.py:NotebookPlayer"),
+        (lambda: make_agent("greedy", 0), "give its spec, 'greedy'"),
+        (lambda: FailingAgent, "give its spec, 'test-fail'"),
+        (
+            lambda: make_agent("course:player=course_standin:RandomPlayer", 0),
+            "give its spec, 'course:player=",
+        ),
+        (
+            lambda: CoursePlayerAgent(player=NotebookPlayer),
+            "course:player=file.py:ClassName (docs/course.md)",
+        ),
+    ],
+)
+def test_an_agent_that_is_no_spec_is_refused_in_one_line(agent: Any, advice: str) -> None:
+    if not isinstance(agent, type) and not hasattr(agent, "make_move"):
+        agent = agent()  # built in the test, where the agents are registered
+    starts = "the arena takes agent specs (strings), not "
+    for run in (
+        lambda: match(agent, "random", 2, workers=0),
+        lambda: match("random", agent, 2, workers=0),
+        lambda: tournament(["random", "greedy", agent], 1, workers=0),
+    ):
+        with pytest.raises(ArenaError) as caught:
+            run()
+        message = str(caught.value)
+        assert message.startswith(starts) and advice in message and "\n" not in message, message
+        assert "each game is played in a worker process, which builds its agents from their specs" in message
 
 
 def test_smaller_board_and_summary_counts() -> None:

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
-from boardlab.agents.base import check_whole_game, make_agent, memory_of
+from boardlab.agents.base import Agent, check_whole_game, make_agent, memory_of
 from boardlab.arena.openings import check_openings
 from boardlab.arena.play import ARENA_JOBS, GameRecord, move_limit, play_game, play_opening
 from boardlab.arena.ratings import DEFAULT_PRIOR_DRAWS
@@ -76,6 +76,35 @@ class TournamentRun:
 def default_workers() -> int:
     """All cores."""
     return os.cpu_count() or 1
+
+
+def check_specs(specs: Iterable[object]) -> None:
+    """ArenaError, in one line, unless each of ``specs`` is an agent spec (a string): each game
+    is played in a worker process that builds its agents from their specs, so a class or an
+    agent object cannot be sent there."""
+    for spec in specs:
+        if not isinstance(spec, str):
+            raise ArenaError(_not_a_spec(spec))
+
+
+def _not_a_spec(value: object) -> str:
+    """Why ``value`` cannot enter the arena, and what to give instead."""
+    what = f"the class {value.__name__}" if isinstance(value, type) else f"a {type(value).__name__} object"
+    message = (
+        f"the arena takes agent specs (strings), not {what}: each game is played in a worker "
+        "process, which builds its agents from their specs"
+    )
+    course = "put a course player in a file and name it: course:player=file.py:ClassName (docs/course.md)"
+    if callable(getattr(value, "make_move", None)):
+        name = value.__name__ if isinstance(value, type) else type(value).__name__
+        return f"{message}; {course.replace('ClassName', name)}"
+    if isinstance(value, Agent):
+        if value.name == "course" and value.spec == "course":  # built around a class or an instance
+            return f"{message}; {course}"
+        return f"{message}; give its spec, {shorten(value.spec, 200)!r}"
+    if isinstance(value, type) and issubclass(value, Agent):
+        return f"{message}; give its spec, {value.name!r} (with options: '{value.name}:key=value')"
+    return message
 
 
 def validate_config(config: TournamentConfig) -> None:
@@ -145,6 +174,7 @@ def run_tournament(
     ``sprt`` (a two-player match's test) counts the stored games and each game as it ends, and
     stops the run once it decides, as such a ``stop`` would.
     """
+    check_specs(config.specs)
     backend = backend or LocalBackend()
     workers = backend.default_size() if workers is None else workers
     if workers < 0:
@@ -231,6 +261,10 @@ def tournament(
     ``workers``, ``move_timeout``, ``backend`` and ``sprt`` (two specs only) are as in
     :func:`run_tournament`.
     """
+    if isinstance(specs, str):
+        raise ArenaError(f"specs is a list of agent specs, got the one string {shorten(specs)!r}")
+    specs = tuple(specs)
+    check_specs(specs)
     suite = tuple(tuple(moves) for moves in openings)
     config = TournamentConfig(
         tuple(specs), games_per_pair, game, seed, opening_plies, name, pairing, suite, time_control

@@ -786,7 +786,13 @@ class CoursePlayerAgent(Agent):
     and other ``BaseException`` subclasses included, is an :class:`AgentForfeit` with a
     one-line detail. What it prints (import, constructor and moves) is captured in
     :attr:`output`, at most :data:`MAX_OUTPUT` characters, and shown on stderr only with
-    ``output=show``. ``player`` may also be given as a class or an instance when built in Python.
+    ``output=show``.
+
+    ``player`` may also be a class or an instance, for an agent built and played in this
+    process only (``agent.choose(state)``, a :class:`~boardlab.play.session.Session`). The
+    arena (``match``, ``tournament``) takes agent specs, strings, since each game is played in
+    a worker process that builds its agents from their specs: a course player enters it from
+    a file, ``course:player=file.py:ClassName``.
     """
 
     name = "course"
