@@ -6,6 +6,7 @@ import enum
 import random
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -472,3 +473,34 @@ def test_a_player_named_wrongly_is_told_how_to_write_it(
 ) -> None:
     with pytest.raises(AgentSpecError, match=message):
         make_agent(f"course:player={player}")
+
+
+DEEP_PLAYER = """class Deep:
+    def __init__(self, depth, seed=None, *, width):
+        self.depth, self.width = depth, width
+
+    def make_move(self, game):
+        return (0, 0), 1
+"""
+
+
+def test_a_constructor_needing_arguments_is_told_the_next_step(tmp_path: Path) -> None:
+    player = tmp_path / "args.py"
+    player.write_text(DEEP_PLAYER)
+    advice = (
+        "; boardlab builds Deep with no arguments (seed= only, if it takes one): give depth, width a "
+        "default in __init__, or name a subclass that sets them (its __init__ calling "
+        "super().__init__(depth=..., width=...))"
+    )
+    with pytest.raises(AgentSpecError) as checked:  # checked in a child process
+        make_agent(f"course:player={player}:Deep")
+    assert str(checked.value).startswith("course: building Deep failed: TypeError: Deep.__init__() missing")
+    assert str(checked.value).endswith(advice)
+    namespace: dict[str, Any] = {}
+    exec(DEEP_PLAYER, namespace)
+    with pytest.raises(AgentSpecError) as built:  # built in this process
+        CoursePlayerAgent(player=namespace["Deep"])
+    assert str(built.value).endswith(advice)
+    with pytest.raises(AgentSpecError) as abstract:  # no argument missing: no such advice
+        make_agent("course:player=course_standin:Player")
+    assert "boardlab builds" not in str(abstract.value)

@@ -690,7 +690,8 @@ def _import_in_child(conn: Any, name: str, path: list[str], build: str | None, s
     try:
         player = _build(target, seed) if isinstance(target, type) else target
     except BaseException as err:  # whatever the student's constructor does
-        conn.send_bytes(describe_failure(err).removeprefix("raised ").encode("utf-8", "replace") or b"failed")
+        failure = describe_failure(err).removeprefix("raised ") + _constructor_advice(target)
+        conn.send_bytes(failure.encode("utf-8", "replace") or b"failed")
         return
     if callable(getattr(player, "make_move", None)):
         conn.send_bytes(b"")
@@ -751,8 +752,35 @@ def _instantiate(cls: type, seed: int | None) -> Any:
     except BaseException as err:  # the student's constructor
         if isinstance(err, KeyboardInterrupt) and _in_main_process():
             raise
-        failure = describe_failure(err).removeprefix("raised ")
+        failure = describe_failure(err).removeprefix("raised ") + _constructor_advice(cls)
         raise AgentSpecError(f"course: building {cls.__name__} failed: {failure}") from None
+
+
+def _constructor_advice(target: Any) -> str:
+    """The next step for a class whose constructor needs arguments boardlab cannot give (it
+    gives ``seed`` only); "" for anything else."""
+    if not isinstance(target, type):
+        return ""
+    try:
+        parameters = inspect.signature(target).parameters.values()
+    except (TypeError, ValueError):
+        return ""
+    required = [
+        p.name
+        for p in parameters
+        if p.default is inspect.Parameter.empty
+        and p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+        and p.name != "seed"
+    ]
+    if not required:
+        return ""
+    names = ", ".join(required)
+    example = ", ".join(f"{name}=..." for name in required)
+    return (
+        f"; boardlab builds {target.__name__} with no arguments (seed= only, if it takes one): give "
+        f"{names} a default in __init__, or name a subclass that sets "
+        f"{'it' if len(required) == 1 else 'them'} (its __init__ calling super().__init__({example}))"
+    )
 
 
 @dataclass(frozen=True)
