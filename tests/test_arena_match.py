@@ -235,6 +235,11 @@ def test_an_agent_that_is_no_spec_is_refused_in_one_line(agent: Any, advice: str
         assert "each game is played in a worker process, which builds its agents from their specs" in message
 
 
+def test_one_string_for_the_list_of_specs_is_refused() -> None:
+    with pytest.raises(ArenaError, match=r"^specs is a list of agent specs, got the one string 'random'$"):
+        tournament("random", 1, workers=0)
+
+
 def test_smaller_board_and_summary_counts() -> None:
     run = match("greedy", "random", 4, game="quixo:size=4", workers=1)
     summary = summarize(run.config.specs, run.records)
