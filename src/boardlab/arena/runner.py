@@ -174,7 +174,6 @@ def run_tournament(
     ``sprt`` (a two-player match's test) counts the stored games and each game as it ends, and
     stops the run once it decides, as such a ``stop`` would.
     """
-    check_specs(config.specs)
     backend = backend or LocalBackend()
     workers = backend.default_size() if workers is None else workers
     if workers < 0:
