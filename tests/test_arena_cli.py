@@ -5,7 +5,9 @@ from __future__ import annotations
 import dataclasses
 import errno
 import json
+import os
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -785,3 +787,34 @@ def test_match_help_tells_the_sprt(app: typer.Typer) -> None:
     text = " ".join(stdout.replace("│", " ").split())
     assert code == 0 and "--sprt" in text and "rounded up to whole pairs" in text
     assert "stopped, not stored" in text and "--alpha" in text and "--trinomial" in text
+
+
+@pytest.mark.timeout(120)
+def test_a_player_file_changed_after_its_stored_games_is_warned_of_on_resume(
+    app: typer.Typer, tmp_path: Path
+) -> None:
+    model = tmp_path / "rules.json"
+    model.write_bytes((Path(arena_cli.__file__).parents[1] / "models" / "quixo-rules.json").read_bytes())
+    args = [
+        "match",
+        f"rules:model={model}",
+        "random",
+        "-n",
+        "2",
+        "-j",
+        "1",
+        "--db",
+        str(tmp_path / "a.sqlite"),
+    ]
+    args += ["--out", str(tmp_path / "out")]
+    code, _, stderr = _invoke(app, *args)
+    assert code == 0 and "warning" not in stderr
+    code, _, stderr = _invoke(app, *args)  # resumed, unchanged: nothing to say
+    assert code == 0 and "warning" not in stderr
+    later = time.time() + 60
+    os.utime(model, (later, later))  # edited after its games
+    code, stdout, stderr = _invoke(app, *args)
+    assert code == 0 and "0 new games, 2 stored" in stdout
+    assert f"warning: {model} changed after this tournament's 2 stored games ended" in " ".join(
+        stderr.split()
+    )

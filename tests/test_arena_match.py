@@ -21,6 +21,7 @@ from boardlab.arena import (
     summarize,
     tournament,
 )
+from boardlab.arena.runner import named_files
 from boardlab.arena.sprt import H1_ACCEPTED, Sprt, SprtTally
 from boardlab.games import Outcome, Reason, new_game
 from boardlab.interop.course import CoursePlayerAgent
@@ -285,3 +286,15 @@ def test_a_match_with_an_sprt_stops_once_it_decides_and_resumes_from_the_store(t
     assert again.stopped and again.played == 0 and resumed.state() == tally.state()
     with pytest.raises(ArenaError, match="an SPRT tests a match of two agents, not 3"):
         tournament(["random", "greedy", "perfect"], 2, game="tictactoe", sprt=SprtTally(Sprt(0, 200)))
+
+
+def test_the_files_a_spec_names_are_found_in_its_options_nested_specs_included(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name in ("eng.py", "w.json", "pl.py"):
+        (tmp_path / name).write_text("")
+    assert named_files("engine:cmd=(python3 eng.py --depth 2)") == [Path("eng.py")]
+    assert named_files("hybrid:search=(alphabeta:weights=w.json)") == [Path("w.json")]
+    assert named_files("course:player=pl.py:Player") == [Path("pl.py")]
+    assert named_files("alphabeta:weights=missing.json") == named_files("random") == []

@@ -13,14 +13,17 @@ time, so its length costs no memory.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
+import re
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
-from boardlab.agents.base import Agent, check_whole_game, make_agent, memory_of
+from boardlab.agents.base import Agent, check_whole_game, make_agent, memory_of, parse_spec
 from boardlab.arena.openings import check_openings
 from boardlab.arena.play import ARENA_JOBS, GameRecord, move_limit, play_game, play_opening
 from boardlab.arena.ratings import DEFAULT_PRIOR_DRAWS
@@ -31,7 +34,7 @@ from boardlab.arena.summary import Summary, summarize
 from boardlab.core.console import counted
 from boardlab.core.machine import memory_problem
 from boardlab.core.processes import raise_if_stopping
-from boardlab.core.spec import shorten
+from boardlab.core.spec import options_of, shorten
 from boardlab.games import parse_game
 from boardlab.play.backend import Backend, LocalBackend
 from boardlab.play.pool import PoolError
@@ -105,6 +108,37 @@ def _not_a_spec(value: object) -> str:
     if isinstance(value, type) and issubclass(value, Agent):
         return f"{message}; give its spec, {value.name!r} (with options: '{value.name}:key=value')"
     return message
+
+
+def named_files(spec: str) -> list[Path]:
+    """The files an agent spec names in its options (a course player's file, an engine's
+    program or script, a model or weights file), those that exist here."""
+    cls, settings = parse_spec(spec)
+    found: list[Path] = []
+    for option in options_of(cls.Settings):
+        value = getattr(settings, option.name)
+        if not isinstance(value, str):
+            continue
+        for word in re.split(r"[\s,=():]+", value):  # nested specs, commands, file.py:Class
+            with contextlib.suppress(OSError, ValueError):
+                if word and Path(word).is_file() and Path(word) not in found:
+                    found.append(Path(word))
+    return found
+
+
+def changed_since_played(specs: Sequence[str], records: Sequence[GameRecord]) -> list[Path]:
+    """The files named by ``specs`` that changed after the last of ``records`` ended: stored
+    games of an older version of a player, which the same specs resume rather than play again."""
+    if not records:
+        return []
+    last = max(datetime.fromisoformat(record.finished).timestamp() for record in records)
+    changed: list[Path] = []
+    for spec in specs:
+        for path in named_files(spec):
+            with contextlib.suppress(OSError):
+                if path.stat().st_mtime > last and path not in changed:
+                    changed.append(path)
+    return changed
 
 
 def validate_config(config: TournamentConfig) -> None:

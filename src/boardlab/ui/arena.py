@@ -37,6 +37,7 @@ from boardlab.arena.report import (
 )
 from boardlab.arena.runner import (
     TournamentRun,
+    changed_since_played,
     check_memory,
     default_workers,
     run_tournament,
@@ -291,6 +292,7 @@ def _run_into_store(
     console, status = output_console(), make_console(stderr=True)
     with store, sigterm_as_interrupt() as termination:
         try:
+            _warn_of_changed_files(store, config, status)
             if sprt is not None:
                 _resume_test(sprt, store, config, status)
             note = sprt.llr_text if sprt is not None else None
@@ -323,6 +325,23 @@ def _run_into_store(
         raise typer.Exit(termination.exit_code)
     _report(run, console, out, sprt)
     return run
+
+
+def _warn_of_changed_files(store: Store, config: TournamentConfig, status: Console) -> None:
+    """Warn when a file an agent spec names (a player's, an engine's) changed after the stored
+    games of ``config`` were played: the same specs resume those games, the old version's."""
+    if not store.stored_indices(config.tournament_id):
+        return
+    records = store.games(config.tournament_id, below=config.total_games)
+    for path in changed_since_played(config.specs, records):
+        status.print(
+            f"warning: {path} changed after this tournament's {counted(len(records), 'stored game')} "
+            "ended: they are its old version's, and only the games missing are "
+            "played now (name the new version's file otherwise, or give another --db, to play it afresh)",
+            soft_wrap=True,
+            markup=False,
+            highlight=False,
+        )
 
 
 def _resume_test(sprt: SprtTally, store: Store, config: TournamentConfig, status: Console) -> None:
