@@ -673,24 +673,19 @@ def _stored_pair_scores(db: Path) -> list[float]:
     return [scores[i] + scores[i + 1] for i in sorted(scores) if i % 2 == 0 and i + 1 in scores]
 
 
+def _tictactoe_match(first: str, second: str, tmp_path: Path) -> tuple[list[str], Path, Path]:
+    """``match FIRST SECOND`` on Tic-Tac-Toe in one process, into a store and a folder of
+    ``tmp_path``: the arguments, the store and the folder."""
+    db, out = tmp_path / "arena.sqlite", tmp_path / "out"
+    args = ["match", first, second, "--game", "tictactoe", "-j", "1", "--db", str(db), "--out", str(out)]
+    return args, db, out
+
+
 @pytest.mark.timeout(180)
 def test_match_sprt_accepts_h1_early_as_the_stored_games_say_and_resumes(
     app: typer.Typer, tmp_path: Path
 ) -> None:
-    db, out = tmp_path / "arena.sqlite", tmp_path / "out"
-    common = [
-        "match",
-        "perfect",
-        "random",
-        "--game",
-        "tictactoe",
-        "-j",
-        "1",
-        "--db",
-        str(db),
-        "--out",
-        str(out),
-    ]
+    common, db, out = _tictactoe_match("perfect", "random", tmp_path)
     assert _invoke(app, *common, "-n", "6")[0] == 0  # a plain match first: its games count
     sprt = [*common, "--sprt", "0,200", "-n", "199"]
     code, stdout, stderr = _invoke(app, *sprt)
@@ -722,20 +717,7 @@ def test_an_interrupted_sprt_says_where_it_stood_and_resumes(
         return dataclasses.replace(real(*args, **kwargs, max_games=4), interrupted=True)
 
     monkeypatch.setattr(arena_cli, "run_tournament", interrupted_after_four)
-    db, out = tmp_path / "arena.sqlite", tmp_path / "out"
-    common = [
-        "match",
-        "perfect",
-        "random",
-        "--game",
-        "tictactoe",
-        "-j",
-        "1",
-        "--db",
-        str(db),
-        "--out",
-        str(out),
-    ]
+    common, db, _ = _tictactoe_match("perfect", "random", tmp_path)
     code, _, stderr = _invoke(app, *common, "--sprt", "0,200", "-n", "40")
     assert code == 130, stderr
     expected = Sprt(0, 200).pentanomial(_stored_pair_scores(db))
@@ -760,20 +742,7 @@ def test_an_interrupted_sprt_says_where_it_stood_and_resumes(
 def test_match_sprt_of_equal_agents_accepts_h0_or_ends_inconclusive(
     app: typer.Typer, tmp_path: Path, options: list[str], decision: str, games: int, most: int
 ) -> None:
-    db, out = tmp_path / "arena.sqlite", tmp_path / "out"
-    args = [
-        "match",
-        "perfect",
-        "perfect",
-        "--game",
-        "tictactoe",
-        "-j",
-        "1",
-        "--db",
-        str(db),
-        "--out",
-        str(out),
-    ]
+    args, _, out = _tictactoe_match("perfect", "perfect", tmp_path)
     code, stdout, stderr = _invoke(app, *args, *options)
     assert code == 0, stderr
     result = json.loads((out / "summary.json").read_text())["sprt"]
