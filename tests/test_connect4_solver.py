@@ -598,7 +598,7 @@ def test_the_wait_for_an_early_position_names_the_command_that_builds_a_book(
     monkeypatch.setenv("BOARDLAB_TABLES", str(tmp_path))
     code, out = run(*commands[0].split())
     assert code == 0, out
-    assert built == [(7, 6, 4, tmp_path / "connect4-book-7x6.npz")]
+    assert built == [(7, 6, SHIPPED_STONES + 1, tmp_path / "connect4-book-7x6.npz")]  # deeper than shipped
 
 
 def test_the_book_goes_into_the_folder_named_with_the_solvers_asked(
