@@ -47,7 +47,7 @@ from boardlab.agents.models import ModelCache, model_file, shipped_model_file
 from boardlab.agents.rules_layout import BAD_RULE, NUM_RULES, RULES
 from boardlab.core.files import atomic_write_text
 from boardlab.core.spec import option
-from boardlab.models.errors import ModelFileError, ModelMismatchError
+from boardlab.models.errors import ModelFileError, ModelMismatchError, check_model_format
 
 FORMAT = "boardlab-quixo-rules"
 VERSION = 1
@@ -114,13 +114,7 @@ def load_model(path: Path | str) -> RulesModel:
 
 def model_of(header: Any, where: str = "the model") -> RulesModel:
     """The checked model of a parsed JSON header (see :func:`load_model`)."""
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise ModelFileError(f"{where} is not a boardlab Quixo rules model (format {FORMAT!r} expected)")
-    if header.get("version") != VERSION:
-        raise ModelMismatchError(
-            f"{where} is a version {str(header.get('version'))[:20]} model; "
-            f"this boardlab reads version {VERSION}"
-        )
+    check_model_format(header, where, "Quixo rules model", FORMAT, VERSION)
     if header.get("game") != "quixo":
         raise ModelMismatchError(f"{where} was made for {str(header.get('game'))[:40]!r}, not quixo")
     size = header.get("size")
