@@ -4,6 +4,7 @@ started and left behind. Each is refused or forfeits with one line; play goes on
 
 from __future__ import annotations
 
+import inspect
 import os
 import signal
 import subprocess
@@ -283,7 +284,9 @@ def test_a_player_assuming_5x5_is_told_to_read_the_boards_size() -> None:
     assert agent.choose(State.initial()) in State.initial().legal_moves()
     with pytest.raises(AgentForfeit) as caught:
         agent.choose(State.initial(size=3))
+    line = inspect.getsourcelines(broken_players.FiveByFivePlayer.make_move)[1] + 1  # its first line
     assert caught.value.detail == (
         "raised IndexError: index 4 is out of bounds for axis 0 with size 3 "
+        f"(at broken_players.py:{line}, in make_move) "  # where in the player's own code
         "(the board is 3x3: read its size from game.get_board(), do not assume 5x5)"
     )
