@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 import random
@@ -548,9 +549,11 @@ def test_cli_says_in_one_line_which_agent_forfeited_where_and_why(cli: typer.Typ
         cli, [*args, "--opponents", "random", "--out", str(tmp_path)], terminal_width=400
     )
     assert result.exit_code == 2, result.output
+    line = inspect.getsourcelines(broken_players.FiveByFivePlayer.make_move)[1] + 1  # its first line
     assert result.stderr.strip().splitlines() == [
         f"Error: {player} forfeited at ply 0 of game 1 against random (position ......... X 0): "
         "raised IndexError: index 4 is out of bounds for axis 0 with size 3 "
+        f"(at broken_players.py:{line}, in make_move) "
         "(the board is 3x3: read its size from game.get_board(), do not assume 5x5)"
     ]
     assert not list(tmp_path.iterdir())
