@@ -783,7 +783,7 @@ def test_a_person_plays_the_engine_in_the_terminal(command_env: dict[str, str], 
     assert status == 0, out + err
     assert not left, f"processes left behind: {left}"
     text = " ".join(out.split())
-    assert "decided by its protocol-test" in text  # the name from its handshake
+    assert "the engine protocol-test" in text and "decided by its" not in text  # its handshake's name
     assert "you win" in text  # b2 c1 a3 against a1 b1, the first empty cells: a diagonal
 
 

@@ -411,7 +411,10 @@ def clock_text(seconds: float) -> str:
 
 def _engine_said(spec: str, decision: Decision) -> str:
     """ "decided by its ENGINE" where the part of the agent that decided is not the agent itself
-    (a hybrid's tables, alpha-beta or MCTS; ``perfect`` falling back to a search)."""
+    (a hybrid's tables, alpha-beta or MCTS; ``perfect`` falling back to a search); an external
+    program's name from its handshake: "the engine NAME"."""
     engine = decision.info.engine if decision.info is not None else ""
     name = spec.split(":", 1)[0].strip()
-    return f"decided by its {engine}" if engine and engine not in (name, "exact") else ""
+    if not engine or engine in (name, "exact"):
+        return ""
+    return f"the engine {engine}" if name == "engine" else f"decided by its {engine}"
