@@ -112,6 +112,9 @@ def test_a_search_that_gives_no_node_count_is_shown_without_one() -> None:
     info = SearchInfo(depth=4, nodes=None, seconds=1.47, pv=("b2",), engine="my-engine d4")  # an engine's
     text = _shown(state, "engine:cmd=./my_engine", Decision(state.legal_moves()[4], info=info))
     assert _field(text, "depth") == "4 (1.47 s, my-engine d4)"
+    untold = SearchInfo(depth=0, nodes=None, seconds=1.47, engine="my-engine")  # neither depth nor nodes
+    text = _shown(state, "engine:cmd=./my_engine", Decision(state.legal_moves()[4], info=untold))
+    assert _field(text, "time") == "(1.47 s, my-engine)" and "depth" not in text
     zero = SearchInfo(depth=1, nodes=0, seconds=0.01, engine="alphabeta")  # a count of none is a count
     assert _field(_shown(state, "alphabeta", Decision(state.legal_moves()[0], info=zero)), "depth") == (
         "1 (0 nodes in 0.01 s, alphabeta)"

@@ -571,7 +571,8 @@ def test_hints_stay_on_and_an_agents_policy_is_shown(
     )
     best = {str(before.move_from_index(a)) for a in exact_play(before.game).best_actions(before)}
     assert {move for move, share in shares if share > 0} == best
-    assert "value 0.000" in page.inner_text("#last-decision-info")
+    said = page.inner_text("#last-decision-info")
+    assert "value 0.000" in said and "depth" not in said  # exact play: no search depth to say
     page.screenshot(path=str(screens / "tictactoe-hints.png"))
 
 
@@ -579,7 +580,7 @@ def test_an_agents_proven_win_is_said_in_words(page: Page, server: dict[str, Any
     open_page(page, server, "?game=tictactoe&x=alphabeta&o=person&think=0.2&moves=a1,b1,a2,b2")
     page.wait_for_selector("#last-decision-info")
     info = page.inner_text("#last-decision-info")
-    assert "a proven win for X in 1 ply" in info and "999" not in info
+    assert "a proven win for X in 1 ply" in info and "999" not in info and "depth 1," in info
 
 
 def test_nim_is_played_by_clicking_an_object(page: Page, server: dict[str, Any]) -> None:

@@ -60,7 +60,8 @@ def show_decision(console: Console, state: Any, spec: str, seconds: float, decis
             console.print(f"  evaluation  {evaluation}")
         engine = f", {info.engine}" if info.engine else ""
         searched = "" if info.nodes is None else f"{info.nodes:,} nodes in "  # None: not said
-        console.print(f"  depth       {info.depth} ({searched}{info.seconds:.2f} s{engine})")
+        label, depth = ("depth", f"{info.depth} ") if info.depth else ("time", "")  # 0: not said
+        console.print(f"  {label:<11} {depth}({searched}{info.seconds:.2f} s{engine})")
         if info.pv:
             console.print(f"  line        {' '.join(info.pv)}")
     if decision.policy is not None:

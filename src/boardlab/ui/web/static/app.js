@@ -780,7 +780,8 @@ function decisionBox(d, id) {
   if (d.info) {
     if (d.evaluation) lines.push(d.evaluation);
     const nodes = d.info.nodes === null || d.info.nodes === undefined ? "" : d.info.nodes + " nodes, ";  // null: not said
-    lines.push("depth " + d.info.depth + ", " + nodes + Number(d.info.seconds).toFixed(2) + " s" +
+    const depth = d.info.depth ? "depth " + d.info.depth + ", " : "";  // 0: an engine that did not say
+    lines.push(depth + nodes + Number(d.info.seconds).toFixed(2) + " s" +
       (d.info.engine ? " (" + d.info.engine + ")" : ""));
     if (d.info.pv && d.info.pv.length) lines.push("line: " + d.info.pv.join(" "));
   }
