@@ -228,6 +228,12 @@ class Listed:
             "if it belongs to the value of depth (a comma starts a new option), "
             "write depth=(5,fast): a value holding a comma goes in parentheses",
         ),
+        # a key holding a line break is said on one line
+        (
+            "random:0\n0=,0",
+            "if it belongs to the value of 0 0 (a comma starts a new option), write 0 0=(,0): "
+            "a value holding a comma goes in parentheses",
+        ),
     ],
 )
 def test_a_bare_word_after_an_option_says_how_to_write_its_value(spec: str, hint: str) -> None:
@@ -235,7 +241,7 @@ def test_a_bare_word_after_an_option_says_how_to_write_its_value(spec: str, hint
         split_spec(spec)
     message = str(refused.value)
     assert message.startswith(f"{spec.partition(':')[0]}: option ") and "must be written key=value" in message
-    assert message.endswith(hint)
+    assert message.endswith(hint) and "\n" not in message
 
 
 @pytest.mark.parametrize("spec", ["quixo:,,", "nim:piles=3,", "nim:x"])

@@ -283,7 +283,9 @@ def _comma_in_value(items: list[str], bare: int) -> str:
         how = f"a list of numbers is written {key}={'-'.join(run)}"
     else:
         how = f"write {key}=({','.join(run)}): a value holding a comma goes in parentheses"
-    return f"; if it belongs to the value of {key} (a comma starts a new option), {shorten(how, 160)}"
+    return (
+        f"; if it belongs to the value of {shorten(key)} (a comma starts a new option), {shorten(how, 160)}"
+    )
 
 
 def top_level_items(owner: str, text: str) -> list[str]:
