@@ -40,6 +40,7 @@ from boardlab.arena.runner import (
     changed_since_played,
     check_memory,
     default_workers,
+    named_files,
     run_tournament,
     validate_config,
 )
@@ -330,8 +331,8 @@ def _run_into_store(
 def _warn_of_changed_files(store: Store, config: TournamentConfig, status: Console) -> None:
     """Warn when a file an agent spec names (a player's, an engine's) changed after the stored
     games of ``config`` were played: the same specs resume those games, the old version's."""
-    if not store.stored_indices(config.tournament_id):
-        return
+    if not any(named_files(spec) for spec in config.specs) or not store.stored_indices(config.tournament_id):
+        return  # most matches name no file: their stored games are not read here
     records = store.games(config.tournament_id, below=config.total_games)
     for path in changed_since_played(config.specs, records):
         status.print(
