@@ -29,7 +29,7 @@ from boardlab.arena.report import (
 )
 from boardlab.arena.schedule import TournamentConfig
 from boardlab.arena.store import Store
-from boardlab.arena.summary import Outcomes, player_names, pooled_games, summarize
+from boardlab.arena.summary import Outcomes, player_name, player_names, pooled_games, summarize
 from boardlab.games import Outcome, Reason, new_game
 
 SPECS = ("random", "greedy", "random")
@@ -205,6 +205,36 @@ def test_pooled_games_rate_specs_across_tournaments_and_leave_out_self_play() ->
     assert all({g.first_spec, g.second_spec} == {"random", "greedy"} for g in games)
     assert all(players[g.first_player] == g.first_spec for g in games)
     assert all(players[g.second_player] == g.second_spec for g in games)
+
+
+def test_one_agent_written_two_ways_is_one_player_across_tournaments() -> None:
+    """Case, spaces, option order and defaults written out do not make another player; a
+    spec naming no known agent is kept as written."""
+    spellings = (
+        ("alphabeta:depth=2,eval=lines", "random"),
+        ("AlphaBeta: eval = lines, depth=2", "random:"),
+        ("alphabeta:eval=lines,depth=2", "nosuch-agent"),
+    )
+    with Store() as store:
+        for specs in spellings:
+            config = TournamentConfig(specs, 1, game="quixo")
+            store.register_tournament(config)
+            for index, (a, b) in enumerate(config.pairs):
+                store.add_game(
+                    dataclasses.replace(
+                        GAMES[0],
+                        tournament_id=config.tournament_id,
+                        index=index,
+                        first_player=a,
+                        second_player=b,
+                        first_spec=specs[a],
+                        second_spec=specs[b],
+                    )
+                )
+        players, games = pooled_games(store, "quixo")
+    assert players == [player_name("alphabeta:depth=2,eval=lines"), "random", "nosuch-agent"]
+    assert len(games) == 3 and {g.first_player for g in games} == {0}
+    assert player_name("AlphaBeta:eval=lines , depth=2") == players[0] != "random"
 
 
 def test_a_narrow_terminal_loses_no_column_of_the_report() -> None:

@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from boardlab.agents.base import AgentSpecError, parse_spec
 from boardlab.arena.play import GameRecord
 from boardlab.arena.ratings import DEFAULT_PRIOR_DRAWS, EloFit, fit_elo_matrices
+from boardlab.core.spec import spec_text
 from boardlab.games import GameError, Reason, parse_game
 
 if TYPE_CHECKING:
@@ -194,14 +197,31 @@ def canonical_game(spec: Any) -> Any:
         return spec
 
 
+@lru_cache(maxsize=4096)
+def player_name(spec: str) -> str:
+    """The one text of an agent spec however it was written (``AlphaBeta: depth=3`` and
+    ``alphabeta:depth=3``, options in any order, defaults written out or not), or the spec as it
+    is when it names no known agent: one player across tournaments."""
+    try:
+        cls, settings = parse_spec(spec)
+    except (AgentSpecError, TypeError, AttributeError):
+        return spec
+    return spec_text(cls.name, settings)
+
+
 def pooled_games(
     store: Store, game: str, tournament: str | None = None
 ) -> tuple[list[str], list[GameRecord]]:
     """Every stored game of ``game`` (only those of ``tournament``, an id or a name, if given),
-    each player being its spec across tournaments: the specs in order of first appearance, and
-    the games with their player indices into that list. A spec that played itself is left out
-    (its games say nothing about its rating)."""
-    return reindexed([r for r in stored_games(store, game, tournament) if r.first_spec != r.second_spec])
+    each player being its spec across tournaments however it was written
+    (:func:`player_name`): the players in order of first appearance, and the games with their
+    player indices into that list. A player's games against itself are left out (they say
+    nothing about its rating)."""
+    named = (
+        replace(r, first_spec=player_name(r.first_spec), second_spec=player_name(r.second_spec))
+        for r in stored_games(store, game, tournament)
+    )
+    return reindexed([r for r in named if r.first_spec != r.second_spec])
 
 
 def stored_games(

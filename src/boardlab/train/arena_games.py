@@ -37,7 +37,7 @@ from boardlab.arena.play import GameRecord, play_game
 from boardlab.arena.ratings import DEFAULT_PRIOR_DRAWS, fit_elo
 from boardlab.arena.schedule import GAUNTLET, GameTask, TournamentConfig, iter_schedule
 from boardlab.arena.store import Store, StoreError, StoreFullError
-from boardlab.arena.summary import pooled_games
+from boardlab.arena.summary import player_name, pooled_games
 from boardlab.core.inputs import InputFileError
 from boardlab.play.backend import WorkMap
 from boardlab.train.run import GameResult
@@ -177,12 +177,14 @@ def elo_ratings(
     rank = {name: k for k, name in enumerate(names)}
     index = [rank[name] for name in stored]
     results = [(index[r.first_player], index[r.second_player], r.outcome.score_for(0)) for r in records]
-    if anchor not in names or len(names) < 2:
+    if player_name(anchor) not in rank or len(names) < 2:
         return {}
     fit = fit_elo(len(names), results, prior_draws)
-    base = names.index(anchor)
+    base = rank[player_name(anchor)]
     return {
-        player: Rating(*fit.difference(names.index(player), base)) for player in players if player in names
+        player: Rating(*fit.difference(rank[player_name(player)], base))
+        for player in players
+        if player_name(player) in rank
     }
 
 
