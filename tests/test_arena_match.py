@@ -18,9 +18,11 @@ from boardlab.arena import (
     play_game,
     play_opening,
     run_tournament,
+    runner,
     summarize,
     tournament,
 )
+from boardlab.arena.play import GameRecord
 from boardlab.arena.runner import named_files
 from boardlab.arena.sprt import H1_ACCEPTED, Sprt, SprtTally
 from boardlab.games import Outcome, Reason, new_game
@@ -286,6 +288,34 @@ def test_a_match_with_an_sprt_stops_once_it_decides_and_resumes_from_the_store(t
     assert again.stopped and again.played == 0 and resumed.state() == tally.state()
     with pytest.raises(ArenaError, match="an SPRT tests a match of two agents, not 3"):
         tournament(["random", "greedy", "perfect"], 2, game="tictactoe", sprt=SprtTally(Sprt(0, 200)))
+
+
+@pytest.mark.timeout(120)
+def test_where_an_sprt_stops_does_not_depend_on_which_game_ends_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Games ending out of order (as with several workers) are stored and tested in schedule
+    order: the test stops at the same game and the store holds a prefix of the schedule."""
+    in_order = SprtTally(Sprt(0, 200))
+    first = match("perfect", "random", 200, game="tictactoe", store=tmp_path / "a", workers=0, sprt=in_order)
+    play_all = runner._play_all
+
+    def reversed_in_threes(*args: Any) -> Iterator[GameRecord]:
+        finished = list(play_all(*args))  # every game of the schedule, then handed back shuffled
+        for start in range(0, len(finished), 3):
+            yield from reversed(finished[start : start + 3])
+
+    monkeypatch.setattr(runner, "_play_all", reversed_in_threes)
+    shuffled = SprtTally(Sprt(0, 200))
+    second = match("perfect", "random", 200, game="tictactoe", store=tmp_path / "b", workers=0, sprt=shuffled)
+    assert second.stopped and shuffled.state() == in_order.state()
+    assert [r.index for r in second.records] == list(range(len(second.records)))
+    assert [r.game_content() for r in second.records] == [r.game_content() for r in first.records]
+    assert list(runner.in_schedule_order(iter(second.records[::-1]), [2, 0, 1])) == [
+        second.records[2],
+        second.records[0],
+        second.records[1],
+    ]
 
 
 def test_the_files_a_spec_names_are_found_in_its_options_nested_specs_included(

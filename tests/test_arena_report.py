@@ -478,3 +478,20 @@ def test_a_long_label_leaves_the_progress_bar_its_count_and_note() -> None:
     shown = console.export_text()
     assert "LLR +1.23 [-2.94, +2.94]" in shown and "0/400" in shown
     assert "epth 3) vs engine:" in shown and "epth 2) ━" in shown  # each spec shortened in its middle
+
+
+def test_on_a_narrow_terminal_the_progress_label_goes_above_the_bar_whole() -> None:
+    console = Console(width=80, record=True, force_terminal=True)
+    label = "alphabeta:depth=3 vs alphabeta:depth=2"
+    with progress_bar(console, label, lambda: "LLR +3.00 [-2.94, +2.94]") as (on_start, _):
+        on_start(10_000, 0)
+    lines = console.export_text().splitlines()
+    note = "LLR +3.00 [-2.94, +2.94]"
+    bar = next(line for line in lines if note in line)  # the live display's draws, run together
+    first_draw = bar[: bar.index(note) + len(note)]
+    assert label in lines and "0/10000" in first_draw and len(first_draw) <= 80
+    wide = Console(width=120, record=True, force_terminal=True)
+    with progress_bar(wide, label, lambda: "LLR +3.00 [-2.94, +2.94]") as (on_start, _):
+        on_start(10_000, 0)
+    wide_lines = wide.export_text().splitlines()  # room beside the bar: the label in its line
+    assert label not in wide_lines and any(" vs alpha" in line and note in line for line in wide_lines)

@@ -293,16 +293,29 @@ PROGRESS_LABEL_CHARS = 36
 """Longest label of a progress bar: a longer one (specs of long commands) is shortened in the
 middle, so that the count, the time and the LLR keep their room on a terminal 100 wide."""
 PROGRESS_BAR_CHARS = 16
+NARROW_BAR_CHARS = 8
+"""The bar's width on a terminal narrower than :data:`WIDE_TERMINAL`."""
+WIDE_TERMINAL = 100
+SHORTEST_LABEL_CHARS = 30
+"""Room below which the label goes on a line of its own above the bar, whole."""
 
 
-def _progress_label(label: str) -> str:
-    """``label`` within :data:`PROGRESS_LABEL_CHARS`: a match's two specs (``A vs B``) each
-    shortened in its middle, where two versions of one program differ."""
+def _progress_label(label: str, chars: int = PROGRESS_LABEL_CHARS) -> str:
+    """``label`` within ``chars``: a match's two specs (``A vs B``) each shortened in its
+    middle, where two versions of one program differ."""
     players = label.split(" vs ")
     if len(players) != 2:
-        return shortened_in_the_middle(label, PROGRESS_LABEL_CHARS)
-    half = (PROGRESS_LABEL_CHARS - len(" vs ")) // 2
+        return shortened_in_the_middle(label, chars)
+    half = (chars - len(" vs ")) // 2
     return " vs ".join(shortened_in_the_middle(player, half) for player in players)
+
+
+def _label_room(width: int, bar: int, total: int, note: str) -> int:
+    """Characters left for the label on a line ``width`` wide beside the bar, the count of
+    ``total`` games, the elapsed time and ``note`` (or the ETA), one space between columns."""
+    ending = len(note) if note else len("ETA 0:00:00")
+    taken = bar + len(f"{total}/{total}") + len(" games") + len(" 0:00:00") + len(" ") + ending
+    return min(PROGRESS_LABEL_CHARS, width - taken - 1)
 
 
 @contextmanager
@@ -319,9 +332,10 @@ def progress_bar(
         if note is None
         else (TextColumn("{task.fields[note]}", markup=False),)
     )
+    bar = PROGRESS_BAR_CHARS if console.width >= WIDE_TERMINAL else NARROW_BAR_CHARS
     columns = (
         TextColumn("[bold]{task.description}"),
-        BarColumn(bar_width=PROGRESS_BAR_CHARS),
+        BarColumn(bar_width=bar),
         MofNCompleteColumn(),
         TextColumn("games"),
         TimeElapsedColumn(),
@@ -335,7 +349,11 @@ def progress_bar(
 
         def on_start(total: int, done: int) -> None:
             # created here, with the stored games already counted, so the ETA ignores them
-            shown = escape(_progress_label(label))
+            room = _label_room(console.width, bar, total, noted())
+            if room < min(len(label), SHORTEST_LABEL_CHARS):  # a narrow terminal: the label above, whole
+                progress.console.print(label, markup=False, highlight=False, soft_wrap=True)
+                room = 0
+            shown = escape(_progress_label(label, room)) if room else ""
             tasks.append(progress.add_task(shown, total=total, completed=done, note=noted()))
 
         def on_game(record: GameRecord) -> None:

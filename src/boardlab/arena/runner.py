@@ -204,7 +204,10 @@ def run_tournament(
     ``stop`` (a sequential test: :class:`~boardlab.arena.sprt.SprtTally`) is asked after
     ``on_start`` and after each ``on_game`` whether to end the run: once it answers True no
     game starts, and the games still being played are stopped and not stored (a later run that
-    needs them plays them again), so the store holds exactly the games ``stop`` last saw.
+    needs them plays them again), so the store holds exactly the games ``stop`` last saw. With
+    a ``stop``, games are stored and shown to it in schedule order (one that ends before an
+    earlier one waits for it), so where a test stops does not depend on the number of workers
+    or on which game ended first, and a run stopped there holds a prefix of the schedule.
     ``sprt`` (a two-player match's test) counts the stored games and each game as it ends, and
     stops the run once it decides, as such a ``stop`` would.
     """
@@ -235,11 +238,12 @@ def run_tournament(
     stopped = stop is not None and stop()
     if stopped:
         missing = 0
-    pending = itertools.islice((t for t in iter_schedule(config) if t.index not in stored), missing)
+    pending = list(itertools.islice((t for t in iter_schedule(config) if t.index not in stored), missing))
     played, interrupted = 0, False
     try:
-        with closing(_play_all(pending, missing, workers, config.game, limits, backend)) as finished:
-            for record in finished:
+        with closing(_play_all(iter(pending), missing, workers, config.game, limits, backend)) as finished:
+            ordered = finished if stop is None else in_schedule_order(finished, [t.index for t in pending])
+            for record in ordered:
                 if store.add_game(record):
                     played += 1
                     if on_game is not None:
@@ -252,6 +256,18 @@ def run_tournament(
         interrupted = True
     records = tuple(store.games(tournament_id, below=config.total_games))
     return TournamentRun(config, records, played, already, interrupted, store.path, stopped)
+
+
+def in_schedule_order(records: Iterable[GameRecord], order: Sequence[int]) -> Iterator[GameRecord]:
+    """``records`` (games ending in any order) in the order of the indices ``order``: each is
+    held until every game before it in ``order`` has ended."""
+    waiting: dict[int, GameRecord] = {}
+    position = 0
+    for record in records:
+        waiting[record.index] = record
+        while position < len(order) and order[position] in waiting:
+            yield waiting.pop(order[position])
+            position += 1
 
 
 def _tested(sprt: SprtTally, on_game: GameHook | None, stop: StopHook | None) -> tuple[GameHook, StopHook]:
