@@ -7,6 +7,7 @@ import ast
 import itertools
 import json
 import shutil
+import socket
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -720,6 +721,64 @@ def test_a_resumed_run_trains_on_with_a_lower_learning_rate(tmp_path: Path) -> N
     assert all(group["lr"] == params.lr / 10 for group in dropped.optimizer.param_groups)  # type: ignore[attr-defined]
     a, b = weights_of(straight), weights_of(dropped)
     assert any(not np.array_equal(a[k], b[k]) for k in a)  # the same data, a smaller step
+
+
+def _address_where_nothing_answers() -> str:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return f"127.0.0.1:{sock.getsockname()[1]}"
+
+
+def _resume_options(out: Path) -> dict[str, Any]:
+    options = dict(out=out, game="tictactoe", episodes=None, epochs=None, resume=True, force=False)
+    return options | dict(seed=None, eval_every="0", eval_games="0", final_games="0", against="", hyper=None)
+
+
+@pytest.mark.timeout(120)
+def test_a_run_saved_on_a_cluster_resumes_where_the_command_line_says(tmp_path: Path) -> None:
+    """The backend and address given to a resumed run win over the saved ones; a plain resume
+    keeps the saved cluster, and when it does not answer the error says how to run elsewhere."""
+    from boardlab.train.alphazero import AlphaZeroRun
+    from boardlab.ui.train import UsageProblem, plan_command
+
+    gone = _address_where_nothing_answers()
+    saved = AlphaZeroRun.start(TTT, tiny_params(backend="ray", address=gone), seed=2)
+    saved.save(tmp_path / "checkpoint.safetensors")
+    options = _resume_options(tmp_path)
+    with pytest.raises(UsageProblem, match=f"no Ray cluster answers at {gone}") as plain:
+        plan_command("alphazero", options, [])
+    assert "--backend local" in str(plain.value)
+    other = _address_where_nothing_answers()
+    with pytest.raises(UsageProblem, match=f"no Ray cluster answers at {other}") as moved:
+        plan_command("alphazero", options, ["--address", other])  # the saved ray backend, elsewhere
+    assert gone not in str(moved.value)
+    here = plan_command("alphazero", options, ["--backend", "local"]).run
+    try:
+        assert (here.params.backend, here.params.address) == ("local", "")
+        here.save(tmp_path / "checkpoint.safetensors")
+    finally:
+        here.close()
+    again = plan_command("alphazero", options, []).run  # the backend it was last resumed with
+    again.close()
+    assert (again.params.backend, again.params.address) == ("local", "")
+
+
+def test_a_backend_given_to_a_resumed_run_takes_its_own_address() -> None:
+    from boardlab.train import method
+    from boardlab.train.run import resumed_settings
+
+    az = method("alphazero")
+    saved = tiny_params(backend="ray", address="10.0.0.1:6379", workers=3)
+
+    def resumed(**given: object) -> tuple[str, str, int]:
+        params = resumed_settings(saved, tiny_params(**given), given, az.free, az.follows)
+        return params.backend, params.address, params.workers  # type: ignore[attr-defined]
+
+    assert resumed() == ("ray", "10.0.0.1:6379", 3)
+    assert resumed(backend="local") == ("local", "", 3)
+    assert resumed(backend="ray") == ("ray", "", 3)  # a local Ray instance, as on a fresh run
+    assert resumed(address="10.0.0.2:6379") == ("ray", "10.0.0.2:6379", 3)
+    assert resumed(backend="ray", address="10.0.0.2:6379", workers=1) == ("ray", "10.0.0.2:6379", 1)
 
 
 def test_resume_refuses_a_plain_model_and_another_game(tmp_path: Path, model_dir: str) -> None:

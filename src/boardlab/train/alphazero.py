@@ -124,6 +124,10 @@ FREE = ("hours", "workers", "backend", "address", "elo_every", "also", "lr")
 it was (``elo_every`` only says which iterations play evaluation games, ``also`` only what the
 saved network declares it fits); ``lr`` is the learning-rate drop of AlphaZero's schedule, given
 by hand when the curve flattens (each iteration records the rate it trained with)."""
+FOLLOWS = (("address", "backend"),)
+"""A cluster's address belongs to the backend it was given with: a resumed run given
+``--backend`` but no ``--address`` drops the saved address (``--backend local`` plays on this
+machine, ``--backend ray`` on a local Ray instance), as a fresh run would."""
 
 
 def gumbel_settings(p: AlphaZeroParams) -> GumbelSettings:
@@ -1178,6 +1182,7 @@ KINDS = {
         model_file=MODEL_FILE,
         default_against=default_opponents,
         free=FREE,
+        follows=FOLLOWS,
         error=TrainingError,
         check=lambda game, params: check_same_board(game, params.also_specs),
     )

@@ -31,7 +31,7 @@ import json
 import math
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeVar
@@ -134,6 +134,26 @@ def changed_settings(given: Any, stored: Any, free: Sequence[str] = ()) -> list[
     """The names of the settings of ``given`` that differ from ``stored`` (but the ``free`` ones)."""
     kept = dataclasses.asdict(stored)
     return [n for n, v in dataclasses.asdict(given).items() if kept[n] != v and n not in free]
+
+
+def resumed_settings(
+    saved: S,
+    given: S,
+    named: Collection[str],
+    free: Sequence[str] = (),
+    follows: Sequence[tuple[str, str]] = (),
+) -> S:
+    """The settings a resumed run trains on: ``saved``, but the ``free`` settings ``named`` on
+    the command line, which take their value in ``given`` (the command's settings, the others
+    at their defaults). A free setting that follows another (``follows``: pairs of the setting
+    and the one it follows) and is not named itself takes its value in ``given`` too where the
+    one it follows is named: it belongs to that one's saved value, not the new one (a cluster's
+    address to the Ray backend: ``--backend local`` drops it)."""
+    changes = {name: getattr(given, name) for name in free if name in named}
+    for name, leader in follows:
+        if leader in named and name in free:
+            changes[name] = getattr(given, name)
+    return dataclasses.replace(saved, **changes) if changes else saved  # type: ignore[type-var]
 
 
 # --- the protocol ------------------------------------------------------------------------------
@@ -267,6 +287,10 @@ class Method:
     default_against: Callable[[Any], Sequence[str]] = lambda game: ("random",)
     free: tuple[str, ...] = ()
     """Settings a resumed run may change: they do not change what it computes (``workers``)."""
+    follows: tuple[tuple[str, str], ...] = ()
+    """Free settings that belong to another, as ``(setting, other)`` pairs: where a resumed run
+    is given the other, the setting is the command line's (its default when not given), never
+    the saved one (see :func:`resumed_settings`)."""
     max_seed: int = 2**63 - 1
     error: type[TrainingError] = TrainingError
     check: Callable[[Any, Any], None] = lambda game, settings: None

@@ -48,6 +48,7 @@ from boardlab.train.run import (
     TrainingRun,
     changed_settings,
     resume_run,
+    resumed_settings,
     settings_from_texts,
     tallies,
     train,
@@ -202,10 +203,20 @@ def _resumed(
             )
     if seed is not None and seed != run.seed:
         raise UsageProblem(f"--seed {seed} differs from the run being resumed (seed {run.seed})")
-    free = {name: getattr(settings, name) for name in method.free if name in given}
-    if free:
-        run.params = dataclasses.replace(run.params, **free)
+    run.params = resumed_settings(run.params, settings, given, method.free, method.follows)
     return run
+
+
+def _saved_cluster_hint(run: TrainingRun, resume: bool, given: Mapping[str, str]) -> str:
+    """What to add to the error of a resumed run's cluster that does not answer, when the cluster
+    is the one it was saved with: how to resume it elsewhere. Empty otherwise."""
+    address = getattr(run.params, "address", "")
+    if not resume or not address or "backend" in given or "address" in given:
+        return ""
+    return (
+        "; it is the cluster the run was saved with: resume with --backend local to play on this "
+        "machine, or --address HOST:PORT of a cluster that answers"
+    )
 
 
 def plan_command(kind: str, options: Mapping[str, Any], extra: Sequence[str]) -> Plan:
@@ -259,7 +270,7 @@ def plan_command(kind: str, options: Mapping[str, Any], extra: Sequence[str]) ->
         try:
             connect()
         except TrainingError as error:
-            raise UsageProblem(str(error)) from None
+            raise UsageProblem(f"{error}{_saved_cluster_hint(run, options['resume'], texts)}") from None
     return Plan(kind, chosen, run, path.parent, total, every, eval_games, final_games, opponents)
 
 
