@@ -323,6 +323,68 @@ def test_hours_spent_in_an_evaluation_still_give_the_last_iteration_its_games(tm
     assert {r["epoch"] for r in run.curve if r["opponent"] in ("random", "elo")} == {1}
 
 
+def snapshots(folder: Path) -> list[str]:
+    return sorted(path.name for path in (folder / "snapshots").iterdir())
+
+
+@pytest.mark.timeout(300)
+def test_a_run_that_reaches_its_epochs_rates_and_keeps_its_last_iteration_once(tmp_path: Path) -> None:
+    """Reaching the count of iterations ends a run as its hours do: the last iteration plays
+    its evaluation games (and keeps its snapshot) between two ``elo_every``, so that the last Elo
+    is that of the saved model; a resumed run plays no iteration twice."""
+    from boardlab.train.alphazero import AlphaZeroRun
+    from boardlab.train.run import train
+
+    checkpoint = tmp_path / "checkpoint.safetensors"
+    run = AlphaZeroRun.start(TTT, eval_params(elo_every=5, versus_games=1, eval_positions=5), seed=3)
+    try:
+        assert train(run, 2, checkpoint=checkpoint)
+    finally:
+        run.close()
+    assert [t["name"] for t, _ in stored(tmp_path)] == ["alphazero iteration 0", "alphazero iteration 2"]
+    assert snapshots(tmp_path) == ["it000000.safetensors", "it000002.safetensors"]
+    assert any(line.startswith("Elo of iteration 2:") for line in run.report_lines())
+    assert "elo" in run.summary()["last_evaluation"]
+    games = [[g.game_content() for g in found] for _, found in stored(tmp_path)]
+    for total, evaluated in ((2, [0, 2]), (3, [0, 2, 3])):
+        resumed = AlphaZeroRun.resume(checkpoint, TTT)
+        try:
+            assert train(resumed, total, checkpoint=checkpoint)
+        finally:
+            resumed.close()
+        assert [t["name"] for t, _ in stored(tmp_path)] == [f"alphazero iteration {n}" for n in evaluated]
+        assert sorted({r["epoch"] for r in resumed.curve if r["opponent"] == "elo"}) == evaluated
+        assert len([r for r in resumed.curve if "score" in r]) == 2 * len(evaluated)  # two opponents
+    assert [[g.game_content() for g in found] for _, found in stored(tmp_path)][:2] == games
+
+
+def test_a_run_resumed_at_its_epochs_plays_the_games_its_last_iteration_lacks(tmp_path: Path) -> None:
+    """A run stopped after an iteration that played no games, resumed with that iteration as its
+    end, plays them then (once), as the end of an unbroken run does."""
+    from boardlab.train.alphazero import AlphaZeroRun
+    from boardlab.train.run import train
+
+    checkpoint = tmp_path / "checkpoint.safetensors"
+    run = AlphaZeroRun.start(TTT, eval_params(elo_every=5, versus_games=1, eval_positions=5), seed=3)
+    run.save(checkpoint)
+    try:
+        run.step(1)  # iteration 1: its evaluation judges moves, no games due
+    finally:
+        run.close()
+    run.save(checkpoint)
+    assert not any("score" in r for r in run.curve) and not (tmp_path / "snapshots").exists()
+    for _ in range(2):
+        resumed = AlphaZeroRun.resume(checkpoint, TTT)
+        try:
+            assert train(resumed, 1, checkpoint=checkpoint)
+        finally:
+            resumed.close()
+        assert [t["name"] for t, _ in stored(tmp_path)] == ["alphazero iteration 1"]
+        assert [r["epoch"] for r in resumed.curve if "score" in r] == [1, 1]
+    assert snapshots(tmp_path) == ["it000001.safetensors"]
+    assert AlphaZeroRun.resume(checkpoint, TTT).curve == resumed.curve
+
+
 def test_the_training_plots_leave_the_caller_s_matplotlib_backend_alone(tmp_path: Path) -> None:
     import matplotlib
 

@@ -849,8 +849,28 @@ class AlphaZeroRun(RunDefaults):
 
     def games_due(self, at: int) -> bool:
         """Whether the evaluation of iteration ``at`` plays games: every ``elo_every``
-        iterations, and at the last one of a run whose hours are spent."""
+        iterations, and at the last one of a run whose hours are spent (the last one of a run
+        that reaches its ``--epochs`` plays them at the end: :meth:`end_records`)."""
         return at % self.params.elo_every == 0 or self.finished
+
+    def end_records(self) -> list[dict[str, Any]]:
+        """The evaluation games of the last iteration, when its own evaluation did not play them
+        (the run reached the command's ``--epochs`` between two ``elo_every``): so that the run's
+        last Elo, snapshot and final lines are those of the model it saves. Nothing when the
+        curve holds them (a resumed run at its end plays no iteration twice)."""
+        at = self.progress
+        if not self.plays_games or any(r["epoch"] == at and "score" in r for r in self.curve):
+            return []
+        require_torch().set_num_threads(1)
+        started = time.perf_counter()
+        records = self.evaluation_games(at, self.iteration_hours(at))
+        self.state["train_seconds"] += time.perf_counter() - started  # as the iteration's own evaluation
+        return records
+
+    def iteration_hours(self, at: int) -> float:
+        """The hours trained when iteration ``at`` ended (its evaluation records say them)."""
+        ends = [h["hours"] for h in self.state["history"] if h["epoch"] == at]
+        return float(ends[-1]) if ends else self.state["train_seconds"] / 3600
 
     def learner_specs(self, model: str) -> tuple[str, str]:
         """The learner's spec for the model ``model`` (relative to the run's folder), as the

@@ -205,6 +205,13 @@ class TrainingRun(Protocol):
         """The records of a learning-curve point at the current progress (not yet in ``curve``)."""
         ...
 
+    def end_records(self) -> list[dict[str, Any]]:
+        """Learning-curve records that the last point lacks when the training ends (its count
+        reached or the run finished by itself), done now: none for most methods; AlphaZero's
+        evaluation games of its last iteration when they were not due at its step. Asked at
+        every end, so it gives nothing for what the curve holds already."""
+        ...
+
     def save(self, path: Path) -> Path:
         """Write the whole run to ``path`` atomically."""
         ...
@@ -253,6 +260,10 @@ class RunDefaults:
     def clock_share(self) -> float | None:
         """None: the run is bound by its count alone."""
         return None
+
+    def end_records(self) -> list[dict[str, Any]]:
+        """None: the last point is whole."""
+        return []
 
     def report_lines(self) -> list[str]:
         """No lines beyond the table of final games."""
@@ -475,14 +486,15 @@ def train(
 ) -> bool:
     """Train ``run`` until ``total`` episodes or epochs in all (or until it finishes by itself),
     adding a learning-curve point at the start of a fresh run, every ``eval_every`` units and at
-    the end, and saving to ``checkpoint`` after each point and after every step (or every
-    ``run.checkpoint_seconds``). Returns True when done, False when the run was stopped: by
+    the end (with what the run adds to its last point, ``run.end_records()``), and saving to
+    ``checkpoint`` after each point and after every step (or every ``run.checkpoint_seconds``).
+    Returns True when done, False when the run was stopped: by
     ``should_stop`` or ``stop`` (a :func:`~boardlab.core.processes.stop_requests` flag) between
     two steps, the checkpoint saved first. CheckpointWriteError when a checkpoint cannot be
     written: the run stops there, with the last checkpoint written left whole.
 
     With ``stop``, a signal also ends at once the work that can be redone from the checkpoint:
-    an evaluation (a resumed run evaluates that point again) and, for a run that saves after
+    an evaluation or the end's records (a resumed run does them again) and, for a run that saves after
     every step, the step in flight; a run that saves less often finishes its step and saves it.
     """
     evaluated = {int(r[run.curve_key]) for r in run.curve}
@@ -542,7 +554,12 @@ def train(
         if run.progress not in evaluated:
             save()
             evaluate()
-        save()
+        save()  # first: a signal may end what the last point adds, which a resumed run adds again
+        with droppable():
+            closing = run.end_records()
+        if closing:
+            run.curve.extend(closing)
+            save()
         report()
     except KeyboardInterrupt:
         if stop is None:
