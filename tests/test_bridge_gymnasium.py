@@ -14,7 +14,14 @@ from hypothesis import strategies as st
 
 from boardlab.agents import make_agent
 from boardlab.games import GameOptionError, GameOverError, parse_game
-from boardlab.interop.gymnasium import ENVIRONMENTS, BoardlabEnv, IllegalActionError, OpponentSpecError
+from boardlab.interop.gymnasium import (
+    ENVIRONMENTS,
+    BoardlabEnv,
+    EnvOptionError,
+    IllegalActionError,
+    OpponentSpecError,
+    UnplayableSideError,
+)
 
 
 @pytest.mark.parametrize("env_id", sorted(ENVIRONMENTS))
@@ -218,3 +225,114 @@ def test_rgb_and_text_pictures() -> None:
     text_env = gymnasium.make("boardlab/Nim-v0", render_mode="ansi").unwrapped
     text_env.reset(seed=0)
     assert "to move" in text_env.render()
+
+
+@pytest.mark.parametrize(
+    ("env_id", "game", "opponent", "ending"),
+    [
+        ("boardlab/Nim-v0", "nim:piles=2,misere=false", "optimal", "1:2"),
+        ("boardlab/Quixo-v0", "quixo:size=3,ply_cap=1", "random", "a1a3"),
+    ],
+)
+def test_a_variant_whose_opening_can_end_the_game_is_refused_for_the_second_side(
+    env_id: str, game: str, opponent: str, ending: str
+) -> None:
+    # a reset there could hand the learner a finished game: no mask, no end signal, no move
+    for side in (1, None):
+        with pytest.raises(UnplayableSideError, match=f"its opening move {ending} ends the game.*use side=0"):
+            gymnasium.make(env_id, game=game, side=side, opponent=opponent)
+    env = gymnasium.make(env_id, game=game, side=0, opponent=opponent)
+    env.reset(seed=0)
+    with pytest.raises(UnplayableSideError, match=r"options\['side'\]=1: the opponent moves first"):
+        env.reset(seed=0, options={"side": 1})
+    _, info = env.reset(seed=0)  # the docs' loop runs to its end
+    terminated = truncated = False
+    while not (terminated or truncated):
+        assert info["action_mask"].any()
+        action = int(np.flatnonzero(info["action_mask"])[0])
+        _, _, terminated, truncated, info = env.step(action)
+
+
+@pytest.mark.parametrize(
+    "game",
+    [
+        "nim:piles=1,misere=true",
+        "nim:piles=3,misere=false",
+        "nim:piles=1-1,misere=false",
+        "nim:piles=2-2,misere=false,k=1",
+        "nim:piles=1-2",
+        "quixo:size=3,ply_cap=2",
+        "tictactoe",
+        "connect4:width=4,height=4",
+    ],
+)
+def test_a_reset_always_leaves_the_learner_a_move(game: str) -> None:
+    position = parse_game(game).initial()
+    opening_ends = any(position.play_index(i).is_over for i in position.legal_indices())
+    for side in (0, 1, None):
+        try:
+            env = BoardlabEnv(game=game, side=side, opponent="random")
+        except UnplayableSideError:
+            assert opening_ends and side != 0
+            continue
+        assert not opening_ends or side == 0
+        for seed in range(20):
+            _, info = env.reset(seed=seed)
+            assert not env.position.is_over and info["action_mask"].any()
+            assert env.position.to_move == info["side"]
+
+
+def test_reset_options_set_the_side_of_one_episode() -> None:
+    env = gymnasium.make("boardlab/TicTacToe-v0", side=1, opponent="random")
+    _, info = env.reset(seed=0, options={"side": 0})
+    assert info["side"] == 0 and info["action_mask"].sum() == 9
+    _, info = env.reset(seed=0)  # the next episode is the environment's side again
+    assert info["side"] == 1 and info["action_mask"].sum() == 8
+    _, info = env.reset(seed=0, options={})
+    assert info["side"] == 1
+    drawn = [env.reset(seed=seed, options={"side": None})[1]["side"] for seed in range(12)]
+    assert set(drawn) == {0, 1}
+    assert [env.reset(seed=seed, options={"side": None})[1]["side"] for seed in range(12)] == drawn
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"bogus": 1}, "unknown reset option 'bogus'; accepted: side"),
+        ({"side": 0, 3: 1}, "unknown reset option '3'; accepted: side"),
+        ("side", "reset options are a dict such as {'side': 0}, got str"),
+        ({"side": 2}, r"options\['side'\] must be 0 \(the learner moves first\), 1 or None \(drawn\), got 2"),
+        ({"side": True}, r"options\['side'\] must be 0 .*got True \(bool\)"),
+    ],
+)
+def test_a_reset_option_it_does_not_take_is_refused(options: object, message: str) -> None:
+    env = gymnasium.make("boardlab/TicTacToe-v0", side=0)
+    env.reset(seed=0)
+    env.step(4)
+    with pytest.raises(EnvOptionError, match=message):
+        env.reset(seed=1, options=options)
+    assert env.unwrapped.position.ply == 2  # the refused reset changed nothing
+
+
+def test_action_masks_are_the_legal_actions_as_booleans() -> None:
+    env = gymnasium.make("boardlab/TicTacToe-v0", side=1, opponent="random")
+    _, info = env.reset(seed=3)
+    masks = env.get_wrapper_attr("action_masks")  # how sb3-contrib reaches it through the wrappers
+    assert masks().dtype == np.bool_ and masks().shape == (9,)
+    np.testing.assert_array_equal(masks(), info["action_mask"].astype(bool))
+    assert masks().sum() == 8
+    done = False
+    while not done:
+        _, _, terminated, truncated, info = env.step(int(np.flatnonzero(masks())[0]))
+        np.testing.assert_array_equal(masks(), info["action_mask"].astype(bool))
+        done = terminated or truncated
+    assert not masks().any()
+
+
+@pytest.mark.parametrize("game", [5, 2.0, ["nim"]])
+def test_a_game_that_is_not_a_spec_string_is_named_as_such(game: object) -> None:
+    shown = type(game).__name__
+    with pytest.raises(GameOptionError, match=f"game= is a game spec, a string such as .*, got {shown}$"):
+        gymnasium.make("boardlab/TicTacToe-v0", game=game)
+    with pytest.raises(GameOptionError, match=f"got {shown}$"):
+        BoardlabEnv(game=game)
