@@ -137,10 +137,19 @@ def test_observing_an_unknown_agent_names_it() -> None:
     board = env("tictactoe")
     board.reset()
     for agent in ("player_9", 0, None):
-        with pytest.raises(
-            UnknownAgentError, match=f"unknown agent '{agent}'; the agents are player_0, player_1"
-        ):
-            board.observe(agent)
+        for ask in (board.observe, board.observation_space, board.action_space):
+            with pytest.raises(
+                UnknownAgentError, match=f"unknown agent '{agent}'; the agents are player_0, player_1"
+            ):
+                ask(agent)
+    assert board.action_space("player_1").n == 9
+
+
+@pytest.mark.parametrize("game", [5, None, ["nim"]])
+def test_a_game_that_is_not_a_spec_string_is_named_as_such(game: object) -> None:
+    shown = type(game).__name__
+    with pytest.raises(GameOptionError, match=f"a game spec is a string such as .*, got {shown}$"):
+        env(game)  # type: ignore[arg-type]
 
 
 def test_render_modes(capsys: pytest.CaptureFixture[str]) -> None:

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from boardlab.games import parse_game
-from boardlab.games.base import Game, IllegalMoveError, Reason, State
+from boardlab.games.base import Game, GameOptionError, IllegalMoveError, Reason, State
 from boardlab.interop.views import planes_for, rgb_picture
 
 try:
@@ -104,6 +104,10 @@ class raw_env(AECEnv):
     def __init__(self, game: str | Game = "quixo", render_mode: str | None = None) -> None:
         super().__init__()
         check_render_mode(render_mode)
+        if not isinstance(game, str | Game):
+            raise GameOptionError(
+                f"a game spec is a string such as 'connect4:width=8', got {type(game).__name__}"
+            )
         self.game = parse_game(game)
         self.render_mode = render_mode
         self.metadata = {**type(self).metadata, "name": f"boardlab_{self.game.name}_v0"}
@@ -126,10 +130,12 @@ class raw_env(AECEnv):
     # spaces -------------------------------------------------------------------------------
 
     def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
+        """The observation space of ``agent``; UnknownAgentError for a name not in :data:`AGENTS`."""
+        return self.observation_spaces[_known_agent(agent)]
 
     def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
+        """The action space of ``agent``; UnknownAgentError for a name not in :data:`AGENTS`."""
+        return self.action_spaces[_known_agent(agent)]
 
     # the game -----------------------------------------------------------------------------
 
@@ -153,9 +159,7 @@ class raw_env(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The planes from ``agent``'s view and its action mask (zeros unless it is to move);
         UnknownAgentError for a name that is not one of :data:`AGENTS`."""
-        if agent not in AGENTS:
-            raise UnknownAgentError(f"unknown agent {str(agent)[:40]!r}; the agents are {', '.join(AGENTS)}")
-        colour = AGENTS.index(agent)
+        colour = AGENTS.index(_known_agent(agent))
         mask = np.zeros(self.game.kernel.num_actions, dtype=np.int8)
         if agent == self.agent_selection and not self.state_now.is_over:
             mask[self.state_now.legal_indices()] = 1
@@ -215,6 +219,13 @@ def board_caption(state: State) -> str:
     outcome = state.outcome
     status = f"{symbols[state.to_move]} to move" if outcome is None else outcome.text(symbols)
     return f"{state.game.board_text(state)}\n{status}"
+
+
+def _known_agent(agent: Any) -> str:
+    """``agent`` if it is one of :data:`AGENTS`; UnknownAgentError naming it otherwise."""
+    if not isinstance(agent, str) or agent not in AGENTS:
+        raise UnknownAgentError(f"unknown agent {str(agent)[:40]!r}; the agents are {', '.join(AGENTS)}")
+    return agent
 
 
 def _action_index(action: Any) -> int | None:
