@@ -21,6 +21,7 @@ from boardlab.arena import match
 from boardlab.games import DRAW, LOSS, WIN, GameOptionError, exact_play, parse_game
 from boardlab.games.tictactoe import TicTacToe
 from boardlab.interop.openspiel import (
+    NotAPositionError,
     OpenSpielBridgeError,
     SpielState,
     from_native_action,
@@ -140,7 +141,7 @@ def test_a_registered_game_reads_back_from_the_string_openspiel_writes_of_it() -
 def test_only_games_openspiel_has_are_set_up_in_its_own_game(spec: str, native: bool) -> None:
     position = parse_game(spec).initial()
     position = position.play_index(position.legal_indices()[0])
-    state = spiel_state_for(position)
+    state = spiel_state_for(position, engine="auto")
     assert has_native(position.game) is native
     assert isinstance(state, SpielState) is not native
     ours = [from_native_action(position.game, a) if native else a for a in state.legal_actions()]
@@ -175,6 +176,51 @@ def test_each_player_observes_the_planes_from_its_own_view(spec: str) -> None:
     assert not np.array_equal(views[0], views[1])
 
 
+def test_a_positions_state_takes_boardlabs_numbers_unless_openspiels_own_game_is_asked_for() -> None:
+    position = parse_game("nim").initial().play("4:2")  # 1-3-5-5: Nim's numbers differ in OpenSpiel
+    move = position.parse_move("2:1")
+    action = position.move_index(move)
+    state = spiel_state_for(position)
+    assert isinstance(state, SpielState) and state.position == position
+    state.apply_action(action)
+    assert state.position == position.play(move)
+    native = spiel_state_for(position, engine="native")
+    assert not hasattr(native, "position")
+    native.apply_action(to_native_action(position.game, action))
+    assert native.legal_actions() == sorted(
+        to_native_action(position.game, a) for a in position.play(move).legal_indices()
+    )
+    for engine in ("python", "auto", "native"):  # Quixo: OpenSpiel has no C++ game of it
+        if engine == "native":
+            with pytest.raises(OpenSpielBridgeError, match="OpenSpiel has no C\\+\\+ game for quixo"):
+                spiel_state_for(parse_game("quixo").initial(), engine=engine)
+        else:
+            assert isinstance(spiel_state_for(parse_game("quixo").initial(), engine=engine), SpielState)
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        (
+            "X.O.O.X.. O 4",
+            r"takes a boardlab State, .*not 'X\.O\.O\.X\.\. O 4' \(str\) \(read a position's text with "
+            r"parse_game\(SPEC\)\.parse_position\(text\)\)$",
+        ),
+        (None, r"takes a boardlab State, .*not None \(NoneType\)$"),
+        (TicTacToe(), r"not .*\(TicTacToe\)$"),
+    ],
+)
+def test_something_that_is_not_a_position_is_refused_as_such(given: object, message: str) -> None:
+    with pytest.raises(NotAPositionError, match=message):
+        spiel_state_for(given)  # type: ignore[arg-type]
+    assert issubclass(NotAPositionError, TypeError)
+
+
+def test_an_unknown_engine_is_refused() -> None:
+    with pytest.raises(OpenSpielBridgeError, match="engine must be one of python, native, auto, got 'nativ'"):
+        spiel_state_for(parse_game("nim").initial(), engine="nativ")
+
+
 def test_a_state_is_made_only_from_a_position_of_its_own_game() -> None:
     with pytest.raises(OpenSpielBridgeError, match="a connect4 position is not a tictactoe one"):
         spiel_game("tictactoe").state_of(parse_game("connect4").initial())
@@ -190,7 +236,7 @@ def test_a_state_made_from_a_position_counts_moves_from_its_ply() -> None:
     assert (state.move_number(), len(state.history())) == (3, 1)
     assert state.clone().move_number() == 3
     assert spiel_game("quixo:size=4").new_initial_state().move_number() == 0
-    native = spiel_state_for(parse_game("tictactoe").initial().play("b2").play("a1"))
+    native = spiel_state_for(parse_game("tictactoe").initial().play("b2").play("a1"), engine="native")
     assert native.move_number() == 2 and sorted(native.history()) == [0, 4]
 
 
@@ -203,7 +249,7 @@ def test_a_finished_position_is_an_ended_state_or_one_clear_refusal(spec: str, m
     for move in moves:
         position = position.play(position.parse_move(move))
     assert position.outcome is not None and position.outcome.winner == 0
-    state = spiel_state_for(position)  # auto: OpenSpiel's Python game takes any position
+    state = spiel_state_for(position)  # OpenSpiel's Python game takes any position
     assert state.is_terminal() and state.returns() == [1.0, -1.0]
     with pytest.raises(
         OpenSpielBridgeError, match=r"the game is over in .*: OpenSpiel's own game is set up only"
@@ -261,6 +307,35 @@ def test_the_agent_answers_legal_moves_with_a_policy(spec: str, game: str) -> No
             assert decision.policy.sum() == pytest.approx(1.0)
             assert not decision.policy[~state.legal_mask()].any()
             assert np.argmax(decision.policy) == state.move_index(decision.move)
+
+
+@pytest.mark.parametrize(
+    ("spec", "limit", "depth"),
+    [
+        ("openspiel:bot=alphabeta,depth=3", None, 3),
+        ("openspiel:bot=alphabeta,depth=0", None, 9),  # to the end: no game is longer than 9 plies
+        ("openspiel:bot=alphabeta,depth=2,engine=python", None, 2),
+    ],
+)
+def test_alphabeta_says_the_depth_it_searched_and_no_node_count(spec: str, limit: Any, depth: int) -> None:
+    game = parse_game("tictactoe")
+    info = make_agent(spec, seed=0, game=game).act(game.initial(), limit).info
+    assert (info.depth, info.nodes) == (depth, None)  # OpenSpiel's alpha-beta counts no nodes
+
+
+def test_alphabeta_under_a_time_limit_says_the_depth_it_reached() -> None:
+    game = parse_game("tictactoe")
+    agent = make_agent("openspiel:bot=alphabeta,depth=0", seed=0, game=game)
+    info = agent.act(game.parse_position("XO./.X./... O 3"), Limit(time=5.0)).info
+    assert 1 <= info.depth <= 9 and info.nodes is None
+
+
+def test_mcts_counts_its_simulations_and_says_no_depth() -> None:
+    game = parse_game("connect4")
+    info = make_agent("openspiel:sims=50", seed=0, game=game).act(game.initial()).info
+    assert (info.depth, info.nodes) == (0, 50)
+    info = make_agent("openspiel:bot=random", seed=0, game=game).act(game.initial()).info
+    assert (info.depth, info.nodes) == (0, None)
 
 
 def test_the_agent_finds_the_winning_nim_move() -> None:

@@ -19,8 +19,9 @@ OpenSpiel's algorithms and bots run on them::
 (OpenSpiel's C++ ``MCTSBot`` crashes on Python games, its own ``python_tic_tac_toe`` too: use
 its Python MCTS on them.)
 
-A state's actions are boardlab's action numbers, its observation tensor the game's planes
-from the observing player's view (see :mod:`boardlab.interop.views`), its returns +1/−1/0.
+A state's actions are boardlab's action numbers (``position.move_index(move)``), its boardlab
+position is ``state.position``, its observation tensor the game's planes from the observing
+player's view (see :mod:`boardlab.interop.views`), its returns +1/−1/0.
 List-valued options (Nim's piles) are written as OpenSpiel writes lists: ``piles=3;4;5``.
 
 **OpenSpiel's bots on boardlab positions.** :func:`run_bot` (behind the agent
@@ -31,7 +32,9 @@ from the position by replaying moves that reach it (the stones, in an order that
 the colours; each pile's objects taken in one move), and actions are mapped between the two
 numberings (the same for a column or a cell ``row * 3 + column``; Nim's pile-major against
 OpenSpiel's take-major); elsewhere the bot runs on the registered Python game (MCTS then is
-OpenSpiel's Python implementation).
+OpenSpiel's Python implementation). :func:`spiel_state_for` gives the state of a position:
+on the registered Python game (boardlab's numbers, ``.position``) unless OpenSpiel's own game
+is asked for with ``engine="native"`` (OpenSpiel's numbers, no ``.position``).
 
 Needs the ``bridges`` extra: ``pip install 'boardlab[bridges]'``.
 """
@@ -44,7 +47,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from boardlab.core.spec import format_value, options_of
+from boardlab.core.spec import format_value, options_of, shown_value, with_article
 from boardlab.games import available_games, game_class, parse_game
 from boardlab.games.base import Game, GameError, State
 from boardlab.interop.views import planes_for
@@ -57,13 +60,18 @@ except ImportError as err:  # pragma: no cover - the extra is installed in CI
     ) from err
 
 PREFIX = "boardlab_"
+ENGINES = ("python", "native", "auto")
+"""The games a boardlab position can be set up in: boardlab's rules registered in OpenSpiel,
+OpenSpiel's own C++ game, or the C++ game where OpenSpiel has it."""
 NATIVE_GAMES = {"connect4": "connect_four", "tictactoe": "tic_tac_toe", "nim": "nim"}
 """boardlab games OpenSpiel has in C++, with OpenSpiel's name: Connect Four 7x6 and
 Tic-Tac-Toe, and Nim without a move limit (any piles, misère or normal play)."""
 __all__ = [
+    "ENGINES",
     "NATIVE_GAMES",
     "PREFIX",
     "BotAnswer",
+    "NotAPositionError",
     "OpenSpielBridgeError",
     "boardlab_game_of",
     "from_native_action",
@@ -81,6 +89,10 @@ __all__ = [
 
 class OpenSpielBridgeError(GameError):
     """A position or game the bridge cannot carry over to OpenSpiel."""
+
+
+class NotAPositionError(TypeError):
+    """Something given where a boardlab position (a game's State) is expected: a string, a board."""
 
 
 # --- boardlab games as OpenSpiel Python games ------------------------------------------------
@@ -178,7 +190,9 @@ class SpielGame(pyspiel.Game):
     def state_of(self, position: State) -> SpielState:
         """An OpenSpiel state holding a boardlab position of this game."""
         if position.game != self.boardlab:
-            raise OpenSpielBridgeError(f"a {position.game.spec} position is not a {self.boardlab.spec} one")
+            raise OpenSpielBridgeError(
+                f"{with_article(position.game.spec)} position is not {with_article(self.boardlab.spec)} one"
+            )
         return SpielState(self, position)
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> PlanesObserver:
@@ -316,8 +330,10 @@ def native_state(position: State) -> Any:
     """OpenSpiel's C++ state of a position of a game it has, reached by replaying moves: the
     stones of a board, or each pile's objects taken in one move. In Nim only the piles
     matter, so OpenSpiel's player to move may differ from boardlab's colour there.
-    OpenSpielBridgeError for a finished position (replayed moves could end the game early)."""
+    OpenSpielBridgeError for a game OpenSpiel lacks and for a finished position (replayed moves
+    could end the game early)."""
     game = position.game
+    spiel = native_game(game)  # OpenSpielBridgeError first for a game OpenSpiel lacks
     if position.is_over:
         raise OpenSpielBridgeError(
             f"the game is over in {position.to_text()}: OpenSpiel's own game is set up only from a "
@@ -330,7 +346,7 @@ def native_state(position: State) -> Any:
         moves = _connect4_moves(view["board"])
     else:
         moves = _nim_moves(view["start"], view["piles"])
-    state = native_game(game).new_initial_state()
+    state = spiel.new_initial_state()
     for action in moves:
         state.apply_action(action)
     if game.name != "nim" and state.current_player() != position.to_move:
@@ -386,10 +402,21 @@ def _connect4_moves(rows: list[list[int]]) -> list[int]:
 # --- OpenSpiel's bots on boardlab positions -------------------------------------------------
 
 
-def spiel_state_for(position: State, engine: str = "auto") -> Any:
-    """The OpenSpiel state of a boardlab position: OpenSpiel's C++ game (``engine="native"``,
-    or ``"auto"`` where OpenSpiel has the game and the position is still in play), else the
-    registered Python game.
+def spiel_state_for(position: State, engine: str = "python") -> Any:
+    """The OpenSpiel state of a boardlab position.
+
+    ``engine="python"`` (the default): a state of boardlab's rules registered as an OpenSpiel
+    Python game (:class:`SpielState`), whose actions are boardlab's action numbers
+    (``position.move_index(move)``) and which carries the boardlab position as ``.position``.
+    It takes any position, a finished one too.
+
+    ``engine="native"``: OpenSpiel's own C++ game (Connect Four 7x6, Tic-Tac-Toe, Nim with
+    ``k=0``), a plain ``pyspiel.State`` with **OpenSpiel's action numbers** and no ``.position``.
+    They differ from boardlab's in Nim (take-major against pile-major): convert with
+    :func:`to_native_action` and :func:`from_native_action`. ``engine="auto"``: native where
+    OpenSpiel has the game and the position is still in play, else Python (for code that
+    converts the actions itself, as :func:`run_bot` does). OpenSpielBridgeError for another
+    engine, a game OpenSpiel lacks under ``native``, or a finished position under ``native``.
 
     A boardlab position does not carry the moves that reached it. On the Python game the state
     starts at the position: ``move_number()`` is the position's ply and ``history()`` holds only
@@ -398,6 +425,20 @@ def spiel_state_for(position: State, engine: str = "auto") -> Any:
     game's, and in Nim, where each pile's objects are taken in one move, ``move_number()`` counts
     those moves rather than the position's ply.
     """
+    if not isinstance(position, State):
+        hint = (
+            " (read a position's text with parse_game(SPEC).parse_position(text))"
+            if isinstance(position, str)
+            else ""
+        )
+        raise NotAPositionError(
+            f"spiel_state_for takes a boardlab State, a position such as new_game('nim'), "
+            f"not {shown_value(position, 30)}{hint}"
+        )
+    if engine not in ENGINES:
+        raise OpenSpielBridgeError(
+            f"engine must be one of {', '.join(ENGINES)}, got {shown_value(engine, 30)}"
+        )
     if engine == "native" or (engine == "auto" and has_native(position.game) and not position.is_over):
         return native_state(position)
     return spiel_game(position.game).state_of(position)
@@ -406,12 +447,15 @@ def spiel_state_for(position: State, engine: str = "auto") -> Any:
 @dataclass(frozen=True)
 class BotAnswer:
     """A bot's answer in boardlab's numbering: the action, the policy over the action space
-    (MCTS: visit shares), the value for the side to move, the simulations run."""
+    (MCTS: visit shares), the value for the side to move, the simulations run (None where the
+    bot does not count them: alpha-beta, random) and the depth searched in plies (alpha-beta's
+    horizon; 0 where the bot has none)."""
 
     action: int
     policy: np.ndarray | None = None
     value: float | None = None
-    nodes: int = 0
+    nodes: int | None = None
+    depth: int = 0
 
 
 def run_bot(
@@ -441,7 +485,9 @@ def run_bot(
     policy = answer.policy
     if policy is not None:
         policy = policy[[to_native_action(game, a) for a in range(game.kernel.num_actions)]]
-    return BotAnswer(from_native_action(game, answer.action), policy, answer.value, answer.nodes)
+    return BotAnswer(
+        from_native_action(game, answer.action), policy, answer.value, answer.nodes, answer.depth
+    )
 
 
 def _mcts(spiel_state: Any, simulations: int, c: float, rollouts: int, seed: int) -> BotAnswer:
@@ -477,12 +523,13 @@ def _alphabeta(spiel_state: Any, depth: int | None) -> BotAnswer:
     from open_spiel.python.algorithms import minimax
 
     game = spiel_state.get_game()
+    horizon = depth or game.max_game_length()
     # at the depth cut a position counts as a draw: OpenSpiel's search has no evaluation
     value, action = minimax.alpha_beta_search(
         game,
         state=spiel_state.clone(),
         value_function=lambda _state: 0.0,
-        maximum_depth=depth or game.max_game_length(),
+        maximum_depth=horizon,
         maximizing_player_id=spiel_state.current_player(),
     )
-    return BotAnswer(int(action), None, float(np.clip(value, -1, 1)))
+    return BotAnswer(int(action), None, float(np.clip(value, -1, 1)), depth=horizon)
