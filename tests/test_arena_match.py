@@ -238,6 +238,12 @@ def test_an_agent_that_is_no_spec_is_refused_in_one_line(agent: Any, advice: str
         assert "each game is played in a worker process, which builds its agents from their specs" in message
 
 
+@pytest.mark.parametrize(("value", "what"), [(3, "an int object"), (1.5, "a float object")])
+def test_a_value_that_is_no_spec_is_named_with_its_article(value: object, what: str) -> None:
+    with pytest.raises(ArenaError, match=f"^the arena takes agent specs \\(strings\\), not {what}: "):
+        match(value, "random", 2, workers=0)  # type: ignore[arg-type]
+
+
 def test_one_string_for_the_list_of_specs_is_refused() -> None:
     with pytest.raises(ArenaError, match=r"^specs is a list of agent specs, got the one string 'random'$"):
         tournament("random", 1, workers=0)

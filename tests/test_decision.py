@@ -32,7 +32,8 @@ from boardlab.games import new_game, parse_game
 )
 def test_a_limit_refuses_budgets_that_are_not_positive(bad: dict) -> None:
     (name,) = bad
-    with pytest.raises(LimitError, match=f"a {name} limit is a positive"):
+    article = "an" if name == "iterations" else "a"
+    with pytest.raises(LimitError, match=f"^{article} {name} limit is a positive"):
         Limit(**bad)
 
 

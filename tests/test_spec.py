@@ -16,6 +16,7 @@ from boardlab.core.spec import (
     option,
     spec_text,
     split_spec,
+    with_article,
 )
 
 
@@ -269,3 +270,38 @@ class CaseSensitive:
 def test_choices_that_differ_only_by_case_are_kept_apart() -> None:
     assert build_options(CaseSensitive, "cs", {"mode": "A"}).mode == "A"
     assert build_options(CaseSensitive, "cs", {"mode": "a"}).mode == "a"
+
+
+@pytest.mark.parametrize(
+    ("word", "said"),
+    [
+        ("alphazero", "an alphazero"),
+        ("evolve", "an evolve"),
+        ("iterations", "an iterations"),
+        ("int", "an int"),
+        ("othello", "an othello"),
+        ("'alphazero'", "an 'alphazero'"),
+        ("unknown", "an unknown"),
+        ("greedy", "a greedy"),
+        ("qlearning", "a qlearning"),
+        ("unit", "a unit"),
+        ("user", "a user"),
+        ("8x8", "an 8x8"),
+        ("11x11", "an 11x11"),
+        ("18x6", "an 18x6"),
+        ("7x6", "a 7x6"),
+        ("110", "a 110"),
+    ],
+)
+def test_a_word_takes_the_article_it_is_said_with(word: str, said: str) -> None:
+    assert with_article(word) == said
+
+
+@pytest.mark.parametrize("spec", [5, None, ["quixo"], b"quixo"])
+def test_a_spec_that_is_not_a_string_is_named_as_such(spec: object) -> None:
+    with pytest.raises(
+        SpecError, match=f"^a spec is a string, NAME or NAME:key=value,..., got {type(spec).__name__}$"
+    ):
+        split_spec(spec)  # type: ignore[arg-type]
+    with pytest.raises(SpecError, match=r"^empty spec"):
+        split_spec("  ")

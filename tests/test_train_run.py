@@ -224,6 +224,7 @@ def test_every_method_s_checkpoint_and_model_tell_a_folder_holds_a_run() -> None
     [
         ("qlearning", {"summary.json": '{"method": "ga"}', "model.json": "{}"}, "holds a ga run"),
         ("mcrl", {"summary.json": '{"method": "qlearning"}', "model.npz": ""}, "holds a qlearning run"),
+        ("mcrl", {"summary.json": '{"method": "alphazero"}', "model.npz": ""}, "holds an alphazero run"),
         ("ga", {"checkpoint.npz": ""}, "holds a run (checkpoint.npz)"),
         ("ga", {"summary.json": "not json"}, "holds a run (summary.json)"),
     ],

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from boardlab.core.spec import shown_value
+from boardlab.core.spec import shown_value, with_article
 
 
 class LimitError(ValueError):
@@ -61,7 +61,9 @@ class Limit:
             if value is None:
                 continue
             if _is_bool(value) or not isinstance(value, numbers.Integral) or value <= 0:
-                raise LimitError(f"a {name} limit is a positive whole number, got {shown_value(value)}")
+                raise LimitError(
+                    f"{with_article(name)} limit is a positive whole number, got {shown_value(value)}"
+                )
             object.__setattr__(self, name, int(value))
 
     @classmethod

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from boardlab.agents.base import Agent, AgentSpecError
 from boardlab.agents.models import ModelCache, model_file, shipped_model_file
-from boardlab.core.spec import option
+from boardlab.core.spec import option, with_article
 from boardlab.models.errors import ModelFileError
 
 if TYPE_CHECKING:
@@ -104,7 +104,8 @@ class TabularAgent(Agent):
             raise AgentSpecError(f"{cls.name}: {error}") from None
         if header["method"] != cls.method:
             raise AgentSpecError(
-                f"{cls.name}: {path} is a {header['method']} model; play it with the {header['method']} agent"
+                f"{cls.name}: {path} is {with_article(str(header['method']))} model; "
+                f"play it with the {header['method']} agent"
             )
         if header["kernel"] != game.kernel.name or header["game"] != game.spec:
             raise AgentSpecError(f"{cls.name}: {path} was trained on {header['game']}, not {game.spec}")

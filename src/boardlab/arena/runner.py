@@ -34,7 +34,7 @@ from boardlab.arena.summary import Summary, summarize
 from boardlab.core.console import counted
 from boardlab.core.machine import memory_problem
 from boardlab.core.processes import raise_if_stopping
-from boardlab.core.spec import options_of, shorten
+from boardlab.core.spec import options_of, shorten, with_article
 from boardlab.games import parse_game
 from boardlab.play.backend import Backend, LocalBackend
 from boardlab.play.pool import PoolError
@@ -92,7 +92,11 @@ def check_specs(specs: Iterable[object]) -> None:
 
 def _not_a_spec(value: object) -> str:
     """Why ``value`` cannot enter the arena, and what to give instead."""
-    what = f"the class {value.__name__}" if isinstance(value, type) else f"a {type(value).__name__} object"
+    what = (
+        f"the class {value.__name__}"
+        if isinstance(value, type)
+        else f"{with_article(type(value).__name__)} object"
+    )
     message = (
         f"the arena takes agent specs (strings), not {what}: each game is played in a worker "
         "process, which builds its agents from their specs"

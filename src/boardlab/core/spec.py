@@ -60,6 +60,32 @@ def shown_value(value: Any, limit: int = 40) -> str:
     return f"{shorten(repr(value), limit)} ({type(value).__name__})"
 
 
+_AN_BEFORE_U = ("un", "um", "up")
+"""How words said with a vowel u start (``an unknown``, ``an update``), as against those said
+"you" (``a unit``, ``a user``, ``a uniform``: ``uni`` is left out below)."""
+
+
+def with_article(word: str) -> str:
+    """``word`` after ``a`` or ``an`` as it is said: ``an alphazero``, ``a greedy``, ``an 8x8``,
+    ``an 'iterations'``, ``a unit`` (quotes and brackets in front are skipped)."""
+    said = word.lstrip("'\"([{`").lower()
+    return f"{'an' if _said_with_a_vowel(said) else 'a'} {word}"
+
+
+def _said_with_a_vowel(said: str) -> bool:
+    if not said:
+        return False
+    if said[0].isdigit():
+        digits = said[: len(said) - len(said.lstrip("0123456789"))]
+        # eight..., eighty..., eleven, eighteen (and their thousands, millions)
+        return digits[0] == "8" or (len(digits) % 3 == 2 and digits[:2] in ("11", "18"))
+    if said[0] in "aeio":
+        return True
+    if said[0] == "u":
+        return said.startswith(_AN_BEFORE_U) and not said.startswith("uni")
+    return False
+
+
 MAX_WORD_SHOWN = 200
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f\ud800-\udfff]")
 
@@ -249,7 +275,9 @@ def options_of(cls: type) -> tuple[OptionSpec, ...]:
 def split_spec(spec: str) -> tuple[str, dict[str, str]]:
     """``name`` and the raw ``key -> value`` texts of ``name:key=value,...``; a value in
     parentheses comes without them."""
-    if not isinstance(spec, str) or not spec.strip():
+    if not isinstance(spec, str):
+        raise SpecError(f"a spec is a string, NAME or NAME:key=value,..., got {type(spec).__name__}")
+    if not spec.strip():
         raise SpecError("empty spec; write NAME or NAME:key=value,...")
     name, _, rest = spec.strip().partition(":")
     name = name.strip().lower()

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from boardlab.core.spec import with_article
 from boardlab.games import Game, GameOptionError, parse_game
 from boardlab.games.jit import cached_njit
 from boardlab.games.nim import Nim
@@ -254,7 +255,7 @@ def _model_of(path: Path, header: Any) -> GenomeModel:
 
     check_model_format(header, str(path), "Nim GA model", FORMAT, VERSION)
     if header.get("method") != "ga":
-        raise ModelMismatchError(f"{path} holds a {header.get('method')!r} model, not ga")
+        raise ModelMismatchError(f"{path} holds {with_article(repr(header.get('method')))} model, not ga")
     if header.get("game") != "nim":
         raise ModelMismatchError(f"{path} was trained on {header.get('game')!r}, not nim")
     kind = header.get("genome")

@@ -43,6 +43,7 @@ from boardlab.core.inputs import (
     short_reason,
 )
 from boardlab.core.machine import memory_problem
+from boardlab.core.spec import with_article
 from boardlab.games.jit import cached_njit
 from boardlab.models.errors import ModelFileError, ModelMismatchError, check_model_format
 
@@ -355,7 +356,9 @@ def _check_arrays(path: Path, header: dict[str, Any], keys: np.ndarray, values: 
     width = header["width"]
     expected_width = 1 if header["method"] == "mcrl" else header["num_actions"]
     if width != expected_width:
-        raise ModelFileError(f"{path}: a {header['method']} table has width {expected_width}, not {width}")
+        raise ModelFileError(
+            f"{path}: {with_article(str(header['method']))} table has width {expected_width}, not {width}"
+        )
     if keys.dtype != np.int64 or keys.ndim != 1:
         raise ModelFileError(f"{path}: keys must be a vector of int64, got {keys.dtype} {keys.shape}")
     if values.dtype != np.float32 or values.shape != (len(keys), width):

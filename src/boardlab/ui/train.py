@@ -35,7 +35,7 @@ from boardlab.core.console import LoggedProgress, counted, make_console
 from boardlab.core.files import atomic_write_text, output_problem, path_problem, removed_if_refused
 from boardlab.core.inputs import InputFileError, read_json
 from boardlab.core.processes import Termination, stop_requests
-from boardlab.core.spec import SpecError, format_value, options_of, split_spec
+from boardlab.core.spec import SpecError, format_value, options_of, split_spec, with_article
 from boardlab.games import GameOptionError
 from boardlab.models.errors import ModelFileError
 from boardlab.train import METHOD_MODULES, method
@@ -150,7 +150,7 @@ def _out_folder(method: Method, out: Path | None, resume: bool, force: bool) -> 
         if path.exists() and kind in (None, method.name):
             raise UsageProblem(f"{path} exists; pass --resume to continue it or --force to start over")
         if found:
-            run = "a run" if kind is None else f"a {kind} run"
+            run = "a run" if kind is None else f"{with_article(kind)} run"
             raise UsageProblem(
                 f"--out {str(out)[:80]} holds {run} ({', '.join(found)}); pass --force to start over "
                 "there, or name another folder"
