@@ -20,13 +20,14 @@ from hypothesis import strategies as st
 from boardlab.agents import make_agent
 from boardlab.agents.base import AgentSpecError
 from boardlab.agents.decision import Limit
-from boardlab.games import parse_game
+from boardlab.games import GameOptionError, parse_game
 from boardlab.games.base import ONGOING, WIN
 from boardlab.games.small_solver import Solution
 from boardlab.models.network import (
     Network,
     NetworkFileError,
     NetworkMismatchError,
+    NetworkShape,
     masked_softmax,
     read_network,
     save_network,
@@ -109,6 +110,16 @@ def test_onnx_is_the_default_inference_where_installed() -> None:
     assert Network.for_game(C4, blocks=1, channels=8).mode == "onnx"
     with pytest.raises(ValueError, match="one of eager, script, onnx"):
         Network(Network.for_game(C4, blocks=1, channels=8).shape, mode="jit")
+
+
+def test_a_network_is_made_for_a_game_or_its_spec() -> None:
+    by_spec = Network.for_game("connect4", blocks=1, channels=8, seed=1)
+    assert by_spec.shape == Network.for_game(C4, blocks=1, channels=8, seed=1).shape
+    assert by_spec.fits(C4) and NetworkShape.for_game("tictactoe").fits(TTT)
+    with pytest.raises(TypeError, match=r"^a network is made for a Game or a game spec .*, got 5 \(int\)$"):
+        Network.for_game(5)  # type: ignore[arg-type]
+    with pytest.raises(GameOptionError, match="unknown game 'chess'"):
+        Network.for_game("chess")
 
 
 def test_masked_softmax_is_a_distribution_over_legal_actions() -> None:

@@ -32,7 +32,8 @@ from typing import Any
 import numpy as np
 
 from boardlab.core.files import atomic_write_bytes
-from boardlab.games.base import Kernel, observe_batch
+from boardlab.core.spec import shown_value
+from boardlab.games.base import Game, Kernel, observe_batch
 from boardlab.models.errors import ModelFileError, ModelMismatchError
 
 FORMAT = "boardlab-alphazero"
@@ -72,6 +73,20 @@ def require_torch() -> Any:
 # --- the shape of a network ------------------------------------------------------------------
 
 
+def _game_of(game: Any) -> Game:
+    """``game`` as a Game: a spec string is parsed (GameOptionError if it names none); TypeError
+    for anything else."""
+    if isinstance(game, str):
+        from boardlab.games import parse_game  # the registry, only when a spec is given
+
+        return parse_game(game)
+    if not isinstance(game, Game):
+        raise TypeError(
+            f"a network is made for a Game or a game spec such as 'connect4', got {shown_value(game, 30)}"
+        )
+    return game
+
+
 @dataclass(frozen=True)
 class NetworkShape:
     """What a network is built for (the game) and its size (blocks, channels). ``also`` names
@@ -95,10 +110,12 @@ class NetworkShape:
             )
 
     @classmethod
-    def for_game(cls, game: Any, blocks: int = 3, channels: int = 32) -> NetworkShape:
-        """The shape of a network for ``game`` (a Game)."""
+    def for_game(cls, game: Game | str, blocks: int = 3, channels: int = 32) -> NetworkShape:
+        """The shape of a network for ``game`` (a Game or a game spec such as ``"connect4"``)."""
+        game = _game_of(game)
         kernel = game.kernel
-        return cls(game.spec, kernel.name, tuple(kernel.obs_shape), kernel.num_actions, blocks, channels)
+        planes, rows, columns = kernel.obs_shape
+        return cls(game.spec, kernel.name, (planes, rows, columns), kernel.num_actions, blocks, channels)
 
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "obs_shape": list(self.obs_shape), "also": list(self.also)}
@@ -203,8 +220,10 @@ class Network:
         self._session_threads = 0
 
     @classmethod
-    def for_game(cls, game: Any, blocks: int = 3, channels: int = 32, seed: int = 0) -> Network:
-        """A randomly initialised network for ``game``, its weights drawn from ``seed``."""
+    def for_game(cls, game: Game | str, blocks: int = 3, channels: int = 32, seed: int = 0) -> Network:
+        """A randomly initialised network for ``game`` (a Game or a game spec such as
+        ``"connect4"``), its weights drawn from ``seed``."""
+        game = _game_of(game)
         torch = require_torch()
         with torch.random.fork_rng():
             torch.manual_seed(seed)
