@@ -31,6 +31,7 @@ from boardlab.play.ray_backend import (
     RayBackend,
     RayGamePool,
     check_address,
+    resolve_address,
     split_address,
 )
 from boardlab.ui import arena as arena_cli
@@ -212,6 +213,44 @@ def test_a_malformed_address_is_refused(address: str) -> None:
         split_address(address)
 
 
+def test_auto_is_the_cluster_ray_finds_and_any_other_address_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RAY_ADDRESS", "10.0.0.7:6379")  # where Ray looks first, as ray.init("auto") does
+    assert resolve_address("auto") == "10.0.0.7:6379"
+    assert resolve_address("10.0.0.8:6380") == "10.0.0.8:6380"
+
+
+def test_auto_where_ray_finds_no_cluster_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ray._private import services
+
+    def finds_none(address: str) -> str:
+        raise ConnectionError("Could not find any running Ray instance.")
+
+    monkeypatch.setattr(services, "canonicalize_bootstrap_address_or_die", finds_none)
+    with pytest.raises(
+        BackendError,
+        match=r"^--address auto: Ray finds no running cluster \(none in RAY_ADDRESS, .*HOST:PORT$",
+    ):
+        open_backend("ray", "auto")
+
+
+def test_auto_where_the_cluster_found_does_not_answer_names_both(monkeypatch: pytest.MonkeyPatch) -> None:
+    port = _free_port()
+    monkeypatch.setenv("RAY_ADDRESS", f"127.0.0.1:{port}")  # Ray may name this machine by its own IP
+    found = rf"\S+:{port}"
+    with pytest.raises(
+        BackendError, match=f"^--address auto found {found}, but no Ray cluster answers at {found} "
+    ):
+        open_backend("ray", "auto")
+
+
+def test_auto_joins_the_cluster_ray_finds(ray_instance: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    joined = ray_instance.get_runtime_context().gcs_address
+    monkeypatch.setenv("RAY_ADDRESS", joined)
+    with RayBackend("auto") as backend:
+        assert backend.address == joined and backend.default_size() == 2
+    assert ray_instance.is_initialized()
+
+
 def test_backend_names_and_a_missing_ray(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(BackendError, match="unknown backend 'spark'"):
         open_backend("spark")
@@ -255,6 +294,21 @@ def test_cli_bad_backend_exits_2_with_one_line_before_any_file(
     assert result.stderr.startswith("Error: ") and message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert not db.parent.exists()
+
+
+def test_cli_takes_address_auto_as_the_cluster_ray_finds(
+    app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    port = _free_port()
+    monkeypatch.setenv("RAY_ADDRESS", f"127.0.0.1:{port}")  # found, but nothing answers there
+    db = tmp_path / "sub" / "a.sqlite"
+    args = ["tournament", "random", "greedy", "--db", str(db), "--backend", "ray", "--address", "auto"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2
+    assert (
+        result.stderr.startswith("Error: --address auto found ") and f":{port}, but no Ray" in result.stderr
+    )
+    assert len(result.stderr.strip().splitlines()) == 1 and not db.parent.exists()
 
 
 def test_cli_match_on_ray_stores_every_game(ray_instance: Any, app: typer.Typer, tmp_path: Path) -> None:

@@ -137,7 +137,8 @@ def open_backend(name: str = "local", address: str | None = None) -> Backend:
     """The backend ``name`` (``local`` or ``ray``), connected and ready.
 
     ``address`` is a Ray cluster's address (``HOST:PORT`` of its head, as ``ray start --head``
-    prints); without one the Ray backend starts a local Ray instance. BackendError names the
+    prints, or ``auto``: the running cluster Ray finds, as ``ray.init(address="auto")``);
+    without one the Ray backend starts a local Ray instance. BackendError names the
     problem: an unknown backend, an address for the local one, Ray not installed, or a cluster
     that does not answer.
     """

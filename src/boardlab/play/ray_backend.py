@@ -35,6 +35,9 @@ from typing import Any, Generic, TypeVar
 from boardlab.play.pool import MAX_LOST_WORKERS, BackendError, GameJobs, PoolError, Stopped, Task, WorkerPool
 from boardlab.play.referee import SETUP_TIMEOUT
 
+AUTO = "auto"
+"""The address that stands for the running cluster Ray finds itself, as ``ray.init(address="auto")``:
+the one in ``RAY_ADDRESS``, else the one ``ray start`` last started on this machine."""
 CONNECT_TIMEOUT = 5.0
 """Seconds a cluster's address is given to answer before the backend gives up."""
 WAIT_SECONDS = 0.5
@@ -65,8 +68,35 @@ def split_address(address: str) -> tuple[str, int]:
     """``(host, port)`` of a cluster address ``HOST:PORT``; BackendError if it is not one."""
     host, colon, port = address.strip().removeprefix("ray://").rpartition(":")
     if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise BackendError(f"--address must be HOST:PORT of a Ray cluster's head, got {address!r}")
+        raise BackendError(
+            f"--address must be HOST:PORT of a Ray cluster's head, or auto (the running cluster Ray "
+            f"finds), got {address!r}"
+        )
     return host.strip("[]"), int(port)
+
+
+def resolve_address(address: str) -> str:
+    """``address`` itself, or for ``auto`` the ``HOST:PORT`` of the running cluster Ray finds as
+    ``ray.init(address="auto")`` does (``RAY_ADDRESS``, else the cluster ``ray start`` last
+    started on this machine, else a Ray head running here); BackendError when it finds none.
+    ``auto`` is kept where this Ray cannot be asked beforehand: ``ray.init`` then looks itself."""
+    if address.strip() != AUTO:
+        return address
+    _ray()  # BackendError naming the extra first
+    try:
+        find = importlib.import_module("ray._private.services").canonicalize_bootstrap_address_or_die
+    except (ImportError, AttributeError):  # a Ray without this lookup: ray.init finds the cluster
+        return AUTO
+    try:
+        found = find(AUTO)
+    except ConnectionError:
+        raise BackendError(
+            "--address auto: Ray finds no running cluster (none in RAY_ADDRESS, none started by "
+            "`ray start` on this machine); start one with `ray start --head`, or give HOST:PORT"
+        ) from None
+    except (ValueError, RuntimeError) as err:
+        raise BackendError(f"--address auto: {' '.join(str(err).split())}") from None
+    return str(found)
 
 
 def check_address(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
@@ -131,21 +161,37 @@ def _check_same_cluster(ray: Any, address: str) -> None:
         )
 
 
+def _checked_cluster(address: str) -> str:
+    """The ``HOST:PORT`` of the cluster at ``address`` (``auto``: the one Ray finds), once a Ray
+    head answers there; BackendError otherwise."""
+    resolved = resolve_address(address)
+    if resolved == AUTO:
+        return resolved
+    try:
+        check_address(resolved)
+    except BackendError as err:
+        if resolved == address:
+            raise
+        raise BackendError(f"--address auto found {resolved}, but {err}") from None
+    return resolved
+
+
 class RayBackend:
     """Workers as Ray actors and tasks; use as a context manager.
 
-    Joins the cluster at ``address`` (``HOST:PORT`` of its head) or, without one, uses the
-    Ray instance this process already started, else starts a local one (and shuts down on
-    close only what it started). BackendError if Ray is missing, the cluster does not answer,
-    or this process already joined another cluster.
+    Joins the cluster at ``address`` (``HOST:PORT`` of its head, or ``auto``: the running cluster
+    Ray finds, as ``ray.init(address="auto")``; :attr:`address` is then the one found) or,
+    without one, uses the Ray instance this process already started, else starts a local one
+    (and shuts down on close only what it started). BackendError if Ray is missing, the cluster
+    does not answer (or ``auto`` finds none), or this process already joined another cluster.
     """
 
     name = "ray"
 
     def __init__(self, address: str | None = None) -> None:
-        self.address = address
         if address is not None:
-            check_address(address)
+            address = _checked_cluster(address)
+        self.address = address
         ray = _ray()
         self._started = False
         if not ray.is_initialized():
@@ -167,7 +213,7 @@ class RayBackend:
                 where = f"at {address}" if address else "locally"
                 raise BackendError(f"cannot start Ray {where}: {' '.join(str(err).split())}") from None
             self._started = True
-        elif address is not None:
+        elif address is not None and address != AUTO:
             _check_same_cluster(ray, address)
         self._ray = ray
         self._actor_class = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(GameActor)

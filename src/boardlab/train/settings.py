@@ -299,7 +299,10 @@ class AlphaZeroParams:
     )
     workers: int = option(0, "self-play processes (0: one per core)", minimum=0, maximum=256)
     backend: str = option("local", "where self-play runs: local processes or Ray", choices=BACKENDS)
-    address: str = option("", "with backend=ray: the cluster's HOST:PORT (empty: a local Ray instance)")
+    address: str = option(
+        "",
+        "with backend=ray: the cluster's HOST:PORT, or auto: the one Ray finds (empty: a local Ray instance)",
+    )
 
     def problem(self) -> str | None:
         if self.fast_sims > self.sims:

@@ -149,7 +149,10 @@ AddressOpt = Annotated[
     str | None,
     typer.Option(
         "--address",
-        help="HOST:PORT of a Ray cluster's head to join (--backend ray; default: start a local Ray instance)",
+        help=(
+            "HOST:PORT of a Ray cluster's head to join, or auto: the running cluster Ray finds "
+            "(--backend ray; default: start a local Ray instance)"
+        ),
     ),
 ]
 
