@@ -106,6 +106,9 @@ class Agent:
     def __init__(self, seed: int | None = None, settings: Any = None, **options: Any) -> None:
         self.seed = seed = check_seed(seed)
         self.rng = random.Random(seed)
+        """The agent's random generator, Python's :class:`random.Random` seeded by its seed: draw
+        every random choice from it (``self.rng.choice(moves)``; weighted,
+        ``self.rng.choices(moves, weights=probs)[0]``), so that a seed replays a game."""
         if settings is None:
             known = {o.name for o in options_of(self.Settings)}
             for key, value in options.items():
