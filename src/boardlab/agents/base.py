@@ -202,7 +202,14 @@ class Agent:
         return f"<{type(self).__name__} {self.spec} seed={self.seed}>"
 
 
-AGENTS: Registry[type[Agent]] = Registry("agent", ENTRY_POINT_GROUP, AgentSpecError)
+AGENTS: Registry[type[Agent]] = Registry(
+    "agent",
+    ENTRY_POINT_GROUP,
+    AgentSpecError,
+    base=Agent,
+    hint="; an agent of another package is found once that package is installed "
+    "(pip install -e ./myagent; docs/agents.md, Adding an agent)",
+)
 """The agents: the ``boardlab.agents`` entry points and those added with :func:`register`."""
 
 
@@ -224,6 +231,7 @@ def agent_class(name: str) -> type[Agent]:
 def parse_spec(spec: str) -> tuple[type[Agent], Any]:
     """The agent class and its settings for a spec string."""
     try:
+        AGENTS.check_not_a_path(spec)
         name, texts = split_spec(spec)
         cls = agent_class(name)
         return cls, build_options(cls.Settings, name, texts)
@@ -292,5 +300,6 @@ def memory_of(spec: str, game: Any) -> int:
 
 
 def list_agents() -> list[type[Agent]]:
-    """Every known agent class, sorted by name."""
-    return [agent_class(name) for name in agent_names()]
+    """Every agent class that loads, sorted by name: an agent whose entry point does not load
+    is left out, with one warning line on standard error saying why."""
+    return [agent_class(name) for name in AGENTS.available()]

@@ -28,7 +28,15 @@ import numpy as np
 from boardlab.agents.base import Agent, AgentSpecError, NoSettings
 from boardlab.agents.decision import Decision, Limit, SearchInfo, call_limit
 from boardlab.core.spec import option
-from boardlab.games import GAMES, ExactPlay, ExactPlayError, OutOfTime, exact_play, exact_providers
+from boardlab.games import (
+    ExactPlay,
+    ExactPlayError,
+    GameError,
+    OutOfTime,
+    available_games,
+    exact_play,
+    exact_providers,
+)
 from boardlab.games.exact import value_under_cap
 from boardlab.games.small_solver import DEFAULT_LIMIT
 from boardlab.search.settings import MAX_DEPTH
@@ -54,7 +62,28 @@ class PerfectSettings:
 
 
 def _games_with(accept: Callable[[type[ExactPlay]], bool]) -> tuple[str, ...]:
-    return tuple(name for name in GAMES if any(accept(p) for p in exact_providers(name)))
+    """The games that load and have an exact play ``accept`` takes (one whose exact play does
+    not import is left out here; using it says why)."""
+    names = []
+    for name in available_games():
+        try:
+            if any(accept(p) for p in exact_providers(name)):
+                names.append(name)
+        except (ExactPlayError, GameError):
+            continue
+    return tuple(names)
+
+
+class _GamesWith:
+    """A class attribute: the games with an exact play that ``accept`` takes, found each time
+    it is read rather than once at import, so that importing the agents loads no game (one
+    broken game package breaks nothing else) and games registered later are seen."""
+
+    def __init__(self, accept: Callable[[type[ExactPlay]], bool]) -> None:
+        self.accept = accept
+
+    def __get__(self, instance: object, owner: type | None = None) -> tuple[str, ...]:
+        return _games_with(self.accept)
 
 
 def _ranks_moves(provider: type[ExactPlay]) -> bool:
@@ -79,7 +108,7 @@ class PerfectAgent(Agent):
     summary = "exact play from a solved game: wins fastest, loses slowest (small games)"
     Settings: ClassVar[type] = PerfectSettings
     accept: ClassVar[Callable[[type[ExactPlay]], bool]] = staticmethod(_ranks_moves)
-    games: ClassVar[tuple[str, ...]] = _games_with(_ranks_moves)
+    games = _GamesWith(_ranks_moves)  # type: ignore[assignment]
 
     def __init__(self, seed: int | None = None, settings: Any = None, **options: Any) -> None:
         super().__init__(seed, settings, **options)
@@ -183,7 +212,7 @@ class OptimalAgent(PerfectAgent):
     summary = "plays by the game's closed-form rule (e.g. Nim's nim-sum): wins every won position"
     Settings: ClassVar[type] = NoSettings
     accept: ClassVar[Callable[[type[ExactPlay]], bool]] = staticmethod(_closed_form)
-    games: ClassVar[tuple[str, ...]] = _games_with(_closed_form)
+    games = _GamesWith(_closed_form)  # type: ignore[assignment]
 
 
 __all__ = ["OptimalAgent", "PerfectAgent", "PerfectSettings"]

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from boardlab.core.registry import Registry
+from boardlab.core.registry import Registry, failure_text
 from boardlab.core.spec import SpecError, build_options, split_spec
 from boardlab.games.base import (
     DRAW,
@@ -42,14 +42,31 @@ from boardlab.games.small_solver import DEFAULT_LIMIT
 
 UnknownGameError = GameOptionError
 
-GAMES: Registry[type[Game]] = Registry("game", "boardlab.games", GameOptionError)
+GAMES: Registry[type[Game]] = Registry(
+    "game",
+    "boardlab.games",
+    GameOptionError,
+    base=Game,
+    hint="; a game of another package is found once that package is installed "
+    "(pip install -e ./mygame; docs/games.md, Adding a game)",
+)
 """The games: the ``boardlab.games`` entry points (``name = "module:GameClass"``) and those
 added at run time with ``GAMES.register(name, cls)``."""
 
 
-def _load(target: str) -> Any:
+def _load_provider(game: Game, target: str) -> type[ExactPlay]:
+    """The exact-play class ``target`` (``module:Class``) that ``game`` names; ExactPlayError
+    saying why when it cannot be imported."""
     module, _, attr = target.partition(":")
-    return getattr(importlib.import_module(module), attr)
+    try:
+        provider = getattr(importlib.import_module(module), attr)
+    except Exception as err:  # a game's own code, which may fail in any way
+        raise ExactPlayError(
+            f"the exact play {target} of {game.name} could not be loaded: {failure_text(err)}"
+        ) from None
+    if not (isinstance(provider, type) and issubclass(provider, ExactPlay)):
+        raise ExactPlayError(f"the exact play {target} of {game.name} is not an ExactPlay subclass")
+    return provider
 
 
 def game_class(name: str) -> type[Game]:
@@ -58,8 +75,10 @@ def game_class(name: str) -> type[Game]:
 
 
 def exact_providers(game: Game | str) -> list[type[ExactPlay]]:
-    """The exact-play providers registered for a game (a Game, a spec or a name), in order."""
-    return [_load(target) for target in parse_game(game).exact_play]
+    """The exact-play providers registered for a game (a Game, a spec or a name), in order;
+    ExactPlayError when one of them cannot be imported."""
+    game = parse_game(game)
+    return [_load_provider(game, target) for target in game.exact_play]
 
 
 def exact_play(
@@ -97,15 +116,9 @@ def endgame_for(game: Game, directory: Path | str | None = None) -> ExactPlay | 
 
 
 def available_games() -> list[str]:
-    """Names of the registered games whose module is present, sorted."""
-    names = []
-    for name in GAMES.names():
-        try:
-            game_class(name)
-        except ImportError:
-            continue
-        names.append(name)
-    return names
+    """Names of the registered games that load, sorted: a game whose entry point does not load
+    is left out, with one warning line on standard error saying why."""
+    return GAMES.available()
 
 
 def parse_game(spec: str | Game = "quixo") -> Game:
@@ -113,6 +126,7 @@ def parse_game(spec: str | Game = "quixo") -> Game:
     if isinstance(spec, Game):
         return spec
     try:
+        GAMES.check_not_a_path(spec)
         name, texts = split_spec(spec)
         cls = game_class(name)
         return build_options(cls, name, texts)
