@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from boardlab.games import GameError, UncoveredPosition, exact_play, new_game, parse_game
+from boardlab.games import ExactPlayError, GameError, UncoveredPosition, exact_play, new_game, parse_game
 from boardlab.games.base import DRAW, LOSS, WIN
 from boardlab.games.exact import (
     MoveValue,
@@ -86,6 +86,27 @@ def test_a_position_the_small_solver_cannot_reach_is_an_uncovered_position() -> 
     assert isinstance(caught.value, GameError)
     with pytest.raises(GameError, match="more than 10 positions"):
         solve(game.initial(), limit=10)
+
+
+def test_the_small_solver_refuses_a_game_over_its_limit_before_solving(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The positions are counted compiled first: a game too large never starts the solve,
+    which would fill its table for a minute before saying so."""
+
+    def no_solve(self: Solution, state: Any) -> Any:
+        raise AssertionError("the solve started")
+
+    monkeypatch.setattr(Solution, "result", no_solve)
+    game = parse_game("tictactoe")
+    with pytest.raises(ExactPlayError) as refused:
+        SmallSolverPlay.open(game, limit=5477)
+    assert str(refused.value) == (
+        "no exact play for tictactoe: tictactoe has more than 5,477 positions from its start; "
+        "too many for the small solver"
+    )
+    monkeypatch.undo()
+    assert len(SmallSolverPlay.open(game, limit=5478).solution) == 5478  # type: ignore[attr-defined]
 
 
 def test_a_quixo_game_ended_by_its_ply_cap_is_a_draw_not_the_tables_value() -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from boardlab.games.base import DRAW, LOSS, ONGOING, WIN, Game, Kernel, PositionParseError
 from boardlab.games.nim import Nim
-from boardlab.games.small_solver import Solution, SolverError, solve
+from boardlab.games.small_solver import Solution, SolverError, count_positions, solve
 from boardlab.games.tictactoe import TicTacToe
 
 TTT = TicTacToe()
@@ -182,6 +182,22 @@ def test_the_limit_is_the_most_positions_a_solve_may_hold(game: Game, positions:
     assert len(solve(game.initial(), limit=positions)) == positions
     with pytest.raises(SolverError, match=f"more than {positions - 1:,} positions"):
         solve(game.initial(), limit=positions - 1)
+
+
+@pytest.mark.parametrize(
+    "game", [TTT, Nim(piles=(2, 3, 4)), Nim(piles=(3, 5), k=2, misere=False)], ids=lambda g: g.spec
+)
+def test_the_compiled_count_is_the_table_a_solve_fills(game: Game) -> None:
+    start = game.initial()
+    positions = len(solve(start, limit=10**6))
+    assert count_positions(game.kernel, start.a, start.b, 10**6) == positions
+    assert count_positions(game.kernel, start.a, start.b, positions) == positions
+    assert count_positions(game.kernel, start.a, start.b, positions - 1) == positions  # limit + 1: stopped
+    assert count_positions(game.kernel, start.a, start.b, 10) == 11
+
+
+def test_a_kernel_numba_cannot_compile_is_not_counted() -> None:
+    assert count_positions(cyclic_kernel(), 0, 0, 100) is None
 
 
 def cyclic_kernel() -> Kernel:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from boardlab.games.base import DRAW, LOSS, WIN, Game, GameError
-from boardlab.games.small_solver import DEFAULT_LIMIT, Solution, SolverError
+from boardlab.games.small_solver import DEFAULT_LIMIT, Solution, SolverError, count_positions
 
 VALUE_NAMES = {WIN: "win", DRAW: "draw", LOSS: "loss"}
 
@@ -302,8 +302,19 @@ class SmallSolverPlay(ExactPlay):
 
     @classmethod
     def check_size(cls, game: Game, limit: int) -> None:
-        """ExactPlayError when ``game`` surely has more than ``limit`` positions (a game
-        that can tell without solving overrides this)."""
+        """ExactPlayError when ``game`` has more than ``limit`` positions from its start, told
+        before any solve: the positions are counted compiled (a second or two where the solve
+        would take a minute to fill its table; :func:`~boardlab.games.small_solver.count_positions`).
+        A game that knows its size without counting overrides this (Nim, from its piles)."""
+        if (game, limit) in cls._solutions:
+            return  # solved already: it fitted
+        start = game.initial()
+        count = count_positions(game.kernel, start.a, start.b, limit)
+        if count is not None and count > limit:
+            raise ExactPlayError(
+                f"no exact play for {game.spec}: {game.kernel.name} has more than {limit:,} "
+                "positions from its start; too many for the small solver"
+            )
 
     def move_values(self, state: Any) -> list[MoveValue]:
         self.check_game(state)

@@ -8,7 +8,10 @@ position counts the longest drawing line). Tic-Tac-Toe (5,478 positions) takes a
 of a second; Nim with ``piles`` has ``prod(p + 1)`` positions.
 
 Games with a cycle (a position that can come back, e.g. Quixo) and games with more positions
-than ``limit`` are refused with :class:`SolverError`.
+than ``limit`` are refused with :class:`SolverError`. The walk runs in Python, about a million
+moves a second; :func:`count_positions` counts the positions compiled, a hundred times faster,
+so that a game too large is told so in a second or two rather than after the walk has filled
+its table.
 
     solution = solve(state)
     solution.value(state), solution.depth(state), solution.best_actions(state)
@@ -20,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from boardlab.games.base import DRAW, LOSS, ONGOING, WIN, GameError, Kernel
+from boardlab.games.base import DRAW, LOSS, ONGOING, WIN, GameError, Kernel, compiled_for
 
 DEFAULT_LIMIT = 2_000_000
 """Positions a solve may visit before it gives up (a Python dict entry each)."""
@@ -170,6 +173,22 @@ def _combine(options: list[Result]) -> Result:
     return value, (min(depths) if value == WIN else max(depths))
 
 
+def count_positions(kernel: Kernel, a: int, b: int, limit: int) -> int | None:
+    """The distinct positions reachable from ``(a, b)`` (it and the finished ones included),
+    or ``limit + 1`` as soon as there are more than ``limit``: the table a full solve from
+    there fills, counted without solving. None for a kernel of plain Python functions, which
+    numba cannot compile into the count (the solve alone then tells)."""
+    from numba.core.errors import NumbaError  # numba: loaded at first use
+
+    from boardlab.games.position_count import build_position_count
+
+    try:
+        count = compiled_for(kernel, build_position_count)
+        return int(count(kernel.ctx, np.int64(a), np.int64(b), np.int64(limit)))
+    except NumbaError:
+        return None
+
+
 def solve(state: Any, limit: int = DEFAULT_LIMIT) -> Solution:
     """Solve every position reachable from ``state``; SolverError if the game has a cycle or
     more than ``limit`` positions from there."""
@@ -178,4 +197,13 @@ def solve(state: Any, limit: int = DEFAULT_LIMIT) -> Solution:
     return solution
 
 
-__all__ = ["DEFAULT_LIMIT", "DRAW", "LOSS", "WIN", "Solution", "SolverError", "solve"]
+__all__ = [
+    "DEFAULT_LIMIT",
+    "DRAW",
+    "LOSS",
+    "WIN",
+    "Solution",
+    "SolverError",
+    "count_positions",
+    "solve",
+]
