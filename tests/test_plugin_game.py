@@ -14,6 +14,7 @@ import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
+import gymnasium
 import pyspiel
 import pytest
 from example_packages import EXAMPLES, boardlab, install_example
@@ -23,7 +24,7 @@ from hypothesis import strategies as st
 from pettingzoo.test import api_test
 
 from boardlab.games import GAMES, exact_play, parse_game
-from boardlab.games.base import IllegalMoveError, MoveParseError, PositionParseError
+from boardlab.games.base import GameOptionError, IllegalMoveError, MoveParseError, PositionParseError
 from boardlab.games.conformance import check_game
 from boardlab.interop.gymnasium import BoardlabEnv
 from boardlab.interop.openspiel import register_games, spiel_game
@@ -196,6 +197,30 @@ def test_the_ecosystem_bridges_take_the_game() -> None:
     spiel = spiel_game("hexapawn:size=4")
     assert spiel.max_game_length() == 17 and spiel.num_distinct_actions() == 96
     pyspiel.random_sim_test(spiel, num_sims=20, serialize=False, verbose=False)
+
+
+def test_gymnasium_plays_it_through_boardlab_env_or_an_id_registered_for_it() -> None:
+    """The four ids registered play boardlab's own games; make refuses another game there,
+    naming the class that plays it, which an id of one's own can name too."""
+    with pytest.raises(GameOptionError) as refused:
+        gymnasium.make("boardlab/TicTacToe-v0", game="hexapawn")
+    assert str(refused.value) == (
+        "this environment plays tictactoe: game= picks one of its variants, not hexapawn; a game "
+        "without an id of its own is played by boardlab.interop.gymnasium.BoardlabEnv(game='hexapawn'), "
+        "or by an id registered with that entry point (docs/interop.md)"
+    )
+    gymnasium.register(
+        id="hexapawn/Hexapawn-v0",
+        entry_point="boardlab.interop.gymnasium:BoardlabEnv",
+        kwargs={"game": "hexapawn:size=4"},
+    )
+    try:
+        made = gymnasium.make("hexapawn/Hexapawn-v0", opponent="greedy")
+        assert made.unwrapped.game == Hexapawn(size=4)  # type: ignore[attr-defined]
+        _, info = made.reset(seed=0)
+        assert info["action_mask"].sum() == 4  # each white pawn steps forward
+    finally:
+        del gymnasium.registry["hexapawn/Hexapawn-v0"]
 
 
 def test_the_web_page_gets_its_grid_the_cells_of_each_move_and_the_last_moves_cells() -> None:

@@ -10,7 +10,8 @@
 
 Registered ids: ``boardlab/Quixo-v0``, ``boardlab/ConnectFour-v0``, ``boardlab/TicTacToe-v0``,
 ``boardlab/Nim-v0``; ``game=`` picks a variant of the id's game (``gymnasium.make("boardlab/Quixo-v0",
-game="quixo:size=4,rules=course")``; another game is refused with GameOptionError). Without
+game="quixo:size=4,rules=course")``; another game is refused with GameOptionError). Any other
+game, one of another package included, is played by ``BoardlabEnv(game="hexapawn")``. Without
 importing this module first, name it in the id:
 ``gymnasium.make("boardlab.interop.gymnasium:boardlab/Quixo-v0")``.
 
@@ -162,7 +163,13 @@ class BoardlabEnv(gymnasium.Env):
         chosen = parse_game((self.plays or "tictactoe") if game is None else game)
         if self.plays is not None and chosen.name != self.plays:
             ids = [env_id for env_id, name in ENVIRONMENTS.items() if name == chosen.name]
-            elsewhere = f"; {ids[0]} plays {chosen.name}" if ids else ""
+            elsewhere = (
+                f"; {ids[0]} plays {chosen.name}"
+                if ids
+                else f"; a game without an id of its own is played by "
+                f"boardlab.interop.gymnasium.BoardlabEnv(game={chosen.spec!r}), or by an id registered "
+                "with that entry point (docs/interop.md)"
+            )
             raise GameOptionError(
                 f"this environment plays {self.plays}: game= picks one of its variants, "
                 f"not {chosen.spec}{elsewhere}"
