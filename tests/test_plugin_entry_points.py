@@ -112,8 +112,8 @@ def test_the_commands_list_and_play_other_games_and_refuse_the_broken_one_by_nam
         "Warning: game 'hexo' from package brokenplug-c (entry point brokenplug_c:Hexx) could not be "
         "loaded: module 'brokenplug_c' has no attribute 'Hexx'; left out"
     ]
-    played = run_boardlab(env, "analyze", "--game", "tictactoe", "", cwd=tmp_path)
-    assert played.returncode == 0, played.stderr
+    played = run_boardlab(env, "match", "perfect", "random", "--game", "tictactoe", "-n", "2", cwd=tmp_path)
+    assert played.returncode == 0 and "hexo" not in played.stderr, played.stderr  # no word of it
     refused = run_boardlab(env, "match", "random", "random", "--game", "hexo", cwd=tmp_path)
     assert refused.returncode == 2 and refused.stdout == ""
     assert refused.stderr.strip().splitlines() == [

@@ -130,7 +130,7 @@ class PerfectAgent(Agent):
 
     @classmethod
     def check_game(cls, settings: Any, game: Any) -> None:
-        if game.name not in cls.games:
+        if not any(cls.accept(provider) for provider in cls._providers(game)):
             super().check_game(settings, game)  # "plays only ..., not <game>"
         try:
             cls.exact_for(game, getattr(settings, "limit", DEFAULT_LIMIT))
@@ -138,11 +138,20 @@ class PerfectAgent(Agent):
             raise AgentSpecError(f"{cls.name}: {err}{cls._other_agent(game)}") from None
 
     @classmethod
+    def _providers(cls, game: Any) -> list[type[ExactPlay]]:
+        """The exact plays ``game`` names (only this game's: the others are not loaded);
+        AgentSpecError when one of them cannot be imported."""
+        try:
+            return exact_providers(game)
+        except ExactPlayError as err:
+            raise AgentSpecError(f"{cls.name}: {err}") from None
+
+    @classmethod
     def check_whole_game(cls, settings: Any, game: Any, start: Any = None) -> None:
         """Refused where the exact play does not cover the start (a game's first position is
         outside 5x5 Quixo's endgame tables, built or not): each move there would be a forfeit."""
-        if start is None and game.name in cls.games:
-            for provider in exact_providers(game):
+        if start is None:
+            for provider in cls._providers(game):
                 if cls.accept(provider) and (part := provider.covers_only(game)) is not None:
                     raise AgentSpecError(
                         f"{cls.name} plays only the positions its exact play covers, and {part}; a "
