@@ -96,7 +96,7 @@ def test_code_with_the_same_bytecode_but_other_constants_has_another_key() -> No
 
 
 def test_a_closure_without_a_stable_description_is_compiled_in_each_process() -> None:
-    with pytest.raises(UnstableClosureError, match="a closure holds a object"):
+    with pytest.raises(UnstableClosureError, match="a closure holds an object"):
         closure_key(holding_an_object().py_func)
     assert type(holding_an_object()._cache).__name__ == "NullCache"
     assert type(cached_njit(scaled_sum(2).py_func)._cache).__name__ == "_ClosureCache"

@@ -53,7 +53,7 @@ import numpy as np
 from rich.text import Text
 
 from boardlab.core.console import ply_count
-from boardlab.core.spec import SpecError, check_options, spec_text
+from boardlab.core.spec import SpecError, check_options, spec_text, with_article
 
 Integer = int | np.integer[Any]
 """An action or symmetry as callers may give it: a Python or a NumPy integer (``bool`` is
@@ -112,7 +112,7 @@ def _shown_value(value: Any) -> str:
     try:
         text = str(value) if isinstance(value, numbers.Number) else repr(value)
     except Exception:  # a caller's object whose repr fails
-        text = f"a {type(value).__name__}"
+        text = with_article(type(value).__name__)
     return text if len(text) <= 20 else text[:17] + "..."
 
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from boardlab.core.spec import with_article
 from boardlab.games.base import DRAW, LOSS, WIN, Game, GameError
 from boardlab.games.small_solver import DEFAULT_LIMIT, Solution, SolverError, count_positions
 
@@ -212,7 +213,8 @@ class ExactPlay(ABC):
         """
         game = getattr(state, "game", None)
         if not isinstance(game, Game):
-            return f"the exact play of {self.game.spec} answers its positions, not a {type(state).__name__}"
+            given = with_article(type(state).__name__)
+            return f"the exact play of {self.game.spec} answers its positions, not {given}"
         if game.kernel.name != self.game.kernel.name:
             return (
                 f"a {game.spec} position is outside the exact play of {self.game.spec} ({self.title}); "

@@ -31,6 +31,8 @@ from numba.core.caching import FunctionCache, IndexDataCacheFile
 from numba.core.dispatcher import Dispatcher
 from numba.core.errors import NumbaWarning
 
+from boardlab.core.spec import with_article
+
 _PACKAGE = Path(__file__).resolve().parents[1]
 
 
@@ -99,7 +101,7 @@ def _describe(value: Any, seen: set[int]) -> Any:
         return [_describe(item, seen) for item in value]
     if value is None or isinstance(value, bool | int | float | str | np.generic):
         return [type(value).__name__, repr(value)]
-    raise UnstableClosureError(f"a closure holds a {type(value).__name__}")
+    raise UnstableClosureError(f"a closure holds {with_article(type(value).__name__)}")
 
 
 def closure_key(function: FunctionType) -> str:

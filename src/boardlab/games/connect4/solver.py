@@ -54,6 +54,7 @@ from numba.extending import intrinsic
 from boardlab.core.files import atomic_write, tables_root
 from boardlab.core.inputs import InputFileError, check_array, load_npz
 from boardlab.core.processes import STOP_POLL_SECONDS, raise_if_stopping, stoppable_call
+from boardlab.core.spec import with_article
 from boardlab.games.jit import cached_njit
 
 CONNECT = 4
@@ -616,7 +617,9 @@ class Book:
         size = check_array(data["size"], f"{path}: size", dtype=np.int64, shape=(3,), low=0, high=64)
         width, height, stones = (int(v) for v in size)
         if width * (height + 1) > 64 or stones > width * height:
-            raise InputFileError(f"{path}: a {width}x{height} board with {stones} stones is not a book's")
+            raise InputFileError(
+                f"{path}: {with_article(f'{width}x{height}')} board with {stones} stones is not a book's"
+            )
         keys, scores = _checked_book_entries(path, data, width * height)
         return cls(width, height, stones, keys, scores)
 
@@ -697,7 +700,8 @@ class Solver:
         elif book is not False and not isinstance(book, Book):
             raise SolverError(f"book must be a Book, None or False (no book), not {book!r}")
         if book and (book.width, book.height) != (width, height):
-            raise SolverError(f"a {book.width}x{book.height} book cannot serve a {width}x{height} board")
+            sizes = with_article(f"{book.width}x{book.height}"), with_article(f"{width}x{height}")
+            raise SolverError(f"{sizes[0]} book cannot serve {sizes[1]} board")
         self.width, self.height = width, height
         self.book: Book | None = book or None
         # the check bits and the data share a word: at least 4 epoch bits are left over
@@ -776,7 +780,8 @@ class Solver:
         game = position.game
         if (game.width, game.height) != (self.width, self.height):
             raise SolverError(
-                f"a {game.width}x{game.height} position given to a {self.width}x{self.height} solver"
+                f"{with_article(f'{game.width}x{game.height}')} position given to "
+                f"{with_article(f'{self.width}x{self.height}')} solver"
             )
         return int(position.a), int(position.b)
 
