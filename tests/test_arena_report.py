@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -280,6 +281,20 @@ def test_the_game_length_legend_stands_above_the_bars() -> None:
     assert legend is not None
     box = legend.get_window_extent(renderer)
     assert all(not box.overlaps(bar.get_window_extent(renderer)) for bar in ax.patches)
+
+
+def test_neighbouring_game_lengths_are_bars_apart_with_their_edges() -> None:
+    from boardlab.arena.plots import game_lengths_figure
+
+    # 9, 11 and 12 plies: 11 and 12 neighbours with one game each, 10 with none
+    figure = game_lengths_figure(summarize(SPECS, [GAMES[0], GAMES[1], GAMES[3]]))
+    (ax,) = figure.axes
+    bars = sorted(ax.patches, key=lambda bar: bar.get_x())
+    standing = [bar for bar in bars if bar.get_height() > 0]
+    assert [round(bar.get_x() + bar.get_width() / 2) for bar in standing] == [9, 11, 12]
+    for left, right in itertools.pairwise(bars):
+        assert left.get_x() + left.get_width() < right.get_x()  # a gap between every two lengths
+    assert all(bar.get_linewidth() > 0 for bar in standing)
 
 
 def test_the_score_matrix_writes_white_on_its_dark_cells() -> None:

@@ -23,6 +23,9 @@ from boardlab.core.spec import shortened_in_the_middle
 OUTCOME_COLOURS = ("#4c9a2a", "#b0b0b0", "#c0392b")  # win, draw, loss
 DARK_CELL = 0.3
 """Scores further than this from 50% colour their heatmap cell dark: its text is white."""
+LENGTH_BAR_WIDTH = 0.8
+"""The share of its length a bar of the game-length plot covers, one bar a length: the rest is
+the gap that keeps neighbouring lengths apart."""
 LABEL_CHARS = 36
 """Longest line of a player's label: longer specs wrap after their commas and colons, and a
 piece longer than this on its own (a course player's path) is shortened in the middle."""
@@ -118,15 +121,25 @@ def plot_game_lengths(summary: Summary, path: Path) -> Path:
 
 
 def game_lengths_figure(summary: Summary) -> Figure:
-    """The figure of :func:`plot_game_lengths`: a tick on every length when they are few."""
+    """The figure of :func:`plot_game_lengths`: a tick on every length when they are few, and
+    a bar of its own for each length (a gap between neighbours, so that two lengths with the
+    same count never read as one wide block)."""
     plies = np.array(summary.plies, dtype=int)
     figure = agg_figure(7, 4)
     ax = figure.subplots()
     if plies.size:
+        each_length = np.ptp(plies) < 60
         bins: list[float] | int = (
-            (np.arange(plies.min(), plies.max() + 2) - 0.5).tolist() if np.ptp(plies) < 60 else 40
+            (np.arange(plies.min(), plies.max() + 2) - 0.5).tolist() if each_length else 40
         )
-        counts, _, _ = ax.hist(plies, bins=bins, color="#3b6ea5")
+        counts, _, _ = ax.hist(
+            plies,
+            bins=bins,
+            color="#3b6ea5",
+            edgecolor="white",
+            linewidth=0.8,
+            rwidth=LENGTH_BAR_WIDTH if each_length else None,
+        )
         ax.set_ylim(0, 1.3 * float(np.max(counts)))  # room above the bars for the legend
         median = float(np.median(plies))
         ax.axvline(median, color="black", linestyle="--", label=f"median {median:g}")
