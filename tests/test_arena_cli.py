@@ -644,15 +644,13 @@ def test_ratings_refuse_an_out_that_is_a_file_or_holds_the_store_in_a_game_s_fol
 def test_plots_that_cannot_be_written_exit_1_with_the_games_kept(
     app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
 ) -> None:
-    from boardlab.arena import plots
-
     def full_disk(*args: object) -> list[Path]:
         raise OSError(28, "No space left on device")
 
     db, out = tmp_path / "a.sqlite", tmp_path / "o"
     if command == "ratings":
         _play(app, db, "match", "greedy", "random", "-n", "2", "--game", "tictactoe")
-    monkeypatch.setattr(plots, "write_plots", full_disk)
+    monkeypatch.setattr(arena_cli, "atomic_write_all", full_disk)
     if command == "ratings":
         code, _, stderr = _invoke(app, "ratings", str(db), "--out", str(out))
     else:
@@ -663,6 +661,64 @@ def test_plots_that_cannot_be_written_exit_1_with_the_games_kept(
         f"Error: cannot write the plots into {out}: No space left on device; the games are kept in {db}"
         in stderr
     )
+
+
+def test_a_reused_out_folder_keeps_only_this_runs_outputs_and_everything_not_boardlabs(
+    app: typer.Typer, tmp_path: Path
+) -> None:
+    db, out = tmp_path / "a.sqlite", tmp_path / "out"
+    out.mkdir()
+    kept = {"notes.txt": b"mine", "sprt.png.bak": b"mine", "old-summary.json": b"mine"}
+    for name, data in {**kept, "sprt.png": b"an earlier sprt's", "summary.json": b"{}"}.items():
+        (out / name).write_bytes(data)
+    (out / "keep").mkdir()
+    args = ["match", "greedy", "random", "-n", "2", "--game", "tictactoe", "-j", "1", "--db", str(db)]
+    code, _, stderr = _invoke(app, *args, "--out", str(out))
+    assert code == 0, stderr
+    written = {"score_matrix.png", "outcomes_by_side.png", "game_lengths.png", "ratings.png", "summary.json"}
+    assert {p.name for p in out.iterdir()} == written | set(kept) | {"keep"}  # sprt.png is gone
+    assert all((out / name).read_bytes() == data for name, data in kept.items())
+    _play(app, db, "match", "greedy", "random", "-n", "2", "--game", "nim")
+    code, _, stderr = _invoke(app, "ratings", str(db), "--out", str(out))  # two games: a folder each
+    assert code == 0, stderr
+    assert {p.name for p in out.iterdir()} == set(kept) | {"keep", "tictactoe", "nim"}
+    assert {p.name for p in (out / "nim").iterdir()} == written
+
+
+def test_an_interrupt_while_plotting_leaves_the_folders_outputs_as_they_were(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from boardlab.arena import plots
+    from boardlab.arena.summary import summarize
+    from boardlab.core import files
+
+    run = match("greedy", "random", 2, game="tictactoe", workers=0)
+    summary = summarize(run.config.specs, run.records)
+    out = tmp_path / "out"
+    arena_cli._write_plots(summary, out, "a.sqlite", "")
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    other = summarize(run.config.specs, run.records[:1])  # other plots, were they written
+
+    def interrupted(*args: Any) -> Any:
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patched:  # Ctrl-C while the third plot is drawn
+        patched.setattr(plots, "game_lengths_figure", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            arena_cli._write_plots(other, out, "a.sqlite", "")
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    real, calls = files._write_bytes, []
+
+    def interrupted_at_the_third(handle: Any, data: bytes) -> None:
+        calls.append(data)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        real(handle, data)
+
+    monkeypatch.setattr(files, "_write_bytes", interrupted_at_the_third)  # Ctrl-C while writing
+    with pytest.raises(KeyboardInterrupt):
+        arena_cli._write_plots(other, out, "a.sqlite", "")
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # no temporary left either
 
 
 def _stored_pair_scores(db: Path) -> list[float]:

@@ -17,7 +17,7 @@ from matplotlib.ticker import MaxNLocator
 from boardlab.arena.sprt import SprtTally
 from boardlab.arena.summary import PLOT_NAMES, Summary
 from boardlab.core.console import counted
-from boardlab.core.files import agg_figure, atomic_savefig
+from boardlab.core.files import agg_figure, atomic_savefig, atomic_write_all, figure_bytes
 from boardlab.core.spec import shortened_in_the_middle
 
 OUTCOME_COLOURS = ("#4c9a2a", "#b0b0b0", "#c0392b")  # win, draw, loss
@@ -157,6 +157,11 @@ def game_lengths_figure(summary: Summary) -> Figure:
 
 def plot_ratings(summary: Summary, path: Path) -> Path:
     """Elo ratings with their intervals, best first."""
+    return _save(ratings_figure(summary), path)
+
+
+def ratings_figure(summary: Summary) -> Figure:
+    """The figure of :func:`plot_ratings`."""
     labels = [plot_label(name) for name in summary.names]
     figure = agg_figure(7, 1.2 + (0.25 + 0.2 * _label_lines(labels)) * len(labels))
     ax = figure.subplots()
@@ -171,7 +176,7 @@ def plot_ratings(summary: Summary, path: Path) -> Path:
         ax.axvline(0, color="grey", linewidth=0.8)
     ax.set_xlabel(f"Elo (mean 0, {summary.elo.level:.0%} interval)" if summary.elo else "Elo")
     ax.set_title("Ratings")
-    return _save(figure, path)
+    return figure
 
 
 SPRT_NAME_CHARS = 80
@@ -221,8 +226,21 @@ def sprt_figure(test: SprtTally, max_games: int, names: tuple[str, str]) -> Figu
     return figure
 
 
+def plot_images(summary: Summary) -> list[tuple[str, bytes]]:
+    """Every plot of ``summary`` drawn as PNG in memory, with its file name (those of
+    :data:`PLOT_NAMES`, in order): drawing, the slow part, is done before any file is written."""
+    figures = (score_matrix_figure, outcomes_figure, game_lengths_figure, ratings_figure)
+    return [(name, figure_bytes(draw(summary))) for draw, name in zip(figures, PLOT_NAMES, strict=True)]
+
+
+def sprt_image(test: SprtTally, max_games: int, names: tuple[str, str]) -> bytes:
+    """The plot of :func:`plot_sprt` drawn as PNG in memory."""
+    return figure_bytes(sprt_figure(test, max_games, names))
+
+
 def write_plots(summary: Summary, out_dir: str | Path) -> list[Path]:
-    """Write every plot as PNG into ``out_dir`` (the names of :data:`PLOT_NAMES`) and return the paths."""
+    """Write every plot as PNG into ``out_dir`` (the names of :data:`PLOT_NAMES`) and return the
+    paths: all drawn first, then written together (:func:`~boardlab.core.files.atomic_write_all`),
+    so that an interrupt leaves the folder's plots all old or all new."""
     out = Path(out_dir)
-    plots = (plot_score_matrix, plot_outcomes_by_side, plot_game_lengths, plot_ratings)
-    return [plot(summary, out / name) for plot, name in zip(plots, PLOT_NAMES, strict=True)]
+    return atomic_write_all([(out / name, image) for name, image in plot_images(summary)])

@@ -285,8 +285,13 @@ def forfeit_lines(
 def write_summary_json(summary: Summary, path: str | Path, extra: Mapping[str, Any] | None = None) -> Path:
     """Write the summary (scores, colours, ratings) as JSON, with the items of ``extra`` (a
     match's ``sprt``) added."""
+    return atomic_write_text(path, summary_json(summary, extra))
+
+
+def summary_json(summary: Summary, extra: Mapping[str, Any] | None = None) -> str:
+    """The text of :func:`write_summary_json`."""
     data = {**summary.to_dict(), **(extra or {})}
-    return atomic_write_text(path, json.dumps(data, indent=2) + "\n")
+    return json.dumps(data, indent=2) + "\n"
 
 
 PROGRESS_LABEL_CHARS = 36

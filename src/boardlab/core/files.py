@@ -12,10 +12,11 @@ is gone.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from pathlib import Path
 from typing import IO, Any
@@ -31,22 +32,60 @@ def tables_root() -> Path:
 def atomic_write(path: str | Path, write: Callable[[IO[bytes]], object]) -> Path:
     """Call ``write(handle)`` on a temporary binary file beside ``path``, then move it there."""
     target = Path(path)
+    temporary = _written_temporary(target, write)
+    try:
+        os.replace(temporary, target)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    _sync_folder(target.parent)
+    return target
+
+
+def atomic_write_all(files: Sequence[tuple[str | Path, bytes]]) -> list[Path]:
+    """Write the bytes of each ``(path, data)``, every one to its temporary file first and only
+    then all moved into place, each move atomic: an error or an interrupt (Ctrl-C) while they
+    are written leaves every path as it was, never some new files beside old ones. The paths,
+    in order."""
+    written: list[tuple[Path, Path]] = []
+    try:
+        for path, data in files:
+            target = Path(path)
+            written.append((_written_temporary(target, functools.partial(_write_bytes, data=data)), target))
+        for temporary, target in written:
+            os.replace(temporary, target)
+    except BaseException:
+        for temporary, _ in written:  # those already moved are gone from here
+            temporary.unlink(missing_ok=True)
+        raise
+    for folder in dict.fromkeys(target.parent for _, target in written):
+        _sync_folder(folder)
+    return [target for _, target in written]
+
+
+def _write_bytes(handle: IO[bytes], data: bytes) -> None:
+    handle.write(data)
+
+
+def _written_temporary(target: Path, write: Callable[[IO[bytes]], object]) -> Path:
+    """A temporary file beside ``target`` holding what ``write(handle)`` wrote, flushed to disk
+    (the folder made first; stale temporaries of ``target`` removed); removed again if writing
+    fails."""
     target.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(target)
     prefix = f"{_temporary_prefix(target)}{os.getpid()}."
-    descriptor, temporary = tempfile.mkstemp(prefix=prefix, suffix=TEMPORARY_SUFFIX, dir=target.parent)
+    descriptor, name = tempfile.mkstemp(prefix=prefix, suffix=TEMPORARY_SUFFIX, dir=target.parent)
+    temporary = Path(name)
     try:
         os.fchmod(descriptor, _mode_for(target))
         with os.fdopen(descriptor, "wb") as handle:
             write(handle)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(temporary, target)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        temporary.unlink(missing_ok=True)
         raise
-    _sync_folder(target.parent)
-    return target
+    return temporary
 
 
 TEMPORARY_SUFFIX = ".tmp"
@@ -139,11 +178,16 @@ def agg_figure(width: float, height: float, dpi: float = 110) -> Any:
     return figure
 
 
-def atomic_savefig(figure: Any, path: str | Path, **options: Any) -> Path:
-    """Save a matplotlib figure as PNG (or ``format=``) to ``path`` atomically."""
+def figure_bytes(figure: Any, **options: Any) -> bytes:
+    """A matplotlib figure drawn as PNG (or ``format=``) bytes, in memory."""
     buffer = io.BytesIO()
     figure.savefig(buffer, **{"format": "png", **options})
-    return atomic_write_bytes(path, buffer.getvalue())
+    return buffer.getvalue()
+
+
+def atomic_savefig(figure: Any, path: str | Path, **options: Any) -> Path:
+    """Save a matplotlib figure as PNG (or ``format=``) to ``path`` atomically."""
+    return atomic_write_bytes(path, figure_bytes(figure, **options))
 
 
 def path_problem(path: str | Path, *, folder: bool) -> str | None:

@@ -32,8 +32,8 @@ from boardlab.arena.report import (
     progress_bar,
     ratings_table,
     score_matrix_table,
+    summary_json,
     tournaments_table,
-    write_summary_json,
 )
 from boardlab.arena.runner import (
     TournamentRun,
@@ -66,7 +66,13 @@ from boardlab.arena.summary import (
 )
 from boardlab.arena.verify import contradicted
 from boardlab.core.console import counted, make_console, print_whole
-from boardlab.core.files import atomic_write_text, output_problem, path_problem, removed_if_refused
+from boardlab.core.files import (
+    atomic_write_all,
+    atomic_write_text,
+    output_problem,
+    path_problem,
+    removed_if_refused,
+)
 from boardlab.core.inputs import InputFileError
 from boardlab.core.processes import sigterm_as_interrupt
 from boardlab.core.spec import shorten
@@ -88,6 +94,9 @@ DEFAULT_ERROR_RATE = 0.05
 """``--alpha`` and ``--beta`` of ``match --sprt``."""
 SPRT_PLOT = "sprt.png"
 """The plot ``match --sprt`` adds to the match's: the LLR over the games, between its bounds."""
+KNOWN_OUTPUTS: tuple[str, ...] = (*OUTPUT_NAMES, SPRT_PLOT)
+"""Every file ``match``, ``tournament`` and ``ratings --out`` may write into their folder: each
+run removes from it those it did not write this time (and nothing else)."""
 MATCH_GAMES = 100
 """The games of a match by default."""
 SPRT_MAX_GAMES = 10_000
@@ -382,22 +391,43 @@ def _write_plots(
 ) -> list[Path]:
     """The plots and summary.json of ``summary`` (with the items of ``extra``) in ``out``, and
     with ``sprt`` (a test and its most games) sprt.png; exit 1 with one line if they cannot be
-    written (the games stay in ``store``; ``again`` says what the same command then does)."""
-    from boardlab.arena.plots import plot_sprt, write_plots  # matplotlib only when plotting
+    written (the games stay in ``store``; ``again`` says what the same command then does).
 
+    Every file is drawn first and then all are written together
+    (:func:`~boardlab.core.files.atomic_write_all`): a Ctrl-C while plotting leaves the folder
+    as it was. The outputs an earlier command left there that this one does not write (a
+    match's sprt.png) are removed: the folder holds this run's outputs only."""
+    from boardlab.arena.plots import plot_images, sprt_image  # matplotlib only when plotting
+
+    files = plot_images(summary)
+    if sprt is not None:
+        test, most = sprt
+        files.append((SPRT_PLOT, sprt_image(test, most, (summary.names[0], summary.names[1]))))
+    files.append(("summary.json", summary_json(summary, extra).encode()))
     try:
-        paths = write_plots(summary, out)
-        if sprt is not None:
-            test, most = sprt
-            names = (summary.names[0], summary.names[1])
-            paths.append(plot_sprt(test, most, names, out / SPRT_PLOT))
-        return [*paths, write_summary_json(summary, out / "summary.json", extra)]
+        paths = atomic_write_all([(out / name, data) for name, data in files])
     except OSError as err:
         fail(
             f"cannot write the plots into {out}: {err.strerror or err}; "
             f"the games are kept in {store}, {again}",
             code=1,
         )
+    _remove_stale_outputs(out, {name for name, _ in files})
+    return paths
+
+
+def _remove_stale_outputs(out: Path, written: set[str]) -> None:
+    """Remove from ``out`` the files of :data:`KNOWN_OUTPUTS` not in ``written`` (an earlier
+    command's, which would read as this one's); nothing else is touched. Exit 1 with one line
+    if one cannot be removed."""
+    for name in KNOWN_OUTPUTS:
+        stale = out / name
+        if name in written or not (stale.is_symlink() or stale.is_file()):
+            continue
+        try:
+            stale.unlink(missing_ok=True)
+        except OSError as err:
+            fail(f"cannot remove {stale}, an earlier run's output: {err.strerror or err}", code=1)
 
 
 def _report(run: TournamentRun, console: Console, out: Path, sprt: SprtTally | None = None) -> None:
@@ -909,6 +939,8 @@ def _rate(db: Path, game: str | None, tournament: str | None, out: Path | None, 
         if out is not None:
             paths = _write_plots(summary, folders[name], db, "and the same command writes them")
             console.print("wrote " + ", ".join(str(p) for p in paths), soft_wrap=True)
+    if out is not None and out not in folders.values():  # each game in a folder of its own
+        _remove_stale_outputs(out, set())
 
 
 def _is_gauntlet(stored: list[dict[str, Any]], tournament: str | None, specs: list[str]) -> bool:
