@@ -1,7 +1,11 @@
-"""``boardlab export``: the stored games as JSON Lines, read back as the store holds them."""
+"""``boardlab export``: the stored games as JSON Lines, read back as the store holds them, or as
+CSV, one row a game that says what the JSON Lines say."""
 
 from __future__ import annotations
 
+import csv
+import dataclasses
+import io
 import json
 from pathlib import Path
 
@@ -82,6 +86,7 @@ def test_out_writes_the_same_lines_into_a_file(store: Path, tmp_path: Path) -> N
         (["{store}", "--out", "{store}"], "is the store itself"),
         (["{store}", "--out", "{store}/games.jsonl"], "is a file, not a folder"),
         (["{store}", "--out", "{tmp}"], "--out"),
+        (["{store}", "--format", "xml"], "--format is one of jsonl, csv, got 'xml'"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(store: Path, tmp_path: Path, args: list[str], message: str) -> None:
@@ -92,3 +97,52 @@ def test_bad_input_is_one_line_and_exit_2(store: Path, tmp_path: Path, args: lis
     text = result.output.strip()
     assert message in text and len(text.splitlines()) == 1, text
     assert store.read_bytes() == before
+
+
+def test_csv_is_a_row_a_game_that_says_what_the_json_lines_say(store: Path, tmp_path: Path) -> None:
+    jsonl = runner.invoke(app, ["export", str(store)])
+    target = tmp_path / "games.csv"
+    result = runner.invoke(app, ["export", str(store), "--format", "csv", "--out", str(target)])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.strip() == f"wrote 6 games to {target}"
+    with target.open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert target.read_text() == runner.invoke(app, ["export", str(store), "--format", "csv"]).stdout
+    records = _read(jsonl.stdout)
+    assert len(rows) == len(records) == 6
+    with Store(store, read_only=True) as opened:
+        names = {t["id"]: t["name"] for t in opened.tournaments()}
+    assert names[records[3].tournament_id] == "piles"
+    for row, record in zip(rows, records, strict=True):
+        expected = {
+            "tournament_id": record.tournament_id,
+            "tournament": names[record.tournament_id],
+            "index": str(record.index),
+            "game": record.game,
+            "first_spec": record.first_spec,
+            "second_spec": record.second_spec,
+            "first_score": {1.0: "1", 0.5: "0.5", 0.0: "0"}[record.outcome.score_for(0)],
+            "reason": record.outcome.reason.value,
+            "detail": record.outcome.detail,
+            "plies": str(record.plies),
+            "started": record.started,
+            "finished": record.finished,
+        }
+        assert {key: row[key] for key in expected} == expected
+        assert tuple(row["opening"].split()) == record.opening and tuple(row["moves"].split()) == record.moves
+
+
+def test_a_csv_field_with_commas_quotes_and_line_breaks_reads_back_whole(tmp_path: Path) -> None:
+    from boardlab.arena.export import games_csv
+
+    record = _read(runner.invoke(app, ["export", str(_one_game_store(tmp_path))]).stdout)[0]
+    odd = dataclasses.replace(record, first_spec='alphabeta:depth=3,time=0.5 "a"')
+    text = games_csv([odd], {record.tournament_id: "class, quixo\nsecond line"})
+    (row,) = csv.DictReader(io.StringIO(text, newline=""))
+    assert (row["first_spec"], row["tournament"]) == (odd.first_spec, "class, quixo\nsecond line")
+
+
+def _one_game_store(tmp_path: Path) -> Path:
+    db = tmp_path / "one.sqlite"
+    assert match("greedy", "random", 1, game="tictactoe", store=db, workers=0).played == 1
+    return db

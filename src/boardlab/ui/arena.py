@@ -22,6 +22,7 @@ import typer
 from rich.console import Console
 
 from boardlab.agents.base import AgentSpecError, parse_spec
+from boardlab.arena.export import FORMATS, games_csv, games_jsonl
 from boardlab.arena.openings import distinct_openings, read_openings
 from boardlab.arena.play import GameRecord, move_limit
 from boardlab.arena.report import (
@@ -748,13 +749,26 @@ def export_command(
     out: Annotated[
         Path | None, typer.Option("--out", help="write them into this file (default: standard output)")
     ] = None,
+    export_format: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            metavar="|".join(FORMATS),
+            help="jsonl: a game a line, its whole record; csv: a row a game, with a header",
+        ),
+    ] = FORMATS[0],
 ) -> None:
     """Write the stored games as JSON Lines, one game a line: players, seeds, opening, moves,
-    result and why, thinking times, timestamps.
+    result and why, thinking times, timestamps; or with --format csv one row a game: tournament
+    id and name, game index, players, the first player's score, how it ended, plies, opening,
+    moves and timestamps.
 
-    Each line reads back with GameRecord.from_json, or with pandas.read_json(FILE, lines=True).
+    Each line reads back with GameRecord.from_json, or with pandas.read_json(FILE, lines=True);
+    a CSV with csv.DictReader or pandas.read_csv.
     Example: boardlab export results/arena.sqlite --game connect4 --out games.jsonl
     """
+    if export_format not in FORMATS:
+        fail(f"--format is one of {', '.join(FORMATS)}, got {shorten(export_format)!r}")
     db, game = _read_store(db_argument, db_option, game)
     if out is not None:
         _check_path("--out", out, folder=False)
@@ -762,13 +776,17 @@ def export_command(
             fail(f"--out {shorten(str(out))} is the store itself; name another file")
     try:
         with Store(db, read_only=True) as store:
-            lines = [record.to_json() for record in stored_games(store, game, tournament)]
+            records = list(stored_games(store, game, tournament))
             stored = store.tournaments()
     except StoreError as err:
         fail(str(err))
-    if not lines:
+    if not records:
         fail(f"{shorten(str(db))} holds no games with these options; it holds: {_held(stored)}")
-    _write_out("\n".join(lines) + "\n", out, counted(len(lines), "game"))
+    if export_format == "csv":
+        text = games_csv(records, {t["id"]: t["name"] for t in stored})
+    else:
+        text = games_jsonl(records)
+    _write_out(text, out, counted(len(records), "game"))
 
 
 def tournaments_command(
