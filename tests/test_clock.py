@@ -37,7 +37,14 @@ from boardlab.arena.schedule import ArenaError, TournamentConfig, build_schedule
 from boardlab.arena.store import Store
 from boardlab.games import Outcome, Reason, new_game
 from boardlab.games.base import GameOverError
-from boardlab.play.clock import MAX_PERIOD_MOVES, TimeControl, TimeControlError
+from boardlab.play.clock import (
+    MAX_PERIOD_MOVES,
+    MOVE_RESERVE,
+    ClockTooShortError,
+    TimeControl,
+    TimeControlError,
+    reading_text,
+)
 from boardlab.play.referee import AgentForfeit
 from boardlab.play.session import Session, SessionError
 from boardlab.ui import arena as arena_cli
@@ -72,7 +79,7 @@ def test_a_time_control_reads_moves_base_and_increment(
 
 
 @given(
-    st.floats(min_value=1e-6, max_value=1e5),
+    st.floats(min_value=MOVE_RESERVE, max_value=1e5),
     st.floats(min_value=0, max_value=1e5),
     st.integers(0, MAX_PERIOD_MOVES),
 )
@@ -93,6 +100,44 @@ def test_a_bad_time_control_is_refused_in_one_line(text: str) -> None:
     with pytest.raises(TimeControlError, match="BASE, BASE\\+INCREMENT or MOVES/BASE") as caught:
         TimeControl.parse(text)
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "least"),
+    [("0.001", "0.05"), ("0.049+1", "0.05+1"), ("40/0.01", "40/0.05"), ("1e-9", "0.05")],
+)
+def test_a_base_below_what_each_move_keeps_back_is_refused_naming_the_least_that_works(
+    text: str, least: str
+) -> None:
+    with pytest.raises(ClockTooShortError) as caught:
+        TimeControl.parse(text)
+    said = str(caught.value)
+    assert "\n" not in said and said.endswith(f"the least that works is {least}")
+    assert f"less than the {MOVE_RESERVE:g} s every move keeps back" in said
+    assert MOVE_RESERVE == MOVE_OVERHEAD  # what an agent's share of its clock leaves
+    assert str(TimeControl.parse(least)) == least  # and that is taken
+
+
+def test_a_loss_on_a_short_clock_is_told_in_milliseconds() -> None:
+    assert [reading_text(s) for s in (4.5, 0.3, 0.1, 0.0999, 0.0013, 0.0)] == [
+        "4.50 s",
+        "0.30 s",
+        "0.10 s",
+        "99.9 ms",
+        "1.3 ms",
+        "0.0 ms",
+    ]
+    assert reading_text(7.0, 1) == "7.0 s"
+    timer = FakeClock()
+    session = Session(
+        new_game("connect4"),
+        (Clocked(timer, 0.001, 0.001), Clocked(timer, 0.0013, 0.0513)),
+        time_control=TimeControl(0.05),
+        timer=timer,
+    )
+    outcome = session.run()
+    assert (outcome.winner, outcome.reason) == (0, Reason.TIME)
+    assert outcome.detail == "took 51.3 ms with 48.7 ms left"
 
 
 @pytest.mark.parametrize("moves", [-1, 1.5, True, "40", MAX_PERIOD_MOVES + 1])
@@ -504,6 +549,7 @@ def test_the_cli_plays_a_clocked_match_and_refuses_bad_clocks(tmp_path: Path) ->
     for extra, said in (
         (["--tc", "fast"], "a time control is BASE, BASE+INCREMENT or MOVES/BASE"),
         (["--tc", "5", "--move-timeout", "3"], "give either --tc (a game clock) or --move-timeout"),
+        (["--tc", "0.001"], "the least that works is 0.05"),
     ):
         code, output = _cli("match", "greedy", "random", *extra, *common)
         assert code == 2 and said in output

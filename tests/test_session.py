@@ -678,7 +678,7 @@ def test_an_agent_process_whose_move_comes_over_its_limit_forfeits(seconds: floa
     [
         (None, 5.0, "no move within {limit:g} s (stopped)"),
         (9.0, 5.0, "no move within {limit:g} s (stopped)"),
-        (0.3, 0.3, "no move with {limit:.2f} s left (stopped)"),  # less on the clock than a move may take
+        (0.3, 0.3, "no move with 0.30 s left (stopped)"),  # less on the clock than a move may take
     ],
 )
 def test_an_agent_process_waits_for_its_limit_or_what_is_left_on_its_clock_if_less(

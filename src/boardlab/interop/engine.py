@@ -53,6 +53,7 @@ from boardlab.agents.base import Agent, AgentSpecError
 from boardlab.agents.decision import Decision, Limit, SearchInfo, call_limit, check_limit
 from boardlab.core.processes import describe_exit
 from boardlab.core.spec import format_value, one_line, option, options_of, shorten
+from boardlab.play.clock import reading_text
 from boardlab.play.referee import AgentForfeit
 
 __all__ = [
@@ -560,9 +561,8 @@ class EngineAgent(Agent):
         that says so."""
         if budget.clock is not None and (budget.time is None or budget.clock <= budget.time):
             # past its clock the move has lost on time already: the grace only covers the pipes
-            overdue = (
-                f"no move with {budget.clock:.2f} s left on its clock and {MIN_GRACE:g} s of grace (stopped)"
-            )
+            left = reading_text(budget.clock)
+            overdue = f"no move with {left} left on its clock and {MIN_GRACE:g} s of grace (stopped)"
             return time.monotonic() + budget.clock + MIN_GRACE, overdue
         if budget.time is not None:
             grace = answer_grace(budget.time)

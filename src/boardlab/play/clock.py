@@ -22,11 +22,22 @@ MAX_CLOCK_SECONDS = 7 * 24 * 3600.0
 """The longest clock accepted (a week): a bigger one is refused as a typo."""
 MAX_PERIOD_MOVES = 10_000
 """The most moves a period of a time control may have."""
+MOVE_RESERVE = 0.05
+"""Seconds of a clock kept back from every move for what is not thinking (the call itself,
+passing the move on): an agent shares out only what is left above it
+(:func:`boardlab.agents.decision.clock_share`). It is the least base a time control takes: on
+less, no move has any time to think in."""
+SHORT_READING = 0.1
+"""Below this many seconds a clock reading is told in milliseconds (:func:`reading_text`)."""
 FORMS = "BASE, BASE+INCREMENT or MOVES/BASE[+INCREMENT] in seconds (60, 60+0.5, 40/60)"
 
 
 class TimeControlError(ValueError):
     """A time control that is not ``[MOVES/]BASE[+INCREMENT]`` within bounds."""
+
+
+class ClockTooShortError(TimeControlError):
+    """A time control whose base is below :data:`MOVE_RESERVE`: no move can be played on it."""
 
 
 @dataclass(frozen=True)
@@ -35,7 +46,9 @@ class TimeControl:
     each of its moves, and with ``moves`` (0: the whole game) ``base`` seconds more after
     every ``moves`` moves of that side. TimeControlError for a base that is not positive, an
     increment that is negative (or either beyond :data:`MAX_CLOCK_SECONDS`), or ``moves``
-    that is no whole number from 0 to :data:`MAX_PERIOD_MOVES`."""
+    that is no whole number from 0 to :data:`MAX_PERIOD_MOVES`; ClockTooShortError for a base
+    below :data:`MOVE_RESERVE`, which no move can be played within (the first move has the base
+    alone), as a week or more is refused as a typo."""
 
     base: float
     increment: float = 0.0
@@ -57,6 +70,13 @@ class TimeControl:
             shown = shorten(repr(moves))
             raise TimeControlError(f"a time control's moves per period are 0 to {MAX_PERIOD_MOVES}: {shown}")
         object.__setattr__(self, "moves", int(moves))
+        if self.base < MOVE_RESERVE:
+            least = TimeControl(MOVE_RESERVE, self.increment, self.moves)
+            raise ClockTooShortError(
+                f"a time control's base of {_seconds_text(self.base)} s is less than the "
+                f"{MOVE_RESERVE:g} s every move keeps back for passing it on, which leaves no time to "
+                f"think; the least that works is {least}"
+            )
 
     @classmethod
     def parse(cls, text: str) -> TimeControl:
@@ -68,6 +88,8 @@ class TimeControl:
             if slash and not (moves.strip().isdigit() and int(moves) > 0):
                 raise ValueError(moves)
             return cls(float(base), float(increment) if plus else 0.0, int(moves) if slash else 0)
+        except ClockTooShortError:
+            raise  # well formed, but too short: its own reason
         except (TimeControlError, ValueError):
             raise TimeControlError(
                 f"a time control is {FORMS}, a positive base, an increment of 0 or more up to "
@@ -97,3 +119,12 @@ class TimeControl:
 def _seconds_text(seconds: float) -> str:
     short = f"{seconds:g}"
     return short if float(short) == seconds else repr(seconds)
+
+
+def reading_text(seconds: float, decimals: int = 2) -> str:
+    """A clock reading or a time spent on it, for a loss on time: seconds with ``decimals``
+    decimals, or milliseconds with one below :data:`SHORT_READING` (so that a very short clock
+    reads ``took 1.3 ms with 0.9 ms left``, not ``took 0.00 s with 0.00 s left``)."""
+    if abs(seconds) < SHORT_READING:
+        return f"{seconds * 1000:.1f} ms"
+    return f"{seconds:.{decimals}f} s"

@@ -43,6 +43,7 @@ from boardlab.core.processes import (
     worker_context,
 )
 from boardlab.games import parse_game
+from boardlab.play.clock import reading_text
 from boardlab.play.referee import GRACE_SECONDS, SETUP_TIMEOUT, json_sender, start_child
 from boardlab.play.session import Report, SessionError, random_opening
 
@@ -380,8 +381,8 @@ class WorkerPool(Generic[T, R]):
         limit = worker.limit
         if worker.stage == "setup":
             detail = f"did not start within {limit:g} s (stopped)"
-        elif worker.stage == "clock":
-            detail = f"no move with {limit:.2f} s left (stopped)"
+        elif worker.stage == "clock" and limit is not None:  # a clock's stage always has its limit
+            detail = f"no move with {reading_text(limit)} left (stopped)"
         else:
             detail = f"no move within {limit:g} s (stopped)"
         return self._replace(worker, detail, out_of_time=worker.stage == "clock")

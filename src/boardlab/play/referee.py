@@ -34,6 +34,7 @@ from boardlab.core.processes import (
 )
 from boardlab.core.spec import shorten, shortened_in_the_middle
 from boardlab.games import parse_game
+from boardlab.play.clock import reading_text
 
 MOVE_TIMEOUT_FACTOR = 10.0
 """By default an agent may take this many times its own time per move (its ``time`` option)..."""
@@ -302,7 +303,7 @@ class AgentProcess:
         request = {"act": state.to_text(), "limit": None if limit is None else asdict(limit)}
         wait, overdue = self.limit, "no move within {limit:g} s (stopped)"
         if limit is not None and limit.clock is not None and (wait is None or limit.clock < wait):
-            wait, overdue = limit.clock, "no move with {limit:.2f} s left (stopped)"
+            wait, overdue = limit.clock, f"no move with {reading_text(limit.clock)} left (stopped)"
         reply = self._ask(request, wait, overdue)
         if self.limit is not None and reply["seconds"] > self.limit:
             self._fail(f"took {reply['seconds']:.2f} s, over its limit of {self.limit:g} s per move")

@@ -32,7 +32,7 @@ from boardlab.agents.decision import Decision, Limit, check_limit
 from boardlab.core.spec import shown_value
 from boardlab.games import Outcome, Reason, State, parse_game
 from boardlab.games.base import GameOverError
-from boardlab.play.clock import TimeControl
+from boardlab.play.clock import TimeControl, reading_text
 from boardlab.play.referee import AgentForfeit, describe_failure, describe_start_failure, is_legal, shown_move
 
 OPENING_ATTEMPTS = 1000
@@ -350,7 +350,7 @@ class Session:
             return None
         spent = self._timer() - tic
         if left is not None and spent > left:
-            self.lose_on_time(colour, f"took {spent:.2f} s with {left:.2f} s left")
+            self.lose_on_time(colour, f"took {reading_text(spent)} with {reading_text(left)} left")
             return None
         allowed = self.limits[colour]
         if allowed is not None and spent > allowed:

@@ -29,7 +29,7 @@ from boardlab.agents.decision import Decision
 from boardlab.core.console import counted, make_console
 from boardlab.core.spec import shorten
 from boardlab.games.base import GameError, MoveParseError, Outcome, Reason
-from boardlab.play.clock import TimeControl
+from boardlab.play.clock import TimeControl, reading_text
 from boardlab.play.referee import AgentForfeit
 from boardlab.play.session import Player, Session, SessionError, Turn
 from boardlab.ui.search_analysis import decision_summary
@@ -223,7 +223,9 @@ class TerminalGame:
         left = self.session.clock_left(self.human_side)
         if left is None or thought <= left:
             return None
-        return self.session.lose_on_time(self.human_side, f"took {thought:.1f} s with {left:.1f} s left")
+        return self.session.lose_on_time(
+            self.human_side, f"took {reading_text(thought, 1)} with {reading_text(left, 1)} left"
+        )
 
     def _try_move(self, text: str, thought: float) -> bool:
         if len(text) > MAX_ECHO:

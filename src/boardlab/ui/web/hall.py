@@ -35,7 +35,7 @@ from boardlab.core.machine import memory_problem
 from boardlab.core.spec import options_of, shorten, spec_text
 from boardlab.games import GameError, Reason, parse_game
 from boardlab.play.agent_pool import AgentPool, Busy, Overrun, ThinkError, WorkerDied
-from boardlab.play.clock import TimeControl, TimeControlError
+from boardlab.play.clock import TimeControl, TimeControlError, reading_text
 from boardlab.play.referee import MOVE_TIMEOUT_FACTOR, AgentForfeit, read_decision
 from boardlab.play.session import VERDICTS, Session, SessionError
 from boardlab.ui.search_analysis import evaluation_text
@@ -401,7 +401,9 @@ class WebGame:
         """The person to move loses on time if their clock ran out (the lock held)."""
         thought = self._person_thought()
         if thought is not None and thought[0] > thought[1]:
-            self.session.lose_on_time(self.session.to_move, f"no move with {thought[1]:.1f} s left")
+            self.session.lose_on_time(
+                self.session.to_move, f"no move with {reading_text(thought[1], 1)} left"
+            )
             self._refresh()
 
     # --- a person's requests --------------------------------------------------------------------
@@ -423,7 +425,9 @@ class WebGame:
             thought = self._person_thought()
             if thought is not None and thought[0] > thought[1]:  # too late: lost on time instead
                 seconds, left = thought
-                session.lose_on_time(session.to_move, f"took {seconds:.1f} s with {left:.1f} s left")
+                session.lose_on_time(
+                    session.to_move, f"took {reading_text(seconds, 1)} with {reading_text(left, 1)} left"
+                )
                 self._refresh()
                 return
             try:
