@@ -1154,6 +1154,66 @@ def test_a_server_with_a_store_replays_its_games(stored: tuple[Path, str, list[G
         assert game["moves"] == list(records[1].moves)
 
 
+def _registered(path: Path, *configs: TournamentConfig) -> list[str]:
+    with Store(path) as store:
+        return [store.register_tournament(config) for config in configs]
+
+
+def test_tournaments_alike_but_for_their_clock_or_sharing_a_name_are_told_apart(tmp_path: Path) -> None:
+    path = tmp_path / "arena.sqlite"
+    specs = ("alphabeta:depth=2", "mcts:iters=50", "greedy")
+    ids = _registered(
+        path,
+        TournamentConfig(specs, 1, "quixo"),
+        TournamentConfig(specs, 1, "quixo", time_control="10+0.1"),
+        TournamentConfig(specs, 1, "quixo", time_control="60"),
+        TournamentConfig(specs, 1, "quixo", openings=(("a1e1",), ("b1b5",))),
+        TournamentConfig(("greedy", "random"), 1, "tictactoe", name="class quixo"),
+        TournamentConfig(("greedy", "random"), 1, "nim", name="class quixo", pairing="gauntlet"),
+        TournamentConfig(("greedy", "random"), 1, "nim", name="the only one"),
+    )
+    labels = [t["label"] for t in Replays(path).tournaments()]
+    assert len(set(labels)) == len(labels) == 7
+    names = " vs ".join(specs)
+    assert labels[:4] == [
+        f"{names} (quixo, openings 2 plies at random, 0 games, id {ids[0]})",
+        f"{names} (quixo, openings 2 plies at random, clock 10+0.1, 0 games, id {ids[1]})",
+        f"{names} (quixo, openings 2 plies at random, clock 60, 0 games, id {ids[2]})",
+        f"{names} (quixo, openings a suite of 2, 0 games, id {ids[3]})",
+    ]
+    assert labels[5] == f"class quixo (nim, gauntlet, openings 2 plies at random, 0 games, id {ids[5]})"
+    with TestClient(create_app(ServeSettings(agent_workers=1, db=str(path)))) as client:
+        listed = client.get("/api/replay").json()["tournaments"]
+        assert [t["label"] for t in listed] == labels
+        by_name = client.get("/api/replay/the%20only%20one")
+        assert by_name.status_code == 200, by_name.text
+        assert by_name.json()["tournament"]["id"] == ids[6] and by_name.json()["games"] == []
+        by_id = client.get(f"/api/replay/{ids[6]}").json()
+        assert by_id == by_name.json()
+        for shared in ("/api/replay/class%20quixo", "/api/replay/class%20quixo/0"):
+            both = client.get(shared)
+            assert both.status_code == 409
+            assert both.json()["detail"] == (
+                f"2 tournaments are named 'class quixo'; give one of their ids: {ids[4]}, {ids[5]}"
+            )
+        unknown = client.get("/api/replay/class%20chess")
+        assert unknown.status_code == 404
+        assert (
+            unknown.json()["detail"] == "no tournament 'class chess' in the store (give its id or its name)"
+        )
+
+
+def test_a_stored_game_is_found_by_its_tournaments_name(stored: tuple[Path, str, list[GameRecord]]) -> None:
+    path, tournament, records = stored
+    with TestClient(create_app(ServeSettings(agent_workers=1, db=str(path)))) as client:
+        game = client.get("/api/replay/replays/1").json()
+        assert game["tournament"] == tournament and game["moves"] == list(records[1].moves)
+        for odd in ("%00", "x" * 5000, "%F0%9F%8E%B2", "a%2Fb", "..", "%20", "replays%0A", "-1"):
+            for path_tail in (odd, f"{odd}/0", f"{odd}/-1", f"{odd}/{2**70}"):
+                answer = client.get(f"/api/replay/{path_tail}")
+                assert 400 <= answer.status_code < 500, (path_tail, answer.status_code, answer.text)
+
+
 def test_idle_games_are_swept_while_nobody_asks(
     hand_clock: _HandClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:

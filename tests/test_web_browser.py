@@ -11,7 +11,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import parse_qsl, quote, urlsplit
 
 import pytest
 from playwright.sync_api import Page, Route, sync_playwright
@@ -364,7 +364,8 @@ def test_a_stored_game_is_replayed_with_its_thinking_times(
     record: GameRecord = server["record"]
     open_page(page, server, "?game=tictactoe&x=person&o=person")
     page.wait_for_selector("#replay-games li[data-index='0']")
-    assert page.inner_text("#tournaments option") == "web test (connect4, 1 game)"
+    label = f"web test (connect4, openings 2 plies at random, 1 game, id {record.tournament_id})"
+    assert page.inner_text("#tournaments option") == label
     plies = len(record.moves)
     assert page.inner_text("#replay-games li[data-index='0']").endswith(f", {plies} plies")
     rows = page.eval_on_selector_all(
@@ -415,7 +416,93 @@ def test_the_tournament_list_says_a_gauntlet_and_its_suite_of_openings(
     open_page(page, server, "?game=tictactoe&x=person&o=person")
     page.wait_for_selector("#tournaments option:nth-child(2)", state="attached")
     options = page.eval_on_selector_all("#tournaments option", "items => items.map(o => o.textContent)")
-    assert options == ["web test (connect4, 1 game)", "suite (connect4, gauntlet, 3 openings, 0 games)"]
+    first = server["record"].tournament_id
+    assert options == [
+        f"web test (connect4, openings 2 plies at random, 1 game, id {first})",
+        f"suite (connect4, gauntlet, openings a suite of 3, 0 games, id {config.tournament_id})",
+    ]
+
+
+def open_ready(page: Page, server: dict[str, Any], query: str) -> None:
+    """The page of ``query`` once it has started (a replay the URL names is open by then)."""
+    page.goto(server["url"] + "/" + query)
+    page.wait_for_selector("body[data-ready='1']")
+
+
+def page_query(page: Page) -> dict[str, str]:
+    return dict(parse_qsl(urlsplit(page.url).query))
+
+
+@pytest.mark.timeout(300)
+def test_a_stored_game_and_its_tournament_are_linked_by_the_url(
+    page: Page, server: dict[str, Any], screens: Path
+) -> None:
+    record: GameRecord = server["record"]
+    tournament = record.tournament_id
+    open_page(page, server, "?game=tictactoe&x=person&o=person")
+    page.wait_for_selector("#replay-games li[data-index='0']")
+    assert page_query(page)["tournament"] == tournament  # the tournament listed
+    page.click("#replay-games li[data-index='0']")
+    page.wait_for_selector("#replay-controls:not([hidden])")
+    for _ in range(3):
+        page.click("#replay-next")
+    query = page_query(page)
+    assert (query["tournament"], query["index"], query["ply"]) == (tournament, "0", "3")
+    assert query["game"] == "tictactoe"  # the game under the replay is kept too
+    link = page.url
+    after_three = engine_state("connect4", list(record.moves[:3]))
+    other = page.context.new_page()
+    try:  # the link opens that replay at that position, with its tournament's standings
+        other.set_default_timeout(WAIT_MS)
+        open_ready(other, server, "?" + urlsplit(link).query)
+        assert other.inner_text("#replay-ply") == f"3 / {len(record.moves)}"
+        assert drawn_cells(other) == engine_cells(after_three)
+        assert other.eval_on_selector("#tournaments", "s => s.value") == tournament
+        assert other.eval_on_selector_all("#standings tr[data-player]", "rows => rows.length") == 2
+        assert other.inner_text("#message").startswith("replay: ")
+        other.screenshot(path=str(screens / "replay-from-url.png"))
+        other.click("#new-game")  # a new game closes the replay: its game leaves the URL
+        other.wait_for_function("() => !location.search.includes('index=')")
+        assert page_query(other)["tournament"] == tournament
+    finally:
+        other.close()
+    # a tournament named by its name, which the URL then gives by its id
+    open_ready(
+        page, server, f"?game=tictactoe&x=person&o=person&tournament={quote('web test')}&index=0&ply=2"
+    )
+    assert page.inner_text("#replay-ply") == f"2 / {len(record.moves)}"
+    assert page_query(page)["tournament"] == tournament
+    with Store(server["db"]) as store:  # two more tournaments, named alike
+        shared = [
+            store.register_tournament(TournamentConfig(("greedy", "random"), 1, game, name="twins"))
+            for game in ("tictactoe", "nim")
+        ]
+    for query_text, said in (
+        (
+            "tournament=twins&index=0",
+            f"tournament=twins: 2 tournaments are named 'twins'; give one of their ids: "
+            f"{shared[0]}, {shared[1]}. Showing web test.",
+        ),
+        (
+            "tournament=nosuch",
+            "tournament=nosuch: no tournament 'nosuch' in the store (give its id or its name).",
+        ),
+        (f"tournament={tournament}&index=7", f"index=7: tournament '{tournament}' has no game 7."),
+        (f"tournament={tournament}&index=0&ply=99", "ply=99: not a ply of this game"),
+    ):
+        open_ready(page, server, "?game=tictactoe&x=person&o=person&" + query_text)
+        assert said in page.inner_text("#message"), query_text
+        assert page.eval_on_selector("#tournaments", "s => s.value") == tournament
+    assert page.inner_text("#replay-ply") == f"{len(record.moves)} / {len(record.moves)}"  # ply=99: the end
+    page.screenshot(path=str(screens / "replay-url-refused.png"))
+    page.select_option("#tournaments", shared[1])  # the replay on the board stays the URL's
+    page.wait_for_function(
+        "id => document.getElementById('tournament-info').textContent.includes(id)", arg=shared[1]
+    )
+    assert page_query(page)["tournament"] == tournament and page_query(page)["index"] == "0"
+    page.click("#new-game")  # once it is closed, the tournament chosen is
+    page.wait_for_function("id => location.search.includes('tournament=' + id)", arg=shared[1])
+    assert "index" not in page_query(page)
 
 
 # --- review -----------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from rich.table import Table
 from boardlab.arena.play import GameRecord
 from boardlab.arena.ratings import pair_elo
 from boardlab.arena.runner import GameHook, StartHook
+from boardlab.arena.schedule import GAUNTLET
 from boardlab.arena.summary import Outcomes, Summary
 from boardlab.core.console import LoggedProgress, counted, make_console, ply_count, print_whole
 from boardlab.core.files import atomic_write_text
@@ -178,7 +179,7 @@ def tournaments_table(stored: Sequence[dict[str, Any]], title: str = "Tournament
             item["name"],
             item["game"],
             item["pairing"],
-            _openings_text(item["openings"], item["opening_plies"]),
+            openings_text(item["openings"], item["opening_plies"]),
             item["time_control"] or "-",
             str(len(item["specs"])),
             f"{item['games']:,}",
@@ -187,8 +188,25 @@ def tournaments_table(stored: Sequence[dict[str, Any]], title: str = "Tournament
     return _fitted(table)
 
 
-def _openings_text(suite: Sequence[Sequence[str]], plies: int) -> str:
+def openings_text(suite: Sequence[Sequence[str]], plies: int) -> str:
+    """How a tournament's games open, as :func:`tournaments_table` says it: ``a suite of 7``
+    (openings played in turn) or ``2 plies at random``."""
     return f"a suite of {len(suite):,}" if suite else f"{ply_count(plies)} at random"
+
+
+def tournament_label(item: Mapping[str, Any]) -> str:
+    """One line telling a stored tournament (as :meth:`~boardlab.arena.store.Store.tournaments`
+    lists it) from every other, in the words of :func:`tournaments_table`: its name, then its
+    game, a gauntlet's pairing, its openings, its clock, its stored games and its id (``demo
+    (quixo, openings 2 plies at random, clock 10+0.1, 40 games, id 5f2c...)``)."""
+    parts = [str(item["game"])]
+    if item["pairing"] == GAUNTLET:
+        parts.append(GAUNTLET)
+    parts.append(f"openings {openings_text(item['openings'], item['opening_plies'])}")
+    if item["time_control"]:
+        parts.append(f"clock {item['time_control']}")
+    parts += [counted(item["games"], "game"), f"id {item['id']}"]
+    return f"{item['name']} ({', '.join(parts)})"
 
 
 def gauntlet_table(summary: Summary, records: Sequence[GameRecord]) -> Table:

@@ -386,12 +386,22 @@ def create_app(settings: ServeSettings | None = None) -> FastAPI:
     def tournaments() -> dict[str, Any]:
         return {"tournaments": state["replays"].tournaments()}
 
-    @app.get("/api/replay/{tournament}", summary="The games of a tournament and its standings")
+    @app.get(
+        "/api/replay/{tournament}",
+        summary="A tournament (its id or name), its games and its standings",
+    )
     def games(tournament: str) -> dict[str, Any]:
-        replays = state["replays"]
-        return {"games": replays.games(tournament), "standings": replays.standings(tournament)}
+        replays: Replays = state["replays"]
+        return {
+            "tournament": replays.tournament(tournament),
+            "games": replays.games(tournament),
+            "standings": replays.standings(tournament),
+        }
 
-    @app.get("/api/replay/{tournament}/{index}", summary="One stored game, position by position")
+    @app.get(
+        "/api/replay/{tournament}/{index}",
+        summary="One stored game (of a tournament's id or name), position by position",
+    )
     def replay(tournament: str, index: Annotated[int, PathParam(ge=0, lt=2**62)]) -> dict[str, Any]:
         return state["replays"].game(tournament, index)  # type: ignore[no-any-return]
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from boardlab.arena.ratings import RatingError
+from boardlab.arena.report import tournament_label
 from boardlab.arena.store import Store, StoreError
 from boardlab.arena.summary import Summary, pooled_games, summarize
 from boardlab.core.spec import shorten
@@ -36,23 +37,31 @@ class Replays:
             raise WebInputError(str(err), 422) from None
 
     def tournaments(self) -> list[dict[str, Any]]:
-        """Every tournament of the store, oldest first, with its number of games; a suite of
-        openings is given by its length (``openings``), not its moves (a suite may be long)."""
+        """Every tournament of the store, oldest first, with its number of games and a
+        ``label`` telling it from the others (:func:`~boardlab.arena.report.tournament_label`:
+        name, game, openings, clock, games and id, as ``boardlab tournaments`` lists them); a
+        suite of openings is given by its length (``openings``), not its moves (a suite may be
+        long)."""
         with self._store() as store:
-            try:
-                stored = store.tournaments()
-            except StoreError as err:
-                raise WebInputError(str(err), 422) from None
-        return [{**item, "openings": len(item["openings"])} for item in stored]
+            stored = _listed(store)
+        return [_public(item) for item in stored]
+
+    def tournament(self, tournament: str) -> dict[str, Any]:
+        """The tournament of id or name ``tournament``, as :meth:`tournaments` lists it (a 404
+        when the store has none, a 409 listing the ids when several share the name)."""
+        with self._store() as store:
+            return _public(_known(store, tournament))
 
     def standings(self, tournament: str) -> list[dict[str, Any]]:
-        """A tournament's table, best first (by Elo, as ``boardlab ratings`` ranks): each player's
-        games, wins, draws, losses and score, and its Elo with a 95 % interval (None where a
-        bound is infinite: a player that won or lost every game). Games of a player against
-        itself say nothing of its rating and are left out, as in ``ratings``."""
+        """A tournament's table (``tournament``: its id or name), best first (by Elo, as
+        ``boardlab ratings`` ranks): each player's games, wins, draws, losses and score, and
+        its Elo with a 95 % interval (None where a bound is infinite: a player that won or lost
+        every game). Games of a player against itself say nothing of its rating and are left
+        out, as in ``ratings``."""
         with self._store() as store:
+            item = _known(store, tournament)
             try:
-                specs, records = pooled_games(store, _known(store, tournament)["game"], tournament)
+                specs, records = pooled_games(store, item["game"], item["id"])
             except StoreError as err:
                 raise WebInputError(str(err), 422) from None
         try:
@@ -62,19 +71,20 @@ class Replays:
             raise WebInputError(f"the ratings of tournament {where!r}: {err}", 422) from None
         return [_standing(summary, rank, player) for rank, player in enumerate(summary.ranking(), start=1)]
 
-    def _games(self, tournament: str) -> list[Any]:
+    def _games(self, tournament: str) -> tuple[str, list[Any]]:
+        """The id of the tournament of id or name ``tournament``, and its stored games."""
         with self._store() as store:
+            key = _known(store, tournament)["id"]
             try:
-                _known(store, tournament)
-                return store.games(tournament)
+                return key, store.games(key)
             except StoreError as err:
                 raise WebInputError(str(err), 422) from None
 
     def games(self, tournament: str) -> list[dict[str, Any]]:
-        """The games of a tournament: players, result and length."""
+        """The games of a tournament (its id or name): players, result and length."""
         symbols_of: dict[str, tuple[str, str]] = {}
         out = []
-        for record in self._games(tournament):
+        for record in self._games(tournament)[1]:
             if record.game not in symbols_of:
                 symbols_of[record.game] = _symbols(record.game)
             out.append(
@@ -90,9 +100,11 @@ class Replays:
         return out
 
     def game(self, tournament: str, index: int) -> dict[str, Any]:
-        """One game, every position from the start with the move that led to it and its
-        thinking time (None for the opening's moves)."""
-        found = [r for r in self._games(tournament) if r.index == index]
+        """One game of a tournament (its id or name; ``tournament`` in the answer is its id),
+        every position from the start with the move that led to it and its thinking time
+        (None for the opening's moves)."""
+        key, records = self._games(tournament)
+        found = [r for r in records if r.index == index]
         if not found:
             raise WebInputError(f"tournament {shorten(tournament, 40)!r} has no game {index}", 404)
         record = found[0]
@@ -108,7 +120,7 @@ class Replays:
         except GameError as err:
             raise WebInputError(f"game {index} cannot be replayed: {err}", 422) from None
         return {
-            "tournament": tournament,
+            "tournament": key,
             "index": record.index,
             "game": record.game,
             "players": [record.first_spec, record.second_spec],
@@ -127,12 +139,44 @@ def _symbols(game: str) -> tuple[str, str]:
         return ("X", "O")
 
 
+MAX_LISTED_IDS = 8
+"""The most ids a refusal of a name several tournaments share lists."""
+
+
+def _listed(store: Store) -> list[dict[str, Any]]:
+    try:
+        return store.tournaments()
+    except StoreError as err:
+        raise WebInputError(str(err), 422) from None
+
+
 def _known(store: Store, tournament: str) -> dict[str, Any]:
-    """The stored tournament of id ``tournament``; a 404 when the store has none."""
-    for item in store.tournaments():
+    """The stored tournament of id ``tournament``, else the one of that name (what ``boardlab
+    ratings --tournament`` takes); a 404 when the store has none, a 409 naming their ids when
+    several share the name (the id tells them apart)."""
+    stored = _listed(store)
+    for item in stored:
         if item["id"] == tournament:
             return item
-    raise WebInputError(f"no tournament {shorten(tournament, 40)!r} in the store", 404)
+    named = [item for item in stored if item["name"] == tournament]
+    if len(named) == 1:
+        return named[0]
+    where = shorten(tournament, 40)
+    if named:
+        ids = [item["id"] for item in named]
+        more = f" and {len(ids) - MAX_LISTED_IDS} more" if len(ids) > MAX_LISTED_IDS else ""
+        raise WebInputError(
+            f"{len(ids)} tournaments are named {where!r}; give one of their ids: "
+            f"{', '.join(ids[:MAX_LISTED_IDS])}{more}",
+            409,
+        )
+    raise WebInputError(f"no tournament {where!r} in the store (give its id or its name)", 404)
+
+
+def _public(item: dict[str, Any]) -> dict[str, Any]:
+    """A stored tournament as the page gets it: its label added, its suite of openings given by
+    its length."""
+    return {**item, "label": tournament_label(item), "openings": len(item["openings"])}
 
 
 def _standing(summary: Summary, rank: int, player: int) -> dict[str, Any]:

@@ -6,7 +6,7 @@ const $ = (id) => document.getElementById(id);
 const LETTERS = "abcdefghijklmnopqrstuvwxyz";
 const ui = {
   meta: null, view: null, gameId: null, selected: null, analysis: null, polling: false,
-  replay: null, replayPly: 0, busy: false, review: null, clocks: null,
+  replay: null, replayPly: 0, busy: false, review: null, clocks: null, tournament: null,
 };
 
 async function api(method, path, body, signal) {
@@ -273,17 +273,27 @@ function movesText(moves, position) {
 }
 
 function updateUrl() {
+  // The page's state as its address: the game on the board (what a reload starts again), and
+  // the stored tournament listed and the stored game replayed with the position shown, if any.
   const v = ui.view;
-  if (!v) return;
   const params = new URLSearchParams();
-  params.set("game", v.game);
-  if (!v.start_initial) params.set("pos", v.start);
-  if (v.moves.length) params.set("moves", movesText(v.moves.map((m) => m.move), v.position));
-  params.set("x", v.sides[0] || "person");
-  params.set("o", v.sides[1] || "person");
-  params.set("think", String(v.think));
-  if (v.time_control) params.set("tc", v.time_control);
+  if (v) {
+    params.set("game", v.game);
+    if (!v.start_initial) params.set("pos", v.start);
+    if (v.moves.length) params.set("moves", movesText(v.moves.map((m) => m.move), v.position));
+    params.set("x", v.sides[0] || "person");
+    params.set("o", v.sides[1] || "person");
+    params.set("think", String(v.think));
+    if (v.time_control) params.set("tc", v.time_control);
+  }
   if ($("hints").checked) params.set("hints", "1");
+  const tournament = ui.replay ? ui.replay.tournament : ui.tournament;
+  if (tournament) params.set("tournament", tournament);
+  if (ui.replay) {
+    params.set("index", String(ui.replay.index));
+    if (ui.replayPly) params.set("ply", String(ui.replayPly));
+  }
+  if (!v && !tournament) return;
   history.replaceState(null, "", "?" + params.toString());
 }
 
@@ -949,32 +959,50 @@ function drawSummary(table, marks, src) {
 
 // --- replay ---------------------------------------------------------------------------------
 
-async function loadTournaments() {
-  if (!ui.meta.replay) return;
+async function loadTournaments(wanted) {
+  // Lists the store's tournaments and shows the one named by ``wanted`` (an id or a name, from
+  // the URL; null: the first); what could not be shown, as a sentence, or "".
+  if (!ui.meta.replay) return "";
   $("replay-box").hidden = false;
   const select = $("tournaments");
-  try {
-    const { tournaments } = await api("GET", "/api/replay");
-    select.innerHTML = "";
-    for (const t of tournaments) {
-      const kind = [t.game, t.pairing === "gauntlet" ? "gauntlet" : null, t.openings ? counted(t.openings, "opening") : null];
-      select.add(new Option(`${t.name} (${kind.filter(Boolean).join(", ")}, ${counted(t.games, "game")})`, t.id));
+  let tournaments;
+  try { ({ tournaments } = await api("GET", "/api/replay")); }
+  catch (err) { return sentence(err.message); }
+  select.innerHTML = "";
+  for (const t of tournaments) {
+    const option = new Option(t.label, t.id);
+    option.title = t.label;  // the whole label, where the list is too narrow for it
+    select.add(option);
+  }
+  select.onchange = () => loadReplayGames(select.value).then(updateUrl).catch((err) => say(err.message));
+  if (wanted !== null) {
+    try { await loadReplayGames(wanted); return ""; }
+    catch (err) {
+      const note = "tournament=" + wanted + ": " + sentence(err.message);
+      if (!tournaments.length) return note;
+      await loadReplayGames(tournaments[0].id).catch(() => {});
+      return note + " Showing " + tournaments[0].name + ".";
     }
-    select.onchange = () => loadReplayGames(select.value);
-    if (tournaments.length) loadReplayGames(tournaments[0].id);
-  } catch (err) { say(err.message); }
+  }
+  if (tournaments.length) await loadReplayGames(tournaments[0].id).catch((err) => say(err.message));
+  return "";
 }
 
 async function loadReplayGames(tournament) {
+  // Shows a tournament's standings and games (``tournament``: its id or name); the server's
+  // refusal (no such tournament, a name several share) is thrown.
+  const { tournament: shown, games, standings } = await api("GET", "/api/replay/" + encodeURIComponent(tournament));
+  ui.tournament = shown.id;
+  $("tournaments").value = shown.id;
+  $("tournament-info").textContent = shown.label;  // whole, where the list is too narrow for it
   const list = $("replay-games");
   list.innerHTML = "";
-  const { games, standings } = await api("GET", "/api/replay/" + encodeURIComponent(tournament));
   drawStandings(standings);
   for (const g of games) {
     const li = document.createElement("li");
     li.textContent = `#${g.index} ${g.first} vs ${g.second}: ${g.result}, ${counted(g.plies, "ply", "plies")}`;
     li.dataset.index = g.index;
-    li.onclick = () => openReplay(tournament, g.index);
+    li.onclick = () => openReplay(shown.id, g.index);
     list.appendChild(li);
   }
 }
@@ -998,22 +1026,44 @@ function drawStandings(rows) {
   table.hidden = rows.length === 0;
 }
 
-async function openReplay(tournament, index) {
+async function openReplay(tournament, index, ply = 0) {
+  // Shows a stored game at its position after ``ply`` moves; the server's refusal is said (and
+  // returned, as a sentence), or "".
   try {
     ui.replay = await api("GET", "/api/replay/" + encodeURIComponent(tournament) + "/" + index);
-    ui.replayPly = 0;
+    ui.replayPly = Math.max(0, Math.min(ui.replay.moves.length, ply));
     $("replay-controls").hidden = false;
     $("analysis").innerHTML = "";
     $("thinking").textContent = "";
     say("replay: " + ui.replay.players[0] + " (X) vs " + ui.replay.players[1] + " (O)", "info");
     drawReplay();
-  } catch (err) { say(err.message); }
+    return "";
+  } catch (err) { say(err.message); return sentence(err.message); }
 }
 
 function drawReplay() {
   $("replay-ply").textContent = ui.replayPly + " / " + ui.replay.moves.length;
   draw();
+  updateUrl();
   if ($("hints").checked) analyse(); else clearAnalysis();
+}
+
+async function openUrlReplay(params) {
+  // The stored game the URL names (``index``, of its ``tournament``) at its ``ply``; what could
+  // not be shown, as a sentence, or "".
+  const index = params.get("index");
+  if (index === null) return "";
+  if (!ui.meta.replay) return "index=" + index + ": this server has no arena store (serve --db FILE).";
+  if (!ui.tournament) return "index=" + index + ": no tournament to replay it from.";
+  const plyText = params.get("ply");
+  const ply = plyText === null ? 0 : Number(plyText);
+  const refused = await openReplay(ui.tournament, index, Number.isInteger(ply) && ply >= 0 ? ply : 0);
+  if (refused) return "index=" + index + ": " + refused;
+  if (plyText !== null && !(Number.isInteger(ply) && ply >= 0 && ply <= ui.replay.moves.length)) {
+    return "ply=" + plyText + ": not a ply of this game (0 to " + ui.replay.moves.length + "); showing ply " +
+      ui.replayPly + ".";
+  }
+  return "";
 }
 
 function stepReplay(to) {
@@ -1114,10 +1164,16 @@ async function start() {
     if (ui.gameId) fetch("/api/games/" + ui.gameId, { method: "DELETE", keepalive: true }).catch(() => {});
   });
   window.addEventListener("pageshow", (e) => { if (e.persisted) location.reload(); });
-  loadTournaments();
+  const listed = loadTournaments(params.get("tournament"));
   const position = params.get("pos") || "", moves = params.get("moves") || "";
   const refused = await newGame({ position, moves }, notes);
   if (refused) await fallBack([...notes, refused], position || moves);
+  // the URL's stored game once its tournament is listed (none where that tournament was not)
+  const listNote = await listed;
+  const told = listNote || await openUrlReplay(params);
+  const shown = $("message").textContent;
+  if (told) say(shown ? sentence(shown) + " " + told : told);
+  updateUrl();
   document.body.dataset.ready = "1";
 }
 
