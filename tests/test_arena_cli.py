@@ -479,6 +479,12 @@ def test_a_store_that_is_an_output_file_is_refused(app: typer.Typer, tmp_path: P
     )  # fmt: skip
     assert code == 2 and "is one of the files written into --out" in stderr
     assert not db.exists()
+    store = tmp_path / "sprt.png"  # written by match --sprt, removed by the others: never a store
+    code, _, stderr = _invoke(
+        app, "match", "random", "greedy", "--game", "tictactoe", "-n", "2", "-j", "1",
+        "--db", str(store), "--out", str(tmp_path),
+    )  # fmt: skip
+    assert code == 2 and "is one of the files written into --out" in stderr and not store.exists()
     store = tmp_path / "ratings.png"
     _play(
         app, tmp_path / "played" / "a.sqlite", "match", "greedy", "random", "-n", "2", "--game", "tictactoe"

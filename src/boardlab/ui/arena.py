@@ -199,17 +199,18 @@ def _check_path(flag: str, path: Path, *, folder: bool) -> None:
 
 
 def _check_store_not_output(db: Path, folders: list[Path]) -> None:
-    """Exit 2 if the store ``db`` is one of the files written into ``folders`` (the plots and
-    summary.json), which would replace the stored games; paths compared resolved."""
+    """Exit 2 if the store ``db`` is one of the files written into ``folders`` or removed from
+    them (:data:`KNOWN_OUTPUTS`: the plots, summary.json, sprt.png), which would replace or
+    remove the stored games; paths compared resolved."""
     try:
         store = db.resolve()
-        outputs = {(folder / name).resolve() for folder in folders for name in OUTPUT_NAMES}
+        outputs = {(folder / name).resolve() for folder in folders for name in KNOWN_OUTPUTS}
     except (OSError, RuntimeError, ValueError):  # a link loop, a NUL: path_problem names these
         return
     if store in outputs:
         fail(
             f"--db {shorten(str(db))} is one of the files written into --out "
-            f"({', '.join(OUTPUT_NAMES)}); name another store or another --out folder"
+            f"({', '.join(KNOWN_OUTPUTS)}); name another store or another --out folder"
         )
 
 
