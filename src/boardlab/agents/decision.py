@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 
 from boardlab.core.spec import shown_value, with_article
-from boardlab.play.clock import MOVE_RESERVE
 
 
 class LimitError(ValueError):
@@ -116,10 +115,10 @@ def _seconds(value: Any, what: str, *, positive: bool) -> float:
 MOVES_TO_GO = 20
 """The moves a game clock is shared over when the game gives no closer bound (as engines
 that are told no ``movestogo`` assume a fixed horizon)."""
-MOVE_OVERHEAD = MOVE_RESERVE
+MOVE_OVERHEAD = 0.05
 """Seconds of a clock kept back from every move for what is not thinking (the call itself,
-passing the move on), so that an agent does not lose on time by them: the clock's
-:data:`~boardlab.play.clock.MOVE_RESERVE`, the least base a time control takes."""
+passing the move on), so that an agent does not lose on time by them; also the least base a
+time control takes (:data:`boardlab.play.clock.MOVE_RESERVE`)."""
 INCREMENT_SHARE = 0.8
 """The share of the increment a move may spend beyond its share of the clock."""
 

@@ -16,13 +16,14 @@ import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from boardlab.agents.decision import MOVE_OVERHEAD
 from boardlab.core.spec import shorten
 
 MAX_CLOCK_SECONDS = 7 * 24 * 3600.0
 """The longest clock accepted (a week): a bigger one is refused as a typo."""
 MAX_PERIOD_MOVES = 10_000
 """The most moves a period of a time control may have."""
-MOVE_RESERVE = 0.05
+MOVE_RESERVE = MOVE_OVERHEAD
 """Seconds of a clock kept back from every move for what is not thinking (the call itself,
 passing the move on): an agent shares out only what is left above it
 (:func:`boardlab.agents.decision.clock_share`). It is the least base a time control takes: on
