@@ -87,7 +87,7 @@ def test_a_proven_result_is_shown_with_the_distance_perfect_play_gives() -> None
                 side = game.symbols[state.to_move]
                 result, plies = ("win", value.depth) if value.value > 0 else ("loss", value.depth)
                 words = f"a proven {result} for {side} in {plies} {'ply' if plies == 1 else 'plies'}"
-                decision = agent.act(state, Limit(time=0.5))
+                decision = agent.act(state, Limit(depth=9))  # to the end: proven whatever the load
                 assert _field(_shown(state, "alphabeta", decision), "evaluation") == words
                 checked += 1
             state = state.play(rng.choice(state.legal_moves()))

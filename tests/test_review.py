@@ -114,6 +114,45 @@ def test_cli_reviews_moves_and_names_the_mistakes() -> None:
     assert "O: 3 of 3 moves judged, 2 kept the value (2 best), 1 draw lost (ply 5)" in result.output
 
 
+def test_cli_reviews_connect_four_moves_written_together_with_the_distance_to_the_end() -> None:
+    result = runner.invoke(app, ["review", "--game", "connect4", "--moves", "445"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    rows = {
+        line.split("│")[1].strip(): [c.strip() for c in line.split("│")[2:-1]]
+        for line in result.output.splitlines()
+        if line.startswith("│")
+    }
+    assert rows["0"][:4] == ["X", "4", "win", "win in 41 plies"]  # X wins with its 21st stone, ply 41
+    assert rows["2"][:5] == ["X", "5", "win", "loss in 38 plies", "throws the win"]
+
+
+def test_connect_four_distances_are_the_plies_perfect_play_takes_to_the_end() -> None:
+    """From positions late in random games, both sides playing a best-scoring move end the game
+    exactly as many plies later as the position's value says."""
+    game = parse_game("connect4")
+    judge, rng, checked = judge_for(game), random.Random(5), 0
+    for _ in range(40):
+        state = game.initial()
+        while state.ply < 26 and not state.is_over:
+            state = state.play(rng.choice(state.legal_moves()))
+        if state.is_over or judge.position_value(state).depth is None:
+            continue
+        expected, start = judge.position_value(state).depth, state.ply
+        while not state.is_over:
+            best = max(judge.move_values(state), key=lambda m: m.rank)
+            assert best.depth == judge.position_value(state).depth
+            state = state.play_index(best.action)
+        assert state.ply - start == expected
+        checked += 1
+    assert checked >= 6  # most late positions are decided
+
+
+def test_moves_written_together_are_read_only_where_a_column_is_one_digit() -> None:
+    assert parse_game("connect4").move_texts("445, 3 2") == ["4", "4", "5", "3", "2"]
+    assert parse_game("connect4:width=10,height=5").move_texts("10 4") == ["10", "4"]
+    assert TTT.move_texts("b2,a1  c3") == ["b2", "a1", "c3"]
+
+
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     db = tmp_path_factory.mktemp("review") / "arena.sqlite"

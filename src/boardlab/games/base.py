@@ -44,6 +44,7 @@ from __future__ import annotations
 import enum
 import functools
 import numbers
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -405,6 +406,12 @@ class Game(ABC):
     @abstractmethod
     def parse_action(self, text: str) -> int:
         """The action written as ``text``; MoveParseError when it is not a move's notation."""
+
+    def move_texts(self, text: str) -> list[str]:
+        """The moves of a text holding several, each in notation: separated by blanks or
+        commas (a game whose moves can be written together, as Connect Four's columns, reads
+        that form too)."""
+        return [move for move in re.split(r"[\s,]+", text) if move]
 
     # positions ---------------------------------------------------------------------------
 

@@ -8,11 +8,10 @@ is refused (one ``Error:`` line, exit 2, no work done) rather than one of them s
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from boardlab.core.spec import SpecError, shorten, split_spec
-from boardlab.games import GameError, parse_game
+from boardlab.games import Game, GameError, parse_game
 from boardlab.ui.errors import fail
 
 TABLES_DEFAULT_HELP = "default: $BOARDLAB_TABLES/quixoN or ~/.cache/boardlab/tables/quixoN, N the board side"
@@ -99,7 +98,7 @@ def played(state: Any, moves: str | list[str] | None, flag: str = "--moves") -> 
     the first move that cannot be played and why (after ``flag``)."""
     if moves is None:
         return state
-    for number, text in enumerate(move_texts(moves) if isinstance(moves, str) else moves, 1):
+    for number, text in enumerate(move_texts(moves, state.game) if isinstance(moves, str) else moves, 1):
         if state.is_over:
             over = state.outcome.text(state.game.symbols)
             fail(f"{flag}: move {number} ({shorten(text, 24)}) comes after the end of the game ({over})")
@@ -110,9 +109,10 @@ def played(state: Any, moves: str | list[str] | None, flag: str = "--moves") -> 
     return state
 
 
-def move_texts(moves: str) -> list[str]:
-    """The moves of a ``--moves`` text (separated by blanks or commas); exits with one
-    ``Error:`` line for a text longer than :data:`MAX_MOVES_TEXT`."""
+def move_texts(moves: str, game: Game) -> list[str]:
+    """The moves of a ``--moves`` text as ``game`` reads them (separated by blanks or commas;
+    Connect Four's also written together, ``445``); exits with one ``Error:`` line for a text
+    longer than :data:`MAX_MOVES_TEXT`."""
     if len(moves) > MAX_MOVES_TEXT:
         fail(f"--moves is {len(moves):,} characters long; at most {MAX_MOVES_TEXT:,} are read")
-    return [text for text in re.split(r"[\s,]+", moves) if text]
+    return game.move_texts(moves)

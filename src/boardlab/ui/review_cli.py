@@ -117,7 +117,7 @@ def review_command(
         start, opening = position_of(game or "quixo", None, position), 0
         if moves is None:
             fail(NOTHING_TO_REVIEW)
-        moves_played = move_texts(moves)
+        moves_played = move_texts(moves, start.game)
         if not moves_played:
             fail("--moves names no move to review")
     played(start, moves_played, "the stored game" if db is not None else "--moves")  # each move legal

@@ -206,6 +206,14 @@ class ConnectFour(Game):
             raise MoveParseError(f"cannot read move {text!r}: expected a column number 1-{self.width}")
         return int(clean) - 1
 
+    def move_texts(self, text: str) -> list[str]:
+        """The moves of a text holding several: separated by blanks or commas, or (on boards up
+        to 9 wide) written together, one digit a move, as in ``4453``."""
+        moves = super().move_texts(text)
+        if self.width > 9:
+            return moves
+        return [digit for move in moves for digit in (move if move.isascii() and move.isdigit() else [move])]
+
     # positions ---------------------------------------------------------------------------------
 
     def position_text(self, state: State) -> str:

@@ -85,14 +85,20 @@ class ConnectFourSolverPlay(ExactPlay):
             score = scores[action]
             if score is None:
                 raise ExactPlayError(f"the Connect Four solver gave no score for column {action + 1}")
-            out.append(MoveValue(action, _sign(score), score=score))
+            out.append(MoveValue(action, _sign(score), self._plies(score, state), score))
         return out
 
     def position_value(self, state: Any) -> Value:
         self.check_game(state)
         score = self.solver.final_score(state) if state.is_over else self.solver.solve(state)
         assert score is not None
-        return Value(_sign(score), 0 if state.is_over else None, score)
+        return Value(_sign(score), 0 if state.is_over else self._plies(score, state), score)
+
+    def _plies(self, score: int, state: Any) -> int | None:
+        """The plies to the end under perfect play from ``state`` where its mover has ``score``."""
+        from boardlab.games.connect4.solver import plies_to_end
+
+        return plies_to_end(score, state.ply, self.solver.width, self.solver.height)
 
     def best_actions(self, state: Any, seconds: float | None = None) -> list[int]:
         from boardlab.games.connect4.solver import column_order

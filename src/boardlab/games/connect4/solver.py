@@ -578,6 +578,17 @@ def score_text(score: int, stones: int, width: int = 7, height: int = 6) -> str:
     return f"loss to the opponent's {_ordinal(winner_stones)} stone"
 
 
+def plies_to_end(score: int, stones: int, width: int = 7, height: int = 6) -> int | None:
+    """The plies from a position of ``stones`` stones to the end of the game when both sides
+    play perfectly and the side to move has ``score``: to the winner's last stone (see
+    :func:`score_text`); None for a draw. The start of 7x6 (+1) is 41: X wins with its 21st."""
+    if score == 0:
+        return None
+    winner_stones = (width * height + 1) // 2 + 1 - abs(score)
+    first_player_wins = (stones % 2 == 0) == (score > 0)
+    return 2 * winner_stones - (1 if first_player_wins else 0) - stones
+
+
 def _ordinal(n: int) -> str:
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
