@@ -240,3 +240,22 @@ def test_a_tournament_takes_a_suite_up_to_its_limits() -> None:
     assert TournamentConfig(("a", "b"), 2, "tictactoe", openings=(("b2",) * 1000,)).openings[0][999] == "b2"
     with pytest.raises(ArenaError, match="an opening takes at most 1000 moves, got 1001"):
         TournamentConfig(("a", "b"), 2, "tictactoe", openings=(("b2",) * 3, ("b2",) * 1001))
+
+
+def test_a_suite_saved_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    """Some editors start a UTF-8 file with U+FEFF: it is not part of the first move."""
+    path = tmp_path / "suite.txt"
+    path.write_bytes("\ufeff4\n4 1\n".encode())
+    assert read_openings(path, "connect4") == (("4",), ("4", "1"))
+
+
+def test_an_opening_written_again_is_kept_and_its_lines_are_said_in_one_warning(tmp_path: Path) -> None:
+    path = tmp_path / "suite.txt"
+    path.write_text("# centre\n4\n4 1\n\n4, 1\n3\n4  # again\n")
+    said: list[str] = []
+    assert read_openings(path, "connect4", said.append) == (("4",), ("4", "1"), ("4", "1"), ("3",), ("4",))
+    repeats = "line 5 repeats line 3, line 7 repeats line 2"
+    assert said == [f"{path}: {repeats}; a repeated opening is played again in its turn"]
+    said.clear()
+    parse_openings("4\n4 1\n", "connect4", on_warning=said.append)
+    assert said == []

@@ -672,6 +672,15 @@ def test_json_is_refused_exactly_when_nested_deeper_than_the_limit(tmp_path: Pat
     assert read_json(path, "weights file", 10_000) == {"note": '\\"' + "[" * (2 * depth)}
 
 
+def test_json_saved_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    """Some editors start a UTF-8 file with U+FEFF, which is no part of the JSON."""
+    from boardlab.core.inputs import read_json
+
+    path = tmp_path / "weights.json"
+    path.write_bytes('\ufeff{"weights": [1, 2]}'.encode())
+    assert read_json(path, "weights file", 10_000) == {"weights": [1, 2]}
+
+
 @given(st.floats(-2.0, 3.0, allow_nan=False), st.booleans())
 def test_checked_numbers_and_arrays_keep_both_bounds(value: float, as_array: bool) -> None:
     from boardlab.core.inputs import check_array, finite_number

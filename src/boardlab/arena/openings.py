@@ -1,7 +1,8 @@
 """Suites of openings: the positions a tournament's games start from, instead of random plies.
 
 A suite is text, one opening a line: moves in the game's notation from its start, separated by
-blanks or commas; ``#`` begins a comment, and blank lines are skipped. Each opening is played by
+blanks or commas; ``#`` begins a comment, and blank lines are skipped (and a byte order mark
+before the first line, as some editors write one). Each opening is played by
 the rules when read (a move that cannot be played, or an opening that ends the game, is refused
 with its line) and kept in the game's own notation, so two spellings of a move are one opening::
 
@@ -14,7 +15,7 @@ with its line) and kept in the game's own notation, so two spellings of a move a
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,31 +30,47 @@ MAX_SUITE_BYTES = 64 * 2**20
 """Largest file of openings read."""
 
 
-def read_openings(path: str | Path, game: str) -> tuple[Opening, ...]:
-    """The suite of openings in the file at ``path`` (see :func:`parse_openings`);
-    InputFileError when the file cannot be read or is not UTF-8 text."""
+def read_openings(
+    path: str | Path, game: str, on_warning: Callable[[str], None] | None = None
+) -> tuple[Opening, ...]:
+    """The suite of openings in the file at ``path`` (see :func:`parse_openings`; a byte order
+    mark that an editor wrote before the first line is not part of it); InputFileError when the
+    file cannot be read or is not UTF-8 text."""
     data = read_bytes(path, "openings file", MAX_SUITE_BYTES)
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         raise InputFileError(f"openings file {path} is not UTF-8 text (byte {err.start})") from None
-    return parse_openings(text, game, str(path))
+    return parse_openings(text, game, str(path), on_warning)
 
 
-def parse_openings(text: str, game: str, source: str = "openings") -> tuple[Opening, ...]:
+def parse_openings(
+    text: str, game: str, source: str = "openings", on_warning: Callable[[str], None] | None = None
+) -> tuple[Opening, ...]:
     """The suite of openings in ``text`` for ``game`` (see the module notes); ArenaError naming
-    ``source`` and the line for one that cannot be played, and for a text with none."""
+    ``source`` and the line for one that cannot be played, and for a text with none. An opening
+    written again (the same moves, however spelt) is kept, and played again in its turn; with
+    ``on_warning``, one line naming ``source`` and the lines that repeat one is given to it."""
     start = _start(game)
     suite: list[Opening] = []
+    first_line: dict[Opening, int] = {}
+    repeats: list[str] = []
     for number, line in enumerate(text.splitlines(), 1):
         moves = [move for move in re.split(r"[\s,]+", line.split("#", 1)[0]) if move]
         if not moves:
             continue
         if len(suite) == MAX_OPENINGS:
             raise ArenaError(f"{source}: more than {MAX_OPENINGS:,} openings")
-        suite.append(_played(start, moves, f"{source} line {number}"))
+        opening = _played(start, moves, f"{source} line {number}")
+        if opening in first_line:
+            repeats.append(f"line {number} repeats line {first_line[opening]}")
+        first_line.setdefault(opening, number)
+        suite.append(opening)
     if not suite:
         raise ArenaError(f"{source}: no opening (one a line: moves in the game's notation)")
+    if repeats and on_warning is not None:
+        listed = shorten(", ".join(repeats), 200)
+        on_warning(f"{source}: {listed}; a repeated opening is played again in its turn")
     return tuple(suite)
 
 

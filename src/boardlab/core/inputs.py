@@ -132,11 +132,12 @@ def _no_constant(name: str) -> Any:
 
 
 def read_json(path: str | Path, what: str, max_bytes: int) -> Any:
-    """The parsed JSON of a regular UTF-8 file of at most ``max_bytes``; InputFileError when it
-    is not one. ``NaN`` and ``Infinity`` (which Python's parser would accept) are refused."""
+    """The parsed JSON of a regular UTF-8 file of at most ``max_bytes`` (a byte order mark that
+    an editor wrote before it skipped); InputFileError when it is not one. ``NaN`` and
+    ``Infinity`` (which Python's parser would accept) are refused."""
     data = read_bytes(path, what, max_bytes)
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise InputFileError(f"{what} {path} is damaged (not UTF-8 text)") from None
     if _json_depth_problem(text):
