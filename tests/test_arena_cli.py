@@ -849,3 +849,37 @@ def test_a_player_file_changed_after_its_stored_games_is_warned_of_on_resume(
     assert f"warning: {model} changed after this tournament's 2 stored games ended" in " ".join(
         stderr.split()
     )
+
+
+@pytest.mark.timeout(120)
+def test_a_game_that_cannot_be_read_is_left_out_by_the_readers_and_named_once(
+    app: typer.Typer, tmp_path: Path
+) -> None:
+    """ratings (with --verify or not) and export go on with the other games, naming it in one
+    line on standard error; a run that would resume over it refuses the store before playing."""
+    db = tmp_path / "arena.sqlite"
+    _play(app, db, "match", "greedy", "random", "-n", "4", "--game", "tictactoe", "--name", "edited")
+    with sqlite3.connect(db) as conn:
+        conn.execute(
+            'UPDATE games SET outcome = \'{"winner": 0, "reason": "resign", "detail": ""}\''
+            " WHERE game_index = 2"
+        )
+        [tournament] = conn.execute("SELECT id FROM tournaments").fetchone()
+    conn.close()
+    said = (
+        f"warning: store {db}: game 2 of tournament {tournament} (edited) is unreadable "
+        "('resign' is not a valid Reason); left out"
+    )
+    for args in (["ratings"], ["ratings", "--verify"], ["export"]):
+        code, stdout, stderr = _invoke(app, *args, str(db))
+        assert code == 0, stderr
+        assert [line for line in stderr.splitlines() if "unreadable" in line] == [said]
+    code, stdout, _ = _invoke(app, "ratings", str(db))
+    assert "Ratings (tictactoe): 3 games" in stdout
+    code, stdout, _ = _invoke(app, "export", str(db))
+    assert [json.loads(line)["index"] for line in stdout.splitlines()] == [0, 1, 3]
+    code, _, stderr = _invoke(
+        app, "match", "greedy", "random", "-n", "6", "--game", "tictactoe", "--seed", "5", "--db", str(db),
+        "--out", str(tmp_path / "m"), "--name", "edited",
+    )  # fmt: skip
+    assert code == 2 and "game 2 of tournament" in stderr and "is unreadable" in stderr

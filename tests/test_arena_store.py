@@ -250,3 +250,43 @@ def test_a_tournament_with_unreadable_columns_is_a_store_error(
         Store(path) as store,
     ):
         store.tournaments()
+
+
+def _store_with_an_edited_game(path: Path, column: str, value: object) -> None:
+    """Three games stored; the value of ``column`` of game 1 written over by hand."""
+    with Store(path) as store:
+        store.register_tournament(CONFIG)
+        for index in range(3):
+            store.add_game(_record(index))
+    with sqlite3.connect(path) as conn:
+        conn.execute(f"UPDATE games SET {column} = ? WHERE game_index = 1", (value,))
+    conn.close()
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "why"),
+    [
+        ("outcome", '{"winner": 0, "reason": "resign", "detail": ""}', "'resign' is not a valid Reason"),
+        ("moves", b"a1e1 b1b5 \xff", "decode"),  # text that is not UTF-8 (SQLite keeps it as given)
+    ],
+)
+def test_a_game_that_cannot_be_read_is_left_out_and_named_when_asked(
+    tmp_path: Path, column: str, value: object, why: str
+) -> None:
+    """Readers go on with the other games; a resumed run (no on_unreadable) is refused."""
+    path = tmp_path / "arena.sqlite"
+    _store_with_an_edited_game(path, column, value)
+    if isinstance(value, bytes):  # stored as a blob: made the text it does not decode to
+        with sqlite3.connect(path) as conn:
+            conn.execute("UPDATE games SET moves = CAST(moves AS TEXT) WHERE game_index = 1")
+        conn.close()
+    said: list[str] = []
+    with Store(path, read_only=True) as store:
+        assert [r.index for r in store.games(CONFIG.tournament_id, on_unreadable=said.append)] == [0, 2]
+        with pytest.raises(StoreError, match="game 1 of tournament"):
+            store.games(CONFIG.tournament_id)
+    [line] = said
+    assert line.startswith(
+        f"store {path}: game 1 of tournament {CONFIG.tournament_id} (store test) is unreadable"
+    )
+    assert why in line and "\n" not in line

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -174,6 +175,21 @@ def test_cli_reviews_a_stored_game_as_its_moves_but_its_random_opening(store: tu
     assert moves == expected.to_json(TTT.initial())["moves"]
     assert [m["why"] for m in moves[: len(record.opening)]] == ["the arena's opening"] * len(record.opening)
     assert all(m["verdict"] != "not judged" for m in moves[len(record.opening) :])
+
+
+def test_a_stored_game_that_cannot_be_read_is_left_out_of_the_review_and_named(tmp_path: Path) -> None:
+    db = tmp_path / "arena.sqlite"
+    assert match("greedy", "random", 2, game="tictactoe", store=db, workers=0, name="t").played == 2
+    with sqlite3.connect(db) as conn:  # a hand's edit: a reason the store does not know
+        conn.execute('UPDATE games SET outcome = \'{"winner": 0, "reason": "resign"}\' WHERE game_index = 0')
+    conn.close()
+    result = runner.invoke(app, ["review", "--db", str(db), "--tournament", "t", "--json"])
+    assert result.exit_code == 0, result.output
+    assert (
+        "game 0 of tournament" in result.stderr
+        and "is unreadable ('resign' is not a valid Reason)" in result.stderr
+    )
+    assert {p["games"] for p in json.loads(result.stdout)["players"]} == {1}
 
 
 def test_a_tournament_s_players_are_judged_by_spec_and_perfect_keeps_every_value(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ import shlex
 import shutil
 import signal
 import socket
+import sqlite3
 import sys
 import threading
 import time
@@ -806,6 +807,23 @@ def stored(tmp_path: Path) -> tuple[Path, str, list[GameRecord]]:
         for record in records:
             store.add_game(record)
     return path, config.tournament_id, records
+
+
+def test_a_game_that_cannot_be_read_is_left_out_of_the_page_and_said_once(
+    stored: tuple[Path, str, list[GameRecord]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, tournament, _ = stored
+    with sqlite3.connect(path) as conn:  # a hand's edit: a reason the store does not know
+        conn.execute('UPDATE games SET outcome = \'{"winner": 0, "reason": "resign"}\' WHERE game_index = 0')
+    conn.close()
+    replays = Replays(path)
+    for _ in range(2):
+        assert [g["index"] for g in replays.games(tournament)] == [1]
+        assert sum(row["games"] for row in replays.standings(tournament)) == 2  # one game, two players
+    assert replays.game(tournament, 1)["index"] == 1
+    said = capsys.readouterr().err.splitlines()
+    assert said == [f"warning: store {path}: game 0 of tournament {tournament} (replays) is unreadable "
+                    "('resign' is not a valid Reason); left out"]  # fmt: skip
 
 
 def test_a_stored_game_replays_position_by_position(stored: tuple[Path, str, list[GameRecord]]) -> None:

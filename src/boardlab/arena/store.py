@@ -376,15 +376,32 @@ class Store:
             rows = conn.execute("SELECT game_index FROM games WHERE tournament_id = ?", (tournament_id,))
             return {index for (index,) in rows}
 
-    def games(self, tournament_id: str, below: int | None = None) -> list[GameRecord]:
-        """The stored games of a tournament in index order (only indices < ``below`` if given)."""
+    def games(
+        self,
+        tournament_id: str,
+        below: int | None = None,
+        on_unreadable: Callable[[str], None] | None = None,
+    ) -> list[GameRecord]:
+        """The stored games of a tournament in index order (only indices < ``below`` if given).
+
+        A game that cannot be read (a hand-edited value, text that is not UTF-8) is a StoreError
+        naming it; with ``on_unreadable`` it is left out and the same line (the store, the game,
+        its tournament and why) given to ``on_unreadable``, and the other games are read."""
         limit = below if below is not None else 2**62
         with self._query() as conn:
-            rows = conn.execute(
-                f"SELECT {_GAME_COLUMNS} FROM games WHERE tournament_id = ? AND game_index < ?"
-                " ORDER BY game_index",
-                (tournament_id, limit),
-            ).fetchall()
+            try:
+                rows: list[tuple[int, tuple[Any, ...] | Exception]] = [
+                    (row[1], row)
+                    for row in conn.execute(
+                        f"SELECT {_GAME_COLUMNS} FROM games WHERE tournament_id = ? AND game_index < ?"
+                        " ORDER BY game_index",
+                        (tournament_id, limit),
+                    )
+                ]
+            except (UnicodeDecodeError, sqlite3.OperationalError) as err:
+                if not _undecodable(err):
+                    raise  # which game it is is said below
+                rows = _rows_one_by_one(conn, tournament_id, limit)
             specs = conn.execute(
                 "SELECT specs, name FROM tournaments WHERE id = ?", (tournament_id,)
             ).fetchone()
@@ -396,13 +413,17 @@ class Store:
         except ValueError:
             pass  # tournaments() names a tournament whose specs are unreadable
         records = []
-        for row in rows:
+        for index, row in rows:
             try:
+                if isinstance(row, Exception):
+                    raise row
                 records.append(_record(row, players))
             except (ValueError, TypeError, KeyError, AttributeError) as err:
-                raise StoreError(
-                    f"store {self.path}: game {row[1]} of tournament {row[0]}{named} is unreadable ({err})"
-                ) from None
+                game = f"game {index} of tournament {tournament_id}{named}"
+                problem = f"store {self.path}: {game} is unreadable ({err})"
+                if on_unreadable is None:
+                    raise StoreError(problem) from None
+                on_unreadable(problem)
         return records
 
     def tournaments(self) -> list[dict[str, Any]]:
@@ -426,6 +447,37 @@ class Store:
                     f"store {self.path}: tournament {item['id']} is unreadable ({err})"
                 ) from None
         return out
+
+
+def _rows_one_by_one(
+    conn: sqlite3.Connection, tournament_id: str, limit: int
+) -> list[tuple[int, tuple[Any, ...] | Exception]]:
+    """The games' rows read one at a time, each one that cannot be (text that is not UTF-8) as
+    a ValueError saying why: what :meth:`Store.games` falls back to when reading them at once
+    fails."""
+    indices = conn.execute(
+        "SELECT game_index FROM games WHERE tournament_id = ? AND game_index < ? ORDER BY game_index",
+        (tournament_id, limit),
+    ).fetchall()
+    rows: list[tuple[int, tuple[Any, ...] | Exception]] = []
+    for (index,) in indices:
+        try:
+            row = conn.execute(
+                f"SELECT {_GAME_COLUMNS} FROM games WHERE tournament_id = ? AND game_index = ?",
+                (tournament_id, index),
+            ).fetchone()
+            rows.append((index, row))
+        except (UnicodeDecodeError, sqlite3.OperationalError) as err:
+            if not _undecodable(err):
+                raise
+            rows.append((index, ValueError(str(err))))
+    return rows
+
+
+def _undecodable(err: Exception) -> bool:
+    """Whether ``err`` says a stored text is not UTF-8 (the sqlite3 module raises that itself,
+    as an OperationalError without an SQLite error code), not that the query failed."""
+    return isinstance(err, UnicodeDecodeError) or getattr(err, "sqlite_errorcode", None) is None
 
 
 def _connect(path: str, read_only: bool = False) -> sqlite3.Connection:

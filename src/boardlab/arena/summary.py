@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -210,34 +210,41 @@ def player_name(spec: str) -> str:
 
 
 def pooled_games(
-    store: Store, game: str, tournament: str | None = None
+    store: Store,
+    game: str,
+    tournament: str | None = None,
+    on_unreadable: Callable[[str], None] | None = None,
 ) -> tuple[list[str], list[GameRecord]]:
     """Every stored game of ``game`` (only those of ``tournament``, an id or a name, if given),
     each player being its spec across tournaments however it was written
     (:func:`player_name`): the players in order of first appearance, and the games with their
     player indices into that list. A player's games against itself are left out (they say
-    nothing about its rating)."""
+    nothing about its rating). ``on_unreadable`` is as in :func:`stored_games`."""
     named = (
         replace(r, first_spec=player_name(r.first_spec), second_spec=player_name(r.second_spec))
-        for r in stored_games(store, game, tournament)
+        for r in stored_games(store, game, tournament, on_unreadable)
     )
     return reindexed([r for r in named if r.first_spec != r.second_spec])
 
 
 def stored_games(
-    store: Store, game: str | None = None, tournament: str | None = None
+    store: Store,
+    game: str | None = None,
+    tournament: str | None = None,
+    on_unreadable: Callable[[str], None] | None = None,
 ) -> Iterator[GameRecord]:
     """The stored games as stored, tournaments oldest first and each in game order: only those
     of ``game`` and of ``tournament`` (an id or a name) where given. A tournament stored with the
     game written another way (``quixo:size=5`` for ``quixo``, by an older version) is the same
-    game."""
+    game. A game that cannot be read is a StoreError, or with ``on_unreadable`` left out and
+    named to it (see :meth:`~boardlab.arena.store.Store.games`)."""
     wanted = None if game is None else canonical_game(game)
     for item in store.tournaments():
         if wanted is not None and canonical_game(item["game"]) != wanted:
             continue
         if tournament is not None and tournament not in (item["id"], item["name"]):
             continue
-        yield from store.games(item["id"])
+        yield from store.games(item["id"], on_unreadable=on_unreadable)
 
 
 def reindexed(records: Sequence[GameRecord]) -> tuple[list[str], list[GameRecord]]:

@@ -342,6 +342,11 @@ def _run_into_store(
     return run
 
 
+def _warn(line: str) -> None:
+    """``line`` on standard error as a warning: the command goes on."""
+    typer.echo(f"warning: {line}", err=True)
+
+
 def _warn_of_changed_files(store: Store, config: TournamentConfig, status: Console) -> None:
     """Warn when a file an agent spec names (a player's, an engine's) changed after the stored
     games of ``config`` were played: the same specs resume those games, the old version's."""
@@ -777,7 +782,7 @@ def export_command(
             fail(f"--out {shorten(str(out))} is the store itself; name another file")
     try:
         with Store(db, read_only=True) as store:
-            records = list(stored_games(store, game, tournament))
+            records = list(stored_games(store, game, tournament, on_unreadable=warn_unreadable))
             stored = store.tournaments()
     except StoreError as err:
         fail(str(err))
@@ -888,6 +893,12 @@ def check_store_file(db: Path) -> None:
         fail(f"{shorten(str(db))}: {what} (match and tournament write one with --db)")
 
 
+def warn_unreadable(problem: str) -> None:
+    """Say on standard error that a stored game that cannot be read (``problem`` names it and
+    why) is left out: a command reading a store goes on with its other games."""
+    _warn(f"{problem}; left out")
+
+
 def _same_file(first: Path, second: Path) -> bool:
     try:
         return first.resolve() == second.resolve()
@@ -933,7 +944,7 @@ def _rate(db: Path, game: str | None, tournament: str | None, out: Path | None, 
         with Store(db, read_only=True) as store:  # never written, an empty file included
             stored = store.tournaments()
             games = sorted({g for g in map(canonical_game, (t["game"] for t in stored)) if game in (None, g)})
-            pools = {g: pooled_games(store, g, tournament) for g in games}
+            pools = {g: pooled_games(store, g, tournament, warn_unreadable) for g in games}
     except StoreError as err:
         fail(str(err))
     if verify:

@@ -36,7 +36,7 @@ from boardlab.core.processes import raise_if_stopping, sigterm_as_interrupt
 from boardlab.core.spec import shorten
 from boardlab.games import ExactPlay, Game, parse_game
 from boardlab.games.exact import VALUE_NAMES
-from boardlab.ui.arena import check_store_file
+from boardlab.ui.arena import check_store_file, warn_unreadable
 from boardlab.ui.errors import fail
 from boardlab.ui.game_args import MOVES_HELP, TABLES_DEFAULT_HELP, move_texts, played, position_of
 
@@ -149,7 +149,7 @@ def _stored_games(db: Path, tournament: str | None) -> list[GameRecord]:
                 which = "several tournaments are" if found else "no tournament is"
                 held = shorten(named or "none", 300)
                 fail(f"{which} named {shorten(tournament)!r} in {shorten(str(db))}; it holds: {held}")
-            records = store.games(found[0]["id"])
+            records = store.games(found[0]["id"], on_unreadable=warn_unreadable)
     except StoreError as err:
         fail(str(err))
     if not records:

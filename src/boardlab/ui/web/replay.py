@@ -7,6 +7,7 @@ beside the server shows its new games at the next look.
 from __future__ import annotations
 
 import math
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,14 @@ class Replays:
 
     def __init__(self, path: str | Path | None) -> None:
         self.path = None if path is None else Path(path)
+        self._unreadable: set[str] = set()
+
+    def _left_out(self, problem: str) -> None:
+        """A stored game that cannot be read is left out of the page, and said once on the
+        server's standard error (the page shows the other games)."""
+        if problem not in self._unreadable:
+            self._unreadable.add(problem)
+            print(f"warning: {problem}; left out", file=sys.stderr, flush=True)
 
     def _store(self) -> Store:
         if self.path is None:
@@ -61,7 +70,7 @@ class Replays:
         with self._store() as store:
             item = _known(store, tournament)
             try:
-                specs, records = pooled_games(store, item["game"], item["id"])
+                specs, records = pooled_games(store, item["game"], item["id"], self._left_out)
             except StoreError as err:
                 raise WebInputError(str(err), 422) from None
         try:
@@ -76,7 +85,7 @@ class Replays:
         with self._store() as store:
             key = _known(store, tournament)["id"]
             try:
-                return key, store.games(key)
+                return key, store.games(key, on_unreadable=self._left_out)
             except StoreError as err:
                 raise WebInputError(str(err), 422) from None
 
