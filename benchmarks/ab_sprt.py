@@ -167,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
 
     with backend, sigterm_as_interrupt(), store:
         try:
+            config = store.register(config)  # as stored: an older version's key of its specs kept
             stored = store.games(config.tournament_id, below=games)
         except ArenaError as err:  # a damaged stored game
             print(f"Error: {' '.join(str(err).split())}", file=sys.stderr)

@@ -217,8 +217,8 @@ def test_one_agent_written_two_ways_is_one_player_across_tournaments() -> None:
         ("alphabeta:eval=lines,depth=2", "nosuch-agent"),
     )
     with Store() as store:
-        for specs in spellings:
-            config = TournamentConfig(specs, 1, game="quixo")
+        for seed, specs in enumerate(spellings):  # three tournaments (one seed would be one)
+            config = TournamentConfig(specs, 1, game="quixo", seed=seed)
             store.register_tournament(config)
             for index, (a, b) in enumerate(config.pairs):
                 store.add_game(

@@ -205,12 +205,19 @@ def test_tournaments_are_listed_oldest_first(tmp_path: Path) -> None:
         assert [item["name"] for item in store.tournaments()] == ["t3", "t2", "t1"]
 
 
-def test_a_tournament_registered_again_keeps_its_first_name(tmp_path: Path) -> None:
+def test_a_tournament_registered_again_takes_the_name_given_and_keeps_it_unless_renamed(
+    tmp_path: Path,
+) -> None:
+    """The name given is the tournament's from then on; registered without one, it keeps the
+    name it has, and the run goes on under it."""
     with Store(tmp_path / "arena.sqlite") as store:
         store.register_tournament(CONFIG)
         renamed = TournamentConfig(CONFIG.specs, 5, seed=CONFIG.seed, name="another name")
         assert store.register_tournament(renamed) == CONFIG.tournament_id
-        assert [t["name"] for t in store.tournaments()] == ["store test"]
+        assert [t["name"] for t in store.tournaments()] == ["another name"]
+        unnamed = TournamentConfig(CONFIG.specs, 7, seed=CONFIG.seed)
+        assert store.register(unnamed).label == "another name"
+        assert [t["name"] for t in store.tournaments()] == ["another name"]
 
 
 def test_each_tournament_counts_its_own_games(tmp_path: Path) -> None:
@@ -290,3 +297,19 @@ def test_a_game_that_cannot_be_read_is_left_out_and_named_when_asked(
         f"store {path}: game 1 of tournament {CONFIG.tournament_id} (store test) is unreadable"
     )
     assert why in line and "\n" not in line
+
+
+def test_a_tournament_typed_another_way_is_found_under_its_stored_key_and_renamed(tmp_path: Path) -> None:
+    """An older version keyed a tournament by its specs as typed: the same tournament is found
+    by what it is, goes on under that key, and is named as the command names it."""
+    typed = TournamentConfig(("Random", "greedy: "), 2, seed=4, name="old")
+    object.__setattr__(typed, "specs", ("Random", "greedy:"))  # as an older version kept them
+    with Store(tmp_path / "arena.sqlite") as store:
+        store.register_tournament(typed)
+        assert store.tournaments()[0]["specs"] == ["Random", "greedy:"]
+        resumed = store.register(TournamentConfig(("random", "greedy"), 6, seed=4, name="new"))
+        assert resumed.tournament_id == typed.tournament_id != CONFIG.tournament_id
+        assert (resumed.specs, resumed.games_per_pair, resumed.label) == (("random", "greedy"), 6, "new")
+        assert [(t["id"], t["name"]) for t in store.tournaments()] == [(typed.tournament_id, "new")]
+        other_seed = store.register(TournamentConfig(("random", "greedy"), 6, seed=5))
+        assert other_seed.tournament_id != typed.tournament_id and len(store.tournaments()) == 2

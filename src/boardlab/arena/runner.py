@@ -225,7 +225,8 @@ def run_tournament(
     validate_config(config)
     if backend.name == "local":  # a cluster's memory is not this machine's
         check_memory(config, workers)
-    tournament_id = store.register_tournament(config)
+    config = store.register(config)  # as stored: its key (an older version's spelling's) and name
+    tournament_id = config.tournament_id
     stored = store.stored_indices(tournament_id)
     if stored:  # a damaged stored game is reported before any work, not after it
         stored_games = store.games(tournament_id, below=config.total_games)

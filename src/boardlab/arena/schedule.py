@@ -24,11 +24,12 @@ import functools
 import hashlib
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from itertools import combinations
 from typing import Any
 
-from boardlab.core.spec import shorten
+from boardlab.agents.base import AgentSpecError, parse_spec
+from boardlab.core.spec import shorten, spec_text
 from boardlab.games import GameError, parse_game
 from boardlab.play.clock import TimeControl, TimeControlError
 
@@ -55,6 +56,24 @@ class ArenaError(ValueError):
     """Bad input to the arena: a tournament that cannot be scheduled or played."""
 
 
+def player_name(spec: str) -> str:
+    """The one text of an agent spec however it was written (``AlphaBeta: depth=3`` and
+    ``alphabeta:depth=3``, options in any order, defaults written out or not), or the spec as it
+    is when it names no known agent: one player across tournaments, and one tournament however
+    its players were written."""
+    try:
+        return _canonical_spec(spec)
+    except (AgentSpecError, TypeError, AttributeError):
+        return spec
+
+
+@functools.lru_cache(maxsize=4096)
+def _canonical_spec(spec: str) -> str:
+    # a spec naming no agent raises, and is not cached: an agent registered later is then known
+    cls, settings = parse_spec(spec)
+    return spec_text(cls.name, settings)
+
+
 def derive_seed(seed: int, *labels: str | int) -> int:
     """A 63-bit seed derived from ``seed`` and labels (stable across runs and platforms)."""
     text = json.dumps([seed, *labels], separators=(",", ":"))
@@ -70,8 +89,11 @@ class TournamentConfig:
     ``games_per_pair`` says how many games each pair plays in this run; it is not part of the
     tournament's identity (see the module docstring), so raising it later adds games to the
     same stored tournament. ``game`` is kept as its game's canonical spec (``quixo:size=5``
-    and ``Quixo`` are ``quixo``); ArenaError if it names no game. ``pairing`` is one of
-    :data:`PAIRINGS`: a round robin, or a gauntlet (the first spec against each of the others).
+    and ``Quixo`` are ``quixo``); ArenaError if it names no game. ``specs`` are kept as their
+    canonical text (:func:`player_name`: ``MCTS: iters=50`` and ``mcts:c=1.4,iters=50`` are
+    ``mcts:iters=50``), a spec naming no known agent as written (refused when played).
+    ``pairing`` is one of :data:`PAIRINGS`: a round robin, or a gauntlet (the first spec
+    against each of the others).
     ``openings`` is a suite of openings (each a tuple of moves in the game's notation, checked
     by :func:`boardlab.arena.runner.validate_config`) played in turn instead of random ones;
     with a suite, ``opening_plies`` says nothing and is kept 0. ``time_control`` (``"60+0.5"``,
@@ -88,9 +110,14 @@ class TournamentConfig:
     pairing: str = ROUND_ROBIN
     openings: tuple[tuple[str, ...], ...] = ()
     time_control: str = ""
+    stored_id: str = field(default="", compare=False)
+    """The key of this tournament in a store that an older version wrote with its specs or game
+    spelt otherwise (:meth:`boardlab.arena.store.Store.register` finds it); empty: the key is
+    computed (:attr:`tournament_id`)."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "specs", tuple(s.strip() for s in self.specs))
+        # one text for one agent however it was written: one tournament, not one per spelling
+        object.__setattr__(self, "specs", tuple(player_name(s.strip()) for s in self.specs))
         object.__setattr__(self, "openings", tuple(tuple(moves) for moves in self.openings))
         if self.openings:
             object.__setattr__(self, "opening_plies", 0)
@@ -131,7 +158,10 @@ class TournamentConfig:
     def tournament_id(self) -> str:
         """A key naming this tournament in the store (game, specs, seed, opening plies, and the
         pairing, openings and time control where they are not a round robin's, random and none:
-        a round robin from random openings without a clock keeps the key it always had)."""
+        a round robin from random openings without a clock keeps the key it always had), or the
+        :attr:`stored_id` it was found under in a store."""
+        if self.stored_id:
+            return self.stored_id
         identity: dict[str, object] = {
             "version": SCHEDULE_VERSION,
             "game": self.game,
@@ -163,12 +193,16 @@ class TournamentConfig:
     @property
     def label(self) -> str:
         """The name if one was given, else the specs joined by ``vs`` (a gauntlet: ``A vs
-        each of B, C``)."""
-        if self.name:
-            return self.name
-        if self.pairing == GAUNTLET:
-            return f"{self.specs[0]} vs each of {', '.join(self.specs[1:])}"
-        return " vs ".join(self.specs)
+        each of B, C``; see :func:`specs_label`)."""
+        return self.name or specs_label(self.specs, self.pairing)
+
+
+def specs_label(specs: tuple[str, ...] | list[str], pairing: str = ROUND_ROBIN) -> str:
+    """What a tournament of ``specs`` without a name is called: the specs joined by ``vs``
+    (a gauntlet: ``A vs each of B, C``)."""
+    if pairing == GAUNTLET:
+        return f"{specs[0]} vs each of {', '.join(specs[1:])}"
+    return " vs ".join(specs)
 
 
 @dataclass(frozen=True)

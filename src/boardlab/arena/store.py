@@ -18,15 +18,15 @@ import math
 import sqlite3
 import urllib.parse
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from boardlab.arena.play import GameRecord, record_types
-from boardlab.arena.schedule import ArenaError, TournamentConfig
+from boardlab.arena.schedule import ArenaError, TournamentConfig, specs_label
 from boardlab.core.files import make_folders
 from boardlab.core.spec import shorten
 from boardlab.games import Outcome
@@ -343,9 +343,27 @@ class Store:
         except (sqlite3.DatabaseError, UnicodeDecodeError) as err:  # damaged names are not UTF-8
             raise StoreError(f"store {self.path}: {shorten(str(err), 160)}") from None
 
+    def register(self, config: TournamentConfig) -> TournamentConfig:
+        """Record a tournament, or find it stored (:meth:`find_tournament`: under its key, or
+        under the key of an older version's spelling of its specs or game), and return it as it
+        goes on: under the key the store holds it by, with the name given (stored from then on:
+        the tournament is renamed) or else the one it has."""
+        found = self.find_tournament(config)
+        if found is None:
+            self._insert(config)
+            return config
+        resumed = resumed_config(config, found)
+        if found["name"] != resumed.label:  # renamed, or an older version's label of its specs
+            with self._query() as conn:
+                conn.execute("UPDATE tournaments SET name = ? WHERE id = ?", (resumed.label, found["id"]))
+        return resumed
+
     def register_tournament(self, config: TournamentConfig) -> str:
-        """Record a tournament (once; later calls keep the first name) and return its id."""
-        with self._query() as conn:
+        """Record a tournament (see :meth:`register`) and return the key it is stored by."""
+        return self.register(config).tournament_id
+
+    def _insert(self, config: TournamentConfig) -> None:
+        with self._query() as conn:  # OR IGNORE: another process may have stored it meanwhile
             conn.execute(
                 f"INSERT OR IGNORE INTO tournaments ({', '.join(_TOURNAMENT_COLUMNS)})"
                 f" VALUES ({', '.join('?' * len(_TOURNAMENT_COLUMNS))})",
@@ -362,7 +380,40 @@ class Store:
                     config.time_control,
                 ),
             )
-        return config.tournament_id
+
+    def find_tournament(self, config: TournamentConfig) -> dict[str, Any] | None:
+        """The stored tournament that ``config`` is, as :meth:`tournaments` lists it (without its
+        count of games), or None: the one stored under its key, else the oldest whose specs and
+        game are ``config``'s written otherwise (an older version stored them as they were
+        typed, ``MCTS: iters=50`` or ``quixo:size=5``, and keyed the tournament by that text)."""
+        columns = ", ".join(_TOURNAMENT_COLUMNS)
+        with self._query() as conn:
+            row = conn.execute(
+                f"SELECT {columns} FROM tournaments WHERE id = ?", (config.tournament_id,)
+            ).fetchone()
+            others = (
+                conn.execute(
+                    f"SELECT {columns} FROM tournaments WHERE seed = ? AND pairing = ?"
+                    " ORDER BY created, rowid",
+                    (config.seed, config.pairing),
+                ).fetchall()
+                if row is None
+                else []
+            )
+        if row is not None:
+            item = dict(zip(_TOURNAMENT_COLUMNS, row, strict=True))
+            with suppress(StoreError):  # its games say what is wrong with it, if anything is
+                item = self._listed(item)
+            return item
+        for other in others:
+            try:
+                item = self._listed(dict(zip(_TOURNAMENT_COLUMNS, other, strict=True)))
+            except StoreError:
+                continue  # a damaged tournament is no one's
+            stored = stored_config(item)
+            if stored is not None and stored.tournament_id == config.tournament_id:
+                return item
+        return None
 
     def add_game(self, record: GameRecord) -> bool:
         """Store a finished game in one transaction; False if that game was already stored."""
@@ -435,18 +486,19 @@ class Store:
                 " FROM tournaments t ORDER BY t.created, t.rowid"
             ).fetchall()
         keys = (*_TOURNAMENT_COLUMNS, "games")
-        out = [dict(zip(keys, row, strict=True)) for row in rows]
-        for item in out:
-            try:
-                item["specs"] = _specs_from_text(item["specs"])
-                item["openings"] = _openings_from_text(item["openings"])
-                if not isinstance(item["time_control"], str):
-                    raise ValueError("the time control is not a text")
-            except ValueError as err:  # JSONDecodeError is one
-                raise StoreError(
-                    f"store {self.path}: tournament {item['id']} is unreadable ({err})"
-                ) from None
-        return out
+        return [self._listed(dict(zip(keys, row, strict=True))) for row in rows]
+
+    def _listed(self, item: dict[str, Any]) -> dict[str, Any]:
+        """A tournament's row with its specs, openings and time control read; StoreError naming
+        it when they cannot be."""
+        try:
+            item["specs"] = _specs_from_text(item["specs"])
+            item["openings"] = _openings_from_text(item["openings"])
+            if not isinstance(item["time_control"], str):
+                raise ValueError("the time control is not a text")
+        except ValueError as err:  # JSONDecodeError is one
+            raise StoreError(f"store {self.path}: tournament {item['id']} is unreadable ({err})") from None
+        return item
 
 
 def _rows_one_by_one(
@@ -478,6 +530,45 @@ def _undecodable(err: Exception) -> bool:
     """Whether ``err`` says a stored text is not UTF-8 (the sqlite3 module raises that itself,
     as an OperationalError without an SQLite error code), not that the query failed."""
     return isinstance(err, UnicodeDecodeError) or getattr(err, "sqlite_errorcode", None) is None
+
+
+def stored_config(item: dict[str, Any]) -> TournamentConfig | None:
+    """The tournament a stored one is (``item`` as :meth:`Store.tournaments` lists it), with one
+    game a pair and its specs and game in their canonical text whatever text an older version
+    stored; None when its columns make no tournament."""
+    try:
+        return TournamentConfig(
+            tuple(item["specs"]),
+            1,
+            item["game"],
+            item["seed"],
+            item["opening_plies"],
+            pairing=item["pairing"],
+            openings=tuple(tuple(moves) for moves in item["openings"]),
+            time_control=item["time_control"],
+        )
+    except (ArenaError, TypeError, ValueError):
+        return None
+
+
+def resumed_config(config: TournamentConfig, item: dict[str, Any]) -> TournamentConfig:
+    """``config`` going on as the stored tournament ``item`` (the same one, see
+    :meth:`Store.find_tournament`): under the key it is stored by, named as ``config`` names it,
+    else as it is stored (a name given once is kept; the label an unnamed tournament got from its
+    specs is no name)."""
+    stored_id = item["id"] if item["id"] != config.tournament_id else config.stored_id
+    name = config.name or _given_name(item, config)
+    return replace(config, stored_id=stored_id, name=name)
+
+
+def _given_name(item: dict[str, Any], config: TournamentConfig) -> str:
+    """The stored tournament's name, or "" where it is the label of its specs (spelt as stored,
+    or as ``config`` spells them): the name an unnamed tournament is stored under."""
+    labels = {specs_label(config.specs, config.pairing)}
+    if isinstance(item["specs"], list) and item["specs"]:
+        labels.add(specs_label([str(spec).strip() for spec in item["specs"]], config.pairing))
+    name = item["name"]
+    return "" if not isinstance(name, str) or name in labels else name
 
 
 def _connect(path: str, read_only: bool = False) -> sqlite3.Connection:

@@ -5,15 +5,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from boardlab.agents.base import AgentSpecError, parse_spec
 from boardlab.arena.play import GameRecord
 from boardlab.arena.ratings import DEFAULT_PRIOR_DRAWS, EloFit, fit_elo_matrices
-from boardlab.core.spec import spec_text
+from boardlab.arena.schedule import player_name as player_name  # where it was first, kept importable
+from boardlab.arena.store import stored_config
 from boardlab.games import GameError, Reason, parse_game
 
 if TYPE_CHECKING:
@@ -197,18 +196,6 @@ def canonical_game(spec: Any) -> Any:
         return spec
 
 
-@lru_cache(maxsize=4096)
-def player_name(spec: str) -> str:
-    """The one text of an agent spec however it was written (``AlphaBeta: depth=3`` and
-    ``alphabeta:depth=3``, options in any order, defaults written out or not), or the spec as it
-    is when it names no known agent: one player across tournaments."""
-    try:
-        cls, settings = parse_spec(spec)
-    except (AgentSpecError, TypeError, AttributeError):
-        return spec
-    return spec_text(cls.name, settings)
-
-
 def pooled_games(
     store: Store,
     game: str,
@@ -219,12 +206,22 @@ def pooled_games(
     each player being its spec across tournaments however it was written
     (:func:`player_name`): the players in order of first appearance, and the games with their
     player indices into that list. A player's games against itself are left out (they say
-    nothing about its rating). ``on_unreadable`` is as in :func:`stored_games`."""
-    named = (
-        replace(r, first_spec=player_name(r.first_spec), second_spec=player_name(r.second_spec))
-        for r in stored_games(store, game, tournament, on_unreadable)
-    )
-    return reindexed([r for r in named if r.first_spec != r.second_spec])
+    nothing about its rating), and so is a game that a tournament stored again under another
+    spelling of its players (an older version's ``mcts:c=1.4,iters=50`` beside
+    ``mcts:iters=50``, one tournament): each of its games counts once, as first stored.
+    ``on_unreadable`` is as in :func:`stored_games`."""
+    seen: set[tuple[str, int]] = set()
+    named = []
+    for item in _selected(store, game, tournament):
+        stored = stored_config(item)
+        key = item["id"] if stored is None else stored.tournament_id  # one key for its spellings
+        for record in store.games(item["id"], on_unreadable=on_unreadable):
+            if (key, record.index) not in seen:
+                seen.add((key, record.index))
+                first, second = player_name(record.first_spec), player_name(record.second_spec)
+                if first != second:
+                    named.append(replace(record, first_spec=first, second_spec=second))
+    return reindexed(named)
 
 
 def stored_games(
@@ -238,13 +235,20 @@ def stored_games(
     game written another way (``quixo:size=5`` for ``quixo``, by an older version) is the same
     game. A game that cannot be read is a StoreError, or with ``on_unreadable`` left out and
     named to it (see :meth:`~boardlab.arena.store.Store.games`)."""
+    for item in _selected(store, game, tournament):
+        yield from store.games(item["id"], on_unreadable=on_unreadable)
+
+
+def _selected(store: Store, game: str | None, tournament: str | None) -> Iterator[dict[str, Any]]:
+    """The stored tournaments of ``game`` and ``tournament`` (an id or a name) where given,
+    oldest first."""
     wanted = None if game is None else canonical_game(game)
     for item in store.tournaments():
         if wanted is not None and canonical_game(item["game"]) != wanted:
             continue
         if tournament is not None and tournament not in (item["id"], item["name"]):
             continue
-        yield from store.games(item["id"], on_unreadable=on_unreadable)
+        yield item
 
 
 def reindexed(records: Sequence[GameRecord]) -> tuple[list[str], list[GameRecord]]:

@@ -110,6 +110,7 @@ def play_games_of(
 ) -> list[GameRecord]:
     """The records of ``tasks``, played among ``workers`` by ``player`` (a module-level
     function wrapping :func:`play_evaluation_game`, e.g. to set a worker's threads)."""
+    playable = {player_name(spec): spec_played for spec, spec_played in playable.items()}  # as tasks write it
     jobs = [EvaluationGame(task.to_json(), playable) for task in tasks]
     return [GameRecord.from_json(text) for text in workers.map(player, jobs)] if jobs else []
 
@@ -123,7 +124,8 @@ def play_into_store(
 ) -> list[GameRecord]:
     """Register ``config``, play the games the store lacks and store them; every game of the
     tournament as stored, in schedule order."""
-    tournament = store.register_tournament(config)
+    config = store.register(config)  # as stored: an older version's key kept
+    tournament = config.tournament_id
     stored = store.stored_indices(tournament)
     missing = [task for task in iter_schedule(config) if task.index not in stored]
     for record in play_games_of(workers, missing, playable, player):
@@ -134,8 +136,10 @@ def play_into_store(
 def learner_tallies(records: Iterable[GameRecord], opponents: Sequence[str]) -> dict[str, dict[str, int]]:
     """Wins, draws, losses and games of the learner (player 0) against each opponent."""
     counts = {o: {"wins": 0, "draws": 0, "losses": 0, "games": 0} for o in opponents}
+    given = {player_name(o): o for o in opponents}  # the records write each spec in its one text
     for record in records:
         other = record.second_spec if record.first_player == LEARNER else record.first_spec
+        other = given.get(player_name(other), other)
         score = record.score_of(LEARNER)
         tally = counts.setdefault(other, {"wins": 0, "draws": 0, "losses": 0, "games": 0})
         tally["wins" if score == 1 else "draws" if score == 0.5 else "losses"] += 1

@@ -52,9 +52,10 @@ from boardlab.arena.schedule import (
     ROUND_ROBIN,
     ArenaError,
     TournamentConfig,
+    player_name,
 )
 from boardlab.arena.sprt import MAX_TESTED_ELO, PENTANOMIAL_SCORES, TRINOMIAL_SCORES, Sprt, SprtTally
-from boardlab.arena.store import MEMORY_STORE, Store, StoreError
+from boardlab.arena.store import MEMORY_STORE, Store, StoreError, resumed_config
 from boardlab.arena.summary import (
     OUTPUT_NAMES,
     Summary,
@@ -147,7 +148,14 @@ TimeControlOpt = Annotated[
         ),
     ),
 ]
-NameOpt = Annotated[str, typer.Option("--name", help="a label for the tournament in the store")]
+NameOpt = Annotated[
+    str,
+    typer.Option(
+        "--name",
+        help="a label for the tournament in the store (given on resuming it: renames it; default: its name)",
+    ),
+]
+
 BackendOpt = Annotated[
     str,
     typer.Option(
@@ -307,6 +315,7 @@ def _run_into_store(
     console, status = output_console(), make_console(stderr=True)
     with store, sigterm_as_interrupt() as termination:
         try:
+            config = _as_stored(store, config, status)
             _warn_of_changed_files(store, config, status)
             if sprt is not None:
                 _resume_test(sprt, store, config, status)
@@ -340,6 +349,23 @@ def _run_into_store(
         raise typer.Exit(termination.exit_code)
     _report(run, console, out, sprt)
     return run
+
+
+def _as_stored(store: Store, config: TournamentConfig, status: Console) -> TournamentConfig:
+    """``config`` as it goes on in ``store`` (:meth:`~boardlab.arena.store.Store.register`:
+    under the key it is stored by, named as ``--name`` says, else as stored), saying when
+    ``--name`` renames it."""
+    found = store.find_tournament(config)
+    if found is None:
+        return config
+    if config.name and found["name"] != config.name:
+        status.print(
+            f"renamed tournament {found['id']} from {found['name']!r} to {config.name!r}",
+            soft_wrap=True,
+            markup=False,
+            highlight=False,
+        )
+    return resumed_config(config, found)
 
 
 def _warn(line: str) -> None:
@@ -977,7 +1003,9 @@ def _is_gauntlet(stored: list[dict[str, Any]], tournament: str | None, specs: li
     """Whether ``--tournament`` names gauntlets only, whose first agent is the pool's first player
     (then their report is the gauntlet's table, as ``tournament --gauntlet`` printed it)."""
     named = [t for t in stored if tournament is not None and tournament in (t["id"], t["name"])]
-    return bool(named) and all(t["pairing"] == GAUNTLET and t["specs"][0] == specs[0] for t in named)
+    return bool(named) and all(
+        t["pairing"] == GAUNTLET and player_name(t["specs"][0]) == specs[0] for t in named
+    )
 
 
 def _ratings_folder(out: Path, game: str, pools: int) -> Path:
