@@ -883,3 +883,66 @@ def test_a_game_that_cannot_be_read_is_left_out_by_the_readers_and_named_once(
         "--out", str(tmp_path / "m"), "--name", "edited",
     )  # fmt: skip
     assert code == 2 and "game 2 of tournament" in stderr and "is unreadable" in stderr
+
+
+def test_tournaments_of_an_empty_store_says_so_without_a_filter(
+    app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # a short path, said whole
+    empty = Path("e.sqlite")
+    empty.write_bytes(b"")
+    code, _, stderr = _invoke(app, "tournaments", str(empty))
+    assert code == 2 and stderr.splitlines() == [f"Error: {empty} holds no tournament"]
+    assert empty.read_bytes() == b""  # read, never written
+
+
+def test_a_store_and_an_out_folder_of_the_same_path_are_refused_as_such(
+    app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # a short path, said whole
+    same = Path("x.sqlite")
+    message = (
+        f"Error: --db and --out name the same path, {same}: the store is a file and --out the folder "
+        "its plots and summary.json are written into; name another --out"
+    )
+    code, _, stderr = _invoke(app, "match", "greedy", "random", "--game", "tictactoe", "-n", "2",
+                              "--db", str(same), "--out", str(same))  # fmt: skip
+    assert code == 2 and stderr.replace("\n", " ").strip() == message
+    assert not same.exists()  # no folder made where the store was to be
+    assert match("greedy", "random", 2, game="tictactoe", store=same, workers=0).played == 2
+    for args in (["match", "greedy", "random", "--game", "tictactoe", "-n", "2", "--db"], ["ratings"]):
+        code, _, stderr = _invoke(app, *args, str(same), "--out", str(same))
+        assert code == 2 and stderr.replace("\n", " ").strip() == message
+    assert same.is_file()
+
+
+@pytest.mark.timeout(120)
+def test_an_odd_count_of_games_warns_that_an_opening_is_played_with_one_colour(
+    app: typer.Typer, tmp_path: Path
+) -> None:
+    suite = tmp_path / "suite.txt"
+    suite.write_text("b2\na1\n")
+    stderr = _play_stderr(app, tmp_path, "match", "greedy", "random", "-n", "3", "--openings", str(suite))
+    assert stderr.splitlines()[0] == (
+        "warning: with 3 games, opening 2 of the suite is played with one colour only (each opening "
+        "is played once with each colour: an even count plays every one with both)"
+    )
+    stderr = _play_stderr(app, tmp_path, "tournament", "greedy", "random", "mcts:iters=5", "-n", "5")
+    assert stderr.startswith("warning: with 5 games a pair, the last opening is played with one colour only")
+    for args in (["-n", "4", "--openings", str(suite)], ["-n", "3", "--opening-plies", "0"]):
+        stderr = _play_stderr(app, tmp_path, "match", "greedy", "random", *args)
+        assert "warning" not in stderr
+    suite.write_text("b2\na1\nb2\n")
+    stderr = _play_stderr(app, tmp_path, "match", "greedy", "random", "-n", "6", "--openings", str(suite))
+    assert stderr.splitlines()[0] == (
+        f"warning: {suite}: line 3 repeats line 1; a repeated opening is played again in its turn"
+    )
+
+
+def _play_stderr(app: typer.Typer, tmp_path: Path, *args: str) -> str:
+    """Standard error of a command of Tic-Tac-Toe games that keeps none."""
+    code, _, stderr = _invoke(
+        app, *args, "--game", "tictactoe", "-j", "1", "--db", ":memory:", "--out", str(tmp_path / "o")
+    )
+    assert code == 0, stderr
+    return stderr

@@ -155,7 +155,6 @@ NameOpt = Annotated[
         help="a label for the tournament in the store (given on resuming it: renames it; default: its name)",
     ),
 ]
-
 BackendOpt = Annotated[
     str,
     typer.Option(
@@ -207,14 +206,20 @@ def _check_path(flag: str, path: Path, *, folder: bool) -> None:
 
 
 def _check_store_not_output(db: Path, folders: list[Path]) -> None:
-    """Exit 2 if the store ``db`` is one of the files written into ``folders`` or removed from
-    them (:data:`KNOWN_OUTPUTS`: the plots, summary.json, sprt.png), which would replace or
-    remove the stored games; paths compared resolved."""
+    """Exit 2 if the store ``db`` is one of ``folders`` or one of the files written into them or
+    removed from them (:data:`KNOWN_OUTPUTS`: the plots, summary.json, sprt.png), which would
+    replace or remove the stored games; paths compared resolved."""
     try:
         store = db.resolve()
         outputs = {(folder / name).resolve() for folder in folders for name in KNOWN_OUTPUTS}
+        same = any(folder.resolve() == store for folder in folders)
     except (OSError, RuntimeError, ValueError):  # a link loop, a NUL: path_problem names these
         return
+    if same:
+        fail(
+            f"--db and --out name the same path, {shorten(str(db))}: the store is a file and --out "
+            "the folder its plots and summary.json are written into; name another --out"
+        )
     if store in outputs:
         fail(
             f"--db {shorten(str(db))} is one of the files written into --out "
@@ -278,11 +283,11 @@ def _check_and_run(
     address: str | None,
     sprt: SprtTally | None,
 ) -> TournamentRun:
+    _check_store_not_output(db, [out])  # before the paths: the same path is neither's fault
     for flag, path, folder in (("--db", db, False), ("--out", out, True)):
         problem = path_problem(path, folder=folder)
         if problem is not None:
             fail(f"{flag} {shorten(str(path))}: {problem}")
-    _check_store_not_output(db, [out])
     _check_name(config.name)
     try:
         for spec in config.specs:
@@ -292,6 +297,7 @@ def _check_and_run(
             check_memory(config, default_workers() if workers is None else workers)
     except ArenaError as err:
         fail(str(err))
+    _warn_of_one_coloured_opening(config)
     with connect_backend(backend, address) as workers_backend:  # a cluster that does not answer: bad input
         return _run_into_store(config, db, workers, out, move_timeout, workers_backend, sprt)
 
@@ -366,6 +372,22 @@ def _as_stored(store: Store, config: TournamentConfig, status: Console) -> Tourn
             highlight=False,
         )
     return resumed_config(config, found)
+
+
+def _warn_of_one_coloured_opening(config: TournamentConfig) -> None:
+    """Warn when an odd count of games a pair plays the last opening with one colour only (each
+    opening is played twice, the colours swapped: see :mod:`boardlab.arena.schedule`)."""
+    if config.games_per_pair % 2 == 0 or not (config.openings or config.opening_plies):
+        return
+    last = (config.games_per_pair - 1) // 2  # the opening of the last game
+    which = (
+        f"opening {last % len(config.openings) + 1} of the suite" if config.openings else "the last opening"
+    )
+    games = counted(config.games_per_pair, "game") + (" a pair" if len(config.pairs) > 1 else "")
+    _warn(
+        f"with {games}, {which} is played with one colour only "
+        "(each opening is played once with each colour: an even count plays every one with both)"
+    )
 
 
 def _warn(line: str) -> None:
@@ -843,6 +865,8 @@ def tournaments_command(
         fail(str(err))
     listed = [t for t in stored if game is None or canonical_game(t["game"]) == game]
     if not listed:
+        if not stored:
+            fail(f"{shorten(str(db))} holds no tournament")
         fail(f"{shorten(str(db))} holds no tournament of {game}; it holds: {_held(stored)}")
     if as_json:
         typer.echo(json.dumps(listed, indent=2))
@@ -1033,7 +1057,7 @@ def _config(
     if time_control is not None and move_timeout is not None:
         fail("give either --tc (a game clock) or --move-timeout (a limit per move)")
     try:
-        suite = read_openings(suite_file, game) if suite_file is not None else ()
+        suite = read_openings(suite_file, game, _warn) if suite_file is not None else ()
         plies = DEFAULT_OPENING_PLIES if plies is None else plies
         return TournamentConfig(
             tuple(specs), games, game, seed, plies, name, pairing, suite, time_control=time_control or ""
