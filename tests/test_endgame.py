@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import random
+import shutil
 from pathlib import Path
 
 import pytest
+import typer
 
 from boardlab.agents.base import AgentSpecError, make_agent
 from boardlab.arena import ArenaError, match
@@ -169,3 +172,65 @@ def test_perfect_is_refused_a_whole_game_its_tables_on_disk_do_not_cover(
             measure(agent, "quixo:size=3", opponents=opponents, games=2)
     with pytest.raises(UsageProblem, match="--against: perfect cannot play a whole game"):
         train_cli._opponents("perfect", ["random"], parse_game("quixo:size=3"))
+
+
+def _full_boards_only(size: int, folder: Path) -> QuixoTables:
+    """Tables of full boards only (``--blanks 0``): no class with a blank cube is built."""
+    solve(size, folder, min_cubes=size * size)
+    return QuixoTables(size, folder)
+
+
+def test_perfect_starts_on_tables_of_full_boards_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its warm-up reads only classes that are built (blank cubes never come back, so a game
+    from a full board needs nothing else)."""
+    from boardlab.games.quixo import exact as quixo_exact
+
+    tables = _full_boards_only(4, tmp_path)
+    monkeypatch.setitem(quixo_exact._TABLES, (4, "", "official"), tables)
+    game = parse_game("quixo:size=4")
+    exact = quixo_exact.QuixoTablesPlay.open(game)
+    for seed in range(20):
+        start = exact.start(random.Random(seed))
+        assert (start.a | start.b).bit_count() == 16 and exact.covers(start)
+    agent = make_agent("perfect", seed=0)
+    agent.prepare(game)
+    state = game.parse_position("XXOO/OOXX/XXOO/OOXX X 16")
+    assert state.is_legal(agent.act(state).move)
+
+
+def test_perfect_starts_where_a_warm_up_would_fail(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A warm-up is no part of play: its failure is no failure to start."""
+    from boardlab.games.quixo.exact import QuixoTablesPlay
+
+    def fail(self: QuixoTablesPlay) -> None:
+        raise KeyError("a table the warm-up wanted")
+
+    monkeypatch.setattr(QuixoTablesPlay, "warm", fail)
+    game = parse_game("quixo:size=3")
+    agent = make_agent("perfect", seed=0)
+    agent.prepare(game)
+    assert game.initial().is_legal(agent.choose(game.initial()))
+
+
+@pytest.mark.timeout(180)
+def test_cli_perfect_plays_from_a_full_board_with_only_full_boards_built() -> None:
+    from typer.testing import CliRunner
+
+    from boardlab.ui.play import register
+
+    folder = Path(os.environ["BOARDLAB_TABLES"]) / "quixo4"  # where the agent's process looks
+    _full_boards_only(4, folder)
+    app = typer.Typer()
+    app.callback()(lambda: None)
+    register(app)
+    try:
+        args = ["play", "--game", "quixo:size=4", "--agent", "perfect", "--side", "o"]
+        position = ["--position", "XXOO/OOXX/XXOO/OOXX X 16"]
+        result = CliRunner().invoke(app, [*args, *position], input="quit\n")
+    finally:
+        shutil.rmtree(folder)
+    assert result.exit_code == 0, result.output
+    assert "cannot play" not in result.output and "failed to start" not in result.output
+    assert "move 18, you are O" in result.output  # perfect (X) moved first

@@ -409,6 +409,12 @@ def test_5x5_games_start_where_the_endgame_tables_reach() -> None:
     class Tables:  # stands in for the 5x5 tables: every open position is a slow win
         size, rulebook = 5, "official"
 
+        def has_class(self, a: int, b: int) -> bool:
+            return a + b >= 24
+
+        def covers(self, me: int, opp: int) -> bool:
+            return self.has_class(me.bit_count(), opp.bit_count())
+
         def value(self, me: int, opp: int) -> tuple[int, int]:
             return WIN, 9
 
@@ -426,6 +432,12 @@ def test_5x5_games_start_where_the_endgame_tables_reach() -> None:
 def test_5x5_starts_decided_at_once_are_not_kept() -> None:
     class Tables:  # every open position a win in 1: no start is quiet enough
         size, rulebook = 5, "official"
+
+        def has_class(self, a: int, b: int) -> bool:
+            return a + b >= 24
+
+        def covers(self, me: int, opp: int) -> bool:
+            return self.has_class(me.bit_count(), opp.bit_count())
 
         def value(self, me: int, opp: int) -> tuple[int, int]:
             return WIN, 1

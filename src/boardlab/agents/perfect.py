@@ -17,6 +17,7 @@ Both answer a :class:`~boardlab.agents.decision.Decision` with the value of the 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
 from collections.abc import Callable
@@ -173,7 +174,10 @@ class PerfectAgent(Agent):
 
     def prepare(self, game: Any) -> None:
         exact = self._exact_play(game)
-        exact.warm()
+        # warming only saves the first move some time: a failure there is no failure to start,
+        # since each move reads what it needs and says so if that fails
+        with contextlib.suppress(Exception):
+            exact.warm()
         if exact.default_seconds is not None:
             _runner(game)  # an exact play that searches may leave the move to alpha-beta
 

@@ -172,7 +172,13 @@ class QuixoTablesPlay(ExactPlay):
         return "the 5x5 Quixo tables cover endgames only (boards with at most one blank cube)"
 
     def warm(self) -> None:
-        self.move_values(self.start(random.Random(0)))
+        """Read the moves of one position the tables hold (loading the compiled index code and
+        a table). Where none is found to warm on, the first answer pays for the loading instead."""
+        try:
+            state = self.start(random.Random(0))
+        except ExactPlayError:
+            return
+        self.move_values(state)
 
     def uncovered(self, state: Any) -> str | None:
         if (foreign := self.foreign(state)) is not None:
@@ -205,20 +211,28 @@ class QuixoTablesPlay(ExactPlay):
         if not self.endgames_only:
             return self.game.initial()
         cells = int(self.game.size) ** 2  # type: ignore[attr-defined]
+        built = [blanks for blanks in (0, 1) if self._holds_boards_with(blanks)]
+        if not built:
+            raise ExactPlayError("the tables hold no board with one blank cube or none to start from")
         for _ in range(ENDGAME_ATTEMPTS):
-            blanks = rng.choice((0, 1))
+            blanks = rng.choice(built)
             blank = rng.randrange(cells) if blanks else -1
             x = sum(1 << i for i in range(cells) if i != blank and rng.random() < 0.5)
             o = ((1 << cells) - 1) & ~x & ~(1 << blank if blank >= 0 else 0)
             to_move = rng.randrange(2)
             me, opp = (x, o) if to_move == 0 else (o, x)
             state = self.game.state(me, opp, to_move, (cells - blanks) // 2 * 2 + to_move)
-            if state.is_over:
+            if state.is_over or not self.table_set.covers(me, opp):  # a class not built
                 continue
             value, depth = position_value(state, self.table_set)
             if value == DRAW or depth > QUIET_PLIES:
                 return state
         raise ExactPlayError("found no open endgame position to start from")
+
+    def _holds_boards_with(self, blanks: int) -> bool:
+        """True if some class of boards with ``blanks`` blank cubes is built."""
+        cubes = int(self.game.size) ** 2 - blanks  # type: ignore[attr-defined]
+        return any(self.table_set.has_class(a, cubes - a) for a in range(cubes + 1))
 
 
 __all__ = [
