@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import random
@@ -703,3 +704,33 @@ def test_4x4_perfect_agent_never_lets_a_won_position_go(
             else:
                 state = state.play_index(rng.choice(state.legal_indices()))
         assert state.winner == 0
+
+
+def test_a_draw_from_the_tables_has_no_distance(tmp_path: Path) -> None:
+    """The tables store 0 for a draw's depth; a draw never ends under perfect play (only a ply
+    cap ends it), so its plies to the end are unknown everywhere: Python, analyze, review."""
+    from boardlab.games import exact_play
+    from boardlab.games.quixo import Quixo
+    from boardlab.ui.cli import app
+
+    solve(4, tmp_path, min_cubes=16)  # full boards: some of their moves draw
+    tables = QuixoTables(4, tmp_path)
+    text = "OOXX/OXOX/XXOO/OXOX X 16"
+    state = parse_quixo_position(text)
+    draws = [m for m in move_values(state, tables) if m.value == DRAW]
+    assert draws and all(m.depth is None for m in draws)
+    assert quixo_value(state.play_index(draws[0].action), tables) == (DRAW, None)
+    exact = exact_play(Quixo(size=4), tables=tmp_path)
+    assert exact.position_value(state.play_index(draws[0].action)).depth is None
+    assert [m.depth for m in exact.move_values(state) if m.value == DRAW] == [None] * len(draws)
+    analyzed = CliRunner().invoke(app, ["analyze", text, "--dir", str(tmp_path)], terminal_width=200)
+    assert analyzed.exit_code == 0, analyzed.output
+    lines = analyzed.output.splitlines()
+    rows = [[c.strip() for c in line.split("│")[1:-1]] for line in lines if "│" in line]
+    assert {depth for _, value, depth, _ in rows if value == "draw"} == {"-"}
+    drawn = str(state.move_from_index(draws[0].action))
+    args = ["review", text, "--game", "quixo:size=4", "--moves", drawn, "--tables", str(tmp_path), "--json"]
+    reviewed = CliRunner().invoke(app, args)
+    assert reviewed.exit_code == 0, reviewed.output
+    move = json.loads(reviewed.stdout)["moves"][0]
+    assert (move["played"], move["plies"]) == ("draw", None)

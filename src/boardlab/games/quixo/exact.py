@@ -75,21 +75,24 @@ def _tables_of(state: Any, tables: TableSet | None) -> TableSet:
     return tables
 
 
-def position_value(state: Any, tables: TableSet | None = None) -> tuple[int, int]:
-    """``(WIN | DRAW | LOSS, plies to the end)`` for the side to move."""
+def position_value(state: Any, tables: TableSet | None = None) -> tuple[int, int | None]:
+    """``(WIN | DRAW | LOSS, plies to the end)`` for the side to move. A draw has no distance
+    (None): perfect play never ends it, only a ply cap would (the tables store 0 for it)."""
     _, me, opp = state_sides(state)
-    return _tables_of(state, tables).value(me, opp)
+    value, depth = _tables_of(state, tables).value(me, opp)
+    return value, None if value == DRAW else depth
 
 
 def move_values(state: Any, tables: TableSet | None = None) -> list[MoveValue]:
-    """Every legal move with its perfect-play value for the mover (empty once the game is over)."""
+    """Every legal move with its perfect-play value for the mover (empty once the game is
+    over); a drawn move's depth is None, as a draw never ends under perfect play."""
     tables = _tables_of(state, tables)
     out = []
     for action in state.legal_indices():
         child = state.play_index(action)
         _, me, opp = state_sides(child)
         value, depth = tables.value(me, opp)
-        out.append(MoveValue(action, -value, depth + 1))
+        out.append(MoveValue(action, -value, None if value == DRAW else depth + 1))
     return out
 
 
@@ -225,7 +228,7 @@ class QuixoTablesPlay(ExactPlay):
             if state.is_over or not self.table_set.covers(me, opp):  # a class not built
                 continue
             value, depth = position_value(state, self.table_set)
-            if value == DRAW or depth > QUIET_PLIES:
+            if value == DRAW or (depth is not None and depth > QUIET_PLIES):
                 return state
         raise ExactPlayError("found no open endgame position to start from")
 

@@ -690,7 +690,9 @@ class TableSet:
         return self.has_class(me.bit_count(), opp.bit_count())
 
     def value(self, me: int, opp: int) -> tuple[int, int]:
-        """``(WIN | DRAW | LOSS, plies to the end)`` for the side to move, whose cubes are ``me``."""
+        """``(WIN | DRAW | LOSS, plies to the end)`` for the side to move, whose cubes are ``me``,
+        as stored: a draw's depth is 0 (it has no end; :mod:`boardlab.games.quixo.exact` gives
+        it None)."""
         full = (1 << self.rules.cells) - 1
         if me & opp or (me | opp) & ~full or me < 0 or opp < 0:
             raise ValueError("cube masks overlap or fall outside the board")
