@@ -53,12 +53,14 @@ def test_size_and_spec_that_disagree_are_refused_everywhere(sizes: tuple[int, in
     spec, said = sizes
     game = f"quixo:size={spec}"
     _refused(["perft", "--depth", "1", "--game", game, "--size", str(said)], "contradicts")
-    _refused(["oracle", "random", "--game", game, "--size", str(said)], "contradicts")
+    _refused(["oracle", "random", "--game", game, "--size", str(said)], f"contradicts --game {game} ")
 
 
 def test_solve_refuses_a_size_the_spec_contradicts(tmp_path: Path) -> None:
     folder = tmp_path / "tables"
-    _refused(["solve", "quixo:size=3", "--size", "4", "--dir", str(folder)], "--size 4 contradicts")
+    # solve takes the game as an argument: the message names it so, not as a --game option
+    named = "--size 4 contradicts the game quixo:size=3 (size=3); give one of them"
+    _refused(["solve", "quixo:size=3", "--size", "4", "--dir", str(folder)], named)
     _refused(["solve", "quixo:size=3,rules=course", "-n", "5", "--dir", str(folder)], "contradicts")
     _refused(["solve", "connect4", "--size", "4"], "are for Quixo")
     assert not folder.exists()  # refused before any table was written

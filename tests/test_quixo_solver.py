@@ -734,3 +734,19 @@ def test_a_draw_from_the_tables_has_no_distance(tmp_path: Path) -> None:
     assert reviewed.exit_code == 0, reviewed.output
     move = json.loads(reviewed.stdout)["moves"][0]
     assert (move["played"], move["plies"]) == ("draw", None)
+
+
+def test_one_blank_cube_is_said_in_the_singular(cli: typer.Typer, tmp_path: Path) -> None:
+    from boardlab.games import exact_play
+
+    full, one = tmp_path / "full", tmp_path / "one"
+    solved = CliRunner().invoke(cli, ["solve", "quixo", "--size", "3", "--blanks", "1", "--dir", str(one)])
+    assert solved.exit_code == 0, solved.output
+    assert "Solving 3x3 Quixo (at most 1 blank cube) into" in solved.output
+    solved = CliRunner().invoke(cli, ["solve", "quixo", "--size", "3", "--blanks", "0", "--dir", str(full)])
+    assert "Solving 3x3 Quixo (at most 0 blank cubes) into" in solved.output
+    game = parse_quixo_position("XOXOX.OXO X 8").game
+    reason = exact_play(game, tables=full).uncovered(parse_quixo_position("XOXOX.OXO X 8"))
+    assert reason is not None and "do not cover boards with 1 blank cube;" in reason
+    reason = exact_play(game, tables=one).uncovered(parse_quixo_position("XOXOX..XO X 8"))
+    assert reason is not None and "do not cover boards with 2 blank cubes;" in reason

@@ -23,10 +23,12 @@ MAX_MOVES_TEXT = 100_000
 MOVES_HELP = "moves played from the position, in the game's notation, separated by blanks or commas"
 
 
-def game_spec(game: str, size: int | None, default_size: int | None = None) -> str:
+def game_spec(game: str, size: int | None, default_size: int | None = None, given_as: str = "--game") -> str:
     """The game spec from ``--game`` and ``--size``: ``--size N`` stands for ``size=N`` in
     the spec (Quixo only), and is refused where the spec says another size; ``default_size``
-    fills a Quixo spec that says none. Exits with one ``Error:`` line on bad input."""
+    fills a Quixo spec that says none; ``given_as`` names the spec in messages as the command
+    takes it (``the game`` for a command whose game is an argument). Exits with one ``Error:``
+    line on bad input."""
 
     try:
         name, options = split_spec(game)
@@ -37,7 +39,8 @@ def game_spec(game: str, size: int | None, default_size: int | None = None) -> s
             fail(f"--size is for Quixo; give the options of {name} in --game, e.g. --game {name}:key=value")
         said = options.get("size")
         if said is not None and _as_int(said) != size:
-            fail(f"--size {size} contradicts --game {shorten(game)} (size={shorten(said)}); give one of them")
+            spec = f"{given_as} {shorten(game)}"
+            fail(f"--size {size} contradicts {spec} (size={shorten(said)}); give one of them")
         options["size"] = str(size)
     elif name == SIZED and "size" not in options and default_size is not None:
         options["size"] = str(default_size)
@@ -51,11 +54,13 @@ def _as_int(text: str) -> int | None:
         return None
 
 
-def game_of(game: str, size: int | None = None, default_size: int | None = None) -> Any:
+def game_of(
+    game: str, size: int | None = None, default_size: int | None = None, given_as: str = "--game"
+) -> Any:
     """The Game of ``--game`` and ``--size`` (see :func:`game_spec`); exits with one
     ``Error:`` line when the spec is bad or the two disagree."""
 
-    spec = game_spec(game, size, default_size)
+    spec = game_spec(game, size, default_size, given_as)
     try:
         return parse_game(spec)
     except GameError as err:

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from boardlab.core.console import LoggedProgress, make_console, ply_count
+from boardlab.core.console import LoggedProgress, counted, make_console, ply_count
 from boardlab.core.files import output_problem, path_problem
 from boardlab.core.processes import sigterm_as_interrupt
 from boardlab.core.spec import shorten
@@ -194,7 +194,8 @@ def solve_command(
     _check_dir(directory)
     if size is not None and size not in SIZES:
         fail(f"--size must be 3, 4 or 5, got {size}")
-    size = int(game_of(game.strip().lower(), size, DEFAULT_SOLVE_SIZE).size)  # --size and the spec agree
+    # --size and the spec agree (the spec named as solve takes it: an argument)
+    size = int(game_of(game.strip().lower(), size, DEFAULT_SOLVE_SIZE, given_as="the game").size)
     cells = size * size
     if blanks is None:
         if size == 5:
@@ -217,7 +218,8 @@ def solve_command(
         fail(f"--dir: {err}")
     console = make_console(highlight=False)
     rules_note = "" if rulebook == "official" else f", {rulebook} rules"
-    console.print(f"Solving {size}x{size} Quixo (at most {blanks} blank cubes{rules_note}) into {folder}")
+    most = counted(blanks, "blank cube")
+    console.print(f"Solving {size}x{size} Quixo (at most {most}{rules_note}) into {folder}")
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),

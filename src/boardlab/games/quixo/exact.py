@@ -19,6 +19,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from boardlab.core.console import counted
 from boardlab.games.base import DRAW, Game
 from boardlab.games.exact import ExactPlay, ExactPlayError, MoveValue, Value, best_of, final_value
 from boardlab.games.small_solver import DEFAULT_LIMIT
@@ -189,9 +190,9 @@ class QuixoTablesPlay(ExactPlay):
         if covers(state, self.table_set):
             return None
         size = int(state.game.size)
-        blanks = size * size - (int(state.a) | int(state.b)).bit_count()
+        blanks = counted(size * size - (int(state.a) | int(state.b)).bit_count(), "blank cube")
         return (
-            f"the {size}x{size} Quixo tables built here do not cover boards with {blanks} blank cubes; "
+            f"the {size}x{size} Quixo tables built here do not cover boards with {blanks}; "
             "hybrid plays such positions, and reads the tables once the game reaches them"
         )
 

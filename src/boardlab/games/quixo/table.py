@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from boardlab.core.console import counted
 from boardlab.core.files import atomic_write
 from boardlab.core.inputs import InputFileError, open_regular
 from boardlab.games.quixo.index import class_size
@@ -112,7 +113,8 @@ def write_table(
     flags = _flags(rulebook)
     count = class_size(size * size, a, b)
     if codes.shape != (count,) or depths.shape != (count,):
-        raise ValueError(f"class ({a}, {b}) has {count} positions, got {codes.shape} / {depths.shape}")
+        has = counted(count, "position")
+        raise ValueError(f"class ({a}, {b}) has {has}, got {codes.shape} / {depths.shape}")
     max_depth = int(depths.max()) if count else 0
     width = 1 if max_depth < 256 else 2
     if max_depth >= 1 << 16:
@@ -189,7 +191,7 @@ def read_table_file(
     expected_count = class_size(size * size, a, b)
     if count != expected_count or wins + losses + draws != count or width not in (1, 2):
         raise TablebaseFormatError(
-            f"{where} declares {count} positions; class ({a}, {b}) has {expected_count}"
+            f"{where} declares {counted(count, 'position')}; class ({a}, {b}) has {expected_count}"
         )
     values_len = _values_bytes(count)
     expected_bytes = HEADER_SIZE + values_len + count * width
