@@ -234,3 +234,21 @@ def test_cli_perfect_plays_from_a_full_board_with_only_full_boards_built() -> No
     assert result.exit_code == 0, result.output
     assert "cannot play" not in result.output and "failed to start" not in result.output
     assert "move 18, you are O" in result.output  # perfect (X) moved first
+
+
+def test_a_decision_from_the_tables_says_how_far_the_win_is() -> None:
+    """The hint of perfect or of hybrid's tables, the terminal's and the web page's, words the
+    value as analyze does, with its distance; a win the ply cap comes before is a draw."""
+    from boardlab.ui.search_analysis import decision_summary
+    from boardlab.ui.web.hall import said
+
+    state = parse_game("quixo:size=3").parse_position("X..O.O..X O 5")  # O wins in 3 plies
+    for spec in ("perfect", "hybrid:time=0.05"):
+        decision = make_agent(spec, seed=0).act(state)
+        assert decision.info is not None and decision.info.plies_to_end == 3
+        assert decision_summary(state, decision).startswith("a win for O in 3 plies")
+        assert said(decision.to_json(), state)["evaluation"] == "a win for O in 3 plies"
+    capped = parse_game("quixo:size=3,ply_cap=7").parse_position("X..O.O..X O 5")
+    decision = make_agent("perfect", seed=0).act(capped)
+    assert decision.info is not None and decision.info.plies_to_end is None
+    assert decision_summary(capped, decision) == "value +0.00 for O"

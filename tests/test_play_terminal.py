@@ -22,6 +22,7 @@ from typer.testing import CliRunner
 
 from boardlab.agents.base import make_agent
 from boardlab.agents.decision import Decision, SearchInfo
+from boardlab.core.console import ply_count
 from boardlab.games import new_game
 from boardlab.games.base import Reason
 from boardlab.games.quixo import Move, State, all_moves
@@ -595,10 +596,11 @@ def test_a_hint_is_a_move_perfect_play_keeps_the_value_with() -> None:
     state = result.final_state
     assert len(hints) == 2 and adviser.asked == [state.to_text(), state.to_text()]
     exact = exact_play(state.game)
-    value = exact.position_value(state).value
+    value = exact.position_value(state)
+    said = "value +0.00 for X" if value.value == 0 else f"a {value.name} for X in {ply_count(value.depth)}"
     for hint in hints:  # perfect draws among its best moves: each keeps the value
-        assert exact.position_value(state.play(hint.split()[1])).value == -value
-        assert hint.endswith(f"(perfect, value {value:+.2f} for X)")
+        assert exact.position_value(state.play(hint.split()[1])).value == -value.value
+        assert hint.endswith(f"(perfect, {said})")
     assert result.moves[0] == "b2" and len(result.moves) == 2  # hints play nothing
 
 
@@ -651,7 +653,8 @@ def test_cli_hints_come_from_the_named_adviser_in_its_process() -> None:
         cli_app(), ["play", "--game", "tictactoe", "--hints", "perfect"], input="b2\nhint\nquit\n"
     )
     assert result.exit_code == 0, result.output
-    assert re.search(r"hint: [abc][123]  \(perfect, value [+-][01]\.00 for X\)", result.output), result.output
+    said = r"(value \+0\.00 for X|a (win|loss) for X in \d+ plies?)"  # a win or loss with its distance
+    assert re.search(rf"hint: [abc][123]  \(perfect, {said}\)", result.output), result.output
 
 
 def test_cli_a_bad_adviser_is_one_line_and_exit_2() -> None:

@@ -174,6 +174,8 @@ class SearchInfo:
     the search that decided: the agent's own (``"minimax"``, ``"alphabeta"``, ``"mcts"``...)
     or the part of a composite agent that decided (``"tables"``, ``"alphabeta"``, ``"mcts"``).
     ``nodes`` is None where the search does not say (an engine that sent no count).
+    ``plies_to_end``: where the decision's value is an exact win or loss whose distance is known
+    (a solver's or tables' answer), the plies to the end under perfect play; else None.
     """
 
     depth: int = 0
@@ -182,6 +184,7 @@ class SearchInfo:
     score: float | None = None
     pv: tuple[str, ...] = ()
     engine: str = ""
+    plies_to_end: int | None = None
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ from boardlab.agents.decision import Decision, Limit, SearchInfo, call_limit
 from boardlab.core.inputs import InputFileError
 from boardlab.core.spec import SpecError, build_options, one_line, option, options_of, split_spec
 from boardlab.games import ExactPlay, endgame_for
-from boardlab.games.exact import value_under_cap
+from boardlab.games.exact import distance_under_cap, value_under_cap
 
 if TYPE_CHECKING:
     from boardlab.search.alphabeta import Evaluation
@@ -172,14 +172,16 @@ class HybridAgent(Agent):
             if endgame is None or not endgame.covers(state):
                 return None
             best = endgame.best_actions(state)
-            value = value_under_cap(state, endgame.position_value(state))
+            exact_value = endgame.position_value(state)
         except InputFileError as error:
             self._endgames[state.game] = None
             print(f"{self.name}: {one_line(str(error))}; searching without the tables", file=sys.stderr)
             return None
         self.last_engine = "tables"
         move = state.move_from_index(best[int(self.np_rng.integers(len(best)))])
-        return Decision(move, value=float(value), info=SearchInfo(pv=(str(move),), engine="tables"))
+        value, plies = value_under_cap(state, exact_value), distance_under_cap(state, exact_value)
+        info = SearchInfo(pv=(str(move),), engine="tables", plies_to_end=plies)
+        return Decision(move, value=float(value), info=info)
 
     def act(self, state: Any, limit: Limit | None = None) -> Decision:
         """The move within ``limit`` over the agent's default (time, and depth and nodes for

@@ -38,7 +38,7 @@ from boardlab.games import (
     exact_play,
     exact_providers,
 )
-from boardlab.games.exact import value_under_cap
+from boardlab.games.exact import distance_under_cap, value_under_cap
 from boardlab.games.small_solver import DEFAULT_LIMIT
 from boardlab.search.settings import MAX_DEPTH
 
@@ -203,8 +203,10 @@ class PerfectAgent(Agent):
             return self._alphabeta(state, remaining)
         policy = np.zeros(state.kernel.num_actions)
         policy[actions] = 1.0 / len(actions)
-        value = value_under_cap(state, exact.position_value(state))
-        info = SearchInfo(seconds=time.perf_counter() - started, engine="exact")
+        exact_value = exact.position_value(state)
+        value = value_under_cap(state, exact_value)
+        plies = distance_under_cap(state, exact_value)
+        info = SearchInfo(seconds=time.perf_counter() - started, engine="exact", plies_to_end=plies)
         return Decision(state.move_from_index(self.rng.choice(actions)), policy, float(value), info)
 
     def _alphabeta(self, state: Any, seconds: float) -> Decision:

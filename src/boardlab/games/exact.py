@@ -133,6 +133,13 @@ def value_under_cap(state: Any, value: Value) -> int:
     )
 
 
+def distance_under_cap(state: Any, value: Value) -> int | None:
+    """The plies to the end of a position's exact value under its game's ply cap (see
+    :func:`value_under_cap`): its depth where it is a win or a loss there, else None (a draw,
+    or a depth not known)."""
+    return None if value_under_cap(state, value) == DRAW else value.depth
+
+
 def under_cap(values: Sequence[MoveValue], plies_left: int | None) -> list[MoveValue]:
     """Move values solved without a ply cap, under a cap ``plies_left`` plies away (see
     :func:`cut_by_cap`); values with the game's own score are left as they are."""
@@ -350,6 +357,7 @@ __all__ = [
     "best_of",
     "cut_by_cap",
     "depth_rank",
+    "distance_under_cap",
     "final_value",
     "under_cap",
     "value_of_moves",

@@ -17,7 +17,9 @@ from rich.table import Table
 
 from boardlab.agents.base import make_agent
 from boardlab.agents.decision import Decision, Limit
+from boardlab.core.console import ply_count
 from boardlab.core.spec import shorten
+from boardlab.games.base import DRAW, LOSS, WIN
 from boardlab.play.referee import MIN_MOVE_TIMEOUT, MOVE_TIMEOUT_FACTOR, AgentForfeit, AgentProcess
 from boardlab.ui.errors import fail
 
@@ -55,7 +57,7 @@ def show_decision(console: Console, state: Any, spec: str, seconds: float, decis
         console.print(f"  value       {decision.value:+.3f} for {side} (1 a win, 0 a draw, -1 a loss)")
     info = decision.info
     if info is not None:
-        evaluation = evaluation_text(state, decision.value, info.score)
+        evaluation = evaluation_text(state, decision.value, info.score, plies=info.plies_to_end)
         if evaluation is not None:
             console.print(f"  evaluation  {evaluation}")
         engine = f", {info.engine}" if info.engine else ""
@@ -68,15 +70,38 @@ def show_decision(console: Console, state: Any, spec: str, seconds: float, decis
         _show_policy(console, state, decision.policy)
 
 
+def value_words(value: int, depth: int | None, side: str | None = None) -> str:
+    """A perfect-play value in words, as ``analyze`` says it: ``win in 21 plies``, ``loss in
+    2 plies``, ``won already``, ``draw`` (``depth`` None: not known); with ``side``, whose value
+    it is: ``a win for X in 21 plies``, ``X lost already``, ``a draw``."""
+    if side is None:
+        if depth is None:
+            return {WIN: "win", LOSS: "loss"}.get(value, "draw")
+        if value == WIN:
+            return "won already" if depth == 0 else f"win in {ply_count(depth)}"
+        if value == LOSS:
+            return "lost already" if depth == 0 else f"loss in {ply_count(depth)}"
+        return "draw"
+    if value == DRAW:
+        return "a draw"
+    if depth == 0:
+        return f"{side} {'won' if value == WIN else 'lost'} already"
+    words = f"{'a win' if value == WIN else 'a loss'} for {side}"
+    return words if depth is None else f"{words} in {ply_count(depth)}"
+
+
 def decision_summary(state: Any, decision: Decision, line_moves: int = 6) -> str:
     """One line of what a decision saw, for the side to move of ``state``: its value or
-    evaluation, depth and the start of its line ("" for an agent that shows nothing)."""
+    evaluation (an exact win or loss in words, with its distance where known), depth and the
+    start of its line ("" for an agent that shows nothing)."""
     side = state.game.symbols[state.to_move]
     parts = []
-    if decision.value is not None:
-        parts.append(f"value {decision.value:+.2f} for {side}")
     info = decision.info
-    evaluation = evaluation_text(state, decision.value, None if info is None else info.score, units=False)
+    plies = None if info is None else info.plies_to_end
+    if decision.value is not None and _exact_words(decision.value, plies, side) is None:
+        parts.append(f"value {decision.value:+.2f} for {side}")
+    score = None if info is None else info.score
+    evaluation = evaluation_text(state, decision.value, score, units=False, plies=plies)
     if evaluation is not None:
         parts.append(evaluation)
     if info is not None and info.depth:
@@ -87,14 +112,28 @@ def decision_summary(state: Any, decision: Decision, line_moves: int = 6) -> str
     return ", ".join(parts)
 
 
-def evaluation_text(state: Any, value: float | None, score: float | None, units: bool = True) -> str | None:
+def evaluation_text(
+    state: Any, value: float | None, score: float | None, units: bool = True, plies: int | None = None
+) -> str | None:
     """A search's ``score`` for the side to move of ``state``, where it says more than the
     decision's ``value``: always without a value, else only a proven result with its distance
     (MCTS's score is its value again); None where it says nothing more. ``units``: a heuristic
-    score says whose units it is in."""
+    score says whose units it is in. ``plies``: the distance of an exact win or loss
+    (``SearchInfo.plies_to_end``, from a solver or tables), said in ``analyze``'s words."""
+    side = state.game.symbols[state.to_move]
+    if value is not None and (exact := _exact_words(value, plies, side)) is not None:
+        return exact
     if score is None or (value is not None and not _is_proven(score)):
         return None
-    return _score_text(score, state.game.symbols[state.to_move], units)
+    return _score_text(score, side, units)
+
+
+def _exact_words(value: float, plies: int | None, side: str) -> str | None:
+    """An exact win or loss with its known distance in words (``a win for X in 21 plies``);
+    None for anything else."""
+    if plies is None or abs(value) != 1.0:
+        return None
+    return value_words(WIN if value > 0 else LOSS, plies, side)
 
 
 def _is_proven(score: float) -> bool:
@@ -139,6 +178,8 @@ __all__ = [
     "SEARCH_AGENT",
     "SEARCH_SECONDS",
     "decision_summary",
+    "evaluation_text",
     "search_decision",
     "show_decision",
+    "value_words",
 ]

@@ -20,8 +20,6 @@ from boardlab.core.processes import sigterm_as_interrupt
 from boardlab.core.spec import shorten
 from boardlab.games import (
     DRAW,
-    LOSS,
-    WIN,
     ExactPlayError,
     GameError,
     GameOptionError,
@@ -34,7 +32,13 @@ from boardlab.games.exact import VALUE_NAMES, cut_by_cap, depth_rank
 from boardlab.games.quixo.exact import MAX_BLANKS_5X5
 from boardlab.ui.errors import fail
 from boardlab.ui.game_args import MOVES_HELP, TABLES_DEFAULT_HELP, game_of, played, position_of
-from boardlab.ui.search_analysis import SEARCH_AGENT, SEARCH_SECONDS, search_decision, show_decision
+from boardlab.ui.search_analysis import (
+    SEARCH_AGENT,
+    SEARCH_SECONDS,
+    search_decision,
+    show_decision,
+    value_words,
+)
 
 CONNECT4_SOLVER_SECONDS = 10.0
 """What ``analyze`` gives Connect Four's solver when no ``--seconds`` is given."""
@@ -111,18 +115,6 @@ def _under_cap(value: int, depth: int | None, plies_left: int | None) -> tuple[i
     if cut_by_cap(value, depth, plies_left):
         return DRAW, None, True
     return value, depth, False
-
-
-def _describe(value: int, depth: int | None) -> str:
-
-    if depth is None:
-        return {WIN: "win", LOSS: "loss"}.get(value, "draw")
-    plies = ply_count(depth)
-    if value == WIN:
-        return "won already" if depth == 0 else f"win in {plies}"
-    if value == LOSS:
-        return "lost already" if depth == 0 else f"loss in {plies}"
-    return "draw"
 
 
 def solve_command(
@@ -281,7 +273,7 @@ def _print_report(console: Console, report: Any) -> None:
     tables = QuixoTables(report.size, report.directory, rulebook=report.rulebook)
     if tables.covers(0, 0):
         value, depth = tables.value(0, 0)
-        console.print(f"Empty board, first player to move: {_describe(value, depth)}")
+        console.print(f"Empty board, first player to move: {value_words(value, depth)}")
     else:
         console.print("The empty board is not covered by these tables.")
 
@@ -418,9 +410,9 @@ def analyze_command(
     console.print(f"{state.game.title}, perfect play:")  # the rulebook judged by, where it matters
     console.print(str(state))
     capped_value, capped_depth, cut = _under_cap(value.value, value.depth, plies_left)
-    line = _describe(capped_value, capped_depth)
+    line = value_words(capped_value, capped_depth)
     if cut:
-        line += f" by the ply cap ({ply_count(cap)}; without it: {_describe(value.value, value.depth)})"
+        line += f" by the ply cap ({ply_count(cap)}; without it: {value_words(value.value, value.depth)})"
     console.print(f"{side} to move: {line}")
     if not moves:
         console.print("No move to play: the game is over.")
@@ -438,7 +430,7 @@ def analyze_command(
     for rank, m, move_value, move_depth, move_cut in rows:
         table.add_row(
             str(state.move_from_index(m.action)),
-            f"draw (cap; {_describe(m.value, m.depth)} without)" if move_cut else VALUE_NAMES[move_value],
+            f"draw (cap; {value_words(m.value, m.depth)} without)" if move_cut else VALUE_NAMES[move_value],
             "-" if move_depth is None else str(move_depth),
             "*" if rank == best else "",
         )

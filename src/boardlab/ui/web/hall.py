@@ -499,10 +499,11 @@ def said(decision: dict[str, Any], state: Any) -> dict[str, Any]:
     """What a decision (``Decision.to_json()``) said about ``state`` beside its move, its
     policy also given per legal move in notation (``policy_moves``, largest first), and its
     search's score in words where it says more than the value (``evaluation``: a proven win
-    with its distance, as the terminal says it)."""
+    with its distance, or an exact one from tables, as the terminal says it)."""
     out = {key: value for key, value in decision.items() if key != "move"}
     info = decision.get("info") or {}
-    out["evaluation"] = evaluation_text(state, decision.get("value"), info.get("score"), units=False)
+    value, score, plies = decision.get("value"), info.get("score"), info.get("plies_to_end")
+    out["evaluation"] = evaluation_text(state, value, score, units=False, plies=plies)
     policy = decision.get("policy")
     if policy is not None:
         shares = [(str(state.move_from_index(a)), float(policy[a])) for a in state.legal_indices()]
