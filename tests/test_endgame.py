@@ -252,3 +252,74 @@ def test_a_decision_from_the_tables_says_how_far_the_win_is() -> None:
     decision = make_agent("perfect", seed=0).act(capped)
     assert decision.info is not None and decision.info.plies_to_end is None
     assert decision_summary(capped, decision) == "value +0.00 for O"
+
+
+def test_a_review_says_moves_beyond_the_tables_in_one_short_row(tmp_path: Path) -> None:
+    """Each move's reason names its own count of blank cubes; a run of them is one row, its
+    reason covering the range (here 3x3 tables of full boards only, as 5x5's --blanks 0)."""
+    from typer.testing import CliRunner
+
+    from boardlab.ui.cli import app
+
+    solve(3, tmp_path, min_cubes=9)
+    moves = "a1c1 b1a1 a2a1 b1c1 a3c3 c2c1 a3a1 b3a3 a2a3 c2a2 c2c3 b3c3 a3a1"  # full from ply 11
+    args = [
+        "review",
+        "--game",
+        "quixo:size=3",
+        "--moves",
+        moves,
+        "--tables",
+        str(tmp_path),
+        "--from-ply",
+        "2",
+    ]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    rows = [[c.strip() for c in line.split("│")[1:-1]] for line in result.output.splitlines() if "│" in line]
+    assert [(row[0], row[5]) for row in rows if row[0]] == [
+        ("0-1", "not judged: before ply 2"),  # another kind of reason: a row of its own
+        ("2-10", "not judged: boards of 1 to 7 blank cubes; the tables hold full boards only"),
+        ("11", "throws the win"),
+        ("12", "throws the win"),
+    ]
+    assert len(rows) == 4  # no reason wraps at this width
+
+
+def test_review_rows_put_together_what_the_judge_says_at_once() -> None:
+    from boardlab.arena.oracle import judge_for
+    from boardlab.arena.review import review_game, review_rows
+    from boardlab.games import parse_game
+
+    class ByPly:  # Tic-Tac-Toe's judge, covering nothing before ply 4, each ply a reason of its own
+        def __init__(self) -> None:
+            self.judge = judge_for("tictactoe")
+
+        def uncovered(self, state: object) -> str | None:
+            ply = state.ply  # type: ignore[attr-defined]
+            return f"ply {ply} is too early" if ply < 4 else None
+
+        def uncovered_run(self, states: list) -> str | None:
+            plies = [s.ply for s in states]
+            return (
+                f"plies {plies[0]} to {plies[-1]} are too early"
+                if len(plies) > 1
+                else self.uncovered(states[0])
+            )
+
+        def move_values(self, state: object) -> object:
+            return self.judge.move_values(state)
+
+    game = parse_game("tictactoe")
+    moves = ["b2", "a1", "c3", "a3", "a2", "c1", "b1"]
+    judge = ByPly()
+    review = review_game(game.initial(), moves, judge, opening=1)  # type: ignore[arg-type]
+    rows = review_rows(game.initial(), review.moves, judge)  # type: ignore[arg-type]
+    assert [(len(row.moves), row.why) for row in rows] == [
+        (1, "the arena's opening"),
+        (3, "plies 1 to 3 are too early"),
+        (1, ""),
+        (1, ""),
+        (1, ""),
+    ]
+    assert judge_for("tictactoe").uncovered_run([game.initial()]) is None  # covered: no reason

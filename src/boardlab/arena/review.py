@@ -232,6 +232,56 @@ def unjudged_move(state: Any, move: str, why: str) -> ReviewedMove:
     return ReviewedMove(int(state.ply), int(state.to_move), shown, Verdict.UNJUDGED, why=why)
 
 
+@dataclass(frozen=True)
+class ReviewRow:
+    """Moves a review's table shows in one row: a judged move alone, or consecutive moves not
+    judged, with one reason for them all (``why``)."""
+
+    moves: tuple[ReviewedMove, ...]
+    why: str = ""
+
+
+def review_rows(start: Any, moves: Sequence[ReviewedMove], judge: ExactPlay) -> list[ReviewRow]:
+    """The moves of a game reviewed from ``start`` in rows: each judged move alone, and
+    consecutive moves not judged together where their reason is the same or of one kind the
+    judge says at once (5x5 Quixo's boards with more blank cubes than its tables hold, each
+    with its own count: ``boards of 12 to 20 blank cubes: ...``, see
+    :meth:`~boardlab.games.ExactPlay.uncovered_run`)."""
+    rows: list[ReviewRow] = []
+    run: list[tuple[ReviewedMove, Any]] = []  # the moves not judged since the last row, with their positions
+
+    def close_run() -> None:
+        if run:
+            why = _run_reason(run, judge) or run[0][0].why
+            rows.append(ReviewRow(tuple(move for move, _ in run), why))
+            run.clear()
+
+    state = start
+    for move in moves:
+        if move.verdict is not Verdict.UNJUDGED:
+            close_run()
+            rows.append(ReviewRow((move,)))
+        else:
+            # a move goes with the one before it: reasons of one kind hold for a whole run
+            if run and _run_reason([run[-1], (move, state)], judge) is None:
+                close_run()
+            run.append((move, state))
+        state = state.play(move.move)
+    close_run()
+    return rows
+
+
+def _run_reason(run: Sequence[tuple[ReviewedMove, Any]], judge: ExactPlay) -> str | None:
+    """One reason for moves not judged (each with its position): the one they all give, else
+    the judge's for them all where each is the judge's own reason (not ``--from-ply``'s, say)
+    and the judge says them at once; None where they do not go together."""
+    whys = {move.why for move, _ in run}
+    from_judge = all(move.why == judge.uncovered(state) for move, state in run)
+    if from_judge and (together := judge.uncovered_run([state for _, state in run])) is not None:
+        return together
+    return whys.pop() if len(whys) == 1 else None
+
+
 def _verdict(values: Sequence[MoveValue], chosen: MoveValue) -> Verdict:
     best_value = max(v.value for v in values)
     if chosen.rank == max(v.rank for v in values):
@@ -250,6 +300,7 @@ __all__ = [
     "ARENA_OPENING",
     "Progressed",
     "Review",
+    "ReviewRow",
     "ReviewedMove",
     "StoredMistake",
     "TournamentReview",
@@ -257,5 +308,6 @@ __all__ = [
     "review_game",
     "review_games",
     "review_move",
+    "review_rows",
     "unjudged_move",
 ]

@@ -242,6 +242,15 @@ class ExactPlay(ABC):
         reason first, then its own)."""
         return self.foreign(state)
 
+    def uncovered_run(self, states: Sequence[Any]) -> str | None:
+        """One short reason for consecutive positions that are all out of reach for one kind
+        of reason, said at once (a review's run of moves not judged: 5x5 Quixo's ``boards of
+        20 to 25 blank cubes; the tables reach 1 blank cube``); None where some
+        is covered or their reasons differ in kind. By default: the reason they all give, where
+        it is one."""
+        reasons = {self.uncovered(state) for state in states}
+        return reasons.pop() if len(reasons) == 1 else None
+
     def covers(self, state: Any) -> bool:
         """True if the values of ``state`` and of its moves are known here."""
         return self.uncovered(state) is None

@@ -24,11 +24,13 @@ from boardlab.arena.review import (
     Progressed,
     Review,
     ReviewedMove,
+    ReviewRow,
     StoredMistake,
     TournamentReview,
     Verdict,
     review_game,
     review_games,
+    review_rows,
 )
 from boardlab.arena.store import Store, StoreError
 from boardlab.core.console import LoggedProgress, counted, make_console, ply_count, print_whole
@@ -131,7 +133,7 @@ def review_command(
     if as_json:
         typer.echo(json.dumps(review.to_json(start), indent=1))
         return
-    print_whole(console, _table(review, start.game.symbols))
+    print_whole(console, _table(review_rows(start, review.moves, judge), start.game.symbols))
     for side in (0, 1):
         console.print(_side_line(start.game.symbols[side], review, side))
 
@@ -265,16 +267,16 @@ def _counted_work(console: Console, what: str, total: int, work: Callable[[Progr
             raise typer.Exit(termination.exit_code) from None
 
 
-def _table(review: Review, symbols: tuple[str, str]) -> Table:
+def _table(rows: list[ReviewRow], symbols: tuple[str, str]) -> Table:
     table = Table(title="Every move against perfect play (value: for the side to move)")
     for column in ("ply", "side", "move", "value", "after it", "verdict", "best instead"):
         table.add_column(column)
-    for run in _runs(review.moves):
-        first = run[0]
+    for row in rows:
+        first = row.moves[0]
         if first.verdict is Verdict.UNJUDGED:
-            plies = f"{first.ply}" if len(run) == 1 else f"{first.ply}-{run[-1].ply}"
-            moves = " ".join(m.move for m in run)
-            table.add_row(plies, "", shorten(moves, 24), "", "", f"not judged: {first.why}", "", style="dim")
+            plies = f"{first.ply}" if len(row.moves) == 1 else f"{first.ply}-{row.moves[-1].ply}"
+            moves = " ".join(m.move for m in row.moves)
+            table.add_row(plies, "", shorten(moves, 24), "", "", f"not judged: {row.why}", "", style="dim")
             continue
         table.add_row(
             str(first.ply),
@@ -287,23 +289,6 @@ def _table(review: Review, symbols: tuple[str, str]) -> Table:
             style=VERDICT_STYLES.get(first.verdict, ""),
         )
     return table
-
-
-def _runs(moves: list[ReviewedMove]) -> list[list[ReviewedMove]]:
-    """Judged moves one by one; consecutive moves not judged for the same reason together."""
-    runs: list[list[ReviewedMove]] = []
-    for move in moves:
-        previous = runs[-1][-1] if runs else None
-        if (
-            previous is not None
-            and move.verdict is Verdict.UNJUDGED
-            and previous.verdict is Verdict.UNJUDGED
-            and move.why == previous.why
-        ):
-            runs[-1].append(move)
-        else:
-            runs.append([move])
-    return runs
 
 
 def _kept(move: ReviewedMove) -> str:

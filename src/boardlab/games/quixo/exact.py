@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -195,6 +196,24 @@ class QuixoTablesPlay(ExactPlay):
             f"the {size}x{size} Quixo tables built here do not cover boards with {blanks}; "
             "hybrid plays such positions, and reads the tables once the game reaches them"
         )
+
+    def uncovered_run(self, states: Sequence[Any]) -> str | None:
+        if not states or any(self.foreign(s) is not None or covers(s, self.table_set) for s in states):
+            return super().uncovered_run(states)
+        blanks = sorted({self._blanks(state) for state in states})
+        low, high = blanks[0], blanks[-1]
+        boards = counted(low, "blank cube") if low == high else f"{low} to {high} blank cubes"
+        return f"boards of {boards}; the tables {self._reach()}"
+
+    def _blanks(self, state: Any) -> int:
+        return int(self.game.size) ** 2 - self.pieces(state)  # type: ignore[attr-defined]
+
+    def _reach(self) -> str:
+        """The boards the tables hold, by their most blank cubes (blank cubes never come back:
+        a table of B blanks is built after those of fewer)."""
+        cells = int(self.game.size) ** 2  # type: ignore[attr-defined]
+        most = max((b for b in range(cells + 1) if self._holds_boards_with(b)), default=0)
+        return "hold full boards only" if most == 0 else f"reach {counted(most, 'blank cube')}"
 
     def move_values(self, state: Any) -> list[MoveValue]:
         self.check_game(state)
