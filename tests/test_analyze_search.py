@@ -52,7 +52,7 @@ def test_a_position_no_exact_play_covers_is_analysed_by_the_default_search(tmp_p
 
 
 def test_a_4x4_position_without_its_tables_names_the_command_that_builds_them(tmp_path: Path) -> None:
-    args = ["analyze", "X.O.O.X..O.O.X.. O 4", "--dir", str(tmp_path), "--seconds", "0.1"]
+    args = ["analyze", "X.O.O.X..O.O.X.. O 9", "--dir", str(tmp_path), "--seconds", "0.1"]
     result = runner.invoke(app, args, env=WIDE)
     assert result.exit_code == 0, result.output
     assert "no exact value: the 4x4 Quixo tables are not built" in result.output
@@ -62,14 +62,14 @@ def test_a_4x4_position_without_its_tables_names_the_command_that_builds_them(tm
 def test_agent_searches_even_where_exact_play_answers() -> None:
     # O wins at once on the anti-diagonal; exact play would list the 16 moves instead
     result = runner.invoke(
-        app, ["analyze", "X.O.O.X.. O 4", "--agent", "alphabeta", "--seconds", "0.5"], env=WIDE
+        app, ["analyze", "X.O.O.X.. O 5", "--agent", "alphabeta", "--seconds", "0.5"], env=WIDE
     )
     assert result.exit_code == 0, result.output
     assert "no exact value" not in result.output and "legal moves, best first" not in result.output
     assert "alphabeta, up to 0.5 s of search:" in result.output
     assert _field(result.output, "evaluation") == "a proven win for O in 1 ply"
     assert _field(result.output, "value").startswith("+1.000 for O")
-    state = parse_game("quixo:size=3").parse_position("X.O.O.X.. O 4")
+    state = parse_game("quixo:size=3").parse_position("X.O.O.X.. O 5")
     assert state.play(_field(result.output, "best move")).outcome.winner == 1
 
 
@@ -149,7 +149,7 @@ def test_connect4_with_an_agent_is_searched_not_solved() -> None:
 
 def test_a_finished_game_is_not_searched() -> None:
     result = runner.invoke(
-        app, ["analyze", "XXX.OO.O. O 5", "--game", "quixo:size=3", "--agent", "alphabeta"]
+        app, ["analyze", "XXX.OO.O. O 7", "--game", "quixo:size=3", "--agent", "alphabeta"]
     )
     assert result.exit_code == 0, result.output
     assert "No move to play: the game is over." in result.output and "search" not in result.output

@@ -202,8 +202,8 @@ def test_a_positions_state_takes_boardlabs_numbers_unless_openspiels_own_game_is
     ("given", "message"),
     [
         (
-            "X.O.O.X.. O 4",
-            r"takes a boardlab State, .*not 'X\.O\.O\.X\.\. O 4' \(str\) \(read a position's text with "
+            "X.O.O.X.. O 5",
+            r"takes a boardlab State, .*not 'X\.O\.O\.X\.\. O 5' \(str\) \(read a position's text with "
             r"parse_game\(SPEC\)\.parse_position\(text\)\)$",
         ),
         (None, r"takes a boardlab State, .*not None \(NoneType\)$"),

@@ -85,9 +85,9 @@ def test_perft_prints_the_published_counts():
 
 
 def test_perft_from_a_position_text():
-    result = runner.invoke(app, ["perft", "--depth", "1", "--position", "O......../ X"], terminal_width=200)
+    result = runner.invoke(app, ["perft", "--depth", "1", "--position", "O...X..../ X"], terminal_width=200)
     assert result.exit_code == 0
-    # 3x3 with O on a corner: X may not take it, so 20 - 2 moves
+    # 3x3 with O on a corner and X in the middle: X may not take the corner, so 20 - 2 moves
     assert "18" in result.output
 
 

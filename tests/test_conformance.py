@@ -584,7 +584,7 @@ def test_an_agent_from_elsewhere_refuses_a_finished_game_too(cls: type[Agent]) -
     agent = cls(seed=0)
     assert agent.choose(game.initial()) in game.initial().legal_moves()
     with pytest.raises(NotAStateError, match="first-move decides for a game's State"):
-        agent.choose("X.O/.../... O 2")
+        agent.choose("X.O/.../... X 2")
     for state in finished_positions(game):
         with pytest.raises(GameOverError, match="first-move was asked to move in a finished game"):
             agent.act(state)

@@ -259,11 +259,11 @@ def test_an_answer_legal_with_x_and_y_swapped_asks_whether_they_were() -> None:
     # (0, 2) pushed in from the left is no move; (2, 0) pushed in from the left is legal
     assert _refusal(((0, 2), 2)).endswith(f"{hint} (2, 0) LEFT is legal")
     # O's cube at (0, 2), a blank at (2, 0): X took the cell the wrong way round
-    state = State.from_text("...../...../O..../...../..... X 0")
+    state = State.from_text("...../...../O.X../...../..... X 2")
     assert _refusal(((0, 2), 0), state).endswith(f"{hint} (2, 0) can be taken")
     for inner_or_corner in (((2, 2), 0), ((0, 0), 0)):
         assert hint not in _refusal(inner_or_corner)
-    both_taken = State.from_text("..O../...../O..../...../..... X 0")  # O's cubes at (2, 0) and (0, 2)
+    both_taken = State.from_text("..O../...../O.X../...../..... X 4")  # O's cubes at (2, 0) and (0, 2)
     assert hint not in _refusal(((0, 2), 0), both_taken)
 
 

@@ -75,14 +75,14 @@ def test_solve_takes_its_size_from_the_spec(tmp_path: Path) -> None:
 
 
 def test_analyze_refuses_a_position_the_spec_contradicts() -> None:
-    _refused(["analyze", "X.O.O.X.. O 4", "--game", "quixo:size=4"], "a 3x3 position cannot be used")
+    _refused(["analyze", "X.O.O.X.. O 5", "--game", "quixo:size=4"], "a 3x3 position cannot be used")
 
 
 def test_perft_reads_the_size_from_the_position_when_none_is_given() -> None:
-    result = CliRunner().invoke(app, ["perft", "--depth", "1", "--position", "X.O.O.X.. O 4"])
+    result = CliRunner().invoke(app, ["perft", "--depth", "1", "--position", "X.O.O.X.. O 5"])
     assert result.exit_code == 0, result.output
     assert "3x3" in result.output
-    agreed = ["perft", "--depth", "1", "--size", "3", "--position", "X.O.O.X.. O 4"]
+    agreed = ["perft", "--depth", "1", "--size", "3", "--position", "X.O.O.X.. O 5"]
     assert CliRunner().invoke(app, agreed).exit_code == 0
 
 
@@ -179,7 +179,7 @@ def test_no_moves_leave_the_position_as_it_is() -> None:
         ),
         (["analyze", "--game", "tictactoe", "--moves", "a1 " * 40_000], "at most 100,000 are read"),
         (["play", "--game", "tictactoe", "--moves", "a1 b1 a2 b2 a3"], "the game is over in that position"),
-        (["play", "--position", "X.O.O.X.Z O 4"], "cannot read position"),
+        (["play", "--position", "X.O.O.X.Z O 5"], "cannot read position"),
         (["play", "--game", "nim", "--moves", "9:9"], "--moves: move 1:"),
     ],
 )

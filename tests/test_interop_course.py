@@ -336,7 +336,7 @@ def test_the_student_answer_maps_to_the_matching_boardlab_move() -> None:
 
 def test_refused_moves_are_asked_again_then_give_up() -> None:
     agent = make_agent("course:player=course_standin:RandomPlayer,attempts=10000", seed=1)
-    state = State.from_text("OOOO./O...O/....O/O...O/.OOOO X 0")  # three free cubes
+    state = State.from_text("OOOO./OX..O/....O/O...O/.OOOO X 26")  # three free cubes
     move = agent.choose(state)
     # replay the player's random stream: every proposal before the accepted one was refused
     shadow, legal, refused = RandomPlayer(seed=1), set(state.legal_moves()), 0

@@ -121,7 +121,7 @@ def test_quixo_judge_agrees_with_the_tables_and_with_plain_search(quixo3) -> Non
 
 def test_quixo_judge_counts_cubes(quixo3) -> None:
     judge = judge_for(quixo3)
-    state = quixo3.parse_position("X.O.O.X.. O 4")
+    state = quixo3.parse_position("X.O.O.X.. O 5")
     assert judge.pieces_label == "cubes" and judge.pieces(state) == 4
 
 

@@ -76,7 +76,7 @@ def test_malformed_input_is_refused_and_the_prompt_comes_back() -> None:
 
 
 def test_taking_an_opponent_cube_is_refused() -> None:
-    state = State.from_text("O..../...../...../...../..... X 0")
+    state = State.from_text("O..../...../..X../...../..... X 2")
     result, out, _ = play_script(["a1e1", "quit"], state=state)
     assert "Refused: move a1e1: the cube at a1 belongs to the opponent" in out
     assert result.moves == ()
@@ -85,7 +85,7 @@ def test_taking_an_opponent_cube_is_refused() -> None:
 def test_moves_lists_the_legal_moves() -> None:
     _, out, _ = play_script(["moves", "quit"])
     assert "44 legal moves: a1a5 a1e1" in out
-    _, out, _ = play_script(["moves", "quit"], state=State.from_text("O..../...../...../...../..... X 0"))
+    _, out, _ = play_script(["moves", "quit"], state=State.from_text("O..../...../..X../...../..... X 2"))
     assert "42 legal moves: b1b5" in out
 
 
@@ -156,7 +156,7 @@ def test_a_full_game_against_random(human_side: int, game: str) -> None:
 
 def test_the_human_can_win() -> None:
     # X to move: e2 pushed back in at a2 completes row 2
-    state = State.from_text("..O../XXXX./....O/O..../..... X 4")
+    state = State.from_text("..O../XXXX./....O/O..../..... X 8")
     result, out, _ = play_script(["e2a2"], state=state)
     assert result.outcome is not None and result.outcome.reason is Reason.RULE
     assert result.human_won
@@ -665,13 +665,13 @@ def test_cli_a_bad_adviser_is_one_line_and_exit_2() -> None:
 
 
 def test_cli_plays_on_from_a_position_and_moves() -> None:
-    # 3x3 Quixo, O to move at ply 4: the human (O) completes the anti-diagonal at once
-    args = ["play", "--position", "X.O.O.X.. O 4", "--side", "o", "--agent", "random"]
+    # 3x3 Quixo, O to move at ply 5: the human (O) completes the anti-diagonal at once
+    args = ["play", "--position", "X.O.O.X.. O 5", "--side", "o", "--agent", "random"]
     result = CliRunner().invoke(cli_app(), args, input="b3a3\n")
     assert result.exit_code == 0, result.output
-    assert "Quixo 3x3: you are O (second)" in result.output and "move 5, you are O >" in result.output
+    assert "Quixo 3x3: you are O (second)" in result.output and "move 6, you are O >" in result.output
     assert result.output.strip().splitlines()[-1] == "O wins after 1 move (a complete line): you win."
-    assert result.output.strip().splitlines()[-2] == "Moves: b3a3 (from X.O.O.X.. O 4)"
+    assert result.output.strip().splitlines()[-2] == "Moves: b3a3 (from X.O.O.X.. O 5)"
     moved = CliRunner().invoke(
         cli_app(), ["play", "--game", "tictactoe", "--moves", "a1 b2"], input="position\nquit\n"
     )

@@ -157,11 +157,11 @@ def test_random_games_in_lockstep_with_reference(size: int, games: int, ply_cap:
 
 # X takes e3 and pushes it in at a3: column a becomes all X and the O cube shifted from a3
 # to b3 completes column b for O.
-BOTH_LINES = "XO.../XO.../O..../XO.../XO... X 9"
+BOTH_LINES = "XO.../XO.../O..../XO.../XO... X 10"
 # The same push without X's column: only O's line is completed, by X's own move.
-ONLY_OPPONENT_LINE = "XO.../.O.../O..../XO.../XO... X 9"
+ONLY_OPPONENT_LINE = "XO.../.O.../O..../XO.../XO... X 10"
 # X takes e3 and pushes it in at e1, completing the top row.
-PLAIN_WIN = "XXXX./.O.../..O../...../O.... X 6"
+PLAIN_WIN = "XXXX./.O.../..O../...../O.... X 8"
 
 
 def reference_position(text: str) -> tuple[ref.Board, int]:
@@ -212,8 +212,8 @@ def test_mover_loses_on_a_diagonal_too() -> None:
 
 
 def test_win_on_the_last_ply_before_the_cap_is_a_win() -> None:
-    state = State.from_text(PLAIN_WIN, ply_cap=7).play("e3e1")
-    assert state.ply == 7
+    state = State.from_text(PLAIN_WIN, ply_cap=9).play("e3e1")
+    assert state.ply == 9
     assert state.winner == ref.X
     assert not state.is_draw
 

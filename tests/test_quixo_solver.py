@@ -405,7 +405,7 @@ def test_perfect_player_beats_random_play_from_the_start(tables3) -> None:
 
 
 def test_best_moves_and_move_values(tables3) -> None:
-    state = parse_quixo_position("X.O.O.X.. O 4")
+    state = parse_quixo_position("X.O.O.X.. O 5")
     values = move_values(state, tables3)
     assert len(values) == len(state.legal_indices())
     best = best_moves(state, tables3)
@@ -419,7 +419,7 @@ def test_best_moves_and_move_values(tables3) -> None:
 
 def test_tables_of_another_size_or_rulebook_cannot_judge(tables3) -> None:
     course = solve_in_memory(3, rulebook="course")
-    three = parse_quixo_position("X.O.O.X.. O 4")
+    three = parse_quixo_position("X.O.O.X.. O 5")
     four = parse_quixo_position("." * 16)
     for state, tables, why in ((three, course, "course rules cannot judge"), (four, tables3, "3x3 Quixo")):
         for answer in (move_values, best_moves, quixo_value, covers):
@@ -456,7 +456,7 @@ def _rows(output: str) -> list[list[str]]:
 
 
 def test_cli_analyze_lists_every_move(cli: typer.Typer, disk3: Path) -> None:
-    args = ["analyze", "X.O.O.X.. O 4", "--dir", str(disk3)]
+    args = ["analyze", "X.O.O.X.. O 5", "--dir", str(disk3)]
     result = CliRunner().invoke(cli, args, terminal_width=200)
     assert result.exit_code == 0, result.output
     assert "O to move: win in 1 ply" in result.output
@@ -480,7 +480,7 @@ def test_cli_analyze_ranks_moves_by_their_value_under_the_ply_cap(cli: typer.Typ
 
 @pytest.mark.parametrize(
     ("position", "line"),
-    [("XXX.OO.O. O 5", "O to move: lost already"), ("XXX.OO.O. X 5", "X to move: won already")],
+    [("XXX.OO.O. O 7", "O to move: lost already"), ("XXX.OO.O. X 6", "X to move: won already")],
 )
 def test_cli_analyze_of_a_finished_game_lists_no_move(
     cli: typer.Typer, disk3: Path, position: str, line: str
@@ -515,7 +515,7 @@ def test_cli_5x5_endgames_up_to_one_blank_are_accepted(cli: typer.Typer, tmp_pat
 
 def test_cli_analyze_reports_a_position_at_the_ply_cap_as_over(cli: typer.Typer, disk3: Path) -> None:
     result = CliRunner().invoke(
-        cli, ["analyze", "X.O.O.X.. O 250", "--game", "quixo:size=3", "--dir", str(disk3)]
+        cli, ["analyze", "X.O.O.X.. O 251", "--game", "quixo:size=3", "--dir", str(disk3)]
     )
     assert result.exit_code == 0, result.output
     assert "O to move: draw (ply cap: 200 plies)" in result.output and "No move to play" in result.output
@@ -523,11 +523,11 @@ def test_cli_analyze_reports_a_position_at_the_ply_cap_as_over(cli: typer.Typer,
 
 
 def test_cli_analyze_gives_values_under_the_ply_cap(cli: typer.Typer, disk3: Path) -> None:
-    # X loses in 2 without a cap; at ply 9 of 10 only the moves that lose at once still lose
-    args = ["analyze", "X.OX.OOO. X 9", "--game", "quixo:size=3,ply_cap=10", "--dir", str(disk3)]
+    # X loses in 2 without a cap; at ply 8 of 9 only the moves that lose at once still lose
+    args = ["analyze", "X.OX.OOO. X 8", "--game", "quixo:size=3,ply_cap=9", "--dir", str(disk3)]
     result = CliRunner().invoke(cli, args, terminal_width=200)
     assert result.exit_code == 0, result.output
-    assert "X to move: draw by the ply cap (10 plies; without it: loss in 2 plies)" in result.output
+    assert "X to move: draw by the ply cap (9 plies; without it: loss in 2 plies)" in result.output
     rows = [
         [cell.strip() for cell in line.split("│")[1:-1]] for line in result.output.splitlines() if "│" in line
     ]
@@ -592,7 +592,7 @@ def test_cli_solve_refuses_a_folder_of_the_other_rulebook(
             ["solve", "connect4", "1212121", "--dir", "{tmp}"],
             "--dir is where Quixo's tables or the Connect Four book",
         ),
-        (["analyze", "X.O.O.X.. O 4", "--dir", "{file}"], "it is a file; expected a folder"),
+        (["analyze", "X.O.O.X.. O 5", "--dir", "{file}"], "it is a file; expected a folder"),
         (["solve", "quixo", "--size", "3", "--dir", "{file}"], "it is a file; expected a folder"),
     ],
 )
@@ -624,7 +624,7 @@ def test_exact_play_for_the_perfect_agent(tables3, tmp_path: Path, monkeypatch: 
 
     monkeypatch.setenv("BOARDLAB_TABLES", str(tmp_path))
     monkeypatch.setattr(quixo_perfect, "_TABLES", {})
-    state = parse_quixo_position("X.O.O.X.. O 4")
+    state = parse_quixo_position("X.O.O.X.. O 5")
     exact = exact_play(state.game)
     assert exact.lookup and exact.knows_depth and exact.covers(state)
     assert set(exact.best_actions(state)) == {m.action for m in best_moves(state, tables3)}
@@ -666,7 +666,7 @@ def test_perfect_agent_plays_only_what_partial_tables_cover(
     assert decision.policy is not None and set(np.flatnonzero(decision.policy)) == set(best)
     assert decision.value == exact_play(game).position_value(covered).value
     with pytest.raises(UncoveredPosition, match="do not cover boards with 5 blank cubes"):
-        agent.choose(parse_quixo_position("X.O.O.X.. O 4"))
+        agent.choose(parse_quixo_position("X.O.O.X.. O 5"))
     assert exact_play(game).title == "the Quixo 3x3 tables (endgames)"
 
 

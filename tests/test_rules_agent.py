@@ -144,7 +144,7 @@ def test_the_bad_rule_is_the_moves_that_leave_a_threat() -> None:
 def test_the_roulette_plays_only_the_moves_of_weighted_active_rules() -> None:
     game = parse_game("quixo")
     kernel = game.kernel
-    state = game.parse_position("XXXX./OO.../O..../...../..... X 7")
+    state = game.parse_position("XXXX./OO.../O..../...../..... X 8")
     found = rule_moves(kernel, state.a, state.b)
     moves = np.empty(kernel.num_actions, dtype=np.int64)
     masks = np.empty(kernel.num_actions, dtype=np.int64)

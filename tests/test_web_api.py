@@ -160,7 +160,7 @@ def test_resign_ends_the_game_for_the_person(client: Any) -> None:
 
 def test_positions_load_from_text_and_from_moves(client: Any) -> None:
     game = parse_game("quixo")
-    text = "XOX.O/...../..X../...../O...X O 6"
+    text = "XOX.O/...../..X../...../O...X O 7"
     view = new(client, game="quixo", sides=[None, None], position=text)
     assert view["position"]["text"] == game.parse_position(text).to_text()
     assert view["start_initial"] is False  # the page shows where such a game started
@@ -318,7 +318,7 @@ def test_perfect_is_refused_a_game_from_a_position_its_tables_do_not_cover() -> 
             refused = client.post("/api/games", json=game)
             assert refused.status_code == 400
             assert "cannot play a whole game from that position" in refused.json()["detail"]
-            endgame = client.post("/api/games", json={**game, "position": "XXOO/OOXX/XXOO/OOX. X 15"})
+            endgame = client.post("/api/games", json={**game, "position": "XXOO/OOXX/XXOO/OOX. X 16"})
             assert endgame.status_code == 201, endgame.text
     finally:
         shutil.rmtree(tables)
@@ -422,7 +422,7 @@ TEXTS = st.one_of(
     st.sampled_from(
         ["quixo", "connect4", "tictactoe", "nim", "quixo:size=3", "nim:piles=1-2", "greedy", "4"]
     ),
-    st.sampled_from(["a1e1", "4453", "X...O/...../...../...../..... O 2", "perfect", "random", "1:1", "b2"]),
+    st.sampled_from(["a1e1", "4453", "X...O/...../...../...../..... X 2", "perfect", "random", "1:1", "b2"]),
     st.text(max_size=30),
 )
 JSON = st.recursive(

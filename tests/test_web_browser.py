@@ -337,7 +337,7 @@ def test_analysis_shows_the_solvers_values(page: Page, server: dict[str, Any], s
 
 
 def test_a_position_in_the_url_loads_as_it_reads(page: Page, server: dict[str, Any], screens: Path) -> None:
-    text = "XOX.O/.O.X./..X../.O.X./O...X O 12"
+    text = "XOX.O/.O.X./..X../.O.X./O...X O 11"
     open_page(page, server, f"?game=quixo&pos={quote(text)}&x=person&o=person")
     state = check_board(page, "quixo", text)
     assert state.to_text() == parse_game("quixo").parse_position(text).to_text()

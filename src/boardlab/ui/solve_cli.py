@@ -323,7 +323,7 @@ def analyze_command(
         str,
         typer.Argument(
             metavar="POSITION",
-            help='position text, e.g. "X.O.O.X.. O 4" (Quixo) or 4453 (Connect Four); empty: the start',
+            help='position text, e.g. "X.O.O.X.. O 5" (Quixo) or 4453 (Connect Four); empty: the start',
         ),
     ] = "",
     directory: Annotated[
