@@ -161,17 +161,98 @@ def test_parse_move_on_a_state_reports_notation_errors_first() -> None:
 def test_position_text_accepts_slashes_case_and_missing_fields() -> None:
     plain = State.from_text("X...O" + "." * 20)
     assert plain == State.from_text("x...o/...../...../...../.....")
-    assert (plain.to_move, plain.ply) == (0, 0)
+    assert (plain.to_move, plain.ply) == (0, 2)  # X to move at the first ply that fits: 2
     assert State.from_text("X...O/...../...../...../..... o 7").to_move == 1
     assert State.from_text("X...O/...../...../...../..... o 7").ply == 7
     assert State.from_text("X...O/...../...../...../..... o 999999999").ply == 999_999_999
 
 
 @pytest.mark.parametrize(
+    ("text", "side_and_ply"),
+    [
+        (".........", (0, 0)),
+        ("......... X", (0, 0)),
+        ("X........ O", (1, 1)),
+        ("X...O.... X", (0, 2)),
+        ("X...O.... O", (1, 3)),
+        ("XX.OO.... X", (0, 4)),  # two cubes each: X has moved twice
+        ("XXX.O.... O", (1, 5)),  # three X cubes: X has moved three times
+        ("X.OOO.... O", (1, 7)),  # three O cubes: O has moved three times and is to move again
+        ("XOXOXOXO. X", (0, 8)),
+    ],
+)
+def test_a_missing_ply_is_the_first_that_fits_the_side_and_the_cubes(
+    text: str, side_and_ply: tuple[int, int]
+) -> None:
+    state = State.from_text(text)
+    assert (state.to_move, state.ply) == side_and_ply
+    assert State.from_text(state.to_text()) == state
+
+
+@pytest.mark.parametrize(
+    ("text", "complaint"),
+    [
+        # X moves at even plies, O at odd ones; the advice keeps the side, then the ply
+        ("X.O.O.X.. O 4", "O to move at ply 4: X moves at even plies and O at odd ones; write O 5 or X 4"),
+        ("X.OX.OOO. X 9", "X to move at ply 9: X moves at even plies and O at odd ones; write X 8 or O 9"),
+        ("......... O 0", "O to move at ply 0: X moves at even plies and O at odd ones; write X 0"),
+        ("......... X 1", "X to move at ply 1: X moves at even plies and O at odd ones; write X 0"),
+        (
+            "x...o/...../...../...../..... o 2",
+            "O to move at ply 2: X moves at even plies and O at odd ones; write O 3 or X 2",
+        ),
+        # a move turns at most one blank cube, and a side's first move turns one
+        ("X........ X 0", "X has 1 cube at ply 0, after 0 moves of its own"),
+        ("XXXXXXXXX O 1", "X has 9 cubes at ply 1, after 1 move of its own"),
+        ("XXXXXXXXX O 1", "; no game reaches a board of 9 X and 0 O cubes"),
+        ("X...O/...../...../...../..... O 1", "O has 1 cube at ply 1, after 0 moves of its own"),
+        ("X...O/...../...../...../..... O 1", "; write O 3 or X 2"),
+        ("XXX.OO.O. O 5", "O has 3 cubes at ply 5, after 2 moves of its own"),
+        (
+            "X........ X 2",
+            "O has no cube at ply 2, after 1 move of its own: each side's first move turns a blank cube",
+        ),
+        ("......... X 2", "X has no cube at ply 2, after 1 move of its own"),
+        ("......... X 2", "; write X 0"),  # the empty board is at ply 0 and no later
+        ("X........ O 5", "; write O 1"),  # a lone X cube with O to move: ply 1 and no later
+        ("................ O 1", "X has no cube at ply 1"),
+        # without a ply: the side alone must fit the cubes
+        ("......... O", "O cannot be to move with 0 X and 0 O cubes at any ply"),
+        ("......... O", "; write X 0"),
+        ("X........", "X cannot be to move with 1 X and 0 O cubes at any ply"),
+        ("X........", "; write O 1"),
+        ("OOO......", "X cannot be to move with 0 X and 3 O cubes at any ply"),
+        ("OOO......", "; no game reaches a board of 0 X and 3 O cubes"),
+        ("XX....... O", "; no game reaches a board of 2 X and 0 O cubes"),
+    ],
+)
+def test_a_side_and_ply_that_no_game_reaches_are_refused(text: str, complaint: str) -> None:
+    with pytest.raises(PositionParseError) as error:
+        State.from_text(text)
+    assert complaint in str(error.value)
+    assert "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize("rules", ["official", "course"])
+@pytest.mark.parametrize("size", [3, 4, 5])
+def test_every_size_and_rulebook_reads_the_side_and_ply_alike(size: int, rules: str) -> None:
+    game = parse_game(f"quixo:size={size},rules={rules}")
+    one_each = "X" + "O" + "." * (size * size - 2)
+    assert game.parse_position(f"{one_each} X 2").ply == 2
+    assert game.parse_position(one_each).ply == 2
+    assert game.parse_position(f"{one_each} O").ply == 3
+    for wrong in (f"{one_each} O 2", f"{one_each} X 3", f"{one_each} X 0", "." * (size * size) + " O"):
+        with pytest.raises(PositionParseError):
+            game.parse_position(wrong)
+    with pytest.raises(PositionParseError, match="write O 3 or X 2"):
+        State.from_text(f"{one_each} O 2", rules=rules)
+
+
+@pytest.mark.parametrize(
     ("text", "complaint"),
     [
         ("", "expected 'CELLS [X|O] [PLY]'"),
-        ("X........ X 0 extra", "expected 'CELLS [X|O] [PLY]'"),
+        ("X...O.... X 2 extra", "expected 'CELLS [X|O] [PLY]'"),
         ("XO", "cells must be 9, 16 or 25"),
         ("." * 36, "cells must be 9, 16 or 25"),
         ("........Z", "cells must be 9, 16 or 25"),

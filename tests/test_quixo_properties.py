@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -301,9 +302,127 @@ def test_text_and_board_round_trips(state: State) -> None:
 @given(boards(), st.integers(0, 1), st.integers(0, 500))
 def test_round_trips_of_any_board(board: ref.Board, to_move: int, ply: int) -> None:
     state = State.from_board(board, to_move, ply)
+    assert State.from_masks(state.x_cubes, state.o_cubes, to_move, ply, len(board)) == state
+    if not count_fits(len(board), state.x_cubes.bit_count(), state.o_cubes.bit_count(), to_move, ply):
+        return  # refused as text (see the tests of the side and ply below)
     assert State.from_text(state.to_text()) == state
     assert State.from_text(state.to_text()).winner == state.winner
-    assert State.from_masks(state.x_cubes, state.o_cubes, to_move, ply, len(board)) == state
+
+
+# --- the side to move and the ply against the cube counts ----------------------------------
+
+
+@functools.cache
+def reachable_counts(size: int, plies: int) -> tuple[frozenset[tuple[int, int]], ...]:
+    """The (X cubes, O cubes) counts that the counting rule reaches at each ply up to ``plies``.
+
+    Played out ply by ply rather than solved: the mover turns a blank cube (one must be left)
+    to its symbol, or, once it holds a cube, may take one of its own instead; X moves first.
+    """
+    at = [frozenset({(0, 0)})]
+    for ply in range(plies):
+        mover = ply % 2
+        after = set()
+        for counts in at[-1]:
+            if sum(counts) < size * size:
+                after.add((counts[0] + (mover == 0), counts[1] + (mover == 1)))
+            if counts[mover]:
+                after.add(counts)
+        at.append(frozenset(after))
+    return tuple(at)
+
+
+def count_fits(size: int, n_x: int, n_o: int, to_move: int, ply: int) -> bool:
+    """True when a game can have these counts with ``to_move`` to move at ``ply``."""
+    if ply % 2 != to_move:
+        return False
+    # past 2 * size**2 plies the counts reached stay the same from one ply to the next of its parity
+    horizon = 2 * size * size + 2
+    capped = ply if ply <= horizon else horizon - (horizon - ply) % 2
+    return (n_x, n_o) in reachable_counts(size, horizon)[capped]
+
+
+def written(state: State, side: int, ply: int | None) -> str:
+    """The text of ``state``'s board with another side to move and ply (none: left out)."""
+    return f"{state.cells()} {'XO'[side]}" + ("" if ply is None else f" {ply}")
+
+
+@st.composite
+def long_played_positions(draw: st.DrawFn) -> State:
+    """A position after up to 120 random legal moves, under either rulebook and a cap past them."""
+    size = draw(st.sampled_from(SIZES))
+    rules = draw(st.sampled_from(["official", "course"]))
+    state = State.initial(size, ply_cap=1000, rules=rules)
+    for choice in draw(st.lists(st.integers(0, 43), max_size=120)):
+        if state.is_over:
+            break
+        moves = state.legal_moves()
+        state = state.play(moves[choice % len(moves)])
+    return state
+
+
+@given(long_played_positions())
+@settings(max_examples=200)
+def test_every_played_position_is_read_back_and_fits_its_counts(state: State) -> None:
+    game = state.game
+    assert game.parse_position(state.to_text()) == state
+    n_x, n_o = state.x_cubes.bit_count(), state.o_cubes.bit_count()
+    assert count_fits(state.size, n_x, n_o, state.to_move, state.ply)
+    # without the ply: the first ply that fits, of the same parity, no later than the game's
+    first = game.parse_position(written(state, state.to_move, None))
+    assert (first.words, first.to_move) == (state.words, state.to_move)
+    assert first.ply <= state.ply and first.ply % 2 == state.ply % 2
+    assert count_fits(state.size, n_x, n_o, state.to_move, first.ply)
+    assert first.ply < 2 or not count_fits(state.size, n_x, n_o, state.to_move, first.ply - 2)
+    # the other side at the same ply, or the same side one ply away, is no position
+    for side, ply in ((1 - state.to_move, state.ply), (state.to_move, state.ply + 1)):
+        with pytest.raises(PositionParseError, match="X moves at even plies and O at odd ones"):
+            game.parse_position(written(state, side, ply))
+
+
+@st.composite
+def sparse_boards(draw: st.DrawFn) -> ref.Board:
+    """Boards of a few cubes at most, the empty one included (the counts of early plies)."""
+    size = draw(st.sampled_from(SIZES))
+    cells = [-1] * (size * size)
+    for cell, value in draw(
+        st.lists(st.tuples(st.integers(0, size * size - 1), st.integers(0, 1)), max_size=4)
+    ):
+        cells[cell] = value
+    return [cells[y * size : (y + 1) * size] for y in range(size)]
+
+
+@given(
+    boards() | sparse_boards(),
+    st.integers(0, 1),
+    st.integers(0, 12) | st.integers(0, 60) | st.integers(0, 10**6),
+)
+@settings(max_examples=400)
+def test_a_text_is_read_exactly_when_a_game_can_have_its_counts(
+    board: ref.Board, side: int, ply: int
+) -> None:
+    size = len(board)
+    state = State.from_board(board, side, ply)
+    n_x, n_o = state.x_cubes.bit_count(), state.o_cubes.bit_count()
+    text = written(state, side, ply)
+    try:
+        read = State.from_text(text)
+    except PositionParseError as error:
+        assert not count_fits(size, n_x, n_o, side, ply), f"{text!r} refused: {error}"
+        assert "\n" not in str(error)
+        # the advice names sides and plies that are read back
+        advice = str(error).partition("; write ")[2]
+        for fit in advice.split(" or ") if advice else []:
+            fit_side, fit_ply = fit.split()
+            assert State.from_text(f"{state.cells()} {fit}").ply == int(fit_ply)
+            assert count_fits(size, n_x, n_o, "XO".index(fit_side), int(fit_ply))
+        if not advice:
+            assert not any(
+                count_fits(size, n_x, n_o, s, p) for s in (0, 1) for p in range(2 * size * size + 3)
+            )
+        return
+    assert count_fits(size, n_x, n_o, side, ply), f"{text!r} read"
+    assert read == state
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -9,8 +9,12 @@ corner and pushes it back in at the right end of the top row; ``c1c5`` takes the
 of the top row and pushes it in at the bottom of column c.
 
 Position text: the cells row by row from the top (``X`` first player, ``O`` second, ``.``
-blank; ``/`` between rows is allowed and ignored), then optionally the side to move and the
-ply count, e.g. ``"X...O/...../...../...../..... O 1"``.
+blank; ``/`` between rows is allowed and ignored), then optionally the side to move (X when
+absent) and the ply count, e.g. ``"X...O/...../...../...../..... X 2"``. The side and ply
+must fit the cubes as in a game: X moves at even plies and O at odd ones, and each side holds
+at least one cube once it has moved and at most one per move it has made. Without a ply the
+position is taken to be at the first ply that fits (0 for the empty board with X to move, 3
+for the example's board with O to move); the ply matters, as the ply cap counts from it.
 """
 
 from __future__ import annotations
@@ -333,6 +337,82 @@ def _board(state: base.State) -> list[list[int]]:
     ]
 
 
+# What the cube counts tell of the ply, proved from the rules (the same in both rulebooks):
+#
+# - A move takes a border cube that is blank or the mover's own, turns it to the mover's
+#   symbol and pushes it back in; the push moves other cubes without turning them. So a cube
+#   is never turned from X to O, from O to X or back to blank: each side's count of cubes
+#   never falls, and only its own move raises it, by at most one.
+# - X moves first and the sides take turns (a side always has a move while no line is
+#   complete, so nobody passes): X moves at even plies, O at odd ones, and by ply p X has
+#   made (p + 1) // 2 moves and O p // 2.
+# - A side's first move takes a blank cube (it owns none yet), so a side that has moved
+#   holds at least one cube.
+#
+# Hence at ply p: p is even exactly when X is to move; X holds at most (p + 1) // 2 cubes
+# and O at most p // 2 (so at ply 0 the board is empty); X holds a cube once p >= 1 and O
+# once p >= 2. From ply 2 on both sides must hold a cube and the upper bounds only loosen,
+# so a side and board that fit a ply p >= 2 fit p + 2 too; the empty board (ply 0) and a
+# lone X cube with O to move (ply 1) fit no later ply.
+
+
+_COUNT_RULE = (
+    "each side's first move turns a blank cube to its symbol, a later one at most one, "
+    "and no cube ever turns back"
+)
+
+
+def _ply_problem(n_x: int, n_o: int, to_move: int, ply: int) -> str | None:
+    """Why no game has ``n_x`` X and ``n_o`` O cubes with ``to_move`` to move at ``ply``
+    (see the proof above), or None when the counts allow it."""
+    if ply % 2 != to_move:
+        return f"{SYMBOLS[to_move]} to move at ply {ply}: X moves at even plies and O at odd ones"
+    for symbol, cubes, moves in (("X", n_x, (ply + 1) // 2), ("O", n_o, ply // 2)):
+        if cubes > moves or (moves and not cubes):
+            held = f"{cubes} cube{'' if cubes == 1 else 's'}" if cubes else "no cube"
+            made = f"{moves} move{'' if moves == 1 else 's'}"
+            return f"{symbol} has {held} at ply {ply}, after {made} of its own: {_COUNT_RULE}"
+    return None
+
+
+def _fitting_ply(n_x: int, n_o: int, to_move: int, size: int, start: int = 0) -> int | None:
+    """The first ply from ``start`` on at which ``to_move`` can be to move with these counts,
+    or None when there is none."""
+    # the first fitting ply, if any, is at most 2 * size**2 + 1 (X: twice the larger count;
+    # O: twice its count plus one), and from ply 2 on fitting is kept two plies on (see the
+    # proof above): the first candidate from a later start answers for all after it
+    last = max(start, 2 * size * size + 1) + 2
+    first = start + (start % 2 != to_move)
+    return next((p for p in range(first, last, 2) if _ply_problem(n_x, n_o, to_move, p) is None), None)
+
+
+def _side_and_ply(fields: list[str], n_x: int, n_o: int, size: int) -> tuple[int, int]:
+    """The side to move and the ply of a position text's trailing fields, checked against the
+    cube counts; a missing side is X, a missing ply the first that fits the side and counts."""
+    to_move, ply = base.parse_side_and_ply(fields, SYMBOLS)
+    side, other = SYMBOLS[to_move], SYMBOLS[1 - to_move]
+    if len(fields) < 2:
+        first = _fitting_ply(n_x, n_o, to_move, size)
+        if first is not None:
+            return to_move, first
+        problem = f"{side} cannot be to move with {n_x} X and {n_o} O cubes at any ply: {_COUNT_RULE}"
+        ply = to_move
+    else:
+        found = _ply_problem(n_x, n_o, to_move, ply)
+        if found is None:
+            return to_move, ply
+        problem = found
+    fits = []
+    for s, symbol in ((to_move, side), (1 - to_move, other)):
+        # the nearest fitting ply from the one written on, else an earlier one (ply 0 or 1)
+        near = _fitting_ply(n_x, n_o, s, size, max(ply - 1, 0))
+        near = _fitting_ply(n_x, n_o, s, size) if near is None else near
+        if near is not None:
+            fits.append(f"{symbol} {near}")
+    advice = f"write {' or '.join(fits)}" if fits else f"no game reaches a board of {n_x} X and {n_o} O cubes"
+    raise PositionParseError(f"{problem}; {advice}")
+
+
 @dataclass(frozen=True)
 class State(base.State):
     """An immutable Quixo position (see :class:`boardlab.games.base.State`).
@@ -358,7 +438,10 @@ class State(base.State):
         ply_cap: int = DEFAULT_PLY_CAP,
         rules: str = "official",
     ) -> State:
-        """A position from bit masks (integers); the outcome is computed from the lines on the board."""
+        """A position from bit masks (integers); the outcome is computed from the lines on the board.
+
+        The side to move and the ply are taken as given; :meth:`from_text` also checks them
+        against the cubes."""
         _check_size(size)
         x_cubes, o_cubes = base.checked_masks("cube masks", x_cubes, o_cubes)
         full = (1 << size * size) - 1
@@ -401,7 +484,7 @@ class State(base.State):
             raise PositionParseError(
                 f"cannot read position {text[:60]!r}: cells must be 9, 16 or 25 of 'X', 'O', '.'"
             )
-        to_move, ply = base.parse_side_and_ply(fields[1:], SYMBOLS)
+        to_move, ply = _side_and_ply(fields[1:], cells.count("X"), cells.count("O"), size)
         x_cubes = sum(1 << i for i, c in enumerate(cells) if c == "X")
         o_cubes = sum(1 << i for i, c in enumerate(cells) if c == "O")
         return cls.from_masks(x_cubes, o_cubes, to_move, ply, size, ply_cap, rules)
