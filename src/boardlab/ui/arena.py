@@ -297,8 +297,8 @@ def _check_and_run(
             check_memory(config, default_workers() if workers is None else workers)
     except ArenaError as err:
         fail(str(err))
-    _warn_of_one_coloured_opening(config)
     with connect_backend(backend, address) as workers_backend:  # a cluster that does not answer: bad input
+        _warn_of_one_coloured_opening(config)  # the input is good: a warning, then play
         return _run_into_store(config, db, workers, out, move_timeout, workers_backend, sprt)
 
 
