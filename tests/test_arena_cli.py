@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 import typer
-from typer.testing import CliRunner
+from arena_helpers import arena_app, invoke
 
 from boardlab.arena import match
 from boardlab.arena.schedule import ArenaError, TournamentConfig
@@ -24,14 +24,7 @@ from boardlab.ui import arena as arena_cli
 
 @pytest.fixture
 def app() -> typer.Typer:
-    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-    arena_cli.register(app)
-    return app
-
-
-def _invoke(app: typer.Typer, *args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(app, list(args))
-    return result.exit_code, result.stdout, result.stderr
+    return arena_app()
 
 
 @pytest.mark.parametrize(
@@ -87,7 +80,7 @@ def _invoke(app: typer.Typer, *args: str) -> tuple[int, str, str]:
 def test_bad_input_exits_2_with_one_line(
     app: typer.Typer, tmp_path: Path, args: list[str], message: str
 ) -> None:
-    code, stdout, stderr = _invoke(app, *args, "--db", str(tmp_path / "a.sqlite"), "--out", str(tmp_path))
+    code, stdout, stderr = invoke(app, *args, "--db", str(tmp_path / "a.sqlite"), "--out", str(tmp_path))
     assert code == 2
     assert stderr.startswith("Error: ") and message in stderr
     assert len(stderr.strip().splitlines()) == 1
@@ -96,7 +89,7 @@ def test_bad_input_exits_2_with_one_line(
 
 def test_a_throw_away_store_says_no_game_is_kept(app: typer.Typer, tmp_path: Path) -> None:
     args = ["match", "random", "random", "-n", "2", "--game", "tictactoe", "-j", "1"]
-    code, stdout, _ = _invoke(app, *args, "--db", ":memory:", "--out", str(tmp_path / "m"))
+    code, stdout, _ = invoke(app, *args, "--db", ":memory:", "--out", str(tmp_path / "m"))
     assert code == 0 and "2 new games, none kept (--db :memory:)" in stdout
     assert "stored in" not in stdout and not (tmp_path / ":memory:").exists()
 
@@ -104,7 +97,7 @@ def test_a_throw_away_store_says_no_game_is_kept(app: typer.Typer, tmp_path: Pat
 def test_out_that_is_a_file_exits_2(app: typer.Typer, tmp_path: Path) -> None:
     out = tmp_path / "taken"
     out.write_text("")
-    code, _, stderr = _invoke(
+    code, _, stderr = invoke(
         app, "match", "random", "random", "--db", str(tmp_path / "a.db"), "--out", str(out)
     )
     assert code == 2 and "is a file" in stderr
@@ -113,7 +106,7 @@ def test_out_that_is_a_file_exits_2(app: typer.Typer, tmp_path: Path) -> None:
 def test_corrupt_store_exits_2(app: typer.Typer, tmp_path: Path) -> None:
     db = tmp_path / "broken.sqlite"
     db.write_bytes(b"\x00garbage" * 500)
-    code, _stdout, stderr = _invoke(app, "match", "random", "random", "-n", "2", "--db", str(db), "-j", "1")
+    code, _stdout, stderr = invoke(app, "match", "random", "random", "-n", "2", "--db", str(db), "-j", "1")
     assert code == 2
     assert str(db) in stderr and "not a usable SQLite database" in stderr
     assert len(stderr.strip().splitlines()) == 1
@@ -136,7 +129,7 @@ def test_match_writes_tables_plots_and_resumes(app: typer.Typer, tmp_path: Path)
         "--out",
         str(out),
     ]
-    code, stdout, _ = _invoke(app, *args)
+    code, stdout, _ = invoke(app, *args)
     assert code == 0
     assert "Ratings (greedy vs random): 4 games" in stdout and "Results by colour" in stdout
     assert "4 new games, 4 stored" in stdout
@@ -148,7 +141,7 @@ def test_match_writes_tables_plots_and_resumes(app: typer.Typer, tmp_path: Path)
         "summary.json",
     ):
         assert (out / name).is_file()
-    code, stdout, _ = _invoke(app, *args)
+    code, stdout, _ = invoke(app, *args)
     assert code == 0 and "0 new games, 4 stored" in stdout
 
 
@@ -158,7 +151,7 @@ def test_a_gauntlet_plays_the_first_agent_against_each_other_one_and_resumes(
     db, out = tmp_path / "arena.sqlite", tmp_path / "out"
     specs = ["greedy", "random", "alphabeta:depth=1"]
     args = ["tournament", *specs, "--gauntlet", "-n", "4", "--game", "tictactoe", "-j", "1"]
-    code, stdout, stderr = _invoke(app, *args, "--db", str(db), "--out", str(out))
+    code, stdout, stderr = invoke(app, *args, "--db", str(db), "--out", str(out))
     assert code == 0, stderr
     assert "Ratings (greedy vs each of random, alphabeta:depth=1): 8 games" in stdout
     assert "8 new games, 8 stored" in stdout
@@ -175,14 +168,14 @@ def test_a_gauntlet_plays_the_first_agent_against_each_other_one_and_resumes(
     conn.close()
     assert met == {(a, b) for other in specs[1:] for a, b in (("greedy", other), (other, "greedy"))}
     assert pairing == [("gauntlet",)]
-    code, stdout, _ = _invoke(app, *args, "-n", "5", "--db", str(db), "--out", str(out))
+    code, stdout, _ = invoke(app, *args, "-n", "5", "--db", str(db), "--out", str(out))
     assert code == 0 and "2 new games, 10 stored" in stdout
     # rated again from the store: by its name, the gauntlet's table; pooled with other games, the matrix
     _play(app, db, "match", "random", "alphabeta:depth=1", "-n", "2", "--game", "tictactoe")
     name = "greedy vs each of random, alphabeta:depth=1"
-    code, stdout, _ = _invoke(app, "ratings", str(db), "--tournament", name)
+    code, stdout, _ = invoke(app, "ratings", str(db), "--tournament", name)
     assert code == 0 and "greedy against each" in stdout and "Score matrix" not in stdout
-    code, stdout, _ = _invoke(app, "ratings", str(db))
+    code, stdout, _ = invoke(app, "ratings", str(db))
     assert code == 0 and "greedy against each" not in stdout and "Score matrix" in stdout
 
 
@@ -202,7 +195,7 @@ def test_a_tournament_counts_its_games_per_pair_as_match_counts_its_games(
         "-j",
         "1",
     ]
-    code, stdout, stderr = _invoke(
+    code, stdout, stderr = invoke(
         app, *args, "--db", str(tmp_path / "a.sqlite"), "--out", str(tmp_path / "t")
     )
     assert code == 0, stderr
@@ -214,7 +207,7 @@ def test_a_suite_of_openings_is_read_by_the_rules_and_bad_ones_exit_2(
 ) -> None:
     suite = tmp_path / "suite.txt"
     suite.write_text("# the centre, then each reply\n4 1\n4, 4\n")
-    assert _invoke(app, "match", "random", "greedy", "--game", "connect4", "--openings", str(suite))[0] == 0
+    assert invoke(app, "match", "random", "greedy", "--game", "connect4", "--openings", str(suite))[0] == 0
     [(config, _, _)] = planned
     assert config.openings == (("4", "1"), ("4", "4")) and config.opening_plies == 0
     (tmp_path / "bad.txt").write_text("4 4\n4 9\n")
@@ -225,7 +218,7 @@ def test_a_suite_of_openings_is_read_by_the_rules_and_bad_ones_exit_2(
         (["--openings", str(suite), "--opening-plies", "2"], "give either --openings or --opening-plies"),
         (["--openings", str(suite), "--opening-plies", "0"], "give either --openings or --opening-plies"),
     ):
-        code, _, stderr = _invoke(app, "tournament", "random", "greedy", "--game", "connect4", *args)
+        code, _, stderr = invoke(app, "tournament", "random", "greedy", "--game", "connect4", *args)
         assert code == 2 and stderr.startswith("Error: ") and message in stderr, stderr
         assert len(stderr.strip().splitlines()) == 1
     assert len(planned) == 1
@@ -233,27 +226,27 @@ def test_a_suite_of_openings_is_read_by_the_rules_and_bad_ones_exit_2(
 
 def test_openings_writes_a_suite_that_match_plays(app: typer.Typer, tmp_path: Path) -> None:
     suite = tmp_path / "c4.txt"
-    code, _, stderr = _invoke(app, "openings", "--game", "connect4", "--plies", "1", "--out", str(suite))
+    code, _, stderr = invoke(app, "openings", "--game", "connect4", "--plies", "1", "--out", str(suite))
     assert code == 0 and "wrote 4 openings" in stderr
     assert suite.read_text() == "# connect4: 4 distinct openings of 1 ply\n1\n2\n3\n4\n"
     db = tmp_path / "arena.sqlite"
     args = ["match", "greedy", "random", "--game", "connect4", "--openings", str(suite), "-n", "8", "-j", "1"]
-    code, stdout, stderr = _invoke(app, *args, "--db", str(db), "--out", str(tmp_path / "out"))
+    code, stdout, stderr = invoke(app, *args, "--db", str(db), "--out", str(tmp_path / "out"))
     assert code == 0 and "8 new games" in stdout, stderr
     with sqlite3.connect(db) as conn:
         openings = [row[0] for row in conn.execute("SELECT opening FROM games ORDER BY game_index")]
     conn.close()
     assert openings == [str(column) for column in (1, 1, 2, 2, 3, 3, 4, 4)]
-    code, stdout, _ = _invoke(app, "openings", "--game", "tictactoe", "--plies", "2")
+    code, stdout, _ = invoke(app, "openings", "--game", "tictactoe", "--plies", "2")
     assert code == 0 and stdout.startswith("# tictactoe: 12 distinct openings of 2 plies\na1 b1\n")
-    code, stdout, _ = _invoke(app, "openings", "--game", "TicTacToe", "--plies", "1")
+    code, stdout, _ = invoke(app, "openings", "--game", "TicTacToe", "--plies", "1")
     assert code == 0 and stdout == "# tictactoe: 3 distinct openings of 1 ply\na1\nb1\nb2\n"  # as read back
     for args, message in (
         (["--plies", "0"], "opening plies must be in 1..1000"),
         (["--game", "chess"], "unknown game 'chess'"),
         (["--out", str(tmp_path)], ": it is a folder; expected a file"),
     ):
-        code, _, stderr = _invoke(app, "openings", *args)
+        code, _, stderr = invoke(app, "openings", *args)
         assert code == 2 and stderr.startswith("Error: ") and message in stderr, stderr
         assert len(stderr.strip().splitlines()) == 1
 
@@ -264,7 +257,7 @@ def test_demo_uses_the_available_demo_agents(
     monkeypatch.setattr(arena_cli, "DEMO_SPECS", ("random", "greedy", "nosuch-agent"))
     monkeypatch.setattr(arena_cli, "DEMO_GAMES_PER_PAIR", 2)
     out = tmp_path / "demo"
-    code, stdout, stderr = _invoke(
+    code, stdout, stderr = invoke(
         app, "tournament", "--demo", "-j", "1", "--db", str(tmp_path / "a.sqlite"), "--out", str(out)
     )
     assert code == 0
@@ -274,7 +267,7 @@ def test_demo_uses_the_available_demo_agents(
 
 
 def _play(app: typer.Typer, db: Path, *args: str) -> None:
-    code, _, stderr = _invoke(app, *args, "--seed", "5", "-j", "1", "--db", str(db), "--out", str(db.parent))
+    code, _, stderr = invoke(app, *args, "--seed", "5", "-j", "1", "--db", str(db), "--out", str(db.parent))
     assert code == 0, stderr
 
 
@@ -287,22 +280,22 @@ def test_ratings_pools_the_tournaments_of_a_store(
     _play(app, db, "match", "greedy", "random", "-n", "4", "--name", "first")
     _play(app, db, "match", "greedy", "alphabeta:depth=1", "-n", "2", "--name", "second")
     _play(app, db, "match", "greedy", "random", "-n", "2", "--game", "tictactoe")
-    code, stdout, stderr = _invoke(app, "ratings", str(db), "--game", "quixo", "--out", str(tmp_path / "r"))
+    code, stdout, stderr = invoke(app, "ratings", str(db), "--game", "quixo", "--out", str(tmp_path / "r"))
     assert code == 0, stderr
     assert "Ratings (quixo): 6 games" in stdout and "tictactoe" not in stdout
     assert "Score matrix" in stdout  # three players
     rows = [line for line in stdout.splitlines() if "greedy" in line and "│" in line]
     assert rows and rows[0].split("│")[5].strip() == "6"  # greedy: one player, 6 games
     assert (tmp_path / "r" / "ratings.png").is_file() and (tmp_path / "r" / "summary.json").is_file()
-    code, stdout, _ = _invoke(app, "ratings", str(db), "--tournament", "second")
+    code, stdout, _ = invoke(app, "ratings", str(db), "--tournament", "second")
     assert code == 0 and "Ratings (quixo, second): 2 games" in stdout
     assert "Score matrix" not in stdout  # two players: the ratings table says it all
-    code, stdout, _ = _invoke(app, "ratings", str(db), "--out", str(tmp_path / "each"))
+    code, stdout, _ = invoke(app, "ratings", str(db), "--out", str(tmp_path / "each"))
     assert code == 0 and "Ratings (quixo): 6 games" in stdout and "Ratings (tictactoe): 2 games" in stdout
     for game in ("quixo", "tictactoe"):
         assert (tmp_path / "each" / game / "ratings.png").is_file()
     monkeypatch.setattr(arena_cli, "MAX_MATRIX_PLAYERS", 2)
-    code, stdout, _ = _invoke(app, "ratings", str(db), "--game", "quixo")
+    code, stdout, _ = invoke(app, "ratings", str(db), "--game", "quixo")
     assert code == 0 and "Ratings (quixo): 6 games" in stdout and "Score matrix" not in stdout  # too wide
 
 
@@ -327,7 +320,7 @@ def test_tournaments_lists_what_a_store_holds(app: typer.Typer, tmp_path: Path) 
         str(suite),
     )
     _play(app, db, "match", "greedy", "random", "-n", "2", "--game", "connect4", "--opening-plies", "1")
-    code, stdout, stderr = _invoke(app, "tournaments", str(db), "--json")
+    code, stdout, stderr = invoke(app, "tournaments", str(db), "--json")
     assert code == 0, stderr
     listed = json.loads(stdout)
     assert [(t["name"], t["game"], t["pairing"], len(t["specs"]), t["games"]) for t in listed] == [
@@ -336,16 +329,16 @@ def test_tournaments_lists_what_a_store_holds(app: typer.Typer, tmp_path: Path) 
         ("greedy vs random", "connect4", "round-robin", 2, 2),
     ]
     assert listed[1]["openings"] == [["b2"], ["a1"]] and listed[2]["opening_plies"] == 1
-    code, stdout, _ = _invoke(app, "tournaments", str(db), "--game", "tictactoe")
+    code, stdout, _ = invoke(app, "tournaments", str(db), "--game", "tictactoe")
     rows = [line for line in stdout.splitlines() if line.startswith("│")]
     assert code == 0 and len(rows) == 2 and "connect4" not in stdout
     assert "a suite of 2" in rows[1] and "gauntlet" in rows[1] and "2 plies at random" in rows[0]
-    code, _, stderr = _invoke(app, "tournaments", str(db), "--game", "quixo")
+    code, _, stderr = invoke(app, "tournaments", str(db), "--game", "quixo")
     assert code == 2 and "holds no tournament of quixo; it holds: connect4 (greedy vs random)" in stderr
     with sqlite3.connect(db) as conn:  # as an older version stored a game spelt another way
         conn.execute("UPDATE tournaments SET game = 'tictactoe:' WHERE name = 'first'")
     conn.close()
-    code, stdout, _ = _invoke(app, "tournaments", str(db), "--game", "TicTacToe", "--json")
+    code, stdout, _ = invoke(app, "tournaments", str(db), "--game", "TicTacToe", "--json")
     assert code == 0 and [t["name"] for t in json.loads(stdout)] == [listed[0]["name"], listed[1]["name"]]
 
 
@@ -360,11 +353,11 @@ def test_a_reading_command_takes_the_store_as_db_or_where_match_writes_it(
     monkeypatch.chdir(tmp_path)
     db = "results/arena.sqlite"
     assert match("greedy", "random", 2, game="tictactoe", store=Path(db), workers=0).played == 2
-    code, stdout, stderr = _invoke(app, command, db)
+    code, stdout, stderr = invoke(app, command, db)
     assert code == 0 and stdout.strip(), stderr
-    assert _invoke(app, command, "--db", db) == (code, stdout, stderr)
-    assert _invoke(app, command, db, "--db", f"./{db}") == (code, stdout, stderr)
-    assert _invoke(app, command) == (code, stdout, stderr)
+    assert invoke(app, command, "--db", db) == (code, stdout, stderr)
+    assert invoke(app, command, db, "--db", f"./{db}") == (code, stdout, stderr)
+    assert invoke(app, command) == (code, stdout, stderr)
 
 
 @pytest.mark.parametrize("command", READING_COMMANDS)
@@ -375,7 +368,7 @@ def test_a_reading_command_given_two_stores_exits_2_with_one_line(
     first, second = Path("a.sqlite"), Path("b.sqlite")
     for db in (first, second):
         assert match("greedy", "random", 2, game="tictactoe", store=db, workers=0).played == 2
-    code, stdout, stderr = _invoke(app, command, str(first), "--db", str(second))
+    code, stdout, stderr = invoke(app, command, str(first), "--db", str(second))
     assert code == 2 and not stdout
     assert stderr.strip().splitlines() == [
         f"Error: the store is given twice, as DB {first} and as --db {second}; give one of them"
@@ -387,7 +380,7 @@ def test_a_reading_command_without_a_store_where_match_writes_it_exits_2(
     app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    code, _, stderr = _invoke(app, command)
+    code, _, stderr = invoke(app, command)
     assert code == 2 and stderr.strip().splitlines() == [
         "Error: results/arena.sqlite: no such store (match and tournament write one with --db)"
     ]
@@ -398,13 +391,13 @@ def test_tournaments_of_a_missing_or_damaged_store_exit_2_with_one_line(
     app: typer.Typer, tmp_path: Path
 ) -> None:
     db = tmp_path / "arena.sqlite"
-    code, _, stderr = _invoke(app, "tournaments", str(db))
+    code, _, stderr = invoke(app, "tournaments", str(db))
     assert code == 2 and stderr.startswith("Error: ") and "no such store" in stderr and not db.exists()
     assert match("greedy", "random", 2, game="tictactoe", store=db, workers=0).played == 2
     with sqlite3.connect(db) as conn:  # valid JSON, but not a suite
         conn.execute("UPDATE tournaments SET openings = '5'")
     conn.close()
-    code, stdout, stderr = _invoke(app, "tournaments", str(db))
+    code, stdout, stderr = invoke(app, "tournaments", str(db))
     assert code == 2 and "is unreadable (the openings are not a list of move lists)" in stderr
     assert len(stderr.strip().splitlines()) == 1 and "Traceback" not in stdout + stderr
 
@@ -417,7 +410,7 @@ def test_openings_that_cannot_be_written_exit_2_with_one_line(
 
     monkeypatch.setattr(arena_cli, "atomic_write_text", full)
     out = tmp_path / "suite.txt"
-    code, stdout, stderr = _invoke(app, "openings", "--game", "tictactoe", "--plies", "1", "--out", str(out))
+    code, stdout, stderr = invoke(app, "openings", "--game", "tictactoe", "--plies", "1", "--out", str(out))
     assert code == 2 and stderr.startswith("Error: --out ") and stderr.endswith(": No space left on device\n")
     assert stdout == ""
 
@@ -433,7 +426,7 @@ def test_a_game_written_another_way_resumes_and_rates_as_the_same_game(
         conn.execute("UPDATE tournaments SET game = 'tictactoe:'")
     assert match("random", "greedy", 2, game="tictactoe", store=db, workers=0).played == 2
     for args in ([], ["--game", "TicTacToe"]):
-        code, stdout, stderr = _invoke(app, "ratings", str(db), *args)
+        code, stdout, stderr = invoke(app, "ratings", str(db), *args)
         assert code == 0 and "Ratings (tictactoe): 4 games" in stdout, stderr
 
 
@@ -463,7 +456,7 @@ def test_ratings_bad_input_exits_2_with_one_line(
     elif make == "match":
         _play(app, db, "match", "greedy", "random", "-n", "2")
     before = db.read_bytes() if db.is_file() else None
-    code, stdout, stderr = _invoke(app, "ratings", str(db), *args)
+    code, stdout, stderr = invoke(app, "ratings", str(db), *args)
     assert code == 2 and stderr.startswith("Error: ") and message in stderr
     assert len(stderr.strip().splitlines()) == 1 and "Traceback" not in stdout + stderr
     assert (db.read_bytes() if db.is_file() else None) == before  # nothing written, nothing created
@@ -473,14 +466,14 @@ def test_a_store_that_is_an_output_file_is_refused(app: typer.Typer, tmp_path: P
     """--db naming summary.json or a plot of --out would be replaced by it: refused before any game."""
     out = tmp_path / "o"
     db = out / "summary.json"
-    code, _, stderr = _invoke(
+    code, _, stderr = invoke(
         app, "match", "random", "greedy", "--game", "tictactoe", "-n", "2", "-j", "1",
         "--db", str(db), "--out", str(out),
     )  # fmt: skip
     assert code == 2 and "is one of the files written into --out" in stderr
     assert not db.exists()
     store = tmp_path / "sprt.png"  # written by match --sprt, removed by the others: never a store
-    code, _, stderr = _invoke(
+    code, _, stderr = invoke(
         app, "match", "random", "greedy", "--game", "tictactoe", "-n", "2", "-j", "1",
         "--db", str(store), "--out", str(tmp_path),
     )  # fmt: skip
@@ -491,7 +484,7 @@ def test_a_store_that_is_an_output_file_is_refused(app: typer.Typer, tmp_path: P
     )
     (tmp_path / "played" / "a.sqlite").rename(store)
     before = store.read_bytes()
-    code, _, stderr = _invoke(app, "ratings", str(store), "--out", str(tmp_path / "." / ""))
+    code, _, stderr = invoke(app, "ratings", str(store), "--out", str(tmp_path / "." / ""))
     assert code == 2 and "is one of the files written into --out" in stderr
     assert store.read_bytes() == before
 
@@ -504,7 +497,7 @@ def test_a_store_with_a_player_out_of_range_is_refused_before_any_game(
     with sqlite3.connect(db) as conn:
         conn.execute("UPDATE games SET first_player = 7")
     conn.close()
-    code, _, stderr = _invoke(
+    code, _, stderr = invoke(
         app, "match", "random", "greedy", "--game", "tictactoe", "-n", "4", "--seed", "5", "-j", "1",
         "--name", "tn", "--db", str(db), "--out", str(tmp_path / "m"),
     )  # fmt: skip
@@ -523,10 +516,10 @@ def test_a_refused_command_removes_only_the_empty_folders_it_created(
     kept = tmp_path / "kept"
     kept.mkdir()
     for out in (tmp_path / "new" / "m", kept):
-        code, _, stderr = _invoke(app, "match", "random", "greedy", "--game", "tictactoe", "-n", "2",
+        code, _, stderr = invoke(app, "match", "random", "greedy", "--game", "tictactoe", "-n", "2",
                                   "--db", str(junk), "--out", str(out))  # fmt: skip
         assert code == 2 and "not a usable SQLite database" in stderr
-    code, _, stderr = _invoke(app, "ratings", str(junk), "--out", str(tmp_path / "r"))
+    code, _, stderr = invoke(app, "ratings", str(junk), "--out", str(tmp_path / "r"))
     assert code == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["junk.dat", "kept"]
 
@@ -545,7 +538,7 @@ def test_memory_is_checked_for_the_local_workers_asked_or_all_cores(
     base = ["match", "random", "greedy", "--game", "tictactoe", "-n", "2"]
     base += ["--db", str(tmp_path / "a.sqlite"), "--out", str(tmp_path / "o")]
     for extra in ([], ["-j", "3"]):
-        code, _, stderr = _invoke(app, *base, *extra)
+        code, _, stderr = invoke(app, *base, *extra)
         assert code == 2 and "not enough memory for these workers" in stderr
     assert asked == [5, 3]
     assert list(tmp_path.iterdir()) == []  # refused before any folder or store was made
@@ -560,7 +553,7 @@ def test_a_run_that_fails_exits_1_and_keeps_its_folders(
     monkeypatch.setattr(arena_cli, "run_tournament", failing)
     db, out = tmp_path / "d" / "a.sqlite", tmp_path / "o"
     args = ["match", "random", "greedy", "--game", "tictactoe", "-n", "2", "-j", "1"]
-    code, _, stderr = _invoke(app, *args, "--db", str(db), "--out", str(out))
+    code, _, stderr = invoke(app, *args, "--db", str(db), "--out", str(out))
     assert code == 1 and stderr.strip() == "Error: a game failed"
     assert db.is_file() and out.is_dir()  # not refused input: what was made stays
 
@@ -582,7 +575,7 @@ def planned(monkeypatch: pytest.MonkeyPatch) -> list[Planned]:
 
 def test_the_commands_defaults(app: typer.Typer, planned: list[Planned]) -> None:
     for args in (["match", "random", "greedy"], ["tournament", "random", "greedy"]):
-        code, _, stderr = _invoke(app, *args)
+        code, _, stderr = invoke(app, *args)
         assert code == 0, stderr
     (match_config, match_db, match_out), (tournament_config, tournament_db, tournament_out) = planned
     assert match_config == TournamentConfig(("random", "greedy"), 100, "quixo", 0, 2, "")
@@ -595,8 +588,8 @@ def test_demo_defaults_give_way_to_the_options_given(
     app: typer.Typer, planned: list[Planned], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(arena_cli, "DEMO_SPECS", ("random", "greedy"))
-    assert _invoke(app, "tournament", "--demo")[0] == 0
-    assert _invoke(app, "tournament", "--demo", "-n", "3", "--name", "mine", "--out", "elsewhere")[0] == 0
+    assert invoke(app, "tournament", "--demo")[0] == 0
+    assert invoke(app, "tournament", "--demo", "-n", "3", "--name", "mine", "--out", "elsewhere")[0] == 0
     (default, default_out), (given, given_out) = ((c, o) for c, _, o in planned)
     assert (default.specs, default.games_per_pair, default.name) == (("random", "greedy"), 10, "demo")
     assert default_out == Path("results/demo")
@@ -611,7 +604,7 @@ def test_ratings_of_several_games_write_each_into_a_folder_of_its_own() -> None:
 
 
 def test_the_bounds_of_the_counts_are_accepted(app: typer.Typer, planned: list[Planned]) -> None:
-    code, _, stderr = _invoke(
+    code, _, stderr = invoke(
         app,
         "match",
         "random",
@@ -637,12 +630,12 @@ def test_ratings_refuse_an_out_that_is_a_file_or_holds_the_store_in_a_game_s_fol
     store.parent.mkdir(parents=True)
     played.rename(store)
     before = store.read_bytes()
-    code, _, stderr = _invoke(app, "ratings", str(store), "--out", str(tmp_path / "r"))
+    code, _, stderr = invoke(app, "ratings", str(store), "--out", str(tmp_path / "r"))
     assert code == 2 and "is one of the files written into --out" in stderr
     assert store.read_bytes() == before
     taken = tmp_path / "taken"
     taken.write_text("")
-    code, stdout, stderr = _invoke(app, "ratings", str(store), "--out", str(taken))
+    code, stdout, stderr = invoke(app, "ratings", str(store), "--out", str(taken))
     assert code == 2 and "is a file" in stderr and stdout == ""
 
 
@@ -658,10 +651,10 @@ def test_plots_that_cannot_be_written_exit_1_with_the_games_kept(
         _play(app, db, "match", "greedy", "random", "-n", "2", "--game", "tictactoe")
     monkeypatch.setattr(arena_cli, "atomic_write_all", full_disk)
     if command == "ratings":
-        code, _, stderr = _invoke(app, "ratings", str(db), "--out", str(out))
+        code, _, stderr = invoke(app, "ratings", str(db), "--out", str(out))
     else:
         args = ["match", "greedy", "random", "-n", "2", "--game", "tictactoe", "-j", "1"]
-        code, _, stderr = _invoke(app, *args, "--db", str(db), "--out", str(out))
+        code, _, stderr = invoke(app, *args, "--db", str(db), "--out", str(out))
     assert code == 1
     assert (
         f"Error: cannot write the plots into {out}: No space left on device; the games are kept in {db}"
@@ -679,13 +672,13 @@ def test_a_reused_out_folder_keeps_only_this_runs_outputs_and_everything_not_boa
         (out / name).write_bytes(data)
     (out / "keep").mkdir()
     args = ["match", "greedy", "random", "-n", "2", "--game", "tictactoe", "-j", "1", "--db", str(db)]
-    code, _, stderr = _invoke(app, *args, "--out", str(out))
+    code, _, stderr = invoke(app, *args, "--out", str(out))
     assert code == 0, stderr
     written = {"score_matrix.png", "outcomes_by_side.png", "game_lengths.png", "ratings.png", "summary.json"}
     assert {p.name for p in out.iterdir()} == written | set(kept) | {"keep"}  # sprt.png is gone
     assert all((out / name).read_bytes() == data for name, data in kept.items())
     _play(app, db, "match", "greedy", "random", "-n", "2", "--game", "nim")
-    code, _, stderr = _invoke(app, "ratings", str(db), "--out", str(out))  # two games: a folder each
+    code, _, stderr = invoke(app, "ratings", str(db), "--out", str(out))  # two games: a folder each
     assert code == 0, stderr
     assert {p.name for p in out.iterdir()} == set(kept) | {"keep", "tictactoe", "nim"}
     assert {p.name for p in (out / "nim").iterdir()} == written
@@ -748,9 +741,9 @@ def test_match_sprt_accepts_h1_early_as_the_stored_games_say_and_resumes(
     app: typer.Typer, tmp_path: Path
 ) -> None:
     common, db, out = _tictactoe_match("perfect", "random", tmp_path)
-    assert _invoke(app, *common, "-n", "6")[0] == 0  # a plain match first: its games count
+    assert invoke(app, *common, "-n", "6")[0] == 0  # a plain match first: its games count
     sprt = [*common, "--sprt", "0,200", "-n", "199"]
-    code, stdout, stderr = _invoke(app, *sprt)
+    code, stdout, stderr = invoke(app, *sprt)
     assert code == 0, stderr
     assert "at most 200 games, in whole pairs" in stderr and "resumed with 6 stored games" in stderr
     assert "SPRT (pentanomial; H0 Elo <= 0, H1 Elo >= 200, alpha 0.05, beta 0.05): H1 accepted" in stdout
@@ -763,7 +756,7 @@ def test_match_sprt_accepts_h1_early_as_the_stored_games_say_and_resumes(
     assert 6 < result["games"] == 2 * len(pairs) < result["max_games"] == 200  # stopped early
     assert f"{result['games'] - 6} new games, {result['games']} stored" in stdout
     assert str(out / "sprt.png") in stdout and (out / "sprt.png").read_bytes().startswith(b"\x89PNG")
-    code, stdout, stderr = _invoke(app, *sprt)  # decided: says so and plays nothing
+    code, stdout, stderr = invoke(app, *sprt)  # decided: says so and plays nothing
     assert code == 0 and "already decided (H1 accepted), nothing to play" in stderr
     assert f"0 new games, {result['games']} stored" in stdout
     assert json.loads((out / "summary.json").read_text())["sprt"] == result
@@ -780,7 +773,7 @@ def test_an_interrupted_sprt_says_where_it_stood_and_resumes(
 
     monkeypatch.setattr(arena_cli, "run_tournament", interrupted_after_four)
     common, db, _ = _tictactoe_match("perfect", "random", tmp_path)
-    code, _, stderr = _invoke(app, *common, "--sprt", "0,200", "-n", "40")
+    code, _, stderr = invoke(app, *common, "--sprt", "0,200", "-n", "40")
     assert code == 130, stderr
     expected = Sprt(0, 200).pentanomial(_stored_pair_scores(db))
     standing = f"LLR {expected.llr:+.2f} [{expected.lower:+.2f}, {expected.upper:+.2f}]"
@@ -788,7 +781,7 @@ def test_an_interrupted_sprt_says_where_it_stood_and_resumes(
         " ".join(stderr.split())
     )
     monkeypatch.setattr(arena_cli, "run_tournament", real)
-    code, _, stderr = _invoke(app, *common, "--sprt", "0,200", "-n", "40")
+    code, _, stderr = invoke(app, *common, "--sprt", "0,200", "-n", "40")
     assert code == 0 and f"resumed with 4 stored games: {standing}" in stderr
 
 
@@ -805,7 +798,7 @@ def test_match_sprt_of_equal_agents_accepts_h0_or_ends_inconclusive(
     app: typer.Typer, tmp_path: Path, options: list[str], decision: str, games: int, most: int
 ) -> None:
     args, _, out = _tictactoe_match("perfect", "perfect", tmp_path)
-    code, stdout, stderr = _invoke(app, *args, *options)
+    code, stdout, stderr = invoke(app, *args, *options)
     assert code == 0, stderr
     result = json.loads((out / "summary.json").read_text())["sprt"]
     assert (result["decision"], result["games"], result["max_games"]) == (decision, games, most)
@@ -814,7 +807,7 @@ def test_match_sprt_of_equal_agents_accepts_h0_or_ends_inconclusive(
 
 
 def test_match_help_tells_the_sprt(app: typer.Typer) -> None:
-    code, stdout, _ = _invoke(app, "match", "--help")
+    code, stdout, _ = invoke(app, "match", "--help")
     text = " ".join(stdout.replace("│", " ").split())
     assert code == 0 and "--sprt" in text and "rounded up to whole pairs" in text
     assert "stopped, not stored" in text and "--alpha" in text and "--trinomial" in text
@@ -838,13 +831,13 @@ def test_a_player_file_changed_after_its_stored_games_is_warned_of_on_resume(
         str(tmp_path / "a.sqlite"),
     ]
     args += ["--out", str(tmp_path / "out")]
-    code, _, stderr = _invoke(app, *args)
+    code, _, stderr = invoke(app, *args)
     assert code == 0 and "warning" not in stderr
-    code, _, stderr = _invoke(app, *args)  # resumed, unchanged: nothing to say
+    code, _, stderr = invoke(app, *args)  # resumed, unchanged: nothing to say
     assert code == 0 and "warning" not in stderr
     later = time.time() + 60
     os.utime(model, (later, later))  # edited after its games
-    code, stdout, stderr = _invoke(app, *args)
+    code, stdout, stderr = invoke(app, *args)
     assert code == 0 and "0 new games, 2 stored" in stdout
     assert f"warning: {model} changed after this tournament's 2 stored games ended" in " ".join(
         stderr.split()
@@ -871,14 +864,14 @@ def test_a_game_that_cannot_be_read_is_left_out_by_the_readers_and_named_once(
         "('resign' is not a valid Reason); left out"
     )
     for args in (["ratings"], ["ratings", "--verify"], ["export"]):
-        code, stdout, stderr = _invoke(app, *args, str(db))
+        code, stdout, stderr = invoke(app, *args, str(db))
         assert code == 0, stderr
         assert [line for line in stderr.splitlines() if "unreadable" in line] == [said]
-    code, stdout, _ = _invoke(app, "ratings", str(db))
+    code, stdout, _ = invoke(app, "ratings", str(db))
     assert "Ratings (tictactoe): 3 games" in stdout
-    code, stdout, _ = _invoke(app, "export", str(db))
+    code, stdout, _ = invoke(app, "export", str(db))
     assert [json.loads(line)["index"] for line in stdout.splitlines()] == [0, 1, 3]
-    code, _, stderr = _invoke(
+    code, _, stderr = invoke(
         app, "match", "greedy", "random", "-n", "6", "--game", "tictactoe", "--seed", "5", "--db", str(db),
         "--out", str(tmp_path / "m"), "--name", "edited",
     )  # fmt: skip
@@ -891,7 +884,7 @@ def test_tournaments_of_an_empty_store_says_so_without_a_filter(
     monkeypatch.chdir(tmp_path)  # a short path, said whole
     empty = Path("e.sqlite")
     empty.write_bytes(b"")
-    code, _, stderr = _invoke(app, "tournaments", str(empty))
+    code, _, stderr = invoke(app, "tournaments", str(empty))
     assert code == 2 and stderr.splitlines() == [f"Error: {empty} holds no tournament"]
     assert empty.read_bytes() == b""  # read, never written
 
@@ -905,13 +898,13 @@ def test_a_store_and_an_out_folder_of_the_same_path_are_refused_as_such(
         f"Error: --db and --out name the same path, {same}: the store is a file and --out the folder "
         "its plots and summary.json are written into; name another --out"
     )
-    code, _, stderr = _invoke(app, "match", "greedy", "random", "--game", "tictactoe", "-n", "2",
+    code, _, stderr = invoke(app, "match", "greedy", "random", "--game", "tictactoe", "-n", "2",
                               "--db", str(same), "--out", str(same))  # fmt: skip
     assert code == 2 and stderr.replace("\n", " ").strip() == message
     assert not same.exists()  # no folder made where the store was to be
     assert match("greedy", "random", 2, game="tictactoe", store=same, workers=0).played == 2
     for args in (["match", "greedy", "random", "--game", "tictactoe", "-n", "2", "--db"], ["ratings"]):
-        code, _, stderr = _invoke(app, *args, str(same), "--out", str(same))
+        code, _, stderr = invoke(app, *args, str(same), "--out", str(same))
         assert code == 2 and stderr.replace("\n", " ").strip() == message
     assert same.is_file()
 
@@ -941,7 +934,7 @@ def test_an_odd_count_of_games_warns_that_an_opening_is_played_with_one_colour(
 
 def _play_stderr(app: typer.Typer, tmp_path: Path, *args: str) -> str:
     """Standard error of a command of Tic-Tac-Toe games that keeps none."""
-    code, _, stderr = _invoke(
+    code, _, stderr = invoke(
         app, *args, "--game", "tictactoe", "-j", "1", "--db", ":memory:", "--out", str(tmp_path / "o")
     )
     assert code == 0, stderr

@@ -9,14 +9,13 @@ from pathlib import Path
 
 import pytest
 import typer
-from typer.testing import CliRunner
+from arena_helpers import arena_app, invoke
 
 from boardlab.arena import match
 from boardlab.arena.play import play_game
 from boardlab.arena.schedule import TournamentConfig, iter_schedule
 from boardlab.arena.store import Store
 from boardlab.arena.summary import pooled_games
-from boardlab.ui import arena as arena_cli
 
 MCTS_SPELLINGS = ("mcts:iters=20", "mcts:iters=20,c=1.4", "mcts:c=1.4,iters=20", "MCTS: iters=20")
 """One agent, written four ways (1.4 is MCTS's default c)."""
@@ -24,18 +23,11 @@ MCTS_SPELLINGS = ("mcts:iters=20", "mcts:iters=20,c=1.4", "mcts:c=1.4,iters=20",
 
 @pytest.fixture
 def app() -> typer.Typer:
-    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-    arena_cli.register(app)
-    return app
-
-
-def _invoke(app: typer.Typer, *args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(app, list(args))
-    return result.exit_code, result.stdout, result.stderr
+    return arena_app()
 
 
 def _play(app: typer.Typer, db: Path, *args: str) -> tuple[str, str]:
-    code, stdout, stderr = _invoke(
+    code, stdout, stderr = invoke(
         app, *args, "--game", "tictactoe", "-j", "1", "--db", str(db), "--out", str(db.parent / "out")
     )
     assert code == 0, stderr
@@ -83,7 +75,7 @@ def test_a_match_typed_another_way_resumes_and_its_games_count_once(
     _play(app, db, "tournament", "Greedy", "random", "MCTS: iters=20", "-n", "2")
     stdout, _ = _play(app, db, "tournament", "greedy", "random", "mcts:iters=20", "-n", "2")
     assert "0 new games, 6 stored" in stdout
-    code, stdout, _ = _invoke(app, "ratings", str(db))
+    code, stdout, _ = invoke(app, "ratings", str(db))
     assert code == 0 and "Ratings (tictactoe): 10 games" in stdout
 
 
@@ -132,11 +124,11 @@ def test_a_name_given_on_resuming_renames_the_tournament_in_the_store(
         [stored] = store.tournaments()
     assert stderr.splitlines()[0] == f"renamed tournament {stored['id']} from 'Classe 2ᵉ…' to 'Renamed'"
     assert stored["name"] == "Renamed" and "Ratings (Renamed): 2 games" in stdout
-    code, stdout, stderr = _invoke(app, "ratings", str(db), "--tournament", "Renamed")
+    code, stdout, stderr = invoke(app, "ratings", str(db), "--tournament", "Renamed")
     assert code == 0 and "Ratings (tictactoe, Renamed): 2 games" in stdout, stderr
     stdout, stderr = _play(app, db, "match", "greedy", "random", "-n", "4")  # no --name: it keeps its name
     assert "Ratings (Renamed): 4 games" in stdout and "renamed" not in stderr
-    code, stdout, _ = _invoke(app, "tournaments", str(db), "--json")
+    code, stdout, _ = invoke(app, "tournaments", str(db), "--json")
     assert [t["name"] for t in json.loads(stdout)] == ["Renamed"]
 
 
@@ -154,7 +146,7 @@ def test_a_player_joins_a_tournament_by_a_gauntlet_of_the_same_name(app: typer.T
             "SELECT COUNT(*), COUNT(DISTINCT id) FROM tournaments WHERE name = 'cup'"
         ).fetchone() == (2, 2)
     conn.close()
-    code, stdout, stderr = _invoke(app, "ratings", str(db), "--tournament", "cup")
+    code, stdout, stderr = invoke(app, "ratings", str(db), "--tournament", "cup")
     assert code == 0 and "Ratings (tictactoe, cup): 6 games" in stdout, stderr
     assert "Score matrix" in stdout  # the two tournaments' three players, not a gauntlet's table
     rows = [line.split("│")[2].strip() for line in stdout.splitlines() if line.startswith("│")]
