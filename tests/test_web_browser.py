@@ -378,6 +378,7 @@ def test_a_stored_game_is_replayed_with_its_thinking_times(
     assert {r["player"] for r in table} == {"greedy", "random"}
     page.click("#replay-games li[data-index='0']")
     page.wait_for_selector("#replay-controls:not([hidden])")
+    assert page.input_value("#game-select") == "connect4"  # a new game from here is of the game shown
     state = new_game("connect4")
     assert drawn_cells(page) == engine_cells(state)
     for ply, move in enumerate(record.moves, 1):

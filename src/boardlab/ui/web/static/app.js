@@ -1031,6 +1031,7 @@ async function openReplay(tournament, index, ply = 0) {
   // returned, as a sentence), or "".
   try {
     ui.replay = await api("GET", "/api/replay/" + encodeURIComponent(tournament) + "/" + index);
+    if ($("game-select").value !== ui.replay.game.split(":")[0]) setGame(ui.replay.game);  // New game: this one
     ui.replayPly = Math.max(0, Math.min(ui.replay.moves.length, ply));
     $("replay-controls").hidden = false;
     $("analysis").innerHTML = "";
