@@ -72,7 +72,7 @@ def test_a_game_whose_class_is_missing_is_left_out_of_the_list_with_one_warning(
     available_games()
     warning = capsys.readouterr().err.strip().splitlines()
     assert warning == [
-        "Warning: game 'hexa' from package brokenplug-a (entry point brokenplug_a:Hexx) could not be "
+        "warning: game 'hexa' from package brokenplug-a (entry point brokenplug_a:Hexx) could not be "
         "loaded: module 'brokenplug_a' has no attribute 'Hexx'; left out"
     ]
     assert "nim" in PerfectAgent.games  # the agents that list games read every game: unaffected
@@ -109,7 +109,7 @@ def test_the_commands_list_and_play_other_games_and_refuse_the_broken_one_by_nam
     listing = run_boardlab(env, "games", cwd=tmp_path)
     assert listing.returncode == 0 and "tictactoe" in listing.stdout and "hexo" not in listing.stdout
     assert listing.stderr.strip().splitlines() == [
-        "Warning: game 'hexo' from package brokenplug-c (entry point brokenplug_c:Hexx) could not be "
+        "warning: game 'hexo' from package brokenplug-c (entry point brokenplug_c:Hexx) could not be "
         "loaded: module 'brokenplug_c' has no attribute 'Hexx'; left out"
     ]
     played = run_boardlab(env, "match", "perfect", "random", "--game", "tictactoe", "-n", "2", cwd=tmp_path)
@@ -155,9 +155,9 @@ def test_an_agent_that_does_not_load_is_left_out_of_the_list_and_refused_by_name
     names = [cls.name for cls in list_agents()]
     assert "random" in names and "flat" not in names and "notagent" not in names
     assert capsys.readouterr().err.strip().splitlines() == [
-        "Warning: agent 'flat' from package brokenplug-e (entry point brokenplug_e:Flat) could not be "
+        "warning: agent 'flat' from package brokenplug-e (entry point brokenplug_e:Flat) could not be "
         "loaded: module 'brokenplug_e' has no attribute 'Flat'; left out",
-        "Warning: agent 'notagent' from package brokenplug-e (entry point brokenplug_e:X) could not be "
+        "warning: agent 'notagent' from package brokenplug-e (entry point brokenplug_e:X) could not be "
         "loaded: brokenplug_e:X is 1, not a subclass of Agent; left out",
     ]
     with pytest.raises(

@@ -144,7 +144,7 @@ class Registry(Generic[T]):
         if name in self._warned:
             return
         self._warned.add(name)
-        print(f"Warning: {one_line(message)}; left out", file=sys.stderr)
+        print(f"warning: {one_line(message)}; left out", file=sys.stderr)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())
