@@ -310,6 +310,14 @@ class OffGridTicTacToe(TicTacToe):
 
 
 @dataclass(frozen=True)
+class TransposedCellsTicTacToe(TicTacToe):
+    """Names the cells of its moves with x and y swapped."""
+
+    def move_cells(self, state: State, move: Any) -> tuple[tuple[int, int], ...]:
+        return ((move.y, move.x),)
+
+
+@dataclass(frozen=True)
 class NumpyGridTicTacToe(TicTacToe):
     """Gives its grid cells as numpy integers, which no JSON encoder takes."""
 
@@ -423,6 +431,7 @@ BROKEN_GAMES: list[tuple[Callable[[], Game], str]] = [
     (OffGridTicTacToe, r"move c\d: \(3, \d\) is not a cell \(x, y\) of the 3x3 grid"),
     (NumpyGridTicTacToe, "grid cells must be the ints -1, 0 or 1"),
     (ClicklessTicTacToe, "no cells for a legal move"),
+    (TransposedCellsTicTacToe, r"the last of its cells \(\(\d, \d\),\) holds no piece of the mover"),
     (EagerLinesTicTacToe, r"winning cells \(\(1, 1\),\) where nobody has won"),
     (LosersLineTicTacToe, "no winning cell .* holds a piece of the winner"),
     (

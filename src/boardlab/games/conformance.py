@@ -401,9 +401,9 @@ def check_views_keep_the_board(game: Game, seeds: int = 20) -> None:
 def check_grid(game: Game, seed: int) -> None:
     """A game that draws its board as a grid (``Game.grid``) does so at every position of a
     random game, with one shape and cells of -1, 0 or 1, names one or more cells on it for every
-    legal move (``Game.move_cells``) and, for the cells that won (``Game.winning_cells``), none
-    but after a win, and then cells on it, one at least with a piece of the winner; a game
-    without a grid names no cells."""
+    legal move (``Game.move_cells``), with a piece of the mover on the last after the move, and,
+    for the cells that won (``Game.winning_cells``), none but after a win, and then cells on it,
+    one at least with a piece of the winner; a game without a grid names no cells."""
     line = random_line(game, seed)
     grids = [game.grid(state) for state in line]
     if grids[0] is None:
@@ -427,9 +427,34 @@ def check_grid(game: Game, seed: int) -> None:
             all(type(v) is int and -1 <= v <= 1 for row in rows for v in row),
             f"{where}: grid cells must be the ints -1, 0 or 1",
         )
-        for move in [] if state.is_over else state.legal_moves():
+        moves = [] if state.is_over else state.legal_moves()
+        for move in moves:
             _check_move_cells(game.move_cells(state, move), width, height, f"{where}, move {move}")
+        for move in moves:
+            _check_cells_fit_the_move(state, move, game.move_cells(state, move), rows)
         _check_winning_cells(state, rows, width, height)
+
+
+def _check_cells_fit_the_move(
+    state: State, move: Any, cells: tuple[tuple[int, int], ...], rows: list[list[int]]
+) -> None:
+    """The cells name what the move does: a piece of the mover rests on the last after it (the
+    cell placed on, or a step's target), and a step's first cell holds no piece of the other
+    side before it (which a cell with x and y swapped, or the wrong side's piece, would)."""
+    where = f"{state.to_text()!r}, move {move}"
+    x, y = cells[-1]
+    after = state.game.grid(state.play(move))
+    assert after is not None  # a game that draws one position draws all (checked above)
+    _ensure(
+        after[y][x] == state.to_move,
+        f"{where}: the last of its cells {cells!r} holds no piece of the mover after it",
+    )
+    if len(cells) > 1:
+        x0, y0 = cells[0]
+        _ensure(
+            rows[y0][x0] != 1 - state.to_move,
+            f"{where}: the first of its cells {cells!r} holds a piece of the other side",
+        )
 
 
 def _check_winning_cells(state: State, rows: list[list[int]], width: int, height: int) -> None:
