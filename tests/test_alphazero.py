@@ -106,8 +106,10 @@ def test_every_inference_mode_gives_the_eager_answer_at_any_batch(spec: str) -> 
     assert np.allclose(net.infer(obs)[0], halved[0], atol=1e-5) and not np.allclose(halved[0], logits_e)
 
 
-def test_onnx_is_the_default_inference_where_installed() -> None:
+def test_onnx_is_the_default_inference_where_installed(tmp_path: Path) -> None:
     assert Network.for_game(C4, blocks=1, channels=8).mode == "onnx"
+    path = save_network(tmp_path / "m.safetensors", Network.for_game(C4, blocks=1, channels=8))
+    assert read_network(path, C4).network.mode == "onnx"  # what the agent and self-play load
     with pytest.raises(ValueError, match="one of eager, script, onnx"):
         Network(Network.for_game(C4, blocks=1, channels=8).shape, mode="jit")
 

@@ -375,9 +375,11 @@ class NetworkFile:
     state: Any
 
 
-def read_network(path: Path | str, game: Any = None, mode: str = "script") -> NetworkFile:
+def read_network(path: Path | str, game: Any = None, mode: str = "") -> NetworkFile:
     """Read a network file, checked whole; with ``game``, NetworkMismatchError unless the
-    network was made for it. NetworkFileError for anything unreadable or inconsistent."""
+    network was made for it. NetworkFileError for anything unreadable or inconsistent.
+    ``mode`` is the network's inference mode (see :class:`Network`; the fastest installed by
+    default)."""
     path = Path(path)
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
@@ -392,7 +394,7 @@ def read_network(path: Path | str, game: Any = None, mode: str = "script") -> Ne
     return parse_network(data, str(path), game, mode)
 
 
-def parse_network(data: bytes, where: str, game: Any = None, mode: str = "script") -> NetworkFile:
+def parse_network(data: bytes, where: str, game: Any = None, mode: str = "") -> NetworkFile:
     """:func:`read_network` of bytes already read (``where`` names them in errors)."""
     require_torch()
     shape, state = _header(data, where)
