@@ -1121,6 +1121,125 @@ def test_a_bad_body_is_refused_in_one_line_naming_its_field(
     assert reply.status_code == 422 and reply.json()["detail"].startswith(detail), reply.json()
 
 
+JSON_TYPE = "application/json"
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "detail"),
+    [
+        (
+            b"{not json",
+            JSON_TYPE,
+            "the body is not valid JSON: Expecting property name enclosed in double quotes at position 1",
+        ),
+        (
+            b'{"game": "nim",}',
+            JSON_TYPE,
+            "the body is not valid JSON: Expecting property name enclosed in double quotes at position 15",
+        ),
+        (b'{"think": NaN}', JSON_TYPE, "think: a finite number is needed (not NaN or Infinity)"),
+        (b'{"think": Infinity}', JSON_TYPE, "think: a finite number is needed (not NaN or Infinity)"),
+        (b'{"think": -Infinity}', JSON_TYPE, "think: a finite number is needed (not NaN or Infinity)"),
+        (
+            b'{"game": "nim"}',
+            "text/plain",
+            "the body must be JSON, sent as content-type: application/json, not text/plain",
+        ),
+        (
+            b'{"game": "\xffnim"}',
+            JSON_TYPE,
+            "the body is not valid JSON: it is not UTF-8 text (byte 0xff at position 10)",
+        ),
+        (b"[" * 20_000, JSON_TYPE, "the body is not valid JSON: it is nested too deeply"),
+    ],
+)
+def test_a_body_that_is_not_json_says_why_in_a_422(
+    client: Any, body: bytes, content_type: str, detail: str
+) -> None:
+    reply = client.post("/api/games", content=body, headers={"content-type": content_type})
+    assert (reply.status_code, reply.json()["detail"]) == (422, detail)
+
+
+def test_a_seconds_field_that_is_not_finite_is_named(client: Any) -> None:
+    for path in ("/api/analysis", "/api/review"):
+        reply = client.post(
+            path, content=b'{"moves": "a1", "number": 1, "seconds": NaN}', headers={"content-type": JSON_TYPE}
+        )
+        assert reply.status_code == 422
+        assert reply.json() == {
+            "detail": "seconds: a finite number is needed (not NaN or Infinity)",
+            "field": "seconds",
+        }
+
+
+def test_an_unknown_game_id_of_any_length_is_a_404_for_every_request(client: Any) -> None:
+    for game_id in ("x" * 16, "x" * 5000):
+        answers = [
+            client.get(f"/api/games/{game_id}"),
+            client.post(f"/api/games/{game_id}/move", json={"move": "a1"}),
+            client.post(f"/api/games/{game_id}/undo"),
+            client.post(f"/api/games/{game_id}/resign"),
+            client.delete(f"/api/games/{game_id}"),
+        ]
+        assert [a.status_code for a in answers] == [404] * 5, [a.json() for a in answers]
+        assert all(len(a.json()["detail"]) < 120 for a in answers)
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "said"),
+    [
+        ({"game": "tictactoe", "time_control": "abc", "moves": "b2 a1"}, "time_control", "a time control is"),
+        ({"game": "chess"}, "game", "chess"),
+        ({"game": "tictactoe", "sides": ["alphabeta:bogus=1", None]}, "sides.0", "bogus"),
+        ({"game": "tictactoe", "sides": [None, "alphabeta:bogus=1"]}, "sides.1", "bogus"),
+        ({"game": "tictactoe", "think": 100}, "think", "thinking time"),
+        ({"game": "tictactoe", "moves": "b2 b2"}, "moves", "move 2 (b2)"),
+        ({"game": "tictactoe", "position": "zz"}, "position", "zz"),
+        ({"game": "nim", "sides": [None, "random:depth=3"], "time_control": "soon"}, "time_control", "soon"),
+    ],
+)
+def test_a_refused_new_game_names_the_field_at_fault(
+    client: Any, body: dict[str, Any], field: str, said: str
+) -> None:
+    reply = client.post("/api/games", json=body)
+    assert reply.status_code == 400 and reply.json()["field"] == field and said in reply.json()["detail"]
+
+
+def test_a_refused_analysis_names_the_field_at_fault(client: Any) -> None:
+    for body, field in [
+        ({"game": "chess"}, "game"),
+        ({"game": "tictactoe", "moves": "b2 b2"}, "moves"),
+        ({"game": "tictactoe", "agent": "nope"}, "agent"),
+        ({"game": "tictactoe", "seconds": 10}, "seconds"),
+    ]:
+        reply = client.post("/api/analysis", json=body)
+        assert (reply.status_code, reply.json()["field"]) == (400, field), reply.json()
+    reply = client.post("/api/review", json={"game": "tictactoe", "moves": "b2", "number": 2})
+    assert (reply.status_code, reply.json()["field"]) == (400, "number")
+
+
+def test_the_schema_bounds_seconds_as_the_server_does() -> None:
+    schema = create_app(ServeSettings(hall=HallSettings(max_think=7.0))).openapi()
+    models = schema["components"]["schemas"]
+    think = models["NewGame"]["properties"]["think"]
+    assert think["maximum"] == 7.0 and think["exclusiveMinimum"] == 0
+    for model in ("AnalysisBody", "ReviewBody"):
+        numbers = [p for p in models[model]["properties"]["seconds"]["anyOf"] if p.get("type") == "number"]
+        assert [p["maximum"] for p in numbers] == [7.0]
+    refusal = models["HTTPValidationError"]
+    assert refusal["properties"]["detail"] == {"type": "string", "description": "why, in one line"}
+
+
+def test_the_server_refuses_what_its_schema_says_it_refuses(client: Any) -> None:
+    # the client's server gives agents and analyses at most 5 s: 5 is taken, more is not
+    bound = client.get("/openapi.json").json()["components"]["schemas"]["AnalysisBody"]["properties"][
+        "seconds"
+    ]
+    assert bound["anyOf"][0]["maximum"] == 5.0
+    assert client.post("/api/analysis", json={"game": "tictactoe", "seconds": 5}).status_code == 200
+    assert client.post("/api/analysis", json={"game": "tictactoe", "seconds": 5.01}).status_code == 400
+
+
 def test_a_long_refusal_is_shortened(client: Any) -> None:
     spec = "alphabeta:eval=" + "y" * 180  # its error names the spec and every evaluation
     reply = client.post("/api/games", json={"sides": [None, spec]})
@@ -1230,6 +1349,22 @@ def test_a_stored_game_is_found_by_its_tournaments_name(stored: tuple[Path, str,
             for path_tail in (odd, f"{odd}/0", f"{odd}/-1", f"{odd}/{2**70}"):
                 answer = client.get(f"/api/replay/{path_tail}")
                 assert 400 <= answer.status_code < 500, (path_tail, answer.status_code, answer.text)
+
+
+def test_a_stored_games_index_out_of_range_is_said_in_plain_words(
+    stored: tuple[Path, str, list[GameRecord]],
+) -> None:
+    path, _, records = stored
+    with TestClient(create_app(ServeSettings(agent_workers=1, db=str(path)))) as client:
+        for index in ("-1", "abc", "1.5"):
+            answer = client.get(f"/api/replay/replays/{index}")
+            assert answer.status_code == 422
+            assert answer.json() == {
+                "detail": f"index must be a whole number ≥ 0, got {index}",
+                "field": "index",
+            }
+        beyond = client.get(f"/api/replay/replays/{len(records)}")
+        assert beyond.status_code == 404 and beyond.json()["detail"].endswith(f"has no game {len(records)}")
 
 
 def test_idle_games_are_swept_while_nobody_asks(

@@ -27,7 +27,7 @@ from typing import Any
 from boardlab.arena.review import ARENA_OPENING, unjudged_move
 from boardlab.play.agent_pool import AgentPool, Busy, Overrun, ThinkError
 from boardlab.ui.search_analysis import SEARCH_AGENT
-from boardlab.ui.web.hall import WebInputError, check_agent, check_in_worker, move_limit, said
+from boardlab.ui.web.hall import WebInputError, blamed, check_agent, check_in_worker, move_limit, said
 
 CACHE_SIZE = 512
 EXACT_SETUP_SECONDS = 30.0
@@ -68,12 +68,15 @@ class Analyst:
         """The analysis of ``state`` (see the module notes); WebInputError for a bad budget or
         agent, and with status 429 when every worker stays busy."""
         budget = self._budget(seconds)
-        spec = (
-            None if agent is None or not agent.strip() else check_agent(agent, state.game, self.allow_paths)
-        )
-        if spec is not None and (state.game.spec, spec) not in self._built:
-            check_in_worker(self.search_pool, state.game, spec)  # the agent's own refusal: a 400
-            self._built.add((state.game.spec, spec))
+        with blamed("agent"):
+            spec = (
+                None
+                if agent is None or not agent.strip()
+                else check_agent(agent, state.game, self.allow_paths)
+            )
+            if spec is not None and (state.game.spec, spec) not in self._built:
+                check_in_worker(self.search_pool, state.game, spec)  # the agent's own refusal: a 400
+                self._built.add((state.game.spec, spec))
         key = (state.game.spec, state.to_text(), spec or "", budget)
         return self._cached(key, lambda: self._analyze(state, budget, spec))
 
@@ -95,7 +98,9 @@ class Analyst:
     def _budget(self, seconds: float | None) -> float:
         budget = self.seconds if seconds is None else seconds
         if not 0 < budget <= self.max_seconds:
-            raise WebInputError(f"analysis time must be in (0, {self.max_seconds:g}] seconds, got {budget:g}")
+            raise WebInputError(
+                f"analysis time must be in (0, {self.max_seconds:g}] seconds, got {budget:g}", field="seconds"
+            )
         return budget
 
     def _cached(

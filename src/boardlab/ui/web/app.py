@@ -33,7 +33,7 @@ from boardlab.games import available_games, parse_game
 from boardlab.ui.search_analysis import SEARCH_AGENT
 from boardlab.ui.web.analysis import Analyst
 from boardlab.ui.web.boards import DRAWN
-from boardlab.ui.web.hall import Hall, HallSettings, WebInputError, check_game, start_position
+from boardlab.ui.web.hall import Hall, HallSettings, WebInputError, blamed, check_game, start_position
 from boardlab.ui.web.replay import Replays
 from boardlab.ui.web.workers import think_pool
 
@@ -62,6 +62,16 @@ class ServeSettings:
 # --- request bodies -----------------------------------------------------------------------
 
 Spec = Annotated[str, Field(min_length=1, max_length=SPEC_CHARS)]
+Seconds = Annotated[
+    float,
+    Field(
+        gt=0,
+        le=3600,
+        allow_inf_nan=False,
+        description="seconds, at most the server's --max-think (max_think in GET /api/meta)",
+    ),
+]
+"""A time in seconds; the OpenAPI schema gives the server's own bound (see :func:`served_schema`)."""
 
 
 class NewGame(BaseModel):
@@ -73,7 +83,7 @@ class NewGame(BaseModel):
 
     game: Spec = "quixo"
     sides: Annotated[list[Spec | None], Field(min_length=2, max_length=2)] = [None, "greedy"]
-    think: Annotated[float, Field(gt=0, le=3600)] = 1.0
+    think: Seconds = 1.0
     position: Annotated[str, Field(max_length=TEXT_CHARS)] = ""
     moves: Annotated[str, Field(max_length=TEXT_CHARS)] = ""
     seed: Annotated[int | None, Field(ge=0, lt=2**31)] = None
@@ -94,7 +104,7 @@ class AnalysisBody(BaseModel):
     game: Spec = "quixo"
     position: Annotated[str, Field(max_length=TEXT_CHARS)] = ""
     moves: Annotated[str, Field(max_length=TEXT_CHARS)] = ""
-    seconds: Annotated[float | None, Field(gt=0, le=3600)] = None
+    seconds: Seconds | None = None
     agent: Annotated[str | None, Field(max_length=SPEC_CHARS)] = None
 
 
@@ -110,7 +120,7 @@ class ReviewBody(BaseModel):
     moves: Annotated[str, Field(min_length=1, max_length=TEXT_CHARS)]
     number: Annotated[int, Field(ge=1, le=TEXT_CHARS)]
     opening: Annotated[int, Field(ge=0, le=TEXT_CHARS)] = 0
-    seconds: Annotated[float | None, Field(gt=0, le=3600)] = None
+    seconds: Seconds | None = None
 
 
 # --- the page's metadata ------------------------------------------------------------------
@@ -166,17 +176,90 @@ def meta(settings: ServeSettings) -> dict[str, Any]:
 # --- the app ------------------------------------------------------------------------------
 
 
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"detail": shorten(one_line(message), 300)}, status_code=status)
+def _error(status: int, message: str, field: str | None = None) -> JSONResponse:
+    """The answer to a refused request: its one-line ``detail`` and, where one field of the body
+    is at fault, that ``field`` (``think``, ``sides.1``)."""
+    body: dict[str, Any] = {"detail": shorten(one_line(message), 300)}
+    if field:
+        body["field"] = field
+    return JSONResponse(body, status_code=status)
 
 
-def _validation_line(err: RequestValidationError) -> str:
+PATH_WORDS = {"index": "a whole number ≥ 0"}
+"""What a number in a path must be, in words (pydantic's say "Input should be ...")."""
+
+
+def _is_json(content_type: str) -> bool:
+    """Whether a request's content type is one FastAPI reads as JSON (none counts as JSON)."""
+    kind = content_type.split(";")[0].strip().lower()
+    return (
+        not kind or kind == "application/json" or (kind.startswith("application/") and kind.endswith("+json"))
+    )
+
+
+def validation_problem(err: RequestValidationError, content_type: str = "") -> tuple[str, str | None]:
+    """The first problem of a body or path FastAPI refused, in one line, and the field it is
+    about (None for the body as a whole): a body that is not JSON says where it breaks, one
+    sent as another content type names that type."""
     errors = err.errors()
     if not errors:
-        return "invalid request"
+        return "invalid request", None
     first = errors[0]
-    where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
-    return f"{where or 'request'}: {first.get('msg', 'invalid')}"
+    loc = [str(p) for p in first.get("loc", ())]
+    if first.get("type") == "json_invalid":
+        reason = (first.get("ctx") or {}).get("error", "not JSON")
+        at = f" at position {loc[1]}" if len(loc) > 1 and loc[0] == "body" else ""
+        return f"the body is not valid JSON: {reason}{at}", None
+    where = ".".join(p for p in loc if p not in ("body", "path", "query"))
+    if loc[:1] == ["path"] and where in PATH_WORDS and first.get("type") != "less_than":
+        return f"{where} must be {PATH_WORDS[where]}, got {first.get('input')}", where
+    if not where and loc[:1] == ["body"] and not _is_json(content_type):
+        return f"the body must be JSON, sent as content-type: application/json, not {content_type}", None
+    message = first.get("msg", "invalid")
+    if first.get("type") == "finite_number":
+        message = "a finite number is needed (not NaN or Infinity)"
+    return f"{where or 'request'}: {message}", where or None
+
+
+def _unreadable_body(cause: BaseException) -> str:
+    """Why a body could not be read as JSON text (FastAPI's own words are only that it could not)."""
+    if isinstance(cause, UnicodeDecodeError):
+        return f"it is not UTF-8 text (byte 0x{cause.object[cause.start]:02x} at position {cause.start})"
+    if isinstance(cause, RecursionError):
+        return "it is nested too deeply"
+    return one_line(str(cause)) or type(cause).__name__
+
+
+BOUNDED_SECONDS = (("NewGame", "think"), ("AnalysisBody", "seconds"), ("ReviewBody", "seconds"))
+"""The body fields in seconds that the server bounds by its ``--max-think``."""
+
+
+REFUSAL_SCHEMA = {
+    "title": "Refusal",
+    "type": "object",
+    "properties": {
+        "detail": {"type": "string", "description": "why, in one line"},
+        "field": {"type": "string", "description": "the field of the body (or path) at fault, where one is"},
+    },
+    "required": ["detail"],
+}
+"""What every refusal answers (FastAPI's schema says a list of errors for a 422)."""
+
+
+def served_schema(schema: dict[str, Any], max_seconds: float) -> dict[str, Any]:
+    """``schema`` (the app's OpenAPI schema) as the server answers: the server's bound on
+    seconds as the ``maximum`` of each field of :data:`BOUNDED_SECONDS`, so that the schema
+    promises no time the server refuses (the models' own bound is only a sanity ceiling), and a
+    422's body as :data:`REFUSAL_SCHEMA`."""
+    models = schema.get("components", {}).get("schemas", {})
+    if "HTTPValidationError" in models:
+        models["HTTPValidationError"] = dict(REFUSAL_SCHEMA)
+    for model, name in BOUNDED_SECONDS:
+        field_schema = models[model]["properties"][name]
+        for part in (field_schema, *field_schema.get("anyOf", ())):
+            if part.get("type") == "number":
+                part["maximum"] = max_seconds
+    return schema
 
 
 def _warm_games() -> None:
@@ -290,17 +373,29 @@ def create_app(settings: ServeSettings | None = None) -> FastAPI:
     )
     app.state.boardlab = state
     app.add_middleware(Bounded)
+    schema_of_routes = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            served_schema(schema_of_routes(), settings.hall.max_think)
+        return app.openapi_schema  # type: ignore[return-value]
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
     @app.exception_handler(WebInputError)
     async def refused(request: Request, err: WebInputError) -> JSONResponse:
-        return _error(err.status, str(err))
+        return _error(err.status, str(err), err.field)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, err: RequestValidationError) -> JSONResponse:
-        return _error(422, _validation_line(err))
+        return _error(422, *validation_problem(err, request.headers.get("content-type", "")))
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, err: StarletteHTTPException) -> JSONResponse:
+        if err.status_code == 400 and err.__cause__ is not None:
+            # FastAPI could not read the body as JSON text (bytes that are not UTF-8, say): a
+            # malformed body, a 422 as a body that is not JSON is
+            return _error(422, f"the body is not valid JSON: {_unreadable_body(err.__cause__)}")
         return _error(err.status_code, str(err.detail))
 
     static = Path(str(resources.files("boardlab.ui.web") / "static"))
@@ -330,7 +425,7 @@ def create_app(settings: ServeSettings | None = None) -> FastAPI:
         return JSONResponse(web_game.snapshot(), status_code=201)
 
     @app.get("/api/games/{game_id}", summary="A game as it stands (poll it while an agent thinks)")
-    async def get_game(game_id: Annotated[str, PathParam(max_length=64)]) -> JSONResponse:
+    async def get_game(game_id: str) -> JSONResponse:
         # on the event loop, without a thread: a snapshot never waits for a lock
         return JSONResponse(state["hall"].get(game_id).snapshot())
 
@@ -363,7 +458,8 @@ def create_app(settings: ServeSettings | None = None) -> FastAPI:
 
     @app.post("/api/analysis", summary="Exact values of every move, or a search's evaluation")
     def analyse(body: AnalysisBody) -> dict[str, Any]:
-        game = check_game(body.game)
+        with blamed("game"):
+            game = check_game(body.game)
         start, moves = start_position(game, body.position, body.moves)
         position = start
         for move in moves:
@@ -372,10 +468,13 @@ def create_app(settings: ServeSettings | None = None) -> FastAPI:
 
     @app.post("/api/review", summary="One move of a game judged against perfect play")
     def review(body: ReviewBody) -> dict[str, Any]:
-        game = check_game(body.game)
+        with blamed("game"):
+            game = check_game(body.game)
         start, moves = start_position(game, body.position, body.moves)
         if body.number > len(moves):
-            raise WebInputError(f"number {body.number}: the game has {counted(len(moves), 'move')}")
+            raise WebInputError(
+                f"number {body.number}: the game has {counted(len(moves), 'move')}", field="number"
+            )
         position = start
         for move in moves[: body.number - 1]:
             position = position.play(position.parse_move(move))

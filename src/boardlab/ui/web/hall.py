@@ -25,6 +25,7 @@ import re
 import secrets
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -58,11 +59,14 @@ FILE_OPTIONS = ("model", "weights", "player")
 
 
 class WebInputError(ValueError):
-    """A request the server refuses (answered with a 4xx and this one-line message)."""
+    """A request the server refuses (answered with a 4xx and this one-line message); ``field``
+    names the field of the request's body at fault, where one is (``time_control``,
+    ``sides.1``), for the page to name the box it came from."""
 
-    def __init__(self, message: str, status: int = 400) -> None:
+    def __init__(self, message: str, status: int = 400, field: str | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.field = field
 
 
 @dataclass(frozen=True)
@@ -172,20 +176,35 @@ def start_position(game: Any, position: str = "", moves: str = "") -> tuple[Any,
     """The position a game starts from (``position`` in the game's text notation, or the start)
     and the moves then played (``moves``: notation separated by spaces or commas, or digits
     written together for games whose moves are digits); WebInputError when either is bad."""
-    if len(position) > MAX_MOVES_TEXT or len(moves) > MAX_MOVES_TEXT:
-        raise WebInputError(f"a position or move list is at most {MAX_MOVES_TEXT} characters")
+    for field_name, text in (("position", position), ("moves", moves)):
+        if len(text) > MAX_MOVES_TEXT:
+            raise WebInputError(
+                f"a position or move list is at most {MAX_MOVES_TEXT} characters", field=field_name
+            )
     try:
         start = game.parse_position(position.strip()) if position.strip() else game.initial()
     except GameError as err:
-        raise WebInputError(str(err)) from None
+        raise WebInputError(str(err), field="position") from None
     tokens = _move_tokens(game, moves) if moves.strip() else []
     state = start
     for number, token in enumerate(tokens, 1):
         try:
             state = state.play(state.parse_move(token))
         except GameError as err:
-            raise WebInputError(f"move {number} ({shorten(token, 20)}): {err}") from None
+            raise WebInputError(f"move {number} ({shorten(token, 20)}): {err}", field="moves") from None
     return start, tokens
+
+
+@contextlib.contextmanager
+def blamed(field_name: str) -> Iterator[None]:
+    """Within it, a WebInputError that names no field names ``field_name`` (the part of a
+    request's body it came from)."""
+    try:
+        yield
+    except WebInputError as err:
+        if err.field is None:
+            err.field = field_name
+        raise
 
 
 # --- agents in the workers ----------------------------------------------------------------
@@ -549,19 +568,24 @@ class Hall:
         """A new game, its agents started if they move first, on the game clock ``time_control``
         (``[MOVES/]BASE[+INC]`` seconds; blank: none); WebInputError for bad input or when the
         hall is full of games still in use (429)."""
-        clock = check_clock(time_control)  # first: the page drops a bad clock when told so first
-        game = check_game(game_spec)
-        first, second = (
-            None if s is None else check_agent(s, game, self.settings.allow_paths) for s in sides
-        )
-        checked = (first, second)
+        with blamed("time_control"):  # first: the page drops a bad clock when told so first
+            clock = check_clock(time_control)
+        with blamed("game"):
+            game = check_game(game_spec)
+        checked: list[str | None] = []
+        for colour, side in enumerate(sides):
+            with blamed(f"sides.{colour}"):
+                checked.append(None if side is None else check_agent(side, game, self.settings.allow_paths))
         if not 0 < think <= self.settings.max_think:
             raise WebInputError(
-                f"thinking time must be in (0, {self.settings.max_think:g}] seconds, got {think:g}"
+                f"thinking time must be in (0, {self.settings.max_think:g}] seconds, got {think:g}",
+                field="think",
             )
         start, tokens = start_position(game, position, moves)
-        for spec in {s for s in checked if s is not None}:
-            check_in_worker(self.pool, game, spec, start)
+        for colour, spec in enumerate(checked):
+            if spec is not None and spec not in checked[:colour]:  # one check for an agent on both sides
+                with blamed(f"sides.{colour}"):
+                    check_in_worker(self.pool, game, spec, start)
         with self._lock:
             self._evict(room_for=1)
             if len(self._games) >= self.settings.max_games:
@@ -573,7 +597,7 @@ class Hall:
                 game_id,
                 start,
                 tokens,
-                checked,
+                (checked[0], checked[1]),
                 think,
                 self.pool,
                 secrets.randbelow(2**31) if seed is None else seed,
@@ -642,6 +666,7 @@ __all__ = [
     "RemoteAgent",
     "WebGame",
     "WebInputError",
+    "blamed",
     "check_agent",
     "check_clock",
     "check_game",
