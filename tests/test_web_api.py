@@ -11,6 +11,7 @@ import http.client
 import json
 import os
 import random
+import re
 import shlex
 import shutil
 import signal
@@ -1272,6 +1273,18 @@ def test_the_page_and_its_files_are_served(client: Any) -> None:
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
     assert "/static/app.js" in page.text
     assert client.get("/static/app.js").status_code == 200
+
+
+def test_the_api_docs_load_their_scripts_from_this_server(client: Any) -> None:
+    for page_path in ("/docs", "/redoc"):
+        page = client.get(page_path)
+        assert page.status_code == 200, page_path
+        sources = re.findall(r"""(?:src|href)=["']([^"']+)["']""", page.text)
+        assets = [s for s in sources if s.endswith((".js", ".css"))]
+        assert assets, page.text
+        for asset in assets:
+            assert asset.startswith("/"), (page_path, asset)  # nothing from a CDN
+            assert client.get(asset).status_code == 200, asset
 
 
 # --- a server's life: its store, its sweeps, its workers ---------------------------------------

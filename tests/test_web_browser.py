@@ -874,6 +874,27 @@ def test_the_page_loads_without_console_errors(page: Page, server: dict[str, Any
     assert page.eval_on_selector("link[rel='icon']", "link => link.href.startsWith('data:image/svg+xml')")
 
 
+def test_the_api_docs_show_every_operation_with_nothing_fetched_from_elsewhere(
+    page: Page, server: dict[str, Any], screens: Path
+) -> None:
+    elsewhere: list[str] = []
+
+    def offline(route: Route) -> None:  # a machine without the internet: only the server answers
+        if route.request.url.startswith(server["url"]):
+            route.continue_()
+        else:
+            elsewhere.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", offline)
+    page.goto(server["url"] + "/docs")
+    page.wait_for_selector(".opblock")
+    paths = page.eval_on_selector_all(".opblock-summary-path", "els => els.map(e => e.textContent)")
+    assert "/api/games" in paths and "/api/analysis" in paths
+    assert elsewhere == []
+    page.screenshot(path=str(screens / "api-docs.png"))
+
+
 def test_a_game_on_a_clock_shows_both_clocks_counting_down_and_a_person_losing_on_time(
     page: Page, server: dict[str, Any], screens: Path
 ) -> None:

@@ -23,6 +23,7 @@ from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
+from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -37,6 +38,8 @@ from boardlab.ui.web.hall import Hall, HallSettings, WebInputError, blamed, chec
 from boardlab.ui.web.replay import Replays
 from boardlab.ui.web.workers import think_pool
 
+DOCS_ASSETS = "/docs-assets"
+"""Where the scripts and styles of ``/docs`` and ``/redoc`` are served."""
 REQUEST_SECONDS = 60.0
 """Most seconds one request may take before the server answers 429."""
 MAX_BODY_BYTES = 64 * 1024
@@ -365,7 +368,10 @@ def create_app(settings: ServeSettings | None = None) -> FastAPI:
             agents.close()
             thinkers.close()
 
-    app = FastAPI(
+    # /docs and /redoc load their scripts from this server (fastapi-offline ships them), not from
+    # a CDN: they work offline, as the page does
+    app = FastAPIOffline(
+        static_url=DOCS_ASSETS,
         title="boardlab",
         summary="Play, watch and analyse boardlab's games against its agents.",
         version="1",
