@@ -478,21 +478,31 @@ def test_a_stored_game_and_its_tournament_are_linked_by_the_url(
             store.register_tournament(TournamentConfig(("greedy", "random"), 1, game, name="twins"))
             for game in ("tictactoe", "nim")
         ]
-    for query_text, said in (
+    for query_text, said, once in (
         (
             "tournament=twins&index=0",
             f"tournament=twins: 2 tournaments are named 'twins'; give one of their ids: "
             f"{shared[0]}, {shared[1]}. Showing web test.",
+            "are named",
         ),
         (
             "tournament=nosuch",
             "tournament=nosuch: no tournament 'nosuch' in the store (give its id or its name).",
+            "no tournament",
         ),
-        (f"tournament={tournament}&index=7", f"index=7: tournament '{tournament}' has no game 7."),
-        (f"tournament={tournament}&index=0&ply=99", "ply=99: not a ply of this game"),
+        (
+            f"tournament={tournament}&index=7",
+            f"index=7: tournament '{tournament}' has no game 7.",
+            "has no game",
+        ),
+        (f"tournament={tournament}&index=-1", "index must be a whole number ≥ 0, got -1.", "whole number"),
+        (f"tournament={tournament}&index=x", "index must be a whole number ≥ 0, got x.", "whole number"),
+        (f"tournament={tournament}&index=0&ply=99", "ply=99: not a ply of this game", "not a ply"),
     ):
         open_ready(page, server, "?game=tictactoe&x=person&o=person&" + query_text)
-        assert said in page.inner_text("#message"), query_text
+        message = page.inner_text("#message")
+        assert said in message and message.count(once) == 1, message  # said once, in words
+        assert "path." not in message and "Input should" not in message
         assert page.eval_on_selector("#tournaments", "s => s.value") == tournament
     assert page.inner_text("#replay-ply") == f"{len(record.moves)} / {len(record.moves)}"  # ply=99: the end
     page.screenshot(path=str(screens / "replay-url-refused.png"))
@@ -669,6 +679,24 @@ def test_an_agents_proven_win_is_said_in_words(page: Page, server: dict[str, Any
     page.wait_for_selector("#last-decision-info")
     info = page.inner_text("#last-decision-info")
     assert "a proven win for X in 1 ply" in info and "999" not in info and "depth 1," in info
+    assert "value 1.000 for X" in info
+
+
+def test_an_agents_value_names_the_side_it_is_for(page: Page, server: dict[str, Any]) -> None:
+    # O is lost whatever it plays (X threatens c1 and a2); once it has moved, X is to move, and the
+    # value beside O's move is O's, as the proof's words say
+    open_page(page, server, f"?game=tictactoe&x=person&o=alphabeta&think=0.2&pos={quote('XX./.O./X.O O')}")
+    page.wait_for_selector("#last-decision-info")
+    info = page.inner_text("#last-decision-info")
+    assert page.get_attribute("#turn", "data-to-move") == "0"
+    assert "value -1.000 for O" in info and "a proven loss for O" in info, info
+    assert "side to move" not in info
+    open_page(page, server, "?game=quixo&x=person&o=person&moves=a1e1")
+    page.click("#analyse")  # a search of O's position (no tables for 5x5 Quixo): its value is O's
+    page.wait_for_selector("#analysis #search-info")
+    assert " for O" in page.inner_text("#search-info") and "side to move" not in page.inner_text(
+        "#search-info"
+    )
 
 
 def test_nim_is_played_by_clicking_an_object(page: Page, server: dict[str, Any]) -> None:
@@ -780,6 +808,39 @@ def test_the_page_offers_no_thinking_time_above_the_servers_bound(page: Page, se
     offered = page.eval_on_selector_all("#think option", "os => os.map(o => Number(o.value))")
     assert offered == [0.1, 0.3, 1, 2] and page.input_value("#think") == "1"
     assert "think=3" in page.inner_text("#message") and page.locator("#board > *").count() > 0
+
+
+def test_a_bad_clock_is_named_and_pasted_moves_are_not_blamed_for_it(
+    page: Page, server: dict[str, Any]
+) -> None:
+    open_page(page, server, "?game=tictactoe&x=person&o=person")
+    page.fill("#clock", "abc")
+    page.fill("#paste", "b2 a1 c3")
+    page.click("#paste-load")
+    page.wait_for_function("() => document.getElementById('message').textContent !== ''")
+    message = page.inner_text("#message")
+    assert message.startswith("Game clock: a time control is") and "got 'abc'" in message, message
+    assert "as moves" not in message and "as a position" not in message and "Nothing was loaded." in message
+    assert page_moves(page) == []
+    page.fill("#clock", "")  # the clock mended, an agent's options are what is wrong
+    page.select_option("#side-1", "alphabeta")
+    page.fill("#side-1-opts", "bogus=1")
+    page.click("#paste-load")
+    page.wait_for_function("() => document.getElementById('message').textContent.includes('bogus')")
+    assert page.inner_text("#message").startswith("O's player: alphabeta: unknown option 'bogus'")
+    page.fill("#side-1-opts", "")
+    page.select_option("#side-1", "person")
+    page.click("#paste-load")
+    page.wait_for_function("() => document.querySelectorAll('#moves li').length === 3")
+    assert page_moves(page) == ["b2", "a1", "c3"] and page.inner_text("#message") == ""
+    page.fill("#paste", "b2 b2")  # now the text is at fault, read both ways
+    page.click("#paste-load")
+    page.wait_for_function("() => document.getElementById('message').textContent.includes('as a position')")
+    assert page.inner_text("#message").startswith("The pasted text, as moves: move 2 (b2)")
+    page.fill("#clock", "abc")
+    page.click("#new-game")
+    page.wait_for_function("() => document.getElementById('message').textContent.startsWith('Game clock: ')")
+    assert page_moves(page) == ["b2", "a1", "c3"]  # the game on the board stays
 
 
 def test_a_refused_new_game_leaves_the_game_on_the_board_playable(page: Page, server: dict[str, Any]) -> None:

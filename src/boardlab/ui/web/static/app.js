@@ -18,6 +18,7 @@ async function api(method, path, body, signal) {
   if (!reply.ok) {
     const err = new Error(data.detail || reply.statusText);
     err.status = reply.status;
+    err.field = data.field || null;  // the field of the body at fault, where the server names one
     throw err;
   }
   return data;
@@ -31,6 +32,21 @@ function say(text, kind) {
 function counted(n, one, many = one + "s") { return n + " " + (n === 1 ? one : many); }
 
 function sentence(text) { return /[.!?]$/.test(text) ? text : text + "."; }
+
+function fieldLabel(field) {
+  // the box of the panel a refused field of a new game came from, in the panel's words ("" for none)
+  const badges = document.querySelectorAll(".side .badge");
+  const labels = { time_control: "Game clock", game: "Game", think: "Seconds per agent move",
+    "sides.0": badges[0].textContent + "'s player", "sides.1": badges[1].textContent + "'s player",
+    moves: "Moves", position: "Position" };
+  return labels[field] || "";
+}
+
+function refusal(err) {
+  // the server's reason, led by the name of the box at fault where it names one
+  const label = fieldLabel(err.field);
+  return label ? label + ": " + err.message : err.message;
+}
 
 function clearError() {
   // an error answered about an earlier position (not an information line) goes when a new one comes
@@ -183,7 +199,7 @@ async function newGame(extra, notes) {
   let view;
   try { view = await api("POST", "/api/games", body); }
   catch (err) {
-    const reason = sentence(err.message);
+    const reason = sentence(refusal(err));
     say(told.includes(reason) ? told : (told ? told + " " : "") + reason);  // said once
     return reason;
   }
@@ -200,8 +216,12 @@ function gameSettings() {
     time_control: $("clock").value.trim() };
 }
 
+const PASTED_FIELDS = ["moves", "position"];
+
 async function loadPasted(text) {
-  // The text is tried as moves from the start, then as a position: the server reads both.
+  // The text is tried as moves from the start, then as a position: the server reads both, with
+  // the panel's game, players and clock. A refusal of one of those is said naming its box and
+  // ends the loading: the text was not what the server refused.
   const body = gameSettings();
   const errors = [];
   for (const extra of [{ moves: text }, { position: text }]) {
@@ -213,9 +233,12 @@ async function loadPasted(text) {
       say("");
       show(view);
       return;
-    } catch (err) { errors.push(err.message); }
+    } catch (err) {
+      if (!PASTED_FIELDS.includes(err.field)) { say(sentence(refusal(err)) + " Nothing was loaded."); return; }
+      errors.push(err.message);
+    }
   }
-  say("as moves: " + errors[0] + "; as a position: " + errors[1]);
+  say("The pasted text, as moves: " + errors[0] + "; as a position: " + sentence(errors[1]));
 }
 
 async function act(path, body) {
@@ -384,7 +407,8 @@ function drawLastDecision() {
   const head = document.createElement("h2");
   head.textContent = "Last agent move: " + ui.view.position.symbols[last.mover] + " " + last.move;
   box.appendChild(head);
-  box.appendChild(decisionBox({ ...d, move: last.move, agent: ui.view.sides[last.mover] }, "last-decision-info"));
+  const mover = ui.view.position.symbols[last.mover];  // it decided with its side to move
+  box.appendChild(decisionBox({ ...d, move: last.move, agent: ui.view.sides[last.mover] }, mover, "last-decision-info"));
 }
 
 function drawTurn(v) {
@@ -777,16 +801,19 @@ function drawAnalysis(a) {
     head.textContent = a.why;
     box.appendChild(head);
   }
-  if (a.search) box.appendChild(decisionBox(a.search));
+  const shown = shownPosition();
+  if (a.search) box.appendChild(decisionBox(a.search, shown.symbols[shown.to_move]));
   if (a.search_error) { const p = document.createElement("p"); p.textContent = a.search_error; box.appendChild(p); }
 }
 
-function decisionBox(d, id) {
+function decisionBox(d, side, id) {
   // Any agent's Decision, shown the same way: value, search info, and policy where it has one.
+  // ``side``: the symbol of the side that was to move when the agent decided, whose value it is
+  // (as the proof's words say: "a proven loss for O").
   const div = document.createElement("div");
   div.id = id || "search-info";
   const lines = [d.agent ? d.agent + ": move " + d.move : "move " + d.move];
-  if (d.value !== undefined) lines.push("value " + d.value.toFixed(3) + " for the side to move");
+  if (d.value !== undefined) lines.push("value " + d.value.toFixed(3) + " for " + side);
   if (d.info) {
     if (d.evaluation) lines.push(d.evaluation);
     const nodes = d.info.nodes === null || d.info.nodes === undefined ? "" : d.info.nodes + " nodes, ";  // null: not said
@@ -1002,7 +1029,7 @@ async function loadReplayGames(tournament) {
     const li = document.createElement("li");
     li.textContent = `#${g.index} ${g.first} vs ${g.second}: ${g.result}, ${counted(g.plies, "ply", "plies")}`;
     li.dataset.index = g.index;
-    li.onclick = () => openReplay(shown.id, g.index);
+    li.onclick = () => openReplay(shown.id, g.index).then((refused) => { if (refused) say(refused); });
     list.appendChild(li);
   }
 }
@@ -1027,8 +1054,8 @@ function drawStandings(rows) {
 }
 
 async function openReplay(tournament, index, ply = 0) {
-  // Shows a stored game at its position after ``ply`` moves; the server's refusal is said (and
-  // returned, as a sentence), or "".
+  // Shows a stored game at its position after ``ply`` moves; the server's refusal as a sentence
+  // (for the caller to say, once), or "".
   try {
     ui.replay = await api("GET", "/api/replay/" + encodeURIComponent(tournament) + "/" + index);
     if ($("game-select").value !== ui.replay.game.split(":")[0]) setGame(ui.replay.game);  // New game: this one
@@ -1039,7 +1066,7 @@ async function openReplay(tournament, index, ply = 0) {
     say("replay: " + ui.replay.players[0] + " (X) vs " + ui.replay.players[1] + " (O)", "info");
     drawReplay();
     return "";
-  } catch (err) { say(err.message); return sentence(err.message); }
+  } catch (err) { return sentence(err.message); }
 }
 
 function drawReplay() {
@@ -1056,6 +1083,7 @@ async function openUrlReplay(params) {
   if (index === null) return "";
   if (!ui.meta.replay) return "index=" + index + ": this server has no arena store (serve --db FILE).";
   if (!ui.tournament) return "index=" + index + ": no tournament to replay it from.";
+  if (!/^[0-9]+$/.test(index)) return "index must be a whole number ≥ 0, got " + index + ".";
   const plyText = params.get("ply");
   const ply = plyText === null ? 0 : Number(plyText);
   const refused = await openReplay(ui.tournament, index, Number.isInteger(ply) && ply >= 0 ? ply : 0);
@@ -1081,8 +1109,8 @@ async function fallBack(told, placed) {
   // until one starts; the server's reasons stay shown.
   const name = $("game-select").value;
   const steps = [];
-  // the server checks a game's clock first: a refusal that names it is the clock's
-  if ($("clock").value.trim() && told.some((t) => t.includes("time control"))) {
+  // the server checks a game's clock first: a refusal that names its box is the clock's
+  if ($("clock").value.trim() && told.some((t) => t.startsWith(fieldLabel("time_control") + ":"))) {
     steps.push([() => { $("clock").value = ""; thinkFollowsClock(); }, "Playing without a clock."]);
   }
   if (placed) steps.push([() => {}, "The game starts from the beginning."]);
