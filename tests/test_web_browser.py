@@ -926,6 +926,250 @@ def test_the_page_fits_a_phone_and_a_wide_board_fits_a_laptop(
     assert page.evaluate(fits) == [True, True, True, False]
 
 
+# a three-player tournament's table, as `boardlab tournament greedy random alphabeta:depth=3` left it
+LONG_STANDINGS = [
+    ("alphabeta:depth=3", 6, 2, 0, 0.875, 252.0, -1.0, 505.0),
+    ("greedy", 4, 2, 2, 0.625, 98.0, -125.0, 321.0),
+    ("random", 0, 0, 8, 0.0, -350.0, -684.0, -16.0),
+]
+SCROLLS_SIDEWAYS = "() => document.scrollingElement.scrollWidth > innerWidth"
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+def test_a_tournaments_standings_and_a_replay_fit_the_window(
+    page: Page, server: dict[str, Any], screens: Path, width: int
+) -> None:
+    def three_players(route: Route) -> None:
+        data = route.fetch().json()
+        data["standings"] = [
+            {
+                "rank": rank,
+                "player": player,
+                "games": w + d + lost,
+                "wins": w,
+                "draws": d,
+                "losses": lost,
+                "score": score,
+                "elo": elo,
+                "elo_low": low,
+                "elo_high": high,
+            }
+            for rank, (player, w, d, lost, score, elo, low, high) in enumerate(LONG_STANDINGS, 1)
+        ]
+        route.fulfill(json=data)
+
+    page.route("**/api/replay/*", three_players)  # the tournament, not its games
+    page.set_viewport_size({"width": width, "height": 800})
+    tournament = server["record"].tournament_id
+    open_ready(page, server, f"?game=tictactoe&x=person&o=person&tournament={tournament}&index=0&ply=2")
+    assert page.eval_on_selector_all("#standings tr[data-player]", "rows => rows.length") == 3
+    assert not page.evaluate(SCROLLS_SIDEWAYS)
+    # the step buttons are under the board, in the window as the page opens (a phone included)
+    board = page.locator("#board").bounding_box()
+    steps = page.locator("#replay-controls").bounding_box()
+    assert board is not None and steps is not None
+    assert 0 <= steps["y"] - (board["y"] + board["height"]) < 20
+    assert steps["y"] + steps["height"] <= page.viewport_size["height"]
+    page.screenshot(path=str(screens / f"replay-standings-{width}.png"), full_page=True)
+
+
+def test_a_message_does_not_move_the_board(page: Page, server: dict[str, Any]) -> None:
+    open_page(page, server, "?game=quixo&x=person&o=person")
+    before = page.locator("#board").bounding_box()
+    page.fill("#clock", "abc")
+    page.click("#new-game")  # refused, in a message of several lines
+    page.wait_for_function("() => document.getElementById('message').textContent.startsWith('Game clock')")
+    assert page.locator("#message").bounding_box()["height"] > 40
+    assert page.locator("#board").bounding_box() == before
+
+
+def test_the_move_list_shows_whole_moves_at_its_top(page: Page, server: dict[str, Any]) -> None:
+    rng = random.Random(5)
+    state, moves = new_game("quixo"), []
+    while len(moves) < 40:  # a long game, not over
+        after = [m for m in state.legal_moves() if not state.play(m).is_over]
+        move = rng.choice(after)
+        state, moves = state.play(move), [*moves, str(move)]
+    for shown in (len(moves), 25):  # the last move, and one in the middle in a replay of it
+        open_page(page, server, f"?game=quixo&x=person&o=person&moves={','.join(moves)}")
+        if shown < len(moves):
+            page.evaluate("n => drawMoves(n - 1)", shown)
+        cut = page.evaluate(
+            """() => { const list = document.getElementById('moves').getBoundingClientRect();
+                 return [...document.querySelectorAll('#moves li')].map((li) => li.getBoundingClientRect())
+                   .filter((r) => r.bottom > list.top + 1 && r.top < list.bottom - 1)
+                   .filter((r) => r.top < list.top - 1 || r.bottom > list.bottom + 1).length; }"""
+        )
+        assert cut == 0  # no move half out of the list
+        assert page.locator(f"#moves li:nth-child({shown})").is_visible()
+
+
+MARKS_MET = """() => {
+  // for each end cell holding a cube: whether its arrow or its value covers the ink of its X or O
+  const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  const ink = (mark) => {  // the glyph's own box, as the canvas measures it, from the text's box
+    const style = getComputedStyle(mark), box = mark.getBoundingClientRect();
+    const context = document.createElement("canvas").getContext("2d");
+    context.font = style.fontWeight + " " + style.fontSize + " " + style.fontFamily;
+    const m = context.measureText(mark.textContent), baseline = box.top + m.fontBoundingBoxAscent;
+    return { left: box.left - m.actualBoundingBoxLeft, right: box.left + m.actualBoundingBoxRight,
+             top: baseline - m.actualBoundingBoxAscent, bottom: baseline + m.actualBoundingBoxDescent };
+  };
+  return [...document.querySelectorAll(".cell.end")].filter((c) => c.querySelector(".mark")).map((c) => {
+    const glyph = ink(c.querySelector(".mark"));
+    return [...c.querySelectorAll(".dir, .hint")].some((b) => meet(glyph, b.getBoundingClientRect()));
+  });
+}"""
+
+
+def test_a_cubes_mark_stays_clear_of_the_ends_arrow_and_value(
+    page: Page, server: dict[str, Any], screens: Path
+) -> None:
+    for width, query in (
+        (1400, "?game=quixo:size=3&x=person&o=person&hints=1&moves=a1c1,c3a3"),
+        (375, "?game=quixo&x=person&o=person&moves=a1e1,e5a5,a2a1,a4a5"),
+    ):
+        page.set_viewport_size({"width": width, "height": 800})
+        open_page(page, server, query)
+        if "hints" in query:
+            page.wait_for_selector("#analysis-table")
+        page.click(".cell[data-x='0'][data-y='0']")  # X's cube at a1: its ends hold cubes
+        page.wait_for_selector(".cell.end .dir")
+        if "hints" in query:
+            page.wait_for_selector(".cell.end .hint")
+        clear = page.evaluate(MARKS_MET)
+        assert clear and not any(clear), clear
+        page.screenshot(path=str(screens / f"quixo-ends-{width}.png"))
+
+
+CLICK_AT_LABELS = """([file, rank]) => {
+  // clicks the cell in the column under the file label and the row beside the rank label
+  const label = (kind, text) =>
+    [...document.querySelectorAll(kind + " span")].find((s) => s.textContent === text);
+  const f = label(".files", file).getBoundingClientRect(), r = label(".ranks", rank).getBoundingClientRect();
+  document.elementFromPoint((f.left + f.right) / 2, (r.top + r.bottom) / 2).closest(".cell").click();
+}"""
+
+
+@pytest.mark.parametrize(
+    ("game", "cells", "move"),
+    [("tictactoe", [("b", "3")], "b3"), ("quixo", [("a", "1"), ("e", "1")], "a1e1")],
+)
+def test_the_coordinates_beside_the_grid_name_the_cells_as_the_moves_do(
+    page: Page, server: dict[str, Any], game: str, cells: list[tuple[str, str]], move: str
+) -> None:
+    open_page(page, server, f"?game={game}&x=person&o=person")
+    for file, rank in cells:  # the cell in the column of that file and the row of that rank
+        page.evaluate(CLICK_AT_LABELS, [file, rank])
+    page.wait_for_function("() => document.querySelectorAll('#moves li').length === 1")
+    assert page_moves(page) == [move]
+
+
+FOCUSED = """() => {
+  // the element the keyboard is on: its label and role, whether it is on the board, and its ring
+  const e = document.activeElement, style = getComputedStyle(e);
+  return { label: e.getAttribute("aria-label"), role: e.getAttribute("role"),
+           onBoard: document.getElementById("board").contains(e),
+           ring: style.outlineStyle !== "none" && parseFloat(style.outlineWidth) >= 2 };
+}"""
+
+
+def tab_to(page: Page, label: str, most: int = 40) -> dict[str, Any]:
+    """Press Tab from the Load button (the last box before the board) until the board element
+    labelled ``label`` has the focus; what is focused then."""
+    page.focus("#paste-load")
+    for _ in range(most):
+        page.keyboard.press("Tab")
+        focused: dict[str, Any] = page.evaluate(FOCUSED)
+        assert focused["onBoard"], focused  # Tab goes through the board's targets before leaving it
+        if focused["label"] == label:
+            return focused
+    raise AssertionError(f"Tab did not reach {label}")
+
+
+def test_tic_tac_toe_and_quixo_are_played_by_keyboard(
+    page: Page, server: dict[str, Any], screens: Path
+) -> None:
+    open_page(page, server, "?game=tictactoe&x=person&o=person")
+    page.focus("#paste-load")
+    page.keyboard.press("Tab")
+    first = page.evaluate(FOCUSED)
+    assert (first["label"], first["role"], first["ring"]) == ("a1", "button", True)  # the first cell, ringed
+    tab_to(page, "b2")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.querySelectorAll('#moves li').length === 1")
+    assert page.evaluate(FOCUSED)["label"] == "b2 X"  # the keyboard stays where it played
+    page.keyboard.press("Tab")  # on to the next free cell
+    assert page.evaluate(FOCUSED)["label"] == "c2"
+    page.keyboard.press(" ")
+    page.wait_for_function("() => document.querySelectorAll('#moves li').length === 2")
+    assert page_moves(page) == ["b2", "c2"]
+    page.screenshot(path=str(screens / "keyboard-tictactoe.png"))
+
+    open_page(page, server, "?game=quixo&x=person&o=person")
+    tab_to(page, "a1")
+    page.keyboard.press("Enter")  # takes a1: Tab now goes through its ends
+    page.wait_for_selector(".cell.selected")
+    page.keyboard.press("Tab")
+    assert page.evaluate(FOCUSED)["label"].startswith("e1: push in here")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.querySelectorAll('#moves li').length === 1")
+    assert page_moves(page) == ["a1e1"]
+    tab_to(page, "b1")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".cell.selected")
+    page.keyboard.press("Escape")  # the cube put back
+    page.wait_for_selector(".cell.selected", state="detached")
+
+
+def test_connect_four_and_nim_are_played_by_keyboard(page: Page, server: dict[str, Any]) -> None:
+    open_page(page, server, "?game=connect4&x=person&o=person&moves=3333")
+    focused = tab_to(page, "column 3")
+    assert focused["ring"]
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.querySelectorAll('#moves li').length === 5")
+    page.keyboard.press("Enter")  # column 3 is full now: Tab passes it by
+    page.wait_for_function("() => document.querySelectorAll('#moves li').length === 6")
+    labels = []
+    page.focus("#paste-load")
+    for _ in range(6):
+        page.keyboard.press("Tab")
+        labels.append(page.evaluate(FOCUSED)["label"])
+    assert labels == [f"column {c}" for c in (1, 2, 4, 5, 6, 7)]
+
+    open_page(page, server, "?game=nim&x=person&o=person")
+    view = page.evaluate("ui.view.position")
+    focused = tab_to(page, f"take 1 from pile {len(view['piles'])}")
+    page.keyboard.press(" ")
+    page.wait_for_function("() => document.querySelectorAll('#moves li').length === 1")
+    assert page_moves(page) == [f"{len(view['piles'])}:1"]
+
+
+def test_changed_settings_are_said_to_wait_for_a_new_game(page: Page, server: dict[str, Any]) -> None:
+    open_page(page, server, "?game=tictactoe&x=person&o=person")
+    assert not page.is_visible("#settings-note")
+    for change, undo in (
+        (lambda: page.select_option("#side-1", "greedy"), lambda: page.select_option("#side-1", "person")),
+        (lambda: page.fill("#clock", "60"), lambda: page.fill("#clock", "")),
+        (
+            lambda: page.select_option("#game-select", "nim"),
+            lambda: page.select_option("#game-select", "tictactoe"),
+        ),
+    ):
+        change()
+        assert page.is_visible("#settings-note")
+        assert "next game" in page.inner_text("#settings-note")
+        assert page_moves(page) == [] and page.inner_text("#title") == "Tic-Tac-Toe"  # nothing else changed
+        undo()
+        assert not page.is_visible("#settings-note")
+    page.fill("#paste", "b2")  # the text to load is no setting
+    assert not page.is_visible("#settings-note")
+    page.select_option("#side-1", "greedy")
+    page.click("#new-game")  # the game now is the panel's
+    page.wait_for_function("() => ui.view.sides[1] === 'greedy'")
+    page.wait_for_selector("#settings-note", state="hidden")
+
+
 def test_the_page_loads_without_console_errors(page: Page, server: dict[str, Any]) -> None:
     errors: list[str] = []
     page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)

@@ -7,6 +7,7 @@ const LETTERS = "abcdefghijklmnopqrstuvwxyz";
 const ui = {
   meta: null, view: null, gameId: null, selected: null, analysis: null, polling: false,
   replay: null, replayPly: 0, busy: false, review: null, clocks: null, tournament: null,
+  started: null,  // the panel's settings the game on the board started with (JSON), to tell a change
 };
 
 async function api(method, path, body, signal) {
@@ -195,7 +196,8 @@ async function newGame(extra, notes) {
   // The game on the board is dropped once the new one started: a refused one leaves it playable.
   const told = (notes || []).join(" ");
   say(told);
-  const body = { ...gameSettings(), ...extra };
+  const settings = gameSettings();
+  const body = { ...settings, ...extra };
   let view;
   try { view = await api("POST", "/api/games", body); }
   catch (err) {
@@ -206,8 +208,15 @@ async function newGame(extra, notes) {
   if (ui.gameId) api("DELETE", "/api/games/" + ui.gameId).catch(() => {});
   ui.replay = null;
   $("replay-controls").hidden = true;
+  ui.started = JSON.stringify(settings);
   show(view);
   return null;
+}
+
+function noteSettings() {
+  // Settings of the panel that differ from those the game on the board started with wait for
+  // New game: the panel says so (changing them alone changes nothing on the board).
+  $("settings-note").hidden = !ui.started || JSON.stringify(gameSettings()) === ui.started;
 }
 
 function gameSettings() {
@@ -230,6 +239,7 @@ async function loadPasted(text) {
       if (ui.gameId) api("DELETE", "/api/games/" + ui.gameId).catch(() => {});
       ui.replay = null;
       $("replay-controls").hidden = true;
+      ui.started = JSON.stringify(body);
       say("");
       show(view);
       return;
@@ -260,6 +270,7 @@ function show(view) {
   setClocks(view);
   draw();
   updateUrl();
+  noteSettings();
   if (view.thinking !== null || agentToMove(view)) poll();
   else if ($("hints").checked) analyse();
   else clearAnalysis();
@@ -325,6 +336,8 @@ function updateUrl() {
 function draw() {
   const v = ui.replay ? ui.replay.positions[ui.replayPly] : ui.view && ui.view.position;
   const board = $("board");
+  // a keyboard's place on the board survives the redraw: the same cell, column or object again
+  const focused = board.contains(document.activeElement) ? document.activeElement.dataset.key || "" : null;
   board.innerHTML = "";
   if (!v) return;
   $("title").textContent = v.title;
@@ -332,6 +345,7 @@ function draw() {
   const drawer = { quixo: drawQuixo, connect4: drawConnect4, tictactoe: drawTicTacToe, nim: drawNim }[v.name] ||
     (v.grid ? drawGrid : drawList);
   drawer(board, v);
+  if (focused !== null) refocus(board, focused);
   drawTurn(v);
   drawMoves();
   const live = !ui.replay && ui.view;
@@ -466,8 +480,43 @@ function drawMoves(focus) {
     list.appendChild(li);
   }
   const shown = focus !== undefined ? focus : ui.replay ? ui.replayPly - 1 : moves.length - 1;
-  const li = list.children[Math.max(0, shown)];
-  list.scrollTop = li ? li.offsetTop + li.offsetHeight - list.clientHeight / 2 : 0;
+  scrollToMove(list, list.children[Math.max(0, shown)]);
+}
+
+function scrollToMove(list, li) {
+  // The list scrolled to show ``li`` near its middle, its top on the top of a whole move (a move
+  // cut in half at the top looked hidden under what is above the list).
+  if (!li) { list.scrollTop = 0; return; }
+  const wanted = li.offsetTop + li.offsetHeight - list.clientHeight / 2;
+  const first = [...list.children].find((item) => item.offsetTop >= wanted);
+  list.scrollTop = first ? first.offsetTop - list.children[0].offsetTop : wanted;
+}
+
+// --- the keyboard: every target a click plays on is reached by Tab, and Enter or Space plays it --
+
+function playable(el, action, label) {
+  // ``el`` does ``action`` on a click, and on Enter or Space once Tab reached it
+  el.tabIndex = 0;
+  el.setAttribute("role", "button");
+  if (label) el.setAttribute("aria-label", label);
+  el.onclick = action;
+  el.onkeydown = (e) => {
+    if (e.key === "Enter" || e.key === " ") { e.preventDefault(); action(); }
+    if (e.key === "Escape" && ui.selected) { ui.selected = null; draw(); }  // a choice begun, undone
+  };
+}
+
+function keyed(el, key) {
+  // an element of the board focus can come back to after a redraw (by script; Tab passes it by)
+  el.dataset.key = key;
+  el.tabIndex = -1;
+}
+
+function refocus(board, key) {
+  // the element of ``key`` focused again; where it is gone (a Nim object taken), the board
+  const again = key && [...board.querySelectorAll("[data-key]")].find((el) => el.dataset.key === key);
+  if (again) again.focus({ preventScroll: true });
+  else { board.tabIndex = -1; board.focus({ preventScroll: true }); }
 }
 
 function canClick(v) {
@@ -480,9 +529,14 @@ function cellDiv(x, y, value, symbols) {
   cell.className = "cell" + (value >= 0 ? " v" + value : "");
   cell.dataset.x = x; cell.dataset.y = y;
   cell.dataset.v = value >= 0 ? symbols[value] : ".";
-  cell.textContent = value >= 0 ? symbols[value] : "";
-  cell.setAttribute("role", "button");
-  cell.setAttribute("aria-label", LETTERS[x] + (y + 1));
+  if (value >= 0) {
+    const mark = document.createElement("span");  // its own box: the badges keep clear of it
+    mark.className = "mark";
+    mark.textContent = symbols[value];
+    cell.appendChild(mark);
+  }
+  cell.setAttribute("aria-label", LETTERS[x] + (y + 1) + (value >= 0 ? " " + symbols[value] : ""));
+  keyed(cell, x + "," + y);
   return cell;
 }
 
@@ -546,12 +600,44 @@ function drawQuixo(board, v) {
           const e = exactOf(end);
           if (e) { const h = document.createElement("span"); h.className = "hint"; h.textContent = valueLabel(e); cell.appendChild(h); }
         }
-        cell.onclick = () => quixoClick(name, sources, end);
+        const action = () => quixoClick(name, sources, end);
+        // Tab goes through the cubes that can be taken, then, once one is, through its ends
+        const reachable = ui.selected ? Boolean(end) || ui.selected === name : sources.has(name);
+        if (reachable) playable(cell, action); else cell.onclick = action;
       }
       grid.appendChild(cell);
     }
   }
-  board.appendChild(grid);
+  board.appendChild(withCoordinates(grid, n, n, ""));
+}
+
+function withCoordinates(grid, cols, rows, size) {
+  // The grid with its files (a, b, ...) above it and its ranks (1, 2, ...) to its left, as the
+  // notation of Quixo and Tic-Tac-Toe names cells: a1 at the top left, rows counted downward.
+  const frame = document.createElement("div");
+  frame.className = "coords " + size;
+  frame.style.setProperty("--n", Math.max(cols, rows));
+  frame.appendChild(document.createElement("span"));  // the corner
+  const files = document.createElement("div");
+  files.className = "files";
+  files.style.gridTemplateColumns = `repeat(${cols}, var(--cell-size))`;
+  for (let x = 0; x < cols; x++) {
+    const file = document.createElement("span");
+    file.textContent = LETTERS[x];
+    file.dataset.file = x;
+    files.appendChild(file);
+  }
+  const ranks = document.createElement("div");
+  ranks.className = "ranks";
+  ranks.style.gridTemplateRows = `repeat(${rows}, var(--cell-size))`;
+  for (let y = 0; y < rows; y++) {
+    const rank = document.createElement("span");
+    rank.textContent = String(y + 1);
+    rank.dataset.rank = y;
+    ranks.appendChild(rank);
+  }
+  frame.append(files, ranks, grid);
+  return frame;
 }
 
 function entryArrow(source, x, y) {
@@ -582,15 +668,15 @@ function drawTicTacToe(board, v) {
       markCell(cell, v.marks, x, y);
       const move = LETTERS[x] + (y + 1);
       if (click) {
-        if (v.legal.includes(move)) cell.classList.add("clickable");
         const e = exactOf(move);
         if (e) { const h = document.createElement("span"); h.className = "hint"; h.textContent = valueLabel(e); cell.appendChild(h); }
-        cell.onclick = () => playMove(move);
+        if (v.legal.includes(move)) { cell.classList.add("clickable"); playable(cell, () => playMove(move)); }
+        else cell.onclick = () => playMove(move);  // the server says why not
       }
       grid.appendChild(cell);
     }
   }
-  board.appendChild(grid);
+  board.appendChild(withCoordinates(grid, v.size, v.size, "small"));
 }
 
 function drawConnect4(board, v) {
@@ -602,6 +688,7 @@ function drawConnect4(board, v) {
     const col = document.createElement("div");
     col.className = "col";
     col.dataset.col = c + 1;
+    keyed(col, "col " + (c + 1));
     const head = document.createElement("div");
     head.className = "head";
     head.textContent = String(c + 1);
@@ -623,7 +710,9 @@ function drawConnect4(board, v) {
     const e = exactOf(String(c + 1));
     if (e) { score.textContent = valueLabel(e); score.classList.add("val-" + e.value); }
     col.appendChild(score);
-    if (click) col.onclick = () => playMove(String(c + 1));
+    const drop = () => playMove(String(c + 1));
+    if (click && v.legal.includes(String(c + 1))) playable(col, drop, "column " + (c + 1));
+    else if (click) col.onclick = drop;  // a full column: the server says so
     wrap.appendChild(col);
   }
   board.appendChild(wrap);
@@ -650,11 +739,12 @@ function drawNim(board, v) {
       const token = document.createElement("span");
       token.className = "token";
       token.dataset.i = i;
+      keyed(token, "pile " + (p + 1) + " object " + i);
       const move = (p + 1) + ":" + (count - i);
       if (click && v.legal.includes(move)) {
         token.classList.add("takable");
         token.title = "take " + (count - i);
-        token.onclick = () => playMove(move);
+        playable(token, () => playMove(move), "take " + (count - i) + " from pile " + (p + 1));
       }
       tokens.appendChild(token);
     }
@@ -696,7 +786,8 @@ function drawGrid(board, v) {
           const e = exactOf(done[0].move);
           if (e) { const h = document.createElement("span"); h.className = "hint"; h.textContent = valueLabel(e); cell.appendChild(h); }
         }
-        cell.onclick = () => gridClick(key, path, next);
+        const action = () => gridClick(key, path, next);
+        if (next.length || path.includes(key)) playable(cell, action); else cell.onclick = action;
       }
       grid.appendChild(cell);
     }
@@ -1042,12 +1133,15 @@ function drawStandings(rows) {
   for (const r of rows) {
     const tr = document.createElement("tr");
     tr.dataset.player = r.player;
-    const elo = r.elo === null ? "–" : shown(r.elo, 0) + " [" + shown(r.elo_low, 0) + ", " + shown(r.elo_high, 0) + "]";
+    // the interval kept whole (no break inside it), on a line of its own where the column is narrow
+    const elo = r.elo === null ? "–" : shown(r.elo, 0) + " [" + shown(r.elo_low, 0) + ",\u00a0" + shown(r.elo_high, 0) + "]";
     for (const text of [r.rank, r.player, r.wins + "-" + r.draws + "-" + r.losses, shown(r.score, 3), elo]) {
       const td = document.createElement("td");
       td.textContent = text;
       tr.appendChild(td);
     }
+    // a spec breaks after its colon or a comma first (alphabeta: / depth=3), anywhere only if it must
+    tr.cells[1].replaceChildren(...String(r.player).split(/(?<=[:,])/).flatMap((part) => [part, document.createElement("wbr")]));
     table.appendChild(tr);
   }
   table.hidden = rows.length === 0;
@@ -1059,6 +1153,7 @@ async function openReplay(tournament, index, ply = 0) {
   try {
     ui.replay = await api("GET", "/api/replay/" + encodeURIComponent(tournament) + "/" + index);
     if ($("game-select").value !== ui.replay.game.split(":")[0]) setGame(ui.replay.game);  // New game: this one
+    noteSettings();
     ui.replayPly = Math.max(0, Math.min(ui.replay.moves.length, ply));
     $("replay-controls").hidden = false;
     $("analysis").innerHTML = "";
@@ -1167,6 +1262,7 @@ async function start() {
   if (params.get("hints") === "1") $("hints").checked = true;
   $("clock").value = (params.get("tc") || "").replace(/ /g, "+");  // tc=60+1 typed in a URL reads "60 1"
   $("clock").oninput = thinkFollowsClock;
+  for (const kind of ["input", "change"]) document.querySelector(".setup").addEventListener(kind, noteSettings);
   thinkFollowsClock();
   setInterval(tickClocks, 100);
   $("new-game").onclick = () => newGame({});
