@@ -7,6 +7,7 @@ import contextlib
 import io
 import math
 import random
+import re
 from itertools import combinations
 
 import numpy as np
@@ -20,6 +21,7 @@ from boardlab.core import machine
 from boardlab.labs.setcover import (
     ADMISSIBLE_HEURISTICS,
     HEURISTICS,
+    InstanceTooLargeError,
     SetCoverProblem,
     UnknownHeuristicError,
     UnsolvableInstanceError,
@@ -343,18 +345,88 @@ def test_anytime_bounds_bracket_the_optimum_at_every_node_limit() -> None:
 
 
 @pytest.mark.parametrize(
-    "solve",
+    ("solve", "message"),
     [
-        lambda p: solve_astar(p, weight=math.nan),
-        lambda p: solve_astar(p, time_limit=-1.0),
-        lambda p: solve_anytime(p, time_limit=math.nan),
-        lambda p: solve_anytime(p, max_nodes=-1),
-        lambda p: solve_milp(p, time_limit=-1.0),
+        (lambda p: solve_astar(p, weight=math.nan), "weight must be a finite number, got nan"),
+        (lambda p: solve_astar(p, weight=0.5), "weight must be >= 1, got 0.5"),
+        (lambda p: solve_astar(p, time_limit=-1.0), "time_limit must be > 0, got -1.0"),
+        (lambda p: solve_astar(p, time_limit=0), "time_limit must be > 0, got 0"),
+        (lambda p: solve_astar(p, max_expansions=0), "max_expansions must be >= 1, got 0"),
+        (lambda p: solve_anytime(p, time_limit=math.nan), "time_limit must be a finite number, got nan"),
+        (lambda p: solve_anytime(p, max_nodes=-1), "max_nodes must be >= 1, got -1"),
+        (lambda p: solve_anytime(p, max_nodes=0), "max_nodes must be >= 1, got 0"),
+        (lambda p: solve_milp(p, time_limit=-1.0), "time_limit must be > 0, got -1.0"),
+        (lambda p: solve_milp(p, time_limit=0.0), "time_limit must be > 0, got 0.0"),
     ],
 )
-def test_solvers_refuse_bad_weights_and_limits(solve) -> None:
-    with pytest.raises(ValueError, match=r"weight|time_limit|max_expansions"):
+def test_solvers_refuse_bad_weights_and_limits_naming_the_parameter(solve, message: str) -> None:
+    # a zero limit is refused, as the command line refuses it, rather than returning no cover
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         solve(greedy_trap_problem())
+
+
+@pytest.mark.parametrize(
+    "solve",
+    [
+        lambda: solve_astar("hello"),  # type: ignore[arg-type]
+        lambda: solve_anytime([[0, 1]]),  # type: ignore[arg-type]
+        lambda: solve_milp(None),  # type: ignore[arg-type]
+        lambda: greedy_cover("hello"),  # type: ignore[arg-type]
+    ],
+)
+def test_solvers_refuse_what_is_not_a_problem_with_a_type_error(solve) -> None:
+    with pytest.raises(TypeError, match=r"^problem must be a SetCoverProblem, got \w+$"):
+        solve()
+
+
+@pytest.mark.parametrize(
+    ("solve", "message"),
+    [
+        (lambda p: solve_astar(p, max_expansions=2.5), "max_expansions must be a whole number, got float"),
+        (lambda p: solve_astar(p, weight="2"), "weight must be a number, got str"),
+        (lambda p: solve_astar(p, time_limit=True), "time_limit must be a number, got bool"),
+        (lambda p: solve_astar(p, ["dual_bound"]), "heuristic must be a name (str), got list"),
+        (lambda p: solve_anytime(p, time_limit=None), "time_limit must be a number, got NoneType"),
+    ],
+)
+def test_solvers_refuse_limits_of_the_wrong_type(solve, message: str) -> None:
+    with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
+        solve(greedy_trap_problem())
+
+
+@pytest.mark.parametrize("make", [make_lab_problem, make_challenge_problem])
+@pytest.mark.parametrize(
+    ("args", "error", "message"),
+    [
+        ((20, 40, 0.2, -1), ValueError, "seed must be >= 0, got -1"),
+        ((20.5, 40, 0.2, 0), TypeError, "num_points must be a whole number, got float"),
+        ((20, "40", 0.2, 0), TypeError, "num_sets must be a whole number, got str"),
+        ((20, 40, None, 0), TypeError, "density must be a number, got NoneType"),
+        ((20, 40, 0.2, 1.5), TypeError, "seed must be a whole number, got float"),
+        ((0, 40, 0.2, 0), ValueError, "num_points must be >= 1, got 0"),
+        ((20, 1_000_001, 0.2, 0), ValueError, "num_sets must be <= 1000000, got 1000001"),
+        ((20, 40, 1.5, 0), ValueError, "density must be in (0, 1], got 1.5"),
+    ],
+)
+def test_generators_name_the_parameter_that_is_wrong(make, args: tuple, error: type, message: str) -> None:
+    with pytest.raises(error, match=f"^{re.escape(message)}$"):
+        make(*args)
+
+
+def test_generators_refuse_an_instance_too_large_for_the_memory_before_building_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(machine, "available_memory", lambda: 1 << 30)  # 1 GiB
+    with pytest.raises(InstanceTooLargeError) as refused:
+        make_lab_problem(10**6, 10**6, 0.5, seed=0)  # numpy would try 7.3 TiB of random numbers
+    assert str(refused.value) == (
+        "an instance of 1000000 points and 1000000 sets needs 8.2 TiB of memory; "
+        "this machine has 1.0 GiB available"
+    )
+    assert isinstance(refused.value, ValueError)
+    with pytest.raises(InstanceTooLargeError, match="an instance of 20000 points and 20000 sets needs"):
+        make_challenge_problem(20_000, 20_000, 0.5, seed=0)
+    assert make_lab_problem(20, 40, 0.2, seed=0).num_points == 20  # a small one is built
 
 
 def test_from_sets_names_a_point_outside_the_range() -> None:
@@ -390,11 +462,12 @@ def test_from_matrix_refuses_an_empty_or_flat_matrix(matrix: np.ndarray) -> None
 
 def test_anytime_search_stopped_before_any_node_keeps_the_root_bound() -> None:
     problem = make_lab_problem(12, 10, 0.3, seed=7)
-    result = solve_anytime(problem, "dual_bound", max_nodes=0)
+    # a nanosecond is spent before the first node (the greedy cover, the root bound)
+    result = solve_anytime(problem, "dual_bound", time_limit=1e-9)
     assert result.budget_exhausted and result.expansions == 0
     assert result.lower_bound == math.ceil(start_heuristic(problem, "dual_bound") - 1e-9) > 0
     # the greedy cover of the trap already meets the root bound: proven without a node searched
-    trap = solve_anytime(greedy_trap_problem(), "dual_bound", max_nodes=0)
+    trap = solve_anytime(greedy_trap_problem(), "dual_bound", time_limit=1e-9)
     assert trap.budget_exhausted and trap.chosen == (1, 2) and trap.lower_bound == 2
     assert trap.proven_optimal
 

@@ -38,8 +38,9 @@ cover many points, so A* with it can return a cover that is not minimum
 from __future__ import annotations
 
 import math
+import numbers
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -47,7 +48,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from boardlab.core.console import counted
-from boardlab.labs.astar import SearchStatus, best_first_search, check_budget
+from boardlab.core.machine import memory_problem
+from boardlab.core.spec import number_problem, shorten
+from boardlab.labs.astar import SearchStatus, best_first_search
 
 
 class UnsolvableInstanceError(ValueError):
@@ -56,6 +59,10 @@ class UnsolvableInstanceError(ValueError):
 
 class UnknownHeuristicError(ValueError):
     """A heuristic name that is not in :data:`HEURISTICS`."""
+
+
+class InstanceTooLargeError(ValueError):
+    """An instance that would not fit in the memory available (refused before it is built)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -145,13 +152,119 @@ def _bitset(points: Sequence[int]) -> int:
     return mask
 
 
-def _check_sizes(num_points: int, num_sets: int, density: float) -> None:
-    if num_points < 1:
-        raise ValueError(f"the number of points must be >= 1, got {num_points}")
-    if num_sets < 1:
-        raise ValueError(f"the number of sets must be >= 1, got {num_sets}")
-    if not 0.0 < density <= 1.0:
-        raise ValueError(f"the density must be in (0, 1], got {density}")
+# --------------------------------------------------------------------------------------------
+# Checks of the parameters, shared with `boardlab setcover` (which names its options instead)
+
+MAX_POINTS = 1_000_000
+MAX_SETS = 1_000_000
+MAX_WEIGHT = 1e6
+MAX_SECONDS = 1e6
+MAX_EXPANSIONS = 10**12
+
+INSTANCE_BYTES_PER_CELL = 9
+"""Memory a generator needs for each (set, point) cell: a matrix of random numbers (8 bytes),
+then of booleans (1 byte)."""
+MILP_BYTES_PER_POINT_IN_A_SET = 96
+"""Memory of the integer programme for each point a set holds: the copies of the constraint
+matrix that scipy and HiGHS make (measured: about 85 bytes)."""
+
+Names = Mapping[str, str]
+"""How the messages name each parameter (``{"num_points": "--points"}``); the parameter's own
+name where it is not given. The key ``"milp"`` names the integer programme in the memory check."""
+
+
+def _name(names: Names | None, parameter: str) -> str:
+    return parameter if names is None else names.get(parameter, parameter)
+
+
+def _check_whole(name: str, value: object, low: int, high: int | None = None) -> None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be a whole number, got {type(value).__name__}")
+    problem = number_problem(name, int(value), low, high)
+    if problem is not None:
+        raise ValueError(problem)
+
+
+def _check_real(name: str, value: object, low: float | None = None, high: float | None = None) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
+    number = float(value)
+    problem = number_problem(name, number, low, high)
+    if problem is not None:
+        raise ValueError(problem)
+    return number
+
+
+def memory_needed(num_points: int, num_sets: int, density: float, *, milp: bool = False) -> int:
+    """Bytes needed at the peak to build an instance (a ``num_sets x num_points`` matrix of
+    random numbers, then of booleans) and, with ``milp``, to solve its integer programme too
+    (the copies of the covered cells that scipy and HiGHS make)."""
+    per_cell = INSTANCE_BYTES_PER_CELL + (MILP_BYTES_PER_POINT_IN_A_SET * density if milp else 0)
+    return int(num_points * num_sets * per_cell)
+
+
+def check_instance(
+    num_points: int,
+    num_sets: int,
+    density: float,
+    seed: int | None = None,
+    *,
+    milp: bool = False,
+    names: Names | None = None,
+) -> None:
+    """Refuse the parameters of an instance that the generators cannot build.
+
+    ``milp`` counts the memory of :func:`solve_milp` too; ``names`` says how the messages name
+    the parameters (the command line passes its options).
+
+    Raises:
+        TypeError: a count or seed that is not a whole number, a density that is not a number.
+        ValueError: a count outside ``1..MAX_POINTS`` or ``1..MAX_SETS``, a density outside
+            ``(0, 1]``, a negative seed.
+        InstanceTooLargeError: an instance that would not fit in the memory available.
+    """
+    _check_whole(_name(names, "num_points"), num_points, 1, MAX_POINTS)
+    _check_whole(_name(names, "num_sets"), num_sets, 1, MAX_SETS)
+    if seed is not None:
+        _check_whole(_name(names, "seed"), seed, 0)
+    density_name = _name(names, "density")
+    if not 0.0 < _check_real(density_name, density) <= 1.0:
+        raise ValueError(f"{density_name} must be in (0, 1], got {density}")
+    what = f"an instance of {num_points} points and {num_sets} sets"
+    if milp:
+        what += " with " + (names or {}).get("milp", "the MILP")
+    too_large = memory_problem(memory_needed(num_points, num_sets, density, milp=milp), what)
+    if too_large is not None:
+        raise InstanceTooLargeError(too_large)
+
+
+def check_limits(
+    *,
+    weight: float = 1.0,
+    max_expansions: int | None = None,
+    time_limit: float | None = None,
+    names: Names | None = None,
+) -> None:
+    """Refuse the limits of a search: a weight outside ``1..MAX_WEIGHT``, an expansion limit
+    outside ``1..MAX_EXPANSIONS``, a time limit that is not a number of seconds in
+    ``(0, MAX_SECONDS]`` (``None`` is no limit). ``names`` as for :func:`check_instance`.
+
+    Raises:
+        TypeError: a value that is not a number (not a whole number for ``max_expansions``).
+        ValueError: a value out of its range, NaN or infinite.
+    """
+    _check_real(_name(names, "weight"), weight, 1.0, MAX_WEIGHT)
+    if max_expansions is not None:
+        _check_whole(_name(names, "max_expansions"), max_expansions, 1, MAX_EXPANSIONS)
+    if time_limit is not None:
+        time_name = _name(names, "time_limit")
+        if not _check_real(time_name, time_limit, None, MAX_SECONDS) > 0:
+            raise ValueError(f"{time_name} must be > 0, got {shorten(str(time_limit), 24)}")
+
+
+def _require_problem(problem: object) -> None:
+    if not isinstance(problem, SetCoverProblem):
+        raise TypeError(f"problem must be a SetCoverProblem, got {type(problem).__name__}")
 
 
 def make_lab_problem(
@@ -162,8 +275,9 @@ def make_lab_problem(
     Raises:
         UnsolvableInstanceError: when some point is in no set (no cover exists); try another
             seed or a larger density.
+        TypeError, ValueError, InstanceTooLargeError: bad parameters (see :func:`check_instance`).
     """
-    _check_sizes(num_points, num_sets, density)
+    check_instance(num_points, num_sets, density, seed)
     rng = np.random.default_rng(seed)
     matrix = rng.random((num_sets, num_points)) < density
     missing = np.flatnonzero(~matrix.any(axis=0))
@@ -180,8 +294,12 @@ def make_challenge_problem(
     num_points: int, num_sets: int, density: float, seed: int | None = None
 ) -> SetCoverProblem:
     """Challenge instance: random sets of the given density, then each point is added to one
-    uniformly chosen set, so every point is covered and the instance is always solvable."""
-    _check_sizes(num_points, num_sets, density)
+    uniformly chosen set, so every point is covered and the instance is always solvable.
+
+    Raises:
+        TypeError, ValueError, InstanceTooLargeError: bad parameters (see :func:`check_instance`).
+    """
+    check_instance(num_points, num_sets, density, seed)
     rng = np.random.default_rng(seed)
     matrix = rng.random((num_sets, num_points)) < density
     owners = rng.integers(0, num_sets, size=num_points)
@@ -340,7 +458,10 @@ def get_heuristic(name: str) -> HeuristicSpec:
 
     Raises:
         UnknownHeuristicError: for any other name; the message lists the accepted names.
+        TypeError: a name that is not a string.
     """
+    if not isinstance(name, str):
+        raise TypeError(f"heuristic must be a name (str), got {type(name).__name__}")
     try:
         return HEURISTICS[name]
     except KeyError:
@@ -447,10 +568,13 @@ def solve_astar(
     has no cover, ``budget_exhausted`` is set and ``lower_bound`` is the proven bound.
 
     Raises:
+        TypeError: a problem that is not a :class:`SetCoverProblem`, a limit that is not a number.
         UnknownHeuristicError: unknown heuristic name.
         UnsolvableInstanceError: some point is in no set.
-        ValueError: a weight below 1 or not finite, a negative limit, a NaN time limit.
+        ValueError: a weight or limit out of range (see :func:`check_limits`).
     """
+    _require_problem(problem)
+    check_limits(weight=weight, max_expansions=max_expansions, time_limit=time_limit)
     spec = get_heuristic(heuristic)
     _require_solvable(problem)
     sets = problem.sets
@@ -491,6 +615,7 @@ def solve_astar(
 def greedy_cover(problem: SetCoverProblem) -> tuple[int, ...]:
     """Classic greedy cover: repeatedly take the set holding the most uncovered points
     (lowest index on ties), then drop sets that became redundant."""
+    _require_problem(problem)
     _require_solvable(problem)
     uncovered = problem.all_points
     chosen: list[int] = []
@@ -648,15 +773,19 @@ def solve_anytime(
     ``expansions`` counts the nodes visited, ``generated`` the children bounded.
 
     Raises:
+        TypeError: a problem that is not a :class:`SetCoverProblem`, a limit that is not a number.
         UnknownHeuristicError: unknown heuristic name.
-        ValueError: the heuristic is not admissible (bounds would not be proofs), a negative
-            limit or a NaN time limit.
+        ValueError: the heuristic is not admissible (bounds would not be proofs), a limit out of
+            range (see :func:`check_limits`: ``max_nodes`` as ``max_expansions``).
         UnsolvableInstanceError: some point is in no set.
     """
+    _require_problem(problem)
+    if time_limit is None:
+        raise TypeError("time_limit must be a number, got NoneType")
+    check_limits(max_expansions=max_nodes, time_limit=time_limit, names={"max_expansions": "max_nodes"})
     spec = get_heuristic(heuristic)
     if not spec.admissible:
         raise ValueError(f"the anytime search needs an admissible heuristic, not {heuristic!r}")
-    check_budget(max_nodes, time_limit)
     began = time.perf_counter()
     search = _BranchAndBound(
         problem=problem,
@@ -717,13 +846,17 @@ def solve_milp(problem: SetCoverProblem, time_limit: float | None = None) -> Mil
     ``x`` binary, solved by HiGHS (``scipy.optimize.milp``) with an optional time limit.
 
     Raises:
-        ValueError: a time limit that is negative or NaN (HiGHS would ignore it).
+        TypeError: a problem that is not a :class:`SetCoverProblem`, a time limit that is not a
+            number.
+        ValueError: a time limit out of range (see :func:`check_limits`; HiGHS would ignore a
+            negative or NaN one).
         UnsolvableInstanceError: some point is in no set.
     """
     from scipy.optimize import Bounds, LinearConstraint, milp
     from scipy.sparse import csr_array
 
-    check_budget(None, time_limit)
+    _require_problem(problem)
+    check_limits(time_limit=time_limit)
     _require_solvable(problem)
     began = time.perf_counter()
     coverage = csr_array(problem.to_matrix().T.astype(np.float64))

@@ -11,7 +11,6 @@ from rich.console import Console
 from rich.table import Table
 
 from boardlab.core.console import counted, make_console
-from boardlab.core.machine import memory_problem
 from boardlab.core.spec import number_problem, shorten
 from boardlab.labs.setcover import (
     HEURISTICS,
@@ -19,6 +18,8 @@ from boardlab.labs.setcover import (
     MilpResult,
     SetCoverProblem,
     UnsolvableInstanceError,
+    check_instance,
+    check_limits,
     get_heuristic,
     make_challenge_problem,
     make_lab_problem,
@@ -33,11 +34,19 @@ GENERATORS = ("lab", "challenge")
 SHOWN_SETS = 20
 
 
-MAX_POINTS = 1_000_000
-MAX_SETS = 1_000_000
-MAX_WEIGHT = 1e6
-MAX_SECONDS = 1e6
-MAX_EXPANSIONS = 10**12
+OPTION_NAMES = {
+    "num_points": "--points",
+    "num_sets": "--sets",
+    "density": "--density",
+    "seed": "--seed",
+    "weight": "--weight",
+    "max_expansions": "--max-expansions",
+    "time_limit": "--time-limit",
+    "milp": "the MILP (--no-milp needs less)",
+}
+"""The library's checks name the options of the command line."""
+MILP_OPTION_NAMES = {"time_limit": "--milp-time-limit"}
+MAX_SEED = 2**63 - 1
 
 
 class UsageProblem(Exception):
@@ -58,22 +67,15 @@ def _validate(
     seed: int = 0,
     milp: bool = True,
 ) -> None:
-    for problem in (
-        number_problem("--points", points, 1, MAX_POINTS),
-        number_problem("--sets", sets, 1, MAX_SETS),
-        number_problem("--seed", seed, 0, 2**63 - 1),
-        number_problem("--weight", weight, 1.0, MAX_WEIGHT),
-        number_problem("--time-limit", time_limit, None, MAX_SECONDS),
-        number_problem("--milp-time-limit", milp_time_limit, None, MAX_SECONDS),
-        number_problem("--max-expansions", max_expansions, 1, MAX_EXPANSIONS),
-    ):
-        if problem is not None:
-            raise UsageProblem(problem)
-    if not 0.0 < density <= 1.0:
-        raise UsageProblem(f"--density must be in (0, 1], got {density}")
-    memory = memory_problem(_memory_needed(points, sets, density, milp), _instance_words(points, sets, milp))
-    if memory is not None:
-        raise UsageProblem(memory)
+    try:
+        check_instance(points, sets, density, seed, milp=milp, names=OPTION_NAMES)
+        check_limits(weight=weight, max_expansions=max_expansions, time_limit=time_limit, names=OPTION_NAMES)
+        check_limits(time_limit=milp_time_limit, names=MILP_OPTION_NAMES)
+    except (TypeError, ValueError) as error:
+        raise UsageProblem(str(error)) from None
+    too_large_seed = number_problem("--seed", seed, 0, MAX_SEED)  # the library takes any seed >= 0
+    if too_large_seed is not None:
+        raise UsageProblem(too_large_seed)
     if generator not in GENERATORS:
         raise UsageProblem(f"unknown generator {shorten(generator)!r}; accepted: {', '.join(GENERATORS)}")
     if heuristic != ALL and heuristic not in HEURISTICS:
@@ -81,27 +83,6 @@ def _validate(
         raise UsageProblem(f"unknown heuristic {shorten(heuristic)!r}; accepted: {accepted}")
     if anytime and heuristic != ALL and not get_heuristic(heuristic).admissible:
         raise UsageProblem(f"--anytime needs an admissible heuristic, not {heuristic!r}")
-    if time_limit <= 0:
-        raise UsageProblem(f"--time-limit must be > 0, got {time_limit}")
-    if milp_time_limit <= 0:
-        raise UsageProblem(f"--milp-time-limit must be > 0, got {milp_time_limit}")
-
-
-MILP_BYTES_PER_POINT_IN_A_SET = 96
-"""Memory of the integer programme for each point a set holds: the copies of the constraint
-matrix that scipy and HiGHS make (measured: about 85 bytes)."""
-
-
-def _memory_needed(points: int, sets: int, density: float, milp: bool) -> int:
-    """Bytes the command needs at its peak: the instance is a sets x points matrix of random
-    numbers, then of booleans (9 bytes a cell); the MILP adds its copies of the covered cells."""
-    cells = points * sets
-    return int(cells * (9 + (MILP_BYTES_PER_POINT_IN_A_SET * density if milp else 0)))
-
-
-def _instance_words(points: int, sets: int, milp: bool) -> str:
-    what = f"an instance of {points} points and {sets} sets"
-    return f"{what} with the MILP (--no-milp needs less)" if milp else what
 
 
 def _make_problem(generator: str, points: int, sets: int, density: float, seed: int) -> SetCoverProblem:
