@@ -22,6 +22,7 @@ from boardlab.labs.setcover import (
     ADMISSIBLE_HEURISTICS,
     HEURISTICS,
     InstanceTooLargeError,
+    MilpResult,
     SetCoverProblem,
     UnknownHeuristicError,
     UnsolvableInstanceError,
@@ -591,3 +592,41 @@ def test_cli_bad_arguments_give_one_line_and_exit_code_2(args: tuple[str, ...], 
     assert message in result.output
     assert "Traceback" not in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def _stopped_milp(size: int) -> MilpResult:
+    return MilpResult(
+        chosen=tuple(range(size)),
+        proven_optimal=False,
+        lower_bound=4,
+        gap=(size - 4) / size,
+        seconds=60.0,
+        message="Time limit reached",
+    )
+
+
+def test_cli_says_plainly_that_highs_did_not_finish_and_that_a_search_did_better(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(setcover_cli, "solve_milp", lambda problem, time_limit: _stopped_milp(298))
+    result = _run(
+        "--generator", "challenge", "--points", "30", "--sets", "30", "--density", "0.1", "--anytime"
+    )
+    assert result.exit_code == 0, result.output
+    words = " ".join(result.output.split())  # the line is wrapped at the console's width
+    assert words.endswith(
+        "MILP (HiGHS) did not finish: stopped by its time limit after 60.00 s; its best cover, 298 sets, "
+        "is not proven minimum (lower bound 4, gap 98.7%) and is worse than the 9 sets found by "
+        "anytime (dual_bound)"
+    )
+    assert "MILP optimum" not in result.output and "optimal (per MILP)" not in result.output
+
+
+def test_cli_says_when_highs_found_no_cover_in_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    nothing = MilpResult((), False, 3, math.inf, 1.5, "Time limit reached")
+    monkeypatch.setattr(setcover_cli, "solve_milp", lambda problem, time_limit: nothing)
+    result = _run("--seed", "0")
+    assert result.exit_code == 0, result.output
+    assert " ".join(result.output.split()).endswith(
+        "MILP (HiGHS) did not finish: stopped by its time limit after 1.50 s without a cover (lower bound 3)"
+    )

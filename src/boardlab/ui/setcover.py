@@ -164,15 +164,24 @@ def _count(chosen: Sequence[int]) -> str:
     return counted(len(chosen), "set")
 
 
-def _milp_line(milp: MilpResult) -> str:
+def _milp_line(milp: MilpResult, results: Sequence[CoverResult]) -> str:
+    """The MILP's outcome; one that HiGHS did not finish says so plainly, with its bound and gap,
+    and whether a search found a smaller cover (its best cover then means little)."""
     if milp.proven_optimal:
         found = f"{_count(milp.chosen)} in {milp.seconds:.2f} s"
         return f"MILP optimum (HiGHS): {found}: {_format_sets(milp.chosen)}"
-    best = f"best {_count(milp.chosen)}, gap {milp.gap:.1%}" if milp.chosen else "no cover found"
-    return (
-        f"MILP (HiGHS) stopped by its time limit after {milp.seconds:.2f} s: {best}, "
-        f"lower bound {milp.lower_bound}"
+    stopped = f"MILP (HiGHS) did not finish: stopped by its time limit after {milp.seconds:.2f} s"
+    if not milp.chosen:
+        return f"{stopped} without a cover (lower bound {milp.lower_bound})"
+    line = (
+        f"{stopped}; its best cover, {_count(milp.chosen)}, is not proven minimum "
+        f"(lower bound {milp.lower_bound}, gap {milp.gap:.1%})"
     )
+    covers = [result for result in results if result.found]
+    best = min(covers, key=lambda result: len(result.chosen), default=None)
+    if best is not None and len(best.chosen) < len(milp.chosen):
+        line += f" and is worse than the {_count(best.chosen)} found by {best.method} ({best.heuristic})"
+    return line
 
 
 def register(app: typer.Typer) -> None:
@@ -241,4 +250,4 @@ def register(app: typer.Typer) -> None:
                 f"sets chosen by {result.method} ({result.heuristic}): {_format_sets(result.chosen)}"
             )
         if milp_result is not None:
-            console.print(_milp_line(milp_result))
+            console.print(_milp_line(milp_result, results))
