@@ -3,14 +3,17 @@ search, compared with the exact integer programme solved by HiGHS."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Annotated
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from boardlab.core.console import counted, make_console
+from boardlab.core.processes import STOP_POLL_SECONDS, Termination, raise_if_stopping, sigterm_as_interrupt
 from boardlab.core.spec import number_problem, shorten
 from boardlab.labs.setcover import (
     HEURISTICS,
@@ -93,6 +96,23 @@ def _make_problem(generator: str, points: int, sets: int, density: float, seed: 
         raise UsageProblem(str(error)) from None
 
 
+@dataclass
+class _Progress:
+    """What the command has done so far: what an interruption reports."""
+
+    total: int
+    """Searches asked for."""
+    stage: str = "the generation of the instance"
+    results: list[CoverResult] = field(default_factory=list)
+    """The searches finished."""
+
+
+def _searches(heuristic: str, anytime: bool) -> tuple[list[str], str | None]:
+    """The heuristics A* runs with, and that of the anytime search (None without one)."""
+    names = list(HEURISTICS) if heuristic == ALL else [] if anytime else [heuristic]
+    return names, ("dual_bound" if heuristic == ALL else heuristic) if anytime else None
+
+
 def _runs(
     problem: SetCoverProblem,
     heuristic: str,
@@ -101,22 +121,77 @@ def _runs(
     time_limit: float,
     max_expansions: int | None,
     console: Console,
-) -> list[CoverResult]:
-    """Each search asked for, one after the other, with a line saying which one is running."""
-    names = list(HEURISTICS) if heuristic == ALL else [] if anytime else [heuristic]
+    progress: _Progress,
+) -> None:
+    """Each search asked for, one after the other, with a line saying which one is running; the
+    results go to ``progress`` as they come."""
+    names, anytime_name = _searches(heuristic, anytime)
     method = "A*" if weight == 1.0 else f"weighted A* (w={weight:g})"
-    results = []
     for name in names:
+        progress.stage = f"{method} with {name}"
         with console.status(f"{method} with {name}, up to {time_limit:g} s..."):
             result = solve_astar(
                 problem, name, weight=weight, time_limit=time_limit, max_expansions=max_expansions
             )
-        results.append(result)
-    if anytime:
-        name = "dual_bound" if heuristic == ALL else heuristic
-        with console.status(f"anytime search with {name}, up to {time_limit:g} s..."):
-            results.append(solve_anytime(problem, name, time_limit=time_limit, max_nodes=max_expansions))
-    return results
+        progress.results.append(result)
+    if anytime_name is not None:
+        progress.stage = f"the anytime search with {anytime_name}"
+        with console.status(f"anytime search with {anytime_name}, up to {time_limit:g} s..."):
+            result = solve_anytime(problem, anytime_name, time_limit=time_limit, max_nodes=max_expansions)
+        progress.results.append(result)
+
+
+R = TypeVar("R")
+
+
+def _answering_signals(function: Callable[[], R]) -> R:
+    """``function()`` in a helper thread while the main thread waits, so that Ctrl-C and SIGTERM
+    are answered at once. For HiGHS: it runs in compiled code that a Python signal handler does
+    not reach until it returns (up to --milp-time-limit) and that cannot be told to stop, so an
+    interrupted solve is left to end with the process (a daemon thread; it releases the GIL)."""
+    box: list[tuple[bool, Any]] = []
+    returned = threading.Event()
+
+    def call() -> None:
+        try:
+            box.append((True, function()))
+        except BaseException as error:  # handed to the main thread
+            box.append((False, error))
+        finally:
+            returned.set()
+
+    threading.Thread(target=call, name="boardlab-highs", daemon=True).start()
+    while not returned.wait(STOP_POLL_SECONDS):
+        raise_if_stopping()
+    ok, value = box[0]
+    if not ok:
+        raise value
+    return value  # type: ignore[no-any-return]
+
+
+def _milp(problem: SetCoverProblem, time_limit: float, console: Console, progress: _Progress) -> MilpResult:
+    progress.stage = "the integer programme (HiGHS)"
+    with console.status(f"the integer programme (HiGHS), up to {time_limit:g} s..."):
+        return _answering_signals(lambda: solve_milp(problem, time_limit=time_limit))
+
+
+def _print_results(console: Console, results: list[CoverResult], milp: MilpResult | None) -> None:
+    console.print(_results_table(results, milp))
+    for result in results:
+        console.print(f"sets chosen by {result.method} ({result.heuristic}): {_format_sets(result.chosen)}")
+
+
+def _stop(console: Console, progress: _Progress, termination: Termination) -> NoReturn:
+    """After Ctrl-C or SIGTERM: the searches finished so far, one line saying where it stopped,
+    exit 130 or 143 (there is nothing to save)."""
+    done = len(progress.results)
+    if done:
+        _print_results(console, progress.results, None)
+    kept = f"{done} of {counted(progress.total, 'search', 'searches')} done" + (
+        ", shown above" if done else ""
+    )
+    typer.echo(f"{termination.how} during {progress.stage}; {kept}.", err=True)
+    raise typer.Exit(termination.exit_code)
 
 
 def _format_sets(chosen: Sequence[int]) -> str:
@@ -234,20 +309,25 @@ def register(app: typer.Typer) -> None:
                 seed,
                 milp,
             )
-            problem = _make_problem(generator, points, sets, density, seed)
         except UsageProblem as problem_error:
             fail(str(problem_error))
         console = make_console(width=max(make_console().width, 110))
-        console.print(f"{generator} instance: {points} points, {sets} sets, density {density}, seed {seed}")
-        results = _runs(problem, heuristic, weight, anytime, time_limit, max_expansions, console)
+        names, anytime_name = _searches(heuristic, anytime)
+        progress = _Progress(total=len(names) + (anytime_name is not None))
         milp_result = None
-        if milp:
-            with console.status(f"the integer programme (HiGHS), up to {milp_time_limit:g} s..."):
-                milp_result = solve_milp(problem, time_limit=milp_time_limit)
-        console.print(_results_table(results, milp_result))
-        for result in results:
-            console.print(
-                f"sets chosen by {result.method} ({result.heuristic}): {_format_sets(result.chosen)}"
-            )
+        with sigterm_as_interrupt() as termination:  # SIGTERM stops like Ctrl-C
+            try:
+                problem = _make_problem(generator, points, sets, density, seed)
+                console.print(
+                    f"{generator} instance: {points} points, {sets} sets, density {density}, seed {seed}"
+                )
+                _runs(problem, heuristic, weight, anytime, time_limit, max_expansions, console, progress)
+                if milp:
+                    milp_result = _milp(problem, milp_time_limit, console, progress)
+            except UsageProblem as problem_error:
+                fail(str(problem_error))
+            except KeyboardInterrupt:
+                _stop(console, progress, termination)
+        _print_results(console, progress.results, milp_result)
         if milp_result is not None:
-            console.print(_milp_line(milp_result, results))
+            console.print(_milp_line(milp_result, progress.results))
