@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -154,9 +155,67 @@ def test_run_strategy_starts_from_the_warm_start_genome(name: str) -> None:
     assert result.best_fitness == 1.0  # the all-ones genome, given, was evaluated
 
 
-def test_run_strategy_rejects_unknown_names() -> None:
-    with pytest.raises(KeyError, match="accepted"):
+def test_run_strategy_rejects_unknown_names_listing_the_strategies() -> None:
+    with pytest.raises(ValueError) as refused:
         run_strategy("nope", 1, StopRule(max_calls=10), seed=0)
+    assert str(refused.value) == f"unknown strategy 'nope'; accepted: {', '.join(STRATEGIES)}"
+
+
+@pytest.mark.parametrize("target", [2.0, 1.5, -0.5])
+def test_run_strategy_refuses_a_target_the_problem_cannot_reach(target: float) -> None:
+    bound = ">= 0" if target < 0 else "<= 1"
+    with pytest.raises(ValueError, match=f"^target_fitness must be {bound}, got {target}$"):
+        run_strategy("linkage", 1, StopRule(target_fitness=target, max_calls=10), seed=0)
+    with pytest.raises(ValueError, match=f"^target must be {bound}, got {target}$"):
+        compare_parent_selection(instances=(1,), max_calls=10, target=target)
+
+
+def test_run_strategy_refuses_a_stop_that_is_not_a_stop_rule() -> None:
+    with pytest.raises(TypeError, match=r"^stop must be a StopRule, got dict$"):
+        run_strategy("linkage", 1, {"max_calls": 10}, seed=0)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("genome", "message"),
+    [
+        ([2] * 1000, "a genome holds only 0/1 or bools, got 2 at locus 0"),
+        ([-1] * 1000, "a genome holds only 0/1 or bools, got -1 at locus 0"),
+        ([0.5] * 1000, "a genome holds only 0/1 or bools, got 0.5 at locus 0"),
+        ([1] * 999 + [math.nan], "a genome holds only 0/1 or bools, got nan at locus 999"),
+        (np.ones((2, 1000)), "expected one genome (1-D) of 0/1 or bools, got an array of shape (2, 1000)"),
+    ],
+)
+def test_a_genome_that_is_not_0_1_is_refused_not_read_as_ones(genome: Any, message: str) -> None:
+    problem = make_problem(1)
+    with pytest.raises(ValueError) as refused:
+        problem(genome)
+    assert str(refused.value) == message
+    assert problem.calls == 0  # a refused genome costs no call
+    assert problem([1] * 1000) == 1.0 and problem([True] * 999 + [False]) < 1.0
+
+
+@pytest.mark.parametrize(
+    ("genome", "message"),
+    [
+        ("0101", "a genome must be a sequence of 0/1 or bools, got str"),
+        (list("0101"), "a genome must be a sequence of 0/1 or bools, got list of <U1"),
+        ([None, 1], "a genome must be a sequence of 0/1 or bools, got list of object"),
+    ],
+)
+def test_a_genome_of_text_or_objects_is_refused_with_a_type_error(genome: Any, message: str) -> None:
+    problem = make_problem(2)
+    with pytest.raises(TypeError) as refused:
+        problem(genome)
+    assert str(refused.value) == message
+    with pytest.raises(TypeError):
+        problem.evaluate_population(genome)
+
+
+def test_a_population_names_the_genome_and_locus_that_is_wrong() -> None:
+    population = np.ones((3, 10), dtype=np.int64)
+    population[2, 7] = 3
+    with pytest.raises(ValueError, match=r"^a genome holds only 0/1 or bools, got 3 at locus 7 of genome 2$"):
+        make_problem(2).evaluate_population(population)
 
 
 def test_comparison_reports_both_parent_keys_per_instance() -> None:

@@ -311,6 +311,15 @@ def test_stop_rule_rejects_bad_limits() -> None:
         StopRule(max_calls=0)
 
 
+@pytest.mark.parametrize("target", [math.nan, math.inf, -math.inf])
+def test_stop_rule_refuses_a_target_fitness_that_is_not_a_finite_number(target: float) -> None:
+    # NaN is never reached and an infinite target means no target (None says so); a finite target
+    # above 1 stays accepted: the toolkit's fitness functions are not bounded by 1
+    with pytest.raises(ValueError, match=f"^target_fitness must be a finite number, got {target}$"):
+        StopRule(target_fitness=target, max_calls=10)
+    assert StopRule(target_fitness=30.0).target_fitness == 30.0
+
+
 @pytest.mark.parametrize(
     ("make", "message"),
     [

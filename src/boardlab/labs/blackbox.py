@@ -10,6 +10,7 @@ Every genome evaluated counts one call, re-evaluations included; there is no cac
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Literal
 import numpy as np
 
 from boardlab.core.files import agg_figure, atomic_savefig
+from boardlab.core.spec import number_problem, shorten
 from boardlab.labs.evolve import (
     CompactGAConfig,
     EvolutionResult,
@@ -66,17 +68,41 @@ def fitness_from_counts(counts: np.ndarray, length: int) -> np.ndarray:
     return (tied_total - penalty) / length
 
 
+def _checked_genomes(genomes: Sequence[int] | Sequence[Sequence[int]] | np.ndarray, ndim: int) -> np.ndarray:
+    """``genomes`` as an array of ``ndim`` dimensions (1: one genome, 2: one a row) holding only
+    0/1 or bools; TypeError for text or other values that are not numbers, ValueError for a
+    value other than 0 and 1 (which the fitness would read as a one) or another shape."""
+    array = np.asarray(genomes)
+    if array.dtype.kind not in "biuf":
+        of = "" if array.ndim == 0 else f" of {array.dtype}"
+        raise TypeError(f"a genome must be a sequence of 0/1 or bools, got {type(genomes).__name__}{of}")
+    if array.ndim != ndim:
+        wanted = "one genome (1-D)" if ndim == 1 else "one genome or a 2-D array of genomes (one a row)"
+        raise ValueError(f"expected {wanted} of 0/1 or bools, got an array of shape {array.shape}")
+    if array.dtype.kind != "b":  # a population of bools (every strategy's) needs no look
+        outside = np.argwhere((array != 0) & (array != 1))
+        if outside.size:
+            where = tuple(outside[0])
+            place = f"locus {where[-1]}" + (f" of genome {where[0]}" if ndim == 2 else "")
+            raise ValueError(f"a genome holds only 0/1 or bools, got {array[where].item()} at {place}")
+    return array
+
+
 class BlackBoxProblem:
     """The lab's black-box fitness for ``strands`` interleaved strands; counts its calls.
 
     Call it on one genome (a sequence of 0/1 or bools) or use :meth:`evaluate_population` on an
-    ``(n, L)`` array; both count one call per genome and give identical values.
+    ``(n, L)`` array; both count one call per genome and give identical values. Anything else
+    (text, a 2, a 0.5, NaN) is refused: ``TypeError`` for values that are not numbers,
+    ``ValueError`` for other numbers or shapes; a refused call is not counted.
     """
 
     def __init__(self, strands: int) -> None:
+        if isinstance(strands, bool) or not isinstance(strands, (int, np.integer)):
+            raise TypeError(f"the number of strands must be a whole number, got {type(strands).__name__}")
         if strands < 1:
             raise ValueError(f"the number of strands must be >= 1, got {strands}")
-        self.strands = strands
+        self.strands = int(strands)
         self._calls = 0
 
     @property
@@ -85,8 +111,9 @@ class BlackBoxProblem:
         return self._calls
 
     def evaluate_population(self, genomes: np.ndarray) -> np.ndarray:
-        """Fitness of each row of ``genomes`` ``(n, L)``; counts ``n`` calls."""
-        genomes = np.atleast_2d(np.asarray(genomes))
+        """Fitness of each row of ``genomes`` ``(n, L)`` (or of one genome); counts ``n`` calls."""
+        one = np.ndim(genomes) == 1
+        genomes = _checked_genomes(genomes, 1)[None, :] if one else _checked_genomes(genomes, 2)
         if genomes.shape[1] < self.strands:
             raise ValueError("a genome needs at least one locus per strand")
         self._calls += genomes.shape[0]
@@ -94,12 +121,28 @@ class BlackBoxProblem:
 
     def __call__(self, genome: Sequence[int] | np.ndarray) -> float:
         """Fitness of one genome; counts one call."""
-        return float(self.evaluate_population(np.asarray(genome)[None, :])[0])
+        return float(self.evaluate_population(_checked_genomes(genome, 1))[0])
 
 
 def make_problem(a: int) -> BlackBoxProblem:
     """The lab's problem instance with ``a`` strands (``calls`` counts the evaluations)."""
     return BlackBoxProblem(a)
+
+
+def check_target(target: float, name: str = "target_fitness") -> None:
+    """Refuse a target fitness that the lab's problem cannot reach or that means nothing: the
+    fitness is at most 1.0 (all ones). ``name`` is how the message names it (``--target`` on
+    the command line).
+
+    Raises:
+        TypeError: a target that is not a number.
+        ValueError: a target outside ``[0, 1]``, NaN or infinite.
+    """
+    if isinstance(target, bool) or not isinstance(target, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {type(target).__name__}")
+    problem = number_problem(name, float(target), 0.0, 1.0)
+    if problem is not None:
+        raise ValueError(problem)
 
 
 # -- strategies available on the lab ----------------------------------------------------------
@@ -183,9 +226,19 @@ def run_strategy(
 
     Pass a prepared ``run`` (built on ``make_problem(instance).evaluate_population``) to watch
     progress or to keep the best so far if the caller interrupts the run.
+
+    Raises:
+        ValueError: an unknown strategy (the message lists them), a target fitness the problem
+            cannot reach (see :func:`check_target`), a bad instance (see :func:`make_problem`).
+        TypeError: a ``stop`` that is not a :class:`StopRule`.
     """
-    if name not in STRATEGIES:
-        raise KeyError(f"unknown strategy {name!r}; accepted: {', '.join(STRATEGIES)}")
+    if not isinstance(name, str) or name not in STRATEGIES:
+        shown = shorten(name) if isinstance(name, str) else type(name).__name__
+        raise ValueError(f"unknown strategy {shown!r}; accepted: {', '.join(STRATEGIES)}")
+    if not isinstance(stop, StopRule):
+        raise TypeError(f"stop must be a StopRule, got {type(stop).__name__}")
+    if stop.target_fitness is not None:
+        check_target(stop.target_fitness)
     if run is None:
         run = Run(make_problem(instance).evaluate_population, stop)
     rng = np.random.default_rng(seed)
@@ -219,7 +272,11 @@ def compare_parent_selection(
 
     Both variants evaluate every child with the black box (so calls are comparable) and stop on
     fitness ``target``, ``max_calls`` or ``stagnation`` generations without a better best.
+
+    Raises:
+        ValueError: a target fitness the problem cannot reach (see :func:`check_target`).
     """
+    check_target(target, "target")
     rows = []
     for instance in instances:
         for key_name, key in PARENT_KEYS.items():

@@ -27,6 +27,7 @@ from boardlab.labs.blackbox import (
     LOCI,
     STRATEGIES,
     ComparisonRow,
+    check_target,
     compare_parent_selection,
     make_problem,
     plot_histories,
@@ -85,10 +86,13 @@ def _validate(
     for problem in (
         number_problem("--seed", seed, 0, 2**63 - 1),
         number_problem("--max-calls", max_calls, 1, MAX_CALLS),
-        number_problem("--target", target, 0.0, 1.0),
     ):
         if problem is not None:
             raise UsageProblem(problem)
+    try:
+        check_target(target, "--target")  # the library's check, in the option's name
+    except (TypeError, ValueError) as error:
+        raise UsageProblem(str(error)) from None
 
 
 # -- checkpoints --------------------------------------------------------------------------------

@@ -66,6 +66,9 @@ class StopRule:
     stagnation: int | None = None
 
     def __post_init__(self) -> None:
+        if self.target_fitness is not None and not math.isfinite(self.target_fitness):
+            # never reached (NaN) or never stopping (infinite: None says so)
+            raise ValueError(f"target_fitness must be a finite number, got {self.target_fitness}")
         for name in ("max_calls", "max_generations", "stagnation"):
             value = getattr(self, name)
             if value is not None and value < 1:
