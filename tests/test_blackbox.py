@@ -513,6 +513,22 @@ def test_cli_compare_stops_each_run_at_the_target(tmp_path: Path) -> None:
     assert all(r["calls"] < 600 and r["best_fitness"] >= 0.3 for r in rows)
 
 
+def test_cli_compare_table_says_why_each_run_stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def quick_stagnation(instances: list[int], **kwargs: Any) -> list[Any]:
+        return compare_parent_selection(instances, **{**kwargs, "stagnation": 3})  # instead of 50
+
+    monkeypatch.setattr(blackbox_cli, "compare_parent_selection", quick_stagnation)
+    args = ("--strategy", "compare", "--instance", "10", "--seed", "4", "--loci", "30", "--max-calls", "3000")
+    result = invoke(*args, "--out", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    header = next(line for line in result.output.splitlines() if "parents by" in line)
+    assert header.split("┃")[-2].strip() == "stop"
+    rows = [line for line in result.output.splitlines() if line.startswith("│ 10 ")]
+    reasons = [row.split("│")[-2].strip() for row in rows]
+    assert reasons == [r["stop_reason"] for r in json.loads((tmp_path / "compare.json").read_text())]
+    assert reasons[0] == "stagnation"
+
+
 def test_cli_compare_refuses_resume(tmp_path: Path) -> None:
     result = invoke("--strategy", "compare", "--resume", "--out", str(tmp_path))
     assert result.exit_code == 2

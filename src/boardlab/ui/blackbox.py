@@ -493,6 +493,7 @@ def _comparison_table(rows: list[ComparisonRow]) -> Table:
     table.add_column("parents by", no_wrap=True)  # a word: on the left
     for column in ("best", "gen@best", "gens", "calls", "pop"):
         table.add_column(column, justify="right", no_wrap=True)
+    table.add_column("stop", no_wrap=True)  # why the run ended: target, max_calls or stagnation
     for row in rows:
         result = row.result
         table.add_row(
@@ -503,6 +504,7 @@ def _comparison_table(rows: list[ComparisonRow]) -> Table:
             str(result.generations),
             f"{result.calls:,}",
             str(row.population),
+            result.stop_reason,
         )
     return table
 
