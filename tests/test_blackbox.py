@@ -472,7 +472,7 @@ def test_cli_resume_with_a_spent_checkpoint_and_no_finished_result_or_a_broken_c
     ]
     checkpoint.write_bytes(b"not an npz file")
     broken = umda_run(tmp_path, 500, "--resume")
-    assert broken.exit_code == 2 and "unreadable checkpoint" in broken.output
+    assert broken.exit_code == 2 and f"checkpoint {checkpoint} is not an .npz archive" in broken.output
     assert "Traceback" not in spent.output + broken.output
     assert "start over with --force in place of --resume" in broken.output
     assert umda_run(tmp_path, 500, "--force").exit_code == 0  # what the line says to do
@@ -1195,3 +1195,25 @@ def test_resume_refuses_a_damaged_resume_point_in_one_line(
     assert line.startswith(f"Error: unreadable checkpoint {checkpoint}: {message}"), line
     assert line.endswith("delete it or start over with --force in place of --resume")
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("damage", "said"),
+    [
+        (lambda data: data[: len(data) // 2], "is damaged"),  # cut short: a truncated archive
+        (lambda data: b"not an npz file", "is not an .npz archive"),
+    ],
+)
+def test_a_damaged_checkpoint_is_named_once_in_its_line(
+    tmp_path: Path, damage: Callable[[bytes], bytes], said: str
+) -> None:
+    assert umda_run(tmp_path, 200, "--loci", "40").exit_code == 0
+    checkpoint = blackbox_cli.checkpoint_path(tmp_path, 2, "umda")
+    checkpoint.write_bytes(damage(checkpoint.read_bytes()))
+    result = umda_run(tmp_path, 400, "--loci", "40", "--resume")
+    assert result.exit_code == 2
+    (line,) = [line for line in result.output.splitlines() if line.strip()]
+    assert line.startswith(f"Error: checkpoint {checkpoint} {said}"), (
+        line
+    )  # not "unreadable checkpoint: checkpoint"
+    assert line.endswith("; delete it or start over with --force in place of --resume"), line

@@ -192,7 +192,7 @@ def load_checkpoint(path: Path, strategy: str) -> tuple[np.ndarray, int] | None:
             return None
         genome, calls = data["best_genome"].astype(bool), int(data["calls"])
     except InputFileError as error:
-        raise UsageProblem(f"unreadable checkpoint: {error}; {START_OVER}") from None
+        raise UsageProblem(f"{error}; {START_OVER}") from None  # the error names the checkpoint
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
         raise UsageProblem(f"unreadable checkpoint {path}: {error}; {START_OVER}") from None
     if calls < 0 or genome.ndim != 1:
@@ -217,7 +217,7 @@ def load_resume_point(path: Path, seed: int, loci: int) -> ResumePoint | None:
             {name[len(RESUME_PREFIX) :]: a for name, a in data.items() if name.startswith(RESUME_PREFIX)}
         )
     except InputFileError as error:
-        raise UsageProblem(f"unreadable checkpoint: {error}; {START_OVER}") from None
+        raise UsageProblem(f"{error}; {START_OVER}") from None  # the error names the checkpoint
     except ValueError as error:  # ResumeError too
         raise UsageProblem(f"unreadable checkpoint {path}: {short_reason(error)}; {START_OVER}") from None
     if point.best_genome is not None and len(point.best_genome) != loci:
