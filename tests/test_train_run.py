@@ -861,6 +861,16 @@ def test_method_flags_with_dashes_and_against_problems_named_as_such(tmp_path: P
     ]
 
 
+def test_an_opponent_that_can_never_play_a_whole_game_is_refused_for_that(tmp_path: Path) -> None:
+    """perfect plays only 5x5 Quixo's endgames, built or not: the refusal says so (and suggests
+    hybrid), rather than asking for tables that would not make it play a whole game."""
+    with pytest.raises(UsageProblem) as refused:
+        plan_command("qlearning", _options(tmp_path / "q", game="quixo", against="perfect"), [])
+    message = str(refused.value)
+    assert message.startswith("--against: perfect plays only the positions") and "hybrid" in message
+    assert "boardlab solve" not in message
+
+
 def test_a_folder_holding_this_kind_of_run_asks_for_resume_or_force(tmp_path: Path) -> None:
     out = tmp_path / "q"
     plan_command("qlearning", _options(out), []).run.save(out / "model.npz")

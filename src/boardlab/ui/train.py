@@ -180,8 +180,10 @@ def _opponents(against: str, default: Sequence[str], game: Any) -> list[str]:
     specs = specs or list(default)
     for spec in specs:
         try:
+            # each plays whole evaluation games: an agent that never can is refused for that,
+            # before building it asks for what it would need (tables not built, say)
+            check_whole_game(spec, game)
             make_agent(spec, seed=0, game=game)
-            check_whole_game(spec, game)  # each plays whole evaluation games
         except AgentSpecError as error:
             raise UsageProblem(f"{source}: {error}") from None
     return specs
