@@ -419,6 +419,17 @@ def test_data_shards_hold_whole_games() -> None:
     np.testing.assert_array_equal(again["me"], arrays["me"])  # seeded: a resumed run replays it
 
 
+def test_a_shard_of_depth_limited_players_is_the_same_whoever_plays_it() -> None:
+    """The seed fixes the pairs, the openings and the players' random choices; with players
+    limited by depth (not time) that is the whole shard, as training.md says."""
+    players = ("alphabeta:depth=1,eval=tuned", "alphabeta:depth=1,eval=patterns,contempt=20")
+    task = trainer.ShardTask("quixo:size=4", players, 0, 4, 6, 30, seed=11)
+    first, second = trainer.play_shard(task), trainer.play_shard(task)
+    assert first.keys() == second.keys()
+    for name in first:
+        np.testing.assert_array_equal(first[name], second[name])
+
+
 def _wins_now(kernel: Any, me: int, opp: int) -> bool:
     """Whether the side to move has a move that wins at once."""
     actions = np.empty(kernel.num_actions, dtype=np.int64)

@@ -7,8 +7,11 @@ The run has two phases, both resumable:
    2 to ``opening`` plies) are played on every core by the worker pool, ``shard_games`` games
    to a shard; each shard is an ``.npz`` file written atomically into the data folder (``data``,
    by default ``data/`` beside the checkpoint), so that a stopped run plays only the shards it
-   lacks. A shard names its game (:data:`GAME_ARRAY`): shards of another game are refused
-   before any work (:func:`check_data`). Every position keeps its game's result for the side
+   lacks. A shard's seed derives from the run's and the shard's index: it fixes the pairs,
+   the openings and the players' random choices, so players limited by depth play the same
+   shard anywhere, while players limited by time (the default ones) search as deep as the
+   machine's speed allows. A shard names its game (:data:`GAME_ARRAY`): shards of another game
+   are refused before any work (:func:`check_data`). Every position keeps its game's result for the side
    to move (1 won, 0.5 drawn, 0 lost) and the score the mover's search gave it (its
    alpha-beta root score, a deeper look than a leaf's; NaN where a table or MCTS chose the
    move).
