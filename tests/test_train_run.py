@@ -805,13 +805,26 @@ def test_every_shared_plot_is_written_for_a_single_result(
     from boardlab.train.run import GameResult
 
     _captured(monkeypatch)
-    paths = write_plots(tmp_path, [], [GameResult("random", 0, 0, 5)], "test")
+    paths = write_plots(tmp_path, [_curve_point(0, "random", 3)], [GameResult("random", 0, 0, 5)], "test")
     assert [p.name for p in paths] == [
         "learning_curve.png",
         "outcomes.png",
         "outcomes_by_starter.png",
         "end_turns.png",
     ]
+
+
+def test_no_learning_curve_is_drawn_without_games_or_mistakes_in_the_curve(tmp_path: Path) -> None:
+    """evalnet's curve holds losses, no games: an empty learning_curve.png (axes and nothing
+    else) is neither written nor listed among the plots."""
+    from boardlab.train.plots import write_plots
+
+    losses = [{"epoch": 1, "episode": 1, "opponent": "held-out", "loss": 0.6}]
+    assert write_plots(tmp_path, losses, [], "evalnet on quixo") == []
+    assert write_plots(tmp_path, [], [], "evalnet on quixo") == []
+    assert list(tmp_path.iterdir()) == []
+    mistakes = [{"episode": 0, "opponent": "perfect", "mistakes": 4}]
+    assert [p.name for p in write_plots(tmp_path, mistakes, [], "q")] == ["learning_curve.png"]
 
 
 # --- the command's checks, on plan_command directly ----------------------------------------------

@@ -5,7 +5,8 @@ Every method (:func:`write_plots`):
 
 - :func:`plot_learning_curve`: wins, draws and losses of greedy play against each fixed
   opponent as training goes, and (when the game is small enough to solve) the positions where
-  the greedy move gives away game-theoretic value;
+  the greedy move gives away game-theoretic value (written only when the curve holds such
+  records);
 - :func:`plot_outcomes`: total wins, draws and losses against each opponent;
 - :func:`plot_outcomes_by_starter`: the same split by who moved first;
 - :func:`plot_end_turns`: wins and draws by the turn (ply) the game ended.
@@ -50,6 +51,12 @@ def _save(figure: Figure, path: Path) -> Path:
 
 def _opponents(records: Sequence[dict[str, Any]]) -> list[str]:
     return list(dict.fromkeys(r["opponent"] for r in records if "wins" in r))
+
+
+def has_learning_curve(curve: Sequence[dict[str, Any]]) -> bool:
+    """Whether ``curve`` holds something :func:`plot_learning_curve` draws: games against an
+    opponent, or counts of the moves giving away value (evalnet's curve holds losses only)."""
+    return any("wins" in r or "mistakes" in r for r in curve)
 
 
 def plot_learning_curve(
@@ -194,9 +201,12 @@ def write_plots(
     unit: str = "training episodes",
 ) -> list[Path]:
     """The shared plots of a run into ``out`` (``name`` heads the titles, e.g. "Q-learning on
-    tictactoe"; ``unit`` is what the curve's ``episode`` field counts)."""
+    tictactoe"; ``unit`` is what the curve's ``episode`` field counts): each only when it has
+    something to draw (the learning curve: :func:`has_learning_curve`; the others: final games)."""
     out = Path(out)
-    paths = [plot_learning_curve(curve, out / PLOT_FILES["curve"], f"{name}: learning curve", unit)]
+    paths = []
+    if has_learning_curve(curve):
+        paths.append(plot_learning_curve(curve, out / PLOT_FILES["curve"], f"{name}: learning curve", unit))
     if results:
         games = len(results)
         paths.append(
@@ -566,6 +576,7 @@ __all__ = [
     "NEAT_PLOT_FILES",
     "PLOT_FILES",
     "es_fitness_figure",
+    "has_learning_curve",
     "learning_curve_figure",
     "neat_fitness_figure",
     "plot_end_turns",
