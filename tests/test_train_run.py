@@ -655,6 +655,34 @@ def test_the_learning_curve_draws_each_opponents_shares_in_episode_order() -> No
     assert mistakes == ([10, 20], [9, 4])
 
 
+def test_the_learning_curve_says_what_played_its_games() -> None:
+    """AlphaZero's curve games are searches of eval_sims simulations, not greedy play."""
+    from boardlab.train.plots import learning_curve_figure
+    from boardlab.train.settings import AlphaZeroParams
+
+    chosen = method("alphazero")
+    run = chosen.start(chosen.games("tictactoe"), AlphaZeroParams(eval_sims=12), 0)
+    assert run.curve_player == "search with 12 simulations"
+    curve = [_curve_point(1, "random", 50), {"episode": 1, "mistakes": 3}]
+    games_ax, mistakes_ax = learning_curve_figure(curve, "t", "iterations", run.curve_player).axes
+    assert games_ax.get_title().startswith("search with 12 simulations against random (100 games")
+    assert mistakes_ax.get_title().startswith("search with 12 simulations: moves that give away")
+    assert "greedy" not in games_ax.get_title() + mistakes_ax.get_title()
+
+
+def test_the_command_titles_the_learning_curve_with_the_method_s_player(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from boardlab.train import plots
+
+    players: list[str] = []
+    monkeypatch.setattr(plots, "plot_learning_curve", lambda *args: players.append(args[-1]) or args[1])
+    common = ["--epochs", "1", "--eval-games", "2", "--final-games", "0", "--population", "4"]
+    result = _train("ga", "--game", "nim:piles=1-2", *common, "--out", str(tmp_path / "ga"))
+    assert result.exit_code == 0, result.output
+    assert players == ["the best genome"]
+
+
 def _ga_history(genes: int) -> list[dict[str, Any]]:
     rng = np.random.default_rng(genes)
     history = []

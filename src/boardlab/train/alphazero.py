@@ -646,6 +646,11 @@ class AlphaZeroRun(RunDefaults):
     def title(self) -> str:
         return f"AlphaZero on {self.game.spec}"
 
+    @property
+    def curve_player(self) -> str:
+        """The evaluation games' learner: the network's PUCT search of ``eval_sims`` simulations."""
+        return f"search with {self.params.eval_sims} simulations"
+
     def attach(self, folder: Path | str) -> None:
         """Use ``folder`` for the replay shards and the model the workers read."""
         self.folder = Path(folder)

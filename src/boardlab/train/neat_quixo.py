@@ -669,6 +669,11 @@ class Evolution(RunDefaults):
         """``NEAT on quixo``."""
         return f"NEAT on {self.game.spec}"
 
+    @property
+    def curve_player(self) -> str:
+        """The curve's player: the generation's champion network."""
+        return "the champion"
+
     def evaluate(self, opponents: Sequence[str], games: int) -> list[dict[str, Any]]:
         """The champion against each fixed opponent (nothing before the first generation)."""
         results = self.final_games(opponents, games, salt=self.generation)

@@ -509,6 +509,11 @@ class Evolution(RunDefaults):
         specs = "; ".join(g.spec for g in self.games)
         return f"Nim GA ({self.kind} genome, {self.params.selection} selection) on {specs}"
 
+    @property
+    def curve_player(self) -> str:
+        """The curve's player: the epoch's best genome."""
+        return "the best genome"
+
     def evaluate(self, opponents: Sequence[str], games: int) -> list[dict[str, Any]]:
         """Curve records at the current epoch: the best genome's games against each opponent on
         the first training game from its starting piles, and its mistakes over every won

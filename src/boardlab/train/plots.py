@@ -3,10 +3,10 @@ method's own.
 
 Every method (:func:`write_plots`):
 
-- :func:`plot_learning_curve`: wins, draws and losses of greedy play against each fixed
-  opponent as training goes, and (when the game is small enough to solve) the positions where
-  the greedy move gives away game-theoretic value (written only when the curve holds such
-  records);
+- :func:`plot_learning_curve`: wins, draws and losses of the learner against each fixed
+  opponent as training goes (its titles say what played: greedy play, search...), and (when
+  the game is small enough to solve) the positions where its move gives away game-theoretic
+  value (written only when the curve holds such records);
 - :func:`plot_outcomes`: total wins, draws and losses against each opponent;
 - :func:`plot_outcomes_by_starter`: the same split by who moved first;
 - :func:`plot_end_turns`: wins and draws by the turn (ply) the game ended.
@@ -60,16 +60,23 @@ def has_learning_curve(curve: Sequence[dict[str, Any]]) -> bool:
 
 
 def plot_learning_curve(
-    curve: Sequence[dict[str, Any]], path: Path, title: str, unit: str = "training episodes"
+    curve: Sequence[dict[str, Any]],
+    path: Path,
+    title: str,
+    unit: str = "training episodes",
+    player: str = "greedy play",
 ) -> Path:
     """Share of wins, draws and losses against each opponent over training (``unit`` counts the
-    curve's ``episode`` field; one panel each), and a panel counting the greedy moves that give
-    away value."""
-    return _save(learning_curve_figure(curve, title, unit), path)
+    curve's ``episode`` field; one panel each), and a panel counting the learner's moves that
+    give away value; ``player`` says what played (the run's ``curve_player``)."""
+    return _save(learning_curve_figure(curve, title, unit, player), path)
 
 
 def learning_curve_figure(
-    curve: Sequence[dict[str, Any]], title: str, unit: str = "training episodes"
+    curve: Sequence[dict[str, Any]],
+    title: str,
+    unit: str = "training episodes",
+    player: str = "greedy play",
 ) -> Figure:
     """The figure of :func:`plot_learning_curve`: the legends stand beside the panels, where
     they hide no point of the curves."""
@@ -90,18 +97,18 @@ def learning_curve_figure(
         ax.set_ylim(-0.03, 1.03)
         ax.set_ylabel("share of games")
         ax.set_title(
-            f"greedy play against {opponent} ({counted(games, 'game')} per point, both colours)", fontsize=10
+            f"{player} against {opponent} ({counted(games, 'game')} per point, both colours)", fontsize=10
         )
         ax.grid(alpha=0.3)
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
     if judged:
         ax = axes[len(opponents)]
         ax.plot([e for e, _ in judged], [m for _, m in judged], marker="o", markersize=3, color="#6c3483")
-        ax.set_ylabel("greedy moves")
+        ax.set_ylabel("moves")
         ax.set_yscale("symlog", linthresh=1)
         ax.set_ylim(0, 2.0 * max(max(m for _, m in judged), 1))  # room above the highest point
         ax.set_title(
-            "greedy moves that give away game-theoretic value (exact solver, both colours)", fontsize=10
+            f"{player}: moves that give away game-theoretic value (exact solver, both colours)", fontsize=10
         )
         ax.grid(alpha=0.3)
     axes[-1].set_xlabel(unit)
@@ -199,14 +206,17 @@ def write_plots(
     results: Sequence[Any],
     name: str,
     unit: str = "training episodes",
+    player: str = "greedy play",
 ) -> list[Path]:
     """The shared plots of a run into ``out`` (``name`` heads the titles, e.g. "Q-learning on
-    tictactoe"; ``unit`` is what the curve's ``episode`` field counts): each only when it has
+    tictactoe"; ``unit`` is what the curve's ``episode`` field counts, ``player`` what played its
+    games): each only when it has
     something to draw (the learning curve: :func:`has_learning_curve`; the others: final games)."""
     out = Path(out)
     paths = []
     if has_learning_curve(curve):
-        paths.append(plot_learning_curve(curve, out / PLOT_FILES["curve"], f"{name}: learning curve", unit))
+        title = f"{name}: learning curve"
+        paths.append(plot_learning_curve(curve, out / PLOT_FILES["curve"], title, unit, player))
     if results:
         games = len(results)
         paths.append(

@@ -492,6 +492,11 @@ class ESRun(RunDefaults):
         """The ES, its fitness opponent and the game."""
         return f"Quixo rules, (1+{self.params.offspring}) ES against {self.opponent.spec} on {self.game.spec}"
 
+    @property
+    def curve_player(self) -> str:
+        """The curve's player: the parent's weights, each move drawn by roulette."""
+        return "the parent (roulette)"
+
     def _games_of_parent(
         self, opponent: Opponent, count: int, epoch: int, salt: int
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

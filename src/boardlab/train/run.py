@@ -195,6 +195,12 @@ class TrainingRun(Protocol):
         """The run in a few words, for tables and plots."""
         ...
 
+    @property
+    def curve_player(self) -> str:
+        """What plays the learning curve's games, for the plot's titles (``greedy play``,
+        ``search with 32 simulations``)."""
+        ...
+
     def prepare(self) -> None:
         """Slow set-up the evaluation needs (e.g. solving a small game), done before training."""
 
@@ -253,6 +259,11 @@ class RunDefaults:
     def finished(self) -> bool:
         """False: the run trains as long as it is asked to."""
         return False
+
+    @property
+    def curve_player(self) -> str:
+        """``greedy play``: the learner's best move by its own values (the tabular learners)."""
+        return "greedy play"
 
     def prepare(self) -> None:
         """Nothing to prepare."""

@@ -423,7 +423,8 @@ def _train_and_report(console: Console, plan: Plan, checkpoint: Path, stop: Term
 
         try:
             atomic_write_text(out / SUMMARY_FILE, json.dumps(summary, indent=2))
-            plots = write_plots(out, run.curve, results, run.title, run.curve_unit) + run.plots(out)
+            shared = write_plots(out, run.curve, results, run.title, run.curve_unit, run.curve_player)
+            plots = shared + run.plots(out)
         except OSError as error:
             fail(
                 f"cannot write the summary and plots into {out}: {error.strerror or error}; the trained "
