@@ -932,6 +932,69 @@ def test_a_resumed_run_keeps_its_settings_and_seed_unless_given_again(tmp_path: 
         plan_command("qlearning", _options(out, resume=True, seed="4"), [])
 
 
+@pytest.mark.parametrize(
+    ("kind", "game", "other", "hyper"),
+    [
+        ("qlearning", "quixo:size=3", "tictactoe", None),
+        ("alphazero", "connect4", "tictactoe", "blocks=0,channels=4,workers=1"),
+        ("ga", "nim:piles=1-2;nim:piles=1-2,misere=false", "nim", "population=4"),
+    ],
+)
+def test_a_resumed_run_takes_its_game_from_the_run_unless_given_another(
+    tmp_path: Path, kind: str, game: str, other: str, hyper: str | None
+) -> None:
+    out = tmp_path / kind
+    started = plan_command(kind, _options(out, game=game, hyper=hyper), [])
+    try:
+        started.run.save(out / started.method.checkpoint_file)
+    finally:
+        started.run.close()
+    for named in (None, game):
+        resumed = plan_command(kind, _options(out, resume=True, game=named), [])
+        resumed.run.close()
+        games = resumed.run.games if kind == "ga" else (resumed.run.game,)
+        assert ";".join(g.spec for g in games) == game
+    with pytest.raises(UsageProblem) as refused:
+        plan_command(kind, _options(out, resume=True, game=other), [])
+    assert str(refused.value) == (
+        f"--game {other} differs from the run being resumed ({game}); a resumed run keeps its game: "
+        "leave --game out"
+    )
+
+
+@pytest.mark.parametrize(
+    ("kind", "files", "phrase"),
+    [
+        (
+            "alphazero",
+            {"summary.json": '{"method": "evalnet"}', "checkpoint.npz": ""},
+            "holds an evalnet run, not an alphazero run (no checkpoint.safetensors); resume it with "
+            "boardlab train evalnet",
+        ),
+        (
+            "qlearning",
+            {"summary.json": '{"method": "ga"}', "model.json": "{}"},
+            "holds a ga run, not a qlearning run (no model.npz); resume it with boardlab train ga",
+        ),
+        (
+            "neat",
+            {"model.json": "{}"},
+            "holds a run (model.json) but no checkpoint.json, which a neat run saves",
+        ),
+    ],
+)
+def test_resuming_a_folder_of_another_kind_of_run_names_that_kind(
+    tmp_path: Path, kind: str, files: dict[str, str], phrase: str
+) -> None:
+    out = tmp_path / "run"
+    out.mkdir()
+    for name, text in files.items():
+        (out / name).write_text(text)
+    with pytest.raises(UsageProblem) as refused:
+        plan_command(kind, _options(out, resume=True), [])
+    assert str(refused.value).startswith("nothing to resume: --out ") and phrase in str(refused.value)
+
+
 def test_a_resumed_run_takes_the_settings_that_do_not_change_its_result(tmp_path: Path) -> None:
     out = tmp_path / "es"
     start = plan_command("es", _options(out, hyper="offspring=2,games=2,workers=1"), []).run

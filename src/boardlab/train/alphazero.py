@@ -71,6 +71,7 @@ from boardlab.models.network import (
     NetworkFileError,
     TorchMissingError,
     masked_softmax,
+    read_header,
     read_network,
     require_torch,
     save_network,
@@ -1194,6 +1195,11 @@ def _resume(path: Path, game: Game) -> AlphaZeroRun:
         raise ModelFileError(str(error)) from None
 
 
+def saved_game(path: Path) -> str:
+    """The game of the run saved in the checkpoint ``path`` (its metadata alone is read)."""
+    return str(read_header(path)[1]["game"])
+
+
 KINDS = {
     "alphazero": Method(
         "alphazero",
@@ -1210,6 +1216,7 @@ KINDS = {
         follows=FOLLOWS,
         error=TrainingError,
         check=lambda game, params: check_same_board(game, params.also_specs),
+        saved_game=saved_game,
     )
 }
 """``boardlab train alphazero``."""

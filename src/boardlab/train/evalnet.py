@@ -898,6 +898,12 @@ def _check_tensors(
                 raise ModelFileError(f"checkpoint {path}: moments {name!r} holds a negative value")
 
 
+def saved_game(path: Path) -> str:
+    """The game of the run saved in the checkpoint ``path`` (its header alone is read)."""
+    header = load_npz(path, "checkpoint", MAX_CHECKPOINT_BYTES, ["header"])["header"]
+    return str(json.loads(str(header))["game"])
+
+
 KINDS = {
     "evalnet": Method(
         "evalnet",
@@ -915,6 +921,7 @@ KINDS = {
         error=EvalNetTrainingError,
         check=check_settings,
         check_run=check_data,
+        saved_game=saved_game,
     )
 }
 

@@ -791,6 +791,12 @@ class Evolution(RunDefaults):
 
 # --- the method ------------------------------------------------------------------------------
 
+
+def saved_game(path: Path) -> str:
+    """The game of the run saved in the checkpoint ``path``."""
+    return str(read_json(path, "checkpoint", MAX_CHECKPOINT_BYTES)["game"])
+
+
 KINDS = {
     "neat": Method(
         "neat",
@@ -807,6 +813,7 @@ KINDS = {
         free=NOT_RESULTS,
         max_seed=2**62 - 1,
         error=NeatTrainingError,
+        saved_game=saved_game,
     )
 }
 """``boardlab train neat``."""

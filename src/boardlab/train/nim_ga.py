@@ -787,6 +787,11 @@ def parse_games(text: str) -> tuple[Any, ...]:
     return check_games([parse_game(spec.strip()) for spec in text.split(";") if spec.strip()])
 
 
+def saved_game(path: Path) -> str:
+    """The games of the run saved in ``path``, as ``--game`` names them (``;``-separated)."""
+    return ";".join(load_model(path).games)
+
+
 KINDS = {
     "ga": Method(
         "ga",
@@ -801,6 +806,7 @@ KINDS = {
         games=parse_games,
         default_against=lambda games: ("random", "optimal"),
         error=GATrainingError,
+        saved_game=saved_game,
     )
 }
 """``boardlab train ga``."""

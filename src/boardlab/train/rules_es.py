@@ -701,6 +701,12 @@ WEIGHTS = {"weights": rl.NUM_RULES}
 
 # --- the method ------------------------------------------------------------------------------
 
+
+def saved_game(path: Path) -> str:
+    """The game of the run saved in ``path``."""
+    return str(rl.load_model(path).header["game_spec"])
+
+
 KINDS = {
     "es": Method(
         "es",
@@ -716,6 +722,7 @@ KINDS = {
         default_against=lambda game: DEFAULT_AGAINST,
         free=REPLAYABLE,
         error=ESTrainingError,
+        saved_game=saved_game,
     )
 }
 """``boardlab train es``."""

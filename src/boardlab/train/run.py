@@ -322,6 +322,11 @@ class Method:
     """``check_run(run, out)``: TrainingError when the run, fresh or resumed, cannot work in the
     folder ``out`` (e.g. a data folder of its own that is a file, or holds another game's data),
     before any work."""
+    saved_game: Callable[[Path], str] = lambda path: ""
+    """``saved_game(checkpoint)``: the ``--game`` text of the run saved there (``;``-separated
+    specs for several games), read from the file alone, so that ``--resume`` needs no
+    ``--game``; empty when the method cannot tell. Any error means the file cannot tell (the
+    resume then says what is wrong with it)."""
 
 
 def resume_run(method: Method, path: Path, games: Any) -> TrainingRun:

@@ -81,6 +81,7 @@ from boardlab.models.table import (
     ValueTable,
     insert,
     load_model,
+    read_header,
     save_model,
 )
 from boardlab.models.tabular import TabularPolicy, build_after_value, build_potential, shaping_index
@@ -748,6 +749,11 @@ def default_opponents(game: Game) -> list[str]:
     return ["random", "perfect" if PerfectAgent.supports(game) else "greedy"]
 
 
+def saved_game(path: Path) -> str:
+    """The game of the run saved in the model file ``path`` (its header alone is read)."""
+    return str(read_header(path)["game"])
+
+
 def _method(name: str) -> Method:
     return Method(
         name,
@@ -758,6 +764,7 @@ def _method(name: str) -> Method:
         model_file=MODEL_FILE,
         default_against=default_opponents,
         error=TrainingError,
+        saved_game=saved_game,
     )
 
 

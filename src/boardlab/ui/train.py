@@ -142,11 +142,22 @@ def _out_folder(method: Method, out: Path | None, resume: bool, force: bool) -> 
     if problem is not None:
         raise UsageProblem(f"--out {str(out)[:80]}: {problem}")
     path = out / method.checkpoint_file
+    found = [name for name in RUN_FILES if (out / name).exists()]
+    kind = _summary_kind(out / SUMMARY_FILE)
     if resume and not path.exists():
+        if kind not in (None, method.name):
+            raise UsageProblem(
+                f"nothing to resume: --out {str(out)[:80]} holds {with_article(kind)} run, not "
+                f"{with_article(method.name)} run (no {method.checkpoint_file}); resume it with "
+                f"boardlab train {kind}, or name another folder"
+            )
+        if found:
+            raise UsageProblem(
+                f"nothing to resume: --out {str(out)[:80]} holds a run ({', '.join(found)}) but no "
+                f"{method.checkpoint_file}, which {with_article(method.name)} run saves"
+            )
         raise UsageProblem(f"nothing to resume: {path} does not exist")
     if not resume and not force:
-        found = [name for name in RUN_FILES if (out / name).exists()]
-        kind = _summary_kind(out / SUMMARY_FILE)
         if path.exists() and kind in (None, method.name):
             raise UsageProblem(f"{path} exists; pass --resume to continue it or --force to start over")
         if found:
@@ -170,6 +181,43 @@ def _summary_kind(path: Path) -> str | None:
     except (InputFileError, AttributeError):
         return None
     return kind if isinstance(kind, str) and kind in METHOD_MODULES else None
+
+
+def _saved_game(method: Method, out: Path | None) -> str:
+    """The game of the run saved in ``out`` as its method reads it from the checkpoint (empty
+    when there is none, or it cannot tell: resuming it then says what is wrong)."""
+    if out is None:
+        return ""
+    try:
+        path = out / method.checkpoint_file
+        text = method.saved_game(path) if path.is_file() else ""
+    except (ModelFileError, InputFileError, OSError, KeyError, TypeError, ValueError, AttributeError):
+        return ""
+    return text if isinstance(text, str) else ""
+
+
+def _specs(method: Method, text: str) -> list[str] | None:
+    """The game specs of a ``--game`` text, None when it names no game of the method."""
+    try:
+        games = method.games(text)
+    except (GameOptionError, TrainingError):
+        return None
+    return [g.spec for g in (games if isinstance(games, tuple) else (games,))]
+
+
+def _resumed_game(method: Method, out: Path | None, given: str | None) -> str | None:
+    """The ``--game`` text of a resumed run: the saved run's game when ``--game`` is not given;
+    UsageProblem when it is given and names another game (both named)."""
+    saved = _saved_game(method, out)
+    if not saved or given is None:
+        return given or saved or None
+    asked = _specs(method, given)
+    if asked is not None and asked != _specs(method, saved):
+        raise UsageProblem(
+            f"--game {given[:80]} differs from the run being resumed ({saved[:80]}); a resumed run "
+            "keeps its game: leave --game out"
+        )
+    return given
 
 
 def _opponents(against: str, default: Sequence[str], game: Any) -> list[str]:
@@ -237,8 +285,11 @@ def plan_command(kind: str, options: Mapping[str, Any], extra: Sequence[str]) ->
     if options[other] is not None:
         raise UsageProblem(f"{kind} counts --{chosen.unit}, not --{other}")
     texts = hyper_texts(kind, chosen.settings, extra, options["hyper"])
+    game_text = options["game"]
+    if options["resume"]:
+        game_text = _resumed_game(chosen, options["out"], game_text)
     try:
-        games = chosen.games(options["game"] or chosen.default_game)
+        games = chosen.games(game_text or chosen.default_game)
         settings = settings_from_texts(chosen.settings, kind, texts, chosen.error)
     except (GameOptionError, TrainingError) as error:
         raise UsageProblem(str(error)) from None
