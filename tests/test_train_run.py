@@ -263,6 +263,23 @@ def test_resuming_a_finished_run_says_there_is_nothing_more_to_train(tmp_path: P
         assert json.loads((out / "summary.json").read_text())["episodes"] == 100
 
 
+def test_resuming_a_run_whose_hours_are_used_says_there_is_nothing_more_to_train(tmp_path: Path) -> None:
+    out = tmp_path / "az"
+    hyper = "blocks=0,channels=4,workers=1,eval_positions=0,versus_games=0"
+    plan = plan_command("alphazero", _options(out, hyper=hyper), ["--hours", "0.001"])
+    plan.run.state["train_seconds"] = 4.5  # type: ignore[attr-defined]
+    plan.run.save(out / plan.method.checkpoint_file)
+    plan.run.close()
+    result = _train("alphazero", "--out", str(out), "--resume", "--final-games", "0")
+    assert result.exit_code == 0, result.output
+    text = re.sub(r"\s+", " ", result.output)
+    assert (
+        "holds a run that has used its --hours 0.001 (0.00125 h trained): nothing more to train; pass a "
+        "larger --hours to train on; the final games, summary and plots are made again." in text
+    ), result.output
+    assert json.loads((out / "summary.json").read_text())["iterations"] == 0
+
+
 def test_a_refused_command_leaves_no_empty_out_folder(tmp_path: Path) -> None:
     out = tmp_path / "new" / "q"
     result = _train("qlearning", "--out", str(out), "--episodes", "10", "--shaping", "zz")

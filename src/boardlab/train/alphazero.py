@@ -644,6 +644,17 @@ class AlphaZeroRun(RunDefaults):
         return float(self.state["train_seconds"]) >= self.params.hours * 3600
 
     @property
+    def finished_reason(self) -> str:
+        """That the run has used its hours, and that a larger ``--hours`` trains on."""
+        if not self.finished:
+            return ""
+        used = float(self.state["train_seconds"]) / 3600
+        return (
+            f"has used its --hours {self.params.hours:g} ({used:.3g} h trained): nothing more to "
+            "train; pass a larger --hours to train on"
+        )
+
+    @property
     def title(self) -> str:
         return f"AlphaZero on {self.game.spec}"
 

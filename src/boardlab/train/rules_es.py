@@ -488,6 +488,16 @@ class ESRun(RunDefaults):
         return self.done
 
     @property
+    def finished_reason(self) -> str:
+        """That the patience ran out (a resumed run keeps its patience: nothing trains on)."""
+        if not self.done:
+            return ""
+        patience = self.params.patience
+        return (
+            f"stopped by itself after {patience} epochs without improvement (patience): nothing more to train"
+        )
+
+    @property
     def title(self) -> str:
         """The ES, its fitness opponent and the game."""
         return f"Quixo rules, (1+{self.params.offspring}) ES against {self.opponent.spec} on {self.game.spec}"

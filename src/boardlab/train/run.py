@@ -191,6 +191,12 @@ class TrainingRun(Protocol):
         ...
 
     @property
+    def finished_reason(self) -> str:
+        """Why a :attr:`finished` run stopped by itself, that nothing more trains, and what would
+        let it train on, in words that follow "a run that" (empty when it has not stopped)."""
+        ...
+
+    @property
     def title(self) -> str:
         """The run in a few words, for tables and plots."""
         ...
@@ -259,6 +265,11 @@ class RunDefaults:
     def finished(self) -> bool:
         """False: the run trains as long as it is asked to."""
         return False
+
+    @property
+    def finished_reason(self) -> str:
+        """Empty: the run never stops by itself."""
+        return ""
 
     @property
     def curve_player(self) -> str:

@@ -432,13 +432,14 @@ def _train_and_report(console: Console, plan: Plan, checkpoint: Path, stop: Term
     run, out = plan.run, plan.out
     with stop.interruptible(), console.status("preparing the evaluation..."):
         run.prepare()
-    done = run.progress >= plan.total  # a finished run resumed: nothing to train, no bar
+    done = run.progress >= plan.total or run.finished  # a finished run resumed: no bar
     if done:
-        console.print(
-            f"{out} holds {run.progress:,} {plan.method.unit} already (--{plan.method.unit} "
-            f"{plan.total}): nothing more to train; the final games, summary and plots are made again.",
-            soft_wrap=True,
-        )
+        if run.progress >= plan.total:
+            unit = plan.method.unit
+            why = f"holds {run.progress:,} {unit} already (--{unit} {plan.total}): nothing more to train"
+        else:
+            why = f"holds a run that {run.finished_reason or 'has finished: nothing more to train'}"
+        console.print(f"{out} {why}; the final games, summary and plots are made again.", soft_wrap=True)
     with _progress_bar(console, disable=done) as bar:
         task = bar.add_task(plan.method.unit, total=plan.total, last="", **_bar_fields(run, plan.total))
 
