@@ -949,6 +949,30 @@ def test_the_replay_window_holds_the_last_window_iterations(tmp_path: Path) -> N
     assert sorted(set(run.window(1)["value"].tolist())) == [0.0, 1.0]
 
 
+def test_replay_keeps_only_the_shards_of_the_window(tmp_path: Path) -> None:
+    """Shards older than the window are deleted once an iteration's shards are written; a run
+    resumed at any iteration trains on the same window, so it still continues exactly."""
+    from boardlab.train.alphazero import AlphaZeroRun
+
+    params = tiny_params(window=2, games=4, parallel=2, eval_positions=0)
+    straight = AlphaZeroRun.start(TTT, params, seed=4)
+    straight.save(tmp_path / "a" / "checkpoint.safetensors")
+    for _ in range(3):
+        straight.step(1)
+    kept = sorted(p.name for p in (tmp_path / "a" / "replay").iterdir())
+    assert kept == [f"it{it:06d}-{chunk:04d}.npz" for it in (1, 2) for chunk in (0, 1)]
+    stopped = AlphaZeroRun.start(TTT, params, seed=4)
+    stopped.save(tmp_path / "b" / "checkpoint.safetensors")
+    for _ in range(2):
+        stopped.step(1)
+    stopped.save(tmp_path / "b" / "checkpoint.safetensors")
+    resumed = AlphaZeroRun.resume(tmp_path / "b" / "checkpoint.safetensors", TTT)
+    resumed.step(1)
+    a, b = weights_of(straight), weights_of(resumed)
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    assert sorted(p.name for p in (tmp_path / "b" / "replay").iterdir()) == kept
+
+
 @pytest.mark.parametrize(
     ("key", "shape"), [("policy", (3, 8)), ("legal", (3, 10)), ("words", (3,)), ("full", (2,))]
 )

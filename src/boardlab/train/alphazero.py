@@ -11,7 +11,8 @@ One *iteration* (the run protocol's epoch) is:
    of the moves get ``sims`` simulations and train the policy; the others get ``fast_sims``
    and train only the value. The policy target is Gumbel's completed-Q policy, the value
    target the game's result for the side to move. Each chunk writes one npz shard
-   (state words, legal masks, policy and value targets; never pickle) into ``replay/``.
+   (state words, legal masks, policy and value targets; never pickle) into ``replay/``; once
+   they are written, the shards older than the window are deleted.
 2. **training**: minibatches drawn from the shards of the last ``window`` iterations, each
    position seen through a random symmetry of the game (the observation planes through
    ``kernel.cell_maps``, the policy through ``kernel.action_maps``); loss = cross-entropy of
@@ -712,6 +713,7 @@ class AlphaZeroRun(RunDefaults):
         iteration = self.progress
         save_network(self.folder / MODEL_FILE, self.network)
         played = self.self_play(iteration)
+        self.prune_replay(iteration)  # after this iteration's shards are written
         t_play = time.perf_counter()
         losses = self.train_iteration(iteration, played["positions"])
         t_train = time.perf_counter()
@@ -768,6 +770,18 @@ class AlphaZeroRun(RunDefaults):
             "evaluations": sum(r["evaluations"] for r in results),
             "worker_seconds": sum(r["seconds"] for r in results),
         }
+
+    def prune_replay(self, iteration: int) -> None:
+        """Delete the shards that no window reads again: those of the iterations before
+        ``iteration``'s window (``window`` cannot change on resume, and a run resumed at
+        ``iteration`` or later reads none of them), so ``replay/`` holds at most ``window``
+        iterations of shards."""
+        assert self.folder is not None
+        first_read = iteration - self.params.window + 1
+        for path in (self.folder / REPLAY_FOLDER).glob("it*-*.npz"):
+            number = path.name[2:].partition("-")[0]
+            if number.isdigit() and int(number) < first_read:
+                path.unlink(missing_ok=True)
 
     def window(self, iteration: int) -> dict[str, np.ndarray]:
         """The replay positions of iterations ``iteration - window + 1 .. iteration``."""
