@@ -726,7 +726,7 @@ def test_a_resumed_run_trains_on_with_a_lower_learning_rate(tmp_path: Path) -> N
     shutil.copytree(tmp_path / "a", tmp_path / "b")
     straight.step(1)
     options = dict(out=tmp_path / "b", game="tictactoe", episodes=None, epochs=None, resume=True, force=False)
-    options |= dict(seed=None, eval_every="0", eval_games="0", final_games="0", against="", hyper=None)
+    options |= dict(seed=None, eval_every=None, eval_games=None, final_games="0", against="", hyper=None)
     dropped = plan_command("alphazero", options, ["--lr", str(params.lr / 10)]).run
     assert dropped.params.lr == params.lr / 10 and dropped.progress == 1
     dropped.step(1)  # type: ignore[attr-defined]
@@ -744,7 +744,8 @@ def _address_where_nothing_answers() -> str:
 
 def _resume_options(out: Path) -> dict[str, Any]:
     options = dict(out=out, game="tictactoe", episodes=None, epochs=None, resume=True, force=False)
-    return options | dict(seed=None, eval_every="0", eval_games="0", final_games="0", against="", hyper=None)
+    options |= dict(seed=None, eval_every=None, eval_games=None, final_games="0", against="", hyper=None)
+    return options
 
 
 @pytest.mark.timeout(120)

@@ -269,7 +269,7 @@ def test_a_checkpoint_of_before_the_arena_store_resumes(tmp_path: Path) -> None:
     from boardlab.ui.train import plan_command
 
     options = dict(out=tmp_path, game="connect4", episodes=None, epochs=None, resume=True, force=False)
-    options |= dict(seed=None, eval_every="0", eval_games="0", final_games="0", against="", hyper=None)
+    options |= dict(seed=None, eval_every=None, eval_games=None, final_games="0", against="", hyper=None)
     for flags, every in (([], 5), (["--elo-every", "10"], 10)):
         plan = plan_command("alphazero", options, flags)
         assert plan.run.progress == at and plan.run.params.elo_every == every

@@ -600,7 +600,7 @@ def _train(*args: str) -> tuple[int, list[str]]:
     from boardlab.ui.cli import app
 
     command = ["train", "evalnet", "--epochs", "1", "--players", "alphabeta:depth=1", *args]
-    result = CliRunner().invoke(app, [*command, "--workers", "1", "--eval-games", "0", "--final-games", "0"])
+    result = CliRunner().invoke(app, [*command, "--workers", "1", "--final-games", "0"])
     return result.exit_code, [line for line in result.output.splitlines() if line.strip()]
 
 

@@ -280,6 +280,39 @@ def test_resuming_a_run_whose_hours_are_used_says_there_is_nothing_more_to_train
     assert json.loads((out / "summary.json").read_text())["iterations"] == 0
 
 
+@pytest.mark.parametrize(
+    ("kind", "option", "flag", "why"),
+    [
+        ("alphazero", "eval_games", "--eval-games", "--versus-games"),
+        ("alphazero", "eval_every", "--eval-every", "--elo-every"),
+        ("evalnet", "eval_games", "--eval-games", "held-out losses"),
+    ],
+)
+def test_an_option_a_method_does_not_apply_is_refused(
+    tmp_path: Path, kind: str, option: str, flag: str, why: str
+) -> None:
+    with pytest.raises(UsageProblem) as refused:
+        plan_command(kind, _options(tmp_path / "run", **{option: "5"}), [])
+    assert str(refused.value).startswith(f"{kind} takes no {flag}: ") and why in str(refused.value)
+    result = _train(kind, "--out", str(tmp_path / "cli"), flag, "0")
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert result.exit_code == 2 and lines == [f"Error: {refused.value}"], result.output
+    assert not (tmp_path / "run").exists() and not (tmp_path / "cli").exists()
+
+
+@pytest.mark.parametrize(
+    ("asked", "versus", "played"), [(1000, 1, 2), (1000, 0, 2), (1000, 3, 3), (1, 10, 1), (0, 10, 0)]
+)
+def test_alphazero_plays_final_games_up_to_its_versus_games_and_both_colours(
+    asked: int, versus: int, played: int
+) -> None:
+    """As training.md says: --final-games, at most --versus-games, but 2 (one with each colour)
+    when --versus-games is below 2."""
+    from boardlab.train.alphazero import final_game_count
+
+    assert final_game_count(asked, versus) == played
+
+
 def test_a_refused_command_leaves_no_empty_out_folder(tmp_path: Path) -> None:
     out = tmp_path / "new" / "q"
     result = _train("qlearning", "--out", str(out), "--episodes", "10", "--shaping", "zz")
@@ -878,7 +911,7 @@ def test_no_learning_curve_is_drawn_without_games_or_mistakes_in_the_curve(tmp_p
 def _options(out: Path, **given: Any) -> dict[str, Any]:
     """``boardlab train``'s own options as the command hands them over, defaults but ``given``."""
     options = {"out": out, "game": None, "episodes": None, "epochs": None, "resume": False, "force": False}
-    options |= {"seed": None, "eval_every": "0", "eval_games": "100", "final_games": "1000"}
+    options |= {"seed": None, "eval_every": None, "eval_games": None, "final_games": None}
     return options | {"against": "", "hyper": None} | given
 
 

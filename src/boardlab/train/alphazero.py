@@ -543,6 +543,13 @@ def exhaustive_check(game: Game, network: Network, sims: int) -> Any:
     return perfect_play_report(_SearchChoices(game, network, sims))  # type: ignore[arg-type]
 
 
+def final_game_count(asked: int, versus_games: int) -> int:
+    """The final games against each opponent: the command's ``--final-games`` (``asked``), at
+    most ``versus_games`` since searching games are slow, but never fewer than 2 for that cap
+    (one game with each colour, colours alternating), so ``versus_games`` 0 or 1 still plays 2."""
+    return min(asked, max(versus_games, 2))
+
+
 def default_opponents(game: Game) -> list[str]:
     """The fixed opponents: random, and perfect where the game is small enough to be solved at
     once (Tic-Tac-Toe), else MCTS with 400 rollouts per move."""
@@ -966,10 +973,9 @@ class AlphaZeroRun(RunDefaults):
         return path
 
     def final_games(self, opponents: Sequence[str], games: int) -> list[GameResult]:
-        """At most ``versus_games`` games with search against each opponent (searching games are
-        slow: the command's ``--final-games`` is capped by it), played by the ``alphazero`` agent
-        on the saved model like the evaluation games, but not stored."""
-        count = min(games, max(self.params.versus_games, 2))
+        """:func:`final_game_count` games with search against each opponent, played by the
+        ``alphazero`` agent on the saved model like the evaluation games, but not stored."""
+        count = final_game_count(games, self.params.versus_games)
         if self.folder is None or not opponents or count <= 0:
             return []
         stored, played = self.learner_specs(MODEL_FILE)
@@ -1241,6 +1247,10 @@ KINDS = {
         follows=FOLLOWS,
         error=TrainingError,
         check=lambda game, params: check_same_board(game, params.also_specs),
+        not_applied=(
+            ("eval_every", "each iteration evaluates itself; its games come every --elo-every iterations"),
+            ("eval_games", "its evaluation games are --versus-games against each opponent"),
+        ),
         saved_game=saved_game,
     )
 }
@@ -1258,6 +1268,7 @@ __all__ = [
     "augment",
     "default_opponents",
     "exhaustive_check",
+    "final_game_count",
     "judged_positions",
     "play_alphazero_game",
     "play_selfplay",

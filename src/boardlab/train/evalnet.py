@@ -921,6 +921,7 @@ KINDS = {
         error=EvalNetTrainingError,
         check=check_settings,
         check_run=check_data,
+        not_applied=(("eval_games", "its curve is the held-out losses, not games"),),
         saved_game=saved_game,
     )
 }

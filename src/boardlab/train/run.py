@@ -333,6 +333,9 @@ class Method:
     """``check_run(run, out)``: TrainingError when the run, fresh or resumed, cannot work in the
     folder ``out`` (e.g. a data folder of its own that is a file, or holds another game's data),
     before any work."""
+    not_applied: tuple[tuple[str, str], ...] = ()
+    """The command's own options (by name: ``eval_games``) that do nothing for this method,
+    each with why: given, they are refused in one line rather than ignored."""
     saved_game: Callable[[Path], str] = lambda path: ""
     """``saved_game(checkpoint)``: the ``--game`` text of the run saved there (``;``-separated
     specs for several games), read from the file alone, so that ``--resume`` needs no

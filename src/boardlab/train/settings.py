@@ -278,7 +278,11 @@ class AlphaZeroParams:
     lr: float = option(0.002, "AdamW learning rate", minimum=0.0, maximum=10.0)
     weight_decay: float = option(0.0001, "AdamW weight decay", minimum=0.0, maximum=10.0)
     versus_games: int = option(
-        10, "games with search against each fixed opponent per iteration", minimum=0, maximum=100_000
+        10,
+        "games with search against each fixed opponent per evaluation; also caps the final games "
+        "(at least 2 of them, one with each colour)",
+        minimum=0,
+        maximum=100_000,
     )
     eval_sims: int = option(
         32, "simulations per move in evaluation games and search accuracy", minimum=1, maximum=100_000

@@ -58,6 +58,8 @@ from boardlab.ui.errors import fail
 from boardlab.ui.listing import flag, options_table
 
 MAX_TOTAL = {"episodes": 10**12, "epochs": 10**7}
+DEFAULT_EVAL_GAMES = 100
+DEFAULT_FINAL_GAMES = 1000
 MAX_SUMMARY_BYTES = 1 << 20
 
 
@@ -75,6 +77,12 @@ def _write_failure(error: CheckpointWriteError, unit: str) -> NoReturn:
 
 
 # --- reading the command line ------------------------------------------------------------------
+
+
+def _given(text: str | None, default: int) -> str:
+    """An option's text, or its default's when it is not given (None: so that an option a
+    method does not apply can be told from one left alone)."""
+    return str(default) if text is None else text
 
 
 def _whole(flag: str, text: str, low: int, high: int) -> int:
@@ -284,6 +292,9 @@ def plan_command(kind: str, options: Mapping[str, Any], extra: Sequence[str]) ->
     other = "epochs" if chosen.unit == "episodes" else "episodes"
     if options[other] is not None:
         raise UsageProblem(f"{kind} counts --{chosen.unit}, not --{other}")
+    for name, why in chosen.not_applied:
+        if options[name] is not None:
+            raise UsageProblem(f"{kind} takes no {flag(name)}: {why}")
     texts = hyper_texts(kind, chosen.settings, extra, options["hyper"])
     game_text = options["game"]
     if options["resume"]:
@@ -295,9 +306,9 @@ def plan_command(kind: str, options: Mapping[str, Any], extra: Sequence[str]) ->
         raise UsageProblem(str(error)) from None
     high = MAX_TOTAL[chosen.unit]
     total = _whole(f"--{chosen.unit}", options[chosen.unit] or str(chosen.default_total), 1, high)
-    every = _whole("--eval-every", options["eval_every"], 0, high) or max(1, total // 20)
-    eval_games = _whole("--eval-games", options["eval_games"], 0, 10**6)
-    final_games = _whole("--final-games", options["final_games"], 0, 10**6)
+    every = _whole("--eval-every", options["eval_every"] or "0", 0, high) or max(1, total // 20)
+    eval_games = _whole("--eval-games", _given(options["eval_games"], DEFAULT_EVAL_GAMES), 0, 10**6)
+    final_games = _whole("--final-games", _given(options["final_games"], DEFAULT_FINAL_GAMES), 0, 10**6)
     seed = options["seed"]
     seed_value = None if seed is None else _whole("--seed", seed, 0, chosen.max_seed)
     first_game = games[0] if isinstance(games, tuple) else games
@@ -535,17 +546,29 @@ def train_command(
         str | None, typer.Option(metavar="N", help="Seed of every random choice (default 0).")
     ] = None,
     eval_every: Annotated[
-        str,
+        str | None,
         typer.Option(
-            metavar="N", help="Episodes or epochs between learning-curve points (0: 1/20 of the run)."
+            metavar="N",
+            help="Episodes or epochs between learning-curve points (default 0: 1/20 of the run; "
+            "not alphazero, which evaluates every iteration).",
         ),
-    ] = "0",
+    ] = None,
     eval_games: Annotated[
-        str, typer.Option(metavar="N", help="Games per opponent at each curve point.")
-    ] = "100",
+        str | None,
+        typer.Option(
+            metavar="N",
+            help=f"Games per opponent at each curve point (default {DEFAULT_EVAL_GAMES}; not "
+            "alphazero: --versus-games, nor evalnet).",
+        ),
+    ] = None,
     final_games: Annotated[
-        str, typer.Option(metavar="N", help="Games per opponent after training, for the plots.")
-    ] = "1000",
+        str | None,
+        typer.Option(
+            metavar="N",
+            help=f"Games per opponent after training, for the plots (default {DEFAULT_FINAL_GAMES}; "
+            "alphazero: at most its --versus-games, at least 2).",
+        ),
+    ] = None,
     against: Annotated[
         str, typer.Option(help="Fixed opponents, ';'-separated specs (default: the method's).")
     ] = "",
