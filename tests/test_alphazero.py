@@ -23,6 +23,7 @@ from boardlab.agents.decision import Limit
 from boardlab.games import GameOptionError, parse_game
 from boardlab.games.base import ONGOING, WIN
 from boardlab.games.small_solver import Solution
+from boardlab.models.digest import DIGEST_KEY, digest_problem
 from boardlab.models.network import (
     Network,
     NetworkFileError,
@@ -160,6 +161,56 @@ def test_truncated_corrupt_and_foreign_files_are_refused(tmp_path: Path, model_d
         read_network(tiny_model(model_dir, "connect4"), parse_game("connect4:width=8"))
 
 
+def _overwrite_a_weight(data: bytes, value: float) -> bytes:
+    """``data`` with the first float32 weight overwritten by ``value`` (finite: only a checksum
+    tells it from a trained weight)."""
+    size = int.from_bytes(data[:8], "little")
+    header = json.loads(data[8 : 8 + size])
+    name = next(k for k, v in header.items() if k != "__metadata__" and v["dtype"] == "F32")
+    at = 8 + size + header[name]["data_offsets"][0]
+    return data[:at] + np.float32(value).tobytes() + data[at + 4 :]
+
+
+def test_a_weight_overwritten_with_a_finite_value_is_refused_by_the_checksum(
+    tmp_path: Path, model_dir: str
+) -> None:
+    data = tiny_model(model_dir).read_bytes()
+    (tmp_path / "bad.safetensors").write_bytes(_overwrite_a_weight(data, 0.25))
+    with pytest.raises(NetworkFileError, match="do not match the checksum in its metadata"):
+        read_network(tmp_path / "bad.safetensors", TTT)
+    with pytest.raises(AgentSpecError, match="checksum"):
+        make_agent(f"alphazero:model={tmp_path / 'bad.safetensors'}", game=TTT)
+
+
+def test_a_network_file_without_a_checksum_is_still_read(tmp_path: Path, model_dir: str) -> None:
+    """Files written before the checksum existed carry none: they load as before."""
+    from safetensors.torch import load, save
+
+    data = tiny_model(model_dir).read_bytes()
+    metadata = json.loads(data[8 : 8 + int.from_bytes(data[:8], "little")])["__metadata__"]
+    assert digest_problem(data) is None and DIGEST_KEY in metadata
+    del metadata[DIGEST_KEY]
+    (tmp_path / "old.safetensors").write_bytes(save(load(data), metadata=metadata))
+    old = read_network(tmp_path / "old.safetensors", TTT).network
+    obs = np.stack([TTT.initial().observation()])
+    assert np.array_equal(old.infer(obs)[0], read_network(tiny_model(model_dir), TTT).network.infer(obs)[0])
+
+
+@pytest.mark.parametrize("game", ["tictactoe", "connect4", "quixo"])
+def test_the_shipped_networks_carry_their_checksum_and_pass_it(game: str) -> None:
+    from boardlab.models.evalnet import shipped_path
+    from boardlab.models.network import read_header
+
+    path = SRC / "models" / f"alphazero-{game}.safetensors"
+    data = path.read_bytes()
+    metadata = json.loads(data[8 : 8 + int.from_bytes(data[:8], "little")])["__metadata__"]
+    assert len(metadata[DIGEST_KEY]) == 64 and digest_problem(data) is None
+    assert read_network(path, parse_game(game)).network.shape == read_header(path)[0]
+    evalnet = shipped_path(parse_game("quixo").kernel).read_bytes()
+    assert DIGEST_KEY in json.loads(evalnet[8 : 8 + int.from_bytes(evalnet[:8], "little")])["__metadata__"]
+    assert digest_problem(evalnet) is None
+
+
 def test_weights_that_do_not_fit_the_metadata_are_refused(tmp_path: Path, model_dir: str) -> None:
     from safetensors.torch import load, save
 
@@ -167,7 +218,8 @@ def test_weights_that_do_not_fit_the_metadata_are_refused(tmp_path: Path, model_
     header = json.loads(data[8 : 8 + int.from_bytes(data[:8], "little")])
     tensors = load(data)
     tensors.pop(next(iter(tensors)))
-    (tmp_path / "short.safetensors").write_bytes(save(tensors, metadata=header["__metadata__"]))
+    metadata = {k: v for k, v in header["__metadata__"].items() if k != DIGEST_KEY}  # written by hand
+    (tmp_path / "short.safetensors").write_bytes(save(tensors, metadata=metadata))
     with pytest.raises(NetworkFileError, match="do not fit"):
         read_network(tmp_path / "short.safetensors", TTT)
 
@@ -1005,6 +1057,7 @@ def test_weights_that_are_not_finite_or_misshapen_and_other_versions_are_refused
 
     data = tiny_model(model_dir).read_bytes()
     metadata = json.loads(data[8 : 8 + int.from_bytes(data[:8], "little")])["__metadata__"]
+    metadata.pop(DIGEST_KEY)  # a file written by hand, without the checksum: the checks go on
     tensors = load(data)
     name = next(k for k, v in tensors.items() if v.is_floating_point() and v.dim() >= 2)
     if damage == "nan":

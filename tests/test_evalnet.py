@@ -20,6 +20,7 @@ from boardlab.games import parse_game
 from boardlab.games.base import LOSS, ONGOING
 from boardlab.games.base import WIN as WON
 from boardlab.games.quixo.kernel import kernel as quixo_kernel
+from boardlab.models.digest import DIGEST_KEY
 from boardlab.models.evalnet import (
     EvalNet,
     EvalNetError,
@@ -177,6 +178,20 @@ def test_damaged_files_are_refused(net_file: Path, damage: str) -> None:
         data = data.replace(b'"F32"', b'"F64"', 1)
     with pytest.raises(EvalNetError):
         evalnet_from_bytes(data, "net.safetensors")
+
+
+def test_a_weight_overwritten_with_a_finite_value_is_refused_by_the_checksum(net_file: Path) -> None:
+    data = net_file.read_bytes()
+    (size,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8 : 8 + size])
+    at = 8 + size + header["b1"]["data_offsets"][0]
+    damaged = data[:at] + np.float32(0.125).tobytes() + data[at + 4 :]
+    with pytest.raises(EvalNetError, match="do not match the checksum in its metadata"):
+        evalnet_from_bytes(damaged, "net.safetensors")
+    del header["__metadata__"][DIGEST_KEY]  # a file written before the checksum: read as before
+    text = json.dumps(header).encode()
+    unchecked = struct.pack("<Q", len(text)) + text + data[8 + size :]
+    np.testing.assert_array_equal(evalnet_from_bytes(unchecked, "old.safetensors").b1, random_net(3).b1)
 
 
 def test_wrong_board_and_missing_files_are_refused_in_one_line(net_file: Path, tmp_path: Path) -> None:

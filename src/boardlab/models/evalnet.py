@@ -21,7 +21,9 @@ Files are safetensors (written and read with the safetensors library's NumPy API
 pickle): the six float32 tensors ``w1 (inputs, h1)``, ``b1``, ``w2 (h1, h2)``, ``b2``,
 ``w3 (h2,)``, ``b3 (1,)`` and, in the header's ``__metadata__``, ``boardlab`` = a JSON object
 naming the format, the game, board size, rulebooks and kernels it was trained for, the layer
-sizes and how it was trained. A file that is truncated, corrupt, of another game or of the
+sizes and how it was trained, and the SHA-256 of the tensor bytes
+(:mod:`boardlab.models.digest`; a file without it, written before it, is read too). A file
+that is truncated, corrupt (its tensors do not match its checksum), of another game or of the
 wrong size is refused with :class:`EvalNetError` naming the file and what is wrong.
 """
 
@@ -43,6 +45,7 @@ from boardlab.core.files import atomic_write_bytes
 from boardlab.core.inputs import InputFileError, read_bytes, short_reason
 from boardlab.games.base import Kernel
 from boardlab.games.jit import cached_njit
+from boardlab.models.digest import digest_problem, with_digest
 
 FORMAT = "boardlab-evalnet"
 VERSION = 1
@@ -255,20 +258,24 @@ def check_fits(net: EvalNet, kernel: Kernel) -> None:
 
 
 def safetensors_bytes(tensors: dict[str, np.ndarray], metadata: dict[str, str]) -> bytes:
-    """The safetensors encoding of float32 ``tensors`` with string ``metadata``."""
+    """The safetensors encoding of float32 ``tensors`` with string ``metadata`` and the checksum
+    of the tensors (:mod:`boardlab.models.digest`)."""
     from safetensors.numpy import save
 
     arrays = {name: np.ascontiguousarray(a, dtype="<f4") for name, a in tensors.items()}
-    return save(arrays, metadata=metadata)
+    return with_digest(save(arrays, metadata=metadata))
 
 
 def read_safetensors(data: bytes, where: str) -> tuple[dict[str, np.ndarray], dict[str, str]]:
     """The float32 tensors and the metadata of a safetensors file's bytes; EvalNetError when
-    they are not a whole, well-formed file."""
+    they are not a whole, well-formed file, or its tensors do not match its checksum."""
     from safetensors import SafetensorError
     from safetensors.numpy import load
 
     metadata = _metadata(data, where)
+    damage = digest_problem(data)
+    if damage is not None:
+        raise EvalNetError(f"{where}: {damage}")
     try:
         tensors = load(data)
     except (SafetensorError, ValueError, TypeError) as error:

@@ -9,9 +9,11 @@ convolution, a small hidden layer, tanh). Nothing in it names a game.
 
 **The model file** is one safetensors file: the weights, and in its header's metadata a JSON
 object naming the game spec, the kernel (the game with its board size), the observation shape,
-the action count, the blocks and the channels. A training checkpoint is the same file with the
+the action count, the blocks and the channels, and the SHA-256 of the tensor bytes
+(:mod:`boardlab.models.digest`). A training checkpoint is the same file with the
 optimiser's moments and the run's JSON state added, so that one atomic write keeps them
-together. Reading checks the whole file: a damaged, truncated or foreign file is refused with
+together. Reading checks the whole file: a damaged (its checksum, where it has one), truncated
+or foreign file is refused with
 :class:`NetworkFileError`, a sound file for another game or board size with
 :class:`NetworkMismatchError`. Nothing is pickled (``torch.load`` is never used).
 
@@ -34,6 +36,7 @@ import numpy as np
 from boardlab.core.files import atomic_write_bytes
 from boardlab.core.spec import shown_value
 from boardlab.games.base import Game, Kernel, observe_batch
+from boardlab.models.digest import digest_problem, with_digest
 from boardlab.models.errors import ModelFileError, ModelMismatchError
 
 FORMAT = "boardlab-alphazero"
@@ -345,7 +348,7 @@ class NetworkEvaluator:
 
 def network_bytes(network: Network, optimizer: dict[str, Any] | None = None, state: Any = None) -> bytes:
     """The safetensors bytes of ``network`` (and optionally an optimiser's tensors, by name, and
-    a run's JSON ``state``)."""
+    a run's JSON ``state``), with the checksum of its tensors (:mod:`boardlab.models.digest`)."""
     require_torch()
     from safetensors.torch import save
 
@@ -355,7 +358,7 @@ def network_bytes(network: Network, optimizer: dict[str, Any] | None = None, sta
     meta: dict[str, Any] = {"format": FORMAT, "version": VERSION, **network.shape.to_json()}
     if state is not None:
         meta["state"] = state
-    return bytes(save(tensors, metadata={METADATA_KEY: json.dumps(meta)}))
+    return with_digest(bytes(save(tensors, metadata={METADATA_KEY: json.dumps(meta)})))
 
 
 def save_network(
@@ -398,6 +401,9 @@ def parse_network(data: bytes, where: str, game: Any = None, mode: str = "") -> 
     """:func:`read_network` of bytes already read (``where`` names them in errors)."""
     require_torch()
     shape, state = _header(data, where)
+    damage = digest_problem(data)
+    if damage is not None:
+        raise NetworkFileError(f"{where}: {damage}")
     if game is not None and not shape.fits(game):
         raise NetworkMismatchError(f"{where} is a network for {shape.game}, not {game.spec}")
     from safetensors.torch import load
