@@ -191,9 +191,9 @@ def test_cli_trains_writes_plots_and_resumes(tmp_path: Path) -> None:
         "summary.json",
         "fitness.png",
         "species.png",
-        "learning_curve.png",
     ):
         assert (out / name).is_file()
+    assert not (out / "learning_curve.png").exists()  # --eval-games 0: no curve games to draw
     again = CliRunner().invoke(app, [*base, "--epochs", "1"])
     assert again.exit_code == 2 and "--resume" in again.output
     resumed = CliRunner().invoke(app, [*base, "--epochs", "2", "--resume"])
