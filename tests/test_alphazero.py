@@ -211,6 +211,26 @@ def test_the_shipped_networks_carry_their_checksum_and_pass_it(game: str) -> Non
     assert digest_problem(evalnet) is None
 
 
+def test_an_evaluation_network_and_an_alphazero_network_are_each_named_for_what_they_are() -> None:
+    from boardlab.models.evalnet import shipped_path
+
+    quixo = parse_game("quixo")
+    evalnet = shipped_path(quixo.kernel)
+    with pytest.raises(AgentSpecError) as refused:
+        make_agent(f"alphazero:model={evalnet}", seed=0, game=quixo)
+    assert str(refused.value) == (
+        f"alphazero: {evalnet} is an evaluation network (alphabeta:eval=net:), not an AlphaZero "
+        "network (train one with boardlab train alphazero)"
+    )
+    alphazero = SRC / "models" / "alphazero-quixo.safetensors"
+    with pytest.raises(AgentSpecError) as refused:
+        make_agent(f"alphabeta:depth=1,eval=net:{alphazero}", seed=0, game=quixo)
+    assert str(refused.value).endswith(
+        f"{alphazero} is an AlphaZero network, not an evaluation network (train one with boardlab "
+        "train evalnet)"
+    )
+
+
 def test_weights_that_do_not_fit_the_metadata_are_refused(tmp_path: Path, model_dir: str) -> None:
     from safetensors.torch import load, save
 

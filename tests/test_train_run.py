@@ -147,6 +147,7 @@ SUGGESTING = [
     ("alphabeta:depth=1,eval=net", "quixo:size=4"),  # no network shipped
     ("alphabeta:depth=1,eval=net", "tictactoe"),  # nor the default players of evalnet
     ("mcrl", "connect4"),  # no model shipped
+    ("neat", "quixo:size=4"),  # a model of another board
 ]
 """Agents refused on a game with a message that says which ``boardlab train`` command makes them
 a model for it."""

@@ -548,6 +548,11 @@ class NeatAgent(Agent):
         model = cls.model(settings)
         try:
             check_model_game(model, game, str(cls.model_path(settings)))
+        except ModelMismatchError as error:  # a sound model of another board: how to get one
+            raise AgentSpecError(
+                f"{cls.name}: {error}; train one with `boardlab train neat --game {game.spec} --out DIR` "
+                "and pass model=DIR/model.json"
+            ) from None
         except ModelFileError as error:
             raise AgentSpecError(f"{cls.name}: {error}") from None
 

@@ -273,6 +273,7 @@ def read_safetensors(data: bytes, where: str) -> tuple[dict[str, np.ndarray], di
     from safetensors.numpy import load
 
     metadata = _metadata(data, where)
+    _refuse_alphazero(metadata, where)  # before its tensors, whose types would be named instead
     damage = digest_problem(data)
     if damage is not None:
         raise EvalNetError(f"{where}: {damage}")
@@ -284,6 +285,21 @@ def read_safetensors(data: bytes, where: str) -> tuple[dict[str, np.ndarray], di
         if tensor.dtype != np.float32:
             raise EvalNetError(f"{where}: tensor {name!r} is {tensor.dtype}; networks are stored as F32")
     return tensors, metadata
+
+
+def _refuse_alphazero(metadata: dict[str, str], where: str) -> None:
+    """EvalNetError naming an AlphaZero network file for what it is (its metadata says so)."""
+    from boardlab.models.network import FORMAT as ALPHAZERO_FORMAT
+
+    try:
+        meta = json.loads(metadata.get("boardlab", "null"))
+    except (json.JSONDecodeError, RecursionError):
+        return  # damaged metadata: the reader says so
+    if isinstance(meta, dict) and meta.get("format") == ALPHAZERO_FORMAT:
+        raise EvalNetError(
+            f"{where} is an AlphaZero network, not an evaluation network (train one with boardlab "
+            "train evalnet)"
+        )
 
 
 def _metadata(data: bytes, where: str) -> dict[str, str]:

@@ -444,6 +444,13 @@ def _header(data: bytes, where: str) -> tuple[NetworkShape, Any]:
     except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError):
         raise NetworkFileError(f"{where} is not a boardlab network file (no metadata)") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        from boardlab.models.evalnet import FORMAT as EVALNET_FORMAT  # the other kind, named
+
+        if isinstance(meta, dict) and meta.get("format") == EVALNET_FORMAT:
+            raise NetworkFileError(
+                f"{where} is an evaluation network (alphabeta:eval=net:), not an AlphaZero network "
+                "(train one with boardlab train alphazero)"
+            )
         raise NetworkFileError(f"{where} is not a boardlab network file")
     if meta.get("version") != VERSION:
         raise NetworkFileError(f"{where} has network format version {meta.get('version')!r}, not {VERSION}")
