@@ -314,6 +314,15 @@ def test_alphazero_plays_final_games_up_to_its_versus_games_and_both_colours(
     assert final_game_count(asked, versus) == played
 
 
+@pytest.mark.parametrize("hours", ["0", "0.0", "-1"])
+def test_alphazero_refuses_hours_that_are_not_positive(tmp_path: Path, hours: str) -> None:
+    result = _train("alphazero", "--out", str(tmp_path / "az"), "--hours", hours)
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert result.exit_code == 2 and len(lines) == 1, result.output
+    assert re.match(r"Error: alphazero: hours must be (more than|at least) 0, got", lines[0]), lines[0]
+    assert not (tmp_path / "az").exists()
+
+
 def test_a_refused_command_leaves_no_empty_out_folder(tmp_path: Path) -> None:
     out = tmp_path / "new" / "q"
     result = _train("qlearning", "--out", str(out), "--episodes", "10", "--shaping", "zz")

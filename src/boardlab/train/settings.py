@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from boardlab.agents.base import AgentSpecError, make_agent
 from boardlab.agents.neat_player import ACTIVATIONS
-from boardlab.core.spec import option
+from boardlab.core.spec import format_value, option
 from boardlab.play.backend import BACKENDS
 from boardlab.train.run import game_specs, game_specs_problem
 
@@ -252,7 +252,10 @@ class AlphaZeroParams:
     """Hyper-parameters of AlphaZero training (one dataclass; the CLI derives its flags)."""
 
     hours: float = option(
-        1.0, "wall hours of training in all (resumed runs may extend it)", minimum=0.0, maximum=10_000.0
+        1.0,
+        "wall hours of training in all, more than 0 (resumed runs may extend it)",
+        minimum=0.0,
+        maximum=10_000.0,
     )
     blocks: int = option(3, "residual blocks of the network", minimum=0, maximum=40)
     channels: int = option(32, "channels of the network", minimum=4, maximum=512)
@@ -309,6 +312,8 @@ class AlphaZeroParams:
     )
 
     def problem(self) -> str | None:
+        if self.hours <= 0:  # a run of no time would write an untrained network as its result
+            return f"hours must be more than 0, got {format_value(self.hours)}"
         if self.fast_sims > self.sims:
             return "fast_sims must not exceed sims"
         return game_specs_problem("also", self.also)
