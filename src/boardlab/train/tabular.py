@@ -490,8 +490,9 @@ class Trainer(RunDefaults):
         return float(p.epsilon_end + (p.epsilon - p.epsilon_end) * (1 - e / p.epsilon_decay))
 
     def train(self, episodes: int) -> float:
-        """Play ``episodes`` more episodes; return the seconds spent (compile excluded after the
-        first call of a process)."""
+        """Play ``episodes`` more episodes; return the seconds spent, the first compile of the
+        process excluded (the episode loop and the table's growth compile on scratch copies
+        before the clock starts)."""
         p, kernel = self.params, self.game.kernel
         train = compiled_trainer(kernel, self.method)
         table = self.model.table
@@ -504,6 +505,7 @@ class Trainer(RunDefaults):
         remaining = int(episodes)
         if not train.signatures:  # compile on scratch copies, so that the timing is the training's
             table_copy = ValueTable(table.width, fill=table.fill)
+            table_copy.grow(table_copy.room + 1)  # the table's growth (its rehash) compiles too
             scratch = (table_copy.keys, table_copy.values, table_copy.meta, self.rng.copy())
             iparams = np.array(
                 [0, max_plies, int(table_copy.capacity * MAX_LOAD), 0, shaping], dtype=np.int64
