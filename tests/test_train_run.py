@@ -323,6 +323,20 @@ def test_alphazero_refuses_hours_that_are_not_positive(tmp_path: Path, hours: st
     assert not (tmp_path / "az").exists()
 
 
+@pytest.mark.parametrize("kind", ["qlearning", "ga"])
+def test_the_summary_lists_the_hyper_parameters_in_declared_order_after_a_resume(
+    tmp_path: Path, kind: str
+) -> None:
+    out = tmp_path / kind
+    count, game = ("--episodes", "tictactoe") if kind == "qlearning" else ("--epochs", "nim:piles=1-2")
+    common = [kind, "--out", str(out), "--game", game, "--eval-games", "0", "--final-games", "0"]
+    declared = [spec.name for spec in options_of(method(kind).settings)]
+    for total, resume in (("2", []), ("4", ["--resume"])):
+        result = _train(*common, count, total, *resume)
+        assert result.exit_code == 0, result.output
+        assert list(json.loads((out / "summary.json").read_text())["hyper"]) == declared
+
+
 def test_a_refused_command_leaves_no_empty_out_folder(tmp_path: Path) -> None:
     out = tmp_path / "new" / "q"
     result = _train("qlearning", "--out", str(out), "--episodes", "10", "--shaping", "zz")

@@ -611,7 +611,7 @@ class Trainer(RunDefaults):
         summary: dict[str, Any] = {
             "method": self.method,
             "game": self.game.spec,
-            "hyper": header["hyper"],
+            "hyper": dataclasses.asdict(self.params),  # declared order (the file's JSON is sorted)
             "seed": self.seed,
             "episodes": self.episodes,
             "train_seconds": round(float(header.get("train_seconds", 0.0)), 4),
