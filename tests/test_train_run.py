@@ -337,6 +337,25 @@ def test_the_summary_lists_the_hyper_parameters_in_declared_order_after_a_resume
         assert list(json.loads((out / "summary.json").read_text())["hyper"]) == declared
 
 
+def test_train_model_trains_a_run_in_one_call_and_refuses_bad_input_before_any_work(tmp_path: Path) -> None:
+    from boardlab.train import train_model
+    from boardlab.train.run import TrainingError
+
+    model = train_model("qlearning", tmp_path / "q", game="quixo:size=3", total=300, seed=2, alpha=0.5)
+    assert model == tmp_path / "q" / "model.npz"
+    trained = method("qlearning").resume(model, parse_game("quixo:size=3"))
+    assert (trained.progress, trained.seed, trained.params.alpha) == (300, 2, 0.5)
+    assert make_agent(f"qlearning:model={model}", game=parse_game("quixo:size=3")).spec.endswith("model.npz")
+    for kind, hyper, message in (
+        ("nosuch", {}, "unknown kind 'nosuch'"),
+        ("qlearning", {"alpha": 2.0}, "alpha must be at most 1"),
+        ("qlearning", {"colour": "red"}, "no hyper-parameter 'colour'"),
+    ):
+        with pytest.raises(TrainingError, match=message):
+            train_model(kind, tmp_path / "refused", **hyper)
+    assert not (tmp_path / "refused").exists()
+
+
 def test_a_refused_command_leaves_no_empty_out_folder(tmp_path: Path) -> None:
     out = tmp_path / "new" / "q"
     result = _train("qlearning", "--out", str(out), "--episodes", "10", "--shaping", "zz")
