@@ -593,6 +593,8 @@ def test_a_forfeit_or_an_illegal_move_in_a_judged_game_names_the_agent_and_the_p
     assert str(caught.value).endswith("): no move within 1 s (stopped)")
     illegal = _failing("random", plays_the_first_move_twice)
     with pytest.raises(
-        AgentFailure, match=r"^random forfeited at ply 2 \(position .+\): answered 'a1a3', not a legal move$"
+        AgentFailure,
+        match=r"^random forfeited at ply 2 \(position .+\): answered the text 'a1a3'; an agent returns a "
+        r"move object \(state\.parse_move\('a1a3'\)\)$",
     ):
         play_judged_game(quixo3, illegal, make_agent("random", 1), 0, start, judge, {})

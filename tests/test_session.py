@@ -240,7 +240,7 @@ def test_resigning_gives_the_game_to_the_other_side(colour: int) -> None:
         ("raise", "raised RuntimeError: broken on purpose"),
         ("exit", "called sys.exit(7)"),
         ("illegal", "not a legal move"),
-        ("garbage", "answered 'not a move', not a legal move"),
+        ("garbage", "answered the text 'not a move'; an agent returns a move object"),
     ],
 )
 def test_an_agent_that_fails_forfeits(how: str, detail: str) -> None:

@@ -191,8 +191,11 @@ class SearchInfo:
 class Decision:
     """An agent's answer for one position.
 
-    ``move`` is the move chosen. ``policy``, where the agent has one, is a probability over the
-    game's whole action space (``kernel.num_actions``; zero on illegal actions). ``value`` is
+    ``move`` is the move chosen (a move object of the game, not its notation). ``policy``, where
+    the agent has one, is a probability over the game's whole action space: a 1-D array of
+    ``kernel.num_actions`` finite, non-negative numbers (zero on illegal actions); a policy of
+    another form is refused here (ValueError), and one of another length by the referee, which
+    forfeits the agent's game (:func:`policy_problem`). ``value`` is
     the expected result for the side to move in [-1, 1] (1: a win, 0: a draw), where the agent
     has one. ``info`` describes the search behind it (None for agents that do not search).
     """
@@ -205,6 +208,8 @@ class Decision:
     def __post_init__(self) -> None:
         if self.value is not None and not -1.0 <= self.value <= 1.0:
             raise ValueError(f"a decision's value lies in [-1, 1], got {self.value!r}")
+        if self.policy is not None and (problem := policy_problem(self.policy)) is not None:
+            raise ValueError(problem)
 
     def to_json(self) -> dict[str, Any]:
         """The decision as plain JSON values (the move in notation)."""
@@ -216,3 +221,22 @@ class Decision:
         if self.info is not None:
             data["info"] = {**vars(self.info), "pv": list(self.info.pv)}
         return data
+
+
+def policy_problem(policy: Any, actions: int | None = None) -> str | None:
+    """Why ``policy`` is not a decision's policy, in one line; None if it is: a 1-D array of
+    finite, non-negative numbers, with ``actions`` entries where that is given (the game's
+    ``kernel.num_actions``)."""
+    try:
+        values = np.asarray(policy, dtype=np.float64)
+    except (TypeError, ValueError):
+        return f"a policy is an array of numbers, got {shown_value(policy)}"
+    if values.ndim != 1:
+        return f"a policy is a 1-D array, got one of shape {values.shape}"
+    if actions is not None and len(values) != actions:
+        return f"a policy has one entry per action of the game ({actions}), got {len(values)}"
+    if not np.isfinite(values).all():
+        return "a policy's entries are finite numbers, got NaN or infinity"
+    if (values < 0).any():
+        return f"a policy's entries are non-negative, got {float(values.min()):g}"
+    return None

@@ -26,10 +26,13 @@ by the usual random opening plies.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import random
+import signal
+import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,10 +40,16 @@ from typing import Any
 from boardlab.agents.base import Agent, check_whole_game, make_agent
 from boardlab.core.console import counted
 from boardlab.core.files import agg_figure, atomic_savefig, atomic_write_text
-from boardlab.core.spec import shortened_in_the_middle
+from boardlab.core.spec import shorten, shortened_in_the_middle
 from boardlab.games import DRAW, LOSS, WIN, ExactPlay, ExactPlayError, Game, Reason, exact_play, parse_game
 from boardlab.games.exact import VALUE_NAMES, MoveValue, under_cap
-from boardlab.play.referee import AgentForfeit, describe_failure, is_legal, shown_move
+from boardlab.play.referee import (
+    TimeLimitError,
+    describe_failure,
+    describe_start_failure,
+    move_fault,
+    move_limit,
+)
 
 DEFAULT_OPPONENTS = ("random", "greedy", "alphabeta:depth=2", "mcts:iters=500")
 DEFAULT_GAMES = 10
@@ -405,27 +414,82 @@ def action_index(state: Any, move: Any) -> int:
     return int(game.parse_action(move) if isinstance(move, str) else game.action_of(move))
 
 
-def _agent(spec: str, seed: int, game: Game) -> Agent:
-    agent = make_agent(spec, seed=seed, game=game)
+def check_builds(spec: str, game: Game) -> None:
+    """Build the agent of ``spec`` once, to refuse it before play: AgentSpecError for a spec
+    that cannot play ``game`` (a refusal worded for people), OracleError naming it for an
+    agent whose own code fails as it is built."""
     try:
+        make_agent(spec, seed=0, game=game)
+    except (ValueError, KeyboardInterrupt):  # AgentSpecError, GameError, an agent's own check
+        raise
+    except BaseException as err:  # an agent's own code failing, sys.exit included
+        raise OracleError(f"agent {shorten(spec)!r} cannot be built: {describe_failure(err)}") from None
+
+
+def _agent(spec: str, seed: int, game: Game) -> Agent:
+    """The agent of ``spec`` built, prepared and reset for a game; AgentFailure, naming it, if
+    any of that fails in any way (Ctrl-C excepted: it is the user's)."""
+    try:
+        agent = make_agent(spec, seed=seed, game=game)
         agent.prepare(game)
         agent.new_game()
-    except AgentForfeit as err:  # an engine that does not start, say
-        raise AgentFailure(spec, describe_failure(err)) from None
+    except KeyboardInterrupt:
+        raise
+    except BaseException as err:  # an engine that does not start, an agent's own code failing
+        raise AgentFailure(spec, describe_start_failure(err)) from None
     return agent
 
 
-def _agent_move(agent: Agent, state: Any) -> Any:
-    """The agent's move in ``state``; AgentFailure if it forfeits (an :class:`AgentForfeit`: a
-    course player that raised or answered no legal move, an engine that failed) or answers an
-    illegal move. Any other exception is the agent's code failing, and passes through."""
+class _Overdue(BaseException):
+    """Raised into an agent's code when its time per move is up: a BaseException, so that the
+    agent's own ``except Exception`` does not swallow it."""
+
+
+@contextlib.contextmanager
+def _move_alarm(seconds: float | None) -> Iterator[None]:
+    """Within it, :class:`_Overdue` is raised into the running code after ``seconds`` (None: never).
+
+    Only the main thread gets signals; elsewhere nothing is raised, and a move over its limit is
+    caught when it comes. Compiled code that never returns to Python is not interrupted."""
+    if seconds is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def overdue(signum: int, frame: Any) -> None:
+        raise _Overdue
+
+    previous = signal.signal(signal.SIGALRM, overdue)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
-        move = agent.choose(state)
-    except AgentForfeit as err:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _agent_move(agent: Agent, state: Any, limit: float | None = None) -> Any:
+    """The agent's move in ``state`` within ``limit`` seconds (None: no limit); AgentFailure,
+    naming the agent, if it forfeits: it raises (an :class:`AgentForfeit` of a course player or
+    an engine included) or calls ``sys.exit``, thinks past ``limit`` (stopped there where it
+    can be), or answers anything but a legal move object. Ctrl-C passes through."""
+    tic = time.perf_counter()
+    try:
+        with _move_alarm(limit):
+            move = agent.choose(state)
+    except KeyboardInterrupt:
+        raise
+    except _Overdue:
+        detail = f"no move within {limit:g} s (stopped)"
+        raise AgentFailure(agent.spec, detail, int(state.ply), _position(state)) from None
+    except BaseException as err:  # whatever the agent's code raises, sys.exit included
         raise AgentFailure(agent.spec, describe_failure(err), int(state.ply), _position(state)) from None
-    if not is_legal(state, move):
-        detail = f"answered {shown_move(move)}, not a legal move"
+    spent = time.perf_counter() - tic
+    if limit is not None and spent > limit:
+        detail = f"took {spent:.2f} s, over its limit of {limit:g} s per move"
         raise AgentFailure(agent.spec, detail, int(state.ply), _position(state))
+    fault = move_fault(state, move)
+    if fault is not None:
+        raise AgentFailure(agent.spec, fault, int(state.ply), _position(state))
     return move
 
 
@@ -494,17 +558,20 @@ def play_judged_game(
     judge: ExactPlay,
     by_pieces: dict[int, Tally],
     from_ply: int = 0,
+    limits: tuple[float | None, float | None] = (None, None),
 ) -> GameJudgement:
     """Play from ``start`` with the agent as ``colour`` (0 moves first) and judge its moves
     from ply ``from_ply`` on; ``by_pieces`` gains each judged move under its piece count.
-    AgentFailure if either agent forfeits (raises AgentForfeit or answers an illegal move)."""
+    ``limits`` are the seconds per move of the agent and the opponent (None: no limit).
+    AgentFailure if either agent forfeits (fails, overruns its limit or answers an illegal move)."""
     players = {colour: agent, 1 - colour: opponent}
+    per_move = {colour: limits[0], 1 - colour: limits[1]}
     state, result, seen = start, GameJudgement(start), set()
     while state.outcome is None:
         mover = state.to_move
         judged = mover == colour and state.ply >= from_ply and judge.covers(state)
         values = judged_values(judge, state) if judged else None
-        move = _agent_move(players[mover], state)
+        move = _agent_move(players[mover], state, per_move[mover])
         if mover == colour:
             if values is None:
                 result.unjudged += 1
@@ -537,6 +604,7 @@ def measure(
     from_ply: int = 0,
     judge: ExactPlay | None = None,
     progress: Callable[[int, int], None] | None = None,
+    move_timeout: float | None = None,
 ) -> OracleReport:
     """Play ``games`` games of ``agent`` against each opponent and judge every move it makes.
 
@@ -546,7 +614,9 @@ def measure(
     not judged (for judges that are slow early in a game). ``progress(done, total)`` is called
     after each game. AgentSpecError for an agent or opponent that cannot play the game; OracleError for a
     game without a judge; :class:`AgentFailure` (an OracleError) for an agent or opponent that
-    forfeits a game, as a course player that raises or an agent answering an illegal move does.
+    forfeits a game: it raises or exits, answers anything but a legal move, or thinks longer
+    than its limit per move: ``move_timeout`` seconds (0: no limit), by default
+    :func:`~boardlab.play.referee.move_limit` of its spec (ten times its own time, at least 10 s).
     """
     game = parse_game(game)
     opponents = list(opponents)
@@ -558,8 +628,12 @@ def measure(
         raise OracleError(f"from_ply must be 0 or more, got {from_ply}")
     if not opponents:
         raise OracleError("give at least one opponent")
+    try:
+        limits = {spec: move_limit(spec, move_timeout) for spec in (agent, *opponents)}
+    except TimeLimitError as err:
+        raise OracleError(str(err)) from None
     for spec in (agent, *opponents):  # refuse bad specs before any game is played
-        make_agent(spec, seed=0, game=game)
+        check_builds(spec, game)
         check_whole_game(spec, game)  # an agent of some positions only: refused, not forfeited
     judge = judge if judge is not None else judge_for(game)
     started = time.perf_counter()
@@ -574,7 +648,8 @@ def measure(
             try:
                 me = _agent(agent, seeds.randrange(2**31), game)
                 them = _agent(result.opponent, seeds.randrange(2**31), game)
-                judged = play_judged_game(game, me, them, colour, start, judge, by_pieces, from_ply)
+                pair = (limits[agent], limits[result.opponent])
+                judged = play_judged_game(game, me, them, colour, start, judge, by_pieces, from_ply, pair)
             except AgentFailure as failure:
                 raise failure.in_game(f"game {i + 1} against {result.opponent}") from None
             outcome = judged.final.outcome
@@ -762,6 +837,7 @@ __all__ = [
     "OracleError",
     "OracleReport",
     "Tally",
+    "check_builds",
     "game_positions",
     "judge_for",
     "judge_move",

@@ -327,7 +327,8 @@ class CourseAgentPlayer:
     the session, so the agent sees the game's history and its true ply count; any other
     position starts a new game (from ply 0), and the agent's per-game memory is reset. The
     course game has no ply cap, and neither has the session's. An agent that fails raises
-    :class:`~boardlab.play.referee.AgentForfeit` saying what it did.
+    :class:`~boardlab.play.referee.AgentForfeit` naming it and saying what it did
+    (``greedy forfeits: raised RuntimeError: ...``).
 
     ``rules`` is the rulebook the agent plays by: ``course`` (the default: inside the
     course's ``Game`` its referee decides) or ``official``. The agent is prepared (its
@@ -354,8 +355,9 @@ class CourseAgentPlayer:
             )
         session = self._follow(seen)
         turn = session.agent_move()
-        if turn is None:
-            raise AgentForfeit(session.outcome.detail if session.outcome is not None else "no move")
+        if turn is None:  # named, as a match names who forfeited
+            detail = session.outcome.detail if session.outcome is not None else "no move"
+            raise AgentForfeit(f"{shorten(self.agent.spec, 60)} forfeits: {detail}")
         move_enum = self.move_enum or course_move_enum_of(game)
         return to_course_move(turn.move, move_enum)
 
@@ -876,7 +878,7 @@ class CoursePlayerAgent(Agent):
         try:
             from_pos, slide = answer
         except (TypeError, ValueError):  # not a pair: a list of three, None, a bare Move
-            return f"answered {shown_move(answer)}, not a legal move (expected ((x, y), Move))", None
+            return f"answered {shown_move(answer, state)}, not a legal move (expected ((x, y), Move))", None
         try:
             move = from_course_move(from_pos, slide, state.size)
         except (TypeError, ValueError) as err:
@@ -885,10 +887,8 @@ class CoursePlayerAgent(Agent):
             if move in legal:
                 return "", move
             why = f"{move} takes a cube of the opponent"
-        return (
-            f"answered {shown_move(answer)}, not a legal move ({why}){_swap_advice(from_pos, slide, legal)}",
-            None,
-        )
+        advice = _swap_advice(from_pos, slide, legal)
+        return f"answered {shown_move(answer, state)}, not a legal move ({why}){advice}", None
 
     def _make_move(self, view: CourseGameView) -> Any:
         """The player's answer; AgentForfeit, with one line saying what it did, if it fails

@@ -36,7 +36,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from boardlab.agents.base import AgentSpecError, check_whole_game, make_agent
-from boardlab.agents.decision import Decision, Limit
+from boardlab.agents.decision import Limit
 from boardlab.core.processes import describe_exit, worker_context
 from boardlab.games import parse_game
 from boardlab.play.pool import named
@@ -44,9 +44,9 @@ from boardlab.play.referee import (
     GRACE_SECONDS,
     SETUP_TIMEOUT,
     Send,
+    answer_fault,
     describe_failure,
     describe_start_failure,
-    is_legal,
     json_sender,
     shown_move,
     start_child,
@@ -118,9 +118,9 @@ def act(worker: AgentWorker, request: dict[str, Any], send: Send) -> dict[str, A
         worker.agents.pop(request["key"], None)
         return {"error": describe_failure(err)}
     spent = time.perf_counter() - tic
-    move = decision.move if isinstance(decision, Decision) else decision
-    if not isinstance(decision, Decision) or not is_legal(state, move):
-        return {"error": f"answered {shown_move(move)}, not a legal move"}
+    fault = answer_fault(state, decision)
+    if fault is not None:
+        return {"error": fault}
     return {"decision": decision.to_json(), "seconds": spent}
 
 

@@ -24,7 +24,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 from boardlab.agents.base import AgentSpecError, make_agent, parse_spec
-from boardlab.agents.decision import Decision, Limit, SearchInfo
+from boardlab.agents.decision import Decision, Limit, SearchInfo, policy_problem
 from boardlab.core.processes import (
     describe_exit,
     die_with_parent,
@@ -120,12 +120,24 @@ def describe_start_failure(err: BaseException) -> str:
     return detail if detail.startswith(START_FAILURE) else START_FAILURE + detail
 
 
-def shown_move(value: Any) -> str:
-    """A short text of whatever an agent answered, for a forfeit's detail."""
+def shown_move(value: Any, state: Any = None) -> str:
+    """A short text of whatever an agent answered, for a forfeit's detail: a move object of
+    ``state``'s game in the game's notation (legal there or not), anything else as its repr."""
+    if state is not None and _is_move_object(state, value):
+        with contextlib.suppress(Exception):
+            return shorten(str(value), 60)
     try:
         return shorten(repr(value), 60)
     except Exception:
         return f"an unprintable {type(value).__name__}"
+
+
+def _is_move_object(state: Any, value: Any) -> bool:
+    """True when ``value`` is of the class of ``state``'s game's moves (its first action's)."""
+    try:
+        return type(value) is type(state.game.move_of(0)) and not isinstance(value, str)
+    except Exception:
+        return False
 
 
 def is_legal(state: Any, move: Any) -> bool:
@@ -134,6 +146,38 @@ def is_legal(state: Any, move: Any) -> bool:
         return bool(state.is_legal(move))
     except Exception:
         return False
+
+
+def move_fault(state: Any, move: Any) -> str | None:
+    """Why ``move``, an agent's answer in ``state``, forfeits its game; None for a legal move
+    object. Notation text is refused too, saying how to turn it into a move object."""
+    if isinstance(move, str):
+        text = shorten(move, 20)
+        return f"answered the text {text!r}; an agent returns a move object (state.parse_move({text!r}))"
+    if is_legal(state, move):
+        return None
+    return f"answered {shown_move(move, state)}, not a legal move"
+
+
+def answer_fault(state: Any, answer: Any) -> str | None:
+    """Why ``answer``, what an agent's ``act`` returned in ``state``, forfeits its game, in one
+    line; None for a :class:`Decision` of a legal move object whose policy, if any, is a 1-D
+    array of finite, non-negative numbers, one per action of the game."""
+    fault = move_fault(state, answer.move if isinstance(answer, Decision) else answer)
+    if fault is not None or not isinstance(answer, Decision):
+        return fault or f"answered {shown_move(answer, state)} itself; act returns Decision(move)"
+    if answer.policy is None:
+        return None
+    problem = policy_problem(answer.policy, _action_count(state))
+    return None if problem is None else f"answered a bad policy: {problem}"
+
+
+def _action_count(state: Any) -> int | None:
+    """The size of ``state``'s game's action space (None where the game does not say)."""
+    try:
+        return int(state.kernel.num_actions)
+    except Exception:
+        return None
 
 
 def read_decision(data: dict[str, Any], state: Any) -> Decision:
@@ -237,9 +281,9 @@ def _host(conn: Connection, game: str, spec: str, seed: int | None) -> None:
                 tic = time.perf_counter()
                 decision = agent.act(state, limit)
                 spent = time.perf_counter() - tic
-                move = decision.move if isinstance(decision, Decision) else decision
-                if not isinstance(decision, Decision) or not is_legal(state, move):
-                    send({"error": f"answered {shown_move(move)}, not a legal move"})
+                fault = answer_fault(state, decision)
+                if fault is not None:
+                    send({"error": fault})
                     continue
                 reply = json.dumps({"decision": decision.to_json(), "seconds": spent})
             except caught as err:
@@ -311,7 +355,7 @@ class AgentProcess:
         try:
             return read_decision(said, state)
         except (ValueError, TypeError, KeyError):
-            self._fail(f"answered {shown_move(said.get('move'))}, not a legal move")
+            self._fail(f"answered {shown_move(said.get('move'), state)}, not a legal move")
 
     def choose(self, state: Any) -> Any:
         """The agent's move for ``state``; AgentForfeit if it fails or overruns its limit."""

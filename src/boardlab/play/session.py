@@ -33,7 +33,7 @@ from boardlab.core.spec import shown_value
 from boardlab.games import Outcome, Reason, State, parse_game
 from boardlab.games.base import GameOverError
 from boardlab.play.clock import TimeControl, reading_text
-from boardlab.play.referee import AgentForfeit, describe_failure, describe_start_failure, is_legal, shown_move
+from boardlab.play.referee import AgentForfeit, answer_fault, describe_failure, describe_start_failure
 
 OPENING_ATTEMPTS = 1000
 SECONDS_DIGITS = 6
@@ -356,11 +356,11 @@ class Session:
         if allowed is not None and spent > allowed:
             self._lost(colour, f"took {spent:.2f} s, over its limit of {allowed:g} s per move")
             return None
-        move = decision.move if isinstance(decision, Decision) else decision
-        if not isinstance(decision, Decision) or not is_legal(state, move):
-            self._lost(colour, f"answered {shown_move(move)}, not a legal move")
+        fault = answer_fault(state, decision)
+        if fault is not None:
+            self._lost(colour, fault)
             return None
-        turn = self._push(move, round(spent, SECONDS_DIGITS), decision)
+        turn = self._push(decision.move, round(spent, SECONDS_DIGITS), decision)
         self.report({"move": turn.notation, "seconds": turn.seconds, **self._turn_event()})
         return turn
 

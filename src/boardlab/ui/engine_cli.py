@@ -29,7 +29,8 @@ def engine_command(
     engine:cmd=... among them, plays it.
 
     A command that cannot be followed ends it with one line on standard error and exit status
-    2; an agent that fails while deciding, with status 1.
+    2; an agent that fails while deciding, with status 1. Standard output carries the protocol
+    only: what the agent prints (``print()``, ``sys.stdout``) goes to standard error.
     """
     try:
         parse_spec(spec)
@@ -38,8 +39,11 @@ def engine_command(
     with contextlib.suppress(AttributeError, ValueError, OSError):
         # under a UTF-8 locale the input is strict: a byte that is not UTF-8 raised on reading it
         sys.stdin.reconfigure(errors="replace")  # type: ignore[union-attr]
+    protocol = sys.stdout
     try:
-        serve_engine(spec, sys.stdin, sys.stdout, seed)
+        # the protocol alone writes to standard output: what the agent prints goes to stderr
+        with contextlib.redirect_stdout(sys.stderr):
+            serve_engine(spec, sys.stdin, protocol, seed)
     except EngineServerError as err:
         fail(str(err))
     except AgentForfeit as err:

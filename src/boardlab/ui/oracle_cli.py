@@ -13,11 +13,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from boardlab.agents.base import AgentSpecError, make_agent
+from boardlab.agents.base import AgentSpecError
 from boardlab.arena.oracle import (
     DEFAULT_OPPONENTS,
     OracleError,
     OracleReport,
+    check_builds,
     judge_for,
     measure,
     plot_accuracy,
@@ -28,6 +29,7 @@ from boardlab.core.files import output_problem, path_problem
 from boardlab.core.processes import raise_if_stopping, sigterm_as_interrupt
 from boardlab.core.spec import SpecError, shorten, top_level_items
 from boardlab.games import GameError, parse_game
+from boardlab.play.referee import MIN_MOVE_TIMEOUT, MOVE_TIMEOUT_FACTOR, TimeLimitError, move_limit
 from boardlab.ui.errors import fail
 from boardlab.ui.game_args import TABLES_DEFAULT_HELP
 from boardlab.ui.game_args import game_spec as shared_game_spec
@@ -114,6 +116,17 @@ def oracle_command(
             help=f"the folder of the Quixo board's tables, as solve --dir wrote it ({TABLES_DEFAULT_HELP})",
         ),
     ] = None,
+    move_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--move-timeout",
+            help=(
+                "seconds an agent may think per move before it forfeits and the run ends (0: no "
+                f"limit; default: {MOVE_TIMEOUT_FACTOR:g}x the agent's own time option, at least "
+                f"{MIN_MOVE_TIMEOUT:g} s)"
+            ),
+        ),
+    ] = None,
 ) -> None:
     """Play the agent against a spread of opponents and judge each of its moves with perfect
     play: the share keeping the value, the share exactly best, and the games in which it threw
@@ -125,6 +138,10 @@ def oracle_command(
         fail(f"--opening must be 0 or more, got {opening}")
     if from_ply < 0:
         fail(f"--from-ply must be 0 or more, got {from_ply}")
+    try:
+        move_limit(agent, move_timeout)
+    except TimeLimitError as err:
+        fail(str(err).replace("move timeout", "--move-timeout", 1))
     out_problem = path_problem(out, folder=True)
     if out_problem is not None:
         fail(f"--out {shorten(str(out))}: {out_problem}")
@@ -138,7 +155,7 @@ def oracle_command(
         the_game = parse_game(game_spec(game, size))
         judge = judge_for(the_game, tables)
         for spec in (agent, *specs):
-            make_agent(spec, seed=0, game=the_game)
+            check_builds(spec, the_game)
     except (AgentSpecError, GameError, OracleError) as err:
         fail(str(err))
     except KeyError as err:  # a table missing after the check (removed meanwhile)
@@ -180,6 +197,7 @@ def oracle_command(
                 from_ply=from_ply,
                 judge=judge,
                 progress=progress,
+                move_timeout=move_timeout,
             )
         except (AgentSpecError, OracleError) as err:
             fail(str(err))

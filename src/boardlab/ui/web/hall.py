@@ -31,13 +31,13 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from boardlab.agents.base import AgentSpecError, parse_spec
-from boardlab.agents.decision import Decision, Limit
+from boardlab.agents.decision import Decision, Limit, policy_problem
 from boardlab.core.machine import memory_problem
 from boardlab.core.spec import options_of, shorten, spec_text
-from boardlab.games import GameError, Reason, parse_game
+from boardlab.games import GameError, Outcome, Reason, parse_game
 from boardlab.play.agent_pool import AgentPool, Busy, Overrun, ThinkError, WorkerDied
 from boardlab.play.clock import TimeControl, TimeControlError, reading_text
-from boardlab.play.referee import MOVE_TIMEOUT_FACTOR, AgentForfeit, read_decision
+from boardlab.play.referee import MOVE_TIMEOUT_FACTOR, AgentForfeit, describe_failure, read_decision
 from boardlab.play.session import VERDICTS, Session, SessionError
 from boardlab.ui.search_analysis import evaluation_text
 from boardlab.ui.web.boards import view as board_view
@@ -263,8 +263,10 @@ class RemoteAgent:
         self._clock.seconds += float(reply["seconds"])
         try:
             return read_decision(reply["decision"], state)
-        except (ValueError, TypeError, KeyError):
-            raise AgentForfeit("answered something that is not a decision") from None
+        except (ValueError, TypeError, KeyError) as err:
+            raise AgentForfeit(
+                f"answered something that is not a decision ({describe_failure(err)})"
+            ) from None
 
 
 # --- one game -----------------------------------------------------------------------------
@@ -367,7 +369,7 @@ class WebGame:
             "position": board_view(session.state, last, session.positions[-2] if session.turns else None),
             "moves": moves,
             "outcome": None if outcome is None else outcome.to_json(),
-            "outcome_text": None if outcome is None else outcome.text(session.game.symbols),
+            "outcome_text": None if outcome is None else self._outcome_text(outcome),
             "clocks": list(session.clocks),
             "time_control": None if self.time_control is None else str(self.time_control),
             "clock_left": None,
@@ -378,6 +380,18 @@ class WebGame:
             "thinking": self.thinking,
             "can_undo": _undoable(session, self.people),
         }
+
+    def _outcome_text(self, outcome: Outcome) -> str:
+        """The outcome in a sentence; a game an agent forfeited or lost on time names it, as a
+        match's list of forfeits does: ``X wins (random forfeits: raised RuntimeError: ...)``."""
+        symbols = self.session.game.symbols
+        loser = None if outcome.winner is None else 1 - outcome.winner
+        verbs = {Reason.FORFEIT: "forfeits", Reason.TIME: "loses on time"}
+        if loser is None or self.sides[loser] is None or outcome.reason not in verbs:
+            return outcome.text(symbols)
+        spec = shorten(str(self.sides[loser]), 60)
+        detail = f": {outcome.detail}" if outcome.detail else ""
+        return f"{symbols[outcome.winner]} wins ({spec} {verbs[outcome.reason]}{detail})"
 
     def snapshot(self) -> dict[str, Any]:
         """The latest view, with how long the agent to move has been thinking and, on a game
@@ -499,9 +513,14 @@ class WebGame:
                     session = self.session
                     if not session.agent_to_move():
                         return
-                    self.thinking, self.thinking_since = session.to_move, time.monotonic()
+                    mover = session.to_move
+                    self.thinking, self.thinking_since = mover, time.monotonic()
                     self._refresh()
-                    session.agent_move(self.agent_limit)
+                    try:
+                        session.agent_move(self.agent_limit)
+                    except Exception as err:  # never left thinking: the game ends, saying why
+                        if not session.is_over:
+                            session.forfeit(mover, describe_failure(err))
                     self.thinking = None
                     self._refresh()
                     watched = not self.people and not session.is_over
@@ -524,7 +543,8 @@ def said(decision: dict[str, Any], state: Any) -> dict[str, Any]:
     value, score, plies = decision.get("value"), info.get("score"), info.get("plies_to_end")
     out["evaluation"] = evaluation_text(state, value, score, units=False, plies=plies)
     policy = decision.get("policy")
-    if policy is not None:
+    # the referee refuses a policy of another length; one that slipped by is not shown per move
+    if policy is not None and policy_problem(policy, state.kernel.num_actions) is None:
         shares = [(str(state.move_from_index(a)), float(policy[a])) for a in state.legal_indices()]
         out["policy_moves"] = sorted(shares, key=lambda item: -item[1])
     return out
