@@ -368,3 +368,33 @@ def test_what_an_engines_agent_prints_goes_to_stderr_not_into_the_protocol(tmp_p
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["name boardlab test-chatty", "ready", "ready", "move a1"]
     assert "DEBUG: thinking" in done.stderr
+
+
+# --- a script read from standard input --------------------------------------------------------------
+
+
+STDIN_MATCH = """
+from boardlab.arena import ArenaError, match
+try:
+    match("random", "greedy", 2, game="tictactoe", workers=2)
+except ArenaError as err:
+    print("refused:", err)
+"""
+
+
+@pytest.mark.timeout(300)
+def test_a_match_from_a_script_on_stdin_is_refused_in_one_line_before_any_worker(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-"],
+        input=STDIN_MATCH,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert done.stdout.splitlines() == [
+        "refused: worker processes cannot import this program's main module again (it was read from <stdin>, "
+        "not a file): run it from a file, or play in this process (workers=0)"
+    ]
