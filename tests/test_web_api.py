@@ -1788,7 +1788,7 @@ def test_an_agent_over_its_clock_or_stopped_at_it_loses_on_time(hand_clock: _Han
     web_game = _clocked(("random", None), "2", _Pool(hung))
     _agents_move(web_game)
     assert web_game.view["outcome"]["reason"] == "time"
-    assert web_game.view["outcome_text"] == "O wins (on time: no answer within 2 s (stopped))"
+    assert web_game.view["outcome_text"] == "O wins (random loses on time: no answer within 2 s (stopped))"
 
 
 def test_an_agent_on_a_clock_in_a_worker_thinks_its_share_not_its_own_time(client: Any) -> None:
