@@ -19,8 +19,10 @@ import pytest
 from example_packages import EXAMPLES, run_boardlab
 
 from boardlab.agents import list_agents, make_agent
-from boardlab.agents.base import AgentSpecError
+from boardlab.agents.base import Agent, AgentSpecError
+from boardlab.agents.greedy import GreedyAgent
 from boardlab.agents.perfect import PerfectAgent
+from boardlab.core.registry import Registry
 from boardlab.games import GameOptionError, available_games, parse_game
 
 REPOSITORY = Path(__file__).resolve().parents[1]
@@ -218,3 +220,109 @@ def test_boardlabs_conformance_suite_collects_with_another_packages_game_install
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "test_check_game_passes[tictactoe]" in done.stdout and "hexapawn" not in done.stdout
+
+
+# --- names that disagree or clash ------------------------------------------------------------------
+
+AGENT_MODULE = """
+from boardlab.agents.base import Agent
+
+
+def agent(called):
+    class Named(Agent):
+        name = called
+
+        def choose(self, state):
+            return state.legal_moves()[0]
+
+    return Named
+
+
+Misnamed = agent("othername")
+Greedy = agent("greedy")
+Mine = agent("mine")
+"""
+
+
+def test_an_entry_point_named_otherwise_than_its_agent_is_refused_and_listed_with_one_warning(
+    tmp_path: Path, on_path: Callable[[Path], None], capsys: pytest.CaptureFixture[str]
+) -> None:
+    site = write_plugin(
+        tmp_path,
+        "brokenplug-f",
+        "[boardlab.agents]\nmisnamed = brokenplug_f:Misnamed\n",
+        {"brokenplug_f": AGENT_MODULE},
+    )
+    on_path(site)
+    why = (
+        "agent 'misnamed' from package brokenplug-f (entry point brokenplug_f:Misnamed) could not be "
+        "loaded: brokenplug_f:Misnamed calls itself 'othername', not 'misnamed'; an entry point's name "
+        "must be its agent's name"
+    )
+    names = [cls.name for cls in list_agents()]
+    assert "othername" not in names and "misnamed" not in names and "random" in names
+    assert capsys.readouterr().err.strip().splitlines() == [f"warning: {why}; left out"]
+    with pytest.raises(AgentSpecError) as raised:
+        make_agent("misnamed", game="tictactoe")
+    assert str(raised.value) == why
+
+
+def test_a_package_taking_a_shipped_agents_name_is_ignored_with_one_warning(
+    tmp_path: Path, on_path: Callable[[Path], None], capsys: pytest.CaptureFixture[str]
+) -> None:
+    site = write_plugin(
+        tmp_path,
+        "brokenplug-g",
+        "[boardlab.agents]\ngreedy = brokenplug_g:Greedy\n",
+        {"brokenplug_g": AGENT_MODULE},
+    )
+    on_path(site)
+    agents = Registry("agent", "boardlab.agents", AgentSpecError, base=Agent)  # nothing loaded yet
+    assert agents.get("greedy") is GreedyAgent and agents.get("Greedy") is GreedyAgent
+    assert "greedy" in agents.available()
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "warning: agent 'greedy' of package brokenplug-g (entry point brokenplug_g:Greedy) is ignored: "
+        "boardlab's own agent has that name; rename the entry point"
+    ]
+
+
+def test_a_name_two_packages_register_is_refused_naming_both(
+    tmp_path: Path, on_path: Callable[[Path], None], capsys: pytest.CaptureFixture[str]
+) -> None:
+    for package in ("brokenplug-h", "brokenplug-i"):
+        write_plugin(tmp_path, package, "[boardlab.agents]\nmine = brokenplug_h:Mine\n", {})
+    (tmp_path / "brokenplug_h.py").write_text(AGENT_MODULE)
+    on_path(tmp_path)
+    why = (
+        "agent 'mine' is registered by package brokenplug-h (entry point brokenplug_h:Mine) and package "
+        "brokenplug-i (entry point brokenplug_h:Mine); neither is used, so that the name means one "
+        "agent: uninstall one or rename its entry point"
+    )
+    with pytest.raises(AgentSpecError) as raised:
+        make_agent("MINE:")
+    assert str(raised.value) == why
+    names = [cls.name for cls in list_agents()]
+    assert "mine" not in names and "random" in names
+    assert capsys.readouterr().err.strip().splitlines() == [f"warning: {why}; left out"]
+
+
+@pytest.mark.timeout(120)
+def test_the_commands_refuse_a_misnamed_agent_and_play_the_rest(tmp_path: Path) -> None:
+    site = write_plugin(
+        tmp_path,
+        "brokenplug-j",
+        "[boardlab.agents]\nmisnamed = brokenplug_j:Misnamed\nmine = brokenplug_j:Mine\n"
+        "greedy = brokenplug_j:Greedy\n",
+        {"brokenplug_j": AGENT_MODULE},
+    )
+    env = environment(site)
+    listing = run_boardlab(env, "agents", cwd=tmp_path)
+    assert listing.returncode == 0 and "mine" in listing.stdout and "othername" not in listing.stdout
+    assert [line.split(" is ignored")[0].split(" could ")[0] for line in listing.stderr.splitlines()] == [
+        "warning: agent 'greedy' of package brokenplug-j (entry point brokenplug_j:Greedy)",
+        "warning: agent 'misnamed' from package brokenplug-j (entry point brokenplug_j:Misnamed)",
+    ]
+    refused = run_boardlab(env, "match", "misnamed", "random", "--game", "tictactoe", cwd=tmp_path)
+    assert refused.returncode == 2 and "calls itself 'othername', not 'misnamed'" in refused.stderr
+    played = run_boardlab(env, "match", "mine", "random", "--game", "tictactoe", "-n", "2", cwd=tmp_path)
+    assert played.returncode == 0, played.stderr
