@@ -512,3 +512,40 @@ def test_a_calls_time_limit_overrides_the_hybrids_own() -> None:
     agent = make_agent("hybrid:time=600,tables=false", seed=0, game=state.game)
     decision = agent.act(state, Limit(time=0.05))
     assert decision.info is not None and decision.info.seconds < 30
+
+
+def test_every_shipped_agent_and_game_option_is_one_lowercase_name() -> None:
+    """Option keys are read whatever their case: that holds only while no two options of one
+    agent or game differ by case alone, and the specs written back are lowercase."""
+    from boardlab.core.spec import options_of
+    from boardlab.games import GAMES, game_class
+
+    owners = [cls.Settings for cls in list_agents()] + [game_class(name) for name in GAMES.available()]
+    for owner in owners:
+        names = [o.name for o in options_of(owner)]
+        assert names == [n.lower() for n in names], owner
+
+
+@pytest.mark.parametrize(
+    ("spec", "canonical"),
+    [
+        ("AlphaBeta:Depth=2,EVAL=lines3", "alphabeta:depth=2,eval=lines3"),
+        ("MCTS:Iters=50,C=2", "mcts:iters=50,c=2.0"),
+        ("Hybrid:Share=0.5,TIME=0.5", "hybrid:time=0.5,share=0.5"),
+    ],
+)
+def test_option_keys_are_read_in_any_case_and_the_spec_is_written_lowercase(
+    spec: str, canonical: str
+) -> None:
+    agent = make_agent(spec, seed=0)
+    assert agent.spec == canonical and make_agent(canonical, seed=0).spec == canonical
+
+
+def test_game_option_keys_are_read_in_any_case_too() -> None:
+    assert parse_game("Quixo:Size=4,RULES=course").spec == parse_game("quixo:size=4,rules=course").spec
+    assert parse_game("Nim:Piles=1-2").spec == "nim:piles=1-2"
+
+
+def test_a_hybrids_search_time_is_refused_in_any_case() -> None:
+    with pytest.raises(AgentSpecError, match="its alpha-beta's time is hybrid's time times share"):
+        make_agent("hybrid:search=(alphabeta:Time=1)")

@@ -305,3 +305,28 @@ def test_a_spec_that_is_not_a_string_is_named_as_such(spec: object) -> None:
         split_spec(spec)  # type: ignore[arg-type]
     with pytest.raises(SpecError, match=r"^empty spec"):
         split_spec("  ")
+
+
+@pytest.mark.parametrize("spec", ["outer:Size=4", "OUTER:SIZE=4", "Outer: size = 4"])
+def test_option_keys_are_read_in_any_case_and_written_lowercase(spec: str) -> None:
+    name, texts = split_spec(spec)
+    settings = build_options(Outer, name, texts)
+    assert settings.size == 4 and spec_text(name, settings) == "outer:size=4"
+
+
+def test_an_option_given_twice_in_two_cases_is_refused() -> None:
+    with pytest.raises(SpecError, match="option 'size' is given twice"):
+        split_spec("outer:Size=4,size=5")
+    with pytest.raises(SpecError, match="option 'size' is given twice"):
+        build_options(Outer, "outer", {"Size": "4", "size": "5"})
+
+
+@dataclass(frozen=True)
+class Camel:
+    maxDepth: int = option(1, "an option declared with a capital letter")
+
+
+def test_an_option_declared_with_capitals_is_read_in_any_case_and_written_as_declared() -> None:
+    name, texts = split_spec("camel:MAXDEPTH=3")
+    settings = build_options(Camel, name, texts)
+    assert settings.maxDepth == 3 and spec_text(name, settings) == "camel:maxDepth=3"

@@ -274,7 +274,8 @@ def options_of(cls: type) -> tuple[OptionSpec, ...]:
 
 def split_spec(spec: str) -> tuple[str, dict[str, str]]:
     """``name`` and the raw ``key -> value`` texts of ``name:key=value,...``; a value in
-    parentheses comes without them."""
+    parentheses comes without them. Names and keys are read whatever their letters' case and
+    come lowercase (``Mine:Depth=2`` is ``mine`` with ``depth``), as specs are written back."""
     if not isinstance(spec, str):
         raise SpecError(f"a spec is a string, NAME or NAME:key=value,..., got {type(spec).__name__}")
     if not spec.strip():
@@ -285,7 +286,7 @@ def split_spec(spec: str) -> tuple[str, dict[str, str]]:
     items = top_level_items(name, rest) if rest.strip() else []
     for i, item in enumerate(items):
         key, eq, text = item.partition("=")
-        key = key.strip()
+        key = key.strip().lower()
         if not eq or not key:
             message = f"{name}: option {shorten(item.strip())!r} must be written key=value"
             raise SpecError(message + _comma_in_value(items, i))
@@ -366,14 +367,27 @@ def build_options(cls: type[T], owner: str, texts: Mapping[str, str], base: T | 
     """An instance of the options dataclass ``cls`` from option texts; the options not given
     keep their values in ``base``, or their defaults without one."""
     known = {o.name: o for o in options_of(cls)}
-    values = {}
+    values: dict[str, Any] = {}
     for key, text in texts.items():
-        if key not in known:
+        found = _option_named(known, key)
+        if found is None:
             raise unknown_option(cls, owner, key, text)
-        values[key] = known[key].parse(owner, text)
+        if found.name in values:
+            raise SpecError(f"{owner}: option {found.name!r} is given twice")
+        values[found.name] = found.parse(owner, text)
     if base is not None:
         return dataclasses.replace(base, **values)  # type: ignore[type-var]
     return cls(**values)
+
+
+def _option_named(known: Mapping[str, OptionSpec], key: str) -> OptionSpec | None:
+    """The option ``key`` names, whatever its letters' case (an option declared ``maxDepth``
+    is ``maxdepth`` too); None for none, or where two options differ only by case and the key
+    is neither's exact spelling."""
+    if key in known:
+        return known[key]
+    folded = [spec for name, spec in known.items() if name.casefold() == key.casefold()]
+    return folded[0] if len(folded) == 1 else None
 
 
 def check_options(instance: Any, owner: str) -> None:
