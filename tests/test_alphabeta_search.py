@@ -5,6 +5,7 @@ it keeps and refuses."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 
 import numpy as np
@@ -13,7 +14,9 @@ from numba import njit
 from test_agents import random_position
 
 from boardlab.agents import AgentSpecError, make_agent
-from boardlab.agents.alphabeta import AlphaBetaAgent
+from boardlab.agents.alphabeta import AlphaBetaAgent, AlphaBetaSettings, OwnEvaluationSettings
+from boardlab.agents.base import AGENTS, register
+from boardlab.core.spec import options_of
 from boardlab.games import parse_game
 from boardlab.games.quixo import State
 from boardlab.search.alphabeta import (
@@ -26,6 +29,7 @@ from boardlab.search.alphabeta import (
     seen_add,
 )
 from boardlab.search.clock import now
+from boardlab.ui.listing import agent_options
 
 
 def _runner(state: State, eval_name: str = "lines2", **features: object) -> SearchRunner:
@@ -256,3 +260,79 @@ def test_positions_of_an_earlier_game_do_not_count_as_repetitions() -> None:
     assert agent.analyse(parent).score == fresh.score
     agent.analyse(parent)  # the same game: the move it played led to a position met before
     assert agent.analyse(parent).score == pytest.approx(10000)
+
+
+# --- an alpha-beta of one's own evaluation ---------------------------------------------------------
+
+
+class OwnLines(AlphaBetaAgent):
+    """An alpha-beta subclass valuing its leaves by a Python evaluation, set on the class."""
+
+    name = "ownlines"
+    leaf_evaluation = lines3_supplied
+
+
+class PassedLines(AlphaBetaAgent):
+    """The same, its evaluation passed to the constructor."""
+
+    name = "passedlines"
+
+    def __init__(self, seed=None, settings=None, **options):  # type: ignore[no-untyped-def]
+        super().__init__(seed, settings, evaluation=lines3_supplied, **options)
+
+
+@pytest.fixture
+def own_agents() -> Iterator[None]:
+    for cls in (OwnLines, PassedLines):
+        register(cls)
+    yield
+    for cls in (OwnLines, PassedLines):
+        AGENTS.unregister(cls.name)
+
+
+def test_an_alphabeta_of_its_own_evaluation_has_no_eval_or_weights_option(own_agents: None) -> None:
+    assert OwnLines.Settings is OwnEvaluationSettings and AlphaBetaAgent.Settings is AlphaBetaSettings
+    names = [o.name for o in options_of(OwnLines.Settings)]
+    assert "eval" not in names and "weights" not in names and {"depth", "time", "contempt"} <= set(names)
+    table = agent_options("ownlines")
+    assert table.columns[0].header == "option"
+    shown = list(table.columns[0].cells)
+    assert "eval" not in shown and "weights" not in shown and "depth" in shown
+    for option in ("eval=net", "eval=lines3", "eval=tuned", "weights=w.json", "eval=best"):
+        with pytest.raises(
+            AgentSpecError, match=r"^ownlines: unknown option '(eval|weights)'; accepted: depth"
+        ):
+            make_agent(f"ownlines:depth=2,{option}")
+
+
+@pytest.mark.parametrize(
+    ("options", "refused"),
+    [
+        ("eval=net", "eval=net"),
+        ("eval=lines3", "eval=lines3"),
+        ("eval=tuned", "eval=tuned"),
+        ("weights=w.json", "weights=w.json"),
+        ("eval=lines3,weights=w.json", "eval=lines3 and weights=w.json"),
+    ],
+)
+def test_an_evaluation_passed_in_python_refuses_eval_and_weights(
+    own_agents: None, options: str, refused: str
+) -> None:
+    with pytest.raises(AgentSpecError) as raised:
+        make_agent(f"passedlines:{options}")
+    assert str(raised.value) == (
+        f"passedlines: {refused} cannot be used: its leaves are valued by its own Python evaluation "
+        "(eval= and weights= choose among the game's evaluations)"
+    )
+    with pytest.raises(AgentSpecError, match="eval=lines3 cannot be used"):
+        AlphaBetaAgent(evaluation=lines3_supplied, eval="lines3")
+
+
+def test_an_alphabeta_of_its_own_evaluation_searches_with_it_and_names_itself(own_agents: None) -> None:
+    state = random_position(7, 14)
+    by_name = make_agent("alphabeta:depth=4,eval=lines3", seed=2).act(state)
+    for spec in ("ownlines:depth=4", "passedlines:depth=4", "passedlines:depth=4,eval=best"):
+        decision = make_agent(spec, seed=2, game="quixo").act(state)
+        assert decision.move == by_name.move and decision.info is not None
+        assert decision.info.engine == spec.split(":")[0] and decision.info.score == by_name.info.score
+    assert by_name.info is not None and by_name.info.engine == "alphabeta"

@@ -6,12 +6,14 @@ seconds, score, the principal variation read from the transposition table) and a
 where the search proved a win or a loss. It searches to a fixed depth, or deepens within a
 time or node budget. Its leaves are valued by one of the game's evaluations (``eval=``), by a
 value network (``eval=net``; ``eval=best`` takes it where one is shipped for the game), or by a
-compiled function passed in Python (``AlphaBetaAgent(evaluation=fn)``).
+compiled function given in Python: a subclass's ``leaf_evaluation`` (its spec then has no
+``eval=`` or ``weights=``), or ``AlphaBetaAgent(evaluation=fn)`` (which refuses them).
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -44,6 +46,7 @@ __all__ = [
     "MAX_DEPTH",
     "AlphaBetaAgent",
     "AlphaBetaSettings",
+    "OwnEvaluationSettings",
     "check_evaluation",
     "check_search_evaluation",
     "chosen_evaluation",
@@ -196,6 +199,16 @@ class AlphaBetaSettings:
     )
 
 
+@dataclass(frozen=True)
+class OwnEvaluationSettings(AlphaBetaSettings):
+    """Options of an alpha-beta whose leaves a Python evaluation values: alpha-beta's, but for
+    ``eval=`` and ``weights=``, which choose among the game's own evaluations and so would name
+    a player this is not (kept as fields at their defaults, no longer options)."""
+
+    eval: str = ""
+    weights: str = ""
+
+
 MAX_WEIGHTS_BYTES = 16 << 20
 """The largest evaluation-weights file read (fitted weights take a few kilobytes)."""
 
@@ -224,15 +237,26 @@ def evaluation_weights(agent: str, path: str, eval_name: str, kernel: Kernel) ->
 class AlphaBetaAgent(Agent):
     """Negamax alpha-beta with a transposition table and iterative deepening.
 
-    ``evaluation``, a compiled leaf evaluation with the signature of ``kernel.evaluate`` (see
-    :data:`boardlab.search.alphabeta.Evaluation`), replaces the game's evaluations; it is given
-    in Python only, so the agent's spec does not name it.
+    A compiled leaf evaluation with the signature of ``kernel.evaluate`` (see
+    :data:`boardlab.search.alphabeta.Evaluation`) replaces the game's evaluations: set as a
+    subclass's ``leaf_evaluation`` (its options are then :class:`OwnEvaluationSettings`, without
+    ``eval=`` and ``weights=``), or given as ``evaluation=`` (which refuses ``eval=`` and
+    ``weights=`` other than their defaults, as they would not be used). It is given in Python
+    only, so the agent's spec names it by the agent's name alone: register a changed evaluation
+    under another name.
     """
 
     name = "alphabeta"
     summary = "negamax alpha-beta, transposition table, iterative deepening"
     Settings: ClassVar[type] = AlphaBetaSettings
     settings: AlphaBetaSettings
+    leaf_evaluation: ClassVar[Evaluation | None] = None
+    """A subclass's own compiled leaf evaluation (None: the game's, chosen by ``eval=``)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if own_evaluation(cls) is not None and cls.Settings is AlphaBetaSettings:
+            cls.Settings = OwnEvaluationSettings  # eval= and weights= would name another player
 
     def __init__(
         self,
@@ -243,7 +267,9 @@ class AlphaBetaAgent(Agent):
         **options: Any,
     ) -> None:
         super().__init__(seed, settings, **options)
-        self.evaluation = evaluation
+        self.evaluation = evaluation if evaluation is not None else own_evaluation(type(self))
+        if self.evaluation is not None:
+            refuse_game_evaluations(self.name, self.settings)
         self.np_rng = np.random.default_rng(seed)
         self._runners: dict[str, SearchRunner] = {}
         self.last: SearchResult | None = None
@@ -346,6 +372,26 @@ class AlphaBetaAgent(Agent):
             seconds=result.seconds,
             score=result.score,
             pv=state.line_notation(line),
-            engine="alphabeta",
+            engine=self.name,
         )
         return Decision(state.move_from_index(result.move), value=proven_value(result.score), info=info)
+
+
+def own_evaluation(cls: type) -> Evaluation | None:
+    """The ``leaf_evaluation`` an alpha-beta class sets, as it was set (a compiled function is
+    a descriptor: read through the class, it would not be itself)."""
+    found = inspect.getattr_static(cls, "leaf_evaluation", None)
+    return found.__func__ if isinstance(found, staticmethod) else found  # type: ignore[no-any-return]
+
+
+def refuse_game_evaluations(agent: str, settings: AlphaBetaSettings) -> None:
+    """AgentSpecError where an alpha-beta valued by a Python evaluation is given ``eval=`` or
+    ``weights=``: they choose among the game's evaluations, and a spec saying one would name a
+    player the agent is not (``eval=best``, the game's first here, is the default's meaning)."""
+    given = [f"eval={settings.eval}"] if settings.eval not in ("", BEST) else []
+    given += [f"weights={settings.weights}"] if settings.weights else []
+    if given:
+        raise AgentSpecError(
+            f"{agent}: {' and '.join(given)} cannot be used: its leaves are valued by its own "
+            "Python evaluation (eval= and weights= choose among the game's evaluations)"
+        )
