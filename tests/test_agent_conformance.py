@@ -62,7 +62,16 @@ class NegativePolicy(Sound):
     def act(self, state: Any, limit: Limit | None = None) -> Decision:
         policy = self.policy(state) * 2
         policy[np.flatnonzero(state.legal_mask())[0]] = -1.0
-        return replace(super().act(state), policy=policy)
+        decision = super().act(state)
+        object.__setattr__(decision, "policy", policy)  # past the Decision's own check
+        return decision
+
+
+class RefusedPolicy(Sound):
+    """Builds a Decision with a negative policy, which Decision itself refuses."""
+
+    def act(self, state: Any, limit: Limit | None = None) -> Decision:
+        return replace(super().act(state), policy=-self.policy(state))
 
 
 class SpreadPolicy(Sound):
@@ -96,6 +105,7 @@ class Unseeded(Sound):
         (Illegal, r"the move Cell\(.*\) \(Cell\) is not one of the position's legal moves"),
         (ShortPolicy, r"the policy is ndarray of shape \(3,\), not an array over the game's 9 actions"),
         (NegativePolicy, r"the policy holds negative probabilities"),
+        (RefusedPolicy, r"act\(\) raised ValueError: a policy's entries are non-negative, got -"),
         (SpreadPolicy, r"the policy gives illegal actions a probability"),
         (BadValue, r"the value 2.5 is not None or a number in \[-1, 1\]"),
         (BadInfo, r"info has nodes=-1 \(None or a whole number >= 0\); pv=\['a1'\] \(a tuple of moves"),

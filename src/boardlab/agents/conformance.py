@@ -26,7 +26,7 @@ import numpy as np
 
 from boardlab.agents.base import Agent, AgentSpecError, make_agent, parse_spec
 from boardlab.agents.decision import Decision, Limit, SearchInfo
-from boardlab.core.spec import options_of, shorten
+from boardlab.core.spec import one_line, options_of, shorten
 from boardlab.games import GAMES, Game, parse_game
 from boardlab.games.base import State
 
@@ -91,7 +91,10 @@ def check_option_names(cls: type[Agent]) -> None:
 
 def check_decision(agent: Agent, state: State, limit: Limit | None = None) -> Decision:
     """``agent``'s decision for ``state``, checked against the contract (see the module)."""
-    decision = agent.act(state, limit)
+    try:
+        decision = agent.act(state, limit)
+    except Exception as error:  # the agent's own failure (a Decision it built refused) is a finding
+        _ensure(False, agent, state, f"act() raised {type(error).__name__}: {one_line(str(error))}")
     _ensure(
         isinstance(decision, Decision),
         agent,
