@@ -1,6 +1,7 @@
 """The process helpers of boardlab.core.processes on their own: a child that dies with its parent,
 a process group ended whatever its members do with SIGTERM, no warning of leaked semaphores
-after ``kill -9``, and exit statuses in words.
+after ``kill -9``, exit statuses in words, and a program read from standard input refused in
+one line wherever boardlab would start a child process.
 
 Each process started here runs in its own session, so that one left behind can be found."""
 
@@ -122,3 +123,69 @@ def test_kill_9_leaves_no_warning_of_leaked_semaphores() -> None:
 )
 def test_an_exit_status_in_words(exitcode: int | None, words: str) -> None:
     assert describe_exit(exitcode) == words
+
+
+# --- a script read from standard input --------------------------------------------------------------
+
+STDIN_REFUSED = (
+    "worker processes cannot import this program's main module again (it was read from <stdin>, "
+    "not a file): run it from a file"
+)
+
+# each script tries one way boardlab starts child processes, then says whether the forkserver
+# (which would import the main module and fail with tracebacks) was ever started
+STDIN_STARTS = {
+    "an agent in a child process": (
+        "from boardlab.core.processes import ProcessStartError\n"
+        "from boardlab.play.referee import AgentProcess\n"
+        "try:\n"
+        "    AgentProcess('tictactoe', 'random', 0, 5.0)\n"
+        "except ProcessStartError as err:\n"
+        "    print('refused:', err)\n"
+    ),
+    "the web server's worker pool": (
+        "from boardlab.core.processes import ProcessStartError\n"
+        "from boardlab.play.agent_pool import AgentPool\n"
+        "try:\n"
+        "    AgentPool(2)\n"
+        "except ProcessStartError as err:\n"
+        "    print('refused:', err)\n"
+    ),
+    "a course module's import check": (
+        "from boardlab.agents.base import AgentSpecError\n"
+        "from boardlab.interop.course import check_import\n"
+        "try:\n"
+        "    check_import('json')\n"
+        "except AgentSpecError as err:\n"
+        "    print('refused:', err)\n"
+    ),
+}
+STDIN_PREFIXES = {
+    "an agent in a child process": "",
+    "the web server's worker pool": "",
+    "a course module's import check": "course: cannot check that 'json' imports cleanly: ",
+}
+FORKSERVER_PID = (
+    "from multiprocessing import forkserver\n"
+    "print('forkserver started:', forkserver._forkserver._forkserver_pid is not None)\n"
+)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("start", sorted(STDIN_STARTS))
+def test_a_script_on_stdin_is_refused_in_one_line_before_any_child(start: str, tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-"],
+        input=STDIN_STARTS[start] + FORKSERVER_PID,
+        capture_output=True,
+        text=True,
+        timeout=100,
+        check=False,
+        cwd=tmp_path,
+        start_new_session=True,
+    )
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert done.stdout.splitlines() == [
+        f"refused: {STDIN_PREFIXES[start]}{STDIN_REFUSED}",
+        "forkserver started: False",
+    ]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import multiprocessing
+import multiprocessing.process
 import os
 import signal
 import sys
@@ -30,6 +31,8 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
+
+from boardlab.core.spec import shorten
 
 PR_SET_PDEATHSIG = 1
 TERMINATED_EXIT = 143
@@ -100,13 +103,40 @@ def end_group(pid: int | None) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
+class ProcessStartError(RuntimeError):
+    """Child processes cannot be started for this program; the message says why and what to do."""
+
+
+def main_module_problem() -> str | None:
+    """Why child processes cannot start, in one line, where the program's main module cannot be
+    imported again (each child does, to see the agents and games it registered): a script read
+    from standard input (``python -``), whose ``__file__`` is ``<stdin>``. None otherwise (a
+    file, or no main file at all: ``python -c``, a notebook)."""
+    path = getattr(sys.modules.get("__main__"), "__file__", None)
+    if not isinstance(path, str):
+        return None
+    # as multiprocessing finds it: relative to where the program started
+    if os.path.isfile(os.path.join(getattr(multiprocessing.process, "ORIGINAL_DIR", None) or "", path)):
+        return None
+    return (
+        f"worker processes cannot import this program's main module again (it was read from "
+        f"{shorten(path, 60)}, not a file): run it from a file"
+    )
+
+
 def worker_context() -> multiprocessing.context.SpawnContext | multiprocessing.context.ForkServerContext:
     """Forkserver where available (children forked from a warm, thread-free server), else spawn.
 
     Plain fork is avoided: the main process may hold threads and locks (numba, the progress
     bar). The server imports every game and agent module once (:mod:`boardlab.arena._preload`);
     it is started here, shielded from Ctrl-C (see :func:`_start_forkserver`).
+
+    Every child process boardlab starts comes from here, so a program whose main module cannot
+    be imported again (:func:`main_module_problem`) is refused here, in one line, with
+    :class:`ProcessStartError`, before a server or child starts and fails with tracebacks.
     """
+    if (problem := main_module_problem()) is not None:
+        raise ProcessStartError(problem)
     _quiet_resource_tracker()
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")

@@ -44,7 +44,7 @@ import numpy as np
 
 from boardlab.agents.base import Agent, AgentSpecError, make_agent
 from boardlab.core.console import counted
-from boardlab.core.processes import describe_exit, end_group, worker_context
+from boardlab.core.processes import ProcessStartError, describe_exit, end_group, worker_context
 from boardlab.core.spec import option, shorten, shortened_in_the_middle
 from boardlab.games.base import GameError, IllegalMoveError
 from boardlab.games.quixo import SIZES, Move, Push, Quixo, State, all_moves
@@ -603,7 +603,10 @@ def check_import(
     """
     if (name, build) in _IMPORTS_CHECKED:
         return
-    context = worker_context()
+    try:
+        context = worker_context()
+    except ProcessStartError as err:  # a refused spec, as callers of agent specs expect
+        raise AgentSpecError(f"course: cannot check that {name!r} imports cleanly: {err}") from None
     ours, theirs = context.Pipe(duplex=False)
     process = context.Process(
         target=_import_in_child,

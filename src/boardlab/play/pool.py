@@ -23,7 +23,6 @@ import importlib
 import io
 import json
 import math
-import multiprocessing.process
 import os
 import select
 import signal
@@ -38,12 +37,12 @@ from typing import Any, Generic, NoReturn, Protocol, TypeVar
 
 from boardlab.agents.base import make_agent
 from boardlab.core.processes import (
+    ProcessStartError,
     describe_exit,
     die_with_parent,
     end_group,
     worker_context,
 )
-from boardlab.core.spec import shorten
 from boardlab.games import parse_game
 from boardlab.play.clock import reading_text
 from boardlab.play.referee import GRACE_SECONDS, SETUP_TIMEOUT, json_sender, start_child
@@ -205,23 +204,6 @@ class _Worker:
     limit: float | None = None
 
 
-def main_module_problem() -> str | None:
-    """Why worker processes cannot start, in one line, where the program's main module cannot
-    be imported again (each worker does, to see the agents and games it registered): a script
-    read from standard input (``python -``), whose ``__file__`` is ``<stdin>``. None otherwise
-    (a file, or no main file at all: ``python -c``, a notebook)."""
-    path = getattr(sys.modules.get("__main__"), "__file__", None)
-    if not isinstance(path, str):
-        return None
-    # as multiprocessing finds it: relative to where the program started
-    if os.path.isfile(os.path.join(getattr(multiprocessing.process, "ORIGINAL_DIR", None) or "", path)):
-        return None
-    return (
-        f"worker processes cannot import this program's main module again (it was read from "
-        f"{shorten(path, 60)}, not a file): run it from a file, or play in this process (workers=0)"
-    )
-
-
 class WorkerPool(Generic[T, R]):
     """``size`` worker processes playing games of ``game``, as ``jobs`` says; use as a context manager.
 
@@ -238,9 +220,10 @@ class WorkerPool(Generic[T, R]):
         *,
         setup_timeout: float = SETUP_TIMEOUT,
     ) -> None:
-        if (problem := main_module_problem()) is not None:
-            raise PoolError(problem)
-        self._context = worker_context()
+        try:
+            self._context = worker_context()
+        except ProcessStartError as err:  # the arena's way out: no worker processes at all
+            raise PoolError(f"{err}, or play in this process (workers=0)") from None
         self._jobs = jobs
         self._game = game
         self._limits = dict(limits)
