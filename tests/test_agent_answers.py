@@ -5,6 +5,7 @@ course adapter, the oracle; and what it prints never reaches the engine protocol
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 import textwrap
@@ -25,6 +26,7 @@ from boardlab.games import Reason, parse_game
 from boardlab.games.quixo import Move, Push, State
 from boardlab.games.tictactoe import Cell
 from boardlab.interop.course import CoursePlayerAgent, as_course_player
+from boardlab.interop.engine_server import serve_engine
 from boardlab.play import agent_pool
 from boardlab.play.agent_pool import AgentWorker
 from boardlab.play.referee import AgentForfeit, answer_fault, shown_move
@@ -368,6 +370,86 @@ def test_what_an_engines_agent_prints_goes_to_stderr_not_into_the_protocol(tmp_p
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["name boardlab test-chatty", "ready", "ready", "move a1"]
     assert "DEBUG: thinking" in done.stderr
+
+
+ENGINE_COMMANDS = ("boardlab 1", "game tictactoe", "newgame", "position .../.O./X.. X 2", "go", "quit")
+
+
+@pytest.mark.parametrize(
+    ("agent", "detail"),
+    [
+        ("test-taken-cell", "answered b2, not a legal move"),
+        ("test-text", "answered the text 'a1'; an agent returns a move object (state.parse_move('a1'))"),
+        (
+            "test-wrong-policy",
+            "answered a bad policy: a policy has one entry per action of the game (9), got 3",
+        ),
+        ("test-raising", "raised RuntimeError: out of ideas"),
+        ("test-exiting", "called sys.exit(3)"),
+    ],
+)
+def test_an_engines_agent_answering_what_the_referee_forfeits_sends_no_move(agent: str, detail: str) -> None:
+    out = io.StringIO()
+    with pytest.raises(AgentForfeit) as raised:
+        serve_engine(agent, [c + "\n" for c in ENGINE_COMMANDS], out, 0)
+    assert raised.value.detail == detail
+    assert out.getvalue().splitlines() == [f"name boardlab {agent}", "ready", "ready"]  # no move line
+
+
+MISBEHAVING_ENGINE = """
+import sys
+import numpy as np
+from boardlab.agents.base import Agent, register
+from boardlab.agents.decision import Decision
+from boardlab.games.tictactoe import Cell
+from boardlab.ui.cli import main
+
+class TakenCell(Agent):
+    name = "test-taken-cell"
+
+    def choose(self, state):
+        return Cell(1, 1)
+
+class WrongPolicy(Agent):
+    name = "test-wrong-policy"
+
+    def act(self, state, limit=None):
+        return Decision(state.legal_moves()[0], policy=np.ones(3))
+
+register(TakenCell)
+register(WrongPolicy)
+sys.argv = ["boardlab", "engine", sys.argv[1], "--seed", "0"]
+main()
+"""
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize(
+    ("agent", "detail"),
+    [
+        ("test-taken-cell", "answered b2, not a legal move"),
+        (
+            "test-wrong-policy",
+            "answered a bad policy: a policy has one entry per action of the game (9), got 3",
+        ),
+    ],
+)
+def test_the_engine_command_ends_in_one_line_with_status_1_rather_than_send_a_bad_answer(
+    agent: str, detail: str, tmp_path: Path
+) -> None:
+    script = tmp_path / "misbehaving_engine.py"
+    script.write_text(MISBEHAVING_ENGINE)
+    done = subprocess.run(
+        [sys.executable, str(script), agent],
+        input="".join(c + "\n" for c in ENGINE_COMMANDS),
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert done.stdout.splitlines() == [f"name boardlab {agent}", "ready", "ready"]  # the peer sees it exit
+    assert done.stderr == f"Error: {agent}: {detail}\n"
 
 
 # --- a script read from standard input --------------------------------------------------------------

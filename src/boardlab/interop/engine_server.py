@@ -10,6 +10,12 @@ A command this side cannot follow (an unknown word, a position that does not rea
 before any position) ends the program with one line on its standard error and exit status 2:
 the protocol has no error answer, and the peer reports an engine that exited with its last
 line. A game it cannot play, or an agent that does not play that game, is answered ``refuse``.
+
+The agent's answer is held to the referee's contract (:func:`~boardlab.play.referee.answer_fault`:
+a Decision of a legal move object, a policy of one number per action): an agent that answers
+otherwise, or fails while deciding, never puts a move on the protocol; :func:`serve_engine`
+raises :class:`~boardlab.play.referee.AgentForfeit` saying why, which the command reports in one
+line with exit status 1 (the protocol has no answer for an engine that cannot move).
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from boardlab.core.spec import SpecError, one_line, shorten
 from boardlab.games import parse_game
 from boardlab.games.base import GameError
 from boardlab.interop.engine import MAX_PV, PROTOCOL_VERSION, ProtocolError
-from boardlab.play.referee import AgentForfeit
+from boardlab.play.referee import AgentForfeit, answer_fault, describe_failure
 
 __all__ = ["EngineServerError", "info_line", "read_go", "serve_engine"]
 
@@ -105,8 +111,10 @@ def serve_engine(spec: str, commands: Iterable[str], out: TextIO, seed: int | No
     """Answer the protocol's ``commands`` (lines, as read from standard input) on ``out`` with
     the agent of ``spec``, until ``quit`` or the end of the commands; each answer is flushed at
     once. The agent is built for each game named (``refuse`` where it cannot be) and keeps its
-    memory until ``newgame``. EngineServerError for a command that cannot be followed; what the
-    agent raises while deciding (an AgentForfeit, say) goes to the caller."""
+    memory until ``newgame``. EngineServerError for a command that cannot be followed;
+    AgentForfeit, in one line, for an agent that fails while deciding or answers what the
+    referee would forfeit (an illegal move, a move that is no move object, a policy of the wrong
+    length): nothing is sent for that ``go``."""
     seat = _Seat()
 
     def say(line: str) -> None:
@@ -190,4 +198,10 @@ def _decide(seat: _Seat, words: list[str]) -> Decision:
         limit = read_go(words)
     except ProtocolError as err:
         raise EngineServerError(str(err)) from None
-    return agent.act(seat.state, limit)
+    try:
+        answer = agent.act(seat.state, limit)
+    except (Exception, SystemExit) as err:  # the agent's failure, not the protocol's: status 1
+        raise AgentForfeit(describe_failure(err)) from None
+    if (fault := answer_fault(seat.state, answer)) is not None:
+        raise AgentForfeit(fault)  # sent, its move would be illegal or garbage for the peer
+    return answer
