@@ -15,6 +15,7 @@ from boardlab.agents.base import memory_of
 from boardlab.agents.decision import Limit
 from boardlab.agents.greedy import classify_moves
 from boardlab.agents.hybrid import DEFAULT_CONTEMPT, HybridAgent
+from boardlab.arena.schedule import player_name
 from boardlab.games import parse_game
 from boardlab.games.base import DRAW, ONGOING, Kernel, legal_mask
 from boardlab.games.quixo import State
@@ -323,9 +324,39 @@ def test_hybrid_reads_its_alphabeta_as_a_sub_spec_over_its_own_defaults():
     searcher = agent.searcher.settings
     # the hybrid's defaults (contempt 20, the probe on) stay where the sub-spec says nothing
     assert (searcher.eval, searcher.depth, searcher.contempt, searcher.probe) == ("lines3", 3, 20.0, True)
-    assert agent.spec == "hybrid:time=0.5,search=(alphabeta:eval=lines3,depth=3)"
+    assert agent.spec == "hybrid:time=0.5,search=(alphabeta:depth=3,eval=lines3)"  # options in order
     assert make_agent(agent.spec).settings == agent.settings
     assert make_agent("hybrid:search=(alphabeta:contempt=0)").searcher.settings.contempt == 0.0
+
+
+@pytest.mark.parametrize(
+    ("spellings", "canonical"),
+    [
+        (
+            ["hybrid:search=(alphabeta:Eval=lines3)", "Hybrid:Search=(AlphaBeta: eval=lines3 )"],
+            "hybrid:search=alphabeta:eval=lines3",
+        ),
+        (
+            [
+                "hybrid:search=(alphabeta:contempt=10,DEPTH=3)",
+                "hybrid:search=(alphabeta:depth=3,contempt=10.0)",
+            ],
+            "hybrid:search=(alphabeta:depth=3,contempt=10.0)",
+        ),
+        # the hybrid's own defaults for its alpha-beta, written out or not, are the plain hybrid
+        (["hybrid:search=(alphabeta:contempt=20,eval=best)", "hybrid:search=alphabeta", "hybrid"], "hybrid"),
+    ],
+)
+def test_hybrid_writes_its_search_spec_in_canonical_form_so_spellings_are_one_player(
+    spellings: list[str], canonical: str
+) -> None:
+    for spelling in spellings:
+        assert make_agent(spelling).spec == canonical
+        assert player_name(spelling) == canonical
+    # the canonical spec reads back as the same settings and writes itself again
+    again = make_agent(canonical)
+    assert again.spec == canonical and again.settings == make_agent(spellings[0]).settings
+    assert again.searcher.settings == make_agent(spellings[-1]).searcher.settings
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,8 @@ win, the slowest loss, or a draw, chosen at random among equals from the agent's
 Its alpha-beta is a spec of its own, ``search=(alphabeta:...)``, read over the hybrid's
 defaults for it (contempt 20, the leaf probe on, ``eval=best``: the shipped value network where
 one is shipped for the game, else the game's first evaluation); its time is the hybrid's
-``time`` times ``share``.
+``time`` times ``share``. The sub-spec is kept in canonical form (:func:`canonical_search`), so
+that every spelling of one hybrid is one spec, and one player in the arena.
 """
 
 from __future__ import annotations
@@ -33,7 +34,15 @@ from boardlab.agents.alphabeta import (
 from boardlab.agents.base import Agent, AgentSpecError
 from boardlab.agents.decision import Decision, Limit, SearchInfo, call_limit
 from boardlab.core.inputs import InputFileError
-from boardlab.core.spec import SpecError, build_options, one_line, option, options_of, split_spec
+from boardlab.core.spec import (
+    SpecError,
+    build_options,
+    format_value,
+    one_line,
+    option,
+    options_of,
+    split_spec,
+)
 from boardlab.games import ExactPlay, endgame_for
 from boardlab.games.exact import distance_under_cap, value_under_cap
 
@@ -72,6 +81,21 @@ def search_settings(search: str) -> AlphaBetaSettings:
         raise AgentSpecError(f"hybrid: {error}") from None
 
 
+@functools.cache
+def canonical_search(search: str) -> str:
+    """The one text of the hybrid's ``search=`` spec however it was written (``AlphaBeta:
+    Eval=lines3`` and ``alphabeta:eval=lines3``, options in any order, the hybrid's defaults for
+    its alpha-beta written out or not): ``alphabeta`` and the options, in their declared order,
+    whose values differ from :data:`SEARCH_DEFAULTS`. AgentSpecError as :func:`search_settings`."""
+    settings = search_settings(search)
+    changed = ",".join(
+        f"{o.name}={format_value(getattr(settings, o.name))}"
+        for o in options_of(AlphaBetaSettings)
+        if getattr(settings, o.name) != getattr(SEARCH_DEFAULTS, o.name)
+    )
+    return f"alphabeta:{changed}" if changed else "alphabeta"
+
+
 @dataclass(frozen=True)
 class HybridSettings:
     """Options of the hybrid agent."""
@@ -94,7 +118,8 @@ class HybridSettings:
     tables: bool = option(True, "play perfectly where solved endgame tables cover the position")
 
     def __post_init__(self) -> None:
-        search_settings(self.search)  # refused here, when the spec is read
+        # refused here, when the spec is read; kept canonical, so that the hybrid's spec is too
+        object.__setattr__(self, "search", canonical_search(self.search))
 
     @classmethod
     def moved_option(cls, key: str, text: str) -> str | None:
