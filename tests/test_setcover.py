@@ -6,20 +6,14 @@ from __future__ import annotations
 import contextlib
 import io
 import math
-import os
 import random
 import re
-import signal
-import subprocess
-import sys
-import time
 from itertools import combinations
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from reliability import catches, count, session_members
 from rich.console import Console
 from typer.testing import CliRunner
 
@@ -636,85 +630,3 @@ def test_cli_says_when_highs_found_no_cover_in_time(monkeypatch: pytest.MonkeyPa
     assert " ".join(result.output.split()).endswith(
         "MILP (HiGHS) did not finish: stopped by its time limit after 1.50 s without a cover (lower bound 3)"
     )
-
-
-# -- Ctrl-C and SIGTERM -----------------------------------------------------------------------------
-
-SIGNAL_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
-SIGNAL_WORDS = {signal.SIGINT: "Interrupted", signal.SIGTERM: "Terminated"}
-ANSWER_SECONDS = 10.0
-"""Generous bound on the time from the signal to the exit (well under a second on an idle machine)."""
-MILP_SETTLE_SECONDS = 4.0
-"""Time from the start of the work to well inside HiGHS's solve in the test that stops it (the
-instance is built and A* stops in under a second on an idle machine)."""
-
-
-def _as_in_a_terminal() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)  # a suite started with & inherits SIGINT ignored
-
-
-def _signal_setcover(args: list[str], signum: int, settle: float) -> tuple[int, str, float]:
-    """Run ``boardlab setcover`` until it handles its signals, wait ``settle`` s, send ``signum``:
-    its exit code, its output and the seconds it took to exit, nothing of it left running."""
-    process = subprocess.Popen(
-        [sys.executable, "-c", "from boardlab.ui.cli import main; main()", "setcover", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-        preexec_fn=_as_in_a_terminal,
-        env={**os.environ, "COLUMNS": "200"},
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while not catches(process.pid, signal.SIGTERM) and time.monotonic() < deadline:
-            assert process.poll() is None, process.communicate()[0]
-            time.sleep(0.02)
-        time.sleep(settle)
-        assert process.poll() is None, "ended before the signal: " + process.communicate()[0]
-        sent = time.monotonic()
-        process.send_signal(signum)
-        output, _ = process.communicate(timeout=120)
-        seconds = time.monotonic() - sent
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
-    assert not session_members(process.pid), "processes left behind"
-    count("signals survived")
-    return process.returncode, output, seconds
-
-
-def _assert_stopped(signum: int, code: int, output: str, seconds: float) -> None:
-    assert code == SIGNAL_CODES[signum], output
-    assert seconds < ANSWER_SECONDS, f"exit {seconds:.1f} s after {signal.Signals(signum).name}"
-    assert "Traceback" not in output, output
-
-
-@pytest.mark.timeout(300)
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
-def test_cli_stops_a_search_on_ctrl_c_and_sigterm_alike(signum: int) -> None:
-    args = ["--generator", "challenge", "--points", "300", "--sets", "300", "--density", "0.1"]
-    code, output, seconds = _signal_setcover([*args, "--time-limit", "60", "--no-milp"], signum, settle=1.0)
-    _assert_stopped(signum, code, output, seconds)
-    assert (
-        output.strip().splitlines()[-1]
-        == f"{SIGNAL_WORDS[signum]} during A* with dual_bound; 0 of 1 search done."
-    )
-
-
-@pytest.mark.timeout(300)
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
-def test_cli_stops_highs_at_once_showing_the_searches_done(signum: int) -> None:
-    # A* stops on its expansion limit at once; HiGHS then needs minutes on this instance, in
-    # compiled code that only returns to Python at its end
-    args = ["--generator", "challenge", "--points", "1000", "--sets", "1000", "--density", "0.3"]
-    args += ["--heuristic", "breadth_first", "--max-expansions", "1", "--milp-time-limit", "120"]
-    code, output, seconds = _signal_setcover(args, signum, settle=MILP_SETTLE_SECONDS)
-    _assert_stopped(signum, code, output, seconds)
-    lines = output.strip().splitlines()
-    assert lines[-1] == (
-        f"{SIGNAL_WORDS[signum]} during the integer programme (HiGHS); 1 of 1 search done, shown above."
-    )
-    assert lines[-2] == "sets chosen by astar (breadth_first): -"
-    assert any(line.startswith("│ astar  │ breadth_first │") for line in lines), output

@@ -477,3 +477,46 @@ def test_ctrl_c_while_the_command_line_starts_always_ends_it(code: str) -> None:
     assert process.returncode == 130, process.stderr
     assert process.stderr == "Interrupted while starting; nothing was done.\n"
     assert process.stdout == ""
+
+
+# --- set cover ----------------------------------------------------------------------------------
+
+MILP_SETTLE_SECONDS = 4.0
+"""Time from the start of the work to well inside HiGHS's solve in the test that stops it (the
+instance is built and A* stops in under a second on an idle machine)."""
+
+
+def _assert_stopped(signum: int, code: int, output: str, seconds: float) -> None:
+    assert code == CODES[signum], output
+    assert seconds < ANSWER_SECONDS, f"exit {seconds:.1f} s after {signal.Signals(signum).name}"
+    assert "Traceback" not in output, output
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_setcover_stops_a_search_on_ctrl_c_and_sigterm_alike(signum: int) -> None:
+    args = ["setcover", "--generator", "challenge", "--points", "300", "--sets", "300", "--density", "0.1"]
+    code, output, seconds = _signal_when(
+        [*args, "--time-limit", "60", "--no-milp"], lambda: True, signum, 1.0
+    )
+    _assert_stopped(signum, code, output, seconds)
+    assert (
+        output.strip().splitlines()[-1] == f"{WORDS[signum]} during A* with dual_bound; 0 of 1 search done."
+    )
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_setcover_stops_highs_at_once_showing_the_searches_done(signum: int) -> None:
+    # A* stops on its expansion limit at once; HiGHS then needs minutes on this instance, in
+    # compiled code that only returns to Python at its end
+    args = ["setcover", "--generator", "challenge", "--points", "1000", "--sets", "1000", "--density", "0.3"]
+    args += ["--heuristic", "breadth_first", "--max-expansions", "1", "--milp-time-limit", "120"]
+    code, output, seconds = _signal_when(args, lambda: True, signum, MILP_SETTLE_SECONDS)
+    _assert_stopped(signum, code, output, seconds)
+    lines = output.strip().splitlines()
+    assert lines[-1] == (
+        f"{WORDS[signum]} during the integer programme (HiGHS); 1 of 1 search done, shown above."
+    )
+    assert lines[-2] == "sets chosen by astar (breadth_first): -"
+    assert any(line.startswith("│ astar  │ breadth_first │") for line in lines), output
