@@ -46,8 +46,9 @@ from boardlab.core.inputs import InputFileError, read_bytes, short_reason
 from boardlab.games.base import Kernel
 from boardlab.games.jit import cached_njit
 from boardlab.models.digest import digest_problem, with_digest
+from boardlab.models.formats import ALPHAZERO_FORMAT, EVALNET_FORMAT
 
-FORMAT = "boardlab-evalnet"
+FORMAT = EVALNET_FORMAT
 VERSION = 1
 TENSORS = ("w1", "b1", "w2", "b2", "w3", "b3")
 MAX_FILE_BYTES = 64 << 20
@@ -289,8 +290,6 @@ def read_safetensors(data: bytes, where: str) -> tuple[dict[str, np.ndarray], di
 
 def _refuse_alphazero(metadata: dict[str, str], where: str) -> None:
     """EvalNetError naming an AlphaZero network file for what it is (its metadata says so)."""
-    from boardlab.models.network import FORMAT as ALPHAZERO_FORMAT
-
     try:
         meta = json.loads(metadata.get("boardlab", "null"))
     except (json.JSONDecodeError, RecursionError):

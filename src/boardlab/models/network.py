@@ -38,8 +38,9 @@ from boardlab.core.spec import shown_value
 from boardlab.games.base import Game, Kernel, observe_batch
 from boardlab.models.digest import digest_problem, with_digest
 from boardlab.models.errors import ModelFileError, ModelMismatchError
+from boardlab.models.formats import ALPHAZERO_FORMAT, EVALNET_FORMAT
 
-FORMAT = "boardlab-alphazero"
+FORMAT = ALPHAZERO_FORMAT
 VERSION = 1
 METADATA_KEY = "boardlab"
 OPTIMIZER_PREFIX = "optimizer."
@@ -444,8 +445,6 @@ def _header(data: bytes, where: str) -> tuple[NetworkShape, Any]:
     except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError):
         raise NetworkFileError(f"{where} is not a boardlab network file (no metadata)") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        from boardlab.models.evalnet import FORMAT as EVALNET_FORMAT  # the other kind, named
-
         if isinstance(meta, dict) and meta.get("format") == EVALNET_FORMAT:
             raise NetworkFileError(
                 f"{where} is an evaluation network (alphabeta:eval=net:), not an AlphaZero network "
