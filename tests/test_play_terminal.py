@@ -869,3 +869,29 @@ def test_cli_on_a_clock_starts_the_agent_without_a_limit_per_move(monkeypatch: p
     args = ["play", "--game", "tictactoe", "--seed", "7", "--tc", "30+0.5"]
     result = CliRunner().invoke(cli_app(), args, input="quit\n")
     assert result.exit_code == 1 and _Unstartable.calls == [("tictactoe", "greedy", 7, None)]
+
+
+class _Stdin(io.StringIO):
+    """A standard input that says whether it is a terminal."""
+
+    def __init__(self, tty: bool) -> None:
+        super().__init__("")
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+@pytest.mark.parametrize("tty", [True, False])
+def test_keys_typed_before_the_prompt_are_dropped_on_a_terminal_only(
+    monkeypatch: pytest.MonkeyPatch, tty: bool
+) -> None:
+    import termios
+
+    flushed: list[tuple[Any, int]] = []
+    monkeypatch.setattr(termios, "tcflush", lambda stream, queue: flushed.append((stream, queue)))
+    stdin = _Stdin(tty)
+    monkeypatch.setattr(sys, "stdin", stdin)
+    _, _, script = play_script(["moves", "quit"])
+    assert len(script.prompts) == 2
+    assert flushed == ([(stdin, termios.TCIFLUSH)] * 2 if tty else [])

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -174,6 +175,7 @@ class TerminalGame:
         self._show_position()
         while True:
             try:
+                discard_typeahead()
                 line = self.input_fn(self._prompt())
             except UnicodeDecodeError:  # bytes a strict terminal encoding cannot read: not a move
                 self.console.print(Text.assemble(("Refused: ", "bold red"), "the input is not readable text"))
@@ -409,6 +411,23 @@ def clock_text(seconds: float) -> str:
     tenths = max(0, math.ceil(seconds * 10 - 1e-6))  # 1e-6: 58.3 s is 583 tenths, not 583.00...1
     minutes, rest = divmod(tenths, 600)
     return f"{minutes}:{rest // 10:02d}.{rest % 10}"
+
+
+def discard_typeahead(stream: Any = None) -> None:
+    """Drop what was typed on the terminal before the prompt (``stream``: standard input by
+    default): keys pressed while the agent thought were never shown (its spinner wipes them) and
+    must not be read as the next move. Nothing happens for a pipe or a file, whose lines are
+    the moves meant."""
+    stream = sys.stdin if stream is None else stream
+    try:
+        import termios  # POSIX only: elsewhere nothing is dropped
+    except ImportError:
+        return
+    try:
+        if stream.isatty():
+            termios.tcflush(stream, termios.TCIFLUSH)
+    except (AttributeError, ValueError, OSError, termios.error):  # closed, replaced, not a terminal
+        return
 
 
 def _engine_said(spec: str, decision: Decision) -> str:
