@@ -7,6 +7,7 @@ import itertools
 import os
 import random
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -895,3 +896,53 @@ def test_keys_typed_before_the_prompt_are_dropped_on_a_terminal_only(
     _, _, script = play_script(["moves", "quit"])
     assert len(script.prompts) == 2
     assert flushed == ([(stdin, termios.TCIFLUSH)] * 2 if tty else [])
+
+
+def test_ctrl_c_mid_game_prints_the_moves_played_before_it_passes_on() -> None:
+    console = Console(file=io.StringIO(), width=200, highlight=False)
+    lines = iter(["b2"])
+
+    def input_fn(prompt: str) -> str:
+        try:
+            return next(lines)
+        except StopIteration:
+            raise KeyboardInterrupt from None
+
+    game = TerminalGame(new_game("tictactoe"), make_agent("random", 1), console=console, input_fn=input_fn)
+    with pytest.raises(KeyboardInterrupt):
+        game.run()
+    out = console.file.getvalue()  # type: ignore[attr-defined]
+    assert out.count("Moves: b2 ") == 1, out
+    assert "Game left unfinished" not in out
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    ("signal_number", "code", "said"),
+    [(signal.SIGINT, 130, "Interrupted."), (signal.SIGTERM, 143, "Terminated.")],
+)
+def test_cli_a_signal_mid_game_prints_the_moves_then_the_one_line(
+    signal_number: int, code: int, said: str
+) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "boardlab", "play", "--game", "tictactoe", "--agent", "random"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write("b2\n")
+    process.stdin.flush()
+    seen = ""
+    while "move 3," not in seen:  # the agent has answered: the second prompt is shown
+        char = process.stdout.read(1)
+        assert char, seen
+        seen += char
+    process.send_signal(signal_number)
+    rest = process.stdout.read()
+    process.wait(timeout=60)
+    assert process.returncode == code, seen + rest
+    assert re.search(r"Moves: b2 [a-c][1-3]\n", rest), rest
+    assert rest.rstrip().endswith(said), rest

@@ -122,6 +122,7 @@ class TerminalGame:
         self._turn_started: float | None = None  # when the person's turn began (their clock runs)
         self._start_adviser = adviser
         self._adviser: Player | None = None
+        self._moves_shown = False  # the Moves line is printed once, at the end or an interrupt
 
     @property
     def state(self) -> Any:
@@ -137,10 +138,14 @@ class TerminalGame:
         """Play until the game ends, the human resigns or leaves; print and return the result.
 
         An agent that fails (raises, calls ``sys.exit``, answers an illegal move, or takes
-        longer than ``move_timeout`` seconds) forfeits: the human wins.
+        longer than ``move_timeout`` seconds) forfeits: the human wins. A KeyboardInterrupt
+        (Ctrl-C) prints the moves played so far before it passes on.
         """
         try:
             return self._play()
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the game's record is kept all the same
+            self._show_record()
+            raise
         finally:
             self._close_adviser()
 
@@ -372,10 +377,17 @@ class TerminalGame:
         outcome = stop if isinstance(stop, Outcome) else None
         moves = tuple(self.session.moves)
         result = PlayResult(outcome, self.human_side, moves, self.state)
-        if moves:  # to replay, analyse or review (boardlab review --moves ...)
-            self.console.print(Text(f"Moves: {' '.join(moves)}{self._from()}", style="dim"), soft_wrap=True)
+        self._show_record()
         self.console.print(Text(result_line(result, self.agent_label, self.symbols), style="bold"))
         return result
+
+    def _show_record(self) -> None:
+        """The game's moves on one line (once), to replay, analyse or review (boardlab review
+        --moves ...); nothing before the first move."""
+        moves = self.session.moves
+        if moves and not self._moves_shown:
+            self._moves_shown = True
+            self.console.print(Text(f"Moves: {' '.join(moves)}{self._from()}", style="dim"), soft_wrap=True)
 
     def _from(self) -> str:
         """`` (from POSITION)`` for a game that did not start at the game's start, else ""."""
