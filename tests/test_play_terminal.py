@@ -11,7 +11,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
 import broken_players
@@ -720,6 +720,7 @@ def clocked(
     *costs: float,
     control: str = "60+1",
     human_side: int = 0,
+    adviser: Any = None,
 ) -> tuple[PlayResult, str, _TimedScript, TerminalGame, _OnTheClock]:
     """A tic-tac-toe game on a clock against a scripted agent, the person moving first unless
     ``human_side`` is 1."""
@@ -736,6 +737,7 @@ def clocked(
         input_fn=script,
         time_control=TimeControl.parse(control),
         timer=timer,
+        adviser=adviser(timer) if adviser is not None else None,
     )
     result = game.run()
     return result, console.file.getvalue(), script, game, agent  # type: ignore[attr-defined]
@@ -946,3 +948,34 @@ def test_cli_a_signal_mid_game_prints_the_moves_then_the_one_line(
     assert process.returncode == code, seen + rest
     assert re.search(r"Moves: b2 [a-c][1-3]\n", rest), rest
     assert rest.rstrip().endswith(said), rest
+
+
+class _TimedAdviser(_Adviser):
+    """A perfect adviser whose preparation (a compile) and each answer take seconds of ``timer``."""
+
+    def __init__(self, timer: FakeClock, prepare: float, answer: float) -> None:
+        super().__init__("perfect")
+        self.timer, self.preparing, self.answering = timer, prepare, answer
+
+    def prepare(self, game: Any) -> None:
+        self.timer.now += self.preparing
+        super().prepare(game)
+
+    def act(self, state: Any, limit: Any = None) -> Decision:
+        self.timer.now += self.answering
+        return super().act(state, limit)
+
+
+def test_on_a_clock_the_advisers_start_up_is_not_charged_to_the_person_its_answer_is() -> None:
+    def adviser(timer: FakeClock) -> Callable[[], _TimedAdviser]:
+        def start() -> _TimedAdviser:
+            timer.now += 2.5  # its process starting
+            return _TimedAdviser(timer, prepare=4.0, answer=1.0)
+
+        return start
+
+    lines = [(2.0, "hint"), (1.5, "hint"), (0.5, "b2"), (10.0, "quit")]
+    _, out, script, game, _ = clocked(lines, ["a1"], 4.0, adviser=adviser)
+    assert out.count("hint: ") == 2
+    assert script.prompts[1] == "move 1, you are X, 0:57.0 left > "  # 2 s typing and a 1 s answer
+    assert game.session.turns[0].seconds == 2.0 + 1.0 + 1.5 + 1.0 + 0.5

@@ -69,7 +69,11 @@ def play(
     hints: Annotated[
         str,
         typer.Option(
-            "--hints", help="the adviser that answers hint, an agent spec started at the first hint"
+            "--hints",
+            help=(
+                "the adviser that answers hint, an agent spec started at the first hint "
+                "(on a clock, its start-up is not charged to you)"
+            ),
         ),
     ] = HINT_AGENT,
     move_timeout: Annotated[

@@ -19,7 +19,7 @@ import contextlib
 import math
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,7 +85,8 @@ class TerminalGame:
     that never answers, give an :class:`~boardlab.play.referee.AgentProcess` as the agent.
     ``adviser`` starts the agent that answers ``hint`` (called at the first hint, and at the
     next after an adviser fails; None: no hints); an adviser with a ``close`` is closed when it
-    fails and at the end of :meth:`run`.
+    fails and at the end of :meth:`run`. On a clock, starting and preparing the adviser is not
+    charged to the person (its answer is, as any command's time is).
 
     ``time_control`` puts both sides on a game clock: the agent plays on its own (see
     :class:`~boardlab.play.session.Session`), and the person's thinking, from the prompt of
@@ -273,8 +274,9 @@ class TerminalGame:
         try:
             with self._thinking("the adviser is thinking..."):
                 if self._adviser is None:
-                    self._adviser = self._start_adviser()
-                    self._adviser.prepare(self.state.game)
+                    with self._uncharged():  # starting the adviser is not the person's thinking
+                        self._adviser = self._start_adviser()
+                        self._adviser.prepare(self.state.game)
                 decision = self._adviser.act(self.state)
         except Exception as err:  # a failing adviser ends the hint, never the game
             detail = err.detail if isinstance(err, AgentForfeit) else f"{type(err).__name__}: {err}"
@@ -285,6 +287,16 @@ class TerminalGame:
         summary = ", ".join(part for part in parts if part)
         said = f"  ({self._adviser.spec}{', ' if summary else ''}{summary})"
         self.console.print(Text.assemble("hint: ", (str(decision.move), "bold"), (said, "dim")))
+
+    @contextlib.contextmanager
+    def _uncharged(self) -> Iterator[None]:
+        """Time spent inside is left off the person's clock: their turn's start moves on by it."""
+        started = self._timer()
+        try:
+            yield
+        finally:
+            if self._turn_started is not None:
+                self._turn_started += self._timer() - started
 
     def _close_adviser(self) -> None:
         close = getattr(self._adviser, "close", None)
