@@ -15,7 +15,7 @@ from boardlab.agents import make_agent
 from boardlab.agents.decision import Decision, Limit, SearchInfo
 from boardlab.games import exact_play, new_game, parse_game
 from boardlab.ui.cli import app
-from boardlab.ui.search_analysis import POLICY_ROWS, SEARCH_AGENT, show_decision
+from boardlab.ui.search_analysis import POLICY_ROWS, SEARCH_AGENT, decision_summary, show_decision
 
 runner = CliRunner()
 WIDE = {"COLUMNS": "200"}
@@ -179,3 +179,18 @@ def test_an_agent_that_fails_is_one_line_and_exit_1() -> None:
     assert result.exit_code == 1, result.output
     text = result.output.strip()
     assert "failed:" in text and "this player is broken" in text and len(text.splitlines()) == 1, text
+
+
+@pytest.mark.parametrize("engine", ["exact", "tables"])
+def test_an_exact_draw_is_said_as_analyze_says_it(engine: str) -> None:
+    state = new_game("tictactoe")
+    move = state.legal_moves()[0]
+    exact = Decision(move, value=0.0, info=SearchInfo(engine=engine))
+    assert decision_summary(state, exact) == "a draw"
+    assert _field(_shown(state, "perfect", exact), "evaluation") == "a draw"
+
+
+def test_a_searchs_value_of_0_is_no_proven_draw() -> None:
+    state = new_game("tictactoe")
+    decision = Decision(state.legal_moves()[0], value=0.0, info=SearchInfo(engine="mcts", depth=2))
+    assert decision_summary(state, decision) == "value +0.00 for X, depth 2"

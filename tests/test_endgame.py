@@ -238,7 +238,8 @@ def test_cli_perfect_plays_from_a_full_board_with_only_full_boards_built() -> No
 
 def test_a_decision_from_the_tables_says_how_far_the_win_is() -> None:
     """The hint of perfect or of hybrid's tables, the terminal's and the web page's, words the
-    value as analyze does, with its distance; a win the ply cap comes before is a draw."""
+    value as analyze does, with its distance; a win the ply cap comes before is a draw, said as
+    analyze says one."""
     from boardlab.ui.search_analysis import decision_summary
     from boardlab.ui.web.hall import said
 
@@ -251,7 +252,7 @@ def test_a_decision_from_the_tables_says_how_far_the_win_is() -> None:
     capped = parse_game("quixo:size=3,ply_cap=7").parse_position("X..O.O..X O 5")
     decision = make_agent("perfect", seed=0).act(capped)
     assert decision.info is not None and decision.info.plies_to_end is None
-    assert decision_summary(capped, decision) == "value +0.00 for O"
+    assert decision_summary(capped, decision) == "a draw"  # as analyze says it
 
 
 def test_a_review_says_moves_beyond_the_tables_in_one_short_row(tmp_path: Path) -> None:

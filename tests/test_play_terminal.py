@@ -598,7 +598,7 @@ def test_a_hint_is_a_move_perfect_play_keeps_the_value_with() -> None:
     assert len(hints) == 2 and adviser.asked == [state.to_text(), state.to_text()]
     exact = exact_play(state.game)
     value = exact.position_value(state)
-    said = "value +0.00 for X" if value.value == 0 else f"a {value.name} for X in {ply_count(value.depth)}"
+    said = "a draw" if value.value == 0 else f"a {value.name} for X in {ply_count(value.depth)}"
     for hint in hints:  # perfect draws among its best moves: each keeps the value
         assert exact.position_value(state.play(hint.split()[1])).value == -value.value
         assert hint.endswith(f"(perfect, {said})")

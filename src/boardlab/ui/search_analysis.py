@@ -29,6 +29,9 @@ SEARCH_SECONDS = 2.0
 """Its default seconds of thought."""
 POLICY_ROWS = 10
 """Most moves of a policy shown, largest share first."""
+EXACT_ENGINES = ("exact", "tables")
+"""The ``SearchInfo.engine`` of a decision whose value is exact (a solver's, endgame tables'):
+its draw is a proven draw, said as one."""
 
 
 def search_decision(state: Any, spec: str, seconds: float) -> Decision:
@@ -57,7 +60,9 @@ def show_decision(console: Console, state: Any, spec: str, seconds: float, decis
         console.print(f"  value       {decision.value:+.3f} for {side} (1 a win, 0 a draw, -1 a loss)")
     info = decision.info
     if info is not None:
-        evaluation = evaluation_text(state, decision.value, info.score, plies=info.plies_to_end)
+        evaluation = evaluation_text(
+            state, decision.value, info.score, plies=info.plies_to_end, engine=info.engine
+        )
         if evaluation is not None:
             console.print(f"  evaluation  {evaluation}")
         engine = f", {info.engine}" if info.engine else ""
@@ -93,15 +98,17 @@ def value_words(value: int, depth: int | None, side: str | None = None) -> str:
 def decision_summary(state: Any, decision: Decision, line_moves: int = 6) -> str:
     """One line of what a decision saw, for the side to move of ``state``: its value or
     evaluation (an exact win or loss in words, with its distance where known), depth and the
-    start of its line ("" for an agent that shows nothing)."""
+    start of its line ("" for an agent that shows nothing); an exact draw (a solver's or tables')
+    reads ``a draw``."""
     side = state.game.symbols[state.to_move]
     parts = []
     info = decision.info
     plies = None if info is None else info.plies_to_end
-    if decision.value is not None and _exact_words(decision.value, plies, side) is None:
+    engine = "" if info is None else info.engine
+    if decision.value is not None and _exact_words(decision.value, plies, side, engine) is None:
         parts.append(f"value {decision.value:+.2f} for {side}")
     score = None if info is None else info.score
-    evaluation = evaluation_text(state, decision.value, score, units=False, plies=plies)
+    evaluation = evaluation_text(state, decision.value, score, units=False, plies=plies, engine=engine)
     if evaluation is not None:
         parts.append(evaluation)
     if info is not None and info.depth:
@@ -113,24 +120,33 @@ def decision_summary(state: Any, decision: Decision, line_moves: int = 6) -> str
 
 
 def evaluation_text(
-    state: Any, value: float | None, score: float | None, units: bool = True, plies: int | None = None
+    state: Any,
+    value: float | None,
+    score: float | None,
+    units: bool = True,
+    plies: int | None = None,
+    engine: str = "",
 ) -> str | None:
     """A search's ``score`` for the side to move of ``state``, where it says more than the
     decision's ``value``: always without a value, else only a proven result with its distance
     (MCTS's score is its value again); None where it says nothing more. ``units``: a heuristic
     score says whose units it is in. ``plies``: the distance of an exact win or loss
-    (``SearchInfo.plies_to_end``, from a solver or tables), said in ``analyze``'s words."""
+    (``SearchInfo.plies_to_end``, from a solver or tables), said in ``analyze``'s words.
+    ``engine``: the search that decided (``SearchInfo.engine``); one of :data:`EXACT_ENGINES`
+    makes a value of 0 a proven draw, said ``a draw``."""
     side = state.game.symbols[state.to_move]
-    if value is not None and (exact := _exact_words(value, plies, side)) is not None:
+    if value is not None and (exact := _exact_words(value, plies, side, engine)) is not None:
         return exact
     if score is None or (value is not None and not _is_proven(score)):
         return None
     return _score_text(score, side, units)
 
 
-def _exact_words(value: float, plies: int | None, side: str) -> str | None:
-    """An exact win or loss with its known distance in words (``a win for X in 21 plies``);
-    None for anything else."""
+def _exact_words(value: float, plies: int | None, side: str, engine: str = "") -> str | None:
+    """An exact win or loss with its known distance in words (``a win for X in 21 plies``), an
+    exact engine's draw (``a draw``, as ``analyze`` says it); None for anything else."""
+    if value == 0.0 and engine in EXACT_ENGINES:
+        return value_words(DRAW, None, side)
     if plies is None or abs(value) != 1.0:
         return None
     return value_words(WIN if value > 0 else LOSS, plies, side)
@@ -174,6 +190,7 @@ def _show_policy(console: Console, state: Any, policy: Any) -> None:
 
 
 __all__ = [
+    "EXACT_ENGINES",
     "POLICY_ROWS",
     "SEARCH_AGENT",
     "SEARCH_SECONDS",
