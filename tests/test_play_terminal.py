@@ -979,3 +979,12 @@ def test_on_a_clock_the_advisers_start_up_is_not_charged_to_the_person_its_answe
     assert out.count("hint: ") == 2
     assert script.prompts[1] == "move 1, you are X, 0:57.0 left > "  # 2 s typing and a 1 s answer
     assert game.session.turns[0].seconds == 2.0 + 1.0 + 1.5 + 1.0 + 0.5
+
+
+def test_cli_a_nim_position_of_other_piles_suggests_the_game_of_those_piles() -> None:
+    result = CliRunner().invoke(cli_app(), ["play", "--game", "nim", "--position", "3-4-5"])
+    assert result.exit_code == 2
+    assert (
+        "this game has 4 piles, got [3, 4, 5] (a game of these piles: --game nim:piles=3-4-5)"
+        in result.output
+    )

@@ -76,6 +76,19 @@ class Take:
         return cls(int(pile) - 1, int(count))
 
 
+def _game_of(piles: Any) -> str:
+    """`` (a game of these piles: --game nim:piles=3-4-5)`` for piles that make one, else "":
+    a position of another count of piles is most often meant as the start of such a game."""
+    if not isinstance(piles, list | tuple) or not all(type(p) is int for p in piles):
+        return ""
+    spec = f"nim:piles={'-'.join(str(p) for p in piles)}"
+    try:
+        Nim(piles=tuple(piles))
+    except ValueError:  # piles no game starts from (too many, too large): no suggestion
+        return ""
+    return f" (a game of these piles: --game {spec})"
+
+
 def _is_number(text: str) -> bool:
     return text.isascii() and text.isdigit() and len(text) <= 9
 
@@ -202,7 +215,9 @@ class Nim(base.Game):
         """A position from its piles (whole numbers), the side to move (0 or 1) and the ply;
         PositionParseError if they do not fit this game."""
         if not isinstance(piles, list | tuple) or len(piles) != len(self.piles):
-            raise PositionParseError(f"this game has {len(self.piles)} piles, got {str(piles)[:40]}")
+            raise PositionParseError(
+                f"this game has {len(self.piles)} piles, got {str(piles)[:40]}{_game_of(piles)}"
+            )
         if any(isinstance(p, bool) or not isinstance(p, int | np.integer) for p in piles):
             raise PositionParseError(f"piles must be whole numbers, got {str(list(piles))[:60]}")
         if any(not 0 <= p <= self.max_pile for p in piles):
