@@ -988,3 +988,13 @@ def test_cli_a_nim_position_of_other_piles_suggests_the_game_of_those_piles() ->
         "this game has 4 piles, got [3, 4, 5] (a game of these piles: --game nim:piles=3-4-5)"
         in result.output
     )
+
+
+def test_cli_from_a_position_with_the_agent_to_move_the_intro_says_it_moves_first() -> None:
+    args = ["play", "--game", "quixo:size=3", "--position", "X.O.O.X.. O 5"]
+    result = CliRunner().invoke(cli_app(), args, input="quit\n", env={"COLUMNS": "200"})
+    assert "you are X (first), greedy is O; greedy (O) moves first, --side o to play O." in result.output
+    chosen = CliRunner().invoke(cli_app(), [*args, "--side", "x"], input="quit\n", env={"COLUMNS": "200"})
+    assert "greedy is O; greedy (O) moves first. Type help" in chosen.output
+    mine = CliRunner().invoke(cli_app(), [*args, "--side", "o"], input="quit\n", env={"COLUMNS": "200"})
+    assert "you are O (second), greedy is X. Type help" in mine.output

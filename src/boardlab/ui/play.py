@@ -127,7 +127,9 @@ def play(
         sys.stdin.reconfigure(errors="replace")  # type: ignore[union-attr]  # bad bytes: a refused move
     with sigterm_as_interrupt() as termination:
         try:
-            _play_game(state, (agent, hints), seed, (limit, clock), human_side, console)
+            chosen = side is not None or human_first is not None
+            other = "" if chosen else f"--side {'xo'[1 - human_side]}"  # said where the agent starts
+            _play_game(state, (agent, hints), seed, (limit, clock), (human_side, other), console)
             if termination.requested:  # a signal that landed where it could not raise
                 raise KeyboardInterrupt
         except KeyboardInterrupt:  # the agent's process is stopped by now
@@ -140,14 +142,16 @@ def _play_game(
     specs: tuple[str, str],
     seed: int | None,
     limits: tuple[float | None, TimeControl | None],
-    side: int,
+    sides: tuple[int, str],
     console: Console,
 ) -> None:
     """Start the agent's process (``specs``: the agent and the adviser), play the game in the
-    terminal (``limits``: the agent's seconds per move, the game clock), then stop the
+    terminal (``limits``: the agent's seconds per move, the game clock; ``sides``: the person's
+    side and how to choose the other, unless they chose), then stop the
     processes; a KeyboardInterrupt (Ctrl-C, SIGTERM) passes through once they are stopped."""
     agent, hints = specs
     limit, clock = limits
+    side, other_side = sides
     try:
         with console.status(Text(f"starting {shorten(agent)}...")):
             opponent = AgentProcess(state.game.spec, agent, seed, limit)
@@ -167,6 +171,7 @@ def _play_game(
             move_timeout=limit,
             adviser=adviser,
             time_control=clock,
+            other_side=other_side,
         ).run()
 
 

@@ -92,6 +92,9 @@ class TerminalGame:
     :class:`~boardlab.play.session.Session`), and the person's thinking, from the prompt of
     their turn to their move, is charged to theirs; a person who thought past what was left
     loses on time and the move is not played. ``timer`` (seconds, monotonic) measures both.
+
+    Where the agent is to move in the first position, the intro says so, with ``other_side``
+    (how to play the other side instead, such as ``--side o``) where one is given.
     """
 
     def __init__(
@@ -107,6 +110,7 @@ class TerminalGame:
         adviser: Callable[[], Player] | None = None,
         time_control: TimeControl | None = None,
         timer: Callable[[], float] = time.perf_counter,
+        other_side: str = "",
     ) -> None:
         if human_side not in (0, 1):
             raise ValueError(f"human side must be 0 (first) or 1 (second), got {human_side}")
@@ -124,6 +128,7 @@ class TerminalGame:
         self._start_adviser = adviser
         self._adviser: Player | None = None
         self._moves_shown = False  # the Moves line is printed once, at the end or an interrupt
+        self._other_side = other_side
 
     @property
     def state(self) -> Any:
@@ -348,9 +353,18 @@ class TerminalGame:
             Text.assemble(
                 (self.state.game.title, "bold"),
                 f": you are {human} ({SIDE_NAMES[self.human_side]}), ",
-                f"{self.agent_label} is {agent}. Type help for the commands.",
+                f"{self.agent_label} is {agent}{self._who_starts()}. Type help for the commands.",
             )
         )
+
+    def _who_starts(self) -> str:
+        """``; greedy (O) moves first, --side o to play O`` where the agent is to move at the start
+        (a position given with the other side to move), else ""."""
+        if self.session.to_move == self.human_side:
+            return ""
+        agent = self.symbols[1 - self.human_side]
+        switch = f", {self._other_side} to play {agent}" if self._other_side else ""
+        return f"; {self.agent_label} ({agent}) moves first{switch}"
 
     def _show_position(self) -> None:
         self.console.print()
