@@ -743,12 +743,14 @@ def clocked(
     return result, console.file.getvalue(), script, game, agent  # type: ignore[attr-defined]
 
 
-def test_a_clock_reads_minutes_seconds_and_tenths_counting_down() -> None:
-    assert [clock_text(s) for s in (60, 58.3, 58.26, 0.01, 0.0, -2.0, 754.5)] == [
+def test_a_clock_reads_minutes_seconds_and_tenths_cut_as_chess_clocks_show_them() -> None:
+    assert [clock_text(s) for s in (60, 58.3, 58.26, 1.95, 0.7, 0.09, 0.0, -2.0, 754.5)] == [
         "1:00.0",
         "0:58.3",
-        "0:58.3",
-        "0:00.1",  # not empty yet
+        "0:58.2",
+        "0:01.9",  # never more than is left
+        "0:00.7",
+        "0:00.0",
         "0:00.0",
         "0:00.0",
         "12:34.5",

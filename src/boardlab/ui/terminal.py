@@ -444,9 +444,9 @@ def result_line(result: PlayResult, agent_label: str, symbols: tuple[str, str] =
 
 
 def clock_text(seconds: float) -> str:
-    """A clock's time as ``m:ss.s``, in tenths rounded up as a clock counting down shows them
-    (a full clock reads full, and 0:00.0 only once empty), never below zero."""
-    tenths = max(0, math.ceil(seconds * 10 - 1e-6))  # 1e-6: 58.3 s is 583 tenths, not 583.00...1
+    """A clock's time as ``m:ss.s``, its tenths cut rather than rounded, as chess clocks show
+    them (1.95 s left reads 0:01.9, never more than is left), never below zero."""
+    tenths = max(0, math.floor(seconds * 10 + 1e-6))  # 1e-6: 58.3 s is 583 tenths, not 582.99...9
     minutes, rest = divmod(tenths, 600)
     return f"{minutes}:{rest // 10:02d}.{rest % 10}"
 

@@ -362,8 +362,8 @@ function draw() {
 // --- game clocks: the server's reading at its answer, the running one counted down here -------
 
 function clockText(seconds) {
-  // m:ss.s in tenths rounded up, as a clock counting down shows them (0:00.0 only once empty)
-  const tenths = Math.max(0, Math.ceil(seconds * 10 - 1e-6));
+  // m:ss.s, its tenths cut rather than rounded, as chess clocks show them (as the terminal does)
+  const tenths = Math.max(0, Math.floor(seconds * 10 + 1e-6));
   const rest = tenths % 600;
   return Math.floor(tenths / 600) + ":" + String(Math.floor(rest / 10)).padStart(2, "0") + "." + (rest % 10);
 }
