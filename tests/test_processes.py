@@ -151,6 +151,14 @@ STDIN_STARTS = {
         "except ProcessStartError as err:\n"
         "    print('refused:', err)\n"
     ),
+    "the web server": (
+        "from boardlab.ui.web.app import ServeSettings\n"
+        "from boardlab.ui.web.server import ServeError, serve\n"
+        "try:\n"
+        "    serve(ServeSettings(), port=0)\n"
+        "except ServeError as err:\n"
+        "    print('refused:', err)\n"
+    ),
     "a course module's import check": (
         "from boardlab.agents.base import AgentSpecError\n"
         "from boardlab.interop.course import check_import\n"
@@ -163,6 +171,7 @@ STDIN_STARTS = {
 STDIN_PREFIXES = {
     "an agent in a child process": "",
     "the web server's worker pool": "",
+    "the web server": "",
     "a course module's import check": "course: cannot check that 'json' imports cleanly: ",
 }
 FORKSERVER_PID = (

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from boardlab.core.processes import main_module_problem
 from boardlab.ui.web.app import ServeSettings, create_app
 
 STARTUP_FAILURE = 3
@@ -15,7 +16,8 @@ STARTUP_FAILURE = 3
 
 
 class ServeError(ValueError):
-    """A server that cannot start: the address is taken, the store is missing."""
+    """A server that cannot start: the address is taken, the store is missing, a program read
+    from standard input (whose worker processes could not start)."""
 
 
 def check_address(host: str, port: int) -> None:
@@ -56,6 +58,8 @@ def serve(
     import uvicorn
 
     check_address(host, port)
+    if (problem := main_module_problem()) is not None:  # its workers could not start
+        raise ServeError(problem)
     config = uvicorn.Config(
         create_app(settings), host=host, port=port, log_level=log_level, timeout_graceful_shutdown=3
     )
