@@ -990,6 +990,9 @@ def test_cli_a_nim_position_of_other_piles_suggests_the_game_of_those_piles() ->
         "this game has 4 piles, got [3, 4, 5] (a game of these piles: --game nim:piles=3-4-5)"
         in result.output
     )
+    args = ["play", "--game", "nim:k=2,misere=false", "--position", "3-4-5"]
+    other_rules = CliRunner().invoke(cli_app(), args)
+    assert "(a game of these piles: --game nim:piles=3-4-5,k=2,misere=false)" in other_rules.output
 
 
 def test_cli_from_a_position_with_the_agent_to_move_the_intro_says_it_moves_first() -> None:

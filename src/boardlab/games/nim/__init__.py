@@ -14,7 +14,7 @@ starting pile.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -76,17 +76,17 @@ class Take:
         return cls(int(pile) - 1, int(count))
 
 
-def _game_of(piles: Any) -> str:
-    """`` (a game of these piles: --game nim:piles=3-4-5)`` for piles that make one, else "":
-    a position of another count of piles is most often meant as the start of such a game."""
+def _game_of(game: Nim, piles: Any) -> str:
+    """`` (a game of these piles: --game nim:piles=3-4-5)`` (``game``'s other options kept) for
+    piles that make one, else "": a position of another count of piles is most often meant as
+    the start of such a game."""
     if not isinstance(piles, list | tuple) or not all(type(p) is int for p in piles):
         return ""
-    spec = f"nim:piles={'-'.join(str(p) for p in piles)}"
     try:
-        Nim(piles=tuple(piles))
+        other = replace(game, piles=tuple(piles))
     except ValueError:  # piles no game starts from (too many, too large): no suggestion
         return ""
-    return f" (a game of these piles: --game {spec})"
+    return f" (a game of these piles: --game {other.spec})"
 
 
 def _is_number(text: str) -> bool:
@@ -216,7 +216,7 @@ class Nim(base.Game):
         PositionParseError if they do not fit this game."""
         if not isinstance(piles, list | tuple) or len(piles) != len(self.piles):
             raise PositionParseError(
-                f"this game has {len(self.piles)} piles, got {str(piles)[:40]}{_game_of(piles)}"
+                f"this game has {len(self.piles)} piles, got {str(piles)[:40]}{_game_of(self, piles)}"
             )
         if any(isinstance(p, bool) or not isinstance(p, int | np.integer) for p in piles):
             raise PositionParseError(f"piles must be whole numbers, got {str(list(piles))[:60]}")
