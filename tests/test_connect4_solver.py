@@ -255,7 +255,7 @@ def test_a_built_book_lives_in_the_tables_folder_and_is_read_where_it_is_as_deep
     c4.default_book.cache_clear()
     try:
         shipped = c4.default_book()
-        assert shipped is not None and shipped.stones == 4  # nothing built yet: the package's
+        assert shipped is not None and shipped.stones == 5  # nothing built yet: the package's
         for stones in (shipped.stones - 1, shipped.stones, shipped.stones + 1):
             read = max(stones, shipped.stones)  # the built one where they are as deep
             built = Book(7, 6, stones, np.array([1], np.int64), np.array([0], np.int8))
@@ -279,13 +279,13 @@ def test_the_shipped_book_gives_the_published_values_of_the_start() -> None:
     """The first player wins 7x6 Connect Four (Allis; Allen, 1988), scoring 1 with perfect play,
     and the first moves score -2 -1 0 1 0 -1 -2 from the left (the published analysis)."""
     book = Book.load(c4.SHIPPED_BOOK)
-    assert (book.width, book.height, book.stones) == (7, 6, 4)
+    assert (book.width, book.height, book.stones) == (7, 6, 5)
     solver = Solver(7, 6, tt_log2=10, book=book)
     start = ConnectFour().initial()
     assert solver.solve(start) == 1
     assert solver.analyze(start) == [-2, -1, 0, 1, 0, -1, -2]
-    # every move's score up to the fourth stone, each position's score its best child's
-    for moves in ("4", "44", "43", "17", "444", "435", "176"):
+    # every move's score up to the fifth stone, each position's score its best child's
+    for moves in ("4", "44", "43", "17", "444", "435", "176", "4444", "1234", "7653"):
         state = ConnectFour().play_moves(moves)
         scores = [s for s in solver.analyze(state) if s is not None]
         assert solver.solve(state) == max(scores)

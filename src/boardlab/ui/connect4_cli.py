@@ -74,7 +74,7 @@ def _waiting(solver: Any, state: Any, doing: str = "solving") -> str:
     if book <= state.ply <= 8:
         return (
             f"{doing} (positions this early can take minutes; an opening book answers them at once: "
-            "`boardlab solve connect4 --book 5` builds one)..."
+            "`boardlab solve connect4 --book 6` builds one)..."
         )
     return f"{doing}..."
 

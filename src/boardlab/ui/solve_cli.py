@@ -179,7 +179,7 @@ def solve_command(
                 raise typer.Exit(termination.exit_code) from None
         return
     if book is not None:
-        fail("--book builds the Connect Four opening book: boardlab solve connect4 --book 5")
+        fail("--book builds the Connect Four opening book: boardlab solve connect4 --book 6")
     rulebook = _quixo_rulebook(game, "solve")
     if position:
         fail("a Quixo solve takes no position; analyze a position with: boardlab analyze POSITION")
@@ -371,7 +371,7 @@ def analyze_command(
         if not analyze_connect4(position, game=game.strip().lower(), seconds=budget):
             why = (
                 f"the solver settled not every move within {budget:g} s (--seconds gives it more; "
-                "an opening book answers early positions at once: boardlab solve connect4 --book 5)"
+                "an opening book answers early positions at once: boardlab solve connect4 --book 6)"
             )
             state = read_position(game, position)
             console = make_console(highlight=False)

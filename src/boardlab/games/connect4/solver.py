@@ -662,8 +662,8 @@ def default_book_path() -> Path:
 
 
 SHIPPED_BOOK = Path(__file__).with_name("data") / BOOK_FILE
-"""The small 7 x 6 book that ships with the package: every position of four stones or fewer,
-so that the first five moves are answered at once."""
+"""The small 7 x 6 book that ships with the package: every position of five stones or fewer,
+so that the first six moves are answered at once."""
 
 
 @functools.cache
