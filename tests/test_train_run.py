@@ -220,6 +220,15 @@ def test_every_method_s_checkpoint_and_model_tell_a_folder_holds_a_run() -> None
         assert {chosen.checkpoint_file, chosen.model_file} <= set(RUN_FILES), kind
 
 
+def _run_folder(tmp_path: Path, files: dict[str, str]) -> Path:
+    """A run folder holding ``files`` (name: text), as another run or a stray file leaves it."""
+    out = tmp_path / "run"
+    out.mkdir()
+    for name, text in files.items():
+        (out / name).write_text(text)
+    return out
+
+
 @pytest.mark.parametrize(
     ("kind", "files", "phrase"),
     [
@@ -233,10 +242,7 @@ def test_every_method_s_checkpoint_and_model_tell_a_folder_holds_a_run() -> None
 def test_a_folder_holding_another_run_is_refused_without_force(
     tmp_path: Path, kind: str, files: dict[str, str], phrase: str
 ) -> None:
-    out = tmp_path / "run"
-    out.mkdir()
-    for name, text in files.items():
-        (out / name).write_text(text)
+    out = _run_folder(tmp_path, files)
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     result = _train(kind, "--out", str(out), "--episodes" if kind != "ga" else "--epochs", "1")
     lines = [line for line in result.output.splitlines() if line.strip()]
@@ -1079,10 +1085,7 @@ def test_a_resumed_run_takes_its_game_from_the_run_unless_given_another(
 def test_resuming_a_folder_of_another_kind_of_run_names_that_kind(
     tmp_path: Path, kind: str, files: dict[str, str], phrase: str
 ) -> None:
-    out = tmp_path / "run"
-    out.mkdir()
-    for name, text in files.items():
-        (out / name).write_text(text)
+    out = _run_folder(tmp_path, files)
     with pytest.raises(UsageProblem) as refused:
         plan_command(kind, _options(out, resume=True), [])
     assert str(refused.value).startswith("nothing to resume: --out ") and phrase in str(refused.value)
