@@ -1122,3 +1122,45 @@ def test_only_the_fully_searched_positions_train_the_policy(tmp_path: Path, full
     )
     losses = run.train_iteration(0, n)
     assert (losses["policy_loss"] > 0) == full
+
+
+# --- temperature -----------------------------------------------------------------------------------
+
+
+class _Visits:
+    """A finished search whose root children are ``visits`` (moves 0, 1, ...)."""
+
+    def __init__(self, visits: list[int]) -> None:
+        self.tree = self
+        self.visits = np.array(visits)
+
+    def root_children(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return np.arange(len(self.visits)), self.visits, np.zeros(len(self.visits))
+
+
+@pytest.mark.parametrize(("temperature", "share"), [(1.0, 0.75), (0.5, 0.9)])
+def test_temperature_draws_moves_by_their_visits_to_the_power_one_over_it(
+    temperature: float, share: float
+) -> None:
+    agent = make_agent(f"alphazero:temperature={temperature}", seed=5)
+    draws = [agent.drawn(TTT.initial(), _Visits([0, 1, 3])) for _ in range(4000)]
+    assert 0 not in draws  # a move never visited is never drawn
+    assert draws.count(2) / len(draws) == pytest.approx(share, abs=0.02)
+
+
+def test_temperature_draws_only_in_the_first_temp_plies() -> None:
+    agent = make_agent("alphazero:temperature=1,temp_plies=2", seed=0)
+    assert agent.drawn(TTT.parse_position("X...O...."), _Visits([1, 1])) is None  # ply 2
+    assert agent.drawn(TTT.parse_position("X........"), _Visits([1, 1])) is not None
+    assert make_agent("alphazero", seed=0).drawn(TTT.initial(), _Visits([1, 1])) is None
+
+
+def test_a_drawn_move_that_loses_at_once_is_not_played(model_dir: str) -> None:
+    # O to move must block c1; at a temperature of 100 the draw is near uniform, and the check
+    # for a forced loss turns every other move down (without it, the draw plays them)
+    state = TTT.parse_position("XX.O.....")
+    spec = f"alphazero:model={tiny_model(model_dir)},sims=32,temperature=100"
+    checked = {str(make_agent(f"{spec},proof=3", seed=s, game=TTT).act(state).move) for s in range(12)}
+    unchecked = {str(make_agent(f"{spec},proof=0", seed=s, game=TTT).act(state).move) for s in range(12)}
+    assert checked == {"c1"}
+    assert len(unchecked) > 2

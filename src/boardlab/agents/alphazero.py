@@ -13,6 +13,10 @@ and the move the tree search picks is checked by one of ``proof - 1`` plies for 
 ranks low is one the tree search may never visit, and alpha-beta proves such lines in a
 fraction of the time. ``proof=0`` leaves the move to the network search alone.
 
+``temperature=T`` draws the move in the game's first ``temp_plies`` plies with probability of
+its visits to the power ``1/T`` (the move drawn is checked for a forced loss as the best one
+is), for varied play; 0 plays the most visited move.
+
 While it searches, the process's PyTorch runs on ``threads`` threads (default 1).
 
 A model made for another game or another board size is refused with one line, when the agent
@@ -78,6 +82,16 @@ class AlphaZeroSettings:
         "loss after the move chosen (0: none)",
         minimum=0,
         maximum=12,
+    )
+    temperature: float = option(
+        0.0,
+        "play a move drawn with probability of its visits to the power 1/temperature in the "
+        "first temp_plies plies (0: the most visited; 1: in proportion to the visits)",
+        minimum=0,
+        maximum=100,
+    )
+    temp_plies: int = option(
+        30, "plies from the start of the game in which temperature draws the move", minimum=0, maximum=10**6
     )
     threads: int = option(
         1,
@@ -237,10 +251,26 @@ class AlphaZeroAgent(Agent):
         seconds = 0.0 if deadline is None else max(deadline - time.perf_counter(), 1e-4)
         return proven_value(self.proved(after, self.settings.proof - 1, seconds).score) == 1
 
+    def drawn(self, state: Any, search: Search) -> int | None:
+        """A root action drawn with probability of its visits to the power ``1/temperature``, in
+        the game's first ``temp_plies`` plies; None when the settings draw no move there."""
+        s = self.settings
+        if s.temperature <= 0 or state.ply >= s.temp_plies:
+            return None
+        moves, visits, _ = search.tree.root_children()
+        # visits over the most visited first: visits ** (1 / T) stays finite for small T
+        weights = (visits / max(int(visits.max()), 1)) ** (1.0 / s.temperature)
+        if weights.sum() <= 0:
+            return None
+        return int(moves[self.np_rng.choice(len(moves), p=weights / weights.sum())])
+
     def choose_safe(self, state: Any, search: Search, deadline: float | None = None) -> int:
-        """The search's best action unless it is proven to lose; then the most visited one that
-        is not (the best action if every one is, or once ``deadline`` has passed)."""
-        best, _ = search.best()
+        """The move drawn by ``temperature`` or else the search's best, unless it is proven to
+        lose; then the most visited one that is not (the best action if every one is, or once
+        ``deadline`` has passed)."""
+        best = self.drawn(state, search)
+        if best is None:
+            best, _ = search.best()
         if not self.settings.proof or not self.loses(state, best, deadline):
             return best
         moves, visits, _ = search.tree.root_children()
