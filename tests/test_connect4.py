@@ -22,7 +22,7 @@ from boardlab.games.base import (
     transform_actions,
     transform_observations,
 )
-from boardlab.games.connect4 import Column, ConnectFour, ConnectFourState
+from boardlab.games.connect4 import STONE_STYLES, Column, ConnectFour, ConnectFourState
 from boardlab.games.connect4 import kernel as ck
 
 # (width, height, connect): the standard board, 8x7 which uses all 64 bits, small boards
@@ -397,6 +397,11 @@ def test_views(game: ConnectFour) -> None:
     assert [str(span.style) for span in rendered.spans].count("bold yellow reverse") == 1
     assert game.render(state, last_move=2).spans == rendered.spans
     assert "reverse" not in str(game.render(state).spans)
+    assert "underline" not in str(rendered.spans)
+    won = game.parse_position("4455667")  # X's four on the bottom row, columns 4-7
+    underlined = [s for s in game.render(won, last_move=7).spans if "underline" in str(s.style)]
+    assert len(underlined) == 4 and all(str(s.style).startswith(STONE_STYLES[0]) for s in underlined)
+    assert won.render(7).plain.splitlines()[-2].endswith("X X X X")
     view = state.to_json()
     assert view["cells"][-1] == "..OXX.." and view["heights"] == [0, 0, 1, 2, 1, 0, 0]
     assert view["board"][-1] == [-1, -1, 1, 0, 0, -1, -1]

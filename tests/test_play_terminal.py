@@ -174,6 +174,18 @@ def test_the_board_shows_coordinates_and_the_last_move() -> None:
     assert "dim underline" in styles  # the blanks of row 1 that slid
 
 
+def test_a_won_board_underlines_the_winning_line_not_the_moved_one() -> None:
+    # the cube from a1 goes in at a5: column a slides up, X's cube from a4 completes row 3
+    move = Move.parse("a1a5")
+    won = State.from_text("...../...../.XXXX/X...O/O.O.. X 10").play(move)
+    text = won.render(move)
+    lines = text.plain.splitlines()
+    assert lines[3].split() == ["3", "X", "X", "X", "X", "X"] and won.winner == 0
+    row_3 = sum(len(line) + 1 for line in lines[:3])
+    underlined = {(span.start, span.end) for span in text.spans if "underline" in str(span.style)}
+    assert underlined == {(row_3 + 4 + 2 * x, row_3 + 5 + 2 * x) for x in range(5)}
+
+
 # --- the command ----------------------------------------------------------------------------
 
 

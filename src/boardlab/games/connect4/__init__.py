@@ -380,15 +380,19 @@ class ConnectFour(Game):
 
     def render(self, state: State, last_move: Any = None) -> Text:
         """The board with red X and yellow O stones; the top stone of ``last_move``'s column
-        (a Column, an action or a column number) in reverse."""
+        (a Column, an action or a column number) in reverse, the stones of a winning line
+        underlined."""
         cell = len(str(self.width))
         last = self._last_cell(state, last_move)
+        won = set(self.winning_cells(state))
         text = Text()
         for top_row, row in enumerate(_board(state)):
             for col, value in enumerate(row):
                 if col:
                     text.append(" ")
                 style = "dim" if value < 0 else STONE_STYLES[value]
+                if (col, top_row) in won:
+                    style += " underline"
                 if (col, top_row) == last:
                     style += " reverse"
                 text.append(_symbol(value).rjust(cell), style=style)

@@ -262,9 +262,10 @@ class Quixo(base.Game):
         return "\n".join(lines)
 
     def render(self, state: base.State, last_move: Any = None) -> Text:
-        """The board with coordinates; the last move's line underlined, its cube in reverse video."""
+        """The board with coordinates; the last move's cube in reverse video and its line
+        underlined, or once the game is won the winning line(s)."""
         rows = _board(state)
-        moved = _moved_cells(last_move)
+        moved = set(self.winning_cells(state)) or _moved_cells(last_move)
         destination = last_move.destination if isinstance(last_move, Move) else None
         text = Text()
         text.append("    " + " ".join("abcde"[: self.size]) + "\n", style="dim")
