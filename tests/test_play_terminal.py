@@ -1015,3 +1015,40 @@ def test_cli_from_a_position_with_the_agent_to_move_the_intro_says_it_moves_firs
     assert "greedy is O; greedy (O) moves first. Type help" in chosen.output
     mine = CliRunner().invoke(cli_app(), [*args, "--side", "o"], input="quit\n", env={"COLUMNS": "200"})
     assert "you are O (second), greedy is X. Type help" in mine.output
+
+
+@pytest.mark.timeout(120)
+def test_cli_on_a_terminal_the_up_arrow_recalls_the_move_typed_before() -> None:
+    import pty
+    import select
+
+    primary, secondary = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "boardlab", "play", "--game", "connect4", "--agent", "random", "--seed", "1"],
+        stdin=secondary,
+        stdout=secondary,
+        stderr=secondary,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    os.close(secondary)
+    seen = b""
+
+    def read_until(text: bytes) -> None:
+        nonlocal seen
+        while text not in seen:
+            ready, _, _ = select.select([primary], [], [], 60)
+            assert ready, seen[-400:]
+            seen += os.read(primary, 4096)
+
+    try:
+        read_until(b"move 1,")
+        os.write(primary, b"4\r")
+        read_until(b"move 3,")
+        os.write(primary, b"\x1b[A\r")  # the up arrow, then Enter: the "4" typed before, again
+        read_until(b"move 5,")
+        os.write(primary, b"quit\r")
+        read_until(b"Game left unfinished")
+    finally:
+        process.wait(timeout=60)
+        os.close(primary)
+    assert re.search(rb"Moves: \S*4\S* [1-7] \S*4\S* [1-7]", seen), seen[-400:]

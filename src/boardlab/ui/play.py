@@ -161,6 +161,7 @@ def _play_game(
     def adviser() -> AgentProcess:
         return AgentProcess(state.game.spec, hints, 0, move_limit(hints))
 
+    _edit_lines()
     with opponent:
         TerminalGame(
             state,
@@ -173,6 +174,15 @@ def _play_game(
             time_control=clock,
             other_side=other_side,
         ).run()
+
+
+def _edit_lines() -> None:
+    """On a terminal, the move prompt edits its line (arrow keys, Ctrl-A, Ctrl-E, ...) and
+    recalls earlier lines with the up arrow: Python's ``input()``, which the prompt reads with,
+    does so once ``readline`` is loaded (not on every platform: there, plain lines)."""
+    if sys.stdin.isatty():
+        with contextlib.suppress(ImportError):
+            import readline  # noqa: F401
 
 
 def _time_control(text: str | None, move_timeout: float | None) -> TimeControl | None:
