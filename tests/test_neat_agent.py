@@ -194,11 +194,94 @@ def test_cli_trains_writes_plots_and_resumes(tmp_path: Path) -> None:
     ):
         assert (out / name).is_file()
     assert not (out / "learning_curve.png").exists()  # --eval-games 0: no curve games to draw
+    assert json.loads((out / "checkpoint.json").read_text())["curve"] == []  # --eval-games 0
     again = CliRunner().invoke(app, [*base, "--epochs", "1"])
     assert again.exit_code == 2 and "--resume" in again.output
     resumed = CliRunner().invoke(app, [*base, "--epochs", "2", "--resume"])
     assert resumed.exit_code == 0, resumed.output
     assert json.loads((out / "summary.json").read_text())["generations"] == 2
+
+
+def _grown(config: neat.Config, generations: int, seed: int = 3) -> dict:
+    """neat-python's population after ``generations`` generations of a fixed fitness (the sum
+    of the weights), as genome key: connection weights."""
+    random.seed(seed)
+    population = neat.Population(config)
+
+    def fitness(genomes: list, _: neat.Config) -> None:
+        for _, genome in genomes:
+            genome.fitness = sum(c.weight for c in genome.connections.values())
+
+    population.run(fitness, generations)
+    return {k: sorted(c.weight for c in g.connections.values()) for k, g in population.population.items()}
+
+
+def _neat_python_config(params: nq.NeatParams, tmp_path: Path) -> neat.Config:
+    """neat-python's own classes, reading the configuration the model file keeps."""
+    path = tmp_path / "neat.ini"
+    path.write_text(nq.config_text(params, INPUTS))
+    classes = (neat.DefaultGenome, neat.DefaultReproduction, neat.DefaultSpeciesSet, neat.DefaultStagnation)
+    return neat.Config(*classes, str(path))
+
+
+def test_where_every_species_fits_the_population_evolves_as_in_neat_python(tmp_path: Path) -> None:
+    params = nq.params_for({"population": 20, "compatibility": 1.5})
+    ours = _grown(nq.make_config(params, INPUTS), 4)
+    assert ours == _grown(_neat_python_config(params, tmp_path), 4)
+
+
+@pytest.mark.parametrize("hyper", [{"compatibility": 0.01}, {"compatibility": 0.5, "elitism": 3}])
+def test_more_species_than_the_population_can_hold_drop_the_least_fit(tmp_path: Path, hyper: dict) -> None:
+    """neat-python refuses to breed them (a RuntimeError); the run keeps its population size."""
+    params = nq.params_for({"population": 6, **hyper})
+    with pytest.raises(RuntimeError, match="Configuration conflict"):
+        _grown(_neat_python_config(params, tmp_path), 3)
+    config = nq.make_config(params, INPUTS)
+    random.seed(3)
+    population = neat.Population(config)
+    for _ in range(3):
+        fitness = {key: float(key) for key in population.population}  # the younger, the fitter
+        for key, genome in population.population.items():
+            genome.fitness = fitness[key]
+        population.species.speciate(config, population.population, population.generation)
+        assert len(population.species.species) > 6 // max(2, params.elitism)  # more than fit
+        fittest = max(
+            population.species.species.values(), key=lambda s: max(m.fitness for m in s.members.values())
+        )
+        kept = population.reproduction.reproduce(config, population.species, 6, population.generation)
+        assert len(kept) == 6
+        assert fittest.key in population.species.species  # the least fit species went first
+        assert len(population.species.species) <= 6 // max(2, params.elitism)
+        population.population = kept
+        population.generation += 1
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("hyper", ["compatibility=0.01", "survival=0.01,compatibility=0.3"])
+def test_a_run_with_many_small_species_trains_and_resumes_as_an_uninterrupted_one(
+    tmp_path: Path, hyper: str
+) -> None:
+    params = nq.parse_hyper(f"population=6,games=1,champion_games=0,workers=1,{hyper}")
+    straight, split = tmp_path / "straight", tmp_path / "split"
+    assert train(nq.Evolution.start(QUIXO, params, 0), 4, checkpoint=straight / nq.CHECKPOINT_FILE)
+    assert train(nq.Evolution.start(QUIXO, params, 0), 1, checkpoint=split / nq.CHECKPOINT_FILE)
+    assert train(
+        nq.Evolution.resume(split / nq.CHECKPOINT_FILE, QUIXO), 4, checkpoint=split / nq.CHECKPOINT_FILE
+    )
+    a = json.loads((straight / nq.CHECKPOINT_FILE).read_text())
+    b = json.loads((split / nq.CHECKPOINT_FILE).read_text())
+    assert a["history"] == b["history"] and len(a["history"]) == 4
+    assert all(sum(h["species"].values()) == 6 for h in a["history"])
+
+
+def test_the_learning_curve_starts_at_the_first_champion_not_at_a_point_of_no_games(tmp_path: Path) -> None:
+    run = nq.Evolution.start(QUIXO, nq.parse_hyper(TINY), 0)
+    try:
+        assert run.evaluate(["random"], 4) == []  # generation 0: no champion has played
+        assert train(run, 2, eval_every=1, eval_games=2, opponents=["random"])
+    finally:
+        run.close()
+    assert [(p["episode"], p["games"]) for p in run.curve] == [(1, 2), (2, 2)]
 
 
 @pytest.mark.parametrize(

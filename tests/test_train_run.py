@@ -754,6 +754,16 @@ def test_the_learning_curve_draws_each_opponents_shares_in_episode_order() -> No
     assert mistakes == ([10, 20], [9, 4])
 
 
+def test_a_curve_record_of_no_games_is_no_point_of_the_curve() -> None:
+    """Older NEAT checkpoints hold a record of 0 games per opponent before the first champion."""
+    from boardlab.train.plots import has_learning_curve, learning_curve_figure
+
+    empty = {"episode": 0, "opponent": "random", "games": 0, "wins": 0, "draws": 0, "losses": 0}
+    assert not has_learning_curve([empty])
+    (ax,) = learning_curve_figure([empty, _curve_point(1, "random", 30)], "test").axes
+    assert _lines(ax)["wins"] == ([1], [0.3])
+
+
 def test_the_learning_curve_says_what_played_its_games() -> None:
     """AlphaZero's curve games are searches of eval_sims simulations, not greedy play."""
     from boardlab.train.plots import learning_curve_figure

@@ -11,7 +11,9 @@ choose among safe moves. NEAT (Stanley & Miikkulainen 2002) grows the networks f
 plain input-to-output connections, adding nodes and connections by mutation, and protects new
 structures by speciation (species by compatibility distance, fitness shared within a species,
 stagnant species removed): all of this is neat-python's ``Population``, ``DefaultReproduction``,
-``DefaultSpeciesSet`` and ``DefaultStagnation``.
+``DefaultSpeciesSet`` and ``DefaultStagnation``, but for one change: when the species
+outnumber what the population can give each its minimum size, the least fit of them are
+removed as stagnant ones are (:class:`BoundedStagnation`), where neat-python would stop.
 
 **Fitness** is the mean score of games against a pool of opponents (a draw ½; a win
 ``1 - speed·t`` and a loss ``speed·t``, ``t`` the game's plies over 100, at most 1: among wins
@@ -197,16 +199,64 @@ def _float_gene(name: str, mean: float, stdev: float, power: float, rate: float,
     }
 
 
+class BoundedStagnation(neat.DefaultStagnation):  # type: ignore[misc]
+    """neat-python's stagnation, which also removes the least fit species beyond ``room``, the
+    most species the next generation can hold (set by :class:`BoundedReproduction`).
+
+    neat-python's reproduction gives every surviving species at least ``min_species_size``
+    genomes (and its elites), and raises a RuntimeError ("Configuration conflict") when the
+    species outnumber what the population can give them: a small ``compatibility`` (or a small
+    ``survival``, which breeds the population apart) can split a population of 30 into 28
+    species. Every value of those hyper-parameters is a fair experiment, so rather than refuse
+    it the run keeps going and the species that do not fit go the way stagnant ones go: the
+    least fit first (``update`` lists the species in ascending fitness). Where every species
+    fits, nothing changes: a run gives what neat-python alone gives.
+    """
+
+    room: int | None = None
+
+    def update(self, species_set: Any, generation: int) -> list[tuple[int, Any, bool]]:
+        """neat-python's verdicts, the least fit species beyond ``room`` marked for removal."""
+        marked: list[tuple[int, Any, bool]] = super().update(species_set, generation)
+        kept = [index for index, (_, _, stagnant) in enumerate(marked) if not stagnant]
+        excess = 0 if self.room is None else len(kept) - self.room
+        for index in kept[: max(excess, 0)]:
+            key, species, _ = marked[index]
+            marked[index] = (key, species, True)
+        return marked
+
+
+class BoundedReproduction(neat.DefaultReproduction):  # type: ignore[misc]
+    """neat-python's reproduction, which never keeps more species than the population can give
+    their minimum size (see :class:`BoundedStagnation`, which removes the others)."""
+
+    def reproduce(self, config: Any, species: Any, pop_size: int, generation: int) -> dict[int, Any]:
+        """The next generation, from at most ``pop_size // smallest`` species."""
+        settings = self.reproduction_config
+        smallest = max(settings.min_species_size, settings.elitism)  # what neat-python gives each
+        self.stagnation.room = max(1, pop_size // smallest)
+        population: dict[int, Any] = super().reproduce(config, species, pop_size, generation)
+        return population
+
+
 def make_config(params: NeatParams, num_inputs: int) -> neat.Config:
     """neat-python's ``Config`` for ``params``, read from a file in a temporary folder."""
+    text = config_text(params, num_inputs)
+    for base, ours in (
+        (neat.DefaultStagnation, BoundedStagnation),
+        (neat.DefaultReproduction, BoundedReproduction),
+    ):
+        # neat-python reads each class's settings from the section of its class name; the model
+        # file keeps the default names, which neat-python's own classes read
+        text = text.replace(f"[{base.__name__}]", f"[{ours.__name__}]")
     with tempfile.TemporaryDirectory(prefix="boardlab-neat-") as folder:
         path = Path(folder) / "neat.ini"
-        atomic_write_text(path, config_text(params, num_inputs))
+        atomic_write_text(path, text)
         return neat.Config(
             neat.DefaultGenome,
-            neat.DefaultReproduction,
+            BoundedReproduction,
             neat.DefaultSpeciesSet,
-            neat.DefaultStagnation,
+            BoundedStagnation,
             str(path),
         )
 
@@ -675,7 +725,10 @@ class Evolution(RunDefaults):
         return "the champion"
 
     def evaluate(self, opponents: Sequence[str], games: int) -> list[dict[str, Any]]:
-        """The champion against each fixed opponent (nothing before the first generation)."""
+        """The champion against each fixed opponent; nothing before the first generation, which
+        has no champion yet (a point of no games is no point of the curve)."""
+        if self.champion is None:
+            return []
         results = self.final_games(opponents, games, salt=self.generation)
         return [
             {"episode": self.generation, "opponent": o, **t} for o, t in tallies(results, opponents).items()
@@ -824,6 +877,8 @@ __all__ = [
     "DEFAULT_AGAINST",
     "KINDS",
     "MODEL_FILE",
+    "BoundedReproduction",
+    "BoundedStagnation",
     "Evolution",
     "FitnessTask",
     "NeatParams",

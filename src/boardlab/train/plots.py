@@ -49,14 +49,20 @@ def _save(figure: Figure, path: Path) -> Path:
     return atomic_savefig(figure, path)
 
 
+def _played(record: Mapping[str, Any]) -> bool:
+    """Whether a curve record counts games actually played: a record of no games (older NEAT
+    checkpoints hold one per opponent for generation 0, before any champion) is no point."""
+    return "wins" in record and record.get("games", 0) > 0
+
+
 def _opponents(records: Sequence[dict[str, Any]]) -> list[str]:
-    return list(dict.fromkeys(r["opponent"] for r in records if "wins" in r))
+    return list(dict.fromkeys(r["opponent"] for r in records if _played(r)))
 
 
 def has_learning_curve(curve: Sequence[dict[str, Any]]) -> bool:
     """Whether ``curve`` holds something :func:`plot_learning_curve` draws: games against an
     opponent, or counts of the moves giving away value (evalnet's curve holds losses only)."""
-    return any("wins" in r or "mistakes" in r for r in curve)
+    return any(_played(r) or "mistakes" in r for r in curve)
 
 
 def plot_learning_curve(
@@ -87,7 +93,7 @@ def learning_curve_figure(
     axes = np.atleast_1d(figure.subplots(max(panels, 1), 1, sharex=True))
     for ax, opponent in zip(axes, opponents, strict=False):
         rows = sorted(
-            (r for r in curve if r.get("opponent") == opponent and "wins" in r), key=lambda r: r["episode"]
+            (r for r in curve if r.get("opponent") == opponent and _played(r)), key=lambda r: r["episode"]
         )
         episodes = [r["episode"] for r in rows]
         for outcome in OUTCOMES:
