@@ -509,8 +509,12 @@ def test_the_es_fitness_legend_hides_no_line_and_epochs_are_whole() -> None:
     ax = figure.axes[0]
     legends = [*figure.legends, *([ax.get_legend()] if ax.get_legend() else [])]
     assert len(legends) == 1
-    assert [t.get_text() for t in legends[0].get_texts()][:2] == ["parent", "best child"]
+    labels = [t.get_text() for t in legends[0].get_texts()]
+    assert labels[:2] == ["parent (scored again on each epoch's fresh games)", "best child"]
+    assert "often lower on fresh games" in labels[-1]  # why the parent drops below its replacement
     assert not legends[0].get_window_extent(renderer).overlaps(ax.get_window_extent(renderer))
+    box = legends[0].get_window_extent(renderer)
+    assert box.x0 >= 0 and box.x1 <= figure.bbox.width
     ticks = [t for t in ax.xaxis.get_majorticklocs() if 0 <= t <= 3]
     assert ticks and all(float(t).is_integer() for t in ticks)
 
@@ -862,7 +866,7 @@ def test_the_es_plots_draw_the_fitness_the_steps_and_each_rules_weight(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     from boardlab.agents import rules as rl
-    from boardlab.train.plots import es_fitness_figure, write_es_plots
+    from boardlab.train.plots import ES_PARENT, es_fitness_figure, write_es_plots
 
     weights = np.random.default_rng(0).uniform(0, 1, (4, rl.NUM_RULES)).round(4)
     history: list[dict[str, Any]] = [
@@ -881,7 +885,7 @@ def test_the_es_plots_draw_the_fitness_the_steps_and_each_rules_weight(
     figure = es_fitness_figure(history, "test")
     ax, sigma_ax = figure.axes
     lines = _lines(ax)
-    assert lines["parent"] == ([0, 1, 2, 3], [0.4, 0.45, 0.42, 0.61])
+    assert lines[ES_PARENT] == ([0, 1, 2, 3], [0.4, 0.45, 0.42, 0.61])
     assert lines["best child"] == ([1, 2, 3], [0.5, 0.7, 0.55])
     assert lines["mean child"] == ([1, 2, 3], [0.3, 0.35, 0.5])
     (replaced,) = ax.collections
@@ -933,6 +937,70 @@ def test_the_neat_plots_draw_fitness_size_and_species_by_generation() -> None:
         vertices = np.concatenate([p.vertices for p in layer.get_paths()])
         tops.append([vertices[np.isclose(vertices[:, 0], g)][:, 1].max() for g in (1, 2)])
     assert tops == [[6, 0], [8, 3], [8, 8]]
+
+
+LONG_TITLE = (
+    "Nim GA (target genome, roulette selection) on nim:piles=1-3-5-7-9; nim:piles=1-3-5-7-9,misere=false; "
+    "nim:piles=2-4-6,k=3"
+)
+
+
+def _saved_figures(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The figures written as PNG files, as they are when written."""
+    from boardlab.core import files
+
+    figures: list[Any] = []
+    drawn = files.figure_bytes
+    monkeypatch.setattr(
+        files, "figure_bytes", lambda figure, **o: figures.append(figure) or drawn(figure, **o)
+    )
+    return figures
+
+
+def _titles_inside(figure: Any) -> list[str]:
+    """The titles of ``figure`` (its suptitle, its axes' titles), each checked to lie within the
+    figure's width."""
+    renderer = figure.canvas.get_renderer()
+    figure.draw(renderer)
+    titles = []
+    for text in [figure._suptitle, *(ax.title for ax in figure.axes)]:
+        if text is not None and text.get_text():
+            box = text.get_window_extent(renderer)
+            assert box.x0 >= 0 and box.x1 <= figure.bbox.width, text.get_text()
+            titles.append(text.get_text())
+    return titles
+
+
+def test_every_training_plot_wraps_a_long_title_to_fit_the_figure(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from boardlab.agents import rules as rl
+    from boardlab.train.alphazero import plot_training
+    from boardlab.train.evalnet import plot_losses
+    from boardlab.train.plots import write_es_plots, write_ga_plots, write_neat_plots, write_plots
+
+    figures = _saved_figures(monkeypatch)
+    write_plots(tmp_path, [_curve_point(0, "random", 3)], _results(), LONG_TITLE, "epochs", "the best genome")
+    write_ga_plots(tmp_path, {"roulette selection": _ga_history(2)}, "target", LONG_TITLE)
+    es = [{"epoch": 0, "parent_fitness": 0.4, "best_child": None, "mean_child": None, "accepted": False}]
+    es += [{"epoch": 1, "parent_fitness": 0.5, "best_child": 0.6, "mean_child": 0.4, "accepted": True}]
+    for record in es:
+        record.update(games=20, sigma=0.5, fitness=0.5, weights=[0.5] * rl.NUM_RULES)
+    write_es_plots(tmp_path, es, LONG_TITLE, -4.0)
+    write_neat_plots(tmp_path, _neat_history(), LONG_TITLE)
+    losses = {
+        "held_out_log_loss": 0.6,
+        "held_out_target_loss": 0.6,
+        "train_loss": 0.5,
+        "baseline_log_loss": 0.7,
+    }
+    plot_losses([{"epoch": 1, **losses}], tmp_path / "losses.png", LONG_TITLE, "tuned")
+    history = [{"hours": h, "policy_loss": 2.0 - h, "value_loss": 0.5} for h in (0.05, 0.1)]
+    plot_training({"history": history, "curve": []}, tmp_path, LONG_TITLE)
+    assert len(figures) == 4 + 3 + 2 + 2 + 1 + 1
+    for figure in figures:
+        titles = _titles_inside(figure)
+        assert any(t.replace("\n", " ").startswith(LONG_TITLE) for t in titles)
 
 
 def test_every_shared_plot_is_written_for_a_single_result(

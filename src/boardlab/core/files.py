@@ -178,6 +178,55 @@ def agg_figure(width: float, height: float, dpi: float = 110) -> Any:
     return figure
 
 
+TITLE_MARGIN = 6.0
+"""Pixels a title keeps from the figure's left and right edges."""
+
+
+def _titles(figure: Any) -> list[Any]:
+    """The title texts of ``figure``: its suptitle and every axes' titles (centre, left, right)."""
+    texts = [getattr(figure, "_suptitle", None)]
+    for ax in figure.axes:
+        texts += [ax.title, getattr(ax, "_left_title", None), getattr(ax, "_right_title", None)]
+    return [t for t in texts if t is not None and t.get_text()]
+
+
+def _room(text: Any, width: float) -> float:
+    """The pixels a title anchored where ``text`` is can span without leaving the figure."""
+    anchor = text.get_transform().transform(text.get_position())[0]
+    align = text.get_horizontalalignment()
+    if align == "left":
+        return width - anchor - TITLE_MARGIN
+    if align == "right":
+        return anchor - TITLE_MARGIN
+    return 2 * min(anchor, width - anchor) - 2 * TITLE_MARGIN
+
+
+def fit_titles(figure: Any, rounds: int = 5) -> Any:
+    """Wrap every title of ``figure`` (its suptitle, its axes' titles) that runs past the
+    figure's left or right edge onto more lines, at spaces where it can (``textwrap``), until
+    it fits; returns ``figure``. A long run name in a title otherwise loses its ends: the
+    constrained layout makes room above the axes for a title, not beside them."""
+    import textwrap
+
+    for _ in range(rounds):
+        figure.draw_without_rendering()  # places the axes, hence their titles
+        renderer = figure.canvas.get_renderer()
+        width = figure.bbox.width
+        changed = False
+        for text in _titles(figure):
+            box = text.get_window_extent(renderer)
+            if box.x0 >= TITLE_MARGIN - 0.5 and box.x1 <= width - TITLE_MARGIN + 0.5:
+                continue
+            lines = text.get_text().splitlines()
+            longest = max(len(line) for line in lines)
+            chars = max(8, min(longest - 1, int(longest * _room(text, width) / max(box.width, 1.0))))
+            text.set_text("\n".join(textwrap.fill(line, chars, break_on_hyphens=False) for line in lines))
+            changed = True
+        if not changed:
+            break
+    return figure
+
+
 def figure_bytes(figure: Any, **options: Any) -> bytes:
     """A matplotlib figure drawn as PNG (or ``format=``) bytes, in memory."""
     buffer = io.BytesIO()

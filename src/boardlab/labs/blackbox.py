@@ -18,7 +18,7 @@ from typing import Literal
 
 import numpy as np
 
-from boardlab.core.files import agg_figure, atomic_savefig
+from boardlab.core.files import agg_figure, atomic_savefig, fit_titles
 from boardlab.core.spec import number_problem, shorten
 from boardlab.labs.evolve import (
     CompactGAConfig,
@@ -328,5 +328,5 @@ def plot_histories(
         axis.set_visible(False)
     if title:
         figure.suptitle(title)
-    atomic_savefig(figure, path, dpi=110)
+    atomic_savefig(fit_titles(figure), path, dpi=110)
     return path

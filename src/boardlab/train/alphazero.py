@@ -56,7 +56,7 @@ import numpy as np
 
 from boardlab.agents.perfect import PerfectAgent
 from boardlab.arena.schedule import build_schedule, derive_seed
-from boardlab.core.files import agg_figure, atomic_savefig, atomic_write_bytes
+from boardlab.core.files import agg_figure, atomic_savefig, atomic_write_bytes, fit_titles
 from boardlab.games import parse_game
 from boardlab.games.base import (
     ONGOING,
@@ -1098,7 +1098,7 @@ def plot_training(state: dict[str, Any], out: Path, title: str) -> list[Path]:
     ax.set(xlabel="hours of training", ylabel="loss", title=f"{title}: losses")
     ax.legend()
     ax.grid(alpha=0.3)
-    paths.append(atomic_savefig(fig, out / "alphazero_losses.png", dpi=110))
+    paths.append(atomic_savefig(fit_titles(fig), out / "alphazero_losses.png", dpi=110))
     solver = [
         r
         for r in curve
@@ -1117,7 +1117,7 @@ def plot_training(state: dict[str, Any], out: Path, title: str) -> list[Path]:
         )
         ax.legend()
         ax.grid(alpha=0.3)
-        paths.append(atomic_savefig(fig, out / "alphazero_accuracy.png", dpi=110))
+        paths.append(atomic_savefig(fit_titles(fig), out / "alphazero_accuracy.png", dpi=110))
     elo = [r for r in curve if r["opponent"] == "elo"]
     if elo:
         paths.append(plot_elo(elo, out / "alphazero_elo.png", title))
@@ -1135,7 +1135,7 @@ def plot_training(state: dict[str, Any], out: Path, title: str) -> list[Path]:
         )
         ax.legend()
         ax.grid(alpha=0.3)
-        paths.append(atomic_savefig(fig, out / "alphazero_score.png", dpi=110))
+        paths.append(atomic_savefig(fit_titles(fig), out / "alphazero_score.png", dpi=110))
     return paths
 
 
@@ -1162,7 +1162,7 @@ def plot_elo(elo: Sequence[dict[str, Any]], path: Path, title: str) -> Path:
     )
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
-    saved = atomic_savefig(fig, path, dpi=110)
+    saved = atomic_savefig(fit_titles(fig), path, dpi=110)
     return saved
 
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from boardlab.agents import rules as rl
 from boardlab.core.console import counted
-from boardlab.core.files import agg_figure, atomic_savefig
+from boardlab.core.files import agg_figure, atomic_savefig, fit_titles
 from boardlab.models.nim_genome import gene_names
 
 if TYPE_CHECKING:  # matplotlib loads when a plot is drawn, not when a trainer is imported
@@ -46,7 +46,8 @@ def _integer_ticks(axis: Any) -> None:
 
 
 def _save(figure: Figure, path: Path) -> Path:
-    return atomic_savefig(figure, path)
+    """Write ``figure`` to ``path``, its titles wrapped to fit (:func:`fit_titles`)."""
+    return atomic_savefig(fit_titles(figure), path)
 
 
 def _played(record: Mapping[str, Any]) -> bool:
@@ -189,7 +190,9 @@ def plot_end_turns(results: Sequence[Any], path: Path, title: str) -> Path:
             f"against {opponent}: games ended at each ply ({counted(len(games), 'game')})", fontsize=10
         )
         ax.set_ylabel("games")
+        ax.set_ylim(0, max(1.0, ax.get_ylim()[1]))  # no negative games when none was won or drawn
         _integer_ticks(ax.xaxis)
+        _integer_ticks(ax.yaxis)
         ax.legend(loc="upper left", fontsize=8)
         ax.grid(alpha=0.3, axis="y")
     axes[-1].set_xlabel("ply the game ended (1 = first move)")
@@ -403,6 +406,10 @@ def write_ga_plots(
 # --- the ES over the rule player's weights ------------------------------------------------------
 
 
+ES_PARENT = "parent (scored again on each epoch's fresh games)"
+ES_REPLACED = "child replaces the parent (the best of λ; often lower on fresh games)"
+
+
 def plot_es_fitness(history: Sequence[Mapping[str, Any]], path: Path, title: str) -> Path:
     """The parent's fitness (re-measured each epoch), the best and mean child's, and σ."""
     return _save(es_fitness_figure(history, title), path)
@@ -410,11 +417,15 @@ def plot_es_fitness(history: Sequence[Mapping[str, Any]], path: Path, title: str
 
 def es_fitness_figure(history: Sequence[Mapping[str, Any]], title: str) -> Figure:
     """The figure of :func:`plot_es_fitness`: its legend stands below the axes, where it hides
-    no line."""
+    no line. Each epoch scores the parent again on that epoch's fresh games, so right after a
+    replacement the parent's point often lies below the child's point that replaced it (the
+    best of λ scores is lucky, a second measurement is not): the legend says so."""
     figure = agg_figure(8.5, 4.6)
     ax = figure.subplots()
     epochs = [r["epoch"] for r in history]
-    ax.plot(epochs, [r["parent_fitness"] for r in history], color="#1f77b4", marker="o", ms=3, label="parent")
+    ax.plot(
+        epochs, [r["parent_fitness"] for r in history], color="#1f77b4", marker="o", ms=3, label=ES_PARENT
+    )
     later = [r for r in history if r["best_child"] is not None]
     ax.plot(
         [r["epoch"] for r in later],
@@ -434,7 +445,7 @@ def es_fitness_figure(history: Sequence[Mapping[str, Any]], title: str) -> Figur
     accepted = [r for r in later if r["accepted"]]
     ax.scatter(
         [r["epoch"] for r in accepted], [r["best_child"] for r in accepted], color="#d62728", s=18, zorder=3,
-        label="child replaces the parent",
+        label=ES_REPLACED,
     )  # fmt: skip
     ax.set_xlabel("epoch")
     ax.set_ylabel(f"share of {history[-1]['games']} fitness games won")
@@ -444,7 +455,7 @@ def es_fitness_figure(history: Sequence[Mapping[str, Any]], title: str) -> Figur
     sigma_ax.set_ylabel("σ (mutation step)", color="#ff7f0e")
     sigma_ax.set_ylim(bottom=0)
     _integer_ticks(ax.xaxis)
-    figure.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=4, fontsize=8)
+    figure.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=2, fontsize=8)
     ax.set_title(title)
     return figure
 
