@@ -788,12 +788,32 @@ def test_the_command_titles_the_learning_curve_with_the_method_s_player(
 ) -> None:
     from boardlab.train import plots
 
-    players: list[str] = []
-    monkeypatch.setattr(plots, "plot_learning_curve", lambda *args: players.append(args[-1]) or args[1])
+    players: list[tuple[str, str]] = []
+    monkeypatch.setattr(plots, "plot_learning_curve", lambda *args: players.append(args[4:]) or args[1])
     common = ["--epochs", "1", "--eval-games", "2", "--final-games", "0", "--population", "4"]
     result = _train("ga", "--game", "nim:piles=1-2", *common, "--out", str(tmp_path / "ga"))
     assert result.exit_code == 0, result.output
-    assert players == ["the best genome"]
+    assert players == [("the best genome", "")]  # one game: the title names it
+
+
+def test_a_run_of_several_games_names_the_game_its_final_games_were_played_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    figures = _saved_figures(monkeypatch)
+    out = tmp_path / "ga"
+    common = ["--epochs", "1", "--eval-games", "2", "--final-games", "4", "--population", "4"]
+    games = "nim:piles=1-2;nim:piles=1-2,misere=false"
+    result = _train("ga", "--game", games, *common, "--against", "random", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert "final games on nim:piles=1-2" in " ".join(result.output.split())
+    assert json.loads((out / "summary.json").read_text())["played_on"] == "nim:piles=1-2"
+    titles = {}
+    for figure in figures:
+        texts = [figure._suptitle, *(ax.title for ax in figure.axes)]
+        titles[figure] = " ".join(t.get_text().replace("\n", " ") for t in texts if t is not None)
+    shared = [t for t in titles.values() if "learning curve" in t or "outcomes" in t or "end turn" in t]
+    assert len(shared) == 4
+    assert all("on nim:piles=1-2 " in f"{t} " for t in shared), shared  # not the title's "on nim:piles=1-2;"
 
 
 def _ga_history(genes: int) -> list[dict[str, Any]]:

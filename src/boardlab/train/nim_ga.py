@@ -514,10 +514,16 @@ class Evolution(RunDefaults):
         """The curve's player: the epoch's best genome."""
         return "the best genome"
 
+    @property
+    def played_on(self) -> str:
+        """The first training game, where the curve's and the final games are played, when the
+        run trains on several (the exhaustive accuracy judges every one)."""
+        return self.games[0].spec if len(self.games) > 1 else ""
+
     def evaluate(self, opponents: Sequence[str], games: int) -> list[dict[str, Any]]:
         """Curve records at the current epoch: the best genome's games against each opponent on
         the first training game from its starting piles, and its mistakes over every won
-        position (when the games are small enough to judge)."""
+        position of every training game (those small enough to judge)."""
         at = {"episode": self.training_games, "epoch": self.epoch}
         seed = self.seed * 1_000_003 + self.epoch
         records = curve_point(self.policy(), opponents, games, seed, at) if games > 0 else []
@@ -526,7 +532,7 @@ class Evolution(RunDefaults):
         return records
 
     def final_games(self, opponents: Sequence[str], games: int) -> list[GameResult]:
-        """``games`` games of the best genome against each opponent."""
+        """``games`` games of the best genome against each opponent, on the first training game."""
         return final_results(self.policy(), opponents, games, self.seed)
 
     def summary(self) -> dict[str, Any]:
@@ -540,6 +546,7 @@ class Evolution(RunDefaults):
             "training_games": self.training_games,
             "train_seconds": round(self.train_seconds, 4),
             "player": _player(self.kind, self.best, self.epoch, int(self.fitness[self.best_index])),
+            "played_on": self.games[0].spec,
             "final_wins": {
                 "population": wins_share(self.history[-1]),
                 "best": int(self.fitness[self.best_index]) / self.games_per_genome,

@@ -72,11 +72,13 @@ def plot_learning_curve(
     title: str,
     unit: str = "training episodes",
     player: str = "greedy play",
+    played_on: str = "",
 ) -> Path:
     """Share of wins, draws and losses against each opponent over training (``unit`` counts the
     curve's ``episode`` field; one panel each), and a panel counting the learner's moves that
-    give away value; ``player`` says what played (the run's ``curve_player``)."""
-    return _save(learning_curve_figure(curve, title, unit, player), path)
+    give away value; ``player`` says what played (the run's ``curve_player``), ``played_on``
+    on which game, for a run of several games (the run's ``played_on``)."""
+    return _save(learning_curve_figure(curve, title, unit, player, played_on), path)
 
 
 def learning_curve_figure(
@@ -84,6 +86,7 @@ def learning_curve_figure(
     title: str,
     unit: str = "training episodes",
     player: str = "greedy play",
+    played_on: str = "",
 ) -> Figure:
     """The figure of :func:`plot_learning_curve`: the legends stand beside the panels, where
     they hide no point of the curves."""
@@ -104,7 +107,8 @@ def learning_curve_figure(
         ax.set_ylim(-0.03, 1.03)
         ax.set_ylabel("share of games")
         ax.set_title(
-            f"{player} against {opponent} ({counted(games, 'game')} per point, both colours)", fontsize=10
+            f"{player} against {opponent}{_on(played_on)} ({counted(games, 'game')} per point, both colours)",
+            fontsize=10,
         )
         ax.grid(alpha=0.3)
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
@@ -122,6 +126,11 @@ def learning_curve_figure(
     _integer_ticks(axes[-1].xaxis)
     figure.suptitle(title)
     return figure
+
+
+def _on(game: str) -> str:
+    """`` on GAME`` for a run's games played on one of its several games, else nothing."""
+    return f" on {game}" if game else ""
 
 
 def _counts(results: Sequence[Any], opponent: str, learner: int | None = None) -> list[int]:
@@ -144,6 +153,7 @@ def _stacked_bars(ax: Any, labels: list[str], rows: list[list[int]]) -> None:
     ax.set_yticks(range(len(labels)), labels)
     ax.invert_yaxis()
     ax.set_xlabel("games")
+    _integer_ticks(ax.xaxis)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
 
 
@@ -216,30 +226,29 @@ def write_plots(
     name: str,
     unit: str = "training episodes",
     player: str = "greedy play",
+    played_on: str = "",
 ) -> list[Path]:
     """The shared plots of a run into ``out`` (``name`` heads the titles, e.g. "Q-learning on
     tictactoe"; ``unit`` is what the curve's ``episode`` field counts, ``player`` what played its
-    games): each only when it has
-    something to draw (the learning curve: :func:`has_learning_curve`; the others: final games)."""
+    games, ``played_on`` the game they were played on for a run of several games): each only
+    when it has something to draw (the learning curve: :func:`has_learning_curve`; the others:
+    final games)."""
     out = Path(out)
     paths = []
     if has_learning_curve(curve):
         title = f"{name}: learning curve"
-        paths.append(plot_learning_curve(curve, out / PLOT_FILES["curve"], title, unit, player))
+        paths.append(plot_learning_curve(curve, out / PLOT_FILES["curve"], title, unit, player, played_on))
     if results:
-        games = len(results)
-        paths.append(
-            plot_outcomes(
-                results, out / PLOT_FILES["outcomes"], f"{name}: outcomes of {counted(games, 'game')}"
-            )
-        )
+        on = _on(played_on)
+        games = f"{counted(len(results), 'game')}{on}"
+        paths.append(plot_outcomes(results, out / PLOT_FILES["outcomes"], f"{name}: outcomes of {games}"))
         paths.append(
             plot_outcomes_by_starter(
-                results, out / PLOT_FILES["by_starter"], f"{name}: outcomes by who started"
+                results, out / PLOT_FILES["by_starter"], f"{name}: outcomes{on} by who started"
             )
         )
         paths.append(
-            plot_end_turns(results, out / PLOT_FILES["end_turns"], f"{name}: wins and draws by end turn")
+            plot_end_turns(results, out / PLOT_FILES["end_turns"], f"{name}: wins and draws{on} by end turn")
         )
     return paths
 

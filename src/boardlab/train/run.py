@@ -207,6 +207,12 @@ class TrainingRun(Protocol):
         ``search with 32 simulations``)."""
         ...
 
+    @property
+    def played_on(self) -> str:
+        """The game (spec) the curve's and the final games are played on, for a run that trains
+        on several games (the GA's first); empty for a run of one game, which its title names."""
+        ...
+
     def prepare(self) -> None:
         """Slow set-up the evaluation needs (e.g. solving a small game), done before training."""
 
@@ -275,6 +281,11 @@ class RunDefaults:
     def curve_player(self) -> str:
         """``greedy play``: the learner's best move by its own values (the tabular learners)."""
         return "greedy play"
+
+    @property
+    def played_on(self) -> str:
+        """Empty: the run trains on one game, and its games are played on it."""
+        return ""
 
     def prepare(self) -> None:
         """Nothing to prepare."""

@@ -486,7 +486,9 @@ def _train_and_report(console: Console, plan: Plan, checkpoint: Path, stop: Term
 
         try:
             atomic_write_text(out / SUMMARY_FILE, json.dumps(summary, indent=2))
-            shared = write_plots(out, run.curve, results, run.title, run.curve_unit, run.curve_player)
+            shared = write_plots(
+                out, run.curve, results, run.title, run.curve_unit, run.curve_player, run.played_on
+            )
             plots = shared + run.plots(out)
         except OSError as error:
             fail(
@@ -497,6 +499,8 @@ def _train_and_report(console: Console, plan: Plan, checkpoint: Path, stop: Term
     seconds = float(summary.get("train_seconds", 0.0))
     trained = counted(run.progress, plan.method.unit.removesuffix("s"), plan.method.unit)
     title = f"{run.title}: {trained} in {seconds:.2f} s of training"
+    if run.played_on:  # a run of several games plays its final games on one of them
+        title += f"; final games on {run.played_on}"
     console.print(final_table(title, summary["final"]))
     for line in run.report_lines():
         console.print(line, soft_wrap=True)
