@@ -20,7 +20,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from boardlab.agents.base import AgentSpecError, make_agent
-from boardlab.core.spec import format_value, options_of
+from boardlab.core.spec import format_value, options_of, with_article
 from boardlab.games import parse_game
 from boardlab.train import METHOD_MODULES, method
 from boardlab.train.run import RUN_FILES, CheckpointWriteError, RunDefaults, train
@@ -1187,6 +1187,51 @@ def test_resuming_a_folder_of_another_kind_of_run_names_that_kind(
     with pytest.raises(UsageProblem) as refused:
         plan_command(kind, _options(out, resume=True), [])
     assert str(refused.value).startswith("nothing to resume: --out ") and phrase in str(refused.value)
+
+
+EVOLVED = {
+    "ga": ("nim:piles=1-2", "population=4,games=1"),
+    "es": ("quixo:size=3", "offspring=1,games=2,workers=1"),
+    "neat": ("quixo", "population=4,games=1,workers=1"),
+}
+
+
+def _evolved_run(out: Path, kind: str, generations: int, summary: bool) -> None:
+    """A ``kind`` run saved in ``out`` after ``generations`` steps, with its summary or not (a
+    run stopped before its end has none)."""
+    game, hyper = EVOLVED[kind]
+    run = plan_command(kind, _options(out, game=game, hyper=hyper), []).run
+    try:
+        for _ in range(generations):
+            run.step(1)
+        run.save(out / method(kind).checkpoint_file)
+    finally:
+        run.close()
+    if summary:
+        (out / "summary.json").write_text(json.dumps({"method": kind}))
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("summary", [True, False])
+@pytest.mark.parametrize(
+    ("kind", "other"),
+    [("ga", "es"), ("ga", "neat"), ("es", "neat"), ("es", "ga"), ("neat", "ga"), ("neat", "es")],
+)
+def test_resuming_in_the_folder_of_another_evolved_run_names_that_kind(
+    tmp_path: Path, kind: str, other: str, summary: bool
+) -> None:
+    """ga, es and neat each write a model.json: the file another method's run left is named for
+    what it is, whether or not the run wrote its summary."""
+    out = tmp_path / other
+    _evolved_run(out, other, 1, summary)
+    with pytest.raises(UsageProblem) as refused:
+        plan_command(kind, _options(out, resume=True), [])
+    message = str(refused.value)
+    assert message.startswith(f"nothing to resume: --out {out} holds {with_article(other)} run, not ")
+    assert message.endswith(f"; resume it with boardlab train {other}, or name another folder")
+    started = _train(kind, "--out", str(out), "--epochs", "1")
+    assert started.exit_code == 2 and f"holds {with_article(other)} run" in started.output
+    assert "--force" in started.output
 
 
 def test_a_resumed_run_takes_the_settings_that_do_not_change_its_result(tmp_path: Path) -> None:

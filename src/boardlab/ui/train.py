@@ -61,6 +61,18 @@ MAX_TOTAL = {"episodes": 10**12, "epochs": 10**7}
 DEFAULT_EVAL_GAMES = 100
 DEFAULT_FINAL_GAMES = 1000
 MAX_SUMMARY_BYTES = 1 << 20
+MAX_RUN_FILE_BYTES = 1 << 30
+"""The largest JSON checkpoint or model read to tell which kind of run wrote it."""
+RUN_FILE_FORMATS = {
+    "boardlab-nim-ga": "ga",
+    "boardlab-quixo-rules": "es",
+    "boardlab-neat": "neat",
+    "boardlab-neat-checkpoint": "neat",
+}
+"""The kind of run whose JSON model or checkpoint declares each format (the files of ``ga``
+and ``es`` also name their ``method``): ``ga``, ``es`` and ``neat`` all write a ``model.json``,
+so its name alone does not tell whose run a folder holds. Written out here, so that telling
+loads no method (neat-python)."""
 
 
 class UsageProblem(Exception):
@@ -151,14 +163,11 @@ def _out_folder(method: Method, out: Path | None, resume: bool, force: bool) -> 
         raise UsageProblem(f"--out {str(out)[:80]}: {problem}")
     path = out / method.checkpoint_file
     found = [name for name in RUN_FILES if (out / name).exists()]
-    kind = _summary_kind(out / SUMMARY_FILE)
+    others = [out / name for name in found if name not in (path.name, SUMMARY_FILE)]  # path: read to resume
+    kind = _summary_kind(out / SUMMARY_FILE) or next(filter(None, map(_file_kind, others)), None)
+    if resume and kind not in (None, method.name):
+        raise UsageProblem(_another_kind(method, path, kind))
     if resume and not path.exists():
-        if kind not in (None, method.name):
-            raise UsageProblem(
-                f"nothing to resume: --out {str(out)[:80]} holds {with_article(kind)} run, not "
-                f"{with_article(method.name)} run (no {method.checkpoint_file}); resume it with "
-                f"boardlab train {kind}, or name another folder"
-            )
         if found:
             raise UsageProblem(
                 f"nothing to resume: --out {str(out)[:80]} holds a run ({', '.join(found)}) but no "
@@ -166,6 +175,8 @@ def _out_folder(method: Method, out: Path | None, resume: bool, force: bool) -> 
             )
         raise UsageProblem(f"nothing to resume: {path} does not exist")
     if not resume and not force:
+        if kind is None and path.exists():
+            kind = _file_kind(path)
         if path.exists() and kind in (None, method.name):
             raise UsageProblem(f"{path} exists; pass --resume to continue it or --force to start over")
         if found:
@@ -178,6 +189,35 @@ def _out_folder(method: Method, out: Path | None, resume: bool, force: bool) -> 
     if problem is not None:
         raise UsageProblem(f"--out {str(out)[:80]}: {problem}")
     return path
+
+
+def _another_kind(method: Method, path: Path, kind: str) -> str:
+    """The refusal of ``--resume`` in the folder of ``path`` (``method``'s checkpoint), which
+    holds a run of another ``kind``."""
+    out = path.parent
+    why = f"its {path.name} is the {kind} run's" if path.exists() else f"no {path.name}"
+    return (
+        f"nothing to resume: --out {str(out)[:80]} holds {with_article(kind)} run, not "
+        f"{with_article(method.name)} run ({why}); resume it with boardlab train {kind}, or name "
+        "another folder"
+    )
+
+
+def _file_kind(path: Path) -> str | None:
+    """The kind of run whose JSON checkpoint or model ``path`` is (its ``method``, else its
+    ``format``: :data:`RUN_FILE_FORMATS`), None when it does not say (or is no such file)."""
+    if path.suffix != ".json" or not path.is_file():
+        return None
+    try:
+        data = read_json(path, "run file", MAX_RUN_FILE_BYTES)
+    except InputFileError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    kind, declared = data.get("method"), data.get("format")
+    if isinstance(kind, str) and kind in METHOD_MODULES:
+        return kind
+    return RUN_FILE_FORMATS.get(declared) if isinstance(declared, str) else None
 
 
 def _summary_kind(path: Path) -> str | None:
@@ -252,6 +292,9 @@ def _resumed(
     try:
         run = resume_run(method, path, games)
     except ModelFileError as error:
+        kind = _file_kind(path)  # the file may be another method's (ga, es and neat write model.json)
+        if kind not in (None, method.name):
+            raise UsageProblem(_another_kind(method, path, kind)) from None
         raise UsageProblem(str(error)) from None
     for name in changed_settings(settings, run.params, method.free):
         if name in given:
