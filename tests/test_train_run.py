@@ -1234,6 +1234,16 @@ def test_resuming_in_the_folder_of_another_evolved_run_names_that_kind(
     assert "--force" in started.output
 
 
+def test_the_formats_that_tell_a_run_s_kind_are_those_its_files_declare() -> None:
+    from boardlab.agents import neat_player, rules
+    from boardlab.models import nim_genome
+    from boardlab.train import neat_quixo
+    from boardlab.ui.train import RUN_FILE_FORMATS
+
+    declared = {nim_genome.FORMAT: "ga", rules.FORMAT: "es", neat_player.FORMAT: "neat"}
+    assert {**declared, neat_quixo.CHECKPOINT_FORMAT: "neat"} == RUN_FILE_FORMATS
+
+
 def test_a_resumed_run_takes_the_settings_that_do_not_change_its_result(tmp_path: Path) -> None:
     out = tmp_path / "es"
     start = plan_command("es", _options(out, hyper="offspring=2,games=2,workers=1"), []).run
