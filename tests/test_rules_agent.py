@@ -360,6 +360,30 @@ def test_cli_trains_and_writes_model_summary_and_plots(tmp_path: Path) -> None:
     assert make_agent(f"rules:model={out / 'model.json'}", game=parse_game("quixo")).name == "rules"
 
 
+def test_cli_says_the_run_stopped_when_its_patience_ran_out(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    args = ["--game", "quixo:size=3", "--out", str(out), "--eval-games", "0", "--final-games", "0"]
+    result = _train(*args, "--epochs", "50", "--hyper", "offspring=1,games=2,workers=1,patience=1")
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["stopped_by"] == "patience" and summary["epochs"] < 50
+    assert (
+        "Stopped before --epochs 50: this run stopped by itself after 1 epoch in a row without "
+        "improvement (patience)" in " ".join(result.output.split())
+    )
+    finished = _train(*args, "--epochs", "60", "--hyper", "workers=1", "--resume")
+    assert finished.exit_code == 0, finished.output
+    assert "Stopped before" not in finished.output  # already said: the run holds a finished run
+    assert "holds a run that stopped by itself" in " ".join(finished.output.split())
+
+
+def test_the_weights_print_with_significant_digits() -> None:
+    run = ESRun.start(parse_game("quixo:size=3"), params_for({"offspring": 1, "games": 2, "workers": 1}))
+    run.parent = np.array([1e-4, 0.0123456, *([1.0] * (len(RULES) - 2))])
+    (line,) = run.report_lines()
+    assert line.startswith(f"Weights: {RULES[0]}=0.0001, {RULES[1]}=0.0123, {RULES[2]}=1,")
+
+
 def test_cli_bad_input_exits_2_with_one_line(tmp_path: Path) -> None:
     existing = tmp_path / "existing"
     existing.mkdir()

@@ -51,6 +51,7 @@ from boardlab.agents import rules as rl
 from boardlab.agents import rules_kernel
 from boardlab.agents.base import AgentSpecError, make_agent
 from boardlab.agents.decision import Decision, Limit
+from boardlab.core.console import counted
 from boardlab.core.files import atomic_write_text
 from boardlab.games import GameOptionError, parse_game
 from boardlab.games.base import LOSS, ONGOING, WIN
@@ -492,9 +493,9 @@ class ESRun(RunDefaults):
         """That the patience ran out (a resumed run keeps its patience: nothing trains on)."""
         if not self.done:
             return ""
-        patience = self.params.patience
+        stale = counted(self.params.patience, "epoch")
         return (
-            f"stopped by itself after {patience} epochs without improvement (patience): nothing more to train"
+            f"stopped by itself after {stale} in a row without improvement (patience): nothing more to train"
         )
 
     @property
@@ -565,9 +566,10 @@ class ESRun(RunDefaults):
         }
 
     def report_lines(self) -> list[str]:
-        """The parent's weights."""
+        """The parent's weights, to three significant digits (on the log scale a weight falls to
+        ``10**LOG_FLOOR``, which three decimals would print as 0)."""
         return [
-            "Weights: " + ", ".join(f"{k}={float(v):.3f}" for k, v in zip(rl.RULES, self.parent, strict=True))
+            "Weights: " + ", ".join(f"{k}={float(v):.3g}" for k, v in zip(rl.RULES, self.parent, strict=True))
         ]
 
     def plots(self, out: Path) -> list[Path]:

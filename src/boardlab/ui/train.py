@@ -547,6 +547,11 @@ def _train_and_report(console: Console, plan: Plan, checkpoint: Path, stop: Term
     console.print(final_table(title, summary["final"]))
     for line in run.report_lines():
         console.print(line, soft_wrap=True)
+    if run.finished and not done and run.progress < plan.total:  # e.g. the ES's patience ran out
+        console.print(
+            f"Stopped before --{plan.method.unit} {plan.total:,}: this run {run.finished_reason}.",
+            soft_wrap=True,
+        )
     console.print(
         f"Model: {model} ({summary['model_bytes']:,} bytes); plots: {', '.join(str(p) for p in plots)}"
     )
