@@ -371,7 +371,12 @@ def _broken(header: dict) -> list[tuple[dict | str, type[Exception], str]]:
     genes = dict(header["player"]["genes"])
     renamed = {("normal.renamed" if k == "normal.zero_sum" else k): v for k, v in genes.items()}
     return [
-        ("not json at all", ModelFileError, "not JSON"),
+        ("not json at all", ModelFileError, r"not JSON: Expecting value at line 1, column 1\)"),
+        (
+            '{"format": "boardlab-',
+            ModelFileError,
+            r"not JSON: Unterminated string starting at line 1, column 12\)",
+        ),
         (json.dumps(header)[:-40], ModelFileError, "not JSON"),
         (edit(format="boardlab-tabular"), ModelFileError, "format"),
         (edit(version=2), ModelMismatchError, "version 2"),
@@ -383,6 +388,9 @@ def _broken(header: dict) -> list[tuple[dict | str, type[Exception], str]]:
         (edit(genome="neat"), ModelFileError, "unknown genome"),
         (edit(genes=header["genes"][:-1]), ModelMismatchError, "other genes"),
         (edit(player={**header["player"], "genes": renamed}), ModelFileError, "genes must be"),
+        ({k: v for k, v in header.items() if k != "player"}, ModelFileError, "has no 'player'"),
+        (edit(player=[1, 2]), ModelFileError, "has a damaged 'player'"),
+        (edit(player={"epoch": 1}), ModelFileError, "the 'player' has no 'genes'"),
         # the genes in another order would give each weight to another feature
         (
             edit(player={**header["player"], "genes": dict(reversed(genes.items()))}),

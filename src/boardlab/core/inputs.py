@@ -131,6 +131,13 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a finite number")
 
 
+def json_error_text(error: json.JSONDecodeError) -> str:
+    """What is wrong and where: ``Expecting value at line 1, column 5``; Python's messages that
+    end in "at" (``Unterminated string starting at``) take the place without a second "at"."""
+    where = f"line {error.lineno}, column {error.colno}"
+    return f"{error.msg} {where}" if error.msg.endswith(" at") else f"{error.msg} at {where}"
+
+
 def read_json(path: str | Path, what: str, max_bytes: int) -> Any:
     """The parsed JSON of a regular UTF-8 file of at most ``max_bytes`` (a byte order mark that
     an editor wrote before it skipped); InputFileError when it is not one. ``NaN`` and
@@ -145,9 +152,7 @@ def read_json(path: str | Path, what: str, max_bytes: int) -> Any:
     try:
         return json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as error:
-        raise InputFileError(
-            f"{what} {path} is damaged (not JSON: {error.msg} at line {error.lineno})"
-        ) from None
+        raise InputFileError(f"{what} {path} is damaged (not JSON: {json_error_text(error)})") from None
     except (ValueError, RecursionError) as error:
         raise InputFileError(f"{what} {path} is damaged ({short_reason(error)})") from None
 

@@ -274,8 +274,13 @@ def _model_of(path: Path, header: Any) -> GenomeModel:
         except GameOptionError as error:
             raise ModelFileError(f"{path}: training game {spec[:40]!r} cannot be read ({error})") from None
     player = header.get("player")
-    genes = player.get("genes") if isinstance(player, dict) else None
-    if not isinstance(genes, dict) or list(genes) != list(names):
+    if not isinstance(player, dict):
+        missing = "has no" if player is None else "has a damaged"
+        raise ModelFileError(f"{path} {missing} 'player' (the genome it plays: an object with its genes)")
+    genes = player.get("genes")
+    if not isinstance(genes, dict):
+        raise ModelFileError(f"{path}: the 'player' has no 'genes' (an object: gene name to value)")
+    if list(genes) != list(names):
         raise ModelFileError(f"{path}: the player's genes must be {', '.join(names)}")
     low, high = gene_bounds(kind)
     values = list(genes.values())
