@@ -284,6 +284,22 @@ def test_the_learning_curve_starts_at_the_first_champion_not_at_a_point_of_no_ga
     assert [(p["episode"], p["games"]) for p in run.curve] == [(1, 2), (2, 2)]
 
 
+@pytest.mark.timeout(300)
+def test_a_population_whose_species_all_stagnate_is_drawn_again_and_the_run_says_so(tmp_path: Path) -> None:
+    hyper = "population=6,games=1,champion_games=0,workers=1,species_elitism=0,stagnation=1"
+    run = nq.Evolution.start(QUIXO, nq.parse_hyper(hyper), 0)
+    try:
+        assert train(run, 4, checkpoint=tmp_path / nq.CHECKPOINT_FILE)
+    finally:
+        run.close()
+    assert run.extinctions == [2, 4] and run.summary()["extinctions"] == 2
+    (line,) = run.report_lines()
+    assert line.startswith("Every species was removed as stagnant after generations 2, 4: neat-python drew")
+    assert nq.Evolution.resume(tmp_path / nq.CHECKPOINT_FILE).extinctions == [2, 4]
+    calm = nq.Evolution.start(QUIXO, nq.parse_hyper(TINY), 0)
+    assert calm.report_lines() == [] and calm.summary()["extinctions"] == 0
+
+
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [

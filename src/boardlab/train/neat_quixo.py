@@ -239,6 +239,19 @@ class BoundedReproduction(neat.DefaultReproduction):  # type: ignore[misc]
         return population
 
 
+class ExtinctionCounter(neat.reporting.BaseReporter):  # type: ignore[misc]
+    """Counts neat-python's complete extinctions: every species removed as stagnant (possible
+    with ``species_elitism=0``), after which it draws a new population (``reset_on_extinction``)
+    and says nothing."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def complete_extinction(self) -> None:
+        """One more extinction."""
+        self.count += 1
+
+
 def make_config(params: NeatParams, num_inputs: int) -> neat.Config:
     """neat-python's ``Config`` for ``params``, read from a file in a temporary folder."""
     text = config_text(params, num_inputs)
@@ -663,7 +676,14 @@ class Evolution(RunDefaults):
         """Evaluate one generation and breed the next (neat-python's ``Population.run``),
         whatever ``limit``."""
         started = time.perf_counter()
-        self.population.run(lambda genomes, config: self._evaluate(genomes, self.workers), 1)
+        extinctions = ExtinctionCounter()
+        self.population.add_reporter(extinctions)
+        try:
+            self.population.run(lambda genomes, config: self._evaluate(genomes, self.workers), 1)
+        finally:
+            self.population.remove_reporter(extinctions)
+        if extinctions.count:  # the generation just evaluated left no species: a new population
+            self.history[-1]["extinct"] = True
         self.train_seconds += time.perf_counter() - started
 
     def _evaluate(self, genomes: list[tuple[int, Any]], workers: Workers) -> None:
@@ -764,7 +784,27 @@ class Evolution(RunDefaults):
             "champion": {"nodes": len(champion["nodes"]), "connections": len(champion["connections"])}
             if champion
             else None,
+            "extinctions": len(self.extinctions),
         }
+
+    @property
+    def extinctions(self) -> list[int]:
+        """The generations (1 is the first) after which every species was removed as stagnant
+        and neat-python drew a new population."""
+        return [h["generation"] + 1 for h in self.history if h.get("extinct")]
+
+    def report_lines(self) -> list[str]:
+        """The extinctions, if any: the run went on from a new population, which the fitness
+        plot alone does not tell."""
+        if not self.extinctions:
+            return []
+        after = ", ".join(map(str, self.extinctions))
+        generations = "generation" if len(self.extinctions) == 1 else "generations"
+        return [
+            f"Every species was removed as stagnant after {generations} {after}: neat-python drew a new "
+            f"population each time (species_elitism={self.params.species_elitism}; at least 1 keeps "
+            "the best species)"
+        ]
 
     def plots(self, out: Path) -> list[Path]:
         """Fitness and species over the generations."""
@@ -880,6 +920,7 @@ __all__ = [
     "BoundedReproduction",
     "BoundedStagnation",
     "Evolution",
+    "ExtinctionCounter",
     "FitnessTask",
     "NeatParams",
     "NeatTrainingError",
