@@ -813,7 +813,10 @@ def test_a_run_of_several_games_names_the_game_its_final_games_were_played_on(
         titles[figure] = " ".join(t.get_text().replace("\n", " ") for t in texts if t is not None)
     shared = [t for t in titles.values() if "learning curve" in t or "outcomes" in t or "end turn" in t]
     assert len(shared) == 4
-    assert all("on nim:piles=1-2 " in f"{t} " for t in shared), shared  # not the title's "on nim:piles=1-2;"
+    assert all("on nim:piles=1-2 " in f"{t} " for t in shared), shared
+    assert (
+        "give away game-theoretic value (exact solver, both colours, every training game)" in shared[0]
+    )  # not the title's "on nim:piles=1-2;"
 
 
 def _ga_history(genes: int) -> list[dict[str, Any]]:

@@ -119,7 +119,9 @@ def learning_curve_figure(
         ax.set_yscale("symlog", linthresh=1)
         ax.set_ylim(0, 2.0 * max(max(m for _, m in judged), 1))  # room above the highest point
         ax.set_title(
-            f"{player}: moves that give away game-theoretic value (exact solver, both colours)", fontsize=10
+            f"{player}: moves that give away game-theoretic value (exact solver, both colours"
+            f"{', every training game' if played_on else ''})",
+            fontsize=10,
         )
         ax.grid(alpha=0.3)
     axes[-1].set_xlabel(unit)
