@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -248,6 +249,24 @@ def test_the_command_list_shows_each_summary_as_one_flowing_paragraph():
         summary = " ".join(inspect.cleandoc(sub.help or "").split("\n\n")[0].split())
         row = next(line for line in listing.splitlines() if line.startswith(f"│ {name} "))
         assert summary in row, (name, row)
+
+
+@pytest.fixture(scope="module")
+def helps() -> dict[str, str]:
+    """The --help of the app and of each command (train's also with a KIND), one row a line."""
+    commands = [[], *([name] for name in typer.main.get_command(app).commands), ["train", "alphazero"]]
+    shown = {" ".join(args): runner.invoke(app, [*args, "--help"], env=WIDE) for args in commands}
+    assert all(result.exit_code == 0 for result in shown.values())
+    return {name: result.output for name, result in shown.items()}
+
+
+def test_no_flag_is_shown_as_taking_a_value(helps: dict[str, str]) -> None:
+    # typer's help would list `--help <bool>`, `--json <bool>`: as if the flag took a value
+    for name, text in helps.items():
+        assert "<bool>" not in text, name
+        assert re.search(r"│ --help +Show this", text), name
+    assert re.search(r"│ --json +print them as a JSON list", helps["tournaments"])
+    assert re.search(r"│ --human-first +--human-second +move first", helps["play"])
 
 
 def test_version_prints_the_version_the_package_is_built_with() -> None:

@@ -109,7 +109,36 @@ class OneLineErrors(TyperGroup):
         command = super().get_command(ctx, cmd_name)
         if command is not None:
             _number_checks(command)
+            _flags_listed_bare(command)
         return command
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _without_flag_metavars(super().get_params(ctx))
+
+
+def _without_flag_metavars(params: list[Any]) -> list[Any]:
+    """``params`` with every flag's type hidden from the help: typer's rich help would list
+    ``--help <bool>``, as if a flag took a value."""
+    for param in params:
+        if getattr(param, "is_flag", False):
+            param.metavar = ""  # shown instead of the type; no value follows a flag
+    return params
+
+
+def _flags_listed_bare(command: Any) -> None:
+    """Make the help of ``command`` (and of its sub-commands) list its flags, ``--help``
+    among them (made when the help is asked for), without a type."""
+    for sub in getattr(command, "commands", {}).values():
+        _flags_listed_bare(sub)
+    if getattr(command, "_flags_bare", False):
+        return
+    listed = command.get_params
+
+    def get_params(ctx: Any, listed: Any = listed) -> list[Any]:
+        return _without_flag_metavars(listed(ctx))
+
+    command.get_params = get_params
+    command._flags_bare = True
 
 
 def _number_checks(command: Any) -> None:
