@@ -269,6 +269,11 @@ def test_no_flag_is_shown_as_taking_a_value(helps: dict[str, str]) -> None:
     assert re.search(r"│ --human-first +--human-second +move first", helps["play"])
 
 
+def test_help_texts_show_no_restructuredtext_markup(helps: dict[str, str]) -> None:
+    for name, text in helps.items():
+        assert "``" not in text, name
+
+
 def test_version_prints_the_version_the_package_is_built_with() -> None:
     project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]
     result = runner.invoke(app, ["--version"])

@@ -28,9 +28,8 @@ def engine_command(
     "Engines in any language"): any program speaking the protocol, boardlab's own
     engine:cmd=... among them, plays it.
 
-    A command that cannot be followed ends it with one line on standard error and exit status
-    2; an agent that fails while deciding, with status 1. Standard output carries the protocol
-    only: what the agent prints (``print()``, ``sys.stdout``) goes to standard error.
+    A command it cannot follow ends it with status 2, an agent failing to decide with 1 (one line on stderr).
+    Standard output carries the protocol only: what the agent prints (print(), sys.stdout) goes to stderr.
     """
     try:
         parse_spec(spec)
