@@ -274,6 +274,11 @@ def test_help_texts_show_no_restructuredtext_markup(helps: dict[str, str]) -> No
         assert "``" not in text, name
 
 
+def test_train_usage_names_the_kind_first_as_the_docs_write_it(helps: dict[str, str]) -> None:
+    for name in ("train", "train alphazero"):
+        assert "Usage: boardlab train KIND --out DIR [OPTIONS]" in helps[name], name
+
+
 def test_version_prints_the_version_the_package_is_built_with() -> None:
     project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]
     result = runner.invoke(app, ["--version"])

@@ -134,7 +134,7 @@ def test_help_lists_every_hyper_parameter_flag_with_its_default(kind: str) -> No
 def test_help_says_out_is_required() -> None:
     result = _train("--help")
     assert result.exit_code == 0, result.output
-    assert "Usage: root train --out DIR [OPTIONS] [KIND]" in result.output
+    assert "Usage: root train KIND --out DIR [OPTIONS]" in result.output
     text = re.sub(r"[│\s]+", " ", result.output)  # the help's rows, unwrapped
     assert "--out DIR Folder for the model, summary.json and the plots (required)." in text
     assert _train("qlearning").output.strip() == (

@@ -29,6 +29,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
 from rich.table import Column, Table
+from typer.core import TyperCommand
 
 from boardlab.agents.base import AgentSpecError, check_whole_game, make_agent
 from boardlab.core.console import LoggedProgress, counted, make_console
@@ -658,11 +659,19 @@ def train_command(
     run_plan(console, plan)
 
 
+class KindFirst(TyperCommand):
+    """``train``'s command, whose usage line reads as the docs write it: ``train KIND --out DIR
+    [OPTIONS]``. KIND and --out are checked by the command (so that ``train --help`` and
+    ``train KIND --help`` need neither), never optional."""
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        return ["KIND", "--out DIR", "[OPTIONS]"]
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``train`` command to ``app``."""
     settings = {"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []}
-    # --out is checked by the command (so that `train KIND --help` needs none) but never optional
-    app.command("train", context_settings=settings, options_metavar="--out DIR [OPTIONS]")(train_command)
+    app.command("train", cls=KindFirst, context_settings=settings)(train_command)
 
 
 __all__ = ["Plan", "UsageProblem", "hyper_texts", "plan_command", "register", "run_plan", "settings_table"]
