@@ -279,6 +279,10 @@ def test_train_usage_names_the_kind_first_as_the_docs_write_it(helps: dict[str, 
         assert "Usage: boardlab train KIND --out DIR [OPTIONS]" in helps[name], name
 
 
+def test_play_help_says_which_side_the_human_takes_by_default(helps: dict[str, str]) -> None:
+    assert "move first (X; the default) or second (O)" in _row(helps["play"], "--human-first")
+
+
 def test_version_prints_the_version_the_package_is_built_with() -> None:
     project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]
     result = runner.invoke(app, ["--version"])

@@ -58,7 +58,8 @@ def play(
         ),
     ] = "quixo",
     human_first: Annotated[
-        bool | None, typer.Option("--human-first/--human-second", help="move first (X) or second (O)")
+        bool | None,
+        typer.Option("--human-first/--human-second", help="move first (X; the default) or second (O)"),
     ] = None,
     side: Annotated[str | None, typer.Option("--side", help="your symbol: x (first) or o (second)")] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="seed of the agent's random choices")] = None,
