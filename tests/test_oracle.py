@@ -372,6 +372,13 @@ def test_cli_bad_input_is_one_line_and_exit_2(
     assert not (tmp_path / "none").exists()
 
 
+def test_dash_n_is_the_number_of_games_as_in_match_and_tournament(cli: typer.Typer, tmp_path: Path) -> None:
+    args = ["oracle", "random", "--game", "tictactoe", "-n", "3", "--opponents", "random"]
+    result = CliRunner().invoke(cli, [*args, "--out", str(tmp_path)], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "oracle.json").read_text())["games"] == 3
+
+
 def test_cli_judging_no_move_writes_nothing_and_exits_2(cli: typer.Typer, tmp_path: Path) -> None:
     # Tic-Tac-Toe has no ply cap, but no game of it reaches ply 9 with a move left to judge
     args = ["oracle", "random", "--game", "tictactoe", "--games", "1", "--opponents", "random"]

@@ -84,10 +84,10 @@ def oracle_command(
         ),
     ] = "quixo",
     size: Annotated[
-        int | None, typer.Option("--size", "-n", help="Quixo board side: 3, 4 (the default) or 5 (endgames)")
+        int | None, typer.Option("--size", help="Quixo board side: 3, 4 (the default) or 5 (endgames)")
     ] = None,
-    games: Annotated[
-        int, typer.Option("--games", help="games against each opponent (colours alternate)")
+    games: Annotated[  # -n as in match and tournament
+        int, typer.Option("--games", "-n", help="games against each opponent (colours alternate)")
     ] = 10,
     opponents: Annotated[
         list[str] | None,
