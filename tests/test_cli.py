@@ -283,6 +283,22 @@ def test_play_help_says_which_side_the_human_takes_by_default(helps: dict[str, s
     assert "move first (X; the default) or second (O)" in _row(helps["play"], "--human-first")
 
 
+def test_options_shared_by_commands_read_alike_in_their_help(helps: dict[str, str]) -> None:
+    commands = typer.main.get_command(app).commands
+    for name in ("solve", "analyze", "oracle", "review"):  # one order of the two names everywhere
+        assert [p.opts for p in commands[name].params if "--tables" in p.opts] == [["--tables", "--dir"]]
+        assert "│ --tables,--dir " in helps[name], name
+    for name in ("ratings", "export", "tournaments", "match", "tournament", "review", "serve"):
+        assert re.search(r"│ --db +<path> ", helps[name]), name
+
+
+def test_no_option_says_its_default_in_its_help_and_shows_it_again() -> None:
+    for name, command in typer.main.get_command(app).commands.items():
+        for param in command.params:
+            shown = param.show_default is not False and param.default not in (None, "", False)
+            assert not (shown and "default" in (getattr(param, "help", None) or "")), (name, param.name)
+
+
 def test_version_prints_the_version_the_package_is_built_with() -> None:
     project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]
     result = runner.invoke(app, ["--version"])

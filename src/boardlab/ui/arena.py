@@ -737,7 +737,6 @@ StoreOpt = Annotated[
     Path | None,
     typer.Option(
         "--db",
-        metavar="PATH",
         help=f"SQLite store of games, as match and tournament name it (or as DB; default: {DEFAULT_DB})",
         show_default=False,
     ),

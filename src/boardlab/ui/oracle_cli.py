@@ -113,7 +113,7 @@ def oracle_command(
         typer.Option(
             "--tables",
             "--dir",
-            help=f"the folder of the Quixo board's tables, as solve --dir wrote it ({TABLES_DEFAULT_HELP})",
+            help=f"the folder of the Quixo board's tables, as solve wrote it ({TABLES_DEFAULT_HELP})",
         ),
     ] = None,
     move_timeout: Annotated[

@@ -59,7 +59,9 @@ def serve(
     analysis_workers: Annotated[int, typer.Option(min=1, max=64, help="processes analyses run in")] = 1,
     analysis_seconds: Annotated[
         float,
-        typer.Option(min=0.05, max=600, help="default seconds per analysis (exact values, else a search)"),
+        typer.Option(
+            min=0.05, max=600, help="seconds per analysis the page starts with (exact values, else a search)"
+        ),
     ] = 2.0,
     analysis_agent: Annotated[
         str, typer.Option(help="the agent whose decision the analysis shows where no exact play answers")

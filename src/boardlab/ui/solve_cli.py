@@ -135,7 +135,7 @@ def solve_command(
     ] = None,
     directory: Annotated[
         Path | None,
-        typer.Option("--dir", "--tables", help=f"the folder of this board's tables ({TABLES_DEFAULT_HELP})"),
+        typer.Option("--tables", "--dir", help=f"the folder of this board's tables ({TABLES_DEFAULT_HELP})"),
     ] = None,
     verify: Annotated[
         bool, typer.Option("--verify/--no-verify", help="check the checksums of tables already built")
@@ -331,12 +331,12 @@ def analyze_command(
         typer.Option(
             "--tables",
             "--dir",
-            help=f"the folder of this board's tables, as solve --dir wrote it ({TABLES_DEFAULT_HELP})",
+            help=f"the folder of this board's tables, as solve wrote it ({TABLES_DEFAULT_HELP})",
         ),
     ] = None,
     game: Annotated[
         str,
-        typer.Option("--game", help="quixo (the default), quixo:rules=course, connect4, tictactoe, nim..."),
+        typer.Option("--game", help="quixo, quixo:rules=course, connect4, tictactoe, nim..."),
     ] = "quixo",
     agent: Annotated[
         str | None,
