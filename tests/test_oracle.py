@@ -21,7 +21,9 @@ from boardlab.arena.oracle import (
     AgentFailure,
     GameJudgement,
     MoveAccuracy,
+    OpponentResult,
     OracleError,
+    OracleReport,
     Tally,
     judge_for,
     judge_move,
@@ -35,7 +37,7 @@ from boardlab.games import DRAW, LOSS, WIN, parse_game
 from boardlab.games.exact import ExactPlayError, MoveValue
 from boardlab.games.quixo.exact import QuixoTablesPlay
 from boardlab.play.referee import AgentForfeit
-from boardlab.ui.oracle_cli import game_spec, register, split_specs
+from boardlab.ui.oracle_cli import game_spec, register, split_specs, summary_lines
 
 QUICK = ("random", "greedy")
 
@@ -379,6 +381,41 @@ def test_dash_n_is_the_number_of_games_as_in_match_and_tournament(cli: typer.Typ
     assert json.loads((tmp_path / "oracle.json").read_text())["games"] == 3
 
 
+def _report(
+    won: int, unconverted: int, capped: int = 0, unjudged: int = 0, from_ply: int = 0
+) -> OracleReport:
+    against = OpponentResult("random", games=8, won_games=won, unconverted=unconverted, capped=capped)
+    against.unjudged = unjudged
+    return OracleReport("greedy", "quixo", "tables", "cubes", 0, 2, [against], {}, from_ply=from_ply)
+
+
+@pytest.mark.parametrize(
+    ("won", "unconverted", "sentence"),
+    [
+        (7, 0, "The agent had a won position in 7 of 8 games and won all 7."),
+        (1, 0, "The agent had a won position in 1 of 8 games and won it."),
+        (7, 2, "The agent had a won position in 7 of 8 games and won 5 of them, letting 2 slip."),
+        (3, 3, "The agent had a won position in 3 of 8 games and won none of them."),
+        (1, 1, "The agent had a won position in 1 of 8 games and did not win it."),
+    ],
+)
+def test_the_summary_says_how_many_won_positions_were_won(won: int, unconverted: int, sentence: str) -> None:
+    assert summary_lines(_report(won, unconverted)) == [sentence]
+
+
+def test_the_summary_counts_capped_games_and_unjudged_moves_in_plain_words() -> None:
+    assert summary_lines(_report(0, 0)) == []  # nothing to say
+    capped, unjudged = summary_lines(_report(0, 0, capped=1, unjudged=1))
+    assert capped.startswith("1 of 8 games was drawn by the ply cap: ")
+    assert unjudged == "1 move of the agent was not judged: in positions the judge does not cover."
+    capped, unjudged = summary_lines(_report(0, 0, capped=2, unjudged=1_200, from_ply=6))
+    assert capped.startswith("2 of 8 games were drawn by the ply cap: ")
+    assert unjudged == (
+        "1,200 moves of the agent were not judged: before ply 6 (--from-ply) or in positions the judge "
+        "does not cover."
+    )
+
+
 def test_cli_judging_no_move_writes_nothing_and_exits_2(cli: typer.Typer, tmp_path: Path) -> None:
     # Tic-Tac-Toe has no ply cap, but no game of it reaches ply 9 with a move left to judge
     args = ["oracle", "random", "--game", "tictactoe", "--games", "1", "--opponents", "random"]
@@ -531,13 +568,14 @@ def test_cli_reports_games_stood_won_or_capped_and_moves_not_judged(cli: typer.T
     data = json.loads((tmp_path / "oracle.json").read_text())
     text = " ".join(result.output.split())
     assert data["won_games"] and data["capped"] and data["unjudged"]
-    games = data["games"]
+    games, won_games, unconverted = data["games"], data["won_games"], data["unconverted"]
+    assert 0 < unconverted < won_games
     assert (
-        f"The agent stood won in {data['won_games']} of {games} games and did not win {data['unconverted']}"
-        in text
+        f"The agent had a won position in {won_games} of {games} games and won {won_games - unconverted} "
+        f"of them, letting {unconverted} slip." in text
     )
     assert f"{data['capped']} of {games} games were drawn by the ply cap" in text
-    assert f"{data['unjudged']} moves of the agent were not judged (before ply 2" in text
+    assert f"{data['unjudged']} moves of the agent were not judged: before ply 2 (--from-ply)" in text
     totals = [sum(r[key] for r in data["opponents"]) for key in ("wins", "draws", "losses")]
     rows = _table_rows(result.output, "judged by")
     assert rows[-1][:2] == ["all", "-".join(map(str, totals))]

@@ -279,24 +279,45 @@ def _print_report(console: Console, report: OracleReport) -> None:
     for pieces, t in sorted(report.by_pieces.items()):
         stages.add_row(str(pieces), f"{t.moves:,}", _share(t.accuracy), _share(t.exact_accuracy))
     print_whole(console, stages)
-    if report.won_games:
-        console.print(
-            f"The agent stood won in {report.won_games} of {counted(report.games, 'game')} "
-            f"and did not win {report.unconverted} of them."
-        )
-    if report.capped:
-        console.print(
-            f"{report.capped} of {counted(report.games, 'game')} were drawn by the ply cap; the moves of "
-            "such games (often a loop of repeated positions) weigh heavily on the move counts; see distinct."
-        )
-    if report.unjudged:
-        console.print(
-            f"{report.unjudged:,} moves of the agent were not judged "
-            f"(before ply {report.from_ply}, or in positions the judge does not cover)."
-        )
+    for line in summary_lines(report):
+        console.print(line)
     _print_thrown(console, report)
     _print_lost(console, report)
     console.print(f"({report.seconds:.1f} s)")
+
+
+def summary_lines(report: OracleReport) -> list[str]:
+    """The sentences under the tables: the won games converted, the games the ply cap drew and
+    the moves left unjudged (each only where there are some)."""
+    games = counted(report.games, "game")
+    lines = []
+    if report.won_games:
+        lines.append(
+            f"The agent had a won position in {report.won_games} of {games} and {_converted(report)}."
+        )
+    if report.capped:
+        were = "was" if report.capped == 1 else "were"
+        lines.append(
+            f"{report.capped} of {games} {were} drawn by the ply cap: their moves (often a loop of repeated "
+            "positions) weigh heavily on the move counts; the distinct column counts each position once."
+        )
+    if report.unjudged:
+        were = "was" if report.unjudged == 1 else "were"
+        where = "in positions the judge does not cover"
+        if report.from_ply:
+            where = f"before ply {report.from_ply} (--from-ply) or {where}"
+        lines.append(f"{counted(report.unjudged, 'move')} of the agent {were} not judged: {where}.")
+    return lines
+
+
+def _converted(report: OracleReport) -> str:
+    """How many of the games in which the agent had a won position it won: ``won all 7``."""
+    had, won = report.won_games, report.won_games - report.unconverted
+    if won == had:
+        return "won it" if had == 1 else f"won all {had}"
+    if won == 0:
+        return "did not win it" if had == 1 else "won none of them"
+    return f"won {won} of them, letting {report.unconverted} slip"
 
 
 def _print_thrown(console: Console, report: OracleReport) -> None:
