@@ -745,6 +745,21 @@ def test_short_tictactoe_run_lowers_the_loss_and_raises_solver_accuracy(tmp_path
     assert 0 < run.clock_share() < 1 and not run.finished  # the bar fills with the hours used
 
 
+def test_the_solver_accuracy_line_of_the_summary_reads_plainly() -> None:
+    from boardlab.train.alphazero import AlphaZeroRun
+
+    run = AlphaZeroRun.start(TTT, tiny_params(), seed=5)
+    run.prepare()  # judges every reachable position
+    accuracy = {"raw_accuracy": 0.9, "search_accuracy": 0.95, "raw_judged": 4520, "search_judged": 150}
+    run.curve.append(
+        {"epoch": 1, "episode": 1, "opponent": "solver", "hours": 0.1, "positions": 4520} | accuracy
+    )
+    assert run.report_lines()[0] == (
+        "Moves keeping the perfect-play value: raw policy 90.0%, with 8 simulations 95.0%; judged on 4,520 "
+        "positions: every reachable position (search: a sample)."
+    )  # a thousands separator, and no parentheses within parentheses
+
+
 def fixed_loss(run: object, data: dict[str, np.ndarray]) -> float:
     """Policy cross-entropy + value squared error of the network on fixed positions."""
     from boardlab.games.base import observe_batch

@@ -1009,8 +1009,8 @@ class AlphaZeroRun(RunDefaults):
             source = self.judged.source if self.judged else "judged positions"
             sims = self.params.eval_sims
             lines.append(
-                f"Moves keeping the perfect-play value ({r['positions']} positions, {source}): raw policy "
-                f"{r['raw_accuracy']:.1%}, with {sims} simulations {r['search_accuracy']:.1%}."
+                f"Moves keeping the perfect-play value: raw policy {r['raw_accuracy']:.1%}, with {sims} "
+                f"simulations {r['search_accuracy']:.1%}; judged on {r['positions']:,} positions: {source}."
             )
         elo = [r for r in self.curve if r["opponent"] == "elo"]
         if elo:
