@@ -1,7 +1,8 @@
 # Sourced by run.sh and test.sh: create .venv and install boardlab (editable) with every extra
 # (torch, web, bridges, ray) and the dev tools. Needs only python3 (3.11+) and pip; re-running is
-# cheap once installed. PyTorch goes in first, pinned to its CPU build, so that the `torch` extra's
-# range is already satisfied and pip does not reach for a multi-GB CUDA build.
+# cheap once installed. PyTorch goes in first, pinned to 2.13.0, so that the `torch` extra's range is
+# already satisfied; from PyPI on Linux that is the multi-GB CUDA build, and a CPU build installed
+# into .venv before (README.md, "Two commands") satisfies the pin and is kept.
 PYTHON="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
