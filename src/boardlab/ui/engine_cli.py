@@ -28,7 +28,7 @@ def engine_command(
     "Engines in any language"): any program speaking the protocol, boardlab's own
     engine:cmd=... among them, plays it.
 
-    A command it cannot follow ends it with status 2, an agent failing to decide with 1 (one line on stderr).
+    It exits with status 2 at a command it cannot follow, 1 if the agent fails to decide (one line on stderr).
     Standard output carries the protocol only: what the agent prints (print(), sys.stdout) goes to stderr.
     """
     try:
