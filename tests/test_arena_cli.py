@@ -19,6 +19,8 @@ from boardlab.arena import match
 from boardlab.arena.schedule import ArenaError, TournamentConfig
 from boardlab.arena.sprt import H1_ACCEPTED, Sprt
 from boardlab.arena.store import Store
+from boardlab.play.backend import LocalBackend
+from boardlab.play.pool import WorkerPool
 from boardlab.ui import arena as arena_cli
 
 
@@ -939,3 +941,23 @@ def _play_stderr(app: typer.Typer, tmp_path: Path, *args: str) -> str:
     )
     assert code == 0, stderr
     return stderr
+
+
+class _FirstWorkerKilled(LocalBackend):
+    """The local backend, whose first worker process of each pool is killed as it starts."""
+
+    def game_pool(self, *args: Any, **kwargs: Any) -> WorkerPool[Any, Any]:
+        pool = super().game_pool(*args, **kwargs)
+        pool._workers[0].process.kill()
+        return pool
+
+
+def test_a_worker_process_lost_before_play_is_said_in_one_line(
+    app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(arena_cli, "open_backend", lambda name, address: _FirstWorkerKilled())
+    args = ["match", "random", "greedy", "--game", "tictactoe", "-n", "2", "-j", "1"]
+    code, out, err = invoke(app, *args, "--db", str(tmp_path / "a.sqlite"), "--out", str(tmp_path / "out"))
+    assert code == 0, err
+    assert "1 worker process lost and replaced\n" in err
+    assert "2 new games" in out

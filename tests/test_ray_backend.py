@@ -20,6 +20,7 @@ import napping_player
 import numpy as np
 import pytest
 import typer
+from arena_helpers import arena_app
 from typer.testing import CliRunner
 
 from boardlab.arena import Store, TournamentConfig, run_tournament
@@ -27,6 +28,7 @@ from boardlab.games import Reason
 from boardlab.play.backend import open_backend
 from boardlab.play.pool import BackendError
 from boardlab.play.ray_backend import (
+    LOST_WORKER_MESSAGE,
     SETTINGS_FRAME,
     RayBackend,
     RayGamePool,
@@ -117,6 +119,46 @@ def test_an_actor_killed_mid_game_has_its_game_played_again(ray_instance: Any, t
     assert sorted(r.index for r in stored) == sorted(indices) == list(range(config.total_games))
     assert _contents(stored) == _contents(local.records)
     assert not any(r.outcome.reason is Reason.FORFEIT for r in stored)
+
+
+def test_cli_says_lost_ray_workers_in_one_line_of_its_own(
+    ray_instance: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    backend, killed, stop = _WatchedRay(), [], threading.Event()
+    monkeypatch.setattr(arena_cli, "open_backend", lambda name, address: backend)
+    killer = threading.Thread(target=_kill_one_game, args=(backend, killed, stop))
+    killer.start()
+    args = ["match", napping_player.spec(), "random", "-n", "4", "-j", "2", "--backend", "ray"]
+    try:
+        result = CliRunner().invoke(
+            arena_app(), [*args, "--db", str(tmp_path / "a.sqlite"), "--out", str(tmp_path / "out")]
+        )
+    finally:
+        stop.set()
+        killer.join()
+    assert result.exit_code == 0, result.stderr
+    assert len(killed) == 1
+    assert "1 Ray worker lost, 1 game played again\n" in result.stderr
+    assert "4 new games" in result.stdout
+
+
+def test_rays_message_about_a_lost_worker_stays_off_stdout(
+    ray_instance: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ray._private import worker
+
+    def published(message: str) -> dict[str, Any]:  # as Ray's driver thread hands it on
+        return {"lines": [message], "pid": "raylet", "is_err": False}
+
+    lost = f"{LOST_WORKER_MESSAGE} by an unexpected system error. To troubleshoot ..."
+    with RayBackend():
+        worker.print_to_stdstream(published(lost), ignore_prefix=False)
+        worker.print_to_stdstream(published("the cluster ran out of memory"), ignore_prefix=False)
+    said = capsys.readouterr()
+    assert said.out == ""  # the command's report alone
+    assert "the cluster ran out of memory" in said.err and LOST_WORKER_MESSAGE not in said.err
+    worker.print_to_stdstream(published("after"), ignore_prefix=False)  # Ray's own way again
+    assert "after" in capsys.readouterr().out
 
 
 def _free_port() -> int:

@@ -19,7 +19,7 @@ import os
 import re
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from contextlib import closing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
@@ -37,7 +37,7 @@ from boardlab.core.processes import raise_if_stopping
 from boardlab.core.spec import options_of, shorten, with_article
 from boardlab.games import parse_game
 from boardlab.play.backend import Backend, LocalBackend
-from boardlab.play.pool import PoolError
+from boardlab.play.pool import PoolCounts, PoolError
 from boardlab.play.referee import describe_failure
 
 StartHook = Callable[[int, int], None]
@@ -60,6 +60,9 @@ class TournamentRun:
     store_path: str
     stopped: bool = False
     """True when the run's ``stop`` hook answered True (and no game started after that)."""
+    losses: PoolCounts = field(default_factory=PoolCounts)
+    """Workers lost during the run through no agent's doing (a killed process, a machine gone),
+    and the games played again for them (on Ray; see :class:`~boardlab.play.pool.PoolCounts`)."""
 
     @property
     def total(self) -> int:
@@ -244,9 +247,10 @@ def run_tournament(
     if stopped:
         missing = 0
     pending = list(itertools.islice((t for t in iter_schedule(config) if t.index not in stored), missing))
-    played, interrupted = 0, False
+    played, interrupted, losses = 0, False, PoolCounts()
     try:
-        with closing(_play_all(iter(pending), missing, workers, config.game, limits, backend)) as finished:
+        playing = _play_all(iter(pending), missing, workers, config.game, limits, backend, losses)
+        with closing(playing) as finished:
             ordered = finished if stop is None else in_schedule_order(finished, [t.index for t in pending])
             for record in ordered:
                 if store.add_game(record):
@@ -260,7 +264,7 @@ def run_tournament(
     except KeyboardInterrupt:
         interrupted = True
     records = tuple(store.games(tournament_id, below=config.total_games))
-    return TournamentRun(config, records, played, already, interrupted, store.path, stopped)
+    return TournamentRun(config, records, played, already, interrupted, store.path, stopped, losses)
 
 
 def in_schedule_order(records: Iterable[GameRecord], order: Sequence[int]) -> Iterator[GameRecord]:
@@ -388,7 +392,10 @@ def _play_all(
     game: str,
     limits: Mapping[str, float | None],
     backend: Backend,
+    losses: PoolCounts,
 ) -> Generator[GameRecord, None, None]:
+    """The records of ``tasks`` as they end; the pool's lost workers are counted into ``losses``
+    when it closes (however play ends)."""
     if count <= 0:
         return
     if workers == 0:
@@ -397,6 +404,9 @@ def _play_all(
         return
     try:
         with backend.game_pool(min(workers, count), game, limits, ARENA_JOBS) as pool:
-            yield from pool.play(tasks)
+            try:
+                yield from pool.play(tasks)
+            finally:
+                losses.add(pool.counts)
     except PoolError as err:
         raise ArenaError(str(err)) from None

@@ -22,7 +22,7 @@ from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Protocol, TypeVar
 
-from boardlab.play.pool import BackendError, GameJobs, Task, WorkerPool, Workers
+from boardlab.play.pool import BackendError, GameJobs, PoolCounts, Task, WorkerPool, Workers
 from boardlab.play.referee import SETUP_TIMEOUT
 
 BACKENDS = ("local", "ray")
@@ -33,6 +33,9 @@ R = TypeVar("R")
 
 class GamePool(Protocol[T, R]):
     """Workers playing games (see :class:`~boardlab.play.pool.WorkerPool`); a context manager."""
+
+    counts: PoolCounts
+    """The workers lost so far, and the games played again for them."""
 
     def play(self, tasks: Iterator[T]) -> Generator[R, None, None]:
         """Results of ``tasks`` as they finish; PoolError if a task cannot be played."""

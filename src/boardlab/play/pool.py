@@ -115,6 +115,25 @@ class GameJobs(Generic[T, R]):
     stopped: Callable[[Stopped[T]], R]
 
 
+@dataclass
+class PoolCounts:
+    """What happened to a pool's workers that no agent caused: workers lost (killed or dead
+    outside any agent's move, and replaced) and the games they were playing, played again from
+    the start (on Ray; a local worker lost during a game is the game's forfeit instead)."""
+
+    replayed: int = 0
+    lost: int = 0
+    last_loss: str = ""
+    replayed_indices: list[int] = field(default_factory=list)
+
+    def add(self, other: PoolCounts) -> None:
+        """Count ``other``'s losses in these too (the counts of one run's pools together)."""
+        self.replayed += other.replayed
+        self.lost += other.lost
+        self.last_loss = other.last_loss or self.last_loss
+        self.replayed_indices.extend(other.replayed_indices)
+
+
 def timestamp() -> str:
     """Now, in ISO 8601 (UTC, milliseconds)."""
     return datetime.now(UTC).isoformat(timespec="milliseconds")
@@ -229,7 +248,8 @@ class WorkerPool(Generic[T, R]):
         self._limits = dict(limits)
         self._warm_specs = list(self._limits)
         self._setup_timeout = setup_timeout
-        self._lost = 0
+        self.counts = PoolCounts()
+        """Workers lost before play (a game's worker lost during it forfeits the game instead)."""
         self._max_lost = MAX_LOST_WORKERS + 2 * size * len(self._limits)
         self._workers: list[_Worker] = []
         try:
@@ -422,8 +442,9 @@ class WorkerPool(Generic[T, R]):
                 )
             )
         else:
-            self._lost += 1
-            if self._lost > self._max_lost:
+            self.counts.lost += 1
+            self.counts.last_loss = detail
+            if self.counts.lost > self._max_lost:
                 raise PoolError("worker processes keep dying before play; giving up")
             if worker.stage == "warm" and worker.clock is not None:
                 # this agent's warm-up hung or crashed: later workers skip warming it

@@ -28,11 +28,20 @@ import socket
 import sys
 import time
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Generic, TypeVar
 
-from boardlab.play.pool import MAX_LOST_WORKERS, BackendError, GameJobs, PoolError, Stopped, Task, WorkerPool
+from boardlab.play.pool import (
+    MAX_LOST_WORKERS,
+    BackendError,
+    GameJobs,
+    PoolCounts,
+    PoolError,
+    Stopped,
+    Task,
+    WorkerPool,
+)
 from boardlab.play.referee import SETUP_TIMEOUT
 
 AUTO = "auto"
@@ -176,6 +185,57 @@ def _checked_cluster(address: str) -> str:
     return resolved
 
 
+LOST_WORKER_MESSAGE = "A worker died or was killed while executing a task"
+"""How Ray's own message about a lost worker begins: the pool counts these and the arena says
+them in one line of its own (see :class:`~boardlab.play.pool.PoolCounts`)."""
+
+
+class _DriverMessages:
+    """Keeps the messages Ray's driver prints about the cluster (a lost worker's, with its
+    ``(raylet)`` prefix) off standard output, which holds the command's report, while a
+    backend is open.
+
+    Ray prints each error message the cluster publishes to standard output from a thread of
+    its own (``listen_error_messages``, whatever ``log_to_driver`` says) through
+    ``ray._private.worker.print_to_stdstream``; while routed, that function sends them to
+    standard error instead, leaving out those about a lost worker (the pool counts them). A
+    Ray without that function is left as it is.
+    """
+
+    def __init__(self) -> None:
+        self._users = 0
+        self._original: Callable[..., Any] | None = None
+
+    def route(self) -> None:
+        """Route Ray's driver messages (until as many :meth:`restore` calls)."""
+        self._users += 1
+        if self._users > 1:
+            return
+        module = sys.modules.get("ray._private.worker")
+        original = getattr(module, "print_to_stdstream", None)
+        if module is None or original is None:
+            return
+        self._original = original
+
+        def print_to_stdstream(data: dict[str, Any], ignore_prefix: bool) -> None:
+            lines = [line for line in data.get("lines", []) if LOST_WORKER_MESSAGE not in str(line)]
+            if lines:
+                original({**data, "lines": lines, "is_err": True}, ignore_prefix)
+
+        setattr(module, "print_to_stdstream", print_to_stdstream)  # noqa: B010 (a module of Ray's)
+
+    def restore(self) -> None:
+        """Undo one :meth:`route`: Ray prints as it does once no backend routes its messages."""
+        self._users = max(0, self._users - 1)
+        module = sys.modules.get("ray._private.worker")
+        if self._users == 0 and self._original is not None and module is not None:
+            setattr(module, "print_to_stdstream", self._original)  # noqa: B010
+            self._original = None
+
+
+DRIVER_MESSAGES = _DriverMessages()
+
+
 class RayBackend:
     """Workers as Ray actors and tasks; use as a context manager.
 
@@ -216,6 +276,8 @@ class RayBackend:
         elif address is not None and address != AUTO:
             _check_same_cluster(ray, address)
         self._ray = ray
+        DRIVER_MESSAGES.route()
+        self._routed = True
         self._actor_class = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(GameActor)
         self._idle: list[Any] = []  # actors a closed pool handed back, their game process stopped
 
@@ -264,11 +326,14 @@ class RayBackend:
 
     def close(self) -> None:
         """Stop the kept actors, and shut down the local Ray instance if this backend started it
-        (a cluster is left running)."""
+        (a cluster is left running); Ray's driver messages print as Ray prints them again."""
         self.release_actors()
         if self._started and self._ray.is_initialized():
             self._ray.shutdown()
         self._started = False
+        if self._routed:
+            DRIVER_MESSAGES.restore()
+            self._routed = False
 
     def __enter__(self) -> RayBackend:
         return self
@@ -357,16 +422,6 @@ class _Slot(Generic[T]):
     task: T | None = None
     outcome: Any = None  # the reference of the game's outcome while one is played
     started: float = 0.0
-
-
-@dataclass
-class PoolCounts:
-    """What happened to a pool's actors: games played again after a lost actor, actors lost."""
-
-    replayed: int = 0
-    lost: int = 0
-    last_loss: str = ""
-    replayed_indices: list[int] = field(default_factory=list)
 
 
 class RayGamePool(Generic[T, R]):

@@ -341,6 +341,7 @@ def _run_into_store(
             fail(str(err))
         except ArenaError as err:
             fail(str(err), code=1)
+    _say_losses(run, backend.name, status)
     if run.interrupted:
         how = "Terminated" if termination.received else "Interrupted"
         most = "" if sprt is None else "at most "
@@ -355,6 +356,21 @@ def _run_into_store(
         raise typer.Exit(termination.exit_code)
     _report(run, console, out, sprt)
     return run
+
+
+def _say_losses(run: TournamentRun, backend: str, status: Console) -> None:
+    """One line on standard error when workers were lost through no agent's doing (a killed
+    process, a machine gone): how many, and the games played again for them."""
+    lost, replayed = run.losses.lost, run.losses.replayed
+    if not lost:
+        return
+    workers = (
+        counted(lost, "Ray worker")
+        if backend == "ray"
+        else counted(lost, "worker process", "worker processes")
+    )
+    again = f", {counted(replayed, 'game')} played again" if replayed else " and replaced"
+    status.print(f"{workers} lost{again}", soft_wrap=True, markup=False, highlight=False)
 
 
 def _as_stored(store: Store, config: TournamentConfig, status: Console) -> TournamentConfig:
