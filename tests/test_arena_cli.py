@@ -145,6 +145,10 @@ def test_match_writes_tables_plots_and_resumes(app: typer.Typer, tmp_path: Path)
         assert (out / name).is_file()
     code, stdout, _ = invoke(app, *args)
     assert code == 0 and "0 new games, 4 stored" in stdout
+    # a smaller count reports the games of its own schedule, the first ones, and says so
+    code, stdout, _ = invoke(app, *args, "-n", "2")
+    assert code == 0 and "Ratings (greedy vs random): 2 games" in stdout
+    assert f"0 new games, reporting the first 2 of 4 stored games in {db} (tournament " in stdout
 
 
 def test_a_gauntlet_plays_the_first_agent_against_each_other_one_and_resumes(

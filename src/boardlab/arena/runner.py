@@ -60,6 +60,9 @@ class TournamentRun:
     store_path: str
     stopped: bool = False
     """True when the run's ``stop`` hook answered True (and no game started after that)."""
+    stored_beyond: int = 0
+    """Games of the tournament stored past this run's schedule (a larger count played them
+    earlier): kept, but not in :attr:`records` nor in this run's report."""
     losses: PoolCounts = field(default_factory=PoolCounts)
     """Workers lost during the run through no agent's doing (a killed process, a machine gone),
     and the games played again for them (on Ray; see :class:`~boardlab.play.pool.PoolCounts`)."""
@@ -264,7 +267,8 @@ def run_tournament(
     except KeyboardInterrupt:
         interrupted = True
     records = tuple(store.games(tournament_id, below=config.total_games))
-    return TournamentRun(config, records, played, already, interrupted, store.path, stopped, losses)
+    beyond = len(stored) - already
+    return TournamentRun(config, records, played, already, interrupted, store.path, stopped, beyond, losses)
 
 
 def in_schedule_order(records: Iterable[GameRecord], order: Sequence[int]) -> Iterator[GameRecord]:

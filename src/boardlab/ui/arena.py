@@ -517,12 +517,14 @@ def _report(run: TournamentRun, console: Console, out: Path, sprt: SprtTally | N
         extra, tested = {"sprt": test.result(run.total)}, (test, run.total)
     again = "and the same command writes the plots without playing them again"
     paths = _write_plots(summary, out, run.store_path, again, extra, tested)
-    kept = (
-        f"none kept (--db {MEMORY_STORE})"
-        if _throw_away(run.store_path)
-        else f"{len(run.records)} stored in {run.store_path}"
-    )
-    console.print(f"{run.played} new games, {kept} (tournament {run.config.tournament_id})")
+    if _throw_away(run.store_path):
+        kept = f"none kept (--db {MEMORY_STORE})"
+    elif run.stored_beyond:  # a smaller count than played before: its games, the first ones
+        stored = counted(len(run.records) + run.stored_beyond, "stored game")
+        kept = f"reporting the first {len(run.records)} of {stored} in {run.store_path}"
+    else:
+        kept = f"{len(run.records)} stored in {run.store_path}"
+    console.print(f"{run.played} new games, {kept} (tournament {run.config.tournament_id})", soft_wrap=True)
     console.print("wrote " + ", ".join(str(p) for p in paths), soft_wrap=True)
 
 
