@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import signal
 import socket
 import sys
@@ -224,7 +225,7 @@ def test_only_an_http2_settings_frame_passes_for_a_ray_head(reply: bytes, answer
 @pytest.mark.parametrize(
     ("address", "split"),
     [
-        ("ray://head:10001", ("head", 10001)),
+        ("head:10001", ("head", 10001)),
         ("[::1]:6379", ("::1", 6379)),
         (" 10.0.0.2:65535 ", ("10.0.0.2", 65535)),
     ],
@@ -255,6 +256,20 @@ def test_a_malformed_address_is_refused(address: str) -> None:
         split_address(address)
 
 
+@pytest.mark.parametrize(
+    ("address", "message"),
+    [
+        ("http://127.0.0.1:6379", "--address must be HOST:PORT of a Ray cluster's head, or auto"),
+        ("https://head:6379", "got 'https://head:6379' (without https://: not a URL)"),
+        ("ray://head:10001", "--address 'ray://head:10001' is a Ray Client address (ray://), which boardlab"),
+    ],
+)
+def test_a_url_is_refused_as_no_host_port(address: str, message: str) -> None:
+    # before trying to reach it: a URL's scheme is no host name
+    with pytest.raises(BackendError, match=re.escape(message)):
+        open_backend("ray", address)
+
+
 def test_auto_is_the_cluster_ray_finds_and_any_other_address_itself(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RAY_ADDRESS", "10.0.0.7:6379")  # where Ray looks first, as ray.init("auto") does
     assert resolve_address("auto") == "10.0.0.7:6379"
@@ -275,13 +290,23 @@ def test_auto_where_ray_finds_no_cluster_is_one_line(monkeypatch: pytest.MonkeyP
         open_backend("ray", "auto")
 
 
-def test_auto_where_the_cluster_found_does_not_answer_names_both(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost"])
+def test_auto_where_the_cluster_found_does_not_answer_names_it_as_given(
+    monkeypatch: pytest.MonkeyPatch, host: str
+) -> None:
     port = _free_port()
-    monkeypatch.setenv("RAY_ADDRESS", f"127.0.0.1:{port}")  # Ray may name this machine by its own IP
-    found = rf"\S+:{port}"
-    with pytest.raises(
-        BackendError, match=f"^--address auto found {found}, but no Ray cluster answers at {found} "
-    ):
+    monkeypatch.setenv("RAY_ADDRESS", f"{host}:{port}")  # Ray names this machine by its own IP
+    found = re.escape(
+        f"--address auto found {host}:{port} in RAY_ADDRESS, but no Ray cluster answers there ("
+    )
+    with pytest.raises(BackendError, match=f"^{found}"):
+        open_backend("ray", "auto")
+
+
+def test_auto_with_ray_address_holding_no_address_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RAY_ADDRESS", "garbage")
+    refused = "--address auto: RAY_ADDRESS must be HOST:PORT of a Ray cluster's head, got 'garbage'"
+    with pytest.raises(BackendError, match=f"^{re.escape(refused)}$"):
         open_backend("ray", "auto")
 
 
@@ -347,9 +372,8 @@ def test_cli_takes_address_auto_as_the_cluster_ray_finds(
     args = ["tournament", "random", "greedy", "--db", str(db), "--backend", "ray", "--address", "auto"]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 2
-    assert (
-        result.stderr.startswith("Error: --address auto found ") and f":{port}, but no Ray" in result.stderr
-    )
+    found = f"Error: --address auto found 127.0.0.1:{port} in RAY_ADDRESS, but no Ray cluster answers there ("
+    assert result.stderr.startswith(found)
     assert len(result.stderr.strip().splitlines()) == 1 and not db.parent.exists()
 
 

@@ -73,25 +73,46 @@ def _ray() -> Any:
 # --- connecting -----------------------------------------------------------------------------
 
 
-def split_address(address: str) -> tuple[str, int]:
-    """``(host, port)`` of a cluster address ``HOST:PORT``; BackendError if it is not one."""
-    host, colon, port = address.strip().removeprefix("ray://").rpartition(":")
-    if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise BackendError(
-            f"--address must be HOST:PORT of a Ray cluster's head, or auto (the running cluster Ray "
-            f"finds), got {address!r}"
+RAY_ADDRESS = "RAY_ADDRESS"
+"""The environment variable where Ray (and ``--address auto``) looks for a cluster first."""
+ADDRESS_FLAG = "--address"
+
+
+def _not_host_port(address: str, named: str) -> str:
+    """Why ``address`` (what ``named`` holds) is not ``HOST:PORT`` of a Ray head, in one line."""
+    scheme, sep, _ = address.strip().partition("://")
+    if sep and scheme.lower() == "ray":
+        return (
+            f"{named} {address!r} is a Ray Client address (ray://), which boardlab does not use: give "
+            "HOST:PORT of the cluster's head instead, the port `ray start --head` prints (6379 by default)"
         )
+    auto = ", or auto (the running cluster Ray finds)" if named == ADDRESS_FLAG else ""
+    url = f" (without {scheme}://: not a URL)" if sep else ""
+    return f"{named} must be HOST:PORT of a Ray cluster's head{auto}, got {address!r}{url}"
+
+
+def split_address(address: str, named: str = ADDRESS_FLAG) -> tuple[str, int]:
+    """``(host, port)`` of a cluster address ``HOST:PORT``; BackendError if it is not one (a URL,
+    a Ray Client ``ray://`` address included), naming it as what ``named`` holds."""
+    host, colon, port = address.strip().rpartition(":")
+    malformed = "://" in address or not colon or not host or not port.isdigit() or not 0 < int(port) < 65536
+    if malformed:
+        raise BackendError(_not_host_port(address, named))
     return host.strip("[]"), int(port)
 
 
 def resolve_address(address: str) -> str:
     """``address`` itself, or for ``auto`` the ``HOST:PORT`` of the running cluster Ray finds as
     ``ray.init(address="auto")`` does (``RAY_ADDRESS``, else the cluster ``ray start`` last
-    started on this machine, else a Ray head running here); BackendError when it finds none.
+    started on this machine, else a Ray head running here); BackendError when it finds none, or
+    when ``RAY_ADDRESS`` holds no ``HOST:PORT``.
     ``auto`` is kept where this Ray cannot be asked beforehand: ``ray.init`` then looks itself."""
     if address.strip() != AUTO:
         return address
     _ray()  # BackendError naming the extra first
+    given = _ray_address_set()
+    if given:
+        split_address(given, f"--address auto: {RAY_ADDRESS}")
     try:
         find = importlib.import_module("ray._private.services").canonicalize_bootstrap_address_or_die
     except (ImportError, AttributeError):  # a Ray without this lookup: ray.init finds the cluster
@@ -108,15 +129,30 @@ def resolve_address(address: str) -> str:
     return str(found)
 
 
-def check_address(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
-    """BackendError unless a Ray head answers at ``address`` within ``timeout`` seconds.
+def _ray_address_set() -> str:
+    """The address ``RAY_ADDRESS`` holds; empty when it is unset, empty or ``auto`` (where Ray
+    looks on as without it)."""
+    given = os.environ.get(RAY_ADDRESS, "").strip()
+    return "" if given == AUTO else given
+
+
+def found_where(resolved: str) -> str:
+    """What ``--address auto`` found, as the user gave it: ``RAY_ADDRESS``'s own text (Ray may
+    rewrite a local address to this machine's IP), else the address Ray found."""
+    given = _ray_address_set()
+    return f"{given} in {RAY_ADDRESS}" if given else resolved
+
+
+def check_address(address: str, timeout: float = CONNECT_TIMEOUT, *, unanswered: str = "") -> None:
+    """BackendError unless a Ray head answers at ``address`` within ``timeout`` seconds: it says
+    ``unanswered`` (default: ``no Ray cluster answers at ADDRESS``), then why.
 
     Ray's own connection waits a minute or more for a head that is not there; this asks first,
     briefly: a TCP connection, then the HTTP/2 handshake that every gRPC server (a Ray head's
     GCS) answers.
     """
     host, port = split_address(address)
-    where = f"no Ray cluster answers at {address}"
+    where = unanswered or f"no Ray cluster answers at {address}"
     try:
         with socket.create_connection((host, port), timeout=timeout) as conn:
             conn.settimeout(timeout)
@@ -170,18 +206,20 @@ def _check_same_cluster(ray: Any, address: str) -> None:
         )
 
 
+def _unanswered(given: str, resolved: str) -> str:
+    """How an error for no Ray head answering at ``resolved`` begins: ``no Ray cluster answers at
+    HOST:PORT``; for ``--address auto``, what it found (as the user gave it) comes first."""
+    if given.strip() == AUTO and resolved != AUTO:
+        return f"--address auto found {found_where(resolved)}, but no Ray cluster answers there"
+    return f"no Ray cluster answers at {resolved}"
+
+
 def _checked_cluster(address: str) -> str:
     """The ``HOST:PORT`` of the cluster at ``address`` (``auto``: the one Ray finds), once a Ray
     head answers there; BackendError otherwise."""
     resolved = resolve_address(address)
-    if resolved == AUTO:
-        return resolved
-    try:
-        check_address(resolved)
-    except BackendError as err:
-        if resolved == address:
-            raise
-        raise BackendError(f"--address auto found {resolved}, but {err}") from None
+    if resolved != AUTO:
+        check_address(resolved, unanswered=_unanswered(address, resolved))
     return resolved
 
 
@@ -249,6 +287,7 @@ class RayBackend:
     name = "ray"
 
     def __init__(self, address: str | None = None) -> None:
+        given = address
         if address is not None:
             address = _checked_cluster(address)
         self.address = address
@@ -266,9 +305,8 @@ class RayBackend:
                 with _brief_connection(address is not None):
                     ray.init(address=address or "local", **options)
             except ConnectionError:
-                raise BackendError(
-                    f"no Ray cluster answers at {address} (no Ray connection within {CONNECT_TIMEOUT:g} s)"
-                ) from None
+                unanswered = _unanswered(given or "", address or "")
+                raise BackendError(f"{unanswered} (no Ray connection within {CONNECT_TIMEOUT:g} s)") from None
             except (RuntimeError, ValueError) as err:
                 where = f"at {address}" if address else "locally"
                 raise BackendError(f"cannot start Ray {where}: {' '.join(str(err).split())}") from None
