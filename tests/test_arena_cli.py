@@ -6,6 +6,7 @@ import dataclasses
 import errno
 import json
 import os
+import signal
 import sqlite3
 import time
 from pathlib import Path
@@ -965,3 +966,68 @@ def test_a_worker_process_lost_before_play_is_said_in_one_line(
     assert code == 0, err
     assert "1 worker process lost and replaced\n" in err
     assert "2 new games" in out
+
+
+def _invoked_through_ctrl_c(app: typer.Typer, *args: str) -> tuple[int, str, str]:
+    """:func:`invoke`, failing the test (not stopping the session) if a KeyboardInterrupt escapes."""
+    try:
+        return invoke(app, *args)
+    except KeyboardInterrupt:
+        pytest.fail("a Ctrl-C escaped the command: only a bare 'Interrupted.' would be said")
+
+
+@pytest.mark.timeout(120)
+def test_ctrl_c_once_the_sprt_decided_says_every_game_it_needed_is_stored(
+    app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = arena_cli.run_tournament
+
+    def interrupted_as_play_stops(*args: Any, **kwargs: Any) -> Any:  # a Ctrl-C while the pool closes
+        return dataclasses.replace(real(*args, **kwargs), interrupted=True)
+
+    monkeypatch.setattr(arena_cli, "run_tournament", interrupted_as_play_stops)
+    common, db, _ = _tictactoe_match("perfect", "random", tmp_path)
+    code, _, stderr = invoke(app, *common, "--sprt", "0,200")
+    assert code == 130, stderr
+    with Store(db) as store:
+        (tournament,) = store.tournaments()
+    said = " ".join(stderr.split())
+    assert (
+        f"Interrupted: all {tournament['games']} games the SPRT needed are stored in {db}; "
+        "run the same command again to write the report"
+    ) in said
+
+
+def test_ctrl_c_while_the_report_is_written_says_every_game_is_stored(
+    app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def interrupted(*args: Any, **kwargs: Any) -> Any:
+        raise KeyboardInterrupt  # as Ctrl-C while the plots are drawn
+
+    monkeypatch.setattr(arena_cli, "_write_plots", interrupted)
+    common, db, out = _tictactoe_match("greedy", "random", tmp_path)
+    code, _, stderr = _invoked_through_ctrl_c(app, *common, "-n", "2")
+    assert code == 130, stderr
+    said = " ".join(stderr.split())
+    assert (
+        f"Interrupted: all 2 games are stored in {db}; run the same command again to write the report" in said
+    )
+    assert not (out / "summary.json").exists()
+
+
+class _InterruptedWhileClosing(LocalBackend):
+    """The local backend, a Ctrl-C arriving as it closes (as while a Ray instance shuts down)."""
+
+    def close(self) -> None:
+        signal.raise_signal(signal.SIGINT)
+        super().close()
+
+
+def test_ctrl_c_while_the_backend_closes_after_the_report_ends_the_command_normally(
+    app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(arena_cli, "open_backend", lambda name, address: _InterruptedWhileClosing())
+    common, _, out = _tictactoe_match("greedy", "random", tmp_path)
+    code, stdout, stderr = _invoked_through_ctrl_c(app, *common, "-n", "2")
+    assert code == 0, stderr
+    assert "2 new games" in stdout and (out / "summary.json").is_file()

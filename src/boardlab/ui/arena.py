@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -76,7 +76,7 @@ from boardlab.core.files import (
     removed_if_refused,
 )
 from boardlab.core.inputs import InputFileError
-from boardlab.core.processes import sigterm_as_interrupt
+from boardlab.core.processes import Termination, sigterm_as_interrupt, stop_requests
 from boardlab.core.spec import shorten
 from boardlab.games import GameError, parse_game
 from boardlab.play.backend import Backend, open_backend
@@ -297,9 +297,20 @@ def _check_and_run(
             check_memory(config, default_workers() if workers is None else workers)
     except ArenaError as err:
         fail(str(err))
-    with connect_backend(backend, address) as workers_backend:  # a cluster that does not answer: bad input
+    workers_backend = connect_backend(backend, address)  # a cluster that does not answer: bad input
+    try:
         _warn_of_one_coloured_opening(config)  # the input is good: a warning, then play
         return _run_into_store(config, db, workers, out, move_timeout, workers_backend, sprt)
+    finally:
+        _close_through_interrupts(workers_backend)
+
+
+def _close_through_interrupts(backend: Backend) -> None:
+    """Close ``backend``, Ctrl-C and SIGTERM waiting until it is closed: a Ray instance stopped
+    half-way would leave its processes running, and by then every game is stored (and the
+    report written, unless the run was stopped, which said so already)."""
+    with stop_requests():
+        backend.close()
 
 
 def _run_into_store(
@@ -342,6 +353,8 @@ def _run_into_store(
         except ArenaError as err:
             fail(str(err), code=1)
     _say_losses(run, backend.name, status)
+    if run.interrupted and (run.complete or run.stopped):  # nothing was left to play
+        _say_all_stored(run, termination, sprt, db)
     if run.interrupted:
         how = "Terminated" if termination.received else "Interrupted"
         most = "" if sprt is None else "at most "
@@ -354,8 +367,28 @@ def _run_into_store(
         )
         status.print(f"{how}: {kept}", soft_wrap=True, markup=False, highlight=False)
         raise typer.Exit(termination.exit_code)
-    _report(run, console, out, sprt)
+    with sigterm_as_interrupt() as termination:
+        try:
+            _report(run, console, out, sprt)
+        except KeyboardInterrupt:  # every game is stored: the report alone is missing
+            _say_all_stored(run, termination, sprt, db)
     return run
+
+
+def _say_all_stored(
+    run: TournamentRun, termination: Termination, sprt: SprtTally | None, db: Path
+) -> NoReturn:
+    """Say that a Ctrl-C (or SIGTERM) came once every game was stored (or the SPRT had decided),
+    and how to get the report; exit 130 (143)."""
+    played = counted(len(run.records), "game")
+    if _throw_away(db):
+        kept = f"all {played} were played, none kept (--db {MEMORY_STORE})"
+    else:
+        decided = " the SPRT needed" if sprt is not None and not run.complete else ""
+        kept = f"all {played}{decided} are stored in {db}; run the same command again to write the report"
+    status = make_console(stderr=True)
+    status.print(f"{termination.how}: {kept}", soft_wrap=True, markup=False, highlight=False)
+    raise typer.Exit(termination.exit_code)
 
 
 def _say_losses(run: TournamentRun, backend: str, status: Console) -> None:
