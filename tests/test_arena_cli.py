@@ -960,7 +960,7 @@ class _FirstWorkerKilled(LocalBackend):
 def test_a_worker_process_lost_before_play_is_said_in_one_line(
     app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(arena_cli, "open_backend", lambda name, address: _FirstWorkerKilled())
+    monkeypatch.setattr(arena_cli, "open_backend", lambda *args: _FirstWorkerKilled())
     args = ["match", "random", "greedy", "--game", "tictactoe", "-n", "2", "-j", "1"]
     code, out, err = invoke(app, *args, "--db", str(tmp_path / "a.sqlite"), "--out", str(tmp_path / "out"))
     assert code == 0, err
@@ -1026,7 +1026,7 @@ class _InterruptedWhileClosing(LocalBackend):
 def test_ctrl_c_while_the_backend_closes_after_the_report_ends_the_command_normally(
     app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(arena_cli, "open_backend", lambda name, address: _InterruptedWhileClosing())
+    monkeypatch.setattr(arena_cli, "open_backend", lambda *args: _InterruptedWhileClosing())
     common, _, out = _tictactoe_match("greedy", "random", tmp_path)
     code, stdout, stderr = _invoked_through_ctrl_c(app, *common, "-n", "2")
     assert code == 0, stderr

@@ -26,6 +26,7 @@ from typer.testing import CliRunner
 
 from boardlab.arena import Store, TournamentConfig, run_tournament
 from boardlab.games import Reason
+from boardlab.play import ray_backend
 from boardlab.play.backend import open_backend
 from boardlab.play.pool import BackendError
 from boardlab.play.ray_backend import (
@@ -126,7 +127,7 @@ def test_cli_says_lost_ray_workers_in_one_line_of_its_own(
     ray_instance: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     backend, killed, stop = _WatchedRay(), [], threading.Event()
-    monkeypatch.setattr(arena_cli, "open_backend", lambda name, address: backend)
+    monkeypatch.setattr(arena_cli, "open_backend", lambda *args: backend)
     killer = threading.Thread(target=_kill_one_game, args=(backend, killed, stop))
     killer.start()
     args = ["match", napping_player.spec(), "random", "-n", "4", "-j", "2", "--backend", "ray"]
@@ -326,6 +327,42 @@ def test_backend_names_and_a_missing_ray(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setitem(sys.modules, "ray", None)  # as if the extra were not installed
     with pytest.raises(BackendError, match=r"pip install 'boardlab\[ray\]'"):
         open_backend("ray")
+
+
+class _StubRay:
+    """Stands for the ray module where no Ray instance runs: records what starts it."""
+
+    def __init__(self) -> None:
+        self.started: list[str] = []
+
+    def is_initialized(self) -> bool:
+        return False
+
+    def init(self, address: str, **options: Any) -> None:
+        self.started.append(address)
+
+    def remote(self, **options: Any) -> Callable[[Any], Any]:
+        return lambda cls: cls
+
+
+@pytest.mark.parametrize(
+    ("address", "said"),
+    [(None, "starting a local Ray instance"), ("10.0.0.9:6379", "joining the Ray cluster at 10.0.0.9:6379")],
+)
+def test_ray_says_it_starts_before_it_takes_its_seconds(
+    monkeypatch: pytest.MonkeyPatch, address: str | None, said: str
+) -> None:
+    stub = _StubRay()
+    monkeypatch.setattr(ray_backend, "_ray", lambda: stub)
+    monkeypatch.setattr(ray_backend, "_checked_cluster", lambda given: given)  # as if it answered
+    announced: list[str] = []
+
+    def announce(line: str) -> None:
+        announced.append(line)
+        assert not stub.started  # before Ray's start, not after it
+
+    open_backend("ray", address, announce).close()
+    assert announced == [said] and stub.started == [address or "local"]
 
 
 def test_compiled_work_maps_the_same_on_ray(ray_instance: Any) -> None:

@@ -136,14 +136,17 @@ class LocalBackend:
         self.close()
 
 
-def open_backend(name: str = "local", address: str | None = None) -> Backend:
+def open_backend(
+    name: str = "local", address: str | None = None, announce: Callable[[str], None] | None = None
+) -> Backend:
     """The backend ``name`` (``local`` or ``ray``), connected and ready.
 
     ``address`` is a Ray cluster's address (``HOST:PORT`` of its head, as ``ray start --head``
     prints, or ``auto``: the running cluster Ray finds, as ``ray.init(address="auto")``);
     without one the Ray backend starts a local Ray instance. BackendError names the
     problem: an unknown backend, an address for the local one, Ray not installed, or a cluster
-    that does not answer.
+    that does not answer. ``announce`` is given one line as a Ray instance starts or a cluster
+    is joined, once the address is known to answer (Ray takes seconds to be ready).
     """
     if name not in BACKENDS:
         raise BackendError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
@@ -153,4 +156,4 @@ def open_backend(name: str = "local", address: str | None = None) -> Backend:
         return LocalBackend()
     from boardlab.play.ray_backend import RayBackend  # Ray only when asked for
 
-    return RayBackend(address)
+    return RayBackend(address, announce)

@@ -280,13 +280,14 @@ class RayBackend:
     Joins the cluster at ``address`` (``HOST:PORT`` of its head, or ``auto``: the running cluster
     Ray finds, as ``ray.init(address="auto")``; :attr:`address` is then the one found) or,
     without one, uses the Ray instance this process already started, else starts a local one
-    (and shuts down on close only what it started). BackendError if Ray is missing, the cluster
+    (and shuts down on close only what it started). ``announce`` is given one line as Ray starts
+    or joins the cluster (seconds may pass before it is ready). BackendError if Ray is missing, the cluster
     does not answer (or ``auto`` finds none), or this process already joined another cluster.
     """
 
     name = "ray"
 
-    def __init__(self, address: str | None = None) -> None:
+    def __init__(self, address: str | None = None, announce: Callable[[str], None] | None = None) -> None:
         given = address
         if address is not None:
             address = _checked_cluster(address)
@@ -300,6 +301,9 @@ class RayBackend:
                 "logging_level": logging.ERROR,
                 "configure_logging": True,
             }
+            if announce is not None:  # Ray takes seconds to start or join: say what happens
+                joining = "Ray finds" if address == AUTO else f"at {address}"
+                announce(f"joining the Ray cluster {joining}" if address else "starting a local Ray instance")
             try:
                 # "local" always starts a fresh instance: never join someone else's by accident
                 with _brief_connection(address is not None):

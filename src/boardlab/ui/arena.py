@@ -236,9 +236,14 @@ def connect_backend(name: str, address: str | None) -> Backend:
     """The backend of ``--backend``/``--address``, connected; exits 2 with one line if it cannot be used
     (an unknown name, Ray not installed, a cluster that does not answer)."""
     try:
-        return open_backend(name, address)
+        return open_backend(name, address, _say_starting)
     except BackendError as err:
         fail(str(err))
+
+
+def _say_starting(what: str) -> None:
+    """One line on standard error as Ray starts: it takes seconds in which nothing else shows."""
+    typer.echo(f"{what}...", err=True)
 
 
 def run_and_report(
