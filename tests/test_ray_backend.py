@@ -365,6 +365,18 @@ def test_ray_says_it_starts_before_it_takes_its_seconds(
     assert announced == [said] and stub.started == [address or "local"]
 
 
+def test_cli_warns_of_more_workers_than_the_ray_cluster_has_cpus(
+    ray_instance: Any, app: typer.Typer, tmp_path: Path
+) -> None:
+    args = ["match", "random", "greedy", "--game", "tictactoe", "-n", "4", "-j", "3", "--backend", "ray"]
+    result = CliRunner().invoke(
+        app, [*args, "--db", str(tmp_path / "a.sqlite"), "--out", str(tmp_path / "out")]
+    )
+    assert result.exit_code == 0, result.stderr
+    warning = "warning: --workers 3 on a Ray cluster of 2 CPUs: 1 of them wait for a free CPU"
+    assert warning in " ".join(result.stderr.split()) and "4 new games" in result.stdout
+
+
 def test_compiled_work_maps_the_same_on_ray(ray_instance: Any) -> None:
     tasks = list(range(7))
     with RayBackend() as backend, backend.workers(2) as workers:  # a function Ray's workers can import

@@ -246,6 +246,19 @@ def _say_starting(what: str) -> None:
     typer.echo(f"{what}...", err=True)
 
 
+def _warn_of_waiting_workers(backend: Backend, workers: int | None) -> None:
+    """Warn when ``--workers`` asks for more Ray workers than the cluster has CPUs: each holds a
+    CPU, so the extra ones wait for one and play nothing meanwhile."""
+    if backend.name != "ray" or workers is None:
+        return
+    cpus = backend.default_size()
+    if workers > cpus:
+        _warn(
+            f"--workers {workers} on a Ray cluster of {counted(cpus, 'CPU')}: {workers - cpus} of them "
+            f"wait for a free CPU (each Ray worker holds one), so at most {cpus} games are played at a time"
+        )
+
+
 def run_and_report(
     config: TournamentConfig,
     db: Path,
@@ -305,6 +318,7 @@ def _check_and_run(
     workers_backend = connect_backend(backend, address)  # a cluster that does not answer: bad input
     try:
         _warn_of_one_coloured_opening(config)  # the input is good: a warning, then play
+        _warn_of_waiting_workers(workers_backend, workers)
         return _run_into_store(config, db, workers, out, move_timeout, workers_backend, sprt)
     finally:
         _close_through_interrupts(workers_backend)
