@@ -95,6 +95,8 @@ def test_a_throw_away_store_says_no_game_is_kept(app: typer.Typer, tmp_path: Pat
     code, stdout, _ = invoke(app, *args, "--db", ":memory:", "--out", str(tmp_path / "m"))
     assert code == 0 and "2 new games, none kept (--db :memory:)" in stdout
     assert "stored in" not in stdout and not (tmp_path / ":memory:").exists()
+    code, stdout, _ = invoke(app, *args[:4], "1", *args[5:], "--db", ":memory:", "--out", str(tmp_path / "m"))
+    assert code == 0 and "1 new game, none kept" in stdout
 
 
 def test_out_that_is_a_file_exits_2(app: typer.Typer, tmp_path: Path) -> None:

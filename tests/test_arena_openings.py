@@ -259,3 +259,15 @@ def test_an_opening_written_again_is_kept_and_its_lines_are_said_in_one_warning(
     said.clear()
     parse_openings("4\n4 1\n", "connect4", on_warning=said.append)
     assert said == []
+
+
+def test_a_suite_written_for_another_game_says_so_where_it_cannot_be_played() -> None:
+    text = "# connect4: 7 distinct openings of 2 plies\n1 1\n1 2\n"
+    said = r"line 2: .*; the file says it holds connect4 openings, not tictactoe"
+    with pytest.raises(ArenaError, match=said):
+        parse_openings(text, "tictactoe", "c4.txt")
+    # a comment that is no such header, or one naming the game played, adds nothing
+    for header in ("# Connect Four: the centre\n", "# tictactoe: 1 distinct opening of 1 ply\n"):
+        with pytest.raises(ArenaError) as refused:
+            parse_openings(header + "a1 a1\n", "tictactoe", "t.txt")
+        assert "the file says" not in str(refused.value)

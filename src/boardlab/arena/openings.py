@@ -61,7 +61,10 @@ def parse_openings(
             continue
         if len(suite) == MAX_OPENINGS:
             raise ArenaError(f"{source}: more than {MAX_OPENINGS:,} openings")
-        opening = _played(start, moves, f"{source} line {number}")
+        try:
+            opening = _played(start, moves, f"{source} line {number}")
+        except ArenaError as err:
+            raise ArenaError(f"{err}{_other_game_note(text, start.game.spec)}") from None
         if opening in first_line:
             repeats.append(f"line {number} repeats line {first_line[opening]}")
         first_line.setdefault(opening, number)
@@ -106,6 +109,21 @@ def distinct_openings(game: str, plies: int) -> tuple[Opening, ...]:
     if not frontier:
         raise ArenaError(f"no opening of {counted(plies, 'ply', 'plies')} leaves a game of {game} open")
     return tuple(moves for moves, _ in frontier)
+
+
+def _other_game_note(text: str, game: str) -> str:
+    """ "; the file says it holds connect4 openings" where the first line of ``text`` is the
+    header ``boardlab openings`` writes (``# SPEC: N distinct openings ...``) for a game other
+    than ``game``; else nothing."""
+    first = text.lstrip().split("\n", 1)[0]
+    header = re.match(r"#\s*(\S+):\s*[\d,]+ distinct opening", first)
+    if header is None:
+        return ""
+    try:
+        named = parse_game(header.group(1)).spec
+    except GameError:
+        return ""
+    return "" if named == game else f"; the file says it holds {named} openings, not {game}"
 
 
 def _start(game: str) -> Any:

@@ -576,7 +576,8 @@ def _report(run: TournamentRun, console: Console, out: Path, sprt: SprtTally | N
         kept = f"reporting the first {len(run.records)} of {stored} in {run.store_path}"
     else:
         kept = f"{len(run.records)} stored in {run.store_path}"
-    console.print(f"{run.played} new games, {kept} (tournament {run.config.tournament_id})", soft_wrap=True)
+    played = counted(run.played, "new game")
+    console.print(f"{played}, {kept} (tournament {run.config.tournament_id})", soft_wrap=True)
     console.print("wrote " + ", ".join(str(p) for p in paths), soft_wrap=True)
 
 
