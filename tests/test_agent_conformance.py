@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from example_packages import EXAMPLES
 
-from boardlab.agents.base import Agent, make_agent
+from boardlab.agents.base import Agent, agent_class, agent_names, make_agent
 from boardlab.agents.conformance import AgentConformanceError, check_agent, check_option_names
 from boardlab.agents.decision import Decision, Limit, SearchInfo
 from boardlab.core.spec import option
@@ -123,21 +123,39 @@ def test_a_sound_agent_passes_on_every_game() -> None:
     check_agent(Sound(seed=0), positions=3)
 
 
+SHIPPED = {
+    "random": None,
+    "greedy": None,
+    "mcts:iters=16": ["tictactoe", "connect4"],
+    "alphabeta:depth=1": ["tictactoe"],
+    "minimax:depth=1": ["tictactoe"],
+    "hybrid:time=0.05": ["tictactoe"],
+    "alphazero:sims=8": ["tictactoe"],
+    "perfect": ["tictactoe", "nim"],
+    "optimal": None,
+    "qlearning": ["tictactoe"],
+    "mcrl": ["tictactoe"],
+    "nimga": None,
+    "rules": None,
+    "neat": None,
+}
+"""Each agent boardlab ships, as the spec checked and the games it is checked on (None: all)."""
+
+CHECKED_ELSEWHERE = {
+    "course": "a course player's file (tests/test_course_players.py, tests/test_interop_course.py)",
+    "engine": "a program to run (tests/test_engine_agent.py)",
+    "openspiel": "the bridges extra (tests/test_bridge_openspiel.py)",
+}
+"""Built-in agents that need something from outside to play, and where their tests are."""
+
+
+def test_every_built_in_agent_is_checked_here_or_has_a_place_named() -> None:
+    built_in = {name for name in agent_names() if agent_class(name).__module__.startswith("boardlab.")}
+    assert {spec.split(":")[0] for spec in SHIPPED} | set(CHECKED_ELSEWHERE) == built_in
+
+
 @pytest.mark.timeout(300)
-@pytest.mark.parametrize(
-    ("spec", "games"),
-    [
-        ("random", None),
-        ("greedy", None),
-        ("mcts:iters=16", ["tictactoe", "connect4"]),
-        ("alphabeta:depth=1", ["tictactoe"]),
-        ("minimax:depth=1", ["tictactoe"]),
-        ("perfect", ["tictactoe", "nim"]),
-        ("optimal", None),
-        ("qlearning", ["tictactoe"]),
-        ("nimga", None),
-    ],
-)
+@pytest.mark.parametrize(("spec", "games"), SHIPPED.items())
 def test_the_shipped_agents_pass(spec: str, games: list[str] | None) -> None:
     check_agent(spec, games=games, positions=3)
 

@@ -23,6 +23,8 @@
   ``BOARDLAB_...`` environment variable of the page is read by the package or its tests.
 - ``test_links[PAGE]``: every relative link and image of the page names a file of the checkout,
   and its ``#anchor`` a heading there.
+- ``test_agents_page_names_every_agent_and_option``: docs/agents.md has a row for each agent
+  boardlab ships and writes each of its options as ``key=``.
 """
 
 from __future__ import annotations
@@ -387,3 +389,22 @@ def test_links(path: Path) -> None:
         elif anchor and linked.suffix == ".md" and anchor not in anchors(linked):
             problems.append(f"{target}: no heading #{anchor} in {linked.name}")
     assert not problems, "\n".join(problems)
+
+
+def test_agents_page_names_every_agent_and_option() -> None:
+    import dataclasses
+
+    page = (ROOT / "docs" / "agents.md").read_text()
+    rows = [line for line in page.splitlines() if line.startswith("| `")]
+    missing = []
+    for name in AGENTS.names():
+        agent = AGENTS.get(name)
+        if not agent.__module__.startswith("boardlab."):
+            continue  # an installed package's agent: its own docs
+        if not any(f"`{name}`" in row.split("|")[1] for row in rows):
+            missing.append(f"no row for {name}")
+        settings = getattr(agent, "Settings", None)
+        for field in dataclasses.fields(settings) if settings else ():
+            if not re.search(rf"(?<![\w-]){field.name}=", page):
+                missing.append(f"{name}'s option {field.name}=")
+    assert not missing, "docs/agents.md: " + "; ".join(missing)
