@@ -58,8 +58,8 @@ FLAG = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*|-[a-z])(?=$|[\s=\]|,;)])")
 SCRIPT = re.compile(r"(?:^|\s)((?:benchmarks|examples|scripts)/[\w./-]+\.(?:py|sh))")
 REPO_PATH = re.compile(r"^(?:tests|benchmarks|examples|scripts)/[\w./-]+$")
 SHELLS = {"", "sh", "bash", "console", "shell"}
-OTHER_TOOLS = {"pip", "git", "ray", "apt", "apt-get", "sudo", "twine"}
-"""Programs other than boardlab whose flags inline code may show."""
+OTHER_TOOLS = {"pip", "git", "ray", "apt", "apt-get", "sudo", "twine", "pytest"}
+"""Programs other than boardlab whose flags inline code may show (also as ``.venv/bin/pip``)."""
 
 
 @dataclass(frozen=True)
@@ -298,7 +298,7 @@ def test_flags(path: Path) -> None:
         if REPO_PATH.match(span) and not (ROOT / span).exists():
             problems.append(f"`{span}`: no such file in the checkout")
         words = span.split()
-        if words and words[0] in OTHER_TOOLS:
+        if words and Path(words[0]).name in OTHER_TOOLS:
             continue  # another program's flags, e.g. `pip wheel --no-deps .`
         for flag in _flags_in(words):
             if flag.startswith("--") and flag not in every_flag():

@@ -1,1 +1,2 @@
-"""Adapters between boardlab and other game interfaces (the course's Quixo template first)."""
+"""Adapters between boardlab and other game interfaces: the course's Quixo template, the engine
+protocol (programs in any language), Gymnasium, PettingZoo and OpenSpiel."""

@@ -1,1 +1,2 @@
-"""Doors for people: play against boardlab's agents in the terminal."""
+"""Doors for people: the ``boardlab`` command line (every command), the terminal board and the
+web server with its page."""
