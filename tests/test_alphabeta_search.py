@@ -258,8 +258,29 @@ def test_positions_of_an_earlier_game_do_not_count_as_repetitions() -> None:
     agent.analyse(parent)
     agent.new_game()
     assert agent.analyse(parent).score == fresh.score
-    agent.analyse(parent)  # the same game: the move it played led to a position met before
-    assert agent.analyse(parent).score == pytest.approx(10000)
+    # the same position asked again, at its ply: the answer is the same (not the child of the
+    # first answer taken for a repetition)
+    agent.analyse(parent)
+    assert agent.analyse(parent).score == fresh.score
+    # the position met again later in the game (four plies on): the move played from it the
+    # first time leads to a position of the game, a repetition
+    again = parent.game.state(parent.a, parent.b, parent.to_move, parent.ply + 4)
+    assert agent.analyse(again).score == pytest.approx(10000)
+
+
+@pytest.mark.parametrize(
+    ("spec", "game"), [("alphabeta:depth=4", "connect4"), ("alphabeta:depth=3", "quixo")]
+)
+def test_asking_the_same_position_again_gives_the_same_answer(spec: str, game: str) -> None:
+    rng = np.random.default_rng(5)
+    agent = make_agent(spec, seed=1, game=parse_game(game))
+    for _ in range(6):
+        state = parse_game(game).initial()
+        for _ in range(int(rng.integers(4, 16))):
+            moves = [m for m in state.legal_indices() if not state.play_index(m).is_over]
+            state = state.play_index(int(rng.choice(moves)))
+        answers = {(str(d.move), d.info.score) for d in (agent.act(state) for _ in range(3))}
+        assert len(answers) == 1, (state, answers)
 
 
 # --- an alpha-beta of one's own evaluation ---------------------------------------------------------

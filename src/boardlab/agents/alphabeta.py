@@ -273,7 +273,7 @@ class AlphaBetaAgent(Agent):
         self.np_rng = np.random.default_rng(seed)
         self._runners: dict[str, SearchRunner] = {}
         self.last: SearchResult | None = None
-        self._last_ply = -1
+        self._seen: dict[str, list[tuple[int, int, int]]] = {}  # by kernel: (ply, me, opp) of the game
 
     @classmethod
     def check_game(cls, settings: Any, game: Any) -> None:
@@ -322,7 +322,7 @@ class AlphaBetaAgent(Agent):
         return self._runners[kernel.name]
 
     def new_game(self) -> None:
-        self._last_ply = -1
+        self._seen = {}
         for runner in self._runners.values():
             runner.reset()
 
@@ -334,8 +334,10 @@ class AlphaBetaAgent(Agent):
         index, its score, the depth reached and the effort.
 
         Without a depth limit the search deepens while time or nodes are left (to depth 4 when
-        neither is limited either). Positions met in earlier calls of the same game count as
-        repetitions (draws).
+        neither is limited either). Positions of earlier plies met in earlier calls count as
+        repetitions (draws): those of the game so far. A call at the ply of an earlier call or
+        before it (the same position asked again, a move taken back, another game) forgets
+        those of that ply and after, so that asking again gives the same answer.
         """
         budget = self.limit if limit is None else limit
         if budget.depth is not None:
@@ -343,16 +345,25 @@ class AlphaBetaAgent(Agent):
         else:
             max_depth = MAX_DEPTH if budget.time or budget.nodes else DEFAULT_DEPTH
         runner = self.runner(state.kernel)
-        if state.ply < self._last_ply:
-            runner.forget_positions()  # a new game started without new_game()
-        self._last_ply = state.ply
         me, opp = state.words
-        runner.remember(me, opp)
+        self._remember(state.kernel, state.ply, me, opp)
         result = runner.iterate(me, opp, max_depth, budget.time or 0.0, self.np_rng, budget.nodes or NO_LIMIT)
         after = state.kernel.play(state.kernel.ctx, np.int64(me), np.int64(opp), result.move)
-        runner.remember(int(after[0]), int(after[1]))
+        self._remember(state.kernel, state.ply + 1, int(after[0]), int(after[1]))
         self.last = result
         return result
+
+    def _remember(self, kernel: Kernel, ply: int, me: int, opp: int) -> None:
+        """Record the position at ``ply`` as one of the game's, forgetting first those of that
+        ply and later ones (from a call that went further, or the same position asked before)."""
+        runner, seen = self.runner(kernel), self._seen.setdefault(kernel.name, [])
+        if seen and seen[-1][0] >= ply:
+            seen[:] = [position for position in seen if position[0] < ply]
+            runner.forget_positions()
+            for _, kept_me, kept_opp in seen:
+                runner.remember(kept_me, kept_opp)
+        seen.append((ply, me, opp))
+        runner.remember(me, opp)
 
     def act(self, state: Any, limit: Limit | None = None) -> Decision:
         """The best move within ``limit`` over the agent's default limit (time, depth, nodes).
