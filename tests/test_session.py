@@ -722,3 +722,36 @@ def test_an_agent_process_is_warmed_up_so_its_first_move_is_timed_on_thinking_on
         session.play(session.state.legal_moves()[4])
         turn = session.agent_move()
         assert turn is not None and session.outcome is None, session.outcome
+
+
+class CompilesOnce(Scripted):
+    """Plays like Scripted, but compiles (10 s of the session's clock) once, in ``prepare`` or
+    else at its first move."""
+
+    name = "test-compiles-once"
+    compiled = False
+
+    def prepare(self, game: Any) -> None:
+        self._compile()
+
+    def act(self, state: Any, limit: Limit | None = None) -> Decision:
+        self._compile()
+        return super().act(state, limit)
+
+    def _compile(self) -> None:
+        if not self.compiled:
+            self.clock.now += 10.0
+            self.compiled = True
+
+
+@pytest.mark.parametrize("timed", [True, False])
+def test_run_on_limits_prepares_the_agents_first_and_charges_no_move_for_it(timed: bool) -> None:
+    clock = FakeClock()
+    agents = (CompilesOnce(clock), CompilesOnce(clock))
+    limits = (2.0, 2.0) if timed else (None, None)
+    session = Session(new_game("tictactoe"), agents, limits=limits, timer=clock)
+    outcome = session.run()
+    assert outcome.reason is Reason.RULE or outcome.reason is Reason.DRAW, outcome
+    assert agents[0].resets == (1 if timed else 0)  # prepared (and reset) once, before the first move
+    first_moves = [turn.seconds for turn in session.turns[:2]]
+    assert first_moves == ([1.0, 1.0] if timed else [11.0, 11.0])  # untimed: nothing is lost by it

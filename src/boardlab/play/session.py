@@ -219,6 +219,7 @@ class Session:
         self.turns: list[Turn] = []
         self._verdict: Outcome | None = None  # a resignation or a forfeit
         self._seen: Counter[tuple[int, int, int]] = Counter({_position_key(start): 1})
+        self._seated: set[int] = set()  # the colours whose agent seat() prepared
 
     # --- what the game is now --------------------------------------------------------------
 
@@ -365,15 +366,24 @@ class Session:
         return turn
 
     def run(self, limit: Limit | None = None) -> Outcome:
-        """Let the agents play until the game ends (every side to move must be an agent)."""
+        """Let the agents play until the game ends (every side to move must be an agent). On a
+        clock or limits per move, agents given to the session and not seated by :meth:`seat`
+        or :meth:`prepare_agents` are prepared first, so that no compiling is charged to a move."""
         check_limit(limit)
         outcome = self.outcome
+        unseated = [c for c, agent in enumerate(self.agents) if agent is not None and c not in self._seated]
+        if outcome is None and unseated and self._time_counts():
+            outcome = self.prepare_agents()
         if outcome is None:
             self.report(self._turn_event())
         while outcome is None:
             self._agent_turn(limit)
             outcome = self.outcome
         return outcome
+
+    def _time_counts(self) -> bool:
+        """Whether a move's time can lose the game: a game clock, or a limit per move."""
+        return self.time_control is not None or any(limit is not None for limit in self.limits)
 
     def _turn_event(self) -> dict[str, Any]:
         """Whose clock runs now (None once the game is over), and what is left on it."""
@@ -401,6 +411,7 @@ class Session:
         except self._caught as err:
             return self.forfeit(colour, describe_start_failure(err))
         self.agents[colour] = agent
+        self._seated.add(colour)
         return None
 
     def prepare_agents(self) -> Outcome | None:
