@@ -461,13 +461,43 @@ def _kernel_of(game: Game) -> Kernel:
     return game.build_kernel()
 
 
-@dataclass(frozen=True)
+HTML_BOARD = '<pre style="font-family: monospace; line-height: 1.25">{code}</pre>'
+"""How a notebook shows a position's board (``{code}``: the board's HTML)."""
+
+
+@dataclass(frozen=True, repr=False)
 class State:
     """An immutable position: the game, its state words, the side to move and the ply.
 
     ``status`` is the kernel status for the side to move (kept so that it is computed once).
     Build states with :meth:`Game.initial`, :meth:`Game.parse_position` or :meth:`play`.
+    Its ``repr`` names the game and gives the position text; a notebook draws the board.
     """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # a game's state class is a dataclass too, whose generated repr (the state words) would
+        # replace this one: set here, before the decorator runs, it is kept
+        super().__init_subclass__(**kwargs)
+        if "__repr__" not in cls.__dict__:
+            cls.__repr__ = State.__repr__  # type: ignore[method-assign]
+
+    def __repr__(self) -> str:
+        try:
+            text = self.to_text()
+        except Exception:  # a game of one's own whose position text fails: the words then
+            text = f"a={self.a}, b={self.b}, to_move={self.to_move}, ply={self.ply}"
+        return f"<{self.game.spec} position {text!r}>"
+
+    def _repr_html_(self) -> str:
+        """The board as the terminal shows it, in colour, for notebooks (Jupyter, VS Code)."""
+        import io
+
+        from rich.console import Console
+
+        console = Console(record=True, file=io.StringIO(), width=120, color_system="truecolor")
+        console.print(self.render())
+        console.print(Text(self.to_text(), style="dim"))
+        return console.export_html(inline_styles=True, code_format=HTML_BOARD)
 
     game: Game
     a: int

@@ -344,7 +344,8 @@ def check_hashes(game: Game, seeds: int = 20) -> None:
 
 def check_views(game: Game, seed: int = 3) -> None:
     """Terminal, text and JSON views exist for every position of a random game, the finished
-    one included, and the terminal one shows the last move; the spec rebuilds the game."""
+    one included, and the terminal one shows the last move; a state's repr names the game and
+    its position text, a notebook gets its board; the spec rebuilds the game."""
     line = random_line(game, seed)
     for before, state in zip([None, *line], line, strict=False):
         where = f"{state.to_text()!r}"
@@ -362,6 +363,11 @@ def check_views(game: Game, seed: int = 3) -> None:
             json.loads(json.dumps(view)) == view, f"{state.to_text()!r}: the JSON view does not round-trip"
         )
         _ensure(view["game"] == game.spec and view["text"] == state.to_text(), "the JSON view names its game")
+        _ensure(
+            repr(state) == f"<{game.spec} position {state.to_text()!r}>",
+            f"{state.to_text()!r}: repr {repr(state)[:60]!r} does not give the game and the position text",
+        )
+        _ensure(state.to_text() in state._repr_html_(), f"{state.to_text()!r}: no board for notebooks")
     if game.name in GAMES and game_class(game.name) is type(game):  # else: no spec boardlab reads
         _ensure(parse_game(game.spec) == game, f"the spec {game.spec!r} does not rebuild the game")
     _ensure(game.title and game.evaluations and game.notation_help, "title, evaluations and notation help")
