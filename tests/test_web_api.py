@@ -1267,6 +1267,35 @@ def test_a_game_keeps_its_thinking_time_and_its_seed(client: Any) -> None:
     assert [m["move"] for m in first["moves"]] == [m["move"] for m in second["moves"]]
 
 
+def test_a_move_chosen_on_a_game_that_moved_on_is_refused(client: Any) -> None:
+    # two pages show one game: the second's move, chosen before the first's, is not played
+    view = new(client, game="tictactoe", sides=[None, None])
+    assert client.post(f"/api/games/{view['id']}/move", json={"move": "b2", "ply": 0}).status_code == 200
+    late = client.post(f"/api/games/{view['id']}/move", json={"move": "a1", "ply": 0})
+    assert late.status_code == 409 and "moved on" in late.json()["detail"]
+    assert [m["move"] for m in client.get(f"/api/games/{view['id']}").json()["moves"]] == ["b2"]
+
+
+def test_a_left_game_is_kept_but_dropped_first_for_room(hand_clock: _HandClock) -> None:
+    hall = Hall(None, HallSettings(max_games=2))  # type: ignore[arg-type]
+    try:
+        left, kept = hall.create("nim", (None, None)), hall.create("nim", (None, None))
+        hand_clock.sleep(1)
+        hall.leave(left.id)
+        assert hall.get(left.id) is left  # kept, for a reload to show it again
+        hall.create("nim", (None, None))  # room made: the left game goes, the one in use stays
+        assert hall.get(kept.id) is kept
+        with pytest.raises(WebInputError):
+            hall.get(left.id)
+        hall.leave(kept.id)
+        hand_clock.sleep(1)
+        kept.snapshot()  # a page showed it again (a reload): it is in use once more
+        with pytest.raises(WebInputError, match="most games"):
+            hall.create("nim", (None, None))
+    finally:
+        hall.close()
+
+
 def test_a_dropped_game_is_gone(client: Any) -> None:
     view = new(client, game="nim", sides=[None, None])
     assert client.delete(f"/api/games/{view['id']}").json() == {"dropped": view["id"]}

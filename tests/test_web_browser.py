@@ -856,18 +856,30 @@ def test_a_refused_new_game_leaves_the_game_on_the_board_playable(page: Page, se
     assert page_moves(page) == ["a1", "b2"]
 
 
-def test_a_page_left_or_reloaded_drops_its_game(page: Page, server: dict[str, Any]) -> None:
-    # each load starts a game from the URL: one left behind at each reload filled the server
-    open_page(page, server, "?game=nim&x=person&o=person")
-    first = page.evaluate("ui.gameId")
+def test_a_reload_shows_the_same_game_its_clock_times_and_result(page: Page, server: dict[str, Any]) -> None:
+    open_page(page, server, "?game=tictactoe&x=person&o=greedy&tc=30")
+    page.click(".cell[data-x='1'][data-y='1']")
+    page.wait_for_function("() => ui.view.moves.length === 2")
+    settle(page)
+    game_id, moves = page.evaluate("[ui.gameId, ui.view.moves]")
+    left = page.evaluate("ui.clocks.left[1]")
     page.reload()
     page.wait_for_selector("body[data-ready='1']")
-    assert page.evaluate("ui.gameId") not in (None, first)
-    for _ in range(100):
-        if page.request.get(f"{server['url']}/api/games/{first}").status == 404:
-            break
-        page.wait_for_timeout(50)
-    assert page.request.get(f"{server['url']}/api/games/{first}").status == 404
+    assert page.evaluate("[ui.gameId, ui.view.moves]") == [game_id, moves]  # the times kept
+    assert page.evaluate("ui.clocks.left[1]") == left < 30  # not a full clock again
+    page.click("#resign")
+    page.wait_for_function("() => document.getElementById('turn').textContent === 'game over'")
+    result = page.inner_text("#result")
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']")
+    assert page.inner_text("#result") == result and page.inner_text("#turn") == "game over"
+    # an address whose game the server no longer has (or another's moves) starts it again
+    page.request.delete(f"{server['url']}/api/games/{game_id}")
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']")
+    settle(page)
+    assert page.evaluate("ui.gameId") != game_id and page_moves(page) == [m["move"] for m in moves]
+    assert page.inner_text("#turn") == "X to move (you)"
 
 
 def test_a_full_server_is_said_once(page: Page, server: dict[str, Any]) -> None:

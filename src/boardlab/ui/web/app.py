@@ -94,9 +94,12 @@ class NewGame(BaseModel):
 
 
 class MoveBody(BaseModel):
-    """A person's move in the game's notation."""
+    """A person's move in the game's notation; ``ply``, where given, the number of moves on the
+    board it was chosen on: a game that has moved on since (played on another page too) refuses
+    it (409)."""
 
     move: Annotated[str, Field(min_length=1, max_length=40)]
+    ply: Annotated[int | None, Field(ge=0, le=100_000)] = None
 
 
 class AnalysisBody(BaseModel):
@@ -439,7 +442,7 @@ def create_app(settings: ServeSettings | None = None) -> FastAPI:
     def play_move(game_id: str, body: MoveBody) -> JSONResponse:
         hall: Hall = state["hall"]
         web_game = hall.get(game_id)
-        web_game.play(body.move)
+        web_game.play(body.move, body.ply)
         hall.start_agents(web_game)
         return JSONResponse(web_game.snapshot())
 
@@ -456,6 +459,11 @@ def create_app(settings: ServeSettings | None = None) -> FastAPI:
         web_game = state["hall"].get(game_id)
         web_game.resign()
         return JSONResponse(web_game.snapshot())
+
+    @app.post("/api/games/{game_id}/leave", summary="A page showing the game was left (kept, dropped first)")
+    def leave(game_id: str) -> dict[str, Any]:
+        state["hall"].leave(game_id)
+        return {"left": game_id}
 
     @app.delete("/api/games/{game_id}", summary="Drop a game")
     def drop(game_id: str) -> dict[str, Any]:

@@ -327,6 +327,7 @@ class WebGame:
         self.closed = False
         self.version = 0
         self.last_seen = time.monotonic()
+        self.left_at: float | None = None  # when a page showing it was left (see Hall.leave)
         self.view: dict[str, Any] = {}
         self._refresh()
 
@@ -445,12 +446,20 @@ class WebGame:
         if self.running:
             raise WebInputError("the agent is thinking; wait for its move", 409)
 
-    def play(self, move: str) -> None:
-        """Play a person's move; WebInputError if it is not that person's turn or not legal."""
+    def play(self, move: str, ply: int | None = None) -> None:
+        """Play a person's move; WebInputError if it is not that person's turn or not legal,
+        or (given ``ply``, the moves on the board the move was chosen on) if the game has moved
+        on since: another page showing the same game played in between."""
         self._person_request()  # before the lock, which an agent's move holds while it thinks
         with self.lock:
             self._person_request()
             session = self.session
+            if ply is not None and ply != len(session.turns):
+                raise WebInputError(
+                    f"the game has moved on ({len(session.turns)} moves, not {ply}): "
+                    "it is played on another page too; this one now shows it as it stands",
+                    409,
+                )
             if session.is_over:
                 raise WebInputError("the game is over", 409)
             if session.agents[session.to_move] is not None:
@@ -646,6 +655,12 @@ class Hall:
             raise WebInputError(f"no game {shorten(game_id, 40)!r}", 404)
         web_game.closed = True
 
+    def leave(self, game_id: str) -> None:
+        """A page showing the game was left (closed, reloaded, or a new game started in it): the
+        game is kept, for a reload or the browser's Back to show it again, but is the first to
+        go when the hall needs room, unless a page looked at it since."""
+        self.get(game_id).left_at = time.monotonic()
+
     def start_agents(self, web_game: WebGame) -> None:
         """Start the agents' moves of a game in a thread if an agent is to move."""
         with web_game.lock:
@@ -661,8 +676,17 @@ class Hall:
 
     def _evict(self, room_for: int) -> int:
         now = time.monotonic()
-        idle = [g for g in self._games.values() if now - g.last_seen > self.settings.idle_seconds]
-        idle.sort(key=lambda g: g.last_seen)
+
+        def left(web_game: WebGame) -> bool:
+            return web_game.left_at is not None and web_game.left_at >= web_game.last_seen
+
+        # games idle too long, and where room is needed the games whose pages were left, those first
+        idle = [
+            g
+            for g in self._games.values()
+            if now - g.last_seen > self.settings.idle_seconds or (room_for and left(g))
+        ]
+        idle.sort(key=lambda g: (not left(g), g.last_seen))
         dropped = 0
         for web_game in idle:
             if room_for and len(self._games) + room_for <= self.settings.max_games:

@@ -190,10 +190,11 @@ function setGame(spec) {
 
 // --- games ------------------------------------------------------------------------------
 
-async function newGame(extra, notes) {
+async function newGame(extra, notes, push = false) {
   // Starts a game from the panel's settings; null once the server started it, else the server's
   // reason. ``notes`` (what the URL asked for that could not be set) are shown with the outcome.
-  // The game on the board is dropped once the new one started: a refused one leaves it playable.
+  // The game on the board is left once the new one started: a refused one leaves it playable.
+  // ``push``: the new game gets an entry of its own in the browser's history (Back returns).
   const told = (notes || []).join(" ");
   say(told);
   const settings = gameSettings();
@@ -205,12 +206,18 @@ async function newGame(extra, notes) {
     say(told.includes(reason) ? told : (told ? told + " " : "") + reason);  // said once
     return reason;
   }
-  if (ui.gameId) api("DELETE", "/api/games/" + ui.gameId).catch(() => {});
+  leaveGame();
   ui.replay = null;
   $("replay-controls").hidden = true;
   ui.started = JSON.stringify(settings);
-  show(view);
+  show(view, push);
   return null;
+}
+
+function leaveGame() {
+  // The game on the board is left (another takes its place, or the page goes): the server keeps
+  // it for a reload or the browser's Back to show again, and drops it first when it needs room.
+  if (ui.gameId) fetch("/api/games/" + ui.gameId + "/leave", { method: "POST", keepalive: true }).catch(() => {});
 }
 
 function noteSettings() {
@@ -236,7 +243,7 @@ async function loadPasted(text) {
   for (const extra of [{ moves: text }, { position: text }]) {
     try {
       const view = await api("POST", "/api/games", { ...body, ...extra });
-      if (ui.gameId) api("DELETE", "/api/games/" + ui.gameId).catch(() => {});
+      leaveGame();
       ui.replay = null;
       $("replay-controls").hidden = true;
       ui.started = JSON.stringify(body);
@@ -257,19 +264,31 @@ async function act(path, body) {
   try {
     say("");
     show(await api("POST", "/api/games/" + ui.gameId + path, body));
-  } catch (err) { say(err.message); draw(); }
+  } catch (err) {
+    say(err.message);
+    if (err.status === 409) {  // the game may have moved on (another page plays it too)
+      try { const view = await api("GET", "/api/games/" + ui.gameId); if (view.version !== ui.view.version) show(view); }
+      catch (_) { /* said already */ }
+    }
+    draw();
+  }
   finally { ui.busy = false; }
 }
 
-function playMove(move) { ui.selected = null; act("/move", { move }); }
+function playMove(move) {
+  // the moves on the board go with the move: where another page played the same game in
+  // between, the server refuses it, and this page shows the game as it now stands
+  ui.selected = null;
+  act("/move", { move, ply: ui.view.moves.length });
+}
 
-function show(view) {
+function show(view, push = false) {
   ui.view = view;
   ui.gameId = view.id;
   ui.selected = null;
   setClocks(view);
   draw();
-  updateUrl();
+  updateUrl(push);
   noteSettings();
   if (view.thinking !== null || agentToMove(view)) poll();
   else if ($("hints").checked) analyse();
@@ -306,20 +325,54 @@ function movesText(moves, position) {
   return moves.join(compact ? "" : ",");
 }
 
-function updateUrl() {
-  // The page's state as its address: the game on the board (what a reload starts again), and
-  // the stored tournament listed and the stored game replayed with the position shown, if any.
-  const v = ui.view;
+const GAME_PARAMS = ["game", "pos", "moves", "x", "o", "think", "tc"];
+
+function gameParams(v, plies = v.moves.length) {
+  // the address of the game ``v`` after its first ``plies`` moves (what a reload starts again)
   const params = new URLSearchParams();
-  if (v) {
-    params.set("game", v.game);
-    if (!v.start_initial) params.set("pos", v.start);
-    if (v.moves.length) params.set("moves", movesText(v.moves.map((m) => m.move), v.position));
-    params.set("x", v.sides[0] || "person");
-    params.set("o", v.sides[1] || "person");
-    params.set("think", String(v.think));
-    if (v.time_control) params.set("tc", v.time_control);
+  params.set("game", v.game);
+  if (!v.start_initial) params.set("pos", v.start);
+  if (plies) params.set("moves", movesText(v.moves.slice(0, plies).map((m) => m.move), v.position));
+  params.set("x", v.sides[0] || "person");
+  params.set("o", v.sides[1] || "person");
+  params.set("think", String(v.think));
+  if (v.time_control) params.set("tc", v.time_control);
+  return params;
+}
+
+function addressNames(v, params) {
+  // Whether the address ``params`` names the server's game ``v``: its game, start, players and
+  // clock, and its moves or the first of them (an agent may have moved since the address was written).
+  const asked = (key) => (key === "tc" ? (params.get(key) || "").replace(/ /g, "+") : params.get(key) || "");
+  for (let plies = v.moves.length; plies >= 0; plies--) {
+    const ours = gameParams(v, plies);
+    if (GAME_PARAMS.every((key) => (ours.get(key) || "") === asked(key))) return true;
   }
+  return false;
+}
+
+async function attach(params) {
+  // The game the address names by its ``id``, where the server still has it as the address
+  // says (a reload, the browser's Back): shown as it stands, its result, clocks and times
+  // intact; false where there is none (a new game is then started from the address).
+  const id = params.get("id");
+  if (!id || !/^[0-9a-f]{1,64}$/.test(id)) return false;
+  let view;
+  try { view = await api("GET", "/api/games/" + id); } catch (err) { return false; }
+  if (!addressNames(view, params)) return false;
+  ui.started = JSON.stringify(gameSettings());
+  show(view);
+  return true;
+}
+
+function updateUrl(push = false) {
+  // The page's state as its address: the game on the board (its id, for a reload to show it
+  // again, and what starts it again where the server no longer has it), and the stored
+  // tournament listed and the stored game replayed with the position shown, if any. ``push``:
+  // a new entry in the browser's history (a new game), else the address of this one changes.
+  const v = ui.view;
+  const params = v ? gameParams(v) : new URLSearchParams();
+  if (v) params.set("id", v.id);
   if ($("hints").checked) params.set("hints", "1");
   const tournament = ui.replay ? ui.replay.tournament : ui.tournament;
   if (tournament) params.set("tournament", tournament);
@@ -328,7 +381,8 @@ function updateUrl() {
     if (ui.replayPly) params.set("ply", String(ui.replayPly));
   }
   if (!v && !tournament) return;
-  history.replaceState(null, "", "?" + params.toString());
+  if (push) history.pushState(null, "", "?" + params.toString());
+  else history.replaceState(null, "", "?" + params.toString());
 }
 
 // --- drawing ------------------------------------------------------------------------------
@@ -1285,14 +1339,16 @@ async function start() {
   });
   // the game on the board goes with the page (a reload starts another from the URL); a page
   // shown again from the browser's cache starts its game again from the URL the same way
-  window.addEventListener("pagehide", () => {
-    if (ui.gameId) fetch("/api/games/" + ui.gameId, { method: "DELETE", keepalive: true }).catch(() => {});
-  });
+  // the game on the board is left with the page, not dropped: a reload (or Back to it) shows it
+  // again, as it stands; a page shown again from the browser's cache reads its address again
+  window.addEventListener("pagehide", leaveGame);
   window.addEventListener("pageshow", (e) => { if (e.persisted) location.reload(); });
   const listed = loadTournaments(params.get("tournament"));
   const position = params.get("pos") || "", moves = params.get("moves") || "";
-  const refused = await newGame({ position, moves }, notes);
-  if (refused) await fallBack([...notes, refused], position || moves);
+  if (!(await attach(params))) {
+    const refused = await newGame({ position, moves }, notes);
+    if (refused) await fallBack([...notes, refused], position || moves);
+  } else say(notes.join(" "));
   // the URL's stored game once its tournament is listed (none where that tournament was not)
   const listNote = await listed;
   const told = listNote || await openUrlReplay(params);
