@@ -882,6 +882,19 @@ def test_a_reload_shows_the_same_game_its_clock_times_and_result(page: Page, ser
     assert page.inner_text("#turn") == "X to move (you)"
 
 
+def test_back_after_a_new_game_shows_the_game_before(page: Page, server: dict[str, Any]) -> None:
+    open_page(page, server, "?game=tictactoe&x=person&o=person")
+    page.click(".cell[data-x='0'][data-y='0']")
+    page.wait_for_function("() => ui.view.moves.length === 1")
+    first = page.evaluate("ui.gameId")
+    page.click("#new-game")
+    page.wait_for_function(f"() => ui.gameId !== '{first}'")
+    assert page_moves(page) == []
+    page.go_back()
+    page.wait_for_function(f"() => document.body.dataset.ready === '1' && ui.gameId === '{first}'")
+    assert page_moves(page) == ["a1"]
+
+
 def test_a_full_server_is_said_once(page: Page, server: dict[str, Any]) -> None:
     full = {"detail": "the server holds its most games (50); try again later"}
     page.route("**/api/games", lambda route: route.fulfill(status=429, json=full))

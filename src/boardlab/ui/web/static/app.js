@@ -248,7 +248,7 @@ async function loadPasted(text) {
       $("replay-controls").hidden = true;
       ui.started = JSON.stringify(body);
       say("");
-      show(view);
+      show(view, true);
       return;
     } catch (err) {
       if (!PASTED_FIELDS.includes(err.field)) { say(sentence(refusal(err)) + " Nothing was loaded."); return; }
@@ -1319,7 +1319,7 @@ async function start() {
   for (const kind of ["input", "change"]) document.querySelector(".setup").addEventListener(kind, noteSettings);
   thinkFollowsClock();
   setInterval(tickClocks, 100);
-  $("new-game").onclick = () => newGame({});
+  $("new-game").onclick = () => newGame({}, [], true);
   $("undo").onclick = () => act("/undo");
   $("resign").onclick = () => act("/resign");
   $("analyse").onclick = () => analyse();
@@ -1343,6 +1343,8 @@ async function start() {
   // again, as it stands; a page shown again from the browser's cache reads its address again
   window.addEventListener("pagehide", leaveGame);
   window.addEventListener("pageshow", (e) => { if (e.persisted) location.reload(); });
+  // Back or Forward to another game's address: the page reads it again (and shows that game)
+  window.addEventListener("popstate", () => location.reload());
   const listed = loadTournaments(params.get("tournament"));
   const position = params.get("pos") || "", moves = params.get("moves") || "";
   if (!(await attach(params))) {
