@@ -765,7 +765,7 @@ def test_resign_waits_for_the_agent_and_a_refusal_goes_with_the_agents_move(
             "quixo",
             ["not 9; playing size=5", "move 2 (a1)", "the beginning"],
         ),
-        ("?game=nim:piles=abc", "nim", ["piles must be whole numbers", "Nim with its default options"]),
+        ("?game=nim:piles=abc", "nim", ["piles must be whole numbers", "Nim with its default piles"]),
         ("?game=nim&o=greedy&think=100", "nim", ["think=100", "at most 30 s", "they get 1 s"]),
         ("?game=nim&o=greedy&tc=soon", "nim", ["a time control is BASE", "Playing without a clock."]),
     ],
@@ -778,6 +778,41 @@ def test_bad_settings_in_the_url_are_said_and_fall_back(
     assert all(w in message for w in words), message
     assert page.input_value("#game-select") == game and page.input_value("#side-0") == "person"
     assert page.locator("#board > *").count() > 0  # a game is on the board
+
+
+@pytest.mark.parametrize(
+    ("query", "game", "sides", "moves", "words"),
+    [
+        (
+            "?game=quixo:size=4&x=person&o=alphabeta:depth=-1",
+            "quixo:size=4",
+            [None, "alphabeta"],
+            [],
+            ["depth must be at least 0", "O's alphabeta plays with its default depth."],
+        ),
+        (
+            "?game=connect4:width=5,height=4&moves=33&o=mcts:iters=abc,c=2",
+            "connect4:width=5,height=4",
+            [None, "mcts:c=2"],
+            ["3", "3"],
+            ["iters must be a whole number", "O's mcts plays with its default iters."],
+        ),
+    ],
+)
+def test_a_refused_setting_in_the_url_alone_falls_back(
+    page: Page,
+    server: dict[str, Any],
+    query: str,
+    game: str,
+    sides: list[Any],
+    moves: list[str],
+    words: list[str],
+) -> None:
+    open_page(page, server, query)
+    message = page.inner_text("#message")
+    assert all(w in message for w in words) and "default options" not in message, message
+    assert page.evaluate("[ui.view.game, ui.view.sides]") == [game, sides]
+    assert page_moves(page)[: len(moves)] == moves
 
 
 def test_the_page_offers_agents_that_run_programs_only_when_the_server_allows_paths(

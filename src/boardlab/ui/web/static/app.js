@@ -7,6 +7,7 @@ const LETTERS = "abcdefghijklmnopqrstuvwxyz";
 const ui = {
   meta: null, view: null, gameId: null, selected: null, analysis: null, polling: false,
   replay: null, replayPly: 0, busy: false, review: null, clocks: null, tournament: null,
+  refusal: null,  // the server's last refusal of a new game (its message and field)
   started: null,  // the panel's settings the game on the board started with (JSON), to tell a change
 };
 
@@ -202,6 +203,7 @@ async function newGame(extra, notes, push = false) {
   let view;
   try { view = await api("POST", "/api/games", body); }
   catch (err) {
+    ui.refusal = err;  // for the page to mend what it names (see fallBack)
     const reason = sentence(refusal(err));
     say(told.includes(reason) ? told : (told ? told + " " : "") + reason);  // said once
     return reason;
@@ -1252,27 +1254,61 @@ function stepReplay(to) {
 
 // --- start ------------------------------------------------------------------------------------
 
-async function fallBack(told, placed) {
-  // The server refused the URL's game: the same game without its clock (where the clock was
-  // refused), from its start, then with its default options, then with the default players,
-  // until one starts; the server's reasons stay shown.
-  const name = $("game-select").value;
-  const steps = [];
-  // the server checks a game's clock first: a refusal that names its box is the clock's
-  if ($("clock").value.trim() && told.some((t) => t.startsWith(fieldLabel("time_control") + ":"))) {
-    steps.push([() => { $("clock").value = ""; thinkFollowsClock(); }, "Playing without a clock."]);
+function faultyOption(message) {
+  // the option a refusal of a game's or an agent's spec names ("depth must be at least 0",
+  // "unknown option 'bogus'"), or null
+  const named = /^[\w-]+: (\w+) must /.exec(message) || /unknown option '(\w+)'/.exec(message);
+  return named ? named[1] : null;
+}
+
+function mendRefused(refusal, extra) {
+  // The one change to the panel (or to ``extra``, the address's start and moves) that answers
+  // the server's refusal of a new game, and what it was, in words; null where none does.
+  const field = refusal.field, name = $("game-select").value;
+  if (field === "time_control" && $("clock").value.trim()) {
+    return [() => { $("clock").value = ""; thinkFollowsClock(); }, "Playing without a clock."];
   }
-  if (placed) steps.push([() => {}, "The game starts from the beginning."]);
-  if (gameSpec() !== name) steps.push([() => fillOptions({}), "Playing " + gameMeta(name).title + " with its default options."]);
-  if (sideSpec(0) !== null || sideSpec(1) !== DEFAULT_SIDES[1]) {
-    steps.push([() => { setSide(0, DEFAULT_SIDES[0]); setSide(1, DEFAULT_SIDES[1]); }, "Playing with the default players."]);
+  if ((field === "moves" || field === "position") && (extra.moves || extra.position)) {
+    return [() => { extra.moves = ""; extra.position = ""; }, "The game starts from the beginning."];
   }
-  for (const [change, what] of steps) {
-    change();
-    told.push(what);
-    const refused = await newGame({}, told);
+  if (field === "game" && gameSpec() !== name) {
+    const key = faultyOption(refusal.message), input = key && $("opt-" + key);
+    if (input && input.value.trim() !== input.dataset.default) {
+      return [() => { input.value = input.dataset.default; },
+        "Playing " + gameMeta(name).title + " with its default " + key + " (" + input.dataset.default + ")."];
+    }
+    return [() => fillOptions({}), "Playing " + gameMeta(name).title + " with its default options."];
+  }
+  const side = { "sides.0": 0, "sides.1": 1 }[field];
+  if (side === undefined) return null;
+  const symbol = ["X", "O"][side], agent = $("side-" + side).value, box = $("side-" + side + "-opts");
+  const options = box.value.trim() ? box.value.trim().split(",") : [];
+  const key = faultyOption(refusal.message);
+  const kept = key ? options.filter((o) => o.split("=")[0].trim() !== key) : [];
+  if (key && kept.length < options.length) {
+    return [() => { box.value = kept.join(","); }, symbol + "'s " + agent + " plays with its default " + key + "."];
+  }
+  if (options.length) return [() => { box.value = ""; }, symbol + "'s " + agent + " plays with its default options."];
+  if ((sideSpec(side) || "person") !== DEFAULT_SIDES[side]) {
+    return [() => setSide(side, DEFAULT_SIDES[side]), symbol + " is played by " + DEFAULT_SIDES[side] + "."];
+  }
+  return null;
+}
+
+async function fallBack(told, refusal, extra) {
+  // The server refused the URL's game: the setting it named is mended (the clock dropped, the
+  // moves, the option at fault set to its default, an agent's option or the agent itself) and
+  // the game asked again, until one starts or nothing is left to mend; the server's reasons and
+  // each change stay shown.
+  for (let tries = 0; tries < 12; tries++) {
+    const mend = mendRefused(refusal, extra);
+    if (!mend) return;
+    mend[0]();
+    told.push(mend[1]);
+    const refused = await newGame({ ...extra }, told);
     if (!refused) return;
     if (!told.includes(refused)) told.push(refused);
+    refusal = ui.refusal;
   }
 }
 
@@ -1349,7 +1385,7 @@ async function start() {
   const position = params.get("pos") || "", moves = params.get("moves") || "";
   if (!(await attach(params))) {
     const refused = await newGame({ position, moves }, notes);
-    if (refused) await fallBack([...notes, refused], position || moves);
+    if (refused) await fallBack([...notes, refused], ui.refusal, { position, moves });
   } else say(notes.join(" "));
   // the URL's stored game once its tournament is listed (none where that tournament was not)
   const listNote = await listed;
