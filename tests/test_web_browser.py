@@ -878,6 +878,16 @@ def test_a_bad_clock_is_named_and_pasted_moves_are_not_blamed_for_it(
     assert page_moves(page) == ["b2", "a1", "c3"]  # the game on the board stays
 
 
+def test_loading_an_empty_box_keeps_the_game(page: Page, server: dict[str, Any]) -> None:
+    open_page(page, server, "?game=tictactoe&x=person&o=person&moves=b2")
+    game_id = page.evaluate("ui.gameId")
+    page.fill("#paste", "  ")
+    page.click("#paste-load")
+    page.wait_for_function("() => document.getElementById('message').textContent !== ''")
+    assert page.inner_text("#message").startswith("Nothing to load: paste a position or moves")
+    assert page.evaluate("ui.gameId") == game_id and page_moves(page) == ["b2"]
+
+
 def test_a_refused_new_game_leaves_the_game_on_the_board_playable(page: Page, server: dict[str, Any]) -> None:
     open_page(page, server, "?game=tictactoe&x=person&o=person")
     page.click(".cell[data-x='0'][data-y='0']")

@@ -240,6 +240,7 @@ async function loadPasted(text) {
   // The text is tried as moves from the start, then as a position: the server reads both, with
   // the panel's game, players and clock. A refusal of one of those is said naming its box and
   // ends the loading: the text was not what the server refused.
+  if (!text) { say("Nothing to load: paste a position or moves in the box first."); return; }  // the game stays
   const body = gameSettings();
   const errors = [];
   for (const extra of [{ moves: text }, { position: text }]) {
