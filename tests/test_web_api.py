@@ -993,6 +993,33 @@ class _Pool:
         return sum(request["kind"] == kind for request in self.asked)
 
 
+def test_an_agents_start_up_is_done_before_its_first_move_and_told_apart_from_its_thinking() -> None:
+    pool = _Pool(_search)
+    pool.size = 2  # type: ignore[attr-defined]
+    hall = Hall(pool, HallSettings(pace=0.0))  # type: ignore[arg-type]
+    try:
+        web_game = hall.create("tictactoe", (None, "greedy"))
+        deadline = time.monotonic() + 30
+        while pool.kinds("prepare") < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        prepared = [r for r in pool.asked if r["kind"] == "prepare"]
+        # each worker builds the agent the first move asks for, while the person thinks
+        assert [r["key"] for r in prepared] == [f"{web_game.id}/1/0"] * 2
+        web_game.play("b2")
+        hall.start_agents(web_game)
+        while web_game.view["thinking"] is not None or len(web_game.view["moves"]) < 2:
+            time.sleep(0.01)
+        reply = web_game.view["moves"][1]
+        assert reply["seconds"] == 0.01 and reply["start_seconds"] is not None  # told apart
+        assert web_game.view["moves"][0]["start_seconds"] is None  # the person's move
+    finally:
+        hall.close()
+    worker = AgentWorker()
+    request = {"kind": "prepare", "key": "g/1/0", "game": "tictactoe", "agent": "greedy", "seed": 1}
+    assert workers.prepare(worker, request, lambda message: None) == {"ok": True}
+    assert list(worker.agents) == ["g/1/0"]  # kept for the first move's "act" under that key
+
+
 def _exact(request: dict[str, Any]) -> dict[str, Any]:
     return {"exact": {"moves": "all drawn"}, "why": None}
 

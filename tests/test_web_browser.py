@@ -674,6 +674,27 @@ def test_hints_stay_on_and_an_agents_policy_is_shown(
     page.screenshot(path=str(screens / "tictactoe-hints.png"))
 
 
+def test_an_agents_first_move_says_it_is_starting_and_its_start_up_apart(
+    page: Page, server: dict[str, Any]
+) -> None:
+    open_page(page, server, "?game=tictactoe&x=person&o=greedy")
+    thinking = "v => { drawThinking(v); return document.getElementById('thinking').textContent; }"
+    first = page.evaluate(f"({thinking})({{...ui.view, thinking: 1, thinking_for: 6.6}})")
+    assert first.startswith("O (greedy) is starting and thinking … 6.6 s (first move: starting it")
+    page.click(".cell[data-x='1'][data-y='1']")
+    page.wait_for_function("() => ui.view.moves.length === 2")
+    settle(page)
+    later = page.evaluate(f"({thinking})({{...ui.view, thinking: 1, thinking_for: 0.4}})")
+    assert later == "O (greedy) is thinking … 0.4 s"
+    # a start-up of 6.6 s is said beside the agent's own thinking, which its clock is charged
+    page.evaluate(
+        "() => { ui.view.moves[1].seconds = 0.001; ui.view.moves[1].start_seconds = 6.6; drawMoves(); }"
+    )
+    reply = page.locator("#moves li").nth(1)
+    assert reply.inner_text().endswith(" (0.00 s, +6.6 s starting)")
+    assert "own thinking" in (reply.get_attribute("title") or "")
+
+
 def test_an_agents_proven_win_is_said_in_words(page: Page, server: dict[str, Any]) -> None:
     open_page(page, server, "?game=tictactoe&x=alphabeta&o=person&think=0.2&moves=a1,b1,a2,b2")
     page.wait_for_selector("#last-decision-info")

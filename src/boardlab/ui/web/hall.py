@@ -51,6 +51,8 @@ CHECK_SECONDS = 30.0
 """Most seconds a worker may take to build an agent when a game starts..."""
 CHECK_QUEUE_SECONDS = 2.0
 """...and to come free for it."""
+PREPARE_QUEUE_SECONDS = 0.2
+"""Most seconds an agent's preparation ahead of its first move waits for a free worker."""
 PATH_AGENTS = ("course", "engine")
 """Agents that load or run code named by a path (a course player's module, an engine's
 program): refused unless the server allows paths."""
@@ -231,6 +233,9 @@ class RemoteAgent:
         self._pool, self._key, self._game, self._seed, self._clock = pool, key, game, seed, clock
         self._generation = 0
         self.limit_seconds: float | None = None
+        self.last_start = 0.0
+        """Seconds of the last move that were not the agent's own thinking: its start-up in the
+        worker (built, prepared, compiled) and the passing of the request and the answer."""
 
     def prepare(self, game: Any) -> None:
         """Nothing here: a worker prepares the agent before its first move."""
@@ -238,6 +243,11 @@ class RemoteAgent:
     def new_game(self) -> None:
         """Forget the agent's memory: the next move is asked of a fresh agent."""
         self._generation += 1
+
+    def prepare_request(self) -> dict[str, Any]:
+        """The request that builds and prepares the agent its next move will ask for."""
+        key = f"{self._key}/{self._generation}"
+        return {"kind": "prepare", "key": key, "game": self._game, "agent": self.spec, "seed": self._seed}
 
     def act(self, state: Any, limit: Limit | None = None) -> Decision:
         allowed = self.limit_seconds
@@ -261,6 +271,7 @@ class RemoteAgent:
         except ThinkError as err:
             raise AgentForfeit(str(err)) from None
         self._clock.seconds += float(reply["seconds"])
+        self.last_start = max(0.0, time.monotonic() - tic - float(reply["seconds"]))
         try:
             return read_decision(reply["decision"], state)
         except (ValueError, TypeError, KeyError) as err:
@@ -328,6 +339,9 @@ class WebGame:
         self.version = 0
         self.last_seen = time.monotonic()
         self.left_at: float | None = None  # when a page showing it was left (see Hall.leave)
+        self.start_seconds: dict[
+            int, float
+        ] = {}  # by ply: an agent's seconds not thinking (RemoteAgent.last_start)
         self.view: dict[str, Any] = {}
         self._refresh()
 
@@ -342,6 +356,8 @@ class WebGame:
         outcome = session.outcome
         if len(session.turns) != self._plies:  # a move played or taken back: a new turn begins
             self._plies, self.turn_started = len(session.turns), time.monotonic()
+            for ply in [p for p in self.start_seconds if p >= len(session.turns)]:
+                del self.start_seconds[ply]
         if self.time_control is not None:
             self._clock_left = [session.clock_left(colour) or 0.0 for colour in (0, 1)]
             if outcome is not None and outcome.reason is Reason.TIME and outcome.winner is not None:
@@ -352,6 +368,7 @@ class WebGame:
                 "move": turn.notation,
                 "mover": turn.mover,
                 "seconds": turn.seconds,
+                "start_seconds": self.start_seconds.get(i),
                 "decision": None
                 if turn.decision is None
                 else said(turn.decision.to_json(), session.positions[i]),
@@ -525,11 +542,15 @@ class WebGame:
                     mover = session.to_move
                     self.thinking, self.thinking_since = mover, time.monotonic()
                     self._refresh()
+                    plies = len(session.turns)
                     try:
                         session.agent_move(self.agent_limit)
                     except Exception as err:  # never left thinking: the game ends, saying why
                         if not session.is_over:
                             session.forfeit(mover, describe_failure(err))
+                    agent = session.agents[mover]
+                    if len(session.turns) > plies and isinstance(agent, RemoteAgent):
+                        self.start_seconds[plies] = round(agent.last_start, 2)
                     self.thinking = None
                     self._refresh()
                     watched = not self.people and not session.is_over
@@ -636,7 +657,23 @@ class Hall:
             )
             self._games[game_id] = web_game
         self.start_agents(web_game)
+        self._prepare_agents(web_game)
         return web_game
+
+    def _prepare_agents(self, web_game: WebGame) -> None:
+        """Have each free worker build and prepare the game's agents that are not to move now
+        (an agent to move is being asked already), so that their first moves do not wait for
+        their start-up (compiling included); a busy pool is not waited for."""
+        session = web_game.session
+        for colour, agent in enumerate(session.agents):
+            if not isinstance(agent, RemoteAgent) or (colour == session.to_move and not session.is_over):
+                continue
+            for _ in range(getattr(self.pool, "size", 1)):  # every worker: any may get the move
+                self._executor.submit(self._ask_quietly, agent.prepare_request())
+
+    def _ask_quietly(self, request: dict[str, Any]) -> None:
+        with contextlib.suppress(Exception):  # a failure shows, said, at the agent's first move
+            self.pool.ask(request, CHECK_SECONDS, queue_seconds=PREPARE_QUEUE_SECONDS)
 
     def get(self, game_id: str) -> WebGame:
         """The game ``game_id``; WebInputError (404) when there is none."""

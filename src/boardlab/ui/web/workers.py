@@ -6,7 +6,8 @@ workers, their time limits and what a failure means). :func:`think_pool` makes o
 workers answer, besides an agent's ``"act"`` and ``"check"``, the analysis panel's ``"exact"``:
 the exact value of a position and of each of its moves from the game's exact play, which a
 worker opens once per game variant (compiled on a warm-up position) and keeps; and the review's
-``"review"``: one move judged by that exact play (:func:`boardlab.arena.review.review_move`).
+``"review"``: one move judged by that exact play (:func:`boardlab.arena.review.review_move`); and
+``"prepare"``: a game's agent built and prepared ahead of its first move.
 """
 
 from __future__ import annotations
@@ -100,8 +101,18 @@ def review(worker: AgentWorker, request: dict[str, Any], send: Send) -> dict[str
     return {"review": reviewed.to_json(), "tally": None if tally is None else tally.to_json()}
 
 
-WEB_REQUESTS: dict[str, Handler] = {**AGENT_REQUESTS, "exact": exact, "review": review}
-"""What the server's workers answer: an agent's requests, exact analysis and review."""
+def prepare(worker: AgentWorker, request: dict[str, Any], send: Send) -> dict[str, Any]:
+    """``{"kind": "prepare", "key", "game", "agent", "seed"?}``: build and prepare the agent that
+    an ``"act"`` request will ask for under ``key`` (compiling included) and keep it, so that a
+    game's first move does not wait for its start-up."""
+    worker.agent(request["key"], parse_game(request["game"]), request["agent"], request.get("seed"))
+    send({"started": True})
+    return {"ok": True}
+
+
+WEB_REQUESTS: dict[str, Handler] = {**AGENT_REQUESTS, "exact": exact, "review": review, "prepare": prepare}
+"""What the server's workers answer: an agent's requests (and its preparation ahead of its first
+move), exact analysis and review."""
 
 
 def think_pool(size: int, *, setup_timeout: float = SETUP_TIMEOUT) -> AgentPool:
@@ -111,4 +122,4 @@ def think_pool(size: int, *, setup_timeout: float = SETUP_TIMEOUT) -> AgentPool:
     )
 
 
-__all__ = ["EXACT_LIMIT", "WEB_REQUESTS", "exact", "review", "think_pool"]
+__all__ = ["EXACT_LIMIT", "WEB_REQUESTS", "exact", "prepare", "review", "think_pool"]

@@ -500,11 +500,18 @@ function drawTurn(v) {
 }
 
 function drawThinking(view) {
+  // Who thinks, for how long so far. An agent's first move of the game includes its start-up
+  // (built and prepared in a worker, compiling included), which is said: the move list then
+  // gives the agent's own thinking, which its clock is charged, and the start-up beside it.
   const box = $("thinking");
-  if (!view || view.thinking === null || view.thinking === undefined) { box.textContent = ""; return; }
+  if (!view || view.thinking === null || view.thinking === undefined) { box.textContent = ""; box.title = ""; return; }
   const spec = view.sides[view.thinking];
-  box.textContent = view.position.symbols[view.thinking] + " (" + spec + ") is thinking" +
-    (view.thinking_for !== undefined ? " … " + view.thinking_for.toFixed(1) + " s" : " …");
+  const first = !view.moves.some((m) => m.mover === view.thinking && m.seconds !== null);
+  const counter = view.thinking_for !== undefined ? " … " + view.thinking_for.toFixed(1) + " s" : " …";
+  box.textContent = view.position.symbols[view.thinking] + " (" + spec + ") is " +
+    (first ? "starting and thinking" + counter + " (first move: starting it, compiling included, can take a while)"
+      : "thinking" + counter);
+  box.title = first ? "its start-up is not charged to its thinking time or its clock" : "";
 }
 
 function drawMoves(focus) {
@@ -522,7 +529,14 @@ function drawMoves(focus) {
     li.className = "p" + m.mover + (ui.replay && m.ply === ui.replayPly ? " current" : "");
     li.dataset.move = m.move;
     let text = symbols[m.mover] + " " + m.move;
-    if (m.seconds !== null && m.seconds !== undefined) text += "  (" + m.seconds.toFixed(2) + " s)";
+    if (m.seconds !== null && m.seconds !== undefined) {
+      text += "  (" + m.seconds.toFixed(2) + " s" +
+        (m.start_seconds >= 0.5 ? ", +" + m.start_seconds.toFixed(1) + " s starting" : "") + ")";
+      li.title = m.start_seconds >= 0.5
+        ? m.seconds.toFixed(2) + " s: the agent's own thinking (what its clock is charged); " +
+          m.start_seconds.toFixed(1) + " s more went to starting it (compiling included) and passing its move"
+        : "";
+    }
     const said = m.decision;
     if (said && said.value !== undefined) text += "  v=" + said.value.toFixed(2);
     if (said && said.info && said.info.depth) text += " d" + said.info.depth;
@@ -906,16 +920,26 @@ async function analyse() {
   // the position on the board, a replay's included
   const shown = shownPosition();
   if (!shown) return;
-  const text = shown.text;
-  $("analysis").textContent = "analysing…";
+  const text = shown.text, began = performance.now(), budget = ui.meta.analysis_seconds;
+  const counting = () => {
+    // seconds so far; past the budget, why: a game's first analysis prepares its solver
+    const seconds = (performance.now() - began) / 1000;
+    $("analysis").textContent = "analysing… " + seconds.toFixed(1) + " s" + (seconds > budget + 1
+      ? " (a game's first analysis starts its solver, compiling included: it takes longer than the " + budget + " s budget)"
+      : "");
+  };
+  counting();
+  const ticking = setInterval(() => { if (shownPosition() && shownPosition().text === text) counting(); }, 100);
   try {
     const a = await api("POST", "/api/analysis", { game: shown.game, position: text });
     const now = shownPosition();
     if (!now || now.text !== text) return;
     ui.analysis = a;
+    clearInterval(ticking);
     drawAnalysis(a);
     draw();
-  } catch (err) { $("analysis").textContent = err.message; }
+  } catch (err) { clearInterval(ticking); $("analysis").textContent = err.message; }
+  finally { clearInterval(ticking); }
 }
 
 function drawAnalysis(a) {
