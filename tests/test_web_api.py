@@ -1782,8 +1782,12 @@ def test_a_persons_move_is_charged_and_one_past_their_clock_loses_on_time(hand_c
     hand_clock.sleep(6.5)
     web_game.play("c3")  # 8.5 s with 8 s left: too late, not played
     view = web_game.snapshot()
-    assert view["outcome"] == {"winner": 1, "reason": "time", "detail": "took 8.5 s with 8.0 s left"}
-    assert view["outcome_text"] == "O wins (on time: took 8.5 s with 8.0 s left)"
+    assert view["outcome"] == {
+        "winner": 1,
+        "reason": "time",
+        "detail": "X took 8.5 s with 8.0 s left on its clock",
+    }
+    assert view["outcome_text"] == "O wins (on time: X took 8.5 s with 8.0 s left on its clock)"
     assert len(view["moves"]) == 2 and view["clock_left"] == [0.0, 10.99] and view["clock_running"] is None
     with pytest.raises(WebInputError, match="the game is over"):
         web_game.play("c3")
@@ -1798,7 +1802,11 @@ def test_a_persons_clock_that_runs_out_is_flagged_at_the_next_look(hand_clock: _
     assert view["outcome"] is None and view["clock_left"] == [0.0, 5.0] and view["clock_running"] == 0
     hand_clock.sleep(0.5)
     view = web_game.snapshot()  # what the page's polling or its clock reaching zero asks
-    assert view["outcome"] == {"winner": 1, "reason": "time", "detail": "no move with 5.0 s left"}
+    assert view["outcome"] == {
+        "winner": 1,
+        "reason": "time",
+        "detail": "X made no move in the 5.0 s left on its clock",
+    }
     assert view["clock_left"] == [0.0, 5.0] and not view["can_undo"]
 
 
@@ -1865,7 +1873,11 @@ def test_an_undo_or_resignation_past_the_clock_is_a_loss_on_time(hand_clock: _Ha
     with pytest.raises(WebInputError, match="the game is over"):
         getattr(web_game, action)()
     view = web_game.snapshot()
-    assert view["outcome"] == {"winner": 1, "reason": "time", "detail": "no move with 7.0 s left"}
+    assert view["outcome"] == {
+        "winner": 1,
+        "reason": "time",
+        "detail": "X made no move in the 7.0 s left on its clock",
+    }
     assert len(view["moves"]) == 2
 
 

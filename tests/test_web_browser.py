@@ -1316,7 +1316,10 @@ def test_a_game_on_a_clock_shows_both_clocks_counting_down_and_a_person_losing_o
     # a one-second clock: the person's runs out on the page, and the server says the game is lost
     open_page(page, server, "?game=tictactoe&x=person&o=greedy&tc=1")
     page.wait_for_function("() => document.getElementById('result').textContent.includes('on time')")
-    assert page.inner_text("#result") == "Game over: O wins (on time: no move with 1.0 s left)"
+    assert (
+        page.inner_text("#result")
+        == "Game over: O wins (on time: X made no move in the 1.0 s left on its clock)"
+    )
     assert page.inner_text("#clock-0") == "X 0:00.0" and page.inner_text("#turn") == "game over"
     assert page.get_attribute("#clock-0", "class") == "clock p0 empty"  # in the colour of a loss
     page.fill("#clock", "")

@@ -452,8 +452,10 @@ class WebGame:
         """The person to move loses on time if their clock ran out (the lock held)."""
         thought = self._person_thought()
         if thought is not None and thought[0] > thought[1]:
+            mover = self.session.to_move  # named: "O wins (on time: X made no move ...)"
+            symbol = self.session.game.symbols[mover]
             self.session.lose_on_time(
-                self.session.to_move, f"no move with {reading_text(thought[1], 1)} left"
+                mover, f"{symbol} made no move in the {reading_text(thought[1], 1)} left on its clock"
             )
             self._refresh()
 
@@ -484,8 +486,11 @@ class WebGame:
             thought = self._person_thought()
             if thought is not None and thought[0] > thought[1]:  # too late: lost on time instead
                 seconds, left = thought
+                symbol = session.game.symbols[session.to_move]
                 session.lose_on_time(
-                    session.to_move, f"took {reading_text(seconds, 1)} with {reading_text(left, 1)} left"
+                    session.to_move,
+                    f"{symbol} took {reading_text(seconds, 1)} with {reading_text(left, 1)} left on its"
+                    " clock",
                 )
                 self._refresh()
                 return
