@@ -1261,6 +1261,15 @@ def test_changed_settings_are_said_to_wait_for_a_new_game(page: Page, server: di
     page.wait_for_selector("#settings-note", state="hidden")
 
 
+def test_a_stored_game_opened_from_the_list_notes_no_changed_settings(
+    page: Page, server: dict[str, Any]
+) -> None:
+    open_page(page, server, "?game=tictactoe&x=person&o=person")
+    page.click("#replay-games li[data-index='0']")  # a Connect Four game: the panel's game follows
+    page.wait_for_selector("#replay-controls:not([hidden])")
+    assert page.input_value("#game-select") == "connect4" and not page.is_visible("#settings-note")
+
+
 def test_the_page_loads_without_console_errors(page: Page, server: dict[str, Any]) -> None:
     errors: list[str] = []
     page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)

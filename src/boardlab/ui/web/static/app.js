@@ -224,8 +224,10 @@ function leaveGame() {
 
 function noteSettings() {
   // Settings of the panel that differ from those the game on the board started with wait for
-  // New game: the panel says so (changing them alone changes nothing on the board).
-  $("settings-note").hidden = !ui.started || JSON.stringify(gameSettings()) === ui.started;
+  // New game: the panel says so (changing them alone changes nothing on the board). A stored
+  // game replayed is no game the settings started: opening one (which sets the panel's game to
+  // its own) changes nothing to note.
+  $("settings-note").hidden = !ui.started || Boolean(ui.replay) || JSON.stringify(gameSettings()) === ui.started;
 }
 
 function gameSettings() {
