@@ -605,7 +605,7 @@ def test_a_stored_game_is_reviewed_in_the_replay_but_its_random_opening(
         page.click("#replay-games li[data-index='0']")
         page.wait_for_selector("#replay-controls:not([hidden])")
         page.click("#review")
-        wait_for_review(page, f"{len(record.moves)} moves reviewed")
+        page.wait_for_function(f"() => ({REVIEW_STATUS})().endsWith('judged (each other move says why not)')")
         verdicts = [verdict for _, verdict in review_marks(page)]
         opening = len(record.opening)
         assert verdicts[:opening] == ["not judged"] * opening
@@ -620,6 +620,10 @@ def test_a_stored_game_is_reviewed_in_the_replay_but_its_random_opening(
         review = review_game(start, record.moves, judge_for("connect4"), from_ply=judged[0], opening=opening)
         assert verdicts[judged[0] :] == [m.verdict.value for m in review.moves[judged[0] :]]
         assert summary_rows(page) == expected_rows(review, ("X", "O"))
+        judged_text = (
+            f"{len(record.moves)} moves reviewed, {len(verdicts) - verdicts.count('not judged')} judged"
+        )
+        assert page.inner_text("#review-status").startswith(judged_text)
         last = judged[-1]  # a marked move, clicked, shows the position after it
         page.click(f"#moves li:nth-child({last + 1})")
         assert page.inner_text("#replay-ply") == f"{last + 1} / {len(record.moves)}"
@@ -628,6 +632,14 @@ def test_a_stored_game_is_reviewed_in_the_replay_but_its_random_opening(
             state = state.play(move)
         assert drawn_cells(page) == engine_cells(state)
         page.screenshot(path=str(screens / "replay-review.png"))
+
+
+def test_a_review_with_no_move_judged_says_so_and_why(page: Page, server: dict[str, Any]) -> None:
+    open_page(page, server, "?game=quixo&x=person&o=person&moves=a1e1,e5a5")  # 5x5: no exact judge
+    page.click("#review")
+    page.wait_for_function(f"() => ({REVIEW_STATUS})().startsWith('0 of 2 moves judged: ')")
+    assert [verdict for _, verdict in review_marks(page)] == ["not judged"] * 2
+    assert page.is_hidden("#review-summary")
 
 
 def test_a_review_can_be_stopped(page: Page, server: dict[str, Any]) -> None:

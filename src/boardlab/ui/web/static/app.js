@@ -1130,9 +1130,18 @@ function drawReview() {
   const marked = marks.filter((m) => m).length, total = src.moves.length;
   if (r.running) status.textContent = "reviewing move " + r.number + " of " + total;
   else if (r.error) status.textContent = "review stopped: " + r.error;
-  else if (marked === total) status.textContent = counted(total, "move") + " reviewed";
+  else if (marked === total) status.textContent = reviewedText(marks);
   else status.textContent = (r.stopped ? "stopped: " : "") + marked + " of " + counted(total, "move") + " reviewed";
   drawSummary(summary, marks, src);
+}
+
+function reviewedText(marks) {
+  // A whole review in words: how many moves were judged, where not all were, and why none was
+  // (the first reason: no exact judge for the game or its positions within the budget).
+  const judged = marks.filter((m) => m.value !== null).length, total = marks.length;
+  if (judged === total) return counted(total, "move") + " reviewed";
+  if (judged === 0) return "0 of " + counted(total, "move") + " judged: " + marks[0].why;
+  return counted(total, "move") + " reviewed, " + judged + " judged (each other move says why not)";
 }
 
 function drawSummary(table, marks, src) {
@@ -1155,7 +1164,7 @@ function drawSummary(table, marks, src) {
     for (const text of cells) { const td = document.createElement("td"); td.textContent = text; tr.appendChild(td); }
     table.appendChild(tr);
   });
-  table.hidden = !marks.some((m) => m);
+  table.hidden = !marks.some((m) => m && m.value !== null);  // no judged move: nothing to sum
 }
 
 // --- replay ---------------------------------------------------------------------------------
