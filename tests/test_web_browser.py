@@ -707,6 +707,18 @@ def test_an_agents_first_move_says_it_is_starting_and_its_start_up_apart(
     assert "own thinking" in (reply.get_attribute("title") or "")
 
 
+def test_the_move_lists_value_and_depth_are_spelled_out_in_their_tooltips(
+    page: Page, server: dict[str, Any]
+) -> None:
+    open_page(page, server, "?game=tictactoe&x=person&o=person&moves=b2")
+    page.evaluate("() => { ui.view.moves[0].decision = { value: 1, info: { depth: 9 } }; drawMoves(); }")
+    titles = page.eval_on_selector_all("#moves li .said", "spans => spans.map(s => [s.textContent, s.title])")
+    assert titles == [
+        ["  v=+1.00", "value +1.00 for X (the mover's, from its own judgement: +1 a win, −1 a loss)"],
+        [" d9", "searched to depth 9 (plies ahead)"],
+    ]
+
+
 def test_an_agents_proven_win_is_said_in_words(page: Page, server: dict[str, Any]) -> None:
     open_page(page, server, "?game=tictactoe&x=alphabeta&o=person&think=0.2&moves=a1,b1,a2,b2")
     page.wait_for_selector("#last-decision-info")
@@ -1351,13 +1363,19 @@ def test_a_clock_of_periods_shows_the_moves_each_side_must_make_on_it(
     page: Page, server: dict[str, Any]
 ) -> None:
     open_page(page, server, "?game=tictactoe&x=person&o=person&tc=2/30")
-    assert page.inner_text("#clock-1") == "O 0:30.0 for 2"
-    assert page.get_attribute("#clock-1", "title") == "2 moves until the clock gains its base again"
+    assert page.inner_text("#clock-1") == "O 0:30.0 2 moves to go"
+    assert (
+        page.get_attribute("#clock-1", "title")
+        == "2 moves to make on this time, then the clock gains its base again"
+    )
     for played, (x, y) in enumerate([(1, 1), (0, 0), (2, 2)], start=1):
         page.click(f".cell[data-x='{x}'][data-y='{y}']")
         page.wait_for_function(f"() => ui.view.moves.length === {played}")
-    assert page.inner_text("#clock-1").endswith(" for 1")
-    assert page.get_attribute("#clock-1", "title") == "1 move until the clock gains its base again"
+    assert page.inner_text("#clock-1").endswith(" 1 move to go")
+    assert (
+        page.get_attribute("#clock-1", "title")
+        == "1 move to make on this time, then the clock gains its base again"
+    )
     assert page.evaluate("ui.clocks.left[0]") > 30  # X's base came back after its second move
     open_page(page, server, "?game=tictactoe&x=person&o=person&tc=60")
     assert page.inner_text("#clock-1") == "O 1:00.0" and page.get_attribute("#clock-1", "title") == ""

@@ -446,8 +446,14 @@ function drawClocks() {
   for (const colour of [0, 1]) {
     const clock = $("clock-" + colour), left = clockReading(colour);
     const toGo = c.toGo && c.toGo[colour];  // on a clock of periods: the moves it must last
-    clock.textContent = ui.view.position.symbols[colour] + " " + clockText(left) + (toGo ? " for " + toGo : "");
-    clock.title = toGo ? toGo + (toGo === 1 ? " move" : " moves") + " until the clock gains its base again" : "";
+    clock.textContent = ui.view.position.symbols[colour] + " " + clockText(left);
+    if (toGo) {
+      const moves = document.createElement("span");
+      moves.className = "to-go";
+      moves.textContent = " " + counted(toGo, "move") + " to go";
+      clock.appendChild(moves);
+    }
+    clock.title = toGo ? counted(toGo, "move") + " to make on this time, then the clock gains its base again" : "";
     clock.classList.toggle("running", c.running === colour);
     clock.classList.toggle("empty", left <= 0);
     clock.dataset.left = Math.max(0, left).toFixed(1);
@@ -539,10 +545,17 @@ function drawMoves(focus) {
           m.start_seconds.toFixed(1) + " s more went to starting it (compiling included) and passing its move"
         : "";
     }
-    const said = m.decision;
-    if (said && said.value !== undefined) text += "  v=" + said.value.toFixed(2);
-    if (said && said.info && said.info.depth) text += " d" + said.info.depth;
     li.textContent = text;
+    const said = m.decision;
+    if (said && said.value !== undefined) {
+      // short in the list, in words in its tooltip
+      const value = (said.value > 0 ? "+" : "") + said.value.toFixed(2);
+      li.appendChild(saidSpan("  v=" + value, "value " + value + " for " + symbols[m.mover] +
+        " (the mover's, from its own judgement: +1 a win, −1 a loss)"));
+    }
+    if (said && said.info && said.info.depth) {
+      li.appendChild(saidSpan(" d" + said.info.depth, "searched to depth " + said.info.depth + " (plies ahead)"));
+    }
     const mark = reviewMark(i);
     if (mark) {
       li.dataset.verdict = mark.verdict;
@@ -554,6 +567,15 @@ function drawMoves(focus) {
   }
   const shown = focus !== undefined ? focus : ui.replay ? ui.replayPly - 1 : moves.length - 1;
   scrollToMove(list, list.children[Math.max(0, shown)]);
+}
+
+function saidSpan(text, title) {
+  // an abbreviation of the move list, spelled out in its tooltip
+  const span = document.createElement("span");
+  span.className = "said";
+  span.textContent = text;
+  span.title = title;
+  return span;
 }
 
 function scrollToMove(list, li) {
