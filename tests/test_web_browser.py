@@ -1088,6 +1088,30 @@ def test_a_tournaments_standings_and_a_replay_fit_the_window(
     page.screenshot(path=str(screens / f"replay-standings-{width}.png"), full_page=True)
 
 
+def test_a_long_list_of_stored_games_shows_whole_lines_and_says_there_are_more(
+    page: Page, server: dict[str, Any], screens: Path
+) -> None:
+    def many_games(route: Route) -> None:
+        data = route.fetch().json()
+        data["games"] = [
+            {**data["games"][0], "index": i, "first": "alphabeta:depth=3,time=0.1"} for i in range(20)
+        ]
+        route.fulfill(json=data)
+
+    page.route("**/api/replay/*", many_games)
+    open_ready(page, server, "?game=tictactoe&x=person&o=person")
+    page.wait_for_selector("#replay-games li[data-index='19']")
+    assert page.inner_text("#replay-count") == "20 games (scroll the list for more)"
+    shown = page.evaluate(
+        """() => { const list = document.getElementById('replay-games'), top = list.getBoundingClientRect();
+             return [...list.children].map((li) => li.getBoundingClientRect())
+               .filter((r) => r.bottom > top.top + 1 && r.top < top.bottom - 1)
+               .map((r) => r.top >= top.top - 1 && r.bottom <= top.bottom + 1); }"""
+    )
+    assert shown == [True] * 8  # eight whole games, none cut
+    page.locator(".side-panel").screenshot(path=str(screens / "replay-list.png"))
+
+
 def test_a_message_does_not_move_the_board(page: Page, server: dict[str, Any]) -> None:
     open_page(page, server, "?game=quixo&x=person&o=person")
     before = page.locator("#board").bounding_box()

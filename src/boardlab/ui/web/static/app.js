@@ -1234,9 +1234,13 @@ async function loadReplayGames(tournament) {
     const li = document.createElement("li");
     li.textContent = `#${g.index} ${g.first} vs ${g.second}: ${g.result}, ${counted(g.plies, "ply", "plies")}`;
     li.dataset.index = g.index;
+    li.title = li.textContent;  // whole, where the line is cut
     li.onclick = () => openReplay(shown.id, g.index).then((refused) => { if (refused) say(refused); });
     list.appendChild(li);
   }
+  // the list shows eight games: where it holds more, it says so (a scrollbar alone may be hidden)
+  const more = list.scrollHeight > list.clientHeight + 1;
+  $("replay-count").textContent = counted(games.length, "game") + (more ? " (scroll the list for more)" : "");
 }
 
 function drawStandings(rows) {
