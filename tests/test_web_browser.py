@@ -1015,6 +1015,17 @@ def test_nim_marks_exactly_what_a_click_takes(page: Page, server: dict[str, Any]
     assert page_moves(page) == ["4:2"]
 
 
+def test_nims_rows_and_labels_stay_put_as_piles_empty(page: Page, server: dict[str, Any]) -> None:
+    open_page(page, server, "?game=nim&x=person&o=person")  # 1-3-5-7
+    places = "rs => rs.map(r => [r.offsetHeight, r.querySelector('.label').getBoundingClientRect().x])"
+    before = page.eval_on_selector_all(".pile", places)
+    for played, move in enumerate(["1:1", "2:3", "3:5", "4:6", "4:1"], 1):  # the last move ends the game
+        page.evaluate(f"playMove('{move}')")
+        page.wait_for_function(f"() => ui.view.moves.length === {played}")
+    assert page.inner_text("#turn") == "game over"
+    assert page.eval_on_selector_all(".pile", places) == before
+
+
 def test_large_nim_piles_wrap_within_the_window(page: Page, server: dict[str, Any], screens: Path) -> None:
     page.set_viewport_size({"width": 1280, "height": 800})
     open_page(page, server, "?game=nim:piles=3-40-120&x=person&o=person")
