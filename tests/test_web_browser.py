@@ -1295,6 +1295,27 @@ def test_connect_four_and_nim_are_played_by_keyboard(page: Page, server: dict[st
     assert page_moves(page) == [f"{len(view['piles'])}:1"]
 
 
+def test_the_keyboards_place_is_told_apart_and_shows_what_enter_takes(
+    page: Page, server: dict[str, Any]
+) -> None:
+    ring = "() => getComputedStyle(document.activeElement).outlineColor"
+    open_page(page, server, "?game=connect4&x=person&o=person")
+    tab_to(page, "column 1")
+    assert page.evaluate(ring) == "rgb(255, 255, 255)"  # light on the dark board
+    open_page(page, server, "?game=nim&x=person&o=person")  # pile 4 holds 7
+    tab_to(page, "take 2 from pile 4")
+    marked = "ts => ts.map(t => getComputedStyle(t).backgroundColor === 'rgb(213, 94, 0)')"
+    assert page.eval_on_selector_all(".pile[data-pile='4'] .token", marked) == [False] * 5 + [True] * 2
+    open_page(page, server, "?game=quixo&x=person&o=person")
+    tab_to(page, "a1")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".cell.selected")
+    page.keyboard.press("Tab")  # on an end: its ring is not the taken cube's
+    taken = page.eval_on_selector(".cell.selected", "c => getComputedStyle(c, '::after').borderTopColor")
+    assert page.evaluate(ring) == "rgb(0, 0, 0)" and taken != "rgb(0, 0, 0)"
+    assert page.eval_on_selector(".cell.selected", "c => getComputedStyle(c).transform") != "none"
+
+
 def test_changed_settings_are_said_to_wait_for_a_new_game(page: Page, server: dict[str, Any]) -> None:
     open_page(page, server, "?game=tictactoe&x=person&o=person")
     assert not page.is_visible("#settings-note")
