@@ -1147,7 +1147,7 @@ def test_the_meta_lists_the_games_the_agents_and_the_servers_bounds(client: Any)
         ("/api/games/x/move", {"move": ""}, "move: String should have at least 1 character"),
         ("/api/games", {"sides": [None]}, "sides: List should have at least 2 items after validation, not 1"),
         ("/api/games", {"sides": [None, None, None]}, "sides: List should have at most 2 items"),
-        ("/api/games", {"seed": -1}, "seed: Input should be greater than or equal to 0"),
+        ("/api/games", {"seed": -1}, "seed must be a whole number from 0 to 2147483647, got -1"),
         ("/api/games", {"think": 0}, "think: Input should be greater than 0"),
         ("/api/analysis", {"seconds": 0}, "seconds: Input should be greater than 0"),
         ("/api/games", [1], "request: Input should be a valid dictionary"),
@@ -1187,7 +1187,13 @@ JSON_TYPE = "application/json"
         (
             b'{"game": "\xffnim"}',
             JSON_TYPE,
-            "the body is not valid JSON: it is not UTF-8 text (byte 0xff at position 10)",
+            "the body is not UTF-8 text (byte 0xff at position 10)",
+        ),
+        (b'\x00\xff{"game": "nim"}', JSON_TYPE, "the body is not UTF-8 text (byte 0xff at position 1)"),
+        (
+            b'{"game": "nim"}',
+            "",
+            "the body must be JSON, sent as content-type: application/json (the request",
         ),
         (b"[" * 20_000, JSON_TYPE, "the body is not valid JSON: it is nested too deeply"),
     ],
@@ -1195,8 +1201,28 @@ JSON_TYPE = "application/json"
 def test_a_body_that_is_not_json_says_why_in_a_422(
     client: Any, body: bytes, content_type: str, detail: str
 ) -> None:
-    reply = client.post("/api/games", content=body, headers={"content-type": content_type})
-    assert (reply.status_code, reply.json()["detail"]) == (422, detail)
+    headers = {"content-type": content_type} if content_type else {}
+    reply = client.post("/api/games", content=body, headers=headers)
+    assert reply.status_code == 422 and reply.json()["detail"].startswith(detail), reply.json()
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "detail"),
+    [
+        ("/api/games", {"seed": 1e30}, "seed must be a whole number from 0 to 2147483647, got 1e+30"),
+        ("/api/games", {"seed": -1}, "seed must be a whole number from 0 to 2147483647, got -1"),
+        (
+            "/api/review",
+            {"moves": "a1", "number": 1.5},
+            "number must be a whole number from 1 to 4000, got 1.5",
+        ),
+    ],
+)
+def test_a_whole_number_out_of_bounds_is_said_with_its_bounds(
+    client: Any, path: str, body: dict[str, Any], detail: str
+) -> None:
+    reply = client.post(path, json=body)
+    assert reply.status_code == 422 and reply.json()["detail"] == detail
 
 
 def test_a_seconds_field_that_is_not_finite_is_named(client: Any) -> None:
@@ -1614,17 +1640,21 @@ def test_the_review_of_every_move_is_boardlab_reviews(client: Any, game: str, se
     ("body", "status", "words"),
     [
         ({"game": "tictactoe", "moves": "b2", "number": 2}, 400, "number 2: the game has 1 move"),
-        ({"game": "tictactoe", "moves": "b2", "number": 0}, 422, "number:"),
+        ({"game": "tictactoe", "moves": "b2", "number": 0}, 422, "number must be a whole number from 1"),
         ({"game": "tictactoe", "moves": "", "number": 1}, 422, "moves:"),
         ({"game": "tictactoe", "number": 1}, 422, "moves:"),
-        ({"game": "tictactoe", "moves": "b2", "number": 1, "opening": -1}, 422, "opening:"),
+        (
+            {"game": "tictactoe", "moves": "b2", "number": 1, "opening": -1},
+            422,
+            "opening must be a whole number from 0",
+        ),
         ({"game": "tictactoe", "moves": "b2 b2", "number": 1}, 400, "move 2 (b2)"),
         ({"game": "tictactoe", "moves": "a1 b1 a2 b2 a3 c3", "number": 1}, 400, "move 6 (c3)"),
         ({"game": "tictactoe", "moves": "b2", "number": 1, "position": "X"}, 400, ""),
         ({"game": "chess", "moves": "e4", "number": 1}, 400, "chess"),
         ({"game": "tictactoe", "moves": "b2", "number": 1, "seconds": 99}, 400, "analysis time must be in"),
         ({"game": "tictactoe", "moves": "b2," * 2000, "number": 1}, 422, "moves:"),
-        ({"game": "tictactoe", "moves": "b2", "number": 2**40}, 422, "number:"),
+        ({"game": "tictactoe", "moves": "b2", "number": 2**40}, 422, "number must be a whole number from 1"),
         ({"game": "tictactoe", "moves": "b2", "number": 1, "seconds": 0}, 422, "seconds:"),
         (
             {"game": "tictactoe", "moves": "b2", "number": 1, "opening": 1, "seconds": 99},

@@ -193,25 +193,56 @@ def _error(status: int, message: str, field: str | None = None) -> JSONResponse:
 
 PATH_WORDS = {"index": "a whole number ≥ 0"}
 """What a number in a path must be, in words (pydantic's say "Input should be ...")."""
+WHOLE_NUMBERS = {
+    "seed": (0, 2**31 - 1),
+    "number": (1, TEXT_CHARS),
+    "opening": (0, TEXT_CHARS),
+    "ply": (0, 100_000),
+}
+"""The whole-number fields of the bodies and their bounds, said in words when a value is refused
+(pydantic's words for 1e30 are "Unable to parse input string as an integer")."""
+WHOLE_NUMBER_ERRORS = (
+    "int_type",
+    "int_parsing",
+    "int_parsing_size",
+    "int_from_float",
+    "greater_than",
+    "greater_than_equal",
+    "less_than",
+    "less_than_equal",
+)
 
 
 def _is_json(content_type: str) -> bool:
-    """Whether a request's content type is one FastAPI reads as JSON (none counts as JSON)."""
+    """Whether a request's content type is one FastAPI reads as JSON (none is not: FastAPI reads
+    a body without one as bytes)."""
     kind = content_type.split(";")[0].strip().lower()
-    return (
-        not kind or kind == "application/json" or (kind.startswith("application/") and kind.endswith("+json"))
-    )
+    return kind == "application/json" or (kind.startswith("application/") and kind.endswith("+json"))
 
 
-def validation_problem(err: RequestValidationError, content_type: str = "") -> tuple[str, str | None]:
+def not_utf8(body: bytes) -> str | None:
+    """Where ``body`` is not UTF-8 text, in words (JSON is read as UTF-8); None where it is."""
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError as err:
+        return f"the body is not UTF-8 text (byte 0x{body[err.start]:02x} at position {err.start})"
+    return None
+
+
+def validation_problem(
+    err: RequestValidationError, content_type: str = "", body: bytes = b""
+) -> tuple[str, str | None]:
     """The first problem of a body or path FastAPI refused, in one line, and the field it is
-    about (None for the body as a whole): a body that is not JSON says where it breaks, one
-    sent as another content type names that type."""
+    about (None for the body as a whole): a body that is not JSON says where it breaks (one not
+    UTF-8 says so, though Python's reader may have read it as UTF-16), one sent as another
+    content type names that type, a whole number out of bounds says the bounds."""
     errors = err.errors()
     if not errors:
         return "invalid request", None
     first = errors[0]
     loc = [str(p) for p in first.get("loc", ())]
+    if first.get("type") == "json_invalid" and not_utf8(body):
+        return str(not_utf8(body)), None
     if first.get("type") == "json_invalid":
         reason = (first.get("ctx") or {}).get("error", "not JSON")
         at = f" at position {loc[1]}" if len(loc) > 1 and loc[0] == "body" else ""
@@ -220,7 +251,12 @@ def validation_problem(err: RequestValidationError, content_type: str = "") -> t
     if loc[:1] == ["path"] and where in PATH_WORDS and first.get("type") != "less_than":
         return f"{where} must be {PATH_WORDS[where]}, got {first.get('input')}", where
     if not where and loc[:1] == ["body"] and not _is_json(content_type):
-        return f"the body must be JSON, sent as content-type: application/json, not {content_type}", None
+        sent = f", not {content_type}" if content_type.strip() else " (the request gave no content type)"
+        return f"the body must be JSON, sent as content-type: application/json{sent}", None
+    if loc[:1] == ["body"] and where in WHOLE_NUMBERS and first.get("type") in WHOLE_NUMBER_ERRORS:
+        low, high = WHOLE_NUMBERS[where]
+        got = shorten(str(first.get("input")), 40)
+        return f"{where} must be a whole number from {low} to {high}, got {got}", where
     message = first.get("msg", "invalid")
     if first.get("type") == "finite_number":
         message = "a finite number is needed (not NaN or Infinity)"
@@ -229,8 +265,12 @@ def validation_problem(err: RequestValidationError, content_type: str = "") -> t
 
 def _unreadable_body(cause: BaseException) -> str:
     """Why a body could not be read as JSON text (FastAPI's own words are only that it could not)."""
-    if isinstance(cause, UnicodeDecodeError):
-        return f"it is not UTF-8 text (byte 0x{cause.object[cause.start]:02x} at position {cause.start})"
+    if isinstance(cause, UnicodeDecodeError):  # read as UTF-8, or as UTF-16 or -32 its first bytes suggested
+        said = not_utf8(bytes(cause.object))
+        if said is not None:
+            return said
+        byte = cause.object[cause.start]
+        return f"it is not {cause.encoding} text (byte 0x{byte:02x} at position {cause.start})"
     if isinstance(cause, RecursionError):
         return "it is nested too deeply"
     return one_line(str(cause)) or type(cause).__name__
@@ -397,14 +437,20 @@ def create_app(settings: ServeSettings | None = None) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, err: RequestValidationError) -> JSONResponse:
-        return _error(422, *validation_problem(err, request.headers.get("content-type", "")))
+        body = b""
+        with contextlib.suppress(Exception):  # read already (FastAPI keeps it), else not needed
+            body = await request.body()
+        return _error(422, *validation_problem(err, request.headers.get("content-type", ""), body))
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, err: StarletteHTTPException) -> JSONResponse:
         if err.status_code == 400 and err.__cause__ is not None:
             # FastAPI could not read the body as JSON text (bytes that are not UTF-8, say): a
             # malformed body, a 422 as a body that is not JSON is
-            return _error(422, f"the body is not valid JSON: {_unreadable_body(err.__cause__)}")
+            reason = _unreadable_body(err.__cause__)
+            return _error(
+                422, reason if reason.startswith("the body") else f"the body is not valid JSON: {reason}"
+            )
         return _error(err.status_code, str(err.detail))
 
     static = Path(str(resources.files("boardlab.ui.web") / "static"))
