@@ -856,7 +856,8 @@ def test_a_refused_setting_in_the_url_alone_falls_back(
     open_page(page, server, query)
     message = page.inner_text("#message")
     assert all(w in message for w in words) and "default options" not in message, message
-    assert page.evaluate("[ui.view.game, ui.view.sides]") == [game, sides]
+    shown_game, shown_sides = page.evaluate("[ui.view.game, ui.view.sides]")
+    assert shown_game == game and [side and side.replace("=2.0", "=2") for side in shown_sides] == sides
     assert page_moves(page)[: len(moves)] == moves
 
 
@@ -948,15 +949,16 @@ def test_a_refused_new_game_leaves_the_game_on_the_board_playable(page: Page, se
 
 def test_a_reload_shows_the_same_game_its_clock_times_and_result(page: Page, server: dict[str, Any]) -> None:
     open_page(page, server, "?game=tictactoe&x=person&o=greedy&tc=30")
+    page.wait_for_timeout(300)  # X's move takes a tenth of a second at least
     page.click(".cell[data-x='1'][data-y='1']")
     page.wait_for_function("() => ui.view.moves.length === 2")
     settle(page)
     game_id, moves = page.evaluate("[ui.gameId, ui.view.moves]")
-    left = page.evaluate("ui.clocks.left[1]")
+    left = 30 - moves[0]["seconds"]  # X's clock once it moved (running again since)
     page.reload()
     page.wait_for_selector("body[data-ready='1']")
     assert page.evaluate("[ui.gameId, ui.view.moves]") == [game_id, moves]  # the times kept
-    assert page.evaluate("ui.clocks.left[1]") == left < 30  # not a full clock again
+    assert page.evaluate("ui.clocks.left[0]") <= left < 29.9  # not a full clock again
     page.click("#resign")
     page.wait_for_function("() => document.getElementById('turn').textContent === 'game over'")
     result = page.inner_text("#result")
