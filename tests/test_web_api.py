@@ -1325,7 +1325,7 @@ def test_a_move_chosen_on_a_game_that_moved_on_is_refused(client: Any) -> None:
     view = new(client, game="tictactoe", sides=[None, None])
     assert client.post(f"/api/games/{view['id']}/move", json={"move": "b2", "ply": 0}).status_code == 200
     late = client.post(f"/api/games/{view['id']}/move", json={"move": "a1", "ply": 0})
-    assert late.status_code == 409 and "moved on" in late.json()["detail"]
+    assert late.status_code == 409 and "moved on" in late.json()["detail"] and late.json()["field"] == "ply"
     assert [m["move"] for m in client.get(f"/api/games/{view['id']}").json()["moves"]] == ["b2"]
 
 

@@ -974,6 +974,21 @@ def test_a_reload_shows_the_same_game_its_clock_times_and_result(page: Page, ser
     assert page.inner_text("#turn") == "X to move (you)"
 
 
+def test_two_pages_on_one_address_show_one_game(page: Page, server: dict[str, Any]) -> None:
+    open_page(page, server, "?game=tictactoe&x=person&o=person")
+    other = page.context.new_page()
+    try:
+        open_ready(other, server, "?" + urlsplit(page.url).query)
+        assert other.evaluate("ui.gameId") == page.evaluate("ui.gameId")
+        page.click(".cell[data-x='1'][data-y='1']")
+        page.wait_for_function("() => ui.view.moves.length === 1")
+        other.click(".cell[data-x='0'][data-y='0']")  # chosen on the empty board: refused, not played
+        other.wait_for_function("() => ui.view.moves.length === 1")
+        assert page_moves(other) == ["b2"] and "moved on" in other.inner_text("#message")
+    finally:
+        other.close()
+
+
 def test_back_after_a_new_game_shows_the_game_before(page: Page, server: dict[str, Any]) -> None:
     open_page(page, server, "?game=tictactoe&x=person&o=person")
     page.click(".cell[data-x='0'][data-y='0']")

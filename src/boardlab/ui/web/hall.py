@@ -478,6 +478,7 @@ class WebGame:
                     f"the game has moved on ({len(session.turns)} moves, not {ply}): "
                     "it is played on another page too; this one now shows it as it stands",
                     409,
+                    field="ply",
                 )
             if session.is_over:
                 raise WebInputError("the game is over", 409)

@@ -271,9 +271,10 @@ async function act(path, body) {
     show(await api("POST", "/api/games/" + ui.gameId + path, body));
   } catch (err) {
     say(err.message);
-    if (err.status === 409) {  // the game may have moved on (another page plays it too)
-      try { const view = await api("GET", "/api/games/" + ui.gameId); if (view.version !== ui.view.version) show(view); }
-      catch (_) { /* said already */ }
+    if (err.field === "ply") {  // the game moved on: another page plays it too; shown as it stands
+      const id = ui.gameId;
+      api("GET", "/api/games/" + id).then((view) => { if (id === ui.gameId && view.version !== ui.view.version) show(view); })
+        .catch(() => {});
     }
     draw();
   }
