@@ -163,6 +163,25 @@ def test_greedy_move_classes_match_a_plain_two_ply_scan(seed):
     assert (set(wins), set(safe), set(losing)) == _naive_classes(state)
 
 
+@pytest.mark.parametrize(
+    "spec", ["connect4", "tictactoe", "nim", "nim:piles=9-40-3,misere=false", "quixo:size=4"]
+)
+def test_greedy_move_classes_match_a_plain_two_ply_scan_in_every_game(spec):
+    game = parse_game(spec)
+    rng = random.Random(7)
+    for _ in range(10):
+        state = game.initial()
+        for _ in range(rng.randrange(12)):
+            if state.is_over:
+                break
+            state = state.play_index(rng.choice(state.legal_indices()))
+        if state.is_over:
+            continue
+        wins, safe, losing = classify_moves(state.kernel, *state.words)
+        assert (set(wins), set(safe), set(losing)) == _naive_classes(state), state
+        assert sorted(wins + safe + losing) == sorted(state.legal_indices())
+
+
 def test_greedy_takes_a_win_and_otherwise_blocks():
     # X has four in the top row; X to move wins by pushing a cube in at the row's end
     state = State.from_text("XXXX./OO.../O..../O..../..... X")

@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from boardlab.agents.base import Agent, AgentSpecError
+from boardlab.agents.greedy import build_greedy_kinds
 from boardlab.agents.models import ModelCache, model_file, shipped_model_file
 from boardlab.core.inputs import InputFileError, read_json
 from boardlab.core.spec import option
@@ -399,33 +400,6 @@ def build_after_moves(kernel: Kernel) -> Any:
         return n
 
     return after_moves
-
-
-def build_greedy_kinds(kernel: Kernel) -> Any:
-    """A compiled ``kinds(ctx, a, b, actions, reply, out) -> n``: the legal actions and for each
-    2 (wins at once), 1 (safe) or 0 (loses at once or lets the opponent win next): the
-    classification of :func:`boardlab.agents.greedy.classify_moves`, in one compiled call."""
-    from boardlab.games.jit import cached_njit  # compiled code: numba loaded only when a network plays
-
-    gen_moves, play, status = kernel.gen_moves, kernel.play, kernel.status
-
-    @cached_njit
-    def kinds(ctx, a, b, actions, reply, out):  # type: ignore[no-untyped-def]
-        n = gen_moves(ctx, a, b, actions)
-        for i in range(n):
-            x, y = play(ctx, a, b, actions[i])
-            s = status(ctx, x, y)
-            out[i] = 2 if s == LOSS else (0 if s == WIN else 1)
-            if s == ONGOING:
-                m = gen_moves(ctx, x, y, reply)
-                for j in range(m):
-                    u, v = play(ctx, x, y, reply[j])
-                    if status(ctx, u, v) == LOSS:
-                        out[i] = 0
-                        break
-        return n
-
-    return kinds
 
 
 class NeatPolicy:

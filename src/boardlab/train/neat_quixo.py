@@ -63,10 +63,10 @@ from typing import Any, ClassVar
 import neat
 import numpy as np
 
+from boardlab.agents.greedy import build_greedy_kinds
 from boardlab.agents.neat_player import (
     NeatPolicy,
     Network,
-    build_greedy_kinds,
     check_genome,
     model_json,
 )
