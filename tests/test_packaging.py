@@ -8,6 +8,7 @@ import fnmatch
 import re
 import shutil
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -109,3 +110,24 @@ def test_entry_points_name_modules_and_classes_that_exist(project: dict[str, Any
         path = folder / "__init__.py" if folder.is_dir() else folder.with_suffix(".py")
         assert path.is_file(), target
         assert attribute in _top_level_names(path), target
+
+
+def test_the_top_level_names_load_when_first_used() -> None:
+    code = (
+        "import sys, boardlab\n"
+        "assert 'boardlab.games' not in sys.modules and 'numba' not in sys.modules\n"
+        "state = boardlab.new_game('tictactoe')\n"
+        "agent = boardlab.make_agent('greedy', seed=1, game=state.game)\n"
+        "decision = agent.act(state, boardlab.Limit(time=1))\n"
+        "assert isinstance(decision, boardlab.Decision) and boardlab.parse_game('nim').name == 'nim'\n"
+        "session = boardlab.Session(state, (agent, agent))\n"
+        "assert session.run().reason is not None and set(dir(boardlab)) >= {'new_game', 'Session'}\n"
+        "try:\n"
+        "    boardlab.nothing\n"
+        "except AttributeError as err:\n"
+        "    assert 'nothing' in str(err)\n"
+        "else:\n"
+        "    raise AssertionError('an unknown name is an AttributeError')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr

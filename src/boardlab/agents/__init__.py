@@ -9,11 +9,15 @@ from boardlab.agents.base import (
     make_agent,
     parse_spec,
 )
+from boardlab.agents.decision import Decision, Limit, SearchInfo
 
 __all__ = [
     "Agent",
     "AgentSpecError",
+    "Decision",
+    "Limit",
     "NotAStateError",
+    "SearchInfo",
     "agent_class",
     "list_agents",
     "make_agent",
