@@ -339,9 +339,8 @@ class WebGame:
         self.version = 0
         self.last_seen = time.monotonic()
         self.left_at: float | None = None  # when a page showing it was left (see Hall.leave)
-        self.start_seconds: dict[
-            int, float
-        ] = {}  # by ply: an agent's seconds not thinking (RemoteAgent.last_start)
+        # by ply: an agent's seconds that were not its thinking (RemoteAgent.last_start)
+        self.start_seconds: dict[int, float] = {}
         self.view: dict[str, Any] = {}
         self._refresh()
 
