@@ -755,3 +755,20 @@ def test_run_on_limits_prepares_the_agents_first_and_charges_no_move_for_it(time
     assert agents[0].resets == (1 if timed else 0)  # prepared (and reset) once, before the first move
     first_moves = [turn.seconds for turn in session.turns[:2]]
     assert first_moves == ([1.0, 1.0] if timed else [11.0, 11.0])  # untimed: nothing is lost by it
+
+
+@pytest.mark.parametrize("debug", [True, False])
+def test_boardlab_debug_shows_where_an_agent_raised(
+    debug: bool, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if debug:
+        monkeypatch.setenv("BOARDLAB_DEBUG", "1")
+    else:
+        monkeypatch.delenv("BOARDLAB_DEBUG", raising=False)
+    outcome = Session(new_game("tictactoe"), (Failing("raise"), None)).run()
+    assert outcome.detail == "raised RuntimeError: broken on purpose"  # the forfeit says no more
+    shown = capsys.readouterr().err
+    if debug:
+        assert "Traceback" in shown and "test_session.py" in shown and "in choose" in shown
+    else:
+        assert shown == ""

@@ -21,8 +21,11 @@ from __future__ import annotations
 import json
 import math
 import numbers
+import os
 import random
+import sys
 import time
+import traceback
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -347,6 +350,7 @@ class Session:
             self._failed(colour, err.detail, self._timer() - tic, left)
             return None
         except self._caught as err:
+            _show_where(err)
             self._failed(colour, describe_failure(err), self._timer() - tic, left)
             return None
         spent = self._timer() - tic
@@ -409,6 +413,7 @@ class Session:
         except AgentForfeit as err:
             return self.forfeit(colour, err.detail)
         except self._caught as err:
+            _show_where(err)
             return self.forfeit(colour, describe_start_failure(err))
         self.agents[colour] = agent
         self._seated.add(colour)
@@ -432,6 +437,7 @@ class Session:
             except AgentForfeit as err:
                 return self.forfeit(colour, err.detail)
             except self._caught as err:
+                _show_where(err)
                 return self.forfeit(colour, describe_failure(err))
         return None
 
@@ -533,6 +539,14 @@ class Session:
         if outcome is not None and outcome.reason in VERDICTS:
             session._verdict = outcome
         return session
+
+
+def _show_where(err: BaseException) -> None:
+    """With ``BOARDLAB_DEBUG`` set, an agent's exception's traceback on standard error: its
+    forfeit says only the exception's class and message, and one debugging an agent of one's
+    own wants the line that raised it."""
+    if os.environ.get("BOARDLAB_DEBUG"):
+        traceback.print_exception(err, file=sys.stderr)
 
 
 def _given(agent: Player) -> Callable[[], Player]:
