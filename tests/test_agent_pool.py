@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from broken_players import module_spec, write_module
 from broken_players import spec as broken_spec
+from forfeits import Raised
 
 from boardlab.agents.base import AGENTS, Agent, register
 from boardlab.agents.decision import Decision, Limit
@@ -151,7 +152,8 @@ def test_a_decision_request_is_answered_in_the_worker_s_terms() -> None:
     illegal = agent_pool.act(worker, act("pool-test-illegal", "X........", "i"), sent.append)
     assert list(illegal) == ["error"] and str(illegal["error"]).endswith(", not a legal move")
     failed = agent_pool.act(worker, act("pool-test-fails", key="f"), sent.append)
-    assert failed == {"error": "raised RuntimeError: no move today"} and "f" not in worker.agents
+    assert failed == {"error": Raised("raised RuntimeError: no move today", "test_agent_pool.py", "choose")}
+    assert "f" not in worker.agents
     sent.clear()
     refused = agent_pool.act(worker, act("nosuch", key="n"), sent.append)
     assert str(refused["error"]).startswith("failed to start: ") and "nosuch" in str(refused["error"])

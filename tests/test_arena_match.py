@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from forfeits import Raised
 
 from boardlab.agents.base import AGENTS, Agent, make_agent, register
 from boardlab.arena import (
@@ -168,7 +169,8 @@ def test_a_failing_agent_forfeits_its_games() -> None:
     assert run.complete
     for record in run.records:
         loser = 0 if record.first_spec == "test-fail" else 1
-        assert record.outcome == Outcome(1 - loser, Reason.FORFEIT, "raised RuntimeError: no move today")
+        detail = Raised("raised RuntimeError: no move today", "test_arena_match.py", "choose")
+        assert record.outcome == Outcome(1 - loser, Reason.FORFEIT, detail)
     assert run.summary().forfeits == (2, 0)
 
 

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from forfeits import Raised
 
 from boardlab.agents.base import AGENTS, Agent, register
 from boardlab.arena import ArenaError, TournamentConfig, match, play_opening
@@ -129,7 +130,7 @@ def test_the_referee_reports_the_opening_then_each_seat_and_move() -> None:
 def test_an_agent_that_cannot_start_forfeits_before_the_other_is_built() -> None:
     events: list[dict[str, Any]] = []
     record = play_game(task_of("test-unready", "test-counted"), (None, None), events.append)
-    detail = "failed to start: raised RuntimeError: no board today"
+    detail = Raised("failed to start: raised RuntimeError: no board today", "test_arena_play.py", "new_game")
     assert record.outcome == Outcome(1, Reason.FORFEIT, detail)
     assert {"setup": 1} not in events and CountedAgent.built == 0
     assert record.moves == () and record.move_times == ()

@@ -14,6 +14,7 @@ import napping_player
 import numpy as np
 import pytest
 import typer
+from forfeits import Raised
 from hypothesis import given
 from hypothesis import strategies as st
 from records import game_record
@@ -412,7 +413,9 @@ def test_an_agent_raising_after_its_clock_ran_out_loses_on_time(cost: float, rea
     agent = StoppedAtItsClock(timer, cost, RuntimeError("out of ideas"))
     session = Session(new_game("tictactoe"), (agent, None), time_control=TimeControl(2), timer=timer)
     assert session.agent_move() is None
-    assert session.outcome == Outcome(1, reason, "raised RuntimeError: out of ideas")
+    assert session.outcome == Outcome(
+        1, reason, Raised("raised RuntimeError: out of ideas", "test_clock.py", "act")
+    )
 
 
 def test_a_person_whose_clock_ran_out_is_told_so_by_the_interface() -> None:

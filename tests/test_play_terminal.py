@@ -482,8 +482,10 @@ def test_an_agent_failing_to_start_forfeits_before_any_prompt() -> None:
     assert result.human_won and result.moves == ()
     assert script.prompts == []
     assert len(out.strip().splitlines()) == 2  # the introduction and the result: no board
-    reason = "failed to start: raised RuntimeError: cannot reset"
-    assert f"scripted forfeits after 0 moves ({reason}): you win." in out
+    reason = (
+        r"failed to start: raised RuntimeError: cannot reset \(at test_play_terminal.py:\d+, in new_game\)"
+    )
+    assert re.search(rf"scripted forfeits after 0 moves \({reason}\): you win.", out), out
 
 
 def test_an_agent_failing_to_reset_at_undo_forfeits() -> None:

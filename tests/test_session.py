@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import time
@@ -11,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from forfeits import Raised
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -359,7 +361,8 @@ def test_the_first_agent_that_cannot_start_forfeits_and_the_other_is_not_prepare
     second = Scripted(clock)
     session = Session(new_game("tictactoe"), (ForgetsBadly(clock, 1), second), timer=clock)
     outcome = session.prepare_agents()
-    assert outcome == Outcome(1, Reason.FORFEIT, "failed to start: raised RuntimeError: cannot forget")
+    detail = Raised("failed to start: raised RuntimeError: cannot forget", "test_session.py", "new_game")
+    assert outcome == Outcome(1, Reason.FORFEIT, detail)
     assert session.outcome == outcome and second.resets == 0
 
 
@@ -370,7 +373,8 @@ def test_an_agent_that_fails_to_reset_after_an_undo_forfeits() -> None:
     session.play("b2")
     session.agent_move()
     session.undo()
-    assert session.outcome == Outcome(0, Reason.FORFEIT, "raised RuntimeError: cannot forget")
+    detail = Raised("raised RuntimeError: cannot forget", "test_session.py", "new_game")
+    assert session.outcome == Outcome(0, Reason.FORFEIT, detail)
 
 
 def test_an_ended_game_cannot_be_resigned_or_forfeited_again() -> None:
@@ -766,9 +770,18 @@ def test_boardlab_debug_shows_where_an_agent_raised(
     else:
         monkeypatch.delenv("BOARDLAB_DEBUG", raising=False)
     outcome = Session(new_game("tictactoe"), (Failing("raise"), None)).run()
-    assert outcome.detail == "raised RuntimeError: broken on purpose"  # the forfeit says no more
+    assert outcome.detail == Raised("raised RuntimeError: broken on purpose", "test_session.py", "choose")
     shown = capsys.readouterr().err
     if debug:
         assert "Traceback" in shown and "test_session.py" in shown and "in choose" in shown
     else:
         assert shown == ""
+
+
+def test_a_failure_in_boardlab_s_own_code_names_no_place_and_one_in_an_agent_s_does() -> None:
+    session = Session(new_game("tictactoe"))
+    failed = session.seat(0, functools.partial(parse_game, "no-such-game"))  # boardlab's code alone
+    assert failed is not None and failed.detail.startswith("failed to start: raised GameOptionError")
+    assert "(at " not in failed.detail
+    outcome = Session(new_game("tictactoe"), (Failing("exit"), None)).run()
+    assert outcome.detail == Raised("called sys.exit(7)", "test_session.py", "choose")

@@ -34,7 +34,6 @@ import io
 import multiprocessing
 import os
 import sys
-import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -902,23 +901,7 @@ class CoursePlayerAgent(Agent):
         except BaseException as err:  # whatever a student's make_move raises
             if isinstance(err, KeyboardInterrupt) and _in_main_process():
                 raise  # Ctrl-C: the user's, not the player's
-            where = _where_raised(err)
-            raise AgentForfeit(describe_failure(err) + where + _size_advice(len(view.get_board()))) from None
-
-
-_NOT_THE_PLAYERS = tuple(
-    {str(Path(__file__).parents[1]), sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
-)
-"""Where code that is not a player's lives: boardlab, the environment's packages, Python's own."""
-
-
-def _where_raised(err: BaseException) -> str:
-    """`` (at FILE:LINE, in FUNCTION)``: the innermost place of a player's own code (not
-    boardlab's, a library's or Python's) that ``err`` came through; "" where there is none."""
-    for frame in reversed(traceback.extract_tb(err.__traceback__)):
-        if not frame.filename.startswith(_NOT_THE_PLAYERS) and not frame.filename.startswith("<"):
-            return f" (at {Path(frame.filename).name}:{frame.lineno}, in {frame.name})"
-    return ""
+            raise AgentForfeit(describe_failure(err) + _size_advice(len(view.get_board()))) from None
 
 
 def _why(err: BaseException) -> str:

@@ -15,10 +15,13 @@ import json
 import math
 import numbers
 import signal
+import sys
 import time
+import traceback
 from collections.abc import Callable
 from dataclasses import asdict
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any, NoReturn
 
 import numpy as np
@@ -94,19 +97,36 @@ def describe_failure(err: BaseException) -> str:
     """What an agent's exception says about it, in one short line: an :class:`AgentForfeit`'s
     own detail (an agent that wraps another, as the course adapter does, already said it) and an
     AgentSpecError's own message (a refusal worded for people: a bad option, a game the agent
-    does not play), else the exception's class and message."""
+    does not play), else the exception's class and message, and where an agent's own code
+    raised it (:func:`where_raised`)."""
     if isinstance(err, AgentForfeit):
         return shortened_in_the_middle(" ".join(err.detail.split()), MAX_FORFEIT_DETAIL)
     if isinstance(err, AgentSpecError):
         return shorten(" ".join(str(err).split()), MAX_DETAIL)
     if isinstance(err, SystemExit):
-        return f"called sys.exit({shorten(repr(err.code), 40)})"
+        return f"called sys.exit({shorten(repr(err.code), 40)})" + where_raised(err)
     try:
         text = str(err)
     except Exception:
         text = ""
-    what = type(err).__name__ + (f": {text}" if text else "")
-    return "raised " + shorten(" ".join(what.split()), MAX_DETAIL)
+    what, where = type(err).__name__ + (f": {text}" if text else ""), where_raised(err)
+    return "raised " + shorten(" ".join(what.split()), MAX_DETAIL - len(where)) + where
+
+
+NOT_THE_AGENTS = tuple(
+    {str(Path(__file__).parents[1]), sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+)
+"""Where code that is not an agent's own lives: boardlab, the environment's packages, Python's."""
+
+
+def where_raised(err: BaseException) -> str:
+    """`` (at FILE:LINE, in FUNCTION)``: the innermost place of an agent's own code (not
+    boardlab's, a library's or Python's) that ``err`` came through; "" where there is none (a
+    shipped agent's failure is said without it)."""
+    for frame in reversed(traceback.extract_tb(err.__traceback__)):
+        if not frame.filename.startswith(NOT_THE_AGENTS) and not frame.filename.startswith("<"):
+            return f" (at {Path(frame.filename).name}:{frame.lineno}, in {frame.name})"
+    return ""
 
 
 START_FAILURE = "failed to start: "
