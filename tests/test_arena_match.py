@@ -257,6 +257,9 @@ def test_smaller_board_and_summary_counts() -> None:
     assert summary.n_games == 4
     assert summary.first_player.games == 4
     assert summary.as_first[0] + summary.as_first[1] == summary.first_player
+    assert repr(summary) == "<Summary of 4 games between greedy, random>"
+    shown = summary._repr_html_()  # a notebook's view: the ratings table
+    assert shown.startswith("<pre") and "Elo" in shown and "greedy" in shown and "random" in shown
 
 
 @pytest.mark.timeout(120)

@@ -785,3 +785,11 @@ def test_a_failure_in_boardlab_s_own_code_names_no_place_and_one_in_an_agent_s_d
     assert "(at " not in failed.detail
     outcome = Session(new_game("tictactoe"), (Failing("exit"), None)).run()
     assert outcome.detail == Raised("called sys.exit(7)", "test_session.py", "choose")
+
+
+def test_a_session_s_repr_says_the_game_the_moves_and_who_is_to_move_or_how_it_ended() -> None:
+    session = Session(new_game("tictactoe"))
+    assert repr(session) == "<Session of tictactoe: 0 moves, X to move>"
+    for move in ("a1", "b1", "a2", "b2", "a3"):
+        session.play(move)
+    assert repr(session) == "<Session of tictactoe: 5 moves, X wins (three in a row)>"

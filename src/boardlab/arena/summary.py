@@ -13,6 +13,7 @@ from boardlab.arena.play import GameRecord
 from boardlab.arena.ratings import DEFAULT_PRIOR_DRAWS, EloFit, fit_elo_matrices
 from boardlab.arena.schedule import player_name as player_name  # where it was first, kept importable
 from boardlab.arena.store import stored_config
+from boardlab.core.console import counted, notebook_html
 from boardlab.games import GameError, Reason, parse_game
 
 if TYPE_CHECKING:
@@ -74,6 +75,16 @@ class Summary:
     """How games ended: ``(reason, wins, draws)`` per Outcome reason, most frequent first."""
     forfeits: tuple[int, ...] = ()
     """Games each player lost by forfeit (it failed, overran its time or answered an illegal move)."""
+
+    def __repr__(self) -> str:
+        players = ", ".join(self.specs[:4]) + (", ..." if len(self.specs) > 4 else "")
+        return f"<Summary of {counted(self.n_games, 'game')} between {players}>"
+
+    def _repr_html_(self) -> str:
+        """The ratings table, as the command prints it, for notebooks."""
+        from boardlab.arena.report import ratings_table
+
+        return notebook_html(ratings_table(self))
 
     @property
     def n_games(self) -> int:

@@ -185,6 +185,21 @@ class LoggedProgress(Progress):
         return "  ".join(parts)
 
 
+NOTEBOOK_HTML = '<pre style="font-family: monospace; line-height: 1.25">{code}</pre>'
+"""How a notebook shows what a terminal would (``{code}``: its HTML)."""
+
+
+def notebook_html(*renderables: Any, width: int = 120) -> str:
+    """What ``renderables`` (rich Text, tables...) print on a terminal, as HTML with its colours
+    inline: a ``_repr_html_`` for notebooks (Jupyter, VS Code)."""
+    import io
+
+    console = Console(record=True, file=io.StringIO(), width=width, color_system="truecolor")
+    for renderable in renderables:
+        console.print(renderable)
+    return console.export_html(inline_styles=True, code_format=NOTEBOOK_HTML)
+
+
 def counted(n: int, one: str, many: str = "") -> str:
     """``1 game``, ``2 games``, ``1,600 games``; ``many`` for plurals not made with an s (``plies``)."""
     return f"{n:,} {one if n == 1 else many or one + 's'}"

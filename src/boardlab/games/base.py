@@ -53,7 +53,7 @@ from typing import Any, ClassVar, Self
 import numpy as np
 from rich.text import Text
 
-from boardlab.core.console import ply_count
+from boardlab.core.console import notebook_html, ply_count
 from boardlab.core.spec import SpecError, check_options, spec_text, with_article
 
 Integer = int | np.integer[Any]
@@ -461,10 +461,6 @@ def _kernel_of(game: Game) -> Kernel:
     return game.build_kernel()
 
 
-HTML_BOARD = '<pre style="font-family: monospace; line-height: 1.25">{code}</pre>'
-"""How a notebook shows a position's board (``{code}``: the board's HTML)."""
-
-
 @dataclass(frozen=True, repr=False)
 class State:
     """An immutable position: the game, its state words, the side to move and the ply.
@@ -490,14 +486,7 @@ class State:
 
     def _repr_html_(self) -> str:
         """The board as the terminal shows it, in colour, for notebooks (Jupyter, VS Code)."""
-        import io
-
-        from rich.console import Console
-
-        console = Console(record=True, file=io.StringIO(), width=120, color_system="truecolor")
-        console.print(self.render())
-        console.print(Text(self.to_text(), style="dim"))
-        return console.export_html(inline_styles=True, code_format=HTML_BOARD)
+        return notebook_html(self.render(), Text(self.to_text(), style="dim"))
 
     game: Game
     a: int

@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from boardlab.agents.decision import Decision, Limit, check_limit
+from boardlab.core.console import counted
 from boardlab.core.spec import shown_value
 from boardlab.games import Outcome, Reason, State, parse_game
 from boardlab.games.base import GameOverError
@@ -223,6 +224,15 @@ class Session:
         self._verdict: Outcome | None = None  # a resignation or a forfeit
         self._seen: Counter[tuple[int, int, int]] = Counter({_position_key(start): 1})
         self._seated: set[int] = set()  # the colours whose agent seat() prepared
+
+    def __repr__(self) -> str:
+        outcome = self.outcome
+        now = (
+            f"{self.game.symbols[self.to_move]} to move"
+            if outcome is None
+            else outcome.text(self.game.symbols)
+        )
+        return f"<Session of {self.game.spec}: {counted(len(self.turns), 'move')}, {now}>"
 
     # --- what the game is now --------------------------------------------------------------
 
